@@ -1,0 +1,344 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+)
+
+// Defaults of the loop's limits (SPEC §5).
+const (
+	defaultMaxSteps     = 50
+	defaultMaxProgress  = 3 // consecutive progress-only replies before the turn ends
+	maxEmptyRecoveries  = 2 // empty or cut-off-tool-call replies retried
+	maxResumes          = 3 // thinking-only replies stopped by pause_turn or max_tokens
+	maxContinuations    = 3 // text replies cut off by max_tokens
+	progressNudge       = "Continue immediately from your progress update with concrete tool calls, code changes, or an explicit final answer only if the task is complete."
+	continuePrompt      = "Your reply was cut off by the output limit. Continue exactly where you stopped, without repeating what you already wrote."
+	halfToolCallPrompt  = "Your reply was cut off by the output limit in the middle of a tool call, so the call was not run. Make the call again with smaller input (for example, write a large file in several steps)."
+	emptyAfterToolsText = "Your last reply was empty. The tool results are above: continue the task with the next tool call, or give your final answer if the task is complete."
+	emptyText           = "Your last reply was empty. Answer the request above: make a tool call, or give your final answer."
+)
+
+// EventKind names what happened in the loop, for whoever draws it.
+type EventKind string
+
+// The events the loop emits. A UI draws them; headless mode prints them.
+const (
+	EventTextDelta     EventKind = "text_delta"     // Text: streamed reply text
+	EventThinkingDelta EventKind = "thinking_delta" // Text: streamed thinking
+	EventAssistant     EventKind = "assistant"      // Message: a reply was added to the history
+	EventToolStart     EventKind = "tool_start"     // Call: a tool call begins
+	EventToolEnd       EventKind = "tool_end"       // Call, Result: a tool call finished
+	EventToolResults   EventKind = "tool_results"   // Message: the batch's results were added
+	EventNotice        EventKind = "notice"         // Text: something the user should know
+)
+
+// Event is one thing that happened during a turn.
+type Event struct {
+	Kind    EventKind
+	Text    string
+	Message *Message
+	Call    *Block
+	Result  *Block
+}
+
+// TurnEnd says how a turn ended (SPEC §6).
+type TurnEnd string
+
+// The ways a turn can end.
+const (
+	EndFinal       TurnEnd = "final"         // the model gave its answer
+	EndAskUser     TurnEnd = "ask_user"      // the model asked the user something
+	EndEmpty       TurnEnd = "empty_replies" // empty replies kept coming
+	EndMaxSteps    TurnEnd = "max_steps"     // --max-turns model steps were used up
+	EndProgressCap TurnEnd = "progress_cap"  // only progress updates kept coming
+	EndError       TurnEnd = "error"         // the model call failed
+	EndCancelled   TurnEnd = "cancelled"     // the user interrupted
+)
+
+// TurnResult is the outcome of one turn.
+type TurnResult struct {
+	Messages []Message // the whole conversation after the turn
+	End      TurnEnd
+	Text     string // the answer, the question, or the message saying why the turn stopped
+	Steps    int
+	Usage    Usage
+	Err      error
+}
+
+// Agent runs turns: it calls the model, runs the tools it asks for, and
+// keeps going until the model answers or a limit is reached.
+type Agent struct {
+	Provider    Provider
+	Tools       *Registry
+	Env         *ToolEnv
+	Model       string
+	System      string
+	MaxTokens   int
+	MaxSteps    int
+	MaxProgress int
+	// Emit receives every event; it may be nil.
+	Emit func(Event)
+}
+
+func (a *Agent) emit(e Event) {
+	if a.Emit != nil {
+		a.Emit(e)
+	}
+}
+
+// turn is the state of one running turn.
+type turn struct {
+	messages      []Message
+	usage         Usage
+	steps         int
+	progress      int // consecutive progress-only replies
+	recoveries    int // empty or half-tool-call replies retried
+	resumes       int // thinking-only replies resumed
+	continuations int // text replies continued after max_tokens
+	usedTools     bool
+}
+
+// RunTurn adds the user's input to history and runs the model until the
+// turn ends. Whatever happens, every tool call in the returned history has
+// exactly one result.
+func (a *Agent) RunTurn(ctx context.Context, history []Message, input string) TurnResult {
+	t := &turn{messages: append(append([]Message(nil), history...), userText(input))}
+	res := a.run(ctx, t)
+	res.Messages = closeToolCalls(t.messages)
+	res.Steps, res.Usage = t.steps, t.usage
+	return res
+}
+
+// run is the loop proper: one iteration per model step.
+func (a *Agent) run(ctx context.Context, t *turn) TurnResult {
+	maxSteps := a.MaxSteps
+	if maxSteps <= 0 {
+		maxSteps = defaultMaxSteps
+	}
+	for t.steps < maxSteps {
+		t.steps++
+		resp, err := a.Provider.Stream(ctx, a.request(t.messages), func(d Delta) {
+			kind := EventTextDelta
+			if d.Kind == DeltaThinking {
+				kind = EventThinkingDelta
+			}
+			a.emit(Event{Kind: kind, Text: d.Text})
+		})
+		t.usage.Add(resp.Usage)
+		if err != nil {
+			if ctx.Err() != nil || errors.Is(err, context.Canceled) {
+				return TurnResult{End: EndCancelled, Text: "interrupted", Err: ctx.Err()}
+			}
+			msg := fmt.Sprintf("The model call failed: %v", err)
+			a.emit(Event{Kind: EventNotice, Text: msg})
+			return TurnResult{End: EndError, Text: msg, Err: err}
+		}
+		if res, done := a.step(ctx, t, resp); done {
+			return res
+		}
+	}
+	msg := fmt.Sprintf("Stopped after %d model steps (the --max-turns limit) before the task was finished.", maxSteps)
+	a.emit(Event{Kind: EventNotice, Text: msg})
+	return TurnResult{End: EndMaxSteps, Text: msg}
+}
+
+// request builds the model request for the current conversation.
+func (a *Agent) request(messages []Message) ModelRequest {
+	req := ModelRequest{Model: a.Model, System: a.System, Messages: messages, MaxTokens: a.MaxTokens}
+	if a.Tools != nil {
+		req.Tools = a.Tools.Specs()
+	}
+	return req
+}
+
+// step classifies one reply and acts on it (SPEC §5). It reports whether
+// the turn is over.
+func (a *Agent) step(ctx context.Context, t *turn, resp ModelResponse) (TurnResult, bool) {
+	reply := Message{Role: RoleAssistant, Content: resp.Content}
+	calls := reply.ToolUses()
+	text := strings.TrimSpace(reply.Text())
+	thinking := hasThinking(reply)
+
+	switch {
+	case len(calls) > 0 && resp.StopReason == StopMaxTokens:
+		// The last call was still being written when the output ran out.
+		return a.recover(t, halfToolCallPrompt, "replies cut off in the middle of a tool call")
+	case len(calls) > 0:
+		t.progress = 0
+		t.usedTools = true
+		a.appendReply(t, reply)
+		question := a.runBatch(ctx, t, calls)
+		if ctx.Err() != nil {
+			return TurnResult{End: EndCancelled, Text: "interrupted", Err: ctx.Err()}, true
+		}
+		if question != "" {
+			a.appendReply(t, assistantText(question))
+			return TurnResult{End: EndAskUser, Text: question}, true
+		}
+		return TurnResult{}, false
+	case text == "" && thinking && (resp.StopReason == StopPauseTurn || resp.StopReason == StopMaxTokens) && t.resumes < maxResumes:
+		t.resumes++
+		a.appendReply(t, reply)
+		return TurnResult{}, false
+	case text == "":
+		prompt := emptyText
+		if t.usedTools {
+			prompt = emptyAfterToolsText
+		}
+		return a.recover(t, prompt, "empty replies")
+	case resp.StopReason == StopMaxTokens && t.continuations < maxContinuations:
+		t.continuations++
+		a.appendReply(t, reply)
+		t.messages = append(t.messages, userText(continuePrompt))
+		return TurnResult{}, false
+	case isProgress(text):
+		a.appendReply(t, reply)
+		t.progress++
+		max := a.MaxProgress
+		if max <= 0 {
+			max = defaultMaxProgress
+		}
+		if t.progress > max {
+			msg := fmt.Sprintf("Stopped: the model sent %d progress updates in a row without acting or answering.", t.progress)
+			a.emit(Event{Kind: EventNotice, Text: msg})
+			return TurnResult{End: EndProgressCap, Text: msg}, true
+		}
+		t.messages = append(t.messages, userText(progressNudge))
+		return TurnResult{}, false
+	default:
+		a.appendReply(t, reply)
+		return TurnResult{End: EndFinal, Text: finalText(text)}, true
+	}
+}
+
+// recover asks the model again after an unusable reply, or ends the turn
+// with a message naming the reason once the retries are used up.
+func (a *Agent) recover(t *turn, prompt, reason string) (TurnResult, bool) {
+	if t.recoveries >= maxEmptyRecoveries {
+		msg := fmt.Sprintf("Stopped: the model gave %d %s in a row, so the turn ended without an answer. Try again or rephrase the request.", t.recoveries+1, reason)
+		a.appendReply(t, assistantText(msg))
+		a.emit(Event{Kind: EventNotice, Text: msg})
+		return TurnResult{End: EndEmpty, Text: msg}, true
+	}
+	t.recoveries++
+	t.messages = append(t.messages, userText(prompt))
+	return TurnResult{}, false
+}
+
+// appendReply adds an assistant message to the history and announces it.
+func (a *Agent) appendReply(t *turn, m Message) {
+	t.messages = append(t.messages, m)
+	a.emit(Event{Kind: EventAssistant, Message: &t.messages[len(t.messages)-1]})
+}
+
+// runBatch runs a reply's tool calls and appends all their results as one
+// user message. Consecutive read-only calls run in parallel; calls that
+// change something run one at a time, in order. It returns the question of
+// an ask_user call, if there was one.
+func (a *Agent) runBatch(ctx context.Context, t *turn, calls []Block) (question string) {
+	results := make([]Block, len(calls))
+	questions := make([]string, len(calls))
+	runOne := func(i int) {
+		call := calls[i]
+		a.emit(Event{Kind: EventToolStart, Call: &call})
+		var out ToolOutput
+		if ctx.Err() != nil {
+			out = ToolOutput{Text: "cancelled by the user before the tool started", IsError: true}
+		} else {
+			out = a.Tools.Execute(ctx, a.Env, call)
+		}
+		questions[i] = out.Question
+		results[i] = Block{Type: BlockToolResult, ToolUseID: call.ID, Content: out.Text, IsError: out.IsError}
+		a.emit(Event{Kind: EventToolEnd, Call: &call, Result: &results[i]})
+	}
+	for i := 0; i < len(calls); {
+		j := i
+		for j < len(calls) && a.Tools.isReadOnly(calls[j].Name) {
+			j++
+		}
+		if j == i {
+			runOne(i)
+			i++
+			continue
+		}
+		var wg sync.WaitGroup
+		for k := i; k < j; k++ {
+			wg.Add(1)
+			go func() { defer wg.Done(); runOne(k) }()
+		}
+		wg.Wait()
+		i = j
+	}
+	resultsDir := ""
+	if a.Env != nil {
+		resultsDir = a.Env.ResultsDir
+	}
+	storeLargeResults(resultsDir, results)
+	t.messages = append(t.messages, Message{Role: RoleUser, Content: results})
+	a.emit(Event{Kind: EventToolResults, Message: &t.messages[len(t.messages)-1]})
+	for _, q := range questions {
+		if q != "" {
+			return q
+		}
+	}
+	return ""
+}
+
+// closeToolCalls gives every tool call in messages exactly one result,
+// adding an "interrupted" result for a call whose result is missing (the
+// turn was cancelled or crashed between the call and its result).
+func closeToolCalls(messages []Message) []Message {
+	answered := map[string]bool{}
+	for _, m := range messages {
+		for _, b := range m.Content {
+			if b.Type == BlockToolResult {
+				answered[b.ToolUseID] = true
+			}
+		}
+	}
+	out := append([]Message(nil), messages...)
+	for i := 0; i < len(out); i++ {
+		var missing []Block
+		for _, call := range out[i].ToolUses() {
+			if !answered[call.ID] {
+				missing = append(missing, Block{Type: BlockToolResult, ToolUseID: call.ID, Content: "interrupted: the tool call did not finish and its outcome is unknown", IsError: true})
+			}
+		}
+		switch {
+		case len(missing) == 0:
+		case i+1 < len(out) && out[i+1].Role == RoleUser:
+			// Results go first in the user message that follows the calls.
+			out[i+1] = Message{Role: RoleUser, Content: append(missing, out[i+1].Content...)}
+		default:
+			out = append(out[:i+1], append([]Message{{Role: RoleUser, Content: missing}}, out[i+1:]...)...)
+		}
+	}
+	return out
+}
+
+// hasThinking reports whether a message holds thinking blocks.
+func hasThinking(m Message) bool {
+	for _, b := range m.Content {
+		if b.Type == BlockThinking || b.Type == BlockRedactedThinking {
+			return true
+		}
+	}
+	return false
+}
+
+// isProgress reports whether text is marked as a progress update rather
+// than an answer.
+func isProgress(text string) bool {
+	return strings.HasPrefix(text, "<progress>") || strings.HasPrefix(text, "[PROGRESS]")
+}
+
+// finalText strips the optional <final> tags from an answer.
+func finalText(text string) string {
+	text = strings.TrimPrefix(text, "<final>")
+	text = strings.TrimSuffix(text, "</final>")
+	return strings.TrimSpace(text)
+}

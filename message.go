@@ -1,0 +1,106 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+)
+
+// Role names who wrote a message: the user (which includes tool results)
+// or the assistant (the model).
+type Role string
+
+// The two roles of a conversation.
+const (
+	RoleUser      Role = "user"
+	RoleAssistant Role = "assistant"
+)
+
+// Block types. They follow the Anthropic Messages API names because that
+// format can express everything the loop needs; the OpenAI provider
+// translates to and from them.
+const (
+	BlockText             = "text"
+	BlockThinking         = "thinking"
+	BlockRedactedThinking = "redacted_thinking"
+	BlockToolUse          = "tool_use"
+	BlockToolResult       = "tool_result"
+)
+
+// Block is one piece of a message's content. Messages are plain data so that
+// a session journal can store them as JSON and replay them to a provider
+// unchanged: thinking text and signatures are kept exactly as received.
+type Block struct {
+	Type string `json:"type"`
+
+	// text
+	Text string `json:"text,omitempty"`
+
+	// thinking and redacted_thinking
+	Thinking  string `json:"thinking,omitempty"`
+	Signature string `json:"signature,omitempty"`
+	Data      string `json:"data,omitempty"`
+
+	// tool_use
+	ID    string          `json:"id,omitempty"`
+	Name  string          `json:"name,omitempty"`
+	Input json.RawMessage `json:"input,omitempty"`
+
+	// tool_result
+	ToolUseID string `json:"tool_use_id,omitempty"`
+	Content   string `json:"content,omitempty"`
+	IsError   bool   `json:"is_error,omitempty"`
+}
+
+// Message is one entry of the conversation.
+type Message struct {
+	Role    Role    `json:"role"`
+	Content []Block `json:"content"`
+}
+
+// Usage counts tokens as the provider reports them.
+type Usage struct {
+	InputTokens              int `json:"input_tokens"`
+	OutputTokens             int `json:"output_tokens"`
+	CacheCreationInputTokens int `json:"cache_creation_input_tokens,omitempty"`
+	CacheReadInputTokens     int `json:"cache_read_input_tokens,omitempty"`
+}
+
+// Add accumulates another step's usage into u.
+func (u *Usage) Add(o Usage) {
+	u.InputTokens += o.InputTokens
+	u.OutputTokens += o.OutputTokens
+	u.CacheCreationInputTokens += o.CacheCreationInputTokens
+	u.CacheReadInputTokens += o.CacheReadInputTokens
+}
+
+// userText builds a user message holding one text block.
+func userText(text string) Message {
+	return Message{Role: RoleUser, Content: []Block{{Type: BlockText, Text: text}}}
+}
+
+// assistantText builds an assistant message holding one text block.
+func assistantText(text string) Message {
+	return Message{Role: RoleAssistant, Content: []Block{{Type: BlockText, Text: text}}}
+}
+
+// Text joins the text blocks of a message.
+func (m Message) Text() string {
+	var parts []string
+	for _, b := range m.Content {
+		if b.Type == BlockText && b.Text != "" {
+			parts = append(parts, b.Text)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+// ToolUses returns the tool_use blocks of a message in order.
+func (m Message) ToolUses() []Block {
+	var uses []Block
+	for _, b := range m.Content {
+		if b.Type == BlockToolUse {
+			uses = append(uses, b)
+		}
+	}
+	return uses
+}

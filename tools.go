@@ -1,0 +1,471 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/go-playground/validator/v10"
+)
+
+// Limits on what tool results may put into the conversation (SPEC §5).
+const (
+	maxResultChars      = 50_000  // a larger result goes to disk
+	resultPreviewChars  = 2_000   // what stays in the conversation of a stored result
+	maxBatchResultChars = 200_000 // all results of one batch together
+	defaultToolTimeout  = 5 * time.Minute
+)
+
+// ToolOutput is what a tool returns to the model.
+type ToolOutput struct {
+	Text    string
+	IsError bool
+	// Question, when set by ask_user, pauses the turn after the batch and
+	// puts the question to the user.
+	Question string
+}
+
+// ToolEnv is what tools may use: the workspace they are confined to, where
+// large results go, and the permission check.
+type ToolEnv struct {
+	Workspace  string // absolute, symlinks resolved
+	ResultsDir string // where results over maxResultChars are stored
+	Perms      Authorizer
+}
+
+// Tool is one capability offered to the model. Built-in tools are made with
+// ToolDef so that the schema and validation come from one input struct; MCP
+// tools fill the fields from what their server declares.
+type Tool struct {
+	Name        string
+	Description string
+	Schema      json.RawMessage
+	// ReadOnly tools change nothing and may run in parallel with each other.
+	ReadOnly bool
+	// Timeout bounds one run; zero means defaultToolTimeout.
+	Timeout time.Duration
+	// Decode turns the model's JSON into a validated input value.
+	Decode func(raw json.RawMessage) (any, error)
+	// Permission describes what the call would do, for the permission
+	// check. Nil means the call needs no permission.
+	Permission func(env *ToolEnv, input any) (PermissionRequest, error)
+	// Run performs the call.
+	Run func(ctx context.Context, env *ToolEnv, input any) (ToolOutput, error)
+}
+
+// ToolDef declares a built-in tool whose input is the struct T. The JSON
+// schema sent to the model is generated from T's fields (json names, desc
+// tags, validate tags), and the same validate tags check every call, so the
+// two can never disagree.
+type ToolDef[T any] struct {
+	Name        string
+	Description string
+	ReadOnly    bool
+	Timeout     time.Duration
+	Permission  func(env *ToolEnv, in T) (PermissionRequest, error)
+	Run         func(ctx context.Context, env *ToolEnv, in T) (ToolOutput, error)
+}
+
+// inputValidator checks tool inputs; it reports fields by their JSON names.
+var inputValidator = func() *validator.Validate {
+	v := validator.New(validator.WithRequiredStructEnabled())
+	v.RegisterTagNameFunc(func(f reflect.StructField) string {
+		return jsonName(f)
+	})
+	return v
+}()
+
+// Tool builds the registry entry for d.
+func (d ToolDef[T]) Tool() *Tool {
+	var zero T
+	schema, err := json.Marshal(schemaFor(reflect.TypeOf(zero)))
+	if err != nil {
+		panic(fmt.Sprintf("tool %s: schema: %v", d.Name, err))
+	}
+	t := &Tool{
+		Name:        d.Name,
+		Description: d.Description,
+		Schema:      schema,
+		ReadOnly:    d.ReadOnly,
+		Timeout:     d.Timeout,
+		Decode: func(raw json.RawMessage) (any, error) {
+			var in T
+			if err := decodeInput(raw, &in); err != nil {
+				return nil, err
+			}
+			return in, nil
+		},
+		Run: func(ctx context.Context, env *ToolEnv, input any) (ToolOutput, error) {
+			return d.Run(ctx, env, input.(T))
+		},
+	}
+	if d.Permission != nil {
+		t.Permission = func(env *ToolEnv, input any) (PermissionRequest, error) {
+			return d.Permission(env, input.(T))
+		}
+	}
+	return t
+}
+
+// decodeInput unmarshals a tool call's JSON into in and validates it,
+// returning an error that names the field and the rule.
+func decodeInput(raw json.RawMessage, in any) error {
+	if len(strings.TrimSpace(string(raw))) == 0 {
+		raw = json.RawMessage("{}")
+	}
+	if err := json.Unmarshal(raw, in); err != nil {
+		var typeErr *json.UnmarshalTypeError
+		var syntaxErr *json.SyntaxError
+		switch {
+		case errors.As(err, &typeErr):
+			return fmt.Errorf("invalid input: field %q must be %s, got %s", typeErr.Field, jsonKind(typeErr.Type), typeErr.Value)
+		case errors.As(err, &syntaxErr):
+			return fmt.Errorf("invalid input: not valid JSON (%v)", err)
+		default:
+			return fmt.Errorf("invalid input: %v", err)
+		}
+	}
+	if err := inputValidator.Struct(in); err != nil {
+		var fieldErrs validator.ValidationErrors
+		if !errors.As(err, &fieldErrs) {
+			return fmt.Errorf("invalid input: %v", err)
+		}
+		msgs := make([]string, len(fieldErrs))
+		for i, fe := range fieldErrs {
+			msgs[i] = describeFieldError(fe)
+		}
+		return fmt.Errorf("invalid input: %s", strings.Join(msgs, "; "))
+	}
+	return nil
+}
+
+// describeFieldError turns one validator failure into a sentence.
+func describeFieldError(fe validator.FieldError) string {
+	field := strings.TrimPrefix(fe.Namespace(), strings.SplitN(fe.Namespace(), ".", 2)[0]+".")
+	switch fe.Tag() {
+	case "required":
+		return fmt.Sprintf("field %q is required", field)
+	case "min", "gte":
+		return fmt.Sprintf("field %q must be at least %s", field, fe.Param())
+	case "max", "lte":
+		return fmt.Sprintf("field %q must be at most %s", field, fe.Param())
+	case "oneof":
+		return fmt.Sprintf("field %q must be one of: %s", field, fe.Param())
+	default:
+		return fmt.Sprintf("field %q fails rule %q", field, strings.TrimSuffix(fe.Tag()+"="+fe.Param(), "="))
+	}
+}
+
+// jsonKind names a Go type the way a JSON schema would.
+func jsonKind(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "a boolean"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "an integer"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	default:
+		return "an object"
+	}
+}
+
+// jsonName is the JSON name of a struct field ("" for skipped fields).
+func jsonName(f reflect.StructField) string {
+	name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+	if name == "-" {
+		return ""
+	}
+	if name == "" {
+		return f.Name
+	}
+	return name
+}
+
+// schemaFor generates the JSON schema of a Go type. Struct fields use their
+// json names; the desc tag becomes the description; validate tags give
+// required-ness, enums (oneof) and bounds (min, max).
+func schemaFor(t reflect.Type) map[string]any {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t == reflect.TypeOf(json.RawMessage(nil)) {
+		return map[string]any{}
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return map[string]any{"type": "string"}
+	case reflect.Bool:
+		return map[string]any{"type": "boolean"}
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return map[string]any{"type": "integer"}
+	case reflect.Float32, reflect.Float64:
+		return map[string]any{"type": "number"}
+	case reflect.Slice, reflect.Array:
+		return map[string]any{"type": "array", "items": schemaFor(t.Elem())}
+	case reflect.Map:
+		return map[string]any{"type": "object", "additionalProperties": schemaFor(t.Elem())}
+	case reflect.Struct:
+		props := map[string]any{}
+		required := []string{}
+		for i := 0; i < t.NumField(); i++ {
+			f := t.Field(i)
+			name := jsonName(f)
+			if !f.IsExported() || name == "" {
+				continue
+			}
+			prop := schemaFor(f.Type)
+			if desc := f.Tag.Get("desc"); desc != "" {
+				prop["description"] = desc
+			}
+			for _, rule := range strings.Split(f.Tag.Get("validate"), ",") {
+				applyRule(prop, f.Type, rule, name, &required)
+			}
+			props[name] = prop
+		}
+		return map[string]any{"type": "object", "properties": props, "required": required, "additionalProperties": false}
+	default:
+		return map[string]any{}
+	}
+}
+
+// applyRule adds what one validate rule means to a property's schema.
+func applyRule(prop map[string]any, t reflect.Type, rule, name string, required *[]string) {
+	key, param, _ := strings.Cut(rule, "=")
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	bound := map[reflect.Kind][2]string{
+		reflect.String: {"minLength", "maxLength"},
+		reflect.Slice:  {"minItems", "maxItems"},
+	}[t.Kind()]
+	if bound[0] == "" {
+		bound = [2]string{"minimum", "maximum"}
+	}
+	var n json.Number = json.Number(param)
+	switch key {
+	case "required":
+		*required = append(*required, name)
+	case "oneof":
+		prop["enum"] = strings.Fields(param)
+	case "min", "gte":
+		prop[bound[0]] = n
+	case "max", "lte":
+		prop[bound[1]] = n
+	}
+}
+
+// Registry holds the tools offered to the model and runs their calls.
+type Registry struct {
+	mu    sync.RWMutex
+	tools map[string]*Tool
+	order []string
+}
+
+// NewRegistry returns a registry holding tools in the given order.
+func NewRegistry(tools ...*Tool) *Registry {
+	r := &Registry{tools: map[string]*Tool{}}
+	for _, t := range tools {
+		r.Add(t)
+	}
+	return r
+}
+
+// Add registers or replaces a tool.
+func (r *Registry) Add(t *Tool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, ok := r.tools[t.Name]; !ok {
+		r.order = append(r.order, t.Name)
+	}
+	r.tools[t.Name] = t
+}
+
+// Remove unregisters every tool whose name matches.
+func (r *Registry) Remove(match func(name string) bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	kept := r.order[:0]
+	for _, name := range r.order {
+		if match(name) {
+			delete(r.tools, name)
+		} else {
+			kept = append(kept, name)
+		}
+	}
+	r.order = kept
+}
+
+// Get returns the tool named name.
+func (r *Registry) Get(name string) (*Tool, bool) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	t, ok := r.tools[name]
+	return t, ok
+}
+
+// Tools returns the registered tools in registration order.
+func (r *Registry) Tools() []*Tool {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	out := make([]*Tool, len(r.order))
+	for i, name := range r.order {
+		out[i] = r.tools[name]
+	}
+	return out
+}
+
+// Specs describes the tools for the model.
+func (r *Registry) Specs() []ToolSpec {
+	var specs []ToolSpec
+	for _, t := range r.Tools() {
+		specs = append(specs, ToolSpec{Name: t.Name, Description: t.Description, InputSchema: t.Schema})
+	}
+	return specs
+}
+
+// Execute runs one tool call through the whole pipeline: look the tool up,
+// decode and validate the input, check permission, run it with a timeout,
+// and turn every outcome (including a panic) into a result the model can
+// read. It never returns an error: failures are results with IsError set.
+func (r *Registry) Execute(ctx context.Context, env *ToolEnv, call Block) (out ToolOutput) {
+	tool, ok := r.Get(call.Name)
+	if !ok {
+		return ToolOutput{Text: fmt.Sprintf("unknown tool %q; available tools: %s", call.Name, strings.Join(r.names(), ", ")), IsError: true}
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			out = ToolOutput{Text: fmt.Sprintf("tool %s crashed: %v", call.Name, p), IsError: true}
+		}
+	}()
+	input, err := tool.Decode(call.Input)
+	if err != nil {
+		return ToolOutput{Text: err.Error(), IsError: true}
+	}
+	if tool.Permission != nil {
+		req, err := tool.Permission(env, input)
+		if err != nil {
+			return ToolOutput{Text: err.Error(), IsError: true}
+		}
+		req.Tool = tool.Name
+		if env.Perms != nil {
+			if err := env.Perms.Authorize(ctx, req); err != nil {
+				return ToolOutput{Text: err.Error(), IsError: true}
+			}
+		}
+	}
+	timeout := tool.Timeout
+	if timeout == 0 {
+		timeout = defaultToolTimeout
+	}
+	runCtx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	out, err = tool.Run(runCtx, env, input)
+	switch {
+	case ctx.Err() != nil:
+		return ToolOutput{Text: "cancelled by the user before the tool finished", IsError: true}
+	case runCtx.Err() == context.DeadlineExceeded:
+		return ToolOutput{Text: fmt.Sprintf("tool %s timed out after %s", tool.Name, timeout), IsError: true}
+	case err != nil:
+		return ToolOutput{Text: err.Error(), IsError: true}
+	}
+	return out
+}
+
+// names lists the registered tool names, sorted.
+func (r *Registry) names() []string {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	names := append([]string(nil), r.order...)
+	sort.Strings(names)
+	return names
+}
+
+// isReadOnly reports whether the named tool changes nothing.
+func (r *Registry) isReadOnly(name string) bool {
+	t, ok := r.Get(name)
+	return ok && t.ReadOnly
+}
+
+// storeLargeResults keeps a batch's results within the limits of SPEC §5:
+// any result over maxResultChars, and then the largest ones until the batch
+// fits maxBatchResultChars, are written to dir and replaced by a preview and
+// the file's path.
+func storeLargeResults(dir string, results []Block) {
+	total := 0
+	for _, r := range results {
+		total += len(r.Content)
+	}
+	order := make([]int, len(results))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return len(results[order[a]].Content) > len(results[order[b]].Content) })
+	for _, i := range order {
+		r := &results[i]
+		if len(r.Content) <= maxResultChars && total <= maxBatchResultChars {
+			break
+		}
+		if len(r.Content) <= resultPreviewChars {
+			continue
+		}
+		stored, err := storeResult(dir, r.ToolUseID, r.Content)
+		if err != nil {
+			stored = fmt.Sprintf("%s\n\n[output of %d characters cut here; storing it failed: %v]", preview(r.Content), len(r.Content), err)
+		}
+		total += len(stored) - len(r.Content)
+		r.Content = stored
+	}
+}
+
+// storeResult writes content to dir and returns the text that replaces it.
+func storeResult(dir, id, content string) (string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	name := strings.Map(func(r rune) rune {
+		if r == '/' || r == '\\' || r == '.' {
+			return '_'
+		}
+		return r
+	}, id)
+	if name == "" {
+		name = fmt.Sprintf("result-%d", time.Now().UnixNano())
+	}
+	path := filepath.Join(dir, name+".txt")
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("%s\n\n[output of %d characters was too large and is stored in %s; read it with read_file using offset and limit]", preview(content), len(content), path), nil
+}
+
+// preview returns the first resultPreviewChars characters of s, cut at a
+// rune boundary.
+func preview(s string) string {
+	if len(s) <= resultPreviewChars {
+		return s
+	}
+	cut := resultPreviewChars
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut]
+}
