@@ -3,7 +3,9 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"net/http"
 	"strings"
+	"time"
 )
 
 // Stop reasons, normalised to the Anthropic names. The OpenAI provider maps
@@ -98,4 +100,22 @@ func limitsFor(model string, overrides map[string]ModelLimits) ModelLimits {
 		}
 	}
 	return best
+}
+
+// ProviderOptions configure an HTTP provider.
+type ProviderOptions struct {
+	BaseURL   string // e.g. https://api.anthropic.com; "" means the provider's default
+	APIKey    string // sent as x-api-key (Anthropic) or Bearer (OpenAI)
+	AuthToken string // Anthropic only: sent as a Bearer token instead of the key
+	// HTTPClient is used for requests; nil means a client with the timeouts below.
+	HTTPClient *http.Client
+	// MaxRetries is how many times a retryable failure is retried (default 4).
+	MaxRetries int
+	// Timeouts: connecting, the first byte of the reply, and the longest
+	// silence between two streamed events. Zero means the default.
+	ConnectTimeout   time.Duration
+	FirstByteTimeout time.Duration
+	IdleTimeout      time.Duration
+	// Notify receives one-line notices, such as "retrying in 2s after 529".
+	Notify func(string)
 }
