@@ -90,7 +90,11 @@ func decodeStrict(data []byte, v any) error {
 		return fmt.Errorf("line %d: field %q must be %s, not %s", lineAt(data, typeErr.Offset), typeErr.Field, jsonKind(typeErr.Type), typeErr.Value)
 	case strings.HasPrefix(err.Error(), "json: unknown field"):
 		field := strings.TrimPrefix(err.Error(), "json: unknown field ")
-		return fmt.Errorf("line %d: unknown field %s", lineAt(data, dec.InputOffset()), field)
+		offset := int64(bytes.Index(data, []byte(field)))
+		if offset < 0 {
+			offset = dec.InputOffset()
+		}
+		return fmt.Errorf("line %d: unknown field %s", lineAt(data, offset), field)
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
 		return fmt.Errorf("the file is empty or ends too soon")
 	default:
