@@ -177,7 +177,7 @@ func demoReply(req ModelRequest) ScriptedReply {
 	if results := toolResults(last); len(results) > 0 {
 		return demoSummary(req.Messages, results)
 	}
-	request := strings.TrimSpace(strings.Trim(strings.TrimSpace(last.Text()), "\"'"))
+	request := strings.Join(strings.Fields(strings.Trim(strings.TrimSpace(last.Text()), "\"'")), " ")
 	lower := strings.ToLower(strings.TrimRight(request, ".!?"))
 	call := func(thinking, text, tool string, input map[string]any) ScriptedReply {
 		if !hasTool(req.Tools, tool) {
