@@ -1,0 +1,319 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/url"
+	"strings"
+)
+
+// errMCPToolFailed reports that `minicode mcp call` ran the tool and the
+// tool answered with isError; its text has been printed. The caller maps
+// it to exit status 1.
+var errMCPToolFailed = errors.New("the MCP tool reported an error")
+
+// mcpUsage is the help of `minicode mcp`.
+const mcpUsage = `usage:
+  minicode mcp add NAME [--project] [--env K=V]... [--header K=V]... [--url URL] [-- COMMAND ARGS...]
+  minicode mcp list
+  minicode mcp remove NAME [--project]
+  minicode mcp tools NAME|URL
+  minicode mcp call [--mcp-elicitation decline|defaults|ask] NAME|URL TOOL [JSON-ARGUMENTS]
+
+add saves a server in $MINICODE_HOME/mcp.json (or the project's .mcp.json
+with --project): a stdio server is a command, an HTTP server a --url.
+tools lists a server's tools with their input schemas; call runs one tool,
+prints its result, and exits with status 1 if the tool reports an error.`
+
+// runMCPCommand runs `minicode mcp ...`. home is $MINICODE_HOME and
+// workspace the project folder; usage mistakes come back as usageError.
+func runMCPCommand(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, home, workspace string) error {
+	if len(args) == 0 {
+		return usageErrorf("%s", mcpUsage)
+	}
+	rest := args[1:]
+	switch args[0] {
+	case "add":
+		return mcpAdd(rest, stdout, home, workspace)
+	case "list":
+		return mcpList(stdout, home, workspace)
+	case "remove":
+		return mcpRemove(rest, stdout, home, workspace)
+	case "tools":
+		return mcpTools(ctx, rest, stdout, stderr, home, workspace)
+	case "call":
+		return mcpCall(ctx, rest, stdin, stdout, stderr, home, workspace)
+	case "help", "-h", "--help":
+		fmt.Fprintln(stdout, mcpUsage)
+		return nil
+	}
+	return usageErrorf("unknown mcp command %q\n%s", args[0], mcpUsage)
+}
+
+// keyValues is a repeatable K=V flag.
+type keyValues map[string]string
+
+// String shows the pairs.
+func (kv keyValues) String() string { return fmt.Sprint(map[string]string(kv)) }
+
+// Set adds one K=V pair.
+func (kv keyValues) Set(s string) error {
+	k, v, ok := strings.Cut(s, "=")
+	if !ok || k == "" {
+		return fmt.Errorf("want KEY=VALUE, got %q", s)
+	}
+	kv[k] = v
+	return nil
+}
+
+// mcpAdd saves a server definition.
+func mcpAdd(args []string, stdout io.Writer, home, workspace string) error {
+	fs := flag.NewFlagSet("mcp add", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	project := fs.Bool("project", false, "")
+	env, headers := keyValues{}, keyValues{}
+	fs.Var(env, "env", "")
+	fs.Var(headers, "header", "")
+	rawURL := fs.String("url", "", "")
+	kind := fs.String("type", "", "")
+	name := ""
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		name, args = args[0], args[1:]
+	}
+	if err := fs.Parse(args); err != nil {
+		return usageErrorf("mcp add: %v", err)
+	}
+	command := fs.Args()
+	if name == "" && len(command) > 0 && command[0] != "--" {
+		name, command = command[0], command[1:]
+	}
+	if len(command) > 0 && command[0] == "--" {
+		command = command[1:]
+	}
+	c := MCPServerConfig{Name: name, Type: *kind, URL: *rawURL, Env: env, Headers: headers}
+	if c.URL != "" && c.Type == "" {
+		c.Type = "http"
+	}
+	if len(command) > 0 {
+		c.Command, c.Args = command[0], command[1:]
+	}
+	if len(c.Env) == 0 {
+		c.Env = nil
+	}
+	if len(c.Headers) == 0 {
+		c.Headers = nil
+	}
+	switch {
+	case name == "":
+		return usageErrorf("mcp add needs a NAME\n%s", mcpUsage)
+	case c.URL != "" && c.Command != "":
+		return usageErrorf("mcp add: give either --url or a command, not both")
+	}
+	if err := c.validate(); err != nil {
+		return usageErrorf("mcp add: %v", err)
+	}
+	path := mcpConfigFile(home, workspace, *project)
+	err := editMCPFile(path, func(servers map[string]json.RawMessage) error {
+		raw, err := json.Marshal(c)
+		servers[name] = raw
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "Added MCP server %s to %s\n", name, path)
+	return nil
+}
+
+// mcpList prints the configured servers.
+func mcpList(stdout io.Writer, home, workspace string) error {
+	configs, err := LoadMCPConfig(home, workspace)
+	if err != nil {
+		return err
+	}
+	if len(configs) == 0 {
+		fmt.Fprintln(stdout, "No MCP servers configured. Add one with: minicode mcp add NAME -- COMMAND ARGS")
+		return nil
+	}
+	for _, c := range configs {
+		target := c.URL
+		if !c.isHTTP() {
+			target = strings.TrimSpace(c.Command + " " + strings.Join(c.Args, " "))
+		}
+		kind := c.Type
+		if kind == "" {
+			kind = "stdio"
+		}
+		fmt.Fprintf(stdout, "%s\t%s\t%s\t(%s)\n", c.Name, kind, target, c.Source)
+	}
+	return nil
+}
+
+// mcpRemove deletes a server from the user's or the project's file.
+func mcpRemove(args []string, stdout io.Writer, home, workspace string) error {
+	fs := flag.NewFlagSet("mcp remove", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	project := fs.Bool("project", false, "")
+	name := ""
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		name, args = args[0], args[1:]
+	}
+	if err := fs.Parse(args); err != nil {
+		return usageErrorf("mcp remove: %v", err)
+	}
+	if name == "" && fs.NArg() == 1 {
+		name = fs.Arg(0)
+	}
+	if name == "" {
+		return usageErrorf("mcp remove needs a NAME")
+	}
+	path := mcpConfigFile(home, workspace, *project)
+	found := false
+	err := editMCPFile(path, func(servers map[string]json.RawMessage) error {
+		_, found = servers[name]
+		delete(servers, name)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if !found {
+		return fmt.Errorf("no MCP server named %q in %s", name, path)
+	}
+	fmt.Fprintf(stdout, "Removed MCP server %s from %s\n", name, path)
+	return nil
+}
+
+// resolveMCPTarget turns NAME or URL into a server config.
+func resolveMCPTarget(target, home, workspace string) (MCPServerConfig, error) {
+	if u, err := url.Parse(target); err == nil && (u.Scheme == "http" || u.Scheme == "https") {
+		return MCPServerConfig{Name: nonNameChars.ReplaceAllString(u.Host, "_"), Type: "http", URL: target}, nil
+	}
+	configs, err := LoadMCPConfig(home, workspace)
+	if err != nil {
+		return MCPServerConfig{}, err
+	}
+	var names []string
+	for _, c := range configs {
+		if c.Name == target {
+			return c, nil
+		}
+		names = append(names, c.Name)
+	}
+	return MCPServerConfig{}, fmt.Errorf("no MCP server named %q (configured: %s); give a name from `minicode mcp list` or an http(s) URL", target, strings.Join(names, ", "))
+}
+
+// connectCLI starts a one-off session with the server named by target.
+func connectCLI(ctx context.Context, target string, elicitor Elicitor, home, workspace string) (*mcpSession, MCPServerConfig, error) {
+	c, err := resolveMCPTarget(target, home, workspace)
+	if err != nil {
+		return nil, c, err
+	}
+	m := NewMCPManager(nil, nil, MCPOptions{Workspace: workspace})
+	opts := m.sessionOptions()
+	opts.Elicitor = elicitor
+	sess := newMCPSession(c.Name, m.transport(c), opts)
+	if err := sess.connect(ctx, c.startupTimeout()); err != nil {
+		return nil, c, err
+	}
+	return sess, c, nil
+}
+
+// mcpTools prints a server's tools with their input schemas.
+func mcpTools(ctx context.Context, args []string, stdout, stderr io.Writer, home, workspace string) error {
+	if len(args) != 1 {
+		return usageErrorf("usage: minicode mcp tools NAME|URL")
+	}
+	sess, c, err := connectCLI(ctx, args[0], DeclineElicitor{}, home, workspace)
+	if err != nil {
+		return err
+	}
+	defer sess.close()
+	tools, err := sess.listTools(ctx, c.callTimeout())
+	if err != nil {
+		return err
+	}
+	info := sess.serverInfo()
+	fmt.Fprintf(stdout, "%s %s (protocol %s): %d tools\n", info.ServerInfo.Name, info.ServerInfo.Version, info.ProtocolVersion, len(tools))
+	for _, t := range tools {
+		fmt.Fprintf(stdout, "\n%s\n", t.Name)
+		if t.Description != "" {
+			fmt.Fprintf(stdout, "  %s\n", strings.ReplaceAll(strings.TrimSpace(t.Description), "\n", "\n  "))
+		}
+		var schema bytes.Buffer
+		if json.Indent(&schema, t.InputSchema, "  ", "  ") == nil {
+			fmt.Fprintf(stdout, "  input: %s\n", schema.String())
+		}
+	}
+	return nil
+}
+
+// mcpCall runs one tool and prints its result.
+func mcpCall(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, home, workspace string) error {
+	fs := flag.NewFlagSet("mcp call", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	mode := fs.String("mcp-elicitation", "decline", "")
+	if err := fs.Parse(args); err != nil {
+		return usageErrorf("mcp call: %v", err)
+	}
+	if fs.NArg() < 2 || fs.NArg() > 3 {
+		return usageErrorf("usage: minicode mcp call [--mcp-elicitation decline|defaults|ask] NAME|URL TOOL [JSON-ARGUMENTS]")
+	}
+	elicitor, err := elicitorFor(*mode, stdin, stderr)
+	if err != nil {
+		return err
+	}
+	arguments := json.RawMessage("{}")
+	if fs.NArg() == 3 {
+		arguments = json.RawMessage(fs.Arg(2))
+		if !json.Valid(arguments) {
+			return usageErrorf("mcp call: the arguments are not valid JSON: %s", fs.Arg(2))
+		}
+	}
+	sess, c, err := connectCLI(ctx, fs.Arg(0), elicitor, home, workspace)
+	if err != nil {
+		return err
+	}
+	defer sess.close()
+	out, err := sess.callTool(ctx, fs.Arg(1), arguments, c.callTimeout(), func(p MCPProgress) {
+		fmt.Fprintf(stderr, "progress: %s\n", formatProgress(p))
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout, out.Text)
+	if out.IsError {
+		return errMCPToolFailed
+	}
+	return nil
+}
+
+// elicitorFor picks how `mcp call` answers a server's questions.
+func elicitorFor(mode string, stdin io.Reader, stderr io.Writer) (Elicitor, error) {
+	switch mode {
+	case "decline", "":
+		return DeclineElicitor{}, nil
+	case "defaults":
+		return DefaultsElicitor{}, nil
+	case "ask":
+		return NewLineElicitor(stdin, stderr), nil
+	}
+	return nil, usageErrorf("--mcp-elicitation must be decline, defaults or ask, not %q", mode)
+}
+
+// formatProgress describes a progress report in a few words.
+func formatProgress(p MCPProgress) string {
+	s := fmt.Sprintf("%g", p.Progress)
+	if p.Total > 0 {
+		s += fmt.Sprintf("/%g", p.Total)
+	}
+	if p.Message != "" {
+		s += " " + p.Message
+	}
+	return s
+}

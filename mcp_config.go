@@ -1,0 +1,233 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Where MCP servers are configured: the project's .mcp.json and the user's
+// $MINICODE_HOME/mcp.json, both in the common {"mcpServers": {...}} format.
+const (
+	projectMCPFile = ".mcp.json"
+	userMCPFile    = "mcp.json"
+)
+
+// MCPServerConfig is one configured server. A stdio server has a Command;
+// an HTTP server has Type "http" (or "sse" for the legacy transport) and a
+// URL. Header and env values may use ${VAR}, filled from the environment.
+type MCPServerConfig struct {
+	Type             string            `json:"type,omitempty"`
+	Command          string            `json:"command,omitempty"`
+	Args             []string          `json:"args,omitempty"`
+	Env              map[string]string `json:"env,omitempty"`
+	Cwd              string            `json:"cwd,omitempty"`
+	URL              string            `json:"url,omitempty"`
+	Headers          map[string]string `json:"headers,omitempty"`
+	StartupTimeoutMs int               `json:"startupTimeoutMs,omitempty"`
+	TimeoutMs        int               `json:"timeoutMs,omitempty"`
+
+	Name   string `json:"-"`
+	Source string `json:"-"` // the file it came from
+}
+
+// isHTTP reports whether the server is reached over HTTP.
+func (c MCPServerConfig) isHTTP() bool {
+	return c.Type == "http" || c.Type == "sse" || c.Type == "streamable-http" || c.Command == "" && c.URL != ""
+}
+
+// startupTimeout is how long connecting and the handshake may take.
+func (c MCPServerConfig) startupTimeout() time.Duration {
+	if c.StartupTimeoutMs > 0 {
+		return time.Duration(c.StartupTimeoutMs) * time.Millisecond
+	}
+	return defaultMCPStartupTimeout
+}
+
+// callTimeout is how long one request may go without an answer or progress.
+func (c MCPServerConfig) callTimeout() time.Duration {
+	if c.TimeoutMs > 0 {
+		return time.Duration(c.TimeoutMs) * time.Millisecond
+	}
+	return defaultMCPCallTimeout
+}
+
+// validate checks that the config describes a server that can be reached.
+func (c MCPServerConfig) validate() error {
+	switch {
+	case c.isHTTP() && c.URL == "":
+		return fmt.Errorf("MCP server %q: type %q needs a url", c.Name, c.Type)
+	case !c.isHTTP() && c.Command == "":
+		return fmt.Errorf("MCP server %q: needs a command (stdio) or a url (http)", c.Name)
+	case c.Type != "" && c.Type != "stdio" && !c.isHTTP():
+		return fmt.Errorf("MCP server %q: unknown type %q (use stdio, http or sse)", c.Name, c.Type)
+	}
+	return nil
+}
+
+// mcpConfigPaths returns the user file and the project file, in order of
+// increasing precedence.
+func mcpConfigPaths(home, workspace string) []string {
+	return []string{filepath.Join(home, userMCPFile), filepath.Join(workspace, projectMCPFile)}
+}
+
+// LoadMCPConfig reads the configured servers from the user's and the
+// project's files; a project entry replaces a user entry of the same name.
+// Missing files are fine; a malformed one is an error naming it.
+func LoadMCPConfig(home, workspace string) ([]MCPServerConfig, error) {
+	byName := map[string]MCPServerConfig{}
+	for _, path := range mcpConfigPaths(home, workspace) {
+		servers, err := readMCPFile(path)
+		if err != nil {
+			return nil, err
+		}
+		for name, c := range servers {
+			c.Name, c.Source = name, path
+			if err := c.validate(); err != nil {
+				return nil, fmt.Errorf("%s: %w", path, err)
+			}
+			byName[name] = c
+		}
+	}
+	names := make([]string, 0, len(byName))
+	for name := range byName {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	out := make([]MCPServerConfig, len(names))
+	for i, name := range names {
+		out[i] = byName[name]
+	}
+	return out, nil
+}
+
+// readMCPFile reads the mcpServers of one file (nil if it does not exist).
+func readMCPFile(path string) (map[string]MCPServerConfig, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", path, err)
+	}
+	var file struct {
+		MCPServers map[string]MCPServerConfig `json:"mcpServers"`
+	}
+	if err := json.Unmarshal(data, &file); err != nil {
+		return nil, fmt.Errorf("%s: %s", path, describeJSONError(data, err))
+	}
+	return file.MCPServers, nil
+}
+
+// describeJSONError says where in data a decoding error happened.
+func describeJSONError(data []byte, err error) string {
+	var syntax *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syntax):
+		return fmt.Sprintf("line %d: %v", lineOf(data, syntax.Offset), err)
+	case errors.As(err, &typ):
+		return fmt.Sprintf("line %d: field %q must be %s, got %s", lineOf(data, typ.Offset), typ.Field, jsonKind(typ.Type), typ.Value)
+	}
+	return err.Error()
+}
+
+// lineOf returns the 1-based line of a byte offset.
+func lineOf(data []byte, offset int64) int {
+	if offset > int64(len(data)) {
+		offset = int64(len(data))
+	}
+	return bytes.Count(data[:offset], []byte("\n")) + 1
+}
+
+// mcpConfigFile picks the file `mcp add|remove` edits.
+func mcpConfigFile(home, workspace string, project bool) string {
+	if project {
+		return filepath.Join(workspace, projectMCPFile)
+	}
+	return filepath.Join(home, userMCPFile)
+}
+
+// editMCPFile loads a config file, lets change edit its servers, and
+// writes it back, keeping any other top-level keys as they were.
+func editMCPFile(path string, change func(servers map[string]json.RawMessage) error) error {
+	top := map[string]json.RawMessage{}
+	data, err := os.ReadFile(path)
+	switch {
+	case err == nil:
+		if err := json.Unmarshal(data, &top); err != nil {
+			return fmt.Errorf("%s: %s", path, describeJSONError(data, err))
+		}
+	case !errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("reading %s: %w", path, err)
+	}
+	servers := map[string]json.RawMessage{}
+	if raw, ok := top["mcpServers"]; ok {
+		if err := json.Unmarshal(raw, &servers); err != nil {
+			return fmt.Errorf("%s: mcpServers: %s", path, describeJSONError(raw, err))
+		}
+	}
+	if err := change(servers); err != nil {
+		return err
+	}
+	raw, err := json.Marshal(servers)
+	if err != nil {
+		return err
+	}
+	top["mcpServers"] = raw
+	out, err := json.MarshalIndent(top, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(out, '\n'), 0o600)
+}
+
+// expandVars replaces ${VAR} with the variable's value; other text,
+// including a lone $, is kept as written.
+func expandVars(s string, lookup func(string) string) string {
+	var b strings.Builder
+	for {
+		start := strings.Index(s, "${")
+		if start < 0 {
+			break
+		}
+		end := strings.IndexByte(s[start:], '}')
+		if end < 0 {
+			break
+		}
+		b.WriteString(s[:start])
+		b.WriteString(lookup(s[start+2 : start+end]))
+		s = s[start+end+1:]
+	}
+	b.WriteString(s)
+	return b.String()
+}
+
+// expandedMap applies expandVars to every value of m.
+func expandedMap(m map[string]string) map[string]string {
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		out[k] = expandVars(v, os.Getenv)
+	}
+	return out
+}
+
+// envList turns a map into KEY=VALUE entries, sorted.
+func envList(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for k, v := range m {
+		out = append(out, k+"="+v)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,231 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// fakeMCPEnv names the environment variable that turns the test binary
+// into a fake stdio MCP server (see TestMain); its value is the mode.
+const fakeMCPEnv = "MINICODE_FAKE_MCP"
+
+// cliMainEnv turns the test binary into `minicode mcp ...` for the
+// conformance run, which needs a command to start.
+const cliMainEnv = "MINICODE_TEST_MCP_CLI"
+
+// TestMain lets the test binary play other programs: a fake MCP server
+// speaking the real wire format over stdio, or the `mcp` subcommand.
+func TestMain(m *testing.M) {
+	if mode := os.Getenv(fakeMCPEnv); mode != "" {
+		os.Exit(runFakeMCPServer(mode, os.Stdin, os.Stdout))
+	}
+	if os.Getenv(cliMainEnv) != "" {
+		os.Exit(runMCPCLIForTest(os.Args[1:]))
+	}
+	os.Exit(m.Run())
+}
+
+// runMCPCLIForTest runs `minicode mcp ARGS` and maps the error the way
+// main does for this subcommand.
+func runMCPCLIForTest(args []string) int {
+	if len(args) > 0 && args[0] == "mcp" {
+		args = args[1:]
+	}
+	home, _ := os.MkdirTemp("", "minicode-home")
+	defer os.RemoveAll(home)
+	wd, _ := os.Getwd()
+	err := runMCPCommand(context.Background(), args, os.Stdin, os.Stdout, os.Stderr, home, wd)
+	if err != nil {
+		if err != errMCPToolFailed {
+			fmt.Fprintln(os.Stderr, "minicode:", err)
+		}
+		return 1
+	}
+	return 0
+}
+
+// fakeServer is a small MCP server for tests. Modes:
+//
+//	ndjson   the standard framing; tools paginated over three pages
+//	lsp      Content-Length framing only; other lines get a framed parse error
+//	garbage  like ndjson, with junk lines on stdout before every reply
+//	hang     reads everything, answers nothing
+//	exit     exits at once with a message on stderr
+//	oldver   answers initialize with an unsupported protocol version
+type fakeServer struct {
+	mode string
+	in   *bufio.Reader
+	out  io.Writer
+}
+
+// runFakeMCPServer serves one client until stdin ends.
+func runFakeMCPServer(mode string, in io.Reader, out io.Writer) int {
+	fmt.Fprintf(os.Stderr, "fake server starting in mode %s\n", mode)
+	if mode == "exit" {
+		fmt.Fprintln(os.Stderr, "fatal: missing configuration file")
+		return 3
+	}
+	s := &fakeServer{mode: mode, in: bufio.NewReader(in), out: out}
+	for {
+		body, err := s.read()
+		if err != nil {
+			return 0
+		}
+		if body == nil || mode == "hang" {
+			continue
+		}
+		var m rpcMessage
+		if err := json.Unmarshal(body, &m); err != nil {
+			s.write(map[string]any{"jsonrpc": "2.0", "id": nil, "error": map[string]any{"code": -32700, "message": "parse error"}})
+			continue
+		}
+		s.handle(m)
+	}
+}
+
+// read returns the next message body, or nil for a line it answered itself.
+func (s *fakeServer) read() ([]byte, error) {
+	line, err := s.in.ReadString('\n')
+	if err != nil && line == "" {
+		return nil, err
+	}
+	line = strings.TrimRight(line, "\r\n")
+	if s.mode != "lsp" {
+		return []byte(line), nil
+	}
+	if !isContentLengthHeader([]byte(line)) {
+		if strings.TrimSpace(line) != "" {
+			s.write(map[string]any{"jsonrpc": "2.0", "id": nil, "error": map[string]any{"code": -32700, "message": "expected Content-Length header"}})
+		}
+		return nil, nil
+	}
+	return readLSPFrame(s.in, line)
+}
+
+// write sends one message in the server's framing.
+func (s *fakeServer) write(msg any) {
+	body, _ := json.Marshal(msg)
+	switch s.mode {
+	case "lsp":
+		fmt.Fprintf(s.out, "Content-Length: %d\r\n\r\n%s", len(body), body)
+	case "garbage":
+		fmt.Fprintf(s.out, "Starting up... not JSON\n{\"half\": \n%s\n", body)
+	default:
+		fmt.Fprintf(s.out, "%s\n", body)
+	}
+}
+
+// reply answers request m with result.
+func (s *fakeServer) reply(m rpcMessage, result any) {
+	s.write(map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": result})
+}
+
+// handle answers one message.
+func (s *fakeServer) handle(m rpcMessage) {
+	var p struct {
+		ProtocolVersion string          `json:"protocolVersion"`
+		Cursor          string          `json:"cursor"`
+		Name            string          `json:"name"`
+		Arguments       json.RawMessage `json:"arguments"`
+		RequestID       json.RawMessage `json:"requestId"`
+		Meta            struct {
+			ProgressToken json.RawMessage `json:"progressToken"`
+		} `json:"_meta"`
+	}
+	_ = json.Unmarshal(m.Params, &p)
+	switch m.Method {
+	case "initialize":
+		version := p.ProtocolVersion
+		if s.mode == "oldver" {
+			version = "2024-01-01"
+		}
+		s.reply(m, map[string]any{"protocolVersion": version, "serverInfo": map[string]any{"name": "fake", "version": "1"},
+			"capabilities": map[string]any{"tools": map[string]any{"listChanged": true}}})
+	case "tools/list":
+		s.listTools(m, p.Cursor)
+	case "tools/call":
+		s.callTool(m, p.Name, p.Arguments, p.Meta.ProgressToken)
+	case "notifications/cancelled":
+		fmt.Fprintf(os.Stderr, "cancelled request %s\n", p.RequestID)
+	case "ping":
+		s.reply(m, map[string]any{})
+	default:
+		if len(m.ID) > 0 {
+			s.write(map[string]any{"jsonrpc": "2.0", "id": m.ID, "error": map[string]any{"code": -32601, "message": "no " + m.Method}})
+		}
+	}
+}
+
+// fakeTools are the fake server's tools, in three pages.
+var fakeTools = [][]map[string]any{
+	{
+		{"name": "echo", "description": "Echo the text", "inputSchema": map[string]any{"type": "object",
+			"properties": map[string]any{"text": map[string]any{"type": "string"}}, "required": []string{"text"}}},
+		{"name": "fail", "description": "Always fails", "inputSchema": map[string]any{"type": "object"}},
+	},
+	{
+		{"name": "hang", "description": "Never answers", "inputSchema": map[string]any{"type": "object"}},
+		{"name": "crash", "description": "Exits mid-call", "inputSchema": map[string]any{"type": "object"}},
+	},
+	{
+		{"name": "slow", "description": "Answers after progress", "inputSchema": map[string]any{"type": "object"}},
+	},
+}
+
+// listTools serves one page; the cursor is the page number.
+func (s *fakeServer) listTools(m rpcMessage, cursor string) {
+	page, _ := strconv.Atoi(cursor)
+	result := map[string]any{"tools": fakeTools[page]}
+	if page+1 < len(fakeTools) {
+		result["nextCursor"] = strconv.Itoa(page + 1)
+	}
+	s.reply(m, result)
+}
+
+// callTool runs one of the fake tools.
+func (s *fakeServer) callTool(m rpcMessage, name string, args, token json.RawMessage) {
+	text := func(t string) map[string]any {
+		return map[string]any{"content": []map[string]any{{"type": "text", "text": t}}}
+	}
+	switch name {
+	case "echo":
+		var a struct{ Text string }
+		_ = json.Unmarshal(args, &a)
+		s.reply(m, text("echo: "+a.Text))
+	case "fail":
+		r := text("it went wrong")
+		r["isError"] = true
+		s.reply(m, r)
+	case "hang":
+	case "crash":
+		fmt.Fprintln(os.Stderr, "panic: the fake server crashed on purpose")
+		os.Exit(2)
+	case "slow":
+		for i := 1; i <= 3; i++ {
+			time.Sleep(30 * time.Millisecond)
+			s.write(map[string]any{"jsonrpc": "2.0", "method": "notifications/progress",
+				"params": map[string]any{"progressToken": token, "progress": i, "total": 3, "message": fmt.Sprintf("step %d", i)}})
+		}
+		s.reply(m, text("done"))
+	default:
+		s.write(map[string]any{"jsonrpc": "2.0", "id": m.ID, "error": map[string]any{"code": -32602, "message": "unknown tool " + name}})
+	}
+}
+
+// fakeStdioConfig configures the test binary as a fake server in mode.
+func fakeStdioConfig(t *testing.T, name, mode string) MCPServerConfig {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return MCPServerConfig{Name: name, Command: exe, Env: map[string]string{fakeMCPEnv: mode}}
+}

@@ -1,0 +1,214 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// Inputs of the helper tools that reach MCP resources and prompts.
+type (
+	// listMCPResourcesInput selects whose resources to list.
+	listMCPResourcesInput struct {
+		Server string `json:"server,omitempty" desc:"Only this MCP server (default: all servers)"`
+	}
+	// readMCPResourceInput names one resource.
+	readMCPResourceInput struct {
+		Server string `json:"server" validate:"required" desc:"The MCP server that has the resource"`
+		URI    string `json:"uri" validate:"required" desc:"The resource URI, as listed by list_mcp_resources"`
+	}
+	// listMCPPromptsInput selects whose prompts to list.
+	listMCPPromptsInput struct {
+		Server string `json:"server,omitempty" desc:"Only this MCP server (default: all servers)"`
+	}
+	// getMCPPromptInput names one prompt and its arguments.
+	getMCPPromptInput struct {
+		Server    string            `json:"server" validate:"required" desc:"The MCP server that has the prompt"`
+		Name      string            `json:"name" validate:"required" desc:"The prompt name, as listed by list_mcp_prompts"`
+		Arguments map[string]string `json:"arguments,omitempty" desc:"The prompt's arguments"`
+	}
+)
+
+// mcpHelperTools builds the four helper tools. The manager registers the
+// resource pair while some server offers resources, and the prompt pair
+// while some server offers prompts.
+func mcpHelperTools(m *MCPManager) []*Tool {
+	external := func(what string) PermissionRequest {
+		return PermissionRequest{Access: AccessExternal, Summary: what}
+	}
+	return []*Tool{
+		ToolDef[listMCPResourcesInput]{
+			Name:        "list_mcp_resources",
+			Description: "List the resources (files, records, documents) that connected MCP servers offer.",
+			ReadOnly:    true,
+			Run: func(ctx context.Context, _ *ToolEnv, in listMCPResourcesInput) (ToolOutput, error) {
+				return m.listEach(ctx, in.Server, "resources/list", "resources", formatResource)
+			},
+		}.Tool(),
+		ToolDef[readMCPResourceInput]{
+			Name:        "read_mcp_resource",
+			Description: "Read one resource from an MCP server by its URI.",
+			Permission: func(_ *ToolEnv, in readMCPResourceInput) (PermissionRequest, error) {
+				return external(fmt.Sprintf("read %s from MCP server %s", in.URI, in.Server)), nil
+			},
+			Run: func(ctx context.Context, _ *ToolEnv, in readMCPResourceInput) (ToolOutput, error) {
+				return m.readResource(ctx, in.Server, in.URI)
+			},
+		}.Tool(),
+		ToolDef[listMCPPromptsInput]{
+			Name:        "list_mcp_prompts",
+			Description: "List the prompt templates that connected MCP servers offer.",
+			ReadOnly:    true,
+			Run: func(ctx context.Context, _ *ToolEnv, in listMCPPromptsInput) (ToolOutput, error) {
+				return m.listEach(ctx, in.Server, "prompts/list", "prompts", formatPrompt)
+			},
+		}.Tool(),
+		ToolDef[getMCPPromptInput]{
+			Name:        "get_mcp_prompt",
+			Description: "Fetch a prompt template from an MCP server, filled in with the given arguments.",
+			Permission: func(_ *ToolEnv, in getMCPPromptInput) (PermissionRequest, error) {
+				return external(fmt.Sprintf("get prompt %s from MCP server %s", in.Name, in.Server)), nil
+			},
+			Run: func(ctx context.Context, _ *ToolEnv, in getMCPPromptInput) (ToolOutput, error) {
+				return m.getPrompt(ctx, in.Server, in.Name, in.Arguments)
+			},
+		}.Tool(),
+	}
+}
+
+// listEach runs a list method on every ready server (or the named one)
+// and formats each item as a line.
+func (m *MCPManager) listEach(ctx context.Context, server, method, key string, format func(server string, item json.RawMessage) string) (ToolOutput, error) {
+	servers, err := m.readyServers(server)
+	if err != nil {
+		return ToolOutput{}, err
+	}
+	var lines []string
+	for _, srv := range servers {
+		sess, err := srv.ready()
+		if err != nil {
+			continue
+		}
+		items, err := sess.listAll(ctx, method, key, srv.callTimeout())
+		if err != nil {
+			lines = append(lines, fmt.Sprintf("%s: %v", srv.name, err))
+			continue
+		}
+		for _, item := range items {
+			lines = append(lines, format(srv.name, item))
+		}
+	}
+	if len(lines) == 0 {
+		return ToolOutput{Text: "(none)"}, nil
+	}
+	return ToolOutput{Text: strings.Join(lines, "\n")}, nil
+}
+
+// formatResource is one line of list_mcp_resources.
+func formatResource(server string, item json.RawMessage) string {
+	var r struct {
+		URI, Name, MimeType, Description string
+	}
+	_ = json.Unmarshal(item, &r)
+	line := fmt.Sprintf("%s: %s — %s", server, r.URI, r.Name)
+	if r.MimeType != "" {
+		line += " (" + r.MimeType + ")"
+	}
+	if r.Description != "" {
+		line += ": " + firstLineOf(r.Description)
+	}
+	return line
+}
+
+// formatPrompt is one line of list_mcp_prompts.
+func formatPrompt(server string, item json.RawMessage) string {
+	var p struct {
+		Name, Description string
+		Arguments         []struct {
+			Name     string
+			Required bool
+		}
+	}
+	_ = json.Unmarshal(item, &p)
+	var args []string
+	for _, a := range p.Arguments {
+		if a.Required {
+			args = append(args, a.Name)
+		} else {
+			args = append(args, a.Name+"?")
+		}
+	}
+	line := fmt.Sprintf("%s: %s(%s)", server, p.Name, strings.Join(args, ", "))
+	if p.Description != "" {
+		line += " — " + firstLineOf(p.Description)
+	}
+	return line
+}
+
+// readResource reads one resource and renders its contents.
+func (m *MCPManager) readResource(ctx context.Context, server, uri string) (ToolOutput, error) {
+	srv, sess, err := m.oneReady(server)
+	if err != nil {
+		return ToolOutput{}, err
+	}
+	raw, err := sess.call(ctx, "resources/read", map[string]string{"uri": uri}, srv.callTimeout(), nil)
+	if err != nil {
+		return ToolOutput{}, fmt.Errorf("reading %s from %s: %w", uri, server, err)
+	}
+	var res struct {
+		Contents []mcpContent `json:"contents"`
+	}
+	if err := json.Unmarshal(raw, &res); err != nil {
+		return ToolOutput{}, fmt.Errorf("reading %s from %s: bad result: %w", uri, server, err)
+	}
+	var parts []string
+	for _, c := range res.Contents {
+		parts = append(parts, renderResource(c))
+	}
+	return ToolOutput{Text: strings.Join(parts, "\n")}, nil
+}
+
+// getPrompt fetches a prompt and renders its messages.
+func (m *MCPManager) getPrompt(ctx context.Context, server, name string, args map[string]string) (ToolOutput, error) {
+	srv, sess, err := m.oneReady(server)
+	if err != nil {
+		return ToolOutput{}, err
+	}
+	params := map[string]any{"name": name}
+	if len(args) > 0 {
+		params["arguments"] = args
+	}
+	raw, err := sess.call(ctx, "prompts/get", params, srv.callTimeout(), nil)
+	if err != nil {
+		return ToolOutput{}, fmt.Errorf("getting prompt %s from %s: %w", name, server, err)
+	}
+	var res struct {
+		Description string `json:"description"`
+		Messages    []struct {
+			Role    string     `json:"role"`
+			Content mcpContent `json:"content"`
+		} `json:"messages"`
+	}
+	if err := json.Unmarshal(raw, &res); err != nil {
+		return ToolOutput{}, fmt.Errorf("getting prompt %s from %s: bad result: %w", name, server, err)
+	}
+	var parts []string
+	if res.Description != "" {
+		parts = append(parts, res.Description)
+	}
+	for _, msg := range res.Messages {
+		parts = append(parts, msg.Role+": "+renderContent(msg.Content))
+	}
+	return ToolOutput{Text: strings.Join(parts, "\n\n")}, nil
+}
+
+// oneReady returns the named server and its session if it is ready.
+func (m *MCPManager) oneReady(name string) (*mcpServer, *mcpSession, error) {
+	servers, err := m.readyServers(name)
+	if err != nil {
+		return nil, nil, err
+	}
+	sess, err := servers[0].ready()
+	return servers[0], sess, err
+}

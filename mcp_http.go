@@ -1,0 +1,453 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Streamable HTTP settings.
+const (
+	mcpDefaultRetry   = time.Second // reconnect delay when the server gave none
+	mcpMaxReconnects  = 5           // failed reconnects in a row before giving up
+	mcpErrorBodyLimit = 500
+)
+
+// mcpHTTP speaks the Streamable HTTP transport: every message is a POST
+// whose answer is JSON or an SSE stream; the session id and protocol
+// version go on every request after initialize; an optional GET stream
+// carries what the server sends on its own; a dropped stream is resumed
+// with Last-Event-ID. A server that refuses the initialize POST is spoken
+// to with the older HTTP+SSE transport instead.
+type mcpHTTP struct {
+	url        string
+	headers    map[string]string
+	legacyOnly bool
+	client     *http.Client
+
+	deliver func(rpcMessage)
+	lost    func(error)
+	life    context.Context // ends on close; every stream is bound to it
+	stop    context.CancelFunc
+
+	mu         sync.Mutex
+	sessionID  string
+	version    string
+	legacyPost string             // the HTTP+SSE endpoint, once known
+	stopListen context.CancelFunc // ends the current GET stream
+}
+
+// newMCPHTTP describes a server at rawURL; legacy forces HTTP+SSE.
+func newMCPHTTP(rawURL string, headers map[string]string, legacy bool) *mcpHTTP {
+	life, stop := context.WithCancel(context.Background())
+	return &mcpHTTP{url: rawURL, headers: headers, legacyOnly: legacy, client: &http.Client{}, life: life, stop: stop}
+}
+
+// open remembers where messages go; the first POST makes the connection.
+func (t *mcpHTTP) open(ctx context.Context, deliver func(rpcMessage), lost func(error)) error {
+	t.deliver, t.lost = deliver, lost
+	if t.legacyOnly {
+		return t.connectLegacy(ctx)
+	}
+	return nil
+}
+
+// send POSTs one message and handles the answer: 202 for notifications
+// and replies, JSON or an SSE stream for requests.
+func (t *mcpHTTP) send(ctx context.Context, msg rpcMessage) error {
+	body, err := json.Marshal(msg)
+	if err != nil {
+		return fmt.Errorf("encoding message: %w", err)
+	}
+	t.mu.Lock()
+	legacy := t.legacyPost
+	t.mu.Unlock()
+	if legacy != "" {
+		return t.postLegacy(ctx, legacy, body)
+	}
+	reqCtx, cancel := t.bind(ctx, msg.isRequest())
+	resp, err := t.do(reqCtx, http.MethodPost, bytes.NewReader(body), msg.Method == "initialize", "")
+	if err != nil {
+		cancel()
+		return err
+	}
+	if msg.Method == "initialize" && (resp.StatusCode == 400 || resp.StatusCode == 404 || resp.StatusCode == 405) {
+		drain(resp)
+		cancel()
+		if err := t.connectLegacy(ctx); err != nil {
+			return fmt.Errorf("the server refused the initialize POST (%s) and HTTP+SSE failed too: %w", resp.Status, err)
+		}
+		return t.send(ctx, msg)
+	}
+	if t.sessionLost(resp, msg.Method) {
+		cancel()
+		return errMCPSessionExpired
+	}
+	if resp.StatusCode/100 != 2 {
+		defer cancel()
+		return statusError(resp)
+	}
+	if msg.Method == "initialize" {
+		if id := resp.Header.Get("Mcp-Session-Id"); id != "" {
+			t.mu.Lock()
+			t.sessionID = id
+			t.mu.Unlock()
+		}
+	}
+	return t.readReply(reqCtx, cancel, resp, msg)
+}
+
+// bind returns a context that ends with the transport, and also with ctx
+// when the message is a request (its stream belongs to the caller).
+func (t *mcpHTTP) bind(ctx context.Context, request bool) (context.Context, context.CancelFunc) {
+	streamCtx, cancel := context.WithCancel(t.life)
+	if request {
+		stop := context.AfterFunc(ctx, cancel)
+		return streamCtx, func() { stop(); cancel() }
+	}
+	return streamCtx, cancel
+}
+
+// readReply delivers what came back for a message: a JSON body at once,
+// an SSE stream on its own goroutine (it may hold server requests and
+// notifications before the reply).
+func (t *mcpHTTP) readReply(ctx context.Context, cancel context.CancelFunc, resp *http.Response, msg rpcMessage) error {
+	mediaType, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	switch {
+	case resp.StatusCode == http.StatusAccepted || resp.StatusCode == http.StatusNoContent:
+		drain(resp)
+		cancel()
+	case mediaType == "text/event-stream":
+		go func() {
+			defer cancel()
+			t.readStream(ctx, resp.Body, idKey(msg.ID))
+		}()
+	default:
+		defer cancel()
+		defer drain(resp)
+		return t.deliverJSON(resp.Body)
+	}
+	return nil
+}
+
+// deliverJSON decodes a JSON reply: one message or a batch.
+func (t *mcpHTTP) deliverJSON(body io.Reader) error {
+	data, err := io.ReadAll(body)
+	if err != nil {
+		return fmt.Errorf("reading the reply: %w", err)
+	}
+	data = bytes.TrimSpace(data)
+	if len(data) == 0 {
+		return nil
+	}
+	var batch []rpcMessage
+	if data[0] == '[' {
+		if err := json.Unmarshal(data, &batch); err != nil {
+			return fmt.Errorf("bad JSON reply: %w", err)
+		}
+	} else {
+		var m rpcMessage
+		if err := json.Unmarshal(data, &m); err != nil {
+			return fmt.Errorf("bad JSON reply: %w", err)
+		}
+		batch = append(batch, m)
+	}
+	for _, m := range batch {
+		t.deliver(m)
+	}
+	return nil
+}
+
+// readStream reads an SSE stream that should end with the reply to the
+// request wantID ("" for none). If it ends first, the stream is resumed
+// with GET and Last-Event-ID after the server's retry delay; if it cannot
+// be resumed, the request fails rather than waiting forever.
+func (t *mcpHTTP) readStream(ctx context.Context, body io.ReadCloser, wantID string) {
+	lastID, retry := "", mcpDefaultRetry
+	for attempt := 0; ; attempt++ {
+		answered, id, delay := t.readEvents(body, wantID)
+		body.Close()
+		if id != "" {
+			lastID, attempt = id, 0
+		}
+		if delay > 0 {
+			retry = delay
+		}
+		if answered || wantID == "" || ctx.Err() != nil {
+			return
+		}
+		if lastID == "" || attempt >= mcpMaxReconnects {
+			t.deliver(rpcMessage{JSONRPC: "2.0", ID: json.RawMessage(wantID),
+				Error: &rpcError{Code: rpcConnectionLost, Message: "the server closed the stream before answering"}})
+			return
+		}
+		select {
+		case <-time.After(retry):
+		case <-ctx.Done():
+			return
+		}
+		resp, err := t.do(ctx, http.MethodGet, nil, false, lastID)
+		if err != nil || resp.StatusCode != http.StatusOK {
+			if err == nil {
+				drain(resp)
+			}
+			continue
+		}
+		body = resp.Body
+	}
+}
+
+// readEvents delivers the messages of one SSE body. It reports whether the
+// reply to wantID came, the last event id, and the retry delay the server
+// asked for (0 if none).
+func (t *mcpHTTP) readEvents(body io.Reader, wantID string) (answered bool, lastID string, retry time.Duration) {
+	_ = mcpReadSSE(body, func(ev mcpSSEEvent) bool {
+		lastID = ev.ID
+		if ev.Retry > 0 {
+			retry = time.Duration(ev.Retry) * time.Millisecond
+		}
+		if strings.TrimSpace(ev.Data) == "" || (ev.Event != "" && ev.Event != "message") {
+			return true
+		}
+		var m rpcMessage
+		if err := json.Unmarshal([]byte(ev.Data), &m); err != nil {
+			return true
+		}
+		t.deliver(m)
+		answered = answered || wantID != "" && m.isResponse() && idKey(m.ID) == wantID
+		return !answered
+	})
+	return answered, lastID, retry
+}
+
+// established records the version and opens the optional GET stream,
+// waiting until it is connected so that nothing the server sends on it is
+// missed. Any answer but 200 means the server offers no such stream.
+func (t *mcpHTTP) established(ctx context.Context, version string) error {
+	t.mu.Lock()
+	t.version = version
+	legacy := t.legacyPost != ""
+	if t.stopListen != nil {
+		t.stopListen()
+	}
+	t.mu.Unlock()
+	if legacy {
+		return nil
+	}
+	listenCtx, stop := context.WithCancel(t.life)
+	resp, err := t.do(listenCtx, http.MethodGet, nil, false, "")
+	if err != nil || resp.StatusCode != http.StatusOK {
+		if err == nil {
+			drain(resp)
+		}
+		stop()
+		return nil
+	}
+	t.mu.Lock()
+	t.stopListen = stop
+	t.mu.Unlock()
+	go t.listen(listenCtx, resp.Body)
+	return nil
+}
+
+// listen reads the GET stream and reconnects after it drops, resuming
+// from the last event id, until the server refuses or the session ends.
+func (t *mcpHTTP) listen(ctx context.Context, body io.ReadCloser) {
+	lastID, retry := "", mcpDefaultRetry
+	for failures := 0; failures < mcpMaxReconnects; {
+		if body != nil {
+			_, id, delay := t.readEvents(body, "")
+			body.Close()
+			body = nil
+			if id != "" {
+				lastID = id
+			}
+			if delay > 0 {
+				retry = delay
+			}
+		}
+		select {
+		case <-time.After(retry):
+		case <-ctx.Done():
+			return
+		}
+		resp, err := t.do(ctx, http.MethodGet, nil, false, lastID)
+		switch {
+		case err != nil:
+			failures++
+		case resp.StatusCode != http.StatusOK:
+			drain(resp)
+			return
+		default:
+			body, failures = resp.Body, 0
+		}
+	}
+}
+
+// do sends one HTTP request with the transport's headers.
+func (t *mcpHTTP) do(ctx context.Context, method string, body io.Reader, initialize bool, lastEventID string) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, method, t.url, body)
+	if err != nil {
+		return nil, fmt.Errorf("bad MCP server URL: %w", err)
+	}
+	for k, v := range t.headers {
+		req.Header.Set(k, v)
+	}
+	if method == http.MethodPost {
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+	} else {
+		req.Header.Set("Accept", "text/event-stream")
+	}
+	if lastEventID != "" {
+		req.Header.Set("Last-Event-ID", lastEventID)
+	}
+	t.mu.Lock()
+	if t.sessionID != "" && !initialize {
+		req.Header.Set("Mcp-Session-Id", t.sessionID)
+	}
+	if t.version != "" && !initialize {
+		req.Header.Set("MCP-Protocol-Version", t.version)
+	}
+	t.mu.Unlock()
+	resp, err := t.client.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %w", method, t.url, err)
+	}
+	return resp, nil
+}
+
+// sessionLost reports whether the server forgot our session: 404 by the
+// spec; the reference servers answer 400 naming the session instead.
+func (t *mcpHTTP) sessionLost(resp *http.Response, method string) bool {
+	t.mu.Lock()
+	had := t.sessionID != ""
+	t.mu.Unlock()
+	if !had || method == "initialize" || (resp.StatusCode != 404 && resp.StatusCode != 400) {
+		return false
+	}
+	text, _ := io.ReadAll(io.LimitReader(resp.Body, mcpErrorBodyLimit))
+	drain(resp)
+	if resp.StatusCode == 400 && !strings.Contains(strings.ToLower(string(text)), "session") {
+		return false
+	}
+	t.mu.Lock()
+	t.sessionID = ""
+	t.mu.Unlock()
+	return true
+}
+
+// statusError describes a failed HTTP exchange with the start of its body.
+func statusError(resp *http.Response) error {
+	text, _ := io.ReadAll(io.LimitReader(resp.Body, mcpErrorBodyLimit))
+	drain(resp)
+	if msg := strings.TrimSpace(string(text)); msg != "" {
+		return fmt.Errorf("the server answered %s: %s", resp.Status, msg)
+	}
+	return fmt.Errorf("the server answered %s", resp.Status)
+}
+
+// drain reads what is left of a body and closes it, so the connection can
+// be reused.
+func drain(resp *http.Response) {
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64*1024))
+	resp.Body.Close()
+}
+
+// connectLegacy opens an HTTP+SSE session: GET the URL, wait for the
+// endpoint event naming where to POST, and keep reading the stream, which
+// carries every reply.
+func (t *mcpHTTP) connectLegacy(ctx context.Context) error {
+	resp, err := t.do(t.life, http.MethodGet, nil, true, "")
+	if err != nil {
+		return err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return statusError(resp)
+	}
+	endpoint := make(chan string, 1)
+	go func() {
+		defer resp.Body.Close()
+		_ = mcpReadSSE(resp.Body, func(ev mcpSSEEvent) bool {
+			if ev.Event == "endpoint" {
+				endpoint <- ev.Data
+				return true
+			}
+			var m rpcMessage
+			if ev.Data != "" && json.Unmarshal([]byte(ev.Data), &m) == nil {
+				t.deliver(m)
+			}
+			return true
+		})
+		if t.life.Err() == nil {
+			t.lost(errors.New("the server closed its event stream"))
+		}
+	}()
+	select {
+	case ref := <-endpoint:
+		base, err := url.Parse(t.url)
+		if err != nil {
+			return err
+		}
+		post, err := base.Parse(strings.TrimSpace(ref))
+		if err != nil {
+			return fmt.Errorf("bad endpoint %q: %w", ref, err)
+		}
+		t.mu.Lock()
+		t.legacyPost = post.String()
+		t.mu.Unlock()
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("waiting for the endpoint event: %w", ctx.Err())
+	}
+}
+
+// postLegacy sends one message to the HTTP+SSE endpoint; the answer
+// arrives on the event stream.
+func (t *mcpHTTP) postLegacy(ctx context.Context, endpoint string, body []byte) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	for k, v := range t.headers {
+		req.Header.Set(k, v)
+	}
+	resp, err := t.client.Do(req)
+	if err != nil {
+		return fmt.Errorf("POST %s: %w", endpoint, err)
+	}
+	if resp.StatusCode/100 != 2 {
+		return statusError(resp)
+	}
+	drain(resp)
+	return nil
+}
+
+// close ends the streams and, when there is a session, DELETEs it.
+func (t *mcpHTTP) close() error {
+	t.mu.Lock()
+	id := t.sessionID
+	t.mu.Unlock()
+	if id != "" {
+		ctx, cancel := context.WithTimeout(context.Background(), mcpCancelGrace)
+		if resp, err := t.do(ctx, http.MethodDelete, nil, false, ""); err == nil {
+			drain(resp)
+		}
+		cancel()
+	}
+	t.stop()
+	return nil
+}
+
+// diagnostics has nothing to add over HTTP: errors carry the status.
+func (t *mcpHTTP) diagnostics() string { return "" }

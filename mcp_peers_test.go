@@ -1,0 +1,253 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// The tests in this file talk to the reference MCP servers from npm,
+// installed by scripts/install-mcp-peers.sh into $MCP_TOOLS_DIR (default
+// /tmp/minicode-mcp-peers). In CI (CI=true) they must run; elsewhere they
+// skip when the peers are missing.
+
+// mcpPeersDir returns the peers' install prefix, or skips (fails in CI).
+func mcpPeersDir(t *testing.T) string {
+	t.Helper()
+	dir := os.Getenv("MCP_TOOLS_DIR")
+	if dir == "" {
+		dir = "/tmp/minicode-mcp-peers"
+	}
+	_, errNode := exec.LookPath("node")
+	_, errPkg := os.Stat(filepath.Join(dir, "node_modules/@modelcontextprotocol/server-everything/package.json"))
+	if errNode != nil || errPkg != nil {
+		msg := fmt.Sprintf("MCP peers not found in %s (node: %v); install them with: bash scripts/install-mcp-peers.sh", dir, errNode)
+		if os.Getenv("CI") == "true" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	return dir
+}
+
+// everythingStdio configures server-everything over stdio.
+func everythingStdio(t *testing.T) MCPServerConfig {
+	dir := mcpPeersDir(t)
+	return MCPServerConfig{Name: "everything", Command: "node",
+		Args: []string{filepath.Join(dir, "node_modules/.bin/mcp-server-everything"), "stdio"}}
+}
+
+// startEverythingHTTP runs server-everything in an HTTP mode
+// (streamableHttp or sse) on a free port and returns its base URL.
+func startEverythingHTTP(t *testing.T, mode string) string {
+	dir := mcpPeersDir(t)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	cmd := exec.Command("node", filepath.Join(dir, "node_modules/.bin/mcp-server-everything"), mode)
+	cmd.Env = append(os.Environ(), fmt.Sprintf("PORT=%d", port))
+	var logs strings.Builder
+	cmd.Stdout, cmd.Stderr = &logs, &logs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	for deadline := time.Now().Add(15 * time.Second); ; {
+		if c, err := net.Dial("tcp", addr); err == nil {
+			c.Close()
+			return "http://" + addr
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("server-everything %s did not listen on %s", mode, addr)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// allowAll is an Authorizer that allows every call.
+type allowAll struct{}
+
+// Authorize allows.
+func (allowAll) Authorize(context.Context, PermissionRequest) error { return nil }
+
+// eventLog collects manager events for assertions.
+type eventLog struct {
+	mu     sync.Mutex
+	events []MCPEvent
+}
+
+// add records one event.
+func (l *eventLog) add(e MCPEvent) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.events = append(l.events, e)
+}
+
+// count returns how many events of kind were seen.
+func (l *eventLog) count(kind string) int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n := 0
+	for _, e := range l.events {
+		if e.Kind == kind {
+			n++
+		}
+	}
+	return n
+}
+
+// startManager runs a manager over configs and waits until all settle.
+func startManager(t *testing.T, configs []MCPServerConfig, opts MCPOptions) (*MCPManager, *Registry) {
+	t.Helper()
+	reg := NewRegistry()
+	m := NewMCPManager(configs, reg, opts)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	m.Start(ctx)
+	m.Wait(ctx)
+	t.Cleanup(m.Close)
+	return m, reg
+}
+
+// waitForTool polls until the registry has name (list_changed refreshes
+// run in the background).
+func waitForTool(t *testing.T, reg *Registry, name string) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if _, ok := reg.Get(name); ok {
+			return
+		}
+	}
+	t.Fatalf("tool %q never appeared; have %q", name, reg.names())
+}
+
+// execTool runs one call through the registry, as the agent loop does.
+func execTool(t *testing.T, reg *Registry, name, input string) ToolOutput {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	env := &ToolEnv{Workspace: t.TempDir(), Perms: allowAll{}}
+	return reg.Execute(ctx, env, Block{Type: BlockToolUse, ID: "call_1", Name: name, Input: json.RawMessage(input)})
+}
+
+func TestMCPEverythingStdio(t *testing.T) {
+	t.Parallel()
+	var events eventLog
+	workspace := t.TempDir()
+	m, reg := startManager(t, []MCPServerConfig{everythingStdio(t)},
+		MCPOptions{Workspace: workspace, OnEvent: events.add,
+			// The form's first field, name, is required; the rest keep defaults.
+			Elicitor: NewLineElicitor(strings.NewReader("Alice\n"+strings.Repeat("\n", 20)), io.Discard)})
+	st := m.Status()[0]
+	if st.State != MCPReady {
+		t.Fatalf("state = %q (%s), want ready", st.State, st.Error)
+	}
+	// Tools added for our capabilities arrive with list_changed.
+	waitForTool(t, reg, "mcp__everything__get-roots-list")
+	waitForTool(t, reg, "mcp__everything__trigger-elicitation-request")
+	for _, name := range []string{"list_mcp_resources", "read_mcp_resource", "list_mcp_prompts", "get_mcp_prompt"} {
+		if _, ok := reg.Get(name); !ok {
+			t.Errorf("helper tool %s missing though the server offers resources and prompts", name)
+		}
+	}
+
+	cases := []struct {
+		tool, input string
+		want        []string
+	}{
+		{"mcp__everything__echo", `{"message":"hello"}`, []string{"Echo: hello"}},
+		{"mcp__everything__get-sum", `{"a":2,"b":40}`, []string{"42"}},
+		{"mcp__everything__get-tiny-image", `{}`, []string{"[image image/png, ", " bytes]"}},
+		{"mcp__everything__get-resource-links", `{"count":2}`, []string{"[resource link: ", "demo://resource/"}},
+		{"mcp__everything__get-resource-reference", `{"resourceType":"Text","resourceId":1}`, []string{"[resource demo://resource/"}},
+		{"mcp__everything__get-structured-content", `{"location":"New York"}`, []string{"temperature"}},
+		{"mcp__everything__get-roots-list", `{}`, []string{"file://" + workspace}},
+		{"mcp__everything__trigger-elicitation-request", `{}`, []string{`"action": "accept"`, "Alice", "It was a dark and stormy night."}},
+		{"list_mcp_resources", `{}`, []string{"everything: demo://resource/"}},
+		{"read_mcp_resource", `{"server":"everything","uri":"demo://resource/static/document/architecture.md"}`, []string{"[resource demo://resource/static/document/architecture.md]"}},
+		{"list_mcp_prompts", `{}`, []string{"everything: simple-prompt"}},
+		{"get_mcp_prompt", `{"server":"everything","name":"simple-prompt"}`, []string{"user: "}},
+	}
+	for _, c := range cases {
+		t.Run(c.tool, func(t *testing.T) {
+			out := execTool(t, reg, c.tool, c.input)
+			for _, w := range c.want {
+				if out.IsError || !strings.Contains(out.Text, w) {
+					t.Errorf("%s(%s) = %q (isError %v), want it to contain %q", c.tool, c.input, out.Text, out.IsError, w)
+				}
+			}
+		})
+	}
+
+	t.Run("schema checked before the call", func(t *testing.T) {
+		out := execTool(t, reg, "mcp__everything__get-sum", `{"a":"two","b":1}`)
+		if !out.IsError || !strings.Contains(out.Text, `field "a" must be number`) {
+			t.Errorf("got %q, want a validation error for a", out.Text)
+		}
+	})
+	t.Run("progress", func(t *testing.T) {
+		before := events.count(MCPEventProgress)
+		out := execTool(t, reg, "mcp__everything__trigger-long-running-operation", `{"duration":0.3,"steps":3}`)
+		if out.IsError || !strings.Contains(out.Text, "completed") {
+			t.Fatalf("got %q", out.Text)
+		}
+		if got := events.count(MCPEventProgress) - before; got != 3 {
+			t.Errorf("progress events = %d, want 3", got)
+		}
+	})
+}
+
+func TestMCPEverythingCancellation(t *testing.T) {
+	t.Parallel()
+	c := everythingStdio(t)
+	c.TimeoutMs = 400
+	sess := connectTestSession(t, c)
+	start := time.Now()
+	// Progress every 0.5 s would reset the clock, so ask for few steps.
+	_, err := sess.callTool(context.Background(), "trigger-long-running-operation", json.RawMessage(`{"duration":20,"steps":2}`), c.callTimeout(), nil)
+	if err == nil || !strings.Contains(err.Error(), "did not answer") {
+		t.Fatalf("err = %v, want a timeout", err)
+	}
+	if elapsed := time.Since(start); elapsed > 5*time.Second {
+		t.Errorf("the timeout took %s", elapsed)
+	}
+	// The server never answers the cancelled request; the session must
+	// have dropped it and still work.
+	sess.mu.Lock()
+	pending := len(sess.pending)
+	sess.mu.Unlock()
+	if pending != 0 {
+		t.Errorf("%d requests still pending after the cancel", pending)
+	}
+	out, err := sess.callTool(context.Background(), "echo", json.RawMessage(`{"message":"still here"}`), 10*time.Second, nil)
+	if err != nil || !strings.Contains(out.Text, "still here") {
+		t.Errorf("echo after cancel = %q, %v", out.Text, err)
+	}
+}
+
+// connectTestSession opens a session to c and closes it when the test ends.
+func connectTestSession(t *testing.T, c MCPServerConfig) *mcpSession {
+	t.Helper()
+	m := NewMCPManager(nil, nil, MCPOptions{Workspace: t.TempDir()})
+	sess := newMCPSession(c.Name, m.transport(c), m.sessionOptions())
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := sess.connect(ctx, c.startupTimeout()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sess.close() })
+	return sess
+}

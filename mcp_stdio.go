@@ -1,0 +1,342 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Framings a stdio server may speak. The MCP standard is one JSON message
+// per line; some older servers use LSP-style Content-Length headers.
+const (
+	framingNDJSON = "ndjson"
+	framingLSP    = "lsp"
+)
+
+// How long shutdown waits after closing stdin and after SIGTERM.
+const (
+	mcpExitGrace  = 2 * time.Second
+	mcpStderrKeep = 20 // stderr lines kept for error messages
+)
+
+// mcpStdio runs an MCP server as a child process and speaks JSON-RPC over
+// its stdin and stdout. It starts with newline-delimited JSON; if the server
+// answers with Content-Length headers it switches both directions to that
+// framing and sends the initialize request again, framed.
+type mcpStdio struct {
+	command string
+	args    []string
+	env     []string // added to this process's environment
+	dir     string
+	// framing is what worked before ("" when unknown); remember is told
+	// what the server turned out to speak.
+	framing  string
+	remember func(framing string)
+
+	cmd     *exec.Cmd
+	stdin   io.WriteCloser
+	stderr  *lineTail
+	writeMu sync.Mutex
+	mu      sync.Mutex
+	lsp     bool        // current framing is Content-Length
+	settled bool        // framing is known (first valid message seen)
+	initMsg *rpcMessage // initialize sent while the framing was unknown
+	closing bool
+	exited  chan struct{}
+	exitErr error
+}
+
+// newMCPStdio describes a server process; open starts it.
+func newMCPStdio(command string, args, env []string, dir, framing string, remember func(string)) *mcpStdio {
+	return &mcpStdio{command: command, args: args, env: env, dir: dir, framing: framing, remember: remember,
+		stderr: &lineTail{max: mcpStderrKeep}, exited: make(chan struct{})}
+}
+
+// open starts the process and the goroutine reading its stdout.
+func (t *mcpStdio) open(ctx context.Context, deliver func(rpcMessage), lost func(error)) error {
+	cmd := exec.Command(t.command, t.args...)
+	cmd.Env = append(os.Environ(), t.env...)
+	cmd.Dir = t.dir
+	cmd.Stderr = t.stderr
+	cmd.WaitDelay = mcpExitGrace
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("running %s: %w", t.command, err)
+	}
+	t.cmd, t.stdin = cmd, stdin
+	if t.framing != "" {
+		t.lsp, t.settled = t.framing == framingLSP, true
+	}
+	go t.readLoop(bufio.NewReaderSize(stdout, 64*1024), deliver, lost)
+	return nil
+}
+
+// send writes one message in the current framing.
+func (t *mcpStdio) send(ctx context.Context, msg rpcMessage) error {
+	body, err := json.Marshal(msg)
+	if err != nil {
+		return fmt.Errorf("encoding message: %w", err)
+	}
+	t.mu.Lock()
+	lsp := t.lsp
+	if !t.settled && msg.Method == "initialize" {
+		t.initMsg = &msg
+	}
+	t.mu.Unlock()
+	return t.write(body, lsp)
+}
+
+// write puts one encoded message on the server's stdin.
+func (t *mcpStdio) write(body []byte, lsp bool) error {
+	var frame []byte
+	if lsp {
+		frame = append([]byte("Content-Length: "+strconv.Itoa(len(body))+"\r\n\r\n"), body...)
+	} else {
+		frame = append(body, '\n')
+	}
+	t.writeMu.Lock()
+	defer t.writeMu.Unlock()
+	if _, err := t.stdin.Write(frame); err != nil {
+		return fmt.Errorf("writing to the server: %w", err)
+	}
+	return nil
+}
+
+// established needs nothing on stdio.
+func (t *mcpStdio) established(context.Context, string) error { return nil }
+
+// readLoop reads messages until stdout ends, then reports the exit.
+func (t *mcpStdio) readLoop(r *bufio.Reader, deliver func(rpcMessage), lost func(error)) {
+	err := t.readMessages(r, deliver)
+	waitErr := t.cmd.Wait()
+	t.mu.Lock()
+	closing := t.closing
+	t.exitErr = waitErr
+	t.mu.Unlock()
+	close(t.exited)
+	if closing {
+		return
+	}
+	switch {
+	case err != nil && !errors.Is(err, io.EOF):
+		lost(fmt.Errorf("reading from the server: %w", err))
+	case waitErr != nil:
+		lost(fmt.Errorf("the server exited: %w", waitErr))
+	default:
+		lost(errors.New("the server exited"))
+	}
+}
+
+// readMessages decodes stdout in whichever framing the server speaks.
+// Lines that are not JSON are noted with the server's stderr and skipped.
+func (t *mcpStdio) readMessages(r *bufio.Reader, deliver func(rpcMessage)) error {
+	for {
+		t.mu.Lock()
+		lsp, settled := t.lsp, t.settled
+		t.mu.Unlock()
+		var body []byte
+		var err error
+		if lsp {
+			body, err = readLSPFrame(r, "")
+		} else {
+			var line []byte
+			line, err = r.ReadBytes('\n')
+			line = bytes.TrimSpace(line)
+			if !settled && isContentLengthHeader(line) {
+				t.switchToLSP()
+				body, err = readLSPFrame(r, string(line))
+			} else if len(line) > 0 {
+				body = line
+			}
+		}
+		if len(body) > 0 {
+			t.decode(body, deliver)
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// decode parses one message and passes it on; the first valid message
+// settles the framing, and a Content-Length server that did not answer our
+// unframed initialize gets it again, framed.
+func (t *mcpStdio) decode(body []byte, deliver func(rpcMessage)) {
+	var m rpcMessage
+	if err := json.Unmarshal(body, &m); err != nil || m.JSONRPC != "2.0" {
+		t.stderr.note("ignored a line on stdout that is not JSON-RPC: " + clip(string(body), 200))
+		return
+	}
+	t.mu.Lock()
+	first := !t.settled
+	t.settled = true
+	lsp, init := t.lsp, t.initMsg
+	t.initMsg = nil
+	t.mu.Unlock()
+	if first {
+		if t.remember != nil {
+			t.remember(map[bool]string{true: framingLSP, false: framingNDJSON}[lsp])
+		}
+		if lsp && init != nil && !(m.isResponse() && idKey(m.ID) == idKey(init.ID)) {
+			if body, err := json.Marshal(init); err == nil {
+				_ = t.write(body, true)
+			}
+		}
+	}
+	deliver(m)
+}
+
+// switchToLSP makes both directions use Content-Length framing.
+func (t *mcpStdio) switchToLSP() {
+	t.mu.Lock()
+	t.lsp = true
+	t.mu.Unlock()
+}
+
+// isContentLengthHeader reports whether a line is a Content-Length header.
+func isContentLengthHeader(line []byte) bool {
+	return len(line) >= 15 && strings.EqualFold(string(line[:15]), "Content-Length:")
+}
+
+// readLSPFrame reads one Content-Length framed body. first is a header line
+// already read, or "". Blank lines before the headers are skipped.
+func readLSPFrame(r *bufio.Reader, first string) ([]byte, error) {
+	var headers []string
+	if first != "" {
+		headers = append(headers, first)
+	}
+	for {
+		raw, err := r.ReadString('\n')
+		if err != nil {
+			return nil, err
+		}
+		line := strings.TrimRight(raw, "\r\n")
+		if line == "" && len(headers) > 0 {
+			break
+		}
+		if line != "" {
+			headers = append(headers, line)
+		}
+	}
+	length := -1
+	for _, h := range headers {
+		if name, value, ok := strings.Cut(h, ":"); ok && strings.EqualFold(strings.TrimSpace(name), "Content-Length") {
+			n, err := strconv.Atoi(strings.TrimSpace(value))
+			if err != nil || n < 0 {
+				return nil, fmt.Errorf("bad Content-Length %q", value)
+			}
+			length = n
+		}
+	}
+	if length < 0 {
+		return nil, fmt.Errorf("a framed message without Content-Length: %q", headers)
+	}
+	body := make([]byte, length)
+	_, err := io.ReadFull(r, body)
+	return body, err
+}
+
+// close ends the server: close its stdin, then SIGTERM, then SIGKILL, each
+// after a short wait for it to exit.
+func (t *mcpStdio) close() error {
+	t.mu.Lock()
+	t.closing = true
+	t.mu.Unlock()
+	if t.cmd == nil {
+		return nil
+	}
+	t.writeMu.Lock()
+	t.stdin.Close()
+	t.writeMu.Unlock()
+	for _, sig := range []os.Signal{nil, syscall.SIGTERM, os.Kill} {
+		if sig != nil {
+			_ = t.cmd.Process.Signal(sig)
+		}
+		select {
+		case <-t.exited:
+			return nil
+		case <-time.After(mcpExitGrace):
+		}
+	}
+	return fmt.Errorf("MCP server %s did not exit", t.command)
+}
+
+// diagnostics returns the last lines the server wrote to stderr.
+func (t *mcpStdio) diagnostics() string { return t.stderr.String() }
+
+// lineTail is an io.Writer that keeps the last max lines written to it.
+type lineTail struct {
+	mu      sync.Mutex
+	max     int
+	lines   []string
+	partial string
+}
+
+// Write splits p into lines and keeps the newest ones.
+func (l *lineTail) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	text := l.partial + string(p)
+	parts := strings.Split(text, "\n")
+	l.partial = clip(parts[len(parts)-1], 1000)
+	for _, line := range parts[:len(parts)-1] {
+		l.add(line)
+	}
+	return len(p), nil
+}
+
+// note adds a line of our own.
+func (l *lineTail) note(line string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.add("[minicode] " + line)
+}
+
+// add keeps one line, dropping the oldest beyond max. Callers hold mu.
+func (l *lineTail) add(line string) {
+	line = strings.TrimRight(line, "\r")
+	if line == "" {
+		return
+	}
+	l.lines = append(l.lines, clip(line, 500))
+	if len(l.lines) > l.max {
+		l.lines = l.lines[len(l.lines)-l.max:]
+	}
+}
+
+// String returns the kept lines, oldest first.
+func (l *lineTail) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	lines := l.lines
+	if l.partial != "" {
+		lines = append(append([]string(nil), lines...), l.partial)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// clip shortens s to at most n bytes, marking the cut.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}

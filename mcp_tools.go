@@ -1,0 +1,377 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"math"
+	"regexp"
+	"strings"
+	"time"
+)
+
+// Limits on what MCP servers put into tool names and pagination.
+const (
+	maxToolNameLen = 64
+	maxListPages   = 1000
+	// mcpHardMaxFactor bounds a tool call that keeps reporting progress:
+	// progress resets the call timeout, but never past this many timeouts.
+	mcpHardMaxFactor = 10
+)
+
+// mcpToolInfo is one tool as a server declares it in tools/list.
+type mcpToolInfo struct {
+	Name        string          `json:"name"`
+	Title       string          `json:"title"`
+	Description string          `json:"description"`
+	InputSchema json.RawMessage `json:"inputSchema"`
+}
+
+// mcpContent is one item of a tool result, a prompt message or a resource.
+type mcpContent struct {
+	Type     string `json:"type"`
+	Text     string `json:"text"`
+	Data     string `json:"data"`
+	MimeType string `json:"mimeType"`
+	URI      string `json:"uri"`
+	Name     string `json:"name"`
+	Blob     string `json:"blob"`
+	// Resource is the embedded resource of a "resource" item.
+	Resource *mcpContent `json:"resource"`
+}
+
+// mcpToolResult is the result of tools/call.
+type mcpToolResult struct {
+	Content           []mcpContent    `json:"content"`
+	StructuredContent json.RawMessage `json:"structuredContent"`
+	IsError           bool            `json:"isError"`
+}
+
+// listAll runs a paginated list method (tools/list, resources/list,
+// prompts/list), following nextCursor, and returns the items under key.
+func (s *mcpSession) listAll(ctx context.Context, method, key string, timeout time.Duration) ([]json.RawMessage, error) {
+	var items []json.RawMessage
+	seen := map[string]bool{}
+	cursor := ""
+	for page := 0; page < maxListPages; page++ {
+		var params any
+		if cursor != "" {
+			params = map[string]string{"cursor": cursor}
+		}
+		raw, err := s.call(ctx, method, params, timeout, nil)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", method, err)
+		}
+		var res map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &res); err != nil {
+			return nil, fmt.Errorf("%s: bad result: %w", method, err)
+		}
+		var list []json.RawMessage
+		if err := json.Unmarshal(orNull(res[key]), &list); err != nil {
+			return nil, fmt.Errorf("%s: bad %s: %w", method, key, err)
+		}
+		items = append(items, list...)
+		var next string
+		_ = json.Unmarshal(orNull(res["nextCursor"]), &next)
+		if next == "" {
+			return items, nil
+		}
+		if seen[next] {
+			return nil, fmt.Errorf("%s: the server repeated cursor %q", method, next)
+		}
+		seen[next] = true
+		cursor = next
+	}
+	return nil, fmt.Errorf("%s: more than %d pages", method, maxListPages)
+}
+
+// orNull turns a missing JSON value into null.
+func orNull(raw json.RawMessage) json.RawMessage {
+	if len(raw) == 0 {
+		return json.RawMessage("null")
+	}
+	return raw
+}
+
+// listTools returns every tool the server offers.
+func (s *mcpSession) listTools(ctx context.Context, timeout time.Duration) ([]mcpToolInfo, error) {
+	items, err := s.listAll(ctx, "tools/list", "tools", timeout)
+	if err != nil {
+		return nil, err
+	}
+	tools := make([]mcpToolInfo, 0, len(items))
+	for _, item := range items {
+		var t mcpToolInfo
+		if err := json.Unmarshal(item, &t); err != nil || t.Name == "" {
+			return nil, fmt.Errorf("tools/list: bad tool %s", clip(string(item), 200))
+		}
+		tools = append(tools, t)
+	}
+	return tools, nil
+}
+
+// callTool runs one tool and returns its result as the model should read it.
+func (s *mcpSession) callTool(ctx context.Context, tool string, args json.RawMessage, timeout time.Duration, onProgress func(MCPProgress)) (ToolOutput, error) {
+	if len(bytes.TrimSpace(args)) == 0 {
+		args = json.RawMessage("{}")
+	}
+	ctx, cancel := context.WithTimeout(ctx, mcpHardMaxFactor*timeout)
+	defer cancel()
+	params := map[string]any{"name": tool, "arguments": args}
+	progress := func(p MCPProgress) {
+		p.Tool = tool
+		if onProgress != nil {
+			onProgress(p)
+		}
+	}
+	raw, err := s.call(ctx, "tools/call", params, timeout, progress)
+	if err != nil {
+		return ToolOutput{}, fmt.Errorf("MCP tool %s on %s: %w", tool, s.server, err)
+	}
+	var res mcpToolResult
+	if err := json.Unmarshal(raw, &res); err != nil {
+		return ToolOutput{}, fmt.Errorf("MCP tool %s on %s: bad result: %w", tool, s.server, err)
+	}
+	return ToolOutput{Text: renderToolResult(res), IsError: res.IsError}, nil
+}
+
+// renderToolResult turns a tool result into text for the model: text as
+// is, media as a one-line description, links and embedded resources with
+// their URIs, and structured content as JSON when no text says the same.
+func renderToolResult(res mcpToolResult) string {
+	var parts []string
+	hasText := false
+	for _, c := range res.Content {
+		if c.Type == "text" {
+			hasText = true
+		}
+		parts = append(parts, renderContent(c))
+	}
+	if !hasText && len(res.StructuredContent) > 0 && string(res.StructuredContent) != "null" {
+		var out bytes.Buffer
+		if json.Indent(&out, res.StructuredContent, "", "  ") == nil {
+			parts = append(parts, out.String())
+		}
+	}
+	if len(parts) == 0 {
+		return "(the tool returned no content)"
+	}
+	return strings.Join(parts, "\n")
+}
+
+// renderContent describes one content item.
+func renderContent(c mcpContent) string {
+	switch c.Type {
+	case "text":
+		return c.Text
+	case "image", "audio":
+		return fmt.Sprintf("[%s %s, %d bytes]", c.Type, c.MimeType, base64Len(c.Data))
+	case "resource_link":
+		return fmt.Sprintf("[resource link: %s %s]", c.Name, c.URI)
+	case "resource":
+		if c.Resource == nil {
+			return "[resource without contents]"
+		}
+		return renderResource(*c.Resource)
+	default:
+		return fmt.Sprintf("[%s content]", c.Type)
+	}
+}
+
+// renderResource shows a resource's text with its URI, or describes a blob.
+func renderResource(r mcpContent) string {
+	if r.Blob != "" || r.Text == "" && r.MimeType != "" && !strings.HasPrefix(r.MimeType, "text/") {
+		return fmt.Sprintf("[resource %s %s, %d bytes]", r.URI, r.MimeType, base64Len(r.Blob))
+	}
+	return fmt.Sprintf("[resource %s]\n%s", r.URI, r.Text)
+}
+
+// base64Len is the decoded size of base64 data.
+func base64Len(data string) int {
+	if b, err := base64.StdEncoding.DecodeString(data); err == nil {
+		return len(b)
+	}
+	return len(data) * 3 / 4
+}
+
+// nonNameChars matches what a tool name may not contain.
+var nonNameChars = regexp.MustCompile(`[^a-zA-Z0-9_-]`)
+
+// mcpToolName is the registry name of a server's tool:
+// mcp__<server>__<tool>, sanitised and at most 64 characters.
+func mcpToolName(server, tool string) string {
+	name := "mcp__" + nonNameChars.ReplaceAllString(server, "_") + "__" + nonNameChars.ReplaceAllString(tool, "_")
+	if len(name) > maxToolNameLen {
+		name = name[:maxToolNameLen]
+	}
+	return name
+}
+
+// uniqueToolName returns name, or name with a numeric suffix if taken.
+func uniqueToolName(name string, taken func(string) bool) string {
+	if !taken(name) {
+		return name
+	}
+	for i := 2; ; i++ {
+		suffix := fmt.Sprintf("_%d", i)
+		base := name
+		if len(base)+len(suffix) > maxToolNameLen {
+			base = base[:maxToolNameLen-len(suffix)]
+		}
+		if !taken(base + suffix) {
+			return base + suffix
+		}
+	}
+}
+
+// newMCPTool builds the registry entry for one server tool. Its input is
+// checked against the tool's declared schema; every call asks for
+// external-access permission. Annotations are hints from an untrusted
+// server, so the tool is never treated as read-only.
+func newMCPTool(srv *mcpServer, name string, info mcpToolInfo) *Tool {
+	schema := info.InputSchema
+	if len(bytes.TrimSpace(schema)) == 0 || string(schema) == "null" {
+		schema = json.RawMessage(`{"type":"object","properties":{}}`)
+	}
+	var parsed inputSchema
+	_ = json.Unmarshal(schema, &parsed)
+	desc := info.Description
+	if desc == "" {
+		desc = info.Title
+	}
+	return &Tool{
+		Name:        name,
+		Description: clip(fmt.Sprintf("[MCP server %s] %s", srv.name, desc), 4000),
+		Schema:      schema,
+		Timeout:     mcpHardMaxFactor * srv.callTimeout(),
+		Decode: func(raw json.RawMessage) (any, error) {
+			return decodeMCPInput(raw, &parsed)
+		},
+		Permission: func(_ *ToolEnv, input any) (PermissionRequest, error) {
+			args, _ := input.(json.RawMessage)
+			return PermissionRequest{Access: AccessExternal,
+				Summary: fmt.Sprintf("call %s on MCP server %s with %s", info.Name, srv.name, clip(string(args), 200))}, nil
+		},
+		Run: func(ctx context.Context, _ *ToolEnv, input any) (ToolOutput, error) {
+			return srv.callTool(ctx, info.Name, input.(json.RawMessage))
+		},
+	}
+}
+
+// inputSchema is the part of a JSON schema the client checks itself:
+// types, required properties, and the same for nested objects and items.
+type inputSchema struct {
+	Type       any                     `json:"type"`
+	Properties map[string]*inputSchema `json:"properties"`
+	Required   []string                `json:"required"`
+	Items      *inputSchema            `json:"items"`
+}
+
+// decodeMCPInput checks the model's arguments against the schema and
+// returns them as a JSON object.
+func decodeMCPInput(raw json.RawMessage, schema *inputSchema) (any, error) {
+	if len(bytes.TrimSpace(raw)) == 0 {
+		raw = json.RawMessage("{}")
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var value any
+	if err := dec.Decode(&value); err != nil {
+		return nil, fmt.Errorf("invalid input: not valid JSON (%v)", err)
+	}
+	if _, ok := value.(map[string]any); !ok {
+		return nil, fmt.Errorf("invalid input: arguments must be a JSON object")
+	}
+	if err := schema.check(value, ""); err != nil {
+		return nil, fmt.Errorf("invalid input: %w", err)
+	}
+	return json.RawMessage(bytes.TrimSpace(raw)), nil
+}
+
+// check validates value against s; path names the value in messages.
+func (s *inputSchema) check(value any, path string) error {
+	if s == nil {
+		return nil
+	}
+	if types := s.types(); len(types) > 0 && !matchesAnyType(value, types) {
+		return fmt.Errorf("field %q must be %s, got %s", strings.TrimPrefix(path, "."), strings.Join(types, " or "), jsonTypeOf(value))
+	}
+	switch v := value.(type) {
+	case map[string]any:
+		for _, name := range s.Required {
+			if _, ok := v[name]; !ok {
+				return fmt.Errorf("field %q is required", strings.TrimPrefix(path+"."+name, "."))
+			}
+		}
+		for name, sub := range s.Properties {
+			if field, ok := v[name]; ok {
+				if err := sub.check(field, path+"."+name); err != nil {
+					return err
+				}
+			}
+		}
+	case []any:
+		for i, item := range v {
+			if err := s.Items.check(item, fmt.Sprintf("%s[%d]", path, i)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// types lists the schema's allowed types ("type" may be a string or a list).
+func (s *inputSchema) types() []string {
+	switch t := s.Type.(type) {
+	case string:
+		return []string{t}
+	case []any:
+		var out []string
+		for _, x := range t {
+			if name, ok := x.(string); ok {
+				out = append(out, name)
+			}
+		}
+		return out
+	}
+	return nil
+}
+
+// matchesAnyType reports whether value has one of the JSON types.
+func matchesAnyType(value any, types []string) bool {
+	actual := jsonTypeOf(value)
+	for _, t := range types {
+		if t == actual || t == "number" && actual == "integer" {
+			return true
+		}
+		if t == "integer" && actual == "number" {
+			if f, err := value.(json.Number).Float64(); err == nil && f == math.Trunc(f) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// jsonTypeOf names the JSON type of a decoded value (numbers via UseNumber).
+func jsonTypeOf(value any) string {
+	switch v := value.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "boolean"
+	case string:
+		return "string"
+	case json.Number:
+		if strings.ContainsAny(v.String(), ".eE") {
+			return "number"
+		}
+		return "integer"
+	case []any:
+		return "array"
+	default:
+		return "object"
+	}
+}
