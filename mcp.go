@@ -78,8 +78,11 @@ type mcpTransport interface {
 	// send writes one message. errMCPSessionExpired means the server forgot
 	// the session and the client must initialize again.
 	send(ctx context.Context, msg rpcMessage) error
-	// established is told the negotiated version once the handshake is done.
-	established(ctx context.Context, version string) error
+	// negotiated is told the protocol version the server chose, before
+	// notifications/initialized is sent.
+	negotiated(version string)
+	// established is called once the handshake is done.
+	established(ctx context.Context) error
 	// close ends the connection and releases everything it holds.
 	close() error
 	// diagnostics returns what the server last said on the side (stderr),
@@ -153,6 +156,7 @@ type mcpSession struct {
 	life      context.Context // ends when the session closes
 	end       context.CancelFunc
 	closeOnce sync.Once
+	closeTr   sync.Once
 	err       error // why the session ended; read after life is done
 }
 
@@ -175,6 +179,9 @@ func (s *mcpSession) connect(ctx context.Context, timeout time.Duration) error {
 		return s.explain(fmt.Errorf("starting MCP server %s: %w", s.server, err))
 	}
 	if err := s.initialize(ctx, timeout); err != nil {
+		if ctx.Err() == context.DeadlineExceeded {
+			err = fmt.Errorf("MCP server %s did not answer initialize within %s", s.server, timeout)
+		}
 		s.close()
 		return s.explain(err)
 	}
@@ -213,10 +220,11 @@ func (s *mcpSession) initialize(ctx context.Context, timeout time.Duration) erro
 	s.mu.Lock()
 	s.info = info
 	s.mu.Unlock()
+	s.tr.negotiated(info.ProtocolVersion)
 	if err := s.notify(ctx, "notifications/initialized", nil); err != nil {
 		return fmt.Errorf("initializing MCP server %s: %w", s.server, err)
 	}
-	return s.tr.established(ctx, info.ProtocolVersion)
+	return s.tr.established(ctx)
 }
 
 // serverInfo returns what the server said in the handshake.
@@ -482,10 +490,12 @@ func (s *mcpSession) explain(err error) error {
 	return err
 }
 
-// close ends the session and the transport.
+// close ends the session and the transport; later calls do nothing.
 func (s *mcpSession) close() error {
 	s.shutdown(errors.New("the session was closed"))
-	return s.tr.close()
+	var err error
+	s.closeTr.Do(func() { err = s.tr.close() })
+	return err
 }
 
 // containsString reports whether list holds s.

@@ -41,6 +41,7 @@ type mcpHTTP struct {
 
 	mu         sync.Mutex
 	sessionID  string
+	expired    bool // the server forgot the session; initialize again
 	version    string
 	legacyPost string             // the HTTP+SSE endpoint, once known
 	stopListen context.CancelFunc // ends the current GET stream
@@ -69,10 +70,13 @@ func (t *mcpHTTP) send(ctx context.Context, msg rpcMessage) error {
 		return fmt.Errorf("encoding message: %w", err)
 	}
 	t.mu.Lock()
-	legacy := t.legacyPost
+	legacy, expired := t.legacyPost, t.expired
 	t.mu.Unlock()
 	if legacy != "" {
 		return t.postLegacy(ctx, legacy, body)
+	}
+	if expired && msg.Method != "initialize" {
+		return errMCPSessionExpired
 	}
 	reqCtx, cancel := t.bind(ctx, msg.isRequest())
 	resp, err := t.do(reqCtx, http.MethodPost, bytes.NewReader(body), msg.Method == "initialize", "")
@@ -97,11 +101,9 @@ func (t *mcpHTTP) send(ctx context.Context, msg rpcMessage) error {
 		return statusError(resp)
 	}
 	if msg.Method == "initialize" {
-		if id := resp.Header.Get("Mcp-Session-Id"); id != "" {
-			t.mu.Lock()
-			t.sessionID = id
-			t.mu.Unlock()
-		}
+		t.mu.Lock()
+		t.sessionID, t.expired = resp.Header.Get("Mcp-Session-Id"), false
+		t.mu.Unlock()
 	}
 	return t.readReply(reqCtx, cancel, resp, msg)
 }
@@ -229,12 +231,18 @@ func (t *mcpHTTP) readEvents(body io.Reader, wantID string) (answered bool, last
 	return answered, lastID, retry
 }
 
-// established records the version and opens the optional GET stream,
-// waiting until it is connected so that nothing the server sends on it is
-// missed. Any answer but 200 means the server offers no such stream.
-func (t *mcpHTTP) established(ctx context.Context, version string) error {
+// negotiated records the version to send with every later request.
+func (t *mcpHTTP) negotiated(version string) {
 	t.mu.Lock()
 	t.version = version
+	t.mu.Unlock()
+}
+
+// established opens the optional GET stream, waiting until it is
+// connected so that nothing the server sends on it is missed. Any answer
+// but 200 means the server offers no such stream.
+func (t *mcpHTTP) established(ctx context.Context) error {
+	t.mu.Lock()
 	legacy := t.legacyPost != ""
 	if t.stopListen != nil {
 		t.stopListen()
@@ -327,22 +335,28 @@ func (t *mcpHTTP) do(ctx context.Context, method string, body io.Reader, initial
 }
 
 // sessionLost reports whether the server forgot our session: 404 by the
-// spec; the reference servers answer 400 naming the session instead.
+// spec; the reference servers answer 400 naming the session instead. Only
+// the session the request carried is forgotten, never a newer one.
 func (t *mcpHTTP) sessionLost(resp *http.Response, method string) bool {
-	t.mu.Lock()
-	had := t.sessionID != ""
-	t.mu.Unlock()
-	if !had || method == "initialize" || (resp.StatusCode != 404 && resp.StatusCode != 400) {
+	if method == "initialize" || (resp.StatusCode != 404 && resp.StatusCode != 400) {
 		return false
+	}
+	sent := resp.Request.Header.Get("Mcp-Session-Id")
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if sent == "" {
+		drain(resp)
+		return t.expired
 	}
 	text, _ := io.ReadAll(io.LimitReader(resp.Body, mcpErrorBodyLimit))
 	drain(resp)
 	if resp.StatusCode == 400 && !strings.Contains(strings.ToLower(string(text)), "session") {
+		resp.Body = io.NopCloser(bytes.NewReader(text))
 		return false
 	}
-	t.mu.Lock()
-	t.sessionID = ""
-	t.mu.Unlock()
+	if t.sessionID == sent {
+		t.sessionID, t.expired = "", true
+	}
 	return true
 }
 

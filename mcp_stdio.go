@@ -120,8 +120,11 @@ func (t *mcpStdio) write(body []byte, lsp bool) error {
 	return nil
 }
 
+// negotiated needs nothing on stdio.
+func (t *mcpStdio) negotiated(string) {}
+
 // established needs nothing on stdio.
-func (t *mcpStdio) established(context.Context, string) error { return nil }
+func (t *mcpStdio) established(context.Context) error { return nil }
 
 // readLoop reads messages until stdout ends, then reports the exit.
 func (t *mcpStdio) readLoop(r *bufio.Reader, deliver func(rpcMessage), lost func(error)) {

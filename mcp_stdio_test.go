@@ -1,0 +1,200 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestMCPStdioFakeServers(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		mode    string
+		framing string
+	}{
+		{"ndjson", framingNDJSON},
+		{"lsp", framingLSP},
+		{"garbage", framingNDJSON},
+	}
+	for _, c := range cases {
+		t.Run(c.mode, func(t *testing.T) {
+			t.Parallel()
+			m, reg := startManager(t, []MCPServerConfig{fakeStdioConfig(t, "fake", c.mode)}, MCPOptions{Workspace: t.TempDir()})
+			st := m.Status()[0]
+			// Five tools over three pages of tools/list.
+			if st.State != MCPReady || st.Tools != 5 {
+				t.Fatalf("status = %+v, want ready with 5 tools", st)
+			}
+			out := execTool(t, reg, "mcp__fake__echo", `{"text":"hi"}`)
+			if out.Text != "echo: hi" || out.IsError {
+				t.Errorf("echo = %q (isError %v), want %q", out.Text, out.IsError, "echo: hi")
+			}
+			out = execTool(t, reg, "mcp__fake__fail", `{}`)
+			if out.Text != "it went wrong" || !out.IsError {
+				t.Errorf("fail = %q (isError %v), want the tool's error passed through", out.Text, out.IsError)
+			}
+			m.mu.Lock()
+			framing := m.framings["fake"]
+			m.mu.Unlock()
+			if framing != c.framing {
+				t.Errorf("remembered framing %q, want %q", framing, c.framing)
+			}
+		})
+	}
+}
+
+func TestMCPStdioStartupFailures(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		mode string
+		want []string
+	}{
+		{"hang", []string{"did not answer initialize within 500ms", "fake server starting in mode hang"}},
+		{"exit", []string{"the server exited", "exit status 3", "fatal: missing configuration file"}},
+		{"oldver", []string{`protocol version "2024-01-01"`, "2025-11-25"}},
+	}
+	for _, c := range cases {
+		t.Run(c.mode, func(t *testing.T) {
+			t.Parallel()
+			cfg := fakeStdioConfig(t, "fake", c.mode)
+			cfg.StartupTimeoutMs = 500
+			m, reg := startManager(t, []MCPServerConfig{cfg}, MCPOptions{})
+			st := m.Status()[0]
+			if st.State != MCPFailed {
+				t.Fatalf("state = %q, want failed", st.State)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(st.Error, w) {
+					t.Errorf("error = %q, want it to contain %q", st.Error, w)
+				}
+			}
+			if len(reg.Tools()) != 0 {
+				t.Errorf("a failed server registered tools: %q", reg.names())
+			}
+		})
+	}
+}
+
+func TestMCPStdioServerDiesMidCall(t *testing.T) {
+	t.Parallel()
+	var events eventLog
+	m, reg := startManager(t, []MCPServerConfig{fakeStdioConfig(t, "fake", "ndjson")}, MCPOptions{OnEvent: events.add})
+	out := execTool(t, reg, "mcp__fake__crash", `{}`)
+	if !out.IsError || !strings.Contains(out.Text, "exit status 2") || !strings.Contains(out.Text, "crashed on purpose") {
+		t.Errorf("crash = %q, want the exit and the server's last words", out.Text)
+	}
+	if st := m.Status()[0]; st.State != MCPFailed {
+		t.Errorf("state = %q, want failed", st.State)
+	}
+	out = execTool(t, reg, "mcp__fake__echo", `{"text":"x"}`)
+	if !out.IsError || !strings.Contains(out.Text, "/mcp restart fake") {
+		t.Errorf("echo on a dead server = %q, want a clear error naming the restart command", out.Text)
+	}
+	if got := m.SlashCommand(context.Background(), "restart fake"); !strings.Contains(got, "restarted: 5 tools") {
+		t.Errorf("/mcp restart = %q", got)
+	}
+	if out := execTool(t, reg, "mcp__fake__echo", `{"text":"back"}`); out.Text != "echo: back" {
+		t.Errorf("echo after restart = %q", out.Text)
+	}
+	if got := m.SlashCommand(context.Background(), ""); !strings.Contains(got, "fake") || !strings.Contains(got, "ready") {
+		t.Errorf("/mcp = %q", got)
+	}
+	if events.count(MCPEventNotice) == 0 {
+		t.Error("the crash was not reported as a notice")
+	}
+}
+
+func TestMCPStdioTimeoutCancels(t *testing.T) {
+	t.Parallel()
+	cfg := fakeStdioConfig(t, "fake", "ndjson")
+	cfg.TimeoutMs = 300
+	sess := connectTestSession(t, cfg)
+	_, err := sess.callTool(context.Background(), "hang", nil, cfg.callTimeout(), nil)
+	if err == nil || !strings.Contains(err.Error(), "did not answer tools/call within 300ms") {
+		t.Fatalf("err = %v, want a timeout", err)
+	}
+	// The server is told: it logs the cancellation on stderr.
+	for deadline := time.Now().Add(5 * time.Second); !strings.Contains(sess.tr.diagnostics(), "cancelled request"); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no notifications/cancelled reached the server; stderr: %q", sess.tr.diagnostics())
+		}
+	}
+	var reports []MCPProgress
+	out, err := sess.callTool(context.Background(), "slow", nil, cfg.callTimeout(), func(p MCPProgress) { reports = append(reports, p) })
+	if err != nil || out.Text != "done" {
+		t.Fatalf("slow = %q, %v", out.Text, err)
+	}
+	if len(reports) != 3 || reports[2].Message != "step 3" || reports[2].Total != 3 || reports[0].Tool != "slow" {
+		t.Errorf("progress = %+v, want 3 reports ending with step 3 of 3", reports)
+	}
+}
+
+// stdioFixture is a stream holding each framing the reader must handle.
+const stdioFixture = "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n" +
+	"not json at all\n" +
+	"\n" +
+	"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/list_changed\"}\r\n" +
+	"{\"jsonrpc\":\"2.0\",\"id\":\"a\",\"method\":\"ping\"}\n"
+
+// lspFixture is the same kind of stream in Content-Length framing.
+const lspFixture = "Content-Length: 36\r\n\r\n{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}" +
+	"Content-Length: 37\r\nContent-Type: application/json\r\n\r\n{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"x\"}"
+
+// readStdioStream feeds data to the stdio reader in chunks of size n
+// (0 = whole) and returns the messages it decoded.
+func readStdioStream(t *testing.T, data string, n int) []string {
+	t.Helper()
+	pr, pw := io.Pipe()
+	go func() {
+		for i := 0; i < len(data); {
+			end := len(data)
+			if n > 0 && i+n < end {
+				end = i + n
+			}
+			pw.Write([]byte(data[i:end]))
+			i = end
+		}
+		pw.Close()
+	}()
+	tr := newMCPStdio("", nil, nil, "", "", nil)
+	var got []string
+	err := tr.readMessages(bufio.NewReader(pr), func(m rpcMessage) {
+		b, _ := json.Marshal(m)
+		got = append(got, string(b))
+	})
+	if err != io.EOF {
+		t.Errorf("read error = %v, want EOF", err)
+	}
+	return got
+}
+
+func TestMCPStdioReaderChunking(t *testing.T) {
+	t.Parallel()
+	for _, fixture := range []string{stdioFixture, lspFixture} {
+		whole := readStdioStream(t, fixture, 0)
+		if len(whole) != 3 && len(whole) != 2 {
+			t.Fatalf("decoded %q", whole)
+		}
+		for _, n := range []int{1, 2, 3, 7, 16} {
+			if got := readStdioStream(t, fixture, n); strings.Join(got, "\n") != strings.Join(whole, "\n") {
+				t.Errorf("chunks of %d: got %q, want %q", n, got, whole)
+			}
+		}
+	}
+}
+
+func FuzzReadLSPFrame(f *testing.F) {
+	f.Add(lspFixture)
+	f.Add("Content-Length: 5\r\n\r\nhello")
+	f.Add("Content-Length: -1\r\n\r\n")
+	f.Fuzz(func(t *testing.T, data string) {
+		body, err := readLSPFrame(bufio.NewReader(strings.NewReader(data)), "")
+		if err == nil && !strings.Contains(data, string(body)) {
+			t.Errorf("body %q is not in the input %q", body, data)
+		}
+	})
+}
