@@ -118,23 +118,33 @@ func readMCPFile(path string) (map[string]MCPServerConfig, error) {
 		return nil, fmt.Errorf("reading %s: %w", path, err)
 	}
 	var file struct {
-		MCPServers map[string]MCPServerConfig `json:"mcpServers"`
+		MCPServers map[string]json.RawMessage `json:"mcpServers"`
 	}
 	if err := json.Unmarshal(data, &file); err != nil {
-		return nil, fmt.Errorf("%s: %s", path, describeJSONError(data, err))
+		return nil, fmt.Errorf("%s: %s", path, describeJSONError(data, 0, err))
 	}
-	return file.MCPServers, nil
+	servers := map[string]MCPServerConfig{}
+	for name, raw := range file.MCPServers {
+		var c MCPServerConfig
+		if err := json.Unmarshal(raw, &c); err != nil {
+			base := int64(bytes.Index(data, raw))
+			return nil, fmt.Errorf("%s: server %q: %s", path, name, describeJSONError(data, base, err))
+		}
+		servers[name] = c
+	}
+	return servers, nil
 }
 
-// describeJSONError says where in data a decoding error happened.
-func describeJSONError(data []byte, err error) string {
+// describeJSONError says where in data a decoding error happened; base
+// is where the decoded part starts within data.
+func describeJSONError(data []byte, base int64, err error) string {
 	var syntax *json.SyntaxError
 	var typ *json.UnmarshalTypeError
 	switch {
 	case errors.As(err, &syntax):
-		return fmt.Sprintf("line %d: %v", lineOf(data, syntax.Offset), err)
+		return fmt.Sprintf("line %d: %v", lineOf(data, base+syntax.Offset), err)
 	case errors.As(err, &typ):
-		return fmt.Sprintf("line %d: field %q must be %s, got %s", lineOf(data, typ.Offset), typ.Field, jsonKind(typ.Type), typ.Value)
+		return fmt.Sprintf("line %d: field %q must be %s, got %s", lineOf(data, base+typ.Offset), typ.Field, jsonKind(typ.Type), typ.Value)
 	}
 	return err.Error()
 }
@@ -163,7 +173,7 @@ func editMCPFile(path string, change func(servers map[string]json.RawMessage) er
 	switch {
 	case err == nil:
 		if err := json.Unmarshal(data, &top); err != nil {
-			return fmt.Errorf("%s: %s", path, describeJSONError(data, err))
+			return fmt.Errorf("%s: %s", path, describeJSONError(data, 0, err))
 		}
 	case !errors.Is(err, fs.ErrNotExist):
 		return fmt.Errorf("reading %s: %w", path, err)
@@ -171,7 +181,7 @@ func editMCPFile(path string, change func(servers map[string]json.RawMessage) er
 	servers := map[string]json.RawMessage{}
 	if raw, ok := top["mcpServers"]; ok {
 		if err := json.Unmarshal(raw, &servers); err != nil {
-			return fmt.Errorf("%s: mcpServers: %s", path, describeJSONError(raw, err))
+			return fmt.Errorf("%s: mcpServers: %s", path, describeJSONError(data, int64(bytes.Index(data, raw)), err))
 		}
 	}
 	if err := change(servers); err != nil {

@@ -28,6 +28,7 @@ const (
 const (
 	mcpExitGrace  = 2 * time.Second
 	mcpStderrKeep = 20 // stderr lines kept for error messages
+	maxMCPMessage = 64 << 20
 )
 
 // mcpStdio runs an MCP server as a child process and speaks JSON-RPC over
@@ -243,7 +244,7 @@ func readLSPFrame(r *bufio.Reader, first string) ([]byte, error) {
 	for _, h := range headers {
 		if name, value, ok := strings.Cut(h, ":"); ok && strings.EqualFold(strings.TrimSpace(name), "Content-Length") {
 			n, err := strconv.Atoi(strings.TrimSpace(value))
-			if err != nil || n < 0 {
+			if err != nil || n < 0 || n > maxMCPMessage {
 				return nil, fmt.Errorf("bad Content-Length %q", value)
 			}
 			length = n

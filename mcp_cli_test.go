@@ -1,0 +1,145 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// runMCP runs `minicode mcp ARGS` and returns stdout and the error.
+func runMCP(t *testing.T, home, workspace string, args ...string) (string, error) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	err := runMCPCommand(t.Context(), args, strings.NewReader(""), &stdout, &stderr, home, workspace)
+	return stdout.String(), err
+}
+
+func TestMCPCLIConfigCommands(t *testing.T) {
+	t.Parallel()
+	home, ws := t.TempDir(), t.TempDir()
+	steps := []struct {
+		args    []string
+		wantOut string
+		wantErr string
+	}{
+		{[]string{"list"}, "No MCP servers configured", ""},
+		{[]string{"add", "files", "--env", "ROOT=/srv", "--", "npx", "-y", "server-filesystem", "/tmp"}, "Added MCP server files to " + filepath.Join(home, "mcp.json"), ""},
+		{[]string{"add", "web", "--project", "--url", "https://example.com/mcp", "--header", "Authorization=Bearer ${TOKEN}"}, "Added MCP server web to " + filepath.Join(ws, ".mcp.json"), ""},
+		{[]string{"list"}, "files\tstdio\tnpx -y server-filesystem /tmp", ""},
+		{[]string{"list"}, "web\thttp\thttps://example.com/mcp", ""},
+		{[]string{"add", "bad"}, "", "needs a command"},
+		{[]string{"add", "both", "--url", "http://x", "--", "cmd"}, "", "either --url or a command"},
+		{[]string{"remove", "files"}, "Removed MCP server files", ""},
+		{[]string{"remove", "files"}, "", `no MCP server named "files"`},
+		{[]string{"remove", "web", "--project"}, "Removed MCP server web", ""},
+		{[]string{"list"}, "No MCP servers configured", ""},
+		{[]string{"frobnicate"}, "", `unknown mcp command "frobnicate"`},
+	}
+	for _, s := range steps {
+		out, err := runMCP(t, home, ws, s.args...)
+		if s.wantErr == "" && err != nil || s.wantErr != "" && (err == nil || !strings.Contains(err.Error(), s.wantErr)) {
+			t.Errorf("mcp %q: error %v, want %q", s.args, err, s.wantErr)
+		}
+		if !strings.Contains(out, s.wantOut) {
+			t.Errorf("mcp %q: output %q, want it to contain %q", s.args, out, s.wantOut)
+		}
+	}
+}
+
+func TestLoadMCPConfig(t *testing.T) {
+	t.Parallel()
+	home, ws := t.TempDir(), t.TempDir()
+	write := func(path, text string) {
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(filepath.Join(home, "mcp.json"), `{"mcpServers":{"a":{"command":"user-a"},"b":{"command":"user-b","timeoutMs":5}}}`)
+	write(filepath.Join(ws, ".mcp.json"), `{"other":true,"mcpServers":{"a":{"type":"http","url":"http://x/mcp","headers":{"X":"1"}}}}`)
+	configs, err := LoadMCPConfig(home, ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(configs) != 2 || configs[0].URL != "http://x/mcp" || !configs[0].isHTTP() || configs[1].Command != "user-b" || configs[1].callTimeout().Milliseconds() != 5 {
+		t.Errorf("configs = %+v; want the project's a over the user's, and the user's b", configs)
+	}
+
+	bad := []struct{ text, want string }{
+		{"{\n  \"mcpServers\": {\n    \"x\": {\"command\": 5}\n  }\n}", `server "x": line 3: field "command" must be a string`},
+		{"{\n  \"mcpServers\": {,}\n}", "line 2: invalid character"},
+		{`{"mcpServers":{"x":{"type":"http"}}}`, `MCP server "x": type "http" needs a url`},
+		{`{"mcpServers":{"x":{"type":"grpc","command":"c"}}}`, `unknown type "grpc"`},
+	}
+	for _, b := range bad {
+		write(filepath.Join(ws, ".mcp.json"), b.text)
+		_, err := LoadMCPConfig(home, ws)
+		if err == nil || !strings.Contains(err.Error(), b.want) || !strings.Contains(err.Error(), ".mcp.json") {
+			t.Errorf("config %q: error %v, want the file and %q", b.text, err, b.want)
+		}
+	}
+}
+
+func TestExpandVars(t *testing.T) {
+	t.Parallel()
+	env := map[string]string{"TOKEN": "s3cret", "EMPTY": ""}
+	lookup := func(k string) string { return env[k] }
+	cases := map[string]string{
+		"Bearer ${TOKEN}":   "Bearer s3cret",
+		"${TOKEN}-${TOKEN}": "s3cret-s3cret",
+		"cost: $5 ${EMPTY}": "cost: $5 ",
+		"${MISSING}x":       "x",
+		"open ${TOKEN":      "open ${TOKEN",
+		"$TOKEN stays":      "$TOKEN stays",
+	}
+	for in, want := range cases {
+		if got := expandVars(in, lookup); got != want {
+			t.Errorf("expandVars(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestMCPCLIToolsAndCall(t *testing.T) {
+	t.Parallel()
+	home, ws := t.TempDir(), t.TempDir()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := runMCP(t, home, ws, "add", "fake", "--env", fakeMCPEnv+"=ndjson", "--", exe); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		args    []string
+		wantOut []string
+		wantErr error
+		errText string
+	}{
+		{[]string{"tools", "fake"}, []string{"fake 1 (protocol 2025-11-25): 5 tools", "echo\n  Echo the text\n  input: {", `"required": [`}, nil, ""},
+		{[]string{"call", "fake", "echo", `{"text":"hi"}`}, []string{"echo: hi\n"}, nil, ""},
+		{[]string{"call", "fake", "fail"}, []string{"it went wrong\n"}, errMCPToolFailed, ""},
+		{[]string{"call", "fake", "nope"}, nil, nil, "unknown tool nope"},
+		{[]string{"call", "nobody", "echo"}, nil, nil, `no MCP server named "nobody" (configured: fake)`},
+		{[]string{"call", "fake", "echo", "{bad"}, nil, nil, "not valid JSON"},
+		{[]string{"call", "--mcp-elicitation", "maybe", "fake", "echo"}, nil, nil, "--mcp-elicitation must be"},
+		{[]string{"call", "fake"}, nil, nil, "usage: minicode mcp call"},
+	}
+	for _, c := range cases {
+		out, err := runMCP(t, home, ws, c.args...)
+		switch {
+		case c.wantErr != nil && !errors.Is(err, c.wantErr):
+			t.Errorf("mcp %q: error %v, want %v", c.args, err, c.wantErr)
+		case c.errText != "" && (err == nil || !strings.Contains(err.Error(), c.errText)):
+			t.Errorf("mcp %q: error %v, want %q", c.args, err, c.errText)
+		case c.wantErr == nil && c.errText == "" && err != nil:
+			t.Errorf("mcp %q: %v", c.args, err)
+		}
+		for _, w := range c.wantOut {
+			if !strings.Contains(out, w) {
+				t.Errorf("mcp %q: output %q, want it to contain %q", c.args, out, w)
+			}
+		}
+	}
+}

@@ -1,0 +1,97 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+)
+
+// elicitSchema is the form used by the elicitation tests, in the shape a
+// server sends it (field order matters: it is the order of the questions).
+const elicitSchema = `{"type":"object","properties":{
+	"name":{"type":"string","title":"Name","default":"John Doe"},
+	"age":{"type":"integer","default":30},
+	"score":{"type":"number"},
+	"status":{"type":"string","enum":["active","inactive"],"default":"active"},
+	"verified":{"type":"boolean","description":"Checked?"},
+	"email":{"type":"string"}},
+	"required":["email"]}`
+
+func TestLineElicitor(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name, input, want string
+	}{
+		{"defaults kept", "\n\n\n\n\nme@x.org\n", `accept {"age":30,"email":"me@x.org","name":"John Doe","status":"active"}`},
+		{"typed answers", "Ann\n41\n2.5\ninactive\nyes\na@b\n", `accept {"age":41,"email":"a@b","name":"Ann","score":2.5,"status":"inactive","verified":true}`},
+		{"bad answers asked again", "\nforty\n40\nlots\n1e3\nhappy\n\nmaybe\nno\n\nz@z\n", `accept {"age":40,"email":"z@z","name":"John Doe","score":1000,"status":"active","verified":false}`},
+		{"decline", "Ann\n:decline\n", "decline null"},
+		{"cancel", ":cancel\n", "cancel null"},
+		{"end of input cancels", "Ann\n", "cancel null"},
+	}
+	fields, err := elicitFields(json.RawMessage(elicitSchema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var prompts strings.Builder
+			e := NewLineElicitor(strings.NewReader(c.input), &prompts)
+			res, err := e.Elicit(t.Context(), ElicitRequest{Server: "s", Message: "Who are you?", Fields: fields})
+			if err != nil {
+				t.Fatal(err)
+			}
+			content, _ := json.Marshal(res.Content)
+			if got := res.Action + " " + string(content); got != c.want {
+				t.Errorf("got %q, want %q", got, c.want)
+			}
+			if !strings.Contains(prompts.String(), "MCP server s asks: Who are you?") || !strings.Contains(prompts.String(), "Name [John Doe]: ") {
+				t.Errorf("prompts = %q", prompts.String())
+			}
+		})
+	}
+}
+
+func TestDefaultsElicitor(t *testing.T) {
+	t.Parallel()
+	fields, err := elicitFields(json.RawMessage(elicitSchema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, _ := DefaultsElicitor{}.Elicit(t.Context(), ElicitRequest{Fields: fields})
+	if res.Action != ElicitDecline {
+		t.Errorf("a required field without default: action %q, want decline", res.Action)
+	}
+	res, _ = DefaultsElicitor{}.Elicit(t.Context(), ElicitRequest{Fields: fields[:4]})
+	if got := fmt.Sprintln(res.Action, res.Content); got != "accept map[age:30 name:John Doe status:active]\n" {
+		t.Errorf("got %q", got)
+	}
+	if res, _ := (DeclineElicitor{}).Elicit(t.Context(), ElicitRequest{}); res.Action != ElicitDecline {
+		t.Errorf("DeclineElicitor: %q", res.Action)
+	}
+}
+
+func TestSessionElicit(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name     string
+		elicitor Elicitor
+		params   string
+		want     string
+	}{
+		{"accept", NewLineElicitor(strings.NewReader("\n\n\n\n\nme@x\n"), io.Discard), `{"message":"m","requestedSchema":` + elicitSchema + `}`,
+			`{"action":"accept","content":{"age":30,"email":"me@x","name":"John Doe","status":"active"}}`},
+		{"no elicitor declines", nil, `{"message":"m","requestedSchema":{}}`, `{"action":"decline"}`},
+		{"url mode declined", DefaultsElicitor{}, `{"mode":"url","url":"https://x","message":"m"}`, `{"action":"decline"}`},
+	}
+	for _, c := range cases {
+		s := newMCPSession("s", nil, mcpSessionOptions{Elicitor: c.elicitor})
+		res, rerr := s.elicit(t.Context(), json.RawMessage(c.params))
+		got, _ := json.Marshal(res)
+		if rerr != nil || string(got) != c.want {
+			t.Errorf("%s: got %s (%v), want %s", c.name, got, rerr, c.want)
+		}
+	}
+}
