@@ -456,13 +456,14 @@ func (s *mcpSession) answer(ctx context.Context, m rpcMessage) (any, *rpcError) 
 	return nil, &rpcError{Code: rpcMethodNotFound, Message: "method not found: " + m.Method}
 }
 
-// lost records that the transport ended by itself and fails every waiting
-// request with the reason.
+// lost records that the transport ended by itself: the owner hears of it
+// first (so its state is already "failed" when a waiting request returns),
+// then every waiting request fails with the reason.
 func (s *mcpSession) lost(err error) {
-	s.shutdown(err)
 	if s.opts.OnLost != nil {
-		s.opts.OnLost(s.ended())
+		s.opts.OnLost(s.explain(fmt.Errorf("MCP server %s is not connected: %w", s.server, err)))
 	}
+	s.shutdown(err)
 }
 
 // shutdown ends the session once, remembering why.

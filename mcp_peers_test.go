@@ -251,3 +251,126 @@ func connectTestSession(t *testing.T, c MCPServerConfig) *mcpSession {
 	t.Cleanup(func() { sess.close() })
 	return sess
 }
+
+func TestMCPEverythingHTTP(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		mode, kind, path string
+	}{
+		{"streamableHttp", "http", "/mcp"},
+		{"sse", "sse", "/sse"},
+		{"sse", "http", "/sse"}, // the initialize POST is refused: fall back to HTTP+SSE
+	}
+	for _, c := range cases {
+		t.Run(c.mode+"/"+c.kind, func(t *testing.T) {
+			t.Parallel()
+			base := startEverythingHTTP(t, c.mode)
+			var events eventLog
+			m, reg := startManager(t, []MCPServerConfig{{Name: "ev", Type: c.kind, URL: base + c.path}},
+				MCPOptions{Workspace: t.TempDir(), OnEvent: events.add})
+			if st := m.Status()[0]; st.State != MCPReady || st.Tools < 10 {
+				t.Fatalf("status = %+v", st)
+			}
+			waitForTool(t, reg, "mcp__ev__get-roots-list")
+			if out := execTool(t, reg, "mcp__ev__echo", `{"message":"over http"}`); out.Text != "Echo: over http" {
+				t.Errorf("echo = %q", out.Text)
+			}
+			out := execTool(t, reg, "mcp__ev__trigger-long-running-operation", `{"duration":0.2,"steps":2}`)
+			if out.IsError || events.count(MCPEventProgress) != 2 {
+				t.Errorf("long operation = %q with %d progress events, want 2", out.Text, events.count(MCPEventProgress))
+			}
+		})
+	}
+}
+
+// filesystemServer configures server-filesystem allowing dirs.
+func filesystemServer(t *testing.T, dirs ...string) MCPServerConfig {
+	dir := mcpPeersDir(t)
+	return MCPServerConfig{Name: "fs", Command: "node",
+		Args: append([]string{filepath.Join(dir, "node_modules/.bin/mcp-server-filesystem")}, dirs...)}
+}
+
+func TestMCPFilesystem(t *testing.T) {
+	t.Parallel()
+	workspace, other := t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(workspace, "hello.txt"), []byte("hello from the workspace\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// The server is started on another folder; it asks for our roots
+	// (request id 0) and our answer, the workspace, replaces it.
+	m, reg := startManager(t, []MCPServerConfig{filesystemServer(t, other)}, MCPOptions{Workspace: workspace})
+	if st := m.Status()[0]; st.State != MCPReady {
+		t.Fatalf("status = %+v", st)
+	}
+	waitFor(t, "the roots to be applied", func() bool {
+		out := execTool(t, reg, "mcp__fs__list_allowed_directories", `{}`)
+		return strings.Contains(out.Text, workspace) && !strings.Contains(out.Text, other)
+	})
+	out := execTool(t, reg, "mcp__fs__read_text_file", `{"path":"`+filepath.Join(workspace, "hello.txt")+`"}`)
+	if out.IsError || out.Text != "hello from the workspace\n" {
+		t.Errorf("read_text_file = %q (isError %v)", out.Text, out.IsError)
+	}
+	out = execTool(t, reg, "mcp__fs__read_text_file", `{"path":"`+filepath.Join(other, "x")+`"}`)
+	if !out.IsError || !strings.Contains(out.Text, "Access denied") {
+		t.Errorf("reading outside the roots = %q (isError %v), want the tool's error", out.Text, out.IsError)
+	}
+}
+
+// waitFor polls cond until it holds or 10 seconds pass.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+	}
+}
+
+// mcpScriptedModel replays model replies, one per Stream call, and keeps
+// the requests it was sent.
+type mcpScriptedModel struct {
+	replies  []ModelResponse
+	requests []ModelRequest
+}
+
+// Name names the provider.
+func (p *mcpScriptedModel) Name() string { return "scripted" }
+
+// Stream returns the next scripted reply.
+func (p *mcpScriptedModel) Stream(_ context.Context, req ModelRequest, _ func(Delta)) (ModelResponse, error) {
+	p.requests = append(p.requests, req)
+	if len(p.requests) > len(p.replies) {
+		return ModelResponse{}, fmt.Errorf("no scripted reply %d", len(p.requests))
+	}
+	return p.replies[len(p.requests)-1], nil
+}
+
+func TestMCPAgentTurn(t *testing.T) {
+	t.Parallel()
+	workspace := t.TempDir()
+	if err := os.WriteFile(filepath.Join(workspace, "notes.md"), []byte("the answer is 42\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, reg := startManager(t, []MCPServerConfig{filesystemServer(t, workspace)}, MCPOptions{Workspace: workspace})
+	input, _ := json.Marshal(map[string]string{"path": filepath.Join(workspace, "notes.md")})
+	provider := &mcpScriptedModel{replies: []ModelResponse{
+		{StopReason: StopToolUse, Content: []Block{{Type: BlockToolUse, ID: "tu_1", Name: "mcp__fs__read_text_file", Input: input}}},
+		{StopReason: StopEndTurn, Content: []Block{{Type: BlockText, Text: "The notes say the answer is 42."}}},
+	}}
+	agent := &Agent{Provider: provider, Tools: reg, Env: &ToolEnv{Workspace: workspace, Perms: allowAll{}}, Model: "scripted"}
+	res := agent.RunTurn(t.Context(), nil, "what do my notes say?")
+	if res.End != EndFinal || res.Text != "The notes say the answer is 42." {
+		t.Fatalf("turn ended %q with %q (%v)", res.End, res.Text, res.Err)
+	}
+	offered := false
+	for _, spec := range provider.requests[0].Tools {
+		offered = offered || spec.Name == "mcp__fs__read_text_file" && strings.Contains(string(spec.InputSchema), `"path"`)
+	}
+	if !offered {
+		t.Error("the model was not offered the MCP tool with its schema")
+	}
+	results := res.Messages[2].Content
+	if len(results) != 1 || results[0].ToolUseID != "tu_1" || results[0].Content != "the answer is 42\n" || results[0].IsError {
+		t.Errorf("tool result = %+v", results)
+	}
+}

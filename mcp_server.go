@@ -76,9 +76,13 @@ func (srv *mcpServer) current(sess *mcpSession) bool {
 	return sess != nil && srv.session == sess
 }
 
-// fail marks the server failed and tells the user why.
+// fail marks the server failed and tells the user why, once.
 func (srv *mcpServer) fail(err error) {
 	srv.mu.Lock()
+	if srv.state == MCPFailed {
+		srv.mu.Unlock()
+		return
+	}
 	srv.state, srv.err = MCPFailed, err.Error()
 	srv.mu.Unlock()
 	srv.m.refreshHelpers()

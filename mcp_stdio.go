@@ -24,9 +24,10 @@ const (
 	framingLSP    = "lsp"
 )
 
-// How long shutdown waits after closing stdin and after SIGTERM.
+// How long shutdown waits after closing stdin and after each signal.
 const (
-	mcpExitGrace  = 2 * time.Second
+	mcpStdinGrace = 500 * time.Millisecond
+	mcpExitGrace  = time.Second
 	mcpStderrKeep = 20 // stderr lines kept for error messages
 	maxMCPMessage = 64 << 20
 )
@@ -270,6 +271,7 @@ func (t *mcpStdio) close() error {
 	t.writeMu.Lock()
 	t.stdin.Close()
 	t.writeMu.Unlock()
+	grace := mcpStdinGrace
 	for _, sig := range []os.Signal{nil, syscall.SIGTERM, os.Kill} {
 		if sig != nil {
 			_ = t.cmd.Process.Signal(sig)
@@ -277,8 +279,9 @@ func (t *mcpStdio) close() error {
 		select {
 		case <-t.exited:
 			return nil
-		case <-time.After(mcpExitGrace):
+		case <-time.After(grace):
 		}
+		grace = mcpExitGrace
 	}
 	return fmt.Errorf("MCP server %s did not exit", t.command)
 }
