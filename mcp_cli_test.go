@@ -117,7 +117,7 @@ func TestMCPCLIToolsAndCall(t *testing.T) {
 		wantErr error
 		errText string
 	}{
-		{[]string{"tools", "fake"}, []string{"fake 1 (protocol 2025-11-25): 5 tools", "echo\n  Echo the text\n  input: {", `"required": [`}, nil, ""},
+		{[]string{"tools", "fake"}, []string{"fake 1 (protocol 2025-11-25): 6 tools", "echo\n  Echo the text\n  input: {", `"required": [`}, nil, ""},
 		{[]string{"call", "fake", "echo", `{"text":"hi"}`}, []string{"echo: hi\n"}, nil, ""},
 		{[]string{"call", "fake", "fail"}, []string{"it went wrong\n"}, errMCPToolFailed, ""},
 		{[]string{"call", "fake", "nope"}, nil, nil, "unknown tool nope"},

@@ -61,14 +61,16 @@ func runMCPCLIForTest(args []string) int {
 //	exit     exits at once with a message on stderr
 //	oldver   answers initialize with an unsupported protocol version
 type fakeServer struct {
-	mode string
-	in   *bufio.Reader
-	out  io.Writer
+	mode  string
+	in    *bufio.Reader
+	out   io.Writer
+	grown bool // the grow tool has added the tool "extra"
 }
 
 // runFakeMCPServer serves one client until stdin ends.
 func runFakeMCPServer(mode string, in io.Reader, out io.Writer) int {
-	fmt.Fprintf(os.Stderr, "fake server starting in mode %s\n", mode)
+	wd, _ := os.Getwd()
+	fmt.Fprintf(os.Stderr, "fake server starting in mode %s in %s with FAKE_GREETING=%q\n", mode, wd, os.Getenv("FAKE_GREETING"))
 	if mode == "exit" {
 		fmt.Fprintln(os.Stderr, "fatal: missing configuration file")
 		return 3
@@ -103,6 +105,7 @@ func (s *fakeServer) read() ([]byte, error) {
 	}
 	if !isContentLengthHeader([]byte(line)) {
 		if strings.TrimSpace(line) != "" {
+			fmt.Fprintln(os.Stderr, "got a line without Content-Length")
 			s.write(map[string]any{"jsonrpc": "2.0", "id": nil, "error": map[string]any{"code": -32700, "message": "expected Content-Length header"}})
 		}
 		return nil, nil
@@ -177,13 +180,18 @@ var fakeTools = [][]map[string]any{
 	},
 	{
 		{"name": "slow", "description": "Answers after progress", "inputSchema": map[string]any{"type": "object"}},
+		{"name": "grow", "description": "Adds a tool and says so", "inputSchema": map[string]any{"type": "object"}},
 	},
 }
 
 // listTools serves one page; the cursor is the page number.
 func (s *fakeServer) listTools(m rpcMessage, cursor string) {
 	page, _ := strconv.Atoi(cursor)
-	result := map[string]any{"tools": fakeTools[page]}
+	tools := fakeTools[page]
+	if s.grown && page == len(fakeTools)-1 {
+		tools = append(tools, map[string]any{"name": "extra", "inputSchema": map[string]any{"type": "object"}})
+	}
+	result := map[string]any{"tools": tools}
 	if page+1 < len(fakeTools) {
 		result["nextCursor"] = strconv.Itoa(page + 1)
 	}
@@ -204,6 +212,10 @@ func (s *fakeServer) callTool(m rpcMessage, name string, args, token json.RawMes
 		r := text("it went wrong")
 		r["isError"] = true
 		s.reply(m, r)
+	case "grow":
+		s.grown = true
+		s.write(map[string]any{"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
+		s.reply(m, text("grown"))
 	case "hang":
 	case "crash":
 		fmt.Fprintln(os.Stderr, "panic: the fake server crashed on purpose")

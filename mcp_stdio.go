@@ -141,7 +141,7 @@ func (t *mcpStdio) readLoop(r *bufio.Reader, deliver func(rpcMessage), lost func
 		return
 	}
 	switch {
-	case err != nil && !errors.Is(err, io.EOF):
+	case !errors.Is(err, io.EOF):
 		lost(fmt.Errorf("reading from the server: %w", err))
 	case waitErr != nil:
 		lost(fmt.Errorf("the server exited: %w", waitErr))

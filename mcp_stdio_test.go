@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -23,11 +25,23 @@ func TestMCPStdioFakeServers(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.mode, func(t *testing.T) {
 			t.Parallel()
-			m, reg := startManager(t, []MCPServerConfig{fakeStdioConfig(t, "fake", c.mode)}, MCPOptions{Workspace: t.TempDir()})
+			cfg := fakeStdioConfig(t, "fake", c.mode)
+			workspace := t.TempDir()
+			if err := os.Mkdir(filepath.Join(workspace, "sub"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			cfg.Cwd, cfg.Env["FAKE_GREETING"] = "sub", "hi ${USER_FOR_FAKE}"
+			m, reg := startManager(t, []MCPServerConfig{cfg}, MCPOptions{Workspace: workspace})
 			st := m.Status()[0]
-			// Five tools over three pages of tools/list.
-			if st.State != MCPReady || st.Tools != 5 {
-				t.Fatalf("status = %+v, want ready with 5 tools", st)
+			// Six tools over three pages of tools/list.
+			if st.State != MCPReady || st.Tools != 6 {
+				t.Fatalf("status = %+v, want ready with 6 tools", st)
+			}
+			if d := m.servers[0].session.tr.diagnostics(); !strings.Contains(d, "in "+filepath.Join(workspace, "sub")+` with FAKE_GREETING="hi "`) {
+				t.Errorf("server stderr %q: want it started in the cwd with the env", d)
+			}
+			if _, ok := reg.Get("list_mcp_resources"); ok {
+				t.Error("resource helpers registered though no server offers resources")
 			}
 			out := execTool(t, reg, "mcp__fake__echo", `{"text":"hi"}`)
 			if out.Text != "echo: hi" || out.IsError {
@@ -42,6 +56,23 @@ func TestMCPStdioFakeServers(t *testing.T) {
 			m.mu.Unlock()
 			if framing != c.framing {
 				t.Errorf("remembered framing %q, want %q", framing, c.framing)
+			}
+			// list_changed makes the new tool appear.
+			if out := execTool(t, reg, "mcp__fake__grow", `{}`); out.Text != "grown" {
+				t.Errorf("grow = %q", out.Text)
+			}
+			waitForTool(t, reg, "mcp__fake__extra")
+			// The first start probed with an unframed initialize; a restart
+			// speaks the remembered framing from the first byte.
+			probed := strings.Contains(m.servers[0].session.tr.diagnostics(), "without Content-Length")
+			if probed != (c.mode == "lsp") {
+				t.Errorf("unframed probe seen by the server: %v, want %v", probed, c.mode == "lsp")
+			}
+			if err := m.Restart(t.Context(), "fake"); err != nil {
+				t.Fatal(err)
+			}
+			if d := m.servers[0].session.tr.diagnostics(); strings.Contains(d, "without Content-Length") {
+				t.Errorf("after the restart the server still got unframed lines: %q", d)
 			}
 		})
 	}
@@ -90,15 +121,21 @@ func TestMCPStdioServerDiesMidCall(t *testing.T) {
 	if st := m.Status()[0]; st.State != MCPFailed {
 		t.Errorf("state = %q, want failed", st.State)
 	}
+	if got := m.StatusLine(); got != "MCP 1 failed" {
+		t.Errorf("status line = %q", got)
+	}
 	out = execTool(t, reg, "mcp__fake__echo", `{"text":"x"}`)
 	if !out.IsError || !strings.Contains(out.Text, "/mcp restart fake") {
 		t.Errorf("echo on a dead server = %q, want a clear error naming the restart command", out.Text)
 	}
-	if got := m.SlashCommand(context.Background(), "restart fake"); !strings.Contains(got, "restarted: 5 tools") {
+	if got := m.SlashCommand(context.Background(), "restart fake"); !strings.Contains(got, "restarted: 6 tools") {
 		t.Errorf("/mcp restart = %q", got)
 	}
 	if out := execTool(t, reg, "mcp__fake__echo", `{"text":"back"}`); out.Text != "echo: back" {
 		t.Errorf("echo after restart = %q", out.Text)
+	}
+	if got := m.StatusLine(); got != "MCP 1 ready" {
+		t.Errorf("status line = %q", got)
 	}
 	if got := m.SlashCommand(context.Background(), ""); !strings.Contains(got, "fake") || !strings.Contains(got, "ready") {
 		t.Errorf("/mcp = %q", got)
