@@ -48,6 +48,9 @@ type SSEReader struct {
 // errSSENoProgress reports a reader that keeps returning no data and no error.
 var errSSENoProgress = errors.New("event stream: reader returned no data 100 times in a row")
 
+// errSSETooLong reports a line or an event past the reader's limit.
+var errSSETooLong = errors.New("event stream: a line or event is too long")
+
 // utf8BOM is the byte-order mark that may open a stream; it is skipped.
 var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 
@@ -146,7 +149,7 @@ func (s *SSEReader) fill() error {
 
 // tooLong is the error for a line or an event past the limit.
 func (s *SSEReader) tooLong() error {
-	return fmt.Errorf("event stream: a line or event is longer than %d bytes", s.maxLine)
+	return fmt.Errorf("%w (over %d bytes)", errSSETooLong, s.maxLine)
 }
 
 // processLine applies one line to the event being built. It reports the
