@@ -326,9 +326,9 @@ func parseErrorBody(body []byte) *APIError {
 	if json.Unmarshal(body, &envelope) != nil || len(envelope.Error) == 0 {
 		return &APIError{}
 	}
-	var text string
-	if json.Unmarshal(envelope.Error, &text) == nil {
-		return &APIError{Message: text}
+	var message string
+	if json.Unmarshal(envelope.Error, &message) == nil {
+		return &APIError{Message: message}
 	}
 	var obj struct {
 		Message string          `json:"message"`
@@ -337,8 +337,14 @@ func parseErrorBody(body []byte) *APIError {
 	}
 	json.Unmarshal(envelope.Error, &obj)
 	e := &APIError{Message: obj.Message, Type: obj.Type}
-	var code string
-	if json.Unmarshal(obj.Code, &code) == nil && code != "" && code != e.Type {
+	code, text := strings.TrimSpace(string(obj.Code)), ""
+	switch {
+	case code == "null":
+		code = ""
+	case json.Unmarshal(obj.Code, &text) == nil:
+		code = text
+	}
+	if code != "" && code != e.Type {
 		e.Type = strings.TrimPrefix(e.Type+", "+code, ", ")
 	}
 	return e

@@ -140,7 +140,7 @@ type providerKit struct {
 }
 
 // providerKits lists both HTTP providers.
-var providerKits = []providerKit{anthropicKit}
+var providerKits = []providerKit{anthropicKit, openAIKit}
 
 // retryLog records the notices and backoff waits of a provider under test.
 type retryLog struct {
@@ -330,11 +330,14 @@ func TestCancelDuringBackoff(t *testing.T) {
 	t.Parallel()
 	api := newFakeAPI(t, statusReply(503, `{"error":{"message":"busy"}}`))
 	p, client := anthropicKit.new(ProviderOptions{BaseURL: api.srv.URL})
-	client.backoff.base = time.Hour
+	client.backoff.base, client.backoff.max = time.Hour, time.Hour
 	ctx, cancel := context.WithCancel(context.Background())
 	client.notify = func(string) { cancel() }
 	if _, err := p.Stream(ctx, ModelRequest{Model: "m"}, nil); !errors.Is(err, context.Canceled) {
 		t.Fatalf("Stream error = %v, want %v", err, context.Canceled)
+	}
+	if n := len(api.requests()); n != 1 {
+		t.Errorf("requests = %d, want 1", n)
 	}
 }
 
