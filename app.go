@@ -152,13 +152,12 @@ func (app *App) setupProvider() error {
 		if opts.APIKey == "" && opts.AuthToken == "" {
 			return usageErrorf("the anthropic provider needs ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN")
 		}
-		app.Provider, name = nil, "anthropic (not wired yet)"
-		_ = opts
+		app.Provider = NewAnthropic(opts)
 	case "openai":
 		model = firstNonEmpty(model, app.Settings.Model, "gpt-4.1")
 		opts.APIKey = env("OPENAI_API_KEY")
 		opts.BaseURL = firstNonEmpty(env("OPENAI_BASE_URL"), app.Settings.BaseURL)
-		app.Provider, name = nil, "openai (not wired yet)"
+		app.Provider = NewOpenAI(opts)
 	case "mock":
 		model = firstNonEmpty(model, "mock")
 		mock := &MockProvider{}
