@@ -32,6 +32,9 @@ func newBuiltins(cfg BuiltinConfig) *Builtins {
 	return &Builtins{
 		Tools: []*Tool{
 			readFileTool(),
+			writeFileTool(),
+			editFileTool(),
+			patchFileTool(),
 			listFilesTool(),
 			askUserTool(),
 		},
