@@ -36,6 +36,8 @@ func newBuiltins(cfg BuiltinConfig) *Builtins {
 			editFileTool(),
 			patchFileTool(),
 			listFilesTool(),
+			grepFilesTool(),
+			globFilesTool(),
 			askUserTool(),
 		},
 	}
