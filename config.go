@@ -77,7 +77,7 @@ func decodeStrict(data []byte, v any) error {
 	dec.DisallowUnknownFields()
 	err := dec.Decode(v)
 	if err == nil && dec.More() {
-		return fmt.Errorf("line %d: unexpected data after the settings object", lineAt(data, dec.InputOffset()))
+		return fmt.Errorf("line %d: unexpected data after the settings object", lineOf(data, dec.InputOffset()))
 	}
 	var syntaxErr *json.SyntaxError
 	var typeErr *json.UnmarshalTypeError
@@ -85,29 +85,26 @@ func decodeStrict(data []byte, v any) error {
 	case err == nil:
 		return nil
 	case errors.As(err, &syntaxErr):
-		return fmt.Errorf("line %d: %v", lineAt(data, syntaxErr.Offset), err)
+		return fmt.Errorf("line %d: %v", lineOf(data, syntaxErr.Offset), err)
 	case errors.As(err, &typeErr):
-		return fmt.Errorf("line %d: field %q must be %s, not %s", lineAt(data, typeErr.Offset), typeErr.Field, jsonKind(typeErr.Type), typeErr.Value)
+		return fmt.Errorf("line %d: field %q must be %s, not %s", lineOf(data, typeErr.Offset), typeErr.Field, jsonKind(typeErr.Type), typeErr.Value)
 	case strings.HasPrefix(err.Error(), "json: unknown field"):
 		field := strings.TrimPrefix(err.Error(), "json: unknown field ")
 		offset := int64(bytes.Index(data, []byte(field)))
 		if offset < 0 {
 			offset = dec.InputOffset()
 		}
-		return fmt.Errorf("line %d: unknown field %s", lineAt(data, offset), field)
+		return fmt.Errorf("line %d: unknown field %s", lineOf(data, offset), field)
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
 		return fmt.Errorf("the file is empty or ends too soon")
 	default:
-		return fmt.Errorf("line %d: %v", lineAt(data, dec.InputOffset()), err)
+		return fmt.Errorf("line %d: %v", lineOf(data, dec.InputOffset()), err)
 	}
 }
 
-// lineAt returns the 1-based line of a byte offset.
-func lineAt(data []byte, offset int64) int {
-	if offset > int64(len(data)) {
-		offset = int64(len(data))
-	}
-	return bytes.Count(data[:offset], []byte("\n")) + 1
+// lineOf returns the 1-based line of a byte offset in data.
+func lineOf(data []byte, offset int64) int {
+	return lineAt(string(data), int(min(offset, int64(len(data)))))
 }
 
 // mergeSettings lays over on top of base: set values win, rule lists add.
