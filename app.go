@@ -41,10 +41,11 @@ type App struct {
 	Demo      bool
 	Registry  *Registry
 	Env       *ToolEnv
+	Perms     *Permissions
 	Agent     *Agent
 	SessionID string
 
-	stdin          io.Reader
+	lines          *LineReader // the input lines, shared by line mode and its questions
 	stdout, stderr io.Writer
 	getenv         func(string) string
 	closers        []func()
@@ -52,7 +53,7 @@ type App struct {
 
 // newApp builds an App from options and the environment.
 func newApp(opts Options, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) (*App, error) {
-	app := &App{Opts: opts, stdin: stdin, stdout: stdout, stderr: stderr, getenv: getenv}
+	app := &App{Opts: opts, lines: NewLineReader(stdin), stdout: stdout, stderr: stderr, getenv: getenv}
 	var err error
 	if app.Home, err = minicodeHome(getenv); err != nil {
 		return nil, err
@@ -176,15 +177,37 @@ func (app *App) setupProvider() error {
 	return nil
 }
 
-// setupPermissions builds the permission check from the mode and rules.
+// setupPermissions builds the permission check from the mode, the rules
+// of the settings files and flags, and the saved answers. In headless mode
+// nobody can be asked; otherwise questions are asked on the input lines.
 func (app *App) setupPermissions() error {
-	mode := PermissionMode(firstNonEmpty(app.Opts.PermissionMode, app.Settings.Permissions.DefaultMode, string(ModeDefault)))
-	switch mode {
-	case ModeDefault, ModeAcceptEdits, ModePlan, ModeBypass:
-	default:
-		return usageErrorf("unknown permission mode %q (use default, acceptEdits, plan or bypassPermissions)", mode)
+	mode, err := ParsePermissionMode(firstNonEmpty(app.Opts.PermissionMode, app.Settings.Permissions.DefaultMode))
+	if err != nil {
+		return usageError{err.Error()}
 	}
-	app.Env.Perms = &Permissions{Mode: mode, Workspace: app.Workspace, Headless: true}
+	cfg := PermissionConfig{
+		Mode:        mode,
+		Workspace:   app.Workspace,
+		ResultsDir:  filepath.Join(app.Home, "tool-results"),
+		Settings:    app.Settings.ruleSets,
+		ProjectFile: filepath.Join(app.Workspace, ".minicode", "permissions.json"),
+		UserFile:    filepath.Join(app.Home, "permissions.json"),
+		Notice:      func(msg string) { fmt.Fprintln(app.stderr, msg) },
+	}
+	if app.Opts.AllowedTools != "" {
+		cfg.AllowedTools = []string{app.Opts.AllowedTools}
+	}
+	if app.Opts.DisallowedTools != "" {
+		cfg.DisallowedTools = []string{app.Opts.DisallowedTools}
+	}
+	if !app.Opts.Print {
+		cfg.Asker = &LineAsker{In: app.lines, Out: app.stdout}
+	}
+	perms, err := NewPermissions(cfg)
+	if err != nil {
+		return err
+	}
+	app.Perms, app.Env.Perms = perms, perms
 	return nil
 }
 
@@ -227,11 +250,7 @@ func firstNonEmpty(values ...string) string {
 // turn, even an interrupted one (SPEC §6): grants for this turn are
 // cleared. The history it returns always gives each tool call a result.
 func (app *App) runTurnWithCleanup(ctx context.Context, history []Message, input string) TurnResult {
-	defer func() {
-		if ender, ok := app.Env.Perms.(interface{ EndTurn() }); ok {
-			ender.EndTurn()
-		}
-	}()
+	defer app.Perms.EndTurn()
 	return app.Agent.RunTurn(ctx, history, input)
 }
 

@@ -68,5 +68,5 @@ func cmdTools(_ context.Context, app *App, _ string, _ *[]Message) (string, bool
 // cmdStatus shows the session's settings.
 func cmdStatus(_ context.Context, app *App, _ string, h *[]Message) (string, bool, error) {
 	return fmt.Sprintf("model: %s (%s)\nworkspace: %s\npermission mode: %s\nmessages: %d\nsession: %s",
-		app.Model, app.Provider.Name(), app.Workspace, app.permissionMode(), len(*h), app.SessionID), false, nil
+		app.Model, app.Provider.Name(), app.Workspace, app.Perms.Mode(), len(*h), app.SessionID), false, nil
 }

@@ -24,6 +24,10 @@ type Settings struct {
 	// WebSearchURL replaces the default web_search endpoint.
 	WebSearchURL string              `json:"webSearchUrl,omitempty"`
 	Permissions  PermissionsSettings `json:"permissions,omitempty"`
+
+	// ruleSets keeps each file's permission rules apart, so that a bad
+	// rule is reported with the file it came from.
+	ruleSets []RuleSet
 }
 
 // PermissionsSettings are the permission mode and rules from settings.
@@ -52,6 +56,9 @@ func loadSettings(home, workspace string) (Settings, error) {
 			return Settings{}, err
 		}
 		merged = mergeSettings(merged, s)
+		if p := s.Permissions; len(p.Allow)+len(p.Ask)+len(p.Deny) > 0 {
+			merged.ruleSets = append(merged.ruleSets, RuleSet{Source: path, Allow: p.Allow, Ask: p.Ask, Deny: p.Deny})
+		}
 	}
 	return merged, nil
 }
@@ -77,7 +84,7 @@ func decodeStrict(data []byte, v any) error {
 	dec.DisallowUnknownFields()
 	err := dec.Decode(v)
 	if err == nil && dec.More() {
-		return fmt.Errorf("line %d: unexpected data after the settings object", lineOf(data, dec.InputOffset()))
+		return fmt.Errorf("line %d: unexpected data after the JSON object", lineOf(data, dec.InputOffset()))
 	}
 	var syntaxErr *json.SyntaxError
 	var typeErr *json.UnmarshalTypeError

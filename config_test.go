@@ -29,8 +29,13 @@ func TestLoadSettingsMergesProjectOverUser(t *testing.T) {
 	}
 	want := Settings{Provider: "openai", Model: "local-model", MaxTurns: 7, Permissions: PermissionsSettings{
 		DefaultMode: "plan", Allow: []string{"read_file", "run_command(go test:*)"}, Deny: []string{"web_fetch"}}}
+	sources := got.ruleSets
+	got.ruleSets = nil
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("loadSettings = %+v, want %+v", got, want)
+	}
+	if len(sources) != 2 || sources[0].Source != filepath.Join(home, "settings.json") || sources[1].Deny[0] != "web_fetch" {
+		t.Errorf("rule sources = %+v, want one per file, named by path", sources)
 	}
 }
 
@@ -41,7 +46,7 @@ func TestLoadSettingsErrorsNameFileLineAndField(t *testing.T) {
 		{"unknown field", "{\n\"modle\": \"x\"\n}", `line 2: unknown field "modle"`},
 		{"nested wrong type", "{\"permissions\": {\n\"allow\": \"read_file\"}}", `line 2: field "permissions.allow" must be an array, not string`},
 		{"empty", "", "the file is empty or ends too soon"},
-		{"trailing data", "{}\n{}", "line 2: unexpected data after the settings object"},
+		{"trailing data", "{}\n{}", "line 2: unexpected data after the JSON object"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -291,10 +291,11 @@ func loadRuleFile(file string) (allow, deny []Rule, err error) {
 		return nil, nil, fmt.Errorf("reading %s: %w", file, err)
 	}
 	var rf ruleFile
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&rf); err != nil {
-		return nil, nil, fmt.Errorf("%s:%d: %w", file, lineOf(data, dec.InputOffset(), err), err)
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, nil, nil
+	}
+	if err := decodeStrict(data, &rf); err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", file, err)
 	}
 	if allow, err = parseRules(rf.Allow, file); err == nil {
 		deny, err = parseRules(rf.Deny, file)
@@ -313,21 +314,6 @@ func parseRules(texts []string, source string) ([]Rule, error) {
 		rules = append(rules, r)
 	}
 	return rules, nil
-}
-
-// lineOf returns the line of a JSON decoding error, or of offset when the
-// error carries no position.
-func lineOf(data []byte, offset int64, err error) int {
-	var syntax *json.SyntaxError
-	var typ *json.UnmarshalTypeError
-	switch {
-	case errors.As(err, &syntax):
-		offset = syntax.Offset
-	case errors.As(err, &typ):
-		offset = typ.Offset
-	}
-	offset = min(max(offset, 0), int64(len(data)))
-	return 1 + bytes.Count(data[:offset], []byte("\n"))
 }
 
 // addToRuleFile saves a rule into a permissions.json, creating it (and
