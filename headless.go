@@ -78,7 +78,8 @@ func (app *App) runHeadless(ctx context.Context, task string) error {
 	if record.PermissionDenials == nil {
 		record.PermissionDenials = []Denial{}
 	}
-	record.IsError = record.Subtype != "success"
+	// A denial means part of the task could not be done as asked.
+	record.IsError = record.Subtype != "success" || len(record.PermissionDenials) > 0
 	switch app.Opts.OutputFormat {
 	case "json", "stream-json":
 		out.json(record)
