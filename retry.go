@@ -351,11 +351,16 @@ func parseErrorBody(body []byte) *APIError {
 }
 
 // isSpendLimit reports whether a 429 is about money rather than rate: an
-// exhausted quota, credit or spend limit. Waiting does not fix those.
+// exhausted quota, credit or spend limit. Waiting does not fix those. The
+// message is matched on narrow phrases only, since ordinary rate-limit
+// messages mention billing pages too.
 func isSpendLimit(e *APIError) bool {
-	text := strings.ToLower(e.Type + " " + e.Message)
-	for _, word := range []string{"insufficient_quota", "billing", "quota", "credit balance", "spend limit", "spending limit", "usage limit"} {
-		if strings.Contains(text, word) {
+	kind, message := strings.ToLower(e.Type), strings.ToLower(e.Message)
+	if strings.Contains(kind, "insufficient_quota") || strings.Contains(kind, "billing") {
+		return true
+	}
+	for _, phrase := range []string{"current quota", "credit balance", "spend limit", "spending limit", "usage limit"} {
+		if strings.Contains(message, phrase) {
 			return true
 		}
 	}
