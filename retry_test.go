@@ -247,6 +247,9 @@ func TestRetries(t *testing.T) {
 		{name: "404 with a string error", replies: func(k providerKit) []http.HandlerFunc {
 			return []http.HandlerFunc{statusReply(404, `{"error":"model 'x' not found"}`)}
 		}, wantErr: "model 'x' not found (HTTP 404)", wantReqs: 1},
+		{name: "JSON error with status 200", replies: func(k providerKit) []http.HandlerFunc {
+			return []http.HandlerFunc{statusReply(200, `{"error":{"message":"streaming is not supported by this proxy"}}`)}
+		}, wantErr: "streaming is not supported by this proxy (HTTP 200)", wantReqs: 1},
 		{name: "hang-up before any byte", replies: func(k providerKit) []http.HandlerFunc {
 			return []http.HandlerFunc{hangupReply, sseReply(k.reply("ok"))}
 		}, wantText: "ok", wantReqs: 2, notice: "connection failed"},
