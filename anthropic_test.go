@@ -105,6 +105,14 @@ func TestAnthropicRequestGolden(t *testing.T) {
 		{"auth_token", ProviderOptions{APIKey: "sk-ignored", AuthToken: "bearer-token"}, ModelRequest{Model: "claude-sonnet-4-5", Messages: []Message{userText("hello")}}},
 		{"tools_conversation", ProviderOptions{APIKey: "sk-test"}, ModelRequest{Model: "claude-opus-4-1", System: "Use tools.", Tools: testTools, MaxTokens: 2048, Messages: toolConversation}},
 		{"thinking_replay", ProviderOptions{APIKey: "sk-test"}, ModelRequest{Model: "claude-sonnet-4-5", MaxTokens: 4096, Messages: thinkingConversation}},
+		{"merged_messages", ProviderOptions{APIKey: "sk-test"}, ModelRequest{Model: "claude-sonnet-4-5", MaxTokens: 100, Messages: []Message{
+			userText("first"),
+			userText("second"),
+			{Role: RoleAssistant, Content: []Block{{Type: BlockToolUse, ID: "toolu_1", Name: "list_files", Input: json.RawMessage(`"not an object"`)}}},
+			userText("typed while the tool ran"),
+			{Role: RoleUser, Content: []Block{{Type: BlockToolResult, ToolUseID: "toolu_1", Content: "a.go"}}},
+			{Role: RoleAssistant, Content: []Block{{Type: BlockThinking, Thinking: "hmm", Signature: "sig"}}},
+		}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

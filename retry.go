@@ -110,8 +110,8 @@ func newStreamClient(provider string, opts ProviderOptions) streamClient {
 		provider:   provider,
 		client:     opts.HTTPClient,
 		maxRetries: opts.MaxRetries,
-		firstByte:  cmp0(opts.FirstByteTimeout, defaultFirstByteTimeout),
-		idle:       cmp0(opts.IdleTimeout, defaultIdleTimeout),
+		firstByte:  orDefault(opts.FirstByteTimeout, defaultFirstByteTimeout),
+		idle:       orDefault(opts.IdleTimeout, defaultIdleTimeout),
 		notify:     opts.Notify,
 		backoff:    backoff{base: defaultBackoffBase, max: defaultBackoffMax},
 	}
@@ -122,13 +122,13 @@ func newStreamClient(provider string, opts ProviderOptions) streamClient {
 		c.maxRetries = 0
 	}
 	if c.client == nil {
-		c.client = &http.Client{Transport: newTransport(cmp0(opts.ConnectTimeout, defaultConnectTimeout))}
+		c.client = &http.Client{Transport: newTransport(orDefault(opts.ConnectTimeout, defaultConnectTimeout))}
 	}
 	return c
 }
 
 // cmp0 returns d, or def when d is not positive.
-func cmp0(d, def time.Duration) time.Duration {
+func orDefault(d, def time.Duration) time.Duration {
 	if d <= 0 {
 		return def
 	}
@@ -217,7 +217,9 @@ func (c *streamClient) attempt(ctx context.Context, newRequest func(context.Cont
 		return ModelResponse{}, false, attemptError(ctx, actx, connectionError(err))
 	}
 	defer httpResp.Body.Close()
-	if httpResp.StatusCode != http.StatusOK {
+	if httpResp.StatusCode != http.StatusOK || strings.HasPrefix(httpResp.Header.Get("Content-Type"), "application/json") {
+		// A JSON body instead of a stream is an error even with 200: some
+		// proxies answer that way.
 		return ModelResponse{}, false, attemptError(ctx, actx, readAPIError(c.provider, httpResp))
 	}
 
@@ -351,11 +353,16 @@ func parseErrorBody(body []byte) *APIError {
 }
 
 // isSpendLimit reports whether a 429 is about money rather than rate: an
-// exhausted quota, credit or spend limit. Waiting does not fix those.
+// exhausted quota, credit or spend limit. Waiting does not fix those. The
+// message is matched on narrow phrases only, since ordinary rate-limit
+// messages mention billing pages too.
 func isSpendLimit(e *APIError) bool {
-	text := strings.ToLower(e.Type + " " + e.Message)
-	for _, word := range []string{"insufficient_quota", "billing", "quota", "credit balance", "spend limit", "spending limit", "usage limit"} {
-		if strings.Contains(text, word) {
+	kind, message := strings.ToLower(e.Type), strings.ToLower(e.Message)
+	if strings.Contains(kind, "insufficient_quota") || strings.Contains(kind, "billing") {
+		return true
+	}
+	for _, phrase := range []string{"current quota", "credit balance", "spend limit", "spending limit", "usage limit"} {
+		if strings.Contains(message, phrase) {
 			return true
 		}
 	}

@@ -220,6 +220,9 @@ func TestRetries(t *testing.T) {
 		{name: "429 spend limit is not retried", replies: func(k providerKit) []http.HandlerFunc {
 			return []http.HandlerFunc{statusReply(429, spend429, "retry-after", "1")}
 		}, wantErr: "You exceeded your current quota", wantReqs: 1},
+		{name: "429 rate limit that mentions billing is retried", replies: func(k providerKit) []http.HandlerFunc {
+			return []http.HandlerFunc{statusReply(429, `{"error":{"message":"Rate limit reached for gpt-4o on requests per min (RPM): Limit 3. Add a payment method at https://platform.openai.com/account/billing.","type":"requests","code":"rate_limit_exceeded"}}`), sseReply(k.reply("ok"))}
+		}, wantText: "ok", wantReqs: 2},
 		{name: "429 workspace usage limit is not retried", replies: func(k providerKit) []http.HandlerFunc {
 			return []http.HandlerFunc{statusReply(429, anthropicSpend)}
 		}, wantErr: "usage limits", wantReqs: 1},
@@ -244,6 +247,9 @@ func TestRetries(t *testing.T) {
 		{name: "404 with a string error", replies: func(k providerKit) []http.HandlerFunc {
 			return []http.HandlerFunc{statusReply(404, `{"error":"model 'x' not found"}`)}
 		}, wantErr: "model 'x' not found (HTTP 404)", wantReqs: 1},
+		{name: "JSON error with status 200", replies: func(k providerKit) []http.HandlerFunc {
+			return []http.HandlerFunc{statusReply(200, `{"error":{"message":"streaming is not supported by this proxy"}}`)}
+		}, wantErr: "streaming is not supported by this proxy (HTTP 200)", wantReqs: 1},
 		{name: "hang-up before any byte", replies: func(k providerKit) []http.HandlerFunc {
 			return []http.HandlerFunc{hangupReply, sseReply(k.reply("ok"))}
 		}, wantText: "ok", wantReqs: 2, notice: "connection failed"},
@@ -258,7 +264,7 @@ func TestRetries(t *testing.T) {
 		}, edit: func(o *ProviderOptions) { o.Notify = nil }, wantErr: "the stream ended before the reply was complete", wantReqs: 1},
 		{name: "stalled stream", replies: func(k providerKit) []http.HandlerFunc {
 			return []http.HandlerFunc{stallReply(k.cutEarly), sseReply(k.reply("ok"))}
-		}, edit: func(o *ProviderOptions) { o.IdleTimeout = 200 * time.Millisecond }, wantText: "ok", wantReqs: 2, notice: "no data for 200ms"},
+		}, edit: func(o *ProviderOptions) { o.IdleTimeout = 300 * time.Millisecond }, wantText: "ok", wantReqs: 2, notice: "no data for 300ms"},
 		{name: "stalled stream, no retries", replies: func(k providerKit) []http.HandlerFunc {
 			return []http.HandlerFunc{stallReply(k.cutEarly)}
 		}, edit: func(o *ProviderOptions) { o.IdleTimeout = 200 * time.Millisecond; o.MaxRetries = -1 }, wantErr: "no data for 200ms", wantReqs: 1},
@@ -321,6 +327,53 @@ func TestCancelDuringStream(t *testing.T) {
 				t.Errorf("requests = %d, want 1", n)
 			}
 		})
+	}
+}
+
+// TestSlowStreamIsNotStalled checks that the idle timeout measures the
+// gap between pieces of data, not the length of the whole reply.
+func TestSlowStreamIsNotStalled(t *testing.T) {
+	t.Parallel()
+	for _, kit := range providerKits {
+		t.Run(kit.name, func(t *testing.T) {
+			t.Parallel()
+			const idle = time.Second
+			api := newFakeAPI(t, func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "text/event-stream")
+				stream := kit.reply(strings.Repeat("x", 300))
+				for i := 0; i < len(stream); i += 3 {
+					time.Sleep(10 * time.Millisecond)
+					io.WriteString(w, stream[i:min(i+3, len(stream))])
+					w.(http.Flusher).Flush()
+				}
+			})
+			p := newTestProvider(kit, api, &retryLog{}, func(o *ProviderOptions) { o.IdleTimeout = idle; o.MaxRetries = -1 })
+			start := time.Now()
+			if _, _, err := collectText(context.Background(), p); err != nil {
+				t.Fatalf("Stream error after %s: %v", time.Since(start), err)
+			}
+			if elapsed := time.Since(start); elapsed < idle*3/2 {
+				t.Skipf("the reply took %s, less than the idle timeout: nothing was checked", elapsed)
+			}
+		})
+	}
+}
+
+// TestRefusedConnectionIsNotRetried checks that a server that is not
+// there fails at once instead of being retried.
+func TestRefusedConnectionIsNotRetried(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.NotFoundHandler())
+	srv.Close()
+	log := &retryLog{}
+	p, client := anthropicKit.new(log.options(srv.URL))
+	log.instrument(client)
+	_, err := p.Stream(context.Background(), ModelRequest{Model: "m"}, nil)
+	if err == nil || !strings.Contains(err.Error(), "sending the request") {
+		t.Fatalf("Stream error = %v, want a connection failure", err)
+	}
+	if len(log.waits) != 0 {
+		t.Errorf("waits = %v, want no retry", log.waits)
 	}
 }
 
