@@ -32,6 +32,7 @@ type Builtins struct {
 // newBuiltins builds every built-in tool for cfg.
 func newBuiltins(cfg BuiltinConfig) *Builtins {
 	procs := newProcessManager()
+	web := newWebClient(cfg)
 	return &Builtins{
 		Processes: procs,
 		Tools: []*Tool{
@@ -45,6 +46,8 @@ func newBuiltins(cfg BuiltinConfig) *Builtins {
 			runCommandTool(procs),
 			commandOutputTool(procs),
 			commandKillTool(procs),
+			webFetchTool(web),
+			webSearchTool(web),
 			askUserTool(),
 		},
 	}

@@ -80,18 +80,18 @@ type fileWindow struct {
 // large the file is.
 func readWindow(ctx context.Context, path string, offset, limit int) (fileWindow, error) {
 	w := fileWindow{first: offset}
+	info, err := os.Stat(path)
+	if err != nil {
+		return w, describeOpenError(err)
+	}
+	if err := requireRegular(info); err != nil {
+		return w, err
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return w, describeOpenError(err)
 	}
 	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return w, err
-	}
-	if info.IsDir() {
-		return w, errors.New("is a folder, not a file; use list_files to see its contents")
-	}
 	br := bufio.NewReaderSize(f, readBufferBytes)
 	if head, _ := br.Peek(binarySniffBytes); bytes.IndexByte(head, 0) >= 0 {
 		return w, fmt.Errorf("is a binary file (%d bytes); read_file shows text only", info.Size())
@@ -237,6 +237,22 @@ func countLines(ctx context.Context, br *bufio.Reader) (int, error) {
 	}
 }
 
+// requireRegular refuses folders, devices, pipes and sockets: only
+// regular files can be read whole without blocking or running forever.
+func requireRegular(info fs.FileInfo) error {
+	switch {
+	case info.IsDir():
+		return errors.New("is a folder, not a file; use list_files to see its contents")
+	case info.Mode()&fs.ModeNamedPipe != 0:
+		return errors.New("is a named pipe, not a regular file; only files can be read")
+	case info.Mode()&fs.ModeDevice != 0:
+		return errors.New("is a device, not a regular file; only files can be read")
+	case !info.Mode().IsRegular():
+		return errors.New("is a socket or other special file, not a regular file; only files can be read")
+	}
+	return nil
+}
+
 // describeOpenError turns a failure to open a file into a short sentence.
 func describeOpenError(err error) error {
 	switch {
@@ -332,11 +348,13 @@ func loadForWrite(env *ToolEnv, path string) (abs, content string, existed bool,
 // fs.ErrNotExist.
 func loadText(abs string) (string, error) {
 	info, err := os.Stat(abs)
-	switch {
-	case err != nil:
+	if err != nil {
 		return "", err
-	case info.IsDir():
-		return "", errors.New("is a folder, not a file")
+	}
+	if err := requireRegular(info); err != nil {
+		return "", err
+	}
+	switch {
 	case info.Size() > maxEditBytes:
 		return "", fmt.Errorf("is %d bytes, too large to edit here (limit %d); use run_command", info.Size(), maxEditBytes)
 	}

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -206,7 +207,7 @@ func TestWriteFile(t *testing.T) {
 		{"change", `{"path":"old.txt","content":"one\n"}`, false, "Changed old.txt: now 1 line (was 2)", "old.txt", "one\n"},
 		{"unchanged", `{"path":"dir/x","content":"x"}`, false, "dir/x unchanged: it already has this content (1 line)", "dir/x", "x"},
 		{"keeps mode", `{"path":"run.sh","content":"#!/bin/sh\necho hi\n"}`, false, "Changed run.sh: now 2 lines (was 1)", "run.sh", "#!/bin/sh\necho hi\n"},
-		{"folder", `{"path":"dir","content":"x"}`, true, "dir: is a folder, not a file", "", ""},
+		{"folder", `{"path":"dir","content":"x"}`, true, "dir: is a folder, not a file; use list_files to see its contents", "", ""},
 		{"missing content", `{"path":"a.txt"}`, true, `invalid input: field "content" is required`, "", ""},
 		{"content wrong type", `{"path":"a.txt","content":["x"]}`, true, `invalid input: field "content" must be a string, got array`, "", ""},
 	}
@@ -272,5 +273,28 @@ func TestWriteFileDeniedWritesNothing(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(env.Workspace, "a.txt")); err == nil {
 		t.Error("a.txt was written despite the denial")
+	}
+}
+
+func TestReadFileSpecialFiles(t *testing.T) {
+	t.Parallel()
+	env := newTestEnv(t, nil)
+	if err := syscall.Mkfifo(filepath.Join(env.Workspace, "pipe"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		tool        *Tool
+		input, want string
+	}{
+		{readFileTool(), `{"path":"pipe"}`, "read_file pipe: is a named pipe, not a regular file; only files can be read"},
+		{readFileTool(), `{"path":"/dev/zero"}`, "read_file /dev/zero: is a device, not a regular file; only files can be read"},
+		{editFileTool(), `{"path":"pipe","old_string":"a","new_string":"b"}`, "pipe: is a named pipe, not a regular file; only files can be read"},
+		{grepFilesTool(), `{"pattern":"a","path":"pipe"}`, "grep_files pipe: is a named pipe, not a regular file; only files can be read"},
+	}
+	for _, tc := range tests {
+		out := callTool(t, env, tc.tool, tc.input)
+		if !out.IsError || out.Text != tc.want {
+			t.Errorf("%s %s = %q, want error %q", tc.tool.Name, tc.input, out.Text, tc.want)
+		}
 	}
 }

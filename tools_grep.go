@@ -71,6 +71,9 @@ func runGrepFiles(ctx context.Context, env *ToolEnv, in GrepFilesInput) (ToolOut
 		return ToolOutput{}, err
 	}
 	info, err := os.Stat(root)
+	if err == nil && !info.IsDir() {
+		err = requireRegular(info)
+	}
 	if err != nil {
 		return ToolOutput{}, fmt.Errorf("grep_files %s: %w", displayPath(env, root), describeOpenError(err))
 	}
@@ -125,7 +128,7 @@ type fileMatches struct {
 func (g *grepSearch) run(ctx context.Context, files <-chan string) []fileMatches {
 	var (
 		mu      sync.Mutex
-		results []fileMatches
+		results matchSet
 		wg      sync.WaitGroup
 	)
 	for range max(2, runtime.GOMAXPROCS(0)) {
@@ -142,14 +145,47 @@ func (g *grepSearch) run(ctx context.Context, files <-chan string) []fileMatches
 					continue
 				}
 				mu.Lock()
-				results = append(results, m)
+				results.add(m, g.limit)
 				mu.Unlock()
 			}
 		}()
 	}
 	wg.Wait()
-	sort.Slice(results, func(i, j int) bool { return results[i].path < results[j].path })
-	return results
+	results.prune(g.limit)
+	return results.files
+}
+
+// matchSet gathers the files that matched. Files arrive in any order but
+// only the first lines in path order are shown, so it keeps memory bounded
+// by dropping the lines of files that can no longer be among them.
+type matchSet struct {
+	files  []fileMatches
+	stored int // lines held over all files
+}
+
+// add records the matches of one file.
+func (s *matchSet) add(m fileMatches, limit int) {
+	s.files = append(s.files, m)
+	s.stored += len(m.lines)
+	if s.stored > 4*limit {
+		s.prune(limit)
+	}
+}
+
+// prune sorts the files by path and keeps only the lines among the first
+// limit; later files keep their counts. A dropped line can never come back
+// into view, since files added later only push lines further down.
+func (s *matchSet) prune(limit int) {
+	sort.Slice(s.files, func(i, j int) bool { return s.files[i].path < s.files[j].path })
+	kept := 0
+	for i := range s.files {
+		f := &s.files[i]
+		if n := limit - kept; len(f.lines) > n {
+			f.lines = append([]string(nil), f.lines[:n]...)
+		}
+		kept += len(f.lines)
+	}
+	s.stored = kept
 }
 
 // searchFile searches one file in chunks of whole lines, reusing *buf, so

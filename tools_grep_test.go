@@ -145,3 +145,20 @@ func TestGlobFiles(t *testing.T) {
 		}
 	}
 }
+
+// TestGrepFilesManyFiles matches in more files than the limit shows, so
+// that lines of files past the limit are dropped while workers still run.
+func TestGrepFilesManyFiles(t *testing.T) {
+	t.Parallel()
+	files := map[string]string{}
+	for i := range 50 {
+		files[fmt.Sprintf("f%02d.txt", i)] = "hit one\nmiss\nhit two\n"
+	}
+	env := newTestEnv(t, files)
+	out := callTool(t, env, grepFilesTool(), `{"pattern":"hit","limit":3}`)
+	want := "f00.txt:1:hit one\nf00.txt:3:hit two\nf01.txt:1:hit one\n" +
+		"[... 97 more matching lines not shown; narrow the pattern, path or glob, or raise limit ...]\n(100 matching lines in 50 files)\n"
+	if out.Text != want {
+		t.Errorf("got %q, want %q", out.Text, want)
+	}
+}
