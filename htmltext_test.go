@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -11,7 +10,6 @@ import (
 )
 
 // updateGolden rewrites the golden files of the HTML tests.
-var updateGolden = flag.Bool("update", false, "rewrite testdata golden files")
 
 func TestHTMLToTextGolden(t *testing.T) {
 	t.Parallel()
@@ -25,7 +23,7 @@ func TestHTMLToTextGolden(t *testing.T) {
 		t.Errorf("title = %q, want %q", title, "Gophers & Friends")
 	}
 	golden := filepath.Join("testdata", "tools", "page.txt")
-	if *updateGolden {
+	if *update {
 		if err := os.WriteFile(golden, []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
