@@ -21,22 +21,13 @@ Skills are installed into $MINICODE_HOME/skills, or with --project into
 .minicode/skills in the workspace.
 `
 
-// usageError is a command line that does not make sense; main reports it
-// with exit code 2.
-type usageError struct {
-	msg string
-}
-
-// Error returns the message.
-func (e usageError) Error() string { return e.msg }
-
 // runSkillsCommand runs `minicode skills ...` with the arguments after
 // "skills". home is $MINICODE_HOME, userHome the user's home folder, and
 // workspace the project folder.
 func runSkillsCommand(args []string, stdout, stderr io.Writer, home, userHome, workspace string) error {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, skillsUsage)
-		return usageError{"minicode skills needs a subcommand: list, add or remove"}
+		return usageErrorf("minicode skills needs a subcommand: list, add or remove")
 	}
 	positional, project, err := skillsArgs(args[1:])
 	if err != nil {
@@ -48,13 +39,13 @@ func runSkillsCommand(args []string, stdout, stderr io.Writer, home, userHome, w
 		return nil
 	case "list":
 		if len(positional) > 0 || project {
-			return usageError{"minicode skills list takes no arguments"}
+			return usageErrorf("minicode skills list takes no arguments")
 		}
 		fmt.Fprint(stdout, DiscoverSkills(home, userHome, workspace).Describe())
 		return nil
 	case "add", "remove":
 		if len(positional) != 1 {
-			return usageError{fmt.Sprintf("minicode skills %s needs exactly one argument, got %d", args[0], len(positional))}
+			return usageErrorf("minicode skills %s needs exactly one argument, got %d", args[0], len(positional))
 		}
 		root, err := installRoot(home, workspace, project)
 		if err != nil {
@@ -65,7 +56,7 @@ func runSkillsCommand(args []string, stdout, stderr io.Writer, home, userHome, w
 		}
 		return removeSkill(stdout, positional[0], root)
 	}
-	return usageError{fmt.Sprintf("unknown skills subcommand %q; use list, add or remove", args[0])}
+	return usageErrorf("unknown skills subcommand %q; use list, add or remove", args[0])
 }
 
 // skillsArgs separates the --project flag, which may come anywhere, from
@@ -76,7 +67,7 @@ func skillsArgs(args []string) (positional []string, project bool, err error) {
 		case a == "--project" || a == "-project":
 			project = true
 		case strings.HasPrefix(a, "-") && a != "-":
-			return nil, false, usageError{fmt.Sprintf("unknown flag %s; the only flag is --project", a)}
+			return nil, false, usageErrorf("unknown flag %s; the only flag is --project", a)
 		default:
 			positional = append(positional, a)
 		}
