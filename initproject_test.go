@@ -156,3 +156,27 @@ func TestInitAgentsFile(t *testing.T) {
 		})
 	}
 }
+
+// TestInitAgentsFileWithPermissions runs /init through the real permission
+// check with nobody to ask: plan and default mode refuse it, acceptEdits
+// allows it.
+func TestInitAgentsFileWithPermissions(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		mode    PermissionMode
+		wantErr bool
+	}{{ModePlan, true}, {ModeDefault, true}, {ModeAcceptEdits, false}} {
+		dir := realTempDir(t)
+		perms, err := NewPermissions(PermissionConfig{Mode: tt.mode, Workspace: dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = initAgentsFile(context.Background(), &ToolEnv{Workspace: dir, Perms: perms}, dir)
+		if (err != nil) != tt.wantErr {
+			t.Errorf("mode %s: error = %v, want error %v", tt.mode, err, tt.wantErr)
+		}
+		if _, statErr := os.Stat(filepath.Join(dir, "AGENTS.md")); (statErr == nil) == tt.wantErr {
+			t.Errorf("mode %s: AGENTS.md exists = %v", tt.mode, statErr == nil)
+		}
+	}
+}
