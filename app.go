@@ -42,6 +42,8 @@ type App struct {
 	Registry  *Registry
 	Env       *ToolEnv
 	Perms     *Permissions
+	Skills    *SkillSet
+	Memory    *Memory // AGENTS.md and the like, loaded at start
 	Agent     *Agent
 	SessionID string
 
@@ -76,6 +78,14 @@ func newApp(opts Options, stdin io.Reader, stdout, stderr io.Writer, getenv func
 		return nil, err
 	}
 	app.Registry = NewRegistry(app.builtinTools()...)
+	userHome, _ := os.UserHomeDir()
+	app.Skills = DiscoverSkills(app.Home, userHome, app.Workspace)
+	if len(app.Skills.Skills) > 0 {
+		app.Registry.Add(app.Skills.Tool())
+	}
+	if app.Memory, err = LoadMemory(app.Home, app.Workspace); err != nil {
+		return nil, err
+	}
 	maxTurns := opts.MaxTurns
 	if maxTurns == 0 {
 		maxTurns = app.Settings.MaxTurns
@@ -224,6 +234,11 @@ How to work:
 - If you cannot go on without the user, use ask_user.
 `)
 	fmt.Fprintf(&b, "\nWorkspace: %s\nToday: %s\n", app.Workspace, time.Now().Format("2006-01-02"))
+	for _, section := range []string{app.Skills.PromptSection(), app.Memory.PromptSection()} {
+		if section != "" {
+			b.WriteString("\n" + section)
+		}
+	}
 	return b.String()
 }
 

@@ -237,6 +237,7 @@ func (a *LineAsker) Ask(ctx context.Context, p Prompt) (Answer, error) {
 		if err != nil {
 			return Answer{}, fmt.Errorf("reading the answer: %w", err)
 		}
+		fmt.Fprintln(a.Out, line) // the input is not a terminal, so nothing echoed it
 		key, rest, _ := strings.Cut(strings.TrimSpace(line), " ")
 		if key == "d" && p.Diff != "" {
 			text, _ := renderDiff(p.Diff, a.Color, 0)

@@ -21,6 +21,16 @@ func slashCommands() []slashCommand {
 		{"help", "list commands (and what the demo model understands)", cmdHelp},
 		{"tools", "list the tools the model can use", cmdTools},
 		{"status", "show the model, workspace and permission mode", cmdStatus},
+		{"permissions", "show the permission mode and rules", func(_ context.Context, app *App, _ string, _ *[]Message) (string, bool, error) {
+			return app.Perms.Describe(), false, nil
+		}},
+		{"skills", "list the skills found, what they shadow, and invalid ones", func(_ context.Context, app *App, _ string, _ *[]Message) (string, bool, error) {
+			return app.Skills.Describe(), false, nil
+		}},
+		{"memory", "list the memory files loaded (AGENTS.md, CLAUDE.md, MINI.md) and what was cut", func(_ context.Context, app *App, _ string, _ *[]Message) (string, bool, error) {
+			return app.Memory.Describe(), false, nil
+		}},
+		{"init", "inspect the project and write a starter AGENTS.md (asks first)", cmdInit},
 		{"clear", "start over with an empty conversation", func(_ context.Context, _ *App, _ string, h *[]Message) (string, bool, error) {
 			*h = nil
 			return "Conversation cleared.", false, nil
@@ -69,4 +79,14 @@ func cmdTools(_ context.Context, app *App, _ string, _ *[]Message) (string, bool
 func cmdStatus(_ context.Context, app *App, _ string, h *[]Message) (string, bool, error) {
 	return fmt.Sprintf("model: %s (%s)\nworkspace: %s\npermission mode: %s\nmessages: %d\nsession: %s",
 		app.Model, app.Provider.Name(), app.Workspace, app.Perms.Mode(), len(*h), app.SessionID), false, nil
+}
+
+// cmdInit writes a starter AGENTS.md after showing it for approval.
+func cmdInit(ctx context.Context, app *App, _ string, _ *[]Message) (string, bool, error) {
+	defer app.Perms.EndTurn()
+	content, err := initAgentsFile(ctx, app.Env, app.Workspace)
+	if err != nil {
+		return "", false, err
+	}
+	return fmt.Sprintf("Wrote AGENTS.md (%d lines). It is read at the next start.", strings.Count(content, "\n")), false, nil
 }
