@@ -233,11 +233,10 @@ func (a *LineAsker) Ask(ctx context.Context, p Prompt) (Answer, error) {
 	}
 	for {
 		fmt.Fprintf(a.Out, "choice [%s]: ", strings.Join(keys, "/"))
-		line, err := a.In.ReadLine(ctx)
+		line, err := a.readAnswer(ctx, "the answer")
 		if err != nil {
-			return Answer{}, fmt.Errorf("reading the answer: %w", err)
+			return Answer{}, err
 		}
-		fmt.Fprintln(a.Out, line) // the input is not a terminal, so nothing echoed it
 		key, rest, _ := strings.Cut(strings.TrimSpace(line), " ")
 		if key == "d" && p.Diff != "" {
 			text, _ := renderDiff(p.Diff, a.Color, 0)
@@ -282,14 +281,25 @@ func findChoice(choices []Choice, key string) (Choice, bool) {
 	return Choice{}, false
 }
 
+// readAnswer reads one answer line and echoes it: line mode's input is
+// not a terminal, so nothing else shows what was answered.
+func (a *LineAsker) readAnswer(ctx context.Context, what string) (string, error) {
+	line, err := a.In.ReadLine(ctx)
+	if err != nil {
+		return "", fmt.Errorf("reading %s: %w", what, err)
+	}
+	fmt.Fprintln(a.Out, line)
+	return line, nil
+}
+
 // complete asks the follow-up questions of a choice: the guidance for
 // the model, or where to save an "always" answer.
 func (a *LineAsker) complete(ctx context.Context, p Prompt, ans Answer) (Answer, error) {
 	if ans.Choice == ChoiceDenyGuidance && ans.Guidance == "" {
 		fmt.Fprint(a.Out, "guidance for the model: ")
-		line, err := a.In.ReadLine(ctx)
+		line, err := a.readAnswer(ctx, "the guidance")
 		if err != nil {
-			return Answer{}, fmt.Errorf("reading the guidance: %w", err)
+			return Answer{}, err
 		}
 		ans.Guidance = strings.TrimSpace(line)
 	}
@@ -306,9 +316,9 @@ func (a *LineAsker) complete(ctx context.Context, p Prompt, ans Answer) (Answer,
 	}
 	for {
 		fmt.Fprintf(a.Out, "save to %s (Enter: %s)? ", strings.Join(opts, ", "), p.SaveTargets[0].Target)
-		line, err := a.In.ReadLine(ctx)
+		line, err := a.readAnswer(ctx, "where to save")
 		if err != nil {
-			return Answer{}, fmt.Errorf("reading where to save: %w", err)
+			return Answer{}, err
 		}
 		line = strings.TrimSpace(line)
 		for _, o := range p.SaveTargets {
