@@ -1,6 +1,8 @@
 package main
 
 import (
+	"strings"
+
 	"github.com/pmezard/go-difflib/difflib"
 )
 
@@ -11,8 +13,8 @@ func unifiedDiff(path, before, after string) string {
 		return ""
 	}
 	text, err := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{
-		A:        difflib.SplitLines(before),
-		B:        difflib.SplitLines(after),
+		A:        diffLines(before),
+		B:        diffLines(after),
 		FromFile: "a/" + path,
 		ToFile:   "b/" + path,
 		Context:  3,
@@ -21,4 +23,19 @@ func unifiedDiff(path, before, after string) string {
 		return ""
 	}
 	return text
+}
+
+// diffLines splits text into lines that each end in a newline; a last line
+// without one is marked the way diff(1) marks it.
+func diffLines(text string) []string {
+	if text == "" {
+		return nil
+	}
+	lines := strings.SplitAfter(text, "\n")
+	if last := len(lines) - 1; lines[last] == "" {
+		lines = lines[:last]
+	} else {
+		lines[last] += "\n\\ No newline at end of file\n"
+	}
+	return lines
 }

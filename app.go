@@ -1,0 +1,244 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// Options are the command-line choices of one run, after flag parsing.
+type Options struct {
+	Print           bool   // -p: run one task and exit
+	Task            string // the task for -p ("" = read stdin)
+	OutputFormat    string // text, json or stream-json
+	Model           string
+	Provider        string
+	PermissionMode  string
+	AllowedTools    string
+	DisallowedTools string
+	MaxTurns        int
+	Workspace       string
+	MockScript      string
+}
+
+// App is one running minicode: its configuration, the model, the tools and
+// the permission check, wired together.
+type App struct {
+	Opts      Options
+	Home      string // $MINICODE_HOME
+	Workspace string // absolute, symlinks resolved
+	Settings  Settings
+	Provider  Provider
+	Model     string
+	// Demo is set when the offline demo model runs because nothing else
+	// was configured.
+	Demo      bool
+	Registry  *Registry
+	Env       *ToolEnv
+	Agent     *Agent
+	SessionID string
+
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	getenv         func(string) string
+	closers        []func()
+}
+
+// newApp builds an App from options and the environment.
+func newApp(opts Options, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) (*App, error) {
+	app := &App{Opts: opts, stdin: stdin, stdout: stdout, stderr: stderr, getenv: getenv}
+	var err error
+	if app.Home, err = minicodeHome(getenv); err != nil {
+		return nil, err
+	}
+	if app.Workspace, err = resolveWorkspace(opts.Workspace); err != nil {
+		return nil, err
+	}
+	if app.Settings, err = loadSettings(app.Home, app.Workspace); err != nil {
+		return nil, err
+	}
+	if err := app.setupProvider(); err != nil {
+		return nil, err
+	}
+	app.SessionID = newSessionID()
+	app.Env = &ToolEnv{
+		Workspace:  app.Workspace,
+		ResultsDir: filepath.Join(app.Home, "tool-results", app.SessionID),
+	}
+	if err := app.setupPermissions(); err != nil {
+		return nil, err
+	}
+	app.Registry = NewRegistry(app.builtinTools()...)
+	maxTurns := opts.MaxTurns
+	if maxTurns == 0 {
+		maxTurns = app.Settings.MaxTurns
+	}
+	limits := limitsFor(app.Model, app.Settings.Limits)
+	maxTokens := app.Settings.MaxTokens
+	if maxTokens == 0 {
+		maxTokens = limits.MaxOutput
+	}
+	app.Agent = &Agent{
+		Provider:  app.Provider,
+		Tools:     app.Registry,
+		Env:       app.Env,
+		Model:     app.Model,
+		System:    app.systemPrompt(),
+		MaxTokens: maxTokens,
+		MaxSteps:  maxTurns,
+	}
+	return app, nil
+}
+
+// Close stops what the app started (background commands, servers).
+func (app *App) Close() {
+	for i := len(app.closers) - 1; i >= 0; i-- {
+		app.closers[i]()
+	}
+}
+
+// resolveWorkspace makes the workspace absolute and resolves its symlinks.
+func resolveWorkspace(dir string) (string, error) {
+	if dir == "" {
+		dir = "."
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("workspace %s: %w", dir, err)
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return "", fmt.Errorf("workspace %s: %w", dir, err)
+	}
+	info, err := os.Stat(real)
+	if err != nil || !info.IsDir() {
+		return "", usageErrorf("workspace %s is not a folder", dir)
+	}
+	return real, nil
+}
+
+// setupProvider picks the provider and model: flags, then the
+// environment, then settings; with nothing configured, the demo model.
+func (app *App) setupProvider() error {
+	env := app.getenv
+	name := firstNonEmpty(app.Opts.Provider, env("MINICODE_PROVIDER"))
+	if name == "" && strings.EqualFold(env("MINI_CODE_MODEL_MODE"), "mock") {
+		name = "mock"
+	}
+	name = firstNonEmpty(name, app.Settings.Provider)
+	if name == "" {
+		switch {
+		case env("ANTHROPIC_API_KEY") != "" || env("ANTHROPIC_AUTH_TOKEN") != "":
+			name = "anthropic"
+		case env("OPENAI_API_KEY") != "":
+			name = "openai"
+		default:
+			name, app.Demo = "mock", true
+		}
+	}
+	model := firstNonEmpty(app.Opts.Model, env("MINICODE_MODEL"))
+	opts := ProviderOptions{Notify: func(msg string) { fmt.Fprintln(app.stderr, msg) }}
+	switch name {
+	case "anthropic":
+		model = firstNonEmpty(model, env("ANTHROPIC_MODEL"), app.Settings.Model, "claude-sonnet-4-5")
+		opts.APIKey, opts.AuthToken = env("ANTHROPIC_API_KEY"), env("ANTHROPIC_AUTH_TOKEN")
+		opts.BaseURL = firstNonEmpty(env("ANTHROPIC_BASE_URL"), app.Settings.BaseURL)
+		if opts.APIKey == "" && opts.AuthToken == "" {
+			return usageErrorf("the anthropic provider needs ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN")
+		}
+		app.Provider = NewAnthropic(opts)
+	case "openai":
+		model = firstNonEmpty(model, app.Settings.Model, "gpt-4.1")
+		opts.APIKey = env("OPENAI_API_KEY")
+		opts.BaseURL = firstNonEmpty(env("OPENAI_BASE_URL"), app.Settings.BaseURL)
+		app.Provider = NewOpenAI(opts)
+	case "mock":
+		model = firstNonEmpty(model, "mock")
+		mock := &MockProvider{}
+		if app.Opts.MockScript != "" {
+			script, err := loadMockScript(app.Opts.MockScript)
+			if err != nil {
+				return err
+			}
+			mock.script, app.Demo = script, false
+		}
+		app.Provider = mock
+	default:
+		return usageErrorf("unknown provider %q (use anthropic, openai or mock)", name)
+	}
+	app.Model = model
+	return nil
+}
+
+// setupPermissions builds the permission check from the mode and rules.
+func (app *App) setupPermissions() error {
+	mode := PermissionMode(firstNonEmpty(app.Opts.PermissionMode, app.Settings.Permissions.DefaultMode, string(ModeDefault)))
+	switch mode {
+	case ModeDefault, ModeAcceptEdits, ModePlan, ModeBypass:
+	default:
+		return usageErrorf("unknown permission mode %q (use default, acceptEdits, plan or bypassPermissions)", mode)
+	}
+	app.Env.Perms = &Permissions{Mode: mode, Workspace: app.Workspace, Headless: true}
+	return nil
+}
+
+// systemPrompt is what the model is told about its job and its place.
+func (app *App) systemPrompt() string {
+	var b strings.Builder
+	b.WriteString(`You are minicode, a coding agent working in the user's terminal. You read, search, edit and run code in the workspace with the tools you are given, and you answer concisely.
+
+How to work:
+- Use tools to look before you change anything; never guess a file's contents.
+- When you need several independent reads or searches, request them together in one reply.
+- While you are still working, you may send a short progress update marked <progress>...</progress> followed by tool calls.
+- When the task is done, reply with your final answer and no tool calls.
+- If you cannot go on without the user, use ask_user.
+`)
+	fmt.Fprintf(&b, "\nWorkspace: %s\nToday: %s\n", app.Workspace, time.Now().Format("2006-01-02"))
+	return b.String()
+}
+
+// newSessionID returns a random identifier for this run.
+func newSessionID() string {
+	var b [8]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return fmt.Sprintf("s%d", time.Now().UnixNano())
+	}
+	return hex.EncodeToString(b[:])
+}
+
+// firstNonEmpty returns the first argument that is not "".
+func firstNonEmpty(values ...string) string {
+	for _, v := range values {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// runTurnWithCleanup runs one turn and then does what must follow every
+// turn, even an interrupted one (SPEC §6): grants for this turn are
+// cleared. The history it returns always gives each tool call a result.
+func (app *App) runTurnWithCleanup(ctx context.Context, history []Message, input string) TurnResult {
+	defer func() {
+		if ender, ok := app.Env.Perms.(interface{ EndTurn() }); ok {
+			ender.EndTurn()
+		}
+	}()
+	return app.Agent.RunTurn(ctx, history, input)
+}
+
+// builtinTools builds the built-in tools and arranges for them to be
+// released when the app closes.
+func (app *App) builtinTools() []*Tool {
+	b := newBuiltins(BuiltinConfig{SearchEndpoint: app.Settings.WebSearchURL})
+	app.closers = append(app.closers, b.Close)
+	return b.Tools
+}

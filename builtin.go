@@ -1,0 +1,133 @@
+package main
+
+import (
+	"fmt"
+	"net/http"
+	"path/filepath"
+	"unicode/utf8"
+)
+
+// defaultSearchEndpoint is where web_search asks when no endpoint is
+// configured: DuckDuckGo's plain HTML results page.
+const defaultSearchEndpoint = "https://html.duckduckgo.com/html/"
+
+// BuiltinConfig configures the built-in tools.
+type BuiltinConfig struct {
+	// SearchEndpoint is the results page web_search queries (the query goes
+	// in its q parameter). Empty means DuckDuckGo's HTML endpoint.
+	SearchEndpoint string
+	// HTTPClient is used by the web tools; nil means a client with the
+	// tools' own timeout and redirect limit.
+	HTTPClient *http.Client
+}
+
+// Builtins holds the built-in tools and the state they share: the
+// background processes started by run_command. The app keeps it for the
+// whole session and calls Close at exit.
+type Builtins struct {
+	Tools     []*Tool
+	Processes *processManager
+}
+
+// newBuiltins builds every built-in tool for cfg.
+func newBuiltins(cfg BuiltinConfig) *Builtins {
+	procs := newProcessManager()
+	return &Builtins{
+		Processes: procs,
+		Tools: []*Tool{
+			readFileTool(),
+			writeFileTool(),
+			editFileTool(),
+			patchFileTool(),
+			listFilesTool(),
+			grepFilesTool(),
+			globFilesTool(),
+			runCommandTool(procs),
+			commandOutputTool(procs),
+			commandKillTool(procs),
+			askUserTool(),
+		},
+	}
+}
+
+// Close stops every background process still running.
+func (b *Builtins) Close() {
+	b.Processes.Close()
+}
+
+// displayPath is how a tool names a resolved path to the model: relative
+// to the workspace when inside it, absolute otherwise.
+func displayPath(env *ToolEnv, abs string) string {
+	if within(env.Workspace, abs) {
+		rel, err := filepath.Rel(env.Workspace, abs)
+		if err == nil {
+			return filepath.ToSlash(rel)
+		}
+	}
+	return abs
+}
+
+// resolveInput resolves a path given by the model against the workspace,
+// with a one-line error the model can act on.
+func resolveInput(env *ToolEnv, path string) (string, error) {
+	abs, _, err := resolvePath(env.Workspace, path)
+	if err != nil {
+		return "", fmt.Errorf("cannot resolve path %q: %w", path, err)
+	}
+	return abs, nil
+}
+
+// readPermission is the permission request of a tool that only reads path.
+func readPermission(env *ToolEnv, path, verb string) (PermissionRequest, error) {
+	abs, err := resolveInput(env, path)
+	if err != nil {
+		return PermissionRequest{}, err
+	}
+	return PermissionRequest{Access: AccessRead, Paths: []string{abs}, Summary: verb + " " + displayPath(env, abs)}, nil
+}
+
+// optInt returns *p, or def when p is nil.
+func optInt(p *int, def int) int {
+	if p == nil {
+		return def
+	}
+	return *p
+}
+
+// cutMiddle keeps the head and tail of s within budget bytes, replacing the
+// middle with a note saying how much was left out. Cuts fall on rune
+// boundaries.
+func cutMiddle(s string, budget int) string {
+	if len(s) <= budget {
+		return s
+	}
+	half := budget / 2
+	head := s[:runeFloor(s, half)]
+	tail := s[runeCeil(s, len(s)-half):]
+	omitted := len(s) - len(head) - len(tail)
+	return fmt.Sprintf("%s\n[... %d characters omitted ...]\n%s", head, omitted, tail)
+}
+
+// runeFloor moves i back to the start of the rune it falls in.
+func runeFloor(s string, i int) int {
+	for i > 0 && i < len(s) && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return i
+}
+
+// runeCeil moves i forward to the start of the next rune.
+func runeCeil(s string, i int) int {
+	for i < len(s) && !utf8.RuneStart(s[i]) {
+		i++
+	}
+	return i
+}
+
+// plural formats a count with the singular or plural noun.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}

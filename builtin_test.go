@@ -1,0 +1,114 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// newTestEnv returns a tool environment whose workspace is a fresh
+// temporary folder holding files (path → content).
+func newTestEnv(t *testing.T, files map[string]string) *ToolEnv {
+	t.Helper()
+	ws, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeTree(t, ws, files)
+	return &ToolEnv{Workspace: ws, ResultsDir: filepath.Join(ws, ".results")}
+}
+
+// writeTree creates files (path → content) below root.
+func writeTree(t *testing.T, root string, files map[string]string) {
+	t.Helper()
+	for name, content := range files {
+		p := filepath.Join(root, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// callTool runs one call of tool through the registry, the way the agent
+// loop does: decode, validate, describe the permission, run.
+func callTool(t *testing.T, env *ToolEnv, tool *Tool, input string) ToolOutput {
+	t.Helper()
+	reg := NewRegistry(tool)
+	return reg.Execute(context.Background(), env, Block{Type: BlockToolUse, ID: "call_1", Name: tool.Name, Input: json.RawMessage(input)})
+}
+
+// mustContain fails the test unless got holds every one of wants.
+func mustContain(t *testing.T, got string, wants ...string) {
+	t.Helper()
+	for _, w := range wants {
+		if !strings.Contains(got, w) {
+			t.Errorf("output lacks %q; got %q", w, got)
+		}
+	}
+}
+
+// recordingPerms is an Authorizer that allows everything and remembers
+// the requests it saw.
+type recordingPerms struct {
+	reqs []PermissionRequest
+}
+
+// Authorize records req and allows it.
+func (p *recordingPerms) Authorize(ctx context.Context, req PermissionRequest) error {
+	p.reqs = append(p.reqs, req)
+	return nil
+}
+
+func TestBuiltinsHaveValidSchemas(t *testing.T) {
+	b := newBuiltins(BuiltinConfig{})
+	defer b.Close()
+	seen := map[string]bool{}
+	for _, tool := range b.Tools {
+		if seen[tool.Name] {
+			t.Errorf("tool %q registered twice", tool.Name)
+		}
+		seen[tool.Name] = true
+		var schema map[string]any
+		if err := json.Unmarshal(tool.Schema, &schema); err != nil {
+			t.Errorf("%s: schema is not JSON: %v", tool.Name, err)
+		}
+		if schema["type"] != "object" {
+			t.Errorf("%s: schema type = %q, want %q", tool.Name, schema["type"], "object")
+		}
+		if tool.Description == "" || len(tool.Description) > 600 {
+			t.Errorf("%s: description length %d, want 1..600", tool.Name, len(tool.Description))
+		}
+	}
+}
+
+func TestAskUser(t *testing.T) {
+	env := newTestEnv(t, nil)
+	tool := askUserTool()
+	tests := []struct {
+		input, wantQuestion string
+		wantErr             bool
+	}{
+		{`{"question":"Which database?"}`, "Which database?", false},
+		{`{"question":"   "}`, "", true},
+		{`{}`, "", true},
+		{`{"question":7}`, "", true},
+	}
+	for _, tc := range tests {
+		out := callTool(t, env, tool, tc.input)
+		if out.IsError != tc.wantErr || out.Question != tc.wantQuestion {
+			t.Errorf("ask_user %s = (%q, err=%v, question=%q), want err=%v question=%q", tc.input, out.Text, out.IsError, out.Question, tc.wantErr, tc.wantQuestion)
+		}
+	}
+}
+
+// timeAgo is the time the given number of minutes ago.
+func timeAgo(minutes int) time.Time {
+	return time.Now().Add(-time.Duration(minutes) * time.Minute)
+}

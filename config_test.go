@@ -1,0 +1,71 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+)
+
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestLoadSettingsMergesProjectOverUser(t *testing.T) {
+	home, ws := t.TempDir(), t.TempDir()
+	writeFile(t, filepath.Join(home, "settings.json"), `{"provider":"openai","model":"gpt-4.1","maxTurns":7,
+		"permissions":{"allow":["read_file"],"defaultMode":"plan"}}`)
+	writeFile(t, filepath.Join(ws, ".minicode", "settings.json"), `{"model":"local-model",
+		"permissions":{"allow":["run_command(go test:*)"],"deny":["web_fetch"]}}`)
+	got, err := loadSettings(home, ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Settings{Provider: "openai", Model: "local-model", MaxTurns: 7, Permissions: PermissionsSettings{
+		DefaultMode: "plan", Allow: []string{"read_file", "run_command(go test:*)"}, Deny: []string{"web_fetch"}}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("loadSettings = %+v, want %+v", got, want)
+	}
+}
+
+func TestLoadSettingsErrorsNameFileLineAndField(t *testing.T) {
+	cases := []struct{ name, content, want string }{
+		{"syntax", "{\n  \"model\": \"x\",\n  \"provider\": \n}", "line 4: invalid character '}' looking for beginning of value"},
+		{"wrong type", "{\n\"maxTurns\": \"many\"\n}", `line 2: field "maxTurns" must be an integer, not string`},
+		{"unknown field", "{\n\"modle\": \"x\"\n}", `line 2: unknown field "modle"`},
+		{"nested wrong type", "{\"permissions\": {\n\"allow\": \"read_file\"}}", `line 2: field "permissions.allow" must be an array, not string`},
+		{"empty", "", "the file is empty or ends too soon"},
+		{"trailing data", "{}\n{}", "line 2: unexpected data after the settings object"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			home := t.TempDir()
+			path := filepath.Join(home, "settings.json")
+			writeFile(t, path, tc.content)
+			_, err := loadSettings(home, t.TempDir())
+			want := "settings file " + path + ": " + tc.want
+			if err == nil || err.Error() != want {
+				t.Errorf("error = %v, want %q", err, want)
+			}
+		})
+	}
+}
+
+func TestLimitsForPrefersLongestPrefixAndOverrides(t *testing.T) {
+	if got := limitsFor("claude-sonnet-4-5", nil); got.MaxOutput != 64_000 {
+		t.Errorf("claude-sonnet-4-5 max output = %d, want 64000", got.MaxOutput)
+	}
+	over := map[string]ModelLimits{"claude-sonnet-4": {ContextWindow: 1_000_000, MaxOutput: 64_000}}
+	if got := limitsFor("claude-sonnet-4-5", over); got.ContextWindow != 1_000_000 {
+		t.Errorf("override ignored: %+v", got)
+	}
+	if got := limitsFor("unknown-model", nil); got.ContextWindow != 128_000 {
+		t.Errorf("default limits = %+v", got)
+	}
+}

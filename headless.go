@@ -1,0 +1,134 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+)
+
+// resultRecord is the final object of --output-format json and the last
+// line of stream-json.
+type resultRecord struct {
+	Type       string `json:"type"`
+	Subtype    string `json:"subtype"`
+	IsError    bool   `json:"is_error"`
+	Result     string `json:"result"`
+	SessionID  string `json:"session_id"`
+	NumTurns   int    `json:"num_turns"`
+	DurationMS int64  `json:"duration_ms"`
+	Usage      Usage  `json:"usage"`
+}
+
+// streamRecord is one line of stream-json output besides the result.
+type streamRecord struct {
+	Type           string   `json:"type"`
+	Subtype        string   `json:"subtype,omitempty"`
+	SessionID      string   `json:"session_id"`
+	Message        *Message `json:"message,omitempty"`
+	Model          string   `json:"model,omitempty"`
+	CWD            string   `json:"cwd,omitempty"`
+	Tools          []string `json:"tools,omitempty"`
+	PermissionMode string   `json:"permissionMode,omitempty"`
+}
+
+// runHeadless runs one task with nobody to ask and prints its outcome in
+// the chosen output format. It returns errTaskFailed when the task did not
+// succeed, and the context's error when interrupted.
+func (app *App) runHeadless(ctx context.Context, task string) error {
+	start := time.Now()
+	out := &lineWriter{w: app.stdout}
+	if app.Opts.OutputFormat == "stream-json" {
+		var names []string
+		for _, t := range app.Registry.Tools() {
+			names = append(names, t.Name)
+		}
+		out.json(streamRecord{Type: "system", Subtype: "init", SessionID: app.SessionID, Model: app.Model,
+			CWD: app.Workspace, Tools: names, PermissionMode: app.permissionMode()})
+		app.Agent.Emit = func(e Event) {
+			switch e.Kind {
+			case EventAssistant:
+				out.json(streamRecord{Type: "assistant", SessionID: app.SessionID, Message: e.Message})
+			case EventToolResults:
+				out.json(streamRecord{Type: "user", SessionID: app.SessionID, Message: e.Message})
+			}
+		}
+	} else {
+		app.Agent.Emit = func(e Event) {
+			if e.Kind == EventNotice {
+				fmt.Fprintln(app.stderr, e.Text)
+			}
+		}
+	}
+	res := app.runTurnWithCleanup(ctx, nil, task)
+	record := resultRecord{
+		Type:       "result",
+		Subtype:    resultSubtype(res.End),
+		Result:     res.Text,
+		SessionID:  app.SessionID,
+		NumTurns:   res.Steps,
+		DurationMS: time.Since(start).Milliseconds(),
+		Usage:      res.Usage,
+	}
+	record.IsError = record.Subtype != "success"
+	switch app.Opts.OutputFormat {
+	case "json", "stream-json":
+		out.json(record)
+	default:
+		if res.End == EndFinal || res.End == EndAskUser {
+			fmt.Fprintln(app.stdout, res.Text)
+		} else if res.End != EndCancelled {
+			fmt.Fprintln(app.stderr, res.Text)
+		}
+	}
+	switch {
+	case res.End == EndCancelled:
+		return context.Canceled
+	case record.IsError:
+		return errTaskFailed
+	}
+	return out.err
+}
+
+// resultSubtype names a turn's ending in the result record.
+func resultSubtype(end TurnEnd) string {
+	switch end {
+	case EndFinal, EndAskUser:
+		return "success"
+	case EndMaxSteps:
+		return "error_max_turns"
+	default:
+		return "error_during_execution"
+	}
+}
+
+// permissionMode reports the mode of the permission check.
+func (app *App) permissionMode() string {
+	if p, ok := app.Env.Perms.(*Permissions); ok {
+		return string(p.Mode)
+	}
+	return ""
+}
+
+// lineWriter writes JSON lines, safe for use from several goroutines, and
+// remembers the first write error.
+type lineWriter struct {
+	mu  sync.Mutex
+	w   io.Writer
+	err error
+}
+
+// json writes v as one line.
+func (l *lineWriter) json(v any) {
+	data, err := json.Marshal(v)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if err == nil {
+		_, err = l.w.Write(append(data, '\n'))
+	}
+	if err != nil && l.err == nil {
+		l.err = err
+	}
+}

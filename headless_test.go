@@ -1,0 +1,232 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// The built binary, shared by the tests that run minicode as a process.
+var (
+	binaryOnce sync.Once
+	binaryPath string
+	binaryErr  error
+)
+
+// minicodeBinary builds minicode once per test run and returns its path.
+func minicodeBinary(t testing.TB) string {
+	t.Helper()
+	binaryOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "minicode-bin")
+		if err != nil {
+			binaryErr = err
+			return
+		}
+		binaryPath = filepath.Join(dir, "minicode")
+		out, err := exec.Command("go", "build", "-o", binaryPath, ".").CombinedOutput()
+		if err != nil {
+			binaryErr = errors.New(string(out))
+		}
+	})
+	if binaryErr != nil {
+		t.Fatalf("building minicode: %v", binaryErr)
+	}
+	return binaryPath
+}
+
+// runResult is what a minicode process did.
+type runResult struct {
+	stdout, stderr string
+	code           int
+}
+
+// runMinicode runs the binary in a fresh home and workspace with only the
+// given environment, feeding stdin.
+func runMinicode(t *testing.T, env []string, stdin string, args ...string) runResult {
+	t.Helper()
+	cmd := exec.Command(minicodeBinary(t), args...)
+	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "MINICODE_HOME=" + t.TempDir()}, env...)
+	cmd.Stdin = strings.NewReader(stdin)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	code := 0
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		code = exit.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return runResult{stdout.String(), stderr.String(), code}
+}
+
+// workspaceWith makes a workspace holding the given files.
+func workspaceWith(t *testing.T, files map[string]string) string {
+	t.Helper()
+	ws := t.TempDir()
+	for name, content := range files {
+		writeFile(t, filepath.Join(ws, name), content)
+	}
+	return ws
+}
+
+func TestHeadlessJSONWithDemoModel(t *testing.T) {
+	t.Parallel()
+	ws := workspaceWith(t, map[string]string{"main.go": "package main\n", "docs/guide.md": "# Guide\n"})
+	r := runMinicode(t, nil, "", "-p", "list files", "--output-format", "json", "--workspace", ws)
+	if r.code != 0 {
+		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+	}
+	var got map[string]any
+	if err := json.Unmarshal([]byte(r.stdout), &got); err != nil {
+		t.Fatalf("stdout is not one JSON object: %q", r.stdout)
+	}
+	for _, key := range []string{"type", "subtype", "is_error", "result", "session_id", "num_turns", "duration_ms", "usage"} {
+		if _, ok := got[key]; !ok {
+			t.Errorf("result lacks %q: %s", key, r.stdout)
+		}
+	}
+	if got["type"] != "result" || got["subtype"] != "success" || got["is_error"] != false || got["num_turns"] != 2.0 {
+		t.Errorf("result = %s, want a success after 2 turns", r.stdout)
+	}
+	result, _ := got["result"].(string)
+	if !strings.Contains(result, "main.go") || !strings.Contains(result, "docs/") {
+		t.Errorf("result %q does not list the workspace", result)
+	}
+	usage, _ := got["usage"].(map[string]any)
+	if usage["input_tokens"].(float64) <= 0 || usage["output_tokens"].(float64) <= 0 {
+		t.Errorf("usage = %v, want token counts", usage)
+	}
+}
+
+// writeScript stores a mock script and returns its path.
+func writeScript(t *testing.T, replies string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "script.json")
+	writeFile(t, path, replies)
+	return path
+}
+
+func TestHeadlessStreamJSON(t *testing.T) {
+	t.Parallel()
+	ws := workspaceWith(t, map[string]string{"notes.txt": "alpha\nbeta\n"})
+	script := writeScript(t, `[
+		{"thinking":"Read the notes.","text":"Reading.","tool_calls":[{"id":"t1","name":"read_file","input":{"path":"notes.txt"}}]},
+		{"text":"The notes say alpha and beta."}
+	]`)
+	r := runMinicode(t, nil, "", "-p", "summarise the notes", "--output-format", "stream-json", "--provider", "mock", "--mock-script", script, "--workspace", ws)
+	if r.code != 0 {
+		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+	}
+	var lines []map[string]any
+	sc := bufio.NewScanner(strings.NewReader(r.stdout))
+	for sc.Scan() {
+		var v map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &v); err != nil {
+			t.Fatalf("line %q is not JSON", sc.Text())
+		}
+		lines = append(lines, v)
+	}
+	var kinds []string
+	for _, l := range lines {
+		kinds = append(kinds, l["type"].(string))
+	}
+	if got, want := strings.Join(kinds, ","), "system,assistant,user,assistant,result"; got != want {
+		t.Fatalf("line types = %s, want %s", got, want)
+	}
+	if lines[0]["subtype"] != "init" || lines[0]["session_id"] != lines[4]["session_id"] {
+		t.Errorf("init line = %v", lines[0])
+	}
+	toolResult := lines[2]["message"].(map[string]any)["content"].([]any)[0].(map[string]any)
+	if toolResult["tool_use_id"] != "t1" || !strings.Contains(toolResult["content"].(string), "alpha") {
+		t.Errorf("user line = %v, want the read_file result", lines[2])
+	}
+	if lines[4]["result"] != "The notes say alpha and beta." || lines[4]["num_turns"] != 2.0 {
+		t.Errorf("result line = %v", lines[4])
+	}
+}
+
+func TestHeadlessExitCodes(t *testing.T) {
+	t.Parallel()
+	loop := `[{"tool_calls":[{"name":"list_files"}]},{"tool_calls":[{"name":"list_files"}]},{"tool_calls":[{"name":"list_files"}]}]`
+	cases := []struct {
+		name        string
+		args        []string
+		stdin       string
+		wantCode    int
+		wantStdout  string
+		wantStderr  string
+		wantSubtype string
+	}{
+		{name: "text answer", args: []string{"-p", "help"}, wantCode: 0, wantStdout: "I am minicode's offline demo model"},
+		{name: "task on stdin", args: []string{"-p"}, stdin: "help\n", wantCode: 0, wantStdout: "I understand these requests"},
+		{name: "max turns", args: []string{"-p", "go", "--max-turns", "2", "--output-format", "json", "--mock-script", writeScript(t, loop)},
+			wantCode: 1, wantSubtype: "error_max_turns"},
+		{name: "model error", args: []string{"-p", "go", "--output-format", "json", "--mock-script", writeScript(t, `[{"error":"model exploded"}]`)},
+			wantCode: 1, wantSubtype: "error_during_execution"},
+		{name: "unknown flag", args: []string{"--frobnicate"}, wantCode: 2, wantStderr: "flag provided but not defined: -frobnicate"},
+		{name: "bad output format", args: []string{"-p", "x", "--output-format", "yaml"}, wantCode: 2, wantStderr: `unknown --output-format "yaml"`},
+		{name: "empty task", args: []string{"-p"}, wantCode: 2, wantStderr: "-p needs a task"},
+		{name: "bad permission mode", args: []string{"-p", "x", "--permission-mode", "yolo"}, wantCode: 2, wantStderr: `unknown permission mode "yolo"`},
+		{name: "version", args: []string{"--version"}, wantCode: 0, wantStdout: "minicode " + version},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			r := runMinicode(t, nil, tc.stdin, append(tc.args, "--workspace", t.TempDir())...)
+			if r.code != tc.wantCode {
+				t.Errorf("exit code %d, want %d (stdout %q, stderr %q)", r.code, tc.wantCode, r.stdout, r.stderr)
+			}
+			if !strings.Contains(r.stdout, tc.wantStdout) || !strings.Contains(r.stderr, tc.wantStderr) {
+				t.Errorf("stdout %q / stderr %q, want them to contain %q / %q", r.stdout, r.stderr, tc.wantStdout, tc.wantStderr)
+			}
+			if tc.wantSubtype != "" && !strings.Contains(r.stdout, `"subtype":"`+tc.wantSubtype+`"`) {
+				t.Errorf("stdout %q, want subtype %s", r.stdout, tc.wantSubtype)
+			}
+		})
+	}
+}
+
+func TestSettingsErrorStopsTheRun(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	writeFile(t, filepath.Join(home, "settings.json"), "{\n  \"maxTurns\": \"ten\"\n}\n")
+	r := runMinicode(t, []string{"MINICODE_HOME=" + home}, "", "-p", "help", "--workspace", t.TempDir())
+	want := "settings file " + filepath.Join(home, "settings.json") + `: line 2: field "maxTurns" must be an integer, not string`
+	if r.code != 1 || !strings.Contains(r.stderr, want) {
+		t.Errorf("exit %d, stderr %q; want 1 and %q", r.code, r.stderr, want)
+	}
+}
+
+func TestLineModeRunsTasksLineByLine(t *testing.T) {
+	t.Parallel()
+	ws := workspaceWith(t, map[string]string{"hello.txt": "hi there\n"})
+	r := runMinicode(t, nil, "read hello.txt\n/tools\nexplain \\\nyourself\n/exit\nnever reached\n", "--workspace", ws)
+	if r.code != 0 {
+		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+	}
+	for _, want := range []string{
+		"offline demo model is answering",
+		"→ read_file {\"path\":\"hello.txt\"}",
+		"hi there",
+		"read_file",
+		"I am a deterministic demo model",
+	} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("line mode output lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	if strings.Contains(r.stdout, "\x1b[") {
+		t.Errorf("line mode printed terminal escapes")
+	}
+	if strings.Contains(r.stdout, "did not understand") {
+		t.Errorf("input after /exit was run")
+	}
+}

@@ -1,0 +1,169 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// runLineMode reads tasks line by line and prints the answers, with no
+// terminal escapes: what minicode does when stdin is not a terminal. A
+// line ending in a backslash continues on the next line; a line starting
+// with a slash is a command (/help lists them).
+func (app *App) runLineMode(ctx context.Context) error {
+	fmt.Fprintln(app.stdout, app.banner())
+	r := &lineRenderer{w: app.stdout}
+	app.Agent.Emit = r.event
+	var history []Message
+	scanner := bufio.NewScanner(app.stdin)
+	scanner.Buffer(make([]byte, 64*1024), 4*1024*1024)
+	for {
+		input, ok := readInput(scanner)
+		if !ok {
+			break
+		}
+		if input == "" {
+			continue
+		}
+		if strings.HasPrefix(input, "/") {
+			out, quit, err := app.runSlashCommand(ctx, input, &history)
+			if err != nil {
+				fmt.Fprintf(app.stdout, "error: %v\n", err)
+			} else if out != "" {
+				fmt.Fprintln(app.stdout, out)
+			}
+			if quit {
+				return nil
+			}
+			continue
+		}
+		r.startTurn()
+		res := app.runTurnWithCleanup(ctx, history, input)
+		history = res.Messages
+		r.endTurn(res)
+		if res.End == EndCancelled || ctx.Err() != nil {
+			return context.Canceled
+		}
+	}
+	if err := scanner.Err(); err != nil && !errors.Is(err, io.EOF) {
+		return fmt.Errorf("reading input: %w", err)
+	}
+	return nil
+}
+
+// readInput reads one input, joining lines that end in a backslash.
+func readInput(scanner *bufio.Scanner) (string, bool) {
+	var lines []string
+	for scanner.Scan() {
+		line := strings.TrimRight(scanner.Text(), "\r")
+		if strings.HasSuffix(line, `\`) {
+			lines = append(lines, strings.TrimSuffix(line, `\`))
+			continue
+		}
+		lines = append(lines, line)
+		return strings.TrimSpace(strings.Join(lines, "\n")), true
+	}
+	if len(lines) > 0 {
+		return strings.TrimSpace(strings.Join(lines, "\n")), true
+	}
+	return "", false
+}
+
+// banner is the first thing an interactive session shows.
+func (app *App) banner() string {
+	s := fmt.Sprintf("minicode %s · %s (%s) · %s", version, app.Model, app.Provider.Name(), app.Workspace)
+	if app.Demo {
+		s += "\nNo API key is configured, so the offline demo model is answering. Type \"help\" to see what it understands." +
+			"\nTo use a real model, set ANTHROPIC_API_KEY or OPENAI_API_KEY (or put \"provider\" and \"model\" in ~/.minicode/settings.json)."
+	}
+	return s + "\nType /help for commands."
+}
+
+// lineRenderer prints loop events as plain lines.
+type lineRenderer struct {
+	w        io.Writer
+	streamed bool // text of the current reply has been printed as it came
+	midLine  bool // the last thing printed did not end a line
+}
+
+func (r *lineRenderer) startTurn() { r.streamed, r.midLine = false, false }
+
+// event prints one loop event.
+func (r *lineRenderer) event(e Event) {
+	switch e.Kind {
+	case EventTextDelta:
+		fmt.Fprint(r.w, e.Text)
+		r.streamed, r.midLine = true, !strings.HasSuffix(e.Text, "\n")
+	case EventAssistant:
+		if !r.streamed {
+			if text := e.Message.Text(); text != "" {
+				fmt.Fprintln(r.w, text)
+			}
+		}
+		r.newline()
+		r.streamed = false
+	case EventToolStart:
+		r.newline()
+		fmt.Fprintf(r.w, "→ %s %s\n", e.Call.Name, compactJSON(e.Call.Input, 200))
+	case EventToolEnd:
+		mark := "ok"
+		if e.Result.IsError {
+			mark = "error"
+		}
+		fmt.Fprintf(r.w, "  %s: %s\n", mark, firstLine(e.Result.Content, 200))
+	case EventNotice:
+		r.newline()
+		fmt.Fprintf(r.w, "! %s\n", e.Text)
+	}
+}
+
+// endTurn finishes the output of a turn.
+func (r *lineRenderer) endTurn(res TurnResult) {
+	r.newline()
+	if res.End == EndError {
+		fmt.Fprintf(r.w, "(the turn ended with an error; you can try again)\n")
+	}
+}
+
+// newline ends a line left open by streamed text.
+func (r *lineRenderer) newline() {
+	if r.midLine {
+		fmt.Fprintln(r.w)
+		r.midLine = false
+	}
+}
+
+// compactJSON shows a tool input on one line, cut to max characters.
+func compactJSON(raw json.RawMessage, max int) string {
+	var v any
+	if json.Unmarshal(raw, &v) == nil {
+		if b, err := json.Marshal(v); err == nil {
+			raw = b
+		}
+	}
+	return cut(string(raw), max)
+}
+
+// firstLine returns the first line of s, cut to max characters, with a
+// note of how many lines followed.
+func firstLine(s string, max int) string {
+	line, rest, more := strings.Cut(strings.TrimSpace(s), "\n")
+	line = cut(line, max)
+	if more {
+		line += fmt.Sprintf(" (+%d lines)", strings.Count(rest, "\n")+1)
+	}
+	return line
+}
+
+// cut shortens s to at most max characters, marking the cut.
+func cut(s string, max int) string {
+	r := []rune(s)
+	if len(r) <= max {
+		return s
+	}
+	return string(r[:max]) + "…"
+}

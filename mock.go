@@ -1,0 +1,266 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"regexp"
+	"strings"
+	"sync"
+)
+
+// demoHelp is what the demo model says it understands.
+const demoHelp = `I am minicode's offline demo model: no API key is needed, and I answer through the real agent loop, with real tools.
+I understand these requests:
+  list files                      list the workspace
+  read FILE                       show a file
+  search for TEXT                 search the workspace for TEXT
+  run COMMAND                     run a shell command (asks permission)
+  replace OLD with NEW in FILE    edit a file (shows the diff and asks)
+  create FILE with TEXT           create a file (shows the diff and asks)
+  ask me something                put a question to you and wait for the answer
+  explain yourself                say how this reply was produced
+  help                            this list
+To use a real model, set ANTHROPIC_API_KEY or OPENAI_API_KEY (or pass --provider and --model).`
+
+// MockProvider is the offline demo model. It is deterministic: it reads
+// the newest user message, picks a tool call or an answer with simple
+// patterns, and streams its reply like a real provider. With a script it
+// instead replays a fixed list of replies, which tests use to drive the
+// real binary.
+type MockProvider struct {
+	mu     sync.Mutex
+	script []ScriptedReply
+	next   int
+}
+
+// ScriptedReply is one reply of a mock script file: a JSON list of these.
+type ScriptedReply struct {
+	Thinking   string             `json:"thinking,omitempty"`
+	Text       string             `json:"text,omitempty"`
+	ToolCalls  []ScriptedToolCall `json:"tool_calls,omitempty"`
+	StopReason string             `json:"stop_reason,omitempty"`
+	Usage      *Usage             `json:"usage,omitempty"`
+	// Error makes this step fail with the given message.
+	Error string `json:"error,omitempty"`
+}
+
+// ScriptedToolCall is a tool call in a scripted reply.
+type ScriptedToolCall struct {
+	ID    string          `json:"id,omitempty"`
+	Name  string          `json:"name"`
+	Input json.RawMessage `json:"input,omitempty"`
+}
+
+// loadMockScript reads a script file for the mock provider.
+func loadMockScript(path string) ([]ScriptedReply, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading mock script: %w", err)
+	}
+	var replies []ScriptedReply
+	if err := json.Unmarshal(data, &replies); err != nil {
+		return nil, fmt.Errorf("mock script %s: %w", path, err)
+	}
+	return replies, nil
+}
+
+// Name reports "mock".
+func (m *MockProvider) Name() string { return "mock" }
+
+// Stream produces the next reply.
+func (m *MockProvider) Stream(ctx context.Context, req ModelRequest, onDelta func(Delta)) (ModelResponse, error) {
+	if err := ctx.Err(); err != nil {
+		return ModelResponse{}, err
+	}
+	var reply ScriptedReply
+	if m.script != nil {
+		m.mu.Lock()
+		if m.next >= len(m.script) {
+			m.mu.Unlock()
+			return ModelResponse{}, fmt.Errorf("the mock script has no reply left (it holds %d)", len(m.script))
+		}
+		reply = m.script[m.next]
+		m.next++
+		m.mu.Unlock()
+		if reply.Error != "" {
+			return ModelResponse{}, fmt.Errorf("%s", reply.Error)
+		}
+	} else {
+		reply = demoReply(req)
+	}
+	return replyResponse(reply, req, onDelta), nil
+}
+
+// replyResponse streams a reply's thinking and text in small pieces, then
+// returns it assembled as a provider would.
+func replyResponse(r ScriptedReply, req ModelRequest, onDelta func(Delta)) ModelResponse {
+	var resp ModelResponse
+	if r.Thinking != "" {
+		streamWords(DeltaThinking, r.Thinking, onDelta)
+		resp.Content = append(resp.Content, Block{Type: BlockThinking, Thinking: r.Thinking, Signature: "mock"})
+	}
+	if r.Text != "" {
+		streamWords(DeltaText, r.Text, onDelta)
+		resp.Content = append(resp.Content, Block{Type: BlockText, Text: r.Text})
+	}
+	for i, c := range r.ToolCalls {
+		id := c.ID
+		if id == "" {
+			id = fmt.Sprintf("toolu_mock_%d_%d", len(req.Messages), i)
+		}
+		input := c.Input
+		if len(input) == 0 {
+			input = json.RawMessage("{}")
+		}
+		resp.Content = append(resp.Content, Block{Type: BlockToolUse, ID: id, Name: c.Name, Input: input})
+	}
+	resp.StopReason = r.StopReason
+	if resp.StopReason == "" {
+		resp.StopReason = StopEndTurn
+		if len(r.ToolCalls) > 0 {
+			resp.StopReason = StopToolUse
+		}
+	}
+	if r.Usage != nil {
+		resp.Usage = *r.Usage
+	} else {
+		resp.Usage = estimateUsage(req, r)
+	}
+	return resp
+}
+
+// streamWords hands text to onDelta a word at a time, as a network stream
+// would.
+func streamWords(kind, text string, onDelta func(Delta)) {
+	if onDelta == nil {
+		return
+	}
+	for len(text) > 0 {
+		i := strings.IndexByte(text[1:], ' ') + 1
+		if i == 0 {
+			i = len(text)
+		}
+		onDelta(Delta{Kind: kind, Text: text[:i]})
+		text = text[i:]
+	}
+}
+
+// estimateUsage counts tokens as roughly four characters each.
+func estimateUsage(req ModelRequest, r ScriptedReply) Usage {
+	in := len(req.System)
+	for _, m := range req.Messages {
+		for _, b := range m.Content {
+			in += len(b.Text) + len(b.Content) + len(b.Input) + len(b.Thinking)
+		}
+	}
+	out := len(r.Text) + len(r.Thinking)
+	for _, c := range r.ToolCalls {
+		out += len(c.Input) + len(c.Name)
+	}
+	return Usage{InputTokens: in/4 + 1, OutputTokens: out/4 + 1}
+}
+
+// The demo model's request patterns.
+var (
+	demoRead    = regexp.MustCompile(`(?i)^(?:read|show|cat|open)\s+(?:the\s+)?(?:file\s+)?(\S+)$`)
+	demoSearch  = regexp.MustCompile(`(?i)^(?:search|grep|find)\s+(?:for\s+)?(.+?)$`)
+	demoRun     = regexp.MustCompile(`(?i)^(?:run|execute)\s+(.+)$`)
+	demoReplace = regexp.MustCompile(`(?i)^replace\s+(.+?)\s+with\s+(.+?)\s+in\s+(\S+)$`)
+	demoCreate  = regexp.MustCompile(`(?i)^(?:create|write)\s+(?:a\s+)?(?:file\s+)?(\S+)\s+with\s+(.+)$`)
+)
+
+// demoReply is the demo model's answer to the conversation so far.
+func demoReply(req ModelRequest) ScriptedReply {
+	last := req.Messages[len(req.Messages)-1]
+	if results := toolResults(last); len(results) > 0 {
+		return demoSummary(req.Messages, results)
+	}
+	request := strings.Join(strings.Fields(strings.Trim(strings.TrimSpace(last.Text()), "\"'")), " ")
+	lower := strings.ToLower(strings.TrimRight(request, ".!?"))
+	call := func(thinking, text, tool string, input map[string]any) ScriptedReply {
+		if !hasTool(req.Tools, tool) {
+			return ScriptedReply{Text: fmt.Sprintf("I would use the %s tool for that, but it is not available in this session.", tool)}
+		}
+		raw, _ := json.Marshal(input)
+		return ScriptedReply{Thinking: thinking, Text: text, ToolCalls: []ScriptedToolCall{{Name: tool, Input: raw}}}
+	}
+	switch {
+	case lower == "help" || lower == "/help" || lower == "what can you do":
+		return ScriptedReply{Text: demoHelp}
+	case lower == "list files" || lower == "ls" || lower == "list the files":
+		return call("The user wants to see the workspace; list_files shows it.", "I'll list the files in the workspace.", "list_files", map[string]any{})
+	case demoRead.MatchString(request):
+		path := demoRead.FindStringSubmatch(request)[1]
+		return call("Reading "+path+" answers this directly.", "I'll read "+path+".", "read_file", map[string]any{"path": path})
+	case demoSearch.MatchString(request):
+		pattern := strings.Trim(demoSearch.FindStringSubmatch(request)[1], "\"'")
+		return call("A search of the workspace finds where this appears.", "I'll search the workspace for "+pattern+".", "grep_files", map[string]any{"pattern": regexp.QuoteMeta(pattern)})
+	case demoReplace.MatchString(request):
+		m := demoReplace.FindStringSubmatch(request)
+		return call("An exact replacement with edit_file; the diff is shown before it is applied.", "I'll replace the text in "+m[3]+".", "edit_file", map[string]any{"path": m[3], "old_string": m[1], "new_string": m[2]})
+	case demoCreate.MatchString(request):
+		m := demoCreate.FindStringSubmatch(request)
+		return call("Creating the file with write_file.", "I'll create "+m[1]+".", "write_file", map[string]any{"path": m[1], "content": m[2] + "\n"})
+	case demoRun.MatchString(request):
+		command := demoRun.FindStringSubmatch(request)[1]
+		return call("Running the command in the workspace.", "<progress>Running `"+command+"`.</progress>", "run_command", map[string]any{"command": command})
+	case strings.HasPrefix(lower, "ask me"):
+		return call("I need something from the user before I can go on.", "", "ask_user", map[string]any{"question": "What would you like me to do next?"})
+	case strings.Contains(lower, "explain yourself") || strings.Contains(lower, "how do you work"):
+		return ScriptedReply{Thinking: "Explaining the mechanism.", Text: "I am a deterministic demo model. Your message went through the same loop a real model uses: the loop sent the conversation to me, I streamed this reply (thinking first, then text), and because it has no tool calls it ended the turn as a final answer."}
+	default:
+		return ScriptedReply{Text: "I am the offline demo model and did not understand that request.\n\n" + demoHelp}
+	}
+}
+
+// demoSummary answers after the tools ran: it reports the results.
+func demoSummary(history []Message, results []Block) ScriptedReply {
+	var b strings.Builder
+	for i, r := range results {
+		if i > 0 {
+			b.WriteString("\n\n")
+		}
+		name := toolNameOf(history, r.ToolUseID)
+		if r.IsError {
+			fmt.Fprintf(&b, "%s failed: %s", name, r.Content)
+			continue
+		}
+		fmt.Fprintf(&b, "Result of %s:\n%s", name, r.Content)
+	}
+	return ScriptedReply{Text: b.String()}
+}
+
+// toolResults returns the tool_result blocks of a message.
+func toolResults(m Message) []Block {
+	var out []Block
+	for _, b := range m.Content {
+		if b.Type == BlockToolResult {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// toolNameOf finds the name of the tool whose call had the given id.
+func toolNameOf(history []Message, id string) string {
+	for _, m := range history {
+		for _, c := range m.ToolUses() {
+			if c.ID == id {
+				return c.Name
+			}
+		}
+	}
+	return "the tool"
+}
+
+// hasTool reports whether a tool is offered.
+func hasTool(specs []ToolSpec, name string) bool {
+	for _, s := range specs {
+		if s.Name == name {
+			return true
+		}
+	}
+	return false
+}

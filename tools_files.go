@@ -1,0 +1,391 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"unicode/utf8"
+)
+
+// Limits of read_file.
+const (
+	readDefaultLimit = 2_000  // lines returned when no limit is given
+	readMaxLineChars = 2_000  // longer lines are cut
+	readBudgetChars  = 40_000 // a longer answer keeps its head and tail
+	binarySniffBytes = 8_192  // a NUL byte in this much marks a binary file
+	readBufferBytes  = 64 << 10
+)
+
+// ReadFileInput is the input of read_file.
+type ReadFileInput struct {
+	Path   string `json:"path" validate:"required" desc:"File to read, relative to the workspace or absolute."`
+	Offset *int   `json:"offset,omitempty" validate:"omitempty,min=1" desc:"First line to return, counting from 1. Default 1."`
+	Limit  *int   `json:"limit,omitempty" validate:"omitempty,min=1,max=100000" desc:"Most lines to return. Default 2000."`
+}
+
+// readFileTool reads a window of lines from a text file.
+func readFileTool() *Tool {
+	return ToolDef[ReadFileInput]{
+		Name: "read_file",
+		Description: "Read a text file. Returns up to 2000 lines (change with offset and limit), each prefixed with its line number; " +
+			"lines over 2000 characters are cut. The header gives the total line count and, when there is more, the offset to continue from. " +
+			"Very long results keep their head and tail. Binary files and folders are refused (use list_files for folders).",
+		ReadOnly: true,
+		Permission: func(env *ToolEnv, in ReadFileInput) (PermissionRequest, error) {
+			return readPermission(env, in.Path, "read")
+		},
+		Run: runReadFile,
+	}.Tool()
+}
+
+// runReadFile performs one read_file call.
+func runReadFile(ctx context.Context, env *ToolEnv, in ReadFileInput) (ToolOutput, error) {
+	abs, err := resolveInput(env, in.Path)
+	if err != nil {
+		return ToolOutput{}, err
+	}
+	name := displayPath(env, abs)
+	offset := optInt(in.Offset, 1)
+	w, err := readWindow(ctx, abs, offset, optInt(in.Limit, readDefaultLimit))
+	if err != nil {
+		return ToolOutput{}, fmt.Errorf("read_file %s: %w", name, err)
+	}
+	if w.total == 0 {
+		return ToolOutput{Text: name + ": empty file (0 lines)"}, nil
+	}
+	if offset > w.total {
+		return ToolOutput{}, fmt.Errorf("read_file %s: offset %d is past the end of the file (%s)", name, offset, plural(w.total, "line", "lines"))
+	}
+	return ToolOutput{Text: w.header(name) + "\n" + w.body()}, nil
+}
+
+// fileWindow is the part of a file that read_file returns.
+type fileWindow struct {
+	lines       []string // the selected lines, long ones already cut
+	first       int      // line number of lines[0]
+	total       int      // lines in the whole file
+	cutLines    int      // how many selected lines were cut
+	invalidUTF8 bool     // some selected line was not valid UTF-8
+}
+
+// readWindow streams the file at path and keeps limit lines starting at
+// line offset; the rest is only counted, so memory stays bounded however
+// large the file is.
+func readWindow(ctx context.Context, path string, offset, limit int) (fileWindow, error) {
+	w := fileWindow{first: offset}
+	f, err := os.Open(path)
+	if err != nil {
+		return w, describeOpenError(err)
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return w, err
+	}
+	if info.IsDir() {
+		return w, errors.New("is a folder, not a file; use list_files to see its contents")
+	}
+	br := bufio.NewReaderSize(f, readBufferBytes)
+	if head, _ := br.Peek(binarySniffBytes); bytes.IndexByte(head, 0) >= 0 {
+		return w, fmt.Errorf("is a binary file (%d bytes); read_file shows text only", info.Size())
+	}
+	for w.total < offset-1+limit {
+		if w.total%4096 == 0 && ctx.Err() != nil {
+			return w, ctx.Err()
+		}
+		keep := w.total+1 >= offset
+		text, full, ok, err := nextLine(br, keep)
+		if err != nil {
+			return w, err
+		}
+		if !ok {
+			return w, nil
+		}
+		w.total++
+		if keep {
+			w.add(text, full)
+		}
+	}
+	rest, err := countLines(ctx, br)
+	w.total += rest
+	return w, err
+}
+
+// add appends one selected line, cutting it and replacing invalid UTF-8.
+func (w *fileWindow) add(text []byte, full int) {
+	line := string(text)
+	if !utf8.ValidString(line) {
+		w.invalidUTF8 = true
+		line = strings.ToValidUTF8(line, "\uFFFD")
+	}
+	if full > readMaxLineChars {
+		w.cutLines++
+		line = line[:runeFloor(line, min(len(line), readMaxLineChars))] + fmt.Sprintf(" [... line cut: %d characters in all]", full)
+	}
+	w.lines = append(w.lines, line)
+}
+
+// header is the first line of the answer: which lines these are, of how
+// many, and where to continue.
+func (w fileWindow) header(name string) string {
+	last := w.first + len(w.lines) - 1
+	var b strings.Builder
+	if w.first == 1 && last == w.total {
+		fmt.Fprintf(&b, "%s: %s", name, plural(w.total, "line", "lines"))
+	} else {
+		fmt.Fprintf(&b, "%s: lines %d-%d of %d", name, w.first, last, w.total)
+	}
+	if last < w.total {
+		fmt.Fprintf(&b, "; more follows, continue with offset=%d", last+1)
+	}
+	if w.cutLines > 0 {
+		fmt.Fprintf(&b, "; %s cut at %d characters", plural(w.cutLines, "long line", "long lines"), readMaxLineChars)
+	}
+	if w.invalidUTF8 {
+		b.WriteString("; not valid UTF-8, invalid bytes shown as \uFFFD")
+	}
+	return b.String()
+}
+
+// body numbers the selected lines. When they exceed readBudgetChars, the
+// head and tail are kept and a note says which lines to read next.
+func (w fileWindow) body() string {
+	numbered := make([]string, len(w.lines))
+	size := 0
+	for i, line := range w.lines {
+		numbered[i] = fmt.Sprintf("%6d\t%s\n", w.first+i, line)
+		size += len(numbered[i])
+	}
+	if size <= readBudgetChars {
+		return strings.Join(numbered, "")
+	}
+	head, used := 0, 0
+	for head < len(numbered) && used+len(numbered[head]) <= readBudgetChars/2 {
+		used += len(numbered[head])
+		head++
+	}
+	tail, used := len(numbered), 0
+	for tail > head && used+len(numbered[tail-1]) <= readBudgetChars/2 {
+		used += len(numbered[tail-1])
+		tail--
+	}
+	from, to := w.first+head, w.first+tail-1
+	note := fmt.Sprintf("[... lines %d-%d omitted to keep this result short; read them with offset=%d limit=%d ...]\n", from, to, from, to-from+1)
+	return strings.Join(numbered[:head], "") + note + strings.Join(numbered[tail:], "")
+}
+
+// nextLine reads one line from br without its line ending. When keep is
+// false the line is only skipped. At most a few bytes past readMaxLineChars
+// are kept; full is the line's real length. ok is false at the end of the
+// file.
+func nextLine(br *bufio.Reader, keep bool) (text []byte, full int, ok bool, err error) {
+	for {
+		chunk, err := br.ReadSlice('\n')
+		full += len(chunk)
+		if keep && len(text) <= readMaxLineChars {
+			text = append(text, chunk[:min(len(chunk), readMaxLineChars+utf8.UTFMax-len(text))]...)
+		}
+		switch {
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		case errors.Is(err, io.EOF):
+			return text, full, full > 0, nil
+		case err != nil:
+			return nil, 0, false, err
+		}
+		full--
+		if len(chunk) >= 2 && chunk[len(chunk)-2] == '\r' {
+			full--
+		}
+		if len(text) > full {
+			text = text[:full]
+		}
+		return text, full, true, nil
+	}
+}
+
+// countLines counts the lines left in br: newlines, plus one for a last
+// line without a newline.
+func countLines(ctx context.Context, br *bufio.Reader) (int, error) {
+	buf := make([]byte, readBufferBytes)
+	n, last := 0, byte('\n')
+	for {
+		if err := ctx.Err(); err != nil {
+			return n, err
+		}
+		k, err := br.Read(buf)
+		if k > 0 {
+			n += bytes.Count(buf[:k], []byte{'\n'})
+			last = buf[k-1]
+		}
+		if errors.Is(err, io.EOF) {
+			if last != '\n' {
+				n++
+			}
+			return n, nil
+		}
+		if err != nil {
+			return n, err
+		}
+	}
+}
+
+// describeOpenError turns a failure to open a file into a short sentence.
+func describeOpenError(err error) error {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return errors.New("no such file")
+	case errors.Is(err, fs.ErrPermission):
+		return errors.New("permission denied by the file system")
+	default:
+		return err
+	}
+}
+
+// maxEditBytes bounds the files write_file, edit_file and patch_file load
+// whole to compare or change.
+const maxEditBytes = 10 << 20
+
+// WriteFileInput is the input of write_file.
+type WriteFileInput struct {
+	Path    string  `json:"path" validate:"required" desc:"File to write, relative to the workspace or absolute. Missing folders are created."`
+	Content *string `json:"content" validate:"required" desc:"The complete new content of the file."`
+}
+
+// writeFileTool creates a file or replaces its whole content.
+func writeFileTool() *Tool {
+	return ToolDef[WriteFileInput]{
+		Name: "write_file",
+		Description: "Create a file, or replace the whole content of an existing one, creating missing folders. " +
+			"To change part of a file prefer edit_file or patch_file. Files keep their permissions.",
+		Permission: func(env *ToolEnv, in WriteFileInput) (PermissionRequest, error) {
+			abs, before, existed, err := loadForWrite(env, in.Path)
+			if err != nil {
+				return PermissionRequest{}, err
+			}
+			name := displayPath(env, abs)
+			verb := "overwrite"
+			if !existed {
+				verb = "create"
+			}
+			return PermissionRequest{
+				Access:  AccessWrite,
+				Paths:   []string{abs},
+				Diff:    unifiedDiff(name, before, *in.Content),
+				Summary: fmt.Sprintf("%s %s (%s)", verb, name, plural(countTextLines(*in.Content), "line", "lines")),
+			}, nil
+		},
+		Run: runWriteFile,
+	}.Tool()
+}
+
+// runWriteFile performs one write_file call.
+func runWriteFile(ctx context.Context, env *ToolEnv, in WriteFileInput) (ToolOutput, error) {
+	abs, before, existed, err := loadForWrite(env, in.Path)
+	if err != nil {
+		return ToolOutput{}, err
+	}
+	name := displayPath(env, abs)
+	after := *in.Content
+	lines := plural(countTextLines(after), "line", "lines")
+	switch {
+	case existed && before == after:
+		return ToolOutput{Text: fmt.Sprintf("%s unchanged: it already has this content (%s)", name, lines)}, nil
+	case existed:
+		if err := writeAtomic(abs, after); err != nil {
+			return ToolOutput{}, fmt.Errorf("write_file %s: %w", name, err)
+		}
+		return ToolOutput{Text: fmt.Sprintf("Changed %s: now %s (was %d)", name, lines, countTextLines(before))}, nil
+	default:
+		if err := writeAtomic(abs, after); err != nil {
+			return ToolOutput{}, fmt.Errorf("write_file %s: %w", name, err)
+		}
+		return ToolOutput{Text: fmt.Sprintf("Created %s (%s)", name, lines)}, nil
+	}
+}
+
+// loadForWrite resolves path and reads what it holds now, if anything.
+func loadForWrite(env *ToolEnv, path string) (abs, content string, existed bool, err error) {
+	abs, err = resolveInput(env, path)
+	if err != nil {
+		return "", "", false, err
+	}
+	content, err = loadText(abs)
+	if errors.Is(err, fs.ErrNotExist) {
+		return abs, "", false, nil
+	}
+	if err != nil {
+		return "", "", false, fmt.Errorf("%s: %w", displayPath(env, abs), err)
+	}
+	return abs, content, true, nil
+}
+
+// loadText reads a whole text file for changing it, refusing folders,
+// binary files and files over maxEditBytes. A missing file's error wraps
+// fs.ErrNotExist.
+func loadText(abs string) (string, error) {
+	info, err := os.Stat(abs)
+	switch {
+	case err != nil:
+		return "", err
+	case info.IsDir():
+		return "", errors.New("is a folder, not a file")
+	case info.Size() > maxEditBytes:
+		return "", fmt.Errorf("is %d bytes, too large to edit here (limit %d); use run_command", info.Size(), maxEditBytes)
+	}
+	data, err := os.ReadFile(abs)
+	if err != nil {
+		return "", describeOpenError(err)
+	}
+	if bytes.IndexByte(data[:min(len(data), binarySniffBytes)], 0) >= 0 {
+		return "", errors.New("is a binary file; only text files can be edited")
+	}
+	return string(data), nil
+}
+
+// writeAtomic replaces the file at abs with content: it writes a temporary
+// file in the same folder and renames it over the old one, so a reader
+// never sees half a file. An existing file keeps its mode; a new one gets
+// 0644, and missing folders are created.
+func writeAtomic(abs, content string) error {
+	mode := fs.FileMode(0o644)
+	if info, err := os.Stat(abs); err == nil {
+		mode = info.Mode().Perm()
+	}
+	dir := filepath.Dir(abs)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("creating folder: %w", err)
+	}
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(abs)+".tmp-*")
+	if err != nil {
+		return describeOpenError(err)
+	}
+	defer os.Remove(tmp.Name())
+	_, err = tmp.WriteString(content)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp.Name(), mode)
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), abs)
+	}
+	return err
+}
+
+// countTextLines counts lines the way read_file numbers them.
+func countTextLines(s string) int {
+	n := strings.Count(s, "\n")
+	if s != "" && !strings.HasSuffix(s, "\n") {
+		n++
+	}
+	return n
+}

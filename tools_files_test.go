@@ -1,0 +1,276 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// numberedLines builds n lines "line 1" .. "line n", each ending in a newline.
+func numberedLines(n int) string {
+	var b strings.Builder
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&b, "line %d\n", i)
+	}
+	return b.String()
+}
+
+func TestReadFile(t *testing.T) {
+	t.Parallel()
+	env := newTestEnv(t, map[string]string{
+		"a.txt":         "alpha\nbeta\ngamma\n",
+		"noeol.txt":     "one\ntwo",
+		"crlf.txt":      "one\r\ntwo\r\n",
+		"five.txt":      numberedLines(5),
+		"many.txt":      numberedLines(3000),
+		"empty.txt":     "",
+		"long.txt":      "short\n" + strings.Repeat("x", 5000) + "\nafter\n",
+		"latin1.txt":    "caf\xe9\n",
+		"bin.dat":       "PK\x03\x04\x00\x00binary",
+		"dir/inner.txt": "inner\n",
+		"wide.txt":      strings.Repeat(strings.Repeat("w", 1500)+"\n", 100),
+	})
+	tests := []struct {
+		name    string
+		input   string
+		wantErr bool
+		want    []string
+		notWant []string
+	}{
+		{"whole file", `{"path":"a.txt"}`, false, []string{"a.txt: 3 lines\n", "     1\talpha\n", "     3\tgamma\n"}, []string{"offset="}},
+		{"no final newline", `{"path":"noeol.txt"}`, false, []string{"noeol.txt: 2 lines", "     2\ttwo\n"}, nil},
+		{"crlf endings", `{"path":"crlf.txt"}`, false, []string{"     1\tone\n", "     2\ttwo\n"}, []string{"\r"}},
+		{"offset and limit", `{"path":"five.txt","offset":2,"limit":2}`, false, []string{"lines 2-3 of 5; more follows, continue with offset=4", "     2\tline 2\n", "     3\tline 3\n"}, []string{"line 1\n", "line 4"}},
+		{"offset to the end", `{"path":"five.txt","offset":4}`, false, []string{"lines 4-5 of 5\n", "     5\tline 5\n"}, []string{"continue"}},
+		{"default limit", `{"path":"many.txt"}`, false, []string{"lines 1-2000 of 3000; more follows, continue with offset=2001", "  2000\tline 2000\n"}, []string{"line 2001\n"}},
+		{"empty file", `{"path":"empty.txt"}`, false, []string{"empty.txt: empty file (0 lines)"}, nil},
+		{"long line cut", `{"path":"long.txt"}`, false, []string{"1 long line cut at 2000 characters", "[... line cut: 5000 characters in all]", "     3\tafter\n"}, []string{strings.Repeat("x", 2001)}},
+		{"not utf-8", `{"path":"latin1.txt"}`, false, []string{"not valid UTF-8", "caf\uFFFD"}, nil},
+		{"over budget keeps head and tail", `{"path":"wide.txt"}`, false, []string{"     1\t", "   100\t", "omitted to keep this result short; read them with offset="}, []string{"    50\t"}},
+		{"absolute path", fmt.Sprintf(`{"path":%q}`, filepath.Join(env.Workspace, "a.txt")), false, []string{"a.txt: 3 lines"}, nil},
+		{"binary", `{"path":"bin.dat"}`, true, []string{"binary file"}, nil},
+		{"folder", `{"path":"dir"}`, true, []string{"is a folder", "list_files"}, nil},
+		{"missing file", `{"path":"nope.txt"}`, true, []string{"nope.txt: no such file"}, nil},
+		{"offset past end", `{"path":"five.txt","offset":9}`, true, []string{"offset 9 is past the end of the file (5 lines)"}, nil},
+		{"negative limit", `{"path":"a.txt","limit":-1}`, true, []string{`"limit" must be at least 1`}, nil},
+		{"zero offset", `{"path":"a.txt","offset":0}`, true, []string{`"offset" must be at least 1`}, nil},
+		{"missing path", `{}`, true, []string{`"path" is required`}, nil},
+		{"wrong type", `{"path":5}`, true, []string{`"path" must be a string`}, nil},
+		{"not json", `{"path":`, true, []string{"not valid JSON"}, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			out := callTool(t, env, readFileTool(), tc.input)
+			if out.IsError != tc.wantErr {
+				t.Fatalf("IsError = %v, want %v; text %q", out.IsError, tc.wantErr, out.Text)
+			}
+			mustContain(t, out.Text, tc.want...)
+			for _, nw := range tc.notWant {
+				if strings.Contains(out.Text, nw) {
+					t.Errorf("output holds %q; got %q", nw, out.Text)
+				}
+			}
+			if len(out.Text) > readBudgetChars+2_000 {
+				t.Errorf("output is %d characters, over the budget %d", len(out.Text), readBudgetChars)
+			}
+		})
+	}
+}
+
+func TestReadFilePermissionRequest(t *testing.T) {
+	t.Parallel()
+	env := newTestEnv(t, map[string]string{"src/a.go": "package a\n"})
+	outside := t.TempDir()
+	writeTree(t, outside, map[string]string{"secret.txt": "s\n"})
+	if err := os.Symlink(outside, filepath.Join(env.Workspace, "link")); err != nil {
+		t.Fatal(err)
+	}
+	realOutside, _ := filepath.EvalSymlinks(outside)
+	tests := []struct{ path, want string }{
+		{"src/a.go", filepath.Join(env.Workspace, "src/a.go")},
+		{"src/../src/a.go", filepath.Join(env.Workspace, "src/a.go")},
+		{"link/secret.txt", filepath.Join(realOutside, "secret.txt")},
+	}
+	for _, tc := range tests {
+		perms := &recordingPerms{}
+		env := *env
+		env.Perms = perms
+		out := callTool(t, &env, readFileTool(), fmt.Sprintf(`{"path":%q}`, tc.path))
+		if out.IsError {
+			t.Fatalf("read %s failed: %q", tc.path, out.Text)
+		}
+		if len(perms.reqs) != 1 {
+			t.Fatalf("read %s: %d permission requests, want 1", tc.path, len(perms.reqs))
+		}
+		req := perms.reqs[0]
+		if req.Access != AccessRead || len(req.Paths) != 1 || req.Paths[0] != tc.want || req.Tool != "read_file" {
+			t.Errorf("read %s: request %+v, want read of %q", tc.path, req, tc.want)
+		}
+	}
+}
+
+func TestReadFileRelativeToWorkspaceNotCwd(t *testing.T) {
+	t.Parallel()
+	env := newTestEnv(t, map[string]string{"go.mod": "module elsewhere\n"})
+	out := callTool(t, env, readFileTool(), `{"path":"go.mod"}`)
+	mustContain(t, out.Text, "module elsewhere")
+}
+
+func TestReadFileUnreadable(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("root can read files with mode 000")
+	}
+	t.Parallel()
+	env := newTestEnv(t, map[string]string{"locked.txt": "x\n"})
+	if err := os.Chmod(filepath.Join(env.Workspace, "locked.txt"), 0); err != nil {
+		t.Fatal(err)
+	}
+	out := callTool(t, env, readFileTool(), `{"path":"locked.txt"}`)
+	if !out.IsError || !strings.Contains(out.Text, "permission denied") {
+		t.Errorf("got %q, want a permission error", out.Text)
+	}
+}
+
+// writeLargeFile writes about size bytes of numbered lines to path.
+func writeLargeFile(tb testing.TB, path string, size int) (lines int) {
+	tb.Helper()
+	f, err := os.Create(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer f.Close()
+	buf := make([]byte, 0, 1<<20)
+	written := 0
+	for written < size {
+		lines++
+		buf = fmt.Appendf(buf, "%09d the quick brown fox jumps over the lazy dog\n", lines)
+		if len(buf) > 1<<20-100 {
+			n, err := f.Write(buf)
+			if err != nil {
+				tb.Fatal(err)
+			}
+			written += n
+			buf = buf[:0]
+		}
+	}
+	if _, err := f.Write(buf); err != nil {
+		tb.Fatal(err)
+	}
+	return lines
+}
+
+// TestReadFileBoundedMemory reads a window from the middle of a 16 MB file
+// and checks that far less than the file's size was allocated: the file is
+// streamed, not loaded.
+func TestReadFileBoundedMemory(t *testing.T) {
+	env := newTestEnv(t, nil)
+	const size = 16 << 20
+	lines := writeLargeFile(t, filepath.Join(env.Workspace, "big.txt"), size)
+	in := ReadFileInput{Path: "big.txt", Offset: ptr(lines / 2), Limit: ptr(100)}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	out, err := runReadFile(context.Background(), env, in)
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustContain(t, out.Text, fmt.Sprintf("of %d;", lines), fmt.Sprintf("%09d the quick", lines/2))
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > size/8 {
+		t.Errorf("reading 100 lines of a %d-byte file allocated %d bytes, want under %d", size, alloc, size/8)
+	}
+}
+
+// ptr returns a pointer to v.
+func ptr[T any](v T) *T { return &v }
+
+func TestWriteFile(t *testing.T) {
+	t.Parallel()
+	env := newTestEnv(t, map[string]string{"old.txt": "one\ntwo\n", "dir/x": "x"})
+	script := filepath.Join(env.Workspace, "run.sh")
+	if err := os.WriteFile(script, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, input string
+		wantErr     bool
+		want        string
+		file, body  string
+	}{
+		{"create", `{"path":"new.txt","content":"a\nb\nc\n"}`, false, "Created new.txt (3 lines)", "new.txt", "a\nb\nc\n"},
+		{"create in new folders", `{"path":"deep/er/f.go","content":"package f"}`, false, "Created deep/er/f.go (1 line)", "deep/er/f.go", "package f"},
+		{"create empty", `{"path":"empty","content":""}`, false, "Created empty (0 lines)", "empty", ""},
+		{"change", `{"path":"old.txt","content":"one\n"}`, false, "Changed old.txt: now 1 line (was 2)", "old.txt", "one\n"},
+		{"unchanged", `{"path":"dir/x","content":"x"}`, false, "dir/x unchanged: it already has this content (1 line)", "dir/x", "x"},
+		{"keeps mode", `{"path":"run.sh","content":"#!/bin/sh\necho hi\n"}`, false, "Changed run.sh: now 2 lines (was 1)", "run.sh", "#!/bin/sh\necho hi\n"},
+		{"folder", `{"path":"dir","content":"x"}`, true, "dir: is a folder, not a file", "", ""},
+		{"missing content", `{"path":"a.txt"}`, true, `invalid input: field "content" is required`, "", ""},
+		{"content wrong type", `{"path":"a.txt","content":["x"]}`, true, `invalid input: field "content" must be a string, got array`, "", ""},
+	}
+	for _, tc := range tests {
+		out := callTool(t, env, writeFileTool(), tc.input)
+		if out.IsError != tc.wantErr || out.Text != tc.want {
+			t.Errorf("%s: write_file %s = %q (error %v), want %q (error %v)", tc.name, tc.input, out.Text, out.IsError, tc.want, tc.wantErr)
+		}
+		if tc.file == "" {
+			continue
+		}
+		got, err := os.ReadFile(filepath.Join(env.Workspace, tc.file))
+		if err != nil || string(got) != tc.body {
+			t.Errorf("%s: file holds %q (%v), want %q", tc.name, got, err, tc.body)
+		}
+	}
+	if info, err := os.Stat(script); err != nil || info.Mode().Perm() != 0o755 {
+		t.Errorf("run.sh mode after write = %v (%v), want 0755", info.Mode().Perm(), err)
+	}
+	entries, _ := os.ReadDir(env.Workspace)
+	for _, e := range entries {
+		if strings.Contains(e.Name(), ".tmp-") {
+			t.Errorf("temporary file %q left behind", e.Name())
+		}
+	}
+}
+
+func TestWriteFilePermissionRequest(t *testing.T) {
+	t.Parallel()
+	env := newTestEnv(t, map[string]string{"a.txt": "one\ntwo\n"})
+	perms := &recordingPerms{}
+	env.Perms = perms
+	callTool(t, env, writeFileTool(), `{"path":"a.txt","content":"one\nTWO\n"}`)
+	callTool(t, env, writeFileTool(), `{"path":"b.txt","content":"new\n"}`)
+	if len(perms.reqs) != 2 {
+		t.Fatalf("got %d permission requests, want 2", len(perms.reqs))
+	}
+	change, create := perms.reqs[0], perms.reqs[1]
+	if change.Access != AccessWrite || change.Paths[0] != filepath.Join(env.Workspace, "a.txt") || change.Summary != "overwrite a.txt (2 lines)" {
+		t.Errorf("change request = %+v", change)
+	}
+	mustContain(t, change.Diff, "--- a/a.txt", "+++ b/a.txt", "-two\n", "+TWO\n")
+	if create.Summary != "create b.txt (1 line)" || !strings.Contains(create.Diff, "+new\n") {
+		t.Errorf("create request = %+v", create)
+	}
+}
+
+// denyAll is an Authorizer that refuses every request.
+type denyAll struct{}
+
+// Authorize refuses req.
+func (denyAll) Authorize(ctx context.Context, req PermissionRequest) error {
+	return fmt.Errorf("permission denied: %s", req.Summary)
+}
+
+func TestWriteFileDeniedWritesNothing(t *testing.T) {
+	t.Parallel()
+	env := newTestEnv(t, nil)
+	env.Perms = denyAll{}
+	out := callTool(t, env, writeFileTool(), `{"path":"a.txt","content":"x"}`)
+	if !out.IsError || out.Text != "permission denied: create a.txt (1 line)" {
+		t.Errorf("got %q", out.Text)
+	}
+	if _, err := os.Stat(filepath.Join(env.Workspace, "a.txt")); err == nil {
+		t.Error("a.txt was written despite the denial")
+	}
+}

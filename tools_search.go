@@ -1,0 +1,269 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// listDefaultLimit is how many entries list_files returns by default.
+const listDefaultLimit = 500
+
+// skippedDirs are folders no search looks into: version control data and
+// installed packages, which are huge and never what the model is after.
+var skippedDirs = map[string]bool{".git": true, "node_modules": true}
+
+// visitFunc is called by walkTree for each entry below the walk's root,
+// with its slash-separated path relative to that root. Returning
+// fs.SkipDir for a folder skips its contents; fs.SkipAll ends the walk.
+type visitFunc func(rel string, d fs.DirEntry) error
+
+// walkTree visits the tree below root in name order, the way a developer
+// sees it: .git and node_modules are skipped, and so is everything the
+// .gitignore files exclude. When root lies inside the workspace, the
+// .gitignore files of the folders between the workspace and root apply too.
+func walkTree(ctx context.Context, workspace, root string, visit visitFunc) error {
+	matchRoot := root
+	if within(workspace, root) {
+		matchRoot = workspace
+	}
+	prefix, err := filepath.Rel(matchRoot, root)
+	if err != nil {
+		return err
+	}
+	prefix = filepath.ToSlash(prefix)
+	rules := ignoreSet(nil).enter(matchRoot, "")
+	if prefix != "." {
+		dir, rel := matchRoot, ""
+		for _, name := range strings.Split(prefix, "/") {
+			dir, rel = filepath.Join(dir, name), joinRel(rel, name)
+			rules = rules.enter(dir, rel)
+		}
+	} else {
+		prefix = ""
+	}
+	w := treeWalk{ctx: ctx, visit: visit}
+	err = w.dir(root, "", prefix, rules)
+	if errors.Is(err, fs.SkipAll) {
+		return nil
+	}
+	return err
+}
+
+// treeWalk is the state of one walkTree call.
+type treeWalk struct {
+	ctx   context.Context
+	visit visitFunc
+}
+
+// dir visits the entries of the folder abs, whose path is rel below the
+// walk's root and matchRel below the match root.
+func (w treeWalk) dir(abs, rel, matchRel string, rules ignoreSet) error {
+	if err := w.ctx.Err(); err != nil {
+		return err
+	}
+	entries, err := os.ReadDir(abs)
+	if err != nil && len(entries) == 0 {
+		return nil
+	}
+	for _, e := range entries {
+		name := e.Name()
+		isDir := e.IsDir()
+		if isDir && skippedDirs[name] {
+			continue
+		}
+		entryMatch := joinRel(matchRel, name)
+		if rules.ignored(entryMatch, isDir) {
+			continue
+		}
+		entryRel := joinRel(rel, name)
+		err := w.visit(entryRel, e)
+		if errors.Is(err, fs.SkipDir) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if isDir {
+			child := filepath.Join(abs, name)
+			if err := w.dir(child, entryRel, entryMatch, rules.enter(child, entryMatch)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// joinRel joins a slash-separated folder path and a name; "" is the root.
+func joinRel(dir, name string) string {
+	if dir == "" {
+		return name
+	}
+	return dir + "/" + name
+}
+
+// ListFilesInput is the input of list_files.
+type ListFilesInput struct {
+	Path      string `json:"path,omitempty" desc:"Folder to list, relative to the workspace or absolute. Default: the workspace."`
+	Recursive bool   `json:"recursive,omitempty" desc:"List everything below the folder, not just its own entries."`
+	Limit     *int   `json:"limit,omitempty" validate:"omitempty,min=1,max=10000" desc:"Most entries to return. Default 500."`
+}
+
+// listFilesTool lists the entries of a folder.
+func listFilesTool() *Tool {
+	return ToolDef[ListFilesInput]{
+		Name: "list_files",
+		Description: "List a folder's files and subfolders (subfolders end with /), sorted by name, optionally recursive. " +
+			"Skips .git, node_modules and what .gitignore excludes. Returns at most 500 entries (change with limit) and says how many more there are.",
+		ReadOnly: true,
+		Permission: func(env *ToolEnv, in ListFilesInput) (PermissionRequest, error) {
+			return readPermission(env, in.Path, "list")
+		},
+		Run: runListFiles,
+	}.Tool()
+}
+
+// runListFiles performs one list_files call.
+func runListFiles(ctx context.Context, env *ToolEnv, in ListFilesInput) (ToolOutput, error) {
+	root, err := resolveInput(env, in.Path)
+	if err != nil {
+		return ToolOutput{}, err
+	}
+	name := displayPath(env, root)
+	if err := requireDir(root); err != nil {
+		return ToolOutput{}, fmt.Errorf("list_files %s: %w", name, err)
+	}
+	limit := optInt(in.Limit, listDefaultLimit)
+	var shown []string
+	total := 0
+	err = walkTree(ctx, env.Workspace, root, func(rel string, d fs.DirEntry) error {
+		total++
+		if len(shown) < limit {
+			if d.IsDir() {
+				rel += "/"
+			}
+			shown = append(shown, rel)
+		}
+		if d.IsDir() && !in.Recursive {
+			return fs.SkipDir
+		}
+		return nil
+	})
+	if err != nil {
+		return ToolOutput{}, fmt.Errorf("list_files %s: %w", name, err)
+	}
+	if total == 0 {
+		return ToolOutput{Text: name + "/: empty folder (or everything in it is ignored)"}, nil
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s/: %s\n", strings.TrimSuffix(name, "/"), plural(total, "entry", "entries"))
+	for _, s := range shown {
+		b.WriteString(s)
+		b.WriteByte('\n')
+	}
+	if more := total - len(shown); more > 0 {
+		fmt.Fprintf(&b, "[... %d more not shown; raise limit or list a subfolder ...]\n", more)
+	}
+	return ToolOutput{Text: b.String()}, nil
+}
+
+// requireDir checks that path is an existing folder.
+func requireDir(path string) error {
+	info, err := os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return errors.New("no such folder")
+	case err != nil:
+		return err
+	case !info.IsDir():
+		return errors.New("is a file, not a folder; use read_file to read it")
+	}
+	return nil
+}
+
+// globDefaultLimit is how many paths glob_files returns by default.
+const globDefaultLimit = 200
+
+// GlobFilesInput is the input of glob_files.
+type GlobFilesInput struct {
+	Pattern string `json:"pattern" validate:"required" desc:"Glob matched against paths relative to path: * and ? within a name, ** for any number of folders. *.go matches only the top folder; **/*.go matches at any depth."`
+	Path    string `json:"path,omitempty" desc:"Folder to search, relative to the workspace or absolute. Default: the workspace."`
+	Limit   *int   `json:"limit,omitempty" validate:"omitempty,min=1,max=10000" desc:"Most paths to return. Default 200."`
+}
+
+// globFilesTool finds files by name pattern.
+func globFilesTool() *Tool {
+	return ToolDef[GlobFilesInput]{
+		Name: "glob_files",
+		Description: "Find files whose paths match a glob such as **/*.go or src/**/test_*.py. Returns paths, most recently modified first, " +
+			"at most 200 (change with limit). Skips .git, node_modules and what .gitignore excludes.",
+		ReadOnly: true,
+		Permission: func(env *ToolEnv, in GlobFilesInput) (PermissionRequest, error) {
+			return readPermission(env, in.Path, "search")
+		},
+		Run: runGlobFiles,
+	}.Tool()
+}
+
+// globHit is one file found by glob_files.
+type globHit struct {
+	path    string
+	modTime int64
+}
+
+// runGlobFiles performs one glob_files call.
+func runGlobFiles(ctx context.Context, env *ToolEnv, in GlobFilesInput) (ToolOutput, error) {
+	pattern := splitPattern(strings.TrimPrefix(in.Pattern, "./"))
+	for _, seg := range pattern {
+		if _, err := path.Match(seg, ""); err != nil {
+			return ToolOutput{}, fmt.Errorf("invalid glob %q: %v", in.Pattern, err)
+		}
+	}
+	root, err := resolveInput(env, in.Path)
+	if err != nil {
+		return ToolOutput{}, err
+	}
+	if err := requireDir(root); err != nil {
+		return ToolOutput{}, fmt.Errorf("glob_files %s: %w", displayPath(env, root), err)
+	}
+	var hits []globHit
+	err = walkTree(ctx, env.Workspace, root, func(rel string, d fs.DirEntry) error {
+		if d.IsDir() || !matchSegments(pattern, splitPath(rel)) {
+			return nil
+		}
+		info, err := d.Info()
+		if err != nil {
+			return nil
+		}
+		hits = append(hits, globHit{path: filepath.Join(root, filepath.FromSlash(rel)), modTime: info.ModTime().UnixNano()})
+		return nil
+	})
+	if err != nil {
+		return ToolOutput{}, fmt.Errorf("glob_files: %w", err)
+	}
+	if len(hits) == 0 {
+		return ToolOutput{Text: fmt.Sprintf("No files match %q in %s.", in.Pattern, displayPath(env, root))}, nil
+	}
+	sort.Slice(hits, func(i, j int) bool {
+		if hits[i].modTime != hits[j].modTime {
+			return hits[i].modTime > hits[j].modTime
+		}
+		return hits[i].path < hits[j].path
+	})
+	limit := optInt(in.Limit, globDefaultLimit)
+	var b strings.Builder
+	for _, h := range hits[:min(limit, len(hits))] {
+		b.WriteString(displayPath(env, h.path))
+		b.WriteByte('\n')
+	}
+	if more := len(hits) - limit; more > 0 {
+		fmt.Fprintf(&b, "[... %d more not shown; narrow the pattern or raise limit ...]\n", more)
+	}
+	return ToolOutput{Text: b.String()}, nil
+}

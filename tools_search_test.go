@@ -1,0 +1,74 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// listingTree is a workspace with ignored and skipped parts, shared by the
+// search tool tests.
+var listingTree = map[string]string{
+	".gitignore":                "*.log\n/build/\n!keep.log\n",
+	"README.md":                 "# demo\n",
+	"main.go":                   "package main\n\nfunc main() {}\n",
+	"debug.log":                 "noise\n",
+	"keep.log":                  "kept\n",
+	"build/out.bin":             "built\n",
+	"src/app.go":                "package src\n\nfunc App() {}\n",
+	"src/.gitignore":            "gen/\n",
+	"src/gen/code.go":           "package gen\n",
+	"src/sub/deep.go":           "package sub\n\nfunc Deep() {}\n",
+	"src/sub/trace.log":         "noise\n",
+	".git/HEAD":                 "ref: refs/heads/main\n",
+	"node_modules/pkg/index.js": "module.exports = 1\n",
+}
+
+func TestListFiles(t *testing.T) {
+	t.Parallel()
+	env := newTestEnv(t, listingTree)
+	tests := []struct {
+		name    string
+		input   string
+		wantErr bool
+		want    string
+	}{
+		{"top level", `{}`, false, "./: 5 entries\n.gitignore\nREADME.md\nkeep.log\nmain.go\nsrc/\n"},
+		{"recursive", `{"recursive":true}`, false, "./: 9 entries\n.gitignore\nREADME.md\nkeep.log\nmain.go\nsrc/\nsrc/.gitignore\nsrc/app.go\nsrc/sub/\nsrc/sub/deep.go\n"},
+		{"subfolder uses parent rules", `{"path":"src/sub"}`, false, "src/sub/: 1 entry\ndeep.go\n"},
+		{"limit with note", `{"limit":2}`, false, "./: 5 entries\n.gitignore\nREADME.md\n[... 3 more not shown; raise limit or list a subfolder ...]\n"},
+		{"ignored folder listed directly", `{"path":"build"}`, false, "build/: 1 entry\nout.bin\n"},
+		{"a file", `{"path":"main.go"}`, true, "list_files main.go: is a file, not a folder; use read_file to read it"},
+		{"missing", `{"path":"nope"}`, true, "list_files nope: no such folder"},
+		{"negative limit", `{"limit":-3}`, true, `invalid input: field "limit" must be at least 1`},
+		{"wrong type", `{"recursive":"yes"}`, true, `invalid input: field "recursive" must be a boolean, got string`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			out := callTool(t, env, listFilesTool(), tc.input)
+			if out.IsError != tc.wantErr || out.Text != tc.want {
+				t.Errorf("list_files %s = %q (error %v), want %q (error %v)", tc.input, out.Text, out.IsError, tc.want, tc.wantErr)
+			}
+		})
+	}
+}
+
+func TestListFilesEmptyAndOutside(t *testing.T) {
+	t.Parallel()
+	env := newTestEnv(t, map[string]string{"only.log": "x\n", ".gitignore": "*.log\n"})
+	out := callTool(t, env, listFilesTool(), `{"path":"."}`)
+	if out.IsError || out.Text != "./: 1 entry\n.gitignore\n" {
+		t.Errorf("got %q", out.Text)
+	}
+	outside := t.TempDir()
+	writeTree(t, outside, map[string]string{"x.txt": "x\n"})
+	perms := &recordingPerms{}
+	env.Perms = perms
+	out = callTool(t, env, listFilesTool(), fmt.Sprintf(`{"path":%q}`, outside))
+	if out.IsError || !strings.HasSuffix(out.Text, ": 1 entry\nx.txt\n") {
+		t.Errorf("listing outside the workspace = %q", out.Text)
+	}
+	if len(perms.reqs) != 1 || perms.reqs[0].Access != AccessRead {
+		t.Errorf("permission requests = %+v, want one read", perms.reqs)
+	}
+}
