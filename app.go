@@ -178,13 +178,26 @@ func (app *App) setupProvider() error {
 
 // setupPermissions builds the permission check from the mode and rules.
 func (app *App) setupPermissions() error {
-	mode := PermissionMode(firstNonEmpty(app.Opts.PermissionMode, app.Settings.Permissions.DefaultMode, string(ModeDefault)))
-	switch mode {
-	case ModeDefault, ModeAcceptEdits, ModePlan, ModeBypass:
-	default:
-		return usageErrorf("unknown permission mode %q (use default, acceptEdits, plan or bypassPermissions)", mode)
+	mode, err := ParsePermissionMode(firstNonEmpty(app.Opts.PermissionMode, app.Settings.Permissions.DefaultMode))
+	if err != nil {
+		return usageErrorf("%v", err)
 	}
-	app.Env.Perms = &Permissions{Mode: mode, Workspace: app.Workspace, Headless: true}
+	rules := app.Settings.Permissions
+	perms, err := NewPermissions(PermissionConfig{
+		Mode:       mode,
+		Workspace:  app.Workspace,
+		ResultsDir: app.Env.ResultsDir,
+		Settings: []RuleSet{{Source: "settings (" + filepath.Join(app.Home, "settings.json") + ", " + filepath.Join(app.Workspace, ".minicode", "settings.json") + ")",
+			Allow: rules.Allow, Ask: rules.Ask, Deny: rules.Deny}},
+		AllowedTools:    []string{app.Opts.AllowedTools},
+		DisallowedTools: []string{app.Opts.DisallowedTools},
+		ProjectFile:     filepath.Join(app.Workspace, ".minicode", "permissions.json"),
+		UserFile:        filepath.Join(app.Home, "permissions.json"),
+	})
+	if err != nil {
+		return err
+	}
+	app.Env.Perms = perms
 	return nil
 }
 

@@ -37,7 +37,7 @@ func TestLineAsker(t *testing.T) {
 		shown  []string // text the output must contain
 	}{
 		{"apply once", edit, "y\n", Answer{Choice: ChoiceAllowOnce},
-			[]string{"Permission needed: edit_file big.txt", "why: edits need approval", "… 54 more lines (press d to show all)", "f  allow this file this turn"}},
+			[]string{"Permission needed: edit_file big.txt", "why: edits need approval", "… 53 more lines (press d to show all)", "f  allow this file this turn"}},
 		{"show the whole diff first", edit, "d\nf\n", Answer{Choice: ChoiceAllowFileTurn}, []string{"+LINE 29"}},
 		{"all edits this turn", edit, " e \n", Answer{Choice: ChoiceAllowEditsTurn}, nil},
 		{"always, user file", edit, "a\nu\n", Answer{Choice: ChoiceAllowAlways, SaveTo: SaveUser}, []string{"[p]roject (/w/.minicode/permissions.json)", "[u]ser (/h/permissions.json)"}},

@@ -35,7 +35,7 @@ func TestRenderDiff(t *testing.T) {
 		{"new_file", "", "one\ntwo\n", 0, 0},
 		{"no_newline_at_end", "a\nb", "a\nc", 0, 0},
 		{"control_characters", "title\n", "\x1b[31mtitle\x1b[0m\r\n\ttabbed\x7f\n", 0, 0},
-		{"folded", longBefore.String(), longAfter.String(), 12, 41},
+		{"folded", longBefore.String(), longAfter.String(), 12, 45},
 		{"fold_not_needed", "a\n", "b\n", 12, 0},
 	}
 	for _, tt := range tests {

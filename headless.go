@@ -107,7 +107,7 @@ func resultSubtype(end TurnEnd) string {
 // permissionMode reports the mode of the permission check.
 func (app *App) permissionMode() string {
 	if p, ok := app.Env.Perms.(*Permissions); ok {
-		return string(p.Mode)
+		return string(p.Mode())
 	}
 	return ""
 }

@@ -107,8 +107,18 @@ type Denial struct {
 	Reason    string          `json:"reason"`
 }
 
-// Permissions is the one permission check every tool call passes. It is
-// safe for concurrent use; it puts one question to the user at a time.
+// Permissions is the one permission check every tool call passes, built
+// and MCP tools alike. It is safe for concurrent use and puts one question
+// to the user at a time.
+//
+// A call is split into parts (each path it touches, each simple command of
+// a chained command line, the host it fetches from), and each part is
+// judged in this order: deny rules; plan mode's refusal of anything but
+// reading; bypass mode; destructive commands and protected files, which
+// always ask; ask rules; allow rules; grants of this turn, of this session,
+// and saved ones; and last the mode's default. The call runs only if every
+// part is allowed; one denied part denies it, one part that asks makes it
+// ask. What an answer grants lasts exactly as long as its name says.
 type Permissions struct {
 	workspace, resultsDir string
 	projectFile, userFile string

@@ -294,7 +294,7 @@ func loadRuleFile(file string) (allow, deny []Rule, err error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&rf); err != nil {
-		return nil, nil, fmt.Errorf("%s:%d: %w", file, lineOf(data, dec.InputOffset(), err), err)
+		return nil, nil, fmt.Errorf("%s:%d: %w", file, jsonErrorLine(data, dec.InputOffset(), err), err)
 	}
 	if allow, err = parseRules(rf.Allow, file); err == nil {
 		deny, err = parseRules(rf.Deny, file)
@@ -315,9 +315,9 @@ func parseRules(texts []string, source string) ([]Rule, error) {
 	return rules, nil
 }
 
-// lineOf returns the line of a JSON decoding error, or of offset when the
-// error carries no position.
-func lineOf(data []byte, offset int64, err error) int {
+// jsonErrorLine returns the line of a JSON decoding error, or of offset
+// when the error carries no position.
+func jsonErrorLine(data []byte, offset int64, err error) int {
 	var syntax *json.SyntaxError
 	var typ *json.UnmarshalTypeError
 	switch {
