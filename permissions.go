@@ -231,8 +231,11 @@ func (p *Permissions) loadRules(cfg PermissionConfig) error {
 // denied with a message naming the flag that would allow it. Every denial
 // is recorded for Denials.
 func (p *Permissions) Authorize(ctx context.Context, req PermissionRequest) error {
+	p.mu.Lock()
+	asker := p.asker
+	p.mu.Unlock()
 	d := p.decide(req)
-	if d.Verdict == VerdictAsk && p.asker != nil {
+	if d.Verdict == VerdictAsk && asker != nil {
 		select {
 		case p.askSlot <- struct{}{}:
 		case <-ctx.Done():
@@ -246,12 +249,12 @@ func (p *Permissions) Authorize(ctx context.Context, req PermissionRequest) erro
 		return nil
 	case d.Verdict == VerdictDeny:
 		return p.refuse(req, fmt.Sprintf("permission denied: %s: %s", describeCall(req), d.Reason))
-	case p.asker == nil:
+	case asker == nil:
 		return p.refuse(req, fmt.Sprintf("permission denied: %s needs approval (%s), and nobody can approve it in headless mode; to allow it, %s",
 			describeCall(req), d.Reason, d.Hint))
 	}
 	prompt := p.prompt(req, d)
-	answer, err := p.asker.Ask(ctx, prompt)
+	answer, err := asker.Ask(ctx, prompt)
 	if err != nil {
 		return p.refuse(req, fmt.Sprintf("permission not granted: %s: %v", describeCall(req), err))
 	}
@@ -387,6 +390,15 @@ func (p *Permissions) EndTurn() {
 	defer p.mu.Unlock()
 	p.turnFiles = map[string]bool{}
 	p.turnAllEdits = false
+}
+
+// SetAsker sets who is asked from now on; nil makes the check headless.
+// The app calls it once it knows how it talks to the user (terminal UI or
+// line mode).
+func (p *Permissions) SetAsker(a Asker) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.asker = a
 }
 
 // Mode returns the current permission mode.

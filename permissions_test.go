@@ -276,6 +276,14 @@ func TestAnswersDeny(t *testing.T) {
 	if err := p.Authorize(context.Background(), editReq("b.go")); err == nil || !strings.Contains(err.Error(), "no scripted answer") {
 		t.Errorf("asker error: got %v, want a denial carrying it", err)
 	}
+	p.SetAsker(nil)
+	if err := p.Authorize(context.Background(), editReq("b.go")); err == nil || !strings.Contains(err.Error(), "headless") {
+		t.Errorf("after SetAsker(nil): got %v, want a headless denial", err)
+	}
+	p.SetAsker(&scriptedAsker{answers: []Answer{{Choice: ChoiceAllowOnce}}})
+	if err := p.Authorize(context.Background(), editReq("b.go")); err != nil {
+		t.Errorf("after SetAsker(scripted): %v, want allowed", err)
+	}
 }
 
 // TestHeadless checks that what would ask is denied with a message naming
