@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -199,4 +200,33 @@ func TestDecideSymlinkedWorkspace(t *testing.T) {
 	if d := p.decide(PermissionRequest{Tool: "edit_file", Access: AccessWrite, Paths: []string{"escape/secret.txt"}}); d.Verdict != VerdictAsk {
 		t.Errorf("edit through an escaping link = %s, want ask", verdictNames[d.Verdict])
 	}
+}
+
+// FuzzAuthorize checks that no command line or path, however odd, makes
+// the permission check panic, and that a chained command is never allowed
+// by a prefix rule unless every part of it is.
+func FuzzAuthorize(f *testing.F) {
+	for _, seed := range []string{"ls && rm -rf x", "ls `rm x`", `ls "$(rm x)"`, "ls\nrm x", "ls; cat <<E\nx\nE", "../../etc/passwd"} {
+		f.Add(seed)
+	}
+	root := f.TempDir()
+	p, err := NewPermissions(PermissionConfig{Workspace: root, AllowedTools: []string{"run_command(ls:*),read_file"}})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		err := p.Authorize(context.Background(), PermissionRequest{Tool: "run_command", Access: AccessExecute, Command: s})
+		if err == nil {
+			cmds, perr := splitCommands(s)
+			if perr != nil {
+				t.Fatalf("allowed %q, which cannot be parsed", s)
+			}
+			for _, c := range cmds {
+				if len(c.Words) == 0 || c.Words[0] != "ls" {
+					t.Fatalf("allowed %q, whose part %q is not ls", s, c.Text)
+				}
+			}
+		}
+		_ = p.Authorize(context.Background(), PermissionRequest{Tool: "read_file", Access: AccessRead, Paths: []string{s}})
+	})
 }

@@ -242,6 +242,9 @@ func matchGlob(glob, name string) bool {
 func matchElems(glob, name []string) bool {
 	for len(glob) > 0 {
 		if glob[0] == "**" {
+			for len(glob) > 1 && glob[1] == "**" {
+				glob = glob[1:]
+			}
 			for skip := 0; skip <= len(name); skip++ {
 				if matchElems(glob[1:], name[skip:]) {
 					return true

@@ -166,8 +166,15 @@ func (s *shellScanner) parseList(stop byte) error {
 	return s.finish(c, s.i)
 }
 
+// maxNesting bounds how deeply substitutions and subshells may nest; a
+// deeper line is refused as unparseable rather than parsed slowly.
+const maxNesting = 64
+
 // nested reads an enclosed command list closed by stop.
 func (s *shellScanner) nested(stop byte) error {
+	if s.depth >= maxNesting {
+		return fmt.Errorf("substitutions nested more than %d deep at offset %d", maxNesting, s.i)
+	}
 	s.depth++
 	defer func() { s.depth-- }()
 	return s.parseList(stop)
