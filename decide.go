@@ -251,7 +251,7 @@ func (p *Permissions) commandWriteReason(cmd shellCommand) string {
 			written = append(written, r.Target)
 		}
 	}
-	if words := unwrapCommand(cmd.Words); len(words) > 0 && (writesFiles[baseName(words[0])] || baseName(words[0]) == "sed") {
+	if words := unwrapCommand(cmd.Words); len(words) > 0 && (writesFiles[filepath.Base(words[0])] || filepath.Base(words[0]) == "sed") {
 		written = append(written, words[1:]...)
 	}
 	for _, w := range written {

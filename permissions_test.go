@@ -474,7 +474,7 @@ func TestSavedFixture(t *testing.T) {
 			t.Errorf("%s: %s %q, want %s", describeCall(tt.req), verdictNames[d.Verdict], d.Reason, verdictNames[tt.want])
 		}
 	}
-	for file, want := range map[string]string{"bad_rule.json": `"run_command(go test && go vet)"`, "bad_json.json": "bad_json.json:5:"} {
+	for file, want := range map[string]string{"bad_rule.json": `"run_command(go test && go vet)"`, "bad_json.json": "line 5"} {
 		path := filepath.Join("testdata", "permissions", file)
 		if _, err := NewPermissions(PermissionConfig{Workspace: tr.ws, UserFile: path}); err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), file) {
 			t.Errorf("NewPermissions with %s: %v, want an error naming the file and %s", file, err, want)

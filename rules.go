@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -284,7 +283,8 @@ type ruleFile struct {
 }
 
 // loadRuleFile reads a permissions.json. A missing file holds no rules; a
-// malformed one is an error naming the file and the line or the rule.
+// malformed one is an error naming the file and the line or the rule (the
+// strict decoding is the settings files', decodeStrict).
 func loadRuleFile(file string) (allow, deny []Rule, err error) {
 	data, err := os.ReadFile(file)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -294,10 +294,8 @@ func loadRuleFile(file string) (allow, deny []Rule, err error) {
 		return nil, nil, fmt.Errorf("reading %s: %w", file, err)
 	}
 	var rf ruleFile
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&rf); err != nil {
-		return nil, nil, fmt.Errorf("%s:%d: %w", file, jsonErrorLine(data, dec.InputOffset(), err), err)
+	if err := decodeStrict(data, &rf); err != nil {
+		return nil, nil, fmt.Errorf("permissions file %s: %w", file, err)
 	}
 	if allow, err = parseRules(rf.Allow, file); err == nil {
 		deny, err = parseRules(rf.Deny, file)
@@ -316,21 +314,6 @@ func parseRules(texts []string, source string) ([]Rule, error) {
 		rules = append(rules, r)
 	}
 	return rules, nil
-}
-
-// jsonErrorLine returns the line of a JSON decoding error, or of offset
-// when the error carries no position.
-func jsonErrorLine(data []byte, offset int64, err error) int {
-	var syntax *json.SyntaxError
-	var typ *json.UnmarshalTypeError
-	switch {
-	case errors.As(err, &syntax):
-		offset = syntax.Offset
-	case errors.As(err, &typ):
-		offset = typ.Offset
-	}
-	offset = min(max(offset, 0), int64(len(data)))
-	return 1 + bytes.Count(data[:offset], []byte("\n"))
 }
 
 // addToRuleFile saves a rule into a permissions.json, creating it (and

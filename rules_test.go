@@ -211,9 +211,9 @@ func TestRuleFile(t *testing.T) {
 
 	bad := []struct{ content, want string }{
 		{"{\n  \"allow\": [\"read_file(\"]\n}", "missing closing parenthesis"},
-		{"{\n  \"allow\": [\n    1\n  ]\n}", ":3:"},
+		{"{\n  \"allow\": [\n    1\n  ]\n}", "line 3"},
 		{"{\n  \"allow\": [],\n  \"alow\": []\n}", "alow"},
-		{"{\n  \"allow\": [,]\n}", ":2:"},
+		{"{\n  \"allow\": [,]\n}", "line 2"},
 	}
 	for i, b := range bad {
 		path := filepath.Join(dir, "bad"+string(rune('a'+i))+".json")
