@@ -122,10 +122,10 @@ type Denial struct {
 type Permissions struct {
 	workspace, resultsDir string
 	projectFile, userFile string
-	asker                 Asker
 	notice                func(string)
-	askSlot               chan struct{}
-	mu                    sync.Mutex
+	askSlot               chan struct{} // held while a question is open
+	mu                    sync.Mutex    // guards the fields below
+	asker                 Asker
 	mode                  PermissionMode
 	deny, ask, allow      []Rule // from settings and flags
 	sessionAllow          []Rule // "always" answers kept for this session only
@@ -354,32 +354,30 @@ func (p *Permissions) grantRules(req PermissionRequest, asking []target, to Save
 // saving fails they still hold for this session, and Notice is told.
 func (p *Permissions) remember(to SaveTarget, rules []Rule, allow bool) {
 	file := map[SaveTarget]string{SaveProject: p.projectFile, SaveUser: p.userFile}[to]
-	for i := range rules {
-		rules[i].Source = "this session"
-		if file == "" {
-			continue
-		}
-		if err := addToRuleFile(file, rules[i], allow); err != nil {
-			if p.notice != nil {
-				p.notice(fmt.Sprintf("the rule %s holds for this session only: %v", rules[i], err))
+	var session, saved []Rule
+	for _, r := range rules {
+		if file != "" {
+			err := addToRuleFile(file, r, allow)
+			if err == nil {
+				r.Source = file
+				saved = append(saved, r)
+				continue
 			}
-			continue
+			if p.notice != nil {
+				p.notice(fmt.Sprintf("the rule %s holds for this session only: %v", r, err))
+			}
 		}
-		rules[i].Source = file
+		r.Source = "this session"
+		session = append(session, r)
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	for _, r := range rules {
-		switch {
-		case allow && r.Source == "this session":
-			p.sessionAllow = append(p.sessionAllow, r)
-		case allow:
-			p.savedAllow = append(p.savedAllow, r)
-		case r.Source == "this session":
-			p.sessionDeny = append(p.sessionDeny, r)
-		default:
-			p.savedDeny = append(p.savedDeny, r)
-		}
+	if allow {
+		p.sessionAllow = append(p.sessionAllow, session...)
+		p.savedAllow = append(p.savedAllow, saved...)
+	} else {
+		p.sessionDeny = append(p.sessionDeny, session...)
+		p.savedDeny = append(p.savedDeny, saved...)
 	}
 }
 

@@ -481,3 +481,35 @@ func TestSavedFixture(t *testing.T) {
 		}
 	}
 }
+
+// TestAlwaysWhenSavingFails checks that an "always" answer that cannot be
+// saved still holds for the session, and that the user is told.
+func TestAlwaysWhenSavingFails(t *testing.T) {
+	t.Parallel()
+	tr := newTestTree(t)
+	var notices []string
+	asker := &scriptedAsker{answers: []Answer{{Choice: ChoiceAllowAlways, SaveTo: SaveProject}}}
+	p, err := NewPermissions(PermissionConfig{Workspace: tr.ws, Asker: asker,
+		ProjectFile: filepath.Join(tr.ws, ".minicode", "permissions.json"),
+		Notice:      func(s string) { notices = append(notices, s) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(tr.ws, ".minicode"), []byte("not a folder"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if err := p.Authorize(context.Background(), runReq("go test ./...")); err != nil {
+			t.Fatalf("Authorize: %v", err)
+		}
+	}
+	if asker.asked() != 1 {
+		t.Errorf("asked %d times, want 1", asker.asked())
+	}
+	if len(notices) != 1 || !strings.Contains(notices[0], "run_command(go test ./...) holds for this session only") {
+		t.Errorf("notices %q, want one saying the rule holds for this session only", notices)
+	}
+	if !strings.Contains(p.Describe(), "from this session") {
+		t.Errorf("Describe() = %q, want the rule shown as from this session", p.Describe())
+	}
+}
