@@ -48,11 +48,12 @@ func TestAppLoadsSkillsAndMemoryIntoThePrompt(t *testing.T) {
 func TestLineModeSlashCommands(t *testing.T) {
 	t.Parallel()
 	ws := workspaceWith(t, map[string]string{"go.mod": "module example.com/demo\n\ngo 1.22\n", "main.go": "package main\n"})
-	r := runMinicode(t, nil, "/permissions\n/memory\n/skills\n/init\ny\n/bogus\n", "--workspace", ws)
+	r := runMinicode(t, nil, "/permissions\n/memory\n/skills\n/init\ny\n/bogus\n/permissions plan\n/permissions yolo\n", "--workspace", ws)
 	if r.code != 0 {
 		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
 	}
-	for _, want := range []string{"default", "Permission needed", "+- Test: `go test ./...`", "Wrote AGENTS.md", "unknown command /bogus"} {
+	for _, want := range []string{"default", "Permission needed", "+- Test: `go test ./...`", "Wrote AGENTS.md", "unknown command /bogus",
+		"Permission mode: plan", `unknown permission mode "yolo"`} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("output lacks %q:\n%s", want, r.stdout)
 		}

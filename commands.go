@@ -21,9 +21,7 @@ func slashCommands() []slashCommand {
 		{"help", "list commands (and what the demo model understands)", cmdHelp},
 		{"tools", "list the tools the model can use", cmdTools},
 		{"status", "show the model, workspace and permission mode", cmdStatus},
-		{"permissions", "show the permission mode and rules", func(_ context.Context, app *App, _ string, _ *[]Message) (string, bool, error) {
-			return app.Perms.Describe(), false, nil
-		}},
+		{"permissions", "show the permission mode and rules; /permissions MODE switches the mode", cmdPermissions},
 		{"skills", "list the skills found, what they shadow, and invalid ones", func(_ context.Context, app *App, _ string, _ *[]Message) (string, bool, error) {
 			return app.Skills.Describe(), false, nil
 		}},
@@ -89,4 +87,15 @@ func cmdInit(ctx context.Context, app *App, _ string, _ *[]Message) (string, boo
 		return "", false, err
 	}
 	return fmt.Sprintf("Wrote AGENTS.md (%d lines). It is read at the next start.", strings.Count(content, "\n")), false, nil
+}
+
+// cmdPermissions shows the permission mode and rules, or switches the
+// mode when one is named.
+func cmdPermissions(_ context.Context, app *App, args string, _ *[]Message) (string, bool, error) {
+	if args != "" {
+		if err := app.Perms.SetMode(PermissionMode(args)); err != nil {
+			return "", false, err
+		}
+	}
+	return app.Perms.Describe(), false, nil
 }

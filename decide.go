@@ -233,9 +233,31 @@ func (p *Permissions) strictReason(req PermissionRequest, t target) string {
 		if reason := destructiveReason(t.cmd, p.workspace); reason != "" {
 			return reason
 		}
-		for _, r := range t.cmd.Redirects {
-			if r.writes() && !harmlessTarget(r.Target) && !insideWorkspace(p.workspace, r.Target) {
+		return p.commandWriteReason(t.cmd)
+	}
+	return ""
+}
+
+// commandWriteReason returns why the files a command writes make it ask
+// whatever the rules say: a redirection out of the workspace, or a
+// redirection or file operand that is a protected file.
+func (p *Permissions) commandWriteReason(cmd shellCommand) string {
+	var written []string
+	for _, r := range cmd.Redirects {
+		if r.writes() && !harmlessTarget(r.Target) {
+			if !insideWorkspace(p.workspace, r.Target) {
 				return "the command writes to a file outside the workspace: " + r.Target
+			}
+			written = append(written, r.Target)
+		}
+	}
+	if words := unwrapCommand(cmd.Words); len(words) > 0 && (writesFiles[filepath.Base(words[0])] || filepath.Base(words[0]) == "sed") {
+		written = append(written, words[1:]...)
+	}
+	for _, w := range written {
+		if abs, _, err := resolvePath(p.workspace, w); err == nil && !strings.HasPrefix(w, "-") {
+			if reason := p.protectedReason(abs); reason != "" {
+				return reason + ": " + w
 			}
 		}
 	}
@@ -253,17 +275,24 @@ func harmlessTarget(target string) bool {
 }
 
 // protectedReason returns why writing a path always asks: files that a
-// mistaken write would wreck silently, or that would let the agent grant
-// itself permissions.
+// mistaken write would wreck silently, and the configuration files through
+// which the agent could grant itself permissions or start programs.
 func (p *Permissions) protectedReason(abs string) string {
+	dir, base := filepath.Dir(abs), filepath.Base(abs)
 	switch {
-	case abs == p.projectFile || abs == p.userFile:
-		return "this file holds the permission rules"
+	case abs == p.projectFile || abs == p.userFile,
+		(filepath.Base(dir) == ".minicode" || p.userFile != "" && dir == filepath.Dir(p.userFile)) && configFiles[base],
+		abs == filepath.Join(p.workspace, ".mcp.json"):
+		return "this file configures permissions or MCP servers"
 	case within(p.workspace, abs) && inGitDir(strings.TrimPrefix(abs, p.workspace)):
 		return "writing into .git can corrupt the repository"
 	}
 	return ""
 }
+
+// configFiles are the names of configuration files that can widen what
+// the agent may do.
+var configFiles = map[string]bool{"settings.json": true, "permissions.json": true, "mcp.json": true}
 
 // granted reports whether an earlier answer covers the target: grants of
 // this turn, of this session, then saved ones.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -106,6 +107,10 @@ func TestDecide(t *testing.T) {
 		{name: "edit through escaping link in acceptEdits", mode: ModeAcceptEdits, req: edit("write_file", "escape/new.txt"), want: VerdictAsk, reason: "writes outside"},
 		{name: "edit .git in acceptEdits", mode: ModeAcceptEdits, req: edit("edit_file", ".git/config"), want: VerdictAsk, reason: ".git", strict: true},
 		{name: "edit .git allowed by a rule", allow: []string{"Edit"}, req: edit("edit_file", ".git/config"), want: VerdictAsk, strict: true},
+		{name: "edit the permission rules", mode: ModeAcceptEdits, req: edit("write_file", ".minicode/permissions.json"), want: VerdictAsk, reason: "configures permissions", strict: true},
+		{name: "edit the settings", mode: ModeAcceptEdits, req: edit("write_file", ".minicode/settings.json"), want: VerdictAsk, strict: true},
+		{name: "edit the MCP servers", mode: ModeAcceptEdits, req: edit("edit_file", ".mcp.json"), want: VerdictAsk, strict: true},
+		{name: "edit another .minicode file", mode: ModeAcceptEdits, req: edit("edit_file", ".minicode/skills/x/SKILL.md"), want: VerdictAllow},
 		{name: "edit allowed by glob", allow: []string{"edit_file(src/**)"}, req: edit("edit_file", "src/a.go"), want: VerdictAllow},
 		{name: "edit glob misses", allow: []string{"edit_file(src/**)"}, req: edit("edit_file", "b.go"), want: VerdictAsk},
 		{name: "edit rule is per tool", allow: []string{"edit_file(src/**)"}, req: edit("write_file", "src/a.go"), want: VerdictAsk},
@@ -127,6 +132,9 @@ func TestDecide(t *testing.T) {
 		{name: "substitution is a part", allow: []string{"run_command(echo:*)"}, req: run("echo $(whoami)"), want: VerdictAsk},
 		{name: "quoted operators are one command", allow: []string{"run_command(echo:*)"}, req: run(`echo "a && b; c"`), want: VerdictAllow},
 		{name: "redirect outside the workspace", allow: []string{"run_command(go test:*)"}, req: run("go test > " + tr.outside + "/log"), want: VerdictAsk, reason: "outside the workspace", strict: true},
+		{name: "redirect into the settings", allow: []string{"run_command(echo:*)"}, req: run("echo '{}' > .minicode/settings.json"), want: VerdictAsk, reason: "configures permissions", strict: true},
+		{name: "copy over the MCP servers", allow: []string{"run_command"}, req: run("cp evil.json .mcp.json"), want: VerdictAsk, reason: ".mcp.json", strict: true},
+		{name: "redirect into .git", allow: []string{"run_command"}, req: run("echo x >> .git/config"), want: VerdictAsk, reason: ".git", strict: true},
 		{name: "redirect inside and to /dev/null", allow: []string{"run_command(go test:*)"}, req: run("go test > log.txt 2>/dev/null"), want: VerdictAllow},
 		{name: "unparseable command", allow: []string{"run_command"}, req: run(`echo "open`), want: VerdictAsk, reason: "cannot be parsed", strict: true},
 		{name: "unparseable command denied by bare rule", deny: []string{"run_command"}, req: run(`echo "open`), want: VerdictDeny},
@@ -192,4 +200,33 @@ func TestDecideSymlinkedWorkspace(t *testing.T) {
 	if d := p.decide(PermissionRequest{Tool: "edit_file", Access: AccessWrite, Paths: []string{"escape/secret.txt"}}); d.Verdict != VerdictAsk {
 		t.Errorf("edit through an escaping link = %s, want ask", verdictNames[d.Verdict])
 	}
+}
+
+// FuzzAuthorize checks that no command line or path, however odd, makes
+// the permission check panic, and that a chained command is never allowed
+// by a prefix rule unless every part of it is.
+func FuzzAuthorize(f *testing.F) {
+	for _, seed := range []string{"ls && rm -rf x", "ls `rm x`", `ls "$(rm x)"`, "ls\nrm x", "ls; cat <<E\nx\nE", "../../etc/passwd"} {
+		f.Add(seed)
+	}
+	root := f.TempDir()
+	p, err := NewPermissions(PermissionConfig{Workspace: root, AllowedTools: []string{"run_command(ls:*),read_file"}})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		err := p.Authorize(context.Background(), PermissionRequest{Tool: "run_command", Access: AccessExecute, Command: s})
+		if err == nil {
+			cmds, perr := splitCommands(s)
+			if perr != nil {
+				t.Fatalf("allowed %q, which cannot be parsed", s)
+			}
+			for _, c := range cmds {
+				if len(c.Words) == 0 || c.Words[0] != "ls" {
+					t.Fatalf("allowed %q, whose part %q is not ls", s, c.Text)
+				}
+			}
+		}
+		_ = p.Authorize(context.Background(), PermissionRequest{Tool: "read_file", Access: AccessRead, Paths: []string{s}})
+	})
 }

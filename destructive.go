@@ -30,7 +30,7 @@ func destructiveWords(words []string, workspace string, depth int) string {
 	if len(words) == 0 || depth > maxShellDepth {
 		return ""
 	}
-	program, args := baseName(words[0]), words[1:]
+	program, args := filepath.Base(words[0]), words[1:]
 	switch {
 	case program == "rm" && hasFlag(args, "r", "R", "--recursive"):
 		return "rm -r deletes files and folders irrecoverably"
@@ -81,9 +81,9 @@ func unwrapCommand(words []string) []string {
 		switch w := words[0]; {
 		case isAssignment(w):
 			words = words[1:]
-		case hasKey(commandWrappers, baseName(w)):
-			words = skipOptions(words[1:], commandWrappers[baseName(w)])
-			if baseName(w) == "timeout" && len(words) > 0 {
+		case hasKey(commandWrappers, filepath.Base(w)):
+			words = skipOptions(words[1:], commandWrappers[filepath.Base(w)])
+			if filepath.Base(w) == "timeout" && len(words) > 0 {
 				words = words[1:] // the duration
 			}
 		default:
@@ -247,7 +247,7 @@ func findReason(args []string, workspace string, depth int) string {
 					break
 				}
 			}
-			if len(inner) > 0 && baseName(inner[0]) == "rm" {
+			if len(inner) > 0 && filepath.Base(inner[0]) == "rm" {
 				return "find -exec rm deletes every file it finds"
 			}
 			if reason := destructiveWords(inner, workspace, depth+1); reason != "" {

