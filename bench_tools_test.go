@@ -3,8 +3,9 @@ package main
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
-	"runtime"
+	"strings"
 	"testing"
 )
 
@@ -43,7 +44,11 @@ var grepBenchPatterns = []struct{ name, pattern string }{
 //
 // and compare the benchmark's ns/op with rg's wall time.
 func BenchmarkGrep(b *testing.B) {
-	src := filepath.Join(runtime.GOROOT(), "src")
+	goroot, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		b.Skip("go env GOROOT failed")
+	}
+	src := filepath.Join(strings.TrimSpace(string(goroot)), "src")
 	if _, err := os.Stat(src); err != nil {
 		b.Skip("GOROOT/src not found")
 	}

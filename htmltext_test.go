@@ -9,8 +9,6 @@ import (
 	"unicode/utf8"
 )
 
-// updateGolden rewrites the golden files of the HTML tests.
-
 func TestHTMLToTextGolden(t *testing.T) {
 	t.Parallel()
 	page, err := os.ReadFile(filepath.Join("testdata", "tools", "page.html"))

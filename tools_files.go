@@ -16,18 +16,18 @@ import (
 
 // Limits of read_file.
 const (
-	readDefaultLimit = 2_000  // lines returned when no limit is given
-	readMaxLineChars = 2_000  // longer lines are cut
-	readBudgetChars  = 40_000 // a longer answer keeps its head and tail
-	binarySniffBytes = 8_192  // a NUL byte in this much marks a binary file
-	readBufferBytes  = 64 << 10
+	readDefaultLimit = 2_000    // lines returned when no limit is given
+	readMaxLineChars = 2_000    // longer lines are cut
+	readBudgetChars  = 40_000   // a longer answer keeps its head and tail
+	binarySniffBytes = 8_192    // a NUL byte in this much marks a binary file
+	readBufferBytes  = 64 << 10 // bytes read from the file at a time
 )
 
 // ReadFileInput is the input of read_file.
 type ReadFileInput struct {
 	Path   string `json:"path" validate:"required" desc:"File to read, relative to the workspace or absolute."`
 	Offset *int   `json:"offset,omitempty" validate:"omitempty,min=1" desc:"First line to return, counting from 1. Default 1."`
-	Limit  *int   `json:"limit,omitempty" validate:"omitempty,min=1,max=100000" desc:"Most lines to return. Default 2000."`
+	Limit  *int   `json:"limit,omitempty" validate:"omitempty,min=1,max=10000" desc:"Most lines to return. Default 2000, at most 10000."`
 }
 
 // readFileTool reads a window of lines from a text file.
@@ -120,14 +120,22 @@ func readWindow(ctx context.Context, path string, offset, limit int) (fileWindow
 
 // add appends one selected line, cutting it and replacing invalid UTF-8.
 func (w *fileWindow) add(text []byte, full int) {
+	cut := full > readMaxLineChars
+	if cut {
+		n := readMaxLineChars
+		for n > 0 && !utf8.RuneStart(text[n]) {
+			n--
+		}
+		text = text[:n]
+	}
 	line := string(text)
 	if !utf8.ValidString(line) {
 		w.invalidUTF8 = true
 		line = strings.ToValidUTF8(line, "\uFFFD")
 	}
-	if full > readMaxLineChars {
+	if cut {
 		w.cutLines++
-		line = line[:runeFloor(line, min(len(line), readMaxLineChars))] + fmt.Sprintf(" [... line cut: %d characters in all]", full)
+		line += fmt.Sprintf(" [... line cut: %d characters in all]", full)
 	}
 	w.lines = append(w.lines, line)
 }

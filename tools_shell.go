@@ -168,10 +168,9 @@ func (p *groupProcess) finish() {
 	select {
 	case <-drained:
 	case <-time.After(pipeGrace):
-		closeAll(p.pipes)
-		<-drained
 	}
 	closeAll(p.pipes)
+	<-drained
 }
 
 // exitCode is the shell's exit status, or -1 when a signal ended it.

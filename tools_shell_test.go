@@ -109,14 +109,14 @@ func TestRunCommandTimeoutKillsGrandchildren(t *testing.T) {
 	t.Parallel()
 	env := newTestEnv(t, nil)
 	start := time.Now()
-	out, err := runForeground(context.Background(), env.Workspace, "bash -c 'sleep 300 & echo $! > grandchild.pid; wait' & sleep 300", 500*time.Millisecond)
+	out, err := runForeground(context.Background(), env.Workspace, "bash -c 'sleep 300 & echo $! > grandchild.pid; wait' & sleep 300", 3*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if took := time.Since(start); took > 20*time.Second {
 		t.Errorf("timed-out command took %s to return", took)
 	}
-	mustContain(t, out.Text, "timed out after 500ms")
+	mustContain(t, out.Text, "timed out after 3s")
 	pid := readPid(t, filepath.Join(env.Workspace, "grandchild.pid"))
 	if !processGone(pid) {
 		syscall.Kill(pid, syscall.SIGKILL)
@@ -128,8 +128,15 @@ func TestRunCommandCancel(t *testing.T) {
 	t.Parallel()
 	env := newTestEnv(t, nil)
 	ctx, cancel := context.WithCancel(context.Background())
-	time.AfterFunc(300*time.Millisecond, cancel)
-	out, err := runForeground(ctx, env.Workspace, "echo started; sleep 300", time.Minute)
+	go func() {
+		defer cancel()
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+			if _, err := os.Stat(filepath.Join(env.Workspace, "ready")); err == nil {
+				return
+			}
+		}
+	}()
+	out, err := runForeground(ctx, env.Workspace, "echo started; echo $$ > ready; sleep 300", time.Minute)
 	if err != nil {
 		t.Fatal(err)
 	}

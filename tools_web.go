@@ -263,8 +263,12 @@ func (w *webClient) search(ctx context.Context, in WebSearchInput) (ToolOutput, 
 		return ToolOutput{}, fmt.Errorf("web search failed: %w", err)
 	}
 	_, charset := contentType(resp.Header.Get("Content-Type"), body)
+	results := parseSearchResults(decodeCharset(body, charset), resp.Request.URL)
+	if len(results) == 0 && resp.StatusCode == http.StatusAccepted {
+		return ToolOutput{}, errors.New("web search failed: the search engine refused the request (rate limit or bot check); try again later")
+	}
 	var kept []searchResult
-	for _, r := range parseSearchResults(decodeCharset(body, charset), resp.Request.URL) {
+	for _, r := range results {
 		if domainListed(r.url, in.BlockedDomains) || (len(in.AllowedDomains) > 0 && !domainListed(r.url, in.AllowedDomains)) {
 			continue
 		}

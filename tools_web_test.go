@@ -160,6 +160,11 @@ func newSearchServer(t *testing.T) (*httptest.Server, func() []string) {
 		queries = append(queries, r.URL.Query().Get("q"))
 		mu.Unlock()
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		if r.URL.Query().Get("q") == "refused" {
+			w.WriteHeader(http.StatusAccepted)
+			w.Write([]byte(`<html><body><div class="anomaly-modal">Unfortunately, bots use DuckDuckGo too.</div></body></html>`))
+			return
+		}
 		if r.URL.Query().Get("q") == "nothing" {
 			w.Write([]byte(`<html><body><div class="no-results">No results.</div></body></html>`))
 			return
@@ -194,6 +199,7 @@ func TestWebSearch(t *testing.T) {
 			"1. An Introduction To Generics\n   https://blog.golang.org/intro-generics\n   Generics are a way of writing code that is independent of the specific types being used.\n"},
 		{"blocked domains", `{"query":"golang generics","blocked_domains":["golang.org","stackoverflow.com"]}`, false, tutorial},
 		{"no results", `{"query":"nothing"}`, false, `No results for "nothing".`},
+		{"refused", `{"query":"refused"}`, true, "web search failed: the search engine refused the request (rate limit or bot check); try again later"},
 		{"missing query", `{}`, true, `invalid input: field "query" is required`},
 		{"too many results", `{"query":"x","max_results":50}`, true, `invalid input: field "max_results" must be at most 20`},
 		{"domains wrong type", `{"query":"x","allowed_domains":"go.dev"}`, true, `invalid input: field "allowed_domains" must be an array, got string`},
