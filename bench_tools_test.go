@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -36,13 +38,14 @@ var grepBenchPatterns = []struct{ name, pattern string }{
 	{"rare", `ZZZ_no_such_text_ZZZ`},
 }
 
-// BenchmarkGrep searches the Go source tree ($(go env GOROOT)/src). To
-// compare with ripgrep on the same machine:
+// BenchmarkGrep searches the Go source tree ($(go env GOROOT)/src) with
+// grep_files and, when ripgrep is installed, with rg on the same patterns,
+// so one run compares the two side by side:
 //
 //	go test -run '^$' -bench Grep -benchtime 5x
-//	time rg -n 'errors.New' "$(go env GOROOT)/src" > /dev/null
 //
-// and compare the benchmark's ns/op with rg's wall time.
+// The rg sub-benchmarks time the whole rg process (start, search, output
+// to a pipe), as a tool call would run it.
 func BenchmarkGrep(b *testing.B) {
 	goroot, err := exec.Command("go", "env", "GOROOT").Output()
 	if err != nil {
@@ -52,13 +55,28 @@ func BenchmarkGrep(b *testing.B) {
 	if _, err := os.Stat(src); err != nil {
 		b.Skip("GOROOT/src not found")
 	}
+	rg, rgErr := exec.LookPath("rg")
 	env := &ToolEnv{Workspace: src}
 	for _, p := range grepBenchPatterns {
-		b.Run(p.name, func(b *testing.B) {
+		b.Run(p.name+"/minicode", func(b *testing.B) {
 			in := GrepFilesInput{Pattern: p.pattern, Limit: ptr(5000)}
 			for b.Loop() {
 				if _, err := runGrepFiles(context.Background(), env, in); err != nil {
 					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(p.name+"/rg", func(b *testing.B) {
+			if rgErr != nil {
+				b.Skip("ripgrep is not installed (apt-get install ripgrep)")
+			}
+			for b.Loop() {
+				// rg exits 1 when nothing matches; only a failure to run counts.
+				cmd := exec.Command(rg, "-n", p.pattern, src)
+				cmd.Stdout = io.Discard
+				var exit *exec.ExitError
+				if err := cmd.Run(); err != nil && !(errors.As(err, &exit) && exit.ExitCode() == 1) {
+					b.Fatalf("rg: %v", err)
 				}
 			}
 		})
