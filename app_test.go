@@ -63,3 +63,13 @@ func TestLineModeSlashCommands(t *testing.T) {
 		t.Errorf("AGENTS.md = %q, %v; want a starter file naming the test command", data, err)
 	}
 }
+
+func TestBadRuleInSettingsNamesTheFile(t *testing.T) {
+	ws := workspaceWith(t, map[string]string{".minicode/settings.json": `{"permissions": {"allow": ["run_command(go test"]}}`})
+	_, err := newApp(Options{Workspace: ws, Print: true}, strings.NewReader(""), io.Discard, io.Discard,
+		func(k string) string { return map[string]string{"MINICODE_HOME": t.TempDir()}[k] })
+	path := filepath.Join(ws, ".minicode", "settings.json")
+	if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "run_command(go test") {
+		t.Errorf("newApp error = %v, want one naming %s and the rule", err, path)
+	}
+}

@@ -28,6 +28,7 @@ type Settings struct {
 	// ruleSets keeps each file's permission rules apart, so that a bad
 	// rule is reported with the file it came from.
 	ruleSets []RuleSet
+	source   string // the file these settings were read from
 }
 
 // PermissionsSettings are the permission mode and rules from settings.
@@ -56,9 +57,6 @@ func loadSettings(home, workspace string) (Settings, error) {
 			return Settings{}, err
 		}
 		merged = mergeSettings(merged, s)
-		if p := s.Permissions; len(p.Allow)+len(p.Ask)+len(p.Deny) > 0 {
-			merged.ruleSets = append(merged.ruleSets, RuleSet{Source: path, Allow: p.Allow, Ask: p.Ask, Deny: p.Deny})
-		}
 	}
 	return merged, nil
 }
@@ -74,6 +72,7 @@ func readSettingsFile(path string) (Settings, error) {
 	if err := decodeStrict(data, &s); err != nil {
 		return Settings{}, fmt.Errorf("settings file %s: %w", path, err)
 	}
+	s.source = path
 	return s, nil
 }
 
@@ -114,7 +113,8 @@ func lineOf(data []byte, offset int64) int {
 	return lineAt(string(data), int(min(offset, int64(len(data)))))
 }
 
-// mergeSettings lays over on top of base: set values win, rule lists add.
+// mergeSettings lays over on top of base: set values win, and over's
+// permission rules are kept as one more rule set.
 func mergeSettings(base, over Settings) Settings {
 	pick := func(a, b string) string {
 		if b != "" {
@@ -138,11 +138,10 @@ func mergeSettings(base, over Settings) Settings {
 		}
 		base.Limits[k] = v
 	}
-	p := &base.Permissions
-	p.DefaultMode = pick(p.DefaultMode, over.Permissions.DefaultMode)
-	p.Allow = append(p.Allow, over.Permissions.Allow...)
-	p.Ask = append(p.Ask, over.Permissions.Ask...)
-	p.Deny = append(p.Deny, over.Permissions.Deny...)
+	base.Permissions.DefaultMode = pick(base.Permissions.DefaultMode, over.Permissions.DefaultMode)
+	if p := over.Permissions; len(p.Allow)+len(p.Ask)+len(p.Deny) > 0 {
+		base.ruleSets = append(base.ruleSets, RuleSet{Source: over.source, Allow: p.Allow, Ask: p.Ask, Deny: p.Deny})
+	}
 	return base
 }
 

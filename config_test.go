@@ -27,15 +27,15 @@ func TestLoadSettingsMergesProjectOverUser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Settings{Provider: "openai", Model: "local-model", MaxTurns: 7, Permissions: PermissionsSettings{
-		DefaultMode: "plan", Allow: []string{"read_file", "run_command(go test:*)"}, Deny: []string{"web_fetch"}}}
-	sources := got.ruleSets
-	got.ruleSets = nil
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("loadSettings = %+v, want %+v", got, want)
+	if got.Provider != "openai" || got.Model != "local-model" || got.MaxTurns != 7 || got.Permissions.DefaultMode != "plan" {
+		t.Errorf("loadSettings = %+v, want provider openai, model local-model, 7 turns, plan mode", got)
 	}
-	if len(sources) != 2 || sources[0].Source != filepath.Join(home, "settings.json") || sources[1].Deny[0] != "web_fetch" {
-		t.Errorf("rule sources = %+v, want one per file, named by path", sources)
+	want := []RuleSet{
+		{Source: filepath.Join(home, "settings.json"), Allow: []string{"read_file"}},
+		{Source: filepath.Join(ws, ".minicode", "settings.json"), Allow: []string{"run_command(go test:*)"}, Deny: []string{"web_fetch"}},
+	}
+	if !reflect.DeepEqual(got.ruleSets, want) {
+		t.Errorf("rule sets = %+v, want one per file, named by path: %+v", got.ruleSets, want)
 	}
 }
 
