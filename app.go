@@ -41,10 +41,13 @@ type App struct {
 	Demo      bool
 	Registry  *Registry
 	Env       *ToolEnv
+	Perms     *Permissions
+	Skills    *SkillSet
+	Memory    *Memory // AGENTS.md and the like, loaded at start
 	Agent     *Agent
 	SessionID string
 
-	stdin          io.Reader
+	lines          *LineReader // the input lines, shared by line mode and its questions
 	stdout, stderr io.Writer
 	getenv         func(string) string
 	closers        []func()
@@ -52,7 +55,7 @@ type App struct {
 
 // newApp builds an App from options and the environment.
 func newApp(opts Options, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) (*App, error) {
-	app := &App{Opts: opts, stdin: stdin, stdout: stdout, stderr: stderr, getenv: getenv}
+	app := &App{Opts: opts, lines: NewLineReader(stdin), stdout: stdout, stderr: stderr, getenv: getenv}
 	var err error
 	if app.Home, err = minicodeHome(getenv); err != nil {
 		return nil, err
@@ -75,6 +78,14 @@ func newApp(opts Options, stdin io.Reader, stdout, stderr io.Writer, getenv func
 		return nil, err
 	}
 	app.Registry = NewRegistry(app.builtinTools()...)
+	userHome, _ := os.UserHomeDir()
+	app.Skills = DiscoverSkills(app.Home, userHome, app.Workspace)
+	if len(app.Skills.Skills) > 0 {
+		app.Registry.Add(app.Skills.Tool())
+	}
+	if app.Memory, err = LoadMemory(app.Home, app.Workspace); err != nil {
+		return nil, err
+	}
 	maxTurns := opts.MaxTurns
 	if maxTurns == 0 {
 		maxTurns = app.Settings.MaxTurns
@@ -152,13 +163,12 @@ func (app *App) setupProvider() error {
 		if opts.APIKey == "" && opts.AuthToken == "" {
 			return usageErrorf("the anthropic provider needs ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN")
 		}
-		app.Provider, name = nil, "anthropic (not wired yet)"
-		_ = opts
+		app.Provider = NewAnthropic(opts)
 	case "openai":
 		model = firstNonEmpty(model, app.Settings.Model, "gpt-4.1")
 		opts.APIKey = env("OPENAI_API_KEY")
 		opts.BaseURL = firstNonEmpty(env("OPENAI_BASE_URL"), app.Settings.BaseURL)
-		app.Provider, name = nil, "openai (not wired yet)"
+		app.Provider = NewOpenAI(opts)
 	case "mock":
 		model = firstNonEmpty(model, "mock")
 		mock := &MockProvider{}
@@ -177,15 +187,37 @@ func (app *App) setupProvider() error {
 	return nil
 }
 
-// setupPermissions builds the permission check from the mode and rules.
+// setupPermissions builds the permission check from the mode, the rules
+// of the settings files and flags, and the saved answers. In headless mode
+// nobody can be asked; otherwise questions are asked on the input lines.
 func (app *App) setupPermissions() error {
-	mode := PermissionMode(firstNonEmpty(app.Opts.PermissionMode, app.Settings.Permissions.DefaultMode, string(ModeDefault)))
-	switch mode {
-	case ModeDefault, ModeAcceptEdits, ModePlan, ModeBypass:
-	default:
-		return usageErrorf("unknown permission mode %q (use default, acceptEdits, plan or bypassPermissions)", mode)
+	mode, err := ParsePermissionMode(firstNonEmpty(app.Opts.PermissionMode, app.Settings.Permissions.DefaultMode))
+	if err != nil {
+		return usageError{err.Error()}
 	}
-	app.Env.Perms = &Permissions{Mode: mode, Workspace: app.Workspace, Headless: true}
+	cfg := PermissionConfig{
+		Mode:        mode,
+		Workspace:   app.Workspace,
+		ResultsDir:  filepath.Join(app.Home, "tool-results"),
+		Settings:    app.Settings.ruleSets,
+		ProjectFile: filepath.Join(app.Workspace, ".minicode", "permissions.json"),
+		UserFile:    filepath.Join(app.Home, "permissions.json"),
+		Notice:      func(msg string) { fmt.Fprintln(app.stderr, msg) },
+	}
+	if app.Opts.AllowedTools != "" {
+		cfg.AllowedTools = []string{app.Opts.AllowedTools}
+	}
+	if app.Opts.DisallowedTools != "" {
+		cfg.DisallowedTools = []string{app.Opts.DisallowedTools}
+	}
+	if !app.Opts.Print {
+		cfg.Asker = &LineAsker{In: app.lines, Out: app.stdout}
+	}
+	perms, err := NewPermissions(cfg)
+	if err != nil {
+		return err
+	}
+	app.Perms, app.Env.Perms = perms, perms
 	return nil
 }
 
@@ -202,6 +234,11 @@ How to work:
 - If you cannot go on without the user, use ask_user.
 `)
 	fmt.Fprintf(&b, "\nWorkspace: %s\nToday: %s\n", app.Workspace, time.Now().Format("2006-01-02"))
+	for _, section := range []string{app.Skills.PromptSection(), app.Memory.PromptSection()} {
+		if section != "" {
+			b.WriteString("\n" + section)
+		}
+	}
 	return b.String()
 }
 
@@ -228,11 +265,7 @@ func firstNonEmpty(values ...string) string {
 // turn, even an interrupted one (SPEC §6): grants for this turn are
 // cleared. The history it returns always gives each tool call a result.
 func (app *App) runTurnWithCleanup(ctx context.Context, history []Message, input string) TurnResult {
-	defer func() {
-		if ender, ok := app.Env.Perms.(interface{ EndTurn() }); ok {
-			ender.EndTurn()
-		}
-	}()
+	defer app.Perms.EndTurn()
 	return app.Agent.RunTurn(ctx, history, input)
 }
 

@@ -2,7 +2,12 @@ package main
 
 import (
 	"context"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -22,5 +27,58 @@ func BenchmarkReadFileLarge(b *testing.B) {
 		if _, err := runReadFile(context.Background(), env, in); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// grepBenchPatterns are the searches BenchmarkGrep times; the same
+// patterns work with ripgrep for comparison.
+var grepBenchPatterns = []struct{ name, pattern string }{
+	{"literal", `errors.New`},
+	{"regexp", `func \(\w+ \*\w+\) Close\(`},
+	{"rare", `ZZZ_no_such_text_ZZZ`},
+}
+
+// BenchmarkGrep searches the Go source tree ($(go env GOROOT)/src) with
+// grep_files and, when ripgrep is installed, with rg on the same patterns,
+// so one run compares the two side by side:
+//
+//	go test -run '^$' -bench Grep -benchtime 5x
+//
+// The rg sub-benchmarks time the whole rg process (start, search, output
+// to a pipe), as a tool call would run it.
+func BenchmarkGrep(b *testing.B) {
+	goroot, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		b.Skip("go env GOROOT failed")
+	}
+	src := filepath.Join(strings.TrimSpace(string(goroot)), "src")
+	if _, err := os.Stat(src); err != nil {
+		b.Skip("GOROOT/src not found")
+	}
+	rg, rgErr := exec.LookPath("rg")
+	env := &ToolEnv{Workspace: src}
+	for _, p := range grepBenchPatterns {
+		b.Run(p.name+"/minicode", func(b *testing.B) {
+			in := GrepFilesInput{Pattern: p.pattern, Limit: ptr(5000)}
+			for b.Loop() {
+				if _, err := runGrepFiles(context.Background(), env, in); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(p.name+"/rg", func(b *testing.B) {
+			if rgErr != nil {
+				b.Skip("ripgrep is not installed (apt-get install ripgrep)")
+			}
+			for b.Loop() {
+				// rg exits 1 when nothing matches; only a failure to run counts.
+				cmd := exec.Command(rg, "-n", p.pattern, src)
+				cmd.Stdout = io.Discard
+				var exit *exec.ExitError
+				if err := cmd.Run(); err != nil && !(errors.As(err, &exit) && exit.ExitCode() == 1) {
+					b.Fatalf("rg: %v", err)
+				}
+			}
+		})
 	}
 }

@@ -21,25 +21,42 @@ type BuiltinConfig struct {
 	HTTPClient *http.Client
 }
 
-// Builtins holds the built-in tools. The app keeps it for the whole
-// session and calls Close at exit.
+// Builtins holds the built-in tools and the state they share: the
+// background processes started by run_command. The app keeps it for the
+// whole session and calls Close at exit.
 type Builtins struct {
-	Tools []*Tool
+	Tools     []*Tool
+	Processes *processManager
 }
 
 // newBuiltins builds every built-in tool for cfg.
 func newBuiltins(cfg BuiltinConfig) *Builtins {
+	procs := newProcessManager()
+	web := newWebClient(cfg)
 	return &Builtins{
+		Processes: procs,
 		Tools: []*Tool{
 			readFileTool(),
+			writeFileTool(),
+			editFileTool(),
+			patchFileTool(),
 			listFilesTool(),
+			grepFilesTool(),
+			globFilesTool(),
+			runCommandTool(procs),
+			commandOutputTool(procs),
+			commandKillTool(procs),
+			webFetchTool(web),
+			webSearchTool(web),
 			askUserTool(),
 		},
 	}
 }
 
-// Close releases what the tools hold.
-func (b *Builtins) Close() {}
+// Close stops every background process still running.
+func (b *Builtins) Close() {
+	b.Processes.Close()
+}
 
 // displayPath is how a tool names a resolved path to the model: relative
 // to the workspace when inside it, absolute otherwise.

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // newTestEnv returns a tool environment whose workspace is a fresh
@@ -105,4 +106,9 @@ func TestAskUser(t *testing.T) {
 			t.Errorf("ask_user %s = (%q, err=%v, question=%q), want err=%v question=%q", tc.input, out.Text, out.IsError, out.Question, tc.wantErr, tc.wantQuestion)
 		}
 	}
+}
+
+// timeAgo is the time the given number of minutes ago.
+func timeAgo(minutes int) time.Time {
+	return time.Now().Add(-time.Duration(minutes) * time.Minute)
 }

@@ -21,6 +21,14 @@ func slashCommands() []slashCommand {
 		{"help", "list commands (and what the demo model understands)", cmdHelp},
 		{"tools", "list the tools the model can use", cmdTools},
 		{"status", "show the model, workspace and permission mode", cmdStatus},
+		{"permissions", "show the permission mode and rules; /permissions MODE switches the mode", cmdPermissions},
+		{"skills", "list the skills found, what they shadow, and invalid ones", func(_ context.Context, app *App, _ string, _ *[]Message) (string, bool, error) {
+			return app.Skills.Describe(), false, nil
+		}},
+		{"memory", "list the memory files loaded (AGENTS.md, CLAUDE.md, MINI.md) and what was cut", func(_ context.Context, app *App, _ string, _ *[]Message) (string, bool, error) {
+			return app.Memory.Describe(), false, nil
+		}},
+		{"init", "inspect the project and write a starter AGENTS.md (asks first)", cmdInit},
 		{"clear", "start over with an empty conversation", func(_ context.Context, _ *App, _ string, h *[]Message) (string, bool, error) {
 			*h = nil
 			return "Conversation cleared.", false, nil
@@ -68,5 +76,26 @@ func cmdTools(_ context.Context, app *App, _ string, _ *[]Message) (string, bool
 // cmdStatus shows the session's settings.
 func cmdStatus(_ context.Context, app *App, _ string, h *[]Message) (string, bool, error) {
 	return fmt.Sprintf("model: %s (%s)\nworkspace: %s\npermission mode: %s\nmessages: %d\nsession: %s",
-		app.Model, app.Provider.Name(), app.Workspace, app.permissionMode(), len(*h), app.SessionID), false, nil
+		app.Model, app.Provider.Name(), app.Workspace, app.Perms.Mode(), len(*h), app.SessionID), false, nil
+}
+
+// cmdInit writes a starter AGENTS.md after showing it for approval.
+func cmdInit(ctx context.Context, app *App, _ string, _ *[]Message) (string, bool, error) {
+	defer app.Perms.EndTurn()
+	content, err := initAgentsFile(ctx, app.Env, app.Workspace)
+	if err != nil {
+		return "", false, err
+	}
+	return fmt.Sprintf("Wrote AGENTS.md (%d lines). It is read at the next start.", strings.Count(content, "\n")), false, nil
+}
+
+// cmdPermissions shows the permission mode and rules, or switches the
+// mode when one is named.
+func cmdPermissions(_ context.Context, app *App, args string, _ *[]Message) (string, bool, error) {
+	if args != "" {
+		if err := app.Perms.SetMode(PermissionMode(args)); err != nil {
+			return "", false, err
+		}
+	}
+	return app.Perms.Describe(), false, nil
 }

@@ -24,6 +24,11 @@ type Settings struct {
 	// WebSearchURL replaces the default web_search endpoint.
 	WebSearchURL string              `json:"webSearchUrl,omitempty"`
 	Permissions  PermissionsSettings `json:"permissions,omitempty"`
+
+	// ruleSets keeps each file's permission rules apart, so that a bad
+	// rule is reported with the file it came from.
+	ruleSets []RuleSet
+	source   string // the file these settings were read from
 }
 
 // PermissionsSettings are the permission mode and rules from settings.
@@ -67,6 +72,7 @@ func readSettingsFile(path string) (Settings, error) {
 	if err := decodeStrict(data, &s); err != nil {
 		return Settings{}, fmt.Errorf("settings file %s: %w", path, err)
 	}
+	s.source = path
 	return s, nil
 }
 
@@ -77,7 +83,7 @@ func decodeStrict(data []byte, v any) error {
 	dec.DisallowUnknownFields()
 	err := dec.Decode(v)
 	if err == nil && dec.More() {
-		return fmt.Errorf("line %d: unexpected data after the settings object", lineAt(data, dec.InputOffset()))
+		return fmt.Errorf("line %d: unexpected data after the JSON object", lineOf(data, dec.InputOffset()))
 	}
 	var syntaxErr *json.SyntaxError
 	var typeErr *json.UnmarshalTypeError
@@ -85,32 +91,30 @@ func decodeStrict(data []byte, v any) error {
 	case err == nil:
 		return nil
 	case errors.As(err, &syntaxErr):
-		return fmt.Errorf("line %d: %v", lineAt(data, syntaxErr.Offset), err)
+		return fmt.Errorf("line %d: %v", lineOf(data, syntaxErr.Offset), err)
 	case errors.As(err, &typeErr):
-		return fmt.Errorf("line %d: field %q must be %s, not %s", lineAt(data, typeErr.Offset), typeErr.Field, jsonKind(typeErr.Type), typeErr.Value)
+		return fmt.Errorf("line %d: field %q must be %s, not %s", lineOf(data, typeErr.Offset), typeErr.Field, jsonKind(typeErr.Type), typeErr.Value)
 	case strings.HasPrefix(err.Error(), "json: unknown field"):
 		field := strings.TrimPrefix(err.Error(), "json: unknown field ")
 		offset := int64(bytes.Index(data, []byte(field)))
 		if offset < 0 {
 			offset = dec.InputOffset()
 		}
-		return fmt.Errorf("line %d: unknown field %s", lineAt(data, offset), field)
+		return fmt.Errorf("line %d: unknown field %s", lineOf(data, offset), field)
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
 		return fmt.Errorf("the file is empty or ends too soon")
 	default:
-		return fmt.Errorf("line %d: %v", lineAt(data, dec.InputOffset()), err)
+		return fmt.Errorf("line %d: %v", lineOf(data, dec.InputOffset()), err)
 	}
 }
 
-// lineAt returns the 1-based line of a byte offset.
-func lineAt(data []byte, offset int64) int {
-	if offset > int64(len(data)) {
-		offset = int64(len(data))
-	}
-	return bytes.Count(data[:offset], []byte("\n")) + 1
+// lineOf returns the 1-based line of a byte offset in data.
+func lineOf(data []byte, offset int64) int {
+	return lineAt(string(data), int(min(offset, int64(len(data)))))
 }
 
-// mergeSettings lays over on top of base: set values win, rule lists add.
+// mergeSettings lays over on top of base: set values win, and over's
+// permission rules are kept as one more rule set.
 func mergeSettings(base, over Settings) Settings {
 	pick := func(a, b string) string {
 		if b != "" {
@@ -134,11 +138,10 @@ func mergeSettings(base, over Settings) Settings {
 		}
 		base.Limits[k] = v
 	}
-	p := &base.Permissions
-	p.DefaultMode = pick(p.DefaultMode, over.Permissions.DefaultMode)
-	p.Allow = append(p.Allow, over.Permissions.Allow...)
-	p.Ask = append(p.Ask, over.Permissions.Ask...)
-	p.Deny = append(p.Deny, over.Permissions.Deny...)
+	base.Permissions.DefaultMode = pick(base.Permissions.DefaultMode, over.Permissions.DefaultMode)
+	if p := over.Permissions; len(p.Allow)+len(p.Ask)+len(p.Deny) > 0 {
+		base.ruleSets = append(base.ruleSets, RuleSet{Source: over.source, Allow: p.Allow, Ask: p.Ask, Deny: p.Deny})
+	}
 	return base
 }
 

@@ -27,10 +27,15 @@ func TestLoadSettingsMergesProjectOverUser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Settings{Provider: "openai", Model: "local-model", MaxTurns: 7, Permissions: PermissionsSettings{
-		DefaultMode: "plan", Allow: []string{"read_file", "run_command(go test:*)"}, Deny: []string{"web_fetch"}}}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("loadSettings = %+v, want %+v", got, want)
+	if got.Provider != "openai" || got.Model != "local-model" || got.MaxTurns != 7 || got.Permissions.DefaultMode != "plan" {
+		t.Errorf("loadSettings = %+v, want provider openai, model local-model, 7 turns, plan mode", got)
+	}
+	want := []RuleSet{
+		{Source: filepath.Join(home, "settings.json"), Allow: []string{"read_file"}},
+		{Source: filepath.Join(ws, ".minicode", "settings.json"), Allow: []string{"run_command(go test:*)"}, Deny: []string{"web_fetch"}},
+	}
+	if !reflect.DeepEqual(got.ruleSets, want) {
+		t.Errorf("rule sets = %+v, want one per file, named by path: %+v", got.ruleSets, want)
 	}
 }
 
@@ -41,7 +46,7 @@ func TestLoadSettingsErrorsNameFileLineAndField(t *testing.T) {
 		{"unknown field", "{\n\"modle\": \"x\"\n}", `line 2: unknown field "modle"`},
 		{"nested wrong type", "{\"permissions\": {\n\"allow\": \"read_file\"}}", `line 2: field "permissions.allow" must be an array, not string`},
 		{"empty", "", "the file is empty or ends too soon"},
-		{"trailing data", "{}\n{}", "line 2: unexpected data after the settings object"},
+		{"trailing data", "{}\n{}", "line 2: unexpected data after the JSON object"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

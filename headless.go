@@ -20,6 +20,8 @@ type resultRecord struct {
 	NumTurns   int    `json:"num_turns"`
 	DurationMS int64  `json:"duration_ms"`
 	Usage      Usage  `json:"usage"`
+	// PermissionDenials lists the tool calls that were not allowed.
+	PermissionDenials []Denial `json:"permission_denials"`
 }
 
 // streamRecord is one line of stream-json output besides the result.
@@ -46,7 +48,7 @@ func (app *App) runHeadless(ctx context.Context, task string) error {
 			names = append(names, t.Name)
 		}
 		out.json(streamRecord{Type: "system", Subtype: "init", SessionID: app.SessionID, Model: app.Model,
-			CWD: app.Workspace, Tools: names, PermissionMode: app.permissionMode()})
+			CWD: app.Workspace, Tools: names, PermissionMode: string(app.Perms.Mode())})
 		app.Agent.Emit = func(e Event) {
 			switch e.Kind {
 			case EventAssistant:
@@ -64,15 +66,20 @@ func (app *App) runHeadless(ctx context.Context, task string) error {
 	}
 	res := app.runTurnWithCleanup(ctx, nil, task)
 	record := resultRecord{
-		Type:       "result",
-		Subtype:    resultSubtype(res.End),
-		Result:     res.Text,
-		SessionID:  app.SessionID,
-		NumTurns:   res.Steps,
-		DurationMS: time.Since(start).Milliseconds(),
-		Usage:      res.Usage,
+		Type:              "result",
+		Subtype:           resultSubtype(res.End),
+		Result:            res.Text,
+		SessionID:         app.SessionID,
+		NumTurns:          res.Steps,
+		DurationMS:        time.Since(start).Milliseconds(),
+		Usage:             res.Usage,
+		PermissionDenials: app.Perms.Denials(),
 	}
-	record.IsError = record.Subtype != "success"
+	if record.PermissionDenials == nil {
+		record.PermissionDenials = []Denial{}
+	}
+	// A denial means part of the task could not be done as asked.
+	record.IsError = record.Subtype != "success" || len(record.PermissionDenials) > 0
 	switch app.Opts.OutputFormat {
 	case "json", "stream-json":
 		out.json(record)
@@ -102,14 +109,6 @@ func resultSubtype(end TurnEnd) string {
 	default:
 		return "error_during_execution"
 	}
-}
-
-// permissionMode reports the mode of the permission check.
-func (app *App) permissionMode() string {
-	if p, ok := app.Env.Perms.(*Permissions); ok {
-		return string(p.Mode)
-	}
-	return ""
 }
 
 // lineWriter writes JSON lines, safe for use from several goroutines, and

@@ -230,3 +230,51 @@ func TestLineModeRunsTasksLineByLine(t *testing.T) {
 		t.Errorf("input after /exit was run")
 	}
 }
+
+func TestHeadlessDenialNamesTheFlag(t *testing.T) {
+	t.Parallel()
+	ws := workspaceWith(t, map[string]string{"notes.txt": "alpha\n"})
+	r := runMinicode(t, nil, "", "-p", "run echo hello", "--output-format", "json", "--workspace", ws)
+	if r.code != 1 {
+		t.Fatalf("exit %d, want 1 for a task with a denial (stderr %q)", r.code, r.stderr)
+	}
+	var res struct {
+		IsError bool     `json:"is_error"`
+		Result  string   `json:"result"`
+		Denials []Denial `json:"permission_denials"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &res); err != nil {
+		t.Fatalf("stdout %q: %v", r.stdout, err)
+	}
+	if !res.IsError || len(res.Denials) != 1 || res.Denials[0].Tool != "run_command" {
+		t.Fatalf("result = %+v, want one run_command denial", res)
+	}
+	if !strings.Contains(res.Denials[0].Reason, "--allowedTools") || !strings.Contains(res.Result, "--allowedTools") {
+		t.Errorf("denial %q / result %q do not name the flag that allows it", res.Denials[0].Reason, res.Result)
+	}
+	r = runMinicode(t, nil, "", "-p", "run echo hello", "--allowedTools", "run_command(echo:*)", "--workspace", ws)
+	if r.code != 0 || !strings.Contains(r.stdout, "hello") {
+		t.Errorf("with the rule: exit %d, stdout %q; want the command's output", r.code, r.stdout)
+	}
+}
+
+func TestLineModeAsksBeforeEditing(t *testing.T) {
+	t.Parallel()
+	ws := workspaceWith(t, map[string]string{"notes.txt": "alpha\nbeta\n"})
+	input := "replace beta with gamma in notes.txt\ny\ncreate other.txt with hi\nn\n"
+	r := runMinicode(t, nil, input, "--workspace", ws)
+	if r.code != 0 {
+		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+	}
+	for _, want := range []string{"Permission needed: edit notes.txt (+1 -1 lines)", "-beta", "+gamma", "Permission needed: create other.txt"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("output lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	if data, _ := os.ReadFile(filepath.Join(ws, "notes.txt")); string(data) != "alpha\ngamma\n" {
+		t.Errorf("notes.txt = %q, want the approved edit applied", data)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "other.txt")); err == nil {
+		t.Errorf("other.txt was created though the write was rejected")
+	}
+}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -19,12 +18,13 @@ func (app *App) runLineMode(ctx context.Context) error {
 	r := &lineRenderer{w: app.stdout}
 	app.Agent.Emit = r.event
 	var history []Message
-	scanner := bufio.NewScanner(app.stdin)
-	scanner.Buffer(make([]byte, 64*1024), 4*1024*1024)
 	for {
-		input, ok := readInput(scanner)
-		if !ok {
-			break
+		input, err := readInput(ctx, app.lines)
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
 		}
 		if input == "" {
 			continue
@@ -49,28 +49,28 @@ func (app *App) runLineMode(ctx context.Context) error {
 			return context.Canceled
 		}
 	}
-	if err := scanner.Err(); err != nil && !errors.Is(err, io.EOF) {
-		return fmt.Errorf("reading input: %w", err)
-	}
-	return nil
 }
 
-// readInput reads one input, joining lines that end in a backslash.
-func readInput(scanner *bufio.Scanner) (string, bool) {
+// readInput reads one input, joining lines that end in a backslash. It
+// returns io.EOF when the input has ended.
+func readInput(ctx context.Context, in *LineReader) (string, error) {
 	var lines []string
-	for scanner.Scan() {
-		line := strings.TrimRight(scanner.Text(), "\r")
+	for {
+		line, err := in.ReadLine(ctx)
+		if errors.Is(err, io.EOF) && len(lines) > 0 {
+			break
+		}
+		if err != nil {
+			return "", err
+		}
 		if strings.HasSuffix(line, `\`) {
 			lines = append(lines, strings.TrimSuffix(line, `\`))
 			continue
 		}
 		lines = append(lines, line)
-		return strings.TrimSpace(strings.Join(lines, "\n")), true
+		break
 	}
-	if len(lines) > 0 {
-		return strings.TrimSpace(strings.Join(lines, "\n")), true
-	}
-	return "", false
+	return strings.TrimSpace(strings.Join(lines, "\n")), nil
 }
 
 // banner is the first thing an interactive session shows.

@@ -73,10 +73,10 @@ type echoInput struct {
 	Count *int   `json:"count,omitempty" validate:"omitempty,min=1,max=5"`
 }
 
-// testTools returns tools for loop tests: echo (read-only), write (not
+// loopTestTools returns tools for loop tests: echo (read-only), write (not
 // read-only, records order), boom (panics), ask (ask_user), slow (waits
 // for cancellation).
-func testTools(order *[]string, mu *sync.Mutex) *Registry {
+func loopTestTools(order *[]string, mu *sync.Mutex) *Registry {
 	record := func(s string) {
 		mu.Lock()
 		*order = append(*order, s)
@@ -86,7 +86,7 @@ func testTools(order *[]string, mu *sync.Mutex) *Registry {
 		ToolDef[echoInput]{Name: "echo", Description: "echo text", ReadOnly: true,
 			Run: func(_ context.Context, _ *ToolEnv, in echoInput) (ToolOutput, error) {
 				record("echo:" + in.Text)
-				return ToolOutput{Text: strings.Repeat(in.Text, max(1, deref(in.Count)))}, nil
+				return ToolOutput{Text: strings.Repeat(in.Text, max(1, intOr0(in.Count)))}, nil
 			}}.Tool(),
 		ToolDef[echoInput]{Name: "write", Description: "pretend to write",
 			Run: func(_ context.Context, _ *ToolEnv, in echoInput) (ToolOutput, error) {
@@ -112,7 +112,7 @@ func testTools(order *[]string, mu *sync.Mutex) *Registry {
 	)
 }
 
-func deref(p *int) int {
+func intOr0(p *int) int {
 	if p == nil {
 		return 0
 	}
@@ -124,7 +124,7 @@ func newTestAgent(t *testing.T, replies ...ModelResponse) (*Agent, *scriptedProv
 	var order []string
 	var mu sync.Mutex
 	p := &scriptedProvider{replies: replies}
-	a := &Agent{Provider: p, Tools: testTools(&order, &mu), Env: &ToolEnv{Workspace: t.TempDir(), ResultsDir: t.TempDir()}, MaxSteps: 10}
+	a := &Agent{Provider: p, Tools: loopTestTools(&order, &mu), Env: &ToolEnv{Workspace: t.TempDir(), ResultsDir: t.TempDir()}, MaxSteps: 10}
 	return a, p, &order
 }
 
@@ -362,7 +362,7 @@ func TestLoopReadOnlyCallsRunInParallelWritesInOrder(t *testing.T) {
 	release := make(chan struct{})
 	var order []string
 	var mu sync.Mutex
-	reg := testTools(&order, &mu)
+	reg := loopTestTools(&order, &mu)
 	reg.Add(ToolDef[echoInput]{Name: "echo", Description: "blocks until released", ReadOnly: true,
 		Run: func(ctx context.Context, _ *ToolEnv, in echoInput) (ToolOutput, error) {
 			n := running.Add(1)
@@ -408,7 +408,7 @@ func TestLoopCancelGivesEveryCallAResult(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	var order []string
 	var mu sync.Mutex
-	reg := testTools(&order, &mu)
+	reg := loopTestTools(&order, &mu)
 	reg.Add(ToolDef[struct{}]{Name: "slow", Description: "cancels the turn while running",
 		Run: func(c context.Context, _ *ToolEnv, _ struct{}) (ToolOutput, error) {
 			cancel()

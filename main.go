@@ -116,6 +116,9 @@ func exitCode(err error, stderr io.Writer) int {
 // Run is minicode with its arguments and standard streams: it dispatches
 // subcommands, parses flags, builds the app and runs it.
 func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) error {
+	if len(args) > 0 && args[0] == "skills" {
+		return runSkillsSubcommand(args[1:], stdout, stderr, getenv)
+	}
 	opts, showVersion, err := parseFlags(args, stderr)
 	if err != nil {
 		return err
@@ -218,3 +221,17 @@ Flags:
 With no API key, minicode runs its offline demo model: try "help" or "list files".
 Exit codes: 0 success, 1 task failed, 2 usage error, 130 interrupted.
 `
+
+// runSkillsSubcommand runs "minicode skills ..." in the current folder.
+func runSkillsSubcommand(args []string, stdout, stderr io.Writer, getenv func(string) string) error {
+	home, err := minicodeHome(getenv)
+	if err != nil {
+		return err
+	}
+	workspace, err := resolveWorkspace(".")
+	if err != nil {
+		return err
+	}
+	userHome, _ := os.UserHomeDir()
+	return runSkillsCommand(args, stdout, stderr, home, userHome, workspace)
+}

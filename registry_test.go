@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -75,17 +76,13 @@ func TestDecodeInputErrors(t *testing.T) {
 	}
 }
 
-// denyAll refuses every request and records it.
-type denyAll struct{ seen []PermissionRequest }
+// recordingDenier refuses every request and records it.
+type recordingDenier struct{ seen []PermissionRequest }
 
-func (d *denyAll) Authorize(_ context.Context, req PermissionRequest) error {
+func (d *recordingDenier) Authorize(_ context.Context, req PermissionRequest) error {
 	d.seen = append(d.seen, req)
-	return &permissionDeniedError{"permission denied: " + req.Tool}
+	return errors.New("permission denied: " + req.Tool)
 }
-
-type permissionDeniedError struct{ msg string }
-
-func (e *permissionDeniedError) Error() string { return e.msg }
 
 func TestExecuteChecksPermissionBeforeRunning(t *testing.T) {
 	ran := false
@@ -97,7 +94,7 @@ func TestExecuteChecksPermissionBeforeRunning(t *testing.T) {
 			ran = true
 			return ToolOutput{Text: "done"}, nil
 		}}.Tool())
-	perms := &denyAll{}
+	perms := &recordingDenier{}
 	out := reg.Execute(context.Background(), &ToolEnv{Perms: perms}, call("1", "touch", `{"text":"a.go"}`))
 	if ran || !out.IsError || out.Text != "permission denied: touch" {
 		t.Errorf("Execute = %+v (ran %v), want a denial and no run", out, ran)

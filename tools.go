@@ -365,7 +365,7 @@ func (r *Registry) Execute(ctx context.Context, env *ToolEnv, call Block) (out T
 		if err != nil {
 			return ToolOutput{Text: err.Error(), IsError: true}
 		}
-		req.Tool = tool.Name
+		req.Tool, req.ToolUseID, req.Input = tool.Name, call.ID, call.Input
 		if env.Perms != nil {
 			if err := env.Perms.Authorize(ctx, req); err != nil {
 				return ToolOutput{Text: err.Error(), IsError: true}

@@ -9,24 +9,25 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 	"unicode/utf8"
 )
 
 // Limits of read_file.
 const (
-	readDefaultLimit = 2_000  // lines returned when no limit is given
-	readMaxLineChars = 2_000  // longer lines are cut
-	readBudgetChars  = 40_000 // a longer answer keeps its head and tail
-	binarySniffBytes = 8_192  // a NUL byte in this much marks a binary file
-	readBufferBytes  = 64 << 10
+	readDefaultLimit = 2_000    // lines returned when no limit is given
+	readMaxLineChars = 2_000    // longer lines are cut
+	readBudgetChars  = 40_000   // a longer answer keeps its head and tail
+	binarySniffBytes = 8_192    // a NUL byte in this much marks a binary file
+	readBufferBytes  = 64 << 10 // bytes read from the file at a time
 )
 
 // ReadFileInput is the input of read_file.
 type ReadFileInput struct {
 	Path   string `json:"path" validate:"required" desc:"File to read, relative to the workspace or absolute."`
 	Offset *int   `json:"offset,omitempty" validate:"omitempty,min=1" desc:"First line to return, counting from 1. Default 1."`
-	Limit  *int   `json:"limit,omitempty" validate:"omitempty,min=1,max=100000" desc:"Most lines to return. Default 2000."`
+	Limit  *int   `json:"limit,omitempty" validate:"omitempty,min=1,max=10000" desc:"Most lines to return. Default 2000, at most 10000."`
 }
 
 // readFileTool reads a window of lines from a text file.
@@ -79,18 +80,18 @@ type fileWindow struct {
 // large the file is.
 func readWindow(ctx context.Context, path string, offset, limit int) (fileWindow, error) {
 	w := fileWindow{first: offset}
+	info, err := os.Stat(path)
+	if err != nil {
+		return w, describeOpenError(err)
+	}
+	if err := requireRegular(info); err != nil {
+		return w, err
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return w, describeOpenError(err)
 	}
 	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return w, err
-	}
-	if info.IsDir() {
-		return w, errors.New("is a folder, not a file; use list_files to see its contents")
-	}
 	br := bufio.NewReaderSize(f, readBufferBytes)
 	if head, _ := br.Peek(binarySniffBytes); bytes.IndexByte(head, 0) >= 0 {
 		return w, fmt.Errorf("is a binary file (%d bytes); read_file shows text only", info.Size())
@@ -119,14 +120,22 @@ func readWindow(ctx context.Context, path string, offset, limit int) (fileWindow
 
 // add appends one selected line, cutting it and replacing invalid UTF-8.
 func (w *fileWindow) add(text []byte, full int) {
+	cut := full > readMaxLineChars
+	if cut {
+		n := readMaxLineChars
+		for n > 0 && !utf8.RuneStart(text[n]) {
+			n--
+		}
+		text = text[:n]
+	}
 	line := string(text)
 	if !utf8.ValidString(line) {
 		w.invalidUTF8 = true
 		line = strings.ToValidUTF8(line, "\uFFFD")
 	}
-	if full > readMaxLineChars {
+	if cut {
 		w.cutLines++
-		line = line[:runeFloor(line, min(len(line), readMaxLineChars))] + fmt.Sprintf(" [... line cut: %d characters in all]", full)
+		line += fmt.Sprintf(" [... line cut: %d characters in all]", full)
 	}
 	w.lines = append(w.lines, line)
 }
@@ -236,6 +245,22 @@ func countLines(ctx context.Context, br *bufio.Reader) (int, error) {
 	}
 }
 
+// requireRegular refuses folders, devices, pipes and sockets: only
+// regular files can be read whole without blocking or running forever.
+func requireRegular(info fs.FileInfo) error {
+	switch {
+	case info.IsDir():
+		return errors.New("is a folder, not a file; use list_files to see its contents")
+	case info.Mode()&fs.ModeNamedPipe != 0:
+		return errors.New("is a named pipe, not a regular file; only files can be read")
+	case info.Mode()&fs.ModeDevice != 0:
+		return errors.New("is a device, not a regular file; only files can be read")
+	case !info.Mode().IsRegular():
+		return errors.New("is a socket or other special file, not a regular file; only files can be read")
+	}
+	return nil
+}
+
 // describeOpenError turns a failure to open a file into a short sentence.
 func describeOpenError(err error) error {
 	switch {
@@ -246,4 +271,147 @@ func describeOpenError(err error) error {
 	default:
 		return err
 	}
+}
+
+// maxEditBytes bounds the files write_file, edit_file and patch_file load
+// whole to compare or change.
+const maxEditBytes = 10 << 20
+
+// WriteFileInput is the input of write_file.
+type WriteFileInput struct {
+	Path    string  `json:"path" validate:"required" desc:"File to write, relative to the workspace or absolute. Missing folders are created."`
+	Content *string `json:"content" validate:"required" desc:"The complete new content of the file."`
+}
+
+// writeFileTool creates a file or replaces its whole content.
+func writeFileTool() *Tool {
+	return ToolDef[WriteFileInput]{
+		Name: "write_file",
+		Description: "Create a file, or replace the whole content of an existing one, creating missing folders. " +
+			"To change part of a file prefer edit_file or patch_file. Files keep their permissions.",
+		Permission: func(env *ToolEnv, in WriteFileInput) (PermissionRequest, error) {
+			abs, before, existed, err := loadForWrite(env, in.Path)
+			if err != nil {
+				return PermissionRequest{}, err
+			}
+			name := displayPath(env, abs)
+			verb := "overwrite"
+			if !existed {
+				verb = "create"
+			}
+			return PermissionRequest{
+				Access:  AccessWrite,
+				Paths:   []string{abs},
+				Diff:    unifiedDiff(name, before, *in.Content),
+				Summary: fmt.Sprintf("%s %s (%s)", verb, name, plural(countTextLines(*in.Content), "line", "lines")),
+			}, nil
+		},
+		Run: runWriteFile,
+	}.Tool()
+}
+
+// runWriteFile performs one write_file call.
+func runWriteFile(ctx context.Context, env *ToolEnv, in WriteFileInput) (ToolOutput, error) {
+	abs, before, existed, err := loadForWrite(env, in.Path)
+	if err != nil {
+		return ToolOutput{}, err
+	}
+	name := displayPath(env, abs)
+	after := *in.Content
+	lines := plural(countTextLines(after), "line", "lines")
+	switch {
+	case existed && before == after:
+		return ToolOutput{Text: fmt.Sprintf("%s unchanged: it already has this content (%s)", name, lines)}, nil
+	case existed:
+		if err := writeAtomic(abs, after); err != nil {
+			return ToolOutput{}, fmt.Errorf("write_file %s: %w", name, err)
+		}
+		return ToolOutput{Text: fmt.Sprintf("Changed %s: now %s (was %d)", name, lines, countTextLines(before))}, nil
+	default:
+		if err := writeAtomic(abs, after); err != nil {
+			return ToolOutput{}, fmt.Errorf("write_file %s: %w", name, err)
+		}
+		return ToolOutput{Text: fmt.Sprintf("Created %s (%s)", name, lines)}, nil
+	}
+}
+
+// loadForWrite resolves path and reads what it holds now, if anything.
+func loadForWrite(env *ToolEnv, path string) (abs, content string, existed bool, err error) {
+	abs, err = resolveInput(env, path)
+	if err != nil {
+		return "", "", false, err
+	}
+	content, err = loadText(abs)
+	if errors.Is(err, fs.ErrNotExist) {
+		return abs, "", false, nil
+	}
+	if err != nil {
+		return "", "", false, fmt.Errorf("%s: %w", displayPath(env, abs), err)
+	}
+	return abs, content, true, nil
+}
+
+// loadText reads a whole text file for changing it, refusing folders,
+// binary files and files over maxEditBytes. A missing file's error wraps
+// fs.ErrNotExist.
+func loadText(abs string) (string, error) {
+	info, err := os.Stat(abs)
+	if err != nil {
+		return "", err
+	}
+	if err := requireRegular(info); err != nil {
+		return "", err
+	}
+	switch {
+	case info.Size() > maxEditBytes:
+		return "", fmt.Errorf("is %d bytes, too large to edit here (limit %d); use run_command", info.Size(), maxEditBytes)
+	}
+	data, err := os.ReadFile(abs)
+	if err != nil {
+		return "", describeOpenError(err)
+	}
+	if bytes.IndexByte(data[:min(len(data), binarySniffBytes)], 0) >= 0 {
+		return "", errors.New("is a binary file; only text files can be edited")
+	}
+	return string(data), nil
+}
+
+// writeAtomic replaces the file at abs with content: it writes a temporary
+// file in the same folder and renames it over the old one, so a reader
+// never sees half a file. An existing file keeps its mode; a new one gets
+// 0644, and missing folders are created.
+func writeAtomic(abs, content string) error {
+	mode := fs.FileMode(0o644)
+	if info, err := os.Stat(abs); err == nil {
+		mode = info.Mode().Perm()
+	}
+	dir := filepath.Dir(abs)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("creating folder: %w", err)
+	}
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(abs)+".tmp-*")
+	if err != nil {
+		return describeOpenError(err)
+	}
+	defer os.Remove(tmp.Name())
+	_, err = tmp.WriteString(content)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp.Name(), mode)
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), abs)
+	}
+	return err
+}
+
+// countTextLines counts lines the way read_file numbers them.
+func countTextLines(s string) int {
+	n := strings.Count(s, "\n")
+	if s != "" && !strings.HasSuffix(s, "\n") {
+		n++
+	}
+	return n
 }

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -30,6 +31,7 @@ func TestReadFile(t *testing.T) {
 		"empty.txt":     "",
 		"long.txt":      "short\n" + strings.Repeat("x", 5000) + "\nafter\n",
 		"latin1.txt":    "caf\xe9\n",
+		"euros.txt":     "a" + strings.Repeat("€", 1500) + "\n",
 		"bin.dat":       "PK\x03\x04\x00\x00binary",
 		"dir/inner.txt": "inner\n",
 		"wide.txt":      strings.Repeat(strings.Repeat("w", 1500)+"\n", 100),
@@ -49,6 +51,7 @@ func TestReadFile(t *testing.T) {
 		{"default limit", `{"path":"many.txt"}`, false, []string{"lines 1-2000 of 3000; more follows, continue with offset=2001", "  2000\tline 2000\n"}, []string{"line 2001\n"}},
 		{"empty file", `{"path":"empty.txt"}`, false, []string{"empty.txt: empty file (0 lines)"}, nil},
 		{"long line cut", `{"path":"long.txt"}`, false, []string{"1 long line cut at 2000 characters", "[... line cut: 5000 characters in all]", "     3\tafter\n"}, []string{strings.Repeat("x", 2001)}},
+		{"long line cut between runes", `{"path":"euros.txt"}`, false, []string{"     1\ta" + strings.Repeat("€", 666) + " [... line cut: 4501 characters in all]"}, []string{"UTF-8", "\uFFFD"}},
 		{"not utf-8", `{"path":"latin1.txt"}`, false, []string{"not valid UTF-8", "caf\uFFFD"}, nil},
 		{"over budget keeps head and tail", `{"path":"wide.txt"}`, false, []string{"     1\t", "   100\t", "omitted to keep this result short; read them with offset="}, []string{"    50\t"}},
 		{"absolute path", fmt.Sprintf(`{"path":%q}`, filepath.Join(env.Workspace, "a.txt")), false, []string{"a.txt: 3 lines"}, nil},
@@ -186,3 +189,114 @@ func TestReadFileBoundedMemory(t *testing.T) {
 
 // ptr returns a pointer to v.
 func ptr[T any](v T) *T { return &v }
+
+func TestWriteFile(t *testing.T) {
+	t.Parallel()
+	env := newTestEnv(t, map[string]string{"old.txt": "one\ntwo\n", "dir/x": "x"})
+	script := filepath.Join(env.Workspace, "run.sh")
+	if err := os.WriteFile(script, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, input string
+		wantErr     bool
+		want        string
+		file, body  string
+	}{
+		{"create", `{"path":"new.txt","content":"a\nb\nc\n"}`, false, "Created new.txt (3 lines)", "new.txt", "a\nb\nc\n"},
+		{"create in new folders", `{"path":"deep/er/f.go","content":"package f"}`, false, "Created deep/er/f.go (1 line)", "deep/er/f.go", "package f"},
+		{"create empty", `{"path":"empty","content":""}`, false, "Created empty (0 lines)", "empty", ""},
+		{"change", `{"path":"old.txt","content":"one\n"}`, false, "Changed old.txt: now 1 line (was 2)", "old.txt", "one\n"},
+		{"unchanged", `{"path":"dir/x","content":"x"}`, false, "dir/x unchanged: it already has this content (1 line)", "dir/x", "x"},
+		{"keeps mode", `{"path":"run.sh","content":"#!/bin/sh\necho hi\n"}`, false, "Changed run.sh: now 2 lines (was 1)", "run.sh", "#!/bin/sh\necho hi\n"},
+		{"folder", `{"path":"dir","content":"x"}`, true, "dir: is a folder, not a file; use list_files to see its contents", "", ""},
+		{"missing content", `{"path":"a.txt"}`, true, `invalid input: field "content" is required`, "", ""},
+		{"content wrong type", `{"path":"a.txt","content":["x"]}`, true, `invalid input: field "content" must be a string, got array`, "", ""},
+	}
+	for _, tc := range tests {
+		out := callTool(t, env, writeFileTool(), tc.input)
+		if out.IsError != tc.wantErr || out.Text != tc.want {
+			t.Errorf("%s: write_file %s = %q (error %v), want %q (error %v)", tc.name, tc.input, out.Text, out.IsError, tc.want, tc.wantErr)
+		}
+		if tc.file == "" {
+			continue
+		}
+		got, err := os.ReadFile(filepath.Join(env.Workspace, tc.file))
+		if err != nil || string(got) != tc.body {
+			t.Errorf("%s: file holds %q (%v), want %q", tc.name, got, err, tc.body)
+		}
+	}
+	if info, err := os.Stat(script); err != nil || info.Mode().Perm() != 0o755 {
+		t.Errorf("run.sh mode after write = %v (%v), want 0755", info.Mode().Perm(), err)
+	}
+	entries, _ := os.ReadDir(env.Workspace)
+	for _, e := range entries {
+		if strings.Contains(e.Name(), ".tmp-") {
+			t.Errorf("temporary file %q left behind", e.Name())
+		}
+	}
+}
+
+func TestWriteFilePermissionRequest(t *testing.T) {
+	t.Parallel()
+	env := newTestEnv(t, map[string]string{"a.txt": "one\ntwo\n"})
+	perms := &recordingPerms{}
+	env.Perms = perms
+	callTool(t, env, writeFileTool(), `{"path":"a.txt","content":"one\nTWO\n"}`)
+	callTool(t, env, writeFileTool(), `{"path":"b.txt","content":"new\n"}`)
+	if len(perms.reqs) != 2 {
+		t.Fatalf("got %d permission requests, want 2", len(perms.reqs))
+	}
+	change, create := perms.reqs[0], perms.reqs[1]
+	if change.Access != AccessWrite || change.Paths[0] != filepath.Join(env.Workspace, "a.txt") || change.Summary != "overwrite a.txt (2 lines)" {
+		t.Errorf("change request = %+v", change)
+	}
+	mustContain(t, change.Diff, "--- a/a.txt", "+++ b/a.txt", "-two\n", "+TWO\n")
+	if create.Summary != "create b.txt (1 line)" || !strings.Contains(create.Diff, "+new\n") {
+		t.Errorf("create request = %+v", create)
+	}
+}
+
+// denyAll is an Authorizer that refuses every request.
+type denyAll struct{}
+
+// Authorize refuses req.
+func (denyAll) Authorize(ctx context.Context, req PermissionRequest) error {
+	return fmt.Errorf("permission denied: %s", req.Summary)
+}
+
+func TestWriteFileDeniedWritesNothing(t *testing.T) {
+	t.Parallel()
+	env := newTestEnv(t, nil)
+	env.Perms = denyAll{}
+	out := callTool(t, env, writeFileTool(), `{"path":"a.txt","content":"x"}`)
+	if !out.IsError || out.Text != "permission denied: create a.txt (1 line)" {
+		t.Errorf("got %q", out.Text)
+	}
+	if _, err := os.Stat(filepath.Join(env.Workspace, "a.txt")); err == nil {
+		t.Error("a.txt was written despite the denial")
+	}
+}
+
+func TestReadFileSpecialFiles(t *testing.T) {
+	t.Parallel()
+	env := newTestEnv(t, nil)
+	if err := syscall.Mkfifo(filepath.Join(env.Workspace, "pipe"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		tool        *Tool
+		input, want string
+	}{
+		{readFileTool(), `{"path":"pipe"}`, "read_file pipe: is a named pipe, not a regular file; only files can be read"},
+		{readFileTool(), `{"path":"/dev/zero"}`, "read_file /dev/zero: is a device, not a regular file; only files can be read"},
+		{editFileTool(), `{"path":"pipe","old_string":"a","new_string":"b"}`, "pipe: is a named pipe, not a regular file; only files can be read"},
+		{grepFilesTool(), `{"pattern":"a","path":"pipe"}`, "grep_files pipe: is a named pipe, not a regular file; only files can be read"},
+	}
+	for _, tc := range tests {
+		out := callTool(t, env, tc.tool, tc.input)
+		if !out.IsError || out.Text != tc.want {
+			t.Errorf("%s %s = %q, want error %q", tc.tool.Name, tc.input, out.Text, tc.want)
+		}
+	}
+}

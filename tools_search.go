@@ -6,15 +6,14 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
+	"sort"
 	"strings"
 )
 
-// Limits of list_files.
-const (
-	listDefaultLimit = 500
-	listMaxLimit     = 10_000
-)
+// listDefaultLimit is how many entries list_files returns by default.
+const listDefaultLimit = 500
 
 // skippedDirs are folders no search looks into: version control data and
 // installed packages, which are huge and never what the model is after.
@@ -186,4 +185,85 @@ func requireDir(path string) error {
 		return errors.New("is a file, not a folder; use read_file to read it")
 	}
 	return nil
+}
+
+// globDefaultLimit is how many paths glob_files returns by default.
+const globDefaultLimit = 200
+
+// GlobFilesInput is the input of glob_files.
+type GlobFilesInput struct {
+	Pattern string `json:"pattern" validate:"required" desc:"Glob matched against paths relative to path: * and ? within a name, ** for any number of folders. *.go matches only the top folder; **/*.go matches at any depth."`
+	Path    string `json:"path,omitempty" desc:"Folder to search, relative to the workspace or absolute. Default: the workspace."`
+	Limit   *int   `json:"limit,omitempty" validate:"omitempty,min=1,max=10000" desc:"Most paths to return. Default 200."`
+}
+
+// globFilesTool finds files by name pattern.
+func globFilesTool() *Tool {
+	return ToolDef[GlobFilesInput]{
+		Name: "glob_files",
+		Description: "Find files whose paths match a glob such as **/*.go or src/**/test_*.py. Returns paths, most recently modified first, " +
+			"at most 200 (change with limit). Skips .git, node_modules and what .gitignore excludes.",
+		ReadOnly: true,
+		Permission: func(env *ToolEnv, in GlobFilesInput) (PermissionRequest, error) {
+			return readPermission(env, in.Path, "search")
+		},
+		Run: runGlobFiles,
+	}.Tool()
+}
+
+// globHit is one file found by glob_files.
+type globHit struct {
+	path    string
+	modTime int64
+}
+
+// runGlobFiles performs one glob_files call.
+func runGlobFiles(ctx context.Context, env *ToolEnv, in GlobFilesInput) (ToolOutput, error) {
+	pattern := splitPattern(strings.TrimPrefix(in.Pattern, "./"))
+	for _, seg := range pattern {
+		if _, err := path.Match(seg, ""); err != nil {
+			return ToolOutput{}, fmt.Errorf("invalid glob %q: %v", in.Pattern, err)
+		}
+	}
+	root, err := resolveInput(env, in.Path)
+	if err != nil {
+		return ToolOutput{}, err
+	}
+	if err := requireDir(root); err != nil {
+		return ToolOutput{}, fmt.Errorf("glob_files %s: %w", displayPath(env, root), err)
+	}
+	var hits []globHit
+	err = walkTree(ctx, env.Workspace, root, func(rel string, d fs.DirEntry) error {
+		if d.IsDir() || !matchSegments(pattern, splitPath(rel)) {
+			return nil
+		}
+		info, err := d.Info()
+		if err != nil {
+			return nil
+		}
+		hits = append(hits, globHit{path: filepath.Join(root, filepath.FromSlash(rel)), modTime: info.ModTime().UnixNano()})
+		return nil
+	})
+	if err != nil {
+		return ToolOutput{}, fmt.Errorf("glob_files: %w", err)
+	}
+	if len(hits) == 0 {
+		return ToolOutput{Text: fmt.Sprintf("No files match %q in %s.", in.Pattern, displayPath(env, root))}, nil
+	}
+	sort.Slice(hits, func(i, j int) bool {
+		if hits[i].modTime != hits[j].modTime {
+			return hits[i].modTime > hits[j].modTime
+		}
+		return hits[i].path < hits[j].path
+	})
+	limit := optInt(in.Limit, globDefaultLimit)
+	var b strings.Builder
+	for _, h := range hits[:min(limit, len(hits))] {
+		b.WriteString(displayPath(env, h.path))
+		b.WriteByte('\n')
+	}
+	if more := len(hits) - limit; more > 0 {
+		fmt.Fprintf(&b, "[... %d more not shown; narrow the pattern or raise limit ...]\n", more)
+	}
+	return ToolOutput{Text: b.String()}, nil
 }

@@ -1,0 +1,75 @@
+package main
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// testApp builds an app for ws with the demo model and a fresh home.
+func testApp(t *testing.T, ws string, opts Options) *App {
+	t.Helper()
+	home := t.TempDir()
+	opts.Workspace = ws
+	env := map[string]string{"MINICODE_HOME": home}
+	app, err := newApp(opts, strings.NewReader(""), io.Discard, io.Discard, func(k string) string { return env[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(app.Close)
+	return app
+}
+
+func TestAppLoadsSkillsAndMemoryIntoThePrompt(t *testing.T) {
+	ws := workspaceWith(t, map[string]string{
+		"AGENTS.md": "Always run the tests with -race.\n",
+		".minicode/skills/release-notes/SKILL.md": "---\nname: release-notes\ndescription: Write release notes from the git log.\n---\nSteps: read the log.\n",
+	})
+	app := testApp(t, ws, Options{Print: true})
+	for _, want := range []string{"Always run the tests with -race.", "release-notes", "Write release notes from the git log."} {
+		if !strings.Contains(app.Agent.System, want) {
+			t.Errorf("system prompt lacks %q:\n%s", want, app.Agent.System)
+		}
+	}
+	if strings.Contains(app.Agent.System, "Steps: read the log.") {
+		t.Errorf("the system prompt holds a skill's body; only names and descriptions belong there")
+	}
+	if _, ok := app.Registry.Get("load_skill"); !ok {
+		t.Errorf("load_skill is not registered though a skill exists")
+	}
+	empty := testApp(t, t.TempDir(), Options{Print: true})
+	if _, ok := empty.Registry.Get("load_skill"); ok {
+		t.Errorf("load_skill is offered with no skills")
+	}
+}
+
+func TestLineModeSlashCommands(t *testing.T) {
+	t.Parallel()
+	ws := workspaceWith(t, map[string]string{"go.mod": "module example.com/demo\n\ngo 1.22\n", "main.go": "package main\n"})
+	r := runMinicode(t, nil, "/permissions\n/memory\n/skills\n/init\ny\n/bogus\n/permissions plan\n/permissions yolo\n", "--workspace", ws)
+	if r.code != 0 {
+		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+	}
+	for _, want := range []string{"default", "Permission needed", "+- Test: `go test ./...`", "Wrote AGENTS.md", "unknown command /bogus",
+		"Permission mode: plan", `unknown permission mode "yolo"`} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("output lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	data, err := os.ReadFile(filepath.Join(ws, "AGENTS.md"))
+	if err != nil || !strings.Contains(string(data), "go test ./...") {
+		t.Errorf("AGENTS.md = %q, %v; want a starter file naming the test command", data, err)
+	}
+}
+
+func TestBadRuleInSettingsNamesTheFile(t *testing.T) {
+	ws := workspaceWith(t, map[string]string{".minicode/settings.json": `{"permissions": {"allow": ["run_command(go test"]}}`})
+	_, err := newApp(Options{Workspace: ws, Print: true}, strings.NewReader(""), io.Discard, io.Discard,
+		func(k string) string { return map[string]string{"MINICODE_HOME": t.TempDir()}[k] })
+	path := filepath.Join(ws, ".minicode", "settings.json")
+	if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "run_command(go test") {
+		t.Errorf("newApp error = %v, want one naming %s and the rule", err, path)
+	}
+}

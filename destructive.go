@@ -1,0 +1,332 @@
+package main
+
+import (
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// maxShellDepth bounds how deep `sh -c`, `eval`, `xargs` and `find -exec`
+// are followed when looking for destructive commands.
+const maxShellDepth = 4
+
+// destructiveReason returns why a simple command destroys work in a way
+// that cannot be undone, or "" when it does not. Such a command always asks
+// the user, whatever the rules say, and the prompt shows this reason.
+// workspace (absolute, resolved) decides what counts as outside.
+func destructiveReason(cmd shellCommand, workspace string) string {
+	for _, r := range cmd.Redirects {
+		if r.writes() && inGitDir(r.Target) {
+			return "writing into .git can corrupt the repository"
+		}
+	}
+	return destructiveWords(cmd.Words, workspace, 0)
+}
+
+// destructiveWords judges a command given as words, looking through
+// wrappers such as sudo, env and xargs, and into shells run with -c.
+func destructiveWords(words []string, workspace string, depth int) string {
+	words = unwrapCommand(words)
+	if len(words) == 0 || depth > maxShellDepth {
+		return ""
+	}
+	program, args := filepath.Base(words[0]), words[1:]
+	switch {
+	case program == "rm" && hasFlag(args, "r", "R", "--recursive"):
+		return "rm -r deletes files and folders irrecoverably"
+	case program == "git":
+		return gitReason(args)
+	case program == "sed" && sedInPlace(args):
+		return sedOutsideReason(args, workspace)
+	case program == "find":
+		return findReason(args, workspace, depth)
+	case (program == "chmod" || program == "chown" || program == "chgrp") && hasFlag(args, "R", "--recursive"):
+		return program + " -R changes a whole tree of files at once"
+	case program == "dd":
+		return "dd overwrites files or devices block by block"
+	case program == "mkfs" || strings.HasPrefix(program, "mkfs."):
+		return "mkfs erases a whole file system"
+	case program == "shred" || program == "wipefs":
+		return program + " destroys data irrecoverably"
+	case shellPrograms[program]:
+		return shellScriptReason(args, workspace, depth)
+	case program == "eval":
+		return scriptReason(strings.Join(args, " "), workspace, depth)
+	case writesFiles[program] && anyInGitDir(args):
+		return "writing into .git can corrupt the repository"
+	}
+	return ""
+}
+
+// writesFiles are programs whose operands are files they change.
+var writesFiles = map[string]bool{
+	"cp": true, "mv": true, "tee": true, "ln": true, "install": true,
+	"touch": true, "truncate": true, "rm": true, "rmdir": true, "unlink": true,
+}
+
+// commandWrappers are programs that run the command given after them;
+// the value lists their options that take an argument.
+var commandWrappers = map[string][]string{
+	"sudo": {"-u", "-g", "-C", "-D", "-h", "-p", "-U"}, "doas": {"-u", "-C"},
+	"env": {"-u", "-C", "-S"}, "command": nil, "builtin": nil, "exec": {"-a"},
+	"nice": {"-n"}, "nohup": nil, "time": nil, "stdbuf": {"-i", "-o", "-e"},
+	"ionice": {"-c", "-n", "-p"}, "timeout": {"-s", "-k"},
+	"xargs": {"-a", "-d", "-E", "-e", "-I", "-i", "-L", "-l", "-n", "-P", "-s"},
+}
+
+// unwrapCommand drops variable assignments and wrappers (with their
+// options) from the front of a command, leaving the program that really runs.
+func unwrapCommand(words []string) []string {
+	for len(words) > 0 {
+		switch w := words[0]; {
+		case isAssignment(w):
+			words = words[1:]
+		case hasKey(commandWrappers, filepath.Base(w)):
+			words = skipOptions(words[1:], commandWrappers[filepath.Base(w)])
+			if filepath.Base(w) == "timeout" && len(words) > 0 {
+				words = words[1:] // the duration
+			}
+		default:
+			return words
+		}
+	}
+	return words
+}
+
+// hasKey reports whether m holds key.
+func hasKey(m map[string][]string, key string) bool {
+	_, ok := m[key]
+	return ok
+}
+
+// skipOptions drops leading options (and the arguments of those listed in
+// withArg) and assignments such as env's NAME=value.
+func skipOptions(words, withArg []string) []string {
+	for len(words) > 0 {
+		w := words[0]
+		switch {
+		case w == "--":
+			return words[1:]
+		case isAssignment(w):
+			words = words[1:]
+		case strings.HasPrefix(w, "-") && len(w) > 1:
+			words = words[1:]
+			for _, opt := range withArg {
+				if w == opt && len(words) > 0 {
+					words = words[1:]
+				}
+			}
+		default:
+			return words
+		}
+	}
+	return words
+}
+
+// isAssignment reports whether w is a NAME=value variable assignment.
+func isAssignment(w string) bool {
+	name, _, ok := strings.Cut(w, "=")
+	if !ok || name == "" {
+		return false
+	}
+	for i, r := range name {
+		if !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// hasFlag reports whether args, before any "--", hold one of the given
+// flags: single letters match inside short clusters (-rf), and names
+// starting with "--" match a long option with or without "=value".
+func hasFlag(args []string, flags ...string) bool {
+	for _, a := range args {
+		if a == "--" {
+			return false
+		}
+		for _, f := range flags {
+			switch {
+			case strings.HasPrefix(f, "--") && (a == f || strings.HasPrefix(a, f+"=")):
+				return true
+			case len(f) == 1 && strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") && strings.Contains(a[1:], f):
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// gitReason judges a git command by its subcommand, after git's own
+// global options.
+func gitReason(args []string) string {
+	for len(args) > 0 && strings.HasPrefix(args[0], "-") {
+		takesArg := args[0] == "-C" || args[0] == "-c" || args[0] == "--git-dir" || args[0] == "--work-tree" || args[0] == "--namespace"
+		args = args[1:]
+		if takesArg && len(args) > 0 {
+			args = args[1:]
+		}
+	}
+	if len(args) == 0 {
+		return ""
+	}
+	sub, rest := args[0], args[1:]
+	switch {
+	case sub == "reset" && hasFlag(rest, "--hard"):
+		return "git reset --hard throws away uncommitted changes"
+	case sub == "clean" && !hasFlag(rest, "n", "--dry-run"):
+		return "git clean deletes untracked files irrecoverably"
+	case sub == "push" && (hasFlag(rest, "f", "--force", "--force-with-lease", "--mirror") || anyPrefixed(rest, "+")):
+		return "git push --force overwrites history on the remote"
+	case sub == "checkout" && (slices.Contains(rest, "--") || slices.Contains(rest, ".") || hasFlag(rest, "f", "--force")):
+		return "git checkout of paths discards uncommitted changes"
+	case sub == "restore" && (!hasFlag(rest, "--staged", "S") || hasFlag(rest, "--worktree", "W")):
+		return "git restore discards uncommitted changes"
+	case sub == "branch" && (hasFlag(rest, "D") || hasFlag(rest, "d", "--delete") && hasFlag(rest, "f", "--force")):
+		return "git branch -D deletes a branch even if it is not merged"
+	case sub == "stash" && len(rest) > 0 && (rest[0] == "drop" || rest[0] == "clear"):
+		return "git stash " + rest[0] + " throws away stashed changes"
+	}
+	return ""
+}
+
+// sedInPlace reports whether sed's options ask it to edit files in place.
+func sedInPlace(args []string) bool {
+	for _, a := range args {
+		if a == "--in-place" || strings.HasPrefix(a, "--in-place=") {
+			return true
+		}
+		if strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") && strings.Contains(a, "i") {
+			return true
+		}
+	}
+	return false
+}
+
+// sedOutsideReason returns a reason when sed -i would edit a file outside
+// the workspace (or one whose place cannot be known, such as "$HOME/x").
+func sedOutsideReason(args []string, workspace string) string {
+	var operands []string
+	script := true
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "-e" || a == "-f" || a == "--expression" || a == "--file" || a == "-l":
+			script = false
+			i++
+		case strings.HasPrefix(a, "--expression=") || strings.HasPrefix(a, "--file="):
+			script = false
+		case strings.HasPrefix(a, "-") && a != "-":
+		default:
+			operands = append(operands, a)
+		}
+	}
+	if script && len(operands) > 0 {
+		operands = operands[1:]
+	}
+	for _, file := range operands {
+		if !insideWorkspace(workspace, file) {
+			return "sed -i edits a file outside the workspace in place: " + file
+		}
+	}
+	return ""
+}
+
+// findReason flags find -delete and find -exec running rm or another
+// destructive command on everything found.
+func findReason(args []string, workspace string, depth int) string {
+	for i, a := range args {
+		switch a {
+		case "-delete":
+			return "find -delete deletes every file it finds"
+		case "-exec", "-execdir", "-ok", "-okdir":
+			inner := args[i+1:]
+			for j, w := range inner {
+				if w == ";" || w == "+" {
+					inner = inner[:j]
+					break
+				}
+			}
+			if len(inner) > 0 && filepath.Base(inner[0]) == "rm" {
+				return "find -exec rm deletes every file it finds"
+			}
+			if reason := destructiveWords(inner, workspace, depth+1); reason != "" {
+				return reason
+			}
+		}
+	}
+	return ""
+}
+
+// shellScriptReason looks into `sh -c SCRIPT`.
+func shellScriptReason(args []string, workspace string, depth int) string {
+	for i, a := range args {
+		if strings.HasPrefix(a, "-") && strings.Contains(a, "c") && !strings.HasPrefix(a, "--") && i+1 < len(args) {
+			return scriptReason(args[i+1], workspace, depth)
+		}
+	}
+	return ""
+}
+
+// scriptReason splits a script given as text and judges each command in it.
+// A script that cannot be parsed is treated as destructive, since nobody can
+// tell what it does.
+func scriptReason(script, workspace string, depth int) string {
+	cmds, err := splitCommands(script)
+	if err != nil {
+		return "runs a script that cannot be parsed: " + err.Error()
+	}
+	for _, c := range cmds {
+		for _, r := range c.Redirects {
+			if r.writes() && inGitDir(r.Target) {
+				return "writing into .git can corrupt the repository"
+			}
+		}
+		if reason := destructiveWords(c.Words, workspace, depth+1); reason != "" {
+			return reason
+		}
+	}
+	return ""
+}
+
+// insideWorkspace reports whether a path named in a command lies inside
+// the workspace. Paths holding expansions cannot be known and count as
+// outside.
+func insideWorkspace(workspace, path string) bool {
+	if strings.ContainsAny(path, "$`") {
+		return false
+	}
+	_, inside, err := resolvePath(workspace, path)
+	return err == nil && inside
+}
+
+// inGitDir reports whether a path has a .git element, such as
+// ".git/config" or "sub/.git/hooks/pre-commit".
+func inGitDir(path string) bool {
+	for _, part := range strings.Split(filepath.ToSlash(path), "/") {
+		if part == ".git" {
+			return true
+		}
+	}
+	return false
+}
+
+// anyInGitDir reports whether any argument is a path inside a .git folder.
+func anyInGitDir(args []string) bool {
+	for _, a := range args {
+		if !strings.HasPrefix(a, "-") && inGitDir(a) {
+			return true
+		}
+	}
+	return false
+}
+
+// anyPrefixed reports whether any argument starts with prefix.
+func anyPrefixed(args []string, prefix string) bool {
+	for _, a := range args {
+		if strings.HasPrefix(a, prefix) {
+			return true
+		}
+	}
+	return false
+}

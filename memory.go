@@ -1,0 +1,346 @@
+package main
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"unicode/utf8"
+)
+
+// Project memory is what the user writes down once for every session:
+// AGENTS.md, CLAUDE.md, CLAUDE.local.md and MINI.md files in $MINICODE_HOME
+// (for every project) and in each folder from the repository root down to
+// the workspace (SPEC §10). A line may pull in another file with
+// "@relative/path". All of it goes into the system prompt, within limits
+// that keep the files nearest the workspace when something must give.
+
+// Limits on project memory.
+const (
+	maxMemoryFileBytes  = 40 * 1024  // one file
+	maxMemoryTotalBytes = 120 * 1024 // all files together
+	minMemoryPieceBytes = 1024       // a smaller remainder is left out, not cut
+	maxIncludeDepth     = 5          // nested @includes followed
+)
+
+// MemoryFile is one memory file found, loaded or not.
+type MemoryFile struct {
+	Path  string
+	Level string // "user" or "project"
+	// IncludedFrom is the file whose @include brought this one in.
+	IncludedFrom string
+	Size         int    // bytes on disk
+	Content      string // what goes into the prompt
+	// Cut says what was cut or why nothing was loaded; "" when the whole
+	// file is in.
+	Cut     string
+	Skipped bool // nothing of the file is in the prompt
+	rank    int  // 0 for the workspace folder, growing with distance
+}
+
+// Memory is the project memory of one workspace.
+type Memory struct {
+	Files    []*MemoryFile // from the most general to the nearest
+	Notes    []string      // includes not followed, files not readable
+	Searched []string      // the folders looked in
+}
+
+// memoryLoader collects memory files and follows their includes.
+type memoryLoader struct {
+	mem    *Memory
+	loaded map[string]*MemoryFile // by real path
+}
+
+// LoadMemory finds and reads the memory files for workspace; home is
+// $MINICODE_HOME ("" for none). Problems with single files become notes
+// in the result; the error is for a workspace that cannot be resolved.
+func LoadMemory(home, workspace string) (*Memory, error) {
+	ws, err := filepath.EvalSymlinks(workspace)
+	if err != nil {
+		return nil, fmt.Errorf("resolving workspace: %w", err)
+	}
+	ws, err = filepath.Abs(ws)
+	if err != nil {
+		return nil, fmt.Errorf("resolving workspace: %w", err)
+	}
+	l := &memoryLoader{mem: &Memory{}, loaded: map[string]*MemoryFile{}}
+	dirs := projectDirs(ws)
+	if real, err := filepath.EvalSymlinks(home); home != "" && err == nil {
+		l.loadDir(real, "user", real, len(dirs))
+	}
+	root, inRepo := findRepoRoot(ws)
+	for i, dir := range dirs {
+		boundary := dir
+		if inRepo {
+			boundary = root
+		}
+		l.loadDir(dir, "project", boundary, len(dirs)-1-i)
+	}
+	l.mem.applyCaps()
+	return l.mem, nil
+}
+
+// findRepoRoot returns the nearest folder at or above dir that holds a
+// .git entry (a folder, or a file in worktrees and submodules).
+func findRepoRoot(dir string) (string, bool) {
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return d, true
+		}
+		if filepath.Dir(d) == d {
+			return "", false
+		}
+	}
+}
+
+// projectDirs lists the folders from the repository root (or, outside a
+// repository, the filesystem root) down to workspace, root first.
+func projectDirs(workspace string) []string {
+	workspace = filepath.Clean(workspace)
+	root, inRepo := findRepoRoot(workspace)
+	var dirs []string
+	for d := workspace; ; d = filepath.Dir(d) {
+		dirs = append([]string{d}, dirs...)
+		if inRepo && d == root || filepath.Dir(d) == d {
+			return dirs
+		}
+	}
+}
+
+// loadDir loads the memory files of one folder, in a fixed order.
+func (l *memoryLoader) loadDir(dir, level, boundary string, rank int) {
+	l.mem.Searched = append(l.mem.Searched, dir)
+	for _, name := range []string{"AGENTS.md", "CLAUDE.md", "CLAUDE.local.md", "MINI.md"} {
+		path := filepath.Join(dir, name)
+		if info, err := os.Stat(path); err == nil && !info.IsDir() {
+			l.loadFile(&MemoryFile{Path: path, Level: level, rank: rank}, boundary, nil)
+		}
+	}
+}
+
+// loadFile reads one memory file, then the files it includes, depth first.
+// stack holds the real paths of the files including this one.
+func (l *memoryLoader) loadFile(f *MemoryFile, boundary string, stack []string) {
+	real, err := filepath.EvalSymlinks(f.Path)
+	if err != nil {
+		l.note(f.Path, "cannot be read: %v", err)
+		return
+	}
+	if prev, ok := l.loaded[real]; ok {
+		f.Skipped, f.Cut, f.Size = true, "not loaded: duplicate of "+prev.Path, prev.Size
+		l.mem.Files = append(l.mem.Files, f)
+		return
+	}
+	data, err := os.ReadFile(real)
+	if err != nil {
+		l.note(f.Path, "cannot be read: %v", err)
+		return
+	}
+	if bytes.IndexByte(data, 0) >= 0 {
+		l.note(f.Path, "is not a text file; not loaded")
+		return
+	}
+	f.Size = len(data)
+	f.Content = strings.ReplaceAll(strings.TrimPrefix(string(data), "\uFEFF"), "\r\n", "\n")
+	l.loaded[real] = f
+	l.mem.Files = append(l.mem.Files, f)
+	stack = append(stack, real)
+	for _, ref := range includeRefs(f.Content) {
+		l.include(f, ref, boundary, stack)
+	}
+}
+
+// include follows one @ref found in f.
+func (l *memoryLoader) include(f *MemoryFile, ref, boundary string, stack []string) {
+	target, err := resolveInclude(filepath.Dir(f.Path), ref, boundary)
+	switch {
+	case errors.Is(err, fs.ErrNotExist) && !strings.ContainsAny(ref, "/."):
+		return // "@name" in prose is a mention, not a path
+	case err != nil:
+		l.note(f.Path, "@%s not included: %v", ref, err)
+		return
+	}
+	for i, p := range stack {
+		if p == target {
+			l.note(f.Path, "@%s not included: it would make a cycle (%s -> %s)", ref, strings.Join(stack[i:], " -> "), target)
+			return
+		}
+	}
+	if len(stack) > maxIncludeDepth {
+		l.note(f.Path, "@%s not included: includes nest deeper than %d levels", ref, maxIncludeDepth)
+		return
+	}
+	l.loadFile(&MemoryFile{Path: target, Level: f.Level, IncludedFrom: f.Path, rank: f.rank}, boundary, stack)
+}
+
+// note records a problem with a memory file.
+func (l *memoryLoader) note(path, format string, args ...any) {
+	l.mem.Notes = append(l.mem.Notes, path+": "+fmt.Sprintf(format, args...))
+}
+
+// includeRefs finds the "@path" tokens of a memory file: words starting
+// with @ outside fenced code blocks, without trailing punctuation.
+func includeRefs(text string) []string {
+	var refs []string
+	fence := ""
+	for _, line := range strings.Split(text, "\n") {
+		trimmed := strings.TrimSpace(line)
+		if fence == "" && (strings.HasPrefix(trimmed, "```") || strings.HasPrefix(trimmed, "~~~")) {
+			fence = trimmed[:3]
+			continue
+		}
+		if fence != "" {
+			if strings.HasPrefix(trimmed, fence) {
+				fence = ""
+			}
+			continue
+		}
+		for _, word := range strings.Fields(line) {
+			if ref := strings.TrimRight(strings.TrimPrefix(word, "@"), ".,;:!?)\"'"); len(word) > 1 && word[0] == '@' && ref != "" {
+				refs = append(refs, ref)
+			}
+		}
+	}
+	return refs
+}
+
+// resolveInclude turns an include reference into the real path of a file,
+// refusing absolute paths and anything outside boundary.
+func resolveInclude(dir, ref, boundary string) (string, error) {
+	if filepath.IsAbs(ref) || strings.HasPrefix(ref, "~") {
+		return "", errors.New("only paths relative to the including file are allowed")
+	}
+	real, err := filepath.EvalSymlinks(filepath.Join(dir, ref))
+	if err != nil {
+		return "", fs.ErrNotExist
+	}
+	if !within(boundary, real) {
+		return "", fmt.Errorf("it is outside %s", boundary)
+	}
+	if info, err := os.Stat(real); err != nil || info.IsDir() {
+		return "", errors.New("it is not a file")
+	}
+	return real, nil
+}
+
+// applyCaps decides what of each file goes into the prompt. Files are
+// taken nearest first: a file with the same content as one already taken
+// is left out, each file is cut to maxMemoryFileBytes, and once
+// maxMemoryTotalBytes is reached the rest are cut or left out.
+func (m *Memory) applyCaps() {
+	order := append([]*MemoryFile(nil), m.Files...)
+	sort.SliceStable(order, func(a, b int) bool { return order[a].rank < order[b].rank })
+	seen := map[[sha256.Size]byte]*MemoryFile{}
+	total := 0
+	for _, f := range order {
+		if f.Skipped || strings.TrimSpace(f.Content) == "" {
+			continue
+		}
+		sum := sha256.Sum256([]byte(f.Content))
+		if prev, ok := seen[sum]; ok {
+			f.Skipped, f.Content, f.Cut = true, "", "not loaded: duplicate of "+prev.Path
+			continue
+		}
+		seen[sum] = f
+		if len(f.Content) > maxMemoryFileBytes {
+			f.Content = cutText(f.Content, maxMemoryFileBytes)
+			f.Cut = fmt.Sprintf("cut to %s (the limit for one file)", kb(len(f.Content)))
+		}
+		room := maxMemoryTotalBytes - total
+		switch {
+		case len(f.Content) > room && room < minMemoryPieceBytes:
+			f.Skipped, f.Content, f.Cut = true, "", fmt.Sprintf("not loaded: the total limit of %s was reached", kb(maxMemoryTotalBytes))
+		case len(f.Content) > room:
+			f.Content = cutText(f.Content, room)
+			f.Cut = fmt.Sprintf("cut to %s (the total limit of %s was reached)", kb(len(f.Content)), kb(maxMemoryTotalBytes))
+		}
+		total += len(f.Content)
+	}
+}
+
+// cutText returns at most n bytes of s, ending at a line break when one
+// is near the end, and never inside a character.
+func cutText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	if nl := strings.LastIndexByte(s[:n], '\n'); nl >= n*4/5 {
+		n = nl + 1
+	}
+	return s[:n]
+}
+
+// kb formats a byte count for people.
+func kb(n int) string {
+	if n < 1024 {
+		return fmt.Sprintf("%d B", n)
+	}
+	return fmt.Sprintf("%.1f KB", float64(n)/1024)
+}
+
+// Describe is the text of /memory: each file found, its size, and what was
+// cut or left out, then notes about includes that were not followed.
+func (m *Memory) Describe() string {
+	var b strings.Builder
+	loaded, total := 0, 0
+	for _, f := range m.Files {
+		if !f.Skipped {
+			loaded++
+			total += len(f.Content)
+		}
+	}
+	if len(m.Files) == 0 {
+		fmt.Fprintf(&b, "No memory files found (AGENTS.md, CLAUDE.md, CLAUDE.local.md, MINI.md).\nLooked in: %s\n/init writes a starter AGENTS.md.\n", strings.Join(m.Searched, ", "))
+	} else {
+		fmt.Fprintf(&b, "Memory files (%d loaded, %s in the prompt):\n", loaded, kb(total))
+	}
+	for _, f := range m.Files {
+		fmt.Fprintf(&b, "  %-7s  %s  %s", f.Level, f.Path, kb(f.Size))
+		if f.IncludedFrom != "" {
+			fmt.Fprintf(&b, ", included from %s", f.IncludedFrom)
+		}
+		if f.Cut != "" {
+			fmt.Fprintf(&b, ", %s", f.Cut)
+		}
+		b.WriteString("\n")
+	}
+	if len(m.Notes) > 0 {
+		b.WriteString("Notes:\n")
+		for _, n := range m.Notes {
+			fmt.Fprintf(&b, "  %s\n", n)
+		}
+	}
+	return b.String()
+}
+
+// PromptSection is the memory part of the system prompt, "" when there is
+// none. Files come from the most general to the nearest, so that the
+// nearest has the last word.
+func (m *Memory) PromptSection() string {
+	var b strings.Builder
+	for _, f := range m.Files {
+		if f.Skipped || strings.TrimSpace(f.Content) == "" {
+			continue
+		}
+		fmt.Fprintf(&b, "\n## %s", f.Path)
+		if f.IncludedFrom != "" {
+			fmt.Fprintf(&b, " (included from %s)", f.IncludedFrom)
+		}
+		fmt.Fprintf(&b, "\n\n%s\n", strings.TrimRight(f.Content, "\n"))
+		if f.Cut != "" {
+			fmt.Fprintf(&b, "\n[The rest of this file was left out: %s.]\n", f.Cut)
+		}
+	}
+	if b.Len() == 0 {
+		return ""
+	}
+	return "# Project memory\n\nThe user's standing instructions, from memory files. They run from the most general to the nearest to the workspace; where they disagree, the nearer one wins.\n" + b.String()
+}

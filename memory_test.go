@@ -1,0 +1,283 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// writeFiles creates files under root from a map of relative path to
+// content; a directory ".git" is made for a key ending in ".git/".
+func writeFiles(t *testing.T, root string, files map[string]string) {
+	t.Helper()
+	for rel, content := range files {
+		path := filepath.Join(root, rel)
+		if strings.HasSuffix(rel, "/") {
+			if err := os.MkdirAll(path, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// loadedPaths lists the memory files whose content reached the prompt,
+// relative to base.
+func loadedPaths(t *testing.T, m *Memory, base string) []string {
+	t.Helper()
+	var out []string
+	for _, f := range m.Files {
+		if !f.Skipped {
+			rel, err := filepath.Rel(base, f.Path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, filepath.ToSlash(rel))
+		}
+	}
+	return out
+}
+
+// realTempDir is t.TempDir with its symlinks resolved, as LoadMemory
+// reports paths.
+func realTempDir(t *testing.T) string {
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// TestLoadMemoryWalk checks which files are read and in what order: the
+// user's, then each folder from the repository root down to the
+// workspace, with nothing from above the repository.
+func TestLoadMemoryWalk(t *testing.T) {
+	t.Parallel()
+	base := realTempDir(t)
+	writeFiles(t, base, map[string]string{
+		"AGENTS.md":                 "above the repository",
+		"home/MINI.md":              "user level",
+		"repo/.git/":                "",
+		"repo/AGENTS.md":            "root agents",
+		"repo/CLAUDE.md":            "root claude",
+		"repo/a/MINI.md":            "a mini",
+		"repo/a/b/CLAUDE.local.md":  "local notes",
+		"repo/a/b/AGENTS.md":        "workspace agents",
+		"repo/a/sibling/AGENTS.md":  "not on the path",
+		"repo/a/b/below/AGENTS.md":  "below the workspace",
+		"repo/a/b/docs/AGENTS.md/":  "",
+		"repo/a/b/MINI.md/ignored/": "",
+	})
+	m, err := LoadMemory(filepath.Join(base, "home"), filepath.Join(base, "repo", "a", "b"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"home/MINI.md", "repo/AGENTS.md", "repo/CLAUDE.md", "repo/a/MINI.md", "repo/a/b/AGENTS.md", "repo/a/b/CLAUDE.local.md"}
+	if got := loadedPaths(t, m, base); !reflect.DeepEqual(got, want) {
+		t.Fatalf("loaded %q, want %q", got, want)
+	}
+	prompt := m.PromptSection()
+	last := -1
+	for _, text := range []string{"user level", "root agents", "root claude", "a mini", "workspace agents", "local notes"} {
+		i := strings.Index(prompt, text)
+		if i <= last {
+			t.Fatalf("PromptSection has %q out of order: %q", text, prompt)
+		}
+		last = i
+	}
+	if desc := m.Describe(); !strings.Contains(desc, "Memory files (6 loaded") || !strings.Contains(desc, "user     "+filepath.Join(base, "home", "MINI.md")) {
+		t.Errorf("Describe() = %q", desc)
+	}
+}
+
+// TestLoadMemoryIncludes checks @includes: relative paths followed, code
+// fences ignored, absolute paths and escapes refused, cycles and deep
+// nesting stopped, and mentions that are not paths passed over quietly.
+func TestLoadMemoryIncludes(t *testing.T) {
+	t.Parallel()
+	base := realTempDir(t)
+	writeFiles(t, base, map[string]string{
+		"outside.md": "SECRET OUTSIDE",
+		"repo/.git/": "",
+		"repo/AGENTS.md": "Root rules. See @docs/style.md, ask @alice.\n" +
+			"```\n@docs/fenced.md\n```\n" +
+			"@/etc/hostname @~/notes.md @../outside.md @docs/missing.md\n@d1.md\n",
+		"repo/docs/style.md":  "STYLE GUIDE\n@../AGENTS.md\n",
+		"repo/docs/fenced.md": "FENCED CONTENT",
+		"repo/d1.md":          "D1 @d2.md", "repo/d2.md": "D2 @d3.md", "repo/d3.md": "D3 @d4.md",
+		"repo/d4.md": "D4 @d5.md", "repo/d5.md": "D5 @d6.md", "repo/d6.md": "D6",
+	})
+	root := filepath.Join(base, "repo")
+	m, err := LoadMemory("", root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"repo/AGENTS.md", "repo/docs/style.md", "repo/d1.md", "repo/d2.md", "repo/d3.md", "repo/d4.md", "repo/d5.md"}
+	if got := loadedPaths(t, m, base); !reflect.DeepEqual(got, want) {
+		t.Fatalf("loaded %q, want %q", got, want)
+	}
+	agents := filepath.Join(root, "AGENTS.md")
+	wantNotes := []string{
+		filepath.Join(root, "docs", "style.md") + ": @../AGENTS.md not included: it would make a cycle (" + agents + " -> " + filepath.Join(root, "docs", "style.md") + " -> " + agents + ")",
+		agents + ": @/etc/hostname not included: only paths relative",
+		agents + ": @~/notes.md not included: only paths relative",
+		agents + ": @../outside.md not included: it is outside " + root,
+		agents + ": @docs/missing.md not included: file does not exist",
+		filepath.Join(root, "d5.md") + ": @d6.md not included: includes nest deeper than 5 levels",
+	}
+	notes := strings.Join(m.Notes, "\n")
+	for _, w := range wantNotes {
+		if !strings.Contains(notes, w) {
+			t.Errorf("notes %q\nlack %q", notes, w)
+		}
+	}
+	if len(m.Notes) != len(wantNotes) {
+		t.Errorf("got %d notes, want %d: %q", len(m.Notes), len(wantNotes), m.Notes)
+	}
+	prompt := m.PromptSection()
+	for _, bad := range []string{"FENCED CONTENT", "SECRET OUTSIDE", "D6"} {
+		if strings.Contains(prompt, bad) {
+			t.Errorf("PromptSection contains %q", bad)
+		}
+	}
+	if !strings.Contains(prompt, filepath.Join(root, "docs", "style.md")+" (included from "+agents+")\n\nSTYLE GUIDE") {
+		t.Errorf("PromptSection = %q, want the style guide marked as included", prompt)
+	}
+}
+
+// TestLoadMemoryDuplicates loads a file and its symlink once, and of two
+// copies in different folders keeps the one nearer the workspace.
+func TestLoadMemoryDuplicates(t *testing.T) {
+	t.Parallel()
+	base := realTempDir(t)
+	writeFiles(t, base, map[string]string{
+		"repo/.git/":        "",
+		"repo/AGENTS.md":    "same rules",
+		"repo/ws/MINI.md":   "same rules",
+		"repo/ws/AGENTS.md": "own rules",
+	})
+	if err := os.Symlink("AGENTS.md", filepath.Join(base, "repo", "ws", "CLAUDE.md")); err != nil {
+		t.Fatal(err)
+	}
+	m, err := LoadMemory("", filepath.Join(base, "repo", "ws"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := loadedPaths(t, m, base), []string{"repo/ws/AGENTS.md", "repo/ws/MINI.md"}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("loaded %q, want %q", got, want)
+	}
+	desc := m.Describe()
+	for _, want := range []string{
+		filepath.Join(base, "repo", "AGENTS.md") + "  10 B, not loaded: duplicate of " + filepath.Join(base, "repo", "ws", "MINI.md"),
+		filepath.Join(base, "repo", "ws", "CLAUDE.md") + "  9 B, not loaded: duplicate of " + filepath.Join(base, "repo", "ws", "AGENTS.md"),
+	} {
+		if !strings.Contains(desc, want) {
+			t.Errorf("Describe() = %q\nwant it to contain %q", desc, want)
+		}
+	}
+	if strings.Count(m.PromptSection(), "same rules") != 1 {
+		t.Errorf("PromptSection = %q, want the shared text once", m.PromptSection())
+	}
+}
+
+// TestLoadMemoryCaps checks the per-file and total limits: the nearest
+// files are kept (the largest cut to the per-file limit), a farther one is
+// cut to the room left, and the farthest, the user's, is left out; /memory
+// says so.
+func TestLoadMemoryCaps(t *testing.T) {
+	t.Parallel()
+	base := realTempDir(t)
+	line := strings.Repeat("x", 99) + "\n"
+	kbOf := func(n int) string { return strings.Repeat(line, n*1024/100) }
+	writeFiles(t, base, map[string]string{
+		"home/AGENTS.md":     "USER " + kbOf(10),
+		"repo/.git/":         "",
+		"repo/AGENTS.md":     "ROOT " + kbOf(39),
+		"repo/a/AGENTS.md":   "A " + kbOf(39),
+		"repo/a/b/AGENTS.md": "B " + kbOf(39),
+		"repo/a/b/c/MINI.md": "C " + kbOf(60),
+	})
+	m, err := LoadMemory(filepath.Join(base, "home"), filepath.Join(base, "repo", "a", "b", "c"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	byName := map[string]*MemoryFile{}
+	total := 0
+	for _, f := range m.Files {
+		rel, _ := filepath.Rel(base, f.Path)
+		byName[filepath.ToSlash(rel)] = f
+		total += len(f.Content)
+	}
+	if total > maxMemoryTotalBytes {
+		t.Errorf("total loaded %d bytes, over the limit %d", total, maxMemoryTotalBytes)
+	}
+	checks := []struct {
+		file    string
+		skipped bool
+		cut     string
+		size    int // expected content length, -1 for "whole file"
+	}{
+		{file: "repo/a/b/c/MINI.md", cut: "(the limit for one file)", size: maxMemoryFileBytes},
+		{file: "repo/a/b/AGENTS.md", size: -1},
+		{file: "repo/a/AGENTS.md", size: -1},
+		{file: "repo/AGENTS.md", cut: "(the total limit of 120.0 KB was reached)"},
+		{file: "home/AGENTS.md", skipped: true, cut: "not loaded: the total limit"},
+	}
+	for _, c := range checks {
+		f := byName[c.file]
+		if f == nil {
+			t.Fatalf("%s not found among %v", c.file, m.Files)
+		}
+		if f.Skipped != c.skipped || !strings.Contains(f.Cut, c.cut) || (c.cut == "") != (f.Cut == "") {
+			t.Errorf("%s: Skipped %v Cut %q; want %v and %q", c.file, f.Skipped, f.Cut, c.skipped, c.cut)
+		}
+		if c.size == -1 && len(f.Content) != f.Size || c.size > 0 && (len(f.Content) > c.size || len(f.Content) < c.size*9/10) {
+			t.Errorf("%s: %d bytes loaded of %d, want %d", c.file, len(f.Content), f.Size, c.size)
+		}
+		if !f.Skipped && f.Cut != "" && !strings.HasSuffix(f.Content, "\n") {
+			t.Errorf("%s was not cut at a line break", c.file)
+		}
+	}
+	desc := m.Describe()
+	if !strings.Contains(desc, "(the limit for one file)") || !strings.Contains(desc, "not loaded: the total limit") {
+		t.Errorf("Describe() = %q, want it to say what was cut", desc)
+	}
+	if !strings.Contains(m.PromptSection(), "[The rest of this file was left out: cut to") {
+		t.Errorf("PromptSection does not mark the cut files")
+	}
+}
+
+// TestLoadMemoryNone describes an empty result and gives no prompt text.
+func TestLoadMemoryNone(t *testing.T) {
+	t.Parallel()
+	base := realTempDir(t)
+	writeFiles(t, base, map[string]string{".git/": ""})
+	m, err := LoadMemory("", base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.PromptSection() != "" || !strings.HasPrefix(m.Describe(), "No memory files found") {
+		t.Errorf("PromptSection() = %q, Describe() = %q", m.PromptSection(), m.Describe())
+	}
+	if _, err := LoadMemory("", filepath.Join(base, "missing")); err == nil {
+		t.Error("LoadMemory of a missing workspace succeeded")
+	}
+}
+
+// TestIncludeRefs checks which words count as includes.
+func TestIncludeRefs(t *testing.T) {
+	t.Parallel()
+	in := "See @a.md, and @b/c.md.\nmail me@example.com\n~~~\n@fenced.md\n~~~\n  @d.md\n`@code.md` (@e.md)\n@\n"
+	want := []string{"a.md", "b/c.md", "d.md"}
+	if got := includeRefs(in); !reflect.DeepEqual(got, want) {
+		t.Errorf("includeRefs = %q, want %q", got, want)
+	}
+}

@@ -1,0 +1,419 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Defaults of the HTTP providers' retries and timeouts. Slow reasoning
+// models that think for minutes without sending anything need a larger
+// IdleTimeout in the settings.
+const (
+	defaultMaxRetries       = 4
+	defaultConnectTimeout   = 15 * time.Second
+	defaultFirstByteTimeout = 2 * time.Minute
+	defaultIdleTimeout      = 2 * time.Minute
+	defaultBackoffBase      = time.Second
+	defaultBackoffMax       = 30 * time.Second
+	maxRetryAfter           = time.Minute // a longer wait asked by a 429 is reported, not waited out
+	maxStreamLine           = 16 << 20    // one SSE line or event; tool input can be large
+	maxErrorBody            = 64 << 10
+)
+
+// partialDiscardedNotice tells the user that streamed text they saw is
+// thrown away because the request is sent again.
+const partialDiscardedNotice = "connection lost; retrying, the partial reply above is discarded"
+
+// APIError is an error reply of a model API: a non-200 status, or an error
+// event inside a stream that began with 200.
+type APIError struct {
+	Provider   string
+	Status     int    // the HTTP status; 0 for an error event inside the stream
+	Type       string // the API's error type or code, e.g. "overloaded_error"
+	Message    string // the API's own words, shown to the user
+	RetryAfter time.Duration
+	Retryable  bool
+}
+
+// Error says what the API said, and where.
+func (e *APIError) Error() string {
+	where := fmt.Sprintf("HTTP %d", e.Status)
+	if e.Status == 0 {
+		where = "error event in the stream"
+	}
+	if e.Type != "" {
+		where += ", " + e.Type
+	}
+	msg := fmt.Sprintf("%s API error: %s (%s)", e.Provider, e.Message, where)
+	if e.RetryAfter > 0 {
+		msg += fmt.Sprintf("; the server asks to retry after %s", e.RetryAfter)
+	}
+	return msg
+}
+
+// streamError is a failure of the connection or of the stream itself
+// (reset, cut short, stalled). It is always worth a retry.
+type streamError struct {
+	msg string
+	err error
+}
+
+// Error describes the failure.
+func (e *streamError) Error() string {
+	if e.err == nil {
+		return e.msg
+	}
+	return e.msg + ": " + e.err.Error()
+}
+
+// Unwrap returns the underlying error, if any.
+func (e *streamError) Unwrap() error { return e.err }
+
+// errTruncated reports a stream that ended before the reply was complete.
+var errTruncated = &streamError{msg: "the stream ended before the reply was complete"}
+
+// streamParser reads the events of one 200 response and assembles the
+// reply, calling emit for each text or thinking delta.
+type streamParser func(events *SSEReader, emit func(Delta)) (ModelResponse, error)
+
+// streamClient is what both HTTP providers share: sending a streaming
+// request with timeouts, and retrying it with capped exponential backoff.
+//
+// A request is never retried silently once output has reached the user:
+// if deltas were already emitted, the retry happens only when Notify is
+// set, and the user is first told that the partial reply is discarded
+// (the response returned is then the retry's alone). Without Notify the
+// error is returned instead.
+type streamClient struct {
+	provider   string
+	client     *http.Client
+	maxRetries int
+	firstByte  time.Duration // from sending the request to the response headers
+	idle       time.Duration // the longest silence inside a stream
+	notify     func(string)
+	backoff    backoff
+}
+
+// newStreamClient fills in the defaults of opts.
+func newStreamClient(provider string, opts ProviderOptions) streamClient {
+	c := streamClient{
+		provider:   provider,
+		client:     opts.HTTPClient,
+		maxRetries: opts.MaxRetries,
+		firstByte:  orDefault(opts.FirstByteTimeout, defaultFirstByteTimeout),
+		idle:       orDefault(opts.IdleTimeout, defaultIdleTimeout),
+		notify:     opts.Notify,
+		backoff:    backoff{base: defaultBackoffBase, max: defaultBackoffMax},
+	}
+	switch {
+	case c.maxRetries == 0:
+		c.maxRetries = defaultMaxRetries
+	case c.maxRetries < 0:
+		c.maxRetries = 0
+	}
+	if c.client == nil {
+		c.client = &http.Client{Transport: newTransport(orDefault(opts.ConnectTimeout, defaultConnectTimeout))}
+	}
+	return c
+}
+
+// cmp0 returns d, or def when d is not positive.
+func orDefault(d, def time.Duration) time.Duration {
+	if d <= 0 {
+		return def
+	}
+	return d
+}
+
+// newTransport is the default HTTP transport with a connect timeout. There
+// is no overall request timeout: a long reply may stream for many minutes.
+func newTransport(connect time.Duration) *http.Transport {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.DialContext = (&net.Dialer{Timeout: connect, KeepAlive: 30 * time.Second}).DialContext
+	t.TLSHandshakeTimeout = connect
+	return t
+}
+
+// stream sends the request made by newRequest and parses the reply,
+// retrying what is worth retrying. Cancelling ctx ends it at once with
+// ctx's error.
+func (c *streamClient) stream(ctx context.Context, newRequest func(context.Context) (*http.Request, error), parse streamParser, onDelta func(Delta)) (ModelResponse, error) {
+	if onDelta == nil {
+		onDelta = func(Delta) {}
+	}
+	for attempt := 0; ; attempt++ {
+		resp, emitted, err := c.attempt(ctx, newRequest, parse, onDelta)
+		if err == nil {
+			return resp, nil
+		}
+		if ctx.Err() != nil {
+			return ModelResponse{}, ctx.Err()
+		}
+		wait, ok := c.retryWait(err, attempt)
+		if !ok || (emitted && c.notify == nil) {
+			return ModelResponse{}, err
+		}
+		if emitted {
+			c.notify(partialDiscardedNotice)
+		}
+		if c.notify != nil {
+			c.notify(fmt.Sprintf("%v; retrying in %s (retry %d of %d)", err, wait.Round(time.Millisecond), attempt+1, c.maxRetries))
+		}
+		if err := c.backoff.sleep(ctx, wait); err != nil {
+			return ModelResponse{}, err
+		}
+	}
+}
+
+// retryWait decides whether err is worth retrying after attempt (0 for
+// the first), and how long to wait first.
+func (c *streamClient) retryWait(err error, attempt int) (time.Duration, bool) {
+	if attempt >= c.maxRetries {
+		return 0, false
+	}
+	var apiErr *APIError
+	var streamErr *streamError
+	switch {
+	case errors.As(err, &apiErr):
+		if !apiErr.Retryable || apiErr.RetryAfter > maxRetryAfter {
+			return 0, false
+		}
+		if apiErr.RetryAfter > 0 {
+			return apiErr.RetryAfter, true
+		}
+	case !errors.As(err, &streamErr):
+		return 0, false
+	}
+	return c.backoff.delay(attempt), true
+}
+
+// attempt sends the request once and parses the reply. It reports whether
+// any delta was emitted, so that a retry never repeats output silently.
+func (c *streamClient) attempt(ctx context.Context, newRequest func(context.Context) (*http.Request, error), parse streamParser, onDelta func(Delta)) (resp ModelResponse, emitted bool, err error) {
+	actx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	stall := func(msg string) func() {
+		return func() { cancel(&streamError{msg: msg}) }
+	}
+	firstByte := time.AfterFunc(c.firstByte, stall(fmt.Sprintf("no response from the server within %s", c.firstByte)))
+	defer firstByte.Stop()
+
+	req, err := newRequest(actx)
+	if err != nil {
+		return ModelResponse{}, false, err
+	}
+	httpResp, err := c.client.Do(req)
+	if err != nil {
+		return ModelResponse{}, false, attemptError(ctx, actx, connectionError(err))
+	}
+	defer httpResp.Body.Close()
+	if httpResp.StatusCode != http.StatusOK || strings.HasPrefix(httpResp.Header.Get("Content-Type"), "application/json") {
+		// A JSON body instead of a stream is an error even with 200: some
+		// proxies answer that way.
+		return ModelResponse{}, false, attemptError(ctx, actx, readAPIError(c.provider, httpResp))
+	}
+
+	firstByte.Stop()
+	idle := time.AfterFunc(c.idle, stall(fmt.Sprintf("no data for %s", c.idle)))
+	defer idle.Stop()
+	events := newSSEReader(idleReader{httpResp.Body, idle, c.idle}, maxStreamLine)
+	resp, err = parse(events, func(d Delta) {
+		emitted = true
+		onDelta(d)
+	})
+	if err != nil {
+		return ModelResponse{}, emitted, attemptError(ctx, actx, err)
+	}
+	return resp, emitted, nil
+}
+
+// attemptError names the real reason an attempt failed: the caller's
+// cancellation, a stall detected by a timer, or err itself.
+func attemptError(ctx, actx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	var stalled *streamError
+	if cause := context.Cause(actx); errors.As(cause, &stalled) {
+		return cause
+	}
+	return err
+}
+
+// idleReader restarts the idle timer whenever bytes arrive.
+type idleReader struct {
+	r     io.Reader
+	timer *time.Timer
+	idle  time.Duration
+}
+
+// Read implements io.Reader.
+func (ir idleReader) Read(p []byte) (int, error) {
+	n, err := ir.r.Read(p)
+	if n > 0 {
+		ir.timer.Reset(ir.idle)
+	}
+	return n, err
+}
+
+// connectionError classifies a failure to get a response: a reset, an
+// early EOF or a timeout is retryable; anything else (a refused
+// connection, an unknown host, a bad URL) is not.
+func connectionError(err error) error {
+	var netErr net.Error
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNABORTED) ||
+		errors.Is(err, syscall.EPIPE) || (errors.As(err, &netErr) && netErr.Timeout()) {
+		return &streamError{msg: "connection failed", err: err}
+	}
+	return fmt.Errorf("sending the request: %w", err)
+}
+
+// readError classifies a failure while reading a stream: the end of input
+// means the reply was cut short, a too-long line is the server's fault
+// and final, and anything else is a lost connection.
+func readError(err error) error {
+	switch {
+	case errors.Is(err, io.EOF):
+		return errTruncated
+	case errors.Is(err, errSSETooLong):
+		return err
+	default:
+		return &streamError{msg: "connection lost during the reply", err: err}
+	}
+}
+
+// readAPIError builds the error of a non-200 response from its body
+// (`{"error":{"message":...}}` in both APIs) and retry headers.
+func readAPIError(provider string, resp *http.Response) *APIError {
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+	e := parseErrorBody(body)
+	e.Provider, e.Status = provider, resp.StatusCode
+	if e.Message == "" {
+		e.Message = strings.TrimSpace(string(body))
+		if len(e.Message) > 500 {
+			e.Message = e.Message[:500] + "..."
+		}
+	}
+	if e.Message == "" {
+		e.Message = http.StatusText(resp.StatusCode)
+	}
+	e.RetryAfter = retryAfter(resp.Header, time.Now())
+	switch resp.StatusCode {
+	case http.StatusTooManyRequests:
+		e.Retryable = !isSpendLimit(e)
+	case 500, 502, 503, 504, 529:
+		e.Retryable = true
+	}
+	return e
+}
+
+// parseErrorBody reads the error object of an API reply. Besides the
+// usual object, a bare string (`{"error":"..."}`) is accepted, as some
+// compatible servers send it.
+func parseErrorBody(body []byte) *APIError {
+	var envelope struct {
+		Error json.RawMessage `json:"error"`
+	}
+	if json.Unmarshal(body, &envelope) != nil || len(envelope.Error) == 0 {
+		return &APIError{}
+	}
+	var message string
+	if json.Unmarshal(envelope.Error, &message) == nil {
+		return &APIError{Message: message}
+	}
+	var obj struct {
+		Message string          `json:"message"`
+		Type    string          `json:"type"`
+		Code    json.RawMessage `json:"code"`
+	}
+	json.Unmarshal(envelope.Error, &obj)
+	e := &APIError{Message: obj.Message, Type: obj.Type}
+	code, text := strings.TrimSpace(string(obj.Code)), ""
+	switch {
+	case code == "null":
+		code = ""
+	case json.Unmarshal(obj.Code, &text) == nil:
+		code = text
+	}
+	if code != "" && code != e.Type {
+		e.Type = strings.TrimPrefix(e.Type+", "+code, ", ")
+	}
+	return e
+}
+
+// isSpendLimit reports whether a 429 is about money rather than rate: an
+// exhausted quota, credit or spend limit. Waiting does not fix those. The
+// message is matched on narrow phrases only, since ordinary rate-limit
+// messages mention billing pages too.
+func isSpendLimit(e *APIError) bool {
+	kind, message := strings.ToLower(e.Type), strings.ToLower(e.Message)
+	if strings.Contains(kind, "insufficient_quota") || strings.Contains(kind, "billing") {
+		return true
+	}
+	for _, phrase := range []string{"current quota", "credit balance", "spend limit", "spending limit", "usage limit"} {
+		if strings.Contains(message, phrase) {
+			return true
+		}
+	}
+	return false
+}
+
+// retryAfter reads how long the server asks to wait: retry-after-ms, or
+// retry-after as seconds or an HTTP date. It is 0 when absent.
+func retryAfter(h http.Header, now time.Time) time.Duration {
+	if ms, err := strconv.ParseFloat(h.Get("retry-after-ms"), 64); err == nil && ms > 0 {
+		return time.Duration(ms * float64(time.Millisecond))
+	}
+	v := strings.TrimSpace(h.Get("retry-after"))
+	if secs, err := strconv.ParseFloat(v, 64); err == nil && secs > 0 {
+		return time.Duration(secs * float64(time.Second))
+	}
+	if at, err := http.ParseTime(v); err == nil && at.After(now) {
+		return at.Sub(now)
+	}
+	return 0
+}
+
+// backoff computes and waits out the delays between attempts.
+type backoff struct {
+	base, max time.Duration
+	// wait replaces the real timer when set (tests record the delays).
+	wait func(ctx context.Context, d time.Duration) error
+}
+
+// delay is the wait before retry number attempt+1: base doubled each
+// time, capped at max, with the upper half randomised so that many
+// clients do not retry in step.
+func (b backoff) delay(attempt int) time.Duration {
+	d := b.max
+	if attempt < 30 && b.base<<attempt < b.max {
+		d = b.base << attempt
+	}
+	return d/2 + rand.N(d/2+1)
+}
+
+// sleep waits d, or until ctx is cancelled.
+func (b backoff) sleep(ctx context.Context, d time.Duration) error {
+	if b.wait != nil {
+		return b.wait(ctx, d)
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}

@@ -1,0 +1,231 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestParseRuleList checks flag lists: commas split rules except inside
+// parentheses, and each rule keeps its specifier.
+func TestParseRuleList(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		list string
+		want []string
+	}{
+		{"read_file", []string{"read_file"}},
+		{"read_file, run_command(go test:*)", []string{"read_file", "run_command(go test:*)"}},
+		{"run_command(echo a,b),edit_file(src/**)", []string{"run_command(echo a,b)", "edit_file(src/**)"}},
+		{"run_command(echo $(date)),mcp__gh__*", []string{"run_command(echo $(date))", "mcp__gh__*"}},
+		{"edit_file(*)", []string{"edit_file"}},
+		{" , read_file ,", []string{"read_file"}},
+	}
+	for _, tt := range tests {
+		rules, err := ParseRuleList(tt.list, "--allowedTools")
+		if err != nil {
+			t.Errorf("ParseRuleList(%q): %v", tt.list, err)
+			continue
+		}
+		var got []string
+		for _, r := range rules {
+			got = append(got, r.String())
+			if r.Source != "--allowedTools" {
+				t.Errorf("source of %s = %q, want %q", r, r.Source, "--allowedTools")
+			}
+		}
+		if strings.Join(got, " ; ") != strings.Join(tt.want, " ; ") {
+			t.Errorf("ParseRuleList(%q) = %q, want %q", tt.list, got, tt.want)
+		}
+	}
+}
+
+// TestParseRuleErrors checks that malformed rules are reported with the
+// rule and what is wrong, never ignored.
+func TestParseRuleErrors(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ rule, want string }{
+		{"edit_file(src/**", "missing closing parenthesis"},
+		{"edit_file()", "empty parentheses"},
+		{"(src/**)", "missing tool name"},
+		{"read file", "may hold only"},
+		{"run_command(:*)", "empty command prefix"},
+		{"web_fetch(domain:)", "empty domain"},
+		{"run_command(go test && rm -rf x)", "a rule names one command"},
+		{`run_command(echo "open:*)`, "cannot be parsed"},
+	}
+	for _, tt := range tests {
+		_, err := ParseRule(tt.rule, "settings.json")
+		if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), fmt.Sprintf("%q", tt.rule)) {
+			t.Errorf("ParseRule(%q) error = %v, want one naming the rule and saying %q", tt.rule, err, tt.want)
+		}
+	}
+	if _, err := ParseRuleList("read_file,edit_file((x)", "--allowedTools"); err == nil {
+		t.Errorf("ParseRuleList with unbalanced parentheses: no error")
+	}
+}
+
+// TestRuleMatchesCommand checks prefix rules on word boundaries and exact
+// rules on whole commands.
+func TestRuleMatchesCommand(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		rule, command string
+		want          bool
+	}{
+		{"run_command(go test:*)", "go test ./...", true},
+		{"run_command(go test:*)", "go test", true},
+		{"run_command(go test:*)", "go   test  -run X", true},
+		{"run_command(go test:*)", "go testx", false},
+		{"run_command(go test:*)", "go vet", false},
+		{"run_command(go test:*)", "sudo go test", false},
+		{"run_command(git:*)", "git status", true},
+		{"run_command(go test ./...)", "go test ./...", true},
+		{"run_command(go test ./...)", "go test ./... -v", false},
+		{"run_command(go test ./...)", "go test ./... > out", false},
+		{`run_command(echo "a b")`, "echo 'a b'", true},
+		{`run_command(echo "a b")`, "echo a b", false},
+		{"run_command", "anything at all", true},
+	}
+	for _, tt := range tests {
+		r, err := ParseRule(tt.rule, "test")
+		if err != nil {
+			t.Fatalf("ParseRule(%q): %v", tt.rule, err)
+		}
+		cmds, err := splitCommands(tt.command)
+		if err != nil || len(cmds) != 1 {
+			t.Fatalf("splitCommands(%q) = %v, %v", tt.command, cmds, err)
+		}
+		if got := r.matchesCommand(cmds[0]); got != tt.want {
+			t.Errorf("%s matches %q = %v, want %v", tt.rule, tt.command, got, tt.want)
+		}
+	}
+}
+
+// TestRuleMatchesTool checks exact names, wildcards, MCP servers and the
+// Edit alias.
+func TestRuleMatchesTool(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		rule, tool string
+		access     Access
+		want       bool
+	}{
+		{"read_file", "read_file", AccessRead, true},
+		{"read_file", "read_files", AccessRead, false},
+		{"mcp__gh__*", "mcp__gh__create_issue", AccessExternal, true},
+		{"mcp__gh__*", "mcp__ghx__create_issue", AccessExternal, false},
+		{"mcp__gh", "mcp__gh__create_issue", AccessExternal, true},
+		{"mcp__gh", "mcp__ghx__create_issue", AccessExternal, false},
+		{"mcp__gh__list", "mcp__gh__list", AccessExternal, true},
+		{"Edit", "write_file", AccessWrite, true},
+		{"Edit", "patch_file", AccessWrite, true},
+		{"Edit", "read_file", AccessRead, false},
+		{"edit_file", "write_file", AccessWrite, false},
+	}
+	for _, tt := range tests {
+		r, err := ParseRule(tt.rule, "test")
+		if err != nil {
+			t.Fatalf("ParseRule(%q): %v", tt.rule, err)
+		}
+		if got := r.matchesTool(tt.tool, tt.access); got != tt.want {
+			t.Errorf("%s matches tool %q = %v, want %v", tt.rule, tt.tool, got, tt.want)
+		}
+	}
+}
+
+// TestMatchGlob checks * within one element, ** across elements, and
+// escaped glob characters.
+func TestMatchGlob(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		glob, name string
+		want       bool
+	}{
+		{"/w/src/**", "/w/src/a.go", true},
+		{"/w/src/**", "/w/src/x/y/z.go", true},
+		{"/w/src/**", "/w/src", true},
+		{"/w/src/**", "/w/srcx/a.go", false},
+		{"/w/src/*", "/w/src/x/y.go", false},
+		{"/w/**/*_test.go", "/w/a/b/c_test.go", true},
+		{"/w/**/*_test.go", "/w/c_test.go", true},
+		{"/w/**/*_test.go", "/w/c.go", false},
+		{"/etc/*", "/etc/hosts", true},
+		{"/w/**/**/**/**/**/**/**/**/z", "/w/a/b/c/d/e/f/g/h/i/j/k/l/m/n/o/p/q/r/s/t/u/v/w/x/y", false},
+		{"/w/" + escapeGlob("a[1]*.go"), "/w/a[1]*.go", true},
+		{"/w/" + escapeGlob("a[1]*.go"), "/w/a1x.go", false},
+	}
+	for _, tt := range tests {
+		if got := matchGlob(tt.glob, tt.name); got != tt.want {
+			t.Errorf("matchGlob(%q, %q) = %v, want %v", tt.glob, tt.name, got, tt.want)
+		}
+	}
+}
+
+// TestRuleMatchesHost checks domain rules cover the domain and its
+// subdomains only.
+func TestRuleMatchesHost(t *testing.T) {
+	t.Parallel()
+	r, err := ParseRule("web_fetch(domain:go.dev)", "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for host, want := range map[string]bool{"go.dev": true, "pkg.go.dev": true, "notgo.dev": false, "go.dev.evil.com": false} {
+		if got := r.matchesHost(host); got != want {
+			t.Errorf("%s matches host %q = %v, want %v", r, host, got, want)
+		}
+	}
+}
+
+// TestRuleFile checks that saved rules are read back, that other rules in
+// the file are kept, and that a malformed file is reported with its name
+// and line or rule.
+func TestRuleFile(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	file := filepath.Join(dir, "sub", "permissions.json")
+	for _, r := range []struct {
+		text  string
+		allow bool
+	}{{"Edit(src/a.go)", true}, {"run_command(rm -rf build)", false}, {"Edit(src/a.go)", true}} {
+		rule, err := ParseRule(r.text, "test")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := addToRuleFile(file, rule, r.allow); err != nil {
+			t.Fatalf("addToRuleFile: %v", err)
+		}
+	}
+	allow, deny, err := loadRuleFile(file)
+	if err != nil {
+		t.Fatalf("loadRuleFile: %v", err)
+	}
+	if len(allow) != 1 || allow[0].String() != "Edit(src/a.go)" || len(deny) != 1 || deny[0].String() != "run_command(rm -rf build)" {
+		t.Errorf("loaded allow %v deny %v, want [Edit(src/a.go)] and [run_command(rm -rf build)]", allow, deny)
+	}
+	if allow[0].Source != file {
+		t.Errorf("source = %q, want %q", allow[0].Source, file)
+	}
+
+	bad := []struct{ content, want string }{
+		{"{\n  \"allow\": [\"read_file(\"]\n}", "missing closing parenthesis"},
+		{"{\n  \"allow\": [\n    1\n  ]\n}", "line 3: "},
+		{"{\n  \"allow\": [],\n  \"alow\": []\n}", "alow"},
+		{"{\n  \"allow\": [,]\n}", "line 2: "},
+	}
+	for i, b := range bad {
+		path := filepath.Join(dir, "bad"+string(rune('a'+i))+".json")
+		if err := os.WriteFile(path, []byte(b.content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, _, err := loadRuleFile(path)
+		if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), b.want) {
+			t.Errorf("loadRuleFile(%q) error = %v, want one naming the file and %q", b.content, err, b.want)
+		}
+	}
+	if allow, deny, err := loadRuleFile(filepath.Join(dir, "missing.json")); err != nil || allow != nil || deny != nil {
+		t.Errorf("loadRuleFile(missing) = %v, %v, %v; want no rules and no error", allow, deny, err)
+	}
+}

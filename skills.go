@@ -1,0 +1,428 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"unicode/utf8"
+)
+
+// A skill is a folder holding a SKILL.md: YAML front matter with a name and
+// a description, then Markdown instructions, and any files those
+// instructions refer to (scripts/, references/, templates). The system
+// prompt lists every skill's name and description; the model calls
+// load_skill to read one when a task needs it (SPEC §10).
+
+// Limits of the skill format and of what skills may add to the prompt.
+const (
+	maxSkillNameLen        = 64
+	maxSkillDescriptionLen = 1024
+	maxSkillPromptBytes    = 8 * 1024 // the skills list in the system prompt
+	maxSkillListedFiles    = 200      // files load_skill lists from a folder
+)
+
+// Skill is one SKILL.md as found on disk.
+type Skill struct {
+	Name         string
+	Description  string
+	AllowedTools []string
+	// Meta holds every front matter key as parsed, including name and
+	// description, so that keys such as license or metadata are kept.
+	Meta map[string]any
+	Body string
+	Dir  string // the skill's folder
+	Path string // the SKILL.md file
+	// Source says which skills folder the skill came from.
+	Source string
+	// Problem says why the skill cannot be used; "" when it is valid.
+	Problem string
+	// Warnings are things worth fixing that do not stop the skill loading.
+	Warnings []string
+}
+
+// skillRoot is one folder that holds skill folders.
+type skillRoot struct {
+	Dir    string
+	Source string // e.g. "project", "user"
+}
+
+// skillRoots lists the folders searched for skills, first match winning:
+// .minicode/skills and .claude/skills in the workspace and each parent up
+// to the repository root (just the workspace outside a repository), then
+// $MINICODE_HOME/skills (home) and ~/.claude/skills (userHome). A folder
+// reached twice is listed once.
+func skillRoots(home, userHome, workspace string) []skillRoot {
+	var roots []skillRoot
+	seen := map[string]bool{}
+	add := func(dir, source string) {
+		if dir = filepath.Clean(dir); !seen[dir] {
+			seen[dir] = true
+			roots = append(roots, skillRoot{Dir: dir, Source: source})
+		}
+	}
+	dirs := []string{filepath.Clean(workspace)}
+	if _, inRepo := findRepoRoot(dirs[0]); inRepo {
+		dirs = projectDirs(dirs[0])
+	}
+	for i := len(dirs) - 1; i >= 0; i-- {
+		add(filepath.Join(dirs[i], ".minicode", "skills"), "project")
+		add(filepath.Join(dirs[i], ".claude", "skills"), "project")
+	}
+	if home != "" {
+		add(filepath.Join(home, "skills"), "user")
+	}
+	if userHome != "" {
+		add(filepath.Join(userHome, ".claude", "skills"), "user")
+	}
+	return roots
+}
+
+// readSkill reads and checks the SKILL.md in dir. A skill that cannot be
+// used comes back with Problem set rather than as an error, so that it can
+// be listed with the reason.
+func readSkill(dir, source string) *Skill {
+	s := &Skill{Dir: dir, Path: filepath.Join(dir, "SKILL.md"), Source: source, Name: filepath.Base(dir)}
+	data, err := os.ReadFile(s.Path)
+	if err != nil {
+		s.Problem = fmt.Sprintf("reading SKILL.md: %v", err)
+		return s
+	}
+	header, body, err := splitFrontMatter(data)
+	if err == nil {
+		s.Meta, err = parseYAMLMap(header)
+	}
+	if err == nil {
+		err = s.applyFrontMatter()
+	}
+	if err != nil {
+		s.Problem = err.Error()
+		return s
+	}
+	s.Body = strings.TrimLeft(body, "\n")
+	if folder := filepath.Base(dir); folder != s.Name {
+		s.Warnings = append(s.Warnings, fmt.Sprintf("the name %q does not match the folder name %q", s.Name, folder))
+	}
+	return s
+}
+
+// applyFrontMatter fills the skill's fields from Meta and checks them
+// against the agentskills.io rules.
+func (s *Skill) applyFrontMatter() error {
+	name, ok := s.Meta["name"].(string)
+	if !ok || name == "" {
+		return errors.New("the front matter has no name: add a line like \"name: my-skill\"")
+	}
+	if err := checkSkillName(name); err != nil {
+		return err
+	}
+	s.Name = name
+	desc, ok := s.Meta["description"].(string)
+	desc = strings.TrimSpace(desc)
+	if !ok || desc == "" {
+		return errors.New("the front matter has no description: add one saying what the skill does and when to use it")
+	}
+	if n := utf8.RuneCountInString(desc); n > maxSkillDescriptionLen {
+		return fmt.Errorf("the description is %d characters long; the limit is %d", n, maxSkillDescriptionLen)
+	}
+	s.Description = desc
+	tools, err := allowedTools(s.Meta["allowed-tools"])
+	if err != nil {
+		return err
+	}
+	s.AllowedTools = tools
+	return nil
+}
+
+// checkSkillName applies the naming rules: 1 to 64 characters of lowercase
+// letters, digits and hyphens, with no hyphen at either end or twice in a
+// row.
+func checkSkillName(name string) error {
+	if len(name) > maxSkillNameLen {
+		return fmt.Errorf("the name %q is %d characters long; the limit is %d", name, len(name), maxSkillNameLen)
+	}
+	for _, r := range name {
+		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-') {
+			return fmt.Errorf("the name %q may use only lowercase letters, digits and hyphens", name)
+		}
+	}
+	if strings.HasPrefix(name, "-") || strings.HasSuffix(name, "-") || strings.Contains(name, "--") {
+		return fmt.Errorf("the name %q must not start or end with a hyphen or contain two in a row", name)
+	}
+	return nil
+}
+
+// allowedTools reads allowed-tools, which may be a list or a string of
+// names separated by spaces or commas (spaces inside parentheses, as in
+// "run_command(git log:*)", stay part of the name).
+func allowedTools(v any) ([]string, error) {
+	switch v := v.(type) {
+	case nil:
+		return nil, nil
+	case string:
+		return splitToolList(v), nil
+	case []any:
+		out := make([]string, 0, len(v))
+		for _, item := range v {
+			s, ok := item.(string)
+			if !ok {
+				return nil, errors.New("allowed-tools must be a list of tool names")
+			}
+			out = append(out, s)
+		}
+		return out, nil
+	}
+	return nil, errors.New("allowed-tools must be a list of tool names")
+}
+
+// splitToolList splits "a b(c d), e" into ["a", "b(c d)", "e"].
+func splitToolList(s string) []string {
+	var out []string
+	var cur strings.Builder
+	depth := 0
+	flush := func() {
+		if cur.Len() > 0 {
+			out = append(out, cur.String())
+			cur.Reset()
+		}
+	}
+	for _, r := range s {
+		switch {
+		case r == '(':
+			depth++
+		case r == ')' && depth > 0:
+			depth--
+		case (r == ' ' || r == ',' || r == '\t') && depth == 0:
+			flush()
+			continue
+		}
+		cur.WriteRune(r)
+	}
+	flush()
+	return out
+}
+
+// SkillSet is every skill found, sorted into those in use, those hidden by
+// an earlier skill of the same name, and those that could not be read.
+type SkillSet struct {
+	Skills   []*Skill            // in use, in discovery order
+	Shadowed map[string][]*Skill // by name: skills hidden by the one in use
+	Invalid  []*Skill            // Problem says why
+	Searched []string            // the folders searched, in order
+}
+
+// DiscoverSkills finds the skills for a workspace. home is $MINICODE_HOME
+// and userHome the user's home folder; either may be "". Folders that do
+// not exist are skipped; a skill that cannot be read is listed as invalid
+// and the rest still load.
+func DiscoverSkills(home, userHome, workspace string) *SkillSet {
+	set := &SkillSet{Shadowed: map[string][]*Skill{}}
+	for _, root := range skillRoots(home, userHome, workspace) {
+		set.Searched = append(set.Searched, root.Dir)
+		for _, s := range scanSkillRoot(root) {
+			set.add(s)
+		}
+	}
+	return set
+}
+
+// scanSkillRoot reads every skill folder directly inside root, in name
+// order. Folders without a SKILL.md are not skills and are passed over.
+func scanSkillRoot(root skillRoot) []*Skill {
+	entries, err := os.ReadDir(root.Dir)
+	if err != nil {
+		return nil
+	}
+	var skills []*Skill
+	for _, e := range entries {
+		dir := filepath.Join(root.Dir, e.Name())
+		if strings.HasPrefix(e.Name(), ".") {
+			continue
+		}
+		if info, err := os.Stat(dir); err != nil || !info.IsDir() {
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(dir, "SKILL.md")); errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		skills = append(skills, readSkill(dir, root.Source))
+	}
+	return skills
+}
+
+// add files one skill under the first-name-wins rule.
+func (set *SkillSet) add(s *Skill) {
+	switch {
+	case s.Problem != "":
+		set.Invalid = append(set.Invalid, s)
+	case set.Find(s.Name) != nil:
+		set.Shadowed[s.Name] = append(set.Shadowed[s.Name], s)
+	default:
+		set.Skills = append(set.Skills, s)
+	}
+}
+
+// Find returns the skill in use with the given name, or nil.
+func (set *SkillSet) Find(name string) *Skill {
+	for _, s := range set.Skills {
+		if s.Name == name {
+			return s
+		}
+	}
+	return nil
+}
+
+// Names lists the names of the skills in use.
+func (set *SkillSet) Names() []string {
+	names := make([]string, len(set.Skills))
+	for i, s := range set.Skills {
+		names[i] = s.Name
+	}
+	return names
+}
+
+// Describe is the text of /skills and `minicode skills list`: each skill in
+// use with its folder, what it shadows, and each invalid skill with why.
+func (set *SkillSet) Describe() string {
+	var b strings.Builder
+	if len(set.Skills) == 0 {
+		b.WriteString("No skills found.\n")
+	} else {
+		fmt.Fprintf(&b, "Skills (%d):\n", len(set.Skills))
+	}
+	for _, s := range set.Skills {
+		fmt.Fprintf(&b, "  %s (%s) %s\n", s.Name, s.Source, s.Dir)
+		fmt.Fprintf(&b, "      %s\n", oneLine(s.Description, 100))
+		for _, w := range s.Warnings {
+			fmt.Fprintf(&b, "      warning: %s\n", w)
+		}
+		for _, hidden := range set.Shadowed[s.Name] {
+			fmt.Fprintf(&b, "      shadows %s (%s)\n", hidden.Dir, hidden.Source)
+		}
+	}
+	if len(set.Invalid) > 0 {
+		fmt.Fprintf(&b, "Invalid skills (%d), not loaded:\n", len(set.Invalid))
+		for _, s := range set.Invalid {
+			fmt.Fprintf(&b, "  %s: %s\n", s.Path, s.Problem)
+		}
+	}
+	if len(set.Skills) == 0 {
+		fmt.Fprintf(&b, "Searched: %s\nA skill is a folder <name>/SKILL.md in one of these; add one with `minicode skills add <path>`.\n", strings.Join(set.Searched, ", "))
+	}
+	return b.String()
+}
+
+// oneLine collapses whitespace in s and cuts it to at most n runes.
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return string([]rune(s)[:n-1]) + "…"
+}
+
+// PromptSection is the system prompt's list of skills: names and
+// descriptions only, within maxSkillPromptBytes, with a note of how many
+// were left out. It is "" when there are no skills.
+func (set *SkillSet) PromptSection() string {
+	if len(set.Skills) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("# Skills\n\nSkills are folders of instructions for particular tasks. When a task matches a skill's description, call load_skill with its name first and follow what it says.\n\n")
+	for i, s := range set.Skills {
+		line := fmt.Sprintf("- %s: %s\n", s.Name, oneLine(s.Description, maxSkillDescriptionLen))
+		if b.Len()+len(line) > maxSkillPromptBytes-100 {
+			fmt.Fprintf(&b, "\n(%d more skills were left out of this list to save space.)\n", len(set.Skills)-i)
+			break
+		}
+		b.WriteString(line)
+	}
+	return b.String()
+}
+
+// loadSkillInput is the input of the load_skill tool.
+type loadSkillInput struct {
+	Name string `json:"name" validate:"required" desc:"The skill's name, as listed under Skills in the system prompt."`
+}
+
+// Tool is the load_skill tool over this set. It returns the skill's
+// instructions, its folder and the files in it, so that the model can read
+// the scripts and references the instructions mention with the ordinary
+// file tools. It reads SKILL.md again on each call, so edits show at once.
+func (set *SkillSet) Tool() *Tool {
+	return ToolDef[loadSkillInput]{
+		Name:        "load_skill",
+		Description: "Load a skill: its full instructions, its folder, and the files in that folder. Call it before doing a task that matches a skill listed in the system prompt.",
+		ReadOnly:    true,
+		Run: func(ctx context.Context, env *ToolEnv, in loadSkillInput) (ToolOutput, error) {
+			return set.load(ctx, in.Name)
+		},
+	}.Tool()
+}
+
+// load is the work of load_skill.
+func (set *SkillSet) load(ctx context.Context, name string) (ToolOutput, error) {
+	found := set.Find(name)
+	if found == nil {
+		for _, s := range set.Invalid {
+			if s.Name == name {
+				return ToolOutput{}, fmt.Errorf("skill %q cannot be loaded: %s", name, s.Problem)
+			}
+		}
+		return ToolOutput{}, fmt.Errorf("no skill named %q; the skills are: %s", name, strings.Join(set.Names(), ", "))
+	}
+	s := readSkill(found.Dir, found.Source)
+	if s.Problem != "" {
+		return ToolOutput{}, fmt.Errorf("skill %q cannot be loaded: %s", name, s.Problem)
+	}
+	files, err := listSkillFiles(ctx, s.Dir)
+	if err != nil {
+		return ToolOutput{}, fmt.Errorf("listing the files of skill %q: %w", name, err)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Skill: %s\nFolder: %s\n", s.Name, s.Dir)
+	b.WriteString("Paths in the instructions are relative to that folder; read or run them by their full path.\n\nFiles:\n")
+	for _, f := range files {
+		fmt.Fprintf(&b, "  %s\n", f)
+	}
+	fmt.Fprintf(&b, "\n---\n\n%s", s.Body)
+	return ToolOutput{Text: b.String()}, nil
+}
+
+// listSkillFiles lists the files under dir, relative to it, at most
+// maxSkillListedFiles of them; hidden files and folders are left out.
+func listSkillFiles(ctx context.Context, dir string) ([]string, error) {
+	var files []string
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if path != dir && strings.HasPrefix(d.Name(), ".") {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if d.IsDir() {
+			return nil
+		}
+		if len(files) == maxSkillListedFiles {
+			files = append(files, fmt.Sprintf("(more files not listed; the first %d are shown)", maxSkillListedFiles))
+			return filepath.SkipAll
+		}
+		rel, err := filepath.Rel(dir, path)
+		if err != nil {
+			return err
+		}
+		files = append(files, filepath.ToSlash(rel))
+		return nil
+	})
+	return files, err
+}

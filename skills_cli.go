@@ -1,0 +1,154 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// skillsUsage is the help text of `minicode skills`.
+const skillsUsage = `Usage:
+  minicode skills list                     list the skills in use, what they shadow, and invalid ones
+  minicode skills add <path> [--project]   install the skill folder at <path>
+  minicode skills remove <name> [--project]
+                                           delete an installed skill
+
+Skills are installed into $MINICODE_HOME/skills, or with --project into
+.minicode/skills in the workspace.
+`
+
+// runSkillsCommand runs `minicode skills ...` with the arguments after
+// "skills". home is $MINICODE_HOME, userHome the user's home folder, and
+// workspace the project folder.
+func runSkillsCommand(args []string, stdout, stderr io.Writer, home, userHome, workspace string) error {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, skillsUsage)
+		return usageErrorf("minicode skills needs a subcommand: list, add or remove")
+	}
+	positional, project, err := skillsArgs(args[1:])
+	if err != nil {
+		return err
+	}
+	switch args[0] {
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, skillsUsage)
+		return nil
+	case "list":
+		if len(positional) > 0 || project {
+			return usageErrorf("minicode skills list takes no arguments")
+		}
+		fmt.Fprint(stdout, DiscoverSkills(home, userHome, workspace).Describe())
+		return nil
+	case "add", "remove":
+		if len(positional) != 1 {
+			return usageErrorf("minicode skills %s needs exactly one argument, got %d", args[0], len(positional))
+		}
+		root, err := installRoot(home, workspace, project)
+		if err != nil {
+			return err
+		}
+		if args[0] == "add" {
+			return addSkill(stdout, positional[0], root)
+		}
+		return removeSkill(stdout, positional[0], root)
+	}
+	return usageErrorf("unknown skills subcommand %q; use list, add or remove", args[0])
+}
+
+// skillsArgs separates the --project flag, which may come anywhere, from
+// the other arguments.
+func skillsArgs(args []string) (positional []string, project bool, err error) {
+	for _, a := range args {
+		switch {
+		case a == "--project" || a == "-project":
+			project = true
+		case strings.HasPrefix(a, "-") && a != "-":
+			return nil, false, usageErrorf("unknown flag %s; the only flag is --project", a)
+		default:
+			positional = append(positional, a)
+		}
+	}
+	return positional, project, nil
+}
+
+// installRoot is the folder skills are installed into.
+func installRoot(home, workspace string, project bool) (string, error) {
+	if project {
+		return filepath.Join(workspace, ".minicode", "skills"), nil
+	}
+	if home == "" {
+		return "", errors.New("no minicode home folder is known; set MINICODE_HOME or use --project")
+	}
+	return filepath.Join(home, "skills"), nil
+}
+
+// addSkill checks the skill folder at src and copies it into root under
+// the skill's name. The copy is made beside its final place and renamed in,
+// so a failed copy leaves nothing half-installed.
+func addSkill(stdout io.Writer, src, root string) error {
+	src, err := filepath.Abs(src)
+	if err != nil {
+		return fmt.Errorf("cannot add %s: %w", src, err)
+	}
+	info, err := os.Stat(src)
+	if err != nil {
+		return fmt.Errorf("cannot add %s: %w", src, err)
+	}
+	if !info.IsDir() {
+		src = filepath.Dir(src)
+	}
+	skill := readSkill(src, "source")
+	if skill.Problem != "" {
+		return fmt.Errorf("%s is not a valid skill: %s", skill.Path, skill.Problem)
+	}
+	dest := filepath.Join(root, skill.Name)
+	if _, err := os.Lstat(dest); err == nil {
+		return fmt.Errorf("a skill named %q is already installed at %s; remove it first with `minicode skills remove %s`", skill.Name, dest, skill.Name)
+	}
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		return fmt.Errorf("creating %s: %w", root, err)
+	}
+	tmp, err := os.MkdirTemp(root, ".adding-")
+	if err != nil {
+		return fmt.Errorf("creating a folder in %s: %w", root, err)
+	}
+	defer os.RemoveAll(tmp)
+	staged := filepath.Join(tmp, skill.Name)
+	if err := os.CopyFS(staged, os.DirFS(src)); err != nil {
+		return fmt.Errorf("copying %s: %w", src, err)
+	}
+	if err := os.Rename(staged, dest); err != nil {
+		return fmt.Errorf("installing into %s: %w", dest, err)
+	}
+	fmt.Fprintf(stdout, "Added skill %q to %s\n", skill.Name, dest)
+	for _, w := range skill.Warnings {
+		fmt.Fprintf(stdout, "warning: %s\n", w)
+	}
+	return nil
+}
+
+// removeSkill deletes the skill called name from root: the folder of that
+// name, or else the folder whose SKILL.md carries that name.
+func removeSkill(stdout io.Writer, name, root string) error {
+	dir := ""
+	if _, err := os.Stat(filepath.Join(root, name, "SKILL.md")); err == nil && filepath.Base(name) == name && name != "." && name != ".." {
+		dir = filepath.Join(root, name)
+	}
+	for _, s := range scanSkillRoot(skillRoot{Dir: root}) {
+		if dir == "" && s.Name == name {
+			dir = s.Dir
+		}
+	}
+	if dir == "" {
+		return fmt.Errorf("no skill named %q is installed in %s", name, root)
+	}
+	if err := os.RemoveAll(dir); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("removing %s: %w", dir, err)
+	}
+	fmt.Fprintf(stdout, "Removed skill %q from %s\n", name, dir)
+	return nil
+}

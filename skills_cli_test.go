@@ -1,0 +1,164 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// cliHomes are the folders one CLI test works in.
+type cliHomes struct {
+	home, userHome, workspace string
+}
+
+// run calls `minicode skills args...` and returns stdout and the error.
+func (h cliHomes) run(args ...string) (string, error) {
+	var stdout, stderr bytes.Buffer
+	err := runSkillsCommand(args, &stdout, &stderr, h.home, h.userHome, h.workspace)
+	return stdout.String(), err
+}
+
+// newCLIHomes makes empty homes and a workspace in a temporary folder.
+func newCLIHomes(t *testing.T) cliHomes {
+	base := t.TempDir()
+	h := cliHomes{home: filepath.Join(base, "mhome"), userHome: filepath.Join(base, "user"), workspace: filepath.Join(base, "ws")}
+	if err := os.MkdirAll(h.workspace, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+// TestSkillsCLIAddListRemove walks a skill through add, list and remove,
+// in the user's home and in the project.
+func TestSkillsCLIAddListRemove(t *testing.T) {
+	t.Parallel()
+	fixture := filepath.Join("testdata", "skills", "pdf-forms")
+	tests := []struct {
+		name  string
+		flags []string
+		dest  func(h cliHomes) string
+	}{
+		{name: "user", dest: func(h cliHomes) string { return filepath.Join(h.home, "skills", "pdf-forms") }},
+		{name: "project", flags: []string{"--project"}, dest: func(h cliHomes) string {
+			return filepath.Join(h.workspace, ".minicode", "skills", "pdf-forms")
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			h := newCLIHomes(t)
+			dest := tt.dest(h)
+			out, err := h.run(append([]string{"add", fixture}, tt.flags...)...)
+			if err != nil {
+				t.Fatalf("add: %v", err)
+			}
+			if want := `Added skill "pdf-forms" to ` + dest; !strings.Contains(out, want) {
+				t.Errorf("add printed %q, want %q", out, want)
+			}
+			info, err := os.Stat(filepath.Join(dest, "scripts", "fill.py"))
+			if err != nil || info.Mode()&0o100 == 0 {
+				t.Fatalf("copied script: %v, mode %v; want an executable copy", err, info)
+			}
+			if _, err := os.Stat(filepath.Join(dest, "references", "fields.md")); err != nil {
+				t.Errorf("references not copied: %v", err)
+			}
+			if leftovers, _ := filepath.Glob(filepath.Join(filepath.Dir(dest), ".adding-*")); len(leftovers) > 0 {
+				t.Errorf("staging folders left behind: %q", leftovers)
+			}
+			out, err = h.run("list")
+			if err != nil || !strings.Contains(out, "pdf-forms") || !strings.Contains(out, dest) {
+				t.Errorf("list = %q, %v; want it to show %q", out, err, dest)
+			}
+			if _, err := h.run(append([]string{"add", fixture}, tt.flags...)...); err == nil || !strings.Contains(err.Error(), "already installed") {
+				t.Errorf("second add error = %v, want \"already installed\"", err)
+			}
+			out, err = h.run(append([]string{"remove", "pdf-forms"}, tt.flags...)...)
+			if err != nil || !strings.Contains(out, `Removed skill "pdf-forms"`) {
+				t.Fatalf("remove = %q, %v", out, err)
+			}
+			if _, err := os.Stat(dest); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("after remove, stat %s = %v, want not found", dest, err)
+			}
+			if out, _ := h.run("list"); !strings.HasPrefix(out, "No skills found.") {
+				t.Errorf("list after remove = %q", out)
+			}
+		})
+	}
+}
+
+// TestSkillsCLIRemoveByFrontMatterName removes a skill whose folder name
+// differs from the name in its SKILL.md.
+func TestSkillsCLIRemoveByFrontMatterName(t *testing.T) {
+	t.Parallel()
+	h := newCLIHomes(t)
+	dir := writeSkill(t, filepath.Join(h.home, "skills"), "folder", skillMD("named", "d"))
+	if _, err := h.run("remove", "named"); err != nil {
+		t.Fatalf("remove: %v", err)
+	}
+	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("stat %s = %v, want not found", dir, err)
+	}
+}
+
+// TestSkillsCLIErrors checks that mistakes give clear sentences, that
+// usage mistakes are usageErrors, and that a refused add leaves nothing.
+func TestSkillsCLIErrors(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name      string
+		args      []string
+		noHome    bool
+		setup     func(t *testing.T, h cliHomes)
+		wantErr   string
+		wantUsage bool
+	}{
+		{name: "no subcommand", args: nil, wantErr: "needs a subcommand", wantUsage: true},
+		{name: "unknown subcommand", args: []string{"frob"}, wantErr: `unknown skills subcommand "frob"`, wantUsage: true},
+		{name: "unknown flag", args: []string{"add", "x", "--force"}, wantErr: "unknown flag --force", wantUsage: true},
+		{name: "add without path", args: []string{"add"}, wantErr: "needs exactly one argument, got 0", wantUsage: true},
+		{name: "list with argument", args: []string{"list", "x"}, wantErr: "takes no arguments", wantUsage: true},
+		{name: "add missing folder", args: []string{"add", "testdata/skills/nope"}, wantErr: "cannot add"},
+		{name: "add invalid skill", args: []string{"add", "testdata/skills/bad-name"}, wantErr: `is not a valid skill: the name "Bad_Name" may use only lowercase letters`},
+		{name: "remove unknown", args: []string{"remove", "ghost"}, wantErr: `no skill named "ghost" is installed in `},
+		{name: "remove dot", args: []string{"remove", "."}, wantErr: `no skill named "." is installed`, setup: func(t *testing.T, h cliHomes) {
+			writeSkill(t, h.home, "skills", skillMD("skills", "A SKILL.md right in the skills folder."))
+		}},
+		{name: "no home", args: []string{"add", "testdata/skills/pdf-forms"}, noHome: true, wantErr: "set MINICODE_HOME or use --project"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			h := newCLIHomes(t)
+			if tt.noHome {
+				h.home = ""
+			}
+			if tt.setup != nil {
+				tt.setup(t, h)
+			}
+			before, _ := os.ReadDir(filepath.Join(h.home, "skills"))
+			_, err := h.run(tt.args...)
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Fatalf("error = %v, want one containing %q", err, tt.wantErr)
+			}
+			var usage usageError
+			if errors.As(err, &usage) != tt.wantUsage {
+				t.Errorf("error %q: usage error = %v, want %v", err, !tt.wantUsage, tt.wantUsage)
+			}
+			if after, _ := os.ReadDir(filepath.Join(h.home, "skills")); len(after) != len(before) {
+				t.Errorf("the failed command changed the skills folder: %d entries before, %d after", len(before), len(after))
+			}
+		})
+	}
+}
+
+// TestSkillsCLIHelp prints the usage on request, without an error.
+func TestSkillsCLIHelp(t *testing.T) {
+	t.Parallel()
+	out, err := newCLIHomes(t).run("help")
+	if err != nil || !strings.Contains(out, "minicode skills add <path> [--project]") {
+		t.Errorf("help = %q, %v", out, err)
+	}
+}

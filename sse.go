@@ -1,0 +1,217 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"time"
+)
+
+// SSEEvent is one event of a Server-Sent Events stream, as the HTML
+// standard's event-stream format defines it.
+type SSEEvent struct {
+	// Event is the event type; "message" when the stream gave none.
+	Event string
+	// Data is the event's data lines joined with "\n".
+	Data string
+	// ID is the last event ID seen so far in the stream (it carries over
+	// from event to event until an id field changes it).
+	ID string
+	// Retry is the reconnection time from the latest valid retry field of
+	// the stream, 0 if there was none.
+	Retry time.Duration
+}
+
+// SSEReader reads events from a Server-Sent Events stream. It is the one
+// event-stream parser of minicode: both model providers and the MCP client
+// use it. Lines may end in CR, LF or CRLF; each event is returned as soon
+// as its terminating blank line has been read, without waiting for more
+// input. Field values are passed through byte for byte (no UTF-8 repair).
+type SSEReader struct {
+	r       io.Reader
+	maxLine int
+	store   []byte // the read buffer
+	buf     []byte // the part of store read but not yet consumed
+	skipLF  bool   // the last line ended in CR: a following LF belongs to it
+	started bool   // the first line (which may carry a byte-order mark) is done
+	err     error  // the sticky error, once reading has failed
+
+	data      []byte // the data buffer of the event being built
+	hasData   bool   // at least one data field was seen
+	eventType string
+	lastID    string
+	retry     time.Duration
+}
+
+// errSSENoProgress reports a reader that keeps returning no data and no error.
+var errSSENoProgress = errors.New("event stream: reader returned no data 100 times in a row")
+
+// errSSETooLong reports a line or an event past the reader's limit.
+var errSSETooLong = errors.New("event stream: a line or event is too long")
+
+// utf8BOM is the byte-order mark that may open a stream; it is skipped.
+var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
+
+// newSSEReader returns a reader of the events in r. maxLine bounds the
+// length of one line and of one event's data in bytes: a stream that goes
+// past it fails with an error rather than growing memory without end.
+func newSSEReader(r io.Reader, maxLine int) *SSEReader {
+	return &SSEReader{r: r, maxLine: maxLine}
+}
+
+// Next returns the next event. At the end of the stream it returns io.EOF;
+// an event that was not finished by a blank line before the end is
+// dropped, as the standard requires. Any other error is returned as is,
+// and every later call returns it again.
+func (s *SSEReader) Next() (SSEEvent, error) {
+	for {
+		line, err := s.readLine()
+		if err != nil {
+			return SSEEvent{}, err
+		}
+		ev, ok, err := s.processLine(line)
+		if err != nil {
+			s.err = err
+			return SSEEvent{}, err
+		}
+		if ok {
+			return ev, nil
+		}
+	}
+}
+
+// readLine returns the next line without its terminator. The returned
+// slice is valid until the next call.
+func (s *SSEReader) readLine() ([]byte, error) {
+	if s.err != nil {
+		return nil, s.err
+	}
+	for {
+		if s.skipLF && len(s.buf) > 0 {
+			s.skipLF = false
+			if s.buf[0] == '\n' {
+				s.buf = s.buf[1:]
+			}
+		}
+		if i := bytes.IndexAny(s.buf, "\r\n"); i >= 0 {
+			if i > s.maxLine {
+				s.err = s.tooLong()
+				return nil, s.err
+			}
+			line := s.buf[:i]
+			s.skipLF = s.buf[i] == '\r'
+			s.buf = s.buf[i+1:]
+			if !s.started {
+				s.started = true
+				line = bytes.TrimPrefix(line, utf8BOM)
+			}
+			return line, nil
+		}
+		if len(s.buf) > s.maxLine {
+			s.err = s.tooLong()
+			return nil, s.err
+		}
+		if err := s.fill(); err != nil {
+			s.err = err
+			return nil, err
+		}
+	}
+}
+
+// fill reads more input after the unconsumed bytes, first moving them to
+// the front of the storage (which grows when they fill it). An error is
+// returned only when no new bytes came with it.
+func (s *SSEReader) fill() error {
+	n := copy(s.store, s.buf)
+	if n == len(s.store) {
+		grown := make([]byte, max(4096, 2*len(s.store)))
+		n = copy(grown, s.buf)
+		s.store = grown
+	}
+	s.buf = s.store[:n]
+	for range 100 {
+		m, err := s.r.Read(s.store[n:])
+		s.buf = s.store[:n+m]
+		if m > 0 {
+			return nil
+		}
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				return io.EOF
+			}
+			return fmt.Errorf("reading event stream: %w", err)
+		}
+	}
+	return errSSENoProgress
+}
+
+// tooLong is the error for a line or an event past the limit.
+func (s *SSEReader) tooLong() error {
+	return fmt.Errorf("%w (over %d bytes)", errSSETooLong, s.maxLine)
+}
+
+// processLine applies one line to the event being built. It reports the
+// event when the line is the blank line that dispatches it.
+func (s *SSEReader) processLine(line []byte) (SSEEvent, bool, error) {
+	if len(line) == 0 {
+		return s.dispatch()
+	}
+	if line[0] == ':' {
+		return SSEEvent{}, false, nil // a comment
+	}
+	field, value, found := bytes.Cut(line, []byte(":"))
+	if found {
+		value = bytes.TrimPrefix(value, []byte(" "))
+	}
+	switch string(field) {
+	case "event":
+		s.eventType = string(value)
+	case "data":
+		if len(s.data)+len(value)+1 > s.maxLine {
+			return SSEEvent{}, false, s.tooLong()
+		}
+		s.data = append(append(s.data, value...), '\n')
+		s.hasData = true
+	case "id":
+		if bytes.IndexByte(value, 0) < 0 {
+			s.lastID = string(value)
+		}
+	case "retry":
+		if ms, err := strconv.ParseInt(string(value), 10, 32); err == nil && isDigits(value) {
+			s.retry = time.Duration(ms) * time.Millisecond
+		}
+	}
+	return SSEEvent{}, false, nil
+}
+
+// dispatch ends the event being built, returning it if it has data.
+func (s *SSEReader) dispatch() (SSEEvent, bool, error) {
+	defer func() {
+		s.data, s.hasData, s.eventType = s.data[:0], false, ""
+	}()
+	if !s.hasData {
+		return SSEEvent{}, false, nil
+	}
+	ev := SSEEvent{
+		Event: s.eventType,
+		Data:  string(s.data[:len(s.data)-1]),
+		ID:    s.lastID,
+		Retry: s.retry,
+	}
+	if ev.Event == "" {
+		ev.Event = "message"
+	}
+	return ev, true, nil
+}
+
+// isDigits reports whether b is made only of ASCII digits.
+func isDigits(b []byte) bool {
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return len(b) > 0
+}

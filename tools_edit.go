@@ -1,0 +1,341 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"strings"
+	"unicode"
+)
+
+// EditFileInput is the input of edit_file.
+type EditFileInput struct {
+	Path       string  `json:"path" validate:"required" desc:"File to change, relative to the workspace or absolute."`
+	OldString  string  `json:"old_string" validate:"required" desc:"Exact text to replace, copied from the file (without read_file's line-number prefix). Must occur once unless replace_all is set."`
+	NewString  *string `json:"new_string" validate:"required" desc:"Text to put in its place, inserted literally. Empty deletes old_string."`
+	ReplaceAll bool    `json:"replace_all,omitempty" desc:"Replace every occurrence instead of requiring exactly one."`
+}
+
+// EditSpec is one replacement of a patch_file call.
+type EditSpec struct {
+	OldString  string  `json:"old_string" validate:"required" desc:"Exact text to replace, as the file reads after the edits before this one."`
+	NewString  *string `json:"new_string" validate:"required" desc:"Text to put in its place, inserted literally."`
+	ReplaceAll bool    `json:"replace_all,omitempty" desc:"Replace every occurrence instead of requiring exactly one."`
+}
+
+// PatchFileInput is the input of patch_file.
+type PatchFileInput struct {
+	Path  string     `json:"path" validate:"required" desc:"File to change, relative to the workspace or absolute."`
+	Edits []EditSpec `json:"edits" validate:"required,min=1,max=100,dive" desc:"Replacements applied in order; all must succeed or nothing is written."`
+}
+
+// editFileTool replaces one exact piece of text in a file.
+func editFileTool() *Tool {
+	return ToolDef[EditFileInput]{
+		Name: "edit_file",
+		Description: "Replace an exact piece of text in a file. old_string must match the file exactly (whitespace included) and occur once, " +
+			"or set replace_all. On a mismatch nothing is written and the error shows the closest text in the file.",
+		Permission: func(env *ToolEnv, in EditFileInput) (PermissionRequest, error) {
+			return planFileEdit(env, in.Path, []EditSpec{in.spec()})
+		},
+		Run: func(ctx context.Context, env *ToolEnv, in EditFileInput) (ToolOutput, error) {
+			return applyFileEdit(env, in.Path, []EditSpec{in.spec()})
+		},
+	}.Tool()
+}
+
+// spec is the edit of an edit_file call.
+func (in EditFileInput) spec() EditSpec {
+	return EditSpec{OldString: in.OldString, NewString: in.NewString, ReplaceAll: in.ReplaceAll}
+}
+
+// patchFileTool applies several replacements to one file at once.
+func patchFileTool() *Tool {
+	return ToolDef[PatchFileInput]{
+		Name: "patch_file",
+		Description: "Apply several exact replacements to one file in order, as one change: every edit is checked first and " +
+			"if any fails nothing is written and the error names the failing edit. Each edit works like edit_file.",
+		Permission: func(env *ToolEnv, in PatchFileInput) (PermissionRequest, error) {
+			return planFileEdit(env, in.Path, in.Edits)
+		},
+		Run: func(ctx context.Context, env *ToolEnv, in PatchFileInput) (ToolOutput, error) {
+			return applyFileEdit(env, in.Path, in.Edits)
+		},
+	}.Tool()
+}
+
+// fileEdit is a planned change of one file.
+type fileEdit struct {
+	abs, name     string
+	before, after string
+	replaced      int // occurrences replaced over all edits
+}
+
+// planEdits loads the file at path and applies edits to its text in
+// memory, in order. It writes nothing; Permission and Run both call it, so
+// the diff the user approves is the change that is made.
+func planEdits(env *ToolEnv, path string, edits []EditSpec) (fileEdit, error) {
+	abs, err := resolveInput(env, path)
+	if err != nil {
+		return fileEdit{}, err
+	}
+	p := fileEdit{abs: abs, name: displayPath(env, abs)}
+	p.before, err = loadText(abs)
+	if errors.Is(err, fs.ErrNotExist) {
+		return p, fmt.Errorf("%s: no such file; use write_file to create it", p.name)
+	}
+	if err != nil {
+		return p, fmt.Errorf("%s: %w", p.name, err)
+	}
+	p.after = p.before
+	for i, e := range edits {
+		text, n, err := planEdit(p.after, e)
+		if err != nil {
+			if len(edits) > 1 {
+				return p, fmt.Errorf("%s: edit %d of %d (edits[%d]) failed, nothing was written: %w", p.name, i+1, len(edits), i, err)
+			}
+			return p, fmt.Errorf("%s: %w", p.name, err)
+		}
+		p.after = text
+		p.replaced += n
+	}
+	return p, nil
+}
+
+// planEdit applies one replacement to content. The new text is inserted
+// literally. It fails when old_string is absent (saying where the closest
+// text is), or occurs more than once without replace_all.
+func planEdit(content string, e EditSpec) (string, int, error) {
+	if e.OldString == *e.NewString {
+		return "", 0, errors.New("old_string and new_string are the same; nothing would change")
+	}
+	n := strings.Count(content, e.OldString)
+	switch {
+	case n == 0:
+		return "", 0, describeNearMiss(content, e.OldString)
+	case n > 1 && !e.ReplaceAll:
+		return "", 0, fmt.Errorf("old_string occurs %d times (at lines %s); include more surrounding lines to make it unique, or set replace_all", n, occurrenceLines(content, e.OldString, 10))
+	case e.ReplaceAll:
+		return strings.ReplaceAll(content, e.OldString, *e.NewString), n, nil
+	default:
+		return strings.Replace(content, e.OldString, *e.NewString, 1), 1, nil
+	}
+}
+
+// planFileEdit is the permission request of edit_file and patch_file: a
+// write of the file, with the diff of the planned change.
+func planFileEdit(env *ToolEnv, path string, edits []EditSpec) (PermissionRequest, error) {
+	p, err := planEdits(env, path, edits)
+	if err != nil {
+		return PermissionRequest{}, err
+	}
+	diff := unifiedDiff(p.name, p.before, p.after)
+	return PermissionRequest{
+		Access:  AccessWrite,
+		Paths:   []string{p.abs},
+		Diff:    diff,
+		Summary: fmt.Sprintf("edit %s (%s)", p.name, diffStat(diff)),
+	}, nil
+}
+
+// applyFileEdit plans the edits again and writes the result once.
+func applyFileEdit(env *ToolEnv, path string, edits []EditSpec) (ToolOutput, error) {
+	p, err := planEdits(env, path, edits)
+	if err != nil {
+		return ToolOutput{}, err
+	}
+	if err := writeAtomic(p.abs, p.after); err != nil {
+		return ToolOutput{}, fmt.Errorf("writing %s: %w", p.name, err)
+	}
+	return ToolOutput{Text: fmt.Sprintf("Edited %s: %s, %s; the file now has %s",
+		p.name, plural(p.replaced, "replacement", "replacements"), diffStat(unifiedDiff(p.name, p.before, p.after)),
+		plural(countTextLines(p.after), "line", "lines"))}, nil
+}
+
+// diffStat counts the added and removed lines of a unified diff.
+func diffStat(diff string) string {
+	added, removed := 0, 0
+	for _, line := range strings.Split(diff, "\n") {
+		switch {
+		case strings.HasPrefix(line, "+++"), strings.HasPrefix(line, "---"):
+		case strings.HasPrefix(line, "+"):
+			added++
+		case strings.HasPrefix(line, "-"):
+			removed++
+		}
+	}
+	return fmt.Sprintf("+%d -%d lines", added, removed)
+}
+
+// occurrenceLines lists the line numbers where old starts in content, at
+// most max of them.
+func occurrenceLines(content, old string, max int) string {
+	var lines []string
+	offset := 0
+	for len(lines) < max {
+		i := strings.Index(content[offset:], old)
+		if i < 0 {
+			break
+		}
+		offset += i
+		lines = append(lines, fmt.Sprint(lineAt(content, offset)))
+		offset += len(old)
+	}
+	return strings.Join(lines, ", ")
+}
+
+// lineAt is the 1-based line number of byte offset i in content.
+func lineAt(content string, i int) int {
+	return strings.Count(content[:i], "\n") + 1
+}
+
+// describeNearMiss explains a failed exact match: where the text matches
+// when whitespace is ignored, or else which lines of the file are most
+// like old_string and how they differ.
+func describeNearMiss(content, old string) error {
+	if start, end, ok := matchIgnoringSpace(content, old); ok {
+		return fmt.Errorf("old_string was not found exactly, but lines %d-%d match it when whitespace is ignored: "+
+			"they differ only in spaces, tabs, indentation or line endings; copy those lines exactly and retry",
+			lineAt(content, start), lineAt(content, end))
+	}
+	fileLines := strings.Split(content, "\n")
+	oldLines := strings.Split(strings.TrimSuffix(old, "\n"), "\n")
+	at, equal := closestWindow(fileLines, oldLines)
+	if equal == 0 {
+		return describeSimilarLine(fileLines, oldLines)
+	}
+	msg := fmt.Sprintf("old_string was not found; the closest text is at lines %d-%d, where %d of %d lines are equal",
+		at+1, at+len(oldLines), equal, len(oldLines))
+	for i, want := range oldLines {
+		if got := fileLines[at+i]; strings.TrimSpace(got) != strings.TrimSpace(want) {
+			msg += fmt.Sprintf("; first difference at line %d: the file has %q, old_string has %q", at+i+1, clip(got, 200), clip(want, 200))
+			break
+		}
+	}
+	return errors.New(msg + "; read those lines again and copy them exactly")
+}
+
+// matchIgnoringSpace finds old in content with all whitespace removed from
+// both, returning the byte range in content that it covers.
+func matchIgnoringSpace(content, old string) (start, end int, ok bool) {
+	squeezedOld, _ := squeeze(old)
+	if squeezedOld == "" {
+		return 0, 0, false
+	}
+	squeezed, offsets := squeeze(content)
+	i := strings.Index(squeezed, squeezedOld)
+	if i < 0 {
+		return 0, 0, false
+	}
+	return offsets[i], offsets[i+len(squeezedOld)-1], true
+}
+
+// squeeze removes whitespace from s, returning for each byte kept its
+// offset in s.
+func squeeze(s string) (string, []int) {
+	var b strings.Builder
+	offsets := make([]int, 0, len(s))
+	for i, r := range s {
+		if unicode.IsSpace(r) {
+			continue
+		}
+		n := b.Len()
+		b.WriteRune(r)
+		for range b.Len() - n {
+			offsets = append(offsets, i)
+		}
+	}
+	return b.String(), offsets
+}
+
+// closestWindow finds the run of len(old) file lines with the most lines
+// equal to old's (ignoring leading and trailing space) and returns its
+// first index and how many lines are equal.
+func closestWindow(file, old []string) (at, equal int) {
+	trimmedOld, trimmedFile := trimAll(old), trimAll(file)
+	for start := 0; start+len(old) <= len(file); start++ {
+		n := 0
+		for i, want := range trimmedOld {
+			if want != "" && trimmedFile[start+i] == want {
+				n++
+			}
+		}
+		if n > equal {
+			at, equal = start, n
+		}
+	}
+	return at, equal
+}
+
+// trimAll trims the space around each line.
+func trimAll(lines []string) []string {
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		out[i] = strings.TrimSpace(l)
+	}
+	return out
+}
+
+// Bounds of the search for a similar line.
+const (
+	similarScanLines = 20_000 // file lines compared
+	similarLineBytes = 200    // bytes of each line compared
+	similarEnough    = 0.6    // least similarity worth reporting
+)
+
+// describeSimilarLine explains a failed match where no line of old_string
+// occurs in the file: it names the file line most like old_string's first
+// non-blank line, when one is similar enough.
+func describeSimilarLine(file, old []string) error {
+	want := ""
+	for _, l := range old {
+		if want = strings.TrimSpace(l); want != "" {
+			break
+		}
+	}
+	best, bestScore := -1, 0.0
+	for i, l := range file[:min(len(file), similarScanLines)] {
+		if score := similarity(clip(strings.TrimSpace(l), similarLineBytes), clip(want, similarLineBytes)); score > bestScore {
+			best, bestScore = i, score
+		}
+	}
+	if best < 0 || bestScore < similarEnough {
+		return errors.New("old_string was not found in the file, and no line of the file is like it; read the file again and copy the text exactly")
+	}
+	return fmt.Errorf("old_string was not found; the most similar line is %d (%.0f%% alike): the file has %q where old_string has %q; read the file again and copy the text exactly",
+		best+1, bestScore*100, clip(file[best], similarLineBytes), clip(want, similarLineBytes))
+}
+
+// similarity is 1 minus the edit distance of a and b over the longer
+// length: 1 for equal strings, 0 for nothing in common.
+func similarity(a, b string) float64 {
+	if len(a) == 0 && len(b) == 0 {
+		return 1
+	}
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return 1 - float64(prev[len(b)])/float64(max(len(a), len(b)))
+}
+
+// clip shortens s to at most n bytes, on a rune boundary.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:runeFloor(s, n)] + "..."
+}

@@ -1,0 +1,138 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const editSample = "package demo\n\nfunc Add(a, b int) int {\n\treturn a + b\n}\n\nfunc Sub(a, b int) int {\n\treturn a - b\n}\n"
+
+func TestEditFile(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		input   string
+		wantErr bool
+		want    []string // substrings of the result
+		after   string   // the file afterwards
+	}{
+		{"unique replace", `{"path":"d.go","old_string":"a + b","new_string":"b + a"}`, false,
+			[]string{"Edited d.go: 1 replacement, +1 -1 lines; the file now has 9 lines"}, strings.Replace(editSample, "a + b", "b + a", 1)},
+		{"literal dollar signs", `{"path":"d.go","old_string":"a + b","new_string":"$& ${1} $$"}`, false,
+			nil, strings.Replace(editSample, "a + b", "$& ${1} $$", 1)},
+		{"delete", `{"path":"d.go","old_string":"\nfunc Sub(a, b int) int {\n\treturn a - b\n}\n","new_string":""}`, false,
+			[]string{"+0 -4 lines"}, "package demo\n\nfunc Add(a, b int) int {\n\treturn a + b\n}\n"},
+		{"replace all", `{"path":"d.go","old_string":"a, b int","new_string":"x, y int","replace_all":true}`, false,
+			[]string{"2 replacements"}, strings.ReplaceAll(editSample, "a, b int", "x, y int")},
+		{"not unique", `{"path":"d.go","old_string":"a, b int","new_string":"x"}`, true,
+			[]string{"occurs 2 times (at lines 3, 7)", "replace_all"}, editSample},
+		{"whitespace differs", `{"path":"d.go","old_string":"func Add(a, b int) int {\n    return a + b\n}","new_string":"x"}`, true,
+			[]string{"lines 3-5 match it when whitespace is ignored"}, editSample},
+		{"one line differs", `{"path":"d.go","old_string":"func Sub(a, b int) int {\n\treturn a * b\n}","new_string":"x"}`, true,
+			[]string{"closest text is at lines 7-9, where 2 of 3 lines are equal", `first difference at line 8: the file has "\treturn a - b", old_string has "\treturn a * b"`}, editSample},
+		{"similar single line", `{"path":"d.go","old_string":"func Ad(a, b int) int {","new_string":"x"}`, true,
+			[]string{"the most similar line is 3", `"func Add(a, b int) int {"`}, editSample},
+		{"nothing alike", `{"path":"d.go","old_string":"zzzzzzzzzzzzzzzzzzzzzzzzz","new_string":"x"}`, true,
+			[]string{"no line of the file is like it"}, editSample},
+		{"same strings", `{"path":"d.go","old_string":"a + b","new_string":"a + b"}`, true,
+			[]string{"old_string and new_string are the same"}, editSample},
+		{"missing file", `{"path":"nope.go","old_string":"a","new_string":"b"}`, true,
+			[]string{"nope.go: no such file; use write_file to create it"}, editSample},
+		{"missing new_string", `{"path":"d.go","old_string":"a"}`, true,
+			[]string{`field "new_string" is required`}, editSample},
+		{"empty old_string", `{"path":"d.go","old_string":"","new_string":"b"}`, true,
+			[]string{`field "old_string" is required`}, editSample},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			env := newTestEnv(t, map[string]string{"d.go": editSample})
+			out := callTool(t, env, editFileTool(), tc.input)
+			if out.IsError != tc.wantErr {
+				t.Fatalf("IsError = %v, want %v; text %q", out.IsError, tc.wantErr, out.Text)
+			}
+			mustContain(t, out.Text, tc.want...)
+			got, _ := os.ReadFile(filepath.Join(env.Workspace, "d.go"))
+			if string(got) != tc.after {
+				t.Errorf("file afterwards = %q, want %q", got, tc.after)
+			}
+		})
+	}
+}
+
+func TestEditFilePermissionCarriesDiff(t *testing.T) {
+	t.Parallel()
+	env := newTestEnv(t, map[string]string{"d.go": editSample})
+	perms := &recordingPerms{}
+	env.Perms = perms
+	callTool(t, env, editFileTool(), `{"path":"d.go","old_string":"a - b","new_string":"b - a"}`)
+	if len(perms.reqs) != 1 {
+		t.Fatalf("got %d requests, want 1", len(perms.reqs))
+	}
+	req := perms.reqs[0]
+	if req.Access != AccessWrite || req.Paths[0] != filepath.Join(env.Workspace, "d.go") || req.Summary != "edit d.go (+1 -1 lines)" {
+		t.Errorf("request = %+v", req)
+	}
+	mustContain(t, req.Diff, "--- a/d.go", "-\treturn a - b\n", "+\treturn b - a\n")
+	env.Perms = denyAll{}
+	out := callTool(t, env, editFileTool(), `{"path":"d.go","old_string":"b - a","new_string":"zzz"}`)
+	got, _ := os.ReadFile(filepath.Join(env.Workspace, "d.go"))
+	if !out.IsError || strings.Contains(string(got), "zzz") {
+		t.Errorf("denied edit: result %q, file %q", out.Text, got)
+	}
+}
+
+func TestPatchFile(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		input   string
+		wantErr bool
+		want    string
+		after   string
+	}{
+		{"edits in sequence", `{"path":"d.go","edits":[{"old_string":"Add","new_string":"Plus"},{"old_string":"Plus(a, b","new_string":"Plus(x, y"},{"old_string":"Sub","new_string":"Minus"}]}`, false,
+			"Edited d.go: 3 replacements, +2 -2 lines; the file now has 9 lines",
+			strings.NewReplacer("Add(a, b", "Plus(x, y", "Sub", "Minus").Replace(editSample)},
+		{"failing edit writes nothing", `{"path":"d.go","edits":[{"old_string":"Add","new_string":"Plus"},{"old_string":"Add","new_string":"Again"}]}`, true,
+			"d.go: edit 2 of 2 (edits[1]) failed, nothing was written: old_string was not found", editSample},
+		{"no edits", `{"path":"d.go","edits":[]}`, true, `invalid input: field "edits" must be at least 1`, editSample},
+		{"edit missing field", `{"path":"d.go","edits":[{"old_string":"Add","new_string":"x"},{"new_string":"y"}]}`, true,
+			`invalid input: field "edits[1].old_string" is required`, editSample},
+		{"edits wrong type", `{"path":"d.go","edits":"Add->Plus"}`, true, `invalid input: field "edits" must be an array, got string`, editSample},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			env := newTestEnv(t, map[string]string{"d.go": editSample})
+			out := callTool(t, env, patchFileTool(), tc.input)
+			if out.IsError != tc.wantErr || !strings.HasPrefix(out.Text, tc.want) {
+				t.Errorf("got %q (error %v), want prefix %q (error %v)", out.Text, out.IsError, tc.want, tc.wantErr)
+			}
+			got, _ := os.ReadFile(filepath.Join(env.Workspace, "d.go"))
+			if string(got) != tc.after {
+				t.Errorf("file afterwards = %q, want %q", got, tc.after)
+			}
+		})
+	}
+}
+
+func TestSimilarity(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		a, b string
+		want float64
+	}{
+		{"", "", 1},
+		{"abc", "abc", 1},
+		{"abc", "", 0},
+		{"abcd", "abce", 0.75},
+	}
+	for _, tc := range tests {
+		if got := similarity(tc.a, tc.b); got != tc.want {
+			t.Errorf("similarity(%q, %q) = %v, want %v", tc.a, tc.b, got, tc.want)
+		}
+	}
+}

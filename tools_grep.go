@@ -1,0 +1,468 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"regexp/syntax"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"unicode/utf8"
+)
+
+// Limits of grep_files.
+const (
+	grepDefaultLimit = 200
+	grepMaxLineChars = 200       // matching lines are cut to this
+	grepChunkBytes   = 256 << 10 // each worker reads files in chunks this big
+	grepMaxLineBytes = 4 << 20   // a longer line is searched in pieces
+)
+
+// GrepFilesInput is the input of grep_files.
+type GrepFilesInput struct {
+	Pattern    string `json:"pattern" validate:"required" desc:"Regular expression in Go (RE2) syntax, matched against each line."`
+	Path       string `json:"path,omitempty" desc:"File or folder to search, relative to the workspace or absolute. Default: the workspace."`
+	Glob       string `json:"glob,omitempty" desc:"Only search files matching this glob: *.go matches names at any depth, src/**/*.ts matches paths below the searched folder."`
+	IgnoreCase bool   `json:"ignore_case,omitempty" desc:"Match letters regardless of case."`
+	Limit      *int   `json:"limit,omitempty" validate:"omitempty,min=1,max=5000" desc:"Most matching lines to return. Default 200."`
+}
+
+// grepFilesTool searches file contents with a regular expression.
+func grepFilesTool() *Tool {
+	return ToolDef[GrepFilesInput]{
+		Name: "grep_files",
+		Description: "Search file contents with a regular expression (Go RE2 syntax). Prints path:line:text for each matching line, " +
+			"sorted by path, at most 200 lines (change with limit), lines cut at 200 characters. " +
+			"Skips binary files, .git, node_modules and what .gitignore excludes.",
+		ReadOnly: true,
+		Permission: func(env *ToolEnv, in GrepFilesInput) (PermissionRequest, error) {
+			return readPermission(env, in.Path, "search")
+		},
+		Run: runGrepFiles,
+	}.Tool()
+}
+
+// runGrepFiles performs one grep_files call.
+func runGrepFiles(ctx context.Context, env *ToolEnv, in GrepFilesInput) (ToolOutput, error) {
+	expr := "(?m)" + in.Pattern
+	if in.IgnoreCase {
+		expr = "(?i)" + expr
+	}
+	re, err := regexp.Compile(expr)
+	if err != nil {
+		return ToolOutput{}, fmt.Errorf("invalid regular expression %q: %s", in.Pattern, syntaxMessage(err, expr))
+	}
+	if in.Glob != "" {
+		if _, err := path.Match(in.Glob, ""); err != nil {
+			return ToolOutput{}, fmt.Errorf("invalid glob %q: %v", in.Glob, err)
+		}
+	}
+	root, err := resolveInput(env, in.Path)
+	if err != nil {
+		return ToolOutput{}, err
+	}
+	info, err := os.Stat(root)
+	if err == nil && !info.IsDir() {
+		err = requireRegular(info)
+	}
+	if err != nil {
+		return ToolOutput{}, fmt.Errorf("grep_files %s: %w", displayPath(env, root), describeOpenError(err))
+	}
+	limit := optInt(in.Limit, grepDefaultLimit)
+	g := &grepSearch{re: re, literal: newLiteralFinder(requiredLiteral(expr)), limit: limit}
+	files := make(chan string, 256)
+	walkErr := make(chan error, 1)
+	go func() {
+		defer close(files)
+		if !info.IsDir() {
+			files <- root
+			walkErr <- nil
+			return
+		}
+		walkErr <- walkTree(ctx, env.Workspace, root, func(rel string, d fs.DirEntry) error {
+			if d.Type().IsRegular() && globMatches(in.Glob, rel) {
+				select {
+				case files <- filepath.Join(root, filepath.FromSlash(rel)):
+				case <-ctx.Done():
+					return ctx.Err()
+				}
+			}
+			return nil
+		})
+	}()
+	results := g.run(ctx, files)
+	if err := <-walkErr; err != nil {
+		return ToolOutput{}, fmt.Errorf("grep_files: %w", err)
+	}
+	if err := ctx.Err(); err != nil {
+		return ToolOutput{}, err
+	}
+	return ToolOutput{Text: formatGrep(env, in.Pattern, root, results, limit)}, nil
+}
+
+// grepSearch is one grep_files search, shared by its workers.
+type grepSearch struct {
+	re      *regexp.Regexp
+	literal literalFinder // finds text every match contains, when such text is known
+	limit   int
+}
+
+// fileMatches is what one file contributed to a search.
+type fileMatches struct {
+	path  string   // absolute
+	lines []string // "line:text", at most the search's limit
+	count int      // all matching lines
+}
+
+// run searches the files it receives with one worker per CPU and returns
+// the files that matched, sorted by path.
+func (g *grepSearch) run(ctx context.Context, files <-chan string) []fileMatches {
+	var (
+		mu      sync.Mutex
+		results matchSet
+		wg      sync.WaitGroup
+	)
+	for range max(2, runtime.GOMAXPROCS(0)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			buf := make([]byte, 0, grepChunkBytes)
+			for file := range files {
+				if ctx.Err() != nil {
+					continue
+				}
+				m, err := g.searchFile(file, &buf)
+				if err != nil || m.count == 0 {
+					continue
+				}
+				mu.Lock()
+				results.add(m, g.limit)
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	results.prune(g.limit)
+	return results.files
+}
+
+// matchSet gathers the files that matched. Files arrive in any order but
+// only the first lines in path order are shown, so it keeps memory bounded
+// by dropping the lines of files that can no longer be among them.
+type matchSet struct {
+	files  []fileMatches
+	stored int // lines held over all files
+}
+
+// add records the matches of one file.
+func (s *matchSet) add(m fileMatches, limit int) {
+	s.files = append(s.files, m)
+	s.stored += len(m.lines)
+	if s.stored > 4*limit {
+		s.prune(limit)
+	}
+}
+
+// prune sorts the files by path and keeps only the lines among the first
+// limit; later files keep their counts. A dropped line can never come back
+// into view, since files added later only push lines further down.
+func (s *matchSet) prune(limit int) {
+	sort.Slice(s.files, func(i, j int) bool { return s.files[i].path < s.files[j].path })
+	kept := 0
+	for i := range s.files {
+		f := &s.files[i]
+		if n := limit - kept; len(f.lines) > n {
+			f.lines = append([]string(nil), f.lines[:n]...)
+		}
+		kept += len(f.lines)
+	}
+	s.stored = kept
+}
+
+// searchFile searches one file in chunks of whole lines, reusing *buf, so
+// memory stays bounded whatever the file's size. Binary files (a NUL byte
+// in the first 8 KB) are skipped.
+func (g *grepSearch) searchFile(file string, buf *[]byte) (fileMatches, error) {
+	m := fileMatches{path: file}
+	f, err := openRaw(file)
+	if err != nil {
+		return m, err
+	}
+	defer f.Close()
+	b := (*buf)[:0]
+	line, first := 1, true
+	for {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		n, err := f.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if first && n > 0 {
+			first = false
+			if bytes.IndexByte(b[:min(len(b), binarySniffBytes)], 0) >= 0 {
+				return m, nil
+			}
+		}
+		eof := errors.Is(err, io.EOF)
+		if err != nil && !eof {
+			return m, err
+		}
+		end := len(b)
+		if !eof {
+			end = bytes.LastIndexByte(b, '\n') + 1
+			if end == 0 && len(b) < grepMaxLineBytes {
+				continue
+			}
+			if end == 0 {
+				end = len(b)
+			}
+		}
+		line = g.searchChunk(b[:end], line, &m)
+		b = b[:copy(b, b[end:])]
+		if eof {
+			*buf = b
+			return m, nil
+		}
+	}
+}
+
+// rawFile is a file read with plain system calls. It skips the runtime
+// poller bookkeeping that os.Open does on every file: a search opens
+// thousands of small files, and that bookkeeping costs more than reading
+// them.
+type rawFile int
+
+// openRaw opens path for reading.
+func openRaw(path string) (rawFile, error) {
+	for {
+		fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+		if !errors.Is(err, syscall.EINTR) {
+			return rawFile(fd), err
+		}
+	}
+}
+
+// Read reads into p, returning io.EOF at the end of the file.
+func (f rawFile) Read(p []byte) (int, error) {
+	for {
+		n, err := syscall.Read(int(f), p)
+		switch {
+		case errors.Is(err, syscall.EINTR):
+			continue
+		case err != nil:
+			return 0, err
+		case n == 0 && len(p) > 0:
+			return 0, io.EOF
+		}
+		return n, nil
+	}
+}
+
+// Close closes the file.
+func (f rawFile) Close() error {
+	return syscall.Close(int(f))
+}
+
+// searchChunk records the matching lines of chunk, which holds whole
+// lines starting with line number line, and returns the number of the
+// line after it.
+func (g *grepSearch) searchChunk(chunk []byte, line int, m *fileMatches) int {
+	next := line + bytes.Count(chunk, []byte{'\n'})
+	pos := 0
+	for pos < len(chunk) {
+		start := g.nextCandidate(chunk[pos:])
+		if start < 0 {
+			break
+		}
+		start += pos
+		lineStart := bytes.LastIndexByte(chunk[:start], '\n') + 1
+		lineEnd := len(chunk)
+		if i := bytes.IndexByte(chunk[start:], '\n'); i >= 0 {
+			lineEnd = start + i
+		}
+		line += bytes.Count(chunk[pos:lineStart], []byte{'\n'})
+		if text := bytes.TrimSuffix(chunk[lineStart:lineEnd], []byte{'\r'}); g.re.Match(text) {
+			m.count++
+			if len(m.lines) < g.limit {
+				m.lines = append(m.lines, formatMatch(line, text))
+			}
+		}
+		pos = lineEnd + 1
+		line++
+	}
+	return next
+}
+
+// nextCandidate returns the offset in b of the first place a matching line
+// could be, or -1. With a required literal that is the literal's next
+// occurrence, found far faster than by the regular expression; each
+// candidate line is then checked on its own.
+func (g *grepSearch) nextCandidate(b []byte) int {
+	if g.literal.lit != nil {
+		return g.literal.index(b)
+	}
+	if loc := g.re.FindIndex(b); loc != nil {
+		return loc[0]
+	}
+	return -1
+}
+
+// formatMatch prints one matching line as "line:text", cut to
+// grepMaxLineChars, with invalid UTF-8 replaced.
+func formatMatch(line int, text []byte) string {
+	text = text[:min(len(text), grepMaxLineChars+utf8.UTFMax)]
+	return fmt.Sprintf("%d:%s", line, clip(strings.ToValidUTF8(string(text), "\uFFFD"), grepMaxLineChars))
+}
+
+// formatGrep prints the matches in path order, at most limit lines.
+func formatGrep(env *ToolEnv, pattern, root string, results []fileMatches, limit int) string {
+	if len(results) == 0 {
+		return fmt.Sprintf("No matches for %q in %s.", pattern, displayPath(env, root))
+	}
+	var b strings.Builder
+	total, shown := 0, 0
+	for _, r := range results {
+		total += r.count
+		name := displayPath(env, r.path)
+		for _, l := range r.lines {
+			if shown == limit {
+				break
+			}
+			b.WriteString(name)
+			b.WriteByte(':')
+			b.WriteString(l)
+			b.WriteByte('\n')
+			shown++
+		}
+	}
+	if shown < total {
+		fmt.Fprintf(&b, "[... %d more matching lines not shown; narrow the pattern, path or glob, or raise limit ...]\n", total-shown)
+	}
+	fmt.Fprintf(&b, "(%s in %s)\n", plural(total, "matching line", "matching lines"), plural(len(results), "file", "files"))
+	return b.String()
+}
+
+// globMatches reports whether the file at rel (slash-separated, relative
+// to the searched folder) passes the glob filter: a glob without a slash
+// matches the file's name at any depth, one with a slash its whole path.
+func globMatches(glob, rel string) bool {
+	if glob == "" {
+		return true
+	}
+	if !strings.Contains(glob, "/") {
+		ok, _ := path.Match(glob, path.Base(rel))
+		return ok
+	}
+	return matchSegments(splitPattern(glob), splitPath(rel))
+}
+
+// requiredLiteral returns text that every match of expr must contain: the
+// top-level literal piece of the expression with the rarest byte, or nil
+// when there is none or case is ignored.
+func requiredLiteral(expr string) []byte {
+	re, err := syntax.Parse(expr, syntax.Perl)
+	if err != nil {
+		return nil
+	}
+	re = re.Simplify()
+	for re.Op == syntax.OpCapture {
+		re = re.Sub[0]
+	}
+	pieces := []*syntax.Regexp{re}
+	if re.Op == syntax.OpConcat {
+		pieces = re.Sub
+	}
+	var best []byte
+	for _, p := range pieces {
+		if p.Op != syntax.OpLiteral || p.Flags&syntax.FoldCase != 0 {
+			continue
+		}
+		lit := []byte(string(p.Rune))
+		if best == nil || rarity(lit) > rarity(best) || (rarity(lit) == rarity(best) && len(lit) > len(best)) {
+			best = lit
+		}
+	}
+	return best
+}
+
+// rarity ranks how rare the rarest byte of lit is in text; rarer
+// literals make better filters.
+func rarity(lit []byte) int {
+	rank := -1
+	for _, c := range lit {
+		r := strings.IndexByte(commonBytes, c)
+		if r < 0 {
+			r = len(commonBytes)
+		}
+		rank = max(rank, r)
+	}
+	return rank
+}
+
+// syntaxMessage is the reason the regular expression expr did not
+// compile, naming the offending part when it is not the whole.
+func syntaxMessage(err error, expr string) string {
+	var se *syntax.Error
+	if !errors.As(err, &se) {
+		return err.Error()
+	}
+	if se.Expr == "" || se.Expr == expr {
+		return string(se.Code)
+	}
+	return fmt.Sprintf("%s: %s", se.Code, se.Expr)
+}
+
+// commonBytes lists bytes from the most to the least frequent in source
+// code and prose; bytes not listed are taken to be rarer than all of them.
+const commonBytes = " e\tt\nainosrlcdu.(),=hmp_f;gbyv\"w:{}k/*-x0>1jq<z[]2"
+
+// literalFinder finds a fixed string fast by scanning for its rarest byte
+// (memchr speed) and checking the string around each hit, instead of
+// scanning for its first byte, which in text is usually a common letter.
+type literalFinder struct {
+	lit  []byte
+	rare int // index in lit of its rarest byte
+}
+
+// newLiteralFinder prepares to find lit; a nil lit finds nothing.
+func newLiteralFinder(lit []byte) literalFinder {
+	f := literalFinder{lit: lit}
+	rank := -1
+	for i, c := range lit {
+		r := strings.IndexByte(commonBytes, c)
+		if r < 0 {
+			r = len(commonBytes)
+		}
+		if r > rank {
+			f.rare, rank = i, r
+		}
+	}
+	return f
+}
+
+// index returns the offset of the first occurrence of the literal in b, or -1.
+func (f literalFinder) index(b []byte) int {
+	c := f.lit[f.rare]
+	for from := f.rare; from < len(b); {
+		i := bytes.IndexByte(b[from:], c)
+		if i < 0 {
+			return -1
+		}
+		start := from + i - f.rare
+		if start+len(f.lit) <= len(b) && bytes.Equal(b[start:start+len(f.lit)], f.lit) {
+			return start
+		}
+		from += i + 1
+	}
+	return -1
+}

@@ -1,0 +1,164 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestGrepFiles(t *testing.T) {
+	t.Parallel()
+	env := newTestEnv(t, listingTree)
+	writeTree(t, env.Workspace, map[string]string{
+		"bin/blob.dat":   "func main() {}\x00\x01",
+		"src/latin1.txt": "func caf\xe9\n",
+		"src/crlf.txt":   "func Win() {}\r\n",
+		"src/long.txt":   "func " + strings.Repeat("y", 1000) + "\n",
+	})
+	tests := []struct {
+		name    string
+		input   string
+		wantErr bool
+		want    string
+	}{
+		{"sorted across files", `{"pattern":"^func "}`, false,
+			"main.go:3:func main() {}\nsrc/app.go:3:func App() {}\nsrc/crlf.txt:1:func Win() {}\nsrc/latin1.txt:1:func caf\uFFFD\nsrc/long.txt:1:func " + strings.Repeat("y", 195) + "...\nsrc/sub/deep.go:3:func Deep() {}\n(6 matching lines in 6 files)\n"},
+		{"glob by name", `{"pattern":"func","glob":"*.go"}`, false,
+			"main.go:3:func main() {}\nsrc/app.go:3:func App() {}\nsrc/sub/deep.go:3:func Deep() {}\n(3 matching lines in 3 files)\n"},
+		{"glob by path", `{"pattern":"func","glob":"sub/**"}`, false, "No matches for \"func\" in ..."},
+		{"glob by path below src", `{"pattern":"func","path":"src","glob":"sub/**"}`, false,
+			"src/sub/deep.go:3:func Deep() {}\n(1 matching line in 1 file)\n"},
+		{"ignore case", `{"pattern":"FUNC APP","ignore_case":true}`, false, "src/app.go:3:func App() {}\n(1 matching line in 1 file)\n"},
+		{"case matters by default", `{"pattern":"FUNC APP"}`, false, "No matches for \"FUNC APP\" in ..."},
+		{"single file", `{"pattern":"package","path":"src/app.go"}`, false, "src/app.go:1:package src\n(1 matching line in 1 file)\n"},
+		{"limit", `{"pattern":"package","limit":2}`, false,
+			"main.go:1:package main\nsrc/app.go:1:package src\n[... 1 more matching lines not shown; narrow the pattern, path or glob, or raise limit ...]\n(3 matching lines in 3 files)\n"},
+		{"ignored and skipped files", `{"pattern":"noise|built|module.exports|refs/heads|package gen"}`, false, "No matches for \"noise|built|module.exports|refs/heads|package gen\" in ..."},
+		{"matches never span lines", `{"pattern":"main\\s+func"}`, false, "No matches for \"main\\\\s+func\" in ..."},
+		{"invalid regexp", `{"pattern":"a(b"}`, true, "invalid regular expression \"a(b\": missing closing )"},
+		{"bad escape", `{"pattern":"a\\qb"}`, true, "invalid regular expression \"a\\\\qb\": invalid escape sequence: \\q"},
+		{"invalid glob", `{"pattern":"a","glob":"[x"}`, true, "invalid glob \"[x\": syntax error in pattern"},
+		{"missing path", `{"pattern":"a","path":"nope"}`, true, "grep_files nope: no such file"},
+		{"missing pattern", `{}`, true, `invalid input: field "pattern" is required`},
+		{"negative limit", `{"pattern":"a","limit":-1}`, true, `invalid input: field "limit" must be at least 1`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			out := callTool(t, env, grepFilesTool(), tc.input)
+			want := strings.ReplaceAll(tc.want, " in ...", " in .")
+			if strings.HasPrefix(want, "No matches") {
+				want += "."
+			}
+			if out.IsError != tc.wantErr || out.Text != want {
+				t.Errorf("grep_files %s = %q (error %v), want %q (error %v)", tc.input, out.Text, out.IsError, want, tc.wantErr)
+			}
+		})
+	}
+}
+
+// TestGrepFilesChunkBoundaries searches a file several chunks long, so
+// that lines straddle the reads, and checks every line number.
+func TestGrepFilesChunkBoundaries(t *testing.T) {
+	t.Parallel()
+	env := newTestEnv(t, nil)
+	var b strings.Builder
+	var want []string
+	for i := 1; b.Len() < 3*grepChunkBytes; i++ {
+		if i%997 == 0 {
+			fmt.Fprintf(&b, "needle %d\n", i)
+			want = append(want, fmt.Sprintf("big.txt:%d:needle %d", i, i))
+		} else {
+			fmt.Fprintf(&b, "hay hay hay hay %d\n", i)
+		}
+	}
+	b.WriteString(strings.Repeat("z", 2*grepChunkBytes) + " needle at the end")
+	if err := os.WriteFile(filepath.Join(env.Workspace, "big.txt"), []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := callTool(t, env, grepFilesTool(), `{"pattern":"needle","limit":5000}`)
+	lines := strings.Split(strings.TrimSpace(out.Text), "\n")
+	if len(lines) != len(want)+2 {
+		t.Fatalf("got %d lines, want %d", len(lines), len(want)+2)
+	}
+	for i, w := range want {
+		if lines[i] != w {
+			t.Errorf("line %d = %q, want %q", i, lines[i], w)
+		}
+	}
+	if !strings.HasPrefix(lines[len(want)], fmt.Sprintf("big.txt:%d:zzz", strings.Count(b.String(), "\n")+1)) {
+		t.Errorf("last match = %q", clip(lines[len(want)], 40))
+	}
+}
+
+func TestRequiredLiteral(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ expr, want string }{
+		{"(?m)func main", "func main"},
+		{"(?m)errors.New", "New"},
+		{"(?m)func \\w+\\(", "func "},
+		{"(?m)a|b", ""},
+		{"(?i)(?m)func", ""},
+		{"(?m)^x+ yz", " yz"},
+		{"(?m)ab.cd", "ab"},
+	}
+	for _, tc := range tests {
+		if got := string(requiredLiteral(tc.expr)); got != tc.want {
+			t.Errorf("requiredLiteral(%q) = %q, want %q", tc.expr, got, tc.want)
+		}
+	}
+}
+
+func TestGlobFiles(t *testing.T) {
+	t.Parallel()
+	env := newTestEnv(t, listingTree)
+	touch := func(name string, age int) {
+		t.Helper()
+		when := timeAgo(age)
+		if err := os.Chtimes(filepath.Join(env.Workspace, name), when, when); err != nil {
+			t.Fatal(err)
+		}
+	}
+	touch("main.go", 30)
+	touch("src/app.go", 10)
+	touch("src/sub/deep.go", 20)
+	tests := []struct {
+		name    string
+		input   string
+		wantErr bool
+		want    string
+	}{
+		{"any depth newest first", `{"pattern":"**/*.go"}`, false, "src/app.go\nsrc/sub/deep.go\nmain.go\n"},
+		{"top folder only", `{"pattern":"*.go"}`, false, "main.go\n"},
+		{"below a folder", `{"pattern":"sub/*.go","path":"src"}`, false, "src/sub/deep.go\n"},
+		{"limit", `{"pattern":"**/*.go","limit":1}`, false, "src/app.go\n[... 2 more not shown; narrow the pattern or raise limit ...]\n"},
+		{"ignored files", `{"pattern":"**/*.log"}`, false, "keep.log\n"},
+		{"nothing", `{"pattern":"**/*.rs"}`, false, "No files match \"**/*.rs\" in .."},
+		{"bad glob", `{"pattern":"[a"}`, true, "invalid glob \"[a\": syntax error in pattern"},
+		{"not a folder", `{"pattern":"*","path":"main.go"}`, true, "glob_files main.go: is a file, not a folder; use read_file to read it"},
+	}
+	for _, tc := range tests {
+		out := callTool(t, env, globFilesTool(), tc.input)
+		if out.IsError != tc.wantErr || out.Text != tc.want {
+			t.Errorf("%s: glob_files %s = %q (error %v), want %q (error %v)", tc.name, tc.input, out.Text, out.IsError, tc.want, tc.wantErr)
+		}
+	}
+}
+
+// TestGrepFilesManyFiles matches in more files than the limit shows, so
+// that lines of files past the limit are dropped while workers still run.
+func TestGrepFilesManyFiles(t *testing.T) {
+	t.Parallel()
+	files := map[string]string{}
+	for i := range 50 {
+		files[fmt.Sprintf("f%02d.txt", i)] = "hit one\nmiss\nhit two\n"
+	}
+	env := newTestEnv(t, files)
+	out := callTool(t, env, grepFilesTool(), `{"pattern":"hit","limit":3}`)
+	want := "f00.txt:1:hit one\nf00.txt:3:hit two\nf01.txt:1:hit one\n" +
+		"[... 97 more matching lines not shown; narrow the pattern, path or glob, or raise limit ...]\n(100 matching lines in 50 files)\n"
+	if out.Text != want {
+		t.Errorf("got %q, want %q", out.Text, want)
+	}
+}

@@ -1,0 +1,271 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func TestRunCommand(t *testing.T) {
+	t.Parallel()
+	env := newTestEnv(t, map[string]string{"hello.txt": "hi there\n"})
+	procs := newProcessManager()
+	defer procs.Close()
+	tool := runCommandTool(procs)
+	tests := []struct {
+		name    string
+		input   string
+		wantErr bool
+		want    []string
+	}{
+		{"output and exit code", `{"command":"cat hello.txt; echo oops >&2"}`, false, []string{"Exit code: 0\n", "stdout:\nhi there\n", "stderr:\noops\n"}},
+		{"runs in the workspace", `{"command":"pwd"}`, false, []string{"stdout:\n" + env.Workspace + "\n"}},
+		{"failure keeps stdout", `{"command":"echo partial; echo broken >&2; exit 3"}`, true, []string{"Exit code: 3\n", "stdout:\npartial\n", "stderr:\nbroken\n"}},
+		{"empty streams", `{"command":"true"}`, false, []string{"stdout:\n(empty)\n", "stderr:\n(empty)\n"}},
+		{"non-utf-8 output", `{"command":"printf 'a\\xffb'"}`, false, []string{"a\uFFFDb"}},
+		{"no input", `{"command":"cat"}`, false, []string{"Exit code: 0"}},
+		{"killed by a signal", `{"command":"kill -9 $$"}`, true, []string{"Exit code: none, killed by signal killed"}},
+		{"huge output is cut", `{"command":"yes 0123456789 | head -c 5000000"}`, false, []string{"bytes of output omitted"}},
+		{"endless output times out", `{"command":"yes","timeout_ms":300}`, true, []string{"timed out after 300ms", "bytes of output omitted"}},
+		{"negative timeout", `{"command":"true","timeout_ms":-5}`, true, []string{`"timeout_ms" must be at least 1`}},
+		{"timeout over the max", `{"command":"true","timeout_ms":700000}`, true, []string{`"timeout_ms" must be at most 600000`}},
+		{"missing command", `{}`, true, []string{`"command" is required`}},
+		{"command wrong type", `{"command":["ls"]}`, true, []string{`"command" must be a string`}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			out := callTool(t, env, tool, tc.input)
+			if out.IsError != tc.wantErr {
+				t.Errorf("IsError = %v, want %v; text %q", out.IsError, tc.wantErr, clip(out.Text, 500))
+			}
+			mustContain(t, out.Text, tc.want...)
+			if len(out.Text) > 3*commandStreamBudget {
+				t.Errorf("result is %d characters, want at most %d", len(out.Text), 3*commandStreamBudget)
+			}
+		})
+	}
+}
+
+func TestRunCommandPermissionRequest(t *testing.T) {
+	t.Parallel()
+	env := newTestEnv(t, nil)
+	procs := newProcessManager()
+	defer procs.Close()
+	perms := &recordingPerms{}
+	env.Perms = perms
+	callTool(t, env, runCommandTool(procs), `{"command":"echo hi"}`)
+	if len(perms.reqs) != 1 || perms.reqs[0].Access != AccessExecute || perms.reqs[0].Command != "echo hi" {
+		t.Errorf("requests = %+v, want one execute of %q", perms.reqs, "echo hi")
+	}
+	env.Perms = denyAll{}
+	out := callTool(t, env, runCommandTool(procs), `{"command":"touch made"}`)
+	if _, err := os.Stat(filepath.Join(env.Workspace, "made")); err == nil || !out.IsError {
+		t.Errorf("denied command ran: %q", out.Text)
+	}
+}
+
+// readPid reads a process id a test command wrote to a file, waiting for
+// the file to appear.
+func readPid(t *testing.T, path string) int {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		data, err := os.ReadFile(path)
+		if pid, perr := strconv.Atoi(strings.TrimSpace(string(data))); err == nil && perr == nil {
+			return pid
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no pid in %s", path)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// processGone reports whether pid has ended (a zombie counts as ended),
+// waiting up to ten seconds for it.
+func processGone(pid int) bool {
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			return true
+		}
+		if fields := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:])); len(fields) > 0 && fields[0] == "Z" {
+			return true
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return false
+}
+
+func TestRunCommandTimeoutKillsGrandchildren(t *testing.T) {
+	t.Parallel()
+	env := newTestEnv(t, nil)
+	start := time.Now()
+	out, err := runForeground(context.Background(), env.Workspace, "bash -c 'sleep 300 & echo $! > grandchild.pid; wait' & sleep 300", 3*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(start); took > 20*time.Second {
+		t.Errorf("timed-out command took %s to return", took)
+	}
+	mustContain(t, out.Text, "timed out after 3s")
+	pid := readPid(t, filepath.Join(env.Workspace, "grandchild.pid"))
+	if !processGone(pid) {
+		syscall.Kill(pid, syscall.SIGKILL)
+		t.Errorf("grandchild %d still runs after the timeout", pid)
+	}
+}
+
+func TestRunCommandCancel(t *testing.T) {
+	t.Parallel()
+	env := newTestEnv(t, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		defer cancel()
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+			if _, err := os.Stat(filepath.Join(env.Workspace, "ready")); err == nil {
+				return
+			}
+		}
+	}()
+	out, err := runForeground(ctx, env.Workspace, "echo started; echo $$ > ready; sleep 300", time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustContain(t, out.Text, "Command cancelled", "stdout:\nstarted\n")
+}
+
+func TestRunCommandLeftoverProcesses(t *testing.T) {
+	t.Parallel()
+	env := newTestEnv(t, nil)
+	tests := []struct {
+		name, command, pidFile string
+	}{
+		{"child left in the group", "sleep 300 & echo $! > left.pid; echo done", "left.pid"},
+		{"child that left the group holds the pipe", "setsid bash -c 'echo $$ > escaped.pid; exec sleep 300' & sleep 0.2; echo done", "escaped.pid"},
+	}
+	for _, tc := range tests {
+		start := time.Now()
+		out, err := runForeground(context.Background(), env.Workspace, tc.command, time.Minute)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if took := time.Since(start); took > 20*time.Second {
+			t.Errorf("%s: took %s to return", tc.name, took)
+		}
+		mustContain(t, out.Text, "Exit code: 0", "stdout:\ndone\n")
+		pid := readPid(t, filepath.Join(env.Workspace, tc.pidFile))
+		if tc.pidFile == "left.pid" && !processGone(pid) {
+			t.Errorf("%s: process %d still runs", tc.name, pid)
+		}
+		syscall.Kill(pid, syscall.SIGKILL)
+	}
+}
+
+// waitForOutput polls command_output until its text holds want.
+func waitForOutput(t *testing.T, env *ToolEnv, procs *processManager, id, want string) string {
+	t.Helper()
+	seen := ""
+	deadline := time.Now().Add(15 * time.Second)
+	for time.Now().Before(deadline) {
+		out := callTool(t, env, commandOutputTool(procs), fmt.Sprintf(`{"id":%q}`, id))
+		if out.IsError {
+			t.Fatalf("command_output: %q", out.Text)
+		}
+		seen += out.Text
+		if strings.Contains(seen, want) {
+			return seen
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("output of %s never held %q; saw %q", id, want, seen)
+	return ""
+}
+
+func TestBackgroundCommands(t *testing.T) {
+	t.Parallel()
+	env := newTestEnv(t, nil)
+	procs := newProcessManager()
+	defer procs.Close()
+	run := runCommandTool(procs)
+
+	out := callTool(t, env, run, `{"command":"echo first; echo err >&2; sleep 300 & echo $! > bg.pid; wait","run_in_background":true}`)
+	mustContain(t, out.Text, "Started background process bg1")
+	seen := waitForOutput(t, env, procs, "bg1", "err")
+	mustContain(t, seen, "bg1: running", "first\n")
+	again := callTool(t, env, commandOutputTool(procs), `{"id":"bg1"}`)
+	if !strings.Contains(again.Text, "(no new output)") {
+		t.Errorf("second read = %q, want no new output", again.Text)
+	}
+	pid := readPid(t, filepath.Join(env.Workspace, "bg.pid"))
+	killed := callTool(t, env, commandKillTool(procs), `{"id":"bg1"}`)
+	mustContain(t, killed.Text, "bg1: killed")
+	if !processGone(pid) {
+		t.Errorf("child %d of the killed command still runs", pid)
+	}
+
+	callTool(t, env, run, `{"command":"echo bye; exit 4","run_in_background":true}`)
+	waitForOutput(t, env, procs, "bg2", "exited 4")
+
+	for _, input := range []string{`{"id":"bg9"}`, `{}`} {
+		if out := callTool(t, env, commandOutputTool(procs), input); !out.IsError {
+			t.Errorf("command_output %s = %q, want an error", input, out.Text)
+		}
+	}
+	if out := callTool(t, env, commandKillTool(procs), `{"id":"nope"}`); !out.IsError || !strings.Contains(out.Text, "known ids: bg1, bg2") {
+		t.Errorf("command_kill of an unknown id = %q", out.Text)
+	}
+}
+
+func TestProcessManagerCloseStopsAll(t *testing.T) {
+	t.Parallel()
+	env := newTestEnv(t, nil)
+	b := newBuiltins(BuiltinConfig{})
+	run := runCommandTool(b.Processes)
+	for i := range 2 {
+		callTool(t, env, run, fmt.Sprintf(`{"command":"sleep 300 & echo $! > p%d.pid; wait","run_in_background":true}`, i))
+	}
+	pids := []int{readPid(t, filepath.Join(env.Workspace, "p0.pid")), readPid(t, filepath.Join(env.Workspace, "p1.pid"))}
+	b.Close()
+	for _, pid := range pids {
+		if !processGone(pid) {
+			t.Errorf("process %d survived Close", pid)
+		}
+	}
+	if out := callTool(t, env, run, `{"command":"true","run_in_background":true}`); !out.IsError {
+		t.Errorf("start after Close = %q, want an error", out.Text)
+	}
+}
+
+func TestBoundedOutput(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		writes []string
+		want   string
+	}{
+		{"empty", nil, "(empty)"},
+		{"fits", []string{"ab", "cd"}, "abcd"},
+		{"exactly the budget", []string{"abcdefgh"}, "abcdefgh"},
+		{"middle dropped", []string{"abcdefghij"}, "abcd\n[... 2 bytes of output omitted ...]\nghij"},
+		{"many small writes", strings.Split("abcdefghijklmnop", ""), "abcd\n[... 8 bytes of output omitted ...]\nmnop"},
+		{"one huge write", []string{"abcd" + strings.Repeat("x", 1000) + "wxyz"}, "abcd\n[... 1000 bytes of output omitted ...]\nwxyz"},
+	}
+	for _, tc := range tests {
+		o := newBoundedOutput(8)
+		for _, w := range tc.writes {
+			o.Write([]byte(w))
+		}
+		if got := o.String(); got != tc.want {
+			t.Errorf("%s: got %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}

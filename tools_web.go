@@ -1,0 +1,361 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// Limits of the web tools.
+const (
+	webTimeout          = 30 * time.Second
+	webMaxRedirects     = 5
+	webMaxBodyBytes     = 5 << 20 // more of a page is not read
+	webDefaultChars     = 40_000  // text web_fetch returns by default
+	searchDefaultResult = 8
+	webUserAgent        = "minicode/1.0 (terminal coding agent)"
+)
+
+// webClient is what the web tools share: the HTTP client and the search
+// endpoint.
+type webClient struct {
+	http           *http.Client
+	searchEndpoint string
+}
+
+// newWebClient builds the web tools' client from cfg.
+func newWebClient(cfg BuiltinConfig) *webClient {
+	w := &webClient{http: cfg.HTTPClient, searchEndpoint: cfg.SearchEndpoint}
+	if w.http == nil {
+		w.http = &http.Client{Timeout: webTimeout, CheckRedirect: checkRedirect}
+	}
+	if w.searchEndpoint == "" {
+		w.searchEndpoint = defaultSearchEndpoint
+	}
+	return w
+}
+
+// checkRedirect allows at most webMaxRedirects redirects, to http(s) only.
+func checkRedirect(req *http.Request, via []*http.Request) error {
+	if len(via) > webMaxRedirects {
+		return fmt.Errorf("stopped after %d redirects", webMaxRedirects)
+	}
+	if req.URL.Scheme != "http" && req.URL.Scheme != "https" {
+		return fmt.Errorf("redirect to unsupported address %s", req.URL)
+	}
+	return nil
+}
+
+// checkWebURL accepts only absolute http and https addresses.
+func checkWebURL(raw string) (*url.URL, error) {
+	u, err := url.Parse(strings.TrimSpace(raw))
+	if err != nil {
+		return nil, fmt.Errorf("invalid URL %q: %v", raw, err)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return nil, fmt.Errorf("invalid URL %q: only http and https addresses can be fetched", raw)
+	}
+	if u.Host == "" {
+		return nil, fmt.Errorf("invalid URL %q: no host", raw)
+	}
+	return u, nil
+}
+
+// get fetches u and returns the response with at most webMaxBodyBytes of
+// its body, refusing error statuses.
+func (w *webClient) get(ctx context.Context, u *url.URL) (*http.Response, []byte, bool, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	req.Header.Set("User-Agent", webUserAgent)
+	req.Header.Set("Accept", "text/html, text/plain, application/json, text/*;q=0.8, */*;q=0.1")
+	resp, err := w.http.Do(req)
+	if err != nil {
+		var uerr *url.Error
+		if errors.As(err, &uerr) {
+			err = uerr.Err
+		}
+		return nil, nil, false, fmt.Errorf("fetching %s: %w", u, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return nil, nil, false, fmt.Errorf("fetching %s: HTTP %s", u, resp.Status)
+	}
+	body, err := io.ReadAll(io.LimitReader(resp.Body, webMaxBodyBytes+1))
+	if err != nil {
+		return nil, nil, false, fmt.Errorf("reading %s: %w", u, err)
+	}
+	cut := len(body) > webMaxBodyBytes
+	return resp, body[:min(len(body), webMaxBodyBytes)], cut, nil
+}
+
+// WebFetchInput is the input of web_fetch.
+type WebFetchInput struct {
+	URL      string `json:"url" validate:"required" desc:"The http or https address to fetch."`
+	MaxChars *int   `json:"max_chars,omitempty" validate:"omitempty,min=100,max=200000" desc:"Most characters of text to return. Default 40000."`
+}
+
+// webFetchTool fetches a page and returns it as readable text.
+func webFetchTool(w *webClient) *Tool {
+	return ToolDef[WebFetchInput]{
+		Name: "web_fetch",
+		Description: "Fetch an http(s) URL and return its content as text: HTML pages are turned into readable text (title, headings, " +
+			"lists, links as [text](url); no scripts or styles). Text, JSON and XML are returned as they are; images and other binary content are refused. " +
+			"At most 40000 characters (change with max_chars); follows up to 5 redirects; 30 second timeout.",
+		ReadOnly: true,
+		Permission: func(env *ToolEnv, in WebFetchInput) (PermissionRequest, error) {
+			u, err := checkWebURL(in.URL)
+			if err != nil {
+				return PermissionRequest{}, err
+			}
+			return PermissionRequest{Access: AccessNetwork, URL: u.String(), Summary: "fetch " + u.String()}, nil
+		},
+		Run: func(ctx context.Context, env *ToolEnv, in WebFetchInput) (ToolOutput, error) {
+			return w.fetch(ctx, in)
+		},
+	}.Tool()
+}
+
+// fetch performs one web_fetch call.
+func (w *webClient) fetch(ctx context.Context, in WebFetchInput) (ToolOutput, error) {
+	u, err := checkWebURL(in.URL)
+	if err != nil {
+		return ToolOutput{}, err
+	}
+	resp, body, cut, err := w.get(ctx, u)
+	if err != nil {
+		return ToolOutput{}, err
+	}
+	final := resp.Request.URL
+	mediaType, charset := contentType(resp.Header.Get("Content-Type"), body)
+	if !isTextType(mediaType) {
+		return ToolOutput{}, fmt.Errorf("%s is %s, not text; web_fetch returns text only", final, mediaType)
+	}
+	page := decodeCharset(body, charset)
+	var b strings.Builder
+	fmt.Fprintf(&b, "URL: %s\n", final)
+	if mediaType == "text/html" || mediaType == "application/xhtml+xml" {
+		title, text := htmlToText(page, final)
+		if title != "" {
+			fmt.Fprintf(&b, "Title: %s\n", title)
+		}
+		page = text
+	}
+	if cut {
+		fmt.Fprintf(&b, "Note: only the first %d bytes of the page were read.\n", webMaxBodyBytes)
+	}
+	b.WriteString("\n")
+	limit := optInt(in.MaxChars, webDefaultChars)
+	if len(page) > limit {
+		keep := runeFloor(page, limit)
+		page = fmt.Sprintf("%s\n[... cut at %d characters; %d more not shown ...]\n", page[:keep], keep, len(page)-keep)
+	}
+	b.WriteString(page)
+	return ToolOutput{Text: b.String()}, nil
+}
+
+// contentType returns the media type and charset of a response, sniffing
+// the body when the server did not say.
+func contentType(header string, body []byte) (mediaType, charset string) {
+	if header == "" {
+		header = http.DetectContentType(body)
+	}
+	mediaType, params, err := mime.ParseMediaType(header)
+	if err != nil {
+		return "application/octet-stream", ""
+	}
+	return mediaType, strings.ToLower(params["charset"])
+}
+
+// isTextType reports whether a media type is text a model can read.
+func isTextType(mediaType string) bool {
+	switch {
+	case strings.HasPrefix(mediaType, "text/"),
+		strings.HasSuffix(mediaType, "+json"), strings.HasSuffix(mediaType, "+xml"):
+		return true
+	}
+	switch mediaType {
+	case "application/json", "application/xml", "application/javascript", "application/x-javascript",
+		"application/ecmascript", "application/x-yaml", "application/yaml", "application/toml", "application/x-sh":
+		return true
+	}
+	return false
+}
+
+// decodeCharset turns a body into a UTF-8 string: a body declared as
+// Latin-1 (or Windows-1252, which differs only in 0x80-0x9F) has each byte
+// mapped to its character; anything else invalid as UTF-8 is replaced.
+func decodeCharset(body []byte, charset string) string {
+	switch charset {
+	case "iso-8859-1", "latin1", "latin-1", "windows-1252", "cp1252", "us-ascii":
+		if !utf8.Valid(body) {
+			runes := make([]rune, len(body))
+			for i, c := range body {
+				runes[i] = rune(c)
+			}
+			return string(runes)
+		}
+	}
+	return strings.ToValidUTF8(string(body), "\uFFFD")
+}
+
+// WebSearchInput is the input of web_search.
+type WebSearchInput struct {
+	Query          string   `json:"query" validate:"required" desc:"What to search the web for."`
+	MaxResults     *int     `json:"max_results,omitempty" validate:"omitempty,min=1,max=20" desc:"Most results to return. Default 8."`
+	AllowedDomains []string `json:"allowed_domains,omitempty" desc:"Only return results from these domains (and their subdomains)."`
+	BlockedDomains []string `json:"blocked_domains,omitempty" desc:"Never return results from these domains (and their subdomains)."`
+}
+
+// searchResult is one hit of a web search.
+type searchResult struct {
+	title, url, snippet string
+}
+
+// webSearchTool searches the web.
+func webSearchTool(w *webClient) *Tool {
+	return ToolDef[WebSearchInput]{
+		Name: "web_search",
+		Description: "Search the web. Returns up to 8 results (change with max_results, at most 20), each with title, URL and snippet; " +
+			"allowed_domains and blocked_domains filter them. Use web_fetch to read a result.",
+		ReadOnly: true,
+		Permission: func(env *ToolEnv, in WebSearchInput) (PermissionRequest, error) {
+			u, err := w.searchURL(in.Query)
+			if err != nil {
+				return PermissionRequest{}, err
+			}
+			return PermissionRequest{Access: AccessNetwork, URL: u.String(), Summary: fmt.Sprintf("search the web for %q", in.Query)}, nil
+		},
+		Run: func(ctx context.Context, env *ToolEnv, in WebSearchInput) (ToolOutput, error) {
+			return w.search(ctx, in)
+		},
+	}.Tool()
+}
+
+// searchURL is the address of the results page for query.
+func (w *webClient) searchURL(query string) (*url.URL, error) {
+	u, err := checkWebURL(w.searchEndpoint)
+	if err != nil {
+		return nil, fmt.Errorf("search endpoint: %w", err)
+	}
+	q := u.Query()
+	q.Set("q", query)
+	u.RawQuery = q.Encode()
+	return u, nil
+}
+
+// search performs one web_search call.
+func (w *webClient) search(ctx context.Context, in WebSearchInput) (ToolOutput, error) {
+	u, err := w.searchURL(in.Query)
+	if err != nil {
+		return ToolOutput{}, err
+	}
+	resp, body, _, err := w.get(ctx, u)
+	if err != nil {
+		return ToolOutput{}, fmt.Errorf("web search failed: %w", err)
+	}
+	_, charset := contentType(resp.Header.Get("Content-Type"), body)
+	results := parseSearchResults(decodeCharset(body, charset), resp.Request.URL)
+	if len(results) == 0 && resp.StatusCode == http.StatusAccepted {
+		return ToolOutput{}, errors.New("web search failed: the search engine refused the request (rate limit or bot check); try again later")
+	}
+	var kept []searchResult
+	for _, r := range results {
+		if domainListed(r.url, in.BlockedDomains) || (len(in.AllowedDomains) > 0 && !domainListed(r.url, in.AllowedDomains)) {
+			continue
+		}
+		kept = append(kept, r)
+	}
+	if len(kept) == 0 {
+		return ToolOutput{Text: fmt.Sprintf("No results for %q.", in.Query)}, nil
+	}
+	var b strings.Builder
+	for i, r := range kept[:min(len(kept), optInt(in.MaxResults, searchDefaultResult))] {
+		fmt.Fprintf(&b, "%d. %s\n   %s\n", i+1, r.title, r.url)
+		if r.snippet != "" {
+			fmt.Fprintf(&b, "   %s\n", r.snippet)
+		}
+	}
+	return ToolOutput{Text: b.String()}, nil
+}
+
+// parseSearchResults reads the results from a page in DuckDuckGo's HTML
+// shape: each result's link has the class result__a, and its snippet the
+// class result__snippet. Links through DuckDuckGo's redirect are unwrapped
+// and ads, which lead back to DuckDuckGo, are dropped.
+func parseSearchResults(page string, base *url.URL) []searchResult {
+	var results []searchResult
+	var capture *string // the text being collected, if any
+	depth := 0          // open elements inside the captured one
+	z := htmlTokenizer{s: page}
+	for {
+		t, ok := z.next()
+		if !ok {
+			break
+		}
+		switch {
+		case capture != nil && t.kind == htmlText:
+			*capture += t.text
+		case capture != nil && t.kind == htmlStartTag:
+			depth++
+		case capture != nil && t.kind == htmlEndTag:
+			if depth--; depth < 0 {
+				*capture = strings.Join(strings.Fields(*capture), " ")
+				capture = nil
+			}
+		case t.kind == htmlStartTag && t.hasClass("result__a"):
+			results = append(results, searchResult{url: unwrapRedirect(t.attrs["href"], base)})
+			capture, depth = &results[len(results)-1].title, 0
+		case t.kind == htmlStartTag && t.hasClass("result__snippet") && len(results) > 0:
+			capture, depth = &results[len(results)-1].snippet, 0
+		}
+	}
+	kept := results[:0]
+	for _, r := range results {
+		if u, err := url.Parse(r.url); err == nil && (u.Scheme == "http" || u.Scheme == "https") && !domainListed(r.url, []string{"duckduckgo.com"}) {
+			kept = append(kept, r)
+		}
+	}
+	return kept
+}
+
+// unwrapRedirect returns the target of a search engine's redirect link
+// (its uddg parameter), or the link itself made absolute.
+func unwrapRedirect(href string, base *url.URL) string {
+	u, err := url.Parse(strings.TrimSpace(href))
+	if err != nil {
+		return href
+	}
+	if target := u.Query().Get("uddg"); target != "" {
+		return target
+	}
+	if base != nil {
+		u = base.ResolveReference(u)
+	}
+	return u.String()
+}
+
+// domainListed reports whether the host of rawURL is one of domains or a
+// subdomain of one.
+func domainListed(rawURL string, domains []string) bool {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return false
+	}
+	host := strings.ToLower(u.Hostname())
+	for _, d := range domains {
+		d = strings.ToLower(strings.TrimPrefix(strings.TrimSpace(d), "."))
+		if d != "" && (host == d || strings.HasSuffix(host, "."+d)) {
+			return true
+		}
+	}
+	return false
+}
