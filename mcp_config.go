@@ -149,14 +149,6 @@ func describeJSONError(data []byte, base int64, err error) string {
 	return err.Error()
 }
 
-// lineOf returns the 1-based line of a byte offset.
-func lineOf(data []byte, offset int64) int {
-	if offset > int64(len(data)) {
-		offset = int64(len(data))
-	}
-	return bytes.Count(data[:offset], []byte("\n")) + 1
-}
-
 // mcpConfigFile picks the file `mcp add|remove` edits.
 func mcpConfigFile(home, workspace string, project bool) string {
 	if project {

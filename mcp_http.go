@@ -212,12 +212,9 @@ func (t *mcpHTTP) readStream(ctx context.Context, body io.ReadCloser, wantID str
 // reply to wantID came, the last event id, and the retry delay the server
 // asked for (0 if none).
 func (t *mcpHTTP) readEvents(body io.Reader, wantID string) (answered bool, lastID string, retry time.Duration) {
-	_ = mcpReadSSE(body, func(ev mcpSSEEvent) bool {
-		lastID = ev.ID
-		if ev.Retry > 0 {
-			retry = time.Duration(ev.Retry) * time.Millisecond
-		}
-		if strings.TrimSpace(ev.Data) == "" || (ev.Event != "" && ev.Event != "message") {
+	_ = mcpEvents(body, func(ev SSEEvent) bool {
+		lastID, retry = ev.ID, ev.Retry
+		if strings.TrimSpace(ev.Data) == "" || ev.Event != "message" {
 			return true
 		}
 		var m rpcMessage
@@ -391,7 +388,7 @@ func (t *mcpHTTP) connectLegacy(ctx context.Context) error {
 	endpoint := make(chan string, 1)
 	go func() {
 		defer resp.Body.Close()
-		_ = mcpReadSSE(resp.Body, func(ev mcpSSEEvent) bool {
+		_ = mcpEvents(resp.Body, func(ev SSEEvent) bool {
 			if ev.Event == "endpoint" {
 				endpoint <- ev.Data
 				return true
@@ -461,6 +458,24 @@ func (t *mcpHTTP) close() error {
 	}
 	t.stop()
 	return nil
+}
+
+// mcpEvents calls onEvent for each event of an SSE body until the body
+// ends or onEvent returns false.
+func mcpEvents(body io.Reader, onEvent func(SSEEvent) bool) error {
+	events := newSSEReader(body, maxMCPMessage)
+	for {
+		ev, err := events.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if !onEvent(ev) {
+			return nil
+		}
+	}
 }
 
 // diagnostics has nothing to add over HTTP: errors carry the status.

@@ -339,11 +339,3 @@ func (l *lineTail) String() string {
 	}
 	return strings.Join(lines, "\n")
 }
-
-// clip shortens s to at most n bytes, marking the cut.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
-}
