@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -13,9 +12,9 @@ import (
 )
 
 // errMCPToolFailed reports that `minicode mcp call` ran the tool and the
-// tool answered with isError; its text has been printed. The caller maps
-// it to exit status 1.
-var errMCPToolFailed = errors.New("the MCP tool reported an error")
+// tool answered with isError; its text has been printed. It is a task
+// failure, so minicode exits with status 1 without saying more.
+var errMCPToolFailed = fmt.Errorf("the MCP tool reported an error: %w", errTaskFailed)
 
 // mcpUsage is the help of `minicode mcp`.
 const mcpUsage = `usage:

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -44,7 +45,7 @@ func runMCPCLIForTest(args []string) int {
 	wd, _ := os.Getwd()
 	err := runMCPCommand(context.Background(), args, os.Stdin, os.Stdout, os.Stderr, home, wd)
 	if err != nil {
-		if err != errMCPToolFailed {
+		if !errors.Is(err, errMCPToolFailed) {
 			fmt.Fprintln(os.Stderr, "minicode:", err)
 		}
 		return 1

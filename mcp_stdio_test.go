@@ -235,3 +235,27 @@ func FuzzReadLSPFrame(f *testing.F) {
 		}
 	})
 }
+
+func TestMCPStdioCancelAndLateReply(t *testing.T) {
+	t.Parallel()
+	cfg := fakeStdioConfig(t, "fake", "ndjson")
+	sess := connectTestSession(t, cfg)
+	// The user interrupts: the request ends at once and the server is told.
+	ctx, cancel := context.WithTimeout(t.Context(), 100*time.Millisecond)
+	defer cancel()
+	if _, err := sess.callTool(ctx, "hang", nil, time.Minute, nil); err == nil || ctx.Err() == nil {
+		t.Fatalf("err = %v, want the call to end with its context", err)
+	}
+	waitFor(t, "notifications/cancelled", func() bool { return strings.Contains(sess.tr.diagnostics(), "cancelled request 2") })
+	// A reply that comes after its request gave up is dropped, and the
+	// next request gets its own reply.
+	if _, err := sess.callTool(t.Context(), "slow", nil, 5*time.Millisecond, nil); err == nil {
+		t.Fatal("slow answered within 5ms")
+	}
+	for i := 0; i < 3; i++ {
+		out, err := sess.callTool(t.Context(), "echo", json.RawMessage(`{"text":"mine"}`), 5*time.Second, nil)
+		if err != nil || out.Text != "echo: mine" {
+			t.Fatalf("echo after a late reply = %q, %v", out.Text, err)
+		}
+	}
+}
