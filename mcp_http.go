@@ -78,11 +78,18 @@ func (t *mcpHTTP) send(ctx context.Context, msg rpcMessage) error {
 	if expired && msg.Method != "initialize" {
 		return errMCPSessionExpired
 	}
-	reqCtx, cancel := t.bind(ctx, msg.isRequest())
+	// The exchange ends with the transport, or with ctx: for a request
+	// until its reply has been read, for anything else until the headers.
+	reqCtx, end := context.WithCancel(t.life)
+	detach := context.AfterFunc(ctx, end)
+	cancel := func() { detach(); end() }
 	resp, err := t.do(reqCtx, http.MethodPost, bytes.NewReader(body), msg.Method == "initialize", "")
 	if err != nil {
 		cancel()
 		return err
+	}
+	if !msg.isRequest() {
+		detach()
 	}
 	if msg.Method == "initialize" && (resp.StatusCode == 400 || resp.StatusCode == 404 || resp.StatusCode == 405) {
 		drain(resp)
@@ -106,17 +113,6 @@ func (t *mcpHTTP) send(ctx context.Context, msg rpcMessage) error {
 		t.mu.Unlock()
 	}
 	return t.readReply(reqCtx, cancel, resp, msg)
-}
-
-// bind returns a context that ends with the transport, and also with ctx
-// when the message is a request (its stream belongs to the caller).
-func (t *mcpHTTP) bind(ctx context.Context, request bool) (context.Context, context.CancelFunc) {
-	streamCtx, cancel := context.WithCancel(t.life)
-	if request {
-		stop := context.AfterFunc(ctx, cancel)
-		return streamCtx, func() { stop(); cancel() }
-	}
-	return streamCtx, cancel
 }
 
 // readReply delivers what came back for a message: a JSON body at once,
@@ -249,7 +245,9 @@ func (t *mcpHTTP) established(ctx context.Context) error {
 		return nil
 	}
 	listenCtx, stop := context.WithCancel(t.life)
+	detach := context.AfterFunc(ctx, stop) // only until the stream is open
 	resp, err := t.do(listenCtx, http.MethodGet, nil, false, "")
+	detach()
 	if err != nil || resp.StatusCode != http.StatusOK {
 		if err == nil {
 			drain(resp)
