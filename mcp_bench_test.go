@@ -19,7 +19,7 @@ import (
 // stdio, the handshake and tools/list: what a user waits for before the
 // server's tools appear. Run with -bench MCPConnect -benchtime 5x.
 func BenchmarkMCPConnectEverything(b *testing.B) {
-	c := everythingStdio(&testing.T{})
+	c := everythingStdio(b)
 	for b.Loop() {
 		m := NewMCPManager(nil, nil, MCPOptions{})
 		sess := newMCPSession(c.Name, m.transport(c), m.sessionOptions())
@@ -38,7 +38,7 @@ func BenchmarkMCPConnectEverything(b *testing.B) {
 // BenchmarkMCPCallCLI measures `minicode mcp call everything echo`
 // end to end (config, process start, handshake, call, shutdown).
 func BenchmarkMCPCallCLI(b *testing.B) {
-	c := everythingStdio(&testing.T{})
+	c := everythingStdio(b)
 	home, ws := b.TempDir(), b.TempDir()
 	args := append([]string{"add", "everything", "--", c.Command}, c.Args...)
 	if err := runMCPCommand(context.Background(), args, nil, io.Discard, io.Discard, home, ws); err != nil {
@@ -57,7 +57,7 @@ func BenchmarkMCPCallCLI(b *testing.B) {
 // the process, write initialize, initialized and tools/call, read until
 // the call's reply, close stdin and wait. It is the floor for the above.
 func BenchmarkMCPCallByHand(b *testing.B) {
-	c := everythingStdio(&testing.T{})
+	c := everythingStdio(b)
 	for b.Loop() {
 		cmd := exec.Command(c.Command, c.Args...)
 		stdin, _ := cmd.StdinPipe()

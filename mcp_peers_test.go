@@ -21,7 +21,7 @@ import (
 // skip when the peers are missing.
 
 // mcpPeersDir returns the peers' install prefix, or skips (fails in CI).
-func mcpPeersDir(t *testing.T) string {
+func mcpPeersDir(t testing.TB) string {
 	t.Helper()
 	dir := os.Getenv("MCP_TOOLS_DIR")
 	if dir == "" {
@@ -40,7 +40,7 @@ func mcpPeersDir(t *testing.T) string {
 }
 
 // everythingStdio configures server-everything over stdio.
-func everythingStdio(t *testing.T) MCPServerConfig {
+func everythingStdio(t testing.TB) MCPServerConfig {
 	dir := mcpPeersDir(t)
 	return MCPServerConfig{Name: "everything", Command: "node",
 		Args: []string{filepath.Join(dir, "node_modules/.bin/mcp-server-everything"), "stdio"}}
