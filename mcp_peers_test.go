@@ -30,7 +30,10 @@ func mcpPeersDir(t testing.TB) string {
 	_, errNode := exec.LookPath("node")
 	_, errPkg := os.Stat(filepath.Join(dir, "node_modules/@modelcontextprotocol/server-everything/package.json"))
 	if errNode != nil || errPkg != nil {
-		msg := fmt.Sprintf("MCP peers not found in %s (node: %v); install them with: bash scripts/install-mcp-peers.sh", dir, errNode)
+		msg := fmt.Sprintf("MCP peers not found in %s; install them with: bash scripts/install-mcp-peers.sh", dir)
+		if errNode != nil {
+			msg = "node is not installed, so the MCP peers cannot run: " + errNode.Error()
+		}
 		if os.Getenv("CI") == "true" {
 			t.Fatal(msg)
 		}
