@@ -190,7 +190,7 @@ func (m *MCPManager) describe() string {
 	for _, s := range m.Status() {
 		fmt.Fprintf(&b, "%-20s %-9s %3d tools", s.Name, s.State, s.Tools)
 		if s.Error != "" {
-			fmt.Fprintf(&b, "  %s", firstLineOf(s.Error))
+			fmt.Fprintf(&b, "  %s", errorSummary(s.Error))
 		}
 		b.WriteByte('\n')
 		for _, w := range s.Warnings {
@@ -312,6 +312,16 @@ func (m *MCPManager) readyServers(name string) ([]*mcpServer, error) {
 		return nil, fmt.Errorf("MCP server %s is not ready", name)
 	}
 	return out, nil
+}
+
+// errorSummary shortens a server error to one line: its first line and,
+// when the server's stderr follows, the last thing the server said.
+func errorSummary(err string) string {
+	lines := strings.Split(strings.TrimSpace(err), "\n")
+	if len(lines) > 2 && strings.HasPrefix(lines[1], "server stderr") {
+		return lines[0] + " — " + strings.TrimSpace(lines[len(lines)-1])
+	}
+	return lines[0]
 }
 
 // firstLineOf returns the first line of s.

@@ -81,12 +81,13 @@ func TestMCPStdioFakeServers(t *testing.T) {
 func TestMCPStdioStartupFailures(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
-		mode string
-		want []string
+		mode    string
+		want    []string
+		summary string // the line /mcp shows
 	}{
-		{"hang", []string{"did not answer initialize within 500ms", "fake server starting in mode hang"}},
-		{"exit", []string{"the server exited", "exit status 3", "fatal: missing configuration file"}},
-		{"oldver", []string{`protocol version "2024-01-01"`, "2025-11-25"}},
+		{"hang", []string{"did not answer initialize within 500ms", "fake server starting in mode hang"}, "failed      0 tools  MCP server fake did not answer initialize within 500ms — fake server starting"},
+		{"exit", []string{"the server exited", "exit status 3", "fatal: missing configuration file"}, "exit status 3 — fatal: missing configuration file\n"},
+		{"oldver", []string{`protocol version "2024-01-01"`, "2025-11-25"}, `protocol version "2024-01-01"`},
 	}
 	for _, c := range cases {
 		t.Run(c.mode, func(t *testing.T) {
@@ -105,6 +106,9 @@ func TestMCPStdioStartupFailures(t *testing.T) {
 			}
 			if len(reg.Tools()) != 0 {
 				t.Errorf("a failed server registered tools: %q", reg.names())
+			}
+			if got := m.SlashCommand(t.Context(), ""); !strings.Contains(got, c.summary) {
+				t.Errorf("/mcp = %q, want it to contain %q", got, c.summary)
 			}
 		})
 	}
