@@ -8,8 +8,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -61,6 +63,8 @@ func runMCPCLIForTest(args []string) int {
 //	hang     reads everything, answers nothing
 //	exit     exits at once with a message on stderr
 //	oldver   answers initialize with an unsupported protocol version
+//	noeof    like ndjson, but stays up when stdin ends
+//	stubborn like noeof, and ignores SIGTERM too
 type fakeServer struct {
 	mode  string
 	in    *bufio.Reader
@@ -76,9 +80,15 @@ func runFakeMCPServer(mode string, in io.Reader, out io.Writer) int {
 		fmt.Fprintln(os.Stderr, "fatal: missing configuration file")
 		return 3
 	}
+	if mode == "stubborn" {
+		signal.Ignore(syscall.SIGTERM)
+	}
 	s := &fakeServer{mode: mode, in: bufio.NewReader(in), out: out}
 	for {
 		body, err := s.read()
+		if err != nil && (mode == "noeof" || mode == "stubborn") {
+			select {}
+		}
 		if err != nil {
 			return 0
 		}
@@ -240,5 +250,6 @@ func fakeStdioConfig(t *testing.T, name, mode string) MCPServerConfig {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return MCPServerConfig{Name: name, Command: exe, Env: map[string]string{fakeMCPEnv: mode}}
+	// Under the race detector a process sleeps a second at exit unless told not to.
+	return MCPServerConfig{Name: name, Command: exe, Env: map[string]string{fakeMCPEnv: mode, "GORACE": "atexit_sleep_ms=0"}}
 }

@@ -263,3 +263,23 @@ func TestMCPStdioCancelAndLateReply(t *testing.T) {
 		}
 	}
 }
+
+func TestMCPStdioShutdown(t *testing.T) {
+	t.Parallel()
+	// Closing stdin is enough for a well-behaved server; SIGTERM comes next,
+	// and SIGKILL last.
+	cases := map[string]string{"ndjson": "exit status 0", "noeof": "signal: terminated", "stubborn": "signal: killed"}
+	for mode, want := range cases {
+		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
+			sess := connectTestSession(t, fakeStdioConfig(t, "fake", mode))
+			tr := sess.tr.(*mcpStdio)
+			if err := sess.close(); err != nil {
+				t.Fatal(err)
+			}
+			if got := tr.cmd.ProcessState.String(); got != want {
+				t.Errorf("the server ended with %q, want %q", got, want)
+			}
+		})
+	}
+}
