@@ -75,7 +75,7 @@ type fakeServer struct {
 // runFakeMCPServer serves one client until stdin ends.
 func runFakeMCPServer(mode string, in io.Reader, out io.Writer) int {
 	wd, _ := os.Getwd()
-	fmt.Fprintf(os.Stderr, "fake server starting in mode %s in %s with FAKE_GREETING=%q\n", mode, wd, os.Getenv("FAKE_GREETING"))
+	fmt.Fprintf(os.Stderr, "fake server starting in mode %s in %s with FAKE_GREETING=%q and args %q\n", mode, wd, os.Getenv("FAKE_GREETING"), os.Args[1:])
 	if mode == "exit" {
 		fmt.Fprintln(os.Stderr, "fatal: missing configuration file")
 		return 3

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -247,19 +248,26 @@ func (m *MCPManager) rememberFraming(name string) func(string) {
 	}
 }
 
-// transport builds the transport a server's config asks for.
+// transport builds the transport a server's config asks for. ${VAR} in
+// the URL, headers, command, arguments, env and cwd is filled from the
+// environment.
 func (m *MCPManager) transport(c MCPServerConfig) mcpTransport {
+	expand := func(s string) string { return expandVars(s, os.Getenv) }
 	if c.isHTTP() {
-		return newMCPHTTP(c.URL, expandedMap(c.Headers), c.Type == "sse")
+		return newMCPHTTP(expand(c.URL), expandedMap(c.Headers), c.Type == "sse")
 	}
-	dir := c.Cwd
+	dir := expand(c.Cwd)
 	if dir != "" && !filepath.IsAbs(dir) {
 		dir = filepath.Join(m.opts.Workspace, dir)
+	}
+	args := make([]string, len(c.Args))
+	for i, a := range c.Args {
+		args[i] = expand(a)
 	}
 	m.mu.Lock()
 	framing := m.framings[c.Name]
 	m.mu.Unlock()
-	return newMCPStdio(c.Command, c.Args, envList(expandedMap(c.Env)), dir, framing, m.rememberFraming(c.Name))
+	return newMCPStdio(expand(c.Command), args, envList(expandedMap(c.Env)), dir, framing, m.rememberFraming(c.Name))
 }
 
 // sessionOptions are the options every session of this manager gets.

@@ -30,7 +30,7 @@ func TestMCPStdioFakeServers(t *testing.T) {
 			if err := os.Mkdir(filepath.Join(workspace, "sub"), 0o755); err != nil {
 				t.Fatal(err)
 			}
-			cfg.Cwd, cfg.Env["FAKE_GREETING"] = "sub", "hi ${USER_FOR_FAKE}"
+			cfg.Cwd, cfg.Env["FAKE_GREETING"], cfg.Args = "sub", "hi ${UNSET_FOR_FAKE}", []string{"arg-${UNSET_FOR_FAKE}"}
 			m, reg := startManager(t, []MCPServerConfig{cfg}, MCPOptions{Workspace: workspace})
 			st := m.Status()[0]
 			// Six tools over three pages of tools/list.
