@@ -78,15 +78,23 @@ func (DefaultsElicitor) Elicit(_ context.Context, req ElicitRequest) (ElicitResu
 
 // LineElicitor asks field by field on a line-oriented terminal. An empty
 // answer keeps the default; ":decline" and ":cancel" refuse the request;
-// the end of input cancels it.
+// the end of input, or ctx ending, cancels it. ReadLine returns one line
+// without its ending (line mode passes its shared reader's ReadLine).
 type LineElicitor struct {
-	In  *bufio.Reader
-	Out io.Writer
+	ReadLine func(ctx context.Context) (string, error)
+	Out      io.Writer
 }
 
 // NewLineElicitor reads answers from in and writes prompts to out.
 func NewLineElicitor(in io.Reader, out io.Writer) *LineElicitor {
-	return &LineElicitor{In: bufio.NewReader(in), Out: out}
+	r := bufio.NewReader(in)
+	return &LineElicitor{Out: out, ReadLine: func(context.Context) (string, error) {
+		line, err := r.ReadString('\n')
+		if err == io.EOF && line != "" {
+			err = nil
+		}
+		return strings.TrimRight(line, "\r\n"), err
+	}}
 }
 
 // Elicit asks for each field in the schema's order.
@@ -99,8 +107,8 @@ func (l *LineElicitor) Elicit(ctx context.Context, req ElicitRequest) (ElicitRes
 				return ElicitResult{Action: ElicitCancel}, nil
 			}
 			fmt.Fprint(l.Out, fieldPrompt(f))
-			line, err := l.In.ReadString('\n')
-			if err != nil && line == "" {
+			line, err := l.ReadLine(ctx)
+			if err != nil {
 				return ElicitResult{Action: ElicitCancel}, nil
 			}
 			answer := strings.TrimSpace(line)
