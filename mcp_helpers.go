@@ -30,14 +30,14 @@ type (
 	}
 )
 
-// mcpHelperTools builds the four helper tools. The manager registers the
-// resource pair while some server offers resources, and the prompt pair
-// while some server offers prompts.
-func mcpHelperTools(m *MCPManager) []*Tool {
+// mcpHelperTools builds the four helper tools: the resource pair, which
+// the manager registers while some server offers resources, and the prompt
+// pair, registered while some server offers prompts.
+func mcpHelperTools(m *MCPManager) (resources, prompts []*Tool) {
 	external := func(what string) PermissionRequest {
 		return PermissionRequest{Access: AccessExternal, Summary: what}
 	}
-	return []*Tool{
+	resources = []*Tool{
 		ToolDef[listMCPResourcesInput]{
 			Name:        "list_mcp_resources",
 			Description: "List the resources (files, records, documents) that connected MCP servers offer.",
@@ -56,6 +56,8 @@ func mcpHelperTools(m *MCPManager) []*Tool {
 				return m.readResource(ctx, in.Server, in.URI)
 			},
 		}.Tool(),
+	}
+	prompts = []*Tool{
 		ToolDef[listMCPPromptsInput]{
 			Name:        "list_mcp_prompts",
 			Description: "List the prompt templates that connected MCP servers offer.",
@@ -75,6 +77,7 @@ func mcpHelperTools(m *MCPManager) []*Tool {
 			},
 		}.Tool(),
 	}
+	return resources, prompts
 }
 
 // listEach runs a list method on every ready server (or the named one)

@@ -288,10 +288,17 @@ func (m *MCPManager) refreshHelpers() {
 		resources = resources || ok && info.Capabilities.Resources != nil
 		prompts = prompts || ok && info.Capabilities.Prompts != nil
 	}
+	resourceTools, promptTools := mcpHelperTools(m)
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	for _, t := range mcpHelperTools(m) {
-		want := resources && strings.Contains(t.Name, "resource") || prompts && strings.Contains(t.Name, "prompt")
+	m.offerHelpers(resourceTools, resources)
+	m.offerHelpers(promptTools, prompts)
+}
+
+// offerHelpers adds or removes helper tools so that they are registered
+// exactly when wanted. Callers hold m.mu.
+func (m *MCPManager) offerHelpers(tools []*Tool, want bool) {
+	for _, t := range tools {
 		switch {
 		case want && !m.helpers[t.Name]:
 			m.reg.Add(t)
