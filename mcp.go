@@ -247,8 +247,11 @@ func (s *mcpSession) call(ctx context.Context, method string, params any, timeou
 
 // request sends one request and waits for the reply. Progress reports reset
 // the timeout; a timeout or a cancelled ctx sends notifications/cancelled
-// and forgets the request, so a late reply is ignored.
+// and forgets the request, so a late reply is ignored. Whatever the
+// transport opened for the request (an HTTP stream) ends when it returns.
 func (s *mcpSession) request(ctx context.Context, method string, params any, timeout time.Duration, onProgress func(MCPProgress)) (json.RawMessage, error) {
+	ctx, done := context.WithCancel(ctx)
+	defer done()
 	id := s.nextID.Add(1)
 	key := strconv.FormatInt(id, 10)
 	body, err := requestParams(params, key, onProgress != nil)

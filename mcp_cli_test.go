@@ -144,6 +144,14 @@ func TestMCPCLIToolsAndCall(t *testing.T) {
 	}
 }
 
+func TestMCPToolFailureExitsOne(t *testing.T) {
+	t.Parallel()
+	var stderr bytes.Buffer
+	if code := exitCode(errMCPToolFailed, &stderr); code != exitFailed || stderr.Len() != 0 {
+		t.Errorf("exit code %d with %q, want %d and nothing more said (the tool's text was printed)", code, stderr.String(), exitFailed)
+	}
+}
+
 func TestStartMCPServers(t *testing.T) {
 	t.Parallel()
 	home, ws := t.TempDir(), t.TempDir()
