@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -25,6 +26,7 @@ type Options struct {
 	MaxTurns        int
 	Workspace       string
 	MockScript      string
+	MCPElicitation  string // with -p: how MCP servers' questions are answered (decline or defaults)
 }
 
 // App is one running minicode: its configuration, the model, the tools and
@@ -43,6 +45,7 @@ type App struct {
 	Env       *ToolEnv
 	Perms     *Permissions
 	Skills    *SkillSet
+	MCP       *MCPManager
 	Memory    *Memory // AGENTS.md and the like, loaded at start
 	Agent     *Agent
 	SessionID string
@@ -53,8 +56,13 @@ type App struct {
 	closers        []func()
 }
 
-// newApp builds an App from options and the environment.
-func newApp(opts Options, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) (*App, error) {
+// newApp builds an App from options and the environment. MCP servers
+// start in the background and live until ctx ends or the app closes.
+func newApp(ctx context.Context, opts Options, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) (*App, error) {
+	if !opts.Print {
+		// Line mode's output and background notices share one writer.
+		stdout = &syncWriter{w: stdout}
+	}
 	app := &App{Opts: opts, lines: NewLineReader(stdin), stdout: stdout, stderr: stderr, getenv: getenv}
 	var err error
 	if app.Home, err = minicodeHome(getenv); err != nil {
@@ -86,6 +94,10 @@ func newApp(opts Options, stdin io.Reader, stdout, stderr io.Writer, getenv func
 	if app.Memory, err = LoadMemory(app.Home, app.Workspace); err != nil {
 		return nil, err
 	}
+	if err := app.startMCP(ctx); err != nil {
+		app.Close()
+		return nil, err
+	}
 	maxTurns := opts.MaxTurns
 	if maxTurns == 0 {
 		maxTurns = app.Settings.MaxTurns
@@ -112,6 +124,52 @@ func (app *App) Close() {
 	for i := len(app.closers) - 1; i >= 0; i-- {
 		app.closers[i]()
 	}
+}
+
+// startMCP starts the configured MCP servers in the background. Their
+// notices and progress are shown as they come: on stderr with -p, in the
+// output of line mode otherwise.
+func (app *App) startMCP(ctx context.Context) error {
+	elicitor := Elicitor(&LineElicitor{ReadLine: app.lines.ReadLine, Out: app.stdout})
+	notices := app.stdout
+	if app.Opts.Print {
+		var err error
+		if elicitor, err = elicitorFor(firstNonEmpty(app.Opts.MCPElicitation, "decline"), nil, app.stderr); err != nil {
+			return err
+		}
+		notices = app.stderr
+	}
+	m, err := StartMCPServers(ctx, app.Home, app.Workspace, app.Registry, MCPOptions{
+		ClientVersion: version,
+		Elicitor:      elicitor,
+		OnEvent: func(e MCPEvent) {
+			switch {
+			case e.Kind == MCPEventNotice:
+				fmt.Fprintf(notices, "! %s\n", e.Text)
+			case e.Kind == MCPEventProgress && !app.Opts.Print:
+				fmt.Fprintf(notices, "  … %s: %s\n", e.Server, formatProgress(*e.Progress))
+			}
+		},
+	})
+	if err != nil {
+		return err
+	}
+	app.MCP = m
+	app.closers = append(app.closers, m.Close)
+	return nil
+}
+
+// syncWriter serialises writes from several goroutines.
+type syncWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+// Write writes p whole before another write may start.
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
 }
 
 // resolveWorkspace makes the workspace absolute and resolves its symlinks.

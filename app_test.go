@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"io"
 	"os"
 	"path/filepath"
@@ -14,7 +15,7 @@ func testApp(t *testing.T, ws string, opts Options) *App {
 	home := t.TempDir()
 	opts.Workspace = ws
 	env := map[string]string{"MINICODE_HOME": home}
-	app, err := newApp(opts, strings.NewReader(""), io.Discard, io.Discard, func(k string) string { return env[k] })
+	app, err := newApp(context.Background(), opts, strings.NewReader(""), io.Discard, io.Discard, func(k string) string { return env[k] })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +67,7 @@ func TestLineModeSlashCommands(t *testing.T) {
 
 func TestBadRuleInSettingsNamesTheFile(t *testing.T) {
 	ws := workspaceWith(t, map[string]string{".minicode/settings.json": `{"permissions": {"allow": ["run_command(go test"]}}`})
-	_, err := newApp(Options{Workspace: ws, Print: true}, strings.NewReader(""), io.Discard, io.Discard,
+	_, err := newApp(context.Background(), Options{Workspace: ws, Print: true}, strings.NewReader(""), io.Discard, io.Discard,
 		func(k string) string { return map[string]string{"MINICODE_HOME": t.TempDir()}[k] })
 	path := filepath.Join(ws, ".minicode", "settings.json")
 	if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "run_command(go test") {

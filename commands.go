@@ -28,6 +28,9 @@ func slashCommands() []slashCommand {
 		{"memory", "list the memory files loaded (AGENTS.md, CLAUDE.md, MINI.md) and what was cut", func(_ context.Context, app *App, _ string, _ *[]Message) (string, bool, error) {
 			return app.Memory.Describe(), false, nil
 		}},
+		{"mcp", "show the MCP servers and their state; /mcp restart NAME restarts one", func(ctx context.Context, app *App, args string, _ *[]Message) (string, bool, error) {
+			return app.MCP.SlashCommand(ctx, args), false, nil
+		}},
 		{"init", "inspect the project and write a starter AGENTS.md (asks first)", cmdInit},
 		{"clear", "start over with an empty conversation", func(_ context.Context, _ *App, _ string, h *[]Message) (string, bool, error) {
 			*h = nil
@@ -75,8 +78,12 @@ func cmdTools(_ context.Context, app *App, _ string, _ *[]Message) (string, bool
 
 // cmdStatus shows the session's settings.
 func cmdStatus(_ context.Context, app *App, _ string, h *[]Message) (string, bool, error) {
-	return fmt.Sprintf("model: %s (%s)\nworkspace: %s\npermission mode: %s\nmessages: %d\nsession: %s",
-		app.Model, app.Provider.Name(), app.Workspace, app.Perms.Mode(), len(*h), app.SessionID), false, nil
+	mcp := app.MCP.StatusLine()
+	if mcp == "" {
+		mcp = "no servers configured"
+	}
+	return fmt.Sprintf("model: %s (%s)\nworkspace: %s\npermission mode: %s\nmessages: %d\nsession: %s\nMCP: %s",
+		app.Model, app.Provider.Name(), app.Workspace, app.Perms.Mode(), len(*h), app.SessionID, mcp), false, nil
 }
 
 // cmdInit writes a starter AGENTS.md after showing it for approval.

@@ -64,6 +64,7 @@ func (app *App) runHeadless(ctx context.Context, task string) error {
 			}
 		}
 	}
+	app.MCP.Wait(ctx) // the task may need the servers' tools
 	res := app.runTurnWithCleanup(ctx, nil, task)
 	record := resultRecord{
 		Type:              "result",

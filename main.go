@@ -6,7 +6,7 @@
 //
 //	minicode [flags]                 interactive session (line mode when stdin is not a terminal)
 //	minicode -p "task" [flags]       run one task to completion and exit
-//	minicode mcp add|list|remove|tools|call ...
+//	minicode mcp add|list|remove|tools|call ...   (minicode mcp help)
 //	minicode skills list|add|remove ...
 //
 // With no API key configured, minicode runs its offline demo model, which
@@ -25,6 +25,7 @@
 //	--max-turns N               model round trips per task (default 50)
 //	--workspace DIR             the folder the agent works in (default: current folder)
 //	--mock-script FILE          the demo provider replays scripted replies from FILE
+//	--mcp-elicitation MODE      with -p: decline (default) or defaults, for MCP servers' questions
 //	--version, --help
 //
 // Environment: ANTHROPIC_API_KEY, ANTHROPIC_AUTH_TOKEN, ANTHROPIC_BASE_URL,
@@ -116,8 +117,13 @@ func exitCode(err error, stderr io.Writer) int {
 // Run is minicode with its arguments and standard streams: it dispatches
 // subcommands, parses flags, builds the app and runs it.
 func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) error {
-	if len(args) > 0 && args[0] == "skills" {
-		return runSkillsSubcommand(args[1:], stdout, stderr, getenv)
+	if len(args) > 0 {
+		switch args[0] {
+		case "skills":
+			return runSkillsSubcommand(args[1:], stdout, stderr, getenv)
+		case "mcp":
+			return runMCPSubcommand(ctx, args[1:], stdin, stdout, stderr, getenv)
+		}
 	}
 	opts, showVersion, err := parseFlags(args, stderr)
 	if err != nil {
@@ -137,7 +143,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			return usageErrorf("-p needs a task, as an argument or on stdin")
 		}
 	}
-	app, err := newApp(opts, stdin, stdout, stderr, getenv)
+	app, err := newApp(ctx, opts, stdin, stdout, stderr, getenv)
 	if err != nil {
 		return err
 	}
@@ -165,6 +171,7 @@ func parseFlags(args []string, stderr io.Writer) (opts Options, showVersion bool
 	fs.IntVar(&opts.MaxTurns, "max-turns", 0, "")
 	fs.StringVar(&opts.Workspace, "workspace", "", "")
 	fs.StringVar(&opts.MockScript, "mock-script", "", "")
+	fs.StringVar(&opts.MCPElicitation, "mcp-elicitation", "", "")
 	fs.BoolVar(&showVersion, "version", false, "")
 	var words []string
 	for {
@@ -184,6 +191,11 @@ func parseFlags(args []string, stderr io.Writer) (opts Options, showVersion bool
 	case "text", "json", "stream-json":
 	default:
 		return opts, false, usageErrorf("unknown --output-format %q (use text, json or stream-json)", opts.OutputFormat)
+	}
+	switch opts.MCPElicitation {
+	case "", "decline", "defaults":
+	default:
+		return opts, false, usageErrorf("--mcp-elicitation must be decline or defaults, not %q", opts.MCPElicitation)
 	}
 	if opts.MaxTurns < 0 {
 		return opts, false, usageErrorf("--max-turns must be a positive number")
@@ -215,12 +227,26 @@ Flags:
   --max-turns N               model round trips per task (default 50)
   --workspace DIR             the folder the agent works in (default: current folder)
   --mock-script FILE          the mock provider replays scripted replies from FILE
+  --mcp-elicitation MODE      with -p: answer MCP servers' questions with decline (default) or defaults
   --version                   print the version
   --help                      print this help
 
 With no API key, minicode runs its offline demo model: try "help" or "list files".
 Exit codes: 0 success, 1 task failed, 2 usage error, 130 interrupted.
 `
+
+// runMCPSubcommand runs "minicode mcp ..." in the current folder.
+func runMCPSubcommand(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) error {
+	home, err := minicodeHome(getenv)
+	if err != nil {
+		return err
+	}
+	workspace, err := resolveWorkspace(".")
+	if err != nil {
+		return err
+	}
+	return runMCPCommand(ctx, args, stdin, stdout, stderr, home, workspace)
+}
 
 // runSkillsSubcommand runs "minicode skills ..." in the current folder.
 func runSkillsSubcommand(args []string, stdout, stderr io.Writer, getenv func(string) string) error {
