@@ -237,11 +237,7 @@ Exit codes: 0 success, 1 task failed, 2 usage error, 130 interrupted.
 
 // runMCPSubcommand runs "minicode mcp ..." in the current folder.
 func runMCPSubcommand(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) error {
-	home, err := minicodeHome(getenv)
-	if err != nil {
-		return err
-	}
-	workspace, err := resolveWorkspace(".")
+	home, workspace, err := subcommandFolders(getenv)
 	if err != nil {
 		return err
 	}
@@ -250,14 +246,20 @@ func runMCPSubcommand(ctx context.Context, args []string, stdin io.Reader, stdou
 
 // runSkillsSubcommand runs "minicode skills ..." in the current folder.
 func runSkillsSubcommand(args []string, stdout, stderr io.Writer, getenv func(string) string) error {
-	home, err := minicodeHome(getenv)
-	if err != nil {
-		return err
-	}
-	workspace, err := resolveWorkspace(".")
+	home, workspace, err := subcommandFolders(getenv)
 	if err != nil {
 		return err
 	}
 	userHome, _ := os.UserHomeDir()
 	return runSkillsCommand(args, stdout, stderr, home, userHome, workspace)
+}
+
+// subcommandFolders returns minicode's home and the current folder as
+// the workspace, for the subcommands.
+func subcommandFolders(getenv func(string) string) (home, workspace string, err error) {
+	if home, err = minicodeHome(getenv); err != nil {
+		return "", "", err
+	}
+	workspace, err = resolveWorkspace(".")
+	return home, workspace, err
 }
