@@ -320,7 +320,7 @@ func firstNonEmpty(values ...string) string {
 }
 
 // runTurnWithCleanup runs one turn and then does what must follow every
-// turn, even an interrupted one (SPEC §6): grants for this turn are
+// turn, even an interrupted one: grants for this turn are
 // cleared. The history it returns always gives each tool call a result.
 func (app *App) runTurnWithCleanup(ctx context.Context, history []Message, input string) TurnResult {
 	defer app.Perms.EndTurn()

@@ -13,7 +13,7 @@ import (
 )
 
 // Settings are the user's choices read from settings.json files. Flags and
-// environment variables override them (SPEC §3).
+// environment variables override them.
 type Settings struct {
 	Provider  string                 `json:"provider,omitempty"`  // anthropic, openai or mock
 	Model     string                 `json:"model,omitempty"`     // model name sent to the provider

@@ -8,7 +8,7 @@ import (
 	"sync"
 )
 
-// Defaults of the loop's limits (SPEC §5).
+// Defaults of the loop's limits.
 const (
 	defaultMaxSteps     = 50
 	defaultMaxProgress  = 3 // consecutive progress-only replies before the turn ends
@@ -45,7 +45,7 @@ type Event struct {
 	Result  *Block
 }
 
-// TurnEnd says how a turn ended (SPEC §6).
+// TurnEnd says how a turn ended.
 type TurnEnd string
 
 // The ways a turn can end.
@@ -155,7 +155,7 @@ func (a *Agent) request(messages []Message) ModelRequest {
 	return req
 }
 
-// step classifies one reply and acts on it (SPEC §5). It reports whether
+// step classifies one reply and acts on it. It reports whether
 // the turn is over.
 func (a *Agent) step(ctx context.Context, t *turn, resp ModelResponse) (TurnResult, bool) {
 	reply := Message{Role: RoleAssistant, Content: resp.Content}

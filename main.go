@@ -72,7 +72,7 @@ func main() {
 	os.Exit(exitCode(err, os.Stderr))
 }
 
-// Exit codes (SPEC §2).
+// Exit codes.
 const (
 	exitOK          = 0
 	exitFailed      = 1

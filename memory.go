@@ -16,7 +16,7 @@ import (
 // Project memory is what the user writes down once for every session:
 // AGENTS.md, CLAUDE.md, CLAUDE.local.md and MINI.md files in $MINICODE_HOME
 // (for every project) and in each folder from the repository root down to
-// the workspace (SPEC §10). A line may pull in another file with
+// the workspace. A line may pull in another file with
 // "@relative/path". All of it goes into the system prompt, within limits
 // that keep the files nearest the workspace when something must give.
 

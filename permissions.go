@@ -46,7 +46,7 @@ type Authorizer interface {
 // PermissionMode is the user's standing choice of how much to allow.
 type PermissionMode string
 
-// The permission modes of SPEC §8. Deny rules hold in every mode.
+// The permission modes. Deny rules hold in every mode.
 const (
 	// ModeDefault allows reads inside the workspace; everything else asks.
 	ModeDefault PermissionMode = "default"

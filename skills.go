@@ -15,7 +15,7 @@ import (
 // a description, then Markdown instructions, and any files those
 // instructions refer to (scripts/, references/, templates). The system
 // prompt lists every skill's name and description; the model calls
-// load_skill to read one when a task needs it (SPEC §10).
+// load_skill to read one when a task needs it.
 
 // Limits of the skill format and of what skills may add to the prompt.
 const (

@@ -17,7 +17,7 @@ import (
 	"github.com/go-playground/validator/v10"
 )
 
-// Limits on what tool results may put into the conversation (SPEC §5).
+// Limits on what tool results may put into the conversation.
 const (
 	maxResultChars      = 50_000  // a larger result goes to disk
 	resultPreviewChars  = 2_000   // what stays in the conversation of a stored result
@@ -405,7 +405,7 @@ func (r *Registry) isReadOnly(name string) bool {
 	return ok && t.ReadOnly
 }
 
-// storeLargeResults keeps a batch's results within the limits of SPEC §5:
+// storeLargeResults keeps a batch's results within the limits:
 // any result over maxResultChars, and then the largest ones until the batch
 // fits maxBatchResultChars, are written to dir and replaced by a preview and
 // the file's path.
