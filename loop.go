@@ -96,7 +96,7 @@ type turn struct {
 	usage         Usage
 	steps         int
 	progress      int // consecutive progress-only replies
-	recoveries    int // empty or half-tool-call replies retried
+	recoveries    int // unusable replies (empty, cut-off tool call) retried in a row
 	resumes       int // thinking-only replies resumed
 	continuations int // text replies continued after max_tokens
 	usedTools     bool
@@ -168,7 +168,7 @@ func (a *Agent) step(ctx context.Context, t *turn, resp ModelResponse) (TurnResu
 		// The last call was still being written when the output ran out.
 		return a.recover(t, halfToolCallPrompt, "replies cut off in the middle of a tool call")
 	case len(calls) > 0:
-		t.progress = 0
+		t.progress, t.recoveries = 0, 0
 		t.usedTools = true
 		a.appendReply(t, reply)
 		question := a.runBatch(ctx, t, calls)

@@ -225,6 +225,13 @@ func TestLoopReplyKinds(t *testing.T) {
 			wantSteps: 3,
 		},
 		{
+			name: "the empty-reply limit counts replies in a row, not in the whole turn",
+			replies: []ModelResponse{
+				{}, calls("", call("a", "echo", `{"text":"x"}`)), {}, {}, calls("", call("b", "echo", `{"text":"y"}`)), {}, text("done"),
+			},
+			wantEnd: EndFinal, wantText: "done", wantSteps: 7,
+		},
+		{
 			name: "text cut off by max_tokens is continued",
 			replies: []ModelResponse{
 				{Content: []Block{{Type: BlockText, Text: "The first half"}}, StopReason: StopMaxTokens},
