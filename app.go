@@ -38,8 +38,8 @@ type App struct {
 	Settings  Settings
 	Provider  Provider
 	Model     string
-	// Demo is set when the offline demo model runs because nothing else
-	// was configured.
+	// Demo is set when the offline demo model answers (the mock
+	// provider without a script).
 	Demo      bool
 	Registry  *Registry
 	Env       *ToolEnv
@@ -208,7 +208,7 @@ func (app *App) setupProvider() error {
 		case env("OPENAI_API_KEY") != "":
 			name = "openai"
 		default:
-			name, app.Demo = "mock", true
+			name = "mock"
 		}
 	}
 	model := firstNonEmpty(app.Opts.Model, env("MINICODE_MODEL"))
@@ -235,9 +235,9 @@ func (app *App) setupProvider() error {
 			if err != nil {
 				return err
 			}
-			mock.script, app.Demo = script, false
+			mock.script = script
 		}
-		app.Provider = mock
+		app.Provider, app.Demo = mock, mock.script == nil
 	default:
 		return usageErrorf("unknown provider %q (use anthropic, openai or mock)", name)
 	}
