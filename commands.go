@@ -59,7 +59,7 @@ func cmdHelp(_ context.Context, app *App, _ string, _ *[]Message) (string, bool,
 		fmt.Fprintf(&b, "  /%-12s %s\n", c.name, c.help)
 	}
 	b.WriteString("End a line with \\ to continue on the next line.")
-	if app.Provider.Name() == "mock" {
+	if app.Demo {
 		b.WriteString("\n\n" + demoHelp)
 	}
 	return b.String(), false, nil
