@@ -127,7 +127,7 @@ func newStreamClient(provider string, opts ProviderOptions) streamClient {
 	return c
 }
 
-// cmp0 returns d, or def when d is not positive.
+// orDefault returns d, or def when d is not positive.
 func orDefault(d, def time.Duration) time.Duration {
 	if d <= 0 {
 		return def
@@ -300,10 +300,7 @@ func readAPIError(provider string, resp *http.Response) *APIError {
 	e := parseErrorBody(body)
 	e.Provider, e.Status = provider, resp.StatusCode
 	if e.Message == "" {
-		e.Message = strings.TrimSpace(string(body))
-		if len(e.Message) > 500 {
-			e.Message = e.Message[:500] + "..."
-		}
+		e.Message = clip(strings.TrimSpace(string(body)), 500)
 	}
 	if e.Message == "" {
 		e.Message = http.StatusText(resp.StatusCode)

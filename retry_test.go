@@ -471,3 +471,15 @@ func checkRequestGolden(t *testing.T, path string, got capturedRequest) {
 		t.Errorf("request differs from %s (run with -update to accept):\n got %s\nwant %s", path, buf.String(), want)
 	}
 }
+
+// TestReadAPIErrorLongBody checks that a long plain-text error body is
+// shortened on a character boundary.
+func TestReadAPIErrorLongBody(t *testing.T) {
+	t.Parallel()
+	body := "x" + strings.Repeat("é", 400)
+	resp := &http.Response{StatusCode: http.StatusBadGateway, Header: http.Header{}, Body: io.NopCloser(strings.NewReader(body))}
+	got := readAPIError("openai", resp).Message
+	if want := body[:499] + "..."; got != want {
+		t.Errorf("message = %q, want %q", got, want)
+	}
+}
