@@ -250,7 +250,9 @@ func attemptError(ctx, actx context.Context, err error) error {
 	return err
 }
 
-// idleReader restarts the idle timer whenever bytes arrive.
+// idleReader runs the idle timer only while a Read waits for the server,
+// so that the time the caller spends on the data (showing it to the user)
+// never counts as silence of the server.
 type idleReader struct {
 	r     io.Reader
 	timer *time.Timer
@@ -259,10 +261,9 @@ type idleReader struct {
 
 // Read implements io.Reader.
 func (ir idleReader) Read(p []byte) (int, error) {
+	ir.timer.Reset(ir.idle)
 	n, err := ir.r.Read(p)
-	if n > 0 {
-		ir.timer.Reset(ir.idle)
-	}
+	ir.timer.Stop()
 	return n, err
 }
 

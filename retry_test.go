@@ -359,6 +359,43 @@ func TestSlowStreamIsNotStalled(t *testing.T) {
 	}
 }
 
+// TestSlowConsumerIsNotStalled checks that the time the caller spends on
+// a delta does not count as silence of the server: the rest of the reply
+// arrives while the caller is busy, and the stream goes on.
+func TestSlowConsumerIsNotStalled(t *testing.T) {
+	t.Parallel()
+	for _, kit := range providerKits {
+		t.Run(kit.name, func(t *testing.T) {
+			t.Parallel()
+			const idle = 500 * time.Millisecond
+			prefix := kit.cut("first")
+			rest := strings.TrimPrefix(kit.reply("first"), prefix)
+			shown := make(chan struct{})
+			api := newFakeAPI(t, func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "text/event-stream")
+				io.WriteString(w, prefix)
+				w.(http.Flusher).Flush()
+				select {
+				case <-shown:
+					io.WriteString(w, rest)
+				case <-r.Context().Done():
+				}
+			})
+			p := newTestProvider(kit, api, &retryLog{}, func(o *ProviderOptions) { o.IdleTimeout = idle; o.MaxRetries = -1 })
+			var once sync.Once
+			resp, err := p.Stream(context.Background(), ModelRequest{Model: "m", Messages: []Message{userText("hi")}}, func(Delta) {
+				once.Do(func() {
+					close(shown)
+					time.Sleep(3 * idle)
+				})
+			})
+			if got := (Message{Content: resp.Content}).Text(); err != nil || got != "first" {
+				t.Fatalf("Stream = %q, %v; want %q", got, err, "first")
+			}
+		})
+	}
+}
+
 // TestRefusedConnectionIsNotRetried checks that a server that is not
 // there fails at once instead of being retried.
 func TestRefusedConnectionIsNotRetried(t *testing.T) {
