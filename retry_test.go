@@ -353,7 +353,7 @@ func TestSlowStreamIsNotStalled(t *testing.T) {
 				t.Fatalf("Stream error after %s: %v", time.Since(start), err)
 			}
 			if elapsed := time.Since(start); elapsed < idle*3/2 {
-				t.Skipf("the reply took %s, less than the idle timeout: nothing was checked", elapsed)
+				t.Fatalf("the reply took %s, not much longer than the idle timeout %s: the test checks nothing", elapsed, idle)
 			}
 		})
 	}
