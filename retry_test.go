@@ -330,6 +330,40 @@ func TestCancelDuringStream(t *testing.T) {
 	}
 }
 
+// TestPartialReplyDiscardedInOrder checks what the user sees when a
+// stream breaks after output: the partial text, then the notice that it
+// is discarded, and only then the text of the retry.
+func TestPartialReplyDiscardedInOrder(t *testing.T) {
+	t.Parallel()
+	for _, kit := range providerKits {
+		t.Run(kit.name, func(t *testing.T) {
+			t.Parallel()
+			api := newFakeAPI(t, sseReply(kit.cut("partial")), sseReply(kit.reply("whole")))
+			var seen []string
+			opts := ProviderOptions{BaseURL: api.srv.URL, Notify: func(s string) { seen = append(seen, "notice: "+s) }}
+			p, client := kit.new(opts)
+			(&retryLog{}).instrument(client)
+			resp, err := p.Stream(context.Background(), ModelRequest{Model: "m", Messages: []Message{userText("hi")}}, func(d Delta) {
+				seen = append(seen, "text: "+d.Text)
+			})
+			if err != nil {
+				t.Fatalf("Stream error: %v", err)
+			}
+			if got := (Message{Content: resp.Content}).Text(); got != "whole" {
+				t.Errorf("reply = %q, want %q", got, "whole")
+			}
+			want := []string{"text: partial", "notice: " + partialDiscardedNotice, "; retrying in ", "text: whole"}
+			ok := len(seen) == len(want)
+			for i := 0; ok && i < len(want); i++ {
+				ok = strings.Contains(seen[i], want[i])
+			}
+			if !ok {
+				t.Errorf("the user saw %q, want lines holding %q", seen, want)
+			}
+		})
+	}
+}
+
 // TestSlowStreamIsNotStalled checks that the idle timeout measures the
 // gap between pieces of data, not the length of the whole reply.
 func TestSlowStreamIsNotStalled(t *testing.T) {
