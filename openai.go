@@ -284,12 +284,9 @@ func (s *openAIAssembler) apply(chunk openAIChunk) {
 		return
 	}
 	c := chunk.Choices[0]
-	for _, raw := range []json.RawMessage{c.Delta.ReasoningContent, c.Delta.Reasoning} {
-		var piece string
-		if json.Unmarshal(raw, &piece) == nil && piece != "" {
-			s.thinking.WriteString(piece)
-			s.emit(Delta{Kind: DeltaThinking, Text: piece})
-		}
+	if piece := reasoningPiece(c.Delta.ReasoningContent, c.Delta.Reasoning); piece != "" {
+		s.thinking.WriteString(piece)
+		s.emit(Delta{Kind: DeltaThinking, Text: piece})
 	}
 	if c.Delta.Content != "" {
 		s.text.WriteString(c.Delta.Content)
@@ -301,6 +298,20 @@ func (s *openAIAssembler) apply(chunk openAIChunk) {
 	if c.FinishReason != "" {
 		s.finish = c.FinishReason
 	}
+}
+
+// reasoningPiece is the reasoning text of a delta: reasoning_content, or
+// else reasoning. Some servers write the same text under both names, so
+// the two are never added together. A field that is not a string (some
+// servers send an object) is ignored.
+func reasoningPiece(reasoningContent, reasoning json.RawMessage) string {
+	var piece string
+	for _, raw := range []json.RawMessage{reasoningContent, reasoning} {
+		if json.Unmarshal(raw, &piece) == nil && piece != "" {
+			return piece
+		}
+	}
+	return ""
 }
 
 // toolCall adds a fragment to the call at its index. A new id at an index

@@ -99,8 +99,8 @@ func TestOpenAIOutputLimitField(t *testing.T) {
 
 // TestOpenAIStreamFixtures parses recorded streams: comments, a usage
 // chunk, parallel tool calls by index, a new id at a used index, object
-// and empty arguments, both reasoning fields, a finish without [DONE],
-// and CRLF line ends.
+// and empty arguments, both reasoning fields (apart, and together with
+// the same text), a finish without [DONE], and CRLF line ends.
 func TestOpenAIStreamFixtures(t *testing.T) {
 	t.Parallel()
 	runStreamFixtures(t, "openai", func(o ProviderOptions) Provider { return NewOpenAI(o) })

@@ -107,15 +107,18 @@ type ProviderOptions struct {
 	BaseURL   string // e.g. https://api.anthropic.com; "" means the provider's default
 	APIKey    string // sent as x-api-key (Anthropic) or Bearer (OpenAI)
 	AuthToken string // Anthropic only: sent as a Bearer token instead of the key
-	// HTTPClient is used for requests; nil means a client with the timeouts below.
+	// HTTPClient is used for requests; nil means a client with the connect
+	// timeout below (the other timeouts apply to any client).
 	HTTPClient *http.Client
-	// MaxRetries is how many times a retryable failure is retried (default 4).
+	// MaxRetries is how many times a retryable failure is retried: 0 means
+	// the default (4), a negative number means never.
 	MaxRetries int
 	// Timeouts: connecting, the first byte of the reply, and the longest
 	// silence between two streamed events. Zero means the default.
 	ConnectTimeout   time.Duration
 	FirstByteTimeout time.Duration
 	IdleTimeout      time.Duration
-	// Notify receives one-line notices, such as "retrying in 2s after 529".
+	// Notify receives one-line notices: a retry and its wait, or a partial
+	// reply that the user saw and that a retry throws away.
 	Notify func(string)
 }

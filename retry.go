@@ -127,7 +127,7 @@ func newStreamClient(provider string, opts ProviderOptions) streamClient {
 	return c
 }
 
-// cmp0 returns d, or def when d is not positive.
+// orDefault returns d, or def when d is not positive.
 func orDefault(d, def time.Duration) time.Duration {
 	if d <= 0 {
 		return def
@@ -250,7 +250,9 @@ func attemptError(ctx, actx context.Context, err error) error {
 	return err
 }
 
-// idleReader restarts the idle timer whenever bytes arrive.
+// idleReader runs the idle timer only while a Read waits for the server,
+// so that the time the caller spends on the data (showing it to the user)
+// never counts as silence of the server.
 type idleReader struct {
 	r     io.Reader
 	timer *time.Timer
@@ -259,10 +261,9 @@ type idleReader struct {
 
 // Read implements io.Reader.
 func (ir idleReader) Read(p []byte) (int, error) {
+	ir.timer.Reset(ir.idle)
 	n, err := ir.r.Read(p)
-	if n > 0 {
-		ir.timer.Reset(ir.idle)
-	}
+	ir.timer.Stop()
 	return n, err
 }
 
@@ -300,10 +301,7 @@ func readAPIError(provider string, resp *http.Response) *APIError {
 	e := parseErrorBody(body)
 	e.Provider, e.Status = provider, resp.StatusCode
 	if e.Message == "" {
-		e.Message = strings.TrimSpace(string(body))
-		if len(e.Message) > 500 {
-			e.Message = e.Message[:500] + "..."
-		}
+		e.Message = clip(strings.TrimSpace(string(body)), 500)
 	}
 	if e.Message == "" {
 		e.Message = http.StatusText(resp.StatusCode)

@@ -330,6 +330,40 @@ func TestCancelDuringStream(t *testing.T) {
 	}
 }
 
+// TestPartialReplyDiscardedInOrder checks what the user sees when a
+// stream breaks after output: the partial text, then the notice that it
+// is discarded, and only then the text of the retry.
+func TestPartialReplyDiscardedInOrder(t *testing.T) {
+	t.Parallel()
+	for _, kit := range providerKits {
+		t.Run(kit.name, func(t *testing.T) {
+			t.Parallel()
+			api := newFakeAPI(t, sseReply(kit.cut("partial")), sseReply(kit.reply("whole")))
+			var seen []string
+			opts := ProviderOptions{BaseURL: api.srv.URL, Notify: func(s string) { seen = append(seen, "notice: "+s) }}
+			p, client := kit.new(opts)
+			(&retryLog{}).instrument(client)
+			resp, err := p.Stream(context.Background(), ModelRequest{Model: "m", Messages: []Message{userText("hi")}}, func(d Delta) {
+				seen = append(seen, "text: "+d.Text)
+			})
+			if err != nil {
+				t.Fatalf("Stream error: %v", err)
+			}
+			if got := (Message{Content: resp.Content}).Text(); got != "whole" {
+				t.Errorf("reply = %q, want %q", got, "whole")
+			}
+			want := []string{"text: partial", "notice: " + partialDiscardedNotice, "; retrying in ", "text: whole"}
+			ok := len(seen) == len(want)
+			for i := 0; ok && i < len(want); i++ {
+				ok = strings.Contains(seen[i], want[i])
+			}
+			if !ok {
+				t.Errorf("the user saw %q, want lines holding %q", seen, want)
+			}
+		})
+	}
+}
+
 // TestSlowStreamIsNotStalled checks that the idle timeout measures the
 // gap between pieces of data, not the length of the whole reply.
 func TestSlowStreamIsNotStalled(t *testing.T) {
@@ -353,7 +387,44 @@ func TestSlowStreamIsNotStalled(t *testing.T) {
 				t.Fatalf("Stream error after %s: %v", time.Since(start), err)
 			}
 			if elapsed := time.Since(start); elapsed < idle*3/2 {
-				t.Skipf("the reply took %s, less than the idle timeout: nothing was checked", elapsed)
+				t.Fatalf("the reply took %s, not much longer than the idle timeout %s: the test checks nothing", elapsed, idle)
+			}
+		})
+	}
+}
+
+// TestSlowConsumerIsNotStalled checks that the time the caller spends on
+// a delta does not count as silence of the server: the rest of the reply
+// arrives while the caller is busy, and the stream goes on.
+func TestSlowConsumerIsNotStalled(t *testing.T) {
+	t.Parallel()
+	for _, kit := range providerKits {
+		t.Run(kit.name, func(t *testing.T) {
+			t.Parallel()
+			const idle = 500 * time.Millisecond
+			prefix := kit.cut("first")
+			rest := strings.TrimPrefix(kit.reply("first"), prefix)
+			shown := make(chan struct{})
+			api := newFakeAPI(t, func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "text/event-stream")
+				io.WriteString(w, prefix)
+				w.(http.Flusher).Flush()
+				select {
+				case <-shown:
+					io.WriteString(w, rest)
+				case <-r.Context().Done():
+				}
+			})
+			p := newTestProvider(kit, api, &retryLog{}, func(o *ProviderOptions) { o.IdleTimeout = idle; o.MaxRetries = -1 })
+			var once sync.Once
+			resp, err := p.Stream(context.Background(), ModelRequest{Model: "m", Messages: []Message{userText("hi")}}, func(Delta) {
+				once.Do(func() {
+					close(shown)
+					time.Sleep(3 * idle)
+				})
+			})
+			if got := (Message{Content: resp.Content}).Text(); err != nil || got != "first" {
+				t.Fatalf("Stream = %q, %v; want %q", got, err, "first")
 			}
 		})
 	}
@@ -469,5 +540,17 @@ func checkRequestGolden(t *testing.T, path string, got capturedRequest) {
 	}
 	if buf.String() != string(want) {
 		t.Errorf("request differs from %s (run with -update to accept):\n got %s\nwant %s", path, buf.String(), want)
+	}
+}
+
+// TestReadAPIErrorLongBody checks that a long plain-text error body is
+// shortened on a character boundary.
+func TestReadAPIErrorLongBody(t *testing.T) {
+	t.Parallel()
+	body := "x" + strings.Repeat("é", 400)
+	resp := &http.Response{StatusCode: http.StatusBadGateway, Header: http.Header{}, Body: io.NopCloser(strings.NewReader(body))}
+	got := readAPIError("openai", resp).Message
+	if want := body[:499] + "..."; got != want {
+		t.Errorf("message = %q, want %q", got, want)
 	}
 }
