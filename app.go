@@ -159,6 +159,17 @@ func (app *App) startMCP(ctx context.Context) error {
 	return nil
 }
 
+// notice tells the user something that happened while the model was
+// answering, such as a retry: through the loop's events, so that it shows
+// in order with the streamed text, or on stderr before the loop runs.
+func (app *App) notice(msg string) {
+	if app.Agent != nil && app.Agent.Emit != nil {
+		app.Agent.Emit(Event{Kind: EventNotice, Text: msg})
+		return
+	}
+	fmt.Fprintln(app.stderr, msg)
+}
+
 // syncWriter serialises writes from several goroutines.
 type syncWriter struct {
 	mu sync.Mutex
@@ -212,7 +223,7 @@ func (app *App) setupProvider() error {
 		}
 	}
 	model := firstNonEmpty(app.Opts.Model, env("MINICODE_MODEL"))
-	opts := ProviderOptions{Notify: func(msg string) { fmt.Fprintln(app.stderr, msg) }}
+	opts := ProviderOptions{Notify: app.notice}
 	switch name {
 	case "anthropic":
 		model = firstNonEmpty(model, env("ANTHROPIC_MODEL"), app.Settings.Model, "claude-sonnet-4-5")

@@ -55,6 +55,8 @@ func (app *App) runHeadless(ctx context.Context, task string) error {
 				out.json(streamRecord{Type: "assistant", SessionID: app.SessionID, Message: e.Message})
 			case EventToolResults:
 				out.json(streamRecord{Type: "user", SessionID: app.SessionID, Message: e.Message})
+			case EventNotice:
+				fmt.Fprintln(app.stderr, e.Text)
 			}
 		}
 	} else {
