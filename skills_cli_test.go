@@ -154,6 +154,45 @@ func TestSkillsCLIErrors(t *testing.T) {
 	}
 }
 
+// TestSkillsCLIAddFolderHoldingSkills refuses to add a folder that holds
+// the skills folder it would be copied into, also through a symlink,
+// rather than copying it into itself without end.
+func TestSkillsCLIAddFolderHoldingSkills(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		args    func(h cliHomes) []string
+		created func(h cliHomes) string
+	}{
+		{name: "home", args: func(h cliHomes) []string { return []string{"add", h.home} }, created: func(h cliHomes) string { return filepath.Join(h.home, "skills") }},
+		{name: "workspace", args: func(h cliHomes) []string { return []string{"add", h.workspace, "--project"} }, created: func(h cliHomes) string { return filepath.Join(h.workspace, ".minicode") }},
+		{name: "symlink to workspace", args: func(h cliHomes) []string {
+			return []string{"add", filepath.Join(h.userHome, "link"), "--project"}
+		}, created: func(h cliHomes) string { return filepath.Join(h.workspace, ".minicode") }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			h := newCLIHomes(t)
+			writeSkill(t, filepath.Dir(h.home), filepath.Base(h.home), skillMD("home", "d"))
+			writeSkill(t, filepath.Dir(h.workspace), filepath.Base(h.workspace), skillMD("ws", "d"))
+			if err := os.MkdirAll(h.userHome, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(h.workspace, filepath.Join(h.userHome, "link")); err != nil {
+				t.Fatal(err)
+			}
+			_, err := h.run(tt.args(h)...)
+			if err == nil || !strings.Contains(err.Error(), "is inside it") {
+				t.Fatalf("error = %v, want one saying the skills folder is inside the source", err)
+			}
+			if _, err := os.Lstat(tt.created(h)); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("stat %s = %v, want nothing created", tt.created(h), err)
+			}
+		})
+	}
+}
+
 // TestSkillsCLIHelp prints the usage on request, without an error.
 func TestSkillsCLIHelp(t *testing.T) {
 	t.Parallel()
