@@ -203,7 +203,8 @@ func TestLoadMemoryCaps(t *testing.T) {
 		"repo/AGENTS.md":     "ROOT " + kbOf(39),
 		"repo/a/AGENTS.md":   "A " + kbOf(39),
 		"repo/a/b/AGENTS.md": "B " + kbOf(39),
-		"repo/a/b/c/MINI.md": "C " + kbOf(60),
+		"repo/a/b/c/MINI.md": "C " + kbOf(60) + "@late.md\n",
+		"repo/a/b/c/late.md": "LATE, included from past the cut",
 	})
 	m, err := LoadMemory(filepath.Join(base, "home"), filepath.Join(base, "repo", "a", "b", "c"))
 	if err != nil {
@@ -246,12 +247,52 @@ func TestLoadMemoryCaps(t *testing.T) {
 			t.Errorf("%s was not cut at a line break", c.file)
 		}
 	}
+	if f := byName["repo/a/b/c/late.md"]; f != nil {
+		t.Errorf("%s was loaded, though only the part of MINI.md past the limit includes it", f.Path)
+	}
 	desc := m.Describe()
 	if !strings.Contains(desc, "(the limit for one file)") || !strings.Contains(desc, "not loaded: the total limit") {
 		t.Errorf("Describe() = %q, want it to say what was cut", desc)
 	}
 	if !strings.Contains(m.PromptSection(), "[The rest of this file was left out: cut to") {
 		t.Errorf("PromptSection does not mark the cut files")
+	}
+}
+
+// TestReadMemoryFile checks the per-file limit as a file is read: a long
+// file is cut at a line break, also with Windows line endings that make
+// the text shorter than the bytes read, and its size is the size on disk.
+func TestReadMemoryFile(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	line := strings.Repeat("y", 98)
+	tests := []struct {
+		name, content string
+		wantLen       int // -1 for the whole content
+	}{
+		{name: "short", content: "\uFEFFone\r\ntwo\r\n", wantLen: -1},
+		{name: "long", content: strings.Repeat(line+"\n", 1000), wantLen: maxMemoryFileBytes / 99 * 99},
+		{name: "long with crlf", content: strings.Repeat(line+"\r\n", 1000), wantLen: maxMemoryFileBytes / 100 * 99},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(dir, strings.ReplaceAll(tt.name, " ", "-")+".md")
+			if err := os.WriteFile(path, []byte(tt.content), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			content, size, err := readMemoryFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := strings.ReplaceAll(strings.TrimPrefix(tt.content, "\uFEFF"), "\r\n", "\n")
+			if tt.wantLen >= 0 {
+				want = want[:tt.wantLen]
+			}
+			if content != want || size != len(tt.content) {
+				t.Errorf("readMemoryFile = %d bytes ending %q, size %d; want %d bytes ending %q, size %d",
+					len(content), content[max(0, len(content)-8):], size, len(want), want[max(0, len(want)-8):], len(tt.content))
+			}
+		})
 	}
 }
 
