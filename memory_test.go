@@ -99,8 +99,9 @@ func TestLoadMemoryWalk(t *testing.T) {
 }
 
 // TestLoadMemoryIncludes checks @includes: relative paths followed, code
-// fences ignored, absolute paths and escapes refused, cycles and deep
-// nesting stopped, and mentions that are not paths passed over quietly.
+// fences ignored, absolute paths and escapes (by .. or by a symlinked file
+// or folder) refused, cycles and deep nesting stopped, and mentions that
+// are not paths passed over quietly.
 func TestLoadMemoryIncludes(t *testing.T) {
 	t.Parallel()
 	base := realTempDir(t)
@@ -109,13 +110,19 @@ func TestLoadMemoryIncludes(t *testing.T) {
 		"repo/.git/": "",
 		"repo/AGENTS.md": "Root rules. See @docs/style.md, ask @alice.\n" +
 			"```\n@docs/fenced.md\n```\n" +
-			"@/etc/hostname @~/notes.md @../outside.md @docs/missing.md\n@d1.md\n",
+			"@/etc/hostname @~/notes.md @../outside.md @docs/missing.md\n@d1.md\n" +
+			"@docs/link.md @shared/outside.md\n",
 		"repo/docs/style.md":  "STYLE GUIDE\n@../AGENTS.md\n",
 		"repo/docs/fenced.md": "FENCED CONTENT",
 		"repo/d1.md":          "D1 @d2.md", "repo/d2.md": "D2 @d3.md", "repo/d3.md": "D3 @d4.md",
 		"repo/d4.md": "D4 @d5.md", "repo/d5.md": "D5 @d6.md", "repo/d6.md": "D6",
 	})
 	root := filepath.Join(base, "repo")
+	for link, target := range map[string]string{"docs/link.md": "../../outside.md", "shared": base} {
+		if err := os.Symlink(target, filepath.Join(root, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
 	m, err := LoadMemory("", root)
 	if err != nil {
 		t.Fatal(err)
@@ -131,6 +138,8 @@ func TestLoadMemoryIncludes(t *testing.T) {
 		agents + ": @~/notes.md not included: only paths relative",
 		agents + ": @../outside.md not included: it is outside " + root,
 		agents + ": @docs/missing.md not included: file does not exist",
+		agents + ": @docs/link.md not included: it is outside " + root,
+		agents + ": @shared/outside.md not included: it is outside " + root,
 		filepath.Join(root, "d5.md") + ": @d6.md not included: includes nest deeper than 5 levels",
 	}
 	notes := strings.Join(m.Notes, "\n")
@@ -150,6 +159,31 @@ func TestLoadMemoryIncludes(t *testing.T) {
 	}
 	if !strings.Contains(prompt, filepath.Join(root, "docs", "style.md")+" (included from "+agents+")\n\nSTYLE GUIDE") {
 		t.Errorf("PromptSection = %q, want the style guide marked as included", prompt)
+	}
+}
+
+// TestLoadMemoryIncludesOutsideRepository checks that outside a repository
+// a file may include only from its own folder and below.
+func TestLoadMemoryIncludesOutsideRepository(t *testing.T) {
+	t.Parallel()
+	base := realTempDir(t)
+	writeFiles(t, base, map[string]string{
+		"secret.md":      "SECRET BESIDE",
+		"ws/AGENTS.md":   "@../secret.md @docs/own.md",
+		"ws/docs/own.md": "OWN DOCS",
+	})
+	ws := filepath.Join(base, "ws")
+	m, err := LoadMemory("", ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prompt := m.PromptSection()
+	if strings.Contains(prompt, "SECRET BESIDE") || !strings.Contains(prompt, "OWN DOCS") {
+		t.Errorf("PromptSection = %q, want docs/own.md in and ../secret.md out", prompt)
+	}
+	want := filepath.Join(ws, "AGENTS.md") + ": @../secret.md not included: it is outside " + ws
+	if notes := strings.Join(m.Notes, "\n"); !strings.Contains(notes, want) {
+		t.Errorf("notes %q\nlack %q", notes, want)
 	}
 }
 
