@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"unicode/utf8"
 )
 
 // Project memory is what the user writes down once for every session:
@@ -288,9 +287,7 @@ func cutText(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
+	n = runeFloor(s, n)
 	if nl := strings.LastIndexByte(s[:n], '\n'); nl >= n*4/5 {
 		n = nl + 1
 	}

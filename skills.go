@@ -315,13 +315,9 @@ func (set *SkillSet) Describe() string {
 	return b.String()
 }
 
-// oneLine collapses whitespace in s and cuts it to at most n runes.
+// oneLine collapses whitespace in s and cuts it to n runes.
 func oneLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	return string([]rune(s)[:n-1]) + "…"
+	return cut(strings.Join(strings.Fields(s), " "), n)
 }
 
 // PromptSection is the system prompt's list of skills: names and
