@@ -390,10 +390,15 @@ func (set *SkillSet) load(ctx context.Context, name string) (ToolOutput, error) 
 }
 
 // listSkillFiles lists the files under dir, relative to it, at most
-// maxSkillListedFiles of them; hidden files and folders are left out.
+// maxSkillListedFiles of them; hidden files and folders are left out. dir
+// may be a symlink to the skill's folder.
 func listSkillFiles(ctx context.Context, dir string) ([]string, error) {
+	dir, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return nil, err
+	}
 	var files []string
-	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+	err = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}

@@ -256,6 +256,11 @@ func TestLoadSkillTool(t *testing.T) {
 		}
 	}
 	writeSkill(t, filepath.Join(root, ".minicode", "skills"), "broken", "---\nname: broken\ndescription: d\nname: again\n---\n")
+	shared := writeSkill(t, filepath.Join(root, "shared"), "linked", skillMD("linked", "A skill linked in from elsewhere."))
+	writeFiles(t, shared, map[string]string{"scripts/run.sh": "x"})
+	if err := os.Symlink(shared, filepath.Join(root, ".minicode", "skills", "linked")); err != nil {
+		t.Fatal(err)
+	}
 	set := DiscoverSkills("", "", root)
 	if err := os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte(skillMD("deploy", "Deploy the app.")+"Edited after discovery.\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -269,7 +274,8 @@ func TestLoadSkillTool(t *testing.T) {
 		notWant     []string
 	}{
 		{name: "found", input: `{"name":"deploy"}`, want: []string{"Skill: deploy\n", "Folder: " + dir + "\n", "  SKILL.md\n", "  references/hosts.md\n", "  scripts/deploy.sh\n", "Instructions of deploy.", "Edited after discovery."}, notWant: []string{".secret", "description:"}},
-		{name: "unknown", input: `{"name":"nope"}`, wantErr: true, want: []string{`no skill named "nope"; the skills are: deploy`}},
+		{name: "symlinked folder", input: `{"name":"linked"}`, want: []string{"Folder: " + filepath.Join(root, ".minicode", "skills", "linked") + "\n", "  SKILL.md\n", "  scripts/run.sh\n", "Instructions of linked."}, notWant: []string{"  .\n"}},
+		{name: "unknown", input: `{"name":"nope"}`, wantErr: true, want: []string{`no skill named "nope"; the skills are: deploy, linked`}},
 		{name: "invalid", input: `{"name":"broken"}`, wantErr: true, want: []string{`skill "broken" cannot be loaded: front matter line 4`}},
 		{name: "missing name", input: `{}`, wantErr: true, want: []string{`field "name" is required`}},
 	}
