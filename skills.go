@@ -110,7 +110,7 @@ func readSkill(dir, source string) *Skill {
 }
 
 // applyFrontMatter fills the skill's fields from Meta and checks them
-// against the agentskills.io rules.
+// against the rules of the skill format.
 func (s *Skill) applyFrontMatter() error {
 	name, ok := s.Meta["name"].(string)
 	if !ok || name == "" {
