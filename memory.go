@@ -116,7 +116,7 @@ func (l *memoryLoader) loadDir(dir, level, boundary string, rank int) {
 	l.mem.Searched = append(l.mem.Searched, dir)
 	for _, name := range []string{"AGENTS.md", "CLAUDE.md", "CLAUDE.local.md", "MINI.md"} {
 		path := filepath.Join(dir, name)
-		if info, err := os.Stat(path); err == nil && !info.IsDir() {
+		if info, err := os.Stat(path); err == nil && info.Mode().IsRegular() {
 			l.loadFile(&MemoryFile{Path: path, Level: level, rank: rank}, boundary, nil)
 		}
 	}
@@ -244,7 +244,7 @@ func resolveInclude(dir, ref, boundary string) (string, error) {
 	if !within(boundary, real) {
 		return "", fmt.Errorf("it is outside %s", boundary)
 	}
-	if info, err := os.Stat(real); err != nil || info.IsDir() {
+	if info, err := os.Stat(real); err != nil || !info.Mode().IsRegular() {
 		return "", errors.New("it is not a file")
 	}
 	return real, nil

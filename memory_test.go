@@ -5,7 +5,9 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // writeFiles creates files under root from a map of relative path to
@@ -184,6 +186,41 @@ func TestLoadMemoryIncludesOutsideRepository(t *testing.T) {
 	want := filepath.Join(ws, "AGENTS.md") + ": @../secret.md not included: it is outside " + ws
 	if notes := strings.Join(m.Notes, "\n"); !strings.Contains(notes, want) {
 		t.Errorf("notes %q\nlack %q", notes, want)
+	}
+}
+
+// TestLoadMemoryNamedPipes checks that a named pipe, as a memory file or
+// an include, is passed over rather than opened, which would wait for a
+// writer that never comes.
+func TestLoadMemoryNamedPipes(t *testing.T) {
+	t.Parallel()
+	base := realTempDir(t)
+	writeFiles(t, base, map[string]string{".git/": "", "AGENTS.md": "@pipe.md"})
+	for _, name := range []string{"pipe.md", "MINI.md"} {
+		if err := syscall.Mkfifo(filepath.Join(base, name), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	done := make(chan *Memory, 1)
+	go func() {
+		m, err := LoadMemory("", base)
+		if err != nil {
+			t.Error(err)
+		}
+		done <- m
+	}()
+	var m *Memory
+	select {
+	case m = <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("LoadMemory did not return: it opened a named pipe")
+	}
+	if got, want := loadedPaths(t, m, base), []string{"AGENTS.md"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("loaded %q, want %q", got, want)
+	}
+	want := filepath.Join(base, "AGENTS.md") + ": @pipe.md not included: it is not a file"
+	if notes := strings.Join(m.Notes, "\n"); notes != want {
+		t.Errorf("notes %q, want %q", notes, want)
 	}
 }
 
