@@ -86,6 +86,10 @@ func skillRoots(home, userHome, workspace string) []skillRoot {
 // be listed with the reason.
 func readSkill(dir, source string) *Skill {
 	s := &Skill{Dir: dir, Path: filepath.Join(dir, "SKILL.md"), Source: source, Name: filepath.Base(dir)}
+	if info, err := os.Stat(s.Path); err == nil && !info.Mode().IsRegular() {
+		s.Problem = "SKILL.md is not a regular file"
+		return s
+	}
 	data, err := os.ReadFile(s.Path)
 	if err != nil {
 		s.Problem = fmt.Sprintf("reading SKILL.md: %v", err)

@@ -8,7 +8,9 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // writeSkill creates <root>/<folder>/SKILL.md with the given content and
@@ -91,6 +93,38 @@ func TestReadSkill(t *testing.T) {
 				t.Errorf("Warnings = %q, want %q", got, tt.wantWarning)
 			}
 		})
+	}
+}
+
+// TestReadSkillNotAFile lists a SKILL.md that is a folder or a named pipe
+// as invalid, without waiting on the pipe for a writer.
+func TestReadSkillNotAFile(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, "folder", "SKILL.md"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(root, "pipe"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(root, "pipe", "SKILL.md"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan []*Skill, 1)
+	go func() { done <- scanSkillRoot(skillRoot{Dir: root}) }()
+	var skills []*Skill
+	select {
+	case skills = <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("reading the skills did not return: a named pipe was opened")
+	}
+	if len(skills) != 2 {
+		t.Fatalf("got %d skills, want 2", len(skills))
+	}
+	for _, s := range skills {
+		if s.Problem != "SKILL.md is not a regular file" {
+			t.Errorf("%s: Problem = %q, want %q", s.Path, s.Problem, "SKILL.md is not a regular file")
+		}
 	}
 }
 
