@@ -63,14 +63,7 @@ func parseYAMLMap(text string) (map[string]any, error) {
 	if indent != 0 {
 		return nil, p.errorf("the first key must not be indented")
 	}
-	m, err := p.parseMap(0)
-	if err != nil {
-		return nil, err
-	}
-	if p.pos < len(p.lines) {
-		return nil, p.errorf("unexpected indentation")
-	}
-	return m, nil
+	return p.parseMap(0)
 }
 
 // yamlParser walks the lines of a YAML document.
@@ -79,10 +72,15 @@ type yamlParser struct {
 	pos   int // index of the next line to read
 }
 
-// errorf reports a problem at the current line, numbered from the line
-// after the opening "---" (which is line 1 of the file).
+// errorf reports a problem at the current line.
 func (p *yamlParser) errorf(format string, args ...any) error {
-	return fmt.Errorf("front matter line %d: %s", p.pos+2, fmt.Sprintf(format, args...))
+	return p.errorAt(p.pos, format, args...)
+}
+
+// errorAt reports a problem at lines[i], giving its line number in the
+// file: lines[0] follows the opening "---", which is line 1.
+func (p *yamlParser) errorAt(i int, format string, args ...any) error {
+	return fmt.Errorf("front matter line %d: %s", i+2, fmt.Sprintf(format, args...))
 }
 
 // peekIndent skips blank and comment lines and returns the indentation of
@@ -142,6 +140,9 @@ func (p *yamlParser) splitKey(line string) (key, rest string, err error) {
 	}
 	if line[0] == '"' || line[0] == '\'' {
 		key, after, err := parseQuoted(line)
+		if errors.Is(err, errUnterminated) {
+			return "", "", p.errorf("the quoted key is not closed")
+		}
 		if err != nil {
 			return "", "", p.errorf("%v", err)
 		}
@@ -159,8 +160,9 @@ func (p *yamlParser) splitKey(line string) (key, rest string, err error) {
 }
 
 // parseValue reads the value that follows "key:" or "- " on a line that
-// has already been consumed; indent is the indentation of that key or
-// dash. A list may sit at the key's own indentation only under a map key.
+// has already been consumed (lines[pos-1]); indent is the indentation of
+// that key or dash. A list may sit at the key's own indentation only under
+// a map key.
 func (p *yamlParser) parseValue(rest string, indent int, underKey bool) (any, error) {
 	rest = strings.TrimSpace(rest)
 	if rest == "" || strings.HasPrefix(rest, "#") {
@@ -172,7 +174,7 @@ func (p *yamlParser) parseValue(rest string, indent int, underKey bool) (any, er
 	case '[', '{', '"', '\'':
 		return p.parseFlowValue(rest, indent)
 	case '&', '*', '!', '%', '@', '`':
-		return nil, p.errorf("values starting with %q are not supported; quote the value", rest[0])
+		return nil, p.errorAt(p.pos-1, "values starting with %q are not supported; quote the value", rest[0])
 	}
 	return p.parsePlain(rest, indent), nil
 }
@@ -289,24 +291,37 @@ func stripComment(s string) string {
 
 // parseFlowValue reads a quoted string, [list] or {map}, joining following
 // lines while the value is unterminated (as YAML allows), and refuses
-// anything but a comment after it.
+// anything but a comment after it. Its first line is lines[pos-1]; an
+// unclosed value is reported there, other mistakes on the last line read.
 func (p *yamlParser) parseFlowValue(text string, indent int) (any, error) {
+	start := p.pos - 1
 	for {
 		value, rest, err := parseFlow(text)
 		if err == nil {
 			if rest = strings.TrimSpace(rest); rest != "" && !strings.HasPrefix(rest, "#") {
-				return nil, p.errorf("unexpected text %q after the value", rest)
+				return nil, p.errorAt(p.pos-1, "unexpected text %q after the value", rest)
 			}
 			return value, nil
 		}
-		if !errors.Is(err, errUnterminated) || p.pos >= len(p.lines) {
-			return nil, p.errorf("%v", err)
+		if !errors.Is(err, errUnterminated) {
+			return nil, p.errorAt(p.pos-1, "%v", err)
 		}
-		next := p.lines[p.pos]
-		if strings.TrimSpace(next) != "" && leadingSpaces(next) <= indent {
-			return nil, p.errorf("%v", err)
+		if p.pos == len(p.lines) || strings.TrimSpace(p.lines[p.pos]) != "" && leadingSpaces(p.lines[p.pos]) <= indent {
+			return nil, p.errorAt(start, "%s is not closed", unclosedName(text))
 		}
-		text += " " + strings.TrimSpace(next)
+		text += " " + strings.TrimSpace(p.lines[p.pos])
 		p.pos++
 	}
+}
+
+// unclosedName names the kind of flow value text starts, for the error
+// that says it is not closed.
+func unclosedName(text string) string {
+	switch text[0] {
+	case '[':
+		return "the [list] starting here"
+	case '{':
+		return "the {map} starting here"
+	}
+	return "the quoted string starting here"
 }

@@ -18,7 +18,7 @@ import (
 func (p *yamlParser) parseBlockScalar(header string, indent int) (string, error) {
 	style, chomp, width, err := parseBlockHeader(header)
 	if err != nil {
-		return "", p.errorf("%v", err)
+		return "", p.errorAt(p.pos-1, "%v", err)
 	}
 	var lines []string
 	content := -1

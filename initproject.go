@@ -116,14 +116,17 @@ func inspectProject(ctx context.Context, workspace string) projectFacts {
 }
 
 // countLanguages counts source files by language, skipping hidden,
-// dependency and build folders, and returns "Language (n files)" entries,
-// most files first.
+// dependency and build folders and those it cannot read, and returns
+// "Language (n files)" entries, most files first.
 func countLanguages(ctx context.Context, workspace string) []string {
 	counts := map[string]int{}
 	seen := 0
 	filepath.WalkDir(workspace, func(path string, d fs.DirEntry, err error) error {
-		if err != nil || ctx.Err() != nil || seen >= maxInitScanFiles {
+		if ctx.Err() != nil || seen >= maxInitScanFiles {
 			return filepath.SkipAll
+		}
+		if err != nil {
+			return nil // an unreadable folder is passed over; the walk goes on
 		}
 		name := d.Name()
 		if d.IsDir() {

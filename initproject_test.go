@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -96,6 +97,25 @@ func TestInspectProject(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestCountLanguagesUnreadableFolder checks that a folder that cannot be
+// read is passed over and the folders after it are still counted.
+func TestCountLanguagesUnreadableFolder(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"a-data/x.go": "", "b.go": "", "src/c.go": ""})
+	locked := filepath.Join(dir, "a-data")
+	if err := os.Chmod(locked, 0); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Chmod(locked, 0o755) })
+	if _, err := os.ReadDir(locked); err == nil {
+		t.Skip("this user can read a folder with mode 0 (root), so there is no unreadable folder to pass over")
+	}
+	if got, want := countLanguages(context.Background(), dir), []string{"Go (2 files)"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("countLanguages = %q, want %q", got, want)
 	}
 }
 

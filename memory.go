@@ -1,16 +1,15 @@
 package main
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
-	"unicode/utf8"
 )
 
 // Project memory is what the user writes down once for every session:
@@ -117,7 +116,7 @@ func (l *memoryLoader) loadDir(dir, level, boundary string, rank int) {
 	l.mem.Searched = append(l.mem.Searched, dir)
 	for _, name := range []string{"AGENTS.md", "CLAUDE.md", "CLAUDE.local.md", "MINI.md"} {
 		path := filepath.Join(dir, name)
-		if info, err := os.Stat(path); err == nil && !info.IsDir() {
+		if info, err := os.Stat(path); err == nil && info.Mode().IsRegular() {
 			l.loadFile(&MemoryFile{Path: path, Level: level, rank: rank}, boundary, nil)
 		}
 	}
@@ -136,23 +135,46 @@ func (l *memoryLoader) loadFile(f *MemoryFile, boundary string, stack []string) 
 		l.mem.Files = append(l.mem.Files, f)
 		return
 	}
-	data, err := os.ReadFile(real)
+	content, size, err := readMemoryFile(real)
 	if err != nil {
 		l.note(f.Path, "cannot be read: %v", err)
 		return
 	}
-	if bytes.IndexByte(data, 0) >= 0 {
+	if strings.IndexByte(content, 0) >= 0 {
 		l.note(f.Path, "is not a text file; not loaded")
 		return
 	}
-	f.Size = len(data)
-	f.Content = strings.ReplaceAll(strings.TrimPrefix(string(data), "\uFEFF"), "\r\n", "\n")
+	f.Size, f.Content = size, content
+	if size > maxMemoryFileBytes {
+		f.Cut = fmt.Sprintf("cut to %s (the limit for one file)", kb(len(content)))
+	}
 	l.loaded[real] = f
 	l.mem.Files = append(l.mem.Files, f)
 	stack = append(stack, real)
 	for _, ref := range includeRefs(f.Content) {
 		l.include(f, ref, boundary, stack)
 	}
+}
+
+// readMemoryFile reads a memory file up to maxMemoryFileBytes, cut at a
+// line break when it is longer, without its byte order mark and with "\n"
+// line endings; size is the file's size on disk.
+func readMemoryFile(path string) (content string, size int, err error) {
+	file, err := os.Open(path)
+	if err != nil {
+		return "", 0, err
+	}
+	defer file.Close()
+	info, err := file.Stat()
+	if err != nil {
+		return "", 0, err
+	}
+	data, err := io.ReadAll(io.LimitReader(file, maxMemoryFileBytes+1))
+	if err != nil {
+		return "", 0, err
+	}
+	content = cutText(string(data), maxMemoryFileBytes)
+	return strings.ReplaceAll(strings.TrimPrefix(content, "\uFEFF"), "\r\n", "\n"), int(info.Size()), nil
 }
 
 // include follows one @ref found in f.
@@ -222,7 +244,7 @@ func resolveInclude(dir, ref, boundary string) (string, error) {
 	if !within(boundary, real) {
 		return "", fmt.Errorf("it is outside %s", boundary)
 	}
-	if info, err := os.Stat(real); err != nil || info.IsDir() {
+	if info, err := os.Stat(real); err != nil || !info.Mode().IsRegular() {
 		return "", errors.New("it is not a file")
 	}
 	return real, nil
@@ -230,8 +252,8 @@ func resolveInclude(dir, ref, boundary string) (string, error) {
 
 // applyCaps decides what of each file goes into the prompt. Files are
 // taken nearest first: a file with the same content as one already taken
-// is left out, each file is cut to maxMemoryFileBytes, and once
-// maxMemoryTotalBytes is reached the rest are cut or left out.
+// is left out, and once maxMemoryTotalBytes is reached the rest are cut or
+// left out. (Each file was cut to maxMemoryFileBytes as it was read.)
 func (m *Memory) applyCaps() {
 	order := append([]*MemoryFile(nil), m.Files...)
 	sort.SliceStable(order, func(a, b int) bool { return order[a].rank < order[b].rank })
@@ -247,10 +269,6 @@ func (m *Memory) applyCaps() {
 			continue
 		}
 		seen[sum] = f
-		if len(f.Content) > maxMemoryFileBytes {
-			f.Content = cutText(f.Content, maxMemoryFileBytes)
-			f.Cut = fmt.Sprintf("cut to %s (the limit for one file)", kb(len(f.Content)))
-		}
 		room := maxMemoryTotalBytes - total
 		switch {
 		case len(f.Content) > room && room < minMemoryPieceBytes:
@@ -269,9 +287,7 @@ func cutText(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
+	n = runeFloor(s, n)
 	if nl := strings.LastIndexByte(s[:n], '\n'); nl >= n*4/5 {
 		n = nl + 1
 	}

@@ -5,7 +5,9 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // writeFiles creates files under root from a map of relative path to
@@ -99,8 +101,9 @@ func TestLoadMemoryWalk(t *testing.T) {
 }
 
 // TestLoadMemoryIncludes checks @includes: relative paths followed, code
-// fences ignored, absolute paths and escapes refused, cycles and deep
-// nesting stopped, and mentions that are not paths passed over quietly.
+// fences ignored, absolute paths and escapes (by .. or by a symlinked file
+// or folder) refused, cycles and deep nesting stopped, and mentions that
+// are not paths passed over quietly.
 func TestLoadMemoryIncludes(t *testing.T) {
 	t.Parallel()
 	base := realTempDir(t)
@@ -109,13 +112,19 @@ func TestLoadMemoryIncludes(t *testing.T) {
 		"repo/.git/": "",
 		"repo/AGENTS.md": "Root rules. See @docs/style.md, ask @alice.\n" +
 			"```\n@docs/fenced.md\n```\n" +
-			"@/etc/hostname @~/notes.md @../outside.md @docs/missing.md\n@d1.md\n",
+			"@/etc/hostname @~/notes.md @../outside.md @docs/missing.md\n@d1.md\n" +
+			"@docs/link.md @shared/outside.md\n",
 		"repo/docs/style.md":  "STYLE GUIDE\n@../AGENTS.md\n",
 		"repo/docs/fenced.md": "FENCED CONTENT",
 		"repo/d1.md":          "D1 @d2.md", "repo/d2.md": "D2 @d3.md", "repo/d3.md": "D3 @d4.md",
 		"repo/d4.md": "D4 @d5.md", "repo/d5.md": "D5 @d6.md", "repo/d6.md": "D6",
 	})
 	root := filepath.Join(base, "repo")
+	for link, target := range map[string]string{"docs/link.md": "../../outside.md", "shared": base} {
+		if err := os.Symlink(target, filepath.Join(root, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
 	m, err := LoadMemory("", root)
 	if err != nil {
 		t.Fatal(err)
@@ -131,6 +140,8 @@ func TestLoadMemoryIncludes(t *testing.T) {
 		agents + ": @~/notes.md not included: only paths relative",
 		agents + ": @../outside.md not included: it is outside " + root,
 		agents + ": @docs/missing.md not included: file does not exist",
+		agents + ": @docs/link.md not included: it is outside " + root,
+		agents + ": @shared/outside.md not included: it is outside " + root,
 		filepath.Join(root, "d5.md") + ": @d6.md not included: includes nest deeper than 5 levels",
 	}
 	notes := strings.Join(m.Notes, "\n")
@@ -150,6 +161,66 @@ func TestLoadMemoryIncludes(t *testing.T) {
 	}
 	if !strings.Contains(prompt, filepath.Join(root, "docs", "style.md")+" (included from "+agents+")\n\nSTYLE GUIDE") {
 		t.Errorf("PromptSection = %q, want the style guide marked as included", prompt)
+	}
+}
+
+// TestLoadMemoryIncludesOutsideRepository checks that outside a repository
+// a file may include only from its own folder and below.
+func TestLoadMemoryIncludesOutsideRepository(t *testing.T) {
+	t.Parallel()
+	base := realTempDir(t)
+	writeFiles(t, base, map[string]string{
+		"secret.md":      "SECRET BESIDE",
+		"ws/AGENTS.md":   "@../secret.md @docs/own.md",
+		"ws/docs/own.md": "OWN DOCS",
+	})
+	ws := filepath.Join(base, "ws")
+	m, err := LoadMemory("", ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prompt := m.PromptSection()
+	if strings.Contains(prompt, "SECRET BESIDE") || !strings.Contains(prompt, "OWN DOCS") {
+		t.Errorf("PromptSection = %q, want docs/own.md in and ../secret.md out", prompt)
+	}
+	want := filepath.Join(ws, "AGENTS.md") + ": @../secret.md not included: it is outside " + ws
+	if notes := strings.Join(m.Notes, "\n"); !strings.Contains(notes, want) {
+		t.Errorf("notes %q\nlack %q", notes, want)
+	}
+}
+
+// TestLoadMemoryNamedPipes checks that a named pipe, as a memory file or
+// an include, is passed over rather than opened, which would wait for a
+// writer that never comes.
+func TestLoadMemoryNamedPipes(t *testing.T) {
+	t.Parallel()
+	base := realTempDir(t)
+	writeFiles(t, base, map[string]string{".git/": "", "AGENTS.md": "@pipe.md"})
+	for _, name := range []string{"pipe.md", "MINI.md"} {
+		if err := syscall.Mkfifo(filepath.Join(base, name), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	done := make(chan *Memory, 1)
+	go func() {
+		m, err := LoadMemory("", base)
+		if err != nil {
+			t.Error(err)
+		}
+		done <- m
+	}()
+	var m *Memory
+	select {
+	case m = <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("LoadMemory did not return: it opened a named pipe")
+	}
+	if got, want := loadedPaths(t, m, base), []string{"AGENTS.md"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("loaded %q, want %q", got, want)
+	}
+	want := filepath.Join(base, "AGENTS.md") + ": @pipe.md not included: it is not a file"
+	if notes := strings.Join(m.Notes, "\n"); notes != want {
+		t.Errorf("notes %q, want %q", notes, want)
 	}
 }
 
@@ -203,7 +274,8 @@ func TestLoadMemoryCaps(t *testing.T) {
 		"repo/AGENTS.md":     "ROOT " + kbOf(39),
 		"repo/a/AGENTS.md":   "A " + kbOf(39),
 		"repo/a/b/AGENTS.md": "B " + kbOf(39),
-		"repo/a/b/c/MINI.md": "C " + kbOf(60),
+		"repo/a/b/c/MINI.md": "C " + kbOf(60) + "@late.md\n",
+		"repo/a/b/c/late.md": "LATE, included from past the cut",
 	})
 	m, err := LoadMemory(filepath.Join(base, "home"), filepath.Join(base, "repo", "a", "b", "c"))
 	if err != nil {
@@ -246,12 +318,52 @@ func TestLoadMemoryCaps(t *testing.T) {
 			t.Errorf("%s was not cut at a line break", c.file)
 		}
 	}
+	if f := byName["repo/a/b/c/late.md"]; f != nil {
+		t.Errorf("%s was loaded, though only the part of MINI.md past the limit includes it", f.Path)
+	}
 	desc := m.Describe()
 	if !strings.Contains(desc, "(the limit for one file)") || !strings.Contains(desc, "not loaded: the total limit") {
 		t.Errorf("Describe() = %q, want it to say what was cut", desc)
 	}
 	if !strings.Contains(m.PromptSection(), "[The rest of this file was left out: cut to") {
 		t.Errorf("PromptSection does not mark the cut files")
+	}
+}
+
+// TestReadMemoryFile checks the per-file limit as a file is read: a long
+// file is cut at a line break, also with Windows line endings that make
+// the text shorter than the bytes read, and its size is the size on disk.
+func TestReadMemoryFile(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	line := strings.Repeat("y", 98)
+	tests := []struct {
+		name, content string
+		wantLen       int // -1 for the whole content
+	}{
+		{name: "short", content: "\uFEFFone\r\ntwo\r\n", wantLen: -1},
+		{name: "long", content: strings.Repeat(line+"\n", 1000), wantLen: maxMemoryFileBytes / 99 * 99},
+		{name: "long with crlf", content: strings.Repeat(line+"\r\n", 1000), wantLen: maxMemoryFileBytes / 100 * 99},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(dir, strings.ReplaceAll(tt.name, " ", "-")+".md")
+			if err := os.WriteFile(path, []byte(tt.content), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			content, size, err := readMemoryFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := strings.ReplaceAll(strings.TrimPrefix(tt.content, "\uFEFF"), "\r\n", "\n")
+			if tt.wantLen >= 0 {
+				want = want[:tt.wantLen]
+			}
+			if content != want || size != len(tt.content) {
+				t.Errorf("readMemoryFile = %d bytes ending %q, size %d; want %d bytes ending %q, size %d",
+					len(content), content[max(0, len(content)-8):], size, len(want), want[max(0, len(want)-8):], len(tt.content))
+			}
+		})
 	}
 }
 

@@ -86,6 +86,10 @@ func skillRoots(home, userHome, workspace string) []skillRoot {
 // be listed with the reason.
 func readSkill(dir, source string) *Skill {
 	s := &Skill{Dir: dir, Path: filepath.Join(dir, "SKILL.md"), Source: source, Name: filepath.Base(dir)}
+	if info, err := os.Stat(s.Path); err == nil && !info.Mode().IsRegular() {
+		s.Problem = "SKILL.md is not a regular file"
+		return s
+	}
 	data, err := os.ReadFile(s.Path)
 	if err != nil {
 		s.Problem = fmt.Sprintf("reading SKILL.md: %v", err)
@@ -110,7 +114,7 @@ func readSkill(dir, source string) *Skill {
 }
 
 // applyFrontMatter fills the skill's fields from Meta and checks them
-// against the agentskills.io rules.
+// against the rules of the skill format.
 func (s *Skill) applyFrontMatter() error {
 	name, ok := s.Meta["name"].(string)
 	if !ok || name == "" {
@@ -315,13 +319,9 @@ func (set *SkillSet) Describe() string {
 	return b.String()
 }
 
-// oneLine collapses whitespace in s and cuts it to at most n runes.
+// oneLine collapses whitespace in s and cuts it to n runes.
 func oneLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	return string([]rune(s)[:n-1]) + "…"
+	return cut(strings.Join(strings.Fields(s), " "), n)
 }
 
 // PromptSection is the system prompt's list of skills: names and
@@ -394,10 +394,15 @@ func (set *SkillSet) load(ctx context.Context, name string) (ToolOutput, error) 
 }
 
 // listSkillFiles lists the files under dir, relative to it, at most
-// maxSkillListedFiles of them; hidden files and folders are left out.
+// maxSkillListedFiles of them; hidden files and folders are left out. dir
+// may be a symlink to the skill's folder.
 func listSkillFiles(ctx context.Context, dir string) ([]string, error) {
+	dir, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return nil, err
+	}
 	var files []string
-	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+	err = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}

@@ -105,6 +105,9 @@ func addSkill(stdout io.Writer, src, root string) error {
 	if skill.Problem != "" {
 		return fmt.Errorf("%s is not a valid skill: %s", skill.Path, skill.Problem)
 	}
+	if holdsFolder(src, root) {
+		return fmt.Errorf("cannot add %s: the skills folder %s is inside it", src, root)
+	}
 	dest := filepath.Join(root, skill.Name)
 	if _, err := os.Lstat(dest); err == nil {
 		return fmt.Errorf("a skill named %q is already installed at %s; remove it first with `minicode skills remove %s`", skill.Name, dest, skill.Name)
@@ -129,6 +132,21 @@ func addSkill(stdout io.Writer, src, root string) error {
 		fmt.Fprintf(stdout, "warning: %s\n", w)
 	}
 	return nil
+}
+
+// holdsFolder reports whether dir, symlinks resolved, is path or holds it.
+// Copying a folder into a place inside it would never end.
+func holdsFolder(dir, path string) bool {
+	realDir, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return false
+	}
+	absPath, err := filepath.Abs(path)
+	if err != nil {
+		return false
+	}
+	realPath, err := resolveExisting(absPath)
+	return err == nil && within(realDir, realPath)
 }
 
 // removeSkill deletes the skill called name from root: the folder of that

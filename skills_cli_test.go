@@ -103,6 +103,55 @@ func TestSkillsCLIRemoveByFrontMatterName(t *testing.T) {
 	}
 }
 
+// TestSkillsCLIRemoveStaysInside checks that remove deletes nothing
+// outside the skills folder: a symlinked skill loses its link, not the
+// folder it points to, and names that are paths leading out are refused.
+func TestSkillsCLIRemoveStaysInside(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		remove  string
+		wantErr string
+		gone    func(h cliHomes) string // "" when nothing may go
+	}{
+		{name: "symlinked skill", remove: "linked", gone: func(h cliHomes) string { return filepath.Join(h.home, "skills", "linked") }},
+		{name: "parent", remove: "..", wantErr: `no skill named ".."`},
+		{name: "path out", remove: "../../ws", wantErr: `no skill named "../../ws"`},
+		{name: "path through a symlinked skill", remove: "linked/..", wantErr: `no skill named "linked/.."`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			h := newCLIHomes(t)
+			kept := []string{
+				writeSkill(t, filepath.Dir(h.home), filepath.Base(h.home), skillMD("mhome", "d")),
+				writeSkill(t, filepath.Dir(h.workspace), filepath.Base(h.workspace), skillMD("ws", "d")),
+				writeSkill(t, h.userHome, "victim", skillMD("linked", "d")),
+			}
+			if err := os.MkdirAll(filepath.Join(h.home, "skills"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(kept[2], filepath.Join(h.home, "skills", "linked")); err != nil {
+				t.Fatal(err)
+			}
+			_, err := h.run("remove", tt.remove)
+			if tt.wantErr == "" && err != nil || tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)) {
+				t.Fatalf("error = %v, want %q", err, tt.wantErr)
+			}
+			for _, dir := range kept {
+				if _, err := os.Stat(filepath.Join(dir, "SKILL.md")); err != nil {
+					t.Errorf("%s was touched: %v", dir, err)
+				}
+			}
+			if tt.gone != nil {
+				if _, err := os.Lstat(tt.gone(h)); !errors.Is(err, os.ErrNotExist) {
+					t.Errorf("stat %s = %v, want it removed", tt.gone(h), err)
+				}
+			}
+		})
+	}
+}
+
 // TestSkillsCLIErrors checks that mistakes give clear sentences, that
 // usage mistakes are usageErrors, and that a refused add leaves nothing.
 func TestSkillsCLIErrors(t *testing.T) {
@@ -149,6 +198,45 @@ func TestSkillsCLIErrors(t *testing.T) {
 			}
 			if after, _ := os.ReadDir(filepath.Join(h.home, "skills")); len(after) != len(before) {
 				t.Errorf("the failed command changed the skills folder: %d entries before, %d after", len(before), len(after))
+			}
+		})
+	}
+}
+
+// TestSkillsCLIAddFolderHoldingSkills refuses to add a folder that holds
+// the skills folder it would be copied into, also through a symlink,
+// rather than copying it into itself without end.
+func TestSkillsCLIAddFolderHoldingSkills(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		args    func(h cliHomes) []string
+		created func(h cliHomes) string
+	}{
+		{name: "home", args: func(h cliHomes) []string { return []string{"add", h.home} }, created: func(h cliHomes) string { return filepath.Join(h.home, "skills") }},
+		{name: "workspace", args: func(h cliHomes) []string { return []string{"add", h.workspace, "--project"} }, created: func(h cliHomes) string { return filepath.Join(h.workspace, ".minicode") }},
+		{name: "symlink to workspace", args: func(h cliHomes) []string {
+			return []string{"add", filepath.Join(h.userHome, "link"), "--project"}
+		}, created: func(h cliHomes) string { return filepath.Join(h.workspace, ".minicode") }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			h := newCLIHomes(t)
+			writeSkill(t, filepath.Dir(h.home), filepath.Base(h.home), skillMD("home", "d"))
+			writeSkill(t, filepath.Dir(h.workspace), filepath.Base(h.workspace), skillMD("ws", "d"))
+			if err := os.MkdirAll(h.userHome, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(h.workspace, filepath.Join(h.userHome, "link")); err != nil {
+				t.Fatal(err)
+			}
+			_, err := h.run(tt.args(h)...)
+			if err == nil || !strings.Contains(err.Error(), "is inside it") {
+				t.Fatalf("error = %v, want one saying the skills folder is inside the source", err)
+			}
+			if _, err := os.Lstat(tt.created(h)); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("stat %s = %v, want nothing created", tt.created(h), err)
 			}
 		})
 	}

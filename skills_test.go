@@ -8,7 +8,9 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // writeSkill creates <root>/<folder>/SKILL.md with the given content and
@@ -91,6 +93,38 @@ func TestReadSkill(t *testing.T) {
 				t.Errorf("Warnings = %q, want %q", got, tt.wantWarning)
 			}
 		})
+	}
+}
+
+// TestReadSkillNotAFile lists a SKILL.md that is a folder or a named pipe
+// as invalid, without waiting on the pipe for a writer.
+func TestReadSkillNotAFile(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, "folder", "SKILL.md"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(root, "pipe"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(root, "pipe", "SKILL.md"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan []*Skill, 1)
+	go func() { done <- scanSkillRoot(skillRoot{Dir: root}) }()
+	var skills []*Skill
+	select {
+	case skills = <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("reading the skills did not return: a named pipe was opened")
+	}
+	if len(skills) != 2 {
+		t.Fatalf("got %d skills, want 2", len(skills))
+	}
+	for _, s := range skills {
+		if s.Problem != "SKILL.md is not a regular file" {
+			t.Errorf("%s: Problem = %q, want %q", s.Path, s.Problem, "SKILL.md is not a regular file")
+		}
 	}
 }
 
@@ -256,6 +290,11 @@ func TestLoadSkillTool(t *testing.T) {
 		}
 	}
 	writeSkill(t, filepath.Join(root, ".minicode", "skills"), "broken", "---\nname: broken\ndescription: d\nname: again\n---\n")
+	shared := writeSkill(t, filepath.Join(root, "shared"), "linked", skillMD("linked", "A skill linked in from elsewhere."))
+	writeFiles(t, shared, map[string]string{"scripts/run.sh": "x"})
+	if err := os.Symlink(shared, filepath.Join(root, ".minicode", "skills", "linked")); err != nil {
+		t.Fatal(err)
+	}
 	set := DiscoverSkills("", "", root)
 	if err := os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte(skillMD("deploy", "Deploy the app.")+"Edited after discovery.\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -269,7 +308,8 @@ func TestLoadSkillTool(t *testing.T) {
 		notWant     []string
 	}{
 		{name: "found", input: `{"name":"deploy"}`, want: []string{"Skill: deploy\n", "Folder: " + dir + "\n", "  SKILL.md\n", "  references/hosts.md\n", "  scripts/deploy.sh\n", "Instructions of deploy.", "Edited after discovery."}, notWant: []string{".secret", "description:"}},
-		{name: "unknown", input: `{"name":"nope"}`, wantErr: true, want: []string{`no skill named "nope"; the skills are: deploy`}},
+		{name: "symlinked folder", input: `{"name":"linked"}`, want: []string{"Folder: " + filepath.Join(root, ".minicode", "skills", "linked") + "\n", "  SKILL.md\n", "  scripts/run.sh\n", "Instructions of linked."}, notWant: []string{"  .\n"}},
+		{name: "unknown", input: `{"name":"nope"}`, wantErr: true, want: []string{`no skill named "nope"; the skills are: deploy, linked`}},
 		{name: "invalid", input: `{"name":"broken"}`, wantErr: true, want: []string{`skill "broken" cannot be loaded: front matter line 4`}},
 		{name: "missing name", input: `{}`, wantErr: true, want: []string{`field "name" is required`}},
 	}
