@@ -162,3 +162,28 @@ func TestGrepFilesManyFiles(t *testing.T) {
 		t.Errorf("got %q, want %q", out.Text, want)
 	}
 }
+
+// TestMatchSetStaysBounded adds many matching files in an order far from
+// sorted: the set must hold only the files whose lines can still be shown
+// (sorting and memory then depend on the limit, not on how many files
+// match), and still count every file and line.
+func TestMatchSetStaysBounded(t *testing.T) {
+	t.Parallel()
+	const limit, files = 3, 10_000
+	var s matchSet
+	for i := range files {
+		n := (i * 7919) % files
+		s.add(fileMatches{path: fmt.Sprintf("f%05d", n), lines: []string{"1:x"}, count: 2}, limit)
+		if len(s.files) > 4*limit+1 {
+			t.Fatalf("after %d files the set holds %d, want at most %d", i+1, len(s.files), 4*limit+1)
+		}
+	}
+	s.prune(limit)
+	var got []string
+	for _, f := range s.files {
+		got = append(got, f.path)
+	}
+	if want := "f00000 f00001 f00002"; strings.Join(got, " ") != want || s.matched != files || s.total != 2*files {
+		t.Errorf("set = %q, %d files, %d lines; want %q, %d files, %d lines", got, s.matched, s.total, want, files, 2*files)
+	}
+}
