@@ -140,7 +140,7 @@ func (g *grepSearch) run(ctx context.Context, files <-chan string) *matchSet {
 				if ctx.Err() != nil {
 					continue
 				}
-				m, err := g.searchFile(file, &buf)
+				m, err := g.searchFile(ctx, file, &buf)
 				if err != nil || m.count == 0 {
 					continue
 				}
@@ -198,9 +198,9 @@ func (s *matchSet) prune(limit int) {
 }
 
 // searchFile searches one file in chunks of whole lines, reusing *buf, so
-// memory stays bounded whatever the file's size. Binary files (a NUL byte
-// in the first 8 KB) are skipped.
-func (g *grepSearch) searchFile(file string, buf *[]byte) (fileMatches, error) {
+// memory stays bounded whatever the file's size, and stops between chunks
+// when ctx ends. Binary files (a NUL byte in the first 8 KB) are skipped.
+func (g *grepSearch) searchFile(ctx context.Context, file string, buf *[]byte) (fileMatches, error) {
 	m := fileMatches{path: file}
 	f, err := openRaw(file)
 	if err != nil {
@@ -240,6 +240,9 @@ func (g *grepSearch) searchFile(file string, buf *[]byte) (fileMatches, error) {
 		if eof {
 			*buf = b
 			return m, nil
+		}
+		if err := ctx.Err(); err != nil {
+			return m, err
 		}
 	}
 }

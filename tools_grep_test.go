@@ -1,9 +1,12 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -185,5 +188,24 @@ func TestMatchSetStaysBounded(t *testing.T) {
 	}
 	if want := "f00000 f00001 f00002"; strings.Join(got, " ") != want || s.matched != files || s.total != 2*files {
 		t.Errorf("set = %q, %d files, %d lines; want %q, %d files, %d lines", got, s.matched, s.total, want, files, 2*files)
+	}
+}
+
+// TestGrepSearchFileStopsOnCancel searches a file many chunks long with a
+// cancelled context: the search ends after the first chunk instead of
+// reading the whole file.
+func TestGrepSearchFileStopsOnCancel(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "big.txt")
+	if err := os.WriteFile(path, []byte(strings.Repeat("needle\n", 4*grepChunkBytes/7)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	g := &grepSearch{re: regexp.MustCompile("needle"), literal: newLiteralFinder([]byte("needle")), limit: 1}
+	buf := make([]byte, 0, grepChunkBytes)
+	m, err := g.searchFile(ctx, path, &buf)
+	if !errors.Is(err, context.Canceled) || m.count > grepChunkBytes/7 {
+		t.Errorf("cancelled search = %d matches, error %v; want at most one chunk's %d and %v", m.count, err, grepChunkBytes/7, context.Canceled)
 	}
 }
