@@ -408,13 +408,18 @@ func requiredLiteral(expr string) []byte {
 func rarity(lit []byte) int {
 	rank := -1
 	for _, c := range lit {
-		r := strings.IndexByte(commonBytes, c)
-		if r < 0 {
-			r = len(commonBytes)
-		}
-		rank = max(rank, r)
+		rank = max(rank, byteRank(c))
 	}
 	return rank
+}
+
+// byteRank is c's place in commonBytes: higher is rarer, and bytes not
+// listed rank above all listed ones.
+func byteRank(c byte) int {
+	if r := strings.IndexByte(commonBytes, c); r >= 0 {
+		return r
+	}
+	return len(commonBytes)
 }
 
 // syntaxMessage is the reason the regular expression expr did not
@@ -447,11 +452,7 @@ func newLiteralFinder(lit []byte) literalFinder {
 	f := literalFinder{lit: lit}
 	rank := -1
 	for i, c := range lit {
-		r := strings.IndexByte(commonBytes, c)
-		if r < 0 {
-			r = len(commonBytes)
-		}
-		if r > rank {
+		if r := byteRank(c); r > rank {
 			f.rare, rank = i, r
 		}
 	}
