@@ -330,11 +330,12 @@ func (m *processManager) Close() {
 	}
 }
 
-// stop sends sig to the process's group unless it already ended, and
-// marks it as killed.
+// stop sends sig to the process's group unless the shell already exited,
+// and marks it as killed. A shell that exited by itself keeps its exit
+// code even while its output is still being collected.
 func (p *backgroundProcess) stop(sig syscall.Signal) {
 	select {
-	case <-p.done:
+	case <-p.group.exited:
 		return
 	default:
 	}

@@ -225,6 +225,26 @@ func TestBackgroundCommands(t *testing.T) {
 	}
 }
 
+// TestBackgroundKillAfterExit kills a background command whose shell has
+// exited while a process that left its group still holds the output pipe:
+// it was not killed, and its exit code is reported.
+func TestBackgroundKillAfterExit(t *testing.T) {
+	t.Parallel()
+	env := newTestEnv(t, nil)
+	procs := newProcessManager()
+	defer procs.Close()
+	callTool(t, env, runCommandTool(procs), `{"command":"setsid bash -c 'echo $$ > escaped.pid; exec sleep 300' & while [ ! -s escaped.pid ]; do sleep 0.05; done; exit 4","run_in_background":true}`)
+	pid := readPid(t, filepath.Join(env.Workspace, "escaped.pid"))
+	defer syscall.Kill(pid, syscall.SIGKILL)
+	p, err := procs.get("bg1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-p.group.exited
+	out := callTool(t, env, commandKillTool(procs), `{"id":"bg1"}`)
+	mustContain(t, out.Text, "bg1: exited 4")
+}
+
 func TestProcessManagerCloseStopsAll(t *testing.T) {
 	t.Parallel()
 	env := newTestEnv(t, nil)
