@@ -289,3 +289,29 @@ func TestBoundedOutput(t *testing.T) {
 		}
 	}
 }
+
+func TestUnreadLog(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		writes []string
+		want   string
+	}{
+		{"nothing", nil, ""},
+		{"kept until read", []string{"ab", "cd"}, "abcd"},
+		{"oldest dropped", []string{"0123456789", strings.Repeat("x", maxUnreadOutput)}, "[... 10 older bytes of output dropped ...]\n" + strings.Repeat("x", maxUnreadOutput)},
+		{"invalid utf-8", []string{"a\xffb"}, "a\uFFFDb"},
+	}
+	for _, tc := range tests {
+		l := &unreadLog{}
+		for _, w := range tc.writes {
+			l.Write([]byte(w))
+		}
+		if got := l.take(); got != tc.want {
+			t.Errorf("%s: take = %q, want %q", tc.name, clip(got, 100), clip(tc.want, 100))
+		}
+		if again := l.take(); again != "" {
+			t.Errorf("%s: second take = %q, want nothing", tc.name, clip(again, 100))
+		}
+	}
+}
