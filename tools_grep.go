@@ -296,6 +296,9 @@ func (g *grepSearch) searchChunk(chunk []byte, line int, m *fileMatches) int {
 			break
 		}
 		start += pos
+		if start == len(chunk) && chunk[start-1] == '\n' {
+			break // an empty match after the last newline is on no line
+		}
 		lineStart := bytes.LastIndexByte(chunk[:start], '\n') + 1
 		lineEnd := len(chunk)
 		if i := bytes.IndexByte(chunk[start:], '\n'); i >= 0 {

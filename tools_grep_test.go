@@ -209,3 +209,18 @@ func TestGrepSearchFileStopsOnCancel(t *testing.T) {
 		t.Errorf("cancelled search = %d matches, error %v; want at most one chunk's %d and %v", m.count, err, grepChunkBytes/7, context.Canceled)
 	}
 }
+
+// TestGrepFilesEmptyLines searches for empty lines: the empty place after
+// a file's last newline, or after the last newline of a chunk read, is no
+// line and must not be reported.
+func TestGrepFilesEmptyLines(t *testing.T) {
+	t.Parallel()
+	env := newTestEnv(t, map[string]string{
+		"blank.txt": "a\n\nb\n",
+		"big.txt":   strings.Repeat("xxxxxxx\n", 3*grepChunkBytes/8),
+	})
+	out := callTool(t, env, grepFilesTool(), `{"pattern":"^$"}`)
+	if want := "blank.txt:2:\n(1 matching line in 1 file)\n"; out.Text != want {
+		t.Errorf("got %q, want %q", clip(out.Text, 300), want)
+	}
+}
