@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"net/http"
 	"path/filepath"
 	"unicode/utf8"
 )
@@ -16,9 +15,6 @@ type BuiltinConfig struct {
 	// SearchEndpoint is the results page web_search queries (the query goes
 	// in its q parameter). Empty means DuckDuckGo's HTML endpoint.
 	SearchEndpoint string
-	// HTTPClient is used by the web tools; nil means a client with the
-	// tools' own timeout and redirect limit.
-	HTTPClient *http.Client
 }
 
 // Builtins holds the built-in tools and the state they share: the

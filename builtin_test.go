@@ -108,6 +108,24 @@ func TestAskUser(t *testing.T) {
 	}
 }
 
+func TestCutMiddle(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		s      string
+		budget int
+		want   string
+	}{
+		{"short", 10, "short"},
+		{"0123456789", 4, "01\n[... 6 characters omitted ...]\n89"},
+		{"ééééé", 5, "é\n[... 6 characters omitted ...]\né"},
+	}
+	for _, tc := range tests {
+		if got := cutMiddle(tc.s, tc.budget); got != tc.want {
+			t.Errorf("cutMiddle(%q, %d) = %q, want %q", tc.s, tc.budget, got, tc.want)
+		}
+	}
+}
+
 // timeAgo is the time the given number of minutes ago.
 func timeAgo(minutes int) time.Time {
 	return time.Now().Add(-time.Duration(minutes) * time.Minute)

@@ -40,38 +40,38 @@ type htmlTokenizer struct {
 	raw string // the raw-text element being read, if any
 }
 
-// next returns the next token, or false at the end of the input.
+// next returns the next token, or false at the end of the input. Comments
+// and the like are skipped in a loop, so a page made of millions of them
+// costs no stack.
 func (z *htmlTokenizer) next() (htmlToken, bool) {
-	if z.pos >= len(z.s) {
-		return htmlToken{}, false
-	}
-	if z.raw != "" {
-		return z.rawText(), true
-	}
-	rest := z.s[z.pos:]
-	if rest[0] != '<' || len(rest) < 2 {
-		return z.text(), true
-	}
-	switch c := rest[1]; {
-	case strings.HasPrefix(rest, "<!--"):
-		z.skipPast("-->", 4)
-		return z.next()
-	case c == '!' || c == '?':
-		z.skipPast(">", 2)
-		return z.next()
-	case c == '/' && len(rest) > 2 && isASCIILetter(rest[2]):
-		t, ok := z.tag(2)
-		t.kind = htmlEndTag
-		return t, ok
-	case isASCIILetter(c):
-		t, ok := z.tag(1)
-		if rawTextTags[t.name] {
-			z.raw = t.name
+	for z.pos < len(z.s) {
+		if z.raw != "" {
+			return z.rawText(), true
 		}
-		return t, ok
-	default:
-		return z.text(), true
+		rest := z.s[z.pos:]
+		if rest[0] != '<' || len(rest) < 2 {
+			return z.text(), true
+		}
+		switch c := rest[1]; {
+		case strings.HasPrefix(rest, "<!--"):
+			z.skipPast("-->", 4)
+		case c == '!' || c == '?':
+			z.skipPast(">", 2)
+		case c == '/' && len(rest) > 2 && isASCIILetter(rest[2]):
+			t, ok := z.tag(2)
+			t.kind = htmlEndTag
+			return t, ok
+		case isASCIILetter(c):
+			t, ok := z.tag(1)
+			if rawTextTags[t.name] {
+				z.raw = t.name
+			}
+			return t, ok
+		default:
+			return z.text(), true
+		}
 	}
+	return htmlToken{}, false
 }
 
 // text reads text up to the next "<" that could start markup.

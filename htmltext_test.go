@@ -4,6 +4,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -76,6 +77,18 @@ func TestHTMLTokenizerAttributes(t *testing.T) {
 	}
 	if !tok.hasClass("y") || tok.hasClass("x  y") {
 		t.Errorf("hasClass wrong for class %q", tok.attrs["class"])
+	}
+}
+
+// TestHTMLToTextManyComments converts a page as large as web_fetch reads,
+// made only of comments and declarations, with the stack limited to 32 MB:
+// skipping them must not take stack per comment. It does not run in
+// parallel, since the limit holds for the whole test binary.
+func TestHTMLToTextManyComments(t *testing.T) {
+	defer debug.SetMaxStack(debug.SetMaxStack(32 << 20))
+	page := strings.Repeat("<!>", webMaxBodyBytes/6) + strings.Repeat("<!---->", webMaxBodyBytes/14) + "<p>end</p>"
+	if _, got := htmlToText(page, nil); got != "end\n" {
+		t.Errorf("text = %q, want %q", got, "end\n")
 	}
 }
 

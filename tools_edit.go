@@ -105,17 +105,21 @@ func planEdits(env *ToolEnv, path string, edits []EditSpec) (fileEdit, error) {
 
 // planEdit applies one replacement to content. The new text is inserted
 // literally. It fails when old_string is absent (saying where the closest
-// text is), or occurs more than once without replace_all.
+// text is), occurs more than once without replace_all, or when replacing
+// every occurrence would grow the file past maxEditBytes.
 func planEdit(content string, e EditSpec) (string, int, error) {
 	if e.OldString == *e.NewString {
 		return "", 0, errors.New("old_string and new_string are the same; nothing would change")
 	}
 	n := strings.Count(content, e.OldString)
+	replacedSize := len(content) + n*(len(*e.NewString)-len(e.OldString))
 	switch {
 	case n == 0:
 		return "", 0, describeNearMiss(content, e.OldString)
 	case n > 1 && !e.ReplaceAll:
 		return "", 0, fmt.Errorf("old_string occurs %d times (at lines %s); include more surrounding lines to make it unique, or set replace_all", n, occurrenceLines(content, e.OldString, 10))
+	case e.ReplaceAll && replacedSize > maxEditBytes:
+		return "", 0, fmt.Errorf("replacing all %d occurrences would make the file %d bytes, over the limit of %d for edits; use run_command", n, replacedSize, maxEditBytes)
 	case e.ReplaceAll:
 		return strings.ReplaceAll(content, e.OldString, *e.NewString), n, nil
 	default:

@@ -36,6 +36,8 @@ func TestEditFile(t *testing.T) {
 			[]string{"the most similar line is 3", `"func Add(a, b int) int {"`}, editSample},
 		{"nothing alike", `{"path":"d.go","old_string":"zzzzzzzzzzzzzzzzzzzzzzzzz","new_string":"x"}`, true,
 			[]string{"no line of the file is like it"}, editSample},
+		{"replace all grows past the limit", `{"path":"d.go","old_string":"a","new_string":"` + strings.Repeat("x", maxEditBytes/4) + `","replace_all":true}`, true,
+			[]string{"replacing all 6 occurrences would make the file", "over the limit of 10485760 for edits"}, editSample},
 		{"same strings", `{"path":"d.go","old_string":"a + b","new_string":"a + b"}`, true,
 			[]string{"old_string and new_string are the same"}, editSample},
 		{"missing file", `{"path":"nope.go","old_string":"a","new_string":"b"}`, true,

@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -135,6 +137,26 @@ func TestReadFileUnreadable(t *testing.T) {
 	out := callTool(t, env, readFileTool(), `{"path":"locked.txt"}`)
 	if !out.IsError || !strings.Contains(out.Text, "permission denied") {
 		t.Errorf("got %q, want a permission error", out.Text)
+	}
+}
+
+// TestDescribeOpenError checks the sentences of open failures directly,
+// since TestReadFileUnreadable cannot make a file unreadable for root.
+func TestDescribeOpenError(t *testing.T) {
+	t.Parallel()
+	other := errors.New("disk on fire")
+	tests := []struct {
+		err  error
+		want string
+	}{
+		{&fs.PathError{Op: "open", Path: "/x", Err: syscall.ENOENT}, "no such file"},
+		{&fs.PathError{Op: "open", Path: "/x", Err: syscall.EACCES}, "permission denied by the file system"},
+		{other, "disk on fire"},
+	}
+	for _, tc := range tests {
+		if got := describeOpenError(tc.err).Error(); got != tc.want {
+			t.Errorf("describeOpenError(%v) = %q, want %q", tc.err, got, tc.want)
+		}
 	}
 }
 

@@ -78,8 +78,7 @@ func runGrepFiles(ctx context.Context, env *ToolEnv, in GrepFilesInput) (ToolOut
 	if err != nil {
 		return ToolOutput{}, fmt.Errorf("grep_files %s: %w", displayPath(env, root), describeOpenError(err))
 	}
-	limit := optInt(in.Limit, grepDefaultLimit)
-	g := &grepSearch{re: re, literal: newLiteralFinder(requiredLiteral(expr)), limit: limit}
+	g := &grepSearch{re: re, literal: newLiteralFinder(requiredLiteral(expr)), limit: optInt(in.Limit, grepDefaultLimit)}
 	files := make(chan string, 256)
 	walkErr := make(chan error, 1)
 	go func() {
@@ -107,7 +106,7 @@ func runGrepFiles(ctx context.Context, env *ToolEnv, in GrepFilesInput) (ToolOut
 	if err := ctx.Err(); err != nil {
 		return ToolOutput{}, err
 	}
-	return ToolOutput{Text: formatGrep(env, in.Pattern, root, results, limit)}, nil
+	return ToolOutput{Text: formatGrep(env, in.Pattern, root, results)}, nil
 }
 
 // grepSearch is one grep_files search, shared by its workers.
@@ -125,8 +124,8 @@ type fileMatches struct {
 }
 
 // run searches the files it receives with one worker per CPU and returns
-// the files that matched, sorted by path.
-func (g *grepSearch) run(ctx context.Context, files <-chan string) []fileMatches {
+// what matched.
+func (g *grepSearch) run(ctx context.Context, files <-chan string) *matchSet {
 	var (
 		mu      sync.Mutex
 		results matchSet
@@ -141,7 +140,7 @@ func (g *grepSearch) run(ctx context.Context, files <-chan string) []fileMatches
 				if ctx.Err() != nil {
 					continue
 				}
-				m, err := g.searchFile(file, &buf)
+				m, err := g.searchFile(ctx, file, &buf)
 				if err != nil || m.count == 0 {
 					continue
 				}
@@ -153,46 +152,55 @@ func (g *grepSearch) run(ctx context.Context, files <-chan string) []fileMatches
 	}
 	wg.Wait()
 	results.prune(g.limit)
-	return results.files
+	return &results
 }
 
 // matchSet gathers the files that matched. Files arrive in any order but
-// only the first lines in path order are shown, so it keeps memory bounded
-// by dropping the lines of files that can no longer be among them.
+// only the first lines in path order are shown, so it keeps memory and the
+// cost of sorting bounded by the limit: files whose lines can no longer be
+// among the first are reduced to the totals.
 type matchSet struct {
-	files  []fileMatches
-	stored int // lines held over all files
+	files   []fileMatches // files that may still have lines shown
+	stored  int           // lines held over all files
+	matched int           // files with a match
+	total   int           // matching lines over all files
 }
 
 // add records the matches of one file.
 func (s *matchSet) add(m fileMatches, limit int) {
 	s.files = append(s.files, m)
 	s.stored += len(m.lines)
+	s.matched++
+	s.total += m.count
 	if s.stored > 4*limit {
 		s.prune(limit)
 	}
 }
 
-// prune sorts the files by path and keeps only the lines among the first
-// limit; later files keep their counts. A dropped line can never come back
-// into view, since files added later only push lines further down.
+// prune sorts the files by path, keeps only the lines among the first
+// limit and drops the files left without lines. A dropped line can never
+// come back into view, since files added later only push lines further
+// down.
 func (s *matchSet) prune(limit int) {
 	sort.Slice(s.files, func(i, j int) bool { return s.files[i].path < s.files[j].path })
-	kept := 0
-	for i := range s.files {
-		f := &s.files[i]
+	kept, files := 0, s.files[:0]
+	for _, f := range s.files {
 		if n := limit - kept; len(f.lines) > n {
 			f.lines = append([]string(nil), f.lines[:n]...)
 		}
-		kept += len(f.lines)
+		if len(f.lines) > 0 {
+			kept += len(f.lines)
+			files = append(files, f)
+		}
 	}
-	s.stored = kept
+	clear(s.files[len(files):])
+	s.files, s.stored = files, kept
 }
 
 // searchFile searches one file in chunks of whole lines, reusing *buf, so
-// memory stays bounded whatever the file's size. Binary files (a NUL byte
-// in the first 8 KB) are skipped.
-func (g *grepSearch) searchFile(file string, buf *[]byte) (fileMatches, error) {
+// memory stays bounded whatever the file's size, and stops between chunks
+// when ctx ends. Binary files (a NUL byte in the first 8 KB) are skipped.
+func (g *grepSearch) searchFile(ctx context.Context, file string, buf *[]byte) (fileMatches, error) {
 	m := fileMatches{path: file}
 	f, err := openRaw(file)
 	if err != nil {
@@ -232,6 +240,9 @@ func (g *grepSearch) searchFile(file string, buf *[]byte) (fileMatches, error) {
 		if eof {
 			*buf = b
 			return m, nil
+		}
+		if err := ctx.Err(); err != nil {
+			return m, err
 		}
 	}
 }
@@ -285,6 +296,9 @@ func (g *grepSearch) searchChunk(chunk []byte, line int, m *fileMatches) int {
 			break
 		}
 		start += pos
+		if start == len(chunk) && chunk[start-1] == '\n' {
+			break // an empty match after the last newline is on no line
+		}
 		lineStart := bytes.LastIndexByte(chunk[:start], '\n') + 1
 		lineEnd := len(chunk)
 		if i := bytes.IndexByte(chunk[start:], '\n'); i >= 0 {
@@ -324,20 +338,17 @@ func formatMatch(line int, text []byte) string {
 	return fmt.Sprintf("%d:%s", line, clip(strings.ToValidUTF8(string(text), "\uFFFD"), grepMaxLineChars))
 }
 
-// formatGrep prints the matches in path order, at most limit lines.
-func formatGrep(env *ToolEnv, pattern, root string, results []fileMatches, limit int) string {
-	if len(results) == 0 {
+// formatGrep prints the matches in path order; a pruned set holds at most
+// the limit's lines.
+func formatGrep(env *ToolEnv, pattern, root string, results *matchSet) string {
+	if results.matched == 0 {
 		return fmt.Sprintf("No matches for %q in %s.", pattern, displayPath(env, root))
 	}
 	var b strings.Builder
-	total, shown := 0, 0
-	for _, r := range results {
-		total += r.count
+	shown := 0
+	for _, r := range results.files {
 		name := displayPath(env, r.path)
 		for _, l := range r.lines {
-			if shown == limit {
-				break
-			}
 			b.WriteString(name)
 			b.WriteByte(':')
 			b.WriteString(l)
@@ -345,10 +356,10 @@ func formatGrep(env *ToolEnv, pattern, root string, results []fileMatches, limit
 			shown++
 		}
 	}
-	if shown < total {
-		fmt.Fprintf(&b, "[... %d more matching lines not shown; narrow the pattern, path or glob, or raise limit ...]\n", total-shown)
+	if more := results.total - shown; more > 0 {
+		fmt.Fprintf(&b, "[... %d more matching lines not shown; narrow the pattern, path or glob, or raise limit ...]\n", more)
 	}
-	fmt.Fprintf(&b, "(%s in %s)\n", plural(total, "matching line", "matching lines"), plural(len(results), "file", "files"))
+	fmt.Fprintf(&b, "(%s in %s)\n", plural(results.total, "matching line", "matching lines"), plural(results.matched, "file", "files"))
 	return b.String()
 }
 
@@ -400,13 +411,18 @@ func requiredLiteral(expr string) []byte {
 func rarity(lit []byte) int {
 	rank := -1
 	for _, c := range lit {
-		r := strings.IndexByte(commonBytes, c)
-		if r < 0 {
-			r = len(commonBytes)
-		}
-		rank = max(rank, r)
+		rank = max(rank, byteRank(c))
 	}
 	return rank
+}
+
+// byteRank is c's place in commonBytes: higher is rarer, and bytes not
+// listed rank above all listed ones.
+func byteRank(c byte) int {
+	if r := strings.IndexByte(commonBytes, c); r >= 0 {
+		return r
+	}
+	return len(commonBytes)
 }
 
 // syntaxMessage is the reason the regular expression expr did not
@@ -439,11 +455,7 @@ func newLiteralFinder(lit []byte) literalFinder {
 	f := literalFinder{lit: lit}
 	rank := -1
 	for i, c := range lit {
-		r := strings.IndexByte(commonBytes, c)
-		if r < 0 {
-			r = len(commonBytes)
-		}
-		if r > rank {
+		if r := byteRank(c); r > rank {
 			f.rare, rank = i, r
 		}
 	}

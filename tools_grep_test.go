@@ -1,9 +1,12 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -160,5 +163,64 @@ func TestGrepFilesManyFiles(t *testing.T) {
 		"[... 97 more matching lines not shown; narrow the pattern, path or glob, or raise limit ...]\n(100 matching lines in 50 files)\n"
 	if out.Text != want {
 		t.Errorf("got %q, want %q", out.Text, want)
+	}
+}
+
+// TestMatchSetStaysBounded adds many matching files in an order far from
+// sorted: the set must hold only the files whose lines can still be shown
+// (sorting and memory then depend on the limit, not on how many files
+// match), and still count every file and line.
+func TestMatchSetStaysBounded(t *testing.T) {
+	t.Parallel()
+	const limit, files = 3, 10_000
+	var s matchSet
+	for i := range files {
+		n := (i * 7919) % files
+		s.add(fileMatches{path: fmt.Sprintf("f%05d", n), lines: []string{"1:x"}, count: 2}, limit)
+		if len(s.files) > 4*limit+1 {
+			t.Fatalf("after %d files the set holds %d, want at most %d", i+1, len(s.files), 4*limit+1)
+		}
+	}
+	s.prune(limit)
+	var got []string
+	for _, f := range s.files {
+		got = append(got, f.path)
+	}
+	if want := "f00000 f00001 f00002"; strings.Join(got, " ") != want || s.matched != files || s.total != 2*files {
+		t.Errorf("set = %q, %d files, %d lines; want %q, %d files, %d lines", got, s.matched, s.total, want, files, 2*files)
+	}
+}
+
+// TestGrepSearchFileStopsOnCancel searches a file many chunks long with a
+// cancelled context: the search ends after the first chunk instead of
+// reading the whole file.
+func TestGrepSearchFileStopsOnCancel(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "big.txt")
+	if err := os.WriteFile(path, []byte(strings.Repeat("needle\n", 4*grepChunkBytes/7)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	g := &grepSearch{re: regexp.MustCompile("needle"), literal: newLiteralFinder([]byte("needle")), limit: 1}
+	buf := make([]byte, 0, grepChunkBytes)
+	m, err := g.searchFile(ctx, path, &buf)
+	if !errors.Is(err, context.Canceled) || m.count > grepChunkBytes/7 {
+		t.Errorf("cancelled search = %d matches, error %v; want at most one chunk's %d and %v", m.count, err, grepChunkBytes/7, context.Canceled)
+	}
+}
+
+// TestGrepFilesEmptyLines searches for empty lines: the empty place after
+// a file's last newline, or after the last newline of a chunk read, is no
+// line and must not be reported.
+func TestGrepFilesEmptyLines(t *testing.T) {
+	t.Parallel()
+	env := newTestEnv(t, map[string]string{
+		"blank.txt": "a\n\nb\n",
+		"big.txt":   strings.Repeat("xxxxxxx\n", 3*grepChunkBytes/8),
+	})
+	out := callTool(t, env, grepFilesTool(), `{"pattern":"^$"}`)
+	if want := "blank.txt:2:\n(1 matching line in 1 file)\n"; out.Text != want {
+		t.Errorf("got %q, want %q", clip(out.Text, 300), want)
 	}
 }

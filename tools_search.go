@@ -217,6 +217,36 @@ type globHit struct {
 	modTime int64
 }
 
+// newestHits keeps the newest files glob_files found, at most about twice
+// its limit at a time, so memory does not grow with the size of the tree.
+type newestHits struct {
+	limit int
+	hits  []globHit // the newest hits so far, newest first after trim
+	total int       // every hit seen
+}
+
+// add records one hit, dropping those that can no longer be among the
+// newest limit.
+func (n *newestHits) add(h globHit) {
+	n.total++
+	n.hits = append(n.hits, h)
+	if len(n.hits) > 2*n.limit {
+		n.trim()
+	}
+}
+
+// trim sorts the hits newest first (by path among equals) and keeps the
+// first limit.
+func (n *newestHits) trim() {
+	sort.Slice(n.hits, func(i, j int) bool {
+		if n.hits[i].modTime != n.hits[j].modTime {
+			return n.hits[i].modTime > n.hits[j].modTime
+		}
+		return n.hits[i].path < n.hits[j].path
+	})
+	n.hits = n.hits[:min(n.limit, len(n.hits))]
+}
+
 // runGlobFiles performs one glob_files call.
 func runGlobFiles(ctx context.Context, env *ToolEnv, in GlobFilesInput) (ToolOutput, error) {
 	pattern := splitPattern(strings.TrimPrefix(in.Pattern, "./"))
@@ -232,7 +262,7 @@ func runGlobFiles(ctx context.Context, env *ToolEnv, in GlobFilesInput) (ToolOut
 	if err := requireDir(root); err != nil {
 		return ToolOutput{}, fmt.Errorf("glob_files %s: %w", displayPath(env, root), err)
 	}
-	var hits []globHit
+	found := newestHits{limit: optInt(in.Limit, globDefaultLimit)}
 	err = walkTree(ctx, env.Workspace, root, func(rel string, d fs.DirEntry) error {
 		if d.IsDir() || !matchSegments(pattern, splitPath(rel)) {
 			return nil
@@ -241,28 +271,22 @@ func runGlobFiles(ctx context.Context, env *ToolEnv, in GlobFilesInput) (ToolOut
 		if err != nil {
 			return nil
 		}
-		hits = append(hits, globHit{path: filepath.Join(root, filepath.FromSlash(rel)), modTime: info.ModTime().UnixNano()})
+		found.add(globHit{path: filepath.Join(root, filepath.FromSlash(rel)), modTime: info.ModTime().UnixNano()})
 		return nil
 	})
 	if err != nil {
 		return ToolOutput{}, fmt.Errorf("glob_files: %w", err)
 	}
-	if len(hits) == 0 {
+	if found.total == 0 {
 		return ToolOutput{Text: fmt.Sprintf("No files match %q in %s.", in.Pattern, displayPath(env, root))}, nil
 	}
-	sort.Slice(hits, func(i, j int) bool {
-		if hits[i].modTime != hits[j].modTime {
-			return hits[i].modTime > hits[j].modTime
-		}
-		return hits[i].path < hits[j].path
-	})
-	limit := optInt(in.Limit, globDefaultLimit)
+	found.trim()
 	var b strings.Builder
-	for _, h := range hits[:min(limit, len(hits))] {
+	for _, h := range found.hits {
 		b.WriteString(displayPath(env, h.path))
 		b.WriteByte('\n')
 	}
-	if more := len(hits) - limit; more > 0 {
+	if more := found.total - len(found.hits); more > 0 {
 		fmt.Fprintf(&b, "[... %d more not shown; narrow the pattern or raise limit ...]\n", more)
 	}
 	return ToolOutput{Text: b.String()}, nil

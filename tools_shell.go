@@ -262,13 +262,13 @@ func newProcessManager() *processManager {
 
 // backgroundProcess is one command running in the background.
 type backgroundProcess struct {
-	id, command string
-	started     time.Time
-	group       *groupProcess
-	log         *unreadLog
-	done        chan struct{} // closed when the command ended and its output is collected
-	mu          sync.Mutex
-	killed      bool // stopped by command_kill or Close
+	id      string
+	started time.Time
+	group   *groupProcess
+	log     *unreadLog
+	done    chan struct{} // closed when the command ended and its output is collected
+	mu      sync.Mutex
+	killed  bool // stopped by command_kill or Close
 }
 
 // start runs command in dir in the background and reports its id.
@@ -284,7 +284,7 @@ func (m *processManager) start(dir, command string) (ToolOutput, error) {
 		return ToolOutput{}, err
 	}
 	m.next++
-	p := &backgroundProcess{id: fmt.Sprintf("bg%d", m.next), command: command, started: time.Now(), group: group, log: log, done: make(chan struct{})}
+	p := &backgroundProcess{id: fmt.Sprintf("bg%d", m.next), started: time.Now(), group: group, log: log, done: make(chan struct{})}
 	m.procs[p.id] = p
 	go func() {
 		<-group.exited
@@ -330,11 +330,12 @@ func (m *processManager) Close() {
 	}
 }
 
-// stop sends sig to the process's group unless it already ended, and
-// marks it as killed.
+// stop sends sig to the process's group unless the shell already exited,
+// and marks it as killed. A shell that exited by itself keeps its exit
+// code even while its output is still being collected.
 func (p *backgroundProcess) stop(sig syscall.Signal) {
 	select {
-	case <-p.done:
+	case <-p.group.exited:
 		return
 	default:
 	}

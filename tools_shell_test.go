@@ -225,6 +225,26 @@ func TestBackgroundCommands(t *testing.T) {
 	}
 }
 
+// TestBackgroundKillAfterExit kills a background command whose shell has
+// exited while a process that left its group still holds the output pipe:
+// it was not killed, and its exit code is reported.
+func TestBackgroundKillAfterExit(t *testing.T) {
+	t.Parallel()
+	env := newTestEnv(t, nil)
+	procs := newProcessManager()
+	defer procs.Close()
+	callTool(t, env, runCommandTool(procs), `{"command":"setsid bash -c 'echo $$ > escaped.pid; exec sleep 300' & while [ ! -s escaped.pid ]; do sleep 0.05; done; exit 4","run_in_background":true}`)
+	pid := readPid(t, filepath.Join(env.Workspace, "escaped.pid"))
+	defer syscall.Kill(pid, syscall.SIGKILL)
+	p, err := procs.get("bg1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-p.group.exited
+	out := callTool(t, env, commandKillTool(procs), `{"id":"bg1"}`)
+	mustContain(t, out.Text, "bg1: exited 4")
+}
+
 func TestProcessManagerCloseStopsAll(t *testing.T) {
 	t.Parallel()
 	env := newTestEnv(t, nil)
@@ -266,6 +286,32 @@ func TestBoundedOutput(t *testing.T) {
 		}
 		if got := o.String(); got != tc.want {
 			t.Errorf("%s: got %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestUnreadLog(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		writes []string
+		want   string
+	}{
+		{"nothing", nil, ""},
+		{"kept until read", []string{"ab", "cd"}, "abcd"},
+		{"oldest dropped", []string{"0123456789", strings.Repeat("x", maxUnreadOutput)}, "[... 10 older bytes of output dropped ...]\n" + strings.Repeat("x", maxUnreadOutput)},
+		{"invalid utf-8", []string{"a\xffb"}, "a\uFFFDb"},
+	}
+	for _, tc := range tests {
+		l := &unreadLog{}
+		for _, w := range tc.writes {
+			l.Write([]byte(w))
+		}
+		if got := l.take(); got != tc.want {
+			t.Errorf("%s: take = %q, want %q", tc.name, clip(got, 100), clip(tc.want, 100))
+		}
+		if again := l.take(); again != "" {
+			t.Errorf("%s: second take = %q, want nothing", tc.name, clip(again, 100))
 		}
 	}
 }

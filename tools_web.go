@@ -30,16 +30,13 @@ type webClient struct {
 	searchEndpoint string
 }
 
-// newWebClient builds the web tools' client from cfg.
+// newWebClient builds the web tools' client from cfg, with the tools' own
+// timeout and redirect limit.
 func newWebClient(cfg BuiltinConfig) *webClient {
-	w := &webClient{http: cfg.HTTPClient, searchEndpoint: cfg.SearchEndpoint}
-	if w.http == nil {
-		w.http = &http.Client{Timeout: webTimeout, CheckRedirect: checkRedirect}
+	return &webClient{
+		http:           &http.Client{Timeout: webTimeout, CheckRedirect: checkRedirect},
+		searchEndpoint: firstNonEmpty(cfg.SearchEndpoint, defaultSearchEndpoint),
 	}
-	if w.searchEndpoint == "" {
-		w.searchEndpoint = defaultSearchEndpoint
-	}
-	return w
 }
 
 // checkRedirect allows at most webMaxRedirects redirects, to http(s) only.
