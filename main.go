@@ -66,7 +66,7 @@ const version = "0.1.0"
 func main() {
 	log.SetFlags(0)
 	log.SetPrefix("minicode: ")
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	err := Run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv)
 	stop()
 	os.Exit(exitCode(err, os.Stderr))
