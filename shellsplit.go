@@ -173,12 +173,18 @@ const maxNesting = 64
 
 // nested reads an enclosed command list closed by stop.
 func (s *shellScanner) nested(stop byte) error {
+	return s.descend(func() error { return s.parseList(stop) })
+}
+
+// descend runs read one level of nesting deeper, refusing to go deeper
+// than maxNesting.
+func (s *shellScanner) descend(read func() error) error {
 	if s.depth >= maxNesting {
 		return fmt.Errorf("substitutions nested more than %d deep at offset %d", maxNesting, s.i)
 	}
 	s.depth++
 	defer func() { s.depth-- }()
-	return s.parseList(stop)
+	return read()
 }
 
 // operatorLen is the length of the control operator at the start of rest.
@@ -232,7 +238,7 @@ func (s *shellScanner) wordPart(c *commandBuilder) error {
 	case '`':
 		return s.substitution(c, 1, '`')
 	case '$':
-		return s.dollar(c)
+		return s.dollar(c, false)
 	}
 	c.word.WriteByte(s.src[s.i])
 	s.i++
@@ -263,7 +269,7 @@ func (s *shellScanner) doubleQuoted(c *commandBuilder) error {
 		case '`':
 			err = s.substitution(c, 1, '`')
 		case '$':
-			err = s.dollar(c)
+			err = s.dollar(c, true)
 		default:
 			c.word.WriteByte(ch)
 			s.i++
@@ -275,21 +281,103 @@ func (s *shellScanner) doubleQuoted(c *commandBuilder) error {
 	return fmt.Errorf("unterminated double quote at offset %d", open)
 }
 
-// dollar reads a `$` expansion: `$(…)` and `$((…))` hold commands or
-// arithmetic, `${…}` a parameter, `$'…'` a quoted string.
-func (s *shellScanner) dollar(c *commandBuilder) error {
+// dollar reads a `$` expansion: `$(…)` holds commands, `$((…))`
+// arithmetic, `${…}` a parameter, and `$'…'` a quoted string unless the
+// expansion is itself inside double quotes, where bash leaves `$'`
+// literal and so still runs what follows it.
+func (s *shellScanner) dollar(c *commandBuilder, quoted bool) error {
 	rest := s.src[s.i:]
 	switch {
 	case strings.HasPrefix(rest, "$(("):
-		return s.literalUntil(c, 3, "))", "arithmetic expansion")
+		return s.descend(func() error { return s.arithmetic(c) })
 	case strings.HasPrefix(rest, "$("):
 		return s.substitution(c, 2, ')')
 	case strings.HasPrefix(rest, "${"):
-		return s.literalUntil(c, 2, "}", "parameter expansion")
-	case strings.HasPrefix(rest, "$'"):
+		return s.descend(func() error { return s.parameter(c) })
+	case strings.HasPrefix(rest, "$'") && !quoted:
 		return s.ansiQuoted(c)
 	}
 	c.word.WriteByte('$')
+	s.i++
+	return nil
+}
+
+// parameter reads a `${…}` expansion, which ends at the first `}` that is
+// not quoted or escaped. Its text stays in the word, and the commands of
+// substitutions inside it (`${x:-$(cmd)}`) are collected, since they run.
+func (s *shellScanner) parameter(c *commandBuilder) error {
+	start := s.i
+	s.i += 2
+	inner := &commandBuilder{}
+	for s.i < len(s.src) {
+		var err error
+		switch ch := s.src[s.i]; ch {
+		case '}':
+			s.i++
+			c.word.WriteString(s.src[start:s.i])
+			return nil
+		case '\\':
+			s.i = min(len(s.src), s.i+2)
+		case '\'':
+			err = s.wordPart(inner)
+		default:
+			err = s.expansionPart(inner, false)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return fmt.Errorf("unterminated parameter expansion at offset %d", start)
+}
+
+// arithmetic reads a `$((…))` expansion, whose substitutions are collected
+// like a parameter's (quotes do not hide them there). When its parentheses
+// do not close with `))`, bash reads it as a command substitution starting
+// with a subshell, `$( (…) …)`, and so does arithmetic.
+func (s *shellScanner) arithmetic(c *commandBuilder) error {
+	start, found := s.i, len(s.out)
+	s.i += 3
+	inner := &commandBuilder{}
+	for depth := 0; s.i < len(s.src); {
+		var err error
+		switch ch := s.src[s.i]; {
+		case ch == '(':
+			depth++
+			s.i++
+		case ch == ')' && depth > 0:
+			depth--
+			s.i++
+		case ch == ')' && strings.HasPrefix(s.src[s.i:], "))"):
+			s.i += 2
+			c.word.WriteString(s.src[start:s.i])
+			return nil
+		case ch == ')':
+			s.i, s.out = start, s.out[:found]
+			return s.substitution(c, 2, ')')
+		case ch == '\\':
+			s.i = min(len(s.src), s.i+2)
+		default:
+			err = s.expansionPart(inner, true)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return fmt.Errorf("unterminated arithmetic expansion at offset %d", start)
+}
+
+// expansionPart reads one piece of the inside of an expansion into the
+// scratch builder inner: a double-quoted string, a substitution, another
+// expansion, or a plain character.
+func (s *shellScanner) expansionPart(inner *commandBuilder, quoted bool) error {
+	switch s.src[s.i] {
+	case '"':
+		return s.doubleQuoted(inner)
+	case '`':
+		return s.substitution(inner, 1, '`')
+	case '$':
+		return s.dollar(inner, quoted)
+	}
 	s.i++
 	return nil
 }
@@ -320,19 +408,6 @@ func (s *shellScanner) ansiQuoted(c *commandBuilder) error {
 		}
 	}
 	return fmt.Errorf("unterminated quoted string at offset %d", s.i)
-}
-
-// literalUntil copies an expansion opened by skip bytes up to and including
-// closer into the word.
-func (s *shellScanner) literalUntil(c *commandBuilder, skip int, closer, what string) error {
-	end := strings.Index(s.src[s.i+skip:], closer)
-	if end < 0 {
-		return fmt.Errorf("unterminated %s at offset %d", what, s.i)
-	}
-	next := s.i + skip + end + len(closer)
-	c.word.WriteString(s.src[s.i:next])
-	s.i = next
-	return nil
 }
 
 // redirection reads a redirection operator. Digits just before it (`2>`)

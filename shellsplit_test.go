@@ -29,6 +29,13 @@ func TestSplitCommands(t *testing.T) {
 		{"(cd sub && make)", []string{"^cd|sub", "^make"}},
 		{"diff <(ls a) >(wc -l)", []string{"^ls|a", "^wc|-l", "diff|<(ls a)|>(wc -l)"}},
 		{"echo $((1 + 2)) ${HOME} $'a\\'b'", []string{"echo|$((1 + 2))|${HOME}|$'a\\'b'"}},
+		{"echo ${x:-$(rm -rf x)} ${y:-`id`}", []string{"^rm|-rf|x", "^id", "echo|${x:-$(rm -rf x)}|${y:-`id`}"}},
+		{"echo ${x:-'}'$(id)}", []string{"^id", "echo|${x:-'}'$(id)}"}},
+		{"echo ${x:-{a}b}", []string{"echo|${x:-{a}b}"}},
+		{"echo $(( $(id) + (1) ))", []string{"^id", "echo|$(( $(id) + (1) ))"}},
+		{"echo $(( '$(id)' ))", []string{"^id", "echo|$(( '$(id)' ))"}},
+		{"echo $((echo hi); rm -rf x)", []string{"^echo|hi", "^rm|-rf|x", "echo|$((echo hi); rm -rf x)"}},
+		{`echo "$'$(id)'"`, []string{"^id", "echo|$'$(id)'"}},
 		{"go test ./... > out.txt 2>&1", []string{"go|test|./..."}},
 		{"go test&>log", []string{"go|test"}},
 		{"if make; then go test; fi", []string{"make", "go|test"}},
@@ -114,6 +121,9 @@ func TestSplitCommandsErrors(t *testing.T) {
 		"cat <<EOF\nno end",
 		"echo a(b)",
 		strings.Repeat("$(", 65) + "ls" + strings.Repeat(")", 65),
+		strings.Repeat("${x:-", 65) + strings.Repeat("}", 65),
+		"echo $((echo hi); rm x)\necho ))",
+		"echo $((1 + 2)",
 	} {
 		if got, err := splitCommands(line); err == nil {
 			t.Errorf("splitCommands(%q) = %v, want an error", line, got)
