@@ -17,6 +17,8 @@ import (
 //	root/outside/secret.txt
 //	root/results/r1.txt                (the tool-results folder)
 //	root/wslink -> root/ws             (a symlinked workspace)
+//	root/ws/dangling -> root/outside/new.txt   (dangling links that leave,
+//	root/ws/reldangling -> ../outside/new.txt   absolute and relative)
 type testTree struct {
 	root, ws, outside, results, wslink string
 }
@@ -39,7 +41,8 @@ func newTestTree(t *testing.T) testTree {
 			t.Fatal(err)
 		}
 	}
-	for link, to := range map[string]string{"ws/escape": tr.outside, "ws/inner": filepath.Join(tr.ws, "src"), "wslink": tr.ws} {
+	for link, to := range map[string]string{"ws/escape": tr.outside, "ws/inner": filepath.Join(tr.ws, "src"), "wslink": tr.ws,
+		"ws/dangling": filepath.Join(tr.outside, "new.txt"), "ws/reldangling": "../outside/new.txt"} {
 		if err := os.Symlink(to, filepath.Join(root, link)); err != nil {
 			t.Fatal(err)
 		}
@@ -105,6 +108,9 @@ func TestDecide(t *testing.T) {
 		{name: "new file in acceptEdits", mode: ModeAcceptEdits, req: edit("write_file", "src/new/c.go"), want: VerdictAllow},
 		{name: "edit ../ in acceptEdits", mode: ModeAcceptEdits, req: edit("edit_file", "../outside/secret.txt"), want: VerdictAsk, reason: "writes outside the workspace"},
 		{name: "edit through escaping link in acceptEdits", mode: ModeAcceptEdits, req: edit("write_file", "escape/new.txt"), want: VerdictAsk, reason: "writes outside"},
+		{name: "write through a dangling link that leaves", mode: ModeAcceptEdits, req: edit("write_file", "dangling"), want: VerdictAsk, reason: "writes outside the workspace: " + tr.outside},
+		{name: "write through a relative dangling link", mode: ModeAcceptEdits, req: edit("write_file", "reldangling"), want: VerdictAsk, reason: "writes outside the workspace: " + tr.outside},
+		{name: "redirect through a dangling link", allow: []string{"run_command(echo:*)"}, req: run("echo x > dangling"), want: VerdictAsk, reason: "outside the workspace", strict: true},
 		{name: "edit .git in acceptEdits", mode: ModeAcceptEdits, req: edit("edit_file", ".git/config"), want: VerdictAsk, reason: ".git", strict: true},
 		{name: "edit .git allowed by a rule", allow: []string{"Edit"}, req: edit("edit_file", ".git/config"), want: VerdictAsk, strict: true},
 		{name: "edit the permission rules", mode: ModeAcceptEdits, req: edit("write_file", ".minicode/permissions.json"), want: VerdictAsk, reason: "configures permissions", strict: true},
