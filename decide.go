@@ -248,6 +248,9 @@ func (p *Permissions) commandWriteReason(cmd shellCommand) string {
 			if !insideWorkspace(p.workspace, r.Target) {
 				return "the command writes to a file outside the workspace: " + r.Target
 			}
+			if strings.ContainsAny(r.Target, "*?[") {
+				return "the command writes to whichever file a pattern matches, which may be a link leading anywhere: " + r.Target
+			}
 			written = append(written, r.Target)
 		}
 	}

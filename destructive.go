@@ -1,6 +1,7 @@
 package main
 
 import (
+	pathpkg "path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -290,25 +291,94 @@ func scriptReason(script, workspace string, depth int) string {
 }
 
 // insideWorkspace reports whether a path named in a command lies inside
-// the workspace. Paths holding expansions cannot be known and count as
+// the workspace, whatever the shell's brace expansion and globbing make of
+// it. A glob in its last element matches files of a folder that must be
+// inside; a path the shell rewrites otherwise (expansions, globs in its
+// folders, a ~ naming another user's home) cannot be known, and counts as
 // outside.
 func insideWorkspace(workspace, path string) bool {
 	if strings.ContainsAny(path, "$`") {
 		return false
 	}
-	_, inside, err := resolvePath(workspace, path)
-	return err == nil && inside
+	for _, word := range braceWords(path) {
+		if strings.ContainsAny(filepath.Dir(word), "*?[") || strings.HasPrefix(word, "~") && !strings.HasPrefix(word, "~/") {
+			return false
+		}
+		if _, inside, err := resolvePath(workspace, word); err != nil || !inside {
+			return false
+		}
+	}
+	return true
 }
 
-// inGitDir reports whether a path has a .git element, such as
-// ".git/config" or "sub/.git/hooks/pre-commit".
+// inGitDir reports whether a path as written can lead into a .git
+// folder, such as ".git/config" or "sub/.git/hooks/pre-commit": one of its
+// elements is ".git", or becomes it by brace expansion (".{git,x}") or
+// globbing (".gi?", which the shell matches against existing files).
 func inGitDir(path string) bool {
-	for _, part := range strings.Split(filepath.ToSlash(path), "/") {
-		if part == ".git" {
-			return true
+	for _, word := range braceWords(path) {
+		for _, part := range strings.Split(filepath.ToSlash(word), "/") {
+			if ok, _ := pathpkg.Match(part, ".git"); part == ".git" || ok && strings.HasPrefix(part, ".") {
+				return true
+			}
 		}
 	}
 	return false
+}
+
+// maxBraceWords bounds how many words braceWords makes of one word.
+const maxBraceWords = 64
+
+// braceWords returns the patterns the shell's brace expansion makes of a
+// word: a{b,c}d gives abd and acd, and a sequence such as {a..z} becomes
+// the glob *, which matches whatever it may give. At most maxBraceWords
+// patterns are returned.
+func braceWords(word string) []string {
+	open := strings.IndexByte(word, '{')
+	if open < 0 {
+		return []string{word}
+	}
+	depth, start := 0, open+1
+	var alts []string
+	for i := open; i < len(word); i++ {
+		switch word[i] {
+		case '{':
+			depth++
+		case ',':
+			if depth == 1 {
+				alts, start = append(alts, word[start:i]), i+1
+			}
+		case '}':
+			if depth--; depth > 0 {
+				continue
+			}
+			switch {
+			case alts != nil:
+				alts = append(alts, word[start:i])
+			case strings.Contains(word[open:i], ".."):
+				alts = []string{"*"}
+			default:
+				return prefixAll(word[:i+1], braceWords(word[i+1:]))
+			}
+			var out []string
+			for _, a := range alts {
+				if len(out) >= maxBraceWords {
+					break
+				}
+				out = append(out, braceWords(word[:open]+a+word[i+1:])...)
+			}
+			return out[:min(len(out), maxBraceWords)]
+		}
+	}
+	return []string{word}
+}
+
+// prefixAll puts prefix before each word.
+func prefixAll(prefix string, words []string) []string {
+	for i, w := range words {
+		words[i] = prefix + w
+	}
+	return words
 }
 
 // anyInGitDir reports whether any argument is a path inside a .git folder.
