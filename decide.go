@@ -50,6 +50,9 @@ type target struct {
 	inside   bool   // targetPath: abs lies in the workspace
 	cmd      shellCommand
 	parseErr error // targetCommand: the command line could not be parsed
+	// movedOut is set on the commands of a line that changes to a folder
+	// from which their relative paths cannot be judged (see movesOut).
+	movedOut bool
 	host     string
 }
 
@@ -125,8 +128,9 @@ func (p *Permissions) targetsOf(req PermissionRequest) ([]target, error) {
 		if err != nil {
 			return append(targets, target{kind: targetCommand, parseErr: err}), nil
 		}
+		moved := p.movesOut(cmds)
 		for _, c := range cmds {
-			targets = append(targets, target{kind: targetCommand, cmd: c})
+			targets = append(targets, target{kind: targetCommand, cmd: c, movedOut: moved})
 		}
 	case AccessNetwork:
 		host, err := urlHost(req.URL)
@@ -230,18 +234,62 @@ func (p *Permissions) strictReason(req PermissionRequest, t target) string {
 	case t.kind == targetCommand && t.parseErr != nil:
 		return fmt.Sprintf("the command cannot be parsed (%v), so no rule can vouch for it", t.parseErr)
 	case t.kind == targetCommand:
-		if reason := destructiveReason(t.cmd, p.workspace); reason != "" {
+		ws := p.workspace
+		if t.movedOut {
+			ws = ""
+		}
+		if reason := destructiveReason(t.cmd, ws); reason != "" {
 			return reason
 		}
-		return p.commandWriteReason(t.cmd)
+		return p.commandWriteReason(t.cmd, t.movedOut)
 	}
 	return ""
 }
 
+// movesOut reports whether a command line changes to a folder from which
+// the relative paths of its commands cannot be judged as if taken from the
+// workspace: one outside it, inside .git or a .minicode folder, or one
+// that cannot be known (cd alone, cd -, cd $DIR, popd). Moving to another
+// folder inside the workspace only makes relative paths land deeper.
+func (p *Permissions) movesOut(cmds []shellCommand) bool {
+	for _, c := range cmds {
+		words := unwrapCommand(c.Words)
+		if len(words) == 0 {
+			continue
+		}
+		switch filepath.Base(words[0]) {
+		case "cd", "pushd":
+			args := skipOptions(words[1:], nil)
+			if len(args) != 1 || args[0] == "-" || !p.plainFolder(args[0]) {
+				return true
+			}
+		case "popd":
+			return true
+		}
+	}
+	return false
+}
+
+// plainFolder reports whether a folder named in a command lies inside the
+// workspace and neither in .git nor in a .minicode folder, as written and
+// as resolved.
+func (p *Permissions) plainFolder(dir string) bool {
+	if !insideWorkspace(p.workspace, dir) || mayName(dir, ".git") || mayName(dir, ".minicode") {
+		return false
+	}
+	abs, _, err := resolvePath(p.workspace, dir)
+	if err != nil {
+		return false
+	}
+	rel, err := filepath.Rel(p.workspace, abs)
+	return err == nil && !mayName(rel, ".git") && !mayName(rel, ".minicode")
+}
+
 // commandWriteReason returns why the files a command writes make it ask
-// whatever the rules say: a redirection out of the workspace, or a
-// redirection or file operand that is a protected file.
-func (p *Permissions) commandWriteReason(cmd shellCommand) string {
+// whatever the rules say: a redirection out of the workspace, a
+// redirection or file operand that is a protected file, or a relative one
+// on a line that moved out of the workspace (movedOut).
+func (p *Permissions) commandWriteReason(cmd shellCommand, movedOut bool) string {
 	var written []string
 	for _, r := range cmd.Redirects {
 		if r.writes() && !harmlessTarget(r.Target) {
@@ -258,6 +306,9 @@ func (p *Permissions) commandWriteReason(cmd shellCommand) string {
 		written = append(written, words[1:]...)
 	}
 	for _, w := range written {
+		if movedOut && !strings.HasPrefix(w, "-") && !filepath.IsAbs(w) && !strings.HasPrefix(w, "~/") {
+			return "the command line changes to a folder outside the workspace or one that cannot be known, so where it writes cannot be checked: " + w
+		}
 		if abs, _, err := resolvePath(p.workspace, w); err == nil && !strings.HasPrefix(w, "-") {
 			if reason := p.protectedReason(abs); reason != "" {
 				return reason + ": " + w

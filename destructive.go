@@ -295,9 +295,10 @@ func scriptReason(script, workspace string, depth int) string {
 // it. A glob in its last element matches files of a folder that must be
 // inside; a path the shell rewrites otherwise (expansions, globs in its
 // folders, a ~ naming another user's home) cannot be known, and counts as
-// outside.
+// outside. An empty workspace (the folder a command runs in is not known)
+// holds nothing.
 func insideWorkspace(workspace, path string) bool {
-	if strings.ContainsAny(path, "$`") {
+	if workspace == "" || strings.ContainsAny(path, "$`") {
 		return false
 	}
 	for _, word := range braceWords(path) {
@@ -312,13 +313,19 @@ func insideWorkspace(workspace, path string) bool {
 }
 
 // inGitDir reports whether a path as written can lead into a .git
-// folder, such as ".git/config" or "sub/.git/hooks/pre-commit": one of its
-// elements is ".git", or becomes it by brace expansion (".{git,x}") or
-// globbing (".gi?", which the shell matches against existing files).
+// folder, such as ".git/config" or "sub/.git/hooks/pre-commit".
 func inGitDir(path string) bool {
+	return mayName(path, ".git")
+}
+
+// mayName reports whether one element of a path as written can be the
+// hidden name (".git"): it is the name, or becomes it by brace expansion
+// (".{git,x}") or globbing (".gi?", which the shell matches against
+// existing files).
+func mayName(path, name string) bool {
 	for _, word := range braceWords(path) {
 		for _, part := range strings.Split(filepath.ToSlash(word), "/") {
-			if ok, _ := pathpkg.Match(part, ".git"); part == ".git" || ok && strings.HasPrefix(part, ".") {
+			if ok, _ := pathpkg.Match(part, name); part == name || ok && strings.HasPrefix(part, ".") {
 				return true
 			}
 		}
