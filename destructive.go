@@ -16,12 +16,49 @@ const maxShellDepth = 4
 // the user, whatever the rules say, and the prompt shows this reason.
 // workspace (absolute, resolved) decides what counts as outside.
 func destructiveReason(cmd shellCommand, workspace string) string {
+	return destructiveCommand(cmd, workspace, 0)
+}
+
+// destructiveCommand judges one simple command found depth shells deep:
+// its redirections, a shell reading a script nobody can see, and its words.
+func destructiveCommand(cmd shellCommand, workspace string, depth int) string {
 	for _, r := range cmd.Redirects {
 		if r.writes() && inGitDir(r.Target) {
 			return "writing into .git can corrupt the repository"
 		}
 	}
-	return destructiveWords(cmd.Words, workspace, 0)
+	words := unwrapCommand(cmd.Words)
+	if len(words) > 0 && shellPrograms[filepath.Base(words[0])] && readsScriptFromInput(words[1:]) &&
+		!slices.ContainsFunc(cmd.Redirects, func(r redirect) bool { return strings.HasPrefix(r.Op, "<<") }) {
+		return "a shell reading its commands from its input runs commands that cannot be checked"
+	}
+	return destructiveWords(cmd.Words, workspace, depth)
+}
+
+// readsScriptFromInput reports whether a shell run with these arguments
+// reads its commands from its input (as in `curl … | sh`): it is given
+// neither -c nor a script file, or it is given -s. A here-document or
+// here-string is such input too, but its commands are judged on their own.
+func readsScriptFromInput(args []string) bool {
+	for i := 0; i < len(args); i++ {
+		switch a := args[i]; {
+		case a == "-" || a == "--":
+			return i+1 == len(args)
+		case a == "-o" || a == "+o" || a == "-O" || a == "+O" || a == "--rcfile" || a == "--init-file":
+			i++
+		case strings.HasPrefix(a, "--") || strings.HasPrefix(a, "+"):
+		case strings.HasPrefix(a, "-"):
+			if strings.Contains(a, "c") {
+				return false
+			}
+			if strings.Contains(a, "s") {
+				return true
+			}
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // destructiveWords judges a command given as words, looking through
@@ -68,11 +105,16 @@ var writesFiles = map[string]bool{
 // commandWrappers are programs that run the command given after them;
 // the value lists their options that take an argument.
 var commandWrappers = map[string][]string{
-	"sudo": {"-u", "-g", "-C", "-D", "-h", "-p", "-U"}, "doas": {"-u", "-C"},
-	"env": {"-u", "-C", "-S"}, "command": nil, "builtin": nil, "exec": {"-a"},
-	"nice": {"-n"}, "nohup": nil, "time": nil, "stdbuf": {"-i", "-o", "-e"},
-	"ionice": {"-c", "-n", "-p"}, "timeout": {"-s", "-k"},
-	"xargs": {"-a", "-d", "-E", "-e", "-I", "-i", "-L", "-l", "-n", "-P", "-s"},
+	"sudo":    {"-u", "-g", "-C", "-D", "-h", "-p", "-U", "--user", "--group", "--chdir", "--host", "--prompt", "--close-from", "--other-user"},
+	"doas":    {"-u", "-C"},
+	"env":     {"-u", "-C", "--unset", "--chdir"},
+	"command": nil, "builtin": nil, "exec": {"-a"}, "nohup": nil, "time": nil,
+	"nice":    {"-n", "--adjustment"},
+	"stdbuf":  {"-i", "-o", "-e", "--input", "--output", "--error"},
+	"ionice":  {"-c", "-n", "-p", "--class", "--classdata", "--pid"},
+	"timeout": {"-s", "-k", "--signal", "--kill-after"},
+	"xargs": {"-a", "-d", "-E", "-e", "-I", "-i", "-L", "-l", "-n", "-P", "-s",
+		"--arg-file", "--delimiter", "--eof", "--max-lines", "--max-args", "--max-procs", "--max-chars", "--process-slot-var"},
 }
 
 // unwrapCommand drops variable assignments and wrappers (with their
@@ -82,6 +124,8 @@ func unwrapCommand(words []string) []string {
 		switch w := words[0]; {
 		case isAssignment(w):
 			words = words[1:]
+		case filepath.Base(w) == "env":
+			words = skipOptions(envSplit(words[1:]), commandWrappers["env"])
 		case hasKey(commandWrappers, filepath.Base(w)):
 			words = skipOptions(words[1:], commandWrappers[filepath.Base(w)])
 			if filepath.Base(w) == "timeout" && len(words) > 0 {
@@ -92,6 +136,24 @@ func unwrapCommand(words []string) []string {
 		}
 	}
 	return words
+}
+
+// envSplit replaces env's -S STRING (--split-string) by the words of
+// STRING, which env runs as the command.
+func envSplit(args []string) []string {
+	for i, a := range args {
+		switch {
+		case (a == "-S" || a == "--split-string") && i+1 < len(args):
+			return slices.Concat(args[:i], strings.Fields(args[i+1]), args[i+2:])
+		case strings.HasPrefix(a, "--split-string="):
+			return slices.Concat(args[:i], strings.Fields(strings.TrimPrefix(a, "--split-string=")), args[i+1:])
+		case strings.HasPrefix(a, "-S"):
+			return slices.Concat(args[:i], strings.Fields(a[2:]), args[i+1:])
+		case !strings.HasPrefix(a, "-"):
+			return args
+		}
+	}
+	return args
 }
 
 // hasKey reports whether m holds key.
@@ -278,12 +340,7 @@ func scriptReason(script, workspace string, depth int) string {
 		return "runs a script that cannot be parsed: " + err.Error()
 	}
 	for _, c := range cmds {
-		for _, r := range c.Redirects {
-			if r.writes() && inGitDir(r.Target) {
-				return "writing into .git can corrupt the repository"
-			}
-		}
-		if reason := destructiveWords(c.Words, workspace, depth+1); reason != "" {
+		if reason := destructiveCommand(c, workspace, depth+1); reason != "" {
 			return reason
 		}
 	}

@@ -456,6 +456,11 @@ func (s *shellScanner) finish(c *commandBuilder, end int) error {
 		h.shell = shell
 		s.heredocs = append(s.heredocs, h)
 	}
+	if shell {
+		if err := s.hereStrings(c.redirs); err != nil {
+			return err
+		}
+	}
 	if len(words) > 0 && (words[0] == "for" || words[0] == "select") {
 		return nil
 	}
@@ -467,6 +472,25 @@ func (s *shellScanner) finish(c *commandBuilder, end int) error {
 		text = strings.TrimSpace(s.src[starts[0]:max(c.end, starts[0])])
 	}
 	s.out = append(s.out, shellCommand{Text: text, Words: words, Redirects: c.redirs, Nested: s.depth > 0})
+	return nil
+}
+
+// hereStrings collects the commands of here-strings (`bash <<< 'cmd'`)
+// fed to a shell, whose text is a script.
+func (s *shellScanner) hereStrings(redirs []redirect) error {
+	for _, r := range redirs {
+		if r.Op != "<<<" {
+			continue
+		}
+		inner, err := splitCommands(r.Target)
+		if err != nil {
+			return fmt.Errorf("here-string script: %w", err)
+		}
+		for _, c := range inner {
+			c.Nested = true
+			s.out = append(s.out, c)
+		}
+	}
 	return nil
 }
 

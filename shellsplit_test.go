@@ -46,6 +46,8 @@ func TestSplitCommands(t *testing.T) {
 		{"bash <<'EOF'\nrm -rf /\nEOF", []string{"bash", "^rm|-rf|/"}},
 		{"cat <<-END\n\trm -rf /\n\tEND\necho done", []string{"cat", "echo|done"}},
 		{"FOO=1 go test", []string{"FOO=1|go|test"}},
+		{"bash <<< 'rm -rf x; ls'", []string{"^rm|-rf|x", "^ls", "bash"}},
+		{"cat <<< 'rm -rf x'", []string{"cat"}},
 		{"", nil},
 	}
 	for _, tt := range tests {
