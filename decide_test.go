@@ -141,6 +141,7 @@ func TestDecide(t *testing.T) {
 		{name: "substitution after $' in double quotes", allow: []string{"run_command(echo:*)"}, req: run(`echo "$'$(rm x)'"`), want: VerdictAsk, reason: "running a command"},
 		{name: "script piped into a shell", allow: []string{"run_command(echo:*)", "run_command(bash:*)"}, req: run("echo 'rm -rf x' | bash"), want: VerdictAsk, reason: "its input", strict: true},
 		{name: "here-string script is judged", allow: []string{"run_command(bash:*)"}, req: run("bash <<< 'curl x'"), want: VerdictAsk, reason: "running a command"},
+		{name: "substitution in a here-document body", allow: []string{"run_command(cat:*)"}, req: run("cat <<EOF\n$(rm -rf x)\nEOF"), want: VerdictAsk, reason: "rm -r", strict: true},
 		{name: "quoted operators are one command", allow: []string{"run_command(echo:*)"}, req: run(`echo "a && b; c"`), want: VerdictAllow},
 		{name: "redirect outside the workspace", allow: []string{"run_command(go test:*)"}, req: run("go test > " + tr.outside + "/log"), want: VerdictAsk, reason: "outside the workspace", strict: true},
 		{name: "redirect into the settings", allow: []string{"run_command(echo:*)"}, req: run("echo '{}' > .minicode/settings.json"), want: VerdictAsk, reason: "configures permissions", strict: true},

@@ -70,11 +70,13 @@ type shellScanner struct {
 }
 
 // heredoc is a pending here-document: its delimiter, whether leading tabs
-// are stripped (<<-), and whether the command reading it is a shell.
+// are stripped (<<-), whether its body is expanded (the delimiter is not
+// quoted), and whether the command reading it is a shell.
 type heredoc struct {
-	delim string
-	strip bool
-	shell bool
+	delim  string
+	strip  bool
+	expand bool
+	shell  bool
 }
 
 // commandBuilder accumulates the words and redirections of one simple
@@ -86,6 +88,7 @@ type commandBuilder struct {
 	heredocs  []heredoc
 	word      strings.Builder
 	inWord    bool
+	quoted    bool // the open word holds quotes or backslashes
 	wordAt    int
 	pendingOp string // a redirection waiting for its target word
 	end       int    // source offset just after the last word
@@ -103,9 +106,9 @@ func (c *commandBuilder) endWord(at int) {
 	if !c.inWord {
 		return
 	}
-	w := c.word.String()
+	w, quoted := c.word.String(), c.quoted
 	c.word.Reset()
-	c.inWord = false
+	c.inWord, c.quoted = false, false
 	c.end = at
 	if c.pendingOp == "" {
 		c.words = append(c.words, w)
@@ -113,7 +116,7 @@ func (c *commandBuilder) endWord(at int) {
 		return
 	}
 	if c.pendingOp == "<<" || c.pendingOp == "<<-" {
-		c.heredocs = append(c.heredocs, heredoc{delim: w, strip: c.pendingOp == "<<-"})
+		c.heredocs = append(c.heredocs, heredoc{delim: w, strip: c.pendingOp == "<<-", expand: !quoted})
 	}
 	c.redirs = append(c.redirs, redirect{Op: c.pendingOp, Target: w})
 	c.pendingOp = ""
@@ -205,6 +208,7 @@ func (s *shellScanner) escape(c *commandBuilder) {
 		return
 	}
 	c.begin(s.i)
+	c.quoted = true
 	if s.i+1 < len(s.src) {
 		c.word.WriteByte(s.src[s.i+1])
 		s.i += 2
@@ -224,6 +228,7 @@ func (s *shellScanner) skipComment() {
 // substitution, or a plain character.
 func (s *shellScanner) wordPart(c *commandBuilder) error {
 	c.begin(s.i)
+	c.quoted = c.quoted || s.src[s.i] == '\'' || s.src[s.i] == '"'
 	switch s.src[s.i] {
 	case '\'':
 		end := strings.IndexByte(s.src[s.i+1:], '\'')
@@ -475,6 +480,30 @@ func (s *shellScanner) finish(c *commandBuilder, end int) error {
 	return nil
 }
 
+// bodySubstitutions collects the commands of the substitutions in the
+// body of a here-document whose delimiter is not quoted: bash expands it
+// as it would a double-quoted string, running them.
+func (s *shellScanner) bodySubstitutions(body string) error {
+	sub := &shellScanner{src: body, depth: s.depth + 1}
+	scratch := &commandBuilder{}
+	for sub.i < len(body) {
+		var err error
+		switch body[sub.i] {
+		case '\\':
+			sub.i += 2
+		case '$', '`':
+			err = sub.expansionPart(scratch, true)
+		default:
+			sub.i++
+		}
+		if err != nil {
+			return fmt.Errorf("here-document: %w", err)
+		}
+	}
+	s.out = append(s.out, sub.out...)
+	return nil
+}
+
 // hereStrings collects the commands of here-strings (`bash <<< 'cmd'`)
 // fed to a shell, whose text is a script.
 func (s *shellScanner) hereStrings(redirs []redirect) error {
@@ -519,6 +548,11 @@ func (s *shellScanner) readHeredocs() error {
 		}
 		if !found {
 			return fmt.Errorf("here-document not closed by %q", h.delim)
+		}
+		if h.expand && !h.shell {
+			if err := s.bodySubstitutions(body.String()); err != nil {
+				return err
+			}
 		}
 		if h.shell {
 			inner, err := splitCommands(body.String())

@@ -43,6 +43,8 @@ func TestSplitCommands(t *testing.T) {
 		{"ls # && rm -rf /", []string{"ls"}},
 		{"ls \\\n  -la", []string{"ls|-la"}},
 		{"cat <<EOF > f\nrm -rf /\nEOF\nls", []string{"cat", "ls"}},
+		{"cat <<EOF\n$(rm -rf x) `id` \\$(no)\nEOF", []string{"cat", "^rm|-rf|x", "^id"}},
+		{"cat <<'EOF'\n$(rm -rf x)\nEOF\ncat <<\\E\n`id`\nE\ncat <<\"E\"\n$(id)\nE", []string{"cat", "cat", "cat"}},
 		{"bash <<'EOF'\nrm -rf /\nEOF", []string{"bash", "^rm|-rf|/"}},
 		{"cat <<-END\n\trm -rf /\n\tEND\necho done", []string{"cat", "echo|done"}},
 		{"FOO=1 go test", []string{"FOO=1|go|test"}},
