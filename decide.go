@@ -50,10 +50,10 @@ type target struct {
 	inside   bool   // targetPath: abs lies in the workspace
 	cmd      shellCommand
 	parseErr error // targetCommand: the command line could not be parsed
-	// movedOut is set on the commands of a line that changes to a folder
-	// from which their relative paths cannot be judged (see movesOut).
-	movedOut bool
-	host     string
+	// unsettled is set on the commands of a line after which the places
+	// their paths name cannot be judged beforehand (see unsettlesPaths).
+	unsettled bool
+	host      string
 }
 
 // verdict is the judgement of one target.
@@ -128,9 +128,9 @@ func (p *Permissions) targetsOf(req PermissionRequest) ([]target, error) {
 		if err != nil {
 			return append(targets, target{kind: targetCommand, parseErr: err}), nil
 		}
-		moved := p.movesOut(cmds)
+		unsettled := p.unsettlesPaths(cmds)
 		for _, c := range cmds {
-			targets = append(targets, target{kind: targetCommand, cmd: c, movedOut: moved})
+			targets = append(targets, target{kind: targetCommand, cmd: c, unsettled: unsettled})
 		}
 	case AccessNetwork:
 		host, err := urlHost(req.URL)
@@ -235,23 +235,25 @@ func (p *Permissions) strictReason(req PermissionRequest, t target) string {
 		return fmt.Sprintf("the command cannot be parsed (%v), so no rule can vouch for it", t.parseErr)
 	case t.kind == targetCommand:
 		ws := p.workspace
-		if t.movedOut {
+		if t.unsettled {
 			ws = ""
 		}
 		if reason := destructiveReason(t.cmd, ws); reason != "" {
 			return reason
 		}
-		return p.commandWriteReason(t.cmd, t.movedOut)
+		return p.commandWriteReason(t.cmd, t.unsettled)
 	}
 	return ""
 }
 
-// movesOut reports whether a command line changes to a folder from which
-// the relative paths of its commands cannot be judged as if taken from the
-// workspace: one outside it, inside .git or a .minicode folder, or one
-// that cannot be known (cd alone, cd -, cd $DIR, popd). Moving to another
-// folder inside the workspace only makes relative paths land deeper.
-func (p *Permissions) movesOut(cmds []shellCommand) bool {
+// unsettlesPaths reports whether a command line changes what its paths
+// name before they are used, so that they cannot be judged beforehand: it
+// makes symbolic links (`ln -s ~/.bashrc x; echo >> x`), or it changes to
+// a folder outside the workspace, inside .git or a .minicode folder, or
+// one that cannot be known (cd alone, cd -, cd $DIR, popd). Moving to
+// another folder inside the workspace only makes relative paths land
+// deeper.
+func (p *Permissions) unsettlesPaths(cmds []shellCommand) bool {
 	for _, c := range cmds {
 		words := unwrapCommand(c.Words)
 		if len(words) == 0 {
@@ -265,6 +267,10 @@ func (p *Permissions) movesOut(cmds []shellCommand) bool {
 			}
 		case "popd":
 			return true
+		case "ln":
+			if hasFlag(words[1:], "s", "--symbolic") {
+				return true
+			}
 		}
 	}
 	return false
@@ -287,9 +293,9 @@ func (p *Permissions) plainFolder(dir string) bool {
 
 // commandWriteReason returns why the files a command writes make it ask
 // whatever the rules say: a redirection out of the workspace, a
-// redirection or file operand that is a protected file, or a relative one
-// on a line that moved out of the workspace (movedOut).
-func (p *Permissions) commandWriteReason(cmd shellCommand, movedOut bool) string {
+// redirection or file operand that is a protected file, or any of them on
+// a line that unsettles its paths.
+func (p *Permissions) commandWriteReason(cmd shellCommand, unsettled bool) string {
 	var written []string
 	for _, r := range cmd.Redirects {
 		if r.writes() && !harmlessTarget(r.Target) {
@@ -306,8 +312,8 @@ func (p *Permissions) commandWriteReason(cmd shellCommand, movedOut bool) string
 		written = append(written, words[1:]...)
 	}
 	for _, w := range written {
-		if movedOut && !strings.HasPrefix(w, "-") && !filepath.IsAbs(w) && !strings.HasPrefix(w, "~/") {
-			return "the command line changes to a folder outside the workspace or one that cannot be known, so where it writes cannot be checked: " + w
+		if unsettled && !strings.HasPrefix(w, "-") {
+			return "the command line changes folder or makes symbolic links first, so where it writes cannot be checked: " + w
 		}
 		if abs, _, err := resolvePath(p.workspace, w); err == nil && !strings.HasPrefix(w, "-") {
 			if reason := p.protectedReason(abs); reason != "" {
