@@ -324,14 +324,14 @@ func (p *Permissions) commandWriteReason(cmd shellCommand, unsettled bool) strin
 	return ""
 }
 
-// harmlessTarget reports whether a redirection target is a descriptor or
-// a device that keeps nothing.
+// harmlessTarget reports whether a file a redirection writes is a device
+// that keeps nothing.
 func harmlessTarget(target string) bool {
 	switch target {
-	case "/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "-":
+	case "/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty":
 		return true
 	}
-	return strings.Trim(target, "0123456789") == "" || strings.HasPrefix(target, "/dev/fd/")
+	return strings.HasPrefix(target, "/dev/fd/")
 }
 
 // protectedReason returns why writing a path always asks: files that a

@@ -154,6 +154,8 @@ func TestDecide(t *testing.T) {
 		{name: "cd out, then sed -i", allow: []string{"run_command(cd:*)", "run_command(sed:*)"}, req: run("cd - && sed -i s/a/b/ x"), want: VerdictAsk, reason: "sed -i", strict: true},
 		{name: "a symbolic link made, then written through", allow: []string{"run_command(ln:*)", "run_command(echo:*)"}, req: run("ln -s ~/.bashrc x; echo evil >> x"), want: VerdictAsk, reason: "symbolic links", strict: true},
 		{name: "cd inside, then a relative write", allow: []string{"run_command(cd:*)", "run_command(go test:*)"}, req: run("cd src && go test > log.txt"), want: VerdictAllow},
+		{name: "redirect with >& to a file outside", allow: []string{"run_command(echo:*)"}, req: run("echo x >& ~/.bashrc"), want: VerdictAsk, reason: "outside the workspace", strict: true},
+		{name: "descriptors duplicated", allow: []string{"run_command(go test:*)"}, req: run("go test 2>&1 >&2 3>&- 1>&3-"), want: VerdictAllow},
 		{name: "redirect into .git", allow: []string{"run_command"}, req: run("echo x >> .git/config"), want: VerdictAsk, reason: ".git", strict: true},
 		{name: "redirect inside and to /dev/null", allow: []string{"run_command(go test:*)"}, req: run("go test > log.txt 2>/dev/null"), want: VerdictAllow},
 		{name: "unparseable command", allow: []string{"run_command"}, req: run(`echo "open`), want: VerdictAsk, reason: "cannot be parsed", strict: true},

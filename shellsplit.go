@@ -24,11 +24,14 @@ type redirect struct {
 }
 
 // writes reports whether the redirection writes to a file (rather than
-// reading one or duplicating a descriptor).
+// reading one or duplicating a descriptor). `>&` followed by anything but
+// a descriptor number or "-" writes both outputs to that file, like `&>`.
 func (r redirect) writes() bool {
 	switch r.Op {
 	case ">", ">>", ">|", "&>", "&>>", "<>":
 		return true
+	case ">&":
+		return strings.TrimRight(strings.Trim(r.Target, "0123456789"), "-") != ""
 	}
 	return false
 }
