@@ -45,6 +45,25 @@ var leadingKeywords = map[string]bool{
 	"!": true, "{": true, "}": true, "time": true, "esac": true,
 }
 
+// leadingWords is how many words at the start of a command are shell
+// syntax rather than the program: a keyword, `function NAME` or
+// `coproc NAME {` defining what runs after them.
+func leadingWords(words []string) int {
+	switch {
+	case len(words) == 0:
+		return 0
+	case leadingKeywords[words[0]]:
+		return 1
+	case words[0] == "function" && len(words) > 1:
+		return 2
+	case words[0] == "coproc" && len(words) > 2 && words[2] == "{":
+		return 2
+	case words[0] == "coproc":
+		return 1
+	}
+	return 0
+}
+
 // shellPrograms are shells whose here-document input is itself a script.
 var shellPrograms = map[string]bool{"sh": true, "bash": true, "zsh": true, "dash": true, "ksh": true}
 
@@ -456,8 +475,8 @@ func (s *shellScanner) finish(c *commandBuilder, end int) error {
 		return fmt.Errorf("redirection %q without a target", c.pendingOp)
 	}
 	words, starts := c.words, c.starts
-	for len(words) > 0 && leadingKeywords[words[0]] {
-		words, starts = words[1:], starts[1:]
+	for n := leadingWords(words); n > 0; n = leadingWords(words) {
+		words, starts = words[n:], starts[n:]
 	}
 	shell := len(words) > 0 && shellPrograms[filepath.Base(words[0])]
 	for _, h := range c.heredocs {

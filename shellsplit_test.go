@@ -48,6 +48,8 @@ func TestSplitCommands(t *testing.T) {
 		{"bash <<'EOF'\nrm -rf /\nEOF", []string{"bash", "^rm|-rf|/"}},
 		{"cat <<-END\n\trm -rf /\n\tEND\necho done", []string{"cat", "echo|done"}},
 		{"FOO=1 go test", []string{"FOO=1|go|test"}},
+		{"function f { rm -rf x; }; f", []string{"rm|-rf|x", "f"}},
+		{"coproc rm -rf x; coproc C { git clean -fd; }", []string{"rm|-rf|x", "git|clean|-fd"}},
 		{"bash <<< 'rm -rf x; ls'", []string{"^rm|-rf|x", "^ls", "bash"}},
 		{"cat <<< 'rm -rf x'", []string{"cat"}},
 		{"", nil},
