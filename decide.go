@@ -308,7 +308,15 @@ func (p *Permissions) commandWriteReason(cmd shellCommand, unsettled bool) strin
 			written = append(written, r.Target)
 		}
 	}
-	if words := unwrapCommand(cmd.Words); len(words) > 0 && (writesFiles[filepath.Base(words[0])] || filepath.Base(words[0]) == "sed") {
+	words := unwrapCommand(cmd.Words)
+	if len(words) > 0 && writesFiles[filepath.Base(words[0])] {
+		for _, w := range changedOperands(words) {
+			if !unsettled && !insideWorkspace(p.workspace, w) {
+				return "the command changes a file outside the workspace: " + w
+			}
+		}
+	}
+	if len(words) > 0 && (writesFiles[filepath.Base(words[0])] || filepath.Base(words[0]) == "sed") {
 		written = append(written, words[1:]...)
 	}
 	for _, w := range written {
@@ -322,6 +330,35 @@ func (p *Permissions) commandWriteReason(cmd shellCommand, unsettled bool) strin
 		}
 	}
 	return ""
+}
+
+// changedOperands returns the files a file-changing command (one of
+// writesFiles) changes: the destination of cp, ln and install (the -t
+// folder, or the last of two or more operands), and every operand of the
+// others, mv's sources included since it moves them away.
+func changedOperands(words []string) []string {
+	var operands []string
+	for i := 1; i < len(words); i++ {
+		w := words[i]
+		switch {
+		case w == "-t" || w == "--target-directory":
+			if i+1 < len(words) {
+				return []string{words[i+1]}
+			}
+		case strings.HasPrefix(w, "--target-directory="):
+			return []string{strings.TrimPrefix(w, "--target-directory=")}
+		case !strings.HasPrefix(w, "-"):
+			operands = append(operands, w)
+		}
+	}
+	switch filepath.Base(words[0]) {
+	case "cp", "ln", "install":
+		if len(operands) < 2 {
+			return nil
+		}
+		return operands[len(operands)-1:]
+	}
+	return operands
 }
 
 // harmlessTarget reports whether a file a redirection writes is a device
