@@ -368,7 +368,8 @@ func harmlessTarget(target string) bool {
 	case "/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty":
 		return true
 	}
-	return strings.HasPrefix(target, "/dev/fd/")
+	fd, ok := strings.CutPrefix(target, "/dev/fd/")
+	return ok && fd != "" && strings.Trim(fd, "0123456789") == ""
 }
 
 // protectedReason returns why writing a path always asks: files that a

@@ -155,6 +155,8 @@ func TestDecide(t *testing.T) {
 		{name: "a symbolic link made, then written through", allow: []string{"run_command(ln:*)", "run_command(echo:*)"}, req: run("ln -s ~/.bashrc x; echo evil >> x"), want: VerdictAsk, reason: "symbolic links", strict: true},
 		{name: "cd inside, then a relative write", allow: []string{"run_command(cd:*)", "run_command(go test:*)"}, req: run("cd src && go test > log.txt"), want: VerdictAllow},
 		{name: "redirect with >& to a file outside", allow: []string{"run_command(echo:*)"}, req: run("echo x >& ~/.bashrc"), want: VerdictAsk, reason: "outside the workspace", strict: true},
+		{name: "redirect to a descriptor file", allow: []string{"run_command(echo:*)"}, req: run("echo x > /dev/fd/2"), want: VerdictAllow},
+		{name: "redirect climbing out of /dev/fd", allow: []string{"run_command(echo:*)"}, req: run("echo x > /dev/fd/../../../" + tr.outside + "/x"), want: VerdictAsk, reason: "outside the workspace", strict: true},
 		{name: "descriptors duplicated", allow: []string{"run_command(go test:*)"}, req: run("go test 2>&1 >&2 3>&- 1>&3-"), want: VerdictAllow},
 		{name: "rm outside the workspace", allow: []string{"run_command(rm:*)"}, req: run("rm ~/.bashrc"), want: VerdictAsk, reason: "changes a file outside the workspace: ~/.bashrc", strict: true},
 		{name: "copy to outside", allow: []string{"run_command(cp:*)"}, req: run("cp b.go " + tr.outside), want: VerdictAsk, reason: "outside the workspace", strict: true},
