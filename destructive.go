@@ -86,10 +86,10 @@ func destructiveWords(words []string, workspace string, depth int) string {
 		return "mkfs erases a whole file system"
 	case program == "shred" || program == "wipefs":
 		return program + " destroys data irrecoverably"
-	case shellPrograms[program]:
-		return shellScriptReason(args, workspace, depth)
-	case program == "eval":
-		return scriptReason(strings.Join(args, " "), workspace, depth)
+	case shellPrograms[program] || program == "eval":
+		if script, ok := innerScript(program, args); ok {
+			return scriptReason(script, workspace, depth)
+		}
 	case writesFiles[program] && anyInGitDir(args):
 		return "writing into .git can corrupt the repository"
 	}
@@ -321,14 +321,17 @@ func findReason(args []string, workspace string, depth int) string {
 	return ""
 }
 
-// shellScriptReason looks into `sh -c SCRIPT`.
-func shellScriptReason(args []string, workspace string, depth int) string {
+// innerScript returns the script a shell runs with -c, or eval runs.
+func innerScript(program string, args []string) (string, bool) {
+	if program == "eval" {
+		return strings.Join(args, " "), true
+	}
 	for i, a := range args {
 		if strings.HasPrefix(a, "-") && strings.Contains(a, "c") && !strings.HasPrefix(a, "--") && i+1 < len(args) {
-			return scriptReason(args[i+1], workspace, depth)
+			return args[i+1], true
 		}
 	}
-	return ""
+	return "", false
 }
 
 // scriptReason splits a script given as text and judges each command in it.
