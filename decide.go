@@ -278,11 +278,11 @@ func (p *Permissions) strictReason(req PermissionRequest, t target) string {
 
 // unsettlesPaths reports whether a command line changes what its paths
 // name before they are used, so that they cannot be judged beforehand: it
-// makes symbolic links (`ln -s ~/.bashrc x; echo >> x`), or it changes to
-// a folder outside the workspace, inside .git or a .minicode folder, or
-// one that cannot be known (cd alone, cd -, cd $DIR, popd). Moving to
-// another folder inside the workspace only makes relative paths land
-// deeper.
+// makes a symbolic link and runs more (`ln -s ~/.bashrc x; echo >> x`),
+// or it changes to a folder outside the workspace, inside .git or a
+// .minicode folder, or one that cannot be known (cd alone, cd -, cd $DIR,
+// popd). Moving to another folder inside the workspace only makes
+// relative paths land deeper.
 func (p *Permissions) unsettlesPaths(cmds []shellCommand) bool {
 	for _, c := range cmds {
 		words := unwrapCommand(c.Words)
@@ -298,7 +298,7 @@ func (p *Permissions) unsettlesPaths(cmds []shellCommand) bool {
 		case "popd":
 			return true
 		case "ln":
-			if hasFlag(words[1:], "s", "--symbolic") {
+			if hasFlag(words[1:], "s", "--symbolic") && len(cmds) > 1 {
 				return true
 			}
 		}
