@@ -281,10 +281,13 @@ func (p *Permissions) strictReason(req PermissionRequest, t target) string {
 // makes a symbolic link and runs more (`ln -s ~/.bashrc x; echo >> x`),
 // or it changes to a folder outside the workspace, inside .git or a
 // .minicode folder, or one that cannot be known (cd alone, cd -, cd $DIR,
-// popd). Moving to another folder inside the workspace only makes
-// relative paths land deeper.
+// popd, or any cd once the line sets CDPATH). Moving to another folder
+// inside the workspace only makes relative paths land deeper.
 func (p *Permissions) unsettlesPaths(cmds []shellCommand) bool {
 	for _, c := range cmds {
+		if slices.ContainsFunc(c.Words, func(w string) bool { return strings.Contains(w, "CDPATH") }) {
+			return true
+		}
 		words := unwrapCommand(c.Words)
 		if len(words) == 0 {
 			continue

@@ -157,6 +157,7 @@ func TestDecide(t *testing.T) {
 		{name: "cd out, then a relative copy", allow: []string{"run_command(cd:*)", "run_command(cp:*)"}, req: run("cd " + tr.outside + "; cp evil secret.txt"), want: VerdictAsk, reason: "changes folder", strict: true},
 		{name: "cd out, then sed -i", allow: []string{"run_command(cd:*)", "run_command(sed:*)"}, req: run("cd - && sed -i s/a/b/ x"), want: VerdictAsk, reason: "sed -i", strict: true},
 		{name: "a symbolic link made, then written through", allow: []string{"run_command(ln:*)", "run_command(echo:*)"}, req: run("ln -s ~/.bashrc x; echo evil >> x"), want: VerdictAsk, reason: "symbolic links", strict: true},
+		{name: "cd through CDPATH", allow: []string{"run_command(cd:*)", "run_command(echo:*)"}, req: run("CDPATH=/ cd etc && echo x > passwd"), want: VerdictAsk, reason: "changes folder", strict: true},
 		{name: "a symbolic link made alone", allow: []string{"run_command(ln:*)"}, req: run("ln -s ../outside/secret.txt link"), want: VerdictAllow},
 		{name: "cd inside, then a relative write", allow: []string{"run_command(cd:*)", "run_command(go test:*)"}, req: run("cd src && go test > log.txt"), want: VerdictAllow},
 		{name: "redirect with >& to a file outside", allow: []string{"run_command(echo:*)"}, req: run("echo x >& ~/.bashrc"), want: VerdictAsk, reason: "outside the workspace", strict: true},
