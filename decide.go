@@ -128,6 +128,9 @@ func (p *Permissions) targetsOf(req PermissionRequest) ([]target, error) {
 		if err != nil {
 			return append(targets, target{kind: targetCommand, parseErr: err}), nil
 		}
+		for _, c := range cmds {
+			cmds = append(cmds, innerCommands(c, 0)...)
+		}
 		unsettled := p.unsettlesPaths(cmds)
 		for _, c := range cmds {
 			targets = append(targets, target{kind: targetCommand, cmd: c, unsettled: unsettled})
@@ -219,40 +222,13 @@ func (p *Permissions) ruleCovers(r Rule, req PermissionRequest, t target, broad 
 			return r.Spec == ""
 		}
 		if broad {
-			return slices.ContainsFunc(commandViews(t.cmd, 0), r.matchesCommand)
+			return slices.ContainsFunc(commandViews(t.cmd), r.matchesCommand)
 		}
 		return r.matchesCommand(t.cmd)
 	case targetHost:
 		return r.matchesHost(t.host)
 	}
 	return r.Spec == ""
-}
-
-// commandViews returns the forms in which deny and ask rules look for a
-// command, so that they are not slipped past: as written; as the program
-// that really runs, without wrappers, assignments or its folder
-// (`sudo /bin/rm x` is `rm x`); and, for a shell given -c or eval, each
-// command of its script.
-func commandViews(cmd shellCommand, depth int) []shellCommand {
-	views := []shellCommand{cmd}
-	words := unwrapCommand(cmd.Words)
-	if len(words) == 0 || depth > maxShellDepth {
-		return views
-	}
-	program := filepath.Base(words[0])
-	views = append(views, shellCommand{Words: slices.Concat([]string{program}, words[1:]), Redirects: cmd.Redirects})
-	if !shellPrograms[program] && program != "eval" {
-		return views
-	}
-	script, ok := innerScript(program, words[1:])
-	inner, err := splitCommands(script)
-	if !ok || err != nil {
-		return views
-	}
-	for _, c := range inner {
-		views = append(views, commandViews(c, depth+1)...)
-	}
-	return views
 }
 
 // strictReason returns why a target must be asked about whatever the

@@ -298,27 +298,35 @@ func sedOutsideReason(args []string, workspace string) string {
 // findReason flags find -delete and find -exec running rm or another
 // destructive command on everything found.
 func findReason(args []string, workspace string, depth int) string {
-	for i, a := range args {
-		switch a {
-		case "-delete":
-			return "find -delete deletes every file it finds"
-		case "-exec", "-execdir", "-ok", "-okdir":
-			inner := args[i+1:]
-			for j, w := range inner {
-				if w == ";" || w == "+" {
-					inner = inner[:j]
-					break
-				}
-			}
-			if len(inner) > 0 && filepath.Base(inner[0]) == "rm" {
-				return "find -exec rm deletes every file it finds"
-			}
-			if reason := destructiveWords(inner, workspace, depth+1); reason != "" {
-				return reason
-			}
+	if slices.Contains(args, "-delete") {
+		return "find -delete deletes every file it finds"
+	}
+	for _, inner := range findPayloads(args) {
+		if len(inner) > 0 && filepath.Base(inner[0]) == "rm" {
+			return "find -exec rm deletes every file it finds"
+		}
+		if reason := destructiveWords(inner, workspace, depth+1); reason != "" {
+			return reason
 		}
 	}
 	return ""
+}
+
+// findPayloads returns the commands find runs with -exec, -execdir, -ok
+// and -okdir, each up to its closing ";" or "+".
+func findPayloads(args []string) [][]string {
+	var payloads [][]string
+	for i, a := range args {
+		switch a {
+		case "-exec", "-execdir", "-ok", "-okdir":
+			inner := args[i+1:]
+			if end := slices.IndexFunc(inner, func(w string) bool { return w == ";" || w == "+" }); end >= 0 {
+				inner = inner[:end]
+			}
+			payloads = append(payloads, inner)
+		}
+	}
+	return payloads
 }
 
 // innerScript returns the script a shell runs with -c, or eval runs.

@@ -113,6 +113,11 @@ func TestScopes(t *testing.T) {
 			{runReq("go test ./..."), nil, true},
 			{runReq("go test ./... -v"), once, true},
 		}},
+		{"always for a wrapped command", []step{
+			{runReq(`sudo rm "a b"`), &Answer{Choice: ChoiceAllowAlways, SaveTo: SaveSession}, true},
+			{runReq(`sudo rm "a b"`), nil, true},
+			{runReq(`sudo rm "a c"`), once, true},
+		}},
 		{"deny always in session", []step{
 			{runReq("make deploy"), &Answer{Choice: ChoiceDenyAlways, SaveTo: SaveSession}, false},
 			{runReq("make deploy"), nil, false},
