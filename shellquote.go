@@ -27,7 +27,7 @@ func (s *shellScanner) doubleQuoted(c *commandBuilder) error {
 			c.word.WriteByte(ch)
 			s.i++
 		case '`':
-			err = s.substitution(c, 1, '`')
+			err = s.backquoted(c)
 		case '$':
 			err = s.dollar(c, true)
 		default:
@@ -134,7 +134,7 @@ func (s *shellScanner) expansionPart(inner *commandBuilder, quoted bool) error {
 	case '"':
 		return s.doubleQuoted(inner)
 	case '`':
-		return s.substitution(inner, 1, '`')
+		return s.backquoted(inner)
 	case '$':
 		return s.dollar(inner, quoted)
 	}
@@ -152,6 +152,33 @@ func (s *shellScanner) substitution(c *commandBuilder, skip int, stop byte) erro
 	}
 	c.word.WriteString(s.src[start:s.i])
 	return nil
+}
+
+// backquoted reads a `…` substitution. Inside it a backslash before $, `
+// or \ quotes just that character, so its text is unescaped first and then
+// split as a command line of its own, in which \`…\` is a substitution
+// again; the raw text stays in the word.
+func (s *shellScanner) backquoted(c *commandBuilder) error {
+	var script strings.Builder
+	for j := s.i + 1; j < len(s.src); j++ {
+		switch ch := s.src[j]; {
+		case ch == '\\' && j+1 < len(s.src) && strings.IndexByte("$`\\", s.src[j+1]) >= 0:
+			script.WriteByte(s.src[j+1])
+			j++
+		case ch == '`':
+			c.word.WriteString(s.src[s.i : j+1])
+			s.i = j + 1
+			return s.descend(func() error {
+				inner := &shellScanner{src: script.String(), depth: s.depth}
+				err := inner.parseList(0)
+				s.out = append(s.out, inner.out...)
+				return err
+			})
+		default:
+			script.WriteByte(ch)
+		}
+	}
+	return fmt.Errorf("missing closing '`' at offset %d", s.i)
 }
 
 // ansiQuoted copies a $'…' string, in which \' does not end it, into

@@ -144,8 +144,8 @@ func (c *commandBuilder) endWord(at int) {
 	c.pendingOp = ""
 }
 
-// parseList reads commands until the end of input or the byte stop (')'
-// or '`'), which it consumes.
+// parseList reads commands until the end of input or the byte stop (the
+// ')' closing a substitution or subshell), which it consumes.
 func (s *shellScanner) parseList(stop byte) error {
 	c := &commandBuilder{}
 	for s.i < len(s.src) {
@@ -263,7 +263,7 @@ func (s *shellScanner) wordPart(c *commandBuilder) error {
 	case '"':
 		return s.doubleQuoted(c)
 	case '`':
-		return s.substitution(c, 1, '`')
+		return s.backquoted(c)
 	case '$':
 		return s.dollar(c, false)
 	}

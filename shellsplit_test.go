@@ -26,6 +26,8 @@ func TestSplitCommands(t *testing.T) {
 		{"echo `rm -rf x`", []string{"^rm|-rf|x", "echo|`rm -rf x`"}},
 		{`echo "$(date) and ` + "`whoami`" + `"`, []string{"^date", "^whoami", "echo|$(date) and `whoami`"}},
 		{"echo $(echo $(id))", []string{"^id", "^echo|$(id)", "echo|$(echo $(id))"}},
+		{"echo `echo \\`rm x\\``", []string{"^rm|x", "^echo|`rm x`", "echo|`echo \\`rm x\\``"}},
+		{`echo "` + "`echo \\\\$HOME \\`id\\``" + `"`, []string{"^id", "^echo|$HOME|`id`", "echo|`echo \\\\$HOME \\`id\\``"}},
 		{"(cd sub && make)", []string{"^cd|sub", "^make"}},
 		{"diff <(ls a) >(wc -l)", []string{"^ls|a", "^wc|-l", "diff|<(ls a)|>(wc -l)"}},
 		{"echo $((1 + 2)) ${HOME} $'a\\'b'", []string{"echo|$((1 + 2))|${HOME}|$'a\\'b'"}},
