@@ -50,7 +50,10 @@ type target struct {
 	inside   bool   // targetPath: abs lies in the workspace
 	cmd      shellCommand
 	parseErr error // targetCommand: the command line could not be parsed
-	host     string
+	// unsettled is set on the commands of a line after which the places
+	// their paths name cannot be judged beforehand (see unsettlesPaths).
+	unsettled bool
+	host      string
 }
 
 // verdict is the judgement of one target.
@@ -126,7 +129,11 @@ func (p *Permissions) targetsOf(req PermissionRequest) ([]target, error) {
 			return append(targets, target{kind: targetCommand, parseErr: err}), nil
 		}
 		for _, c := range cmds {
-			targets = append(targets, target{kind: targetCommand, cmd: c})
+			cmds = append(cmds, innerCommands(c, 0)...)
+		}
+		unsettled := p.unsettlesPaths(cmds)
+		for _, c := range cmds {
+			targets = append(targets, target{kind: targetCommand, cmd: c, unsettled: unsettled})
 		}
 	case AccessNetwork:
 		host, err := urlHost(req.URL)
@@ -214,6 +221,9 @@ func (p *Permissions) ruleCovers(r Rule, req PermissionRequest, t target, broad 
 		if t.parseErr != nil {
 			return r.Spec == ""
 		}
+		if broad {
+			return slices.ContainsFunc(commandViews(t.cmd), r.matchesCommand)
+		}
 		return r.matchesCommand(t.cmd)
 	case targetHost:
 		return r.matchesHost(t.host)
@@ -230,31 +240,98 @@ func (p *Permissions) strictReason(req PermissionRequest, t target) string {
 	case t.kind == targetCommand && t.parseErr != nil:
 		return fmt.Sprintf("the command cannot be parsed (%v), so no rule can vouch for it", t.parseErr)
 	case t.kind == targetCommand:
-		if reason := destructiveReason(t.cmd, p.workspace); reason != "" {
+		ws := p.workspace
+		if t.unsettled {
+			ws = ""
+		}
+		if reason := destructiveReason(t.cmd, ws); reason != "" {
 			return reason
 		}
-		return p.commandWriteReason(t.cmd)
+		return p.commandWriteReason(t.cmd, t.unsettled)
 	}
 	return ""
 }
 
+// unsettlesPaths reports whether a command line changes what its paths
+// name before they are used, so that they cannot be judged beforehand: it
+// makes a symbolic link and runs more (`ln -s ~/.bashrc x; echo >> x`),
+// or it changes to a folder outside the workspace, inside .git or a
+// .minicode folder, or one that cannot be known (cd alone, cd -, cd $DIR,
+// popd, or any cd once the line sets CDPATH). Moving to another folder
+// inside the workspace only makes relative paths land deeper.
+func (p *Permissions) unsettlesPaths(cmds []shellCommand) bool {
+	for _, c := range cmds {
+		if slices.ContainsFunc(c.Words, func(w string) bool { return strings.Contains(w, "CDPATH") }) {
+			return true
+		}
+		words := unwrapCommand(c.Words)
+		if len(words) == 0 {
+			continue
+		}
+		switch filepath.Base(words[0]) {
+		case "cd", "pushd":
+			args := skipOptions(words[1:], nil)
+			if len(args) != 1 || args[0] == "-" || !p.plainFolder(args[0]) {
+				return true
+			}
+		case "popd":
+			return true
+		case "ln":
+			if hasFlag(words[1:], "s", "--symbolic") && len(cmds) > 1 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// plainFolder reports whether a folder named in a command lies inside the
+// workspace and neither in .git nor in a .minicode folder, as written and
+// as resolved.
+func (p *Permissions) plainFolder(dir string) bool {
+	if !insideWorkspace(p.workspace, dir) || mayName(dir, ".git") || mayName(dir, ".minicode") {
+		return false
+	}
+	abs, _, err := resolvePath(p.workspace, dir)
+	if err != nil {
+		return false
+	}
+	rel, err := filepath.Rel(p.workspace, abs)
+	return err == nil && !mayName(rel, ".git") && !mayName(rel, ".minicode")
+}
+
 // commandWriteReason returns why the files a command writes make it ask
-// whatever the rules say: a redirection out of the workspace, or a
-// redirection or file operand that is a protected file.
-func (p *Permissions) commandWriteReason(cmd shellCommand) string {
+// whatever the rules say: a redirection out of the workspace, a
+// redirection or file operand that is a protected file, or any of them on
+// a line that unsettles its paths.
+func (p *Permissions) commandWriteReason(cmd shellCommand, unsettled bool) string {
 	var written []string
 	for _, r := range cmd.Redirects {
 		if r.writes() && !harmlessTarget(r.Target) {
 			if !insideWorkspace(p.workspace, r.Target) {
 				return "the command writes to a file outside the workspace: " + r.Target
 			}
+			if strings.ContainsAny(r.Target, "*?[") {
+				return "the command writes to whichever file a pattern matches, which may be a link leading anywhere: " + r.Target
+			}
 			written = append(written, r.Target)
 		}
 	}
-	if words := unwrapCommand(cmd.Words); len(words) > 0 && (writesFiles[filepath.Base(words[0])] || filepath.Base(words[0]) == "sed") {
+	words := unwrapCommand(cmd.Words)
+	if len(words) > 0 && writesFiles[filepath.Base(words[0])] {
+		for _, w := range changedOperands(words) {
+			if !unsettled && !insideWorkspace(p.workspace, w) {
+				return "the command changes a file outside the workspace: " + w
+			}
+		}
+	}
+	if len(words) > 0 && (writesFiles[filepath.Base(words[0])] || filepath.Base(words[0]) == "sed") {
 		written = append(written, words[1:]...)
 	}
 	for _, w := range written {
+		if unsettled && !strings.HasPrefix(w, "-") {
+			return "the command line changes folder or makes symbolic links first, so where it writes cannot be checked: " + w
+		}
 		if abs, _, err := resolvePath(p.workspace, w); err == nil && !strings.HasPrefix(w, "-") {
 			if reason := p.protectedReason(abs); reason != "" {
 				return reason + ": " + w
@@ -264,14 +341,44 @@ func (p *Permissions) commandWriteReason(cmd shellCommand) string {
 	return ""
 }
 
-// harmlessTarget reports whether a redirection target is a descriptor or
-// a device that keeps nothing.
+// changedOperands returns the files a file-changing command (one of
+// writesFiles) changes: the destination of cp, ln and install (the -t
+// folder, or the last of two or more operands), and every operand of the
+// others, mv's sources included since it moves them away.
+func changedOperands(words []string) []string {
+	var operands []string
+	for i := 1; i < len(words); i++ {
+		w := words[i]
+		switch {
+		case w == "-t" || w == "--target-directory":
+			if i+1 < len(words) {
+				return []string{words[i+1]}
+			}
+		case strings.HasPrefix(w, "--target-directory="):
+			return []string{strings.TrimPrefix(w, "--target-directory=")}
+		case !strings.HasPrefix(w, "-"):
+			operands = append(operands, w)
+		}
+	}
+	switch filepath.Base(words[0]) {
+	case "cp", "ln", "install":
+		if len(operands) < 2 {
+			return nil
+		}
+		return operands[len(operands)-1:]
+	}
+	return operands
+}
+
+// harmlessTarget reports whether a file a redirection writes is a device
+// that keeps nothing.
 func harmlessTarget(target string) bool {
 	switch target {
-	case "/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "-":
+	case "/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty":
 		return true
 	}
-	return strings.Trim(target, "0123456789") == "" || strings.HasPrefix(target, "/dev/fd/")
+	fd, ok := strings.CutPrefix(target, "/dev/fd/")
+	return ok && fd != "" && strings.Trim(fd, "0123456789") == ""
 }
 
 // protectedReason returns why writing a path always asks: files that a

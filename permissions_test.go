@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -111,6 +112,11 @@ func TestScopes(t *testing.T) {
 			{endTurn, nil, false},
 			{runReq("go test ./..."), nil, true},
 			{runReq("go test ./... -v"), once, true},
+		}},
+		{"always for a wrapped command", []step{
+			{runReq(`sudo rm "a b"`), &Answer{Choice: ChoiceAllowAlways, SaveTo: SaveSession}, true},
+			{runReq(`sudo rm "a b"`), nil, true},
+			{runReq(`sudo rm "a c"`), once, true},
 		}},
 		{"deny always in session", []step{
 			{runReq("make deploy"), &Answer{Choice: ChoiceDenyAlways, SaveTo: SaveSession}, false},
@@ -341,31 +347,78 @@ func TestAuthorizeThroughRegistry(t *testing.T) {
 	}
 }
 
-// TestOneQuestionAtATime checks that concurrent calls asking the same
-// thing are asked once: the second sees the first answer's grant.
+// overlapAsker passes questions on to an inner asker and records the
+// most questions it ever had open at once.
+type overlapAsker struct {
+	inner     Asker
+	mu        sync.Mutex
+	open, max int
+}
+
+// Ask counts the question as open while yielding to other goroutines, so
+// that a second question put meanwhile would be seen.
+func (o *overlapAsker) Ask(ctx context.Context, p Prompt) (Answer, error) {
+	o.mu.Lock()
+	o.open++
+	o.max = max(o.max, o.open)
+	o.mu.Unlock()
+	defer func() {
+		o.mu.Lock()
+		o.open--
+		o.mu.Unlock()
+	}()
+	for range 100 {
+		runtime.Gosched()
+	}
+	return o.inner.Ask(ctx, p)
+}
+
+// TestOneQuestionAtATime checks that concurrent calls are asked one at a
+// time, and that each sees the answers before it: after "always" the
+// others are not asked, after "once" every call is.
 func TestOneQuestionAtATime(t *testing.T) {
 	t.Parallel()
-	tr := newTestTree(t)
-	asker := &scriptedAsker{answers: []Answer{{Choice: ChoiceAllowAlways, SaveTo: SaveSession}}}
-	p := permsWith(t, tr, ModeDefault, asker)
-	req := PermissionRequest{Tool: "read_file", Access: AccessRead, Paths: []string{"../outside/secret.txt"}}
-	var wg sync.WaitGroup
-	errs := make([]error, 4)
-	for i := range errs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			errs[i] = p.Authorize(context.Background(), req)
-		}()
+	const calls = 4
+	tests := []struct {
+		answer    Answer
+		wantAsked int
+	}{
+		{Answer{Choice: ChoiceAllowAlways, SaveTo: SaveSession}, 1},
+		{Answer{Choice: ChoiceAllowOnce}, calls},
 	}
-	wg.Wait()
-	for i, err := range errs {
-		if err != nil {
-			t.Errorf("call %d: %v", i, err)
-		}
-	}
-	if asker.asked() != 1 {
-		t.Errorf("asked %d times, want 1", asker.asked())
+	for _, tt := range tests {
+		t.Run(string(tt.answer.Choice), func(t *testing.T) {
+			t.Parallel()
+			tr := newTestTree(t)
+			scripted := &scriptedAsker{}
+			for range calls {
+				scripted.answers = append(scripted.answers, tt.answer)
+			}
+			asker := &overlapAsker{inner: scripted}
+			p := permsWith(t, tr, ModeDefault, asker)
+			req := PermissionRequest{Tool: "read_file", Access: AccessRead, Paths: []string{"../outside/secret.txt"}}
+			var wg sync.WaitGroup
+			errs := make([]error, calls)
+			for i := range errs {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					errs[i] = p.Authorize(context.Background(), req)
+				}()
+			}
+			wg.Wait()
+			for i, err := range errs {
+				if err != nil {
+					t.Errorf("call %d: %v", i, err)
+				}
+			}
+			if got := scripted.asked(); got != tt.wantAsked {
+				t.Errorf("asked %d times, want %d", got, tt.wantAsked)
+			}
+			if asker.max != 1 {
+				t.Errorf("%d questions were open at once, want 1", asker.max)
+			}
+		})
 	}
 }
 

@@ -24,11 +24,14 @@ type redirect struct {
 }
 
 // writes reports whether the redirection writes to a file (rather than
-// reading one or duplicating a descriptor).
+// reading one or duplicating a descriptor). `>&` followed by anything but
+// a descriptor number or "-" writes both outputs to that file, like `&>`.
 func (r redirect) writes() bool {
 	switch r.Op {
 	case ">", ">>", ">|", "&>", "&>>", "<>":
 		return true
+	case ">&":
+		return strings.TrimRight(strings.Trim(r.Target, "0123456789"), "-") != ""
 	}
 	return false
 }
@@ -40,6 +43,25 @@ var leadingKeywords = map[string]bool{
 	"if": true, "then": true, "else": true, "elif": true, "fi": true,
 	"do": true, "done": true, "while": true, "until": true,
 	"!": true, "{": true, "}": true, "time": true, "esac": true,
+}
+
+// leadingWords is how many words at the start of a command are shell
+// syntax rather than the program: a keyword, `function NAME` or
+// `coproc NAME {` defining what runs after them.
+func leadingWords(words []string) int {
+	switch {
+	case len(words) == 0:
+		return 0
+	case leadingKeywords[words[0]]:
+		return 1
+	case words[0] == "function" && len(words) > 1:
+		return 2
+	case words[0] == "coproc" && len(words) > 2 && words[2] == "{":
+		return 2
+	case words[0] == "coproc":
+		return 1
+	}
+	return 0
 }
 
 // shellPrograms are shells whose here-document input is itself a script.
@@ -70,11 +92,13 @@ type shellScanner struct {
 }
 
 // heredoc is a pending here-document: its delimiter, whether leading tabs
-// are stripped (<<-), and whether the command reading it is a shell.
+// are stripped (<<-), whether its body is expanded (the delimiter is not
+// quoted), and whether the command reading it is a shell.
 type heredoc struct {
-	delim string
-	strip bool
-	shell bool
+	delim  string
+	strip  bool
+	expand bool
+	shell  bool
 }
 
 // commandBuilder accumulates the words and redirections of one simple
@@ -86,6 +110,7 @@ type commandBuilder struct {
 	heredocs  []heredoc
 	word      strings.Builder
 	inWord    bool
+	quoted    bool // the open word holds quotes or backslashes
 	wordAt    int
 	pendingOp string // a redirection waiting for its target word
 	end       int    // source offset just after the last word
@@ -103,9 +128,9 @@ func (c *commandBuilder) endWord(at int) {
 	if !c.inWord {
 		return
 	}
-	w := c.word.String()
+	w, quoted := c.word.String(), c.quoted
 	c.word.Reset()
-	c.inWord = false
+	c.inWord, c.quoted = false, false
 	c.end = at
 	if c.pendingOp == "" {
 		c.words = append(c.words, w)
@@ -113,14 +138,14 @@ func (c *commandBuilder) endWord(at int) {
 		return
 	}
 	if c.pendingOp == "<<" || c.pendingOp == "<<-" {
-		c.heredocs = append(c.heredocs, heredoc{delim: w, strip: c.pendingOp == "<<-"})
+		c.heredocs = append(c.heredocs, heredoc{delim: w, strip: c.pendingOp == "<<-", expand: !quoted})
 	}
 	c.redirs = append(c.redirs, redirect{Op: c.pendingOp, Target: w})
 	c.pendingOp = ""
 }
 
-// parseList reads commands until the end of input or the byte stop (')'
-// or '`'), which it consumes.
+// parseList reads commands until the end of input or the byte stop (the
+// ')' closing a substitution or subshell), which it consumes.
 func (s *shellScanner) parseList(stop byte) error {
 	c := &commandBuilder{}
 	for s.i < len(s.src) {
@@ -173,12 +198,18 @@ const maxNesting = 64
 
 // nested reads an enclosed command list closed by stop.
 func (s *shellScanner) nested(stop byte) error {
+	return s.descend(func() error { return s.parseList(stop) })
+}
+
+// descend runs read one level of nesting deeper, refusing to go deeper
+// than maxNesting.
+func (s *shellScanner) descend(read func() error) error {
 	if s.depth >= maxNesting {
 		return fmt.Errorf("substitutions nested more than %d deep at offset %d", maxNesting, s.i)
 	}
 	s.depth++
 	defer func() { s.depth-- }()
-	return s.parseList(stop)
+	return read()
 }
 
 // operatorLen is the length of the control operator at the start of rest.
@@ -199,6 +230,7 @@ func (s *shellScanner) escape(c *commandBuilder) {
 		return
 	}
 	c.begin(s.i)
+	c.quoted = true
 	if s.i+1 < len(s.src) {
 		c.word.WriteByte(s.src[s.i+1])
 		s.i += 2
@@ -218,6 +250,7 @@ func (s *shellScanner) skipComment() {
 // substitution, or a plain character.
 func (s *shellScanner) wordPart(c *commandBuilder) error {
 	c.begin(s.i)
+	c.quoted = c.quoted || s.src[s.i] == '\'' || s.src[s.i] == '"'
 	switch s.src[s.i] {
 	case '\'':
 		end := strings.IndexByte(s.src[s.i+1:], '\'')
@@ -230,108 +263,12 @@ func (s *shellScanner) wordPart(c *commandBuilder) error {
 	case '"':
 		return s.doubleQuoted(c)
 	case '`':
-		return s.substitution(c, 1, '`')
+		return s.backquoted(c)
 	case '$':
-		return s.dollar(c)
+		return s.dollar(c, false)
 	}
 	c.word.WriteByte(s.src[s.i])
 	s.i++
-	return nil
-}
-
-// doubleQuoted reads a "…" string; substitutions inside it still run, so
-// their commands are collected.
-func (s *shellScanner) doubleQuoted(c *commandBuilder) error {
-	open := s.i
-	s.i++
-	for s.i < len(s.src) {
-		var err error
-		switch ch := s.src[s.i]; ch {
-		case '"':
-			s.i++
-			return nil
-		case '\\':
-			if s.i+1 < len(s.src) && strings.IndexByte("$`\"\\\n", s.src[s.i+1]) >= 0 {
-				if s.src[s.i+1] != '\n' {
-					c.word.WriteByte(s.src[s.i+1])
-				}
-				s.i += 2
-				continue
-			}
-			c.word.WriteByte(ch)
-			s.i++
-		case '`':
-			err = s.substitution(c, 1, '`')
-		case '$':
-			err = s.dollar(c)
-		default:
-			c.word.WriteByte(ch)
-			s.i++
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return fmt.Errorf("unterminated double quote at offset %d", open)
-}
-
-// dollar reads a `$` expansion: `$(…)` and `$((…))` hold commands or
-// arithmetic, `${…}` a parameter, `$'…'` a quoted string.
-func (s *shellScanner) dollar(c *commandBuilder) error {
-	rest := s.src[s.i:]
-	switch {
-	case strings.HasPrefix(rest, "$(("):
-		return s.literalUntil(c, 3, "))", "arithmetic expansion")
-	case strings.HasPrefix(rest, "$("):
-		return s.substitution(c, 2, ')')
-	case strings.HasPrefix(rest, "${"):
-		return s.literalUntil(c, 2, "}", "parameter expansion")
-	case strings.HasPrefix(rest, "$'"):
-		return s.ansiQuoted(c)
-	}
-	c.word.WriteByte('$')
-	s.i++
-	return nil
-}
-
-// substitution reads a command substitution opened by skip bytes and
-// closed by stop; its commands are collected and its text stays in the word.
-func (s *shellScanner) substitution(c *commandBuilder, skip int, stop byte) error {
-	start := s.i
-	s.i += skip
-	if err := s.nested(stop); err != nil {
-		return err
-	}
-	c.word.WriteString(s.src[start:s.i])
-	return nil
-}
-
-// ansiQuoted copies a $'…' string, in which \' does not end it, into
-// the word.
-func (s *shellScanner) ansiQuoted(c *commandBuilder) error {
-	for j := s.i + 2; j < len(s.src); j++ {
-		switch s.src[j] {
-		case '\\':
-			j++
-		case '\'':
-			c.word.WriteString(s.src[s.i : j+1])
-			s.i = j + 1
-			return nil
-		}
-	}
-	return fmt.Errorf("unterminated quoted string at offset %d", s.i)
-}
-
-// literalUntil copies an expansion opened by skip bytes up to and including
-// closer into the word.
-func (s *shellScanner) literalUntil(c *commandBuilder, skip int, closer, what string) error {
-	end := strings.Index(s.src[s.i+skip:], closer)
-	if end < 0 {
-		return fmt.Errorf("unterminated %s at offset %d", what, s.i)
-	}
-	next := s.i + skip + end + len(closer)
-	c.word.WriteString(s.src[s.i:next])
-	s.i = next
 	return nil
 }
 
@@ -373,13 +310,18 @@ func (s *shellScanner) finish(c *commandBuilder, end int) error {
 		return fmt.Errorf("redirection %q without a target", c.pendingOp)
 	}
 	words, starts := c.words, c.starts
-	for len(words) > 0 && leadingKeywords[words[0]] {
-		words, starts = words[1:], starts[1:]
+	for n := leadingWords(words); n > 0; n = leadingWords(words) {
+		words, starts = words[n:], starts[n:]
 	}
 	shell := len(words) > 0 && shellPrograms[filepath.Base(words[0])]
 	for _, h := range c.heredocs {
 		h.shell = shell
 		s.heredocs = append(s.heredocs, h)
+	}
+	if shell {
+		if err := s.hereStrings(c.redirs); err != nil {
+			return err
+		}
 	}
 	if len(words) > 0 && (words[0] == "for" || words[0] == "select") {
 		return nil
@@ -392,6 +334,49 @@ func (s *shellScanner) finish(c *commandBuilder, end int) error {
 		text = strings.TrimSpace(s.src[starts[0]:max(c.end, starts[0])])
 	}
 	s.out = append(s.out, shellCommand{Text: text, Words: words, Redirects: c.redirs, Nested: s.depth > 0})
+	return nil
+}
+
+// bodySubstitutions collects the commands of the substitutions in the
+// body of a here-document whose delimiter is not quoted: bash expands it
+// as it would a double-quoted string, running them.
+func (s *shellScanner) bodySubstitutions(body string) error {
+	sub := &shellScanner{src: body, depth: s.depth + 1}
+	scratch := &commandBuilder{}
+	for sub.i < len(body) {
+		var err error
+		switch body[sub.i] {
+		case '\\':
+			sub.i += 2
+		case '$', '`':
+			err = sub.expansionPart(scratch, true)
+		default:
+			sub.i++
+		}
+		if err != nil {
+			return fmt.Errorf("here-document: %w", err)
+		}
+	}
+	s.out = append(s.out, sub.out...)
+	return nil
+}
+
+// hereStrings collects the commands of here-strings (`bash <<< 'cmd'`)
+// fed to a shell, whose text is a script.
+func (s *shellScanner) hereStrings(redirs []redirect) error {
+	for _, r := range redirs {
+		if r.Op != "<<<" {
+			continue
+		}
+		inner, err := splitCommands(r.Target)
+		if err != nil {
+			return fmt.Errorf("here-string script: %w", err)
+		}
+		for _, c := range inner {
+			c.Nested = true
+			s.out = append(s.out, c)
+		}
+	}
 	return nil
 }
 
@@ -420,6 +405,11 @@ func (s *shellScanner) readHeredocs() error {
 		}
 		if !found {
 			return fmt.Errorf("here-document not closed by %q", h.delim)
+		}
+		if h.expand && !h.shell {
+			if err := s.bodySubstitutions(body.String()); err != nil {
+				return err
+			}
 		}
 		if h.shell {
 			inner, err := splitCommands(body.String())

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -34,17 +35,32 @@ func resolvePath(workspace, path string) (abs string, inside bool, err error) {
 	return abs, within(workspace, abs), nil
 }
 
+// maxLinkHops bounds how many dangling symlinks resolveExisting follows,
+// as the kernel bounds a chain of links.
+const maxLinkHops = 40
+
 // resolveExisting resolves the symlinks of the longest existing prefix of
-// path and appends the part that does not exist yet.
+// path and appends the part that does not exist yet. A dangling symlink is
+// followed to where it points, since writing through it creates its target.
 func resolveExisting(path string) (string, error) {
 	rest := ""
-	for {
+	for hops := 0; ; {
 		real, err := filepath.EvalSymlinks(path)
 		if err == nil {
 			return filepath.Join(real, rest), nil
 		}
 		if !errors.Is(err, fs.ErrNotExist) {
 			return "", err
+		}
+		if target, lerr := os.Readlink(path); lerr == nil {
+			if hops++; hops > maxLinkHops {
+				return "", fmt.Errorf("resolving %s: too many levels of symbolic links", path)
+			}
+			path, err = linkTarget(path, target)
+			if err != nil {
+				return "", err
+			}
+			continue
 		}
 		parent := filepath.Dir(path)
 		if parent == path {
@@ -53,6 +69,20 @@ func resolveExisting(path string) (string, error) {
 		rest = filepath.Join(filepath.Base(path), rest)
 		path = parent
 	}
+}
+
+// linkTarget is where the link at path, reading target, points: a
+// relative target is taken from the link's real folder, so that ".." in
+// it climbs from where the link really is.
+func linkTarget(path, target string) (string, error) {
+	if filepath.IsAbs(target) {
+		return filepath.Clean(target), nil
+	}
+	dir, err := filepath.EvalSymlinks(filepath.Dir(path))
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(dir, target), nil
 }
 
 // within reports whether path is dir or lies below it. Both must be clean
