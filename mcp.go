@@ -245,10 +245,12 @@ func (s *mcpSession) call(ctx context.Context, method string, params any, timeou
 	return raw, err
 }
 
-// request sends one request and waits for the reply. Progress reports reset
-// the timeout; a timeout or a cancelled ctx sends notifications/cancelled
-// and forgets the request, so a late reply is ignored. Whatever the
-// transport opened for the request (an HTTP stream) ends when it returns.
+// request sends one request and waits for the reply. The timeout covers
+// the send as well (an HTTP server answering in JSON sends nothing until it
+// has the result); progress reports reset it. A timeout or a cancelled ctx
+// sends notifications/cancelled and forgets the request, so a late reply
+// is ignored. Whatever the transport opened for the request (an HTTP
+// stream, a write still in progress) ends when it returns.
 func (s *mcpSession) request(ctx context.Context, method string, params any, timeout time.Duration, onProgress func(MCPProgress)) (json.RawMessage, error) {
 	ctx, done := context.WithCancel(ctx)
 	defer done()
@@ -265,16 +267,20 @@ func (s *mcpSession) request(ctx context.Context, method string, params any, tim
 	defer s.forget(key)
 
 	msg := rpcMessage{JSONRPC: "2.0", ID: json.RawMessage(key), Method: method, Params: body}
-	if err := s.tr.send(ctx, msg); err != nil {
-		if s.life.Err() != nil {
-			return nil, s.ended()
-		}
-		return nil, err
-	}
+	sent := make(chan error, 1)
+	go func() { sent <- s.tr.send(ctx, msg) }()
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
 	for {
 		select {
+		case err := <-sent:
+			if err != nil && s.life.Err() != nil {
+				return nil, s.ended()
+			}
+			if err != nil {
+				return nil, err
+			}
+			sent = nil
 		case r := <-p.reply:
 			if r.Error != nil {
 				return nil, r.Error

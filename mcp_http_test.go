@@ -324,3 +324,65 @@ func TestMCPLegacySSEFallback(t *testing.T) {
 		t.Errorf("version = %q", v)
 	}
 }
+
+// stallingHTTPServer answers the handshake in JSON and holds every other
+// request open without an answer until the client gives up on it. It
+// records the requests the client abandoned and the notifications it sent.
+type stallingHTTPServer struct {
+	mu        sync.Mutex
+	abandoned []string // methods whose POST the client closed
+	notes     []string // notification methods received
+}
+
+// ServeHTTP answers initialize, accepts notifications, refuses GET and
+// stalls requests.
+func (s *stallingHTTPServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		w.WriteHeader(http.StatusMethodNotAllowed)
+		return
+	}
+	var m rpcMessage
+	_ = json.NewDecoder(r.Body).Decode(&m)
+	switch {
+	case m.Method == "initialize":
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-11-25","serverInfo":{"name":"stall","version":"1"},"capabilities":{"tools":{}}}}`, m.ID)
+	case !m.isRequest():
+		s.mu.Lock()
+		s.notes = append(s.notes, m.Method)
+		s.mu.Unlock()
+		w.WriteHeader(http.StatusAccepted)
+	default:
+		<-r.Context().Done()
+		s.mu.Lock()
+		s.abandoned = append(s.abandoned, m.Method)
+		s.mu.Unlock()
+	}
+}
+
+// seen returns copies of what the server recorded.
+func (s *stallingHTTPServer) seen() (abandoned, notes []string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.abandoned...), append([]string(nil), s.notes...)
+}
+
+func TestMCPHTTPTimeoutWhileWaitingForHeaders(t *testing.T) {
+	t.Parallel()
+	stall := &stallingHTTPServer{}
+	srv := httptest.NewServer(stall)
+	t.Cleanup(srv.Close)
+	sess := connectTestSession(t, MCPServerConfig{Name: "stall", Type: "http", URL: srv.URL})
+	// A server that answers in JSON sends no headers until it has the
+	// result: the call timeout must cover that wait too.
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	_, err := sess.listTools(ctx, 300*time.Millisecond)
+	if err == nil || !strings.Contains(err.Error(), "did not answer tools/list within 300ms") {
+		t.Fatalf("err = %v, want the call timeout", err)
+	}
+	waitFor(t, "the POST to be closed and the cancellation sent", func() bool {
+		abandoned, notes := stall.seen()
+		return containsString(abandoned, "tools/list") && containsString(notes, "notifications/cancelled")
+	})
+}
