@@ -103,23 +103,36 @@ func (t *mcpStdio) send(ctx context.Context, msg rpcMessage) error {
 		t.initMsg = &msg
 	}
 	t.mu.Unlock()
-	return t.write(body, lsp)
+	return t.write(ctx, body, lsp)
 }
 
-// write puts one encoded message on the server's stdin.
-func (t *mcpStdio) write(body []byte, lsp bool) error {
+// write puts one encoded message on the server's stdin. A server that
+// stops reading leaves the write blocked once the pipe is full: the caller
+// is released when ctx ends, and the write finishes in the background or
+// fails when close shuts stdin, so messages are never cut in half.
+func (t *mcpStdio) write(ctx context.Context, body []byte, lsp bool) error {
 	var frame []byte
 	if lsp {
 		frame = append([]byte("Content-Length: "+strconv.Itoa(len(body))+"\r\n\r\n"), body...)
 	} else {
 		frame = append(body, '\n')
 	}
-	t.writeMu.Lock()
-	defer t.writeMu.Unlock()
-	if _, err := t.stdin.Write(frame); err != nil {
-		return fmt.Errorf("writing to the server: %w", err)
+	written := make(chan error, 1)
+	go func() {
+		t.writeMu.Lock()
+		defer t.writeMu.Unlock()
+		_, err := t.stdin.Write(frame)
+		written <- err
+	}()
+	select {
+	case err := <-written:
+		if err != nil {
+			return fmt.Errorf("writing to the server: %w", err)
+		}
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("writing to the server: %w", ctx.Err())
 	}
-	return nil
 }
 
 // negotiated needs nothing on stdio.
@@ -202,7 +215,7 @@ func (t *mcpStdio) decode(body []byte, deliver func(rpcMessage)) {
 		}
 		if lsp && init != nil && !(m.isResponse() && idKey(m.ID) == idKey(init.ID)) {
 			if body, err := json.Marshal(init); err == nil {
-				_ = t.write(body, true)
+				_ = t.write(context.Background(), body, true)
 			}
 		}
 	}
@@ -260,7 +273,8 @@ func readLSPFrame(r *bufio.Reader, first string) ([]byte, error) {
 }
 
 // close ends the server: close its stdin, then SIGTERM, then SIGKILL, each
-// after a short wait for it to exit.
+// after a short wait for it to exit. Closing stdin does not wait for a
+// write in progress: it makes a blocked one fail.
 func (t *mcpStdio) close() error {
 	t.mu.Lock()
 	t.closing = true
@@ -268,9 +282,7 @@ func (t *mcpStdio) close() error {
 	if t.cmd == nil {
 		return nil
 	}
-	t.writeMu.Lock()
 	t.stdin.Close()
-	t.writeMu.Unlock()
 	grace := mcpStdinGrace
 	for _, sig := range []os.Signal{nil, syscall.SIGTERM, os.Kill} {
 		if sig != nil {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -281,5 +282,33 @@ func TestMCPStdioShutdown(t *testing.T) {
 				t.Errorf("the server ended with %q, want %q", got, want)
 			}
 		})
+	}
+}
+
+func TestMCPStdioServerStopsReading(t *testing.T) {
+	t.Parallel()
+	sess := connectTestSession(t, fakeStdioConfig(t, "fake", "ndjson"))
+	if out, err := sess.callTool(t.Context(), "deafen", nil, 5*time.Second, nil); err != nil || out.Text != "deaf" {
+		t.Fatalf("deafen = %q, %v", out.Text, err)
+	}
+	// A megabyte does not fit in the pipe: the write blocks, and the call
+	// must still time out; closing must still end the server.
+	finished := make(chan error, 1)
+	go func() {
+		big, _ := json.Marshal(map[string]string{"text": strings.Repeat("x", 1<<20)})
+		_, err := sess.callTool(context.Background(), "echo", big, 300*time.Millisecond, nil)
+		if err == nil || !strings.Contains(err.Error(), "did not answer tools/call within 300ms") {
+			finished <- fmt.Errorf("the blocked call ended with %v, want the call timeout", err)
+			return
+		}
+		finished <- sess.close()
+	}()
+	select {
+	case err := <-finished:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("a server that stopped reading stdin hung the call or the shutdown")
 	}
 }
