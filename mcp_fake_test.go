@@ -233,6 +233,15 @@ func (s *fakeServer) callTool(m rpcMessage, name string, args, token json.RawMes
 		// writes back up once the pipe is full.
 		s.reply(m, text("deaf"))
 		time.Sleep(time.Hour)
+	case "closeout":
+		// Not listed: closes stdout but keeps running.
+		os.Stdout.Close()
+		time.Sleep(time.Hour)
+	case "garble":
+		// Not listed: writes a frame header that cannot be read, then
+		// keeps running.
+		fmt.Fprint(s.out, "Content-Length: many\r\n\r\n")
+		time.Sleep(time.Hour)
 	case "crash":
 		fmt.Fprintln(os.Stderr, "panic: the fake server crashed on purpose")
 		os.Exit(2)

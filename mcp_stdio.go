@@ -141,10 +141,26 @@ func (t *mcpStdio) negotiated(string) {}
 // established needs nothing on stdio.
 func (t *mcpStdio) established(context.Context) error { return nil }
 
-// readLoop reads messages until stdout ends, then reports the exit.
+// readLoop reads messages until stdout ends, then reports the exit. A
+// server is of no use without its stdout: one that garbled it is killed at
+// once, one that closed it gets mcpExitGrace to exit by itself (unless
+// close is already ending it).
 func (t *mcpStdio) readLoop(r *bufio.Reader, deliver func(rpcMessage), lost func(error)) {
 	err := t.readMessages(r, deliver)
+	grace := mcpExitGrace
+	if !errors.Is(err, io.EOF) {
+		grace = 0
+	}
+	kill := time.AfterFunc(grace, func() {
+		t.mu.Lock()
+		closing := t.closing
+		t.mu.Unlock()
+		if !closing {
+			_ = t.cmd.Process.Kill()
+		}
+	})
 	waitErr := t.cmd.Wait()
+	killed := !kill.Stop()
 	t.mu.Lock()
 	closing := t.closing
 	t.exitErr = waitErr
@@ -156,6 +172,8 @@ func (t *mcpStdio) readLoop(r *bufio.Reader, deliver func(rpcMessage), lost func
 	switch {
 	case !errors.Is(err, io.EOF):
 		lost(fmt.Errorf("reading from the server: %w", err))
+	case killed:
+		lost(errors.New("the server closed its output but did not exit"))
 	case waitErr != nil:
 		lost(fmt.Errorf("the server exited: %w", waitErr))
 	default:
@@ -257,7 +275,8 @@ func readLSPFrame(r *bufio.Reader, first string) ([]byte, error) {
 	length := -1
 	for _, h := range headers {
 		if name, value, ok := strings.Cut(h, ":"); ok && strings.EqualFold(strings.TrimSpace(name), "Content-Length") {
-			n, err := strconv.Atoi(strings.TrimSpace(value))
+			value = strings.TrimSpace(value)
+			n, err := strconv.Atoi(value)
 			if err != nil || n < 0 || n > maxMCPMessage {
 				return nil, fmt.Errorf("bad Content-Length %q", value)
 			}

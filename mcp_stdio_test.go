@@ -312,3 +312,25 @@ func TestMCPStdioServerStopsReading(t *testing.T) {
 		t.Fatal("a server that stopped reading stdin hung the call or the shutdown")
 	}
 }
+
+func TestMCPStdioUnreadableOutput(t *testing.T) {
+	t.Parallel()
+	// A server whose stdout is closed or garbled but which keeps running is
+	// stopped and reported at once, instead of leaving calls to time out.
+	cases := []struct {
+		mode, tool, want string
+	}{
+		{"ndjson", "closeout", "the server closed its output but did not exit"},
+		{"lsp", "garble", `reading from the server: bad Content-Length "many"`},
+	}
+	for _, c := range cases {
+		t.Run(c.tool, func(t *testing.T) {
+			t.Parallel()
+			sess := connectTestSession(t, fakeStdioConfig(t, "fake", c.mode))
+			_, err := sess.callTool(t.Context(), c.tool, nil, 20*time.Second, nil)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("err = %v, want %q", err, c.want)
+			}
+		})
+	}
+}
