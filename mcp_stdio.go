@@ -56,7 +56,6 @@ type mcpStdio struct {
 	initMsg *rpcMessage // initialize sent while the framing was unknown
 	closing bool
 	exited  chan struct{}
-	exitErr error
 }
 
 // newMCPStdio describes a server process; open starts it.
@@ -163,7 +162,6 @@ func (t *mcpStdio) readLoop(r *bufio.Reader, deliver func(rpcMessage), lost func
 	killed := !kill.Stop()
 	t.mu.Lock()
 	closing := t.closing
-	t.exitErr = waitErr
 	t.mu.Unlock()
 	close(t.exited)
 	if closing {
