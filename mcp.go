@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -212,7 +213,7 @@ func (s *mcpSession) initialize(ctx context.Context, timeout time.Duration) erro
 	if err := json.Unmarshal(raw, &info); err != nil {
 		return fmt.Errorf("initializing MCP server %s: bad initialize result: %w", s.server, err)
 	}
-	if !containsString(mcpSupportedVersions(), info.ProtocolVersion) {
+	if !slices.Contains(mcpSupportedVersions(), info.ProtocolVersion) {
 		return fmt.Errorf("MCP server %s speaks protocol version %q; minicode supports %v", s.server, info.ProtocolVersion, mcpSupportedVersions())
 	}
 	s.mu.Lock()
@@ -428,14 +429,4 @@ func (s *mcpSession) close() error {
 	var err error
 	s.closeTr.Do(func() { err = s.tr.close() })
 	return err
-}
-
-// containsString reports whether list holds s.
-func containsString(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }

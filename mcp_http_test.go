@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -235,7 +236,7 @@ func TestMCPStreamableHTTP(t *testing.T) {
 			if len(deleted) != 1 || deleted[0] != "session-2" {
 				t.Errorf("DELETE for %q, want [session-2]", deleted)
 			}
-			if !containsString(lastIDs, "drop-1") {
+			if !slices.Contains(lastIDs, "drop-1") {
 				t.Errorf("GET Last-Event-IDs = %q, want drop-1 (the dropped call's stream resumed)", lastIDs)
 			}
 			if len(problems) > 0 {
@@ -383,6 +384,6 @@ func TestMCPHTTPTimeoutWhileWaitingForHeaders(t *testing.T) {
 	}
 	waitFor(t, "the POST to be closed and the cancellation sent", func() bool {
 		abandoned, notes := stall.seen()
-		return containsString(abandoned, "tools/list") && containsString(notes, "notifications/cancelled")
+		return slices.Contains(abandoned, "tools/list") && slices.Contains(notes, "notifications/cancelled")
 	})
 }
