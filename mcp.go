@@ -170,12 +170,15 @@ func newMCPSession(server string, tr mcpTransport, opts mcpSessionOptions) *mcpS
 	}
 }
 
-// connect opens the transport and runs the handshake within timeout.
+// connect opens the transport and runs the handshake within timeout. On
+// failure the session is closed, with whatever the transport had opened.
 func (s *mcpSession) connect(ctx context.Context, timeout time.Duration) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	if err := s.tr.open(ctx, s.receive, s.lost); err != nil {
-		return s.explain(fmt.Errorf("starting MCP server %s: %w", s.server, err))
+		err = s.explain(fmt.Errorf("starting MCP server %s: %w", s.server, err))
+		s.close()
+		return err
 	}
 	if err := s.initialize(ctx, timeout); err != nil {
 		if ctx.Err() == context.DeadlineExceeded {

@@ -387,3 +387,33 @@ func TestMCPHTTPTimeoutWhileWaitingForHeaders(t *testing.T) {
 		return slices.Contains(abandoned, "tools/list") && slices.Contains(notes, "notifications/cancelled")
 	})
 }
+
+func TestMCPLegacyStartupTimeoutClosesStream(t *testing.T) {
+	t.Parallel()
+	// An HTTP+SSE server that opens its event stream but never names the
+	// endpoint: connecting fails, and the stream must not stay open.
+	closed, stop := make(chan struct{}), make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(http.StatusOK)
+		w.(http.Flusher).Flush()
+		select {
+		case <-r.Context().Done():
+			close(closed)
+		case <-stop:
+		}
+	}))
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(stop) })
+	c := MCPServerConfig{Name: "old", Type: "sse", URL: srv.URL}
+	sess := newMCPSession(c.Name, NewMCPManager(nil, nil, MCPOptions{}).transport(c), mcpSessionOptions{})
+	err := sess.connect(t.Context(), 300*time.Millisecond)
+	if err == nil || !strings.Contains(err.Error(), "waiting for the endpoint event") {
+		t.Fatalf("err = %v, want the endpoint wait to fail", err)
+	}
+	select {
+	case <-closed:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the event stream stayed open after connecting failed")
+	}
+}
