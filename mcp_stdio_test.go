@@ -334,3 +334,31 @@ func TestMCPStdioUnreadableOutput(t *testing.T) {
 		})
 	}
 }
+
+func TestMCPCloseWhileStarting(t *testing.T) {
+	t.Parallel()
+	// Closing the manager ends a server that is still in its handshake; the
+	// start it cut short is not reported as a failure.
+	var events eventLog
+	m := NewMCPManager([]MCPServerConfig{fakeStdioConfig(t, "fake", "hang")}, NewRegistry(), MCPOptions{OnEvent: events.add})
+	m.Start(t.Context())
+	srv := m.servers[0]
+	waitFor(t, "the server to be started", func() bool {
+		srv.mu.Lock()
+		defer srv.mu.Unlock()
+		return srv.session != nil
+	})
+	m.Close()
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	m.Wait(ctx)
+	if ctx.Err() != nil {
+		t.Fatal("the start did not end after Close")
+	}
+	if n := events.count(MCPEventNotice); n != 0 {
+		t.Errorf("%d notices after Close, want none: %+v", n, events.events)
+	}
+	if st := srv.status(); st.State == MCPFailed {
+		t.Errorf("state = %q (%s), want the closed start not recorded as a failure", st.State, st.Error)
+	}
+}
