@@ -216,10 +216,15 @@ func readStdioStream(t *testing.T, data string, n int) []string {
 
 func TestMCPStdioReaderChunking(t *testing.T) {
 	t.Parallel()
-	for _, fixture := range []string{stdioFixture, lspFixture} {
+	fixtures := []struct {
+		data     string
+		messages int
+	}{{stdioFixture, 3}, {lspFixture, 2}}
+	for _, f := range fixtures {
+		fixture := f.data
 		whole := readStdioStream(t, fixture, 0)
-		if len(whole) != 3 && len(whole) != 2 {
-			t.Fatalf("decoded %q", whole)
+		if len(whole) != f.messages {
+			t.Fatalf("decoded %q, want %d messages", whole, f.messages)
 		}
 		for _, n := range []int{1, 2, 3, 7, 16} {
 			if got := readStdioStream(t, fixture, n); strings.Join(got, "\n") != strings.Join(whole, "\n") {
