@@ -192,7 +192,7 @@ func (t *mcpStdio) readMessages(r *bufio.Reader, deliver func(rpcMessage)) error
 			body, err = readLSPFrame(r, "")
 		} else {
 			var line []byte
-			line, err = r.ReadBytes('\n')
+			line, err = readLine(r, maxMCPMessage)
 			line = bytes.TrimSpace(line)
 			if !settled && isContentLengthHeader(line) {
 				t.switchToLSP()
@@ -236,6 +236,22 @@ func (t *mcpStdio) decode(body []byte, deliver func(rpcMessage)) {
 		}
 	}
 	deliver(m)
+}
+
+// readLine reads up to and including the next newline, failing on a line
+// longer than max bytes rather than holding all of it in memory.
+func readLine(r *bufio.Reader, max int) ([]byte, error) {
+	var line []byte
+	for {
+		chunk, err := r.ReadSlice('\n')
+		if len(line)+len(chunk) > max {
+			return nil, fmt.Errorf("a line longer than %d bytes", max)
+		}
+		line = append(line, chunk...)
+		if err != bufio.ErrBufferFull {
+			return line, err
+		}
+	}
 }
 
 // switchToLSP makes both directions use Content-Length framing.

@@ -367,3 +367,27 @@ func TestMCPCloseWhileStarting(t *testing.T) {
 		t.Errorf("state = %q (%s), want the closed start not recorded as a failure", st.State, st.Error)
 	}
 }
+
+func TestReadLineLimit(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		input, want, wantErr string
+	}{
+		{"short\nnext", "short\n", ""},
+		{strings.Repeat("x", 40) + "\n", strings.Repeat("x", 40) + "\n", ""},
+		{strings.Repeat("x", 41) + "\n", "", "a line longer than 41 bytes"},
+		{strings.Repeat("x", 100), "", "a line longer than 41 bytes"},
+		{"no newline", "no newline", "EOF"},
+	}
+	for _, c := range cases {
+		// A 16-byte buffer makes long lines arrive in several pieces.
+		line, err := readLine(bufio.NewReaderSize(strings.NewReader(c.input), 16), 41)
+		got := ""
+		if err != nil {
+			got = err.Error()
+		}
+		if string(line) != c.want || got != c.wantErr {
+			t.Errorf("readLine(%q) = %q, %q; want %q, %q", c.input, line, got, c.want, c.wantErr)
+		}
+	}
+}
