@@ -173,7 +173,8 @@ func newMCPSession(server string, tr mcpTransport, opts mcpSessionOptions) *mcpS
 // connect opens the transport and runs the handshake within timeout. On
 // failure the session is closed, with whatever the transport had opened.
 func (s *mcpSession) connect(ctx context.Context, timeout time.Duration) error {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	deadline := time.Now().Add(timeout)
+	ctx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()
 	if err := s.tr.open(ctx, s.receive, s.lost); err != nil {
 		err = s.explain(fmt.Errorf("starting MCP server %s: %w", s.server, err))
@@ -181,7 +182,9 @@ func (s *mcpSession) connect(ctx context.Context, timeout time.Duration) error {
 		return err
 	}
 	if err := s.initialize(ctx, timeout); err != nil {
-		if ctx.Err() == context.DeadlineExceeded {
+		// The startup deadline and the initialize request's own timeout
+		// end together; either way the server was too slow.
+		if !time.Now().Before(deadline) {
 			err = fmt.Errorf("MCP server %s did not answer initialize within %s", s.server, timeout)
 		}
 		s.close()
