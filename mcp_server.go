@@ -20,6 +20,7 @@ type mcpServer struct {
 	err      string
 	warnings []string
 	session  *mcpSession
+	closed   bool          // the manager was closed: start nothing more
 	tools    []string      // registry names of this server's tools
 	settled  chan struct{} // closed when the current start has finished
 	// refreshing is set while tools are being listed; dirty asks for one
@@ -46,8 +47,14 @@ func (srv *mcpServer) start(ctx context.Context) {
 	opts.OnLost = func(err error) { srv.fail(sess, err) }
 	sess = newMCPSession(srv.name, srv.m.transport(srv.cfg), opts)
 	srv.mu.Lock()
-	srv.session, srv.refreshing, srv.dirty = sess, true, false
+	closed := srv.closed
+	if !closed {
+		srv.session, srv.refreshing, srv.dirty = sess, true, false
+	}
 	srv.mu.Unlock()
+	if closed {
+		return
+	}
 
 	if err := sess.connect(ctx, srv.cfg.startupTimeout()); err != nil {
 		srv.fail(sess, err)
@@ -223,9 +230,11 @@ func (srv *mcpServer) status() ServerStatus {
 // callTimeout is how long a call may wait without an answer or progress.
 func (srv *mcpServer) callTimeout() time.Duration { return srv.cfg.callTimeout() }
 
-// stop closes the session, if any.
-func (srv *mcpServer) stop() {
+// stop closes the session, if any; final also keeps a start that has not
+// yet begun its session from beginning one.
+func (srv *mcpServer) stop(final bool) {
 	srv.mu.Lock()
+	srv.closed = srv.closed || final
 	sess := srv.session
 	srv.session = nil
 	srv.mu.Unlock()

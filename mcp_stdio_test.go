@@ -391,3 +391,21 @@ func TestReadLineLimit(t *testing.T) {
 		}
 	}
 }
+
+func TestMCPCloseBeforeStart(t *testing.T) {
+	t.Parallel()
+	// A start that had not begun when the manager was closed starts nothing.
+	m := NewMCPManager([]MCPServerConfig{fakeStdioConfig(t, "fake", "ndjson")}, NewRegistry(), MCPOptions{})
+	m.Close()
+	m.Start(t.Context())
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	m.Wait(ctx)
+	srv := m.servers[0]
+	srv.mu.Lock()
+	sess := srv.session
+	srv.mu.Unlock()
+	if sess != nil || srv.status().State == MCPReady {
+		t.Errorf("a server started after Close: state %q", srv.status().State)
+	}
+}
