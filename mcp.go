@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -169,15 +170,21 @@ func newMCPSession(server string, tr mcpTransport, opts mcpSessionOptions) *mcpS
 	}
 }
 
-// connect opens the transport and runs the handshake within timeout.
+// connect opens the transport and runs the handshake within timeout. On
+// failure the session is closed, with whatever the transport had opened.
 func (s *mcpSession) connect(ctx context.Context, timeout time.Duration) error {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	deadline := time.Now().Add(timeout)
+	ctx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()
 	if err := s.tr.open(ctx, s.receive, s.lost); err != nil {
-		return s.explain(fmt.Errorf("starting MCP server %s: %w", s.server, err))
+		err = s.explain(fmt.Errorf("starting MCP server %s: %w", s.server, err))
+		s.close()
+		return err
 	}
 	if err := s.initialize(ctx, timeout); err != nil {
-		if ctx.Err() == context.DeadlineExceeded {
+		// The startup deadline and the initialize request's own timeout
+		// end together; either way the server was too slow.
+		if !time.Now().Before(deadline) {
 			err = fmt.Errorf("MCP server %s did not answer initialize within %s", s.server, timeout)
 		}
 		s.close()
@@ -212,7 +219,7 @@ func (s *mcpSession) initialize(ctx context.Context, timeout time.Duration) erro
 	if err := json.Unmarshal(raw, &info); err != nil {
 		return fmt.Errorf("initializing MCP server %s: bad initialize result: %w", s.server, err)
 	}
-	if !containsString(mcpSupportedVersions(), info.ProtocolVersion) {
+	if !slices.Contains(mcpSupportedVersions(), info.ProtocolVersion) {
 		return fmt.Errorf("MCP server %s speaks protocol version %q; minicode supports %v", s.server, info.ProtocolVersion, mcpSupportedVersions())
 	}
 	s.mu.Lock()
@@ -245,10 +252,12 @@ func (s *mcpSession) call(ctx context.Context, method string, params any, timeou
 	return raw, err
 }
 
-// request sends one request and waits for the reply. Progress reports reset
-// the timeout; a timeout or a cancelled ctx sends notifications/cancelled
-// and forgets the request, so a late reply is ignored. Whatever the
-// transport opened for the request (an HTTP stream) ends when it returns.
+// request sends one request and waits for the reply. The timeout covers
+// the send as well (an HTTP server answering in JSON sends nothing until it
+// has the result); progress reports reset it. A timeout or a cancelled ctx
+// sends notifications/cancelled and forgets the request, so a late reply
+// is ignored. Whatever the transport opened for the request (an HTTP
+// stream, a write still in progress) ends when it returns.
 func (s *mcpSession) request(ctx context.Context, method string, params any, timeout time.Duration, onProgress func(MCPProgress)) (json.RawMessage, error) {
 	ctx, done := context.WithCancel(ctx)
 	defer done()
@@ -265,16 +274,20 @@ func (s *mcpSession) request(ctx context.Context, method string, params any, tim
 	defer s.forget(key)
 
 	msg := rpcMessage{JSONRPC: "2.0", ID: json.RawMessage(key), Method: method, Params: body}
-	if err := s.tr.send(ctx, msg); err != nil {
-		if s.life.Err() != nil {
-			return nil, s.ended()
-		}
-		return nil, err
-	}
+	sent := make(chan error, 1)
+	go func() { sent <- s.tr.send(ctx, msg) }()
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
 	for {
 		select {
+		case err := <-sent:
+			if err != nil && s.life.Err() != nil {
+				return nil, s.ended()
+			}
+			if err != nil {
+				return nil, err
+			}
+			sent = nil
 		case r := <-p.reply:
 			if r.Error != nil {
 				return nil, r.Error
@@ -422,14 +435,4 @@ func (s *mcpSession) close() error {
 	var err error
 	s.closeTr.Do(func() { err = s.tr.close() })
 	return err
-}
-
-// containsString reports whether list holds s.
-func containsString(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }

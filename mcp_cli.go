@@ -44,7 +44,7 @@ func runMCPCommand(ctx context.Context, args []string, stdin io.Reader, stdout, 
 	case "remove":
 		return mcpRemove(rest, stdout, home, workspace)
 	case "tools":
-		return mcpTools(ctx, rest, stdout, stderr, home, workspace)
+		return mcpTools(ctx, rest, stdout, home, workspace)
 	case "call":
 		return mcpCall(ctx, rest, stdin, stdout, stderr, home, workspace)
 	case "help", "-h", "--help":
@@ -224,7 +224,7 @@ func connectCLI(ctx context.Context, target string, elicitor Elicitor, home, wor
 }
 
 // mcpTools prints a server's tools with their input schemas.
-func mcpTools(ctx context.Context, args []string, stdout, stderr io.Writer, home, workspace string) error {
+func mcpTools(ctx context.Context, args []string, stdout io.Writer, home, workspace string) error {
 	if len(args) != 1 {
 		return usageErrorf("usage: minicode mcp tools NAME|URL")
 	}

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -170,7 +171,7 @@ func parseFieldAnswer(f ElicitField, answer string) (any, bool, string) {
 		}
 		return nil, false, ""
 	}
-	if len(f.Enum) > 0 && !containsString(f.Enum, answer) {
+	if len(f.Enum) > 0 && !slices.Contains(f.Enum, answer) {
 		return nil, false, "choose one of: " + strings.Join(f.Enum, ", ")
 	}
 	switch f.Type {
@@ -257,7 +258,7 @@ func elicitFields(schema json.RawMessage) ([]ElicitField, error) {
 	for _, name := range names {
 		p := props[name]
 		f := ElicitField{Name: name, Title: p.Title, Description: p.Description, Type: p.Type, Enum: p.Enum,
-			Required: containsString(s.Required, name)}
+			Required: slices.Contains(s.Required, name)}
 		if len(p.Default) > 0 && string(p.Default) != "null" {
 			if err := json.Unmarshal(p.Default, &f.Default); err != nil {
 				return nil, err

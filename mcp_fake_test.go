@@ -228,6 +228,20 @@ func (s *fakeServer) callTool(m rpcMessage, name string, args, token json.RawMes
 		s.write(map[string]any{"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
 		s.reply(m, text("grown"))
 	case "hang":
+	case "deafen":
+		// Not listed: answers, then stops reading stdin, so the client's
+		// writes back up once the pipe is full.
+		s.reply(m, text("deaf"))
+		time.Sleep(time.Hour)
+	case "closeout":
+		// Not listed: closes stdout but keeps running.
+		os.Stdout.Close()
+		time.Sleep(time.Hour)
+	case "garble":
+		// Not listed: writes a frame header that cannot be read, then
+		// keeps running.
+		fmt.Fprint(s.out, "Content-Length: many\r\n\r\n")
+		time.Sleep(time.Hour)
 	case "crash":
 		fmt.Fprintln(os.Stderr, "panic: the fake server crashed on purpose")
 		os.Exit(2)

@@ -388,7 +388,10 @@ func (t *mcpHTTP) connectLegacy(ctx context.Context) error {
 		defer resp.Body.Close()
 		_ = mcpEvents(resp.Body, func(ev SSEEvent) bool {
 			if ev.Event == "endpoint" {
-				endpoint <- ev.Data
+				select {
+				case endpoint <- ev.Data:
+				default: // only the first one counts
+				}
 				return true
 			}
 			var m rpcMessage

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -235,7 +236,7 @@ func TestMCPStreamableHTTP(t *testing.T) {
 			if len(deleted) != 1 || deleted[0] != "session-2" {
 				t.Errorf("DELETE for %q, want [session-2]", deleted)
 			}
-			if !containsString(lastIDs, "drop-1") {
+			if !slices.Contains(lastIDs, "drop-1") {
 				t.Errorf("GET Last-Event-IDs = %q, want drop-1 (the dropped call's stream resumed)", lastIDs)
 			}
 			if len(problems) > 0 {
@@ -322,5 +323,97 @@ func TestMCPLegacySSEFallback(t *testing.T) {
 	}
 	if v := sess.serverInfo().ProtocolVersion; v != "2025-03-26" {
 		t.Errorf("version = %q", v)
+	}
+}
+
+// stallingHTTPServer answers the handshake in JSON and holds every other
+// request open without an answer until the client gives up on it. It
+// records the requests the client abandoned and the notifications it sent.
+type stallingHTTPServer struct {
+	mu        sync.Mutex
+	abandoned []string // methods whose POST the client closed
+	notes     []string // notification methods received
+}
+
+// ServeHTTP answers initialize, accepts notifications, refuses GET and
+// stalls requests.
+func (s *stallingHTTPServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		w.WriteHeader(http.StatusMethodNotAllowed)
+		return
+	}
+	var m rpcMessage
+	_ = json.NewDecoder(r.Body).Decode(&m)
+	switch {
+	case m.Method == "initialize":
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-11-25","serverInfo":{"name":"stall","version":"1"},"capabilities":{"tools":{}}}}`, m.ID)
+	case !m.isRequest():
+		s.mu.Lock()
+		s.notes = append(s.notes, m.Method)
+		s.mu.Unlock()
+		w.WriteHeader(http.StatusAccepted)
+	default:
+		<-r.Context().Done()
+		s.mu.Lock()
+		s.abandoned = append(s.abandoned, m.Method)
+		s.mu.Unlock()
+	}
+}
+
+// seen returns copies of what the server recorded.
+func (s *stallingHTTPServer) seen() (abandoned, notes []string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.abandoned...), append([]string(nil), s.notes...)
+}
+
+func TestMCPHTTPTimeoutWhileWaitingForHeaders(t *testing.T) {
+	t.Parallel()
+	stall := &stallingHTTPServer{}
+	srv := httptest.NewServer(stall)
+	t.Cleanup(srv.Close)
+	sess := connectTestSession(t, MCPServerConfig{Name: "stall", Type: "http", URL: srv.URL})
+	// A server that answers in JSON sends no headers until it has the
+	// result: the call timeout must cover that wait too.
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	_, err := sess.listTools(ctx, 300*time.Millisecond)
+	if err == nil || !strings.Contains(err.Error(), "did not answer tools/list within 300ms") {
+		t.Fatalf("err = %v, want the call timeout", err)
+	}
+	waitFor(t, "the POST to be closed and the cancellation sent", func() bool {
+		abandoned, notes := stall.seen()
+		return slices.Contains(abandoned, "tools/list") && slices.Contains(notes, "notifications/cancelled")
+	})
+}
+
+func TestMCPLegacyStartupTimeoutClosesStream(t *testing.T) {
+	t.Parallel()
+	// An HTTP+SSE server that opens its event stream but never names the
+	// endpoint: connecting fails, and the stream must not stay open.
+	closed, stop := make(chan struct{}), make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(http.StatusOK)
+		w.(http.Flusher).Flush()
+		select {
+		case <-r.Context().Done():
+			close(closed)
+		case <-stop:
+		}
+	}))
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(stop) })
+	c := MCPServerConfig{Name: "old", Type: "sse", URL: srv.URL}
+	sess := newMCPSession(c.Name, NewMCPManager(nil, nil, MCPOptions{}).transport(c), mcpSessionOptions{})
+	err := sess.connect(t.Context(), 300*time.Millisecond)
+	if err == nil || !strings.Contains(err.Error(), "waiting for the endpoint event") {
+		t.Fatalf("err = %v, want the endpoint wait to fail", err)
+	}
+	select {
+	case <-closed:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the event stream stayed open after connecting failed")
 	}
 }

@@ -154,7 +154,7 @@ func (m *MCPManager) Restart(ctx context.Context, name string) error {
 	if srv == nil {
 		return fmt.Errorf("no MCP server named %q; configured: %s", name, strings.Join(m.names(), ", "))
 	}
-	srv.stop()
+	srv.stop(false)
 	srv.mu.Lock()
 	srv.state, srv.err, srv.settled = MCPStarting, "", make(chan struct{})
 	srv.mu.Unlock()
@@ -202,12 +202,12 @@ func (m *MCPManager) describe() string {
 	return b.String()
 }
 
-// Close stops every server, in parallel.
+// Close stops every server, in parallel, including those still starting.
 func (m *MCPManager) Close() {
 	var wg sync.WaitGroup
 	for _, srv := range m.servers {
 		wg.Add(1)
-		go func() { defer wg.Done(); srv.stop() }()
+		go func() { defer wg.Done(); srv.stop(true) }()
 	}
 	wg.Wait()
 }

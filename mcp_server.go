@@ -20,6 +20,7 @@ type mcpServer struct {
 	err      string
 	warnings []string
 	session  *mcpSession
+	closed   bool          // the manager was closed: start nothing more
 	tools    []string      // registry names of this server's tools
 	settled  chan struct{} // closed when the current start has finished
 	// refreshing is set while tools are being listed; dirty asks for one
@@ -43,28 +44,36 @@ func (srv *mcpServer) start(ctx context.Context) {
 			srv.scheduleRefresh(sess)
 		}
 	}
-	opts.OnLost = func(err error) {
-		if srv.current(sess) {
-			srv.fail(err)
-		}
-	}
+	opts.OnLost = func(err error) { srv.fail(sess, err) }
 	sess = newMCPSession(srv.name, srv.m.transport(srv.cfg), opts)
 	srv.mu.Lock()
-	srv.session, srv.refreshing, srv.dirty = sess, true, false
+	closed := srv.closed
+	if !closed {
+		srv.session, srv.refreshing, srv.dirty = sess, true, false
+	}
 	srv.mu.Unlock()
+	if closed {
+		return
+	}
 
 	if err := sess.connect(ctx, srv.cfg.startupTimeout()); err != nil {
-		srv.fail(err)
+		srv.fail(sess, err)
 		return
 	}
 	if err := srv.refreshLoop(ctx, sess); err != nil {
 		sess.close()
-		srv.fail(err)
+		srv.fail(sess, err)
 		return
 	}
 	srv.mu.Lock()
-	srv.state = MCPReady
+	current := srv.session == sess
+	if current {
+		srv.state = MCPReady
+	}
 	srv.mu.Unlock()
+	if !current {
+		return
+	}
 	srv.m.refreshHelpers()
 	srv.m.emit(MCPEvent{Kind: MCPEventState, Server: srv.name, Text: string(MCPReady)})
 }
@@ -76,10 +85,12 @@ func (srv *mcpServer) current(sess *mcpSession) bool {
 	return sess != nil && srv.session == sess
 }
 
-// fail marks the server failed and tells the user why, once.
-func (srv *mcpServer) fail(err error) {
+// fail marks the server failed and tells the user why, once. It does
+// nothing when sess is no longer the server's session: a restart or close
+// ended it on purpose, and the new start reports its own outcome.
+func (srv *mcpServer) fail(sess *mcpSession, err error) {
 	srv.mu.Lock()
-	if srv.state == MCPFailed {
+	if srv.session != sess || srv.state == MCPFailed {
 		srv.mu.Unlock()
 		return
 	}
@@ -219,9 +230,11 @@ func (srv *mcpServer) status() ServerStatus {
 // callTimeout is how long a call may wait without an answer or progress.
 func (srv *mcpServer) callTimeout() time.Duration { return srv.cfg.callTimeout() }
 
-// stop closes the session, if any.
-func (srv *mcpServer) stop() {
+// stop closes the session, if any; final also keeps a start that has not
+// yet begun its session from beginning one.
+func (srv *mcpServer) stop(final bool) {
 	srv.mu.Lock()
+	srv.closed = srv.closed || final
 	sess := srv.session
 	srv.session = nil
 	srv.mu.Unlock()

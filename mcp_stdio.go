@@ -56,7 +56,6 @@ type mcpStdio struct {
 	initMsg *rpcMessage // initialize sent while the framing was unknown
 	closing bool
 	exited  chan struct{}
-	exitErr error
 }
 
 // newMCPStdio describes a server process; open starts it.
@@ -103,23 +102,36 @@ func (t *mcpStdio) send(ctx context.Context, msg rpcMessage) error {
 		t.initMsg = &msg
 	}
 	t.mu.Unlock()
-	return t.write(body, lsp)
+	return t.write(ctx, body, lsp)
 }
 
-// write puts one encoded message on the server's stdin.
-func (t *mcpStdio) write(body []byte, lsp bool) error {
+// write puts one encoded message on the server's stdin. A server that
+// stops reading leaves the write blocked once the pipe is full: the caller
+// is released when ctx ends, and the write finishes in the background or
+// fails when close shuts stdin, so messages are never cut in half.
+func (t *mcpStdio) write(ctx context.Context, body []byte, lsp bool) error {
 	var frame []byte
 	if lsp {
 		frame = append([]byte("Content-Length: "+strconv.Itoa(len(body))+"\r\n\r\n"), body...)
 	} else {
 		frame = append(body, '\n')
 	}
-	t.writeMu.Lock()
-	defer t.writeMu.Unlock()
-	if _, err := t.stdin.Write(frame); err != nil {
-		return fmt.Errorf("writing to the server: %w", err)
+	written := make(chan error, 1)
+	go func() {
+		t.writeMu.Lock()
+		defer t.writeMu.Unlock()
+		_, err := t.stdin.Write(frame)
+		written <- err
+	}()
+	select {
+	case err := <-written:
+		if err != nil {
+			return fmt.Errorf("writing to the server: %w", err)
+		}
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("writing to the server: %w", ctx.Err())
 	}
-	return nil
 }
 
 // negotiated needs nothing on stdio.
@@ -128,13 +140,28 @@ func (t *mcpStdio) negotiated(string) {}
 // established needs nothing on stdio.
 func (t *mcpStdio) established(context.Context) error { return nil }
 
-// readLoop reads messages until stdout ends, then reports the exit.
+// readLoop reads messages until stdout ends, then reports the exit. A
+// server is of no use without its stdout: one that garbled it is killed at
+// once, one that closed it gets mcpExitGrace to exit by itself (unless
+// close is already ending it).
 func (t *mcpStdio) readLoop(r *bufio.Reader, deliver func(rpcMessage), lost func(error)) {
 	err := t.readMessages(r, deliver)
+	grace := mcpExitGrace
+	if !errors.Is(err, io.EOF) {
+		grace = 0
+	}
+	kill := time.AfterFunc(grace, func() {
+		t.mu.Lock()
+		closing := t.closing
+		t.mu.Unlock()
+		if !closing {
+			_ = t.cmd.Process.Kill()
+		}
+	})
 	waitErr := t.cmd.Wait()
+	killed := !kill.Stop()
 	t.mu.Lock()
 	closing := t.closing
-	t.exitErr = waitErr
 	t.mu.Unlock()
 	close(t.exited)
 	if closing {
@@ -143,6 +170,8 @@ func (t *mcpStdio) readLoop(r *bufio.Reader, deliver func(rpcMessage), lost func
 	switch {
 	case !errors.Is(err, io.EOF):
 		lost(fmt.Errorf("reading from the server: %w", err))
+	case killed:
+		lost(errors.New("the server closed its output but did not exit"))
 	case waitErr != nil:
 		lost(fmt.Errorf("the server exited: %w", waitErr))
 	default:
@@ -163,7 +192,7 @@ func (t *mcpStdio) readMessages(r *bufio.Reader, deliver func(rpcMessage)) error
 			body, err = readLSPFrame(r, "")
 		} else {
 			var line []byte
-			line, err = r.ReadBytes('\n')
+			line, err = readLine(r, maxMCPMessage)
 			line = bytes.TrimSpace(line)
 			if !settled && isContentLengthHeader(line) {
 				t.switchToLSP()
@@ -202,11 +231,27 @@ func (t *mcpStdio) decode(body []byte, deliver func(rpcMessage)) {
 		}
 		if lsp && init != nil && !(m.isResponse() && idKey(m.ID) == idKey(init.ID)) {
 			if body, err := json.Marshal(init); err == nil {
-				_ = t.write(body, true)
+				_ = t.write(context.Background(), body, true)
 			}
 		}
 	}
 	deliver(m)
+}
+
+// readLine reads up to and including the next newline, failing on a line
+// longer than max bytes rather than holding all of it in memory.
+func readLine(r *bufio.Reader, max int) ([]byte, error) {
+	var line []byte
+	for {
+		chunk, err := r.ReadSlice('\n')
+		if len(line)+len(chunk) > max {
+			return nil, fmt.Errorf("a line longer than %d bytes", max)
+		}
+		line = append(line, chunk...)
+		if err != bufio.ErrBufferFull {
+			return line, err
+		}
+	}
 }
 
 // switchToLSP makes both directions use Content-Length framing.
@@ -244,7 +289,8 @@ func readLSPFrame(r *bufio.Reader, first string) ([]byte, error) {
 	length := -1
 	for _, h := range headers {
 		if name, value, ok := strings.Cut(h, ":"); ok && strings.EqualFold(strings.TrimSpace(name), "Content-Length") {
-			n, err := strconv.Atoi(strings.TrimSpace(value))
+			value = strings.TrimSpace(value)
+			n, err := strconv.Atoi(value)
 			if err != nil || n < 0 || n > maxMCPMessage {
 				return nil, fmt.Errorf("bad Content-Length %q", value)
 			}
@@ -260,7 +306,8 @@ func readLSPFrame(r *bufio.Reader, first string) ([]byte, error) {
 }
 
 // close ends the server: close its stdin, then SIGTERM, then SIGKILL, each
-// after a short wait for it to exit.
+// after a short wait for it to exit. Closing stdin does not wait for a
+// write in progress: it makes a blocked one fail.
 func (t *mcpStdio) close() error {
 	t.mu.Lock()
 	t.closing = true
@@ -268,9 +315,7 @@ func (t *mcpStdio) close() error {
 	if t.cmd == nil {
 		return nil
 	}
-	t.writeMu.Lock()
 	t.stdin.Close()
-	t.writeMu.Unlock()
 	grace := mcpStdinGrace
 	for _, sig := range []os.Signal{nil, syscall.SIGTERM, os.Kill} {
 		if sig != nil {

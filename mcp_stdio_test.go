@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -215,10 +216,15 @@ func readStdioStream(t *testing.T, data string, n int) []string {
 
 func TestMCPStdioReaderChunking(t *testing.T) {
 	t.Parallel()
-	for _, fixture := range []string{stdioFixture, lspFixture} {
+	fixtures := []struct {
+		data     string
+		messages int
+	}{{stdioFixture, 3}, {lspFixture, 2}}
+	for _, f := range fixtures {
+		fixture := f.data
 		whole := readStdioStream(t, fixture, 0)
-		if len(whole) != 3 && len(whole) != 2 {
-			t.Fatalf("decoded %q", whole)
+		if len(whole) != f.messages {
+			t.Fatalf("decoded %q, want %d messages", whole, f.messages)
 		}
 		for _, n := range []int{1, 2, 3, 7, 16} {
 			if got := readStdioStream(t, fixture, n); strings.Join(got, "\n") != strings.Join(whole, "\n") {
@@ -281,5 +287,125 @@ func TestMCPStdioShutdown(t *testing.T) {
 				t.Errorf("the server ended with %q, want %q", got, want)
 			}
 		})
+	}
+}
+
+func TestMCPStdioServerStopsReading(t *testing.T) {
+	t.Parallel()
+	sess := connectTestSession(t, fakeStdioConfig(t, "fake", "ndjson"))
+	if out, err := sess.callTool(t.Context(), "deafen", nil, 5*time.Second, nil); err != nil || out.Text != "deaf" {
+		t.Fatalf("deafen = %q, %v", out.Text, err)
+	}
+	// A megabyte does not fit in the pipe: the write blocks, and the call
+	// must still time out; closing must still end the server.
+	finished := make(chan error, 1)
+	go func() {
+		big, _ := json.Marshal(map[string]string{"text": strings.Repeat("x", 1<<20)})
+		_, err := sess.callTool(context.Background(), "echo", big, 300*time.Millisecond, nil)
+		if err == nil || !strings.Contains(err.Error(), "did not answer tools/call within 300ms") {
+			finished <- fmt.Errorf("the blocked call ended with %v, want the call timeout", err)
+			return
+		}
+		finished <- sess.close()
+	}()
+	select {
+	case err := <-finished:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("a server that stopped reading stdin hung the call or the shutdown")
+	}
+}
+
+func TestMCPStdioUnreadableOutput(t *testing.T) {
+	t.Parallel()
+	// A server whose stdout is closed or garbled but which keeps running is
+	// stopped and reported at once, instead of leaving calls to time out.
+	cases := []struct {
+		mode, tool, want string
+	}{
+		{"ndjson", "closeout", "the server closed its output but did not exit"},
+		{"lsp", "garble", `reading from the server: bad Content-Length "many"`},
+	}
+	for _, c := range cases {
+		t.Run(c.tool, func(t *testing.T) {
+			t.Parallel()
+			sess := connectTestSession(t, fakeStdioConfig(t, "fake", c.mode))
+			_, err := sess.callTool(t.Context(), c.tool, nil, 20*time.Second, nil)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("err = %v, want %q", err, c.want)
+			}
+		})
+	}
+}
+
+func TestMCPCloseWhileStarting(t *testing.T) {
+	t.Parallel()
+	// Closing the manager ends a server that is still in its handshake; the
+	// start it cut short is not reported as a failure.
+	var events eventLog
+	m := NewMCPManager([]MCPServerConfig{fakeStdioConfig(t, "fake", "hang")}, NewRegistry(), MCPOptions{OnEvent: events.add})
+	m.Start(t.Context())
+	srv := m.servers[0]
+	waitFor(t, "the server to be started", func() bool {
+		srv.mu.Lock()
+		defer srv.mu.Unlock()
+		return srv.session != nil
+	})
+	m.Close()
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	m.Wait(ctx)
+	if ctx.Err() != nil {
+		t.Fatal("the start did not end after Close")
+	}
+	if n := events.count(MCPEventNotice); n != 0 {
+		t.Errorf("%d notices after Close, want none: %+v", n, events.events)
+	}
+	if st := srv.status(); st.State == MCPFailed {
+		t.Errorf("state = %q (%s), want the closed start not recorded as a failure", st.State, st.Error)
+	}
+}
+
+func TestReadLineLimit(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		input, want, wantErr string
+	}{
+		{"short\nnext", "short\n", ""},
+		{strings.Repeat("x", 40) + "\n", strings.Repeat("x", 40) + "\n", ""},
+		{strings.Repeat("x", 41) + "\n", "", "a line longer than 41 bytes"},
+		{strings.Repeat("x", 100), "", "a line longer than 41 bytes"},
+		{"no newline", "no newline", "EOF"},
+	}
+	for _, c := range cases {
+		// A 16-byte buffer makes long lines arrive in several pieces.
+		line, err := readLine(bufio.NewReaderSize(strings.NewReader(c.input), 16), 41)
+		got := ""
+		if err != nil {
+			got = err.Error()
+		}
+		if string(line) != c.want || got != c.wantErr {
+			t.Errorf("readLine(%q) = %q, %q; want %q, %q", c.input, line, got, c.want, c.wantErr)
+		}
+	}
+}
+
+func TestMCPCloseBeforeStart(t *testing.T) {
+	t.Parallel()
+	// A start that had not begun when the manager was closed starts nothing.
+	m := NewMCPManager([]MCPServerConfig{fakeStdioConfig(t, "fake", "ndjson")}, NewRegistry(), MCPOptions{})
+	m.Close()
+	m.Start(t.Context())
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	m.Wait(ctx)
+	srv := m.servers[0]
+	srv.mu.Lock()
+	sess := srv.session
+	srv.mu.Unlock()
+	if sess != nil || srv.status().State == MCPReady {
+		t.Errorf("a server started after Close: state %q", srv.status().State)
 	}
 }
