@@ -69,6 +69,9 @@ func (t *mcpStdio) open(ctx context.Context, deliver func(rpcMessage), lost func
 	cmd := exec.Command(t.command, t.args...)
 	cmd.Env = append(os.Environ(), t.env...)
 	cmd.Dir = t.dir
+	// Its own process group, so that stopping it also stops what a
+	// wrapper (npx, uvx, a shell script) started.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Stderr = t.stderr
 	cmd.WaitDelay = mcpExitGrace
 	stdin, err := cmd.StdinPipe()
@@ -155,7 +158,7 @@ func (t *mcpStdio) readLoop(r *bufio.Reader, deliver func(rpcMessage), lost func
 		closing := t.closing
 		t.mu.Unlock()
 		if !closing {
-			_ = t.cmd.Process.Kill()
+			t.signal(syscall.SIGKILL)
 		}
 	})
 	waitErr := t.cmd.Wait()
@@ -317,9 +320,9 @@ func (t *mcpStdio) close() error {
 	}
 	t.stdin.Close()
 	grace := mcpStdinGrace
-	for _, sig := range []os.Signal{nil, syscall.SIGTERM, os.Kill} {
-		if sig != nil {
-			_ = t.cmd.Process.Signal(sig)
+	for _, sig := range []syscall.Signal{0, syscall.SIGTERM, syscall.SIGKILL} {
+		if sig != 0 {
+			t.signal(sig)
 		}
 		select {
 		case <-t.exited:
@@ -329,6 +332,11 @@ func (t *mcpStdio) close() error {
 		grace = mcpExitGrace
 	}
 	return fmt.Errorf("MCP server %s did not exit", t.command)
+}
+
+// signal sends sig to the server's process group.
+func (t *mcpStdio) signal(sig syscall.Signal) {
+	_ = syscall.Kill(-t.cmd.Process.Pid, sig)
 }
 
 // diagnostics returns the last lines the server wrote to stderr.

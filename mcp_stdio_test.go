@@ -409,3 +409,17 @@ func TestMCPCloseBeforeStart(t *testing.T) {
 		t.Errorf("a server started after Close: state %q", srv.status().State)
 	}
 }
+
+func TestMCPStdioShutdownReachesWhatAWrapperStarted(t *testing.T) {
+	t.Parallel()
+	// The wrapper shell dies at SIGTERM, but the stubborn server it started
+	// holds stdout and ignores SIGTERM: only a signal to the whole process
+	// group ends it, and with it the session.
+	cfg := fakeStdioConfig(t, "fake", "stubborn")
+	cfg.Args = []string{"-c", `"$0"; exit $?`, cfg.Command}
+	cfg.Command = "sh"
+	sess := connectTestSession(t, cfg)
+	if err := sess.close(); err != nil {
+		t.Errorf("close = %v, want the server and its wrapper ended", err)
+	}
+}
