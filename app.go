@@ -82,12 +82,12 @@ func newApp(ctx context.Context, opts Options, stdin io.Reader, stdout, stderr i
 		Workspace:  app.Workspace,
 		ResultsDir: filepath.Join(app.Home, "tool-results", app.SessionID),
 	}
+	userHome, _ := os.UserHomeDir()
+	app.Skills = DiscoverSkills(app.Home, userHome, app.Workspace)
 	if err := app.setupPermissions(); err != nil {
 		return nil, err
 	}
 	app.Registry = NewRegistry(app.builtinTools()...)
-	userHome, _ := os.UserHomeDir()
-	app.Skills = DiscoverSkills(app.Home, userHome, app.Workspace)
 	if len(app.Skills.Skills) > 0 {
 		app.Registry.Add(app.Skills.Tool())
 	}
@@ -257,21 +257,26 @@ func (app *App) setupProvider() error {
 }
 
 // setupPermissions builds the permission check from the mode, the rules
-// of the settings files and flags, and the saved answers. In headless mode
+// of the settings files and flags, and the saved answers. Stored tool
+// results and the skills' folders may be read without asking. In headless mode
 // nobody can be asked; otherwise questions are asked on the input lines.
 func (app *App) setupPermissions() error {
 	mode, err := ParsePermissionMode(firstNonEmpty(app.Opts.PermissionMode, app.Settings.Permissions.DefaultMode))
 	if err != nil {
 		return usageError{err.Error()}
 	}
+	readable := []string{filepath.Join(app.Home, "tool-results")}
+	for _, skill := range app.Skills.Skills {
+		readable = append(readable, skill.Dir)
+	}
 	cfg := PermissionConfig{
-		Mode:        mode,
-		Workspace:   app.Workspace,
-		ResultsDir:  filepath.Join(app.Home, "tool-results"),
-		Settings:    app.Settings.ruleSets,
-		ProjectFile: filepath.Join(app.Workspace, ".minicode", "permissions.json"),
-		UserFile:    filepath.Join(app.Home, "permissions.json"),
-		Notice:      func(msg string) { fmt.Fprintln(app.stderr, msg) },
+		Mode:         mode,
+		Workspace:    app.Workspace,
+		ReadableDirs: readable,
+		Settings:     app.Settings.ruleSets,
+		ProjectFile:  filepath.Join(app.Workspace, ".minicode", "permissions.json"),
+		UserFile:     filepath.Join(app.Home, "permissions.json"),
+		Notice:       func(msg string) { fmt.Fprintln(app.stderr, msg) },
 	}
 	if app.Opts.AllowedTools != "" {
 		cfg.AllowedTools = []string{app.Opts.AllowedTools}

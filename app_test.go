@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -72,5 +74,28 @@ func TestBadRuleInSettingsNamesTheFile(t *testing.T) {
 	path := filepath.Join(ws, ".minicode", "settings.json")
 	if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "run_command(go test") {
 		t.Errorf("newApp error = %v, want one naming %s and the rule", err, path)
+	}
+}
+
+func TestSkillFoldersAreReadableWithoutAsking(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	writeFile(t, filepath.Join(home, "skills", "deploy", "SKILL.md"), "---\nname: deploy\ndescription: Deploy the app.\n---\nRun scripts/go.sh.\n")
+	script := filepath.Join(home, "skills", "deploy", "scripts", "go.sh")
+	writeFile(t, script, "echo deploying\n")
+	replies := writeScript(t, fmt.Sprintf(`[
+		{"tool_calls":[{"name":"read_file","input":{"path":%q}}, {"name":"write_file","input":{"path":%q,"content":"x"}}]},
+		{"text":"done"}
+	]`, script, script))
+	r := runMinicode(t, []string{"MINICODE_HOME=" + home}, "", "-p", "deploy", "--output-format", "json",
+		"--mock-script", replies, "--workspace", t.TempDir())
+	var res struct {
+		Denials []Denial `json:"permission_denials"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &res); err != nil {
+		t.Fatalf("stdout %q: %v", r.stdout, err)
+	}
+	if len(res.Denials) != 1 || res.Denials[0].Tool != "write_file" {
+		t.Errorf("denials = %+v, want only the write into the skill's folder denied (the read allowed)", res.Denials)
 	}
 }

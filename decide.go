@@ -428,13 +428,24 @@ func (p *Permissions) modeDefault(req PermissionRequest, t target) verdict {
 	case req.Access == AccessWrite:
 		return verdict{kind: VerdictAsk, reason: "edits need approval in " + string(p.mode) + " mode",
 			hint: "rerun with --permission-mode acceptEdits or " + strings.TrimPrefix(flagHint(editAlias, p.relGlob(t.abs)), "rerun with ")}
-	case t.kind == targetPath && !t.inside && !(p.resultsDir != "" && within(p.resultsDir, t.abs)):
+	case t.kind == targetPath && !t.inside && !p.readableWithoutAsking(t.abs):
 		return verdict{kind: VerdictAsk, reason: "reaches outside the workspace: " + t.abs,
 			hint: flagHint(req.Tool, escapeGlob(t.abs))}
 	case t.kind == targetTool && req.Access != AccessRead:
 		return verdict{kind: VerdictAsk, reason: "calling " + req.Tool + " needs approval", hint: flagHint(req.Tool, "")}
 	}
 	return verdict{kind: VerdictAllow}
+}
+
+// readableWithoutAsking reports whether abs lies in one of the folders
+// outside the workspace that may be read freely.
+func (p *Permissions) readableWithoutAsking(abs string) bool {
+	for _, dir := range p.readableDirs {
+		if within(dir, abs) {
+			return true
+		}
+	}
+	return false
 }
 
 // flagHint says which --allowedTools flag allows a tool call.

@@ -202,7 +202,7 @@ func TestDecide(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			p, err := NewPermissions(PermissionConfig{Mode: tt.mode, Workspace: tr.ws, ResultsDir: tr.results,
+			p, err := NewPermissions(PermissionConfig{Mode: tt.mode, Workspace: tr.ws, ReadableDirs: []string{tr.results},
 				Settings: []RuleSet{{Source: "settings.json", Allow: tt.allow, Ask: tt.ask, Deny: tt.deny}}})
 			if err != nil {
 				t.Fatal(err)

@@ -80,10 +80,13 @@ type RuleSet struct {
 
 // PermissionConfig is what NewPermissions needs.
 type PermissionConfig struct {
-	Mode       PermissionMode
-	Workspace  string // the folder the agent works in
-	ResultsDir string // where large tool results are stored; readable without asking
-	Settings   []RuleSet
+	Mode      PermissionMode
+	Workspace string // the folder the agent works in
+	// ReadableDirs are folders outside the workspace that may be read
+	// without asking: where large tool results are stored, and the
+	// folders of installed skills.
+	ReadableDirs []string
+	Settings     []RuleSet
 	// AllowedTools and DisallowedTools hold the values of --allowedTools
 	// and --disallowedTools, each a comma-separated list of rules.
 	AllowedTools, DisallowedTools []string
@@ -120,7 +123,8 @@ type Denial struct {
 // part is allowed; one denied part denies it, one part that asks makes it
 // ask. What an answer grants lasts exactly as long as its name says.
 type Permissions struct {
-	workspace, resultsDir string
+	workspace             string
+	readableDirs          []string
 	projectFile, userFile string
 	notice                func(string)
 	askSlot               chan struct{} // held while a question is open
@@ -157,10 +161,17 @@ func NewPermissions(cfg PermissionConfig) (*Permissions, error) {
 	for _, f := range []struct {
 		dst *string
 		src string
-	}{{&p.resultsDir, cfg.ResultsDir}, {&p.projectFile, cfg.ProjectFile}, {&p.userFile, cfg.UserFile}} {
+	}{{&p.projectFile, cfg.ProjectFile}, {&p.userFile, cfg.UserFile}} {
 		if *f.dst, err = resolveConfigPath(f.src); err != nil {
 			return nil, err
 		}
+	}
+	for _, dir := range cfg.ReadableDirs {
+		real, err := resolveConfigPath(dir)
+		if err != nil {
+			return nil, err
+		}
+		p.readableDirs = append(p.readableDirs, real)
 	}
 	if err := p.loadRules(cfg); err != nil {
 		return nil, err

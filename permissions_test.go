@@ -43,7 +43,7 @@ func (s *scriptedAsker) asked() int {
 // permission files in the tree.
 func permsWith(t *testing.T, tr testTree, mode PermissionMode, asker Asker) *Permissions {
 	t.Helper()
-	cfg := PermissionConfig{Mode: mode, Workspace: tr.ws, ResultsDir: tr.results,
+	cfg := PermissionConfig{Mode: mode, Workspace: tr.ws, ReadableDirs: []string{tr.results},
 		ProjectFile: filepath.Join(tr.ws, ".minicode", "permissions.json"),
 		UserFile:    filepath.Join(tr.root, "home", "permissions.json")}
 	if asker != nil {
