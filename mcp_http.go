@@ -139,9 +139,12 @@ func (t *mcpHTTP) readReply(ctx context.Context, cancel context.CancelFunc, resp
 
 // deliverJSON decodes a JSON reply: one message or a batch.
 func (t *mcpHTTP) deliverJSON(body io.Reader) error {
-	data, err := io.ReadAll(body)
+	data, err := io.ReadAll(io.LimitReader(body, maxMCPMessage+1))
 	if err != nil {
 		return fmt.Errorf("reading the reply: %w", err)
+	}
+	if len(data) > maxMCPMessage {
+		return fmt.Errorf("the reply is larger than %d MB", maxMCPMessage>>20)
 	}
 	data = bytes.TrimSpace(data)
 	if len(data) == 0 {

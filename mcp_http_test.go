@@ -417,3 +417,22 @@ func TestMCPLegacyStartupTimeoutClosesStream(t *testing.T) {
 		t.Fatal("the event stream stayed open after connecting failed")
 	}
 }
+
+// endlessSpaces is a reply body that never ends.
+type endlessSpaces struct{}
+
+func (endlessSpaces) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = ' '
+	}
+	return len(p), nil
+}
+
+func TestMCPHTTPJSONReplyIsBounded(t *testing.T) {
+	t.Parallel()
+	tr := &mcpHTTP{deliver: func(rpcMessage) { t.Error("an oversized reply was delivered") }}
+	err := tr.deliverJSON(endlessSpaces{})
+	if err == nil || !strings.Contains(err.Error(), "larger than 64 MB") {
+		t.Errorf("deliverJSON(endless body) = %v, want a size error", err)
+	}
+}
