@@ -82,8 +82,7 @@ func newApp(ctx context.Context, opts Options, stdin io.Reader, stdout, stderr i
 		Workspace:  app.Workspace,
 		ResultsDir: filepath.Join(app.Home, "tool-results", app.SessionID),
 	}
-	userHome, _ := os.UserHomeDir()
-	app.Skills = DiscoverSkills(app.Home, userHome, app.Workspace)
+	app.Skills = DiscoverSkills(app.Home, userHome(getenv), app.Workspace)
 	if err := app.setupPermissions(); err != nil {
 		return nil, err
 	}

@@ -16,7 +16,7 @@ func testApp(t *testing.T, ws string, opts Options) *App {
 	t.Helper()
 	home := t.TempDir()
 	opts.Workspace = ws
-	env := map[string]string{"MINICODE_HOME": home}
+	env := map[string]string{"MINICODE_HOME": home, "HOME": t.TempDir()}
 	app, err := newApp(context.Background(), opts, strings.NewReader(""), io.Discard, io.Discard, func(k string) string { return env[k] })
 	if err != nil {
 		t.Fatal(err)

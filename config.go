@@ -145,14 +145,24 @@ func mergeSettings(base, over Settings) Settings {
 	return base
 }
 
-// minicodeHome returns $MINICODE_HOME, or ~/.minicode.
+// minicodeHome returns $MINICODE_HOME, or .minicode in the user's home.
 func minicodeHome(env func(string) string) (string, error) {
 	if h := env("MINICODE_HOME"); h != "" {
 		return filepath.Abs(h)
 	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return "", fmt.Errorf("finding the home folder (set MINICODE_HOME): %w", err)
+	home := userHome(env)
+	if home == "" {
+		return "", fmt.Errorf("finding the home folder: set HOME or MINICODE_HOME")
 	}
 	return filepath.Join(home, ".minicode"), nil
+}
+
+// userHome returns the user's home folder: $HOME as env gives it, or what
+// the system says; "" when neither knows.
+func userHome(env func(string) string) string {
+	if h := env("HOME"); h != "" {
+		return h
+	}
+	h, _ := os.UserHomeDir()
+	return h
 }

@@ -250,8 +250,7 @@ func runSkillsSubcommand(args []string, stdout, stderr io.Writer, getenv func(st
 	if err != nil {
 		return err
 	}
-	userHome, _ := os.UserHomeDir()
-	return runSkillsCommand(args, stdout, stderr, home, userHome, workspace)
+	return runSkillsCommand(args, stdout, stderr, home, userHome(getenv), workspace)
 }
 
 // subcommandFolders returns minicode's home and the current folder as
