@@ -90,6 +90,7 @@ type lineRenderer struct {
 	midLine  bool // the last thing printed did not end a line
 }
 
+// startTurn resets the renderer for a new turn.
 func (r *lineRenderer) startTurn() { r.streamed, r.midLine = false, false }
 
 // event prints one loop event.

@@ -84,6 +84,7 @@ type Agent struct {
 	Emit func(Event)
 }
 
+// emit passes an event to whoever draws the loop, if anyone listens.
 func (a *Agent) emit(e Event) {
 	if a.Emit != nil {
 		a.Emit(e)

@@ -83,6 +83,7 @@ const (
 // usageError is a mistake in how minicode was called.
 type usageError struct{ msg string }
 
+// Error returns the message.
 func (e usageError) Error() string { return e.msg }
 
 // usageErrorf formats a usageError.
