@@ -22,8 +22,10 @@ type scriptedProvider struct {
 	requests []ModelRequest
 }
 
+// Name reports "scripted".
 func (p *scriptedProvider) Name() string { return "scripted" }
 
+// Stream records the request and returns the next scripted reply.
 func (p *scriptedProvider) Stream(ctx context.Context, req ModelRequest, onDelta func(Delta)) (ModelResponse, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -51,10 +53,12 @@ func (p *scriptedProvider) lastUserText(i int) string {
 	return msgs[len(msgs)-1].Text()
 }
 
+// text is a final reply holding s.
 func text(s string) ModelResponse {
 	return ModelResponse{Content: []Block{{Type: BlockText, Text: s}}, StopReason: StopEndTurn}
 }
 
+// calls is a reply with optional text before tool calls.
 func calls(prefix string, cs ...Block) ModelResponse {
 	var content []Block
 	if prefix != "" {
@@ -63,6 +67,7 @@ func calls(prefix string, cs ...Block) ModelResponse {
 	return ModelResponse{Content: append(content, cs...), StopReason: StopToolUse}
 }
 
+// call is one tool_use block.
 func call(id, name, input string) Block {
 	return Block{Type: BlockToolUse, ID: id, Name: name, Input: json.RawMessage(input)}
 }
@@ -112,6 +117,7 @@ func loopTestTools(order *[]string, mu *sync.Mutex) *Registry {
 	)
 }
 
+// intOr0 is *p, or 0 for nil.
 func intOr0(p *int) int {
 	if p == nil {
 		return 0
@@ -119,6 +125,8 @@ func intOr0(p *int) int {
 	return *p
 }
 
+// newTestAgent returns an agent scripted with replies, its provider and
+// the order in which tools ran.
 func newTestAgent(t *testing.T, replies ...ModelResponse) (*Agent, *scriptedProvider, *[]string) {
 	t.Helper()
 	var order []string

@@ -79,6 +79,7 @@ func TestDecodeInputErrors(t *testing.T) {
 // recordingDenier refuses every request and records it.
 type recordingDenier struct{ seen []PermissionRequest }
 
+// Authorize records req and refuses it.
 func (d *recordingDenier) Authorize(_ context.Context, req PermissionRequest) error {
 	d.seen = append(d.seen, req)
 	return errors.New("permission denied: " + req.Tool)
@@ -154,6 +155,7 @@ func TestUnifiedDiff(t *testing.T) {
 	}
 }
 
+// reflectTypeOf is the reflect.Type of T.
 func reflectTypeOf[T any]() reflect.Type {
 	var zero T
 	return reflect.TypeOf(zero)
