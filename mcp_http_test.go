@@ -342,8 +342,11 @@ func (s *stallingHTTPServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusMethodNotAllowed)
 		return
 	}
+	// Reading the body to its end lets the server notice when the client
+	// closes the connection, which is what ends a stalled request.
 	var m rpcMessage
-	_ = json.NewDecoder(r.Body).Decode(&m)
+	data, _ := io.ReadAll(r.Body)
+	_ = json.Unmarshal(data, &m)
 	switch {
 	case m.Method == "initialize":
 		w.Header().Set("Content-Type", "application/json")
@@ -382,10 +385,16 @@ func TestMCPHTTPTimeoutWhileWaitingForHeaders(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "did not answer tools/list within 300ms") {
 		t.Fatalf("err = %v, want the call timeout", err)
 	}
-	waitFor(t, "the POST to be closed and the cancellation sent", func() bool {
+	ok := func() bool {
 		abandoned, notes := stall.seen()
 		return slices.Contains(abandoned, "tools/list") && slices.Contains(notes, "notifications/cancelled")
-	})
+	}
+	for deadline := time.Now().Add(10 * time.Second); !ok() && time.Now().Before(deadline); {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if abandoned, notes := stall.seen(); !ok() {
+		t.Errorf("server saw abandoned requests %q and notifications %q; want tools/list abandoned and notifications/cancelled sent", abandoned, notes)
+	}
 }
 
 func TestMCPLegacyStartupTimeoutClosesStream(t *testing.T) {
