@@ -8,7 +8,7 @@ import (
 	"unicode/utf8"
 )
 
-// The value forms of the front matter parser (see frontmatter.go): block
+// The value forms of the front matter parser (see skills_frontmatter.go): block
 // scalars (| and >), flow lists and maps ([a, b] and {k: v}), and quoted
 // strings.
 
