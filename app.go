@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -222,7 +223,11 @@ func (app *App) setupProvider() error {
 		}
 	}
 	model := firstNonEmpty(app.Opts.Model, env("MINICODE_MODEL"))
-	opts := ProviderOptions{Notify: app.notice}
+	timeout, err := apiTimeout(env("API_TIMEOUT_MS"))
+	if err != nil {
+		return err
+	}
+	opts := ProviderOptions{Notify: app.notice, ShowsText: !app.Opts.Print, FirstByteTimeout: timeout, IdleTimeout: timeout}
 	switch name {
 	case "anthropic":
 		model = firstNonEmpty(model, env("ANTHROPIC_MODEL"), app.Settings.Model, "claude-sonnet-4-5")
@@ -253,6 +258,19 @@ func (app *App) setupProvider() error {
 	}
 	app.Model = model
 	return nil
+}
+
+// apiTimeout reads API_TIMEOUT_MS: how long to wait for the first byte of
+// a reply and for each next piece of it. It is 0 (the default) when unset.
+func apiTimeout(v string) (time.Duration, error) {
+	if v == "" {
+		return 0, nil
+	}
+	ms, err := strconv.Atoi(v)
+	if err != nil || ms <= 0 {
+		return 0, usageErrorf("API_TIMEOUT_MS must be a positive number of milliseconds, not %q", v)
+	}
+	return time.Duration(ms) * time.Millisecond, nil
 }
 
 // setupPermissions builds the permission check from the mode, the rules

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -87,19 +88,21 @@ func (app *App) runHeadless(ctx context.Context, task string) error {
 	case "json", "stream-json":
 		out.json(record)
 	default:
+		// A turn that did not succeed has already said why on stderr.
 		if res.End == EndFinal || res.End == EndAskUser {
-			fmt.Fprintln(app.stdout, res.Text)
-		} else if res.End != EndCancelled {
-			fmt.Fprintln(app.stderr, res.Text)
+			_, err := fmt.Fprintln(app.stdout, res.Text)
+			out.err = cmp.Or(out.err, err)
 		}
 	}
 	switch {
 	case res.End == EndCancelled:
 		return context.Canceled
+	case out.err != nil:
+		return fmt.Errorf("writing the output: %w", out.err)
 	case record.IsError:
 		return errTaskFailed
 	}
-	return out.err
+	return nil
 }
 
 // resultSubtype names a turn's ending in the result record.

@@ -155,7 +155,7 @@ func TestLineModeShowsRetryNoticeBetweenAttempts(t *testing.T) {
 	defer srv.Close()
 	r := runMinicode(t, []string{"ANTHROPIC_API_KEY=k", "ANTHROPIC_BASE_URL=" + srv.URL}, "hello\n", "--workspace", t.TempDir())
 	half := strings.Index(r.stdout, "Half an ans")
-	notice := strings.Index(r.stdout, "! "+partialDiscardedNotice)
+	notice := strings.Index(r.stdout, partialDiscardedNotice)
 	whole := strings.Index(r.stdout, "Whole answer.")
 	if r.code != 0 || half < 0 || notice < half || whole < notice {
 		t.Errorf("exit %d; want the partial text, then the notice, then the retried answer on stdout:\n%s", r.code, r.stdout)

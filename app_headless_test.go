@@ -41,6 +41,14 @@ func minicodeBinary(t testing.TB) string {
 	return binaryPath
 }
 
+// removeMinicodeBinary deletes the binary built by minicodeBinary, if
+// any; TestMain calls it when all tests are done.
+func removeMinicodeBinary() {
+	if binaryPath != "" {
+		os.RemoveAll(filepath.Dir(binaryPath))
+	}
+}
+
 // runResult is what a minicode process did.
 type runResult struct {
 	stdout, stderr string

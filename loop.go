@@ -96,10 +96,11 @@ type turn struct {
 	messages      []Message
 	usage         Usage
 	steps         int
-	progress      int // consecutive progress-only replies
-	recoveries    int // unusable replies (empty, cut-off tool call) retried in a row
-	resumes       int // thinking-only replies resumed
-	continuations int // text replies continued after max_tokens
+	progress      int    // consecutive progress-only replies
+	recoveries    int    // unusable replies (empty, cut-off tool call) retried in a row
+	resumes       int    // thinking-only replies resumed
+	continuations int    // text replies continued after max_tokens
+	cutText       string // the text of the replies continued so far
 	usedTools     bool
 }
 
@@ -169,7 +170,7 @@ func (a *Agent) step(ctx context.Context, t *turn, resp ModelResponse) (TurnResu
 		// The last call was still being written when the output ran out.
 		return a.recover(t, halfToolCallPrompt, "replies cut off in the middle of a tool call")
 	case len(calls) > 0:
-		t.progress, t.recoveries = 0, 0
+		t.progress, t.recoveries, t.cutText = 0, 0, ""
 		t.usedTools = true
 		a.appendReply(t, reply)
 		question := a.runBatch(ctx, t, calls)
@@ -193,6 +194,7 @@ func (a *Agent) step(ctx context.Context, t *turn, resp ModelResponse) (TurnResu
 		return a.recover(t, prompt, "empty replies")
 	case resp.StopReason == StopMaxTokens && t.continuations < maxContinuations:
 		t.continuations++
+		t.cutText += reply.Text()
 		a.appendReply(t, reply)
 		t.messages = append(t.messages, userText(continuePrompt))
 		return TurnResult{}, false
@@ -212,7 +214,8 @@ func (a *Agent) step(ctx context.Context, t *turn, resp ModelResponse) (TurnResu
 		return TurnResult{}, false
 	default:
 		a.appendReply(t, reply)
-		return TurnResult{End: EndFinal, Text: finalText(text)}, true
+		// An answer continued after max_tokens is all of its parts.
+		return TurnResult{End: EndFinal, Text: finalText(strings.TrimSpace(t.cutText + reply.Text()))}, true
 	}
 }
 

@@ -242,10 +242,10 @@ func TestLoopReplyKinds(t *testing.T) {
 		{
 			name: "text cut off by max_tokens is continued",
 			replies: []ModelResponse{
-				{Content: []Block{{Type: BlockText, Text: "The first half"}}, StopReason: StopMaxTokens},
+				{Content: []Block{{Type: BlockText, Text: "The first half "}}, StopReason: StopMaxTokens},
 				text("and the second half."),
 			},
-			wantEnd: EndFinal, wantText: "and the second half.", wantSteps: 2,
+			wantEnd: EndFinal, wantText: "The first half and the second half.", wantSteps: 2,
 			check: func(t *testing.T, _ TurnResult, p *scriptedProvider) {
 				if got := p.lastUserText(1); got != continuePrompt {
 					t.Errorf("after the cut the loop sent %q, want the continue prompt", got)

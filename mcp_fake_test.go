@@ -33,7 +33,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv(cliMainEnv) != "" {
 		os.Exit(runMCPCLIForTest(os.Args[1:]))
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	removeMinicodeBinary()
+	os.Exit(code)
 }
 
 // runMCPCLIForTest runs `minicode mcp ARGS` and maps the error the way

@@ -118,7 +118,11 @@ type ProviderOptions struct {
 	ConnectTimeout   time.Duration
 	FirstByteTimeout time.Duration
 	IdleTimeout      time.Duration
-	// Notify receives one-line notices: a retry and its wait, or a partial
-	// reply that the user saw and that a retry throws away.
+	// Notify receives one-line notices: a retry and its wait, and whether
+	// the partial reply the user saw is thrown away.
 	Notify func(string)
+	// ShowsText says that text deltas reach the user as they arrive (line
+	// mode), so that a retry after some were shown must say so. With -p
+	// nothing is shown before the reply is complete.
+	ShowsText bool
 }

@@ -35,7 +35,7 @@ func NewAnthropic(opts ProviderOptions) *Anthropic {
 	if base == "" {
 		base = anthropicDefaultBase
 	}
-	return &Anthropic{base: base, apiKey: opts.APIKey, authToken: opts.AuthToken, client: newStreamClient("anthropic", opts)}
+	return &Anthropic{base: base, apiKey: opts.APIKey, authToken: opts.AuthToken, client: newStreamClient("anthropic", "ANTHROPIC_BASE_URL", opts)}
 }
 
 // Name returns "anthropic".

@@ -42,7 +42,7 @@ func NewOpenAI(opts ProviderOptions) *OpenAI {
 	}
 	u, err := url.Parse(base)
 	official := err == nil && u.Hostname() == "api.openai.com"
-	return &OpenAI{base: base, apiKey: opts.APIKey, maxCompletionTokens: official, client: newStreamClient("openai", opts)}
+	return &OpenAI{base: base, apiKey: opts.APIKey, maxCompletionTokens: official, client: newStreamClient("openai", "OPENAI_BASE_URL", opts)}
 }
 
 // Name returns "openai".

@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"syscall"
@@ -17,7 +18,7 @@ import (
 
 // Defaults of the HTTP providers' retries and timeouts. Slow reasoning
 // models that think for minutes without sending anything need a larger
-// IdleTimeout in the settings.
+// timeout (API_TIMEOUT_MS).
 const (
 	defaultMaxRetries       = 4
 	defaultConnectTimeout   = 15 * time.Second
@@ -32,7 +33,7 @@ const (
 
 // partialDiscardedNotice tells the user that streamed text they saw is
 // thrown away because the request is sent again.
-const partialDiscardedNotice = "connection lost; retrying, the partial reply above is discarded"
+const partialDiscardedNotice = "the partial reply above is discarded"
 
 // APIError is an error reply of a model API: a non-200 status, or an error
 // event inside a stream that began with 200.
@@ -62,10 +63,12 @@ func (e *APIError) Error() string {
 }
 
 // streamError is a failure of the connection or of the stream itself
-// (reset, cut short, stalled). It is always worth a retry.
+// (reset, cut short, stalled). It is worth a retry, a stall only once:
+// a server that went silent twice is unlikely to answer a third time.
 type streamError struct {
-	msg string
-	err error
+	msg     string
+	err     error
+	stalled bool
 }
 
 // Error describes the failure.
@@ -90,29 +93,33 @@ type streamParser func(events *SSEReader, emit func(Delta)) (ModelResponse, erro
 // request with timeouts, and retrying it with capped exponential backoff.
 //
 // A request is never retried silently once output has reached the user:
-// if deltas were already emitted, the retry happens only when Notify is
-// set, and the user is first told that the partial reply is discarded
+// if text was already shown, the retry happens only when Notify is set,
+// and the notice of the retry says that the partial reply is discarded
 // (the response returned is then the retry's alone). Without Notify the
 // error is returned instead.
 type streamClient struct {
 	provider   string
+	baseURLVar string // the environment variable that sets the API's address
 	client     *http.Client
 	maxRetries int
 	firstByte  time.Duration // from sending the request to the response headers
 	idle       time.Duration // the longest silence inside a stream
 	notify     func(string)
+	showsText  bool
 	backoff    backoff
 }
 
 // newStreamClient fills in the defaults of opts.
-func newStreamClient(provider string, opts ProviderOptions) streamClient {
+func newStreamClient(provider, baseURLVar string, opts ProviderOptions) streamClient {
 	c := streamClient{
 		provider:   provider,
+		baseURLVar: baseURLVar,
 		client:     opts.HTTPClient,
 		maxRetries: opts.MaxRetries,
 		firstByte:  orDefault(opts.FirstByteTimeout, defaultFirstByteTimeout),
 		idle:       orDefault(opts.IdleTimeout, defaultIdleTimeout),
 		notify:     opts.Notify,
+		showsText:  opts.ShowsText,
 		backoff:    backoff{base: defaultBackoffBase, max: defaultBackoffMax},
 	}
 	switch {
@@ -151,23 +158,29 @@ func (c *streamClient) stream(ctx context.Context, newRequest func(context.Conte
 	if onDelta == nil {
 		onDelta = func(Delta) {}
 	}
+	stalls := 0
 	for attempt := 0; ; attempt++ {
-		resp, emitted, err := c.attempt(ctx, newRequest, parse, onDelta)
+		resp, shown, err := c.attempt(ctx, newRequest, parse, onDelta)
 		if err == nil {
 			return resp, nil
 		}
 		if ctx.Err() != nil {
 			return ModelResponse{}, ctx.Err()
 		}
+		var streamErr *streamError
+		if errors.As(err, &streamErr) && streamErr.stalled {
+			stalls++
+		}
 		wait, ok := c.retryWait(err, attempt)
-		if !ok || (emitted && c.notify == nil) {
+		if !ok || stalls > 1 || (shown && c.notify == nil) {
 			return ModelResponse{}, err
 		}
-		if emitted {
-			c.notify(partialDiscardedNotice)
-		}
 		if c.notify != nil {
-			c.notify(fmt.Sprintf("%v; retrying in %s (retry %d of %d)", err, wait.Round(time.Millisecond), attempt+1, c.maxRetries))
+			msg := fmt.Sprintf("%v; retrying in %s (retry %d of %d)", err, wait.Round(time.Millisecond), attempt+1, c.maxRetries)
+			if shown {
+				msg += "; " + partialDiscardedNotice
+			}
+			c.notify(msg)
 		}
 		if err := c.backoff.sleep(ctx, wait); err != nil {
 			return ModelResponse{}, err
@@ -198,12 +211,13 @@ func (c *streamClient) retryWait(err error, attempt int) (time.Duration, bool) {
 }
 
 // attempt sends the request once and parses the reply. It reports whether
-// any delta was emitted, so that a retry never repeats output silently.
-func (c *streamClient) attempt(ctx context.Context, newRequest func(context.Context) (*http.Request, error), parse streamParser, onDelta func(Delta)) (resp ModelResponse, emitted bool, err error) {
+// any text was shown to the user, so that a retry never repeats output
+// silently.
+func (c *streamClient) attempt(ctx context.Context, newRequest func(context.Context) (*http.Request, error), parse streamParser, onDelta func(Delta)) (resp ModelResponse, shown bool, err error) {
 	actx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	stall := func(msg string) func() {
-		return func() { cancel(&streamError{msg: msg}) }
+		return func() { cancel(&streamError{msg: msg, stalled: true}) }
 	}
 	firstByte := time.AfterFunc(c.firstByte, stall(fmt.Sprintf("no response from the server within %s", c.firstByte)))
 	defer firstByte.Stop()
@@ -214,7 +228,7 @@ func (c *streamClient) attempt(ctx context.Context, newRequest func(context.Cont
 	}
 	httpResp, err := c.client.Do(req)
 	if err != nil {
-		return ModelResponse{}, false, attemptError(ctx, actx, connectionError(err))
+		return ModelResponse{}, false, attemptError(ctx, actx, c.connectionError(err))
 	}
 	defer httpResp.Body.Close()
 	if httpResp.StatusCode != http.StatusOK || strings.HasPrefix(httpResp.Header.Get("Content-Type"), "application/json") {
@@ -228,13 +242,13 @@ func (c *streamClient) attempt(ctx context.Context, newRequest func(context.Cont
 	defer idle.Stop()
 	events := newSSEReader(idleReader{httpResp.Body, idle, c.idle}, maxStreamLine)
 	resp, err = parse(events, func(d Delta) {
-		emitted = true
+		shown = shown || (c.showsText && d.Kind == DeltaText)
 		onDelta(d)
 	})
 	if err != nil {
-		return ModelResponse{}, emitted, attemptError(ctx, actx, err)
+		return ModelResponse{}, shown, attemptError(ctx, actx, err)
 	}
-	return resp, emitted, nil
+	return resp, shown, nil
 }
 
 // attemptError names the real reason an attempt failed: the caller's
@@ -269,15 +283,29 @@ func (ir idleReader) Read(p []byte) (int, error) {
 
 // connectionError classifies a failure to get a response: a reset, an
 // early EOF or a timeout is retryable; anything else (a refused
-// connection, an unknown host, a bad URL) is not.
-func connectionError(err error) error {
+// connection, an unknown host, a bad URL) is not, and is told with the
+// address tried and the variable that sets it.
+func (c *streamClient) connectionError(err error) error {
 	var netErr net.Error
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
 		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNABORTED) ||
 		errors.Is(err, syscall.EPIPE) || (errors.As(err, &netErr) && netErr.Timeout()) {
 		return &streamError{msg: "connection failed", err: err}
 	}
-	return fmt.Errorf("sending the request: %w", err)
+	var urlErr *url.Error
+	if !errors.As(err, &urlErr) {
+		return fmt.Errorf("sending the request: %w", err)
+	}
+	reason := urlErr.Err
+	var errno syscall.Errno
+	var dnsErr *net.DNSError
+	switch {
+	case errors.As(reason, &errno):
+		reason = errno
+	case errors.As(reason, &dnsErr):
+		reason = fmt.Errorf("%s: %s", dnsErr.Name, dnsErr.Err)
+	}
+	return fmt.Errorf("cannot reach the %s API at %s (%w); %s sets the address", c.provider, urlErr.URL, reason, c.baseURLVar)
 }
 
 // readError classifies a failure while reading a stream: the end of input
