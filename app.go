@@ -83,6 +83,9 @@ func newApp(ctx context.Context, opts Options, stdin io.Reader, stdout, stderr i
 		Workspace:  app.Workspace,
 		ResultsDir: filepath.Join(app.Home, "tool-results", app.SessionID),
 	}
+	if len(app.Settings.Hooks) > 0 {
+		app.Env.Hooks = &Hooks{Config: app.Settings.Hooks, SessionID: app.SessionID, Workspace: app.Workspace, Notice: app.notice}
+	}
 	app.Skills = DiscoverSkills(app.Home, userHome(getenv), app.Workspace)
 	if err := app.setupPermissions(); err != nil {
 		return nil, err
@@ -116,7 +119,25 @@ func newApp(ctx context.Context, opts Options, stdin io.Reader, stdout, stderr i
 		MaxTokens: maxTokens,
 		MaxSteps:  maxTurns,
 	}
+	app.startSession(ctx)
 	return app, nil
+}
+
+// startSession runs the SessionStart hooks; what they print becomes part
+// of the system prompt. The SessionEnd hooks run when the app closes.
+func (app *App) startSession(ctx context.Context) {
+	if app.Env.Hooks == nil {
+		return
+	}
+	v := app.Env.Hooks.Run(ctx, HookInput{HookEventName: HookSessionStart, Source: "startup"})
+	if v.Context != "" {
+		app.Agent.System += "\n# Session start\n\n" + v.Context + "\n"
+	}
+	app.closers = append(app.closers, func() {
+		// The session is over, interrupted or not: the hooks still run,
+		// each within its own timeout.
+		app.Env.Hooks.Run(context.Background(), HookInput{HookEventName: HookSessionEnd, Reason: "other"})
+	})
 }
 
 // Close stops what the app started (background commands, servers).
@@ -302,7 +323,7 @@ func (app *App) setupPermissions() error {
 		cfg.DisallowedTools = []string{app.Opts.DisallowedTools}
 	}
 	if !app.Opts.Print {
-		cfg.Asker = &LineAsker{In: app.lines, Out: app.stdout}
+		cfg.Asker = notifyingAsker{&LineAsker{In: app.lines, Out: app.stdout}, app.Env.Hooks}
 	}
 	perms, err := NewPermissions(cfg)
 	if err != nil {

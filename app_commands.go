@@ -31,6 +31,9 @@ func slashCommands() []slashCommand {
 		{"mcp", "show the MCP servers and their state; /mcp restart NAME restarts one", func(ctx context.Context, app *App, args string, _ *[]Message) (string, bool, error) {
 			return app.MCP.SlashCommand(ctx, args), false, nil
 		}},
+		{"hooks", "list the hooks in force, by event", func(_ context.Context, app *App, _ string, _ *[]Message) (string, bool, error) {
+			return app.Env.Hooks.Describe(), false, nil
+		}},
 		{"init", "inspect the project and write a starter AGENTS.md (asks first)", cmdInit},
 		{"clear", "start over with an empty conversation", func(_ context.Context, _ *App, _ string, h *[]Message) (string, bool, error) {
 			*h = nil

@@ -24,6 +24,8 @@ type Settings struct {
 	// WebSearchURL replaces the default web_search endpoint.
 	WebSearchURL string              `json:"webSearchUrl,omitempty"`
 	Permissions  PermissionsSettings `json:"permissions,omitempty"`
+	// Hooks are commands run at points of a session; every file's add up.
+	Hooks HookSettings `json:"hooks,omitempty"`
 
 	// ruleSets keeps each file's permission rules apart, so that a bad
 	// rule is reported with the file it came from.
@@ -70,6 +72,9 @@ func readSettingsFile(path string) (Settings, error) {
 	}
 	var s Settings
 	if err := decodeStrict(data, &s); err != nil {
+		return Settings{}, fmt.Errorf("settings file %s: %w", path, err)
+	}
+	if err := s.Hooks.check(data, path); err != nil {
 		return Settings{}, fmt.Errorf("settings file %s: %w", path, err)
 	}
 	s.source = path
@@ -138,6 +143,7 @@ func mergeSettings(base, over Settings) Settings {
 		}
 		base.Limits[k] = v
 	}
+	base.Hooks = base.Hooks.merge(over.Hooks)
 	base.Permissions.DefaultMode = pick(base.Permissions.DefaultMode, over.Permissions.DefaultMode)
 	if p := over.Permissions; len(p.Allow)+len(p.Ask)+len(p.Deny) > 0 {
 		base.ruleSets = append(base.ruleSets, RuleSet{Source: over.source, Allow: p.Allow, Ask: p.Ask, Deny: p.Deny})

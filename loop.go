@@ -57,6 +57,7 @@ const (
 	EndProgressCap TurnEnd = "progress_cap"  // only progress updates kept coming
 	EndError       TurnEnd = "error"         // the model call failed
 	EndCancelled   TurnEnd = "cancelled"     // the user interrupted
+	EndBlocked     TurnEnd = "blocked"       // a hook dropped the prompt or stopped the turn
 )
 
 // TurnResult is the outcome of one turn.
@@ -80,6 +81,9 @@ type Agent struct {
 	MaxTokens   int
 	MaxSteps    int
 	MaxProgress int
+	// Depth is 0 for the main agent and 1 for a subagent; only the main
+	// agent runs the UserPromptSubmit and Stop hooks.
+	Depth int
 	// Emit receives every event; it may be nil.
 	Emit func(Event)
 }
@@ -102,13 +106,26 @@ type turn struct {
 	continuations int    // text replies continued after max_tokens
 	cutText       string // the text of the replies continued so far
 	usedTools     bool
+	stopHooks     int // times a Stop hook made the model go on
 }
 
 // RunTurn adds the user's input to history and runs the model until the
 // turn ends. Whatever happens, every tool call in the returned history has
 // exactly one result.
 func (a *Agent) RunTurn(ctx context.Context, history []Message, input string) TurnResult {
-	t := &turn{messages: append(append([]Message(nil), history...), userText(input))}
+	prompt := userText(input)
+	if a.Depth == 0 {
+		v := a.hooks().Run(ctx, HookInput{HookEventName: HookUserPromptSubmit, Prompt: input})
+		if v.Block || v.Stop {
+			msg := "A UserPromptSubmit hook blocked the prompt: " + v.Reason
+			a.emit(Event{Kind: EventNotice, Text: msg})
+			return TurnResult{Messages: history, End: EndBlocked, Text: msg}
+		}
+		if v.Context != "" {
+			prompt.Content = append(prompt.Content, Block{Type: BlockText, Text: v.Context})
+		}
+	}
+	t := &turn{messages: append(append([]Message(nil), history...), prompt)}
 	res := a.run(ctx, t)
 	res.Messages = closeToolCalls(t.messages)
 	res.Steps, res.Usage = t.steps, t.usage
@@ -140,12 +157,39 @@ func (a *Agent) run(ctx context.Context, t *turn) TurnResult {
 			return TurnResult{End: EndError, Text: msg, Err: err}
 		}
 		if res, done := a.step(ctx, t, resp); done {
+			if res.End == EndFinal && a.stopHookContinues(ctx, t) {
+				continue
+			}
 			return res
 		}
 	}
 	msg := fmt.Sprintf("Stopped after %d model steps (the --max-turns limit) before the task was finished.", maxSteps)
 	a.emit(Event{Kind: EventNotice, Text: msg})
 	return TurnResult{End: EndMaxSteps, Text: msg}
+}
+
+// hooks returns the session's hooks, or nil.
+func (a *Agent) hooks() *Hooks {
+	if a.Env == nil {
+		return nil
+	}
+	return a.Env.Hooks
+}
+
+// stopHookContinues runs the Stop hooks when the model has answered. If
+// one blocks, its reason goes to the model, which continues the turn.
+func (a *Agent) stopHookContinues(ctx context.Context, t *turn) bool {
+	if a.Depth > 0 {
+		return false
+	}
+	v := a.hooks().Run(ctx, HookInput{HookEventName: HookStop, StopHookActive: t.stopHooks > 0})
+	if !v.Block || v.Stop || ctx.Err() != nil {
+		return false
+	}
+	t.stopHooks++
+	a.emit(Event{Kind: EventNotice, Text: "A Stop hook asks the model to go on: " + v.Reason})
+	t.messages = append(t.messages, userText("A Stop hook did not let you stop yet: "+v.Reason))
+	return true
 }
 
 // request builds the model request for the current conversation.

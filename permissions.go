@@ -35,6 +35,11 @@ type PermissionRequest struct {
 	URL       string   // the address, for AccessNetwork
 	Diff      string   // unified diff of the change, for AccessWrite
 	Summary   string   // one line saying what the call does
+	// HookDecision is a PreToolUse hook's answer ("allow", "ask" or ""),
+	// and Grants are allow rules of the skill or command running now;
+	// both are filled in by the registry and never override a deny rule.
+	HookDecision string
+	Grants       []Rule
 }
 
 // Authorizer decides whether a tool call may run. A nil error allows it;
@@ -245,7 +250,7 @@ func (p *Permissions) Authorize(ctx context.Context, req PermissionRequest) erro
 	p.mu.Lock()
 	asker := p.asker
 	p.mu.Unlock()
-	d := p.decide(req)
+	d := hookAdjusted(p.decide(req), req.HookDecision)
 	if d.Verdict == VerdictAsk && asker != nil {
 		select {
 		case p.askSlot <- struct{}{}:
@@ -253,7 +258,7 @@ func (p *Permissions) Authorize(ctx context.Context, req PermissionRequest) erro
 			return p.refuse(req, "permission not granted: "+ctx.Err().Error())
 		}
 		defer func() { <-p.askSlot }()
-		d = p.decide(req) // an answer given while waiting may have settled it
+		d = hookAdjusted(p.decide(req), req.HookDecision) // an answer given while waiting may have settled it
 	}
 	switch {
 	case d.Verdict == VerdictAllow:

@@ -169,7 +169,7 @@ func (p *Permissions) judge(req PermissionRequest, t target) verdict {
 		return verdict{kind: VerdictAsk, reason: fmt.Sprintf("the rule %s (%s) asks", r, r.Source), strict: true,
 			hint: fmt.Sprintf("remove the ask rule %s from %s", r, r.Source)}
 	}
-	if _, ok := p.firstMatch(req, t, false, p.allow); ok {
+	if _, ok := p.firstMatch(req, t, false, p.allow, req.Grants); ok {
 		return verdict{kind: VerdictAllow}
 	}
 	if p.granted(req, t) {

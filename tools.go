@@ -40,6 +40,7 @@ type ToolEnv struct {
 	Workspace  string // absolute, symlinks resolved
 	ResultsDir string // where results over maxResultChars are stored
 	Perms      Authorizer
+	Hooks      *Hooks // PreToolUse and PostToolUse hooks; nil runs none
 }
 
 // Tool is one capability offered to the model. Built-in tools are made with
@@ -342,11 +343,30 @@ func (r *Registry) Specs() []ToolSpec {
 	return specs
 }
 
-// Execute runs one tool call through the whole pipeline: look the tool up,
-// decode and validate the input, check permission, run it with a timeout,
-// and turn every outcome (including a panic) into a result the model can
-// read. It never returns an error: failures are results with IsError set.
-func (r *Registry) Execute(ctx context.Context, env *ToolEnv, call Block) (out ToolOutput) {
+// Execute runs one tool call through the whole pipeline: the PreToolUse
+// hooks, look the tool up, decode and validate the input, check permission,
+// run it with a timeout, the PostToolUse hooks; every outcome (including a
+// panic) becomes a result the model can read. It never returns an error:
+// failures are results with IsError set.
+func (r *Registry) Execute(ctx context.Context, env *ToolEnv, call Block) ToolOutput {
+	var hooks *Hooks
+	if env != nil {
+		hooks = env.Hooks
+	}
+	hook := hooks.beforeTool(ctx, call)
+	if hook.Block || hook.Stop {
+		return ToolOutput{Text: "A PreToolUse hook blocked this call: " + hook.Reason, IsError: true}
+	}
+	out := r.execute(withToolUseID(ctx, call.ID), env, call, hook.Permission)
+	if ctx.Err() != nil {
+		return out
+	}
+	return hooks.afterTool(ctx, call, out)
+}
+
+// execute is Execute between the hooks; hookDecision is what the
+// PreToolUse hooks said about permission.
+func (r *Registry) execute(ctx context.Context, env *ToolEnv, call Block, hookDecision string) (out ToolOutput) {
 	tool, ok := r.Get(call.Name)
 	if !ok {
 		return ToolOutput{Text: fmt.Sprintf("unknown tool %q; available tools: %s", call.Name, strings.Join(r.names(), ", ")), IsError: true}
@@ -366,6 +386,7 @@ func (r *Registry) Execute(ctx context.Context, env *ToolEnv, call Block) (out T
 			return ToolOutput{Text: err.Error(), IsError: true}
 		}
 		req.Tool, req.ToolUseID, req.Input = tool.Name, call.ID, call.Input
+		req.HookDecision, req.Grants = hookDecision, toolGrants(ctx)
 		if env.Perms != nil {
 			if err := env.Perms.Authorize(ctx, req); err != nil {
 				return ToolOutput{Text: err.Error(), IsError: true}

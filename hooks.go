@@ -1,0 +1,337 @@
+package main
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Hooks are shell commands the user attaches to points of a session, in
+// Claude Code's format: the "hooks" key of a settings file maps an event
+// name to a list of {matcher, hooks: [{type: "command", command, timeout}]}.
+// Each command gets the event as JSON on stdin and answers with its exit
+// code: 0 goes on (stdout may add context), 2 blocks with stderr as the
+// reason, anything else is an error shown to the user that blocks nothing.
+// A JSON object on stdout may instead decide: {"decision": "block",
+// "reason": …}, {"continue": false, "stopReason": …}, or
+// {"hookSpecificOutput": {"permissionDecision": "allow"|"deny"|"ask"}}.
+
+// HookEvent names a point of a session where hooks run.
+type HookEvent string
+
+// The events hooks can attach to.
+const (
+	HookPreToolUse       HookEvent = "PreToolUse"       // before a tool call; may block it
+	HookPostToolUse      HookEvent = "PostToolUse"      // after a tool call; may tell the model something
+	HookUserPromptSubmit HookEvent = "UserPromptSubmit" // before a prompt is sent; may drop it or add context
+	HookStop             HookEvent = "Stop"             // when the model answers; may make it go on
+	HookSessionStart     HookEvent = "SessionStart"     // at start; stdout is added as context
+	HookSessionEnd       HookEvent = "SessionEnd"       // when minicode exits
+	HookPreCompact       HookEvent = "PreCompact"       // before the conversation is compacted
+	HookNotification     HookEvent = "Notification"     // when minicode waits for the user
+)
+
+// hookEvents lists the events in the order /hooks shows them.
+func hookEvents() []HookEvent {
+	return []HookEvent{HookSessionStart, HookUserPromptSubmit, HookPreToolUse, HookPostToolUse,
+		HookNotification, HookStop, HookPreCompact, HookSessionEnd}
+}
+
+// defaultHookTimeout bounds a hook that sets no timeout of its own.
+const defaultHookTimeout = 60 * time.Second
+
+// HookSettings is the "hooks" key of a settings file.
+type HookSettings map[HookEvent][]HookMatcher
+
+// HookMatcher is one entry of an event's list: the hooks to run when the
+// matcher fits. For tool events the matcher is a tool name or a regular
+// expression over tool names (minicode's or Claude Code's, such as Bash or
+// Edit|Write); "" and "*" match everything.
+type HookMatcher struct {
+	Matcher string        `json:"matcher,omitempty"`
+	Hooks   []HookCommand `json:"hooks"`
+
+	source string         // the settings file it came from
+	re     *regexp.Regexp // the compiled matcher; nil matches everything
+}
+
+// HookCommand is one hook: a command run with bash -c in the workspace.
+type HookCommand struct {
+	Type    string  `json:"type"`
+	Command string  `json:"command"`
+	Timeout float64 `json:"timeout,omitempty"` // seconds; 0 means defaultHookTimeout
+}
+
+// check validates the hooks read from one settings file and compiles the
+// matchers. A mistake names the file's line (found from data) and field.
+func (hs HookSettings) check(data []byte, source string) error {
+	at := func(needle string) int {
+		return lineOf(data, max(int64(bytes.Index(data, []byte(needle))), 0))
+	}
+	for event, matchers := range hs {
+		if !slices.Contains(hookEvents(), event) {
+			return fmt.Errorf("line %d: field \"hooks\": unknown event %q (known: %s)", at(`"`+string(event)+`"`), event, joinEvents())
+		}
+		for i := range matchers {
+			m := &matchers[i]
+			m.source = source
+			if p := m.Matcher; p != "" && p != "*" {
+				re, err := regexp.Compile("^(?:" + p + ")$")
+				if err != nil {
+					return fmt.Errorf("line %d: field \"hooks.%s[%d].matcher\": %q is not a valid regular expression: %v", at(p), event, i, p, err)
+				}
+				m.re = re
+			}
+			if len(m.Hooks) == 0 {
+				return fmt.Errorf("line %d: field \"hooks.%s[%d].hooks\": the list of commands is missing or empty", at(`"`+string(event)+`"`), event, i)
+			}
+			for j, h := range m.Hooks {
+				field := fmt.Sprintf("hooks.%s[%d].hooks[%d]", event, i, j)
+				switch {
+				case h.Type != "command":
+					return fmt.Errorf("line %d: field %q: type must be \"command\", not %q", at(`"`+h.Type+`"`), field+".type", h.Type)
+				case strings.TrimSpace(h.Command) == "":
+					return fmt.Errorf("line %d: field %q is missing or empty", at(`"`+string(event)+`"`), field+".command")
+				case h.Timeout < 0:
+					return fmt.Errorf("line %d: field %q must not be negative", at(h.Command), field+".timeout")
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// joinEvents lists the known event names for messages.
+func joinEvents() string {
+	var names []string
+	for _, e := range hookEvents() {
+		names = append(names, string(e))
+	}
+	return strings.Join(names, ", ")
+}
+
+// merge adds over's hooks after base's: hooks from every settings file run.
+func (hs HookSettings) merge(over HookSettings) HookSettings {
+	if len(over) == 0 {
+		return hs
+	}
+	out := HookSettings{}
+	for e, ms := range hs {
+		out[e] = slices.Clone(ms)
+	}
+	for e, ms := range over {
+		out[e] = append(out[e], ms...)
+	}
+	return out
+}
+
+// HookInput is the JSON a hook reads on stdin. Fields that do not belong
+// to the event are left out.
+type HookInput struct {
+	SessionID          string          `json:"session_id"`
+	TranscriptPath     string          `json:"transcript_path"`
+	CWD                string          `json:"cwd"`
+	HookEventName      HookEvent       `json:"hook_event_name"`
+	ToolName           string          `json:"tool_name,omitempty"`
+	ToolInput          json.RawMessage `json:"tool_input,omitempty"`
+	ToolResponse       json.RawMessage `json:"tool_response,omitempty"`
+	ToolUseID          string          `json:"tool_use_id,omitempty"`
+	Prompt             string          `json:"prompt,omitempty"`
+	Message            string          `json:"message,omitempty"`             // Notification
+	Source             string          `json:"source,omitempty"`              // SessionStart: startup
+	Reason             string          `json:"reason,omitempty"`              // SessionEnd
+	Trigger            string          `json:"trigger,omitempty"`             // PreCompact: manual or auto
+	CustomInstructions string          `json:"custom_instructions,omitempty"` // PreCompact
+	StopHookActive     bool            `json:"stop_hook_active,omitempty"`    // Stop: a Stop hook already made the model go on
+}
+
+// subject is what an event's matchers are compared with.
+func (in HookInput) subject() string {
+	switch in.HookEventName {
+	case HookSessionStart:
+		return in.Source
+	case HookPreCompact:
+		return in.Trigger
+	}
+	return in.ToolName
+}
+
+// HookVerdict is what the hooks of one event decided together.
+type HookVerdict struct {
+	Block      bool   // a hook exited 2 or decided "block" (or "deny")
+	Stop       bool   // a hook said {"continue": false}: the turn ends
+	Reason     string // why, for the model or the user
+	Permission string // PreToolUse: "allow" or "ask" from a hook, else ""
+	Context    string // what hooks added to the conversation
+}
+
+// hookReply is the JSON a hook may print on stdout.
+type hookReply struct {
+	Continue           *bool  `json:"continue"`
+	StopReason         string `json:"stopReason"`
+	Decision           string `json:"decision"`
+	Reason             string `json:"reason"`
+	SystemMessage      string `json:"systemMessage"`
+	HookSpecificOutput struct {
+		PermissionDecision       string `json:"permissionDecision"`
+		PermissionDecisionReason string `json:"permissionDecisionReason"`
+		AdditionalContext        string `json:"additionalContext"`
+	} `json:"hookSpecificOutput"`
+}
+
+// Hooks runs the hooks of one session. A nil *Hooks runs none.
+type Hooks struct {
+	Config     HookSettings
+	SessionID  string
+	Workspace  string
+	Transcript string       // the session's transcript file, for transcript_path
+	Notice     func(string) // shows hook errors to the user
+}
+
+// Run runs the hooks of in's event whose matcher fits, all at once, and
+// combines what they decided. Cancelling ctx kills them.
+func (h *Hooks) Run(ctx context.Context, in HookInput) HookVerdict {
+	if h == nil {
+		return HookVerdict{}
+	}
+	var cmds []HookCommand
+	for _, m := range h.Config[in.HookEventName] {
+		if m.re == nil || slices.ContainsFunc(toolNamesFor(in.subject()), m.re.MatchString) {
+			cmds = append(cmds, m.Hooks...)
+		}
+	}
+	if len(cmds) == 0 {
+		return HookVerdict{}
+	}
+	in.SessionID, in.TranscriptPath, in.CWD = h.SessionID, h.Transcript, h.Workspace
+	stdin, err := json.Marshal(in)
+	if err != nil {
+		h.notice(fmt.Sprintf("%s hooks: %v", in.HookEventName, err))
+		return HookVerdict{}
+	}
+	verdicts := make([]HookVerdict, len(cmds))
+	var wg sync.WaitGroup
+	for i, c := range cmds {
+		wg.Add(1)
+		go func() { defer wg.Done(); verdicts[i] = h.runOne(ctx, in.HookEventName, c, stdin) }()
+	}
+	wg.Wait()
+	return combineVerdicts(verdicts)
+}
+
+// combineVerdicts joins the verdicts of one event's hooks: any block
+// blocks, ask beats allow, and reasons and context add up.
+func combineVerdicts(vs []HookVerdict) HookVerdict {
+	var out HookVerdict
+	var reasons, context []string
+	for _, v := range vs {
+		out.Block = out.Block || v.Block
+		out.Stop = out.Stop || v.Stop
+		if v.Permission == "ask" || out.Permission == "" {
+			out.Permission = cmp.Or(v.Permission, out.Permission)
+		}
+		reasons = appendNew(reasons, v.Reason)
+		context = appendNew(context, v.Context)
+	}
+	if !out.Block && !out.Stop && out.Permission == "" {
+		reasons = nil
+	}
+	out.Reason, out.Context = strings.Join(reasons, "\n"), strings.Join(context, "\n")
+	return out
+}
+
+// runOne runs one hook command and reads its answer.
+func (h *Hooks) runOne(ctx context.Context, event HookEvent, c HookCommand, stdin []byte) HookVerdict {
+	timeout := defaultHookTimeout
+	if c.Timeout > 0 {
+		timeout = time.Duration(c.Timeout * float64(time.Second))
+	}
+	runCtx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	var stdout, stderr bytes.Buffer
+	cmd := hookProcess(runCtx, h.Workspace, c.Command)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = bytes.NewReader(stdin), &stdout, &stderr
+	err := cmd.Run()
+	errText := strings.TrimSpace(stderr.String())
+	var exit *exec.ExitError
+	switch {
+	case ctx.Err() != nil:
+		return HookVerdict{}
+	case runCtx.Err() != nil:
+		h.notice(fmt.Sprintf("%s hook %q timed out after %s and was killed", event, c.Command, timeout))
+		return HookVerdict{}
+	case errors.As(err, &exit) && exit.ExitCode() == 2:
+		return HookVerdict{Block: true, Reason: firstNonEmpty(errText, "blocked by a "+string(event)+" hook")}
+	case errors.As(err, &exit) && (exit.ExitCode() == 126 || exit.ExitCode() == 127):
+		h.notice(fmt.Sprintf("%s hook %q could not run (exit %d, command not found or not executable): %s", event, c.Command, exit.ExitCode(), errText))
+		return HookVerdict{}
+	case err != nil:
+		h.notice(fmt.Sprintf("%s hook %q failed: %v: %s", event, c.Command, err, errText))
+		return HookVerdict{}
+	}
+	return h.readReply(event, c, stdout.String())
+}
+
+// readReply reads what a hook that exited 0 printed: a JSON decision, or
+// plain text that becomes context.
+func (h *Hooks) readReply(event HookEvent, c HookCommand, out string) HookVerdict {
+	out = strings.TrimSpace(out)
+	if !strings.HasPrefix(out, "{") {
+		return HookVerdict{Context: out}
+	}
+	var r hookReply
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		h.notice(fmt.Sprintf("%s hook %q printed invalid JSON: %v", event, c.Command, err))
+		return HookVerdict{}
+	}
+	if r.SystemMessage != "" {
+		h.notice(r.SystemMessage)
+	}
+	v := HookVerdict{Reason: firstNonEmpty(r.HookSpecificOutput.PermissionDecisionReason, r.Reason), Context: r.HookSpecificOutput.AdditionalContext}
+	switch d := r.HookSpecificOutput.PermissionDecision; {
+	case d == "deny" || r.Decision == "block":
+		v.Block = true
+	case d == "allow" || d == "ask":
+		v.Permission = d
+	case r.Decision == "approve":
+		v.Permission = "allow"
+	}
+	if r.Continue != nil && !*r.Continue {
+		v.Stop, v.Reason = true, firstNonEmpty(r.StopReason, v.Reason, "stopped by a "+string(event)+" hook")
+	}
+	if v.Block && v.Reason == "" {
+		v.Reason = "blocked by a " + string(event) + " hook"
+	}
+	return v
+}
+
+// notice shows a hook problem to the user.
+func (h *Hooks) notice(msg string) {
+	if h.Notice != nil {
+		h.Notice(msg)
+	}
+}
+
+// hookProcess prepares a hook command: bash -c in the workspace, in its own
+// process group so that a timeout or a cancelled turn kills everything it
+// started. Every hook starts here.
+func hookProcess(ctx context.Context, dir, command string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, "bash", "-c", command)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "CLAUDE_PROJECT_DIR="+dir, "MINICODE_PROJECT_DIR="+dir)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = time.Second
+	return cmd
+}

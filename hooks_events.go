@@ -1,0 +1,109 @@
+package main
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// beforeTool runs the PreToolUse hooks of a call. Claude Code's hooks read
+// file paths as tool_input.file_path, so a path input is offered under that
+// name too.
+func (h *Hooks) beforeTool(ctx context.Context, call Block) HookVerdict {
+	if h == nil {
+		return HookVerdict{}
+	}
+	return h.Run(ctx, HookInput{HookEventName: HookPreToolUse, ToolName: call.Name, ToolUseID: call.ID, ToolInput: hookToolInput(call.Input)})
+}
+
+// afterTool runs the PostToolUse hooks of a call. What a blocking hook
+// says, or the context it adds, is appended to the result for the model.
+func (h *Hooks) afterTool(ctx context.Context, call Block, out ToolOutput) ToolOutput {
+	if h == nil {
+		return out
+	}
+	response, _ := json.Marshal(map[string]any{"content": out.Text, "is_error": out.IsError})
+	v := h.Run(ctx, HookInput{HookEventName: HookPostToolUse, ToolName: call.Name, ToolUseID: call.ID,
+		ToolInput: hookToolInput(call.Input), ToolResponse: response})
+	if v.Block || v.Stop {
+		out.Text += "\n\nPostToolUse hook: " + v.Reason
+	}
+	if v.Context != "" {
+		out.Text += "\n\n" + v.Context
+	}
+	return out
+}
+
+// hookToolInput adds file_path next to path in a tool input.
+func hookToolInput(raw json.RawMessage) json.RawMessage {
+	var fields map[string]any
+	if json.Unmarshal(raw, &fields) != nil {
+		return raw
+	}
+	if p, ok := fields["path"]; ok && fields["file_path"] == nil {
+		fields["file_path"] = p
+		if b, err := json.Marshal(fields); err == nil {
+			return b
+		}
+	}
+	return raw
+}
+
+// PreCompact runs the PreCompact hooks before the conversation is
+// compacted; trigger is "manual" (the /compact command) or "auto".
+// Compaction goes ahead whatever they answer; their errors are shown.
+func (h *Hooks) PreCompact(ctx context.Context, trigger, instructions string) {
+	h.Run(ctx, HookInput{HookEventName: HookPreCompact, Trigger: trigger, CustomInstructions: instructions})
+}
+
+// hookAdjusted applies a PreToolUse hook's permission answer to what the
+// permission check decided. It can only tighten the rules: a deny stays a
+// deny; "allow" settles an ordinary question but not one that an ask rule,
+// a destructive command or a protected file forces; "ask" turns an allowed
+// call into a question.
+func hookAdjusted(d Decision, hookDecision string) Decision {
+	switch {
+	case hookDecision == "allow" && d.Verdict == VerdictAsk && !d.Strict:
+		return Decision{Verdict: VerdictAllow}
+	case hookDecision == "ask" && d.Verdict == VerdictAllow:
+		return Decision{Verdict: VerdictAsk, Strict: true, Reason: "a PreToolUse hook asks for approval",
+			Hint: "change the PreToolUse hook that asks"}
+	}
+	return d
+}
+
+// notifyingAsker runs the Notification hooks each time a permission
+// question is put to the user.
+type notifyingAsker struct {
+	Asker
+	hooks *Hooks
+}
+
+// Ask notifies, then asks.
+func (n notifyingAsker) Ask(ctx context.Context, p Prompt) (Answer, error) {
+	n.hooks.Run(ctx, HookInput{HookEventName: HookNotification, Message: "minicode needs your permission: " + p.Title})
+	return n.Asker.Ask(ctx, p)
+}
+
+// Describe lists the hooks in force, by event: the text of /hooks.
+func (h *Hooks) Describe() string {
+	if h == nil || len(h.Config) == 0 {
+		return "No hooks configured. Add them under \"hooks\" in a settings file (see the README)."
+	}
+	var b strings.Builder
+	b.WriteString("Hooks:\n")
+	for _, e := range hookEvents() {
+		for _, m := range h.Config[e] {
+			for _, c := range m.Hooks {
+				timeout := defaultHookTimeout.Seconds()
+				if c.Timeout > 0 {
+					timeout = c.Timeout
+				}
+				fmt.Fprintf(&b, "  %-16s %-14s %s (timeout %gs, from %s)\n", e, cmp.Or(m.Matcher, "*"), c.Command, timeout, m.source)
+			}
+		}
+	}
+	return strings.TrimRight(b.String(), "\n")
+}

@@ -1,0 +1,23 @@
+package main
+
+import "context"
+
+// contextKey names the values minicode keeps in a context.
+type contextKey int
+
+// The context keys.
+const (
+	keyToolUseID  contextKey = iota // the id of the tool call being run
+	keyToolGrants                   // allow rules of the running skill or command
+)
+
+// withToolUseID records the id of the tool call a context runs.
+func withToolUseID(ctx context.Context, id string) context.Context {
+	return context.WithValue(ctx, keyToolUseID, id)
+}
+
+// toolGrants returns the allow rules granted to calls run under ctx.
+func toolGrants(ctx context.Context) []Rule {
+	rules, _ := ctx.Value(keyToolGrants).([]Rule)
+	return rules
+}
