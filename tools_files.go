@@ -19,7 +19,7 @@ const (
 	readDefaultLimit = 2_000    // lines returned when no limit is given
 	readMaxLineChars = 2_000    // longer lines are cut
 	readBudgetChars  = 40_000   // a longer answer keeps its head and tail
-	binarySniffBytes = 8_192    // a NUL byte in this much marks a binary file
+	binarySniffBytes = 8_192    // a NUL byte in this much marks a binary file; later, where its binary part begins
 	readBufferBytes  = 64 << 10 // bytes read from the file at a time
 )
 
@@ -73,13 +73,15 @@ type fileWindow struct {
 	total       int      // lines in the whole file
 	cutLines    int      // how many selected lines were cut
 	invalidUTF8 bool     // some selected line was not valid UTF-8
+	binaryAt    int64    // where binary data begins after the text; -1 if nowhere
 }
 
 // readWindow streams the file at path and keeps limit lines starting at
 // line offset; the rest is only counted, so memory stays bounded however
-// large the file is.
+// large the file is. The text ends at the first NUL byte: what follows is
+// binary, never sent to the model.
 func readWindow(ctx context.Context, path string, offset, limit int) (fileWindow, error) {
-	w := fileWindow{first: offset}
+	w := fileWindow{first: offset, binaryAt: -1}
 	info, err := os.Stat(path)
 	if err != nil {
 		return w, describeOpenError(err)
@@ -92,8 +94,8 @@ func readWindow(ctx context.Context, path string, offset, limit int) (fileWindow
 		return w, describeOpenError(err)
 	}
 	defer f.Close()
-	br := bufio.NewReaderSize(f, readBufferBytes)
-	if head, _ := br.Peek(binarySniffBytes); bytes.IndexByte(head, 0) >= 0 {
+	br := bufio.NewReaderSize(&textReader{r: f, binaryAt: &w.binaryAt}, readBufferBytes)
+	if br.Peek(binarySniffBytes); w.binaryAt >= 0 && w.binaryAt < binarySniffBytes {
 		return w, fmt.Errorf("is a binary file (%d bytes); read_file shows text only", info.Size())
 	}
 	for w.total < offset-1+limit {
@@ -159,7 +161,32 @@ func (w fileWindow) header(name string) string {
 	if w.invalidUTF8 {
 		b.WriteString("; not valid UTF-8, invalid bytes shown as \uFFFD")
 	}
+	if w.binaryAt >= 0 {
+		fmt.Fprintf(&b, "; binary data from byte %d on is not shown", w.binaryAt)
+	}
 	return b.String()
+}
+
+// textReader reads a file up to its first NUL byte, where its binary part
+// begins, and ends there as if the file ended.
+type textReader struct {
+	r        io.Reader
+	read     int64
+	binaryAt *int64 // set to the NUL's offset once found
+}
+
+// Read implements io.Reader.
+func (t *textReader) Read(p []byte) (int, error) {
+	if *t.binaryAt >= 0 {
+		return 0, io.EOF
+	}
+	n, err := t.r.Read(p)
+	if i := bytes.IndexByte(p[:n], 0); i >= 0 {
+		*t.binaryAt = t.read + int64(i)
+		n, err = i, io.EOF
+	}
+	t.read += int64(n)
+	return n, err
 }
 
 // body numbers the selected lines. When they exceed readBudgetChars, the

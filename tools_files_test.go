@@ -35,6 +35,8 @@ func TestReadFile(t *testing.T) {
 		"latin1.txt":    "caf\xe9\n",
 		"euros.txt":     "a" + strings.Repeat("€", 1500) + "\n",
 		"bin.dat":       "PK\x03\x04\x00\x00binary",
+		"textbin.log":   numberedLines(1500) + strings.Repeat("\x00", 5000) + "tail\n",
+		"midline.log":   numberedLines(1500) + "half\x00",
 		"dir/inner.txt": "inner\n",
 		"wide.txt":      strings.Repeat(strings.Repeat("w", 1500)+"\n", 100),
 	})
@@ -58,6 +60,8 @@ func TestReadFile(t *testing.T) {
 		{"over budget keeps head and tail", `{"path":"wide.txt"}`, false, []string{"     1\t", "   100\t", "omitted to keep this result short; read them with offset="}, []string{"    50\t"}},
 		{"absolute path", fmt.Sprintf(`{"path":%q}`, filepath.Join(env.Workspace, "a.txt")), false, []string{"a.txt: 3 lines"}, nil},
 		{"binary", `{"path":"bin.dat"}`, true, []string{"binary file"}, nil},
+		{"text then binary", `{"path":"textbin.log"}`, false, []string{"textbin.log: 1500 lines; binary data from byte 13893 on is not shown", "  1500\tline 1500\n"}, []string{"\x00", "tail"}},
+		{"text then binary mid-line", `{"path":"midline.log","offset":1500}`, false, []string{"lines 1500-1501 of 1501; binary data from byte 13897 on is not shown", "  1501\thalf\n"}, []string{"\x00"}},
 		{"folder", `{"path":"dir"}`, true, []string{"is a folder", "list_files"}, nil},
 		{"missing file", `{"path":"nope.txt"}`, true, []string{"nope.txt: no such file"}, nil},
 		{"offset past end", `{"path":"five.txt","offset":9}`, true, []string{"offset 9 is past the end of the file (5 lines)"}, nil},
