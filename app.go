@@ -45,6 +45,7 @@ type App struct {
 	Registry  *Registry
 	Env       *ToolEnv
 	Perms     *Permissions
+	Sandbox   *Sandbox
 	Skills    *SkillSet
 	MCP       *MCPManager
 	Memory    *Memory // AGENTS.md and the like, loaded at start
@@ -87,6 +88,11 @@ func newApp(ctx context.Context, opts Options, stdin io.Reader, stdout, stderr i
 		app.Env.Hooks = &Hooks{Config: app.Settings.Hooks, SessionID: app.SessionID, Workspace: app.Workspace, Notice: app.notice}
 	}
 	app.Skills = DiscoverSkills(app.Home, userHome(getenv), app.Workspace)
+	if app.Sandbox, err = NewSandbox(SandboxConfig{Workspace: app.Workspace, Home: userHome(getenv),
+		Settings: app.Settings.Sandbox, Getenv: getenv}); err != nil {
+		return nil, err
+	}
+	app.closers = append(app.closers, app.Sandbox.Close)
 	if err := app.setupPermissions(); err != nil {
 		return nil, err
 	}
@@ -384,7 +390,7 @@ func (app *App) runTurnWithCleanup(ctx context.Context, history []Message, input
 // builtinTools builds the built-in tools and arranges for them to be
 // released when the app closes.
 func (app *App) builtinTools() []*Tool {
-	b := newBuiltins(BuiltinConfig{SearchEndpoint: app.Settings.WebSearchURL})
+	b := newBuiltins(BuiltinConfig{SearchEndpoint: app.Settings.WebSearchURL, Sandbox: app.Sandbox})
 	app.closers = append(app.closers, b.Close)
 	return b.Tools
 }

@@ -85,8 +85,8 @@ func cmdStatus(_ context.Context, app *App, _ string, h *[]Message) (string, boo
 	if mcp == "" {
 		mcp = "no servers configured"
 	}
-	return fmt.Sprintf("model: %s (%s)\nworkspace: %s\npermission mode: %s\nmessages: %d\nsession: %s\nMCP: %s",
-		app.Model, app.Provider.Name(), app.Workspace, app.Perms.Mode(), len(*h), app.SessionID, mcp), false, nil
+	return fmt.Sprintf("model: %s (%s)\nworkspace: %s\npermission mode: %s\nsandbox: %s\nmessages: %d\nsession: %s\nMCP: %s",
+		app.Model, app.Provider.Name(), app.Workspace, app.Perms.Mode(), app.Sandbox.Status(), len(*h), app.SessionID, mcp), false, nil
 }
 
 // cmdInit writes a starter AGENTS.md after showing it for approval.

@@ -35,6 +35,7 @@ type streamRecord struct {
 	CWD            string   `json:"cwd,omitempty"`
 	Tools          []string `json:"tools,omitempty"`
 	PermissionMode string   `json:"permissionMode,omitempty"`
+	Sandbox        string   `json:"sandbox,omitempty"` // what limits commands (init only)
 }
 
 // runHeadless runs one task with nobody to ask and prints its outcome in
@@ -49,7 +50,8 @@ func (app *App) runHeadless(ctx context.Context, task string) error {
 			names = append(names, t.Name)
 		}
 		out.json(streamRecord{Type: "system", Subtype: "init", SessionID: app.SessionID, Model: app.Model,
-			CWD: app.Workspace, Tools: names, PermissionMode: string(app.Perms.Mode())})
+			CWD: app.Workspace, Tools: names, PermissionMode: string(app.Perms.Mode()),
+			Sandbox: app.Sandbox.Status()})
 		app.Agent.Emit = func(e Event) {
 			switch e.Kind {
 			case EventAssistant:

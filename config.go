@@ -25,7 +25,8 @@ type Settings struct {
 	WebSearchURL string              `json:"webSearchUrl,omitempty"`
 	Permissions  PermissionsSettings `json:"permissions,omitempty"`
 	// Hooks are commands run at points of a session; every file's add up.
-	Hooks HookSettings `json:"hooks,omitempty"`
+	Hooks   HookSettings    `json:"hooks,omitempty"`
+	Sandbox SandboxSettings `json:"sandbox,omitempty"`
 
 	// ruleSets keeps each file's permission rules apart, so that a bad
 	// rule is reported with the file it came from.
@@ -144,6 +145,12 @@ func mergeSettings(base, over Settings) Settings {
 		base.Limits[k] = v
 	}
 	base.Hooks = base.Hooks.merge(over.Hooks)
+	if over.Sandbox.Enabled != nil {
+		base.Sandbox.Enabled = over.Sandbox.Enabled
+	}
+	base.Sandbox.Network = base.Sandbox.Network || over.Sandbox.Network
+	base.Sandbox.AllowWrite = append(base.Sandbox.AllowWrite, over.Sandbox.AllowWrite...)
+	base.Sandbox.DenyRead = append(base.Sandbox.DenyRead, over.Sandbox.DenyRead...)
 	base.Permissions.DefaultMode = pick(base.Permissions.DefaultMode, over.Permissions.DefaultMode)
 	if p := over.Permissions; len(p.Allow)+len(p.Ask)+len(p.Deny) > 0 {
 		base.ruleSets = append(base.ruleSets, RuleSet{Source: over.source, Allow: p.Allow, Ask: p.Ask, Deny: p.Deny})

@@ -64,6 +64,7 @@ import (
 const version = "0.1.0"
 
 func main() {
+	LaunchIfSandboxed()
 	log.SetFlags(0)
 	log.SetPrefix("minicode: ")
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)

@@ -32,9 +32,12 @@ type PermissionRequest struct {
 	Access    Access
 	Paths     []string // paths the call touches, as the model gave them
 	Command   string   // the shell command, for AccessExecute
-	URL       string   // the address, for AccessNetwork
-	Diff      string   // unified diff of the change, for AccessWrite
-	Summary   string   // one line saying what the call does
+	// Unsandboxed is the model's reason for running Command outside the
+	// sandbox; "" for a sandboxed command.
+	Unsandboxed string
+	URL         string // the address, for AccessNetwork
+	Diff        string // unified diff of the change, for AccessWrite
+	Summary     string // one line saying what the call does
 	// HookDecision is a PreToolUse hook's answer ("allow", "ask" or ""),
 	// and Grants are allow rules of the skill or command running now;
 	// both are filled in by the registry and never override a deny rule.

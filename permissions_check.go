@@ -35,10 +35,11 @@ type targetKind int
 
 // The kinds of part a request is judged by.
 const (
-	targetTool    targetKind = iota // the call as a whole
-	targetPath                      // one path it touches
-	targetCommand                   // one simple command it runs
-	targetHost                      // the host it fetches from
+	targetTool        targetKind = iota // the call as a whole
+	targetPath                          // one path it touches
+	targetCommand                       // one simple command it runs
+	targetHost                          // the host it fetches from
+	targetUnsandboxed                   // running a command outside the sandbox
 )
 
 // target is one part of a request. A request is allowed only if every
@@ -144,6 +145,9 @@ func (p *Permissions) targetsOf(req PermissionRequest) ([]target, error) {
 	case AccessExternal:
 		targets = append(targets, target{kind: targetTool})
 	}
+	if req.Unsandboxed != "" {
+		targets = append(targets, target{kind: targetUnsandboxed})
+	}
 	if len(targets) == 0 {
 		targets = append(targets, target{kind: targetTool})
 	}
@@ -157,6 +161,9 @@ func (p *Permissions) judge(req PermissionRequest, t target) verdict {
 	}
 	if p.mode == ModePlan && (req.Access == AccessWrite || req.Access == AccessExecute || req.Access == AccessExternal) {
 		return verdict{kind: VerdictDeny, reason: fmt.Sprintf("plan mode allows only reading, and %s would %s; present the plan instead, and the user will leave plan mode to carry it out", req.Tool, accessVerb(req.Access))}
+	}
+	if t.kind == targetUnsandboxed {
+		return p.judgeUnsandboxed(req, t)
 	}
 	if p.mode == ModeBypass {
 		return verdict{kind: VerdictAllow}
@@ -176,6 +183,21 @@ func (p *Permissions) judge(req PermissionRequest, t target) verdict {
 		return verdict{kind: VerdictAllow}
 	}
 	return p.modeDefault(req, t)
+}
+
+// unsandboxedRule is the rule that lets commands leave the sandbox
+// without asking.
+const unsandboxedRule = "sandbox:false"
+
+// judgeUnsandboxed judges leaving the sandbox: in every mode it asks,
+// showing the model's reason, unless an explicit rule allows it.
+func (p *Permissions) judgeUnsandboxed(req PermissionRequest, t target) verdict {
+	if _, ok := p.firstMatch(req, t, false, p.allow, p.savedAllow); ok {
+		return verdict{kind: VerdictAllow}
+	}
+	return verdict{kind: VerdictAsk, strict: true, reason: "the model asks to run this command outside the sandbox, because: " + req.Unsandboxed,
+		warning: "outside the sandbox the command can write anywhere, use the network and read secrets",
+		hint:    flagHint(req.Tool, unsandboxedRule)}
 }
 
 // accessVerb says what a kind of access does, to finish a sentence.
@@ -227,6 +249,8 @@ func (p *Permissions) ruleCovers(r Rule, req PermissionRequest, t target, broad 
 		return r.matchesCommand(t.cmd)
 	case targetHost:
 		return r.matchesHost(t.host)
+	case targetUnsandboxed:
+		return r.Spec == unsandboxedRule || broad && r.Spec == ""
 	}
 	return r.Spec == ""
 }

@@ -165,8 +165,11 @@ func absGlob(glob, workspace string) string {
 // removal, so `go  test` and `go test` are the same command, while
 // `go testx` does not start with `go test`.
 func (r Rule) matchesCommand(cmd shellCommand) bool {
-	if r.Spec == "" {
+	switch r.Spec {
+	case "":
 		return true
+	case unsandboxedRule:
+		return false
 	}
 	prefix, isPrefix := strings.CutSuffix(r.Spec, ":*")
 	want, err := ruleCommand(prefix)

@@ -15,6 +15,8 @@ type BuiltinConfig struct {
 	// SearchEndpoint is the results page web_search queries (the query goes
 	// in its q parameter). Empty means DuckDuckGo's HTML endpoint.
 	SearchEndpoint string
+	// Sandbox is where run_command runs commands; nil runs them plainly.
+	Sandbox *Sandbox
 }
 
 // Builtins holds the built-in tools and the state they share: the
@@ -27,7 +29,7 @@ type Builtins struct {
 
 // newBuiltins builds every built-in tool for cfg.
 func newBuiltins(cfg BuiltinConfig) *Builtins {
-	procs := newProcessManager()
+	procs := newProcessManager(cfg.Sandbox)
 	web := newWebClient(cfg)
 	return &Builtins{
 		Processes: procs,

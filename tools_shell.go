@@ -2,9 +2,9 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
 	"strings"
 	"sync"
@@ -25,6 +25,8 @@ type RunCommandInput struct {
 	Command         string `json:"command" validate:"required" desc:"Shell command, run with bash -c in the workspace folder."`
 	TimeoutMs       *int   `json:"timeout_ms,omitempty" validate:"omitempty,min=1,max=600000" desc:"Time limit in milliseconds. Default 120000 (2 minutes), at most 600000 (10 minutes)."`
 	RunInBackground bool   `json:"run_in_background,omitempty" desc:"Start the command and return at once with an id; read its output with command_output and stop it with command_kill. Use for servers and watchers."`
+	Sandbox         *bool  `json:"sandbox,omitempty" desc:"Commands run in a sandbox (writes only in the workspace, TMPDIR and build caches; no network; no secrets). Set false, with a reason, only when the sandbox refused what the task needs: the user is always asked."`
+	Reason          string `json:"reason,omitempty" desc:"Why the command must run outside the sandbox; required when sandbox is false."`
 }
 
 // runCommandTool runs shell commands, in the foreground or background.
@@ -41,150 +43,92 @@ func runCommandTool(procs *processManager) *Tool {
 			if in.RunInBackground {
 				summary = "run in the background: " + in.Command
 			}
-			return PermissionRequest{Access: AccessExecute, Command: in.Command, Summary: summary}, nil
+			req := PermissionRequest{Access: AccessExecute, Command: in.Command, Summary: summary}
+			if in.Sandbox != nil && !*in.Sandbox && procs.sandbox.Sandboxed() {
+				if strings.TrimSpace(in.Reason) == "" {
+					return req, errors.New(`invalid input: "reason" is required when "sandbox" is false`)
+				}
+				req.Unsandboxed = in.Reason
+				req.Summary += " (outside the sandbox)"
+			}
+			return req, nil
 		},
 		Run: func(ctx context.Context, env *ToolEnv, in RunCommandInput) (ToolOutput, error) {
+			unsandboxed := in.Sandbox != nil && !*in.Sandbox
 			if in.RunInBackground {
-				return procs.start(env.Workspace, in.Command)
+				return procs.start(env.Workspace, in.Command, unsandboxed)
 			}
 			timeout := commandDefaultTimeout
 			if in.TimeoutMs != nil {
 				timeout = time.Duration(*in.TimeoutMs) * time.Millisecond
 			}
-			return runForeground(ctx, env.Workspace, in.Command, timeout)
+			return runForeground(ctx, procs.sandbox, env.Workspace, in.Command, unsandboxed, timeout)
 		},
 	}.Tool()
 }
 
 // runForeground runs command and waits for it, killing its whole process
-// group when the timeout passes or ctx is cancelled.
-func runForeground(ctx context.Context, dir, command string, timeout time.Duration) (ToolOutput, error) {
+// group when the timeout passes or ctx is cancelled, and when the shell
+// exits, so that nothing it started lingers.
+func runForeground(ctx context.Context, sb *Sandbox, dir, command string, unsandboxed bool, timeout time.Duration) (ToolOutput, error) {
+	runCtx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
 	stdout, stderr := newBoundedOutput(commandStreamBudget), newBoundedOutput(commandStreamBudget)
-	p, err := startGroup(dir, command, stdout, stderr)
+	cmd, err := startCommand(runCtx, sb, dir, command, unsandboxed, stdout, stderr)
 	if err != nil {
 		return ToolOutput{}, err
 	}
-	timer := time.NewTimer(timeout)
-	defer timer.Stop()
+	_ = cmd.Wait()
+	killGroup(cmd, syscall.SIGKILL)
 	stopped := ""
-	select {
-	case <-p.exited:
-	case <-timer.C:
-		stopped = fmt.Sprintf("Command timed out after %s; it and every process it started were killed.", timeout)
-	case <-ctx.Done():
+	switch {
+	case ctx.Err() != nil:
 		stopped = "Command cancelled; it and every process it started were killed."
+	case runCtx.Err() != nil:
+		stopped = fmt.Sprintf("Command timed out after %s; it and every process it started were killed.", timeout)
 	}
-	if stopped != "" {
-		p.signal(syscall.SIGKILL)
-		<-p.exited
-	}
-	p.finish()
 	var b strings.Builder
 	if stopped != "" {
 		b.WriteString(stopped + "\n")
 	}
-	fmt.Fprintf(&b, "Exit code: %s\n\nstdout:\n%s\n\nstderr:\n%s\n", p.status(), stdout.String(), stderr.String())
-	return ToolOutput{Text: b.String(), IsError: stopped != "" || p.exitCode() != 0}, nil
+	out, errOut := stdout.String(), stderr.String()
+	fmt.Fprintf(&b, "Exit code: %s\n\nstdout:\n%s\n\nstderr:\n%s\n", exitStatus(cmd), out, errOut)
+	failed := stopped != "" || cmd.ProcessState.ExitCode() != 0
+	if note := sb.refusalNote(out + errOut); failed && !unsandboxed && note != "" {
+		b.WriteString("\n" + note + "\n")
+	}
+	return ToolOutput{Text: b.String(), IsError: failed}, nil
 }
 
-// groupProcess is a shell command running in its own process group, so
-// that it and everything it starts can be stopped together. It reads the
-// command's output pipes itself, so that a process holding them open
-// cannot make waiting hang.
-type groupProcess struct {
-	cmd     *exec.Cmd
-	pipes   []*os.File     // the read ends of the output pipes
-	readers sync.WaitGroup // one per pipe, copying it to its writer
-	exited  chan struct{}  // closed when the shell has exited
-}
-
-// startGroup starts command under bash in dir, in a new process group,
-// copying its stdout and stderr to the given writers; when both are the
-// same writer the streams share one pipe and stay in order.
-func startGroup(dir, command string, stdout, stderr io.Writer) (*groupProcess, error) {
-	cmd := exec.Command("bash", "-c", command)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	p := &groupProcess{cmd: cmd, exited: make(chan struct{})}
-	writers := []io.Writer{stdout}
-	if stderr != stdout {
-		writers = append(writers, stderr)
-	}
-	var ends []*os.File
-	for range writers {
-		r, w, err := os.Pipe()
-		if err != nil {
-			closeAll(p.pipes, ends)
-			return nil, fmt.Errorf("creating pipe: %w", err)
-		}
-		p.pipes, ends = append(p.pipes, r), append(ends, w)
-	}
-	cmd.Stdout, cmd.Stderr = ends[0], ends[len(ends)-1]
-	err := cmd.Start()
-	closeAll(ends)
-	if err != nil {
-		closeAll(p.pipes)
+// startCommand starts command under bash in dir (sandboxed unless
+// unsandboxed), in a process group of its own that is killed when ctx
+// ends; output still arriving pipeGrace after that is cut off. When
+// stdout and stderr are the same writer, the streams share one pipe and
+// stay in order.
+func startCommand(ctx context.Context, sb *Sandbox, dir, command string, unsandboxed bool, stdout, stderr io.Writer) (*exec.Cmd, error) {
+	cmd := sb.Command(ctx, dir, command, unsandboxed)
+	cmd.SysProcAttr = commandProcAttr()
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	cmd.Cancel = func() error { return killGroup(cmd, syscall.SIGKILL) }
+	cmd.WaitDelay = pipeGrace
+	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("starting bash: %w", err)
 	}
-	for i, r := range p.pipes {
-		p.readers.Add(1)
-		go func() {
-			defer p.readers.Done()
-			_, _ = io.Copy(writers[i], r)
-		}()
-	}
-	go func() {
-		_ = cmd.Wait()
-		close(p.exited)
-	}()
-	return p, nil
+	return cmd, nil
 }
 
-// closeAll closes every file of every list.
-func closeAll(lists ...[]*os.File) {
-	for _, files := range lists {
-		for _, f := range files {
-			f.Close()
-		}
-	}
+// killGroup sends sig to every process of the command's group.
+func killGroup(cmd *exec.Cmd, sig syscall.Signal) error {
+	return syscall.Kill(-cmd.Process.Pid, sig)
 }
 
-// signal sends sig to every process of the group.
-func (p *groupProcess) signal(sig syscall.Signal) {
-	_ = syscall.Kill(-p.cmd.Process.Pid, sig)
-}
-
-// finish is called once the shell has exited: it kills what the command
-// left running and collects the rest of the output, giving up after
-// pipeGrace on pipes held open by processes that left the group.
-func (p *groupProcess) finish() {
-	p.signal(syscall.SIGKILL)
-	drained := make(chan struct{})
-	go func() {
-		p.readers.Wait()
-		close(drained)
-	}()
-	select {
-	case <-drained:
-	case <-time.After(pipeGrace):
-	}
-	closeAll(p.pipes)
-	<-drained
-}
-
-// exitCode is the shell's exit status, or -1 when a signal ended it.
-func (p *groupProcess) exitCode() int {
-	return p.cmd.ProcessState.ExitCode()
-}
-
-// status describes how the shell ended: its exit code, or the signal that
-// killed it.
-func (p *groupProcess) status() string {
-	if ws, ok := p.cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+// exitStatus describes how the shell ended: its exit code, or the signal
+// that killed it.
+func exitStatus(cmd *exec.Cmd) string {
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 		return fmt.Sprintf("none, killed by signal %s", ws.Signal())
 	}
-	return fmt.Sprint(p.exitCode())
+	return fmt.Sprint(cmd.ProcessState.ExitCode())
 }
 
 // boundedOutput collects a stream in bounded memory: the first half of its
@@ -247,24 +191,28 @@ const (
 
 // processManager keeps the commands run_command started in the
 // background, so that command_output and command_kill can find them and
-// Close can stop them all when the app exits.
+// Close can stop them all when the app exits. Every command runs in its
+// sandbox.
 type processManager struct {
-	mu     sync.Mutex
-	procs  map[string]*backgroundProcess
-	next   int
-	closed bool
+	sandbox *Sandbox
+	mu      sync.Mutex
+	procs   map[string]*backgroundProcess
+	next    int
+	closed  bool
 }
 
-// newProcessManager returns a manager with no processes.
-func newProcessManager() *processManager {
-	return &processManager{procs: map[string]*backgroundProcess{}}
+// newProcessManager returns a manager with no processes, whose commands
+// run in sb (nil: no sandbox).
+func newProcessManager(sb *Sandbox) *processManager {
+	return &processManager{sandbox: sb, procs: map[string]*backgroundProcess{}}
 }
 
 // backgroundProcess is one command running in the background.
 type backgroundProcess struct {
 	id      string
 	started time.Time
-	group   *groupProcess
+	cmd     *exec.Cmd
+	cancel  context.CancelFunc
 	log     *unreadLog
 	done    chan struct{} // closed when the command ended and its output is collected
 	mu      sync.Mutex
@@ -272,27 +220,30 @@ type backgroundProcess struct {
 }
 
 // start runs command in dir in the background and reports its id.
-func (m *processManager) start(dir, command string) (ToolOutput, error) {
+func (m *processManager) start(dir, command string, unsandboxed bool) (ToolOutput, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.closed {
 		return ToolOutput{}, fmt.Errorf("cannot start background processes: shutting down")
 	}
 	log := &unreadLog{}
-	group, err := startGroup(dir, command, log, log)
+	ctx, cancel := context.WithCancel(context.Background())
+	cmd, err := startCommand(ctx, m.sandbox, dir, command, unsandboxed, log, log)
 	if err != nil {
+		cancel()
 		return ToolOutput{}, err
 	}
 	m.next++
-	p := &backgroundProcess{id: fmt.Sprintf("bg%d", m.next), started: time.Now(), group: group, log: log, done: make(chan struct{})}
+	p := &backgroundProcess{id: fmt.Sprintf("bg%d", m.next), started: time.Now(), cmd: cmd, cancel: cancel, log: log, done: make(chan struct{})}
 	m.procs[p.id] = p
 	go func() {
-		<-group.exited
-		group.finish()
+		_ = cmd.Wait()
+		killGroup(cmd, syscall.SIGKILL)
+		cancel()
 		close(p.done)
 	}()
 	return ToolOutput{Text: fmt.Sprintf("Started background process %s (pid %d). Read its output with command_output {\"id\":%q}; stop it with command_kill.",
-		p.id, group.cmd.Process.Pid, p.id)}, nil
+		p.id, cmd.Process.Pid, p.id)}, nil
 }
 
 // get finds the process with the given id.
@@ -330,19 +281,18 @@ func (m *processManager) Close() {
 	}
 }
 
-// stop sends sig to the process's group unless the shell already exited,
-// and marks it as killed. A shell that exited by itself keeps its exit
-// code even while its output is still being collected.
+// stop sends sig to the process's group unless the command already
+// ended, and marks it as killed.
 func (p *backgroundProcess) stop(sig syscall.Signal) {
 	select {
-	case <-p.group.exited:
+	case <-p.done:
 		return
 	default:
 	}
 	p.mu.Lock()
 	p.killed = true
 	p.mu.Unlock()
-	p.group.signal(sig)
+	killGroup(p.cmd, sig)
 }
 
 // status says whether the process runs, or how it ended.
@@ -350,14 +300,14 @@ func (p *backgroundProcess) status() string {
 	select {
 	case <-p.done:
 	default:
-		return fmt.Sprintf("running (pid %d, for %s)", p.group.cmd.Process.Pid, time.Since(p.started).Round(time.Second))
+		return fmt.Sprintf("running (pid %d, for %s)", p.cmd.Process.Pid, time.Since(p.started).Round(time.Second))
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.killed {
 		return "killed"
 	}
-	return "exited " + p.group.status()
+	return "exited " + exitStatus(p.cmd)
 }
 
 // report is the process's status and the output it wrote since the last

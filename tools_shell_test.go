@@ -15,7 +15,7 @@ import (
 func TestRunCommand(t *testing.T) {
 	t.Parallel()
 	env := newTestEnv(t, map[string]string{"hello.txt": "hi there\n"})
-	procs := newProcessManager()
+	procs := newProcessManager(nil)
 	defer procs.Close()
 	tool := runCommandTool(procs)
 	tests := []struct {
@@ -56,7 +56,7 @@ func TestRunCommand(t *testing.T) {
 func TestRunCommandPermissionRequest(t *testing.T) {
 	t.Parallel()
 	env := newTestEnv(t, nil)
-	procs := newProcessManager()
+	procs := newProcessManager(nil)
 	defer procs.Close()
 	perms := &recordingPerms{}
 	env.Perms = perms
@@ -109,7 +109,7 @@ func TestRunCommandTimeoutKillsGrandchildren(t *testing.T) {
 	t.Parallel()
 	env := newTestEnv(t, nil)
 	start := time.Now()
-	out, err := runForeground(context.Background(), env.Workspace, "bash -c 'sleep 300 & echo $! > grandchild.pid; wait' & sleep 300", 3*time.Second)
+	out, err := runForeground(context.Background(), nil, env.Workspace, "bash -c 'sleep 300 & echo $! > grandchild.pid; wait' & sleep 300", false, 3*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +136,7 @@ func TestRunCommandCancel(t *testing.T) {
 			}
 		}
 	}()
-	out, err := runForeground(ctx, env.Workspace, "echo started; echo $$ > ready; sleep 300", time.Minute)
+	out, err := runForeground(ctx, nil, env.Workspace, "echo started; echo $$ > ready; sleep 300", false, time.Minute)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +154,7 @@ func TestRunCommandLeftoverProcesses(t *testing.T) {
 	}
 	for _, tc := range tests {
 		start := time.Now()
-		out, err := runForeground(context.Background(), env.Workspace, tc.command, time.Minute)
+		out, err := runForeground(context.Background(), nil, env.Workspace, tc.command, false, time.Minute)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -193,7 +193,7 @@ func waitForOutput(t *testing.T, env *ToolEnv, procs *processManager, id, want s
 func TestBackgroundCommands(t *testing.T) {
 	t.Parallel()
 	env := newTestEnv(t, nil)
-	procs := newProcessManager()
+	procs := newProcessManager(nil)
 	defer procs.Close()
 	run := runCommandTool(procs)
 
@@ -231,7 +231,7 @@ func TestBackgroundCommands(t *testing.T) {
 func TestBackgroundKillAfterExit(t *testing.T) {
 	t.Parallel()
 	env := newTestEnv(t, nil)
-	procs := newProcessManager()
+	procs := newProcessManager(nil)
 	defer procs.Close()
 	callTool(t, env, runCommandTool(procs), `{"command":"setsid bash -c 'echo $$ > escaped.pid; exec sleep 300' & while [ ! -s escaped.pid ]; do sleep 0.05; done; exit 4","run_in_background":true}`)
 	pid := readPid(t, filepath.Join(env.Workspace, "escaped.pid"))
@@ -240,7 +240,7 @@ func TestBackgroundKillAfterExit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	<-p.group.exited
+	<-p.done
 	out := callTool(t, env, commandKillTool(procs), `{"id":"bg1"}`)
 	mustContain(t, out.Text, "bg1: exited 4")
 }

@@ -1,0 +1,248 @@
+package main
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// SandboxSettings are the "sandbox" settings: what commands may do beyond
+// the defaults. Enabled false turns the sandbox off, as on a machine
+// without Landlock, so that fallback can be tried on purpose.
+type SandboxSettings struct {
+	Enabled    *bool    `json:"enabled,omitempty"`
+	Network    bool     `json:"network,omitempty"`    // allow TCP connect and bind
+	AllowWrite []string `json:"allowWrite,omitempty"` // more folders commands may write
+	DenyRead   []string `json:"denyRead,omitempty"`   // more paths commands may not read
+}
+
+// Landlock's file system access rights, as the kernel numbers them.
+const (
+	accessExecute   = 1 << 0
+	accessWriteFile = 1 << 1
+	accessReadFile  = 1 << 2
+	accessReadDir   = 1 << 3
+	accessMakeAll   = 0xff0 // remove dir/file, make char/dir/reg/sock/fifo/block
+	accessMakeSym   = 1 << 12
+	accessRefer     = 1 << 13 // ABI 2
+	accessTruncate  = 1 << 14 // ABI 3
+	accessIoctlDev  = 1 << 15 // ABI 5
+	accessRead      = accessExecute | accessReadFile | accessReadDir
+	accessWrite     = 1<<16 - 1
+	accessFileOnly  = accessExecute | accessWriteFile | accessReadFile | accessTruncate | accessIoctlDev
+	accessListOnly  = accessReadDir
+	sandboxArgument = "__minicode_sandbox" // the hidden first argument of the launcher
+	sandboxDisabled = "turned off by the setting sandbox.enabled"
+)
+
+// secretPaths are the files under HOME that sandboxed commands never read.
+var secretPaths = []string{".ssh", ".aws", ".gnupg", ".config/gcloud", ".netrc"}
+
+// sandboxRule grants access rights beneath one path.
+type sandboxRule struct {
+	Path   string `json:"p"`
+	Access uint64 `json:"a"`
+}
+
+// sandboxPolicy is what the launcher applies: the rules, and whether TCP
+// stays open.
+type sandboxPolicy struct {
+	Rules   []sandboxRule `json:"rules"`
+	Network bool          `json:"network"`
+}
+
+// SandboxConfig is what NewSandbox needs.
+type SandboxConfig struct {
+	Workspace string
+	Home      string
+	Settings  SandboxSettings
+	Getenv    func(string) string
+}
+
+// Sandbox runs commands under Landlock: writes only in the workspace, a
+// private temp folder and build caches; no TCP unless allowed; the
+// user's secrets unreadable. Where Landlock is missing it runs them
+// plainly and says why in Status. Close removes the temp folder.
+type Sandbox struct {
+	ABI     int    // the Landlock ABI in use; 0 when there is no sandbox
+	Reason  string // why there is no sandbox
+	TempDir string // the private temp folder (TMPDIR of every command)
+	exe     string
+	policy  sandboxPolicy
+	denied  []string
+}
+
+// NewSandbox detects Landlock and prepares the policy for cfg.
+func NewSandbox(cfg SandboxConfig) (*Sandbox, error) {
+	s := &Sandbox{policy: sandboxPolicy{Network: cfg.Settings.Network}}
+	s.ABI, s.Reason = landlockABI()
+	if cfg.Settings.Enabled != nil && !*cfg.Settings.Enabled {
+		s.ABI, s.Reason = 0, sandboxDisabled
+	}
+	if s.ABI == 0 {
+		return s, nil
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("finding the minicode binary for the sandbox: %w", err)
+	}
+	if s.TempDir, err = os.MkdirTemp("", "minicode-tmp-"); err == nil {
+		s.TempDir, err = filepath.EvalSymlinks(s.TempDir)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("creating the sandbox temp folder: %w", err)
+	}
+	s.exe = exe
+	s.denied = existingPaths(cfg.Home, slices.Concat(secretPaths, cfg.Settings.DenyRead))
+	write := slices.Concat([]string{cfg.Workspace, s.TempDir}, cachePaths(cfg.Home, cfg.Getenv),
+		existingPaths(cfg.Home, cfg.Settings.AllowWrite))
+	s.policy.Rules = expandRule("/", accessRead, s.denied)
+	for _, dir := range write {
+		s.policy.Rules = append(s.policy.Rules, expandRule(dir, accessWrite, s.denied)...)
+	}
+	for _, dev := range []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/random", "/dev/urandom", "/dev/shm", "/dev/pts", "/dev/ptmx"} {
+		if _, err := os.Stat(dev); err == nil {
+			s.policy.Rules = append(s.policy.Rules, sandboxRule{dev, accessWrite})
+		}
+	}
+	return s, nil
+}
+
+// LaunchIfSandboxed runs the sandbox launcher when this process was
+// started as one (see Sandbox.Command), and then never returns.
+func LaunchIfSandboxed() {
+	if len(os.Args) > 1 && os.Args[1] == sandboxArgument {
+		fmt.Fprintln(os.Stderr, "minicode:", runSandboxLauncher(os.Args[2:]))
+		os.Exit(126)
+	}
+}
+
+// Close removes the private temp folder.
+func (s *Sandbox) Close() {
+	if s.TempDir != "" {
+		os.RemoveAll(s.TempDir)
+	}
+}
+
+// Status says in one line what the sandbox enforces, or that there is none.
+func (s *Sandbox) Status() string {
+	if s == nil {
+		return "no sandbox: commands are limited by the permission check alone"
+	}
+	if s.ABI == 0 {
+		return "no sandbox (" + s.Reason + "): commands are limited by the permission check alone"
+	}
+	net := "no network"
+	if s.policy.Network {
+		net = "network allowed"
+	} else if s.ABI < 4 {
+		net = "network not limited (needs Landlock ABI 4)"
+	}
+	return fmt.Sprintf("Landlock sandbox (ABI %d): commands write only in the workspace, %s and build caches; %s; secrets such as ~/.ssh unreadable",
+		s.ABI, s.TempDir, net)
+}
+
+// Command prepares command to run under bash in dir, sandboxed unless
+// unsandboxed is set or there is no sandbox.
+func (s *Sandbox) Command(ctx context.Context, dir, command string, unsandboxed bool) *exec.Cmd {
+	var cmd *exec.Cmd
+	if s == nil || s.ABI == 0 || unsandboxed {
+		cmd = exec.CommandContext(ctx, "bash", "-c", command)
+	} else {
+		policy, _ := json.Marshal(s.policy)
+		cmd = exec.CommandContext(ctx, s.exe, sandboxArgument, string(policy), "bash", "-c", command)
+	}
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0")
+	if s != nil && s.TempDir != "" {
+		cmd.Env = append(cmd.Env, "TMPDIR="+s.TempDir)
+	}
+	return cmd
+}
+
+// Sandboxed reports whether commands run in the sandbox unless asked not to.
+func (s *Sandbox) Sandboxed() bool { return s != nil && s.ABI > 0 }
+
+// refusalNote is what a failed sandboxed command's result adds when its
+// output reads like the sandbox refused something.
+func (s *Sandbox) refusalNote(output string) string {
+	if !s.Sandboxed() || !strings.Contains(output, "Permission denied") && !strings.Contains(output, "Operation not permitted") {
+		return ""
+	}
+	return "Note: this command ran in the sandbox, which allows writes only in the workspace, $TMPDIR and build caches, " +
+		"no network connections unless the settings allow them, and no reading of secrets such as ~/.ssh. If the sandbox " +
+		"refused what the task needs, run the command again with \"sandbox\": false and a \"reason\"; the user will be asked."
+}
+
+// existingPaths resolves paths (~/ is home, relative ones start at home)
+// and keeps those that exist.
+func existingPaths(home string, paths []string) []string {
+	var out []string
+	for _, p := range paths {
+		if rest, ok := strings.CutPrefix(p, "~/"); ok || !filepath.IsAbs(p) {
+			p = filepath.Join(home, cmp.Or(rest, p))
+		}
+		if real, err := filepath.EvalSymlinks(p); err == nil && !slices.Contains(out, real) {
+			out = append(out, real)
+		}
+	}
+	return out
+}
+
+// cachePaths are the build caches of Go, Node, Python and Rust that
+// exist: where each tool's environment variable says, or its default.
+func cachePaths(home string, getenv func(string) string) []string {
+	cache := cmp.Or(getenv("XDG_CACHE_HOME"), filepath.Join(home, ".cache"))
+	gopath := cmp.Or(strings.Split(getenv("GOPATH"), ":")[0], filepath.Join(home, "go"))
+	paths := []string{
+		cmp.Or(getenv("GOCACHE"), filepath.Join(cache, "go-build")),
+		cmp.Or(getenv("GOMODCACHE"), filepath.Join(gopath, "pkg", "mod")),
+		cmp.Or(getenv("npm_config_cache"), filepath.Join(home, ".npm")),
+		filepath.Join(cache, "yarn"), filepath.Join(home, ".local", "share", "pnpm"),
+		cmp.Or(getenv("PIP_CACHE_DIR"), filepath.Join(cache, "pip")),
+		cmp.Or(getenv("UV_CACHE_DIR"), filepath.Join(cache, "uv")),
+		filepath.Join(cache, "pypoetry"),
+		cmp.Or(getenv("CARGO_HOME"), filepath.Join(home, ".cargo")),
+		cmp.Or(getenv("RUSTUP_HOME"), filepath.Join(home, ".rustup")),
+	}
+	return existingPaths(home, paths)
+}
+
+// expandRule grants access beneath root except under the denied paths.
+// Landlock only adds rights along a path, so a folder above a denied path
+// keeps all but reading files, and each of its entries is granted on its
+// own: the denied paths end up as the only holes. (A file made later
+// directly in such a folder cannot be read by commands.) An entry that is
+// a link is granted where it leads, unless that holds a denied path.
+func expandRule(root string, access uint64, denied []string) []sandboxRule {
+	real, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return nil
+	}
+	link := real != filepath.Clean(root)
+	var above bool
+	for _, d := range denied {
+		if within(d, real) {
+			return nil
+		}
+		above = above || within(real, d)
+	}
+	switch {
+	case !above:
+		return []sandboxRule{{real, access}}
+	case link:
+		return nil // the folder it leads to is walked under its own name
+	}
+	rules := []sandboxRule{{real, access &^ (accessReadFile | accessExecute | accessRefer)}}
+	entries, _ := os.ReadDir(real)
+	for _, e := range entries {
+		rules = append(rules, expandRule(filepath.Join(real, e.Name()), access, denied)...)
+	}
+	return rules
+}

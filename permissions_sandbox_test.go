@@ -1,0 +1,322 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// sandboxTree is a workspace, a fake HOME with a key in ~/.ssh and a Go
+// build cache, and a folder outside both.
+type sandboxTree struct {
+	ws, home, outside string
+}
+
+// newSandboxTree builds a sandboxTree; it skips the test where the kernel
+// has no Landlock.
+func newSandboxTree(t *testing.T) sandboxTree {
+	t.Helper()
+	if abi, reason := landlockABI(); abi == 0 {
+		t.Skip(reason)
+	}
+	var tr sandboxTree
+	for _, p := range []*string{&tr.ws, &tr.home, &tr.outside} {
+		dir, err := filepath.EvalSymlinks(t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		*p = dir
+	}
+	writeTree(t, tr.home, map[string]string{".ssh/id_rsa": "PRIVATE KEY\n", ".profile": "PROFILE\n", ".cache/go-build/README": "cache\n"})
+	writeTree(t, tr.ws, map[string]string{"secrets/token": "TOKEN\n", "src/main.go": "package main\n"})
+	return tr
+}
+
+// sandbox builds the sandbox of the tree with settings.
+func (tr sandboxTree) sandbox(t *testing.T, settings SandboxSettings) *Sandbox {
+	t.Helper()
+	getenv := func(name string) string {
+		if name == "HOME" {
+			return tr.home
+		}
+		return ""
+	}
+	sb, err := NewSandbox(SandboxConfig{Workspace: tr.ws, Home: tr.home, Settings: settings, Getenv: getenv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(sb.Close)
+	return sb
+}
+
+func TestSandboxedCommands(t *testing.T) {
+	t.Parallel()
+	tr := newSandboxTree(t)
+	extra := filepath.Join(tr.outside, "extra")
+	if err := os.Mkdir(extra, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeTree(t, tr.outside, map[string]string{"private/key": "OUTSIDE SECRET\n", "public/doc": "DOC\n"})
+	sb := tr.sandbox(t, SandboxSettings{AllowWrite: []string{extra}, DenyRead: []string{filepath.Join(tr.outside, "private")}})
+	tests := []struct {
+		name, command string
+		ok            bool
+		want          string
+	}{
+		{"write in the workspace", "echo hi > made && cat made", true, "hi"},
+		{"write outside", fmt.Sprintf("echo hi > %s/x", tr.outside), false, "Permission denied"},
+		{"write in /tmp itself", fmt.Sprintf("echo hi > /tmp/minicode-sandbox-test-%d", time.Now().UnixNano()), false, "Permission denied"},
+		{"write in the private TMPDIR", `echo hi > "$TMPDIR/x" && cat "$TMPDIR/x"`, true, "hi"},
+		{"write into a cache", fmt.Sprintf("echo hi > %s/.cache/go-build/new && echo done", tr.home), true, "done"},
+		{"write into an allowWrite folder", fmt.Sprintf("echo hi > %s/y && echo done", extra), true, "done"},
+		{"read ~/.ssh", fmt.Sprintf("cat %s/.ssh/id_rsa", tr.home), false, "Permission denied"},
+		{"read the rest of home", fmt.Sprintf("cat %s/.profile", tr.home), true, "PROFILE"},
+		{"read a denyRead path", "cat " + tr.outside + "/private/key", false, "Permission denied"},
+		{"read beside a denyRead path", "cat " + tr.outside + "/public/doc", true, "DOC"},
+		{"read the workspace", "cat src/main.go secrets/token", true, "package main"},
+		{"run programs", "go version >/dev/null && ls / >/dev/null && echo ran", true, "ran"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			out, err := runForeground(context.Background(), sb, tr.ws, tc.command, false, time.Minute)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if out.IsError == tc.ok {
+				t.Errorf("%q: IsError = %v, want %v; output %q", tc.command, out.IsError, !tc.ok, out.Text)
+			}
+			mustContain(t, out.Text, tc.want)
+			if hasNote := strings.Contains(out.Text, `"sandbox": false`); hasNote == tc.ok {
+				t.Errorf("%q: note about leaving the sandbox = %v, want %v; output %q", tc.command, hasNote, !tc.ok, out.Text)
+			}
+			if strings.Contains(out.Text, "PRIVATE KEY") || strings.Contains(out.Text, "OUTSIDE SECRET") {
+				t.Errorf("%q leaked a secret: %q", tc.command, out.Text)
+			}
+		})
+	}
+}
+
+// TestSandboxDenyReadInWorkspace denies a folder inside the workspace:
+// it cannot be read, and the rest of the workspace can still be written.
+func TestSandboxDenyReadInWorkspace(t *testing.T) {
+	t.Parallel()
+	tr := newSandboxTree(t)
+	sb := tr.sandbox(t, SandboxSettings{DenyRead: []string{filepath.Join(tr.ws, "secrets")}})
+	for _, tc := range []struct {
+		command string
+		ok      bool
+		want    string
+	}{
+		{"cat secrets/token", false, "Permission denied"},
+		{"cat src/main.go && echo new > new.txt && echo more >> src/main.go && echo done", true, "done"},
+	} {
+		out, err := runForeground(context.Background(), sb, tr.ws, tc.command, false, time.Minute)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out.IsError == tc.ok || strings.Contains(out.Text, "TOKEN") {
+			t.Errorf("%q: IsError = %v, want %v; output %q", tc.command, out.IsError, !tc.ok, out.Text)
+		}
+		mustContain(t, out.Text, tc.want)
+	}
+}
+
+func TestSandboxNetwork(t *testing.T) {
+	t.Parallel()
+	tr := newSandboxTree(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			io.WriteString(c, "HELLO\n")
+			c.Close()
+		}
+	}()
+	connect := fmt.Sprintf("exec 3<>/dev/tcp/127.0.0.1/%d && head -1 <&3", ln.Addr().(*net.TCPAddr).Port)
+	for _, tc := range []struct {
+		name    string
+		network bool
+		ok      bool
+		want    string
+	}{{"blocked by default", false, false, "Permission denied"}, {"allowed by the setting", true, true, "HELLO"}} {
+		sb := tr.sandbox(t, SandboxSettings{Network: tc.network})
+		if sb.ABI < 4 {
+			t.Skipf("Landlock ABI %d cannot limit the network", sb.ABI)
+		}
+		out, err := runForeground(context.Background(), sb, tr.ws, connect, false, time.Minute)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out.IsError == tc.ok {
+			t.Errorf("%s: IsError = %v; output %q", tc.name, out.IsError, out.Text)
+		}
+		mustContain(t, out.Text, tc.want)
+	}
+}
+
+// TestSandboxAsOtherUser runs the launcher as an unprivileged user (when
+// the tests run as root), where file modes and Landlock both apply.
+func TestSandboxAsOtherUser(t *testing.T) {
+	t.Parallel()
+	tr := newSandboxTree(t)
+	if os.Getuid() != 0 {
+		t.Skip("the tests already run as a normal user")
+	}
+	sb := tr.sandbox(t, SandboxSettings{})
+	bin := filepath.Join(t.TempDir(), "minicode")
+	data, err := os.ReadFile(sb.exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bin, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, dir := range []string{filepath.Dir(bin), filepath.Dir(filepath.Dir(bin)), tr.ws, filepath.Dir(tr.ws), tr.outside, filepath.Dir(tr.outside), sb.TempDir} {
+		if err := os.Chmod(dir, 0o777); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sb.exe = bin
+	for _, tc := range []struct {
+		command string
+		ok      bool
+	}{{"echo hi > made && cat made", true}, {"echo hi > " + tr.outside + "/x", false}, {`echo hi > "$TMPDIR/t"`, true}} {
+		cmd := sb.Command(context.Background(), tr.ws, tc.command, false)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+		out, err := cmd.CombinedOutput()
+		if (err == nil) != tc.ok {
+			t.Errorf("%q as uid 65534: err = %v, want ok %v; output %q", tc.command, err, tc.ok, out)
+		}
+	}
+}
+
+func TestSandboxTurnedOff(t *testing.T) {
+	t.Parallel()
+	tr := newSandboxTree(t)
+	off := false
+	sb := tr.sandbox(t, SandboxSettings{Enabled: &off})
+	if sb.Sandboxed() {
+		t.Fatal("sandbox still on with enabled false")
+	}
+	mustContain(t, sb.Status(), "no sandbox", sandboxDisabled, "permission check alone")
+	out, err := runForeground(context.Background(), sb, tr.ws, fmt.Sprintf("echo hi > %s/x && echo wrote", tr.outside), false, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.IsError || !strings.Contains(out.Text, "wrote") {
+		t.Errorf("without a sandbox the write failed: %q", out.Text)
+	}
+}
+
+// TestUnsandboxedRunAfterApproval asks for a command outside the sandbox:
+// the prompt shows the reason, and after approval the write outside works.
+func TestUnsandboxedRunAfterApproval(t *testing.T) {
+	t.Parallel()
+	tr := newSandboxTree(t)
+	sb := tr.sandbox(t, SandboxSettings{})
+	procs := newProcessManager(sb)
+	defer procs.Close()
+	target := filepath.Join(tr.outside, "out")
+	input := fmt.Sprintf(`{"command":"echo hi > %s","sandbox":false,"reason":"write the release notes"}`, target)
+	for _, tc := range []struct {
+		name   string
+		mode   PermissionMode
+		answer ChoiceID
+		wrote  bool
+	}{{"denied", ModeBypass, ChoiceDenyOnce, false}, {"approved", ModeBypass, ChoiceAllowOnce, true}} {
+		asker := &scriptedAsker{answers: []Answer{{Choice: tc.answer}}}
+		perms, err := NewPermissions(PermissionConfig{Mode: tc.mode, Workspace: tr.ws, Asker: asker})
+		if err != nil {
+			t.Fatal(err)
+		}
+		env := &ToolEnv{Workspace: tr.ws, Perms: perms}
+		out := callTool(t, env, runCommandTool(procs), input)
+		if asker.asked() != 1 || !strings.Contains(asker.prompts[0].Reason, "write the release notes") {
+			t.Errorf("%s: prompts %+v, want one showing the reason", tc.name, asker.prompts)
+		}
+		if _, err := os.Stat(target); (err == nil) != tc.wrote {
+			t.Errorf("%s: file written = %v, want %v; output %q", tc.name, err == nil, tc.wrote, out.Text)
+		}
+	}
+	perms, err := NewPermissions(PermissionConfig{Mode: ModeBypass, Workspace: tr.ws})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := callTool(t, &ToolEnv{Workspace: tr.ws, Perms: perms}, runCommandTool(procs), input)
+	mustContain(t, out.Text, "nobody can approve it", `--allowedTools "run_command(sandbox:false)"`)
+}
+
+// BenchmarkSandboxedCommand measures starting `bash -c true` in the
+// sandbox against starting it plainly.
+func BenchmarkSandboxedCommand(b *testing.B) {
+	if abi, reason := landlockABI(); abi == 0 {
+		b.Skip(reason)
+	}
+	ws := b.TempDir()
+	home, _ := os.UserHomeDir()
+	sb, err := NewSandbox(SandboxConfig{Workspace: ws, Home: home, Getenv: os.Getenv})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer sb.Close()
+	for _, bc := range []struct {
+		name string
+		cmd  func() *exec.Cmd
+	}{
+		{"plain", func() *exec.Cmd { return exec.Command("bash", "-c", "true") }},
+		{"sandboxed", func() *exec.Cmd { return sb.Command(context.Background(), ws, "true", false) }},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			for b.Loop() {
+				if out, err := bc.cmd().CombinedOutput(); err != nil {
+					b.Fatalf("%v: %s", err, out)
+				}
+			}
+		})
+	}
+}
+
+// TestSandboxReported runs the real binary: the stream-json init event,
+// the banner and /status say whether commands are sandboxed, and a
+// sandboxed command run by the model cannot write outside.
+func TestSandboxReported(t *testing.T) {
+	t.Parallel()
+	tr := newSandboxTree(t)
+	off := t.TempDir()
+	writeFile(t, filepath.Join(off, "settings.json"), `{"sandbox": {"enabled": false}}`)
+	target := filepath.Join(tr.outside, "escaped")
+	script := writeScript(t, fmt.Sprintf(`[{"tool_calls":[{"id":"t1","name":"run_command","input":{"command":"echo x > %s"}}]},{"text":"done"}]`, target))
+	for _, tc := range []struct {
+		name, home, want string
+		wrote            bool
+	}{{"sandboxed", t.TempDir(), "Landlock sandbox", false}, {"turned off", off, "no sandbox (" + sandboxDisabled, true}} {
+		r := runMinicode(t, []string{"MINICODE_HOME=" + tc.home}, "", "-p", "go", "--output-format", "stream-json", "--provider", "mock",
+			"--mock-script", script, "--workspace", tr.ws, "--permission-mode", "bypassPermissions")
+		first, _, _ := strings.Cut(r.stdout, "\n")
+		mustContain(t, first, `"subtype":"init"`, `"sandbox":"`+tc.want)
+		if _, err := os.Stat(target); (err == nil) != tc.wrote {
+			t.Errorf("%s: wrote outside = %v, want %v; output %q", tc.name, err == nil, tc.wrote, r.stdout)
+		}
+		if !tc.wrote {
+			mustContain(t, r.stdout, "Permission denied", `with \"sandbox\": false`)
+		}
+	}
+	r := runMinicode(t, []string{"MINICODE_HOME=" + off}, "/status\n", "--provider", "mock", "--workspace", tr.ws)
+	mustContain(t, r.stdout, "Warning: no sandbox ("+sandboxDisabled, "sandbox: no sandbox ("+sandboxDisabled)
+}
