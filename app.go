@@ -47,6 +47,7 @@ type App struct {
 	Perms     *Permissions
 	Sandbox   *Sandbox
 	Skills    *SkillSet
+	Commands  []*CustomCommand // custom slash commands, first of a name
 	MCP       *MCPManager
 	Memory    *Memory // AGENTS.md and the like, loaded at start
 	Agent     *Agent
@@ -93,6 +94,7 @@ func newApp(ctx context.Context, opts Options, stdin io.Reader, stdout, stderr i
 		return nil, err
 	}
 	app.closers = append(app.closers, app.Sandbox.Close)
+	app.Commands = LoadCustomCommands(commandDirs(app.Home, userHome(getenv), app.Workspace))
 	if err := app.setupPermissions(); err != nil {
 		return nil, err
 	}

@@ -11,7 +11,8 @@ import (
 type slashCommand struct {
 	name string
 	help string
-	// run returns the text to show; quit ends the session.
+	// run returns the text to show; quit ends the session. A custom
+	// command or a skill has none: it expands into a prompt for the model.
 	run func(ctx context.Context, app *App, args string, history *[]Message) (out string, quit bool, err error)
 }
 
@@ -58,7 +59,7 @@ func (app *App) runSlashCommand(ctx context.Context, input string, history *[]Me
 func cmdHelp(_ context.Context, app *App, _ string, _ *[]Message) (string, bool, error) {
 	var b strings.Builder
 	b.WriteString("Commands:\n")
-	for _, c := range slashCommands() {
+	for _, c := range append(slashCommands(), app.customSlashCommands()...) {
 		fmt.Fprintf(&b, "  /%-12s %s\n", c.name, c.help)
 	}
 	b.WriteString("End a line with \\ to continue on the next line.")

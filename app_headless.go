@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 	"time"
 )
@@ -70,7 +71,17 @@ func (app *App) runHeadless(ctx context.Context, task string) error {
 		}
 	}
 	app.MCP.Wait(ctx) // the task may need the servers' tools
-	res := app.runTurnWithCleanup(ctx, nil, task)
+	prompt := slashPrompt{Prompt: task}
+	if strings.HasPrefix(task, "/") {
+		sp, ok, err := app.slashPromptFor(ctx, task)
+		if err != nil {
+			return err
+		}
+		if ok {
+			prompt = sp
+		}
+	}
+	res := app.runPrompt(ctx, nil, prompt)
 	record := resultRecord{
 		Type:              "result",
 		Subtype:           resultSubtype(res.End),

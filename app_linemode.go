@@ -29,8 +29,9 @@ func (app *App) runLineMode(ctx context.Context) error {
 		if input == "" {
 			continue
 		}
+		prompt := slashPrompt{Prompt: input}
 		if strings.HasPrefix(input, "/") {
-			out, quit, err := app.runSlashCommand(ctx, input, &history)
+			sp, out, quit, err := app.slashInput(ctx, input, &history)
 			if err != nil {
 				fmt.Fprintf(app.stdout, "error: %v\n", err)
 			} else if out != "" {
@@ -39,10 +40,13 @@ func (app *App) runLineMode(ctx context.Context) error {
 			if quit {
 				return nil
 			}
-			continue
+			if sp == nil || err != nil {
+				continue
+			}
+			prompt = *sp
 		}
 		r.startTurn()
-		res := app.runTurnWithCleanup(ctx, history, input)
+		res := app.runPrompt(ctx, history, prompt)
 		history = res.Messages
 		r.endTurn(res)
 		if res.End == EndCancelled || ctx.Err() != nil {

@@ -15,6 +15,7 @@ import (
 
 // modelRequest is a Messages API request as a fake server decodes it.
 type modelRequest struct {
+	Model    string    `json:"model"`
 	System   []Block   `json:"system"`
 	Messages []Message `json:"messages"`
 	Tools    []struct {

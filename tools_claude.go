@@ -20,6 +20,15 @@ func claudeToolNames() map[string][]string {
 	}
 }
 
+// minicodeToolNames turns a tool name as a definition lists it (minicode's
+// or Claude Code's) into the minicode tools it stands for.
+func minicodeToolNames(name string) []string {
+	if ours, ok := claudeToolNames()[name]; ok {
+		return ours
+	}
+	return []string{name}
+}
+
 // toolNamesFor returns the names a minicode tool answers to: its own and
 // the Claude Code names that stand for it.
 func toolNamesFor(tool string) []string {

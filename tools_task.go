@@ -16,6 +16,11 @@ func withToolUseID(ctx context.Context, id string) context.Context {
 	return context.WithValue(ctx, keyToolUseID, id)
 }
 
+// withToolGrants lets the calls run under ctx use rules without asking.
+func withToolGrants(ctx context.Context, rules []Rule) context.Context {
+	return context.WithValue(ctx, keyToolGrants, append(toolGrants(ctx), rules...))
+}
+
 // toolGrants returns the allow rules granted to calls run under ctx.
 func toolGrants(ctx context.Context) []Rule {
 	rules, _ := ctx.Value(keyToolGrants).([]Rule)

@@ -1,0 +1,297 @@
+package main
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// Custom slash commands are Markdown files in Claude Code's format: the
+// file's path below a commands folder is the command (review.md is
+// /review, git/commit.md is /git:commit); optional front matter gives
+// description, argument-hint, allowed-tools and model; the body is the
+// prompt, with $ARGUMENTS (all arguments), $1 … $9 (one each), @file
+// (the file's contents are attached) and !`command` (replaced by the
+// command's output, if allowed-tools allows it).
+
+// CustomCommand is one command file.
+type CustomCommand struct {
+	Name         string // "git:commit"
+	Description  string
+	ArgumentHint string
+	AllowedTools []string
+	Model        string
+	Body         string
+	Path         string
+	Problem      string // why the file cannot be used; "" when it can
+}
+
+// slashPrompt is what a custom command or a skill invoked by name turns
+// into: a prompt for the model, with what it may do while it runs.
+type slashPrompt struct {
+	Prompt string
+	Grants []Rule // calls these rules cover run without asking (deny rules still hold)
+	Model  string // the model for this turn; "" keeps the session's
+	Fork   bool   // run in a subagent (a skill with context: fork)
+}
+
+// commandDirs lists the folders searched for command files, first match
+// of a name winning: the project's, then the user's.
+func commandDirs(home, userHome, workspace string) []string {
+	dirs := []string{filepath.Join(workspace, ".minicode", "commands"), filepath.Join(workspace, ".claude", "commands")}
+	if home != "" {
+		dirs = append(dirs, filepath.Join(home, "commands"))
+	}
+	if userHome != "" {
+		dirs = append(dirs, filepath.Join(userHome, ".claude", "commands"))
+	}
+	return dirs
+}
+
+// LoadCustomCommands reads every command file of the folders. A file that
+// cannot be used is returned with Problem set, so that it can be listed.
+func LoadCustomCommands(dirs []string) []*CustomCommand {
+	var cmds []*CustomCommand
+	seen := map[string]bool{}
+	for _, dir := range dirs {
+		filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !strings.HasSuffix(d.Name(), ".md") {
+				return nil
+			}
+			rel, _ := filepath.Rel(dir, strings.TrimSuffix(path, ".md"))
+			name := strings.ReplaceAll(filepath.ToSlash(rel), "/", ":")
+			if !seen[name] {
+				seen[name] = true
+				cmds = append(cmds, readCustomCommand(name, path))
+			}
+			return nil
+		})
+	}
+	return cmds
+}
+
+// readCustomCommand reads one command file.
+func readCustomCommand(name, path string) *CustomCommand {
+	c := &CustomCommand{Name: name, Path: path}
+	meta, body, err := readDefinition(path, false)
+	if err == nil {
+		c.AllowedTools, err = allowedTools(meta["allowed-tools"])
+	}
+	if err == nil {
+		_, err = grantRules(c.AllowedTools)
+	}
+	if err != nil {
+		c.Problem = err.Error()
+		return c
+	}
+	c.Description, _ = meta["description"].(string)
+	c.ArgumentHint, _ = meta["argument-hint"].(string)
+	c.Model, _ = meta["model"].(string)
+	c.Body = body
+	return c
+}
+
+// readDefinition reads a Markdown file with YAML front matter, which is
+// optional unless required is set.
+func readDefinition(path string, required bool) (map[string]any, string, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, "", err
+	}
+	if !required && !strings.HasPrefix(strings.TrimPrefix(string(data), "\uFEFF"), "---") {
+		return map[string]any{}, string(data), nil
+	}
+	header, body, err := splitFrontMatter(data)
+	if err != nil {
+		return nil, "", err
+	}
+	// An argument hint such as "[pr] [priority]" is not valid YAML, so
+	// it is taken as written.
+	var hint string
+	var kept []string
+	for _, line := range strings.Split(header, "\n") {
+		if v, ok := strings.CutPrefix(line, "argument-hint:"); ok {
+			hint = strings.Trim(strings.TrimSpace(v), `"'`)
+			continue
+		}
+		kept = append(kept, line)
+	}
+	meta, err := parseYAMLMap(strings.Join(kept, "\n"))
+	if err != nil {
+		return nil, "", fmt.Errorf("front matter: %w", err)
+	}
+	if hint != "" {
+		meta["argument-hint"] = hint
+	}
+	return meta, strings.TrimLeft(body, "\n"), nil
+}
+
+// grantRules turns allowed-tools entries, in minicode's or Claude Code's
+// names ("Bash(git add:*)", "Read"), into allow rules.
+func grantRules(entries []string) ([]Rule, error) {
+	var rules []Rule
+	for _, e := range entries {
+		r, err := ParseRule(e, "allowed-tools")
+		if err != nil {
+			return nil, fmt.Errorf("allowed-tools: %w", err)
+		}
+		for _, name := range minicodeToolNames(r.Tool) {
+			rules = append(rules, Rule{Tool: name, Spec: r.Spec, Source: r.Source})
+		}
+	}
+	return rules, nil
+}
+
+// Positional and inline-command patterns of a command body.
+var (
+	argumentPattern = regexp.MustCompile(`\$([1-9])`)
+	shellPattern    = regexp.MustCompile("!`([^`\n]+)`")
+	filePattern     = regexp.MustCompile(`(?:^|\s)@([^\s@]+)`)
+)
+
+// expandBody fills a body's $ARGUMENTS and $1 … $9 with args. When the body
+// names no argument at all, non-empty args are appended to it.
+func expandBody(body, args string) string {
+	words := strings.Fields(args)
+	if !strings.Contains(body, "$ARGUMENTS") && !argumentPattern.MatchString(body) && args != "" {
+		return strings.TrimRight(body, "\n") + "\n\nARGUMENTS: " + args
+	}
+	body = strings.ReplaceAll(body, "$ARGUMENTS", args)
+	return argumentPattern.ReplaceAllStringFunc(body, func(m string) string {
+		if i := int(m[1] - '1'); i < len(words) {
+			return words[i]
+		}
+		return ""
+	})
+}
+
+// expandCommand turns a command and its arguments into the prompt: the
+// body filled in, each !`command` replaced by its output and each @file's
+// contents attached. Commands and reads go through the registry, so the
+// permission check (with the command's grants) and the hooks apply.
+func (app *App) expandCommand(ctx context.Context, c *CustomCommand, args string) (slashPrompt, error) {
+	grants, _ := grantRules(c.AllowedTools)
+	ctx = withToolGrants(ctx, grants)
+	body := expandBody(c.Body, args)
+	var failed error
+	body = shellPattern.ReplaceAllStringFunc(body, func(m string) string {
+		command := shellPattern.FindStringSubmatch(m)[1]
+		if !slices.ContainsFunc(grants, func(r Rule) bool { return r.Tool == "run_command" }) {
+			failed = fmt.Errorf("/%s runs `%s`, but its allowed-tools do not include Bash", c.Name, command)
+			return m
+		}
+		out := app.runTool(ctx, "run_command", map[string]string{"command": command})
+		if out.IsError {
+			failed = fmt.Errorf("/%s: `%s`: %s", c.Name, command, out.Text)
+		}
+		return out.Text
+	})
+	if failed != nil {
+		return slashPrompt{}, failed
+	}
+	var attached strings.Builder
+	for _, m := range filePattern.FindAllStringSubmatch(body, -1) {
+		path := strings.TrimRight(m[1], ".,;:)")
+		if info, err := os.Stat(filepath.Join(app.Workspace, path)); err != nil || info.IsDir() {
+			continue
+		}
+		out := app.runTool(ctx, "read_file", map[string]string{"path": path})
+		if out.IsError {
+			return slashPrompt{}, fmt.Errorf("/%s: @%s: %s", c.Name, path, out.Text)
+		}
+		fmt.Fprintf(&attached, "\n\nContents of %s:\n%s", path, out.Text)
+	}
+	return slashPrompt{Prompt: body + attached.String(), Grants: grants, Model: c.Model}, nil
+}
+
+// runTool runs one tool call for a command, outside any turn.
+func (app *App) runTool(ctx context.Context, name string, input any) ToolOutput {
+	raw, _ := json.Marshal(input)
+	return app.Registry.Execute(ctx, app.Env, Block{Type: BlockToolUse, ID: "command_" + name, Name: name, Input: raw})
+}
+
+// slashPromptFor expands input ("/name args") when name is a custom
+// command or a skill; ok is false when it is neither.
+func (app *App) slashPromptFor(ctx context.Context, input string) (sp slashPrompt, ok bool, err error) {
+	name, args, _ := strings.Cut(strings.TrimPrefix(input, "/"), " ")
+	args = strings.TrimSpace(args)
+	for _, c := range app.Commands {
+		if c.Name != name {
+			continue
+		}
+		if c.Problem != "" {
+			return slashPrompt{}, true, fmt.Errorf("/%s cannot be used: %s: %s", name, c.Path, c.Problem)
+		}
+		sp, err := app.expandCommand(ctx, c, args)
+		return sp, true, err
+	}
+	if s := app.Skills.Find(name); s != nil {
+		sp, err := skillPrompt(s, args)
+		return sp, true, err
+	}
+	return slashPrompt{}, false, nil
+}
+
+// skillPrompt is the prompt of a skill invoked as /name args: its
+// instructions, with $ARGUMENTS filled in, and its allowed-tools granted.
+func skillPrompt(s *Skill, args string) (slashPrompt, error) {
+	fresh := readSkill(s.Dir, s.Source)
+	if fresh.Problem != "" {
+		return slashPrompt{}, fmt.Errorf("skill %s cannot be used: %s", s.Name, fresh.Problem)
+	}
+	grants, err := grantRules(fresh.AllowedTools)
+	if err != nil {
+		return slashPrompt{}, fmt.Errorf("skill %s: %w", s.Name, err)
+	}
+	model, _ := fresh.Meta["model"].(string)
+	prompt := fmt.Sprintf("Follow the skill %q. Its folder is %s; paths in it are relative to that folder.\n\n%s", s.Name, s.Dir, expandBody(fresh.Body, args))
+	return slashPrompt{Prompt: prompt, Grants: grants, Model: model, Fork: fresh.Meta["context"] == "fork"}, nil
+}
+
+// customSlashCommands lists the custom commands and the skills as entries
+// of the slash-command list, for /help and the menu.
+func (app *App) customSlashCommands() []slashCommand {
+	var out []slashCommand
+	for _, c := range app.Commands {
+		help := strings.TrimSpace(c.Description + " " + c.ArgumentHint)
+		if c.Problem != "" {
+			help = "(broken: " + c.Problem + ")"
+		}
+		out = append(out, slashCommand{name: c.Name, help: cmp.Or(help, "custom command from "+c.Path)})
+	}
+	for _, s := range app.Skills.Skills {
+		out = append(out, slashCommand{name: s.Name, help: "skill: " + oneLine(s.Description, 80)})
+	}
+	return out
+}
+
+// slashInput handles a line that starts with "/": a built-in command runs
+// and returns what to show; a custom command or a skill returns the
+// prompt to send. A name that is none of these is an error.
+func (app *App) slashInput(ctx context.Context, input string, history *[]Message) (sp *slashPrompt, out string, quit bool, err error) {
+	name, _, _ := strings.Cut(strings.TrimPrefix(input, "/"), " ")
+	if !slices.ContainsFunc(slashCommands(), func(c slashCommand) bool { return c.name == name }) {
+		p, ok, err := app.slashPromptFor(ctx, input)
+		if ok || err != nil {
+			return &p, "", false, err
+		}
+	}
+	out, quit, err = app.runSlashCommand(ctx, input, history)
+	return nil, out, quit, err
+}
+
+// runPrompt runs a turn for a prompt, with its grants and model.
+func (app *App) runPrompt(ctx context.Context, history []Message, sp slashPrompt) TurnResult {
+	if sp.Model != "" {
+		defer func(model string) { app.Agent.Model = model }(app.Agent.Model)
+		app.Agent.Model = sp.Model
+	}
+	return app.runTurnWithCleanup(withToolGrants(ctx, sp.Grants), history, sp.Prompt)
+}

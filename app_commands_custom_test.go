@@ -1,0 +1,149 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestExpandBody(t *testing.T) {
+	tests := []struct{ body, args, want string }{
+		{"Review PR $ARGUMENTS now.", "123 high", "Review PR 123 high now."},
+		{"Fix issue $1 with priority $2.", "42 low", "Fix issue 42 with priority low."},
+		{"Fix $1 and $3.", "a", "Fix a and ."},
+		{"All: $ARGUMENTS; first: $1", "x y", "All: x y; first: x"},
+		{"Summarise the changes.\n", "in French", "Summarise the changes.\n\nARGUMENTS: in French"},
+		{"Summarise the changes.", "", "Summarise the changes."},
+	}
+	for _, tc := range tests {
+		if got := expandBody(tc.body, tc.args); got != tc.want {
+			t.Errorf("expandBody(%q, %q) = %q, want %q", tc.body, tc.args, got, tc.want)
+		}
+	}
+}
+
+func TestLoadCustomCommands(t *testing.T) {
+	project, user := t.TempDir(), t.TempDir()
+	writeFiles(t, project, map[string]string{
+		"review.md":     "---\ndescription: Review a pull request\nargument-hint: [pr-number] [priority]\nallowed-tools: Bash(git diff:*), Read\nmodel: claude-haiku-4-5\n---\nReview PR $ARGUMENTS.\n",
+		"git/commit.md": "Write a commit message.\n",
+		"broken.md":     "---\ndescription: [unclosed\n---\nbody\n",
+		"notes.txt":     "not a command\n",
+	})
+	writeFiles(t, user, map[string]string{"review.md": "the user's review\n", "mine.md": "Mine.\n"})
+	cmds := LoadCustomCommands([]string{project, user, filepath.Join(t.TempDir(), "missing")})
+	got := map[string]*CustomCommand{}
+	for _, c := range cmds {
+		got[c.Name] = c
+	}
+	if len(cmds) != 4 || got["review"] == nil || got["git:commit"] == nil || got["mine"] == nil || got["broken"] == nil {
+		t.Fatalf("commands %v, want review, git:commit, mine and broken", got)
+	}
+	r := got["review"]
+	if r.Description != "Review a pull request" || r.ArgumentHint != "[pr-number] [priority]" || r.Model != "claude-haiku-4-5" ||
+		strings.Join(r.AllowedTools, "|") != "Bash(git diff:*)|Read" || r.Body != "Review PR $ARGUMENTS.\n" {
+		t.Errorf("review = %+v", r)
+	}
+	if got["broken"].Problem == "" {
+		t.Error("broken front matter was not reported")
+	}
+	rules, err := grantRules(r.AllowedTools)
+	if err != nil || len(rules) != 4 || rules[0].String() != "run_command(git diff:*)" || rules[3].String() != "read_file" {
+		t.Errorf("grants %v (%v), want run_command(git diff:*), command_output, command_kill and read_file", rules, err)
+	}
+}
+
+// commandWorkspace is a workspace with custom commands and a skill.
+func commandWorkspace(t *testing.T) string {
+	t.Helper()
+	return workspaceWith(t, map[string]string{
+		"notes.txt":                              "alpha beta\n",
+		".claude/commands/review.md":             "---\ndescription: Review a PR\nmodel: claude-haiku-4-5\n---\nReview PR $1 with priority $2 (all: $ARGUMENTS).\n",
+		".claude/commands/git/log.md":            "---\nallowed-tools: Bash(echo:*)\n---\nRecent: !`echo one-two-three`\nAnd @notes.txt please.\n",
+		".claude/commands/nope.md":               "Run !`echo hi`\n",
+		".claude/commands/bad.md":                "---\nallowed-tools: Bash(\n---\nx\n",
+		".claude/skills/touch-it/SKILL.md":       "---\nname: touch-it\ndescription: Touch a file.\nallowed-tools: Bash(touch:*)\n---\nTouch the file $ARGUMENTS.\n",
+		".claude/skills/touch-it/scripts/run.sh": "true\n",
+	})
+}
+
+func TestCustomCommandsInHeadlessMode(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		task, wantPrompt, wantModel, wantErr string
+	}{
+		{"/review 123 high", "Review PR 123 with priority high (all: 123 high).", "claude-haiku-4-5", ""},
+		{"/git:log", "Recent: Exit code: 0", "claude-sonnet-4-5", ""},
+		{"/git:log", "Contents of notes.txt:", "", ""},
+		{"/unknown-thing do it", "/unknown-thing do it", "claude-sonnet-4-5", ""},
+		{"/nope", "", "", "its allowed-tools do not include Bash"},
+		{"/bad", "", "", "/bad cannot be used"},
+		{"/touch-it a.txt", "Touch the file a.txt.", "", ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.task, func(t *testing.T) {
+			t.Parallel()
+			srv, requests := anthropicServer(t, answerOnce())
+			res := runMinicode(t, []string{"ANTHROPIC_API_KEY=k", "ANTHROPIC_BASE_URL=" + srv.URL}, "", "-p", tc.task, "--workspace", commandWorkspace(t))
+			reqs := requests()
+			if tc.wantErr != "" {
+				if len(reqs) != 0 || !strings.Contains(res.stderr, tc.wantErr) {
+					t.Errorf("%d requests, stderr %q; want none and %q", len(reqs), res.stderr, tc.wantErr)
+				}
+				return
+			}
+			if len(reqs) != 1 {
+				t.Fatalf("got %d requests, want 1; stderr %q", len(reqs), res.stderr)
+			}
+			if got := reqs[0].Messages[0].Text(); !strings.Contains(got, tc.wantPrompt) {
+				t.Errorf("prompt %q, want it to hold %q", got, tc.wantPrompt)
+			}
+			if tc.wantModel != "" && reqs[0].Model != tc.wantModel {
+				t.Errorf("model %q, want %q", reqs[0].Model, tc.wantModel)
+			}
+		})
+	}
+}
+
+func TestCustomCommandsInLineMode(t *testing.T) {
+	t.Parallel()
+	srv, requests := anthropicServer(t, answerOnce())
+	res := runMinicode(t, []string{"ANTHROPIC_API_KEY=k", "ANTHROPIC_BASE_URL=" + srv.URL},
+		"/help\n/review 7 low\n/unknown-thing\n", "--workspace", commandWorkspace(t))
+	reqs := requests()
+	if len(reqs) != 1 || !strings.Contains(reqs[0].Messages[0].Text(), "Review PR 7 with priority low") {
+		t.Fatalf("requests %+v, want one with the expanded /review", reqs)
+	}
+	for _, want := range []string{"/review", "Review a PR", "/git:log", "/touch-it", "skill: Touch a file.", "/bad", "(broken: allowed-tools:", "answer 1", "unknown command /unknown-thing"} {
+		if !strings.Contains(res.stdout, want) {
+			t.Errorf("line mode printed %q, want it to hold %q", res.stdout, want)
+		}
+	}
+}
+
+func TestSkillAllowedToolsGrantWithinDenyRules(t *testing.T) {
+	t.Parallel()
+	// The model asks to touch a file. Headless, nobody can approve it; the
+	// skill's allowed-tools let it run, but never past a deny rule.
+	for _, tc := range []struct {
+		args []string
+		ran  bool
+	}{{nil, true}, {[]string{"--disallowedTools", "run_command(touch:*)"}, false}} {
+		ws := commandWorkspace(t)
+		srv, _ := anthropicServer(t, touchThenAnswer)
+		res := runMinicode(t, []string{"ANTHROPIC_API_KEY=k", "ANTHROPIC_BASE_URL=" + srv.URL}, "",
+			append([]string{"-p", "/touch-it ran.txt", "--workspace", ws}, tc.args...)...)
+		_, err := os.Stat(filepath.Join(ws, "ran.txt"))
+		if ran := err == nil; ran != tc.ran {
+			t.Errorf("with %q the command ran = %v, want %v; stdout %q", tc.args, ran, tc.ran, res.stdout)
+		}
+	}
+	// Without the skill, the same call is denied.
+	ws := commandWorkspace(t)
+	srv, _ := anthropicServer(t, touchThenAnswer)
+	runMinicode(t, []string{"ANTHROPIC_API_KEY=k", "ANTHROPIC_BASE_URL=" + srv.URL}, "", "-p", "touch ran.txt", "--workspace", ws)
+	if _, err := os.Stat(filepath.Join(ws, "ran.txt")); err == nil {
+		t.Error("the call ran without the skill's grant")
+	}
+}
