@@ -2,12 +2,12 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -28,6 +28,11 @@ type Options struct {
 	Workspace       string
 	MockScript      string
 	MCPElicitation  string // with -p: how MCP servers' questions are answered (decline or defaults)
+	Continue        bool   // -c: continue the newest session of the workspace
+	Resume          string // --resume ID: continue this session
+	ResumePick      bool   // --resume alone: list the sessions to pick one
+	SessionID       string // --session-id: the id of the new session
+	ForkSession     bool   // --fork-session: continue into a new session
 }
 
 // App is one running minicode: its configuration, the model, the tools and
@@ -51,6 +56,7 @@ type App struct {
 	MCP       *MCPManager
 	Memory    *Memory // AGENTS.md and the like, loaded at start
 	Agent     *Agent
+	Session   *Session // the conversation and its journal
 	SessionID string
 
 	lines          *LineReader // the input lines, shared by line mode and its questions
@@ -80,14 +86,14 @@ func newApp(ctx context.Context, opts Options, stdin io.Reader, stdout, stderr i
 	if err := app.setupProvider(); err != nil {
 		return nil, err
 	}
-	app.SessionID = newSessionID()
-	app.Env = &ToolEnv{
-		Workspace:  app.Workspace,
-		ResultsDir: filepath.Join(app.Home, "tool-results", app.SessionID),
+	app.Env = &ToolEnv{Workspace: app.Workspace}
+	if err := app.openSession(); err != nil {
+		return nil, err
 	}
 	if len(app.Settings.Hooks) > 0 {
 		app.Env.Hooks = &Hooks{Config: app.Settings.Hooks, SessionID: app.SessionID, Workspace: app.Workspace, Notice: app.notice}
 	}
+	app.closers = append(app.closers, func() { app.Session.Close() })
 	app.Skills = DiscoverSkills(app.Home, userHome(getenv), app.Workspace)
 	if app.Sandbox, err = NewSandbox(SandboxConfig{Workspace: app.Workspace, Home: userHome(getenv),
 		Settings: app.Settings.Sandbox, Getenv: getenv}); err != nil {
@@ -126,6 +132,7 @@ func newApp(ctx context.Context, opts Options, stdin io.Reader, stdout, stderr i
 		System:    app.systemPrompt(),
 		MaxTokens: maxTokens,
 		MaxSteps:  maxTurns,
+		Journal:   func(e Event) { app.Session.Event(e) },
 	}
 	app.startSession(ctx)
 	return app, nil
@@ -148,7 +155,8 @@ func (app *App) startSession(ctx context.Context) {
 	})
 }
 
-// Close stops what the app started (background commands, servers).
+// Close stops what the app started (background commands, servers) and
+// closes the session's journal.
 func (app *App) Close() {
 	for i := len(app.closers) - 1; i >= 0; i-- {
 		app.closers[i]()
@@ -362,15 +370,6 @@ How to work:
 	return b.String()
 }
 
-// newSessionID returns a random identifier for this run.
-func newSessionID() string {
-	var b [8]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		return fmt.Sprintf("s%d", time.Now().UnixNano())
-	}
-	return hex.EncodeToString(b[:])
-}
-
 // firstNonEmpty returns the first argument that is not "".
 func firstNonEmpty(values ...string) string {
 	for _, v := range values {
@@ -381,12 +380,32 @@ func firstNonEmpty(values ...string) string {
 	return ""
 }
 
-// runTurnWithCleanup runs one turn and then does what must follow every
-// turn, even an interrupted one: grants for this turn are
-// cleared. The history it returns always gives each tool call a result.
-func (app *App) runTurnWithCleanup(ctx context.Context, history []Message, input string) TurnResult {
-	defer app.Perms.EndTurn()
+// runTurnWithCleanup runs one turn, recording it in the session as it
+// happens, and then, on every path (an answer, an error, a limit, an
+// interruption, a panic), does what must follow every turn: see endTurn.
+func (app *App) runTurnWithCleanup(ctx context.Context, history []Message, input string) (res TurnResult) {
+	app.Session.RecordSettings(app.Model, app.Perms.Mode())
+	app.Session.Sync(history)
+	app.Session.AddUser(userText(input))
+	defer func() {
+		if p := recover(); p != nil {
+			msg := fmt.Sprintf("internal error: %v", p)
+			fmt.Fprintf(app.stderr, "%s\n%s", msg, debug.Stack())
+			res = TurnResult{Messages: app.Session.View(), End: EndError, Text: msg, Err: errors.New(msg)}
+		}
+		app.endTurn(&res)
+	}()
 	return app.Agent.RunTurn(ctx, history, input)
+}
+
+// endTurn is the one cleanup after every turn: grants made for this turn
+// are cleared, every tool call in the history gets exactly one result,
+// and the session stores the turn's messages and is flushed to disk.
+func (app *App) endTurn(res *TurnResult) {
+	app.Perms.EndTurn()
+	res.Messages = closeToolCalls(res.Messages)
+	app.Session.Sync(res.Messages)
+	app.Session.Flush()
 }
 
 // builtinTools builds the built-in tools and arranges for them to be

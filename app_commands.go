@@ -18,7 +18,7 @@ type slashCommand struct {
 
 // slashCommands lists the commands of an interactive session.
 func slashCommands() []slashCommand {
-	return []slashCommand{
+	return append([]slashCommand{
 		{"help", "list commands (and what the demo model understands)", cmdHelp},
 		{"tools", "list the tools the model can use", cmdTools},
 		{"status", "show the model, workspace and permission mode", cmdStatus},
@@ -36,12 +36,12 @@ func slashCommands() []slashCommand {
 			return app.Env.Hooks.Describe(), false, nil
 		}},
 		{"init", "inspect the project and write a starter AGENTS.md (asks first)", cmdInit},
-		{"clear", "start over with an empty conversation", func(_ context.Context, _ *App, _ string, h *[]Message) (string, bool, error) {
+		{"clear", "start over with an empty conversation (the session file keeps the history)", func(_ context.Context, _ *App, _ string, h *[]Message) (string, bool, error) {
 			*h = nil
 			return "Conversation cleared.", false, nil
 		}},
 		{"exit", "leave minicode", func(context.Context, *App, string, *[]Message) (string, bool, error) { return "", true, nil }},
-	}
+	}, sessionCommands()...)
 }
 
 // runSlashCommand runs the command named by input ("/name args").

@@ -81,7 +81,7 @@ func (app *App) runHeadless(ctx context.Context, task string) error {
 			prompt = sp
 		}
 	}
-	res := app.runPrompt(ctx, nil, prompt)
+	res := app.runPrompt(ctx, app.Session.View(), prompt)
 	record := resultRecord{
 		Type:              "result",
 		Subtype:           resultSubtype(res.End),

@@ -6,53 +6,120 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 )
 
 // runLineMode reads tasks line by line and prints the answers, with no
 // terminal escapes: what minicode does when stdin is not a terminal. A
 // line ending in a backslash continues on the next line; a line starting
-// with a slash is a command (/help lists them).
-func (app *App) runLineMode(ctx context.Context) error {
+// with a slash is a command (/help lists them). Ctrl-C (an interrupt)
+// during a turn cancels that turn; at the prompt, a second one ends the
+// session, as do the end of input and /exit.
+func (app *App) runLineMode(ctx context.Context, interrupts <-chan os.Signal) error {
 	fmt.Fprintln(app.stdout, app.banner())
 	r := &lineRenderer{w: app.stdout}
 	app.Agent.Emit = r.event
-	var history []Message
+	defer func() {
+		if hint := app.resumeHint(); hint != "" {
+			fmt.Fprintln(app.stdout, hint)
+		}
+	}()
+	history := app.Session.View()
+	if app.Opts.ResumePick {
+		app.lineCommand(ctx, "/resume", &history)
+	} else if len(history) > 0 {
+		fmt.Fprintf(app.stdout, "Resumed session %s (%d messages).\n", app.SessionID, len(history))
+	}
 	for {
-		input, err := readInput(ctx, app.lines)
+		input, err := app.prompt(ctx, interrupts)
 		if errors.Is(err, io.EOF) {
 			return nil
 		}
 		if err != nil {
 			return err
 		}
-		if input == "" {
-			continue
-		}
 		prompt := slashPrompt{Prompt: input}
 		if strings.HasPrefix(input, "/") {
-			sp, out, quit, err := app.slashInput(ctx, input, &history)
-			if err != nil {
-				fmt.Fprintf(app.stdout, "error: %v\n", err)
-			} else if out != "" {
-				fmt.Fprintln(app.stdout, out)
-			}
+			sp, quit := app.lineCommand(ctx, input, &history)
 			if quit {
 				return nil
 			}
-			if sp == nil || err != nil {
+			if sp == nil {
 				continue
 			}
 			prompt = *sp
 		}
 		r.startTurn()
-		res := app.runPrompt(ctx, history, prompt)
+		var res TurnResult
+		withInterrupts(ctx, interrupts, func(ctx context.Context) {
+			res = app.runPrompt(ctx, history, prompt)
+		})
 		history = res.Messages
 		r.endTurn(res)
-		if res.End == EndCancelled || ctx.Err() != nil {
-			return context.Canceled
+		if ctx.Err() != nil {
+			return ctx.Err()
 		}
 	}
+}
+
+// lineCommand runs a slash command, prints what it says, and records in
+// the session what it changed. It returns the prompt of a custom command
+// or skill, to run as a turn, and whether the session should end.
+func (app *App) lineCommand(ctx context.Context, input string, history *[]Message) (sp *slashPrompt, quit bool) {
+	sp, out, quit, err := app.slashInput(ctx, input, history)
+	if err != nil {
+		fmt.Fprintf(app.stdout, "error: %v\n", err)
+		sp = nil
+	} else if out != "" {
+		fmt.Fprintln(app.stdout, out)
+	}
+	app.Session.Sync(*history)
+	return sp, quit
+}
+
+// prompt reads the next input. A Ctrl-C at the prompt asks for a second
+// one, which ends the session like the end of input (io.EOF).
+func (app *App) prompt(ctx context.Context, interrupts <-chan os.Signal) (string, error) {
+	armed := false
+	for {
+		var input string
+		var err error
+		interrupted := withInterrupts(ctx, interrupts, func(ctx context.Context) {
+			input, err = readInput(ctx, app.lines)
+		})
+		switch {
+		case interrupted && armed:
+			return "", io.EOF
+		case interrupted:
+			armed = true
+			fmt.Fprintln(app.stdout, "(press Ctrl-C again to exit)")
+		case err != nil:
+			return "", err
+		case input != "":
+			return input, nil
+		}
+	}
+}
+
+// withInterrupts runs fn with a context that an interrupt cancels, and
+// reports whether one did.
+func withInterrupts(ctx context.Context, interrupts <-chan os.Signal, fn func(context.Context)) bool {
+	fnCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	done, interrupted := make(chan struct{}), make(chan bool, 1)
+	go func() {
+		select {
+		case <-interrupts:
+			cancel()
+			interrupted <- true
+		case <-done:
+			interrupted <- false
+		}
+	}()
+	fn(fnCtx)
+	close(done)
+	return <-interrupted
 }
 
 // readInput reads one input, joining lines that end in a backslash. It
@@ -132,8 +199,11 @@ func (r *lineRenderer) event(e Event) {
 // endTurn finishes the output of a turn.
 func (r *lineRenderer) endTurn(res TurnResult) {
 	r.newline()
-	if res.End == EndError {
+	switch res.End {
+	case EndError:
 		fmt.Fprintf(r.w, "(the turn ended with an error; you can try again)\n")
+	case EndCancelled:
+		fmt.Fprintln(r.w, "interrupted")
 	}
 }
 

@@ -27,6 +27,9 @@ type Settings struct {
 	// Hooks are commands run at points of a session; every file's add up.
 	Hooks   HookSettings    `json:"hooks,omitempty"`
 	Sandbox SandboxSettings `json:"sandbox,omitempty"`
+	// CleanupPeriodDays is how long a session is kept after its last
+	// change (default 30).
+	CleanupPeriodDays *int `json:"cleanupPeriodDays,omitempty"`
 
 	// ruleSets keeps each file's permission rules apart, so that a bad
 	// rule is reported with the file it came from.
@@ -137,6 +140,9 @@ func mergeSettings(base, over Settings) Settings {
 	}
 	if over.MaxTokens != 0 {
 		base.MaxTokens = over.MaxTokens
+	}
+	if over.CleanupPeriodDays != nil {
+		base.CleanupPeriodDays = over.CleanupPeriodDays
 	}
 	for k, v := range over.Limits {
 		if base.Limits == nil {

@@ -86,10 +86,16 @@ type Agent struct {
 	Depth int
 	// Emit receives every event; it may be nil.
 	Emit func(Event)
+	// Journal receives every event before Emit, to record the session as
+	// it happens; it may be nil.
+	Journal func(Event)
 }
 
 // emit passes an event to whoever draws the loop, if anyone listens.
 func (a *Agent) emit(e Event) {
+	if a.Journal != nil {
+		a.Journal(e)
+	}
 	if a.Emit != nil {
 		a.Emit(e)
 	}

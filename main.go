@@ -26,12 +26,21 @@
 //	--workspace DIR             the folder the agent works in (default: current folder)
 //	--mock-script FILE          the demo provider replays scripted replies from FILE
 //	--mcp-elicitation MODE      with -p: decline (default) or defaults, for MCP servers' questions
+//	-c, --continue              continue the newest session of this workspace
+//	--resume [ID]               continue session ID; alone, list the sessions to pick one
+//	--session-id UUID           the id of the new session
+//	--fork-session              with --continue or --resume: continue into a new session
 //	--version, --help
 //
 // Environment: ANTHROPIC_API_KEY, ANTHROPIC_AUTH_TOKEN, ANTHROPIC_BASE_URL,
 // ANTHROPIC_MODEL, OPENAI_API_KEY, OPENAI_BASE_URL, MINICODE_MODEL,
 // MINICODE_PROVIDER, MINICODE_HOME (default ~/.minicode) and
 // MINI_CODE_MODEL_MODE=mock.
+//
+// Every session is saved as it happens in
+// ~/.minicode/projects/<workspace>/<session-id>.jsonl; -c or --resume
+// continues one. In line mode, Ctrl-C stops the running turn, and twice at
+// the prompt ends minicode.
 //
 // Settings are read from ~/.minicode/settings.json and then from the
 // project's .minicode/settings.json; flags and environment win over both.
@@ -67,7 +76,9 @@ func main() {
 	LaunchIfSandboxed()
 	log.SetFlags(0)
 	log.SetPrefix("minicode: ")
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	// Ctrl-C is Run's to handle: it ends -p, but in line mode it only
+	// interrupts the turn.
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGHUP)
 	err := Run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv)
 	stop()
 	os.Exit(exitCode(err, os.Stderr))
@@ -151,9 +162,14 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	defer app.Close()
 	if opts.Print {
+		ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
+		defer stop()
 		return app.runHeadless(ctx, opts.Task)
 	}
-	return app.runLineMode(ctx)
+	interrupts := make(chan os.Signal, 1)
+	signal.Notify(interrupts, os.Interrupt)
+	defer signal.Stop(interrupts)
+	return app.runLineMode(ctx, interrupts)
 }
 
 // parseFlags reads the command line. Flags may come before or after the
@@ -175,6 +191,8 @@ func parseFlags(args []string, stderr io.Writer) (opts Options, showVersion bool
 	fs.StringVar(&opts.MockScript, "mock-script", "", "")
 	fs.StringVar(&opts.MCPElicitation, "mcp-elicitation", "", "")
 	fs.BoolVar(&showVersion, "version", false, "")
+	addSessionFlags(fs, &opts)
+	args = joinResumeValue(args)
 	var words []string
 	for {
 		if err := fs.Parse(args); err != nil {
@@ -198,6 +216,9 @@ func parseFlags(args []string, stderr io.Writer) (opts Options, showVersion bool
 	case "", "decline", "defaults":
 	default:
 		return opts, false, usageErrorf("--mcp-elicitation must be decline or defaults, not %q", opts.MCPElicitation)
+	}
+	if err := checkSessionFlags(opts); err != nil {
+		return opts, false, err
 	}
 	if opts.MaxTurns < 0 {
 		return opts, false, usageErrorf("--max-turns must be a positive number")
@@ -230,6 +251,10 @@ Flags:
   --workspace DIR             the folder the agent works in (default: current folder)
   --mock-script FILE          the mock provider replays scripted replies from FILE
   --mcp-elicitation MODE      with -p: answer MCP servers' questions with decline (default) or defaults
+  -c, --continue              continue the newest session of this workspace
+  -r, --resume [ID]           continue session ID; alone, list the sessions to pick one
+  --session-id UUID           the id of the new session
+  --fork-session              with --continue or --resume: continue into a new session
   --version                   print the version
   --help                      print this help
 

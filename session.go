@@ -1,0 +1,320 @@
+package main
+
+import (
+	"crypto/rand"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// journalVersion is the format of the records this minicode writes. It
+// reads this version and older ones, and refuses newer ones rather than
+// misread them.
+const journalVersion = 1
+
+// Record types of a session journal.
+const (
+	recordUser         = "user"          // Message: the user's input, or a batch of tool results
+	recordAssistant    = "assistant"     // Message: a reply of the model
+	recordToolStarted  = "tool_started"  // Call: a tool call began
+	recordToolFinished = "tool_finished" // Result: a tool call ended
+	recordCompaction   = "compaction"    // Kind, Messages: the model's view was replaced
+	recordRename       = "rename"        // Title: the user named the session
+	recordSettings     = "settings"      // Model, PermissionMode: what the session runs with
+)
+
+// Record is one line of a session journal. Records are only ever
+// appended, each linked to the one before it, so the file is the whole
+// history of the session and a crash loses at most the line being written.
+type Record struct {
+	Version  int           `json:"version"`
+	Type     string        `json:"type"`
+	ID       string        `json:"id"`
+	ParentID string        `json:"parent_id,omitempty"`
+	Time     time.Time     `json:"time"`
+	Payload  RecordPayload `json:"payload"`
+}
+
+// RecordPayload is what a record says; which fields are set depends on
+// the record's type.
+type RecordPayload struct {
+	Message *Message `json:"message,omitempty"`
+	Call    *Block   `json:"call,omitempty"`
+	Result  *Block   `json:"result,omitempty"`
+	// Kind says what replaced the view: compact, snip, collapse, fork,
+	// clear, or sync (the turn ended with a view the records did not
+	// show, such as after a nudge the loop added).
+	Kind       string    `json:"kind,omitempty"`
+	Messages   []Message `json:"messages,omitempty"`
+	ForkedFrom string    `json:"forked_from,omitempty"`
+	Title      string    `json:"title,omitempty"`
+	Model      string    `json:"model,omitempty"`
+	// PermissionMode is the mode in use; it is recorded for the reader of
+	// the file and never restored, so a resumed session asks as before.
+	PermissionMode string `json:"permission_mode,omitempty"`
+}
+
+// Session is one conversation: the messages the model sees and the
+// journal that records, as it happens, how they came to be. When the
+// journal cannot be written the session goes on in memory and says so
+// once.
+type Session struct {
+	ID    string
+	Path  string // the journal file
+	Title string
+
+	mu      sync.Mutex
+	view    []Message     // what the model sees, as far as records tell
+	file    *os.File      // opened by the first message, so an empty session leaves no file
+	lastID  string        // the newest record, parent of the next
+	pending []Record      // settings and renames waiting for the first message
+	setting RecordPayload // the model and mode recorded last
+	torn    bool          // the file does not end with a newline
+	failed  error         // why the journal is not being written; nil while it is
+	warn    func(string)
+}
+
+// newSession returns a session with no messages whose journal will be
+// id.jsonl in dir. warn tells the user when the journal cannot be written.
+func newSession(dir, id string, warn func(string)) *Session {
+	return &Session{ID: id, Path: filepath.Join(dir, id+".jsonl"), warn: warn}
+}
+
+// newSessionID returns a random version 4 UUID, the form Claude Code's
+// session ids take.
+func newSessionID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+}
+
+// isSessionID reports whether s has the shape of a UUID.
+func isSessionID(s string) bool {
+	if len(s) != 36 {
+		return false
+	}
+	for i, c := range s {
+		switch {
+		case i == 8 || i == 13 || i == 18 || i == 23:
+			if c != '-' {
+				return false
+			}
+		case !strings.ContainsRune("0123456789abcdefABCDEF", c):
+			return false
+		}
+	}
+	return true
+}
+
+// projectDir is where the sessions of a workspace are kept: the
+// workspace's path with every character other than a letter or digit
+// replaced by "-", as Claude Code names its project folders.
+func projectDir(home, workspace string) string {
+	slug := strings.Map(func(r rune) rune {
+		if r < 128 && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
+			return r
+		}
+		return '-'
+	}, workspace)
+	return filepath.Join(home, "projects", slug)
+}
+
+// View returns a copy of the messages the model sees.
+func (s *Session) View() []Message {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Message(nil), s.view...)
+}
+
+// Saved reports whether the session is being written to its journal.
+func (s *Session) Saved() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.failed == nil
+}
+
+// Started reports whether the journal file exists, so there is something
+// to resume.
+func (s *Session) Started() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.file != nil
+}
+
+// AddUser records the user's input and adds it to the view.
+func (s *Session) AddUser(m Message) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.view = append(s.view, m)
+	s.write(recordUser, RecordPayload{Message: &m})
+}
+
+// Event records what the loop reports, as it happens: replies, tool calls
+// starting and finishing, batches of results and compactions.
+func (s *Session) Event(e Event) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case e.Kind == EventAssistant && e.Message != nil:
+		m := *e.Message
+		s.view = append(s.view, m)
+		s.write(recordAssistant, RecordPayload{Message: &m})
+	case e.Kind == EventToolResults && e.Message != nil:
+		m := *e.Message
+		s.view = append(s.view, m)
+		s.write(recordUser, RecordPayload{Message: &m})
+	case e.Kind == EventToolStart && e.Call != nil:
+		call := *e.Call
+		s.write(recordToolStarted, RecordPayload{Call: &call})
+	case e.Kind == EventToolEnd && e.Result != nil:
+		result := *e.Result
+		s.write(recordToolFinished, RecordPayload{Result: &result})
+	}
+}
+
+// Compacted records that the model's view was replaced by messages; kind
+// names how (compact, snip, collapse, clear).
+func (s *Session) Compacted(kind string, messages []Message) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.view = append([]Message(nil), messages...)
+	s.write(recordCompaction, RecordPayload{Kind: kind, Messages: s.view})
+}
+
+// Sync makes the journal agree with messages, the conversation as the
+// loop or a command left it: messages that only extend what was recorded
+// are appended one by one; any other difference is recorded as a new view.
+func (s *Session) Sync(messages []Message) {
+	s.mu.Lock()
+	n := len(s.view)
+	extends := n <= len(messages) && slices.EqualFunc(s.view, messages[:n], func(a, b Message) bool { return reflect.DeepEqual(a, b) })
+	s.mu.Unlock()
+	if !extends {
+		kind := "sync"
+		if len(messages) == 0 {
+			kind = "clear"
+		}
+		s.Compacted(kind, messages)
+		return
+	}
+	for _, m := range messages[n:] {
+		if m.Role == RoleAssistant {
+			s.Event(Event{Kind: EventAssistant, Message: &m})
+		} else {
+			s.AddUser(m)
+		}
+	}
+}
+
+// Rename gives the session a title.
+func (s *Session) Rename(title string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.Title = title
+	s.write(recordRename, RecordPayload{Title: title})
+}
+
+// RecordSettings records the model and permission mode in use, when they
+// differ from what was recorded last.
+func (s *Session) RecordSettings(model string, mode PermissionMode) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p := RecordPayload{Model: model, PermissionMode: string(mode)}
+	if p.Model != s.setting.Model || p.PermissionMode != s.setting.PermissionMode {
+		s.setting = p
+		s.write(recordSettings, p)
+	}
+}
+
+// Flush asks the system to put what was written on the disk.
+func (s *Session) Flush() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.file != nil && s.failed == nil {
+		if err := s.file.Sync(); err != nil {
+			s.fail(fmt.Errorf("saving session %s: %w", s.ID, err))
+		}
+	}
+}
+
+// Close flushes and closes the journal.
+func (s *Session) Close() {
+	s.Flush()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.file != nil {
+		s.file.Close()
+	}
+}
+
+// write appends one record to the journal. Settings and renames made
+// before the first message wait for it. A failure stops the journal for
+// good (a half-written record is never followed by more) and is told
+// once; the conversation itself goes on.
+func (s *Session) write(typ string, p RecordPayload) {
+	if s.failed != nil {
+		return
+	}
+	r := Record{Version: journalVersion, Type: typ, ID: newSessionID(), ParentID: s.lastID, Time: time.Now().UTC(), Payload: p}
+	s.lastID = r.ID
+	if s.file == nil && (typ == recordSettings || typ == recordRename) {
+		s.pending = append(s.pending, r)
+		return
+	}
+	if s.file == nil {
+		if err := s.open(); err != nil {
+			s.fail(err)
+			return
+		}
+	}
+	var line []byte
+	for _, rec := range append(s.pending, r) {
+		data, err := json.Marshal(rec)
+		if err != nil {
+			s.fail(fmt.Errorf("encoding a %s record: %w", rec.Type, err))
+			return
+		}
+		line = append(append(line, data...), '\n')
+	}
+	s.pending = nil
+	if s.torn {
+		line = append([]byte{'\n'}, line...)
+	}
+	if _, err := s.file.Write(line); err != nil {
+		s.fail(fmt.Errorf("writing session %s: %w", s.Path, err))
+		return
+	}
+	s.torn = false
+}
+
+// open creates the journal's folder and opens the file for appending.
+func (s *Session) open() error {
+	if err := os.MkdirAll(filepath.Dir(s.Path), 0o700); err != nil {
+		return fmt.Errorf("creating the sessions folder: %w", err)
+	}
+	f, err := os.OpenFile(s.Path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		return fmt.Errorf("opening session file: %w", err)
+	}
+	s.file = f
+	return nil
+}
+
+// fail stops the journal and tells the user the session is not saved.
+func (s *Session) fail(err error) {
+	if s.failed != nil {
+		return
+	}
+	s.failed = err
+	if s.warn != nil {
+		s.warn(fmt.Sprintf("%v; this session is not being saved (the conversation goes on in memory)", err))
+	}
+}

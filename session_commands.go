@@ -1,0 +1,263 @@
+package main
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// defaultCleanupPeriodDays is how long sessions are kept when the
+// settings do not say.
+const defaultCleanupPeriodDays = 30
+
+// openSession starts the session the options ask for: a new one, the
+// newest of the workspace (--continue), a saved one (--resume ID), or a
+// copy of one under a new id (--fork-session). Then it removes sessions
+// older than cleanupPeriodDays, never the one it opened.
+func (app *App) openSession() error {
+	dir := app.sessionsDir()
+	o := app.Opts
+	if o.ResumePick && o.Print {
+		infos, _ := listSessions(dir)
+		return usageErrorf("--resume needs a session id with -p. Saved sessions:\n%s", formatSessionList(infos, time.Now()))
+	}
+	id := o.Resume
+	if o.Continue {
+		if infos, _ := listSessions(dir); len(infos) > 0 {
+			id = infos[0].ID
+		} else {
+			fmt.Fprintln(app.stderr, "No earlier session in this workspace; starting a new one.")
+		}
+	}
+	var s *Session
+	switch {
+	case id != "":
+		var err error
+		if s, err = app.loadSession(id, o.ForkSession, o.SessionID); err != nil {
+			return err
+		}
+	case o.SessionID != "":
+		s = newSession(dir, o.SessionID, app.warnSession)
+		if _, err := os.Stat(s.Path); err == nil {
+			return usageErrorf("session %s already exists; continue it with --resume %s", o.SessionID, o.SessionID)
+		}
+	default:
+		s = newSession(dir, newSessionID(), app.warnSession)
+	}
+	app.useSession(s)
+	days := defaultCleanupPeriodDays
+	if app.Settings.CleanupPeriodDays != nil {
+		days = *app.Settings.CleanupPeriodDays
+	}
+	pruneSessions(app.Home, time.Now().AddDate(0, 0, -days), s.ID)
+	return nil
+}
+
+// loadSession reads the saved session id of this workspace. With fork,
+// the conversation continues in a new session (newID, or a fresh id).
+// An unknown id is a usage error that lists the saved sessions; a file
+// that cannot be read gives a session kept in memory only.
+func (app *App) loadSession(id string, fork bool, newID string) (*Session, error) {
+	dir := app.sessionsDir()
+	path := filepath.Join(dir, id+".jsonl")
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) || !isSessionID(id) {
+		infos, _ := listSessions(dir)
+		return nil, usageErrorf("no session %q in this workspace. Saved sessions:\n%s", id, formatSessionList(infos, time.Now()))
+	}
+	j, err := readJournal(path)
+	if err != nil {
+		s := &Session{ID: newSessionID(), warn: app.warnSession}
+		s.fail(fmt.Errorf("cannot resume: %w", err))
+		return s, nil
+	}
+	for _, w := range j.Warnings {
+		app.warnSession(w)
+	}
+	if fork {
+		return forkSession(dir, cmp.Or(newID, newSessionID()), id, j.Title, j.View, app.warnSession), nil
+	}
+	s := newSession(dir, id, app.warnSession)
+	s.view, s.lastID, s.torn, s.Title = j.View, j.LastID, j.Torn, j.Title
+	return s, nil
+}
+
+// forkSession starts session id in dir with the conversation of session
+// from, recorded as its first record.
+func forkSession(dir, id, from, title string, view []Message, warn func(string)) *Session {
+	s := newSession(dir, id, warn)
+	s.Title = title
+	s.view = append([]Message(nil), view...)
+	s.write(recordCompaction, RecordPayload{Kind: "fork", Messages: s.view, ForkedFrom: from})
+	return s
+}
+
+// useSession makes s the app's session: its id is the one reported, and
+// its tool results are stored under its own folder.
+func (app *App) useSession(s *Session) {
+	if app.Session != nil && app.Session != s {
+		app.Session.Close()
+	}
+	app.Session, app.SessionID = s, s.ID
+	app.Env.ResultsDir = filepath.Join(app.Home, "tool-results", s.ID)
+	if app.Env.Hooks != nil {
+		app.Env.Hooks.SessionID = s.ID
+	}
+}
+
+// sessionsDir is where this workspace's sessions are kept.
+func (app *App) sessionsDir() string { return projectDir(app.Home, app.Workspace) }
+
+// warnSession tells the user about a problem with the session's file.
+func (app *App) warnSession(msg string) { fmt.Fprintf(app.stderr, "! %s\n", msg) }
+
+// resumeHint is what minicode says when it ends: how to come back.
+func (app *App) resumeHint() string {
+	switch {
+	case !app.Session.Saved():
+		return "This session was not saved."
+	case app.Session.Started():
+		return "To resume: minicode --resume " + app.Session.ID
+	}
+	return ""
+}
+
+// sessionCommands are the slash commands that manage sessions.
+func sessionCommands() []slashCommand {
+	return []slashCommand{
+		{"resume", "list saved sessions and switch to one (/resume N or /resume ID)", cmdResume},
+		{"new", "start a new session (the current one stays saved)", cmdNew},
+		{"fork", "continue this conversation in a new session", cmdFork},
+		{"rename", "name this session: /rename NAME", cmdRename},
+		{"export", "write the conversation as Markdown: /export [FILE]", cmdExport},
+	}
+}
+
+// cmdResume lists the workspace's sessions and switches to the one picked
+// by number or id, asking for the number when none is given.
+func cmdResume(ctx context.Context, app *App, args string, history *[]Message) (string, bool, error) {
+	infos, err := listSessions(app.sessionsDir())
+	if err != nil || len(infos) == 0 {
+		return "No saved sessions in this workspace.", false, err
+	}
+	if args == "" {
+		fmt.Fprintf(app.stdout, "%s\nPick a session by number (Enter to stay in this one): ", formatSessionList(infos, time.Now()))
+		line, err := app.lines.ReadLine(ctx)
+		if err != nil || strings.TrimSpace(line) == "" {
+			return "", false, nil
+		}
+		args = strings.TrimSpace(line)
+	}
+	id := args
+	if n, err := strconv.Atoi(args); err == nil {
+		if n < 1 || n > len(infos) {
+			return "", false, fmt.Errorf("no session number %d (pick 1 to %d)", n, len(infos))
+		}
+		id = infos[n-1].ID
+	}
+	if id == app.Session.ID {
+		return "Already in session " + id + ".", false, nil
+	}
+	s, err := app.loadSession(id, false, "")
+	if err != nil {
+		return "", false, err
+	}
+	app.useSession(s)
+	*history = s.View()
+	return fmt.Sprintf("Resumed session %s (%d messages).", s.ID, len(*history)), false, nil
+}
+
+// cmdNew starts an empty session; the current one stays saved.
+func cmdNew(_ context.Context, app *App, _ string, history *[]Message) (string, bool, error) {
+	hint := app.resumeHint()
+	app.useSession(newSession(app.sessionsDir(), newSessionID(), app.warnSession))
+	*history = nil
+	return strings.TrimSpace(hint + "\nStarted session " + app.SessionID + "."), false, nil
+}
+
+// cmdFork continues the conversation in a new session.
+func cmdFork(_ context.Context, app *App, _ string, history *[]Message) (string, bool, error) {
+	from := app.Session
+	app.useSession(forkSession(app.sessionsDir(), newSessionID(), from.ID, from.Title, *history, app.warnSession))
+	return fmt.Sprintf("Forked session %s into %s; you are now in the fork.", from.ID, app.SessionID), false, nil
+}
+
+// cmdRename names the session.
+func cmdRename(_ context.Context, app *App, args string, _ *[]Message) (string, bool, error) {
+	if args == "" {
+		return "", false, fmt.Errorf("usage: /rename NAME")
+	}
+	app.Session.Rename(args)
+	return fmt.Sprintf("Session %s is now %q.", app.SessionID, args), false, nil
+}
+
+// cmdExport writes the whole conversation, as the journal keeps it (with
+// what compaction hid from the model), to a Markdown file.
+func cmdExport(_ context.Context, app *App, args string, history *[]Message) (string, bool, error) {
+	messages, title := *history, app.Session.Title
+	if app.Session.Started() {
+		app.Session.Flush()
+		if j, err := readJournal(app.Session.Path); err == nil {
+			messages = j.Transcript
+		}
+	}
+	path := cmp.Or(args, "session-"+app.SessionID[:8]+".md")
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(app.Workspace, path)
+	}
+	if err := os.WriteFile(path, []byte(exportMarkdown(title, app.SessionID, messages)), 0o644); err != nil {
+		return "", false, fmt.Errorf("exporting the session: %w", err)
+	}
+	return fmt.Sprintf("Wrote %d messages to %s.", len(messages), path), false, nil
+}
+
+// exportMarkdown renders a conversation as a Markdown transcript: the
+// user's and the model's words as sections, tool calls and results as
+// code blocks.
+func exportMarkdown(title, id string, messages []Message) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# %s\n\nminicode session %s\n", cmp.Or(title, "minicode session"), id)
+	for _, m := range messages {
+		for _, blk := range m.Content {
+			switch blk.Type {
+			case BlockText:
+				who := "User"
+				if m.Role == RoleAssistant {
+					who = "Assistant"
+				}
+				fmt.Fprintf(&b, "\n## %s\n\n%s\n", who, blk.Text)
+			case BlockToolUse:
+				fmt.Fprintf(&b, "\n**Tool call** `%s`\n\n%s", blk.Name, codeBlock(compactJSON(blk.Input, 4000)))
+			case BlockToolResult:
+				label := "Result"
+				if blk.IsError {
+					label = "Error"
+				}
+				fmt.Fprintf(&b, "\n**%s**\n\n%s", label, codeBlock(blk.Content))
+			}
+		}
+	}
+	return b.String()
+}
+
+// codeBlock fences text with more backticks than any run inside it, so
+// the text cannot end the block.
+func codeBlock(text string) string {
+	fence, run := 3, 0
+	for _, r := range text {
+		if r == '`' {
+			run++
+			fence = max(fence, run+1)
+		} else {
+			run = 0
+		}
+	}
+	ticks := strings.Repeat("`", fence)
+	return ticks + "\n" + strings.TrimRight(text, "\n") + "\n" + ticks + "\n"
+}

@@ -1,0 +1,241 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Results given on resume to tool calls the journal never saw finish.
+const (
+	unknownOutcomeText = "The session ended while this tool call was running, so its outcome is unknown. " +
+		"Check its effects (files changed, processes started) before repeating it."
+	notRunText = "The session ended before this tool call started; it had no effect."
+)
+
+// Journal is what a session file holds, as read back.
+type Journal struct {
+	View       []Message // what the model saw last, compactions applied
+	Transcript []Message // every message ever recorded, for export
+	Title      string
+	LastID     string    // the newest record, parent of the next
+	Torn       bool      // the file does not end with a newline
+	Warnings   []string  // lines that were skipped, and why
+	Modified   time.Time // when the file was last written
+}
+
+// FirstPrompt returns the first thing the user typed in the session.
+func (j *Journal) FirstPrompt() string {
+	for _, m := range j.Transcript {
+		if m.Role == RoleUser && m.Text() != "" {
+			return m.Text()
+		}
+	}
+	return ""
+}
+
+// readJournal reads a session file. A last line cut short by a crash is
+// skipped with a warning, a damaged line elsewhere is skipped and named by
+// its line number, and the rest loads. A record from a newer minicode
+// stops the reading: it cannot be understood, and guessing could lose
+// what it holds.
+func readJournal(path string) (*Journal, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading session: %w", err)
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("reading session: %w", err)
+	}
+	j := &Journal{Modified: info.ModTime()}
+	b := newViewBuilder()
+	r := bufio.NewReader(f)
+	for n := 1; ; n++ {
+		line, err := r.ReadBytes('\n')
+		if err != nil && !errors.Is(err, io.EOF) {
+			return nil, fmt.Errorf("reading session %s: %w", path, err)
+		}
+		last := errors.Is(err, io.EOF)
+		if last && len(line) > 0 {
+			j.Torn = true
+		}
+		if line = bytes.TrimSpace(line); len(line) > 0 {
+			var rec Record
+			switch decodeErr := json.Unmarshal(line, &rec); {
+			case decodeErr != nil && last:
+				j.Warnings = append(j.Warnings, fmt.Sprintf("%s: skipped the incomplete last line %d (minicode stopped while writing it)", path, n))
+			case decodeErr != nil:
+				j.Warnings = append(j.Warnings, fmt.Sprintf("%s: line %d is damaged and was skipped: %v", path, n, decodeErr))
+			case rec.Version > journalVersion:
+				return nil, fmt.Errorf("session %s was written by a newer minicode (record format %d; this one reads up to %d)", path, rec.Version, journalVersion)
+			default:
+				b.add(rec, j)
+			}
+		}
+		if last {
+			break
+		}
+	}
+	j.View = b.finish()
+	return j, nil
+}
+
+// viewBuilder replays records into the model's view of the conversation.
+type viewBuilder struct {
+	view     []Message
+	started  map[string]bool  // tool calls that began
+	finished map[string]Block // their results, as each call ended
+}
+
+// newViewBuilder returns an empty builder.
+func newViewBuilder() *viewBuilder {
+	return &viewBuilder{started: map[string]bool{}, finished: map[string]Block{}}
+}
+
+// add applies one record to the view and the journal's summary.
+func (b *viewBuilder) add(rec Record, j *Journal) {
+	j.LastID = rec.ID
+	p := rec.Payload
+	switch rec.Type {
+	case recordUser, recordAssistant:
+		if p.Message != nil {
+			b.view = append(b.view, *p.Message)
+			j.Transcript = append(j.Transcript, *p.Message)
+		}
+	case recordToolStarted:
+		if p.Call != nil {
+			b.started[p.Call.ID] = true
+		}
+	case recordToolFinished:
+		if p.Result != nil {
+			b.finished[p.Result.ToolUseID] = *p.Result
+		}
+	case recordCompaction:
+		b.view = append([]Message(nil), p.Messages...)
+	case recordRename:
+		j.Title = p.Title
+	}
+}
+
+// finish gives every tool call of the view exactly one result: the one
+// its finish record holds, or one saying that its outcome is unknown (it
+// started) or that it never ran.
+func (b *viewBuilder) finish() []Message {
+	answered := map[string]bool{}
+	for _, m := range b.view {
+		for _, blk := range m.Content {
+			if blk.Type == BlockToolResult {
+				answered[blk.ToolUseID] = true
+			}
+		}
+	}
+	view := closeToolCalls(b.view)
+	for _, m := range view {
+		for i, blk := range m.Content {
+			if blk.Type != BlockToolResult || answered[blk.ToolUseID] {
+				continue
+			}
+			switch result, ok := b.finished[blk.ToolUseID]; {
+			case ok:
+				m.Content[i] = result
+			case b.started[blk.ToolUseID]:
+				m.Content[i].Content = unknownOutcomeText
+			default:
+				m.Content[i].Content = notRunText
+			}
+		}
+	}
+	return view
+}
+
+// SessionInfo describes a saved session, for lists and pickers.
+type SessionInfo struct {
+	ID          string
+	Title       string
+	Modified    time.Time
+	Messages    int
+	FirstPrompt string
+}
+
+// listSessions returns the sessions saved in dir, newest first. Files
+// that cannot be read are left out.
+func listSessions(dir string) ([]SessionInfo, error) {
+	paths, err := filepath.Glob(filepath.Join(dir, "*.jsonl"))
+	if err != nil {
+		return nil, err
+	}
+	var infos []SessionInfo
+	for _, path := range paths {
+		id := strings.TrimSuffix(filepath.Base(path), ".jsonl")
+		j, err := readJournal(path)
+		if err != nil || !isSessionID(id) {
+			continue
+		}
+		infos = append(infos, SessionInfo{ID: id, Title: j.Title, Modified: j.Modified, Messages: len(j.Transcript), FirstPrompt: j.FirstPrompt()})
+	}
+	slices.SortFunc(infos, func(a, b SessionInfo) int { return b.Modified.Compare(a.Modified) })
+	return infos, nil
+}
+
+// formatSessionList shows sessions numbered from 1: id, title (or the
+// first prompt), age, and number of messages.
+func formatSessionList(infos []SessionInfo, now time.Time) string {
+	if len(infos) == 0 {
+		return "No saved sessions in this workspace."
+	}
+	var b strings.Builder
+	for i, s := range infos {
+		title := s.Title
+		if title == "" {
+			title = strings.Join(strings.Fields(s.FirstPrompt), " ")
+		}
+		fmt.Fprintf(&b, "%3d. %s  %-8s %4d messages  %s\n", i+1, s.ID, formatAge(now.Sub(s.Modified)), s.Messages, cut(title, 60))
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// formatAge says how long ago something happened, roughly.
+func formatAge(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return "just now"
+	case d < time.Hour:
+		return fmt.Sprintf("%dm ago", int(d.Minutes()))
+	case d < 24*time.Hour:
+		return fmt.Sprintf("%dh ago", int(d.Hours()))
+	default:
+		return fmt.Sprintf("%dd ago", int(d.Hours()/24))
+	}
+}
+
+// pruneSessions removes the sessions of every workspace last written
+// before cutoff, with their stored tool results, except the session
+// keep. It returns how many it removed.
+func pruneSessions(home string, cutoff time.Time, keep string) int {
+	paths, _ := filepath.Glob(filepath.Join(home, "projects", "*", "*.jsonl"))
+	removed := 0
+	for _, path := range paths {
+		id := strings.TrimSuffix(filepath.Base(path), ".jsonl")
+		info, err := os.Stat(path)
+		if err != nil || id == keep || !info.ModTime().Before(cutoff) {
+			continue
+		}
+		if os.Remove(path) == nil {
+			removed++
+			if isSessionID(id) {
+				os.RemoveAll(filepath.Join(home, "tool-results", id))
+			}
+		}
+	}
+	return removed
+}

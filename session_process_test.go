@@ -1,0 +1,314 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// slowCommand writes its process id to child.pid in the workspace and
+// then sleeps, so a test can find it and see whether it outlives minicode.
+const slowCommand = "echo $$ > child.pid; exec sleep 300"
+
+// recordingAnthropic is an Anthropic Messages server that records each
+// request's messages and answers with reply(messages), a complete event
+// stream, or stalls until the client leaves when reply returns "".
+type recordingAnthropic struct {
+	mu       sync.Mutex
+	requests [][]Message
+}
+
+// serve starts the server.
+func (s *recordingAnthropic) serve(t *testing.T, reply func([]Message) string) *httptest.Server {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			Messages []Message `json:"messages"`
+		}
+		body, _ := io.ReadAll(r.Body)
+		if err := json.Unmarshal(body, &req); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		s.mu.Lock()
+		s.requests = append(s.requests, req.Messages)
+		s.mu.Unlock()
+		w.Header().Set("Content-Type", "text/event-stream")
+		stream := reply(req.Messages)
+		if stream == "" {
+			fmt.Fprint(w, anthropicEvents(
+				`{"type":"message_start","message":{"id":"msg_s","usage":{"input_tokens":10,"output_tokens":1}}}`,
+				`{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`,
+				`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Partial answer"}}`))
+			w.(http.Flusher).Flush()
+			<-r.Context().Done()
+			return
+		}
+		fmt.Fprint(w, stream)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// last returns the messages of the newest request.
+func (s *recordingAnthropic) last() []Message {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.requests) == 0 {
+		return nil
+	}
+	return s.requests[len(s.requests)-1]
+}
+
+// lastUserText is the newest text the user typed in messages.
+func lastUserText(messages []Message) string {
+	for i := len(messages) - 1; i >= 0; i-- {
+		for j := len(messages[i].Content) - 1; j >= 0; j-- {
+			if b := messages[i].Content[j]; messages[i].Role == RoleUser && b.Type == BlockText {
+				return b.Text
+			}
+		}
+	}
+	return ""
+}
+
+// sessionFiles lists the session files saved in home.
+func sessionFiles(t *testing.T, home string) []string {
+	t.Helper()
+	paths, err := filepath.Glob(filepath.Join(home, "projects", "*", "*.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return paths
+}
+
+func TestKilledSessionContinuesWithUnknownOutcome(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs minicode and a slow command")
+	}
+	t.Parallel()
+	ws, home := t.TempDir(), t.TempDir()
+	script := writeScript(t, fmt.Sprintf(`[
+		{"text":"Starting the server.","tool_calls":[{"id":"toolu_slow","name":"run_command","input":{"command":%q}}]},
+		{"text":"unreachable"}
+	]`, slowCommand))
+	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "MINICODE_HOME=" + home}
+	first := exec.Command(minicodeBinary(t), "-p", "start the server", "--mock-script", script,
+		"--permission-mode", "bypassPermissions", "--workspace", ws)
+	first.Env = env
+	if err := first.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pid := readPid(t, filepath.Join(ws, "child.pid"))
+	t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL) })
+	first.Process.Kill()
+	first.Wait()
+	files := sessionFiles(t, home)
+	if len(files) != 1 {
+		t.Fatalf("session files after kill -9: %q, want one", files)
+	}
+	id := strings.TrimSuffix(filepath.Base(files[0]), ".jsonl")
+
+	var api recordingAnthropic
+	srv := api.serve(t, func([]Message) string { return anthropicTextStream("The server is not running.", "end_turn") })
+	cmd := exec.Command(minicodeBinary(t), "--continue", "-p", "is it running?", "--output-format", "json", "--workspace", ws)
+	cmd.Env = append(env, "ANTHROPIC_API_KEY=k", "ANTHROPIC_BASE_URL="+srv.URL)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("--continue -p: %v\n%s", err, out)
+	}
+	var res resultRecord
+	if err := json.Unmarshal(out, &res); err != nil || res.SessionID != id || res.Result != "The server is not running." {
+		t.Errorf("result = %s, want session %s answered", out, id)
+	}
+	want := []Message{
+		userText("start the server"),
+		{Role: RoleAssistant, Content: []Block{{Type: BlockText, Text: "Starting the server."},
+			{Type: BlockToolUse, ID: "toolu_slow", Name: "run_command", Input: json.RawMessage(fmt.Sprintf(`{"command":%q}`, slowCommand))}}},
+		{Role: RoleUser, Content: []Block{{Type: BlockToolResult, ToolUseID: "toolu_slow", Content: unknownOutcomeText, IsError: true},
+			{Type: BlockText, Text: "is it running?"}}},
+	}
+	got, _ := json.Marshal(api.last())
+	wantJSON, _ := json.Marshal(want)
+	if string(got) != string(wantJSON) {
+		t.Errorf("resumed request messages =\n%s\nwant\n%s", got, wantJSON)
+	}
+}
+
+func TestUnknownResumeIDListsSessions(t *testing.T) {
+	t.Parallel()
+	ws, home := t.TempDir(), t.TempDir()
+	env := []string{"MINICODE_HOME=" + home}
+	first := runMinicode(t, env, "", "-p", "list files", "--output-format", "json", "--workspace", ws)
+	var res resultRecord
+	if err := json.Unmarshal([]byte(first.stdout), &res); err != nil || !isSessionID(res.SessionID) {
+		t.Fatalf("first run: %q, want a result with a session id", first.stdout)
+	}
+	r := runMinicode(t, env, "", "--resume", "0b6c3c1e-8a8f-4e36-9d4e-5d8c2a6f1e00", "-p", "go on", "--workspace", ws)
+	if r.code != exitUsage || !strings.Contains(r.stderr, res.SessionID) || !strings.Contains(r.stderr, "list files") {
+		t.Errorf("exit %d, stderr %q; want a usage error listing session %s and its first prompt", r.code, r.stderr, res.SessionID)
+	}
+}
+
+func TestNewerSessionFileRunsInMemory(t *testing.T) {
+	t.Parallel()
+	ws, home := t.TempDir(), t.TempDir()
+	id := newSessionID()
+	path := filepath.Join(projectDir(home, ws), id+".jsonl")
+	newer := `{"version":2,"type":"user","id":"a","time":"2030-01-01T00:00:00Z","payload":{}}` + "\n"
+	writeFile(t, path, newer)
+	r := runMinicode(t, []string{"MINICODE_HOME=" + home}, "", "--resume", id, "-p", "list files", "--workspace", ws)
+	if r.code != 0 || !strings.Contains(r.stderr, "newer minicode") || !strings.Contains(r.stderr, "not being saved") {
+		t.Errorf("exit %d, stderr %q; want the task done and a notice that the session is not saved", r.code, r.stderr)
+	}
+	if data, _ := os.ReadFile(path); string(data) != newer {
+		t.Errorf("the newer file changed to %q", data)
+	}
+}
+
+func TestLineModeSessionCommands(t *testing.T) {
+	t.Parallel()
+	ws, home := workspaceWith(t, map[string]string{"a.txt": "alpha\n"}), t.TempDir()
+	env := []string{"MINICODE_HOME=" + home}
+	r := runMinicode(t, env, "read a.txt\n/rename alpha reader\n/export notes.md\n/fork\nlist files\n/new\n/resume\n2\n/status\n", "--workspace", ws)
+	if r.code != 0 {
+		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+	}
+	files := sessionFiles(t, home)
+	if len(files) != 2 {
+		t.Fatalf("session files %q, want the original and the fork (the /new one stays empty)", files)
+	}
+	for _, want := range []string{"is now \"alpha reader\"", "Wrote 4 messages to " + filepath.Join(ws, "notes.md"), "Forked session",
+		"Started session", "alpha reader", "Resumed session", "messages: 4", "To resume: minicode --resume "} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("output lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	export, _ := os.ReadFile(filepath.Join(ws, "notes.md"))
+	if !strings.HasPrefix(string(export), "# alpha reader\n") || !strings.Contains(string(export), "**Tool call** `read_file`") {
+		t.Errorf("export = %q, want a Markdown transcript titled after the session", export)
+	}
+}
+
+// tmuxSession runs a shell command in a terminal of a private tmux
+// server, which the test's cleanup stops.
+type tmuxSession struct {
+	t      *testing.T
+	socket string
+}
+
+// startTmux starts command in a new detached tmux session.
+func startTmux(t *testing.T, command string) *tmuxSession {
+	t.Helper()
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux is not installed")
+	}
+	s := &tmuxSession{t: t, socket: filepath.Join(t.TempDir(), "tmux.sock")}
+	s.run("new-session", "-d", "-s", "minicode", "-x", "200", "-y", "50", command)
+	t.Cleanup(func() { exec.Command("tmux", "-S", s.socket, "kill-server").Run() })
+	return s
+}
+
+// run runs a tmux command against the session's server.
+func (s *tmuxSession) run(args ...string) {
+	s.t.Helper()
+	if out, err := exec.Command("tmux", append([]string{"-S", s.socket}, args...)...).CombinedOutput(); err != nil {
+		s.t.Fatalf("tmux %q: %v\n%s", args, err, out)
+	}
+}
+
+// keys types keys into the terminal, as tmux's send-keys names them.
+func (s *tmuxSession) keys(keys ...string) {
+	s.run(append([]string{"send-keys", "-t", "minicode"}, keys...)...)
+}
+
+func TestLineModeCtrlCInterruptsTheTurn(t *testing.T) {
+	if testing.Short() {
+		t.Skip("drives minicode through a terminal")
+	}
+	t.Parallel()
+	ws, home := t.TempDir(), t.TempDir()
+	var api recordingAnthropic
+	srv := api.serve(t, func(messages []Message) string {
+		switch text := lastUserText(messages); {
+		case text == "stream slowly":
+			return "" // stall mid-stream
+		case text == "run the slow command" && len(toolResults(messages[len(messages)-1])) == 0:
+			return anthropicToolStream(Block{ID: "toolu_slow", Name: "run_command", Input: json.RawMessage(fmt.Sprintf(`{"command":%q}`, slowCommand))})
+		default:
+			return anthropicTextStream("Answer to: "+text, "end_turn")
+		}
+	})
+	out := filepath.Join(t.TempDir(), "out.txt")
+	// Output goes through tee, so minicode runs in line mode with the
+	// terminal as its input; tee -i ignores the terminal's Ctrl-C.
+	term := startTmux(t, fmt.Sprintf("env -i PATH=%q HOME=%q MINICODE_HOME=%q ANTHROPIC_API_KEY=k ANTHROPIC_BASE_URL=%q %q --workspace %q --permission-mode bypassPermissions 2>&1 | tee -i %q",
+		os.Getenv("PATH"), t.TempDir(), home, srv.URL, minicodeBinary(t), ws, out))
+	output := func() string { data, _ := os.ReadFile(out); return string(data) }
+	waitOutput := func(what string, count int) {
+		t.Helper()
+		for deadline := time.Now().Add(20 * time.Second); strings.Count(output(), what) < count; time.Sleep(20 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("timed out waiting for %q to appear %d times in the output:\n%s", what, count, output())
+			}
+		}
+	}
+	waitOutput("Type /help", 1)
+
+	term.keys("stream slowly", "Enter")
+	waitOutput("Partial answer", 1)
+	term.keys("C-c")
+	waitOutput("interrupted", 1)
+
+	term.keys("run the slow command", "Enter")
+	waitOutput("→ run_command", 1)
+	pid := readPid(t, filepath.Join(ws, "child.pid"))
+	t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL) })
+	term.keys("C-c")
+	waitOutput("interrupted", 2)
+	waitFor(t, fmt.Sprintf("the cancelled command %d to be gone", pid), func() bool { return processGone(pid) })
+
+	term.keys("still there?", "Enter")
+	waitOutput("Answer to: still there?", 1)
+	term.keys("C-c")
+	waitOutput("press Ctrl-C again", 1)
+	term.keys("C-c")
+	waitOutput("To resume: minicode --resume ", 1)
+
+	files := sessionFiles(t, home)
+	if len(files) != 1 {
+		t.Fatalf("session files %q, want one", files)
+	}
+	if !strings.Contains(output(), "To resume: minicode --resume "+strings.TrimSuffix(filepath.Base(files[0]), ".jsonl")) {
+		t.Errorf("the resume hint names another session than %s:\n%s", files[0], output())
+	}
+	j, err := readJournal(files[0])
+	if err != nil || len(j.Warnings) > 0 {
+		t.Fatalf("reading the session: %v, warnings %q", err, j.Warnings)
+	}
+	var prompts []string
+	for _, m := range j.View {
+		if m.Role == RoleUser && m.Text() != "" {
+			prompts = append(prompts, m.Text())
+		}
+	}
+	if want := []string{"stream slowly", "run the slow command", "still there?"}; !reflect.DeepEqual(prompts, want) {
+		t.Errorf("prompts in the session = %q, want %q", prompts, want)
+	}
+	if got := lastUserText(api.last()); got != "still there?" {
+		t.Errorf("the last request ended with %q, want the prompt typed after the interruptions", got)
+	}
+	if n := len(closeToolCalls(j.View)); n != len(j.View) {
+		t.Errorf("the saved view lacks tool results: %d messages, %d with results added", len(j.View), n)
+	}
+}

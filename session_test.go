@@ -1,0 +1,395 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+// collectWarnings returns a warn function and the warnings it received.
+func collectWarnings() (func(string), *[]string) {
+	var got []string
+	return func(msg string) { got = append(got, msg) }, &got
+}
+
+// toolCallMessage is an assistant reply asking for one tool call.
+func toolCallMessage(id, name, input string) Message {
+	return Message{Role: RoleAssistant, Content: []Block{{Type: BlockText, Text: "Looking."}, {Type: BlockToolUse, ID: id, Name: name, Input: json.RawMessage(input)}}}
+}
+
+// toolResultMessage is the user message carrying one tool result.
+func toolResultMessage(id, content string) Message {
+	return Message{Role: RoleUser, Content: []Block{{Type: BlockToolResult, ToolUseID: id, Content: content}}}
+}
+
+// readRecords decodes every line of a journal.
+func readRecords(t *testing.T, path string) []Record {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var records []Record
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		var r Record
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			t.Fatalf("line %q: %v", sc.Text(), err)
+		}
+		records = append(records, r)
+	}
+	return records
+}
+
+func TestJournalRoundTripOfEveryRecordType(t *testing.T) {
+	dir := t.TempDir()
+	warn, warnings := collectWarnings()
+	s := newSession(dir, newSessionID(), warn)
+	call := toolCallMessage("toolu_1", "read_file", `{"path":"a.txt"}`)
+	results := toolResultMessage("toolu_1", "hello")
+	summary := userText("Summary of the conversation so far: read a.txt.")
+	s.RecordSettings("claude-sonnet-4-5", ModeDefault)
+	s.Rename("reading files")
+	s.AddUser(userText("read a.txt"))
+	s.Event(Event{Kind: EventAssistant, Message: &call})
+	s.Event(Event{Kind: EventToolStart, Call: &call.Content[1]})
+	s.Event(Event{Kind: EventToolEnd, Call: &call.Content[1], Result: &results.Content[0]})
+	s.Event(Event{Kind: EventToolResults, Message: &results})
+	s.Compacted("compact", []Message{summary})
+	final := assistantText("a.txt says hello")
+	s.Event(Event{Kind: EventAssistant, Message: &final})
+	s.RecordSettings("claude-sonnet-4-5", ModeAcceptEdits)
+	s.RecordSettings("claude-sonnet-4-5", ModeAcceptEdits) // unchanged: not recorded again
+	s.Close()
+	if len(*warnings) > 0 {
+		t.Fatalf("warnings: %q", *warnings)
+	}
+
+	records := readRecords(t, s.Path)
+	var types []string
+	parent := ""
+	for _, r := range records {
+		types = append(types, r.Type)
+		if r.Version != journalVersion || r.ID == "" || r.ParentID != parent || r.Time.IsZero() {
+			t.Errorf("record %+v: want version %d, an id, parent %q and a time", r, journalVersion, parent)
+		}
+		parent = r.ID
+	}
+	wantTypes := []string{recordSettings, recordRename, recordUser, recordAssistant, recordToolStarted, recordToolFinished,
+		recordUser, recordCompaction, recordAssistant, recordSettings}
+	if !reflect.DeepEqual(types, wantTypes) {
+		t.Errorf("record types = %q, want %q", types, wantTypes)
+	}
+	if p := records[9].Payload; p.PermissionMode != "acceptEdits" || p.Model != "claude-sonnet-4-5" {
+		t.Errorf("settings record = %+v, want the model and the new mode", p)
+	}
+
+	j, err := readJournal(s.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []Message{summary, final}; !reflect.DeepEqual(j.View, want) {
+		t.Errorf("view after load = %+v, want the compacted view %+v", j.View, want)
+	}
+	wantTranscript := []Message{userText("read a.txt"), call, results, final}
+	if !reflect.DeepEqual(j.Transcript, wantTranscript) {
+		t.Errorf("transcript = %+v, want every message %+v", j.Transcript, wantTranscript)
+	}
+	if j.Title != "reading files" || j.FirstPrompt() != "read a.txt" || len(j.Warnings) > 0 {
+		t.Errorf("title %q, first prompt %q, warnings %q", j.Title, j.FirstPrompt(), j.Warnings)
+	}
+}
+
+func TestEmptySessionLeavesNoFile(t *testing.T) {
+	s := newSession(t.TempDir(), newSessionID(), nil)
+	s.RecordSettings("mock", ModeDefault)
+	s.Rename("nothing yet")
+	s.Close()
+	if _, err := os.Stat(s.Path); !os.IsNotExist(err) {
+		t.Errorf("stat %s: %v; want no file for a session without messages", s.Path, err)
+	}
+}
+
+// writeJournal stores a session with the given messages and returns its
+// path.
+func writeJournal(t *testing.T, dir string, messages ...Message) string {
+	t.Helper()
+	s := newSession(dir, newSessionID(), func(msg string) { t.Errorf("warning: %s", msg) })
+	s.Sync(messages)
+	s.Close()
+	return s.Path
+}
+
+func TestJournalDamage(t *testing.T) {
+	first, reply, second := userText("first"), assistantText("one"), userText("second")
+	tests := []struct {
+		name        string
+		damage      func(data string) string
+		wantView    []Message
+		wantWarning string
+	}{
+		{"torn last line", func(d string) string { return d + `{"version":1,"type":"assistant","id":"x","payload":{"mess` },
+			[]Message{first, reply, second}, "incomplete last line 4"},
+		{"corrupt middle line", func(d string) string {
+			lines := strings.SplitAfter(d, "\n")
+			return lines[0] + "{not json\n" + strings.Join(lines[1:], "")
+		}, []Message{first, reply, second}, "line 2 is damaged"},
+		{"middle line cut in two", func(d string) string {
+			lines := strings.SplitAfter(d, "\n")
+			return lines[0] + lines[1][:20] + "\n" + lines[2]
+		}, []Message{first, second}, "line 2 is damaged"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := writeJournal(t, t.TempDir(), first, reply, second)
+			data, _ := os.ReadFile(path)
+			writeFile(t, path, tt.damage(string(data)))
+			j, err := readJournal(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(j.View, tt.wantView) {
+				t.Errorf("view = %+v, want %+v", j.View, tt.wantView)
+			}
+			if len(j.Warnings) != 1 || !strings.Contains(j.Warnings[0], tt.wantWarning) {
+				t.Errorf("warnings = %q, want one containing %q", j.Warnings, tt.wantWarning)
+			}
+		})
+	}
+}
+
+func TestResumeAfterTornLineAppendsOnANewLine(t *testing.T) {
+	dir := t.TempDir()
+	path := writeJournal(t, dir, userText("first"), assistantText("one"))
+	f, _ := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString(`{"version":1,"type":"user","pay`)
+	f.Close()
+	app := &App{Home: t.TempDir(), Env: &ToolEnv{}, stderr: io.Discard}
+	id := strings.TrimSuffix(filepath.Base(path), ".jsonl")
+	app.Workspace = "/ws"
+	dir = app.sessionsDir()
+	os.MkdirAll(dir, 0o700)
+	os.Rename(path, filepath.Join(dir, id+".jsonl"))
+	s, err := app.loadSession(id, false, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.AddUser(userText("second"))
+	s.Close()
+	j, err := readJournal(s.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Message{userText("first"), assistantText("one"), userText("second")}
+	if !reflect.DeepEqual(j.View, want) || len(j.Warnings) != 1 {
+		t.Errorf("view = %+v (warnings %q), want %+v and one warning for the torn line", j.View, j.Warnings, want)
+	}
+}
+
+func TestUnfinishedToolCallsOnLoad(t *testing.T) {
+	dir := t.TempDir()
+	s := newSession(dir, newSessionID(), nil)
+	batch := Message{Role: RoleAssistant, Content: []Block{
+		{Type: BlockToolUse, ID: "done", Name: "read_file", Input: json.RawMessage(`{}`)},
+		{Type: BlockToolUse, ID: "running", Name: "run_command", Input: json.RawMessage(`{"command":"make deploy"}`)},
+		{Type: BlockToolUse, ID: "waiting", Name: "write_file", Input: json.RawMessage(`{}`)},
+	}}
+	finished := Block{Type: BlockToolResult, ToolUseID: "done", Content: "file text"}
+	s.AddUser(userText("deploy"))
+	s.Event(Event{Kind: EventAssistant, Message: &batch})
+	s.Event(Event{Kind: EventToolStart, Call: &batch.Content[0]})
+	s.Event(Event{Kind: EventToolEnd, Call: &batch.Content[0], Result: &finished})
+	s.Event(Event{Kind: EventToolStart, Call: &batch.Content[1]})
+	s.Close() // the process died here
+
+	j, err := readJournal(s.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(j.View) != 3 {
+		t.Fatalf("view has %d messages, want 3 (the results added): %+v", len(j.View), j.View)
+	}
+	got := map[string]string{}
+	for _, b := range j.View[2].Content {
+		got[b.ToolUseID] = b.Content
+	}
+	want := map[string]string{"done": "file text", "running": unknownOutcomeText, "waiting": notRunText}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("results = %q, want %q", got, want)
+	}
+}
+
+func TestNewerJournalIsRefused(t *testing.T) {
+	path := filepath.Join(t.TempDir(), newSessionID()+".jsonl")
+	writeFile(t, path, `{"version":99,"type":"user","id":"a","time":"2030-01-01T00:00:00Z","payload":{}}`+"\n")
+	_, err := readJournal(path)
+	if err == nil || !strings.Contains(err.Error(), "newer minicode") {
+		t.Errorf("readJournal = %v, want an error saying a newer minicode wrote it", err)
+	}
+}
+
+func TestJournalWriteFailureKeepsTheSessionInMemory(t *testing.T) {
+	id := newSessionID()
+	tests := []struct {
+		name  string
+		setup func(t *testing.T, root string) (dir string)
+		want  string
+	}{
+		{"full disk", func(t *testing.T, root string) string {
+			if err := os.Symlink("/dev/full", filepath.Join(root, id+".jsonl")); err != nil {
+				t.Skip(err)
+			}
+			return root
+		}, "no space left on device"},
+		{"folder cannot be made", func(t *testing.T, root string) string {
+			writeFile(t, filepath.Join(root, "projects"), "a file where the sessions folder belongs")
+			return filepath.Join(root, "projects", "-ws")
+		}, "creating the sessions folder"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			warn, warnings := collectWarnings()
+			s := newSession(tt.setup(t, t.TempDir()), id, warn)
+			s.AddUser(userText("hello"))
+			s.AddUser(userText("again"))
+			if s.Saved() || len(*warnings) != 1 || !strings.Contains((*warnings)[0], tt.want) || !strings.Contains((*warnings)[0], "not being saved") {
+				t.Errorf("saved %v, warnings %q; want one warning with %q saying the session is not saved", s.Saved(), *warnings, tt.want)
+			}
+			if got := s.View(); len(got) != 2 {
+				t.Errorf("view = %+v, want both messages kept in memory", got)
+			}
+		})
+	}
+}
+
+func TestSyncRecordsWhatTheEventsMissed(t *testing.T) {
+	s := newSession(t.TempDir(), newSessionID(), nil)
+	progress := assistantText("<progress>looking</progress>")
+	s.AddUser(userText("task"))
+	s.Event(Event{Kind: EventAssistant, Message: &progress})
+	turn := []Message{userText("task"), progress, userText(progressNudge), assistantText("done")}
+	s.Sync(turn)
+	s.Sync([]Message{assistantText("replaced")})
+	s.Close()
+	var types []string
+	for _, r := range readRecords(t, s.Path) {
+		types = append(types, r.Type+":"+r.Payload.Kind)
+	}
+	want := []string{"user:", "assistant:", "user:", "assistant:", "compaction:sync"}
+	if !reflect.DeepEqual(types, want) {
+		t.Errorf("records = %q, want %q", types, want)
+	}
+}
+
+func TestPruneSessions(t *testing.T) {
+	home := t.TempDir()
+	old, current, recent := newSessionID(), newSessionID(), newSessionID()
+	for _, id := range []string{old, current, recent} {
+		writeFile(t, filepath.Join(home, "projects", "-ws", id+".jsonl"), "{}\n")
+		writeFile(t, filepath.Join(home, "tool-results", id, "result.txt"), "big")
+	}
+	long := time.Now().Add(-40 * 24 * time.Hour)
+	for _, id := range []string{old, current} {
+		os.Chtimes(filepath.Join(home, "projects", "-ws", id+".jsonl"), long, long)
+	}
+	if n := pruneSessions(home, time.Now().AddDate(0, 0, -30), current); n != 1 {
+		t.Errorf("pruned %d sessions, want 1", n)
+	}
+	for id, want := range map[string]bool{old: false, current: true, recent: true} {
+		_, errFile := os.Stat(filepath.Join(home, "projects", "-ws", id+".jsonl"))
+		_, errResults := os.Stat(filepath.Join(home, "tool-results", id))
+		if (errFile == nil) != want || (errResults == nil) != want {
+			t.Errorf("session %s: file kept %v, results kept %v; want %v", id, errFile == nil, errResults == nil, want)
+		}
+	}
+}
+
+func TestExportMarkdown(t *testing.T) {
+	got := exportMarkdown("demo", "id-1", []Message{
+		userText("read a.txt"),
+		toolCallMessage("t1", "read_file", `{"path": "a.txt"}`),
+		toolResultMessage("t1", "has ``` inside"),
+		assistantText("done"),
+	})
+	want := "# demo\n\nminicode session id-1\n\n## User\n\nread a.txt\n\n## Assistant\n\nLooking.\n\n**Tool call** `read_file`\n\n```\n{\"path\":\"a.txt\"}\n```\n" +
+		"\n**Result**\n\n````\nhas ``` inside\n````\n\n## Assistant\n\ndone\n"
+	if got != want {
+		t.Errorf("export =\n%q\nwant\n%q", got, want)
+	}
+}
+
+func TestSessionFlags(t *testing.T) {
+	id := "0b6c3c1e-8a8f-4e36-9d4e-5d8c2a6f1e00"
+	tests := []struct {
+		args    []string
+		want    Options
+		wantErr string
+	}{
+		{[]string{"--resume", id}, Options{Resume: id}, ""},
+		{[]string{"--resume=" + id}, Options{Resume: id}, ""},
+		{[]string{"-r", id, "-p", "next step"}, Options{Resume: id, Print: true, Task: "next step"}, ""},
+		{[]string{"--resume"}, Options{ResumePick: true}, ""},
+		{[]string{"--resume", "-p", "fix the bug"}, Options{ResumePick: true, Print: true, Task: "fix the bug"}, ""},
+		{[]string{"-p", "--resume", "fix the bug"}, Options{ResumePick: true, Print: true, Task: "fix the bug"}, ""},
+		{[]string{"-c", "-p", "go on"}, Options{Continue: true, Print: true, Task: "go on"}, ""},
+		{[]string{"--continue", "--fork-session"}, Options{Continue: true, ForkSession: true}, ""},
+		{[]string{"--resume", id, "--fork-session", "--session-id", id}, Options{Resume: id, ForkSession: true, SessionID: id}, ""},
+		{[]string{"--session-id", id}, Options{SessionID: id}, ""},
+		{[]string{"--session-id", "abc"}, Options{}, "must be a UUID"},
+		{[]string{"--fork-session"}, Options{}, "needs --continue or --resume"},
+		{[]string{"-c", "--resume", id}, Options{}, "either --continue or --resume"},
+		{[]string{"--resume", id, "--session-id", id}, Options{}, "needs --fork-session"},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			got, _, err := parseFlags(tt.args, &strings.Builder{})
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Errorf("error = %v, want one containing %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			got.OutputFormat = ""
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("options = %+v, want %+v", got, tt.want)
+			}
+		})
+	}
+}
+
+// panickingProvider fails the way a bug would: by panicking.
+type panickingProvider struct{}
+
+// Name names the provider.
+func (panickingProvider) Name() string { return "panicking" }
+
+// Stream panics.
+func (panickingProvider) Stream(context.Context, ModelRequest, func(Delta)) (ModelResponse, error) {
+	panic("provider bug")
+}
+
+func TestPanicInTurnStillCleansUp(t *testing.T) {
+	app := testApp(t, t.TempDir(), Options{})
+	app.stderr = io.Discard
+	app.Agent.Provider = panickingProvider{}
+	res := app.runTurnWithCleanup(context.Background(), nil, "hello")
+	if res.End != EndError || !strings.Contains(res.Text, "provider bug") {
+		t.Errorf("turn = %v %q, want an error naming the panic", res.End, res.Text)
+	}
+	j, err := readJournal(app.Session.Path)
+	if err != nil || len(j.View) != 1 || j.View[0].Text() != "hello" {
+		t.Errorf("saved view = %+v (%v), want the user's message kept", j, err)
+	}
+}
