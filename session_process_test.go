@@ -143,6 +143,9 @@ func TestKilledSessionContinuesWithUnknownOutcome(t *testing.T) {
 	if string(got) != string(wantJSON) {
 		t.Errorf("resumed request messages =\n%s\nwant\n%s", got, wantJSON)
 	}
+	if !processGone(pid) {
+		t.Errorf("the killed agent's child %d still runs", pid)
+	}
 }
 
 func TestUnknownResumeIDListsSessions(t *testing.T) {
