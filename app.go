@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -171,7 +172,7 @@ func (app *App) startMCP(ctx context.Context) error {
 	notices := app.stdout
 	if app.Opts.Print {
 		var err error
-		if elicitor, err = elicitorFor(firstNonEmpty(app.Opts.MCPElicitation, "decline"), nil, app.stderr); err != nil {
+		if elicitor, err = elicitorFor(cmp.Or(app.Opts.MCPElicitation, "decline"), nil, app.stderr); err != nil {
 			return err
 		}
 		notices = app.stderr
@@ -244,11 +245,11 @@ func resolveWorkspace(dir string) (string, error) {
 // environment, then settings; with nothing configured, the demo model.
 func (app *App) setupProvider() error {
 	env := app.getenv
-	name := firstNonEmpty(app.Opts.Provider, env("MINICODE_PROVIDER"))
+	name := cmp.Or(app.Opts.Provider, env("MINICODE_PROVIDER"))
 	if name == "" && strings.EqualFold(env("MINI_CODE_MODEL_MODE"), "mock") {
 		name = "mock"
 	}
-	name = firstNonEmpty(name, app.Settings.Provider)
+	name = cmp.Or(name, app.Settings.Provider)
 	if name == "" {
 		switch {
 		case env("ANTHROPIC_API_KEY") != "" || env("ANTHROPIC_AUTH_TOKEN") != "":
@@ -259,7 +260,7 @@ func (app *App) setupProvider() error {
 			name = "mock"
 		}
 	}
-	model := firstNonEmpty(app.Opts.Model, env("MINICODE_MODEL"))
+	model := cmp.Or(app.Opts.Model, env("MINICODE_MODEL"))
 	timeout, err := apiTimeout(env("API_TIMEOUT_MS"))
 	if err != nil {
 		return err
@@ -267,20 +268,20 @@ func (app *App) setupProvider() error {
 	opts := ProviderOptions{Notify: app.notice, ShowsText: !app.Opts.Print, FirstByteTimeout: timeout, IdleTimeout: timeout}
 	switch name {
 	case "anthropic":
-		model = firstNonEmpty(model, env("ANTHROPIC_MODEL"), app.Settings.Model, "claude-sonnet-4-5")
+		model = cmp.Or(model, env("ANTHROPIC_MODEL"), app.Settings.Model, "claude-sonnet-4-5")
 		opts.APIKey, opts.AuthToken = env("ANTHROPIC_API_KEY"), env("ANTHROPIC_AUTH_TOKEN")
-		opts.BaseURL = firstNonEmpty(env("ANTHROPIC_BASE_URL"), app.Settings.BaseURL)
+		opts.BaseURL = cmp.Or(env("ANTHROPIC_BASE_URL"), app.Settings.BaseURL)
 		if opts.APIKey == "" && opts.AuthToken == "" {
 			return usageErrorf("the anthropic provider needs ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN")
 		}
 		app.Provider = NewAnthropic(opts)
 	case "openai":
-		model = firstNonEmpty(model, app.Settings.Model, "gpt-4.1")
+		model = cmp.Or(model, app.Settings.Model, "gpt-4.1")
 		opts.APIKey = env("OPENAI_API_KEY")
-		opts.BaseURL = firstNonEmpty(env("OPENAI_BASE_URL"), app.Settings.BaseURL)
+		opts.BaseURL = cmp.Or(env("OPENAI_BASE_URL"), app.Settings.BaseURL)
 		app.Provider = NewOpenAI(opts)
 	case "mock":
-		model = firstNonEmpty(model, "mock")
+		model = cmp.Or(model, "mock")
 		mock := &MockProvider{}
 		if app.Opts.MockScript != "" {
 			script, err := loadMockScript(app.Opts.MockScript)
@@ -315,7 +316,7 @@ func apiTimeout(v string) (time.Duration, error) {
 // results and the skills' folders may be read without asking. In headless mode
 // nobody can be asked; otherwise questions are asked on the input lines.
 func (app *App) setupPermissions() error {
-	mode, err := ParsePermissionMode(firstNonEmpty(app.Opts.PermissionMode, app.Settings.Permissions.DefaultMode))
+	mode, err := ParsePermissionMode(cmp.Or(app.Opts.PermissionMode, app.Settings.Permissions.DefaultMode))
 	if err != nil {
 		return usageError{err.Error()}
 	}
@@ -368,16 +369,6 @@ How to work:
 		}
 	}
 	return b.String()
-}
-
-// firstNonEmpty returns the first argument that is not "".
-func firstNonEmpty(values ...string) string {
-	for _, v := range values {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
 }
 
 // runTurnWithCleanup runs one turn, recording it in the session as it

@@ -272,7 +272,7 @@ func (h *Hooks) runOne(ctx context.Context, event HookEvent, c HookCommand, stdi
 		h.notice(fmt.Sprintf("%s hook %q timed out after %s and was killed", event, c.Command, timeout))
 		return HookVerdict{}
 	case errors.As(err, &exit) && exit.ExitCode() == 2:
-		return HookVerdict{Block: true, Reason: firstNonEmpty(errText, "blocked by a "+string(event)+" hook")}
+		return HookVerdict{Block: true, Reason: cmp.Or(errText, "blocked by a "+string(event)+" hook")}
 	case errors.As(err, &exit) && (exit.ExitCode() == 126 || exit.ExitCode() == 127):
 		h.notice(fmt.Sprintf("%s hook %q could not run (exit %d, command not found or not executable): %s", event, c.Command, exit.ExitCode(), errText))
 		return HookVerdict{}
@@ -298,7 +298,7 @@ func (h *Hooks) readReply(event HookEvent, c HookCommand, out string) HookVerdic
 	if r.SystemMessage != "" {
 		h.notice(r.SystemMessage)
 	}
-	v := HookVerdict{Reason: firstNonEmpty(r.HookSpecificOutput.PermissionDecisionReason, r.Reason), Context: r.HookSpecificOutput.AdditionalContext}
+	v := HookVerdict{Reason: cmp.Or(r.HookSpecificOutput.PermissionDecisionReason, r.Reason), Context: r.HookSpecificOutput.AdditionalContext}
 	switch d := r.HookSpecificOutput.PermissionDecision; {
 	case d == "deny" || r.Decision == "block":
 		v.Block = true
@@ -308,7 +308,7 @@ func (h *Hooks) readReply(event HookEvent, c HookCommand, out string) HookVerdic
 		v.Permission = "allow"
 	}
 	if r.Continue != nil && !*r.Continue {
-		v.Stop, v.Reason = true, firstNonEmpty(r.StopReason, v.Reason, "stopped by a "+string(event)+" hook")
+		v.Stop, v.Reason = true, cmp.Or(r.StopReason, v.Reason, "stopped by a "+string(event)+" hook")
 	}
 	if v.Block && v.Reason == "" {
 		v.Reason = "blocked by a " + string(event) + " hook"

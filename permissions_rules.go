@@ -233,38 +233,6 @@ func urlHost(address string) (string, error) {
 	return strings.ToLower(u.Hostname()), nil
 }
 
-// matchGlob matches a slash-separated path against a glob in which `*`,
-// `?` and `[…]` work within one path element (as in path.Match, with `\`
-// escaping) and `**` stands for any number of elements, none included.
-func matchGlob(glob, name string) bool {
-	return matchElems(strings.Split(filepath.ToSlash(glob), "/"), strings.Split(filepath.ToSlash(name), "/"))
-}
-
-// matchElems matches path elements against glob elements.
-func matchElems(glob, name []string) bool {
-	for len(glob) > 0 {
-		if glob[0] == "**" {
-			for len(glob) > 1 && glob[1] == "**" {
-				glob = glob[1:]
-			}
-			for skip := 0; skip <= len(name); skip++ {
-				if matchElems(glob[1:], name[skip:]) {
-					return true
-				}
-			}
-			return false
-		}
-		if len(name) == 0 {
-			return false
-		}
-		if ok, err := path.Match(glob[0], name[0]); err != nil || !ok {
-			return false
-		}
-		glob, name = glob[1:], name[1:]
-	}
-	return len(name) == 0
-}
-
 // escapeGlob quotes the glob characters of a literal path, so that a rule
 // saved for one file matches that file only.
 func escapeGlob(p string) string {

@@ -146,7 +146,7 @@ func TestMatchGlob(t *testing.T) {
 	}{
 		{"/w/src/**", "/w/src/a.go", true},
 		{"/w/src/**", "/w/src/x/y/z.go", true},
-		{"/w/src/**", "/w/src", true},
+		{"/w/src/**", "/w/src", false},
 		{"/w/src/**", "/w/srcx/a.go", false},
 		{"/w/src/*", "/w/src/x/y.go", false},
 		{"/w/**/*_test.go", "/w/a/b/c_test.go", true},

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -116,8 +117,8 @@ func newStreamClient(provider, baseURLVar string, opts ProviderOptions) streamCl
 		baseURLVar: baseURLVar,
 		client:     opts.HTTPClient,
 		maxRetries: opts.MaxRetries,
-		firstByte:  orDefault(opts.FirstByteTimeout, defaultFirstByteTimeout),
-		idle:       orDefault(opts.IdleTimeout, defaultIdleTimeout),
+		firstByte:  cmp.Or(opts.FirstByteTimeout, defaultFirstByteTimeout),
+		idle:       cmp.Or(opts.IdleTimeout, defaultIdleTimeout),
 		notify:     opts.Notify,
 		showsText:  opts.ShowsText,
 		backoff:    backoff{base: defaultBackoffBase, max: defaultBackoffMax},
@@ -129,17 +130,9 @@ func newStreamClient(provider, baseURLVar string, opts ProviderOptions) streamCl
 		c.maxRetries = 0
 	}
 	if c.client == nil {
-		c.client = &http.Client{Transport: newTransport(orDefault(opts.ConnectTimeout, defaultConnectTimeout))}
+		c.client = &http.Client{Transport: newTransport(cmp.Or(opts.ConnectTimeout, defaultConnectTimeout))}
 	}
 	return c
-}
-
-// orDefault returns d, or def when d is not positive.
-func orDefault(d, def time.Duration) time.Duration {
-	if d <= 0 {
-		return def
-	}
-	return d
 }
 
 // newTransport is the default HTTP transport with a connect timeout. There

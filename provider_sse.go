@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -30,13 +31,11 @@ type SSEEvent struct {
 // as its terminating blank line has been read, without waiting for more
 // input. Field values are passed through byte for byte (no UTF-8 repair).
 type SSEReader struct {
-	r       io.Reader
+	lines   *bufio.Scanner
 	maxLine int
-	store   []byte // the read buffer
-	buf     []byte // the part of store read but not yet consumed
-	skipLF  bool   // the last line ended in CR: a following LF belongs to it
-	started bool   // the first line (which may carry a byte-order mark) is done
-	err     error  // the sticky error, once reading has failed
+	skipLF  bool  // the last line ended in CR: a following LF belongs to it
+	started bool  // the first line (which may carry a byte-order mark) is done
+	err     error // the sticky error, once reading has failed
 
 	data      []byte // the data buffer of the event being built
 	hasData   bool   // at least one data field was seen
@@ -44,9 +43,6 @@ type SSEReader struct {
 	lastID    string
 	retry     time.Duration
 }
-
-// errSSENoProgress reports a reader that keeps returning no data and no error.
-var errSSENoProgress = errors.New("event stream: reader returned no data 100 times in a row")
 
 // errSSETooLong reports a line or an event past the reader's limit.
 var errSSETooLong = errors.New("event stream: a line or event is too long")
@@ -58,7 +54,32 @@ var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 // length of one line and of one event's data in bytes: a stream that goes
 // past it fails with an error rather than growing memory without end.
 func newSSEReader(r io.Reader, maxLine int) *SSEReader {
-	return &SSEReader{r: r, maxLine: maxLine}
+	s := &SSEReader{lines: bufio.NewScanner(r), maxLine: maxLine}
+	s.lines.Buffer(make([]byte, min(4096, maxLine+2)), maxLine+2) // a skipped LF, the line, its end
+	s.lines.Split(s.splitLine)
+	return s
+}
+
+// splitLine is the scanner's split function: a line ends at CR, LF or
+// CRLF. A line is returned at its CR at once; the LF that may follow is
+// skipped when it comes, so a live stream never waits for it. An
+// unterminated line at the end of the stream is dropped, like the event
+// it belongs to.
+func (s *SSEReader) splitLine(data []byte, atEOF bool) (int, []byte, error) {
+	skip := 0
+	if s.skipLF && len(data) > 0 && data[0] == '\n' {
+		skip = 1 // the scanner stops at the end of input on an advance without a token
+	}
+	line := data[skip:]
+	i := bytes.IndexAny(line, "\r\n")
+	switch {
+	case i > s.maxLine || (i < 0 && len(line) > s.maxLine):
+		return 0, nil, s.tooLong()
+	case i < 0:
+		return 0, nil, nil
+	}
+	s.skipLF = line[i] == '\r'
+	return skip + i + 1, line[:i], nil
 }
 
 // Next returns the next event. At the end of the stream it returns io.EOF;
@@ -66,85 +87,29 @@ func newSSEReader(r io.Reader, maxLine int) *SSEReader {
 // dropped, as the standard requires. Any other error is returned as is,
 // and every later call returns it again.
 func (s *SSEReader) Next() (SSEEvent, error) {
-	for {
-		line, err := s.readLine()
-		if err != nil {
-			return SSEEvent{}, err
+	for s.err == nil {
+		if !s.lines.Scan() {
+			s.err = io.EOF
+			if err := s.lines.Err(); errors.Is(err, errSSETooLong) {
+				s.err = err
+			} else if err != nil {
+				s.err = fmt.Errorf("reading event stream: %w", err)
+			}
+			break
+		}
+		line := s.lines.Bytes()
+		if !s.started {
+			s.started = true
+			line = bytes.TrimPrefix(line, utf8BOM)
 		}
 		ev, ok, err := s.processLine(line)
 		if err != nil {
 			s.err = err
-			return SSEEvent{}, err
-		}
-		if ok {
+		} else if ok {
 			return ev, nil
 		}
 	}
-}
-
-// readLine returns the next line without its terminator. The returned
-// slice is valid until the next call.
-func (s *SSEReader) readLine() ([]byte, error) {
-	if s.err != nil {
-		return nil, s.err
-	}
-	for {
-		if s.skipLF && len(s.buf) > 0 {
-			s.skipLF = false
-			if s.buf[0] == '\n' {
-				s.buf = s.buf[1:]
-			}
-		}
-		if i := bytes.IndexAny(s.buf, "\r\n"); i >= 0 {
-			if i > s.maxLine {
-				s.err = s.tooLong()
-				return nil, s.err
-			}
-			line := s.buf[:i]
-			s.skipLF = s.buf[i] == '\r'
-			s.buf = s.buf[i+1:]
-			if !s.started {
-				s.started = true
-				line = bytes.TrimPrefix(line, utf8BOM)
-			}
-			return line, nil
-		}
-		if len(s.buf) > s.maxLine {
-			s.err = s.tooLong()
-			return nil, s.err
-		}
-		if err := s.fill(); err != nil {
-			s.err = err
-			return nil, err
-		}
-	}
-}
-
-// fill reads more input after the unconsumed bytes, first moving them to
-// the front of the storage (which grows when they fill it). An error is
-// returned only when no new bytes came with it.
-func (s *SSEReader) fill() error {
-	n := copy(s.store, s.buf)
-	if n == len(s.store) {
-		grown := make([]byte, max(4096, 2*len(s.store)))
-		n = copy(grown, s.buf)
-		s.store = grown
-	}
-	s.buf = s.store[:n]
-	for range 100 {
-		m, err := s.r.Read(s.store[n:])
-		s.buf = s.store[:n+m]
-		if m > 0 {
-			return nil
-		}
-		if err != nil {
-			if errors.Is(err, io.EOF) {
-				return io.EOF
-			}
-			return fmt.Errorf("reading event stream: %w", err)
-		}
-	}
-	return errSSENoProgress
+	return SSEEvent{}, s.err
 }
 
 // tooLong is the error for a line or an event past the limit.

@@ -145,8 +145,8 @@ func TestSSEReadError(t *testing.T) {
 func TestSSENoProgress(t *testing.T) {
 	t.Parallel()
 	s := newSSEReader(emptyReader{}, 1024)
-	if _, err := s.Next(); !errors.Is(err, errSSENoProgress) {
-		t.Fatalf("Next error = %v, want %v", err, errSSENoProgress)
+	if _, err := s.Next(); !errors.Is(err, io.ErrNoProgress) {
+		t.Fatalf("Next error = %v, want %v", err, io.ErrNoProgress)
 	}
 }
 

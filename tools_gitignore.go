@@ -4,6 +4,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -53,17 +54,10 @@ func parseGitignore(base, content string) []ignoreRule {
 	return rules
 }
 
-// splitPattern splits a slash-separated pattern into segments, folding
-// runs of "**" into one.
+// splitPattern splits a slash-separated glob or path into its names,
+// dropping empty ones (a leading "/", doubled slashes).
 func splitPattern(pattern string) []string {
-	var segs []string
-	for _, s := range strings.Split(pattern, "/") {
-		if s == "" || (s == "**" && len(segs) > 0 && segs[len(segs)-1] == "**") {
-			continue
-		}
-		segs = append(segs, s)
-	}
-	return segs
+	return slices.DeleteFunc(strings.Split(pattern, "/"), func(s string) bool { return s == "" })
 }
 
 // matches reports whether the rule applies to rel, a slash-separated path
@@ -82,36 +76,50 @@ func (r ignoreRule) matches(rel string, isDir bool) bool {
 		ok, _ := path.Match(r.segments[0], path.Base(rel))
 		return ok
 	}
-	return matchSegments(r.segments, splitPath(rel))
+	return matchSegments(r.segments, splitPattern(rel))
 }
 
-// matchSegments matches path segments against pattern segments, where
-// "**" stands for any number of folders (at least one when it ends the
-// pattern, as "dir/**" means what is inside dir).
-func matchSegments(pattern, segs []string) bool {
-	for len(pattern) > 0 {
-		if pattern[0] == "**" {
-			rest := pattern[1:]
-			start := 0
-			if len(rest) == 0 {
-				start = 1
-			}
-			for i := start; i <= len(segs); i++ {
-				if matchSegments(rest, segs[i:]) {
-					return true
-				}
-			}
-			return false
-		}
-		if len(segs) == 0 {
-			return false
-		}
-		if ok, _ := path.Match(pattern[0], segs[0]); !ok {
-			return false
-		}
-		pattern, segs = pattern[1:], segs[1:]
+// matchGlob reports whether the slash-separated path name matches glob.
+// It is the one glob of minicode, for .gitignore files, glob_files,
+// grep_files and permission rules: `*`, `?` and `[…]` work within one
+// name (as in path.Match, with `\` escaping), and `**` stands for any
+// number of names; at the end of a glob it stands for at least one, as
+// "src/**" means what is inside src, not src itself.
+func matchGlob(glob, name string) bool {
+	return matchSegments(splitPattern(filepath.ToSlash(glob)), splitPattern(filepath.ToSlash(name)))
+}
+
+// matchSegments matches path names against glob names. It backtracks
+// only to the latest "**", so its time stays proportional to the product
+// of the lengths however many "**" the glob holds.
+func matchSegments(glob, names []string) bool {
+	if len(glob) > 0 && glob[len(glob)-1] == "**" {
+		glob = append(glob[:len(glob)-1:len(glob)-1], "*", "**")
 	}
-	return len(segs) == 0
+	g, n := 0, 0
+	star, starN := -1, 0 // the latest "**" and the names it has taken so far
+	for g < len(glob) || n < len(names) {
+		switch {
+		case g < len(glob) && glob[g] == "**":
+			star, starN = g, n
+			g++
+		case g < len(glob) && n < len(names) && matchName(glob[g], names[n]):
+			g++
+			n++
+		case star >= 0 && starN < len(names):
+			starN++
+			g, n = star+1, starN
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// matchName matches one name against one element of a glob.
+func matchName(glob, name string) bool {
+	ok, err := path.Match(glob, name)
+	return ok && err == nil
 }
 
 // ignoreSet is the rules in force in one folder: those of every
@@ -141,9 +149,4 @@ func (s ignoreSet) enter(dir, rel string) ignoreSet {
 		return s
 	}
 	return append(s[:len(s):len(s)], rules...)
-}
-
-// splitPath splits a slash-separated relative path into its names.
-func splitPath(rel string) []string {
-	return strings.Split(rel, "/")
 }

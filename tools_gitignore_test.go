@@ -63,7 +63,7 @@ func TestMatchSegments(t *testing.T) {
 		{"src/**/test/*.go", "src/a/b/test/y/x.go", false},
 	}
 	for _, tc := range tests {
-		if got := matchSegments(splitPattern(tc.pattern), splitPath(tc.path)); got != tc.want {
+		if got := matchGlob(tc.pattern, tc.path); got != tc.want {
 			t.Errorf("matchSegments(%q, %q) = %v, want %v", tc.pattern, tc.path, got, tc.want)
 		}
 	}

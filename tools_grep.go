@@ -374,7 +374,7 @@ func globMatches(glob, rel string) bool {
 		ok, _ := path.Match(glob, path.Base(rel))
 		return ok
 	}
-	return matchSegments(splitPattern(glob), splitPath(rel))
+	return matchGlob(glob, rel)
 }
 
 // requiredLiteral returns text that every match of expr must contain: the

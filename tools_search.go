@@ -28,6 +28,7 @@ type visitFunc func(rel string, d fs.DirEntry) error
 // sees it: .git and node_modules are skipped, and so is everything the
 // .gitignore files exclude. When root lies inside the workspace, the
 // .gitignore files of the folders between the workspace and root apply too.
+// Folders that cannot be read are skipped.
 func walkTree(ctx context.Context, workspace, root string, visit visitFunc) error {
 	matchRoot := root
 	if within(workspace, root) {
@@ -37,65 +38,53 @@ func walkTree(ctx context.Context, workspace, root string, visit visitFunc) erro
 	if err != nil {
 		return err
 	}
-	prefix = filepath.ToSlash(prefix)
+	prefix = strings.TrimPrefix(filepath.ToSlash(prefix), ".")
 	rules := ignoreSet(nil).enter(matchRoot, "")
-	if prefix != "." {
-		dir, rel := matchRoot, ""
-		for _, name := range strings.Split(prefix, "/") {
-			dir, rel = filepath.Join(dir, name), joinRel(rel, name)
-			rules = rules.enter(dir, rel)
-		}
-	} else {
-		prefix = ""
+	dir, rel := matchRoot, ""
+	for _, name := range splitPattern(prefix) {
+		dir, rel = filepath.Join(dir, name), joinRel(rel, name)
+		rules = rules.enter(dir, rel)
 	}
-	w := treeWalk{ctx: ctx, visit: visit}
-	err = w.dir(root, "", prefix, rules)
-	if errors.Is(err, fs.SkipAll) {
-		return nil
+	// open holds the rules of the folders from root down to the one being
+	// walked: a folder's rules apply to everything below it.
+	type folder struct {
+		rel   string
+		rules ignoreSet
 	}
-	return err
-}
-
-// treeWalk is the state of one walkTree call.
-type treeWalk struct {
-	ctx   context.Context
-	visit visitFunc
-}
-
-// dir visits the entries of the folder abs, whose path is rel below the
-// walk's root and matchRel below the match root.
-func (w treeWalk) dir(abs, rel, matchRel string, rules ignoreSet) error {
-	if err := w.ctx.Err(); err != nil {
-		return err
-	}
-	entries, err := os.ReadDir(abs)
-	if err != nil && len(entries) == 0 {
-		return nil
-	}
-	for _, e := range entries {
-		name := e.Name()
-		isDir := e.IsDir()
-		if isDir && skippedDirs[name] {
-			continue
+	open := []folder{{"", rules}}
+	return fs.WalkDir(os.DirFS(root), ".", func(rel string, d fs.DirEntry, err error) error {
+		if err != nil || rel == "." {
+			return nil
 		}
-		entryMatch := joinRel(matchRel, name)
-		if rules.ignored(entryMatch, isDir) {
-			continue
+		if err := ctx.Err(); err != nil {
+			return err
 		}
-		entryRel := joinRel(rel, name)
-		err := w.visit(entryRel, e)
-		if errors.Is(err, fs.SkipDir) {
-			continue
+		for len(open) > 1 && !strings.HasPrefix(rel, open[len(open)-1].rel+"/") {
+			open = open[:len(open)-1]
 		}
-		if err != nil {
+		isDir := d.IsDir()
+		matchRel := joinRel(prefix, rel)
+		if (isDir && skippedDirs[d.Name()]) || open[len(open)-1].rules.ignored(matchRel, isDir) {
+			return skipEntry(isDir)
+		}
+		if err := visit(rel, d); err != nil {
+			if errors.Is(err, fs.SkipDir) {
+				return skipEntry(isDir)
+			}
 			return err
 		}
 		if isDir {
-			child := filepath.Join(abs, name)
-			if err := w.dir(child, entryRel, entryMatch, rules.enter(child, entryMatch)); err != nil {
-				return err
-			}
+			open = append(open, folder{rel, open[len(open)-1].rules.enter(filepath.Join(root, rel), matchRel)})
 		}
+		return nil
+	})
+}
+
+// skipEntry is what a WalkDir function returns to leave out one entry: a
+// folder's contents are skipped, a file is simply not visited.
+func skipEntry(isDir bool) error {
+	if isDir {
+		return fs.SkipDir
 	}
 	return nil
 }
@@ -264,7 +253,7 @@ func runGlobFiles(ctx context.Context, env *ToolEnv, in GlobFilesInput) (ToolOut
 	}
 	found := newestHits{limit: optInt(in.Limit, globDefaultLimit)}
 	err = walkTree(ctx, env.Workspace, root, func(rel string, d fs.DirEntry) error {
-		if d.IsDir() || !matchSegments(pattern, splitPath(rel)) {
+		if d.IsDir() || !matchSegments(pattern, splitPattern(rel)) {
 			return nil
 		}
 		info, err := d.Info()

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -35,7 +36,7 @@ type webClient struct {
 func newWebClient(cfg BuiltinConfig) *webClient {
 	return &webClient{
 		http:           &http.Client{Timeout: webTimeout, CheckRedirect: checkRedirect},
-		searchEndpoint: firstNonEmpty(cfg.SearchEndpoint, defaultSearchEndpoint),
+		searchEndpoint: cmp.Or(cfg.SearchEndpoint, defaultSearchEndpoint),
 	}
 }
 
