@@ -17,23 +17,32 @@ import (
 
 // Options are the command-line choices of one run, after flag parsing.
 type Options struct {
-	Print           bool   // -p: run one task and exit
-	Task            string // the task for -p ("" = read stdin)
-	OutputFormat    string // text, json or stream-json
-	Model           string
-	Provider        string
-	PermissionMode  string
-	AllowedTools    string
-	DisallowedTools string
-	MaxTurns        int
-	Workspace       string
-	MockScript      string
-	MCPElicitation  string // with -p: how MCP servers' questions are answered (decline or defaults)
-	Continue        bool   // -c: continue the newest session of the workspace
-	Resume          string // --resume ID: continue this session
-	ResumePick      bool   // --resume alone: list the sessions to pick one
-	SessionID       string // --session-id: the id of the new session
-	ForkSession     bool   // --fork-session: continue into a new session
+	Print              bool   // -p: run one task and exit
+	Task               string // the task for -p ("" = read stdin)
+	OutputFormat       string // text, json or stream-json
+	Verbose            bool   // accepted for Claude Code's scripts; stream-json is always complete
+	Debug              bool   // log what minicode loads and sends, on stderr
+	Model              string
+	FallbackModel      string // used when the model is overloaded or unavailable
+	Provider           string
+	SystemPrompt       string // replaces the built-in system prompt
+	AppendSystemPrompt string // added to the end of the system prompt
+	PermissionMode     string
+	AllowedTools       []string // one rule each
+	DisallowedTools    []string
+	AddDirs            []string // more folders the tools may use
+	Settings           []string // --settings: files or inline JSON
+	MCPConfig          []string // --mcp-config: files or inline JSON
+	StrictMCPConfig    bool     // only the servers of --mcp-config
+	MaxTurns           int
+	Workspace          string
+	MockScript         string
+	MCPElicitation     string // with -p: how MCP servers' questions are answered (decline or defaults)
+	Continue           bool   // -c: continue the newest session of the workspace
+	Resume             string // --resume ID: continue this session
+	ResumePick         bool   // --resume alone: list the sessions to pick one
+	SessionID          string // --session-id: the id of the new session
+	ForkSession        bool   // --fork-session: continue into a new session
 }
 
 // App is one running minicode: its configuration, the model, the tools and
@@ -45,15 +54,21 @@ type App struct {
 	Settings  Settings
 	Provider  Provider
 	Model     string
+	// SummaryModel is the model for summaries (ANTHROPIC_SMALL_FAST_MODEL);
+	// "" means Model.
+	SummaryModel string
 	// Demo is set when the offline demo model answers (the mock
 	// provider without a script).
-	Demo      bool
-	Registry  *Registry
-	Env       *ToolEnv
-	Perms     *Permissions
-	Sandbox   *Sandbox
-	Skills    *SkillSet
-	Commands  []*CustomCommand // custom slash commands, first of a name
+	Demo     bool
+	Registry *Registry
+	Env      *ToolEnv
+	Perms    *Permissions
+	Sandbox  *Sandbox
+	Skills   *SkillSet
+	Commands []*CustomCommand // custom slash commands, first of a name
+	// Trusted is set when the project's files may run code and widen
+	// permissions (see config_trust.go).
+	Trusted   bool
 	MCP       *MCPManager
 	Memory    *Memory // AGENTS.md and the like, loaded at start
 	Agent     *Agent
@@ -81,7 +96,10 @@ func newApp(ctx context.Context, opts Options, stdin io.Reader, stdout, stderr i
 	if app.Workspace, err = resolveWorkspace(opts.Workspace); err != nil {
 		return nil, err
 	}
-	if app.Settings, err = loadSettings(app.Home, app.Workspace); err != nil {
+	app.Skills = DiscoverSkills(app.Home, userHome(getenv), app.Workspace)
+	app.Commands = LoadCustomCommands(commandDirs(app.Home, userHome(getenv), app.Workspace))
+	servers, err := app.loadConfig(ctx)
+	if err != nil {
 		return nil, err
 	}
 	if err := app.setupProvider(); err != nil {
@@ -95,13 +113,11 @@ func newApp(ctx context.Context, opts Options, stdin io.Reader, stdout, stderr i
 		app.Env.Hooks = &Hooks{Config: app.Settings.Hooks, SessionID: app.SessionID, Workspace: app.Workspace, Notice: app.notice}
 	}
 	app.closers = append(app.closers, func() { app.Session.Close() })
-	app.Skills = DiscoverSkills(app.Home, userHome(getenv), app.Workspace)
 	if app.Sandbox, err = NewSandbox(SandboxConfig{Workspace: app.Workspace, Home: userHome(getenv),
-		Settings: app.Settings.Sandbox, Getenv: getenv}); err != nil {
+		Settings: app.Settings.Sandbox, Getenv: app.getenv}); err != nil {
 		return nil, err
 	}
 	app.closers = append(app.closers, app.Sandbox.Close)
-	app.Commands = LoadCustomCommands(commandDirs(app.Home, userHome(getenv), app.Workspace))
 	if err := app.setupPermissions(); err != nil {
 		return nil, err
 	}
@@ -112,7 +128,7 @@ func newApp(ctx context.Context, opts Options, stdin io.Reader, stdout, stderr i
 	if app.Memory, err = LoadMemory(app.Home, app.Workspace); err != nil {
 		return nil, err
 	}
-	if err := app.startMCP(ctx); err != nil {
+	if err := app.startMCP(ctx, servers); err != nil {
 		app.Close()
 		return nil, err
 	}
@@ -121,9 +137,10 @@ func newApp(ctx context.Context, opts Options, stdin io.Reader, stdout, stderr i
 		maxTurns = app.Settings.MaxTurns
 	}
 	limits := limitsFor(app.Model, app.Settings.Limits)
-	maxTokens := app.Settings.MaxTokens
-	if maxTokens == 0 {
-		maxTokens = limits.MaxOutput
+	maxTokens, err := maxOutputTokens(app.getenv("CLAUDE_CODE_MAX_OUTPUT_TOKENS"), app.Settings.MaxTokens, limits.MaxOutput)
+	if err != nil {
+		app.Close()
+		return nil, err
 	}
 	app.Agent = &Agent{
 		Provider:  app.Provider,
@@ -167,7 +184,7 @@ func (app *App) Close() {
 // startMCP starts the configured MCP servers in the background. Their
 // notices and progress are shown as they come: on stderr with -p, in the
 // output of line mode otherwise.
-func (app *App) startMCP(ctx context.Context) error {
+func (app *App) startMCP(ctx context.Context, servers []MCPServerConfig) error {
 	elicitor := Elicitor(&LineElicitor{ReadLine: app.lines.ReadLine, Out: app.stdout})
 	notices := app.stdout
 	if app.Opts.Print {
@@ -177,7 +194,8 @@ func (app *App) startMCP(ctx context.Context) error {
 		}
 		notices = app.stderr
 	}
-	m, err := StartMCPServers(ctx, app.Home, app.Workspace, app.Registry, MCPOptions{
+	m := NewMCPManager(servers, app.Registry, MCPOptions{
+		Workspace:     app.Workspace,
 		ClientVersion: version,
 		Elicitor:      elicitor,
 		OnEvent: func(e MCPEvent) {
@@ -189,9 +207,7 @@ func (app *App) startMCP(ctx context.Context) error {
 			}
 		},
 	})
-	if err != nil {
-		return err
-	}
+	m.Start(ctx)
 	app.MCP = m
 	app.closers = append(app.closers, m.Close)
 	return nil
@@ -206,6 +222,13 @@ func (app *App) notice(msg string) {
 		return
 	}
 	fmt.Fprintln(app.stderr, msg)
+}
+
+// debugf logs what minicode loads and sends, on stderr, with --debug.
+func (app *App) debugf(format string, args ...any) {
+	if app.Opts.Debug {
+		fmt.Fprintf(app.stderr, "[debug] "+format+"\n", args...)
+	}
 }
 
 // syncWriter serialises writes from several goroutines.
@@ -268,13 +291,18 @@ func (app *App) setupProvider() error {
 	opts := ProviderOptions{Notify: app.notice, ShowsText: !app.Opts.Print, FirstByteTimeout: timeout, IdleTimeout: timeout}
 	switch name {
 	case "anthropic":
-		model = cmp.Or(model, env("ANTHROPIC_MODEL"), app.Settings.Model, "claude-sonnet-4-5")
+		model = resolveModelAlias(cmp.Or(model, env("ANTHROPIC_MODEL"), app.Settings.Model, "claude-sonnet-4-5"))
 		opts.APIKey, opts.AuthToken = env("ANTHROPIC_API_KEY"), env("ANTHROPIC_AUTH_TOKEN")
 		opts.BaseURL = cmp.Or(env("ANTHROPIC_BASE_URL"), app.Settings.BaseURL)
 		if opts.APIKey == "" && opts.AuthToken == "" {
 			return usageErrorf("the anthropic provider needs ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN")
 		}
+		var err error
+		if opts.Headers, err = parseCustomHeaders(env("ANTHROPIC_CUSTOM_HEADERS")); err != nil {
+			return usageError{err.Error()}
+		}
 		app.Provider = NewAnthropic(opts)
+		app.SummaryModel = resolveModelAlias(env("ANTHROPIC_SMALL_FAST_MODEL"))
 	case "openai":
 		model = cmp.Or(model, app.Settings.Model, "gpt-4.1")
 		opts.APIKey = env("OPENAI_API_KEY")
@@ -295,6 +323,13 @@ func (app *App) setupProvider() error {
 		return usageErrorf("unknown provider %q (use anthropic, openai or mock)", name)
 	}
 	app.Model = model
+	if app.Opts.FallbackModel != "" {
+		fallback := app.Opts.FallbackModel
+		if name == "anthropic" {
+			fallback = resolveModelAlias(fallback)
+		}
+		app.Provider = &fallbackProvider{Provider: app.Provider, fallback: fallback, notify: app.notice}
+	}
 	return nil
 }
 
@@ -333,11 +368,15 @@ func (app *App) setupPermissions() error {
 		UserFile:     filepath.Join(app.Home, "permissions.json"),
 		Notice:       func(msg string) { fmt.Fprintln(app.stderr, msg) },
 	}
-	if app.Opts.AllowedTools != "" {
-		cfg.AllowedTools = []string{app.Opts.AllowedTools}
-	}
-	if app.Opts.DisallowedTools != "" {
-		cfg.DisallowedTools = []string{app.Opts.DisallowedTools}
+	cfg.AllowedTools, cfg.DisallowedTools = app.Opts.AllowedTools, app.Opts.DisallowedTools
+	for _, dir := range append(app.Opts.AddDirs, app.Settings.Permissions.AdditionalDirectories...) {
+		if rest, ok := strings.CutPrefix(dir, "~/"); ok {
+			dir = filepath.Join(userHome(app.getenv), rest)
+		}
+		if !isDir(dir) {
+			return usageErrorf("additional folder %s is not a folder", dir)
+		}
+		cfg.AddDirs = append(cfg.AddDirs, dir)
 	}
 	if !app.Opts.Print {
 		cfg.Asker = notifyingAsker{&LineAsker{In: app.lines, Out: app.stdout}, app.Env.Hooks}
@@ -353,7 +392,22 @@ func (app *App) setupPermissions() error {
 // systemPrompt is what the model is told about its job and its place.
 func (app *App) systemPrompt() string {
 	var b strings.Builder
-	b.WriteString(`You are minicode, a coding agent working in the user's terminal. You read, search, edit and run code in the workspace with the tools you are given, and you answer concisely.
+	if app.Opts.SystemPrompt != "" {
+		b.WriteString(app.Opts.SystemPrompt + "\n")
+	} else {
+		b.WriteString(defaultSystemPrompt)
+	}
+	fmt.Fprintf(&b, "\nWorkspace: %s\nToday: %s\n", app.Workspace, time.Now().Format("2006-01-02"))
+	for _, section := range []string{app.Skills.PromptSection(), app.Memory.PromptSection(), app.Opts.AppendSystemPrompt} {
+		if section != "" {
+			b.WriteString("\n" + section)
+		}
+	}
+	return b.String()
+}
+
+// defaultSystemPrompt is the built-in part of the system prompt.
+const defaultSystemPrompt = `You are minicode, a coding agent working in the user's terminal. You read, search, edit and run code in the workspace with the tools you are given, and you answer concisely.
 
 How to work:
 - Use tools to look before you change anything; never guess a file's contents.
@@ -361,15 +415,7 @@ How to work:
 - While you are still working, you may send a short progress update marked <progress>...</progress> followed by tool calls.
 - When the task is done, reply with your final answer and no tool calls.
 - If you cannot go on without the user, use ask_user.
-`)
-	fmt.Fprintf(&b, "\nWorkspace: %s\nToday: %s\n", app.Workspace, time.Now().Format("2006-01-02"))
-	for _, section := range []string{app.Skills.PromptSection(), app.Memory.PromptSection()} {
-		if section != "" {
-			b.WriteString("\n" + section)
-		}
-	}
-	return b.String()
-}
+`
 
 // runTurnWithCleanup runs one turn, recording it in the session as it
 // happens, and then, on every path (an answer, an error, a limit, an

@@ -86,8 +86,15 @@ func cmdStatus(_ context.Context, app *App, _ string, h *[]Message) (string, boo
 	if mcp == "" {
 		mcp = "no servers configured"
 	}
-	return fmt.Sprintf("model: %s (%s)\nworkspace: %s\npermission mode: %s\nsandbox: %s\nmessages: %d\nsession: %s\nMCP: %s",
-		app.Model, app.Provider.Name(), app.Workspace, app.Perms.Mode(), app.Sandbox.Status(), len(*h), app.SessionID, mcp), false, nil
+	status := fmt.Sprintf("model: %s (%s)\nworkspace: %s\npermission mode: %s\nsandbox: %s\nmessages: %d\nsession: %s\nMCP: %s",
+		app.Model, app.Provider.Name(), app.Workspace, app.Perms.Mode(), app.Sandbox.Status(), len(*h), app.SessionID, mcp)
+	if len(app.Settings.Unknown) > 0 {
+		status += "\nsettings minicode does not use: " + strings.Join(app.Settings.Unknown, ", ")
+	}
+	if len(app.Settings.Ignored) > 0 {
+		status += "\nnot applied, the workspace is not trusted (minicode trust): " + strings.Join(app.Settings.Ignored, ", ")
+	}
+	return status, false, nil
 }
 
 // cmdInit writes a starter AGENTS.md after showing it for approval.

@@ -234,6 +234,9 @@ func (app *App) slashPromptFor(ctx context.Context, input string) (sp slashPromp
 	}
 	if s := app.Skills.Find(name); s != nil {
 		sp, err := skillPrompt(s, args)
+		if !app.Trusted && within(app.Workspace, s.Dir) {
+			sp.Grants = nil // an untrusted project's skills grant nothing
+		}
 		return sp, true, err
 	}
 	return slashPrompt{}, false, nil

@@ -85,7 +85,8 @@ func TestCustomCommandsInHeadlessMode(t *testing.T) {
 		t.Run(tc.task, func(t *testing.T) {
 			t.Parallel()
 			srv, requests := anthropicServer(t, answerOnce())
-			res := runMinicode(t, []string{"ANTHROPIC_API_KEY=k", "ANTHROPIC_BASE_URL=" + srv.URL}, "", "-p", tc.task, "--workspace", commandWorkspace(t))
+			ws := commandWorkspace(t)
+			res := runMinicode(t, []string{"ANTHROPIC_API_KEY=k", "ANTHROPIC_BASE_URL=" + srv.URL, "MINICODE_HOME=" + trustingHome(t, ws)}, "", "-p", tc.task, "--workspace", ws)
 			reqs := requests()
 			if tc.wantErr != "" {
 				if len(reqs) != 0 || !strings.Contains(res.stderr, tc.wantErr) {
@@ -109,8 +110,9 @@ func TestCustomCommandsInHeadlessMode(t *testing.T) {
 func TestCustomCommandsInLineMode(t *testing.T) {
 	t.Parallel()
 	srv, requests := anthropicServer(t, answerOnce())
-	res := runMinicode(t, []string{"ANTHROPIC_API_KEY=k", "ANTHROPIC_BASE_URL=" + srv.URL},
-		"/help\n/review 7 low\n/unknown-thing\n", "--workspace", commandWorkspace(t))
+	ws := commandWorkspace(t)
+	res := runMinicode(t, []string{"ANTHROPIC_API_KEY=k", "ANTHROPIC_BASE_URL=" + srv.URL, "MINICODE_HOME=" + trustingHome(t, ws)},
+		"/help\n/review 7 low\n/unknown-thing\n", "--workspace", ws)
 	reqs := requests()
 	if len(reqs) != 1 || !strings.Contains(reqs[0].Messages[0].Text(), "Review PR 7 with priority low") {
 		t.Fatalf("requests %+v, want one with the expanded /review", reqs)
@@ -126,17 +128,22 @@ func TestSkillAllowedToolsGrantWithinDenyRules(t *testing.T) {
 	t.Parallel()
 	// The model asks to touch a file. Headless, nobody can approve it; the
 	// skill's allowed-tools let it run, but never past a deny rule.
+	// In a workspace that is not trusted, the project's skill grants nothing.
 	for _, tc := range []struct {
-		args []string
-		ran  bool
-	}{{nil, true}, {[]string{"--disallowedTools", "run_command(touch:*)"}, false}} {
-		ws := commandWorkspace(t)
+		args    []string
+		trusted bool
+		ran     bool
+	}{{nil, true, true}, {[]string{"--disallowedTools", "run_command(touch:*)"}, true, false}, {nil, false, false}} {
+		ws, home := commandWorkspace(t), t.TempDir()
+		if tc.trusted {
+			home = trustingHome(t, ws)
+		}
 		srv, _ := anthropicServer(t, touchThenAnswer)
-		res := runMinicode(t, []string{"ANTHROPIC_API_KEY=k", "ANTHROPIC_BASE_URL=" + srv.URL}, "",
+		res := runMinicode(t, []string{"ANTHROPIC_API_KEY=k", "ANTHROPIC_BASE_URL=" + srv.URL, "MINICODE_HOME=" + home}, "",
 			append([]string{"-p", "/touch-it ran.txt", "--workspace", ws}, tc.args...)...)
 		_, err := os.Stat(filepath.Join(ws, "ran.txt"))
 		if ran := err == nil; ran != tc.ran {
-			t.Errorf("with %q the command ran = %v, want %v; stdout %q", tc.args, ran, tc.ran, res.stdout)
+			t.Errorf("with %q (trusted %v) the command ran = %v, want %v; stdout %q", tc.args, tc.trusted, ran, tc.ran, res.stdout)
 		}
 	}
 	// Without the skill, the same call is denied.

@@ -179,7 +179,7 @@ func TestHeadlessExitCodes(t *testing.T) {
 			wantCode: 1, wantSubtype: "error_max_turns"},
 		{name: "model error", args: []string{"-p", "go", "--output-format", "json", "--mock-script", writeScript(t, `[{"error":"model exploded"}]`)},
 			wantCode: 1, wantSubtype: "error_during_execution"},
-		{name: "unknown flag", args: []string{"--frobnicate"}, wantCode: 2, wantStderr: "flag provided but not defined: -frobnicate"},
+		{name: "unknown flag", args: []string{"--frobnicate"}, wantCode: 2, wantStderr: "minicode: unknown flag --frobnicate\nRun"},
 		{name: "bad output format", args: []string{"-p", "x", "--output-format", "yaml"}, wantCode: 2, wantStderr: `unknown --output-format "yaml"`},
 		{name: "empty task", args: []string{"-p"}, wantCode: 2, wantStderr: "-p needs a task"},
 		{name: "bad permission mode", args: []string{"-p", "x", "--permission-mode", "yolo"}, wantCode: 2, wantStderr: `unknown permission mode "yolo"`},

@@ -68,7 +68,7 @@ func TestLineModeSlashCommands(t *testing.T) {
 }
 
 func TestBadRuleInSettingsNamesTheFile(t *testing.T) {
-	ws := workspaceWith(t, map[string]string{".minicode/settings.json": `{"permissions": {"allow": ["run_command(go test"]}}`})
+	ws := workspaceWith(t, map[string]string{".minicode/settings.json": `{"permissions": {"deny": ["run_command(go test"]}}`})
 	_, err := newApp(context.Background(), Options{Workspace: ws, Print: true}, strings.NewReader(""), io.Discard, io.Discard,
 		func(k string) string { return map[string]string{"MINICODE_HOME": t.TempDir()}[k] })
 	path := filepath.Join(ws, ".minicode", "settings.json")

@@ -23,16 +23,17 @@ func TestLoadSettingsMergesProjectOverUser(t *testing.T) {
 		"permissions":{"allow":["read_file"],"defaultMode":"plan"}}`)
 	writeFile(t, filepath.Join(ws, ".minicode", "settings.json"), `{"model":"local-model",
 		"permissions":{"allow":["run_command(go test:*)"],"deny":["web_fetch"]}}`)
-	got, err := loadSettings(home, ws)
+	layers, err := loadSettings(home, t.TempDir(), ws, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
+	got := mergeSettings(layers, ws, true)
 	if got.Provider != "openai" || got.Model != "local-model" || got.MaxTurns != 7 || got.Permissions.DefaultMode != "plan" {
 		t.Errorf("loadSettings = %+v, want provider openai, model local-model, 7 turns, plan mode", got)
 	}
 	want := []RuleSet{
 		{Source: filepath.Join(home, "settings.json"), Allow: []string{"read_file"}},
-		{Source: filepath.Join(ws, ".minicode", "settings.json"), Allow: []string{"run_command(go test:*)"}, Deny: []string{"web_fetch"}},
+		{Source: filepath.Join(ws, ".minicode", "settings.json"), Project: ws, Allow: []string{"run_command(go test:*)"}, Deny: []string{"web_fetch"}},
 	}
 	if !reflect.DeepEqual(got.ruleSets, want) {
 		t.Errorf("rule sets = %+v, want one per file, named by path: %+v", got.ruleSets, want)
@@ -43,7 +44,6 @@ func TestLoadSettingsErrorsNameFileLineAndField(t *testing.T) {
 	cases := []struct{ name, content, want string }{
 		{"syntax", "{\n  \"model\": \"x\",\n  \"provider\": \n}", "line 4: invalid character '}' looking for beginning of value"},
 		{"wrong type", "{\n\"maxTurns\": \"many\"\n}", `line 2: field "maxTurns" must be an integer, not string`},
-		{"unknown field", "{\n\"modle\": \"x\"\n}", `line 2: unknown field "modle"`},
 		{"nested wrong type", "{\"permissions\": {\n\"allow\": \"read_file\"}}", `line 2: field "permissions.allow" must be an array, not string`},
 		{"empty", "", "the file is empty or ends too soon"},
 		{"trailing data", "{}\n{}", "line 2: unexpected data after the JSON object"},
@@ -53,7 +53,7 @@ func TestLoadSettingsErrorsNameFileLineAndField(t *testing.T) {
 			home := t.TempDir()
 			path := filepath.Join(home, "settings.json")
 			writeFile(t, path, tc.content)
-			_, err := loadSettings(home, t.TempDir())
+			_, err := loadSettings(home, t.TempDir(), t.TempDir(), nil)
 			want := "settings file " + path + ": " + tc.want
 			if err == nil || err.Error() != want {
 				t.Errorf("error = %v, want %q", err, want)

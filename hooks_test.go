@@ -92,7 +92,7 @@ func hookWorkspace(t *testing.T, hooks string, scripts map[string]string) string
 // runWithModel runs minicode -p against srv in ws with extra arguments.
 func runWithModel(t *testing.T, srv *httptest.Server, ws string, args ...string) runResult {
 	t.Helper()
-	return runMinicode(t, []string{"ANTHROPIC_API_KEY=k", "ANTHROPIC_BASE_URL=" + srv.URL}, "",
+	return runMinicode(t, []string{"ANTHROPIC_API_KEY=k", "ANTHROPIC_BASE_URL=" + srv.URL, "MINICODE_HOME=" + trustingHome(t, ws)}, "",
 		append([]string{"-p", "touch the file", "--workspace", ws}, args...)...)
 }
 
@@ -272,7 +272,7 @@ func TestNotificationHookWhenPermissionIsAsked(t *testing.T) {
 	t.Parallel()
 	ws := hookWorkspace(t, `{"Notification": [{"hooks": [{"type": "command", "command": "cat > notified.json"}]}]}`, nil)
 	srv, _ := anthropicServer(t, touchThenAnswer)
-	res := runMinicode(t, []string{"ANTHROPIC_API_KEY=k", "ANTHROPIC_BASE_URL=" + srv.URL}, "touch the file\nn\n", "--workspace", ws)
+	res := runMinicode(t, []string{"ANTHROPIC_API_KEY=k", "ANTHROPIC_BASE_URL=" + srv.URL, "MINICODE_HOME=" + trustingHome(t, ws)}, "touch the file\nn\n", "--workspace", ws)
 	data, err := os.ReadFile(filepath.Join(ws, "notified.json"))
 	if err != nil || !strings.Contains(string(data), `"message":"minicode needs your permission`) {
 		t.Errorf("Notification hook input %q (%v), want a permission message; stdout %q", data, err, res.stdout)
@@ -318,7 +318,7 @@ func TestMalformedHookConfigNamesFileLineAndField(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			ws := hookWorkspace(t, tc.hooks, nil)
-			_, err := loadSettings(t.TempDir(), ws)
+			_, err := loadSettings(t.TempDir(), t.TempDir(), ws, nil)
 			file := filepath.Join(ws, ".minicode", "settings.json")
 			if err == nil || !strings.Contains(err.Error(), file) || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("error %q, want it to name %q and hold %q", err, file, tc.want)
@@ -330,7 +330,7 @@ func TestMalformedHookConfigNamesFileLineAndField(t *testing.T) {
 func TestHooksCommandListsTheHooks(t *testing.T) {
 	t.Parallel()
 	ws := hookWorkspace(t, `{"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "exit 0", "timeout": 5}]}]}`, nil)
-	res := runMinicode(t, nil, "/hooks\n", "--workspace", ws)
+	res := runMinicode(t, []string{"MINICODE_HOME=" + trustingHome(t, ws)}, "/hooks\n", "--workspace", ws)
 	want := "PreToolUse       Bash           exit 0 (timeout 5s, from " + filepath.Join(ws, ".minicode", "settings.json") + ")"
 	if !strings.Contains(res.stdout, want) {
 		t.Errorf("/hooks printed %q, want it to hold %q", res.stdout, want)

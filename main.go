@@ -8,20 +8,30 @@
 //	minicode -p "task" [flags]       run one task to completion and exit
 //	minicode mcp add|list|remove|tools|call ...   (minicode mcp help)
 //	minicode skills list|add|remove ...
+//	minicode trust [--revoke] [DIR]
 //
 // With no API key configured, minicode runs its offline demo model, which
 // understands a few plain requests ("list files", "read main.go", "help")
 // and answers through the real agent loop, with real tools.
 //
-// Flags:
+// Flags (Claude Code's names work too; "--flag=value" and repeated list
+// flags are accepted):
 //
 //	-p, --print                 run the task given as argument (or on stdin) and exit
 //	--output-format FORMAT      text (default), json or stream-json (with -p)
-//	--model NAME                model name, e.g. claude-sonnet-4-5 or gpt-4.1
+//	--verbose, --debug          accepted for scripts; --debug logs what is loaded and sent
+//	--model NAME                a model id or an alias: sonnet, opus, haiku
+//	--fallback-model NAME       asked when the model is overloaded or missing
 //	--provider NAME             anthropic, openai or mock
-//	--permission-mode MODE      default, acceptEdits, plan or bypassPermissions
-//	--allowedTools LIST         rules that allow, e.g. "read_file,run_command(go test:*)"
-//	--disallowedTools LIST      rules that deny
+//	--system-prompt TEXT        replaces the built-in system prompt
+//	--append-system-prompt TEXT added to the end of the system prompt
+//	--permission-mode MODE      default, acceptEdits, plan, dontAsk or bypassPermissions
+//	--dangerously-skip-permissions   the same as --permission-mode bypassPermissions
+//	--allowedTools RULES        rules that allow, separated by commas or spaces
+//	--disallowedTools RULES     rules that deny (also --allowed-tools, --disallowed-tools)
+//	--add-dir DIR...            more folders the tools may use, as the workspace
+//	--settings FILE|JSON        one more settings file, after the others
+//	--mcp-config FILE|JSON...   more MCP servers; --strict-mcp-config: only these
 //	--max-turns N               model round trips per task (default 50)
 //	--workspace DIR             the folder the agent works in (default: current folder)
 //	--mock-script FILE          the demo provider replays scripted replies from FILE
@@ -33,19 +43,27 @@
 //	--version, --help
 //
 // Environment: ANTHROPIC_API_KEY, ANTHROPIC_AUTH_TOKEN, ANTHROPIC_BASE_URL,
-// ANTHROPIC_MODEL, OPENAI_API_KEY, OPENAI_BASE_URL, MINICODE_MODEL,
-// MINICODE_PROVIDER, MINICODE_HOME (default ~/.minicode) and
-// MINI_CODE_MODEL_MODE=mock.
+// ANTHROPIC_MODEL, ANTHROPIC_CUSTOM_HEADERS, ANTHROPIC_SMALL_FAST_MODEL,
+// CLAUDE_CODE_MAX_OUTPUT_TOKENS, API_TIMEOUT_MS, OPENAI_API_KEY,
+// OPENAI_BASE_URL, MINICODE_MODEL, MINICODE_PROVIDER, MINICODE_HOME
+// (default ~/.minicode) and MINI_CODE_MODEL_MODE=mock.
 //
 // Every session is saved as it happens in
 // ~/.minicode/projects/<workspace>/<session-id>.jsonl; -c or --resume
 // continues one. In line mode, Ctrl-C stops the running turn, and twice at
 // the prompt ends minicode.
 //
-// Settings are read from ~/.minicode/settings.json and then from the
-// project's .minicode/settings.json; flags and environment win over both.
-// A settings file with a mistake stops minicode with the file, line and
-// field named.
+// Settings are read from ~/.claude/settings.json, ~/.minicode/settings.json,
+// the project's .claude/settings.json, .minicode/settings.json and
+// .claude/settings.local.json, then --settings; flags and environment win
+// over all. A settings file with a mistake stops minicode with the file,
+// line and field named; keys minicode does not use are listed in a notice.
+//
+// Workspace trust: the parts of a project that run code or widen what the
+// model may do (stdio servers in .mcp.json, allow rules, hooks, env, a
+// wider sandbox or mode, skills' allowed-tools) take effect only once the
+// workspace is trusted: the first interactive start asks; "minicode trust
+// [DIR]" trusts without asking and "minicode trust --revoke" takes it back.
 //
 // Exit codes: 0 success; 1 the task failed (model error, max turns, a
 // denial in headless mode); 2 usage error; 130 interrupted.
@@ -65,8 +83,10 @@ import (
 	"log"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
+	"unicode"
 )
 
 // version is the release of this build.
@@ -136,6 +156,8 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			return runSkillsSubcommand(args[1:], stdout, stderr, getenv)
 		case "mcp":
 			return runMCPSubcommand(ctx, args[1:], stdin, stdout, stderr, getenv)
+		case "trust":
+			return runTrustCommand(args[1:], stdout, stderr, getenv)
 		}
 	}
 	opts, showVersion, err := parseFlags(args, stderr)
@@ -173,33 +195,51 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 }
 
 // parseFlags reads the command line. Flags may come before or after the
-// task, so "-p 'list files' --output-format json" works.
+// task, so "-p 'list files' --output-format json" works; "--flag=value"
+// works too, and list flags may be repeated. A new flag is one line in
+// the table below (and one in usageText).
 func parseFlags(args []string, stderr io.Writer) (opts Options, showVersion bool, err error) {
 	fs := flag.NewFlagSet("minicode", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, usageText) }
+	fs.SetOutput(io.Discard) // errors are reported once, by exitCode
+	fs.Usage = func() {}
+	var skipPermissions bool
 	fs.BoolVar(&opts.Print, "p", false, "")
 	fs.BoolVar(&opts.Print, "print", false, "")
 	fs.StringVar(&opts.OutputFormat, "output-format", "text", "")
+	fs.BoolVar(&opts.Verbose, "verbose", false, "")
+	fs.Var(debugFlag{&opts.Debug}, "debug", "")
 	fs.StringVar(&opts.Model, "model", "", "")
+	fs.StringVar(&opts.FallbackModel, "fallback-model", "", "")
 	fs.StringVar(&opts.Provider, "provider", "", "")
+	fs.StringVar(&opts.SystemPrompt, "system-prompt", "", "")
+	fs.StringVar(&opts.AppendSystemPrompt, "append-system-prompt", "", "")
 	fs.StringVar(&opts.PermissionMode, "permission-mode", "", "")
-	fs.StringVar(&opts.AllowedTools, "allowedTools", "", "")
-	fs.StringVar(&opts.DisallowedTools, "disallowedTools", "", "")
+	fs.BoolVar(&skipPermissions, "dangerously-skip-permissions", false, "")
+	for _, name := range []string{"allowedTools", "allowed-tools"} {
+		fs.Var(listFlag{&opts.AllowedTools, splitRuleList}, name, "")
+	}
+	for _, name := range []string{"disallowedTools", "disallowed-tools"} {
+		fs.Var(listFlag{&opts.DisallowedTools, splitRuleList}, name, "")
+	}
+	fs.Var(listFlag{&opts.AddDirs, nil}, "add-dir", "")
+	fs.Var(listFlag{&opts.Settings, nil}, "settings", "")
+	fs.Var(listFlag{&opts.MCPConfig, nil}, "mcp-config", "")
+	fs.BoolVar(&opts.StrictMCPConfig, "strict-mcp-config", false, "")
 	fs.IntVar(&opts.MaxTurns, "max-turns", 0, "")
 	fs.StringVar(&opts.Workspace, "workspace", "", "")
 	fs.StringVar(&opts.MockScript, "mock-script", "", "")
 	fs.StringVar(&opts.MCPElicitation, "mcp-elicitation", "", "")
 	fs.BoolVar(&showVersion, "version", false, "")
 	addSessionFlags(fs, &opts)
-	args = joinResumeValue(args)
+	args = spreadVariadic(joinResumeValue(args))
 	var words []string
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
+				fmt.Fprint(stderr, usageText)
 				return opts, false, err
 			}
-			return opts, false, usageError{err.Error()}
+			return opts, false, describeFlagError(err)
 		}
 		if fs.NArg() == 0 {
 			break
@@ -207,21 +247,14 @@ func parseFlags(args []string, stderr io.Writer) (opts Options, showVersion bool
 		words = append(words, fs.Arg(0))
 		args = fs.Args()[1:]
 	}
-	switch opts.OutputFormat {
-	case "text", "json", "stream-json":
-	default:
-		return opts, false, usageErrorf("unknown --output-format %q (use text, json or stream-json)", opts.OutputFormat)
+	if skipPermissions {
+		opts.PermissionMode = string(ModeBypass)
 	}
-	switch opts.MCPElicitation {
-	case "", "decline", "defaults":
-	default:
-		return opts, false, usageErrorf("--mcp-elicitation must be decline or defaults, not %q", opts.MCPElicitation)
+	if err := checkFlagValues(opts); err != nil {
+		return opts, false, err
 	}
 	if err := checkSessionFlags(opts); err != nil {
 		return opts, false, err
-	}
-	if opts.MaxTurns < 0 {
-		return opts, false, usageErrorf("--max-turns must be a positive number")
 	}
 	if len(words) > 0 && !opts.Print {
 		return opts, false, usageErrorf("unexpected argument %q (to run a task, use -p %q)", words[0], strings.Join(words, " "))
@@ -229,6 +262,163 @@ func parseFlags(args []string, stderr io.Writer) (opts Options, showVersion bool
 	opts.Task = strings.Join(words, " ")
 	return opts, showVersion, nil
 }
+
+// checkFlagValues rejects flag values that cannot work.
+func checkFlagValues(opts Options) error {
+	switch {
+	case !slices.Contains([]string{"text", "json", "stream-json"}, opts.OutputFormat):
+		return usageErrorf("unknown --output-format %q (use text, json or stream-json)", opts.OutputFormat)
+	case !slices.Contains([]string{"", "decline", "defaults"}, opts.MCPElicitation):
+		return usageErrorf("--mcp-elicitation must be decline or defaults, not %q", opts.MCPElicitation)
+	case opts.MaxTurns < 0:
+		return usageErrorf("--max-turns must be a positive number")
+	}
+	return nil
+}
+
+// describeFlagError turns the flag package's message into one that
+// names the flag as it is written, with two dashes.
+func describeFlagError(err error) error {
+	msg := err.Error()
+	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: "); ok {
+		return usageErrorf("unknown flag --%s", strings.TrimLeft(name, "-"))
+	}
+	if rest, ok := strings.CutPrefix(msg, "flag needs an argument: "); ok {
+		return usageErrorf("flag --%s needs a value", strings.TrimLeft(rest, "-"))
+	}
+	return usageError{msg}
+}
+
+// variadicValue says, for a flag that as in Claude Code takes every
+// following argument that looks like one of its values, which arguments
+// do; nil for other flags.
+func variadicValue(arg string) func(string) bool {
+	switch strings.TrimLeft(arg, "-") {
+	case "add-dir":
+		return isDir
+	case "mcp-config":
+		return func(s string) bool { return strings.HasPrefix(s, "{") || isFile(s) }
+	case "allowedTools", "allowed-tools", "disallowedTools", "disallowed-tools":
+		return looksLikeRule
+	}
+	return nil
+}
+
+// spreadVariadic rewrites "--add-dir a b" as "--add-dir a --add-dir b",
+// so that the flag package sees one value per flag.
+func spreadVariadic(args []string) []string {
+	var out []string
+	for i := 0; i < len(args); i++ {
+		out = append(out, args[i])
+		accepts := variadicValue(args[i])
+		if args[i] == "--" || !strings.HasPrefix(args[i], "-") || accepts == nil || i+1 >= len(args) {
+			continue
+		}
+		flagArg := args[i]
+		i++
+		out = append(out, args[i])
+		for i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") && accepts(args[i+1]) {
+			i++
+			out = append(out, flagArg, args[i])
+		}
+	}
+	return out
+}
+
+// isDir reports whether path names an existing folder.
+func isDir(path string) bool {
+	info, err := os.Stat(path)
+	return err == nil && info.IsDir()
+}
+
+// isFile reports whether path names an existing file.
+func isFile(path string) bool {
+	info, err := os.Stat(path)
+	return err == nil && info.Mode().IsRegular()
+}
+
+// looksLikeRule reports whether s reads as permission rules, such as
+// Read, mcp__github or Bash(go test:*),Edit, rather than a task: names
+// that are capitalised or hold an underscore, and no space outside
+// parentheses.
+func looksLikeRule(s string) bool {
+	rules := splitRuleList(s)
+	if len(rules) == 0 || len(rules) != len(strings.Split(s, ",")) && strings.Count(s, "(") == 0 {
+		return false
+	}
+	for _, r := range rules {
+		name, _, _ := strings.Cut(r, "(")
+		valid := name != "" && !strings.ContainsFunc(name, func(c rune) bool {
+			return !(c == '_' || c == '-' || unicode.IsLetter(c) || unicode.IsDigit(c))
+		})
+		if !valid || !unicode.IsUpper([]rune(name)[0]) && !strings.Contains(name, "_") {
+			return false
+		}
+	}
+	return true
+}
+
+// splitRuleList splits a list of rules at commas and spaces outside
+// parentheses: "Read Bash(go test:*),Edit" is three rules.
+func splitRuleList(s string) []string {
+	var rules []string
+	depth, start := 0, 0
+	for i, c := range s + "," {
+		switch {
+		case c == '(':
+			depth++
+		case c == ')' && depth > 0:
+			depth--
+		case depth == 0 && (c == ',' || unicode.IsSpace(c)):
+			if r := strings.TrimSpace(s[start:min(i, len(s))]); r != "" {
+				rules = append(rules, r)
+			}
+			start = i + 1
+		}
+	}
+	return rules
+}
+
+// listFlag is a repeatable flag whose values add up; split, if set,
+// cuts one value into several (rule lists).
+type listFlag struct {
+	values *[]string
+	split  func(string) []string
+}
+
+// String returns the values, for the flag package.
+func (f listFlag) String() string {
+	if f.values == nil {
+		return ""
+	}
+	return strings.Join(*f.values, " ")
+}
+
+// Set adds one value.
+func (f listFlag) Set(v string) error {
+	if f.split == nil {
+		*f.values = append(*f.values, v)
+	} else {
+		*f.values = append(*f.values, f.split(v)...)
+	}
+	return nil
+}
+
+// debugFlag is --debug, with an optional filter ("--debug=api"); any
+// value turns debugging on.
+type debugFlag struct{ on *bool }
+
+// String says whether debugging is on, for the flag package.
+func (f debugFlag) String() string { return fmt.Sprint(f.on != nil && *f.on) }
+
+// Set turns debugging on, unless the value is "false".
+func (f debugFlag) Set(v string) error {
+	*f.on = v != "false"
+	return nil
+}
+
+// IsBoolFlag lets --debug stand alone.
+func (f debugFlag) IsBoolFlag() bool { return true }
 
 // usageText is printed by --help.
 const usageText = `minicode: a coding agent for the terminal.
@@ -238,15 +428,24 @@ Usage:
   minicode -p "task" [flags]       run one task and exit (the task may also come on stdin)
   minicode mcp add|list|remove|tools|call ...    manage and try MCP servers
   minicode skills list|add|remove ...            manage skills
+  minicode trust [--revoke] [DIR]                trust a workspace's project files (or stop)
 
-Flags:
+Flags (--flag=value works; list flags may be repeated):
   -p, --print                 run one task to completion and exit
   --output-format FORMAT      text (default), json or stream-json
-  --model NAME                model name
+  --verbose, --debug          accepted; --debug logs what is loaded and sent, on stderr
+  --model NAME                model name or alias (sonnet, opus, haiku)
+  --fallback-model NAME       used when the model is overloaded or missing
   --provider NAME             anthropic, openai or mock (default: from the API key found; else mock)
-  --permission-mode MODE      default, acceptEdits, plan or bypassPermissions
-  --allowedTools LIST         rules that allow, e.g. "read_file,run_command(go test:*)"
-  --disallowedTools LIST      rules that deny
+  --system-prompt TEXT        replace the built-in system prompt
+  --append-system-prompt TEXT add to the end of the system prompt
+  --permission-mode MODE      default, acceptEdits, plan, dontAsk or bypassPermissions
+  --dangerously-skip-permissions   the same as --permission-mode bypassPermissions
+  --allowedTools RULES        rules that allow, by commas or spaces: "Read Bash(go test:*)"
+  --disallowedTools RULES     rules that deny (--allowed-tools, --disallowed-tools too)
+  --add-dir DIR...            more folders the tools may use
+  --settings FILE|JSON        one more settings file, read last
+  --mcp-config FILE|JSON...   more MCP servers; --strict-mcp-config uses only these
   --max-turns N               model round trips per task (default 50)
   --workspace DIR             the folder the agent works in (default: current folder)
   --mock-script FILE          the mock provider replays scripted replies from FILE

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -117,6 +118,12 @@ func readMCPFile(path string) (map[string]MCPServerConfig, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", path, err)
 	}
+	return parseMCPServers(data, path)
+}
+
+// parseMCPServers reads the mcpServers of a config document; path names
+// it in errors.
+func parseMCPServers(data []byte, path string) (map[string]MCPServerConfig, error) {
 	var file struct {
 		MCPServers map[string]json.RawMessage `json:"mcpServers"`
 	}
@@ -194,8 +201,9 @@ func editMCPFile(path string, change func(servers map[string]json.RawMessage) er
 	return os.WriteFile(path, append(out, '\n'), 0o600)
 }
 
-// expandVars replaces ${VAR} with the variable's value; other text,
-// including a lone $, is kept as written.
+// expandVars replaces ${VAR} with the variable's value, and
+// ${VAR:-default} with the default when the variable is unset or empty;
+// other text, including a lone $, is kept as written.
 func expandVars(s string, lookup func(string) string) string {
 	var b strings.Builder
 	for {
@@ -208,7 +216,8 @@ func expandVars(s string, lookup func(string) string) string {
 			break
 		}
 		b.WriteString(s[:start])
-		b.WriteString(lookup(s[start+2 : start+end]))
+		name, fallback, _ := strings.Cut(s[start+2:start+end], ":-")
+		b.WriteString(cmp.Or(lookup(name), fallback))
 		s = s[start+end+1:]
 	}
 	b.WriteString(s)

@@ -66,6 +66,9 @@ const (
 	// ModeBypass allows everything not denied by a rule, destructive
 	// commands included: it is the user's explicit opt-out of asking.
 	ModeBypass PermissionMode = "bypassPermissions"
+	// ModeDontAsk allows what the rules and the default mode allow and
+	// denies whatever would ask.
+	ModeDontAsk PermissionMode = "dontAsk"
 )
 
 // ParsePermissionMode checks a mode name; "" is the default mode.
@@ -73,16 +76,20 @@ func ParsePermissionMode(name string) (PermissionMode, error) {
 	switch m := PermissionMode(name); m {
 	case "":
 		return ModeDefault, nil
-	case ModeDefault, ModeAcceptEdits, ModePlan, ModeBypass:
+	case ModeDefault, ModeAcceptEdits, ModePlan, ModeBypass, ModeDontAsk:
 		return m, nil
 	}
-	return "", fmt.Errorf("unknown permission mode %q (use default, acceptEdits, plan or bypassPermissions)", name)
+	return "", fmt.Errorf("unknown permission mode %q (use default, acceptEdits, plan, dontAsk or bypassPermissions)", name)
 }
 
 // RuleSet is one source of allow, ask and deny rules, such as a
 // settings file; Source names it in messages.
 type RuleSet struct {
-	Source           string
+	Source string
+	// Project is the folder that "./" paths in the rules are relative
+	// to: the workspace for a project's files and --settings, "" for the
+	// user's own files.
+	Project          string
 	Allow, Ask, Deny []string
 }
 
@@ -94,7 +101,10 @@ type PermissionConfig struct {
 	// without asking: where large tool results are stored, and the
 	// folders of installed skills.
 	ReadableDirs []string
-	Settings     []RuleSet
+	// AddDirs are more folders treated as part of the workspace
+	// (--add-dir and additionalDirectories).
+	AddDirs  []string
+	Settings []RuleSet
 	// AllowedTools and DisallowedTools hold the values of --allowedTools
 	// and --disallowedTools, each a comma-separated list of rules.
 	AllowedTools, DisallowedTools []string
@@ -133,6 +143,7 @@ type Denial struct {
 type Permissions struct {
 	workspace             string
 	readableDirs          []string
+	addDirs               []string // treated as part of the workspace
 	projectFile, userFile string
 	notice                func(string)
 	askSlot               chan struct{} // held while a question is open
@@ -180,6 +191,13 @@ func NewPermissions(cfg PermissionConfig) (*Permissions, error) {
 			return nil, err
 		}
 		p.readableDirs = append(p.readableDirs, real)
+	}
+	for _, dir := range cfg.AddDirs {
+		real, err := resolveConfigPath(dir)
+		if err != nil {
+			return nil, err
+		}
+		p.addDirs = append(p.addDirs, real)
 	}
 	if err := p.loadRules(cfg); err != nil {
 		return nil, err
@@ -441,6 +459,7 @@ var modeMeanings = map[PermissionMode]string{
 	ModeAcceptEdits: "reads and edits inside the workspace are free; commands, web fetches, MCP calls and anything outside the workspace ask",
 	ModePlan:        "only reading is possible; edits, commands and MCP calls are refused",
 	ModeBypass:      "everything runs without asking, destructive commands included; only deny rules still hold",
+	ModeDontAsk:     "what the rules allow runs; whatever would ask is denied",
 }
 
 // Describe shows the mode, the rules with where each came from, and the

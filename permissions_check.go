@@ -96,6 +96,9 @@ func (p *Permissions) decide(req PermissionRequest) Decision {
 	}
 	d.Reason = strings.Join(reasons, "; ")
 	d.Hint = strings.Join(hints, " and ")
+	if d.Verdict == VerdictAsk && p.mode == ModeDontAsk {
+		return Decision{Verdict: VerdictDeny, Reason: d.Reason + " (the dontAsk mode denies what would ask)", Hint: d.Hint}
+	}
 	return d
 }
 
@@ -117,6 +120,7 @@ func (p *Permissions) targetsOf(req PermissionRequest) ([]target, error) {
 		if err != nil {
 			return nil, fmt.Errorf("cannot check path %q: %w", given, err)
 		}
+		inside = inside || slices.ContainsFunc(p.addDirs, func(dir string) bool { return within(dir, abs) })
 		lexical := given
 		if !filepath.IsAbs(lexical) {
 			lexical = filepath.Join(p.workspace, lexical)

@@ -1,9 +1,13 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -41,6 +45,9 @@ type ModelResponse struct {
 	Content    []Block
 	StopReason string
 	Usage      Usage
+	// Model is the model that answered, when it is not the one asked
+	// for (a fallback).
+	Model string
 }
 
 // Delta kinds streamed while a reply is produced.
@@ -72,6 +79,10 @@ type ModelLimits struct {
 // modelLimitTable maps a model-name prefix to its limits. The longest
 // matching prefix wins; settings may override any entry.
 var modelLimitTable = map[string]ModelLimits{
+	"claude-opus-5":     {1_000_000, 128_000},
+	"claude-sonnet-5":   {1_000_000, 128_000},
+	"claude-haiku-5":    {1_000_000, 128_000},
+	"claude-fable-5":    {1_000_000, 128_000},
 	"claude-opus-4":     {200_000, 32_000},
 	"claude-sonnet-4":   {200_000, 64_000},
 	"claude-haiku-4":    {200_000, 64_000},
@@ -102,11 +113,120 @@ func limitsFor(model string, overrides map[string]ModelLimits) ModelLimits {
 	return best
 }
 
+// resolveModelAlias turns the short model names Claude Code accepts
+// (sonnet, opus, haiku, and their -latest forms) into current model ids;
+// a suffix such as "[1m]" is dropped. Other names pass unchanged.
+func resolveModelAlias(name string) string {
+	base, _, _ := strings.Cut(name, "[")
+	switch strings.TrimSuffix(strings.TrimPrefix(base, "claude-"), "-latest") {
+	case "opus":
+		return "claude-opus-5-5"
+	case "sonnet":
+		return "claude-sonnet-5-5"
+	case "haiku":
+		return "claude-haiku-5-5"
+	case "fable":
+		return "claude-fable-5-1"
+	}
+	return name
+}
+
+// modelPrice is what a model costs, in dollars per million tokens.
+type modelPrice struct{ input, output float64 }
+
+// priceFor returns a model's price; the longest matching prefix wins.
+// Models it does not know cost nothing, as local models do.
+func priceFor(model string) modelPrice {
+	table := map[string]modelPrice{
+		"claude-fable-5":  {10, 50},
+		"claude-opus-5-5": {4, 20},
+		"claude-opus-5":   {5, 25},
+		"claude-opus-4-5": {5, 25}, "claude-opus-4-6": {5, 25}, "claude-opus-4-7": {5, 25}, "claude-opus-4-8": {5, 25},
+		"claude-opus-4":     {15, 75},
+		"claude-sonnet-5":   {2, 10},
+		"claude-sonnet-4":   {3, 15},
+		"claude-3-7-sonnet": {3, 15},
+		"claude-haiku-5":    {0.10, 0.50},
+		"claude-haiku-4":    {1, 5},
+		"claude-3-5-haiku":  {0.80, 4},
+		"gpt-4.1":           {2, 8},
+		"gpt-4o":            {2.5, 10},
+	}
+	best, bestLen := modelPrice{}, 0
+	for prefix, p := range table {
+		if strings.HasPrefix(model, prefix) && len(prefix) > bestLen {
+			best, bestLen = p, len(prefix)
+		}
+	}
+	return best
+}
+
+// costUSD prices one model's usage: cache writes cost 1.25 times the
+// input price and cache reads a tenth of it.
+func costUSD(model string, u Usage) float64 {
+	p := priceFor(model)
+	return (float64(u.InputTokens)*p.input + float64(u.OutputTokens)*p.output +
+		float64(u.CacheCreationInputTokens)*p.input*1.25 + float64(u.CacheReadInputTokens)*p.input*0.1) / 1e6
+}
+
+// parseCustomHeaders reads ANTHROPIC_CUSTOM_HEADERS: "Name: value" lines.
+func parseCustomHeaders(s string) (http.Header, error) {
+	h := http.Header{}
+	for _, line := range strings.Split(s, "\n") {
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		name, value, ok := strings.Cut(line, ":")
+		if !ok || strings.TrimSpace(name) == "" {
+			return nil, fmt.Errorf("ANTHROPIC_CUSTOM_HEADERS: %q is not a \"Name: value\" line", line)
+		}
+		h.Add(strings.TrimSpace(name), strings.TrimSpace(value))
+	}
+	return h, nil
+}
+
+// maxOutputTokens is the output ceiling per model step:
+// CLAUDE_CODE_MAX_OUTPUT_TOKENS, else the setting, else the model's limit.
+func maxOutputTokens(env string, setting, limit int) (int, error) {
+	if env == "" {
+		return cmp.Or(setting, limit), nil
+	}
+	n, err := strconv.Atoi(env)
+	if err != nil || n <= 0 {
+		return 0, usageErrorf("CLAUDE_CODE_MAX_OUTPUT_TOKENS must be a positive number, not %q", env)
+	}
+	return n, nil
+}
+
+// fallbackProvider asks another model when the first one is overloaded
+// or unavailable (--fallback-model).
+type fallbackProvider struct {
+	Provider
+	fallback string
+	notify   func(string)
+}
+
+// Stream sends req, and again with the fallback model if the model is
+// overloaded (529) or does not exist (404).
+func (f *fallbackProvider) Stream(ctx context.Context, req ModelRequest, onDelta func(Delta)) (ModelResponse, error) {
+	resp, err := f.Provider.Stream(ctx, req, onDelta)
+	var apiErr *APIError
+	if err == nil || req.Model == f.fallback || !errors.As(err, &apiErr) || apiErr.Status != 529 && apiErr.Status != http.StatusNotFound {
+		return resp, err
+	}
+	f.notify(fmt.Sprintf("%s is unavailable (%v); answering with %s", req.Model, err, f.fallback))
+	req.Model = f.fallback
+	resp, err = f.Provider.Stream(ctx, req, onDelta)
+	resp.Model = f.fallback
+	return resp, err
+}
+
 // ProviderOptions configure an HTTP provider.
 type ProviderOptions struct {
-	BaseURL   string // e.g. https://api.anthropic.com; "" means the provider's default
-	APIKey    string // sent as x-api-key (Anthropic) or Bearer (OpenAI)
-	AuthToken string // Anthropic only: sent as a Bearer token instead of the key
+	BaseURL   string      // e.g. https://api.anthropic.com; "" means the provider's default
+	APIKey    string      // sent as x-api-key (Anthropic) or Bearer (OpenAI)
+	AuthToken string      // Anthropic only: sent as a Bearer token instead of the key
+	Headers   http.Header // Anthropic only: sent with every request
 	// HTTPClient is used for requests; nil means a client with the connect
 	// timeout below (the other timeouts apply to any client).
 	HTTPClient *http.Client

@@ -25,6 +25,7 @@ type Anthropic struct {
 	base      string
 	apiKey    string
 	authToken string
+	headers   http.Header // extra headers, from ANTHROPIC_CUSTOM_HEADERS
 	client    streamClient
 }
 
@@ -35,7 +36,7 @@ func NewAnthropic(opts ProviderOptions) *Anthropic {
 	if base == "" {
 		base = anthropicDefaultBase
 	}
-	return &Anthropic{base: base, apiKey: opts.APIKey, authToken: opts.AuthToken, client: newStreamClient("anthropic", "ANTHROPIC_BASE_URL", opts)}
+	return &Anthropic{base: base, apiKey: opts.APIKey, authToken: opts.AuthToken, headers: opts.Headers, client: newStreamClient("anthropic", "ANTHROPIC_BASE_URL", opts)}
 }
 
 // Name returns "anthropic".
@@ -57,6 +58,9 @@ func (a *Anthropic) Stream(ctx context.Context, req ModelRequest, onDelta func(D
 			r.Header.Set("Authorization", "Bearer "+a.authToken)
 		} else {
 			r.Header.Set("x-api-key", a.apiKey)
+		}
+		for name, values := range a.headers {
+			r.Header[name] = values
 		}
 		r.Header.Set("anthropic-version", anthropicVersion)
 		r.Header.Set("content-type", "application/json")

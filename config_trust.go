@@ -1,0 +1,241 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Workspace trust: a cloned repository must not run its code or widen
+// what the model may do just because minicode was opened in it. The parts
+// of a project that would (stdio servers in .mcp.json, allow rules, env,
+// a permissive mode, skills' allowed-tools) take effect only once the
+// user has trusted the workspace; what tightens always applies. Answers
+// are kept in $MINICODE_HOME/trust.json; a folder Claude Code has trusted
+// (hasTrustDialogAccepted in ~/.claude.json) counts as trusted too.
+
+// trustFileName is the file in $MINICODE_HOME that keeps the answers:
+// {"workspaces": {"/abs/dir": true, "/other": false}}.
+const trustFileName = "trust.json"
+
+// trustAnswers is the content of the trust file.
+type trustAnswers struct {
+	Workspaces map[string]bool `json:"workspaces"`
+}
+
+// workspaceTrust reports whether the workspace is trusted and whether the
+// user has answered for it. An answer for a folder covers the folders
+// inside it; the nearest answer wins, minicode's before Claude Code's.
+func workspaceTrust(home, userHome, workspace string) (trusted, answered bool) {
+	mine := readTrustAnswers(home).Workspaces
+	var claude struct {
+		Projects map[string]struct {
+			HasTrustDialogAccepted bool `json:"hasTrustDialogAccepted"`
+		} `json:"projects"`
+	}
+	if data, err := os.ReadFile(filepath.Join(userHome, ".claude.json")); err == nil {
+		_ = json.Unmarshal(data, &claude) // a file we cannot read trusts nothing
+	}
+	for dir := workspace; ; dir = filepath.Dir(dir) {
+		if t, ok := mine[dir]; ok {
+			return t, true
+		}
+		if claude.Projects[dir].HasTrustDialogAccepted {
+			return true, true
+		}
+		if dir == filepath.Dir(dir) {
+			return false, false
+		}
+	}
+}
+
+// readTrustAnswers reads the trust file; a missing or unreadable one
+// holds no answers, so nothing is trusted.
+func readTrustAnswers(home string) trustAnswers {
+	var t trustAnswers
+	if data, err := os.ReadFile(filepath.Join(home, trustFileName)); err == nil {
+		_ = json.Unmarshal(data, &t)
+	}
+	if t.Workspaces == nil {
+		t.Workspaces = map[string]bool{}
+	}
+	return t
+}
+
+// saveTrust records the user's answer for a workspace.
+func saveTrust(home, workspace string, trusted bool) error {
+	t := readTrustAnswers(home)
+	t.Workspaces[workspace] = trusted
+	data, err := json.MarshalIndent(t, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := writeAtomic(filepath.Join(home, trustFileName), string(data)+"\n"); err != nil {
+		return fmt.Errorf("saving workspace trust: %w", err)
+	}
+	return nil
+}
+
+// runTrustCommand is "minicode trust [--revoke] [DIR]": it trusts a
+// workspace (the current folder by default) without asking, or takes
+// the trust back.
+func runTrustCommand(args []string, stdout, stderr io.Writer, getenv func(string) string) error {
+	fs := flag.NewFlagSet("minicode trust", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	revoke := fs.Bool("revoke", false, "take the trust back")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: minicode trust [--revoke] [DIR]")
+	}
+	if err := parseInterspersed(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 1 {
+		return usageErrorf("trust takes one folder, not %q", strings.Join(fs.Args(), " "))
+	}
+	home, err := minicodeHome(getenv)
+	if err != nil {
+		return err
+	}
+	dir, err := resolveWorkspace(fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	if err := saveTrust(home, dir, !*revoke); err != nil {
+		return err
+	}
+	if *revoke {
+		fmt.Fprintf(stdout, "%s is no longer trusted: its project settings, servers and skills' allowed-tools are ignored.\n", dir)
+	} else {
+		fmt.Fprintf(stdout, "%s is trusted: its project settings, servers and skills' allowed-tools take effect.\n", dir)
+	}
+	return nil
+}
+
+// parseInterspersed parses flags that may come before or after the
+// positional arguments, which are left in fs.Args.
+func parseInterspersed(fs *flag.FlagSet, args []string) error {
+	var words []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return err
+			}
+			return usageError{err.Error()}
+		}
+		if fs.NArg() == 0 {
+			return fs.Parse(words)
+		}
+		words = append(words, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+}
+
+// projectEnables lists what the project would enable in a trusted
+// workspace: its settings' widening keys, its stdio MCP servers and its
+// skills' allowed-tools.
+func (app *App) projectEnables(layers []Settings, servers []MCPServerConfig) []string {
+	out := projectWidening(layers)
+	for _, c := range servers {
+		if c.Source == filepath.Join(app.Workspace, projectMCPFile) && !c.isHTTP() {
+			out = append(out, fmt.Sprintf("MCP server %s runs %s (%s)", c.Name, strings.Join(append([]string{c.Command}, c.Args...), " "), projectMCPFile))
+		}
+	}
+	for _, s := range app.Skills.Skills {
+		if len(s.AllowedTools) > 0 && within(app.Workspace, s.Dir) {
+			out = append(out, fmt.Sprintf("skill %s allows %s", s.Name, strings.Join(s.AllowedTools, ", ")))
+		}
+	}
+	for _, c := range app.Commands {
+		if len(c.AllowedTools) > 0 && within(app.Workspace, c.Path) {
+			out = append(out, fmt.Sprintf("command /%s allows %s", c.Name, strings.Join(c.AllowedTools, ", ")))
+		}
+	}
+	return out
+}
+
+// decideTrust settles whether the workspace is trusted. The first
+// interactive start in a workspace whose project would enable something
+// shows what and asks once; the answer is remembered. Otherwise an
+// untrusted workspace runs without those parts, with a notice naming
+// them. wide is what projectEnables found.
+func (app *App) decideTrust(ctx context.Context, wide []string) (bool, error) {
+	trusted, answered := workspaceTrust(app.Home, userHome(app.getenv), app.Workspace)
+	if trusted || len(wide) == 0 {
+		return trusted, nil
+	}
+	if !app.Opts.Print && !answered {
+		fmt.Fprintf(app.stdout, "This workspace (%s) is not trusted yet. Trusting it lets its project files:\n  - %s\nTrust this workspace? [y/N] ",
+			app.Workspace, strings.Join(wide, "\n  - "))
+		line, err := app.lines.ReadLine(ctx)
+		if err != nil && !errors.Is(err, io.EOF) {
+			return false, err
+		}
+		answer := strings.EqualFold(strings.TrimSpace(line), "y") || strings.EqualFold(strings.TrimSpace(line), "yes")
+		if err := saveTrust(app.Home, app.Workspace, answer); err != nil {
+			return false, err
+		}
+		if answer {
+			return true, nil
+		}
+	}
+	fmt.Fprintf(app.stderr, "minicode: this workspace is not trusted, so its project files were not allowed to: %s. Run 'minicode trust' to allow them.\n",
+		strings.Join(wide, "; "))
+	return false, nil
+}
+
+// loadConfig reads the settings files and the MCP configuration, settles
+// whether the workspace is trusted, and applies the settings' env. It
+// returns the MCP servers to start.
+func (app *App) loadConfig(ctx context.Context) ([]MCPServerConfig, error) {
+	layers, err := loadSettings(app.Home, userHome(app.getenv), app.Workspace, app.Opts.Settings)
+	if err != nil {
+		return nil, err
+	}
+	servers, err := loadRunMCPServers(app.Home, app.Workspace, app.Opts.MCPConfig, app.Opts.StrictMCPConfig)
+	if err != nil {
+		return nil, err
+	}
+	for _, l := range layers {
+		app.debugf("settings read from %s", l.source)
+	}
+	trusted, err := app.decideTrust(ctx, app.projectEnables(layers, servers))
+	if err != nil {
+		return nil, err
+	}
+	app.debugf("workspace %s trusted: %v", app.Workspace, trusted)
+	app.Settings = mergeSettings(layers, app.Workspace, trusted)
+	if len(app.Settings.Unknown) > 0 {
+		fmt.Fprintf(app.stderr, "minicode: ignoring settings minicode does not use: %s\n", strings.Join(app.Settings.Unknown, ", "))
+	}
+	app.Trusted = trusted
+	for _, c := range app.Commands {
+		if !trusted && within(app.Workspace, c.Path) {
+			c.AllowedTools = nil
+		}
+	}
+	if env := app.Settings.Env; len(env) > 0 {
+		base := app.getenv
+		app.getenv = func(name string) string {
+			if v, ok := env[name]; ok {
+				return v
+			}
+			return base(name)
+		}
+		for name, v := range env {
+			if err := os.Setenv(name, v); err != nil { // for the commands and servers minicode starts
+				return nil, fmt.Errorf("settings env %s: %w", name, err)
+			}
+		}
+	}
+	servers = selectProjectServers(servers, app.Settings, app.Workspace, trusted)
+	for _, c := range servers {
+		app.debugf("MCP server %s from %s", c.Name, c.Source)
+	}
+	return servers, nil
+}

@@ -1,0 +1,133 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// trustingHome returns a fresh $MINICODE_HOME in which ws is trusted.
+func trustingHome(t *testing.T, ws string) string {
+	t.Helper()
+	home := t.TempDir()
+	if err := saveTrust(home, ws, true); err != nil {
+		t.Fatal(err)
+	}
+	return home
+}
+
+// untrustedProject is a cloned repository whose .mcp.json would run a
+// command on start and whose settings would pre-allow commands.
+func untrustedProject(t *testing.T) string {
+	ws := workspaceWith(t, map[string]string{".minicode/settings.json": `{"permissions": {"allow": ["run_command"]}}`})
+	writeFile(t, filepath.Join(ws, ".mcp.json"), touchServer("evil", ws))
+	return ws
+}
+
+// touchServer is an MCP config whose stdio server creates ws/marker.
+func touchServer(name, ws string) string {
+	return `{"mcpServers": {"` + name + `": {"command": "sh", "args": ["-c", "touch '` + filepath.Join(ws, "marker") + `'"]}}}`
+}
+
+// markerAppears reports whether the project's server ran, waiting a
+// little for a server that may still be starting.
+func markerAppears(ws string, wait time.Duration) bool {
+	deadline := time.Now().Add(wait)
+	for {
+		if _, err := os.Stat(filepath.Join(ws, "marker")); err == nil {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func TestUntrustedWorkspaceRunsNoProjectCode(t *testing.T) {
+	t.Parallel()
+	ws, mhome := untrustedProject(t), t.TempDir()
+	env := []string{"MINICODE_HOME=" + mhome}
+	r := runMinicode(t, env, "", "-p", "help", "--workspace", ws)
+	if r.code != 0 {
+		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+	}
+	if markerAppears(ws, 300*time.Millisecond) {
+		t.Fatal("the project's stdio MCP server ran in an untrusted workspace")
+	}
+	for _, want := range []string{"not trusted", "MCP server evil runs sh -c touch", "permissions.allow", "minicode trust"} {
+		if strings.Count(r.stderr, want) != 1 {
+			t.Errorf("stderr %q should name %q once", r.stderr, want)
+		}
+	}
+	if r := runMinicode(t, env, "", "trust", ws); r.code != 0 || !strings.Contains(r.stdout, "is trusted") {
+		t.Fatalf("minicode trust: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	r = runMinicode(t, env, "", "-p", "help", "--workspace", ws)
+	if !markerAppears(ws, 5*time.Second) || strings.Contains(r.stderr, "not trusted") {
+		t.Errorf("after minicode trust the server did not run, or stderr still warns: %q", r.stderr)
+	}
+	if r := runMinicode(t, env, "", "trust", "--revoke", ws); r.code != 0 || !strings.Contains(r.stdout, "no longer trusted") {
+		t.Fatalf("minicode trust --revoke: exit %d, stdout %q", r.code, r.stdout)
+	}
+	if r := runMinicode(t, env, "", "-p", "help", "--workspace", ws); !strings.Contains(r.stderr, "not trusted") {
+		t.Errorf("after --revoke stderr %q, want the untrusted notice", r.stderr)
+	}
+}
+
+func TestFirstInteractiveStartAsksOnce(t *testing.T) {
+	t.Parallel()
+	for _, answer := range []string{"y", "n"} {
+		t.Run(answer, func(t *testing.T) {
+			t.Parallel()
+			ws, mhome := untrustedProject(t), t.TempDir()
+			env := []string{"MINICODE_HOME=" + mhome}
+			r := runMinicode(t, env, answer+"\n", "--workspace", ws)
+			if !strings.Contains(r.stdout, "Trust this workspace?") || !strings.Contains(r.stdout, "MCP server evil runs sh -c touch") {
+				t.Fatalf("first start did not ask, naming what the project enables: %q", r.stdout)
+			}
+			var saved trustAnswers
+			data, _ := os.ReadFile(filepath.Join(mhome, trustFileName))
+			if err := json.Unmarshal(data, &saved); err != nil || saved.Workspaces[ws] != (answer == "y") {
+				t.Errorf("trust file = %s (%v), want %s remembered as %v", data, err, ws, answer == "y")
+			}
+			r = runMinicode(t, env, "", "--workspace", ws)
+			if strings.Contains(r.stdout, "Trust this workspace?") {
+				t.Errorf("second start asked again: %q", r.stdout)
+			}
+			r = runMinicode(t, env, "", "-p", "help", "--workspace", ws)
+			if got := markerAppears(ws, 3*time.Second); got != (answer == "y") {
+				t.Errorf("answer %s: the server ran = %v (stderr %q)", answer, got, r.stderr)
+			}
+		})
+	}
+}
+
+func TestClaudeCodeTrustCounts(t *testing.T) {
+	t.Parallel()
+	ws, home := untrustedProject(t), t.TempDir()
+	parent := filepath.Dir(ws)
+	writeFile(t, filepath.Join(home, ".claude.json"), `{"projects": {"`+parent+`": {"hasTrustDialogAccepted": true}}}`)
+	r := runMinicode(t, []string{"HOME=" + home}, "", "-p", "help", "--workspace", ws)
+	if !markerAppears(ws, 5*time.Second) || strings.Contains(r.stderr, "not trusted") {
+		t.Errorf("a folder Claude Code trusted was not trusted: stderr %q", r.stderr)
+	}
+}
+
+func TestUserSettingsAndFlagsNeedNoTrust(t *testing.T) {
+	t.Parallel()
+	ws, mhome := t.TempDir(), t.TempDir()
+	writeFile(t, filepath.Join(mhome, "mcp.json"), touchServer("mine", ws))
+	r := runMinicode(t, []string{"MINICODE_HOME=" + mhome}, "", "-p", "help", "--workspace", ws)
+	if !markerAppears(ws, 5*time.Second) || strings.Contains(r.stderr, "not trusted") {
+		t.Errorf("the user's own server did not run: stderr %q", r.stderr)
+	}
+	ws2 := t.TempDir()
+	r = runMinicode(t, nil, "", "-p", "help", "--workspace", ws2, "--mcp-config", touchServer("flagged", ws2))
+	if !markerAppears(ws2, 5*time.Second) {
+		t.Errorf("the --mcp-config server did not run: stderr %q", r.stderr)
+	}
+}

@@ -1,0 +1,156 @@
+package main
+
+import (
+	"io"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestSplitRuleList(t *testing.T) {
+	cases := []struct {
+		in   string
+		want []string
+	}{
+		{"Read,Edit", []string{"Read", "Edit"}},
+		{"Read Edit", []string{"Read", "Edit"}},
+		{"Bash(go test:*) Read", []string{"Bash(go test:*)", "Read"}},
+		{"Bash(git log:*), Bash(git diff:*),  Read", []string{"Bash(git log:*)", "Bash(git diff:*)", "Read"}},
+		{"run_command(go test:*),read_file", []string{"run_command(go test:*)", "read_file"}},
+		{"Bash(echo (a, b))", []string{"Bash(echo (a, b))"}},
+		{"  ", nil},
+	}
+	for _, tc := range cases {
+		if got := splitRuleList(tc.in); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("splitRuleList(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestParseClaudeCodeFlags(t *testing.T) {
+	dirA, dirB := t.TempDir(), t.TempDir()
+	cases := []struct {
+		name string
+		args []string
+		want func(o Options) bool
+	}{
+		{"verbose stream-json", []string{"-p", "read data.txt", "--allowedTools", "Read", "--output-format", "stream-json", "--verbose"},
+			func(o Options) bool {
+				return o.Verbose && o.OutputFormat == "stream-json" && o.Task == "read data.txt" && reflect.DeepEqual(o.AllowedTools, []string{"Read"})
+			}},
+		{"repeated and spaced rule lists", []string{"-p", "x", "--allowedTools", "Bash(go test:*) Read", "--allowed-tools=Edit", "--disallowed-tools", "WebFetch,Bash(rm:*)", "--disallowedTools", "Write"},
+			func(o Options) bool {
+				return reflect.DeepEqual(o.AllowedTools, []string{"Bash(go test:*)", "Read", "Edit"}) &&
+					reflect.DeepEqual(o.DisallowedTools, []string{"WebFetch", "Bash(rm:*)", "Write"}) && o.Task == "x"
+			}},
+		{"variadic rules stop at the task", []string{"-p", "--allowedTools", "Read", "Bash(git log:*)", "fix the bug"},
+			func(o Options) bool {
+				return reflect.DeepEqual(o.AllowedTools, []string{"Read", "Bash(git log:*)"}) && o.Task == "fix the bug"
+			}},
+		{"add-dir takes several folders", []string{"--add-dir", dirA, dirB, "-p", "go"},
+			func(o Options) bool { return reflect.DeepEqual(o.AddDirs, []string{dirA, dirB}) && o.Task == "go" }},
+		{"add-dir stops at a task", []string{"-p", "--add-dir", dirA, "list files"},
+			func(o Options) bool { return reflect.DeepEqual(o.AddDirs, []string{dirA}) && o.Task == "list files" }},
+		{"prompts and models", []string{"-p", "x", "--system-prompt", "Be terse.", "--append-system-prompt=Use Go.", "--model", "sonnet", "--fallback-model", "haiku"},
+			func(o Options) bool {
+				return o.SystemPrompt == "Be terse." && o.AppendSystemPrompt == "Use Go." && o.Model == "sonnet" && o.FallbackModel == "haiku"
+			}},
+		{"skip permissions", []string{"-p", "x", "--dangerously-skip-permissions"},
+			func(o Options) bool { return o.PermissionMode == "bypassPermissions" }},
+		{"settings, mcp config, strict, debug", []string{"-p", "x", "--settings", `{"model":"m"}`, "--mcp-config", `{"mcpServers":{}}`, "--strict-mcp-config", "--debug"},
+			func(o Options) bool {
+				return reflect.DeepEqual(o.Settings, []string{`{"model":"m"}`}) && reflect.DeepEqual(o.MCPConfig, []string{`{"mcpServers":{}}`}) && o.StrictMCPConfig && o.Debug
+			}},
+		{"debug with a filter", []string{"-p", "x", "--debug=api,mcp"}, func(o Options) bool { return o.Debug && o.Task == "x" }},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			o, _, err := parseFlags(tc.args, io.Discard)
+			if err != nil {
+				t.Fatalf("parseFlags(%q): %v", tc.args, err)
+			}
+			if !tc.want(o) {
+				t.Errorf("parseFlags(%q) = %+v", tc.args, o)
+			}
+		})
+	}
+}
+
+func TestFlagErrors(t *testing.T) {
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--frobnicate"}, "unknown flag --frobnicate"},
+		{[]string{"-frobnicate=1"}, "unknown flag --frobnicate"},
+		{[]string{"-p", "x", "--model"}, "flag --model needs a value"},
+	}
+	for _, tc := range cases {
+		var stderr strings.Builder
+		_, _, err := parseFlags(tc.args, &stderr)
+		if err == nil || err.Error() != tc.want {
+			t.Errorf("parseFlags(%q) error = %v, want %q", tc.args, err, tc.want)
+		}
+		if stderr.Len() > 0 {
+			t.Errorf("parseFlags(%q) printed %q; a usage error is reported once, without the help", tc.args, stderr.String())
+		}
+	}
+}
+
+func TestResolveModelAlias(t *testing.T) {
+	cases := map[string]string{
+		"sonnet": "claude-sonnet-5-5", "opus": "claude-opus-5-5", "haiku": "claude-haiku-5-5",
+		"sonnet-latest": "claude-sonnet-5-5", "claude-opus-latest": "claude-opus-5-5", "opus[1m]": "claude-opus-5-5",
+		"claude-sonnet-4-5": "claude-sonnet-4-5", "gpt-4.1": "gpt-4.1",
+	}
+	for in, want := range cases {
+		if got := resolveModelAlias(in); got != want {
+			t.Errorf("resolveModelAlias(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestCostUSD(t *testing.T) {
+	cases := []struct {
+		model string
+		usage Usage
+		want  float64
+	}{
+		{"claude-opus-4-8", Usage{InputTokens: 4000, OutputTokens: 80}, 0.022},
+		{"claude-sonnet-4-5", Usage{InputTokens: 1_000_000, OutputTokens: 1_000_000}, 18},
+		{"claude-sonnet-4-5", Usage{CacheCreationInputTokens: 1_000_000, CacheReadInputTokens: 1_000_000}, 3*1.25 + 0.3},
+		{"claude-haiku-5-5", Usage{InputTokens: 1_000_000, OutputTokens: 1_000_000}, 0.6},
+		{"mock", Usage{InputTokens: 1000}, 0},
+	}
+	for _, tc := range cases {
+		if got := costUSD(tc.model, tc.usage); got < tc.want-1e-9 || got > tc.want+1e-9 {
+			t.Errorf("costUSD(%q, %+v) = %v, want %v", tc.model, tc.usage, got, tc.want)
+		}
+	}
+}
+
+func TestAddDirAndDontAsk(t *testing.T) {
+	ws, extra, outside := t.TempDir(), t.TempDir(), t.TempDir()
+	cases := []struct {
+		mode PermissionMode
+		req  PermissionRequest
+		want Verdict
+	}{
+		{ModeDefault, PermissionRequest{Tool: "read_file", Access: AccessRead, Paths: []string{extra + "/a.go"}}, VerdictAllow},
+		{ModeDefault, PermissionRequest{Tool: "read_file", Access: AccessRead, Paths: []string{outside + "/a.go"}}, VerdictAsk},
+		{ModeAcceptEdits, PermissionRequest{Tool: "write_file", Access: AccessWrite, Paths: []string{extra + "/b.go"}}, VerdictAllow},
+		{ModeAcceptEdits, PermissionRequest{Tool: "write_file", Access: AccessWrite, Paths: []string{outside + "/b.go"}}, VerdictAsk},
+		{ModeDontAsk, PermissionRequest{Tool: "read_file", Access: AccessRead, Paths: []string{extra + "/a.go"}}, VerdictAllow},
+		{ModeDontAsk, PermissionRequest{Tool: "read_file", Access: AccessRead, Paths: []string{outside + "/a.go"}}, VerdictDeny},
+		{ModeDontAsk, PermissionRequest{Tool: "run_command", Access: AccessExecute, Command: "make"}, VerdictDeny},
+	}
+	for _, tc := range cases {
+		p, err := NewPermissions(PermissionConfig{Mode: tc.mode, Workspace: ws, AddDirs: []string{extra}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := p.decide(tc.req); got.Verdict != tc.want {
+			t.Errorf("%s: %s %q = %v (%s), want %v", tc.mode, tc.req.Tool, tc.req.Paths, got.Verdict, got.Reason, tc.want)
+		}
+	}
+}
