@@ -34,6 +34,7 @@ const (
 	EventToolEnd       EventKind = "tool_end"       // Call, Result: a tool call finished
 	EventToolResults   EventKind = "tool_results"   // Message: the batch's results were added
 	EventNotice        EventKind = "notice"         // Text: something the user should know
+	EventUser          EventKind = "user"           // Message: the loop added a nudge or recovery prompt
 )
 
 // Event is one thing that happened during a turn.
@@ -194,7 +195,7 @@ func (a *Agent) stopHookContinues(ctx context.Context, t *turn) bool {
 	}
 	t.stopHooks++
 	a.emit(Event{Kind: EventNotice, Text: "A Stop hook asks the model to go on: " + v.Reason})
-	t.messages = append(t.messages, userText("A Stop hook did not let you stop yet: "+v.Reason))
+	a.appendUser(t, userText("A Stop hook did not let you stop yet: "+v.Reason))
 	return true
 }
 
@@ -246,7 +247,7 @@ func (a *Agent) step(ctx context.Context, t *turn, resp ModelResponse) (TurnResu
 		t.continuations++
 		t.cutText += reply.Text()
 		a.appendReply(t, reply)
-		t.messages = append(t.messages, userText(continuePrompt))
+		a.appendUser(t, userText(continuePrompt))
 		return TurnResult{}, false
 	case isProgress(text):
 		a.appendReply(t, reply)
@@ -260,7 +261,7 @@ func (a *Agent) step(ctx context.Context, t *turn, resp ModelResponse) (TurnResu
 			a.emit(Event{Kind: EventNotice, Text: msg})
 			return TurnResult{End: EndProgressCap, Text: msg}, true
 		}
-		t.messages = append(t.messages, userText(progressNudge))
+		a.appendUser(t, userText(progressNudge))
 		return TurnResult{}, false
 	default:
 		a.appendReply(t, reply)
@@ -279,8 +280,15 @@ func (a *Agent) recover(t *turn, prompt, reason string) (TurnResult, bool) {
 		return TurnResult{End: EndEmpty, Text: msg}, true
 	}
 	t.recoveries++
-	t.messages = append(t.messages, userText(prompt))
+	a.appendUser(t, userText(prompt))
 	return TurnResult{}, false
+}
+
+// appendUser adds a message the loop itself writes to the model (a nudge
+// or a recovery prompt) and announces it.
+func (a *Agent) appendUser(t *turn, m Message) {
+	t.messages = append(t.messages, m)
+	a.emit(Event{Kind: EventUser, Message: &t.messages[len(t.messages)-1]})
 }
 
 // appendReply adds an assistant message to the history and announces it.

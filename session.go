@@ -157,8 +157,9 @@ func (s *Session) AddUser(m Message) {
 	s.write(recordUser, RecordPayload{Message: &m})
 }
 
-// Event records what the loop reports, as it happens: replies, tool calls
-// starting and finishing, batches of results and compactions.
+// Event records what the loop reports, as it happens: replies, the
+// loop's own prompts, tool calls starting and finishing, and batches of
+// results.
 func (s *Session) Event(e Event) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -167,7 +168,7 @@ func (s *Session) Event(e Event) {
 		m := *e.Message
 		s.view = append(s.view, m)
 		s.write(recordAssistant, RecordPayload{Message: &m})
-	case e.Kind == EventToolResults && e.Message != nil:
+	case (e.Kind == EventToolResults || e.Kind == EventUser) && e.Message != nil:
 		m := *e.Message
 		s.view = append(s.view, m)
 		s.write(recordUser, RecordPayload{Message: &m})
@@ -195,7 +196,7 @@ func (s *Session) Compacted(kind string, messages []Message) {
 func (s *Session) Sync(messages []Message) {
 	s.mu.Lock()
 	n := len(s.view)
-	extends := n <= len(messages) && slices.EqualFunc(s.view, messages[:n], func(a, b Message) bool { return reflect.DeepEqual(a, b) })
+	extends := n <= len(messages) && slices.EqualFunc(s.view, messages[:n], sameMessage)
 	s.mu.Unlock()
 	if !extends {
 		kind := "sync"
@@ -212,6 +213,11 @@ func (s *Session) Sync(messages []Message) {
 			s.AddUser(m)
 		}
 	}
+}
+
+// sameMessage reports whether two messages say the same thing.
+func sameMessage(a, b Message) bool {
+	return a.Role == b.Role && reflect.DeepEqual(a.Content, b.Content)
 }
 
 // Rename gives the session a title.

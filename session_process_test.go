@@ -315,3 +315,48 @@ func TestLineModeCtrlCInterruptsTheTurn(t *testing.T) {
 		t.Errorf("the saved view lacks tool results: %d messages, %d with results added", len(j.View), n)
 	}
 }
+
+func TestSignalEndsLineModeCleanly(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs minicode and a slow command")
+	}
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGHUP} {
+		t.Run(sig.String(), func(t *testing.T) {
+			t.Parallel()
+			ws, home := t.TempDir(), t.TempDir()
+			script := writeScript(t, fmt.Sprintf(`[{"tool_calls":[{"id":"toolu_slow","name":"run_command","input":{"command":%q}}]}]`, slowCommand))
+			cmd := exec.Command(minicodeBinary(t), "--mock-script", script, "--permission-mode", "bypassPermissions", "--workspace", ws)
+			cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "MINICODE_HOME=" + home}
+			stdin, _ := cmd.StdinPipe()
+			var stdout strings.Builder
+			cmd.Stdout = &stdout
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer stdin.Close()
+			io.WriteString(stdin, "start it\n")
+			pid := readPid(t, filepath.Join(ws, "child.pid"))
+			t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL) })
+			cmd.Process.Signal(sig)
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			select {
+			case <-done:
+			case <-time.After(20 * time.Second):
+				cmd.Process.Kill()
+				t.Fatalf("minicode still runs after %v", sig)
+			}
+			if !processGone(pid) {
+				t.Errorf("the command %d outlived minicode", pid)
+			}
+			files := sessionFiles(t, home)
+			if len(files) != 1 || !strings.Contains(stdout.String(), "To resume: minicode --resume ") {
+				t.Fatalf("session files %q, output %q; want one session and the resume hint", files, stdout.String())
+			}
+			j, err := readJournal(files[0])
+			if err != nil || len(j.View) != 3 || len(toolResults(j.View[2])) != 1 || j.Torn {
+				t.Errorf("saved view = %+v (%v), want the prompt, the call and its result", j.View, err)
+			}
+		})
+	}
+}

@@ -393,3 +393,18 @@ func TestPanicInTurnStillCleansUp(t *testing.T) {
 		t.Errorf("saved view = %+v (%v), want the user's message kept", j, err)
 	}
 }
+
+func TestLoopPromptsAreJournaledAsTheyHappen(t *testing.T) {
+	s := newSession(t.TempDir(), newSessionID(), nil)
+	agent := &Agent{Provider: &MockProvider{script: []ScriptedReply{{Text: "<progress>looking</progress>"}, {Text: "done"}}}, Journal: s.Event}
+	agent.RunTurn(context.Background(), nil, "task")
+	s.Close()
+	var got []string
+	for _, r := range readRecords(t, s.Path) {
+		got = append(got, r.Type+":"+r.Payload.Message.Text())
+	}
+	want := []string{"assistant:<progress>looking</progress>", "user:" + progressNudge, "assistant:done"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("records = %q, want %q", got, want)
+	}
+}
