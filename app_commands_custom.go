@@ -123,10 +123,9 @@ func readDefinition(path string, required bool) (map[string]any, string, error) 
 		}
 		kept = append(kept, line)
 	}
-	meta, err := parseYAMLMap(strings.Join(kept, "\n"))
-	if err != nil {
-		return nil, "", fmt.Errorf("front matter: %w", err)
-	}
+	// A key that cannot be read is left out; such files have no place to
+	// show the warning.
+	meta, _ := parseFrontMatter(strings.Join(kept, "\n"))
 	if hint != "" {
 		meta["argument-hint"] = hint
 	}

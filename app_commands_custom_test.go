@@ -28,7 +28,7 @@ func TestLoadCustomCommands(t *testing.T) {
 	writeFiles(t, project, map[string]string{
 		"review.md":     "---\ndescription: Review a pull request\nargument-hint: [pr-number] [priority]\nallowed-tools: Bash(git diff:*), Read\nmodel: claude-haiku-4-5\n---\nReview PR $ARGUMENTS.\n",
 		"git/commit.md": "Write a commit message.\n",
-		"broken.md":     "---\ndescription: [unclosed\n---\nbody\n",
+		"broken.md":     "---\ndescription: unclosed\nbody\n",
 		"notes.txt":     "not a command\n",
 	})
 	writeFiles(t, user, map[string]string{"review.md": "the user's review\n", "mine.md": "Mine.\n"})

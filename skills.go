@@ -97,9 +97,7 @@ func readSkill(dir, source string) *Skill {
 	}
 	header, body, err := splitFrontMatter(data)
 	if err == nil {
-		s.Meta, err = parseYAMLMap(header)
-	}
-	if err == nil {
+		s.Meta, s.Warnings = parseFrontMatter(header)
 		err = s.applyFrontMatter()
 	}
 	if err != nil {

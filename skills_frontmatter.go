@@ -3,30 +3,30 @@ package main
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
 
-// This file reads the YAML front matter at the top of a SKILL.md: the block
-// between a first line "---" and the next "---". It understands the part of
-// YAML that skill files use, without a YAML library:
+// This file reads the front matter at the top of SKILL.md, agent and
+// command files: the block between a first line "---" and the next "---".
+// It understands the part of YAML those files use:
 //
-//	name: pdf-tools                    plain strings
+//	name: pdf-tools                    plain text (": " inside is fine)
 //	description: "Fill \"PDF\" forms"  double quotes (with escapes), 'single' quotes
-//	allowed-tools: [read_file, grep]   flow lists and {flow: maps}
+//	allowed-tools: [read_file, grep]   flow lists
 //	tags:                              block lists
 //	  - pdf
-//	description: >-                    folded (>) and literal (|) block
-//	  Long text that                   scalars, with the chomping
-//	  wraps.                           indicators - and +
-//	metadata:                          nested maps
+//	description: >-                    folded (>) and literal (|) blocks, with
+//	  Long text that                   the chomping indicators - and +
+//	  wraps.
+//	metadata:                          one level of maps
 //	  version: "1.0"
 //
-// Values come back as string, []any, map[string]any, or nil for an empty
-// value. Scalars stay strings: "true" and "1.0" are not converted. Anchors,
-// aliases and tags are refused with an error rather than misread. One
-// leniency: a plain value may contain ": " (strict YAML refuses it, but
-// skill descriptions often say "Use when: ..." and the meaning is plain).
+// Values come back as string, []any of strings, map[string]any, or nil
+// for an empty value; "true" and "1.0" stay strings. Anything else
+// (anchors, aliases, tags, flow maps, deeper nesting) leaves its key out
+// with a warning, and the rest of the file is still read.
 
 // splitFrontMatter separates the front matter from the body of a Markdown
 // file. It accepts a byte order mark and Windows line endings; the returned
@@ -50,278 +50,298 @@ func splitFrontMatter(data []byte) (header, body string, err error) {
 	return "", "", errors.New(`the front matter is not closed: add a line "---" after it`)
 }
 
-// parseYAMLMap parses a YAML document whose top level is a map.
-func parseYAMLMap(text string) (map[string]any, error) {
-	if strings.TrimSpace(text) == "" {
-		return map[string]any{}, nil
-	}
-	p := &yamlParser{lines: strings.Split(strings.TrimSuffix(text, "\n"), "\n")}
-	indent, ok, err := p.peekIndent()
-	if err != nil || !ok {
-		return map[string]any{}, err
-	}
-	if indent != 0 {
-		return nil, p.errorf("the first key must not be indented")
-	}
-	return p.parseMap(0)
+// frontMatterKey is one top-level key with the lines below it.
+type frontMatterKey struct {
+	line  int    // the key's line number in the file
+	key   string // "" for a line that is not "key: value"
+	value string
+	more  []string // the indented lines (and blank lines) that follow
 }
 
-// yamlParser walks the lines of a YAML document.
-type yamlParser struct {
-	lines []string
-	pos   int // index of the next line to read
+// parseFrontMatter reads the header of a file split by splitFrontMatter.
+// A key it cannot read is left out, with a warning naming its line.
+func parseFrontMatter(header string) (map[string]any, []string) {
+	var keys []*frontMatterKey
+	for i, line := range strings.Split(strings.TrimSuffix(header, "\n"), "\n") {
+		switch {
+		case strings.HasPrefix(line, "#"):
+		case line == "" || line[0] == ' ' || line[0] == '\t' || line == "-" || strings.HasPrefix(line, "- "):
+			if len(keys) > 0 {
+				keys[len(keys)-1].more = append(keys[len(keys)-1].more, line)
+			}
+		default:
+			key, value, _ := splitKey(line)
+			keys = append(keys, &frontMatterKey{line: i + 2, key: key, value: value})
+		}
+	}
+	meta, warnings := map[string]any{}, []string(nil)
+	for _, k := range keys {
+		value, err := parseValue(k.value, k.more)
+		_, dup := meta[k.key]
+		switch {
+		case k.key == "":
+			warnings = append(warnings, fmt.Sprintf(`front matter line %d: expected "key: value"; the line is left out`, k.line))
+		case err != nil:
+			warnings = append(warnings, fmt.Sprintf("front matter line %d: %s: %v; the key is left out", k.line, k.key, err))
+		case dup:
+			warnings = append(warnings, fmt.Sprintf("front matter line %d: %s appears twice; the first value is kept", k.line, k.key))
+		default:
+			meta[k.key] = value
+		}
+	}
+	return meta, warnings
 }
 
-// errorf reports a problem at the current line.
-func (p *yamlParser) errorf(format string, args ...any) error {
-	return p.errorAt(p.pos, format, args...)
-}
-
-// errorAt reports a problem at lines[i], giving its line number in the
-// file: lines[0] follows the opening "---", which is line 1.
-func (p *yamlParser) errorAt(i int, format string, args ...any) error {
-	return fmt.Errorf("front matter line %d: %s", i+2, fmt.Sprintf(format, args...))
-}
-
-// peekIndent skips blank and comment lines and returns the indentation of
-// the next content line; ok is false at the end of the document.
-func (p *yamlParser) peekIndent() (indent int, ok bool, err error) {
-	for ; p.pos < len(p.lines); p.pos++ {
-		line := p.lines[p.pos]
-		trimmed := strings.TrimLeft(line, " ")
-		if strings.TrimSpace(trimmed) == "" || strings.HasPrefix(trimmed, "#") {
-			continue
-		}
-		if trimmed[0] == '\t' {
-			return 0, false, p.errorf("tabs are not allowed for indentation; use spaces")
-		}
-		return leadingSpaces(line), true, nil
-	}
-	return 0, false, nil
-}
-
-// parseMap reads "key: value" lines at exactly the given indentation.
-func (p *yamlParser) parseMap(indent int) (map[string]any, error) {
-	m := map[string]any{}
-	for {
-		at, ok, err := p.peekIndent()
-		if err != nil {
-			return nil, err
-		}
-		if !ok || at < indent {
-			return m, nil
-		}
-		if at > indent {
-			return nil, p.errorf("unexpected indentation")
-		}
-		key, rest, err := p.splitKey(strings.TrimSpace(p.lines[p.pos]))
-		if err != nil {
-			return nil, err
-		}
-		if _, dup := m[key]; dup {
-			return nil, p.errorf("the key %q appears twice", key)
-		}
-		p.pos++
-		value, err := p.parseValue(rest, indent, true)
-		if err != nil {
-			return nil, err
-		}
-		m[key] = value
-	}
-}
-
-// splitKey splits "key: rest" into its parts; the key may be quoted.
-func (p *yamlParser) splitKey(line string) (key, rest string, err error) {
-	if isListItem(line) {
-		return "", "", p.errorf("a list item where a key was expected")
-	}
-	if line == "" {
-		return "", "", p.errorf("a key was expected")
-	}
-	if line[0] == '"' || line[0] == '\'' {
-		key, after, err := parseQuoted(line)
-		if errors.Is(err, errUnterminated) {
-			return "", "", p.errorf("the quoted key is not closed")
-		}
-		if err != nil {
-			return "", "", p.errorf("%v", err)
-		}
-		if !strings.HasPrefix(after, ":") {
-			return "", "", p.errorf("expected ':' after the key %q", key)
-		}
-		return key, after[1:], nil
-	}
-	for i := 1; i < len(line); i++ {
-		if line[i] == ':' && (i+1 == len(line) || line[i+1] == ' ') {
-			return strings.TrimSpace(line[:i]), line[i+1:], nil
-		}
-	}
-	return "", "", p.errorf("expected \"key: value\", got %q", line)
-}
-
-// parseValue reads the value that follows "key:" or "- " on a line that
-// has already been consumed (lines[pos-1]); indent is the indentation of
-// that key or dash. A list may sit at the key's own indentation only under
-// a map key.
-func (p *yamlParser) parseValue(rest string, indent int, underKey bool) (any, error) {
-	rest = strings.TrimSpace(rest)
-	if rest == "" || strings.HasPrefix(rest, "#") {
-		return p.parseNested(indent, underKey)
-	}
-	switch rest[0] {
-	case '|', '>':
-		return p.parseBlockScalar(rest, indent)
-	case '[', '{', '"', '\'':
-		return p.parseFlowValue(rest, indent)
-	case '&', '*', '!', '%', '@', '`':
-		return nil, p.errorAt(p.pos-1, "values starting with %q are not supported; quote the value", rest[0])
-	}
-	return p.parsePlain(rest, indent), nil
-}
-
-// parseNested reads the indented block under a key with no inline value:
-// a map, a list, or nothing (nil).
-func (p *yamlParser) parseNested(indent int, underKey bool) (any, error) {
-	at, ok, err := p.peekIndent()
-	if err != nil || !ok {
-		return nil, err
-	}
-	line := strings.TrimSpace(p.lines[p.pos])
+// parseValue reads the value after "key:" and the lines below it.
+func parseValue(v string, more []string) (any, error) {
 	switch {
-	case isListItem(line) && (at > indent || at == indent && underKey):
-		return p.parseList(at)
-	case at <= indent:
+	case v == "":
+		return nestedValue(more)
+	case v[0] == '|' || v[0] == '>':
+		return blockScalar(v, more)
+	case v[0] == '[':
+		return flowList(strings.Join(append([]string{v}, more...), " "))
+	}
+	return scalar(foldPlain(append([]string{v}, more...)))
+}
+
+// splitKey splits "key: value" (the key may be quoted).
+func splitKey(line string) (key, value string, ok bool) {
+	if line != "" && (line[0] == '"' || line[0] == '\'') {
+		key, rest, err := quoted(line)
+		value, found := strings.CutPrefix(rest, ":")
+		return key, strings.TrimSpace(value), err == nil && found
+	}
+	if i := strings.Index(line+" ", ": "); i > 0 {
+		return strings.TrimSpace(line[:i]), strings.TrimSpace(line[i+1:]), true
+	}
+	return "", "", false
+}
+
+// nestedValue reads the lines below a key without a value: a block list,
+// one level of map, plain text, or nothing (nil).
+func nestedValue(lines []string) (any, error) {
+	var items []string
+	for _, l := range lines {
+		if t := strings.TrimSpace(l); t != "" && t[0] != '#' {
+			items = append(items, l)
+		}
+	}
+	if len(items) == 0 {
 		return nil, nil
 	}
-	if _, _, err := p.splitKey(line); err == nil && !startsFlowOrQuote(line) {
-		return p.parseMap(at)
+	_, isList := listItem(items[0])
+	if _, _, isMap := splitKey(strings.TrimSpace(items[0])); !isMap && !isList {
+		return scalar(foldPlain(lines))
 	}
-	p.pos++
-	return p.parseValue(line, indent, false)
+	list, m := []any{}, map[string]any{}
+	for _, l := range items {
+		item, isItem := listItem(l)
+		key, value, isKey := splitKey(strings.TrimSpace(l))
+		var err error
+		switch {
+		case leadingSpaces(l) != leadingSpaces(items[0]):
+			return nil, errors.New("nesting deeper than one level is not supported")
+		case isItem != isList:
+			return nil, errors.New("a list and a map are mixed")
+		case isList && strings.Contains(item+" ", ": "):
+			return nil, errors.New("a list of maps is not supported")
+		case isList:
+			item, err = scalar(item)
+			list = append(list, item)
+		case !isKey:
+			return nil, errors.New(`expected "key: value"`)
+		default:
+			m[key], err = parseValue(value, nil)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	if isList {
+		return list, nil
+	}
+	return m, nil
 }
 
-// isListItem reports whether a trimmed line is a block list item.
-func isListItem(line string) bool {
-	return line == "-" || strings.HasPrefix(line, "- ")
+// listItem returns the text of a block list item "- text".
+func listItem(line string) (string, bool) {
+	item, ok := strings.CutPrefix(strings.TrimSpace(line)+" ", "- ")
+	return strings.TrimSpace(item), ok
 }
 
-// leadingSpaces counts the spaces that indent line.
+// leadingSpaces counts the spaces that indent a line.
 func leadingSpaces(line string) int {
 	return len(line) - len(strings.TrimLeft(line, " "))
 }
 
-// parseList reads "- item" lines at exactly the given indentation. An item
-// of the form "- key: value" starts a map whose keys line up after the dash.
-func (p *yamlParser) parseList(indent int) ([]any, error) {
-	list := []any{}
-	for {
-		at, ok, err := p.peekIndent()
-		if err != nil {
-			return nil, err
+// blockScalar reads a literal (|) or folded (>) block: its header with
+// optional chomping (- strips the final newline, + keeps trailing blank
+// lines) and indentation digit, then the lines below.
+func blockScalar(header string, lines []string) (string, error) {
+	style, chomp, indent := header[0], byte(0), 0
+	for _, c := range []byte(stripComment(header[1:])) {
+		switch {
+		case (c == '-' || c == '+') && chomp == 0:
+			chomp = c
+		case c >= '1' && c <= '9' && indent == 0:
+			indent = int(c - '0')
+		default:
+			return "", fmt.Errorf("bad block header %q", header)
 		}
-		if !ok {
-			return list, nil
-		}
-		line := strings.TrimSpace(p.lines[p.pos])
-		if at > indent {
-			return nil, p.errorf("unexpected indentation")
-		}
-		if at < indent || !isListItem(line) {
-			return list, nil
-		}
-		item := strings.TrimSpace(strings.TrimPrefix(line, "-"))
-		if _, _, err := p.splitKey(item); err == nil && !startsFlowOrQuote(item) {
-			p.lines[p.pos] = strings.Repeat(" ", indent+2) + item
-			m, err := p.parseMap(indent + 2)
-			if err != nil {
-				return nil, err
-			}
-			list = append(list, m)
-			continue
-		}
-		p.pos++
-		value, err := p.parseValue(item, indent, false)
-		if err != nil {
-			return nil, err
-		}
-		list = append(list, value)
 	}
+	var body []string
+	for _, l := range lines {
+		spaces := leadingSpaces(l)
+		if indent == 0 && strings.TrimSpace(l) != "" {
+			indent = spaces
+		}
+		switch {
+		case strings.TrimSpace(l) == "":
+			body = append(body, "")
+		case spaces < indent:
+			return "", errors.New("a line of the block is indented less than its first")
+		default:
+			body = append(body, l[indent:])
+		}
+	}
+	text := strings.Join(body, "\n")
+	if style == '>' {
+		text = foldLines(body)
+	}
+	content := strings.TrimRight(text, "\n")
+	switch {
+	case chomp == '-' || content == "":
+		return content, nil
+	case chomp == '+':
+		return content + "\n" + strings.Repeat("\n", len(text)-len(content)), nil
+	}
+	return content + "\n", nil
 }
 
-// startsFlowOrQuote reports whether s begins a quoted or flow value, whose
-// colons are not a map key's.
-func startsFlowOrQuote(s string) bool {
-	return s != "" && strings.ContainsRune(`"'[{`, rune(s[0]))
-}
-
-// parsePlain reads an unquoted scalar. It may continue on following lines
-// indented deeper than its key: a line break there becomes a space, and
-// each blank line between such lines a line break.
-func (p *yamlParser) parsePlain(first string, indent int) string {
+// foldLines joins the lines of a folded block: neighbouring lines with a
+// space, a blank line as a line break; more-indented lines keep theirs.
+func foldLines(lines []string) string {
 	var b strings.Builder
-	b.WriteString(stripComment(first))
-	blanks := 0
-	for i := p.pos; i < len(p.lines); i++ {
-		line := p.lines[i]
-		trimmed := strings.TrimSpace(line)
-		if trimmed == "" {
+	blanks, started, prevIndented := 0, false, false
+	for _, l := range lines {
+		if l == "" {
 			blanks++
 			continue
 		}
-		if strings.HasPrefix(trimmed, "#") || leadingSpaces(line) <= indent {
-			break
-		}
-		if blanks == 0 {
+		indented := l[0] == ' '
+		switch {
+		case started && blanks == 0 && !indented && !prevIndented:
 			b.WriteByte(' ')
+		case started && (indented || prevIndented):
+			b.WriteString(strings.Repeat("\n", blanks+1))
+		default:
+			b.WriteString(strings.Repeat("\n", blanks))
 		}
-		b.WriteString(strings.Repeat("\n", blanks))
-		b.WriteString(stripComment(trimmed))
-		blanks, p.pos = 0, i+1
+		b.WriteString(l)
+		blanks, started, prevIndented = 0, true, indented
 	}
-	return b.String()
+	return b.String() + strings.Repeat("\n", blanks)
 }
 
-// stripComment removes a trailing " # comment" from a plain scalar.
+// foldPlain joins a plain or quoted value continued on the next lines:
+// lines with a space, a blank line as a line break; comments are dropped.
+func foldPlain(lines []string) string {
+	var b strings.Builder
+	for _, l := range lines {
+		switch t := strings.TrimSpace(l); {
+		case t == "":
+			b.WriteByte('\n')
+		case t[0] == '#':
+		default:
+			if b.Len() > 0 && !strings.HasSuffix(b.String(), "\n") {
+				b.WriteByte(' ')
+			}
+			b.WriteString(t)
+		}
+	}
+	return strings.TrimSpace(b.String())
+}
+
+// scalar reads a plain or quoted value, with an optional comment after it.
+func scalar(s string) (string, error) {
+	s = strings.TrimSpace(s)
+	switch {
+	case s == "":
+		return "", nil
+	case s[0] == '"' || s[0] == '\'':
+		v, rest, err := quoted(s)
+		if rest = strings.TrimSpace(rest); err == nil && rest != "" && rest[0] != '#' {
+			err = fmt.Errorf("unexpected text %q after the quoted value", rest)
+		}
+		return v, err
+	case strings.ContainsRune("[]{}&*!|>%@`", rune(s[0])):
+		return "", fmt.Errorf("values starting with %q are not supported", s[0])
+	}
+	return stripComment(s), nil
+}
+
+// flowList reads "[a, 'b', "c"]" into its items.
+func flowList(s string) ([]any, error) {
+	items := []any{}
+	for s = s[1:]; ; {
+		s = strings.TrimLeft(s, " ")
+		item, err := "", error(nil)
+		switch {
+		case s == "":
+			return nil, errors.New("the [list] is not closed")
+		case s[0] == ']':
+			if rest := strings.TrimSpace(s[1:]); rest != "" && rest[0] != '#' {
+				return nil, fmt.Errorf("unexpected text %q after the list", rest)
+			}
+			return items, nil
+		case s[0] == '"' || s[0] == '\'':
+			item, s, err = quoted(s)
+			s = strings.TrimLeft(s, " ")
+		default:
+			end := strings.IndexAny(s+"]", ",]")
+			item, err = scalar(s[:end])
+			s = s[end:]
+		}
+		if err == nil && s != "" && s[0] != ',' && s[0] != ']' {
+			err = fmt.Errorf("unexpected text %q in the list", s)
+		}
+		if err != nil {
+			return nil, err
+		}
+		items = append(items, item)
+		s = strings.TrimPrefix(s, ",")
+	}
+}
+
+// quoted reads the quoted string that s starts with and returns the text
+// after it. Double quotes take Go's escapes; in single quotes a doubled
+// quote stands for one.
+func quoted(s string) (value, rest string, err error) {
+	q := s[0]
+	for i := 1; i < len(s); i++ {
+		switch {
+		case s[i] == '\\' && q == '"':
+			i++
+		case s[i] == '\'' && q == '\'' && i+1 < len(s) && s[i+1] == '\'':
+			i++
+		case s[i] == q && q == '\'':
+			return strings.ReplaceAll(s[1:i], "''", "'"), s[i+1:], nil
+		case s[i] == q:
+			v, err := strconv.Unquote(s[:i+1])
+			if err != nil {
+				return "", "", fmt.Errorf("bad escape in %s", s[:i+1])
+			}
+			return v, s[i+1:], nil
+		}
+	}
+	return "", "", errors.New("the quoted string is not closed")
+}
+
+// stripComment removes a " #" comment and the spaces around a value.
 func stripComment(s string) string {
 	if i := strings.Index(s, " #"); i >= 0 {
 		s = s[:i]
 	}
 	return strings.TrimSpace(s)
-}
-
-// parseFlowValue reads a quoted string, [list] or {map}, joining following
-// lines while the value is unterminated (as YAML allows), and refuses
-// anything but a comment after it. Its first line is lines[pos-1]; an
-// unclosed value is reported there, other mistakes on the last line read.
-func (p *yamlParser) parseFlowValue(text string, indent int) (any, error) {
-	start := p.pos - 1
-	for {
-		value, rest, err := parseFlow(text)
-		if err == nil {
-			if rest = strings.TrimSpace(rest); rest != "" && !strings.HasPrefix(rest, "#") {
-				return nil, p.errorAt(p.pos-1, "unexpected text %q after the value", rest)
-			}
-			return value, nil
-		}
-		if !errors.Is(err, errUnterminated) {
-			return nil, p.errorAt(p.pos-1, "%v", err)
-		}
-		if p.pos == len(p.lines) || strings.TrimSpace(p.lines[p.pos]) != "" && leadingSpaces(p.lines[p.pos]) <= indent {
-			return nil, p.errorAt(start, "%s is not closed", unclosedName(text))
-		}
-		text += " " + strings.TrimSpace(p.lines[p.pos])
-		p.pos++
-	}
-}
-
-// unclosedName names the kind of flow value text starts, for the error
-// that says it is not closed.
-func unclosedName(text string) string {
-	switch text[0] {
-	case '[':
-		return "the [list] starting here"
-	case '{':
-		return "the {map} starting here"
-	}
-	return "the quoted string starting here"
 }

@@ -1,21 +1,22 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"reflect"
 	"strings"
 	"testing"
 )
 
-// TestParseYAMLMap runs the YAML subset over one table of documents and
-// the values (or errors) they must give.
-func TestParseYAMLMap(t *testing.T) {
+// TestParseFrontMatter runs the front matter parser over one table of
+// headers and the values and warnings they must give.
+func TestParseFrontMatter(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
-		name    string
-		in      string
-		want    map[string]any
-		wantErr string
+		name     string
+		in       string
+		want     map[string]any
+		warnings []string // substrings, one per warning
 	}{
 		{name: "plain", in: "name: pdf\ndescription: Fill PDF forms.\n", want: map[string]any{"name": "pdf", "description": "Fill PDF forms."}},
 		{name: "comment after plain", in: "name: pdf # the name\n", want: map[string]any{"name": "pdf"}},
@@ -26,19 +27,18 @@ func TestParseYAMLMap(t *testing.T) {
 		{name: "quoted over lines", in: "d: \"one\n  two\"\n", want: map[string]any{"d": "one two"}},
 		{name: "quoted key", in: "\"odd key\": v\n", want: map[string]any{"odd key": "v"}},
 		{name: "flow list", in: "tools: [read_file, \"grep\", 'run_command(git:*)']\n", want: map[string]any{"tools": []any{"read_file", "grep", "run_command(git:*)"}}},
-		{name: "flow list over lines", in: "tools: [a,\n  b]\n", want: map[string]any{"tools": []any{"a", "b"}}},
-		{name: "empty flow list", in: "tools: []\n", want: map[string]any{"tools": []any{}}},
-		{name: "flow map", in: "m: {a: 1, b: [x, y]}\n", want: map[string]any{"m": map[string]any{"a": "1", "b": []any{"x", "y"}}}},
+		{name: "flow list over lines", in: "tools: [a,\n  b,]\n", want: map[string]any{"tools": []any{"a", "b"}}},
+		{name: "empty flow list", in: "tools: [] # none\n", want: map[string]any{"tools": []any{}}},
 		{name: "block list", in: "tools:\n  - read_file\n  - \"grep\"\nname: x\n", want: map[string]any{"tools": []any{"read_file", "grep"}, "name": "x"}},
 		{name: "block list at key indent", in: "tools:\n- a\n- b\nname: x\n", want: map[string]any{"tools": []any{"a", "b"}, "name": "x"}},
-		{name: "list of maps", in: "l:\n  - a: 1\n    b: 2\n  - c\n", want: map[string]any{"l": []any{map[string]any{"a": "1", "b": "2"}, "c"}}},
-		{name: "nested map", in: "metadata:\n  version: \"1.0\"\n  owner:\n    team: docs\nname: x\n", want: map[string]any{"metadata": map[string]any{"version": "1.0", "owner": map[string]any{"team": "docs"}}, "name": "x"}},
+		{name: "one level of map", in: "metadata:\n  version: \"1.0\"\n  tags: [a, b]\n  empty:\nname: x\n", want: map[string]any{"metadata": map[string]any{"version": "1.0", "tags": []any{"a", "b"}, "empty": nil}, "name": "x"}},
 		{name: "empty value", in: "license:\nname: x\n", want: map[string]any{"license": nil, "name": "x"}},
 		{name: "value on next line", in: "description:\n  Text on the next line\n", want: map[string]any{"description": "Text on the next line"}},
 		{name: "literal clip", in: "d: |\n  line one\n    indented\n  line three\n\nname: x\n", want: map[string]any{"d": "line one\n  indented\nline three\n", "name": "x"}},
 		{name: "literal strip", in: "d: |-\n  a\n  b\n\n", want: map[string]any{"d": "a\nb"}},
 		{name: "literal keep", in: "d: |+\n  a\n\n\nname: x\n", want: map[string]any{"d": "a\n\n\n", "name": "x"}},
 		{name: "literal indent indicator", in: "d: |2\n    four spaces\n  two\n", want: map[string]any{"d": "  four spaces\ntwo\n"}},
+		{name: "literal keeps comments", in: "d: |\n  # not a comment\n", want: map[string]any{"d": "# not a comment\n"}},
 		{name: "folded", in: "d: >\n  one\n  two\n\n  three\n    more\n  four\n", want: map[string]any{"d": "one two\nthree\n  more\nfour\n"}},
 		{name: "folded strip", in: "d: >-\n  one\n  two\n", want: map[string]any{"d": "one two"}},
 		{name: "folded header comment", in: "d: > # folded\n  one\n", want: map[string]any{"d": "one\n"}},
@@ -46,38 +46,35 @@ func TestParseYAMLMap(t *testing.T) {
 		{name: "empty document", in: "", want: map[string]any{}},
 		{name: "scalars stay strings", in: "a: true\nb: 1.0\nc: null\n", want: map[string]any{"a": "true", "b": "1.0", "c": "null"}},
 
-		{name: "duplicate key", in: "name: a\nname: b\n", wantErr: `line 3: the key "name" appears twice`},
-		{name: "tab indent", in: "m:\n\tk: v\n", wantErr: "line 3: tabs are not allowed"},
-		{name: "no colon", in: "just text\n", wantErr: `expected "key: value"`},
-		{name: "bad indentation", in: "a:\n    b: 1\n  c: 2\n", wantErr: "line 4: unexpected indentation"},
-		{name: "indented first key", in: "  a: 1\n", wantErr: "must not be indented"},
-		{name: "unterminated quote", in: "d: \"open\nname: x\n", wantErr: "line 2: the quoted string starting here is not closed"},
-		{name: "unterminated list", in: "a: 1\nt: [a,\n  b\n", wantErr: "line 3: the [list] starting here is not closed"},
-		{name: "unterminated map", in: "m: {a: 1\n", wantErr: "line 2: the {map} starting here is not closed"},
-		{name: "unterminated key", in: "\"odd: v\n", wantErr: "line 2: the quoted key is not closed"},
-		{name: "text after quote", in: "d: \"a\" b\n", wantErr: `line 2: unexpected text "b"`},
-		{name: "text after list over lines", in: "d: [a,\n  b] c\n", wantErr: `line 3: unexpected text "c"`},
-		{name: "bad escape", in: `d: "\q"` + "\n", wantErr: `line 2: unknown escape \q`},
-		{name: "alias", in: "d: *anchor\n", wantErr: "line 2: values starting with '*' are not supported"},
-		{name: "alias in list", in: "l:\n  - *anchor\n", wantErr: "line 3: values starting with '*' are not supported"},
-		{name: "bad block header", in: "d: |x\n  a\n", wantErr: `line 2: bad block scalar header "|x"`},
-		{name: "block less indented", in: "d: |\n    a\n  b\n", wantErr: "line 4: this line is indented less"},
-		{name: "list where key expected", in: "a: 1\n- b\n", wantErr: "line 3: a list item where a key was expected"},
+		{name: "duplicate key", in: "name: a\nname: b\n", want: map[string]any{"name": "a"}, warnings: []string{`front matter line 3: name appears twice; the first value is kept`}},
+		{name: "no colon", in: "just text\nname: x\n", want: map[string]any{"name": "x"}, warnings: []string{`line 2: expected "key: value"; the line is left out`}},
+		{name: "deeper nesting", in: "m:\n  a:\n    b: 1\nname: x\n", want: map[string]any{"name": "x"}, warnings: []string{"line 2: m: nesting deeper than one level is not supported; the key is left out"}},
+		{name: "list of maps", in: "l:\n  - a: 1\n    b: 2\nname: x\n", want: map[string]any{"name": "x"}, warnings: []string{"l: a list of maps is not supported"}},
+		{name: "list and map mixed", in: "l:\n  - a\n  b: 2\n", want: map[string]any{}, warnings: []string{"l: a list and a map are mixed"}},
+		{name: "unterminated quote", in: "d: \"open\nname: x\n", want: map[string]any{"name": "x"}, warnings: []string{"line 2: d: the quoted string is not closed"}},
+		{name: "unterminated list", in: "t: [a,\n  b\nname: x\n", want: map[string]any{"name": "x"}, warnings: []string{"line 2: t: the [list] is not closed"}},
+		{name: "nested list", in: "t: [a, [b]]\n", want: map[string]any{}, warnings: []string{`t: values starting with '[' are not supported`}},
+		{name: "flow map", in: "m: {a: 1}\nname: x\n", want: map[string]any{"name": "x"}, warnings: []string{`m: values starting with '{' are not supported`}},
+		{name: "text after quote", in: "d: \"a\" b\n", want: map[string]any{}, warnings: []string{`d: unexpected text "b" after the quoted value`}},
+		{name: "text after list", in: "d: [a,\n  b] c\n", want: map[string]any{}, warnings: []string{`d: unexpected text "c" after the list`}},
+		{name: "bad escape", in: `d: "\q"` + "\nname: x\n", want: map[string]any{"name": "x"}, warnings: []string{`d: bad escape in "\q"`}},
+		{name: "anchor", in: "d: &anchor x\nname: x\n", want: map[string]any{"name": "x"}, warnings: []string{"line 2: d: values starting with '&' are not supported"}},
+		{name: "alias in list", in: "l:\n  - *anchor\n", want: map[string]any{}, warnings: []string{"line 2: l: values starting with '*' are not supported"}},
+		{name: "bad block header", in: "d: |x\n  a\n", want: map[string]any{}, warnings: []string{`line 2: d: bad block header "|x"`}},
+		{name: "block less indented", in: "d: |\n    a\n  b\n", want: map[string]any{}, warnings: []string{"d: a line of the block is indented less than its first"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := parseYAMLMap(tt.in)
-			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("parseYAMLMap(%q) error = %v, want one containing %q (value %#v)", tt.in, err, tt.wantErr, got)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatalf("parseYAMLMap(%q): %v", tt.in, err)
-			}
+			got, warnings := parseFrontMatter(tt.in)
 			if !reflect.DeepEqual(got, tt.want) {
-				t.Errorf("parseYAMLMap(%q)\n got %q\nwant %q", tt.in, fmt.Sprint(got), fmt.Sprint(tt.want))
+				t.Errorf("parseFrontMatter(%q)\n got %q\nwant %q", tt.in, fmt.Sprint(got), fmt.Sprint(tt.want))
+			}
+			ok := len(warnings) == len(tt.warnings)
+			for i := 0; ok && i < len(warnings); i++ {
+				ok = strings.Contains(warnings[i], tt.warnings[i])
+			}
+			if !ok {
+				t.Errorf("parseFrontMatter(%q) warnings = %q, want %q", tt.in, warnings, tt.warnings)
 			}
 		})
 	}
@@ -115,9 +112,10 @@ func TestSplitFrontMatter(t *testing.T) {
 	}
 }
 
-// FuzzParseYAMLMap checks that no input makes the parser panic or loop,
-// and that a SKILL.md parses the same with Unix and Windows line endings.
-func FuzzParseYAMLMap(f *testing.F) {
+// FuzzParseFrontMatter checks that no input makes the parser panic or
+// loop, and that a SKILL.md parses the same with Unix and Windows line
+// endings.
+func FuzzParseFrontMatter(f *testing.F) {
 	for _, seed := range []string{"name: a\n", "d: >-\n  x\n", "l:\n  - a: 1\n", "m: {a: [b, 'c']}\n", "d: \"\\u00e9\"\n"} {
 		f.Add(seed)
 	}
@@ -130,8 +128,8 @@ func FuzzParseYAMLMap(f *testing.F) {
 			if err != nil {
 				return nil, "", err
 			}
-			m, err := parseYAMLMap(header)
-			return m, body, err
+			m, warnings := parseFrontMatter(header)
+			return m, body, errors.New(strings.Join(warnings, "; "))
 		}
 		doc := "---\n" + in + "\n---\nbody\n"
 		unixMap, unixBody, unixErr := parse(doc)

@@ -51,6 +51,8 @@ func TestReadSkill(t *testing.T) {
 		{name: "tools as string", folder: "t", content: "---\nname: t\ndescription: d\nallowed-tools: read_file, run_command(git log:*) grep\n---\n", wantName: "t", wantDesc: "d", wantTools: []string{"read_file", "run_command(git log:*)", "grep"}},
 		{name: "tools as list", folder: "t", content: "---\nname: t\ndescription: d\nallowed-tools:\n  - read_file\n  - grep\n---\n", wantName: "t", wantDesc: "d", wantTools: []string{"read_file", "grep"}},
 		{name: "name differs from folder", folder: "other", content: skillMD("mine", "d"), wantName: "mine", wantDesc: "d", wantBody: "Instructions of mine.\n", wantWarning: `the name "mine" does not match the folder name "other"`},
+		{name: "duplicate key", folder: "x", content: "---\nname: x\ndescription: d\nname: y\n---\n", wantName: "x", wantDesc: "d", wantWarning: "front matter line 4: name appears twice; the first value is kept"},
+		{name: "unreadable key left out", folder: "x", content: "---\nname: x\ndescription: d\nallowed-tools: {a: b}\n---\n", wantName: "x", wantDesc: "d", wantWarning: "front matter line 4: allowed-tools: values starting with '{' are not supported; the key is left out"},
 		{name: "64 character name", folder: strings.Repeat("a", 64), content: skillMD(strings.Repeat("a", 64), "d"), wantName: strings.Repeat("a", 64), wantDesc: "d", wantBody: "Instructions of " + strings.Repeat("a", 64) + ".\n"},
 
 		{name: "no front matter", folder: "x", content: "# Just markdown\n", wantProblem: "no front matter"},
@@ -66,8 +68,6 @@ func TestReadSkill(t *testing.T) {
 		{name: "missing description", folder: "x", content: "---\nname: x\n---\n", wantProblem: "has no description"},
 		{name: "blank description", folder: "x", content: "---\nname: x\ndescription: \"  \"\n---\n", wantProblem: "has no description"},
 		{name: "long description", folder: "x", content: skillMD("x", long), wantProblem: "is 1025 characters long; the limit is 1024"},
-		{name: "bad yaml", folder: "x", content: "---\nname: x\nname: y\n---\n", wantProblem: `front matter line 3: the key "name" appears twice`},
-		{name: "bad allowed-tools", folder: "x", content: "---\nname: x\ndescription: d\nallowed-tools: {a: b}\n---\n", wantProblem: "allowed-tools must be a list"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -289,7 +289,7 @@ func TestLoadSkillTool(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	writeSkill(t, filepath.Join(root, ".minicode", "skills"), "broken", "---\nname: broken\ndescription: d\nname: again\n---\n")
+	writeSkill(t, filepath.Join(root, ".minicode", "skills"), "broken", "---\nname: broken\ndescription: [unclosed\n---\n")
 	shared := writeSkill(t, filepath.Join(root, "shared"), "linked", skillMD("linked", "A skill linked in from elsewhere."))
 	writeFiles(t, shared, map[string]string{"scripts/run.sh": "x"})
 	if err := os.Symlink(shared, filepath.Join(root, ".minicode", "skills", "linked")); err != nil {
@@ -310,7 +310,7 @@ func TestLoadSkillTool(t *testing.T) {
 		{name: "found", input: `{"name":"deploy"}`, want: []string{"Skill: deploy\n", "Folder: " + dir + "\n", "  SKILL.md\n", "  references/hosts.md\n", "  scripts/deploy.sh\n", "Instructions of deploy.", "Edited after discovery."}, notWant: []string{".secret", "description:"}},
 		{name: "symlinked folder", input: `{"name":"linked"}`, want: []string{"Folder: " + filepath.Join(root, ".minicode", "skills", "linked") + "\n", "  SKILL.md\n", "  scripts/run.sh\n", "Instructions of linked."}, notWant: []string{"  .\n"}},
 		{name: "unknown", input: `{"name":"nope"}`, wantErr: true, want: []string{`no skill named "nope"; the skills are: deploy, linked`}},
-		{name: "invalid", input: `{"name":"broken"}`, wantErr: true, want: []string{`skill "broken" cannot be loaded: front matter line 4`}},
+		{name: "invalid", input: `{"name":"broken"}`, wantErr: true, want: []string{`skill "broken" cannot be loaded: the front matter has no description`}},
 		{name: "missing name", input: `{}`, wantErr: true, want: []string{`field "name" is required`}},
 	}
 	for _, tt := range tests {
