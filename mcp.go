@@ -2,10 +2,13 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"sync"
@@ -69,10 +72,12 @@ func (e *rpcError) Error() string {
 }
 
 // mcpTransport carries JSON-RPC messages to and from one server. The
-// session owns it: open is called once, close once at the end.
+// session owns it and never calls open and close at the same time: open
+// once, close once at the end.
 type mcpTransport interface {
-	// open starts the connection. Incoming messages go to deliver, in the
-	// order they arrive; lost is called once if the connection ends by itself.
+	// open starts the connection; ctx bounds only the opening. Incoming
+	// messages go to deliver, in the order they arrive; lost is called
+	// once if the connection ends by itself.
 	open(ctx context.Context, deliver func(rpcMessage), lost func(error)) error
 	// send writes one message. errMCPSessionExpired means the server forgot
 	// the session and the client must initialize again.
@@ -82,7 +87,8 @@ type mcpTransport interface {
 	negotiated(version string)
 	// established is called once the handshake is done.
 	established(ctx context.Context) error
-	// close ends the connection and releases everything it holds.
+	// close ends the connection and returns once everything it started
+	// (a process, a stream) has ended.
 	close() error
 	// diagnostics returns what the server last said on the side (stderr),
 	// for error messages; "" when there is nothing.
@@ -110,7 +116,7 @@ type mcpSessionOptions struct {
 	Elicitor Elicitor
 	// OnNotify receives notifications other than progress. It runs on the
 	// reading goroutine and must not block.
-	OnNotify func(method string, params json.RawMessage)
+	OnNotify func(method string)
 	// OnLost is called once when the connection ends by itself.
 	OnLost func(err error)
 }
@@ -139,7 +145,8 @@ type mcpPending struct {
 
 // mcpSession is one live connection to an MCP server: it matches replies to
 // requests, answers what the server asks of us, runs the handshake and
-// cancels what takes too long.
+// cancels what takes too long. Requests may come from many goroutines; the
+// mutex guards only the tables of requests in flight.
 type mcpSession struct {
 	server string
 	tr     mcpTransport
@@ -147,27 +154,21 @@ type mcpSession struct {
 
 	nextID    atomic.Int64
 	mu        sync.Mutex
-	pending   map[string]*mcpPending
-	incoming  map[string]context.CancelFunc
-	info      mcpServerInfo
+	pending   map[string]*mcpPending        // our requests, by id
+	incoming  map[string]context.CancelFunc // the server's requests, by id
+	info      atomic.Pointer[mcpServerInfo]
 	handshake sync.Mutex // one (re)initialization at a time
 
-	life      context.Context // ends when the session closes
-	end       context.CancelFunc
-	closeOnce sync.Once
-	closeTr   sync.Once
-	err       error // why the session ended; read after life is done
+	life    context.Context // ends when the session ends
+	end     context.CancelCauseFunc
+	closing sync.Once
 }
 
 // newMCPSession wraps a transport; nothing is sent until connect.
 func newMCPSession(server string, tr mcpTransport, opts mcpSessionOptions) *mcpSession {
-	life, end := context.WithCancel(context.Background())
-	return &mcpSession{
-		server: server, tr: tr, opts: opts,
-		pending:  map[string]*mcpPending{},
-		incoming: map[string]context.CancelFunc{},
-		life:     life, end: end,
-	}
+	life, end := context.WithCancelCause(context.Background())
+	return &mcpSession{server: server, tr: tr, opts: opts, life: life, end: end,
+		pending: map[string]*mcpPending{}, incoming: map[string]context.CancelFunc{}}
 }
 
 // connect opens the transport and runs the handshake within timeout. On
@@ -176,21 +177,18 @@ func (s *mcpSession) connect(ctx context.Context, timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)
 	ctx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()
-	if err := s.tr.open(ctx, s.receive, s.lost); err != nil {
-		err = s.explain(fmt.Errorf("starting MCP server %s: %w", s.server, err))
-		s.close()
-		return err
+	err := s.tr.open(ctx, s.receive, s.lost)
+	if err != nil {
+		err = fmt.Errorf("starting MCP server %s: %w", s.server, err)
+	} else if err = s.initialize(ctx, timeout); err != nil && time.Until(deadline) <= 0 {
+		// The startup deadline and the request's own timeout end together.
+		err = fmt.Errorf("MCP server %s did not answer initialize within %s", s.server, timeout)
 	}
-	if err := s.initialize(ctx, timeout); err != nil {
-		// The startup deadline and the initialize request's own timeout
-		// end together; either way the server was too slow.
-		if !time.Now().Before(deadline) {
-			err = fmt.Errorf("MCP server %s did not answer initialize within %s", s.server, timeout)
-		}
+	if err != nil {
+		err = s.explain(err)
 		s.close()
-		return s.explain(err)
 	}
-	return nil
+	return err
 }
 
 // initialize runs the MCP handshake: initialize, check the version the
@@ -202,14 +200,10 @@ func (s *mcpSession) initialize(ctx context.Context, timeout time.Duration) erro
 	if len(s.opts.Roots) > 0 {
 		caps["roots"] = map[string]any{"listChanged": false}
 	}
-	version := s.opts.ClientVersion
-	if version == "" {
-		version = "dev"
-	}
 	params := map[string]any{
 		"protocolVersion": mcpProtocolVersion,
 		"capabilities":    caps,
-		"clientInfo":      map[string]any{"name": "minicode", "version": version},
+		"clientInfo":      map[string]any{"name": "minicode", "version": cmp.Or(s.opts.ClientVersion, "dev")},
 	}
 	raw, err := s.request(ctx, "initialize", params, timeout, nil)
 	if err != nil {
@@ -222,9 +216,7 @@ func (s *mcpSession) initialize(ctx context.Context, timeout time.Duration) erro
 	if !slices.Contains(mcpSupportedVersions(), info.ProtocolVersion) {
 		return fmt.Errorf("MCP server %s speaks protocol version %q; minicode supports %v", s.server, info.ProtocolVersion, mcpSupportedVersions())
 	}
-	s.mu.Lock()
-	s.info = info
-	s.mu.Unlock()
+	s.info.Store(&info)
 	s.tr.negotiated(info.ProtocolVersion)
 	if err := s.notify(ctx, "notifications/initialized", nil); err != nil {
 		return fmt.Errorf("initializing MCP server %s: %w", s.server, err)
@@ -234,9 +226,10 @@ func (s *mcpSession) initialize(ctx context.Context, timeout time.Duration) erro
 
 // serverInfo returns what the server said in the handshake.
 func (s *mcpSession) serverInfo() mcpServerInfo {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.info
+	if info := s.info.Load(); info != nil {
+		return *info
+	}
+	return mcpServerInfo{}
 }
 
 // call sends a request and waits for its result. If the server lost our
@@ -261,8 +254,7 @@ func (s *mcpSession) call(ctx context.Context, method string, params any, timeou
 func (s *mcpSession) request(ctx context.Context, method string, params any, timeout time.Duration, onProgress func(MCPProgress)) (json.RawMessage, error) {
 	ctx, done := context.WithCancel(ctx)
 	defer done()
-	id := s.nextID.Add(1)
-	key := strconv.FormatInt(id, 10)
+	key := strconv.FormatInt(s.nextID.Add(1), 10)
 	body, err := requestParams(params, key, onProgress != nil)
 	if err != nil {
 		return nil, fmt.Errorf("encoding %s: %w", method, err)
@@ -273,19 +265,17 @@ func (s *mcpSession) request(ctx context.Context, method string, params any, tim
 	s.mu.Unlock()
 	defer s.forget(key)
 
-	msg := rpcMessage{JSONRPC: "2.0", ID: json.RawMessage(key), Method: method, Params: body}
 	sent := make(chan error, 1)
-	go func() { sent <- s.tr.send(ctx, msg) }()
+	go func() {
+		sent <- s.tr.send(ctx, rpcMessage{JSONRPC: "2.0", ID: json.RawMessage(key), Method: method, Params: body})
+	}()
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
 	for {
 		select {
 		case err := <-sent:
-			if err != nil && s.life.Err() != nil {
-				return nil, s.ended()
-			}
 			if err != nil {
-				return nil, err
+				return nil, cmp.Or(s.ended(), err)
 			}
 			sent = nil
 		case r := <-p.reply:
@@ -362,63 +352,118 @@ func (s *mcpSession) notify(ctx context.Context, method string, params any) erro
 // request, a request from the server is answered, a notification is
 // dispatched.
 func (s *mcpSession) receive(m rpcMessage) {
+	var p struct {
+		RequestID json.RawMessage `json:"requestId"`
+		Token     json.RawMessage `json:"progressToken"`
+		MCPProgress
+	}
 	switch {
 	case m.isResponse():
-		s.mu.Lock()
-		p := s.pending[idKey(m.ID)]
-		s.mu.Unlock()
-		if p != nil {
+		if pend := s.lookup(m.ID); pend != nil {
 			select {
-			case p.reply <- m:
-			default:
+			case pend.reply <- m:
+			default: // a second reply to the same request
 			}
 		}
 	case m.isRequest():
 		s.serve(m)
-	case m.Method == "notifications/progress":
-		s.progress(m.Params)
-	case m.Method == "notifications/cancelled":
-		var p struct {
-			RequestID json.RawMessage `json:"requestId"`
-		}
-		if json.Unmarshal(m.Params, &p) == nil {
-			s.mu.Lock()
-			stop := s.incoming[idKey(p.RequestID)]
-			s.mu.Unlock()
-			if stop != nil {
-				stop()
+	case m.Method == "notifications/progress" && json.Unmarshal(m.Params, &p) == nil:
+		if pend := s.lookup(p.Token); pend != nil {
+			select {
+			case pend.progressed <- struct{}{}:
+			default:
+			}
+			if pend.onProgress != nil {
+				p.Server = s.server
+				pend.onProgress(p.MCPProgress)
 			}
 		}
+	case m.Method == "notifications/cancelled" && json.Unmarshal(m.Params, &p) == nil:
+		s.mu.Lock()
+		stop := s.incoming[idKey(p.RequestID)]
+		s.mu.Unlock()
+		if stop != nil {
+			stop()
+		}
 	case m.Method != "" && s.opts.OnNotify != nil:
-		s.opts.OnNotify(m.Method, m.Params)
+		s.opts.OnNotify(m.Method)
 	}
+}
+
+// lookup returns the pending request with the given id, or nil.
+func (s *mcpSession) lookup(id json.RawMessage) *mcpPending {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.pending[idKey(id)]
+}
+
+// serve answers a request from the server on its own goroutine, so that a
+// slow answer (a person filling in a form) never stalls the connection;
+// notifications/cancelled for it ends its context.
+func (s *mcpSession) serve(m rpcMessage) {
+	ctx, stop := context.WithCancel(s.life)
+	key := idKey(m.ID)
+	s.mu.Lock()
+	s.incoming[key] = stop
+	s.mu.Unlock()
+	go func() {
+		defer func() {
+			s.mu.Lock()
+			delete(s.incoming, key)
+			s.mu.Unlock()
+			stop()
+		}()
+		result, rerr := s.answer(ctx, m)
+		if ctx.Err() != nil {
+			return
+		}
+		reply := rpcMessage{JSONRPC: "2.0", ID: m.ID, Error: rerr}
+		if rerr == nil {
+			reply.Result, _ = json.Marshal(result)
+		}
+		sendCtx, cancel := context.WithTimeout(s.life, defaultMCPCallTimeout)
+		defer cancel()
+		_ = s.tr.send(sendCtx, reply)
+	}()
+}
+
+// answer computes the result of a server's request: ping, roots/list and
+// elicitation/create; anything else gets "method not found".
+func (s *mcpSession) answer(ctx context.Context, m rpcMessage) (any, *rpcError) {
+	switch {
+	case m.Method == "ping":
+		return struct{}{}, nil
+	case m.Method == "roots/list" && len(s.opts.Roots) > 0:
+		roots := make([]map[string]string, len(s.opts.Roots))
+		for i, dir := range s.opts.Roots {
+			u := url.URL{Scheme: "file", Path: filepath.ToSlash(dir)}
+			roots[i] = map[string]string{"uri": u.String(), "name": filepath.Base(dir)}
+		}
+		return map[string]any{"roots": roots}, nil
+	case m.Method == "elicitation/create":
+		return s.elicit(ctx, m.Params)
+	}
+	return nil, &rpcError{Code: rpcMethodNotFound, Message: "method not found: " + m.Method}
 }
 
 // lost records that the transport ended by itself: the owner hears of it
 // first (so its state is already "failed" when a waiting request returns),
 // then every waiting request fails with the reason.
 func (s *mcpSession) lost(err error) {
+	err = s.explain(fmt.Errorf("MCP server %s is not connected: %w", s.server, err))
 	if s.opts.OnLost != nil {
-		s.opts.OnLost(s.explain(fmt.Errorf("MCP server %s is not connected: %w", s.server, err)))
+		s.opts.OnLost(err)
 	}
-	s.shutdown(err)
+	s.end(err)
 }
 
-// shutdown ends the session once, remembering why.
-func (s *mcpSession) shutdown(err error) {
-	s.closeOnce.Do(func() {
-		if err == nil {
-			err = errors.New("the connection was closed")
-		}
-		s.err = err
-		s.end()
-	})
-}
-
-// ended is the error a request gets once the session is over, with the
-// server's last words.
+// ended is the error a request gets once the session is over, or nil
+// while it lasts.
 func (s *mcpSession) ended() error {
-	return s.explain(fmt.Errorf("MCP server %s is not connected: %w", s.server, s.err))
+	if s.life.Err() == nil {
+		return nil
+	}
+	return context.Cause(s.life)
 }
 
 // explain adds the server's recent stderr to an error.
@@ -429,10 +474,13 @@ func (s *mcpSession) explain(err error) error {
 	return err
 }
 
-// close ends the session and the transport; later calls do nothing.
+// close ends the session and the transport, and returns once the
+// transport has let go of everything; later calls do nothing.
 func (s *mcpSession) close() error {
-	s.shutdown(errors.New("the session was closed"))
 	var err error
-	s.closeTr.Do(func() { err = s.tr.close() })
+	s.closing.Do(func() {
+		s.end(fmt.Errorf("MCP server %s is not connected: the session was closed", s.server))
+		err = s.tr.close()
+	})
 	return err
 }

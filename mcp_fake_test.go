@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -64,6 +65,7 @@ func runMCPCLIForTest(args []string) int {
 //	lsp      Content-Length framing only; other lines get a framed parse error
 //	garbage  like ndjson, with junk lines on stdout before every reply
 //	hang     reads everything, answers nothing
+//	hanglist answers initialize, then nothing
 //	exit     exits at once with a message on stderr
 //	oldver   answers initialize with an unsupported protocol version
 //	noeof    like ndjson, but stays up when stdin ends
@@ -95,12 +97,18 @@ func runFakeMCPServer(mode string, in io.Reader, out io.Writer) int {
 		if err != nil {
 			return 0
 		}
-		if body == nil || mode == "hang" {
+		if body == nil {
 			continue
 		}
 		var m rpcMessage
 		if err := json.Unmarshal(body, &m); err != nil {
 			s.write(map[string]any{"jsonrpc": "2.0", "id": nil, "error": map[string]any{"code": -32700, "message": "parse error"}})
+			continue
+		}
+		if dir := os.Getenv("FAKE_SEEN_DIR"); dir != "" && m.Method != "" {
+			_ = os.WriteFile(filepath.Join(dir, strings.ReplaceAll(m.Method, "/", "_")), nil, 0o644)
+		}
+		if mode == "hang" || mode == "hanglist" && m.Method != "initialize" {
 			continue
 		}
 		s.handle(m)
@@ -124,7 +132,16 @@ func (s *fakeServer) read() ([]byte, error) {
 		}
 		return nil, nil
 	}
-	return readLSPFrame(s.in, line)
+	n, err := strconv.Atoi(strings.TrimSpace(line[len("Content-Length:"):]))
+	for err == nil && line != "" {
+		line, err = s.in.ReadString('\n')
+		line = strings.TrimSpace(line)
+	}
+	body := make([]byte, n)
+	if err == nil {
+		_, err = io.ReadFull(s.in, body)
+	}
+	return body, err
 }
 
 // write sends one message in the server's framing.

@@ -89,11 +89,11 @@ func (m *MCPManager) listEach(ctx context.Context, server, method, key string, f
 	}
 	var lines []string
 	for _, srv := range servers {
-		sess, err := srv.ready()
-		if err != nil {
+		sess := srv.view.Load().session
+		if sess == nil {
 			continue
 		}
-		items, err := sess.listAll(ctx, method, key, srv.callTimeout())
+		items, err := sess.listAll(ctx, method, key, srv.cfg.callTimeout())
 		if err != nil {
 			lines = append(lines, fmt.Sprintf("%s: %v", srv.name, err))
 			continue
@@ -155,7 +155,7 @@ func (m *MCPManager) readResource(ctx context.Context, server, uri string) (Tool
 	if err != nil {
 		return ToolOutput{}, err
 	}
-	raw, err := sess.call(ctx, "resources/read", map[string]string{"uri": uri}, srv.callTimeout(), nil)
+	raw, err := sess.call(ctx, "resources/read", map[string]string{"uri": uri}, srv.cfg.callTimeout(), nil)
 	if err != nil {
 		return ToolOutput{}, fmt.Errorf("reading %s from %s: %w", uri, server, err)
 	}
@@ -182,7 +182,7 @@ func (m *MCPManager) getPrompt(ctx context.Context, server, name string, args ma
 	if len(args) > 0 {
 		params["arguments"] = args
 	}
-	raw, err := sess.call(ctx, "prompts/get", params, srv.callTimeout(), nil)
+	raw, err := sess.call(ctx, "prompts/get", params, srv.cfg.callTimeout(), nil)
 	if err != nil {
 		return ToolOutput{}, fmt.Errorf("getting prompt %s from %s: %w", name, server, err)
 	}
@@ -212,6 +212,8 @@ func (m *MCPManager) oneReady(name string) (*mcpServer, *mcpSession, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	sess, err := servers[0].ready()
-	return servers[0], sess, err
+	if sess := servers[0].view.Load().session; sess != nil {
+		return servers[0], sess, nil
+	}
+	return nil, nil, fmt.Errorf("MCP server %s is not ready", name)
 }

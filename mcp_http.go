@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -73,7 +74,7 @@ func (t *mcpHTTP) send(ctx context.Context, msg rpcMessage) error {
 	legacy, expired := t.legacyPost, t.expired
 	t.mu.Unlock()
 	if legacy != "" {
-		return t.postLegacy(ctx, legacy, body)
+		return t.postLegacy(legacy, body)
 	}
 	if expired && msg.Method != "initialize" {
 		return errMCPSessionExpired
@@ -82,55 +83,54 @@ func (t *mcpHTTP) send(ctx context.Context, msg rpcMessage) error {
 	// until its reply has been read, for anything else until the headers.
 	reqCtx, end := context.WithCancel(t.life)
 	detach := context.AfterFunc(ctx, end)
-	cancel := func() { detach(); end() }
 	resp, err := t.do(reqCtx, http.MethodPost, bytes.NewReader(body), msg.Method == "initialize", "")
-	if err != nil {
-		cancel()
-		return err
-	}
-	if !msg.isRequest() {
+	if err != nil || !msg.isRequest() {
 		detach()
 	}
+	if err != nil {
+		end()
+		return err
+	}
 	if msg.Method == "initialize" && (resp.StatusCode == 400 || resp.StatusCode == 404 || resp.StatusCode == 405) {
-		drain(resp)
-		cancel()
+		end() // before the body is closed, so that the connection is not reused
+		resp.Body.Close()
 		if err := t.connectLegacy(ctx); err != nil {
 			return fmt.Errorf("the server refused the initialize POST (%s) and HTTP+SSE failed too: %w", resp.Status, err)
 		}
 		return t.send(ctx, msg)
 	}
-	if t.sessionLost(resp, msg.Method) {
-		cancel()
-		return errMCPSessionExpired
-	}
-	if resp.StatusCode/100 != 2 {
-		defer cancel()
-		return statusError(resp)
-	}
-	if msg.Method == "initialize" {
-		t.mu.Lock()
-		t.sessionID, t.expired = resp.Header.Get("Mcp-Session-Id"), false
-		t.mu.Unlock()
-	}
-	return t.readReply(reqCtx, cancel, resp, msg)
+	return t.readReply(reqCtx, end, resp, msg)
 }
 
 // readReply delivers what came back for a message: a JSON body at once,
 // an SSE stream on its own goroutine (it may hold server requests and
-// notifications before the reply).
-func (t *mcpHTTP) readReply(ctx context.Context, cancel context.CancelFunc, resp *http.Response, msg rpcMessage) error {
+// notifications before the reply). end releases the exchange.
+func (t *mcpHTTP) readReply(ctx context.Context, end context.CancelFunc, resp *http.Response, msg rpcMessage) error {
+	if t.sessionLost(resp, msg.Method) {
+		defer end()
+		return errMCPSessionExpired
+	}
 	mediaType, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	switch {
+	case resp.StatusCode/100 != 2:
+		defer end()
+		return statusError(resp)
+	case msg.Method == "initialize":
+		t.mu.Lock()
+		t.sessionID, t.expired = resp.Header.Get("Mcp-Session-Id"), false
+		t.mu.Unlock()
+	}
 	switch {
 	case resp.StatusCode == http.StatusAccepted || resp.StatusCode == http.StatusNoContent:
 		drain(resp)
-		cancel()
+		end()
 	case mediaType == "text/event-stream":
 		go func() {
-			defer cancel()
-			t.readStream(ctx, resp.Body, idKey(msg.ID))
+			defer end()
+			t.follow(ctx, resp.Body, idKey(msg.ID))
 		}()
 	default:
-		defer cancel()
+		defer end()
 		defer drain(resp)
 		return t.deliverJSON(resp.Body)
 	}
@@ -150,17 +150,12 @@ func (t *mcpHTTP) deliverJSON(body io.Reader) error {
 	if len(data) == 0 {
 		return nil
 	}
+	if data[0] != '[' {
+		data = append(append([]byte{'['}, data...), ']')
+	}
 	var batch []rpcMessage
-	if data[0] == '[' {
-		if err := json.Unmarshal(data, &batch); err != nil {
-			return fmt.Errorf("bad JSON reply: %w", err)
-		}
-	} else {
-		var m rpcMessage
-		if err := json.Unmarshal(data, &m); err != nil {
-			return fmt.Errorf("bad JSON reply: %w", err)
-		}
-		batch = append(batch, m)
+	if err := json.Unmarshal(data, &batch); err != nil {
+		return fmt.Errorf("bad JSON reply: %w", err)
 	}
 	for _, m := range batch {
 		t.deliver(m)
@@ -168,27 +163,30 @@ func (t *mcpHTTP) deliverJSON(body io.Reader) error {
 	return nil
 }
 
-// readStream reads an SSE stream that should end with the reply to the
-// request wantID ("" for none). If it ends first, the stream is resumed
-// with GET and Last-Event-ID after the server's retry delay; if it cannot
-// be resumed, the request fails rather than waiting forever.
-func (t *mcpHTTP) readStream(ctx context.Context, body io.ReadCloser, wantID string) {
-	lastID, retry := "", mcpDefaultRetry
-	for attempt := 0; ; attempt++ {
-		answered, id, delay := t.readEvents(body, wantID)
-		body.Close()
-		if id != "" {
-			lastID, attempt = id, 0
+// follow reads an SSE stream and, when it drops, resumes it with GET and
+// Last-Event-ID after the server's retry delay, until ctx ends. A
+// request's stream (wantID set) ends with its reply; if it cannot be
+// resumed the request fails rather than waiting forever. The GET stream
+// (wantID "") ends when the server refuses to reopen it.
+func (t *mcpHTTP) follow(ctx context.Context, body io.ReadCloser, wantID string) {
+	lastID, retry, failures := "", mcpDefaultRetry, 0
+	for {
+		if body != nil {
+			answered, id, delay := t.readEvents(body, wantID)
+			body.Close()
+			if answered || ctx.Err() != nil {
+				return
+			}
+			if id != "" {
+				lastID, failures = id, 0
+			}
+			retry = cmp.Or(delay, retry)
 		}
-		if delay > 0 {
-			retry = delay
-		}
-		if answered || wantID == "" || ctx.Err() != nil {
-			return
-		}
-		if lastID == "" || attempt >= mcpMaxReconnects {
-			t.deliver(rpcMessage{JSONRPC: "2.0", ID: json.RawMessage(wantID),
-				Error: &rpcError{Code: rpcConnectionLost, Message: "the server closed the stream before answering"}})
+		if wantID != "" && lastID == "" || failures >= mcpMaxReconnects {
+			if wantID != "" {
+				t.deliver(rpcMessage{JSONRPC: "2.0", ID: json.RawMessage(wantID),
+					Error: &rpcError{Code: rpcConnectionLost, Message: "the server closed the stream before answering"}})
+			}
 			return
 		}
 		select {
@@ -197,13 +195,19 @@ func (t *mcpHTTP) readStream(ctx context.Context, body io.ReadCloser, wantID str
 			return
 		}
 		resp, err := t.do(ctx, http.MethodGet, nil, false, lastID)
-		if err != nil || resp.StatusCode != http.StatusOK {
-			if err == nil {
-				drain(resp)
+		body = nil
+		switch {
+		case err != nil:
+			failures++
+		case resp.StatusCode != http.StatusOK:
+			drain(resp)
+			if wantID == "" {
+				return
 			}
-			continue
+			failures++
+		default:
+			body = resp.Body
 		}
-		body = resp.Body
 	}
 }
 
@@ -213,15 +217,12 @@ func (t *mcpHTTP) readStream(ctx context.Context, body io.ReadCloser, wantID str
 func (t *mcpHTTP) readEvents(body io.Reader, wantID string) (answered bool, lastID string, retry time.Duration) {
 	_ = mcpEvents(body, func(ev SSEEvent) bool {
 		lastID, retry = ev.ID, ev.Retry
-		if strings.TrimSpace(ev.Data) == "" || ev.Event != "message" {
-			return true
-		}
 		var m rpcMessage
-		if err := json.Unmarshal([]byte(ev.Data), &m); err != nil {
+		if ev.Event != "message" || json.Unmarshal([]byte(ev.Data), &m) != nil {
 			return true
 		}
 		t.deliver(m)
-		answered = answered || wantID != "" && m.isResponse() && idKey(m.ID) == wantID
+		answered = wantID != "" && m.isResponse() && idKey(m.ID) == wantID
 		return !answered
 	})
 	return answered, lastID, retry
@@ -239,11 +240,11 @@ func (t *mcpHTTP) negotiated(version string) {
 // but 200 means the server offers no such stream.
 func (t *mcpHTTP) established(ctx context.Context) error {
 	t.mu.Lock()
-	legacy := t.legacyPost != ""
-	if t.stopListen != nil {
-		t.stopListen()
-	}
+	legacy, stopOld := t.legacyPost != "", t.stopListen
 	t.mu.Unlock()
+	if stopOld != nil {
+		stopOld()
+	}
 	if legacy {
 		return nil
 	}
@@ -261,42 +262,8 @@ func (t *mcpHTTP) established(ctx context.Context) error {
 	t.mu.Lock()
 	t.stopListen = stop
 	t.mu.Unlock()
-	go t.listen(listenCtx, resp.Body)
+	go t.follow(listenCtx, resp.Body, "")
 	return nil
-}
-
-// listen reads the GET stream and reconnects after it drops, resuming
-// from the last event id, until the server refuses or the session ends.
-func (t *mcpHTTP) listen(ctx context.Context, body io.ReadCloser) {
-	lastID, retry := "", mcpDefaultRetry
-	for failures := 0; failures < mcpMaxReconnects; {
-		if body != nil {
-			_, id, delay := t.readEvents(body, "")
-			body.Close()
-			body = nil
-			if id != "" {
-				lastID = id
-			}
-			if delay > 0 {
-				retry = delay
-			}
-		}
-		select {
-		case <-time.After(retry):
-		case <-ctx.Done():
-			return
-		}
-		resp, err := t.do(ctx, http.MethodGet, nil, false, lastID)
-		switch {
-		case err != nil:
-			failures++
-		case resp.StatusCode != http.StatusOK:
-			drain(resp)
-			return
-		default:
-			body, failures = resp.Body, 0
-		}
-	}
 }
 
 // do sends one HTTP request with the transport's headers.
@@ -308,11 +275,10 @@ func (t *mcpHTTP) do(ctx context.Context, method string, body io.Reader, initial
 	for k, v := range t.headers {
 		req.Header.Set(k, v)
 	}
+	req.Header.Set("Accept", "text/event-stream")
 	if method == http.MethodPost {
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Accept", "application/json, text/event-stream")
-	} else {
-		req.Header.Set("Accept", "text/event-stream")
 	}
 	if lastEventID != "" {
 		req.Header.Set("Last-Event-ID", lastEventID)
@@ -379,26 +345,28 @@ func drain(resp *http.Response) {
 // endpoint event naming where to POST, and keep reading the stream, which
 // carries every reply.
 func (t *mcpHTTP) connectLegacy(ctx context.Context) error {
-	resp, err := t.do(t.life, http.MethodGet, nil, true, "")
-	if err != nil {
-		return err
+	streamCtx, end := context.WithCancel(t.life)
+	resp, err := t.do(streamCtx, http.MethodGet, nil, true, "")
+	if err == nil && resp.StatusCode != http.StatusOK {
+		err = statusError(resp)
 	}
-	if resp.StatusCode != http.StatusOK {
-		return statusError(resp)
+	if err != nil {
+		end()
+		return err
 	}
 	endpoint := make(chan string, 1)
 	go func() {
+		defer end()
 		defer resp.Body.Close()
 		_ = mcpEvents(resp.Body, func(ev SSEEvent) bool {
-			if ev.Event == "endpoint" {
+			var m rpcMessage
+			switch {
+			case ev.Event == "endpoint":
 				select {
 				case endpoint <- ev.Data:
 				default: // only the first one counts
 				}
-				return true
-			}
-			var m rpcMessage
-			if ev.Data != "" && json.Unmarshal([]byte(ev.Data), &m) == nil {
+			case json.Unmarshal([]byte(ev.Data), &m) == nil:
 				t.deliver(m)
 			}
 			return true
@@ -409,12 +377,12 @@ func (t *mcpHTTP) connectLegacy(ctx context.Context) error {
 	}()
 	select {
 	case ref := <-endpoint:
-		base, err := url.Parse(t.url)
-		if err != nil {
-			return err
+		post, err := url.Parse(t.url)
+		if err == nil {
+			post, err = post.Parse(strings.TrimSpace(ref))
 		}
-		post, err := base.Parse(strings.TrimSpace(ref))
 		if err != nil {
+			end()
 			return fmt.Errorf("bad endpoint %q: %w", ref, err)
 		}
 		t.mu.Lock()
@@ -422,21 +390,27 @@ func (t *mcpHTTP) connectLegacy(ctx context.Context) error {
 		t.mu.Unlock()
 		return nil
 	case <-ctx.Done():
+		end()
 		return fmt.Errorf("waiting for the endpoint event: %w", ctx.Err())
 	}
 }
 
 // postLegacy sends one message to the HTTP+SSE endpoint; the answer
-// arrives on the event stream.
-func (t *mcpHTTP) postLegacy(ctx context.Context, endpoint string, body []byte) error {
+// arrives on the event stream. The POST is bound to the transport, not to
+// the request: the reply may come on the stream before the POST's own 202,
+// and cancelling an exchange whose answer is arriving can break the
+// connection the next POST reuses.
+func (t *mcpHTTP) postLegacy(endpoint string, body []byte) error {
+	ctx, cancel := context.WithTimeout(t.life, defaultMCPCallTimeout)
+	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, bytes.NewReader(body))
 	if err != nil {
 		return err
 	}
-	req.Header.Set("Content-Type", "application/json")
 	for k, v := range t.headers {
 		req.Header.Set(k, v)
 	}
+	req.Header.Set("Content-Type", "application/json")
 	resp, err := t.client.Do(req)
 	if err != nil {
 		return fmt.Errorf("POST %s: %w", endpoint, err)

@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // MCPState is where a server is in its life.
@@ -61,22 +63,32 @@ type MCPOptions struct {
 // MCPManager runs the configured MCP servers and keeps their tools in the
 // registry: servers start in parallel in the background, each one's tools
 // appear as it becomes ready, a list_changed notification refreshes them,
-// and a server that dies is reported and can be restarted.
+// and a server that dies is reported and can be restarted. Each server is
+// owned by one goroutine (mcpServer.run); the manager reads what the owners
+// publish and asks them for restarts.
 type MCPManager struct {
-	reg     *Registry
-	opts    MCPOptions
-	servers []*mcpServer
+	reg      *Registry
+	opts     MCPOptions
+	servers  []*mcpServer
+	framings sync.Map // server name → the framing its stdio process spoke
 
-	mu       sync.Mutex
-	framings map[string]string // what framing each stdio server spoke
-	helpers  map[string]bool   // helper tools currently registered
+	life    context.Context // ends when the manager closes
+	stop    context.CancelFunc
+	running sync.WaitGroup // the owner goroutines
+
+	mu      sync.Mutex // guards started and every registry change
+	started bool
+	helpers map[string]bool // helper tools currently registered
 }
 
 // NewMCPManager prepares the servers; Start launches them.
 func NewMCPManager(configs []MCPServerConfig, reg *Registry, opts MCPOptions) *MCPManager {
-	m := &MCPManager{reg: reg, opts: opts, framings: map[string]string{}, helpers: map[string]bool{}}
+	m := &MCPManager{reg: reg, opts: opts, helpers: map[string]bool{}}
+	m.life, m.stop = context.WithCancel(context.Background())
 	for _, c := range configs {
-		m.servers = append(m.servers, &mcpServer{m: m, name: c.Name, cfg: c, state: MCPStarting, settled: make(chan struct{})})
+		srv := &mcpServer{m: m, name: c.Name, cfg: c, restart: make(chan chan<- error), settled: make(chan struct{}), done: make(chan struct{})}
+		srv.view.Store(&mcpView{status: ServerStatus{Name: c.Name, State: MCPStarting}})
+		m.servers = append(m.servers, srv)
 	}
 	return m
 }
@@ -99,22 +111,42 @@ func StartMCPServers(ctx context.Context, home, workspace string, reg *Registry,
 	return m, nil
 }
 
-// Start launches every server in the background and returns at once.
+// Start launches every server's owner in the background and returns at
+// once. The servers stop when ctx ends or the manager closes; after
+// Close, Start does nothing.
 func (m *MCPManager) Start(ctx context.Context) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.started || m.life.Err() != nil {
+		return
+	}
+	m.started = true
+	ctx, cancel := context.WithCancel(ctx)
+	context.AfterFunc(m.life, cancel)
 	for _, srv := range m.servers {
-		go srv.start(ctx)
+		m.running.Add(1)
+		go srv.run(ctx)
 	}
 }
 
-// Wait blocks until every server is ready or has failed, or ctx ends.
+// Close stops every server, including those still starting, and returns
+// once every server process has ended.
+func (m *MCPManager) Close() {
+	m.mu.Lock()
+	m.stop()
+	m.mu.Unlock()
+	m.running.Wait()
+}
+
+// Wait blocks until every server is ready or has failed its first start,
+// or ctx ends, or the manager closes.
 func (m *MCPManager) Wait(ctx context.Context) {
 	for _, srv := range m.servers {
-		srv.mu.Lock()
-		settled := srv.settled
-		srv.mu.Unlock()
 		select {
-		case <-settled:
+		case <-srv.settled:
 		case <-ctx.Done():
+			return
+		case <-m.life.Done():
 			return
 		}
 	}
@@ -124,7 +156,7 @@ func (m *MCPManager) Wait(ctx context.Context) {
 func (m *MCPManager) Status() []ServerStatus {
 	out := make([]ServerStatus, len(m.servers))
 	for i, srv := range m.servers {
-		out[i] = srv.status()
+		out[i] = srv.view.Load().status
 	}
 	return out
 }
@@ -148,21 +180,29 @@ func (m *MCPManager) StatusLine() string {
 	return "MCP " + strings.Join(parts, ", ")
 }
 
-// Restart stops a server and starts it again, waiting for the outcome.
+// Restart asks a server's owner to end its session and start again, and
+// waits for the outcome.
 func (m *MCPManager) Restart(ctx context.Context, name string) error {
 	srv := m.server(name)
 	if srv == nil {
 		return fmt.Errorf("no MCP server named %q; configured: %s", name, strings.Join(m.names(), ", "))
 	}
-	srv.stop(false)
-	srv.mu.Lock()
-	srv.state, srv.err, srv.settled = MCPStarting, "", make(chan struct{})
-	srv.mu.Unlock()
-	srv.start(ctx)
-	if st := srv.status(); st.State != MCPReady {
-		return errors.New(st.Error)
+	outcome := make(chan error, 1)
+	select {
+	case srv.restart <- outcome:
+	case <-srv.done:
+		return errors.New("the MCP servers have been stopped")
+	case <-m.life.Done():
+		return errors.New("the MCP servers have been stopped")
+	case <-ctx.Done():
+		return ctx.Err()
 	}
-	return nil
+	select {
+	case err := <-outcome:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // SlashCommand runs "/mcp" (the status of every server) and
@@ -176,7 +216,7 @@ func (m *MCPManager) SlashCommand(ctx context.Context, args string) string {
 		if err := m.Restart(ctx, fields[1]); err != nil {
 			return fmt.Sprintf("MCP server %s failed to restart: %v", fields[1], err)
 		}
-		st := m.server(fields[1]).status()
+		st := m.server(fields[1]).view.Load().status
 		return fmt.Sprintf("MCP server %s restarted: %d tools.", st.Name, st.Tools)
 	}
 	return "usage: /mcp (list servers) or /mcp restart NAME"
@@ -200,16 +240,6 @@ func (m *MCPManager) describe() string {
 	}
 	b.WriteString("Restart a server with /mcp restart NAME.")
 	return b.String()
-}
-
-// Close stops every server, in parallel, including those still starting.
-func (m *MCPManager) Close() {
-	var wg sync.WaitGroup
-	for _, srv := range m.servers {
-		wg.Add(1)
-		go func() { defer wg.Done(); srv.stop(true) }()
-	}
-	wg.Wait()
 }
 
 // server finds a server by name.
@@ -238,19 +268,9 @@ func (m *MCPManager) emit(e MCPEvent) {
 	}
 }
 
-// rememberFraming records the framing a stdio server spoke, so a restart
-// uses it from the first message.
-func (m *MCPManager) rememberFraming(name string) func(string) {
-	return func(framing string) {
-		m.mu.Lock()
-		m.framings[name] = framing
-		m.mu.Unlock()
-	}
-}
-
 // transport builds the transport a server's config asks for. ${VAR} in
 // the URL, headers, command, arguments, env and cwd is filled from the
-// environment.
+// environment. A stdio server speaks the framing it spoke last time.
 func (m *MCPManager) transport(c MCPServerConfig) mcpTransport {
 	expand := func(s string) string { return expandVars(s, os.Getenv) }
 	if c.isHTTP() {
@@ -264,10 +284,10 @@ func (m *MCPManager) transport(c MCPServerConfig) mcpTransport {
 	for i, a := range c.Args {
 		args[i] = expand(a)
 	}
-	m.mu.Lock()
-	framing := m.framings[c.Name]
-	m.mu.Unlock()
-	return newMCPStdio(expand(c.Command), args, envList(expandedMap(c.Env)), dir, framing, m.rememberFraming(c.Name))
+	framing, _ := m.framings.Load(c.Name)
+	framingText, _ := framing.(string)
+	return newMCPStdio(expand(c.Command), args, envList(expandedMap(c.Env)), dir, framingText,
+		func(f string) { m.framings.Store(c.Name, f) })
 }
 
 // sessionOptions are the options every session of this manager gets.
@@ -279,44 +299,65 @@ func (m *MCPManager) sessionOptions() mcpSessionOptions {
 	return opts
 }
 
+// register replaces a server's tools in the registry (none: removes them)
+// and returns their names. A name that is already taken gets a numeric
+// suffix, with a warning.
+func (m *MCPManager) register(srv *mcpServer, old []string, tools []mcpToolInfo) (names, warnings []string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.reg.Remove(func(name string) bool { return slices.Contains(old, name) })
+	for _, info := range tools {
+		base := mcpToolName(srv.name, info.Name)
+		name := uniqueToolName(base, func(name string) bool { _, used := m.reg.Get(name); return used })
+		if name != base {
+			warnings = append(warnings, fmt.Sprintf("tool %q is registered as %s because %s was taken", info.Name, name, base))
+		}
+		m.reg.Add(newMCPTool(srv, name, info))
+		names = append(names, name)
+	}
+	return names, warnings
+}
+
 // refreshHelpers registers the resource and prompt helper tools while some
 // ready server offers resources or prompts, and removes them otherwise.
 func (m *MCPManager) refreshHelpers() {
 	var resources, prompts bool
 	for _, srv := range m.servers {
-		info, ok := srv.readyInfo()
-		resources = resources || ok && info.Capabilities.Resources != nil
-		prompts = prompts || ok && info.Capabilities.Prompts != nil
+		if sess := srv.view.Load().session; sess != nil {
+			caps := sess.serverInfo().Capabilities
+			resources = resources || caps.Resources != nil
+			prompts = prompts || caps.Prompts != nil
+		}
 	}
 	resourceTools, promptTools := mcpHelperTools(m)
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.offerHelpers(resourceTools, resources)
-	m.offerHelpers(promptTools, prompts)
-}
-
-// offerHelpers adds or removes helper tools so that they are registered
-// exactly when wanted. Callers hold m.mu.
-func (m *MCPManager) offerHelpers(tools []*Tool, want bool) {
-	for _, t := range tools {
-		switch {
-		case want && !m.helpers[t.Name]:
-			m.reg.Add(t)
-		case !want && m.helpers[t.Name]:
-			m.reg.Remove(func(name string) bool { return name == t.Name })
-		}
-		m.helpers[t.Name] = want
+	for _, t := range resourceTools {
+		m.offerHelper(t, resources)
+	}
+	for _, t := range promptTools {
+		m.offerHelper(t, prompts)
 	}
 }
 
-// readyServers returns the ready servers, optionally only the named one.
+// offerHelper adds or removes a helper tool so that it is registered
+// exactly when wanted. Callers hold m.mu.
+func (m *MCPManager) offerHelper(t *Tool, want bool) {
+	switch {
+	case want && !m.helpers[t.Name]:
+		m.reg.Add(t)
+	case !want && m.helpers[t.Name]:
+		m.reg.Remove(func(name string) bool { return name == t.Name })
+	}
+	m.helpers[t.Name] = want
+}
+
+// readyServers returns the ready servers' sessions, by server name,
+// optionally only the named one.
 func (m *MCPManager) readyServers(name string) ([]*mcpServer, error) {
 	var out []*mcpServer
 	for _, srv := range m.servers {
-		if name != "" && srv.name != name {
-			continue
-		}
-		if _, ok := srv.readyInfo(); ok {
+		if (name == "" || srv.name == name) && srv.view.Load().session != nil {
 			out = append(out, srv)
 		}
 	}
@@ -343,4 +384,242 @@ func errorSummary(err string) string {
 func firstLineOf(s string) string {
 	line, _, _ := strings.Cut(s, "\n")
 	return line
+}
+
+// mcpServer is one configured server. Its goroutine, run, owns the
+// session and everything that changes with it; others read the view it
+// publishes and send it restart requests.
+type mcpServer struct {
+	m       *MCPManager
+	name    string
+	cfg     MCPServerConfig
+	view    atomic.Pointer[mcpView]
+	restart chan chan<- error // a restart request, answered with its outcome
+	settled chan struct{}     // closed when the first start has an outcome
+	done    chan struct{}     // closed when run returns
+}
+
+// mcpView is what others may read of a server, replaced whole by its owner.
+type mcpView struct {
+	status  ServerStatus
+	session *mcpSession // set while the server is ready
+}
+
+// callTool runs a tool if the server is up, or explains why it cannot.
+func (srv *mcpServer) callTool(ctx context.Context, tool string, args []byte) (ToolOutput, error) {
+	v := srv.view.Load()
+	switch {
+	case v.session != nil:
+		return v.session.callTool(ctx, tool, args, srv.cfg.callTimeout(), func(p MCPProgress) {
+			srv.m.emit(MCPEvent{Kind: MCPEventProgress, Server: srv.name, Text: p.Message, Progress: &p})
+		})
+	case v.status.State == MCPStarting:
+		return ToolOutput{}, fmt.Errorf("MCP server %s is still starting; try again in a moment", srv.name)
+	}
+	return ToolOutput{}, fmt.Errorf("MCP server %s is not available (%s); restart it with /mcp restart %s", srv.name, firstLineOf(v.status.Error), srv.name)
+}
+
+// run owns the server until ctx ends: it runs one session after another,
+// each from its start to a restart request.
+func (srv *mcpServer) run(ctx context.Context) {
+	defer srv.m.running.Done()
+	defer close(srv.done)
+	defer srv.settle()
+	var waiting chan<- error
+	for ctx.Err() == nil {
+		waiting = srv.serve(ctx, waiting)
+	}
+	tell(waiting, errors.New("the MCP servers have been stopped"))
+}
+
+// settle marks the first start as decided, once.
+func (srv *mcpServer) settle() {
+	select {
+	case <-srv.settled:
+	default:
+		close(srv.settled)
+	}
+}
+
+// tell passes the outcome of a start to a waiting restart, if any.
+func tell(waiting chan<- error, err error) {
+	if waiting != nil {
+		waiting <- err // buffered: the restart may have stopped waiting
+	}
+}
+
+// mcpListing is the outcome of listing a server's tools.
+type mcpListing struct {
+	tools []mcpToolInfo
+	err   error
+}
+
+// mcpRun is one session of a server as its owner sees it. Only the
+// owner's goroutine touches it; connecting and listing run on a worker
+// goroutine that reports on listed.
+type mcpRun struct {
+	srv      *mcpServer
+	ctx      context.Context
+	cancel   context.CancelFunc
+	sess     *mcpSession
+	listed   chan mcpListing
+	listing  bool // a worker is connecting or listing
+	again    bool // list again when it is done: list_changed came meanwhile
+	up       bool // the session has been ready
+	ended    bool // the session failed or was lost
+	tools    []string
+	warnings []string
+	waiting  chan<- error  // a restart waiting for the outcome
+	lostSeen chan struct{} // closed once a loss has been recorded
+}
+
+// serve runs one session: connect and list the tools, keep them current
+// on list_changed, and record a failure or a lost connection. It returns
+// when a restart is asked for (with the request, to answer once the next
+// start has an outcome) or when ctx ends; either way the session is
+// closed, its process gone and its tools unregistered.
+func (srv *mcpServer) serve(ctx context.Context, waiting chan<- error) chan<- error {
+	changed, lost := make(chan struct{}, 1), make(chan error, 1)
+	opts := srv.m.sessionOptions()
+	opts.OnNotify = func(method string) {
+		if method == "notifications/tools/list_changed" {
+			select {
+			case changed <- struct{}{}:
+			default:
+			}
+		}
+	}
+	// The owner records a loss before any request learns of it, so that a
+	// failed call finds the server already marked failed.
+	lostSeen := make(chan struct{})
+	opts.OnLost = func(err error) {
+		lost <- err // buffered; called once
+		<-lostSeen
+	}
+	r := &mcpRun{srv: srv, sess: newMCPSession(srv.name, srv.m.transport(srv.cfg), opts), listed: make(chan mcpListing, 1),
+		waiting: waiting, lostSeen: lostSeen}
+	r.ctx, r.cancel = context.WithCancel(ctx)
+	defer r.end()
+	srv.publish(r, MCPStarting, "")
+	r.work(func() ([]mcpToolInfo, error) {
+		if err := r.sess.connect(r.ctx, srv.cfg.startupTimeout()); err != nil {
+			return nil, err
+		}
+		return r.sess.listTools(r.ctx, srv.cfg.callTimeout())
+	})
+	for {
+		select {
+		case l := <-r.listed:
+			r.onListed(l)
+		case <-changed:
+			r.again = true
+			if !r.listing && r.up && !r.ended {
+				r.relist()
+			}
+		case err := <-lost:
+			r.fail(err)
+			r.release()
+		case next := <-srv.restart:
+			tell(r.waiting, errors.New("restarted again"))
+			return next
+		case <-ctx.Done():
+			return r.waiting
+		}
+	}
+}
+
+// work runs list on the worker goroutine.
+func (r *mcpRun) work(list func() ([]mcpToolInfo, error)) {
+	r.listing = true
+	go func() {
+		tools, err := list()
+		r.listed <- mcpListing{tools, err}
+	}()
+}
+
+// relist lists the tools again after list_changed.
+func (r *mcpRun) relist() {
+	r.again = false
+	r.work(func() ([]mcpToolInfo, error) { return r.sess.listTools(r.ctx, r.srv.cfg.callTimeout()) })
+}
+
+// onListed takes the outcome of connecting or listing.
+func (r *mcpRun) onListed(l mcpListing) {
+	r.listing = false
+	switch {
+	case r.ended || r.ctx.Err() != nil:
+		r.sess.close() // the worker was the last to use it
+		return
+	case l.err != nil && !r.up:
+		r.sess.close()
+		r.fail(l.err)
+		return
+	case l.err != nil:
+		r.srv.m.emit(MCPEvent{Kind: MCPEventNotice, Server: r.srv.name, Text: fmt.Sprintf("MCP server %s: refreshing tools failed: %v", r.srv.name, l.err)})
+	default:
+		r.tools, r.warnings = r.srv.m.register(r.srv, r.tools, l.tools)
+		for _, w := range r.warnings {
+			r.srv.m.emit(MCPEvent{Kind: MCPEventNotice, Server: r.srv.name, Text: fmt.Sprintf("MCP server %s: %s", r.srv.name, w)})
+		}
+		r.srv.publish(r, MCPReady, "")
+		if !r.up {
+			r.up = true
+			r.srv.settle()
+			tell(r.waiting, nil)
+			r.waiting = nil
+		}
+	}
+	if r.again {
+		r.relist()
+	}
+}
+
+// fail records that the session failed or was lost and tells the user.
+// The tools stay registered, so that a call explains how to restart.
+func (r *mcpRun) fail(err error) {
+	if r.ended || r.ctx.Err() != nil {
+		return // already reported, or ended on purpose
+	}
+	r.ended = true
+	r.cancel()
+	r.srv.publish(r, MCPFailed, err.Error())
+	r.srv.m.emit(MCPEvent{Kind: MCPEventNotice, Server: r.srv.name, Text: fmt.Sprintf("MCP server %s failed: %s", r.srv.name, firstLineOf(err.Error()))})
+	r.srv.settle()
+	tell(r.waiting, err)
+	r.waiting = nil
+}
+
+// end closes the session once the worker is done with it and takes its
+// tools out of the registry.
+func (r *mcpRun) end() {
+	r.release()
+	r.cancel()
+	if r.listing {
+		<-r.listed
+	}
+	r.sess.close()
+	r.srv.m.register(r.srv, r.tools, nil)
+	r.srv.m.refreshHelpers()
+}
+
+// release lets the session's reader go on after reporting a loss.
+func (r *mcpRun) release() {
+	if r.lostSeen != nil {
+		close(r.lostSeen)
+		r.lostSeen = nil
+	}
+}
+
+// publish replaces the server's view with the run's state and tells the
+// UI when the state changed.
+func (srv *mcpServer) publish(r *mcpRun, state MCPState, errText string) {
+	v := &mcpView{status: ServerStatus{Name: srv.name, State: state, Tools: len(r.tools), Error: errText, Warnings: r.warnings}}
+	if state == MCPReady {
+		v.session = r.sess
+	}
+	old := srv.view.Swap(v)
+	srv.m.refreshHelpers()
+	if old.status.State != state {
+		srv.m.emit(MCPEvent{Kind: MCPEventState, Server: srv.name, Text: string(state)})
+	}
 }

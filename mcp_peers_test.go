@@ -117,11 +117,11 @@ func startManager(t *testing.T, configs []MCPServerConfig, opts MCPOptions) (*MC
 	t.Helper()
 	reg := NewRegistry()
 	m := NewMCPManager(configs, reg, opts)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	m.Start(ctx)
-	m.Wait(ctx)
 	t.Cleanup(m.Close)
+	m.Start(context.Background())
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	m.Wait(ctx)
 	return m, reg
 }
 
@@ -195,10 +195,14 @@ func TestMCPEverythingStdio(t *testing.T) {
 		})
 	}
 
-	t.Run("schema checked before the call", func(t *testing.T) {
+	t.Run("the server checks the arguments", func(t *testing.T) {
 		out := execTool(t, reg, "mcp__everything__get-sum", `{"a":"two","b":1}`)
-		if !out.IsError || !strings.Contains(out.Text, `field "a" must be number`) {
-			t.Errorf("got %q, want a validation error for a", out.Text)
+		if !out.IsError || !strings.Contains(out.Text, "Invalid arguments for tool get-sum") {
+			t.Errorf("got %q, want the server's validation error", out.Text)
+		}
+		out = execTool(t, reg, "mcp__everything__get-sum", `[2,40]`)
+		if !out.IsError || !strings.Contains(out.Text, "must be a JSON object") {
+			t.Errorf("got %q, want arguments that are not an object refused", out.Text)
 		}
 	})
 	t.Run("progress", func(t *testing.T) {

@@ -8,11 +8,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/textproto"
 	"os"
 	"os/exec"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -24,7 +26,8 @@ const (
 	framingLSP    = "lsp"
 )
 
-// How long shutdown waits after closing stdin and after each signal.
+// Shutdown follows the MCP specification: close stdin, wait mcpStdinGrace;
+// SIGTERM, wait mcpExitGrace; SIGKILL.
 const (
 	mcpStdinGrace = 500 * time.Millisecond
 	mcpExitGrace  = time.Second
@@ -37,59 +40,75 @@ const (
 // answers with Content-Length headers it switches both directions to that
 // framing and sends the initialize request again, framed.
 type mcpStdio struct {
-	command string
-	args    []string
-	env     []string // added to this process's environment
-	dir     string
-	// framing is what worked before ("" when unknown); remember is told
-	// what the server turned out to speak.
-	framing  string
-	remember func(framing string)
+	command  string
+	args     []string
+	env      []string // added to this process's environment
+	dir      string
+	remember func(framing string) // told what the server turned out to speak
 
 	cmd     *exec.Cmd
 	stdin   io.WriteCloser
 	stderr  *lineTail
+	stop    context.CancelFunc // SIGTERM to the group, SIGKILL after mcpExitGrace
+	exited  chan struct{}      // closed once the process is reaped
+	closing atomic.Bool
 	writeMu sync.Mutex
+
 	mu      sync.Mutex
-	lsp     bool        // current framing is Content-Length
-	settled bool        // framing is known (first valid message seen)
-	initMsg *rpcMessage // initialize sent while the framing was unknown
-	closing bool
-	exited  chan struct{}
+	lsp     bool   // current framing is Content-Length
+	settled bool   // framing is known (first valid message seen)
+	initMsg []byte // initialize, sent while the framing was unknown
+	initID  string
 }
 
-// newMCPStdio describes a server process; open starts it.
+// newMCPStdio describes a server process; framing is what worked before
+// ("" when unknown). open starts it.
 func newMCPStdio(command string, args, env []string, dir, framing string, remember func(string)) *mcpStdio {
-	return &mcpStdio{command: command, args: args, env: env, dir: dir, framing: framing, remember: remember,
+	return &mcpStdio{command: command, args: args, env: env, dir: dir, remember: remember,
+		lsp: framing == framingLSP, settled: framing != "",
 		stderr: &lineTail{max: mcpStderrKeep}, exited: make(chan struct{})}
 }
 
-// open starts the process and the goroutine reading its stdout.
-func (t *mcpStdio) open(ctx context.Context, deliver func(rpcMessage), lost func(error)) error {
-	cmd := exec.Command(t.command, t.args...)
+// open starts the process and the goroutine reading its stdout. Stopping
+// the process cancels its context: cmd.Cancel sends SIGTERM to the whole
+// group and SIGKILL a moment later, and WaitDelay lets Wait return even if
+// something else still holds the pipes.
+func (t *mcpStdio) open(_ context.Context, deliver func(rpcMessage), lost func(error)) error {
+	ctx, stop := context.WithCancel(context.Background())
+	cmd := exec.CommandContext(ctx, t.command, t.args...)
 	cmd.Env = append(os.Environ(), t.env...)
 	cmd.Dir = t.dir
-	// Its own process group, so that stopping it also stops what a
-	// wrapper (npx, uvx, a shell script) started.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Stderr = t.stderr
-	cmd.WaitDelay = mcpExitGrace
+	cmd.SysProcAttr = mcpProcAttr()
+	cmd.WaitDelay = 2 * mcpExitGrace
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
+		stop()
 		return err
 	}
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
+		stop()
 		return err
 	}
+	cmd.Cancel = func() error {
+		pid := cmd.Process.Pid
+		time.AfterFunc(mcpExitGrace, func() {
+			select {
+			case <-t.exited:
+			default:
+				_ = syscall.Kill(-pid, syscall.SIGKILL)
+				stdout.Close() // in case something outside the group holds it
+			}
+		})
+		return syscall.Kill(-pid, syscall.SIGTERM)
+	}
 	if err := cmd.Start(); err != nil {
+		stop()
 		return fmt.Errorf("running %s: %w", t.command, err)
 	}
-	t.cmd, t.stdin = cmd, stdin
-	if t.framing != "" {
-		t.lsp, t.settled = t.framing == framingLSP, true
-	}
-	go t.readLoop(bufio.NewReaderSize(stdout, 64*1024), deliver, lost)
+	t.cmd, t.stdin, t.stop = cmd, stdin, stop
+	go t.readLoop(bufio.NewReaderSize(stdout, 64<<10), deliver, lost)
 	return nil
 }
 
@@ -102,7 +121,7 @@ func (t *mcpStdio) send(ctx context.Context, msg rpcMessage) error {
 	t.mu.Lock()
 	lsp := t.lsp
 	if !t.settled && msg.Method == "initialize" {
-		t.initMsg = &msg
+		t.initMsg, t.initID = body, idKey(msg.ID)
 	}
 	t.mu.Unlock()
 	return t.write(ctx, body, lsp)
@@ -113,11 +132,9 @@ func (t *mcpStdio) send(ctx context.Context, msg rpcMessage) error {
 // is released when ctx ends, and the write finishes in the background or
 // fails when close shuts stdin, so messages are never cut in half.
 func (t *mcpStdio) write(ctx context.Context, body []byte, lsp bool) error {
-	var frame []byte
+	frame := append(body, '\n')
 	if lsp {
-		frame = append([]byte("Content-Length: "+strconv.Itoa(len(body))+"\r\n\r\n"), body...)
-	} else {
-		frame = append(body, '\n')
+		frame = append(fmt.Appendf(nil, "Content-Length: %d\r\n\r\n", len(body)), body...)
 	}
 	written := make(chan error, 1)
 	go func() {
@@ -144,30 +161,20 @@ func (t *mcpStdio) negotiated(string) {}
 func (t *mcpStdio) established(context.Context) error { return nil }
 
 // readLoop reads messages until stdout ends, then reports the exit. A
-// server is of no use without its stdout: one that garbled it is killed at
-// once, one that closed it gets mcpExitGrace to exit by itself (unless
-// close is already ending it).
+// server is of no use without its stdout: one that garbled it is stopped
+// at once, one that closed it gets mcpExitGrace to exit by itself.
 func (t *mcpStdio) readLoop(r *bufio.Reader, deliver func(rpcMessage), lost func(error)) {
 	err := t.readMessages(r, deliver)
 	grace := mcpExitGrace
 	if !errors.Is(err, io.EOF) {
 		grace = 0
 	}
-	kill := time.AfterFunc(grace, func() {
-		t.mu.Lock()
-		closing := t.closing
-		t.mu.Unlock()
-		if !closing {
-			t.signal(syscall.SIGKILL)
-		}
-	})
+	kill := time.AfterFunc(grace, t.stop)
 	waitErr := t.cmd.Wait()
 	killed := !kill.Stop()
-	t.mu.Lock()
-	closing := t.closing
-	t.mu.Unlock()
+	t.stop()
 	close(t.exited)
-	if closing {
+	if t.closing.Load() {
 		return
 	}
 	switch {
@@ -186,24 +193,7 @@ func (t *mcpStdio) readLoop(r *bufio.Reader, deliver func(rpcMessage), lost func
 // Lines that are not JSON are noted with the server's stderr and skipped.
 func (t *mcpStdio) readMessages(r *bufio.Reader, deliver func(rpcMessage)) error {
 	for {
-		t.mu.Lock()
-		lsp, settled := t.lsp, t.settled
-		t.mu.Unlock()
-		var body []byte
-		var err error
-		if lsp {
-			body, err = readLSPFrame(r, "")
-		} else {
-			var line []byte
-			line, err = readLine(r, maxMCPMessage)
-			line = bytes.TrimSpace(line)
-			if !settled && isContentLengthHeader(line) {
-				t.switchToLSP()
-				body, err = readLSPFrame(r, string(line))
-			} else if len(line) > 0 {
-				body = line
-			}
-		}
+		body, err := t.readMessage(r)
 		if len(body) > 0 {
 			t.decode(body, deliver)
 		}
@@ -211,6 +201,28 @@ func (t *mcpStdio) readMessages(r *bufio.Reader, deliver func(rpcMessage)) error
 			return err
 		}
 	}
+}
+
+// readMessage reads one message (or one line that may be junk) in the
+// current framing. While the framing is unknown, a Content-Length header
+// at the start of a line switches to that framing.
+func (t *mcpStdio) readMessage(r *bufio.Reader) ([]byte, error) {
+	t.mu.Lock()
+	lsp, settled := t.lsp, t.settled
+	t.mu.Unlock()
+	if !lsp && !settled {
+		start, _ := r.Peek(len("Content-Length:"))
+		if lsp = isContentLengthHeader(start); lsp {
+			t.mu.Lock()
+			t.lsp = true
+			t.mu.Unlock()
+		}
+	}
+	if lsp {
+		return readLSPFrame(r)
+	}
+	line, err := readLine(r, maxMCPMessage)
+	return bytes.TrimSpace(line), err
 }
 
 // decode parses one message and passes it on; the first valid message
@@ -223,20 +235,14 @@ func (t *mcpStdio) decode(body []byte, deliver func(rpcMessage)) {
 		return
 	}
 	t.mu.Lock()
-	first := !t.settled
-	t.settled = true
-	lsp, init := t.lsp, t.initMsg
-	t.initMsg = nil
+	first, lsp, init, initID := !t.settled, t.lsp, t.initMsg, t.initID
+	t.settled, t.initMsg = true, nil
 	t.mu.Unlock()
-	if first {
-		if t.remember != nil {
-			t.remember(map[bool]string{true: framingLSP, false: framingNDJSON}[lsp])
-		}
-		if lsp && init != nil && !(m.isResponse() && idKey(m.ID) == idKey(init.ID)) {
-			if body, err := json.Marshal(init); err == nil {
-				_ = t.write(context.Background(), body, true)
-			}
-		}
+	if first && t.remember != nil {
+		t.remember(map[bool]string{true: framingLSP, false: framingNDJSON}[lsp])
+	}
+	if first && lsp && init != nil && !(m.isResponse() && idKey(m.ID) == initID) {
+		_ = t.write(context.Background(), init, true)
 	}
 	deliver(m)
 }
@@ -257,86 +263,47 @@ func readLine(r *bufio.Reader, max int) ([]byte, error) {
 	}
 }
 
-// switchToLSP makes both directions use Content-Length framing.
-func (t *mcpStdio) switchToLSP() {
-	t.mu.Lock()
-	t.lsp = true
-	t.mu.Unlock()
-}
-
 // isContentLengthHeader reports whether a line is a Content-Length header.
 func isContentLengthHeader(line []byte) bool {
 	return len(line) >= 15 && strings.EqualFold(string(line[:15]), "Content-Length:")
 }
 
-// readLSPFrame reads one Content-Length framed body. first is a header line
-// already read, or "". Blank lines before the headers are skipped.
-func readLSPFrame(r *bufio.Reader, first string) ([]byte, error) {
-	var headers []string
-	if first != "" {
-		headers = append(headers, first)
-	}
-	for {
-		raw, err := r.ReadString('\n')
-		if err != nil {
+// readLSPFrame reads one Content-Length framed body; blank lines before
+// the headers are skipped.
+func readLSPFrame(r *bufio.Reader) ([]byte, error) {
+	var header textproto.MIMEHeader
+	for len(header) == 0 {
+		var err error
+		if header, err = textproto.NewReader(r).ReadMIMEHeader(); err != nil {
 			return nil, err
 		}
-		line := strings.TrimRight(raw, "\r\n")
-		if line == "" && len(headers) > 0 {
-			break
-		}
-		if line != "" {
-			headers = append(headers, line)
-		}
 	}
-	length := -1
-	for _, h := range headers {
-		if name, value, ok := strings.Cut(h, ":"); ok && strings.EqualFold(strings.TrimSpace(name), "Content-Length") {
-			value = strings.TrimSpace(value)
-			n, err := strconv.Atoi(value)
-			if err != nil || n < 0 || n > maxMCPMessage {
-				return nil, fmt.Errorf("bad Content-Length %q", value)
-			}
-			length = n
-		}
+	value := header.Get("Content-Length")
+	n, err := strconv.Atoi(strings.TrimSpace(value))
+	if err != nil || n < 0 || n > maxMCPMessage {
+		return nil, fmt.Errorf("bad Content-Length %q", value)
 	}
-	if length < 0 {
-		return nil, fmt.Errorf("a framed message without Content-Length: %q", headers)
-	}
-	body := make([]byte, length)
-	_, err := io.ReadFull(r, body)
+	body := make([]byte, n)
+	_, err = io.ReadFull(r, body)
 	return body, err
 }
 
-// close ends the server: close its stdin, then SIGTERM, then SIGKILL, each
-// after a short wait for it to exit. Closing stdin does not wait for a
-// write in progress: it makes a blocked one fail.
+// close ends the server as the specification asks: close its stdin, and
+// if it has not exited after mcpStdinGrace, stop its process group. It
+// returns once the process is gone.
 func (t *mcpStdio) close() error {
-	t.mu.Lock()
-	t.closing = true
-	t.mu.Unlock()
+	t.closing.Store(true)
 	if t.cmd == nil {
 		return nil
 	}
 	t.stdin.Close()
-	grace := mcpStdinGrace
-	for _, sig := range []syscall.Signal{0, syscall.SIGTERM, syscall.SIGKILL} {
-		if sig != 0 {
-			t.signal(sig)
-		}
-		select {
-		case <-t.exited:
-			return nil
-		case <-time.After(grace):
-		}
-		grace = mcpExitGrace
+	select {
+	case <-t.exited:
+	case <-time.After(mcpStdinGrace):
+		t.stop()
+		<-t.exited
 	}
-	return fmt.Errorf("MCP server %s did not exit", t.command)
-}
-
-// signal sends sig to the server's process group.
-func (t *mcpStdio) signal(sig syscall.Signal) {
-	_ = syscall.Kill(-t.cmd.Process.Pid, sig)
+	return nil
 }
 
 // diagnostics returns the last lines the server wrote to stderr.
@@ -354,8 +321,7 @@ type lineTail struct {
 func (l *lineTail) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	text := l.partial + string(p)
-	parts := strings.Split(text, "\n")
+	parts := strings.Split(l.partial+string(p), "\n")
 	l.partial = clip(parts[len(parts)-1], 1000)
 	for _, line := range parts[:len(parts)-1] {
 		l.add(line)
@@ -372,13 +338,9 @@ func (l *lineTail) note(line string) {
 
 // add keeps one line, dropping the oldest beyond max. Callers hold mu.
 func (l *lineTail) add(line string) {
-	line = strings.TrimRight(line, "\r")
-	if line == "" {
-		return
-	}
-	l.lines = append(l.lines, clip(line, 500))
-	if len(l.lines) > l.max {
-		l.lines = l.lines[len(l.lines)-l.max:]
+	if line = strings.TrimRight(line, "\r"); line != "" {
+		l.lines = append(l.lines, clip(line, 500))
+		l.lines = l.lines[max(0, len(l.lines)-l.max):]
 	}
 }
 
@@ -388,7 +350,7 @@ func (l *lineTail) String() string {
 	defer l.mu.Unlock()
 	lines := l.lines
 	if l.partial != "" {
-		lines = append(append([]string(nil), lines...), l.partial)
+		lines = append(lines[:len(lines):len(lines)], l.partial)
 	}
 	return strings.Join(lines, "\n")
 }

@@ -2,11 +2,12 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"math"
 	"regexp"
 	"strings"
 	"time"
@@ -226,29 +227,22 @@ func uniqueToolName(name string, taken func(string) bool) string {
 	}
 }
 
-// newMCPTool builds the registry entry for one server tool. Its input is
-// checked against the tool's declared schema; every call asks for
-// external-access permission. Annotations are hints from an untrusted
-// server, so the tool is never treated as read-only.
+// newMCPTool builds the registry entry for one server tool. The client
+// checks only that the arguments are a JSON object: the server validates
+// the rest against its own schema. Every call asks for external-access
+// permission; annotations are hints from an untrusted server, so the tool
+// is never treated as read-only.
 func newMCPTool(srv *mcpServer, name string, info mcpToolInfo) *Tool {
 	schema := info.InputSchema
 	if len(bytes.TrimSpace(schema)) == 0 || string(schema) == "null" {
 		schema = json.RawMessage(`{"type":"object","properties":{}}`)
 	}
-	var parsed inputSchema
-	_ = json.Unmarshal(schema, &parsed)
-	desc := info.Description
-	if desc == "" {
-		desc = info.Title
-	}
 	return &Tool{
 		Name:        name,
-		Description: clip(fmt.Sprintf("[MCP server %s] %s", srv.name, desc), 4000),
+		Description: clip(fmt.Sprintf("[MCP server %s] %s", srv.name, cmp.Or(info.Description, info.Title)), 4000),
 		Schema:      schema,
-		Timeout:     mcpHardMaxFactor * srv.callTimeout(),
-		Decode: func(raw json.RawMessage) (any, error) {
-			return decodeMCPInput(raw, &parsed)
-		},
+		Timeout:     mcpHardMaxFactor * srv.cfg.callTimeout(),
+		Decode:      decodeMCPInput,
 		Permission: func(_ *ToolEnv, input any) (PermissionRequest, error) {
 			args, _ := input.(json.RawMessage)
 			return PermissionRequest{Access: AccessExternal,
@@ -260,118 +254,16 @@ func newMCPTool(srv *mcpServer, name string, info mcpToolInfo) *Tool {
 	}
 }
 
-// inputSchema is the part of a JSON schema the client checks itself:
-// types, required properties, and the same for nested objects and items.
-type inputSchema struct {
-	Type       any                     `json:"type"`
-	Properties map[string]*inputSchema `json:"properties"`
-	Required   []string                `json:"required"`
-	Items      *inputSchema            `json:"items"`
-}
-
-// decodeMCPInput checks the model's arguments against the schema and
-// returns them as a JSON object.
-func decodeMCPInput(raw json.RawMessage, schema *inputSchema) (any, error) {
-	if len(bytes.TrimSpace(raw)) == 0 {
+// decodeMCPInput checks that the model's arguments are a JSON object
+// (none at all counts as {}) and returns them as they were written.
+func decodeMCPInput(raw json.RawMessage) (any, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
 		raw = json.RawMessage("{}")
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var value any
-	if err := dec.Decode(&value); err != nil {
-		return nil, fmt.Errorf("invalid input: not valid JSON (%v)", err)
+	var args map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &args); err != nil || args == nil {
+		return nil, errors.New("invalid input: the arguments must be a JSON object")
 	}
-	if _, ok := value.(map[string]any); !ok {
-		return nil, fmt.Errorf("invalid input: arguments must be a JSON object")
-	}
-	if err := schema.check(value, ""); err != nil {
-		return nil, fmt.Errorf("invalid input: %w", err)
-	}
-	return json.RawMessage(bytes.TrimSpace(raw)), nil
-}
-
-// check validates value against s; path names the value in messages.
-func (s *inputSchema) check(value any, path string) error {
-	if s == nil {
-		return nil
-	}
-	if types := s.types(); len(types) > 0 && !matchesAnyType(value, types) {
-		return fmt.Errorf("field %q must be %s, got %s", strings.TrimPrefix(path, "."), strings.Join(types, " or "), jsonTypeOf(value))
-	}
-	switch v := value.(type) {
-	case map[string]any:
-		for _, name := range s.Required {
-			if _, ok := v[name]; !ok {
-				return fmt.Errorf("field %q is required", strings.TrimPrefix(path+"."+name, "."))
-			}
-		}
-		for name, sub := range s.Properties {
-			if field, ok := v[name]; ok {
-				if err := sub.check(field, path+"."+name); err != nil {
-					return err
-				}
-			}
-		}
-	case []any:
-		for i, item := range v {
-			if err := s.Items.check(item, fmt.Sprintf("%s[%d]", path, i)); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-// types lists the schema's allowed types ("type" may be a string or a list).
-func (s *inputSchema) types() []string {
-	switch t := s.Type.(type) {
-	case string:
-		return []string{t}
-	case []any:
-		var out []string
-		for _, x := range t {
-			if name, ok := x.(string); ok {
-				out = append(out, name)
-			}
-		}
-		return out
-	}
-	return nil
-}
-
-// matchesAnyType reports whether value has one of the JSON types.
-func matchesAnyType(value any, types []string) bool {
-	actual := jsonTypeOf(value)
-	for _, t := range types {
-		if t == actual || t == "number" && actual == "integer" {
-			return true
-		}
-		if t == "integer" && actual == "number" {
-			if f, err := value.(json.Number).Float64(); err == nil && f == math.Trunc(f) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// jsonTypeOf names the JSON type of a decoded value (numbers via UseNumber).
-func jsonTypeOf(value any) string {
-	switch v := value.(type) {
-	case nil:
-		return "null"
-	case bool:
-		return "boolean"
-	case string:
-		return "string"
-	case json.Number:
-		if strings.ContainsAny(v.String(), ".eE") {
-			return "number"
-		}
-		return "integer"
-	case []any:
-		return "array"
-	default:
-		return "object"
-	}
+	return raw, nil
 }

@@ -39,38 +39,26 @@ func TestRenderToolResult(t *testing.T) {
 
 func TestDecodeMCPInput(t *testing.T) {
 	t.Parallel()
-	schema := `{"type":"object","required":["path","count"],"properties":{
-		"path":{"type":"string"},"count":{"type":"integer"},"ratio":{"type":"number"},
-		"flags":{"type":"array","items":{"type":"boolean"}},
-		"opt":{"type":["string","null"]},
-		"nested":{"type":"object","required":["id"],"properties":{"id":{"type":"string"}}}}}`
+	// Only the shape is checked: the server validates the fields.
 	cases := []struct {
-		input, wantErr string
+		input, want, wantErr string
 	}{
-		{`{"path":"a","count":2}`, ""},
-		{`{"path":"a","count":2.0,"ratio":1,"flags":[true],"opt":null,"nested":{"id":"x"},"extra":1}`, ""},
-		{``, `field "path" is required`},
-		{`{"path":"a"}`, `field "count" is required`},
-		{`{"path":1,"count":2}`, `field "path" must be string, got integer`},
-		{`{"path":"a","count":2.5}`, `field "count" must be integer, got number`},
-		{`{"path":"a","count":1,"flags":[true,"no"]}`, `field "flags[1]" must be boolean, got string`},
-		{`{"path":"a","count":1,"opt":3}`, `field "opt" must be string or null, got integer`},
-		{`{"path":"a","count":1,"nested":{}}`, `field "nested.id" is required`},
-		{`[1]`, `arguments must be a JSON object`},
-		{`{"path":`, `not valid JSON`},
-	}
-	var parsed inputSchema
-	if err := json.Unmarshal([]byte(schema), &parsed); err != nil {
-		t.Fatal(err)
+		{`{"path":"a","count":2}`, `{"path":"a","count":2}`, ""},
+		{` {"path":1,"extra":[true]} `, `{"path":1,"extra":[true]}`, ""},
+		{``, `{}`, ""},
+		{`[1]`, "", "the arguments must be a JSON object"},
+		{`null`, "", "the arguments must be a JSON object"},
+		{`"text"`, "", "the arguments must be a JSON object"},
+		{`{"path":`, "", "the arguments must be a JSON object"},
 	}
 	for _, c := range cases {
-		_, err := decodeMCPInput(json.RawMessage(c.input), &parsed)
-		got := ""
+		got, err := decodeMCPInput(json.RawMessage(c.input))
+		gotErr := ""
 		if err != nil {
-			got = err.Error()
+			gotErr = err.Error()
 		}
-		if c.wantErr == "" && err != nil || c.wantErr != "" && !strings.Contains(got, c.wantErr) {
-			t.Errorf("decode(%q) error = %q, want %q", c.input, got, c.wantErr)
+		if c.wantErr != "" && !strings.Contains(gotErr, c.wantErr) || c.wantErr == "" && (err != nil || string(got.(json.RawMessage)) != c.want) {
+			t.Errorf("decode(%q) = %q, %q; want %q, %q", c.input, got, gotErr, c.want, c.wantErr)
 		}
 	}
 }
@@ -104,7 +92,8 @@ func TestMCPToolNameCollisions(t *testing.T) {
 	builtin := &Tool{Name: "mcp__a_b__echo"}
 	reg := NewRegistry(builtin)
 	m := NewMCPManager([]MCPServerConfig{fakeStdioConfig(t, "a.b", "ndjson")}, reg, MCPOptions{})
-	m.servers[0].start(t.Context())
+	m.Start(t.Context())
+	m.Wait(t.Context())
 	t.Cleanup(m.Close)
 	if got, _ := reg.Get("mcp__a_b__echo"); got != builtin {
 		t.Error("an MCP tool replaced a tool of the same name")

@@ -1,0 +1,11 @@
+//go:build !linux
+
+package main
+
+import "syscall"
+
+// mcpProcAttr starts a stdio server in its own process group, so that
+// stopping it also stops what a wrapper (npx, uvx, a shell script) started.
+func mcpProcAttr() *syscall.SysProcAttr {
+	return &syscall.SysProcAttr{Setpgid: true}
+}
