@@ -132,9 +132,9 @@ func (t *mcpStdio) send(ctx context.Context, msg rpcMessage) error {
 // is released when ctx ends, and the write finishes in the background or
 // fails when close shuts stdin, so messages are never cut in half.
 func (t *mcpStdio) write(ctx context.Context, body []byte, lsp bool) error {
-	frame := append(body, '\n')
+	frame := append(body[:len(body):len(body)], '\n') // a copy: body may be sent again
 	if lsp {
-		frame = append(fmt.Appendf(nil, "Content-Length: %d\r\n\r\n", len(body)), body...)
+		frame = fmt.Appendf(nil, "Content-Length: %d\r\n\r\n%s", len(body), body)
 	}
 	written := make(chan error, 1)
 	go func() {
