@@ -76,6 +76,7 @@ type App struct {
 	SessionID string
 
 	lines          *LineReader // the input lines, shared by line mode and its questions
+	asker          Asker       // how permission questions are put: line mode's or the terminal UI's
 	stdout, stderr io.Writer
 	getenv         func(string) string
 	closers        []func()
@@ -231,6 +232,12 @@ func (app *App) debugf(format string, args ...any) {
 	}
 }
 
+// Ask puts a permission question to the user through the interface in
+// use: line mode or the terminal UI.
+func (app *App) Ask(ctx context.Context, p Prompt) (Answer, error) {
+	return app.asker.Ask(ctx, p)
+}
+
 // syncWriter serialises writes from several goroutines.
 type syncWriter struct {
 	mu sync.Mutex
@@ -379,7 +386,8 @@ func (app *App) setupPermissions() error {
 		cfg.AddDirs = append(cfg.AddDirs, dir)
 	}
 	if !app.Opts.Print {
-		cfg.Asker = notifyingAsker{&LineAsker{In: app.lines, Out: app.stdout}, app.Env.Hooks}
+		app.asker = notifyingAsker{&LineAsker{In: app.lines, Out: app.stdout}, app.Env.Hooks}
+		cfg.Asker = app
 	}
 	perms, err := NewPermissions(cfg)
 	if err != nil {

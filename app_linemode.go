@@ -31,6 +31,7 @@ func (app *App) runLineMode(ctx context.Context, interrupts <-chan os.Signal) er
 	} else if len(history) > 0 {
 		fmt.Fprintf(app.stdout, "Resumed session %s (%d messages).\n", app.SessionID, len(history))
 	}
+	inputs, _ := openHistory(app.Home, app.Workspace)
 	for {
 		input, err := app.prompt(ctx, interrupts)
 		if errors.Is(err, io.EOF) {
@@ -38,6 +39,9 @@ func (app *App) runLineMode(ctx context.Context, interrupts <-chan os.Signal) er
 		}
 		if err != nil {
 			return err
+		}
+		if err := inputs.Add(input); err != nil {
+			fmt.Fprintf(app.stdout, "! %v\n", err)
 		}
 		prompt := slashPrompt{Prompt: input}
 		if strings.HasPrefix(input, "/") {

@@ -188,6 +188,9 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		defer stop()
 		return app.runHeadless(ctx, opts.Task)
 	}
+	if in, out, ok := terminalPair(stdin, stdout); ok {
+		return app.runTUI(ctx, in, out)
+	}
 	interrupts := make(chan os.Signal, 1)
 	signal.Notify(interrupts, os.Interrupt)
 	defer signal.Stop(interrupts)

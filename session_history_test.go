@@ -1,0 +1,75 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestInputHistoryIsPerWorkspaceAndDeduplicated(t *testing.T) {
+	home := t.TempDir()
+	a, _ := openHistory(home, "/work/a")
+	b, _ := openHistory(home, "/work/b")
+	for _, add := range []struct {
+		h     *InputHistory
+		input string
+	}{{a, "list files"}, {b, "in b"}, {a, "read main.go"}, {a, "list files"}, {a, "  "}, {a, "two\nlines"}} {
+		if err := add.h.Add(add.input); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, got := openHistory(home, "/work/a")
+	want := []string{"read main.go", "list files", "two\nlines"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("history of a: got %q, want %q", got, want)
+	}
+	if _, got := openHistory(home, "/work/b"); fmt.Sprint(got) != fmt.Sprint([]string{"in b"}) {
+		t.Errorf("history of b: got %q, want [in b]", got)
+	}
+}
+
+func TestInputHistoryIsCapped(t *testing.T) {
+	home := t.TempDir()
+	h, _ := openHistory(home, "/ws")
+	for i := 0; i <= historyFileCap; i++ {
+		if err := h.Add(fmt.Sprintf("task %d", i%(historyFileCap-100))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	data, err := os.ReadFile(filepath.Join(home, "history.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(data), "\n"); n != historyFileCap/2 {
+		t.Errorf("the file holds %d entries after compaction, want %d", n, historyFileCap/2)
+	}
+	_, got := openHistory(home, "/ws")
+	if len(got) != historyPerWorkspace || got[len(got)-1] != fmt.Sprintf("task %d", historyFileCap%(historyFileCap-100)) {
+		t.Errorf("got %d entries ending %q, want %d ending with the newest", len(got), got[len(got)-1], historyPerWorkspace)
+	}
+}
+
+func TestInputHistorySkipsBadLines(t *testing.T) {
+	home := t.TempDir()
+	content := `{"display":"good","timestamp":1,"project":"/ws"}` + "\nnot json\n" + `{"display":"torn`
+	if err := os.WriteFile(filepath.Join(home, "history.jsonl"), []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, got := openHistory(home, "/ws"); fmt.Sprint(got) != "[good]" {
+		t.Errorf("got %q, want [good]", got)
+	}
+}
+
+func TestLineModeRecordsInputHistory(t *testing.T) {
+	ws := t.TempDir()
+	app := testApp(t, ws, Options{})
+	app.lines = NewLineReader(strings.NewReader("help\n/status\n"))
+	if err := app.runLineMode(t.Context(), nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, got := openHistory(app.Home, app.Workspace); fmt.Sprint(got) != "[help /status]" {
+		t.Errorf("got %q, want [help /status]", got)
+	}
+}

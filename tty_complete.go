@@ -1,0 +1,251 @@
+package main
+
+import (
+	"cmp"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// specCommands are the slash commands an interactive session offers; one
+// whose feature is not part of this build says so when typed.
+var specCommands = []string{"help", "tools", "skills", "mcp", "model", "status", "permissions", "memory", "init",
+	"compact", "snip", "collapse", "resume", "new", "fork", "rename", "export", "clear", "exit"}
+
+// knownCommand reports whether name is in the slash command table.
+func knownCommand(name string) bool {
+	return slices.ContainsFunc(slashCommands(), func(c slashCommand) bool { return c.name == name })
+}
+
+// plannedCommand reports whether name is a slash command of an
+// interactive session, available in this build or not.
+func plannedCommand(name string) bool { return slices.Contains(specCommands, name) }
+
+// completion is one entry of the completion menu: the text that replaces
+// the word being typed, and a note shown beside it.
+type completion struct{ value, note string }
+
+// completionMenu offers completions for the word before the cursor: slash
+// commands, their arguments, and @file mentions. Tab completes, Up and
+// Down choose, Enter takes the chosen entry, Esc hides the menu.
+type completionMenu struct {
+	items  []completion
+	sel    int
+	start  int // rune index in the input where the word begins
+	word   string
+	hidden bool
+	before string // the text before the cursor when the menu was built
+}
+
+// update rebuilds the menu for the input's text before the cursor.
+func (m *completionMenu) update(e *lineEditor, app *App) {
+	before := string(e.buf[:e.cursor])
+	if before == m.before {
+		return
+	}
+	m.before, m.hidden, m.sel = before, false, 0
+	start := strings.LastIndexAny(before, " \n") + 1
+	m.word, m.start = before[start:], utf8.RuneCountInString(before[:start])
+	m.items = completionsFor(before[:start], m.word, app)
+}
+
+// completionsFor lists the completions of word, given the text before it.
+func completionsFor(head, word string, app *App) []completion {
+	var all []completion
+	fields := strings.Fields(head)
+	switch {
+	case strings.HasPrefix(word, "@"):
+		return fileCompletions(app.Workspace, word[1:])
+	case head == "" && strings.HasPrefix(word, "/"):
+		for _, c := range slashCommands() {
+			all = append(all, completion{"/" + c.name, c.help})
+		}
+	case len(fields) > 0 && strings.HasPrefix(head, "/") && !strings.Contains(head, "\n"):
+		all = commandArguments(fields, app)
+	}
+	var out []completion
+	for _, c := range all {
+		if strings.HasPrefix(c.value, word) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// commandArguments lists what may follow the words of a slash command.
+func commandArguments(fields []string, app *App) []completion {
+	var values []string
+	switch strings.Join(fields, " ") {
+	case "/permissions":
+		values = []string{string(ModeDefault), string(ModeAcceptEdits), string(ModePlan), string(ModeBypass)}
+	case "/mcp":
+		values = []string{"restart"}
+	case "/mcp restart":
+		for _, s := range app.MCP.Status() {
+			values = append(values, s.Name)
+		}
+	case "/resume":
+		return sessionCompletions(app)
+	}
+	var out []completion
+	for _, v := range values {
+		out = append(out, completion{value: v})
+	}
+	return out
+}
+
+// sessionCompletions offers the workspace's saved sessions, newest
+// first, for /resume.
+func sessionCompletions(app *App) []completion {
+	infos, _ := listSessions(app.sessionsDir())
+	var out []completion
+	for _, s := range infos {
+		if s.ID == app.SessionID {
+			continue
+		}
+		title := cmp.Or(s.Title, strings.Join(strings.Fields(s.FirstPrompt), " "))
+		out = append(out, completion{s.ID, fmt.Sprintf("%s, %d messages: %s", formatAge(time.Since(s.Modified)), s.Messages, title)})
+	}
+	return out
+}
+
+// fileCompletions lists the files and folders whose path relative to the
+// workspace starts with partial, as @mentions.
+func fileCompletions(workspace, partial string) []completion {
+	dir, base := path.Split(partial)
+	entries, err := os.ReadDir(filepath.Join(workspace, filepath.FromSlash(dir)))
+	if err != nil {
+		return nil
+	}
+	var out []completion
+	for _, e := range entries {
+		name := e.Name()
+		if !strings.HasPrefix(name, base) || strings.HasPrefix(name, ".") && !strings.HasPrefix(base, ".") {
+			continue
+		}
+		if e.IsDir() {
+			name += "/"
+		}
+		out = append(out, completion{value: "@" + dir + name})
+		if len(out) == 50 {
+			break
+		}
+	}
+	return out
+}
+
+// visible reports whether the menu is shown.
+func (m *completionMenu) visible() bool { return !m.hidden && len(m.items) > 0 }
+
+// handle applies a key meant for the menu and reports whether it was.
+func (m *completionMenu) handle(k key, e *lineEditor) bool {
+	switch {
+	case k.name == "tab" && m.visible():
+		if p := commonPrefix(m.items); len(m.items) > 1 && len(p) > len(m.word) {
+			m.apply(e, p, false)
+		} else {
+			m.apply(e, m.items[m.sel].value, true)
+		}
+	case k.name == "tab":
+	case (k.name == "up" || k.name == "down") && m.visible():
+		step := 1
+		if k.name == "up" {
+			step = len(m.items) - 1
+		}
+		m.sel = (m.sel + step) % len(m.items)
+	case k.name == "enter" && m.visible() && m.items[m.sel].value != m.word:
+		m.apply(e, m.items[m.sel].value, true)
+	default:
+		return false
+	}
+	return true
+}
+
+// apply replaces the word being completed with value; a finished word is
+// followed by a space (a folder by nothing, so its files come next).
+func (m *completionMenu) apply(e *lineEditor, value string, finished bool) {
+	if finished && !strings.HasSuffix(value, "/") {
+		value += " "
+	}
+	e.cursor = m.start + utf8.RuneCountInString(m.word)
+	e.cut(m.start, e.cursor)
+	e.insert(value)
+}
+
+// commonPrefix is the longest prefix all the items' values share.
+func commonPrefix(items []completion) string {
+	p := items[0].value
+	for _, it := range items[1:] {
+		for !strings.HasPrefix(it.value, p) {
+			p = p[:len(p)-1]
+		}
+	}
+	return p
+}
+
+// lines draws up to six entries of the menu around the chosen one.
+func (m *completionMenu) lines(width int, color bool) []string {
+	if !m.visible() {
+		return nil
+	}
+	const shown = 6
+	first := min(max(0, m.sel-shown/2), max(0, len(m.items)-shown))
+	var out []string
+	for i := first; i < len(m.items) && i < first+shown; i++ {
+		line := truncateWidth(fmt.Sprintf("  %-16s %s", m.items[i].value, m.items[i].note), width)
+		switch {
+		case i == m.sel && color:
+			line = ansiReverse + line + ansiReset
+		case i == m.sel:
+			line = ">" + line[1:]
+		}
+		out = append(out, line)
+	}
+	if len(m.items) > shown {
+		out = append(out, fmt.Sprintf("  (%d of %d; Tab completes)", m.sel+1, len(m.items)))
+	}
+	return out
+}
+
+// mentionPattern finds @file mentions in an input.
+var mentionPattern = regexp.MustCompile(`(?:^|\s)@(\S+)`)
+
+// maxAttachment is the largest file an @mention attaches.
+const maxAttachment = 256 * 1024
+
+// attachMentions returns the message for input: the input followed by
+// the contents of each file it mentions with @path, and notes in the
+// transcript of what was attached.
+func attachMentions(input, workspace string, tr *transcript) string {
+	var b strings.Builder
+	b.WriteString(input)
+	for _, m := range mentionPattern.FindAllStringSubmatch(input, -1) {
+		name := m[1]
+		abs := name
+		if !filepath.IsAbs(abs) {
+			abs = filepath.Join(workspace, abs)
+		}
+		info, err := os.Stat(abs)
+		if err != nil || !info.Mode().IsRegular() {
+			continue
+		}
+		if info.Size() > maxAttachment {
+			tr.println(tr.style(ansiYellow, fmt.Sprintf("! %s is larger than %d KB and was not attached", name, maxAttachment/1024)))
+			continue
+		}
+		data, err := os.ReadFile(abs)
+		if err != nil {
+			tr.println(tr.style(ansiYellow, "! "+err.Error()))
+			continue
+		}
+		fmt.Fprintf(&b, "\n\n<file path=%q>\n%s\n</file>", name, strings.TrimSuffix(string(data), "\n"))
+		tr.println(tr.style(ansiDim, fmt.Sprintf("  attached %s (%d lines)", name, strings.Count(string(data), "\n"))))
+	}
+	return b.String()
+}

@@ -1,0 +1,135 @@
+package main
+
+import (
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestCompletionMenu(t *testing.T) {
+	u := plainTUI(t, io.Discard)
+	for _, f := range []string{"main.go", "main_test.go", "docs/guide.md"} {
+		p := filepath.Join(u.app.Workspace, f)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("package main\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tests := []struct {
+		keys, wantText, wantMenu string
+	}{
+		{"/he<tab>", "/help ", ""},
+		{"/st<enter>", "/status ", ""},
+		{"/s", "/s", "> /status|  /skills"},
+		{"/s<down><tab>", "/skills ", ""},
+		{"/permissions acc<tab>", "/permissions acceptEdits ", ""},
+		{"read @ma<tab>", "read @main", "> @main.go|  @main_test.go"},
+		{"read @ma<tab>_<tab>", "read @main_test.go ", ""},
+		{"see @do<tab>", "see @docs/", "> @docs/guide.md"},
+		{"/s<esc>", "/s", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.keys, func(t *testing.T) {
+			u.editor.reset()
+			u.menu = completionMenu{}
+			for _, k := range typeKeys(tt.keys) {
+				u.handleKey(k)
+			}
+			var menu []string
+			for _, l := range u.menu.lines(80, false) {
+				menu = append(menu, l[:2]+strings.Fields(l[2:])[0])
+			}
+			gotMenu := strings.Join(menu, "|")
+			if u.editor.text() != tt.wantText || gotMenu != tt.wantMenu {
+				t.Errorf("got %q menu %q, want %q menu %q", u.editor.text(), gotMenu, tt.wantText, tt.wantMenu)
+			}
+		})
+	}
+}
+
+func TestMentionAttachesTheFile(t *testing.T) {
+	u := plainTUI(t, io.Discard)
+	if err := os.WriteFile(filepath.Join(u.app.Workspace, "notes.txt"), []byte("remember the milk\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got := attachMentions("summarise @notes.txt and @missing.txt", u.app.Workspace, &u.tr)
+	want := "summarise @notes.txt and @missing.txt\n\n<file path=\"notes.txt\">\nremember the milk\n</file>"
+	if got != want {
+		t.Errorf("message got %q, want %q", got, want)
+	}
+	if !strings.Contains(u.scroll.String(), "attached notes.txt (1 lines)") {
+		t.Errorf("the transcript does not say what was attached: %q", u.scroll.String())
+	}
+}
+
+func TestApprovalDialog(t *testing.T) {
+	edit := Prompt{Title: "edit a.txt", Diff: "--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-old\n+new\n",
+		Choices:     choicesFor(PromptEdit, false, "Edit(a.txt)"),
+		SaveTargets: []SaveOption{{SaveProject, "/ws/.minicode/permissions.json"}, {SaveUser, "/home/permissions.json"}, {SaveSession, ""}}}
+	tests := []struct {
+		keys string
+		want Answer
+	}{
+		{"<enter>", Answer{Choice: ChoiceAllowOnce}},
+		{"<down><down><enter>", Answer{Choice: ChoiceAllowEditsTurn}},
+		{"<up><enter><enter>", Answer{Choice: ChoiceDenyAlways, SaveTo: SaveProject}},
+		{"5", Answer{Choice: ChoiceDenyOnce}},
+		{"<esc>", Answer{Choice: ChoiceDenyOnce}},
+		{"a<down>2", Answer{Choice: ChoiceAllowAlways, SaveTo: SaveUser}},
+		{"g<esc>y", Answer{Choice: ChoiceAllowOnce}},
+		{"guse a helper<ctrl-a>Please <enter>", Answer{Choice: ChoiceDenyGuidance, Guidance: "Please use a helper"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.keys, func(t *testing.T) {
+			u := plainTUI(t, io.Discard)
+			asker := &tuiAsker{u: u}
+			got := make(chan Answer, 1)
+			go func() {
+				ans, err := asker.Ask(context.Background(), edit)
+				if err != nil {
+					t.Error(err)
+				}
+				got <- ans
+			}()
+			waitFor(t, "the dialog", func() bool { u.mu.Lock(); defer u.mu.Unlock(); return u.dialog != nil })
+			u.mu.Lock()
+			for _, k := range typeKeys(tt.keys) {
+				u.handleKey(k)
+			}
+			u.mu.Unlock()
+			select {
+			case ans := <-got:
+				if ans != tt.want {
+					t.Errorf("got %+v, want %+v", ans, tt.want)
+				}
+			case <-time.After(5 * time.Second):
+				t.Fatal("no answer")
+			}
+		})
+	}
+}
+
+func TestApprovalDialogFrame(t *testing.T) {
+	u := plainTUI(t, io.Discard)
+	u.dialog = &approvalDialog{tr: &u.tr, prompt: Prompt{Title: "run rm -r build", Diff: "x",
+		Choices: choicesFor(PromptCommand, true, "")}}
+	u.dialog.printQuestion(10)
+	want := "mock (mock) · ctx 0% · 0 tokens · session 01234567 · default · no sandbox\n" +
+		"> 1. allow once (y)          allow this call; the next one asks again\n" +
+		"  2. deny (n)                refuse this call\n" +
+		"  3. deny with guidance (g)  refuse, and tell the model what to do instead\n" +
+		"↑↓ Enter, a number or a letter picks · Esc rejects · d shows the whole diff"
+	f := u.frame(time.Now())
+	if got := strings.Join(f.lines, "\n"); got != want || f.row != -1 {
+		t.Errorf("frame got (cursor row %d)\n%s\nwant\n%s", f.row, got, want)
+	}
+	if got := u.scroll.String(); got != "? Permission needed: run rm -r build\nx\n" {
+		t.Errorf("scrollback got %q", got)
+	}
+}

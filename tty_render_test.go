@@ -1,0 +1,154 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"strings"
+	"testing"
+	"time"
+)
+
+// plainTUI is a terminal UI for a demo-model app, without colour, drawing
+// into out at 80x24.
+func plainTUI(t testing.TB, out io.Writer) *tui {
+	t.Helper()
+	env := map[string]string{"MINICODE_HOME": t.TempDir(), "HOME": t.TempDir()}
+	app, err := newApp(context.Background(), Options{Workspace: t.TempDir()}, strings.NewReader(""), io.Discard, io.Discard, func(k string) string { return env[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(app.Close)
+	app.SessionID = "0123456789abcdef"
+	app.Sandbox = nil // the status line then reads the same on every machine
+	u := newTUI(app, out, 80, 24)
+	u.color, u.tr.color, u.tr.md.color = false, false, false
+	return u
+}
+
+func TestLiveScreenRender(t *testing.T) {
+	var s liveScreen
+	steps := []struct {
+		text string
+		f    frame
+		want string
+	}{
+		{"", frame{lines: []string{"status", "› hi"}, row: 1, col: 4},
+			"\x1b[?25l\r\x1b[Jstatus\r\n› hi\r\x1b[4C\x1b[?25h"},
+		{"done\n", frame{lines: []string{"status", "› "}, row: 1, col: 2},
+			"\x1b[?25l\x1b[1A\r\x1b[Jdone\r\nstatus\r\n› \r\x1b[2C\x1b[?25h"},
+		{"", frame{lines: []string{"a", "› x", "menu 1", "menu 2"}, row: 1, col: 3},
+			"\x1b[?25l\x1b[1A\r\x1b[Ja\r\n› x\r\nmenu 1\r\nmenu 2\x1b[2A\r\x1b[3C\x1b[?25h"},
+		{"", frame{lines: []string{"dialog"}, row: -1},
+			"\x1b[?25l\x1b[1A\r\x1b[Jdialog"},
+	}
+	for i, st := range steps {
+		if got := string(s.render(st.text, st.f, 80)); got != st.want {
+			t.Errorf("step %d: got %q, want %q", i, got, st.want)
+		}
+	}
+}
+
+func TestFitFrameKeepsTheBottom(t *testing.T) {
+	f := fitFrame(frame{lines: []string{"1", "2", "3", "4", "5"}, row: 3, col: 1}, 4)
+	if strings.Join(f.lines, ",") != "3,4,5" || f.row != 1 {
+		t.Errorf("got %q row %d, want 3,4,5 row 1", f.lines, f.row)
+	}
+}
+
+func TestTranscriptFrames(t *testing.T) {
+	u := plainTUI(t, io.Discard)
+	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	at := func(d time.Duration) time.Time { return t0.Add(d) }
+	call := &Block{Type: BlockToolUse, ID: "t1", Name: "run_command", Input: json.RawMessage(`{"command":"go test ./..."}`)}
+	steps := []struct {
+		e          Event
+		now        time.Duration
+		wantScroll string
+		wantFrame  string
+	}{
+		{Event{Kind: EventThinkingDelta, Text: "Looking at\nthe files."}, 0, "",
+			"∴ thinking… the files.\nmock (mock) · ctx 0% · 0 tokens · session 01234567 · default · no sandbox\n› "},
+		{Event{Kind: EventTextDelta, Text: "# Plan\nI will **read** `a.go`.\n<progress>Runn"}, 1500 * time.Millisecond,
+			"∴ thought for 1.5s: Looking at\n# Plan\nI will **read** `a.go`.\n",
+			"Runn\nmock (mock) · ctx 0% · 0 tokens · session 01234567 · default · no sandbox\n› "},
+		{Event{Kind: EventTextDelta, Text: "ing tests.</prog"}, 1600 * time.Millisecond, "",
+			"Running tests.\nmock (mock) · ctx 0% · 0 tokens · session 01234567 · default · no sandbox\n› "},
+		{Event{Kind: EventTextDelta, Text: "ress>"}, 1600 * time.Millisecond, "",
+			"Running tests.\nmock (mock) · ctx 0% · 0 tokens · session 01234567 · default · no sandbox\n› "},
+		{Event{Kind: EventAssistant, Message: &Message{}}, 1700 * time.Millisecond, "Running tests.\n",
+			"mock (mock) · ctx 0% · 0 tokens · session 01234567 · default · no sandbox\n› "},
+		{Event{Kind: EventToolStart, Call: call}, 2 * time.Second, "",
+			"⠋ run_command go test ./... 0.0s\nmock (mock) · ctx 0% · 0 tokens · session 01234567 · default · no sandbox\n› "},
+		{Event{Kind: EventToolEnd, Call: call, Result: &Block{Content: "Exit code: 1\n\nstdout:\nok a\nFAIL b\nline3\nline4\n\nstderr:\n\n", IsError: true}},
+			5 * time.Second,
+			"✗ run_command go test ./... (3.0s)\n  │ … 1 earlier lines (Ctrl-O shows all)\n  │ FAIL b\n  │ line3\n  │ line4\n  │ exit 1\n",
+			"mock (mock) · ctx 0% · 0 tokens · session 01234567 · default · no sandbox\n› "},
+		{Event{Kind: EventNotice, Text: "retrying in 2s"}, 5 * time.Second, "! retrying in 2s\n",
+			"mock (mock) · ctx 0% · 0 tokens · session 01234567 · default · no sandbox\n› "},
+	}
+	for i, st := range steps {
+		u.activityAt = at(st.now)
+		u.tr.event(st.e, at(st.now))
+		if got := u.scroll.String(); got != st.wantScroll {
+			t.Errorf("step %d: scrollback got\n%q\nwant\n%q", i, got, st.wantScroll)
+		}
+		u.scroll.Reset()
+		if got := strings.Join(u.frame(at(st.now)).lines, "\n"); got != st.wantFrame {
+			t.Errorf("step %d: frame got\n%q\nwant\n%q", i, got, st.wantFrame)
+		}
+	}
+}
+
+func TestInputFrameWrapsAndPlacesTheCursor(t *testing.T) {
+	u := plainTUI(t, io.Discard)
+	u.editor.set("first line\n" + strings.Repeat("界", 45))
+	u.editor.cursor = 11 + 40
+	f := u.frame(time.Now())
+	want := "› first line\n  " + strings.Repeat("界", 38) + "\n  " + strings.Repeat("界", 7)
+	if got := strings.Join(f.lines[1:], "\n"); got != want {
+		t.Errorf("input lines got\n%q\nwant\n%q", got, want)
+	}
+	if f.row != 3 || f.col != 2+4 {
+		t.Errorf("cursor at row %d col %d, want row 3 col 6", f.row, f.col)
+	}
+}
+
+func TestMarkdownLines(t *testing.T) {
+	m := markdown{color: true}
+	tests := []struct{ in, want string }{
+		{"## Title", ansiBold + "Title" + ansiReset},
+		{"use **care** and `go vet`", "use " + ansiBold + "care" + ansiReset + " and " + ansiCyan + "go vet" + ansiReset},
+		{"- item", "• item"},
+		{"> quoted", ansiDim + "│ quoted" + ansiReset},
+		{"```go", ""},
+		{"x := **1**", "  " + ansiCyan + "x := **1**" + ansiReset},
+		{"```", ""},
+		{"after", "after"},
+	}
+	for _, tt := range tests {
+		got, _ := m.line(tt.in)
+		if got != tt.want {
+			t.Errorf("line(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestStripTags(t *testing.T) {
+	tests := []struct {
+		in      string
+		partial bool
+		want    string
+	}{
+		{"<progress>Reading.</progress>", false, "Reading."},
+		{"<final>Done</final>", false, "Done"},
+		{"Reading.</pro", true, "Reading."},
+		{"a < b", true, "a < b"},
+		{"<fin", true, ""},
+	}
+	for _, tt := range tests {
+		if got := stripTags(tt.in, tt.partial); got != tt.want {
+			t.Errorf("stripTags(%q, %v) = %q, want %q", tt.in, tt.partial, got, tt.want)
+		}
+	}
+}

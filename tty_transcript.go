@@ -1,0 +1,214 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// transcript turns the loop's events into the lines of the conversation.
+// A finished line goes to out, to be printed once into the terminal's
+// scrollback; what is still changing (the line being streamed, thinking,
+// running tools) stays here, and the live region draws it. It keeps no
+// finished entries, so its cost does not grow with the conversation.
+type transcript struct {
+	out      *strings.Builder
+	color    bool
+	md       markdown
+	partial  string // the text line still arriving
+	streamed bool   // the current reply's text arrived as deltas
+	thinking strings.Builder
+	thinkAt  time.Time
+	running  []*toolRun
+	// latest is the full text of the newest folded entry (a tool result or
+	// thinking), which Ctrl-O prints.
+	latest string
+}
+
+// toolRun is a tool call that has started and not yet finished.
+type toolRun struct {
+	id, name, arg string
+	start         time.Time
+}
+
+// style wraps s in an ANSI style when colour is on.
+func (t *transcript) style(code, s string) string {
+	if !t.color {
+		return s
+	}
+	return code + s + ansiReset
+}
+
+// println adds a finished line to the scrollback.
+func (t *transcript) println(s string) {
+	t.out.WriteString(s)
+	t.out.WriteByte('\n')
+}
+
+// event records one loop event.
+func (t *transcript) event(e Event, now time.Time) {
+	switch e.Kind {
+	case EventThinkingDelta:
+		if t.thinking.Len() == 0 {
+			t.thinkAt = now
+		}
+		t.thinking.WriteString(e.Text)
+	case EventTextDelta:
+		t.flushThinking(now)
+		t.streamed = true
+		t.text(e.Text)
+	case EventAssistant:
+		t.flushThinking(now)
+		if !t.streamed {
+			t.text(e.Message.Text())
+		}
+		t.endText()
+		t.streamed = false
+	case EventToolStart:
+		t.endText()
+		t.running = append(t.running, &toolRun{id: e.Call.ID, name: e.Call.Name, arg: keyArgument(e.Call.Input), start: now})
+	case EventToolEnd:
+		t.toolEnd(e, now)
+	case EventNotice:
+		t.endText()
+		t.println(t.style(ansiYellow, "! "+e.Text))
+	}
+}
+
+// text adds streamed reply text: each completed line is styled and
+// printed; the rest waits in partial.
+func (t *transcript) text(s string) {
+	t.partial += s
+	for {
+		i := strings.IndexByte(t.partial, '\n')
+		if i < 0 {
+			return
+		}
+		t.textLine(t.partial[:i])
+		t.partial = t.partial[i+1:]
+	}
+}
+
+// textLine prints one complete line of reply text.
+func (t *transcript) textLine(s string) {
+	if line, ok := t.md.line(stripTags(s, false)); ok {
+		t.println(line)
+	}
+}
+
+// endText prints the last, unterminated line of a reply.
+func (t *transcript) endText() {
+	if strings.TrimSpace(stripTags(t.partial, false)) != "" {
+		t.textLine(t.partial)
+	}
+	t.partial = ""
+	t.md.inFence = false
+}
+
+// flushThinking prints finished thinking as one dimmed, folded line.
+func (t *transcript) flushThinking(now time.Time) {
+	text := strings.TrimSpace(t.thinking.String())
+	if text == "" {
+		return
+	}
+	first, _, _ := strings.Cut(text, "\n")
+	line := fmt.Sprintf("∴ thought for %.1fs: %s", now.Sub(t.thinkAt).Seconds(), first)
+	t.println(t.style(ansiDim, truncateWidth(visibleControls(line), 200)))
+	t.latest = text
+	t.thinking.Reset()
+}
+
+// toolEnd prints a finished tool call: its mark, name, key argument,
+// duration and a short preview of the result.
+func (t *transcript) toolEnd(e Event, now time.Time) {
+	run := &toolRun{name: e.Call.Name, arg: keyArgument(e.Call.Input), start: now}
+	for i, r := range t.running {
+		if r.id == e.Call.ID {
+			run = r
+			t.running = append(t.running[:i], t.running[i+1:]...)
+			break
+		}
+	}
+	mark := t.style(ansiGreen, "✓")
+	if e.Result.IsError {
+		mark = t.style(ansiRed, "✗")
+	}
+	took := t.style(ansiDim, fmt.Sprintf("(%s)", formatDuration(now.Sub(run.start))))
+	t.println(fmt.Sprintf("%s %s %s %s", mark, t.style(ansiBold, run.name), visibleControls(cut(run.arg, 120)), took))
+	for _, line := range resultPreview(run.name, e.Result.Content, e.Result.IsError) {
+		t.println(t.style(ansiDim, "  │ "+visibleControls(cut(line, 160))))
+	}
+	t.latest = e.Result.Content
+}
+
+// keyArgument shows the input that matters of a tool call in readable
+// form: the command, the path, the pattern; otherwise compact JSON.
+func keyArgument(raw json.RawMessage) string {
+	var in map[string]any
+	if json.Unmarshal(raw, &in) != nil {
+		return compactJSON(raw, 80)
+	}
+	for _, name := range []string{"command", "path", "file_path", "pattern", "url", "query", "question", "id", "name"} {
+		if s, ok := in[name].(string); ok && s != "" {
+			return strings.ReplaceAll(s, "\n", "↵")
+		}
+	}
+	if len(in) == 0 {
+		return ""
+	}
+	return compactJSON(raw, 80)
+}
+
+// resultPreview is a few lines of a tool's result: for commands the last
+// lines of output and the exit code, otherwise the first lines.
+func resultPreview(tool, content string, isError bool) []string {
+	if tool == "run_command" && strings.Contains(content, "Exit code: ") {
+		return commandPreview(content)
+	}
+	lines := strings.Split(strings.TrimSpace(content), "\n")
+	if len(lines) <= 3 {
+		return lines
+	}
+	return append(lines[:2], fmt.Sprintf("… %d more lines (Ctrl-O shows all)", len(lines)-2))
+}
+
+// commandPreview shows the last lines of a command's output and how it
+// ended, from run_command's "Exit code / stdout / stderr" layout.
+func commandPreview(content string) []string {
+	head, rest, _ := strings.Cut(content, "\nstdout:\n")
+	stdout, stderr, _ := strings.Cut(rest, "\n\nstderr:\n")
+	var output []string
+	for _, s := range []string{stdout, stderr} {
+		for _, l := range strings.Split(s, "\n") {
+			if strings.TrimSpace(l) != "" {
+				output = append(output, l)
+			}
+		}
+	}
+	var out []string
+	if len(output) > 3 {
+		out = append(out, fmt.Sprintf("… %d earlier lines (Ctrl-O shows all)", len(output)-3))
+		output = output[len(output)-3:]
+	}
+	out = append(out, output...)
+	for _, l := range strings.Split(strings.TrimSpace(head), "\n") {
+		if code, ok := strings.CutPrefix(l, "Exit code: "); ok {
+			out = append(out, "exit "+code)
+		} else if l != "" {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// formatDuration shows a duration as "0.4s", "12s" or "3m05s".
+func formatDuration(d time.Duration) string {
+	switch {
+	case d < 10*time.Second:
+		return fmt.Sprintf("%.1fs", d.Seconds())
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d.Seconds()))
+	}
+	return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
+}
