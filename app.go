@@ -66,6 +66,8 @@ type App struct {
 	Sandbox  *Sandbox
 	Skills   *SkillSet
 	Commands []*CustomCommand // custom slash commands, first of a name
+	// Subagents are the agents the task tool starts.
+	Subagents *Subagents
 	// Trusted is set when the project's files may run code and widen
 	// permissions (see config_trust.go).
 	Trusted   bool
@@ -110,15 +112,16 @@ func newApp(ctx context.Context, opts Options, stdin io.Reader, stdout, stderr i
 	if err := app.openSession(); err != nil {
 		return nil, err
 	}
-	if len(app.Settings.Hooks) > 0 {
-		app.Env.Hooks = &Hooks{Config: app.Settings.Hooks, SessionID: app.SessionID, Workspace: app.Workspace, Notice: app.notice}
-	}
 	app.closers = append(app.closers, func() { app.Session.Close() })
 	if app.Sandbox, err = NewSandbox(SandboxConfig{Workspace: app.Workspace, Home: userHome(getenv),
 		Settings: app.Settings.Sandbox, Getenv: app.getenv}); err != nil {
 		return nil, err
 	}
 	app.closers = append(app.closers, app.Sandbox.Close)
+	if len(app.Settings.Hooks) > 0 {
+		app.Env.Hooks = &Hooks{Config: app.Settings.Hooks, SessionID: app.SessionID, Workspace: app.Workspace,
+			Sandbox: app.Sandbox, Notice: app.notice}
+	}
 	if err := app.setupPermissions(); err != nil {
 		return nil, err
 	}
@@ -153,6 +156,9 @@ func newApp(ctx context.Context, opts Options, stdin io.Reader, stdout, stderr i
 		MaxSteps:  maxTurns,
 		Journal:   func(e Event) { app.Session.Event(e) },
 	}
+	app.Subagents = &Subagents{Parent: app.Agent, MaxDepth: app.Settings.SubagentDepth,
+		Agents: LoadAgents(agentDirs(app.Home, userHome(getenv), app.Workspace))}
+	app.Registry.Add(app.Subagents.Tool())
 	app.startSession(ctx)
 	return app, nil
 }

@@ -32,6 +32,9 @@ func slashCommands() []slashCommand {
 		{"mcp", "show the MCP servers and their state; /mcp restart NAME restarts one", func(ctx context.Context, app *App, args string, _ *[]Message) (string, bool, error) {
 			return app.MCP.SlashCommand(ctx, args), false, nil
 		}},
+		{"agents", "list the subagents the task tool can start", func(_ context.Context, app *App, _ string, _ *[]Message) (string, bool, error) {
+			return app.Subagents.Describe(), false, nil
+		}},
 		{"hooks", "list the hooks in force, by event", func(_ context.Context, app *App, _ string, _ *[]Message) (string, bool, error) {
 			return app.Env.Hooks.Describe(), false, nil
 		}},

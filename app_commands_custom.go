@@ -40,6 +40,7 @@ type slashPrompt struct {
 	Grants []Rule // calls these rules cover run without asking (deny rules still hold)
 	Model  string // the model for this turn; "" keeps the session's
 	Fork   bool   // run in a subagent (a skill with context: fork)
+	Input  string // what the user typed, kept in the history of a forked run
 }
 
 // commandDirs lists the folders searched for command files, first match
@@ -236,6 +237,7 @@ func (app *App) slashPromptFor(ctx context.Context, input string) (sp slashPromp
 		if !app.Trusted && within(app.Workspace, s.Dir) {
 			sp.Grants = nil // an untrusted project's skills grant nothing
 		}
+		sp.Input = input
 		return sp, true, err
 	}
 	return slashPrompt{}, false, nil
@@ -295,5 +297,26 @@ func (app *App) runPrompt(ctx context.Context, history []Message, sp slashPrompt
 		defer func(model string) { app.Agent.Model = model }(app.Agent.Model)
 		app.Agent.Model = sp.Model
 	}
-	return app.runTurnWithCleanup(withToolGrants(ctx, sp.Grants), history, sp.Prompt)
+	ctx = withToolGrants(ctx, sp.Grants)
+	if sp.Fork {
+		return app.runForked(ctx, history, sp)
+	}
+	return app.runTurnWithCleanup(ctx, history, sp.Prompt)
+}
+
+// runForked runs a skill in a subagent: only what the user typed and the
+// subagent's answer join the conversation.
+func (app *App) runForked(ctx context.Context, history []Message, sp slashPrompt) TurnResult {
+	defer app.Perms.EndTurn()
+	out, err := app.Subagents.run(withToolUseID(ctx, "fork_"+newSessionID()), "general-purpose", sp.Prompt)
+	switch {
+	case ctx.Err() != nil:
+		return TurnResult{Messages: history, End: EndCancelled, Text: "interrupted", Err: ctx.Err()}
+	case err != nil:
+		app.Agent.emit(Event{Kind: EventNotice, Text: err.Error()})
+		return TurnResult{Messages: history, End: EndError, Text: err.Error(), Err: err}
+	}
+	answer := assistantText(out.Text)
+	app.Agent.emit(Event{Kind: EventAssistant, Message: &answer})
+	return TurnResult{Messages: append(slices.Clone(history), userText(sp.Input), answer), End: EndFinal, Text: out.Text}
 }

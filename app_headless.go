@@ -37,6 +37,8 @@ type streamRecord struct {
 	Tools          []string `json:"tools,omitempty"`
 	PermissionMode string   `json:"permissionMode,omitempty"`
 	Sandbox        string   `json:"sandbox,omitempty"` // what limits commands (init only)
+	// ParentToolUseID marks a subagent's messages: the task call's id.
+	ParentToolUseID string `json:"parent_tool_use_id,omitempty"`
 }
 
 // runHeadless runs one task with nobody to ask and prints its outcome in
@@ -56,9 +58,9 @@ func (app *App) runHeadless(ctx context.Context, task string) error {
 		app.Agent.Emit = func(e Event) {
 			switch e.Kind {
 			case EventAssistant:
-				out.json(streamRecord{Type: "assistant", SessionID: app.SessionID, Message: e.Message})
+				out.json(streamRecord{Type: "assistant", SessionID: app.SessionID, Message: e.Message, ParentToolUseID: e.ParentToolUseID})
 			case EventToolResults:
-				out.json(streamRecord{Type: "user", SessionID: app.SessionID, Message: e.Message})
+				out.json(streamRecord{Type: "user", SessionID: app.SessionID, Message: e.Message, ParentToolUseID: e.ParentToolUseID})
 			case EventNotice:
 				fmt.Fprintln(app.stderr, e.Text)
 			}

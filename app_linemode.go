@@ -171,8 +171,15 @@ type lineRenderer struct {
 // startTurn resets the renderer for a new turn.
 func (r *lineRenderer) startTurn() { r.streamed, r.midLine = false, false }
 
-// event prints one loop event.
+// event prints one loop event. Of a subagent's events only its tool
+// calls are shown, indented under the task call.
 func (r *lineRenderer) event(e Event) {
+	if e.ParentToolUseID != "" {
+		if e.Kind == EventToolStart {
+			fmt.Fprintf(r.w, "    ↳ %s %s\n", e.Call.Name, compactJSON(e.Call.Input, 120))
+		}
+		return
+	}
 	switch e.Kind {
 	case EventTextDelta:
 		fmt.Fprint(r.w, e.Text)

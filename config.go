@@ -32,8 +32,11 @@ type Settings struct {
 	WebSearchURL string              `json:"webSearchUrl,omitempty"`
 	Permissions  PermissionsSettings `json:"permissions,omitempty"`
 	// Hooks are commands run at points of a session; every file's add up.
-	Hooks   HookSettings    `json:"hooks,omitempty"`
-	Sandbox SandboxSettings `json:"sandbox,omitempty"`
+	Hooks HookSettings `json:"hooks,omitempty"`
+	// SubagentDepth is how deep subagents may nest (default 1: a subagent
+	// cannot start another).
+	SubagentDepth int             `json:"subagentDepth,omitempty"`
+	Sandbox       SandboxSettings `json:"sandbox,omitempty"`
 	// CleanupPeriodDays is how long a session is kept after its last
 	// change (default 30).
 	CleanupPeriodDays *int `json:"cleanupPeriodDays,omitempty"`
@@ -288,6 +291,7 @@ func mergeLayer(base, over Settings, workspace string) Settings {
 	base.WebSearchURL = cmp.Or(over.WebSearchURL, base.WebSearchURL)
 	base.MaxTurns = cmp.Or(over.MaxTurns, base.MaxTurns)
 	base.MaxTokens = cmp.Or(over.MaxTokens, base.MaxTokens)
+	base.SubagentDepth = cmp.Or(over.SubagentDepth, base.SubagentDepth)
 	if over.CleanupPeriodDays != nil {
 		base.CleanupPeriodDays = over.CleanupPeriodDays
 	}

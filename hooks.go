@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"os/exec"
 	"regexp"
 	"slices"
@@ -196,6 +195,7 @@ type Hooks struct {
 	SessionID  string
 	Workspace  string
 	Transcript string       // the session's transcript file, for transcript_path
+	Sandbox    *Sandbox     // confines the hooks as it confines run_command; nil runs them unconfined
 	Notice     func(string) // shows hook errors to the user
 }
 
@@ -260,7 +260,7 @@ func (h *Hooks) runOne(ctx context.Context, event HookEvent, c HookCommand, stdi
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	var stdout, stderr bytes.Buffer
-	cmd := hookProcess(runCtx, h.Workspace, c.Command)
+	cmd := hookProcess(runCtx, h.Sandbox, h.Workspace, c.Command)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = bytes.NewReader(stdin), &stdout, &stderr
 	err := cmd.Run()
 	errText := strings.TrimSpace(stderr.String())
@@ -323,15 +323,15 @@ func (h *Hooks) notice(msg string) {
 	}
 }
 
-// hookProcess prepares a hook command: bash -c in the workspace, in its own
+// hookProcess prepares a hook command: bash -c in the workspace, inside
+// the sandbox that confines run_command (if there is one), in its own
 // process group so that a timeout or a cancelled turn kills everything it
 // started. Every hook starts here.
-func hookProcess(ctx context.Context, dir, command string) *exec.Cmd {
-	cmd := exec.CommandContext(ctx, "bash", "-c", command)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "CLAUDE_PROJECT_DIR="+dir, "MINICODE_PROJECT_DIR="+dir)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+func hookProcess(ctx context.Context, sb *Sandbox, dir, command string) *exec.Cmd {
+	cmd := sb.Command(ctx, dir, command, false)
+	cmd.Env = append(cmd.Env, "CLAUDE_PROJECT_DIR="+dir, "MINICODE_PROJECT_DIR="+dir)
+	cmd.SysProcAttr = commandProcAttr()
+	cmd.Cancel = func() error { return killGroup(cmd, syscall.SIGKILL) }
 	cmd.WaitDelay = time.Second
 	return cmd
 }

@@ -336,3 +336,23 @@ func TestHooksCommandListsTheHooks(t *testing.T) {
 		t.Errorf("/hooks printed %q, want it to hold %q", res.stdout, want)
 	}
 }
+
+func TestHooksRunInTheSandbox(t *testing.T) {
+	t.Parallel()
+	if abi, _ := landlockABI(); abi == 0 {
+		t.Skip("no Landlock on this kernel")
+	}
+	home := t.TempDir()
+	ws := hookWorkspace(t, `{"SessionStart": [{"hooks": [{"type": "command", "command": "touch inside; touch \"$HOME/escaped\""}]}]}`, nil)
+	srv, _ := anthropicServer(t, answerOnce())
+	res := runMinicode(t, []string{"HOME=" + home, "ANTHROPIC_API_KEY=k", "ANTHROPIC_BASE_URL=" + srv.URL}, "", "-p", "hi", "--workspace", ws)
+	if _, err := os.Stat(filepath.Join(ws, "inside")); err != nil {
+		t.Errorf("the hook could not write in the workspace: %v; stderr %q", err, res.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(home, "escaped")); err == nil {
+		t.Error("the hook wrote outside the workspace")
+	}
+	if !strings.Contains(res.stderr, "SessionStart hook") {
+		t.Errorf("stderr %q, want the refused write reported", res.stderr)
+	}
+}

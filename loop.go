@@ -44,6 +44,9 @@ type Event struct {
 	Message *Message
 	Call    *Block
 	Result  *Block
+	// ParentToolUseID is set on the events of a subagent: the id of the
+	// task call that started it.
+	ParentToolUseID string
 }
 
 // TurnEnd says how a turn ended.
@@ -298,7 +301,7 @@ func (a *Agent) appendReply(t *turn, m Message) {
 }
 
 // runBatch runs a reply's tool calls and appends all their results as one
-// user message. Consecutive read-only calls run in parallel; calls that
+// user message. Consecutive read-only (and task) calls run in parallel; calls that
 // change something run one at a time, in order. It returns the question of
 // an ask_user call, if there was one.
 func (a *Agent) runBatch(ctx context.Context, t *turn, calls []Block) (question string) {
@@ -319,7 +322,7 @@ func (a *Agent) runBatch(ctx context.Context, t *turn, calls []Block) (question 
 	}
 	for i := 0; i < len(calls); {
 		j := i
-		for j < len(calls) && a.Tools.isReadOnly(calls[j].Name) {
+		for j < len(calls) && a.Tools.isParallel(calls[j].Name) {
 			j++
 		}
 		if j == i {

@@ -52,6 +52,9 @@ type Tool struct {
 	Schema      json.RawMessage
 	// ReadOnly tools change nothing and may run in parallel with each other.
 	ReadOnly bool
+	// Concurrent tools may run in parallel too, though they are not
+	// read-only: they bound their own concurrency (the task tool).
+	Concurrent bool
 	// Timeout bounds one run; zero means defaultToolTimeout.
 	Timeout time.Duration
 	// Decode turns the model's JSON into a validated input value.
@@ -420,10 +423,11 @@ func (r *Registry) names() []string {
 	return names
 }
 
-// isReadOnly reports whether the named tool changes nothing.
-func (r *Registry) isReadOnly(name string) bool {
+// isParallel reports whether calls of the named tool may run in parallel:
+// it changes nothing, or it bounds its own concurrency.
+func (r *Registry) isParallel(name string) bool {
 	t, ok := r.Get(name)
-	return ok && t.ReadOnly
+	return ok && (t.ReadOnly || t.Concurrent)
 }
 
 // storeLargeResults keeps a batch's results within the limits:

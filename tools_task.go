@@ -1,19 +1,291 @@
 package main
 
-import "context"
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+)
+
+// A subagent is a second agent loop the model starts with the task tool
+// (Claude Code calls it Task): it gets its own conversation, holding only
+// the prompt, a system prompt and a tool set from its definition, the
+// same provider and the same permission check, and only its final answer
+// goes back to the parent. Definitions are Markdown files in
+// .claude/agents/ (front matter name, description, tools, model; the body
+// is the system prompt); general-purpose is built in.
+
+// Defaults of subagents.
+const (
+	defaultSubagentParallel = 3  // task calls of one reply running at once
+	defaultSubagentDepth    = 1  // subagents may not start subagents
+	defaultSubagentSteps    = 30 // model steps of one subagent
+	taskTimeout             = 30 * time.Minute
+)
+
+// AgentDef is one subagent definition.
+type AgentDef struct {
+	Name        string
+	Description string
+	Tools       []string // minicode tool names; nil means every tool
+	Model       string   // "" or "inherit": the parent's model
+	Prompt      string   // the system prompt
+	Path        string   // "" for the built-in agent
+	Problem     string   // why the file cannot be used; "" when it can
+}
+
+// generalPurposeAgent is the built-in agent.
+func generalPurposeAgent() *AgentDef {
+	return &AgentDef{Name: "general-purpose", Description: "General agent for researching questions, searching code and doing multi-step tasks.",
+		Prompt: "You are a subagent of minicode, a coding agent. Do the task you are given with the tools you have, then reply with a concise final answer holding everything the requester needs: it sees only that answer, not your tool calls."}
+}
+
+// agentDirs lists the folders searched for agent definitions, first match
+// of a name winning.
+func agentDirs(home, userHome, workspace string) []string {
+	dirs := []string{filepath.Join(workspace, ".minicode", "agents"), filepath.Join(workspace, ".claude", "agents")}
+	if home != "" {
+		dirs = append(dirs, filepath.Join(home, "agents"))
+	}
+	if userHome != "" {
+		dirs = append(dirs, filepath.Join(userHome, ".claude", "agents"))
+	}
+	return dirs
+}
+
+// LoadAgents reads the agent definitions of the folders, then adds the
+// built-in general-purpose agent unless a file replaces it.
+func LoadAgents(dirs []string) []*AgentDef {
+	var defs []*AgentDef
+	for _, dir := range dirs {
+		files, _ := filepath.Glob(filepath.Join(dir, "*.md"))
+		for _, path := range files {
+			def := readAgentDef(path)
+			if !slices.ContainsFunc(defs, func(d *AgentDef) bool { return d.Name == def.Name }) {
+				defs = append(defs, def)
+			}
+		}
+	}
+	if !slices.ContainsFunc(defs, func(d *AgentDef) bool { return d.Name == "general-purpose" }) {
+		defs = append(defs, generalPurposeAgent())
+	}
+	return defs
+}
+
+// readAgentDef reads one definition file.
+func readAgentDef(path string) *AgentDef {
+	def := &AgentDef{Name: strings.TrimSuffix(filepath.Base(path), ".md"), Path: path}
+	meta, body, err := readDefinition(path, true)
+	if err == nil {
+		def.Name = cmp.Or(metaString(meta, "name"), def.Name)
+		def.Description, def.Model, def.Prompt = metaString(meta, "description"), metaString(meta, "model"), strings.TrimSpace(body)
+		var tools []string
+		tools, err = allowedTools(meta["tools"])
+		for _, t := range tools {
+			def.Tools = append(def.Tools, minicodeToolNames(t)...)
+		}
+	}
+	if err == nil && def.Prompt == "" {
+		err = errors.New("the body (the agent's system prompt) is empty")
+	}
+	if err != nil {
+		def.Problem = err.Error()
+	}
+	return def
+}
+
+// metaString returns a front matter value as a string ("" if it is not).
+func metaString(meta map[string]any, key string) string {
+	s, _ := meta[key].(string)
+	return strings.TrimSpace(s)
+}
+
+// Subagents starts subagents for a parent agent.
+type Subagents struct {
+	Parent   *Agent // its provider, tools, environment and Emit are shared
+	Agents   []*AgentDef
+	MaxDepth int // how deep subagents may nest; 0 means defaultSubagentDepth
+	MaxSteps int // model steps of each subagent; 0 means defaultSubagentSteps
+	slots    chan struct{}
+}
+
+// TaskInput is the input of the task tool.
+type TaskInput struct {
+	Description  string `json:"description" validate:"required" desc:"A short (3-5 word) description of the task."`
+	Prompt       string `json:"prompt" validate:"required" desc:"The task for the agent: everything it needs to know, since it does not see this conversation."`
+	SubagentType string `json:"subagent_type,omitempty" desc:"The agent to use (default general-purpose)."`
+}
+
+// Tool is the task tool. Several task calls of one reply run in parallel,
+// at most defaultSubagentParallel at once.
+func (s *Subagents) Tool() *Tool {
+	s.slots = make(chan struct{}, defaultSubagentParallel)
+	var list strings.Builder
+	for _, d := range s.Agents {
+		if d.Problem == "" {
+			fmt.Fprintf(&list, "\n- %s: %s", d.Name, oneLine(d.Description, 200))
+		}
+	}
+	t := ToolDef[TaskInput]{
+		Name: "task",
+		Description: "Start a subagent that does a task on its own, with a fresh context, and returns only its final answer. " +
+			"Use it for searches and research whose details would crowd this conversation; give it a complete prompt. " +
+			"Several task calls in one reply run in parallel. Agents:" + list.String(),
+		Timeout: taskTimeout,
+		Run: func(ctx context.Context, env *ToolEnv, in TaskInput) (ToolOutput, error) {
+			return s.run(ctx, cmp.Or(in.SubagentType, "general-purpose"), in.Prompt)
+		},
+	}.Tool()
+	t.Concurrent = true
+	return t
+}
+
+// Describe lists the agent definitions: the text of /agents.
+func (s *Subagents) Describe() string {
+	var b strings.Builder
+	b.WriteString("Agents:\n")
+	for _, d := range s.Agents {
+		switch {
+		case d.Problem != "":
+			fmt.Fprintf(&b, "  %-20s (broken: %s) %s\n", d.Name, d.Problem, d.Path)
+		default:
+			fmt.Fprintf(&b, "  %-20s %s %s\n", d.Name, oneLine(d.Description, 80), d.Path)
+		}
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// run runs one subagent to its end and returns its answer with a line of
+// usage. A subagent that uses up its steps returns what it has, noted.
+func (s *Subagents) run(ctx context.Context, name, prompt string) (ToolOutput, error) {
+	def := s.find(name)
+	if def == nil {
+		return ToolOutput{}, fmt.Errorf("no agent named %q; the agents are: %s", name, strings.Join(s.names(), ", "))
+	}
+	if def.Problem != "" {
+		return ToolOutput{}, fmt.Errorf("agent %q cannot be used: %s: %s", name, def.Path, def.Problem)
+	}
+	depth := subagentDepth(ctx) + 1
+	if depth == 1 {
+		select {
+		case s.slots <- struct{}{}:
+			defer func() { <-s.slots }()
+		case <-ctx.Done():
+			return ToolOutput{}, ctx.Err()
+		}
+	}
+	child := s.child(ctx, def, depth)
+	res := child.RunTurn(withSubagentDepth(ctx, depth), nil, prompt)
+	usage := fmt.Sprintf("[subagent %s: %d steps, %d input and %d output tokens]", def.Name, res.Steps, res.Usage.InputTokens, res.Usage.OutputTokens)
+	switch res.End {
+	case EndFinal:
+		return ToolOutput{Text: res.Text + "\n\n" + usage}, nil
+	case EndCancelled:
+		return ToolOutput{}, ctx.Err()
+	case EndMaxSteps:
+		return ToolOutput{Text: lastAnswer(res.Messages) + "\n\n(The subagent reached its limit of " +
+			fmt.Sprint(child.MaxSteps) + " steps before it finished; the text above is what it had.)\n" + usage}, nil
+	}
+	return ToolOutput{Text: res.Text + "\n\n" + usage, IsError: true}, nil
+}
+
+// child builds the agent loop of one subagent. Its events reach the
+// parent's listener tagged with the id of the task call that started it.
+func (s *Subagents) child(ctx context.Context, def *AgentDef, depth int) *Agent {
+	parent, parentCall := s.Parent, toolUseID(ctx)
+	tools := NewRegistry()
+	for _, t := range parent.Tools.Tools() {
+		switch {
+		case t.Name == "ask_user", t.Name == "task" && depth >= cmp.Or(s.MaxDepth, defaultSubagentDepth):
+		case def.Tools == nil || slices.Contains(def.Tools, t.Name) || slices.ContainsFunc(def.Tools, func(n string) bool { return strings.HasPrefix(t.Name, n+"__") }):
+			tools.Add(t)
+		}
+	}
+	system := def.Prompt + "\n\nToday: " + time.Now().Format("2006-01-02") + "\n"
+	if parent.Env != nil {
+		system += "Workspace: " + parent.Env.Workspace + "\n"
+	}
+	return &Agent{
+		Provider: parent.Provider, Tools: tools, Env: parent.Env, MaxTokens: parent.MaxTokens,
+		Model:    cmp.Or(strings.TrimPrefix(def.Model, "inherit"), parent.Model),
+		System:   system,
+		MaxSteps: cmp.Or(s.MaxSteps, defaultSubagentSteps), Depth: depth,
+		Emit: func(e Event) {
+			if parent.Emit != nil {
+				e.ParentToolUseID = cmp.Or(e.ParentToolUseID, parentCall)
+				parent.Emit(e)
+			}
+		},
+	}
+}
+
+// find returns the definition named name, or nil.
+func (s *Subagents) find(name string) *AgentDef {
+	for _, d := range s.Agents {
+		if d.Name == name {
+			return d
+		}
+	}
+	return nil
+}
+
+// names lists the usable agents.
+func (s *Subagents) names() []string {
+	var names []string
+	for _, d := range s.Agents {
+		if d.Problem == "" {
+			names = append(names, d.Name)
+		}
+	}
+	return names
+}
+
+// lastAnswer returns the text of the last assistant message that has any.
+func lastAnswer(messages []Message) string {
+	for i := len(messages) - 1; i >= 0; i-- {
+		if text := strings.TrimSpace(messages[i].Text()); messages[i].Role == RoleAssistant && text != "" {
+			return text
+		}
+	}
+	return "(no text yet)"
+}
 
 // contextKey names the values minicode keeps in a context.
 type contextKey int
 
 // The context keys.
 const (
-	keyToolUseID  contextKey = iota // the id of the tool call being run
-	keyToolGrants                   // allow rules of the running skill or command
+	keyToolUseID     contextKey = iota // the id of the tool call being run
+	keyToolGrants                      // allow rules of the running skill or command
+	keySubagentDepth                   // how many subagents deep a call runs
 )
 
 // withToolUseID records the id of the tool call a context runs.
 func withToolUseID(ctx context.Context, id string) context.Context {
 	return context.WithValue(ctx, keyToolUseID, id)
+}
+
+// toolUseID returns the id of the tool call ctx runs, or "".
+func toolUseID(ctx context.Context) string {
+	id, _ := ctx.Value(keyToolUseID).(string)
+	return id
+}
+
+// withSubagentDepth records that calls under ctx run in a subagent that
+// many levels deep.
+func withSubagentDepth(ctx context.Context, depth int) context.Context {
+	return context.WithValue(ctx, keySubagentDepth, depth)
+}
+
+// subagentDepth returns how many subagents deep ctx runs; 0 in the main
+// agent.
+func subagentDepth(ctx context.Context) int {
+	d, _ := ctx.Value(keySubagentDepth).(int)
+	return d
 }
 
 // withToolGrants lets the calls run under ctx use rules without asking.
