@@ -120,7 +120,7 @@ func newApp(ctx context.Context, opts Options, stdin io.Reader, stdout, stderr i
 	app.closers = append(app.closers, app.Sandbox.Close)
 	if len(app.Settings.Hooks) > 0 {
 		app.Env.Hooks = &Hooks{Config: app.Settings.Hooks, SessionID: app.SessionID, Workspace: app.Workspace,
-			Sandbox: app.Sandbox, Notice: app.notice}
+			Transcript: app.Session.Path, Sandbox: app.Sandbox, Notice: app.notice}
 	}
 	if err := app.setupPermissions(); err != nil {
 		return nil, err

@@ -178,13 +178,17 @@ func expandBody(body, args string) string {
 // permission check (with the command's grants) and the hooks apply.
 func (app *App) expandCommand(ctx context.Context, c *CustomCommand, args string) (slashPrompt, error) {
 	grants, _ := grantRules(c.AllowedTools)
+	why := "its allowed-tools do not include Bash"
+	if !app.Trusted && within(app.Workspace, c.Path) {
+		grants, why = nil, "this workspace is not trusted, so its commands run nothing ('minicode trust' allows it)"
+	}
 	ctx = withToolGrants(ctx, grants)
 	body := expandBody(c.Body, args)
 	var failed error
 	body = shellPattern.ReplaceAllStringFunc(body, func(m string) string {
 		command := shellPattern.FindStringSubmatch(m)[1]
 		if !slices.ContainsFunc(grants, func(r Rule) bool { return r.Tool == "run_command" }) {
-			failed = fmt.Errorf("/%s runs `%s`, but its allowed-tools do not include Bash", c.Name, command)
+			failed = fmt.Errorf("/%s runs `%s`, but %s", c.Name, command, why)
 			return m
 		}
 		out := app.runTool(ctx, "run_command", map[string]string{"command": command})

@@ -154,3 +154,12 @@ func TestSkillAllowedToolsGrantWithinDenyRules(t *testing.T) {
 		t.Error("the call ran without the skill's grant")
 	}
 }
+
+func TestUntrustedProjectCommandsRunNothing(t *testing.T) {
+	t.Parallel()
+	srv, requests := anthropicServer(t, answerOnce())
+	res := runMinicode(t, []string{"ANTHROPIC_API_KEY=k", "ANTHROPIC_BASE_URL=" + srv.URL}, "", "-p", "/git:log", "--workspace", commandWorkspace(t))
+	if len(requests()) != 0 || !strings.Contains(res.stderr, "this workspace is not trusted, so its commands run nothing") {
+		t.Errorf("%d requests, stderr %q; want none and a message about trust", len(requests()), res.stderr)
+	}
+}

@@ -240,8 +240,12 @@ func TestPostToolUseAndSessionEndHooks(t *testing.T) {
 		t.Errorf("tool results %+v, want the PostToolUse hook's reason", results)
 	}
 	data, err := os.ReadFile(filepath.Join(ws, "ended.json"))
-	if err != nil || !strings.Contains(string(data), `"hook_event_name":"SessionEnd"`) {
-		t.Errorf("SessionEnd hook input %q (%v), want the event as JSON", data, err)
+	var in HookInput
+	if err != nil || json.Unmarshal(data, &in) != nil || in.HookEventName != HookSessionEnd || in.CWD != ws || in.SessionID == "" {
+		t.Fatalf("SessionEnd hook input %q (%v), want the event as JSON", data, err)
+	}
+	if _, err := os.Stat(in.TranscriptPath); err != nil || !strings.HasSuffix(in.TranscriptPath, in.SessionID+".jsonl") {
+		t.Errorf("transcript_path %q (%v), want the session's journal", in.TranscriptPath, err)
 	}
 }
 
@@ -345,7 +349,7 @@ func TestHooksRunInTheSandbox(t *testing.T) {
 	home := t.TempDir()
 	ws := hookWorkspace(t, `{"SessionStart": [{"hooks": [{"type": "command", "command": "touch inside; touch \"$HOME/escaped\""}]}]}`, nil)
 	srv, _ := anthropicServer(t, answerOnce())
-	res := runMinicode(t, []string{"HOME=" + home, "ANTHROPIC_API_KEY=k", "ANTHROPIC_BASE_URL=" + srv.URL}, "", "-p", "hi", "--workspace", ws)
+	res := runMinicode(t, []string{"HOME=" + home, "MINICODE_HOME=" + trustingHome(t, ws), "ANTHROPIC_API_KEY=k", "ANTHROPIC_BASE_URL=" + srv.URL}, "", "-p", "hi", "--workspace", ws)
 	if _, err := os.Stat(filepath.Join(ws, "inside")); err != nil {
 		t.Errorf("the hook could not write in the workspace: %v; stderr %q", err, res.stderr)
 	}

@@ -27,6 +27,7 @@ const (
 	recordCompaction   = "compaction"    // Kind, Messages: the model's view was replaced
 	recordRename       = "rename"        // Title: the user named the session
 	recordSettings     = "settings"      // Model, PermissionMode: what the session runs with
+	recordSidechain    = "sidechain"     // Message, ParentToolUseID: a subagent's message, outside the view
 )
 
 // Record is one line of a session journal. Records are only ever
@@ -58,6 +59,9 @@ type RecordPayload struct {
 	// PermissionMode is the mode in use; it is recorded for the reader of
 	// the file and never restored, so a resumed session asks as before.
 	PermissionMode string `json:"permission_mode,omitempty"`
+	// ParentToolUseID is the id of the task call whose subagent wrote a
+	// sidechain record.
+	ParentToolUseID string `json:"parent_tool_use_id,omitempty"`
 }
 
 // Session is one conversation: the messages the model sees and the
@@ -164,6 +168,11 @@ func (s *Session) Event(e Event) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	switch {
+	case e.ParentToolUseID != "":
+		if e.Message != nil {
+			m := *e.Message
+			s.write(recordSidechain, RecordPayload{Message: &m, ParentToolUseID: e.ParentToolUseID})
+		}
 	case e.Kind == EventAssistant && e.Message != nil:
 		m := *e.Message
 		s.view = append(s.view, m)

@@ -136,6 +136,11 @@ func (s *Subagents) Tool() *Tool {
 			"Use it for searches and research whose details would crowd this conversation; give it a complete prompt. " +
 			"Several task calls in one reply run in parallel. Agents:" + list.String(),
 		Timeout: taskTimeout,
+		// Starting a subagent touches nothing (each of its calls is checked
+		// on its own), so only a deny rule stops it.
+		Permission: func(env *ToolEnv, in TaskInput) (PermissionRequest, error) {
+			return PermissionRequest{Access: AccessRead, Summary: "start a subagent: " + in.Description}, nil
+		},
 		Run: func(ctx context.Context, env *ToolEnv, in TaskInput) (ToolOutput, error) {
 			return s.run(ctx, cmp.Or(in.SubagentType, "general-purpose"), in.Prompt)
 		},
@@ -214,12 +219,19 @@ func (s *Subagents) child(ctx context.Context, def *AgentDef, depth int) *Agent 
 		Model:    cmp.Or(strings.TrimPrefix(def.Model, "inherit"), parent.Model),
 		System:   system,
 		MaxSteps: cmp.Or(s.MaxSteps, defaultSubagentSteps), Depth: depth,
-		Emit: func(e Event) {
-			if parent.Emit != nil {
-				e.ParentToolUseID = cmp.Or(e.ParentToolUseID, parentCall)
-				parent.Emit(e)
-			}
-		},
+		Emit:    tagged(parent.Emit, parentCall),
+		Journal: tagged(parent.Journal, parentCall),
+	}
+}
+
+// tagged passes a subagent's events on to listen, marked with the id of
+// the task call that started it.
+func tagged(listen func(Event), parentCall string) func(Event) {
+	return func(e Event) {
+		if listen != nil {
+			e.ParentToolUseID = cmp.Or(e.ParentToolUseID, parentCall)
+			listen(e)
+		}
 	}
 }
 

@@ -82,7 +82,8 @@ func TestTaskCallsRunSubagentsInParallel(t *testing.T) {
 		".claude/agents/reader.md": "---\nname: reader\ndescription: Reads files.\ntools: Read\nmodel: claude-haiku-4-5\n---\nYou are a subagent that reads files.\n",
 	})
 	srv, requests := anthropicServer(t, twoReadersModel("reader"))
-	res := runMinicode(t, []string{"ANTHROPIC_API_KEY=k", "ANTHROPIC_BASE_URL=" + srv.URL}, "",
+	home := t.TempDir()
+	res := runMinicode(t, []string{"ANTHROPIC_API_KEY=k", "ANTHROPIC_BASE_URL=" + srv.URL, "MINICODE_HOME=" + home}, "",
 		"-p", "read both files", "--workspace", ws, "--output-format", "stream-json")
 	if res.code != 0 {
 		t.Fatalf("exit %d, stderr %q", res.code, res.stderr)
@@ -116,6 +117,49 @@ func TestTaskCallsRunSubagentsInParallel(t *testing.T) {
 		if !strings.Contains(res.stdout, want) {
 			t.Errorf("stream-json output lacks %s: %s", want, res.stdout)
 		}
+	}
+	checkSidechains(t, home)
+}
+
+// checkSidechains checks that the session journal under home keeps the
+// subagents' messages as side chains, out of the conversation.
+func checkSidechains(t *testing.T, home string) {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(home, "projects", "*", "*.jsonl"))
+	if len(files) != 1 {
+		t.Fatalf("journals %q, want one", files)
+	}
+	j, err := readJournal(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := len(j.Transcript); got != 4 {
+		t.Errorf("the conversation has %d messages, want 4 (prompt, tasks, answers, final)", got)
+	}
+	data, _ := os.ReadFile(files[0])
+	sidechains := map[string]int{}
+	for _, line := range readLines(string(data)) {
+		var rec Record
+		if json.Unmarshal([]byte(line), &rec) == nil && rec.Type == recordSidechain {
+			sidechains[rec.Payload.ParentToolUseID]++
+		}
+	}
+	if sidechains["toolu_task_a"] != 3 || sidechains["toolu_task_b"] != 3 {
+		t.Errorf("side chain records by task call: %v, want 3 each (read, result, answer)", sidechains)
+	}
+}
+
+func TestDenyRuleStopsTheTaskTool(t *testing.T) {
+	t.Parallel()
+	srv, requests := anthropicServer(t, twoReadersModel("general-purpose"))
+	res := runMinicode(t, []string{"ANTHROPIC_API_KEY=k", "ANTHROPIC_BASE_URL=" + srv.URL}, "",
+		"-p", "read both files", "--workspace", t.TempDir(), "--disallowedTools", "task")
+	reqs := requests()
+	if len(reqs) != 2 || isSubagent(reqs[1]) {
+		t.Fatalf("requests %+v, want two from the main agent only; stderr %q", reqs, res.stderr)
+	}
+	if results := toolResultsOf(reqs[1]); len(results) != 2 || !strings.Contains(results[0].Content, "denied by the rule task") {
+		t.Errorf("results %+v, want both task calls denied", results)
 	}
 }
 
