@@ -169,7 +169,11 @@ func (app *App) startSession(ctx context.Context) {
 	if app.Env.Hooks == nil {
 		return
 	}
-	v := app.Env.Hooks.Run(ctx, HookInput{HookEventName: HookSessionStart, Source: "startup"})
+	source := "startup"
+	if len(app.Session.View()) > 0 {
+		source = "resume"
+	}
+	v := app.Env.Hooks.Run(ctx, HookInput{HookEventName: HookSessionStart, Source: source})
 	if v.Context != "" {
 		app.Agent.System += "\n# Session start\n\n" + v.Context + "\n"
 	}

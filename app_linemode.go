@@ -45,11 +45,16 @@ func (app *App) runLineMode(ctx context.Context, interrupts <-chan os.Signal) er
 		}
 		prompt := slashPrompt{Prompt: input}
 		if strings.HasPrefix(input, "/") {
-			sp, quit := app.lineCommand(ctx, input, &history)
-			if quit {
+			var sp *slashPrompt
+			var quit bool
+			interrupted := withInterrupts(ctx, interrupts, func(ctx context.Context) { sp, quit = app.lineCommand(ctx, input, &history) })
+			switch {
+			case quit:
 				return nil
-			}
-			if sp == nil {
+			case interrupted:
+				fmt.Fprintln(app.stdout, "interrupted")
+				continue
+			case sp == nil:
 				continue
 			}
 			prompt = *sp

@@ -203,21 +203,29 @@ func TestLineModeSessionCommands(t *testing.T) {
 	}
 }
 
-// tmuxSession runs a shell command in a terminal of a private tmux
-// server, which the test's cleanup stops.
+// tmuxSession is minicode in line mode in a terminal of a private tmux
+// server, which the test's cleanup stops. Its output goes through tee to
+// a file, so minicode runs in line mode with the terminal as its input;
+// tee -i ignores the terminal's Ctrl-C.
 type tmuxSession struct {
 	t      *testing.T
 	socket string
+	out    string // the file holding minicode's output
 }
 
-// startTmux starts command in a new detached tmux session.
-func startTmux(t *testing.T, command string) *tmuxSession {
+// startTmux starts minicode with env (NAME=value words) and args.
+func startTmux(t *testing.T, env string, args ...string) *tmuxSession {
 	t.Helper()
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("tmux is not installed")
 	}
-	s := &tmuxSession{t: t, socket: filepath.Join(t.TempDir(), "tmux.sock")}
-	s.run("new-session", "-d", "-s", "minicode", "-x", "200", "-y", "50", command)
+	dir := t.TempDir()
+	s := &tmuxSession{t: t, socket: filepath.Join(dir, "tmux.sock"), out: filepath.Join(dir, "out.txt")}
+	command := fmt.Sprintf("env -i PATH=%q %s %q", os.Getenv("PATH"), env, minicodeBinary(t))
+	for _, a := range args {
+		command += fmt.Sprintf(" %q", a)
+	}
+	s.run("new-session", "-d", "-s", "minicode", "-x", "200", "-y", "50", command+fmt.Sprintf(" 2>&1 | tee -i %q", s.out))
 	t.Cleanup(func() { exec.Command("tmux", "-S", s.socket, "kill-server").Run() })
 	return s
 }
@@ -233,6 +241,22 @@ func (s *tmuxSession) run(args ...string) {
 // keys types keys into the terminal, as tmux's send-keys names them.
 func (s *tmuxSession) keys(keys ...string) {
 	s.run(append([]string{"send-keys", "-t", "minicode"}, keys...)...)
+}
+
+// output is what minicode printed so far.
+func (s *tmuxSession) output() string {
+	data, _ := os.ReadFile(s.out)
+	return string(data)
+}
+
+// waitOutput waits until what appears count times in the output.
+func (s *tmuxSession) waitOutput(what string, count int) {
+	s.t.Helper()
+	for deadline := time.Now().Add(20 * time.Second); strings.Count(s.output(), what) < count; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			s.t.Fatalf("timed out waiting for %q to appear %d times in the output:\n%s", what, count, s.output())
+		}
+	}
 }
 
 func TestLineModeCtrlCInterruptsTheTurn(t *testing.T) {
@@ -252,67 +276,61 @@ func TestLineModeCtrlCInterruptsTheTurn(t *testing.T) {
 			return anthropicTextStream("Answer to: "+text, "end_turn")
 		}
 	})
-	out := filepath.Join(t.TempDir(), "out.txt")
-	// Output goes through tee, so minicode runs in line mode with the
-	// terminal as its input; tee -i ignores the terminal's Ctrl-C.
-	term := startTmux(t, fmt.Sprintf("env -i PATH=%q HOME=%q MINICODE_HOME=%q ANTHROPIC_API_KEY=k ANTHROPIC_BASE_URL=%q %q --workspace %q --permission-mode bypassPermissions 2>&1 | tee -i %q",
-		os.Getenv("PATH"), t.TempDir(), home, srv.URL, minicodeBinary(t), ws, out))
-	output := func() string { data, _ := os.ReadFile(out); return string(data) }
-	waitOutput := func(what string, count int) {
-		t.Helper()
-		for deadline := time.Now().Add(20 * time.Second); strings.Count(output(), what) < count; time.Sleep(20 * time.Millisecond) {
-			if time.Now().After(deadline) {
-				t.Fatalf("timed out waiting for %q to appear %d times in the output:\n%s", what, count, output())
-			}
-		}
-	}
-	waitOutput("Type /help", 1)
+	term := startTmux(t, fmt.Sprintf("HOME=%q MINICODE_HOME=%q ANTHROPIC_API_KEY=k ANTHROPIC_BASE_URL=%q", t.TempDir(), home, srv.URL),
+		"--workspace", ws, "--permission-mode", "bypassPermissions")
+	term.waitOutput("Type /help", 1)
 
 	term.keys("stream slowly", "Enter")
-	waitOutput("Partial answer", 1)
+	term.waitOutput("Partial answer", 1)
 	term.keys("C-c")
-	waitOutput("interrupted", 1)
+	term.waitOutput("interrupted", 1)
 
 	term.keys("run the slow command", "Enter")
-	waitOutput("→ run_command", 1)
+	term.waitOutput("→ run_command", 1)
 	pid := readPid(t, filepath.Join(ws, "child.pid"))
 	t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL) })
 	term.keys("C-c")
-	waitOutput("interrupted", 2)
+	term.waitOutput("interrupted", 2)
 	waitFor(t, fmt.Sprintf("the cancelled command %d to be gone", pid), func() bool { return processGone(pid) })
 
 	term.keys("still there?", "Enter")
-	waitOutput("Answer to: still there?", 1)
+	term.waitOutput("Answer to: still there?", 1)
 	term.keys("C-c")
-	waitOutput("press Ctrl-C again", 1)
+	term.waitOutput("press Ctrl-C again", 1)
 	term.keys("C-c")
-	waitOutput("To resume: minicode --resume ", 1)
+	term.waitOutput("To resume: minicode --resume ", 1)
 
 	files := sessionFiles(t, home)
 	if len(files) != 1 {
 		t.Fatalf("session files %q, want one", files)
 	}
-	if !strings.Contains(output(), "To resume: minicode --resume "+strings.TrimSuffix(filepath.Base(files[0]), ".jsonl")) {
-		t.Errorf("the resume hint names another session than %s:\n%s", files[0], output())
+	if !strings.Contains(term.output(), "To resume: minicode --resume "+strings.TrimSuffix(filepath.Base(files[0]), ".jsonl")) {
+		t.Errorf("the resume hint names another session than %s:\n%s", files[0], term.output())
 	}
-	j, err := readJournal(files[0])
+	checkSavedPrompts(t, files[0], "stream slowly", "run the slow command", "still there?")
+	if got := lastUserText(api.last()); got != "still there?" {
+		t.Errorf("the last request ended with %q, want the prompt typed after the interruptions", got)
+	}
+}
+
+// checkSavedPrompts checks that the session at path loads without
+// warnings, holds the prompts in order, and gives each tool call a result.
+func checkSavedPrompts(t *testing.T, path string, want ...string) {
+	t.Helper()
+	j, err := readJournal(path)
 	if err != nil || len(j.Warnings) > 0 {
 		t.Fatalf("reading the session: %v, warnings %q", err, j.Warnings)
 	}
 	var prompts []string
+	calls, results := 0, 0
 	for _, m := range j.View {
 		if m.Role == RoleUser && m.Text() != "" {
 			prompts = append(prompts, m.Text())
 		}
+		calls, results = calls+len(m.ToolUses()), results+len(toolResults(m))
 	}
-	if want := []string{"stream slowly", "run the slow command", "still there?"}; !reflect.DeepEqual(prompts, want) {
-		t.Errorf("prompts in the session = %q, want %q", prompts, want)
-	}
-	if got := lastUserText(api.last()); got != "still there?" {
-		t.Errorf("the last request ended with %q, want the prompt typed after the interruptions", got)
-	}
-	if n := len(closeToolCalls(j.View)); n != len(j.View) {
-		t.Errorf("the saved view lacks tool results: %d messages, %d with results added", len(j.View), n)
+	if !reflect.DeepEqual(prompts, want) || calls != results {
+		t.Errorf("saved prompts %q with %d tool calls and %d results; want %q and a result for each call", prompts, calls, results, want)
 	}
 }
 
@@ -358,5 +376,20 @@ func TestSignalEndsLineModeCleanly(t *testing.T) {
 				t.Errorf("saved view = %+v (%v), want the prompt, the call and its result", j.View, err)
 			}
 		})
+	}
+}
+
+func TestSessionStartHookSeesResume(t *testing.T) {
+	t.Parallel()
+	ws := hookWorkspace(t, `{"SessionStart": [{"hooks": [{"type": "command", "command": "grep -o '\"source\":\"[a-z]*\"' >> sources.txt"}]}]}`, nil)
+	env := []string{"MINICODE_HOME=" + trustingHome(t, ws)}
+	for _, args := range [][]string{{"-p", "list files"}, {"-c", "-p", "list files again"}} {
+		if r := runMinicode(t, env, "", append(args, "--workspace", ws)...); r.code != 0 {
+			t.Fatalf("%q: exit %d, stderr %q", args, r.code, r.stderr)
+		}
+	}
+	data, _ := os.ReadFile(filepath.Join(ws, "sources.txt"))
+	if want := "\"source\":\"startup\"\n\"source\":\"resume\"\n"; string(data) != want {
+		t.Errorf("SessionStart sources = %q, want %q", data, want)
 	}
 }

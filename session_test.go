@@ -382,7 +382,6 @@ func (panickingProvider) Stream(context.Context, ModelRequest, func(Delta)) (Mod
 
 func TestPanicInTurnStillCleansUp(t *testing.T) {
 	app := testApp(t, t.TempDir(), Options{})
-	app.stderr = io.Discard
 	app.Agent.Provider = panickingProvider{}
 	res := app.runTurnWithCleanup(context.Background(), nil, "hello")
 	if res.End != EndError || !strings.Contains(res.Text, "provider bug") {
