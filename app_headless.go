@@ -72,7 +72,6 @@ func (app *App) runHeadless(ctx context.Context, task string) error {
 			}
 		}
 	}
-	app.MCP.Wait(ctx) // the task may need the servers' tools
 	prompt := slashPrompt{Prompt: task}
 	if strings.HasPrefix(task, "/") {
 		sp, ok, err := app.slashPromptFor(ctx, task)

@@ -152,8 +152,9 @@ func TestMCPToolFailureExitsOne(t *testing.T) {
 	}
 }
 
-func TestStartMCPServers(t *testing.T) {
+func TestMCPAddedServerStarts(t *testing.T) {
 	t.Parallel()
+	// A server saved by `mcp add --project` is loaded and started.
 	home, ws := t.TempDir(), t.TempDir()
 	exe, err := os.Executable()
 	if err != nil {
@@ -162,20 +163,18 @@ func TestStartMCPServers(t *testing.T) {
 	if _, err := runMCP(t, home, ws, "add", "fake", "--project", "--env", fakeMCPEnv+"=ndjson", "--", exe); err != nil {
 		t.Fatal(err)
 	}
-	reg := NewRegistry()
-	m, err := StartMCPServers(t.Context(), home, ws, reg, MCPOptions{})
+	configs, err := LoadMCPConfig(home, ws)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer m.Close()
-	m.Wait(t.Context())
+	m, reg := startManager(t, configs, MCPOptions{})
 	if st := m.Status(); len(st) != 1 || st[0].State != MCPReady || len(reg.Tools()) != 6 {
 		t.Errorf("status %+v with tools %q, want fake ready with 6 tools", st, reg.names())
 	}
 	if err := os.WriteFile(filepath.Join(ws, ".mcp.json"), []byte("{"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := StartMCPServers(t.Context(), home, ws, reg, MCPOptions{}); err == nil || !strings.Contains(err.Error(), ".mcp.json") {
+	if _, err := LoadMCPConfig(home, ws); err == nil || !strings.Contains(err.Error(), ".mcp.json") {
 		t.Errorf("a broken config: error %v, want one naming the file", err)
 	}
 }

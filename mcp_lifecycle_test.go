@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -200,10 +201,9 @@ func TestMCPBinaryExitLeavesNoServer(t *testing.T) {
 		servers[name] = map[string]any{"command": exe, "env": map[string]string{fakeMCPEnv: mode, markEnv: mark, "GORACE": "atexit_sleep_ms=0"}}
 	}
 	config, _ := json.Marshal(map[string]any{"mcpServers": servers})
-	ws := workspaceWith(t, map[string]string{".mcp.json": string(config)})
-	home := t.TempDir()
+	ws, home := t.TempDir(), t.TempDir()
 	for i := range cycles {
-		cmd := exec.Command(minicodeBinary(t), "--provider", "mock", "--workspace", ws)
+		cmd := exec.Command(minicodeBinary(t), "--provider", "mock", "--workspace", ws, "--mcp-config", string(config))
 		cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "MINICODE_HOME=" + home}
 		stdin, err := cmd.StdinPipe()
 		if err != nil {
@@ -211,6 +211,9 @@ func TestMCPBinaryExitLeavesNoServer(t *testing.T) {
 		}
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
+		}
+		if i == 0 {
+			waitFor(t, "both servers to run", func() bool { return len(markedProcesses(t, mark)) == 2 })
 		}
 		time.Sleep(time.Duration(i%10) * 3 * time.Millisecond) // vary the moment of the end
 		if i%2 == 0 {
@@ -228,5 +231,72 @@ func TestMCPBinaryExitLeavesNoServer(t *testing.T) {
 		}
 		stdin.Close()
 		noProcessLeft(t, mark, fmt.Sprintf("cycle %d", i), 2*time.Second)
+	}
+}
+
+// readyWaitingModel is a scripted model for a -p run: its first reply
+// waits until the fast MCP server's tool is registered and calls it; its
+// second ends the turn. It keeps the requests and what the slow server's
+// state was when the first one came.
+type readyWaitingModel struct {
+	reg       *Registry
+	m         **MCPManager
+	requests  []ModelRequest
+	slowState MCPState
+}
+
+// Name names the provider.
+func (p *readyWaitingModel) Name() string { return "scripted" }
+
+// Stream answers one request.
+func (p *readyWaitingModel) Stream(ctx context.Context, req ModelRequest, _ func(Delta)) (ModelResponse, error) {
+	p.requests = append(p.requests, req)
+	if len(p.requests) > 1 {
+		return ModelResponse{StopReason: StopEndTurn, Content: []Block{{Type: BlockText, Text: "done"}}}, nil
+	}
+	p.slowState = (*p.m).Status()[1].State
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if _, ok := p.reg.Get("mcp__fake__echo"); ok {
+			break
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			return ModelResponse{}, fmt.Errorf("the fast server's tool never appeared")
+		}
+	}
+	return ModelResponse{StopReason: StopToolUse, Content: []Block{{Type: BlockToolUse, ID: "tu_1", Name: "mcp__fake__echo", Input: json.RawMessage(`{"text":"hi"}`)}}}, nil
+}
+
+func TestHeadlessDoesNotWaitForMCP(t *testing.T) {
+	t.Parallel()
+	// With -p the first model request goes out while a server still hangs
+	// on tools/list; the tools of a server that becomes ready meanwhile are
+	// offered from the next request on.
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	servers := map[string]any{}
+	for name, mode := range map[string]string{"fake": "ndjson", "slow": "hanglist"} {
+		servers[name] = map[string]any{"command": exe, "env": map[string]string{fakeMCPEnv: mode, "GORACE": "atexit_sleep_ms=0"}}
+	}
+	config, _ := json.Marshal(map[string]any{"mcpServers": servers})
+	app := testApp(t, t.TempDir(), Options{Print: true, MCPConfig: []string{string(config)}, AllowedTools: []string{"mcp__fake__echo"}})
+	model := &readyWaitingModel{reg: app.Registry, m: &app.MCP}
+	app.Agent.Provider = model
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	if err := app.runHeadless(ctx, "echo hi"); err != nil {
+		t.Fatalf("runHeadless = %v, want success without waiting for the slow server", err)
+	}
+	if model.slowState != MCPStarting {
+		t.Errorf("the slow server was %q at the first request, want it still starting", model.slowState)
+	}
+	if len(model.requests) != 2 {
+		t.Fatalf("%d model requests, want 2", len(model.requests))
+	}
+	offered := slices.ContainsFunc(model.requests[1].Tools, func(s ToolSpec) bool { return s.Name == "mcp__fake__echo" })
+	results := model.requests[1].Messages[len(model.requests[1].Messages)-1].Content
+	if !offered || len(results) != 1 || results[0].Content != "echo: hi" {
+		t.Errorf("second request: echo offered %v, tool results %+v; want the tool offered and its result", offered, results)
 	}
 }

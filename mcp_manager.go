@@ -93,24 +93,6 @@ func NewMCPManager(configs []MCPServerConfig, reg *Registry, opts MCPOptions) *M
 	return m
 }
 
-// StartMCPServers reads the MCP configuration ($MINICODE_HOME/mcp.json and
-// the project's .mcp.json) and starts every server in the background; each
-// server's tools join reg as it becomes ready. The manager is returned
-// even when no server is configured, so that /mcp can say so. The caller
-// closes it on exit.
-func StartMCPServers(ctx context.Context, home, workspace string, reg *Registry, opts MCPOptions) (*MCPManager, error) {
-	configs, err := LoadMCPConfig(home, workspace)
-	if err != nil {
-		return nil, err
-	}
-	if opts.Workspace == "" {
-		opts.Workspace = workspace
-	}
-	m := NewMCPManager(configs, reg, opts)
-	m.Start(ctx)
-	return m, nil
-}
-
 // Start launches every server's owner in the background and returns at
 // once. The servers stop when ctx ends or the manager closes; after
 // Close, Start does nothing.

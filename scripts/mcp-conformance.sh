@@ -13,8 +13,9 @@
 #
 # Env: MCP_TOOLS_DIR (default /tmp/minicode-mcp-peers), MCP_SCENARIOS,
 # MCP_SCENARIO_TIMEOUT_MS (default 15000), MCP_RESULTS_DIR.
-# Output: one line per scenario, then "N passed, N failed"; the exit
-# status is non-zero if any scenario failed.
+# Output: one line per scenario with the suite's own count of checks, then
+# "N passed, N failed" (scenarios); the exit status is non-zero if any
+# scenario failed.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 export MCP_TOOLS_DIR="${MCP_TOOLS_DIR:-/tmp/minicode-mcp-peers}"
@@ -41,16 +42,21 @@ failed=0
 for s in $SCENARIOS; do
   log="$RESULTS/$(echo "$s" | tr '/' '_').log"
   t0=$(date +%s%N)
-  if timeout $((TIMEOUT_MS / 1000 + 60)) "${CONF[@]}" client --command "$client_cmd" \
-      --scenario "$s" --timeout "$TIMEOUT_MS" -o "$RESULTS" >"$log" 2>&1; then
-    rc=0; passed=$((passed + 1)); verdict=PASS
-  else
-    rc=$?; failed=$((failed + 1)); verdict=FAIL
+  rc=0
+  timeout $((TIMEOUT_MS / 1000 + 60)) "${CONF[@]}" client --command "$client_cmd" \
+    --scenario "$s" --timeout "$TIMEOUT_MS" -o "$RESULTS" >"$log" 2>&1 || rc=$?
+  # A scenario passes when the suite exits 0 and its own count of checks
+  # ("Passed: N/N, 0 failed") says every check passed.
+  counts="$(grep -m1 -E '^Passed:' "$log" || true)"
+  verdict=FAIL
+  if [[ $rc -eq 0 && "$counts" =~ ^Passed:\ ([0-9]+)/([0-9]+),\ ([0-9]+)\ failed ]] &&
+     [[ ${BASH_REMATCH[2]} -gt 0 && ${BASH_REMATCH[1]} -eq ${BASH_REMATCH[2]} && ${BASH_REMATCH[3]} -eq 0 ]]; then
+    verdict=PASS
   fi
+  if [[ $verdict == PASS ]]; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
   ms=$((($(date +%s%N) - t0) / 1000000))
-  printf '%-4s %-40s rc=%-3s %3d.%03ds  %s\n' "$verdict" "$s" "$rc" $((ms / 1000)) $((ms % 1000)) \
-    "$(grep -m1 -E '^Passed:' "$log" || true)"
-  if [[ $rc -ne 0 ]]; then sed -n '/Failed Checks:/,$p' "$log" | head -20 | sed 's/^/      /'; fi
+  printf '%-4s %-40s rc=%-3s %3d.%03ds  %s\n' "$verdict" "$s" "$rc" $((ms / 1000)) $((ms % 1000)) "$counts"
+  if [[ $verdict != PASS ]]; then sed -n '/Failed Checks:/,$p' "$log" | head -20 | sed 's/^/      /'; fi
 done
 echo "details: $RESULTS"
 echo "$passed passed, $failed failed"
