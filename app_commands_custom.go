@@ -299,7 +299,7 @@ func (app *App) slashInput(ctx context.Context, input string, history *[]Message
 func (app *App) runPrompt(ctx context.Context, history []Message, sp slashPrompt) TurnResult {
 	if sp.Model != "" {
 		defer func(model string) { app.Agent.Model = model }(app.Agent.Model)
-		app.Agent.Model = sp.Model
+		app.Agent.Model = resolveModelAlias(sp.Model)
 	}
 	ctx = withToolGrants(ctx, sp.Grants)
 	if sp.Fork {

@@ -59,7 +59,7 @@ func commandWorkspace(t *testing.T) string {
 	t.Helper()
 	return workspaceWith(t, map[string]string{
 		"notes.txt":                              "alpha beta\n",
-		".claude/commands/review.md":             "---\ndescription: Review a PR\nmodel: claude-haiku-4-5\n---\nReview PR $1 with priority $2 (all: $ARGUMENTS).\n",
+		".claude/commands/review.md":             "---\ndescription: Review a PR\nmodel: haiku\n---\nReview PR $1 with priority $2 (all: $ARGUMENTS).\n",
 		".claude/commands/git/log.md":            "---\nallowed-tools: Bash(echo:*)\n---\nRecent: !`echo one-two-three`\nAnd @notes.txt please.\n",
 		".claude/commands/nope.md":               "Run !`echo hi`\n",
 		".claude/commands/bad.md":                "---\nallowed-tools: Bash(\n---\nx\n",
@@ -73,7 +73,7 @@ func TestCustomCommandsInHeadlessMode(t *testing.T) {
 	tests := []struct {
 		task, wantPrompt, wantModel, wantErr string
 	}{
-		{"/review 123 high", "Review PR 123 with priority high (all: 123 high).", "claude-haiku-4-5", ""},
+		{"/review 123 high", "Review PR 123 with priority high (all: 123 high).", resolveModelAlias("haiku"), ""},
 		{"/git:log", "Recent: Exit code: 0", "claude-sonnet-4-5", ""},
 		{"/git:log", "Contents of notes.txt:", "", ""},
 		{"/unknown-thing do it", "/unknown-thing do it", "claude-sonnet-4-5", ""},

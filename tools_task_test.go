@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -319,5 +320,34 @@ func TestAgentsCommand(t *testing.T) {
 	}
 	if len(found) != 2 {
 		t.Errorf("/agents printed %q, want general-purpose and the broken agent with its path", res.stdout)
+	}
+}
+
+func TestTerminalShowsASubagentAsOneLine(t *testing.T) {
+	u := plainTUI(t, io.Discard)
+	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	call := &Block{Type: BlockToolUse, ID: "toolu_t", Name: "task", Input: json.RawMessage(`{"description":"find the tests","prompt":"Find them."}`)}
+	child := &Block{Type: BlockToolUse, ID: "toolu_c", Name: "grep_files", Input: json.RawMessage(`{"pattern":"func Test"}`)}
+	for _, e := range []Event{
+		{Kind: EventToolStart, Call: call},
+		{Kind: EventToolStart, Call: child, ParentToolUseID: "toolu_t"},
+		{Kind: EventTextDelta, Text: "child text", ParentToolUseID: "toolu_t"},
+		{Kind: EventToolEnd, Call: child, Result: &Block{Content: "a_test.go"}, ParentToolUseID: "toolu_t"},
+		{Kind: EventToolStart, Call: child, ParentToolUseID: "toolu_t"},
+	} {
+		u.tr.event(e, t0)
+	}
+	frame := strings.Join(u.frame(t0).lines, "\n")
+	if !strings.Contains(frame, "task find the tests 0.0s · 2 tool calls") || strings.Contains(frame, "child text") || u.scroll.Len() != 0 {
+		t.Errorf("frame %q, scrollback %q: want one live line for the task with its tool count", frame, u.scroll.String())
+	}
+	u.tr.event(Event{Kind: EventToolEnd, Call: call, Result: &Block{Content: "Found 3 tests."}}, t0.Add(time.Second))
+	if got := u.scroll.String(); !strings.HasPrefix(got, "✓ task find the tests (1.0s) · 2 tool calls\n") {
+		t.Errorf("scrollback %q, want the task's line with its tool count", got)
+	}
+	// Custom commands are in the slash menu with their description.
+	u.app.Commands = []*CustomCommand{{Name: "review", Description: "Review a PR"}}
+	if got := completionsFor("", "/rev", u.app); len(got) != 1 || got[0] != (completion{"/review", "Review a PR"}) {
+		t.Errorf("completions of /rev: %q, want /review with its description", got)
 	}
 }

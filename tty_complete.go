@@ -63,7 +63,7 @@ func completionsFor(head, word string, app *App) []completion {
 	case strings.HasPrefix(word, "@"):
 		return fileCompletions(app.Workspace, word[1:])
 	case head == "" && strings.HasPrefix(word, "/"):
-		for _, c := range slashCommands() {
+		for _, c := range append(slashCommands(), app.customSlashCommands()...) {
 			all = append(all, completion{"/" + c.name, c.help})
 		}
 	case len(fields) > 0 && strings.HasPrefix(head, "/") && !strings.Contains(head, "\n"):

@@ -138,8 +138,8 @@ func (u *tui) frame(now time.Time) frame {
 	}
 	spin := spinnerFrames[int(now.Sub(u.activityAt)/spinnerTick)%len(spinnerFrames)]
 	for _, r := range u.tr.running {
-		lines = append(lines, truncateWidth(fmt.Sprintf("%s %s %s %s", u.tr.style(ansiYellow, spin), u.tr.style(ansiBold, r.name),
-			visibleControls(r.arg), u.tr.style(ansiDim, formatDuration(now.Sub(r.start)))), w))
+		lines = append(lines, truncateWidth(fmt.Sprintf("%s %s %s %s%s", u.tr.style(ansiYellow, spin), u.tr.style(ansiBold, r.name),
+			visibleControls(r.arg), u.tr.style(ansiDim, formatDuration(now.Sub(r.start))), r.calls()), w))
 	}
 	for _, q := range u.queued {
 		lines = append(lines, u.tr.style(ansiDim, truncateWidth("queued: "+visibleControls(strings.ReplaceAll(q, "\n", "↵")), w)))

@@ -30,6 +30,15 @@ type transcript struct {
 type toolRun struct {
 	id, name, arg string
 	start         time.Time
+	subCalls      int // a task call's subagent: the tool calls it made so far
+}
+
+// calls notes how many tool calls a task's subagent has made.
+func (r *toolRun) calls() string {
+	if r.subCalls == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" · %d tool calls", r.subCalls)
 }
 
 // style wraps s in an ANSI style when colour is on.
@@ -46,8 +55,17 @@ func (t *transcript) println(s string) {
 	t.out.WriteByte('\n')
 }
 
-// event records one loop event.
+// event records one loop event. A subagent's events only count towards
+// its task call's line.
 func (t *transcript) event(e Event, now time.Time) {
+	if e.ParentToolUseID != "" {
+		for _, r := range t.running {
+			if r.id == e.ParentToolUseID && e.Kind == EventToolStart {
+				r.subCalls++
+			}
+		}
+		return
+	}
 	switch e.Kind {
 	case EventThinkingDelta:
 		if t.thinking.Len() == 0 {
@@ -135,7 +153,7 @@ func (t *transcript) toolEnd(e Event, now time.Time) {
 		mark = t.style(ansiRed, "✗")
 	}
 	took := t.style(ansiDim, fmt.Sprintf("(%s)", formatDuration(now.Sub(run.start))))
-	t.println(fmt.Sprintf("%s %s %s %s", mark, t.style(ansiBold, run.name), visibleControls(cut(run.arg, 120)), took))
+	t.println(fmt.Sprintf("%s %s %s %s%s", mark, t.style(ansiBold, run.name), visibleControls(cut(run.arg, 120)), took, run.calls()))
 	for _, line := range resultPreview(run.name, e.Result.Content, e.Result.IsError) {
 		t.println(t.style(ansiDim, "  │ "+visibleControls(cut(line, 160))))
 	}
@@ -149,7 +167,7 @@ func keyArgument(raw json.RawMessage) string {
 	if json.Unmarshal(raw, &in) != nil {
 		return compactJSON(raw, 80)
 	}
-	for _, name := range []string{"command", "path", "file_path", "pattern", "url", "query", "question", "id", "name"} {
+	for _, name := range []string{"command", "path", "file_path", "pattern", "url", "query", "question", "id", "name", "description"} {
 		if s, ok := in[name].(string); ok && s != "" {
 			return strings.ReplaceAll(s, "\n", "↵")
 		}
