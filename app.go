@@ -108,6 +108,10 @@ func newApp(ctx context.Context, opts Options, stdin io.Reader, stdout, stderr i
 	if err := app.setupProvider(); err != nil {
 		return nil, err
 	}
+	limits, err := contextLimits(app.Model, app.Settings)
+	if err != nil {
+		return nil, err
+	}
 	app.Env = &ToolEnv{Workspace: app.Workspace}
 	if err := app.openSession(); err != nil {
 		return nil, err
@@ -140,21 +144,22 @@ func newApp(ctx context.Context, opts Options, stdin io.Reader, stdout, stderr i
 	if maxTurns == 0 {
 		maxTurns = app.Settings.MaxTurns
 	}
-	limits := limitsFor(app.Model, app.Settings.Limits)
 	maxTokens, err := maxOutputTokens(app.getenv("CLAUDE_CODE_MAX_OUTPUT_TOKENS"), app.Settings.MaxTokens, limits.MaxOutput)
 	if err != nil {
 		app.Close()
 		return nil, err
 	}
 	app.Agent = &Agent{
-		Provider:  app.Provider,
-		Tools:     app.Registry,
-		Env:       app.Env,
-		Model:     app.Model,
-		System:    app.systemPrompt(),
-		MaxTokens: maxTokens,
-		MaxSteps:  maxTurns,
-		Journal:   func(e Event) { app.Session.Event(e) },
+		Provider:   app.Provider,
+		Tools:      app.Registry,
+		Env:        app.Env,
+		Model:      app.Model,
+		System:     app.systemPrompt(),
+		MaxTokens:  maxTokens,
+		MaxSteps:   maxTurns,
+		Journal:    func(e Event) { app.Session.Event(e) },
+		Limits:     limits,
+		Compaction: app.Settings.Compaction,
 	}
 	app.Subagents = &Subagents{Parent: app.Agent, MaxDepth: app.Settings.SubagentDepth,
 		Agents: LoadAgents(agentDirs(app.Home, userHome(getenv), app.Workspace))}

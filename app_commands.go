@@ -39,6 +39,9 @@ func slashCommands() []slashCommand {
 			return app.Env.Hooks.Describe(), false, nil
 		}},
 		{"init", "inspect the project and write a starter AGENTS.md (asks first)", cmdInit},
+		{"compact", "summarise the conversation to free context; /compact FOCUS says what the summary should keep", cmdCompact(LayerCompact)},
+		{"snip", "drop the largest old run of messages that is safe to drop", cmdCompact(LayerSnip)},
+		{"collapse", "summarise up to two old spans of the conversation", cmdCompact(LayerCollapse)},
 		{"clear", "start over with an empty conversation (the session file keeps the history)", func(_ context.Context, _ *App, _ string, h *[]Message) (string, bool, error) {
 			*h = nil
 			return "Conversation cleared.", false, nil
@@ -119,4 +122,20 @@ func cmdPermissions(_ context.Context, app *App, args string, _ *[]Message) (str
 		}
 	}
 	return app.Perms.Describe(), false, nil
+}
+
+// cmdCompact runs one context layer on the conversation now and says what
+// it saved.
+func cmdCompact(layer string) func(context.Context, *App, string, *[]Message) (string, bool, error) {
+	return func(ctx context.Context, app *App, focus string, h *[]Message) (string, bool, error) {
+		msgs, c, err := app.Agent.Compact(ctx, *h, layer, focus)
+		if err != nil {
+			return "", false, fmt.Errorf("/%s failed, the conversation is unchanged: %w", layer, err)
+		}
+		*h = msgs
+		if len(c.Splices) == 0 {
+			return fmt.Sprintf("Nothing to %s: the conversation has nothing it can remove yet. (context: %s)", layer, app.Agent.ContextUsage()), false, nil
+		}
+		return fmt.Sprintf("%s. (context: %s)", c, app.Agent.ContextUsage()), false, nil
+	}
 }

@@ -39,6 +39,15 @@ type streamRecord struct {
 	Sandbox        string   `json:"sandbox,omitempty"` // what limits commands (init only)
 	// ParentToolUseID marks a subagent's messages: the task call's id.
 	ParentToolUseID string `json:"parent_tool_use_id,omitempty"`
+	// CompactMetadata describes a compact_boundary: what started the
+	// compaction and the tokens before it.
+	CompactMetadata *compactMetadata `json:"compact_metadata,omitempty"`
+}
+
+// compactMetadata is the compact_metadata of a compact_boundary line.
+type compactMetadata struct {
+	Trigger   string `json:"trigger"`
+	PreTokens int    `json:"pre_tokens"`
 }
 
 // runHeadless runs one task with nobody to ask and prints its outcome in
@@ -61,6 +70,11 @@ func (app *App) runHeadless(ctx context.Context, task string) error {
 				out.json(streamRecord{Type: "assistant", SessionID: app.SessionID, Message: e.Message, ParentToolUseID: e.ParentToolUseID})
 			case EventToolResults:
 				out.json(streamRecord{Type: "user", SessionID: app.SessionID, Message: e.Message, ParentToolUseID: e.ParentToolUseID})
+			case EventCompact:
+				if c := e.Compaction; c.Layer == LayerCompact && e.ParentToolUseID == "" {
+					out.json(streamRecord{Type: "system", Subtype: "compact_boundary", SessionID: app.SessionID,
+						CompactMetadata: &compactMetadata{Trigger: c.Trigger, PreTokens: c.PreTokens}})
+				}
 			case EventNotice:
 				fmt.Fprintln(app.stderr, e.Text)
 			}

@@ -66,6 +66,7 @@ func (app *App) runLineMode(ctx context.Context, interrupts <-chan os.Signal) er
 		})
 		history = res.Messages
 		r.endTurn(res)
+		fmt.Fprintf(app.stdout, "(context: %s)\n", app.Agent.ContextUsage())
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
@@ -209,6 +210,9 @@ func (r *lineRenderer) event(e Event) {
 	case EventNotice:
 		r.newline()
 		fmt.Fprintf(r.w, "! %s\n", e.Text)
+	case EventCompact:
+		r.newline()
+		fmt.Fprintf(r.w, "· %s\n", e.Text)
 	}
 }
 

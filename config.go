@@ -28,6 +28,9 @@ type Settings struct {
 	MaxTurns  int                    `json:"maxTurns,omitempty"`  // model steps per task
 	MaxTokens int                    `json:"maxTokens,omitempty"` // output tokens per model step
 	Limits    map[string]ModelLimits `json:"modelLimits,omitempty"`
+	// ContextWindow replaces the model's context window (tokens).
+	ContextWindow *int              `json:"contextWindow,omitempty"`
+	Compaction    CompactThresholds `json:"compaction,omitempty"`
 	// WebSearchURL replaces the default web_search endpoint.
 	WebSearchURL string              `json:"webSearchUrl,omitempty"`
 	Permissions  PermissionsSettings `json:"permissions,omitempty"`
@@ -59,6 +62,9 @@ type Settings struct {
 	ruleSets []RuleSet
 	source   string // the file these settings were read from
 	project  bool   // the file is the workspace's, not the user's
+	// contextWindowAt names the file and line of ContextWindow, for
+	// errors found once the model is known.
+	contextWindowAt string
 }
 
 // PermissionsSettings are the permission mode and rules from settings.
@@ -180,6 +186,9 @@ func parseSettings(data []byte, source string, project bool) (Settings, error) {
 	if err := s.Hooks.check(data, source); err != nil {
 		return Settings{}, fmt.Errorf("settings file %s: %w", source, err)
 	}
+	if err := checkContextSettings(source, data, &s); err != nil {
+		return Settings{}, err
+	}
 	return s, nil
 }
 
@@ -295,6 +304,10 @@ func mergeLayer(base, over Settings, workspace string) Settings {
 	if over.CleanupPeriodDays != nil {
 		base.CleanupPeriodDays = over.CleanupPeriodDays
 	}
+	if over.ContextWindow != nil {
+		base.ContextWindow, base.contextWindowAt = over.ContextWindow, over.contextWindowAt
+	}
+	base.Compaction = mergeThresholds(base.Compaction, over.Compaction)
 	base.Limits = mergeMaps(base.Limits, over.Limits)
 	base.Env = mergeMaps(base.Env, over.Env)
 	base.EnabledMCPJSONServers = append(base.EnabledMCPJSONServers, over.EnabledMCPJSONServers...)

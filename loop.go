@@ -35,6 +35,7 @@ const (
 	EventToolResults   EventKind = "tool_results"   // Message: the batch's results were added
 	EventNotice        EventKind = "notice"         // Text: something the user should know
 	EventUser          EventKind = "user"           // Message: the loop added a nudge or recovery prompt
+	EventCompact       EventKind = "compact"        // Compaction, Text: the history was compacted
 )
 
 // Event is one thing that happened during a turn.
@@ -47,6 +48,10 @@ type Event struct {
 	// ParentToolUseID is set on the events of a subagent: the id of the
 	// task call that started it.
 	ParentToolUseID string
+	// Compaction says what a compaction did: the layer, the tokens
+	// before and after, and the splices that turned the old history into
+	// the new one.
+	Compaction *Compaction
 }
 
 // TurnEnd says how a turn ended.
@@ -93,6 +98,13 @@ type Agent struct {
 	// Journal receives every event before Emit, to record the session as
 	// it happens; it may be nil.
 	Journal func(Event)
+	// Limits are the model's context window and output ceiling; zero
+	// means the model's entry in the limits table.
+	Limits ModelLimits
+	// Compaction holds the thresholds of the context layers.
+	Compaction CompactThresholds
+
+	context contextState
 }
 
 // emit passes an event to whoever draws the loop, if anyone listens.
@@ -139,6 +151,7 @@ func (a *Agent) RunTurn(ctx context.Context, history []Message, input string) Tu
 	res := a.run(ctx, t)
 	res.Messages = closeToolCalls(t.messages)
 	res.Steps, res.Usage = t.steps, t.usage
+	a.estimate(res.Messages) // what ContextUsage shows until the next turn
 	return res
 }
 
@@ -148,23 +161,21 @@ func (a *Agent) run(ctx context.Context, t *turn) TurnResult {
 	if maxSteps <= 0 {
 		maxSteps = defaultMaxSteps
 	}
+	retried := false // after the provider said a request was too long
 	for t.steps < maxSteps {
 		t.steps++
-		resp, err := a.Provider.Stream(ctx, a.request(t.messages), func(d Delta) {
-			kind := EventTextDelta
-			if d.Kind == DeltaThinking {
-				kind = EventThinkingDelta
-			}
-			a.emit(Event{Kind: kind, Text: d.Text})
-		})
-		t.usage.Add(resp.Usage)
+		if err := a.manageContext(ctx, t); err != nil {
+			return a.fail(ctx, err, "Stopped: ")
+		}
+		resp, err := a.callModel(ctx, t)
+		if err != nil && isContextTooLong(err) && !retried && a.compactForRetry(ctx, t) {
+			retried = true
+			t.steps--
+			continue
+		}
+		retried = false
 		if err != nil {
-			if ctx.Err() != nil || errors.Is(err, context.Canceled) {
-				return TurnResult{End: EndCancelled, Text: "interrupted", Err: ctx.Err()}
-			}
-			msg := fmt.Sprintf("The model call failed: %v", err)
-			a.emit(Event{Kind: EventNotice, Text: msg})
-			return TurnResult{End: EndError, Text: msg, Err: err}
+			return a.fail(ctx, err, "The model call failed: ")
 		}
 		if res, done := a.step(ctx, t, resp); done {
 			if res.End == EndFinal && a.stopHookContinues(ctx, t) {
@@ -200,6 +211,38 @@ func (a *Agent) stopHookContinues(ctx context.Context, t *turn) bool {
 	a.emit(Event{Kind: EventNotice, Text: "A Stop hook asks the model to go on: " + v.Reason})
 	a.appendUser(t, userText("A Stop hook did not let you stop yet: "+v.Reason))
 	return true
+}
+
+// fail ends the turn after an error: as cancelled when the user
+// interrupted, else with a notice that starts with prefix.
+func (a *Agent) fail(ctx context.Context, err error, prefix string) TurnResult {
+	if ctx.Err() != nil || errors.Is(err, context.Canceled) {
+		return TurnResult{End: EndCancelled, Text: "interrupted", Err: ctx.Err()}
+	}
+	msg := prefix + err.Error()
+	a.emit(Event{Kind: EventNotice, Text: msg})
+	return TurnResult{End: EndError, Text: msg, Err: err}
+}
+
+// callModel sends the conversation and streams the reply to the UI.
+func (a *Agent) callModel(ctx context.Context, t *turn) (ModelResponse, error) {
+	withWireCaches(t.messages)
+	req := a.request(t.messages)
+	if u := a.ContextUsage(); req.MaxTokens > 0 && u.Tokens+req.MaxTokens > u.Window {
+		req.MaxTokens = max(u.Reserve, u.Window-u.Tokens)
+	}
+	resp, err := a.Provider.Stream(ctx, req, func(d Delta) {
+		kind := EventTextDelta
+		if d.Kind == DeltaThinking {
+			kind = EventThinkingDelta
+		}
+		a.emit(Event{Kind: kind, Text: d.Text})
+	})
+	t.usage.Add(resp.Usage)
+	if err == nil {
+		a.anchorUsage(req, resp)
+	}
+	return resp, err
 }
 
 // request builds the model request for the current conversation.

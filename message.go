@@ -51,10 +51,17 @@ type Block struct {
 	IsError   bool   `json:"is_error,omitempty"`
 }
 
-// Message is one entry of the conversation.
+// Message is one entry of the conversation. A message in the history is
+// never changed in place: a compaction that rewrites one builds a new
+// message, so the encodings cached in wire stay true.
 type Message struct {
 	Role    Role    `json:"role"`
 	Content []Block `json:"content"`
+
+	// wire caches the message's encodings for the providers and its token
+	// estimate. It is shared by every copy of the message, set when the
+	// message first goes into a request and filled by whoever needs it.
+	wire *wireCache
 }
 
 // Usage counts tokens as the provider reports them.

@@ -1,11 +1,13 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -75,7 +77,10 @@ func (m *MockProvider) Stream(ctx context.Context, req ModelRequest, onDelta fun
 		return ModelResponse{}, err
 	}
 	var reply ScriptedReply
-	if m.script != nil {
+	switch {
+	case req.System == summarySystemPrompt:
+		reply = demoCompactSummary(req.Messages[len(req.Messages)-1].Text())
+	case m.script != nil:
 		m.mu.Lock()
 		if m.next >= len(m.script) {
 			m.mu.Unlock()
@@ -87,7 +92,7 @@ func (m *MockProvider) Stream(ctx context.Context, req ModelRequest, onDelta fun
 		if reply.Error != "" {
 			return ModelResponse{}, fmt.Errorf("%s", reply.Error)
 		}
-	} else {
+	default:
 		reply = demoReply(req)
 	}
 	return replyResponse(reply, req, onDelta), nil
@@ -230,6 +235,45 @@ func demoSummary(history []Message, results []Block) ScriptedReply {
 		fmt.Fprintf(&b, "Result of %s:\n%s", name, r.Content)
 	}
 	return ScriptedReply{Text: b.String()}
+}
+
+// demoPath finds the path of a tool call in a transcript line.
+var demoPath = regexp.MustCompile(`"path":\s*"([^"]+)"`)
+
+// demoCompactSummary answers a summary request (scripted or not) with a
+// summary built from the transcript it was given: the requests, the
+// files the calls named, the errors, and how many calls there were.
+func demoCompactSummary(transcript string) ScriptedReply {
+	var requests, files, errs []string
+	calls, focus := 0, ""
+	for _, line := range strings.Split(transcript, "\n") {
+		switch {
+		case strings.HasPrefix(line, "[user] "):
+			requests = append(requests, clip(strings.TrimPrefix(line, "[user] "), 300))
+		case strings.HasPrefix(line, "[tool call "):
+			calls++
+			if m := demoPath.FindStringSubmatch(line); m != nil && !slices.Contains(files, m[1]) {
+				files = append(files, m[1])
+			}
+		case strings.HasPrefix(line, "[tool error] "):
+			errs = append(errs, clip(strings.TrimPrefix(line, "[tool error] "), 200))
+		case strings.HasPrefix(line, "Focus the summary on: "):
+			focus = strings.TrimPrefix(line, "Focus the summary on: ")
+		}
+	}
+	orNone := func(list []string, sep string) string {
+		if len(list) == 0 {
+			return "none"
+		}
+		return strings.Join(list, sep)
+	}
+	first, last := "none", "none"
+	if len(requests) > 0 {
+		first, last = requests[0], requests[len(requests)-1]
+	}
+	text := fmt.Sprintf("<summary>\nRequest: %s\nDecisions: the demo model keeps no reasoning; focus: %s\nFiles touched: %s\nErrors: %s\nCurrent state: %d tool calls were made; the last message was: %s\nPending work: continue with the latest request.\n</summary>",
+		first, cmp.Or(focus, "none"), orNone(files, ", "), orNone(errs, "; "), calls, last)
+	return ScriptedReply{Text: text}
 }
 
 // toolResults returns the tool_result blocks of a message.

@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -27,6 +29,7 @@ type Anthropic struct {
 	authToken string
 	headers   http.Header // extra headers, from ANTHROPIC_CUSTOM_HEADERS
 	client    streamClient
+	tools     toolsCache
 }
 
 // NewAnthropic returns an Anthropic provider; see ProviderOptions for the
@@ -45,7 +48,7 @@ func (a *Anthropic) Name() string { return "anthropic" }
 // Stream sends req and streams the reply; see Provider and streamClient
 // for the retry rules.
 func (a *Anthropic) Stream(ctx context.Context, req ModelRequest, onDelta func(Delta)) (ModelResponse, error) {
-	body, err := encodeJSON(anthropicRequestBody(req))
+	body, err := a.encode(req)
 	if err != nil {
 		return ModelResponse{}, fmt.Errorf("encoding the anthropic request: %w", err)
 	}
@@ -82,14 +85,15 @@ func encodeJSON(v any) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// anthropicRequest is the body of POST /v1/messages.
+// anthropicRequest is the body of POST /v1/messages. Tools and Messages
+// are encoded apart (see encode) and spliced in.
 type anthropicRequest struct {
-	Model     string             `json:"model"`
-	MaxTokens int                `json:"max_tokens"`
-	Stream    bool               `json:"stream"`
-	System    []anthropicBlock   `json:"system,omitempty"`
-	Tools     []anthropicTool    `json:"tools,omitempty"`
-	Messages  []anthropicMessage `json:"messages"`
+	Model     string           `json:"model"`
+	MaxTokens int              `json:"max_tokens"`
+	Stream    bool             `json:"stream"`
+	System    []anthropicBlock `json:"system,omitempty"`
+	Tools     json.RawMessage  `json:"tools,omitempty"`
+	Messages  json.RawMessage  `json:"messages"`
 }
 
 // cacheControl marks the end of a prefix that the API should cache.
@@ -106,12 +110,6 @@ type anthropicTool struct {
 	Description  string          `json:"description"`
 	InputSchema  json.RawMessage `json:"input_schema"`
 	CacheControl *cacheControl   `json:"cache_control,omitempty"`
-}
-
-// anthropicMessage is one message of the request.
-type anthropicMessage struct {
-	Role    Role             `json:"role"`
-	Content []anthropicBlock `json:"content"`
 }
 
 // anthropicBlock is a content block on the wire. Pointers mark the fields
@@ -131,61 +129,174 @@ type anthropicBlock struct {
 	CacheControl *cacheControl   `json:"cache_control,omitempty"`
 }
 
-// anthropicRequestBody translates a model request. A zero MaxTokens means
-// the model's output ceiling from the limits table.
-func anthropicRequestBody(req ModelRequest) anthropicRequest {
-	body := anthropicRequest{Model: req.Model, MaxTokens: req.MaxTokens, Stream: true, Messages: anthropicMessages(req.Messages)}
+// anthropicWireBlock is one content block, encoded once and kept in its
+// message's wireCache.
+type anthropicWireBlock struct {
+	json     []byte
+	result   bool // a tool_result, which the API wants first in its message
+	thinking bool // thinking never carries a cache breakpoint
+}
+
+// encode encodes a model request. A zero MaxTokens means the model's
+// output ceiling from the limits table. The tools get a cache breakpoint
+// after the last one, the system prompt one of its own.
+func (a *Anthropic) encode(req ModelRequest) ([]byte, error) {
+	body := anthropicRequest{Model: req.Model, MaxTokens: req.MaxTokens, Stream: true, Messages: json.RawMessage("0")}
 	if body.MaxTokens <= 0 {
 		body.MaxTokens = limitsFor(req.Model, nil).MaxOutput
 	}
 	if req.System != "" {
 		body.System = []anthropicBlock{{Type: BlockText, Text: &req.System, CacheControl: ephemeral}}
 	}
-	for _, t := range req.Tools {
-		body.Tools = append(body.Tools, anthropicTool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema})
+	var fields []splicedField
+	if len(req.Tools) > 0 {
+		tools, err := a.tools.get(req.Tools, encodeAnthropicTools)
+		if err != nil {
+			return nil, err
+		}
+		body.Tools = json.RawMessage("0")
+		fields = append(fields, splicedField{"tools", func(out *bytes.Buffer) error { out.Write(tools); return nil }})
 	}
-	if n := len(body.Tools); n > 0 {
-		body.Tools[n-1].CacheControl = ephemeral
+	fields = append(fields, splicedField{"messages", func(out *bytes.Buffer) error { return anthropicMessages(out, req.Messages) }})
+	head, err := encodeJSON(body)
+	if err != nil {
+		return nil, err
 	}
-	return body
+	out := bytes.NewBuffer(make([]byte, 0, len(head)+messagesSize(req.Messages)))
+	if err := spliceJSON(out, head, fields...); err != nil {
+		return nil, err
+	}
+	return out.Bytes(), nil
 }
 
-// anthropicMessages translates the conversation. Blocks the API rejects
-// (empty text) are left out, consecutive messages of one role are merged
-// (tool results first, as the API requires), and the last block of the
-// newest message gets a cache breakpoint.
-func anthropicMessages(msgs []Message) []anthropicMessage {
-	var out []anthropicMessage
-	for _, m := range msgs {
-		var blocks []anthropicBlock
-		for _, b := range m.Content {
-			if wire, ok := toAnthropicBlock(b); ok {
-				blocks = append(blocks, wire)
+// encodeAnthropicTools encodes the tool list, with a cache breakpoint on
+// the last tool.
+func encodeAnthropicTools(specs []ToolSpec) ([]byte, error) {
+	tools := make([]anthropicTool, len(specs))
+	for i, t := range specs {
+		tools[i] = anthropicTool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema}
+	}
+	tools[len(tools)-1].CacheControl = ephemeral
+	return encodeJSON(tools)
+}
+
+// anthropicMessages writes the conversation as a JSON array. Blocks the
+// API rejects (empty text) are left out, consecutive messages of one role
+// are merged (tool results first, as the API requires), and the last block
+// of the newest message gets a cache breakpoint. A message that stands
+// alone is written as its cached bytes, so that a long history costs
+// little more than copying it.
+func anthropicMessages(out *bytes.Buffer, msgs []Message) error {
+	blocks := make([][]anthropicWireBlock, len(msgs))
+	joined := make([][]byte, len(msgs))
+	last := -1
+	for i, m := range msgs {
+		var err error
+		if blocks[i], joined[i], err = anthropicBlocksOf(m); err != nil {
+			return err
+		}
+		if len(blocks[i]) > 0 {
+			last = i
+		}
+	}
+	out.WriteByte('[')
+	var group []anthropicWireBlock
+	first := true
+	for i := 0; i <= last; {
+		if len(blocks[i]) == 0 {
+			i++
+			continue
+		}
+		j, members := i+1, 1
+		for ; j <= last && (len(blocks[j]) == 0 || msgs[j].Role == msgs[i].Role); j++ {
+			members += min(1, len(blocks[j]))
+		}
+		if !first {
+			out.WriteByte(',')
+		}
+		first = false
+		out.WriteString(`{"role":`)
+		out.Write(strconv.AppendQuote(out.AvailableBuffer(), string(msgs[i].Role)))
+		out.WriteString(`,"content":[`)
+		if members == 1 && j <= last {
+			out.Write(joined[i])
+		} else {
+			group = group[:0]
+			for k := i; k < j; k++ {
+				group = append(group, blocks[k]...)
 			}
+			writeAnthropicGroup(out, group, j > last)
 		}
-		switch n := len(out); {
-		case len(blocks) == 0:
-		case n > 0 && out[n-1].Role == m.Role:
-			out[n-1].Content = append(out[n-1].Content, blocks...)
-		default:
-			out = append(out, anthropicMessage{Role: m.Role, Content: blocks})
-		}
+		out.WriteString("]}")
+		i = j
 	}
-	for _, m := range out {
-		sort.SliceStable(m.Content, func(i, j int) bool {
-			return m.Content[i].Type == BlockToolResult && m.Content[j].Type != BlockToolResult
-		})
-	}
-	if n := len(out); n > 0 {
-		content := out[n-1].Content
-		for i := len(content) - 1; i >= 0; i-- {
-			if t := content[i].Type; t != BlockThinking && t != BlockRedactedThinking {
-				content[i].CacheControl = ephemeral
-				break
-			}
+	out.WriteByte(']')
+	return nil
+}
+
+// writeAnthropicGroup writes the blocks of merged messages, tool results
+// first; the newest message's last block that is not thinking gets the
+// cache breakpoint.
+func writeAnthropicGroup(out *bytes.Buffer, group []anthropicWireBlock, newest bool) {
+	sort.SliceStable(group, func(a, b int) bool { return group[a].result && !group[b].result })
+	mark := -1
+	for j := len(group) - 1; newest && j >= 0 && mark < 0; j-- {
+		if !group[j].thinking {
+			mark = j
 		}
 	}
-	return out
+	for j, b := range group {
+		if j > 0 {
+			out.WriteByte(',')
+		}
+		if j != mark {
+			out.Write(b.json)
+			continue
+		}
+		out.Write(b.json[:len(b.json)-1])
+		out.WriteString(`,"cache_control":{"type":"ephemeral"}}`)
+	}
+}
+
+// anthropicBlocksOf returns a message's encoded blocks, tool results
+// first, and the same joined by commas, from its cache when it has been
+// sent before. The blocks are slices of the joined bytes.
+func anthropicBlocksOf(m Message) ([]anthropicWireBlock, []byte, error) {
+	if m.wire != nil && m.wire.encoded.anthropic {
+		return m.wire.anthropic, m.wire.anthropicJoined, nil
+	}
+	content := slices.Clone(m.Content)
+	sort.SliceStable(content, func(i, j int) bool {
+		return content[i].Type == BlockToolResult && content[j].Type != BlockToolResult
+	})
+	var joined []byte
+	var blocks []anthropicWireBlock
+	var ends []int
+	for _, b := range content {
+		wire, ok := toAnthropicBlock(b)
+		if !ok {
+			continue
+		}
+		data, err := encodeJSON(wire)
+		if err != nil {
+			return nil, nil, fmt.Errorf("encoding a %s block: %w", b.Type, err)
+		}
+		if len(joined) > 0 {
+			joined = append(joined, ',')
+		}
+		joined = append(joined, bytes.TrimSuffix(data, []byte("\n"))...)
+		ends = append(ends, len(joined))
+		blocks = append(blocks, anthropicWireBlock{result: b.Type == BlockToolResult, thinking: b.Type == BlockThinking || b.Type == BlockRedactedThinking})
+	}
+	from := 0
+	for i, end := range ends { // slices of joined, now that it has stopped growing
+		blocks[i].json = joined[from:end]
+		from = end + 1
+	}
+	if m.wire != nil {
+		m.wire.anthropic, m.wire.anthropicJoined, m.wire.encoded.anthropic = blocks, joined, true
+	}
+	return blocks, joined, nil
 }
 
 // toAnthropicBlock translates one block; it reports false for a block
@@ -298,12 +409,13 @@ type anthropicAssembler struct {
 	resp   ModelResponse
 	at     map[int]int              // stream index → position in resp.Content
 	inputs map[int]*strings.Builder // stream index → tool input so far
+	texts  map[int]*strings.Builder // stream index → text or thinking so far
 	emit   func(Delta)
 }
 
 // parseAnthropicStream reads a Messages API stream up to message_stop.
 func parseAnthropicStream(events *SSEReader, emit func(Delta)) (ModelResponse, error) {
-	s := &anthropicAssembler{at: map[int]int{}, inputs: map[int]*strings.Builder{}, emit: emit}
+	s := &anthropicAssembler{at: map[int]int{}, inputs: map[int]*strings.Builder{}, texts: map[int]*strings.Builder{}, emit: emit}
 	for {
 		ev, err := events.Next()
 		if err != nil {
@@ -372,6 +484,7 @@ func (s *anthropicAssembler) start(ev anthropicEvent) {
 	}
 	s.at[ev.Index] = len(s.resp.Content)
 	s.resp.Content = append(s.resp.Content, b)
+	s.texts[ev.Index] = &strings.Builder{}
 	s.appendText(ev.Index, cb.Text, cb.Thinking)
 }
 
@@ -397,20 +510,32 @@ func (s *anthropicAssembler) delta(ev anthropicEvent) {
 }
 
 // appendText adds streamed text or thinking to a block and shows it.
+// The pieces are collected in a builder, so that a long reply in small
+// deltas costs time in proportion to its length.
 func (s *anthropicAssembler) appendText(index int, text, thinking string) {
 	b := &s.resp.Content[s.at[index]]
 	if text != "" && b.Type == BlockText {
-		b.Text += text
+		s.texts[index].WriteString(text)
 		s.emit(Delta{Kind: DeltaText, Text: text})
 	}
 	if thinking != "" && b.Type == BlockThinking {
-		b.Thinking += thinking
+		s.texts[index].WriteString(thinking)
 		s.emit(Delta{Kind: DeltaThinking, Text: thinking})
 	}
 }
 
-// finish sets the input of every tool call from its streamed JSON.
+// finish sets the text of every block and the input of every tool call
+// from what was streamed.
 func (s *anthropicAssembler) finish() {
+	for index, text := range s.texts {
+		b := &s.resp.Content[s.at[index]]
+		switch b.Type {
+		case BlockText:
+			b.Text = text.String()
+		case BlockThinking:
+			b.Thinking = text.String()
+		}
+	}
 	for index, in := range s.inputs {
 		s.resp.Content[s.at[index]].Input = toolInput(in.String())
 	}

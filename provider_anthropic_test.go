@@ -145,7 +145,9 @@ func TestAnthropicThinkingRoundTrip(t *testing.T) {
 	if _, err := p.Stream(context.Background(), ModelRequest{Model: "m", Messages: history}, nil); err != nil {
 		t.Fatalf("second Stream error: %v", err)
 	}
-	var sent anthropicRequest
+	var sent struct {
+		Messages []struct{ Content []anthropicBlock }
+	}
 	body := api.requests()[1].Body
 	if err := json.Unmarshal(body, &sent); err != nil {
 		t.Fatal(err)

@@ -30,6 +30,7 @@ type OpenAI struct {
 	apiKey              string
 	maxCompletionTokens bool // send max_completion_tokens instead of max_tokens
 	client              streamClient
+	tools               toolsCache
 }
 
 // NewOpenAI returns an OpenAI-compatible provider; see ProviderOptions for
@@ -51,7 +52,7 @@ func (o *OpenAI) Name() string { return "openai" }
 // Stream sends req and streams the reply; see Provider and streamClient
 // for the retry rules.
 func (o *OpenAI) Stream(ctx context.Context, req ModelRequest, onDelta func(Delta)) (ModelResponse, error) {
-	body, err := encodeJSON(o.requestBody(req))
+	body, err := o.encodeRequest(req)
 	if err != nil {
 		return ModelResponse{}, fmt.Errorf("encoding the openai request: %w", err)
 	}
@@ -70,11 +71,12 @@ func (o *OpenAI) Stream(ctx context.Context, req ModelRequest, onDelta func(Delt
 	return o.client.stream(ctx, newRequest, parseOpenAIStream, onDelta)
 }
 
-// openAIRequest is the body of POST /chat/completions.
+// openAIRequest is the body of POST /chat/completions. Messages and
+// Tools are encoded apart (see encodeRequest) and spliced in.
 type openAIRequest struct {
 	Model               string          `json:"model"`
-	Messages            []openAIMessage `json:"messages"`
-	Tools               []openAITool    `json:"tools,omitempty"`
+	Messages            json.RawMessage `json:"messages"`
+	Tools               json.RawMessage `json:"tools,omitempty"`
 	MaxTokens           int             `json:"max_tokens,omitempty"`
 	MaxCompletionTokens int             `json:"max_completion_tokens,omitempty"`
 	Stream              bool            `json:"stream"`
@@ -112,55 +114,126 @@ type openAITool struct {
 	} `json:"function"`
 }
 
-// requestBody translates a model request. A zero MaxTokens is left out,
-// so the server's default applies.
+// requestBody translates a model request, all but its messages and
+// tools. A zero MaxTokens is left out, so the server's default applies.
 func (o *OpenAI) requestBody(req ModelRequest) openAIRequest {
-	body := openAIRequest{Model: req.Model, Messages: openAIMessages(req.System, req.Messages), Stream: true}
+	body := openAIRequest{Model: req.Model, Messages: json.RawMessage("0"), Stream: true}
 	body.StreamOptions.IncludeUsage = true
 	if o.maxCompletionTokens {
 		body.MaxCompletionTokens = req.MaxTokens
 	} else {
 		body.MaxTokens = req.MaxTokens
 	}
-	for _, t := range req.Tools {
-		var tool openAITool
-		tool.Type = "function"
-		tool.Function.Name, tool.Function.Description, tool.Function.Parameters = t.Name, t.Description, t.InputSchema
-		body.Tools = append(body.Tools, tool)
+	if len(req.Tools) > 0 {
+		body.Tools = json.RawMessage("0")
 	}
 	return body
 }
 
-// openAIMessages translates the conversation: the system prompt first,
-// then each message. A user message's tool results come first, as "tool"
-// messages, since they must follow the assistant message that called
-// the tools; its text follows as a user message.
-func openAIMessages(system string, msgs []Message) []openAIMessage {
-	var out []openAIMessage
+// encodeRequest encodes a model request. Each message's encoding is made
+// once and reused by every later request, and the tools are encoded once
+// per change.
+func (o *OpenAI) encodeRequest(req ModelRequest) ([]byte, error) {
+	head, err := encodeJSON(o.requestBody(req))
+	if err != nil {
+		return nil, err
+	}
+	fields := []splicedField{{"messages", func(out *bytes.Buffer) error { return openAIMessages(out, req.System, req.Messages) }}}
+	if len(req.Tools) > 0 {
+		tools, err := o.tools.get(req.Tools, encodeOpenAITools)
+		if err != nil {
+			return nil, err
+		}
+		fields = append(fields, splicedField{"tools", func(out *bytes.Buffer) error { out.Write(tools); return nil }})
+	}
+	out := bytes.NewBuffer(make([]byte, 0, len(head)+messagesSize(req.Messages)))
+	if err := spliceJSON(out, head, fields...); err != nil {
+		return nil, err
+	}
+	return out.Bytes(), nil
+}
+
+// encodeOpenAITools declares the tools as functions.
+func encodeOpenAITools(specs []ToolSpec) ([]byte, error) {
+	tools := make([]openAITool, len(specs))
+	for i, t := range specs {
+		tools[i].Type = "function"
+		tools[i].Function.Name, tools[i].Function.Description, tools[i].Function.Parameters = t.Name, t.Description, t.InputSchema
+	}
+	return encodeJSON(tools)
+}
+
+// openAIMessages writes the conversation as a JSON array: the system
+// prompt first, then each message's cached encoding.
+func openAIMessages(out *bytes.Buffer, system string, msgs []Message) error {
+	out.WriteByte('[')
+	sep := false
 	if system != "" {
-		out = append(out, openAIMessage{Role: "system", Content: &system})
+		data, err := encodeJSON(openAIMessage{Role: "system", Content: &system})
+		if err != nil {
+			return err
+		}
+		out.Write(bytes.TrimSuffix(data, []byte("\n")))
+		sep = true
 	}
 	for _, m := range msgs {
-		if m.Role == RoleAssistant {
-			if msg, ok := openAIAssistant(m); ok {
-				out = append(out, msg)
-			}
-			continue
+		data, err := openAIMessagesOf(m)
+		if err != nil {
+			return err
 		}
+		if len(data) > 0 && sep {
+			out.WriteByte(',')
+		}
+		out.Write(data)
+		sep = sep || len(data) > 0
+	}
+	out.WriteByte(']')
+	return nil
+}
+
+// openAIMessagesOf returns the chat messages one message becomes, encoded
+// and joined by commas, from its cache when it has been sent before. A
+// user message's tool results come first, as "tool" messages, since they
+// must follow the assistant message that called the tools; its text
+// follows as a user message. An assistant message loses its thinking.
+func openAIMessagesOf(m Message) ([]byte, error) {
+	if m.wire != nil && m.wire.encoded.openai {
+		return m.wire.openai, nil
+	}
+	var msgs []openAIMessage
+	if m.Role == RoleAssistant {
+		if msg, ok := openAIAssistant(m); ok {
+			msgs = append(msgs, msg)
+		}
+	} else {
 		for _, b := range m.Content {
 			if b.Type == BlockToolResult {
 				content := b.Content
 				if b.IsError {
 					content = "Error: " + content
 				}
-				out = append(out, openAIMessage{Role: "tool", Content: &content, ToolCallID: b.ToolUseID})
+				msgs = append(msgs, openAIMessage{Role: "tool", Content: &content, ToolCallID: b.ToolUseID})
 			}
 		}
 		if text := m.Text(); text != "" {
-			out = append(out, openAIMessage{Role: "user", Content: &text})
+			msgs = append(msgs, openAIMessage{Role: "user", Content: &text})
 		}
 	}
-	return out
+	var data []byte
+	for i, msg := range msgs {
+		enc, err := encodeJSON(msg)
+		if err != nil {
+			return nil, fmt.Errorf("encoding a %s message: %w", msg.Role, err)
+		}
+		if i > 0 {
+			data = append(data, ',')
+		}
+		data = append(data, bytes.TrimSuffix(enc, []byte("\n"))...)
+	}
+	if m.wire != nil {
+		m.wire.openai, m.wire.encoded.openai = data, true
+	}
+	return data, nil
 }
 
 // openAIAssistant translates an assistant message, dropping its thinking.

@@ -187,6 +187,9 @@ func (s *Session) Event(e Event) {
 	case e.Kind == EventToolEnd && e.Result != nil:
 		result := *e.Result
 		s.write(recordToolFinished, RecordPayload{Result: &result})
+	case e.Kind == EventCompact && e.Compaction != nil:
+		s.view = append([]Message(nil), e.Compaction.View...)
+		s.write(recordCompaction, RecordPayload{Kind: e.Compaction.Layer, Messages: s.view})
 	}
 }
 

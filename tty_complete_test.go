@@ -26,7 +26,7 @@ func TestCompletionMenu(t *testing.T) {
 	}{
 		{"/he<tab>", "/help ", ""},
 		{"/st<enter>", "/status ", ""},
-		{"/s", "/s", "> /status|  /skills"},
+		{"/s", "/s", "> /status|  /skills|  /snip"},
 		{"/s<down><tab>", "/skills ", ""},
 		{"/permissions acc<tab>", "/permissions acceptEdits ", ""},
 		{"read @ma<tab>", "read @main", "> @main.go|  @main_test.go"},

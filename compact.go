@@ -1,0 +1,402 @@
+package main
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Context management keeps a long session inside the model's context
+// window. Token accounting says how full the window is; five layers,
+// cheapest first, make room when it fills:
+//
+//  1. micro compact: old results of tools that can be run again become a
+//     placeholder naming the call;
+//  2. snip compact: a long middle run of history is dropped, leaving a
+//     marker of what went;
+//  3. tool result storage: large results live on disk (see tools.go);
+//  4. context collapse: old spans become summaries the model writes;
+//  5. auto compact: the whole history becomes one structured summary
+//     followed by the newest rounds.
+//
+// Every layer is a pure function from a history to the splices that
+// rewrite it (see Compaction); applying them copies the history once.
+
+// Defaults of context management.
+const (
+	defaultMicroPercent    = 50
+	defaultSnipPercent     = 70
+	defaultCollapsePercent = 75
+	defaultAutoPercent     = 85
+	maxOutputReserve       = 20_000 // output tokens kept free, at most
+	microKeepPerTool       = 3      // newest results of each tool left whole
+	keepNewestMessages     = 12     // never snipped or collapsed
+	minRunMessages         = 6      // a snip or collapse span, at least
+	minRunTokens           = 2_000
+	maxCompactFailures     = 3 // model-call layers give up after this many in a row
+)
+
+// The layers, as Compaction.Layer names them.
+const (
+	LayerMicro    = "micro"
+	LayerSnip     = "snip"
+	LayerCollapse = "collapse"
+	LayerCompact  = "compact"
+)
+
+// CompactThresholds are the utilisations, in percent of the usable
+// window, at which each layer runs; zero means the default. They are the
+// "compaction" object of settings.json.
+type CompactThresholds struct {
+	Micro    int `json:"micro,omitempty"`
+	Snip     int `json:"snip,omitempty"`
+	Collapse int `json:"collapse,omitempty"`
+	Auto     int `json:"auto,omitempty"`
+}
+
+// withDefaults fills the thresholds left at zero.
+func (c CompactThresholds) withDefaults() CompactThresholds {
+	pick := func(v, def int) int {
+		if v > 0 {
+			return v
+		}
+		return def
+	}
+	return CompactThresholds{pick(c.Micro, defaultMicroPercent), pick(c.Snip, defaultSnipPercent),
+		pick(c.Collapse, defaultCollapsePercent), pick(c.Auto, defaultAutoPercent)}
+}
+
+// validate reports a threshold outside 0–100.
+func (c CompactThresholds) validate() error {
+	for _, f := range []struct {
+		name  string
+		value int
+	}{{"micro", c.Micro}, {"snip", c.Snip}, {"collapse", c.Collapse}, {"auto", c.Auto}} {
+		if f.value < 0 || f.value > 100 {
+			return fmt.Errorf("compaction.%s is %d; it must be a percentage from 1 to 100", f.name, f.value)
+		}
+	}
+	return nil
+}
+
+// outputReserve is how much of a window is kept free for the reply.
+func outputReserve(limits ModelLimits) int {
+	return min(limits.MaxOutput, maxOutputReserve)
+}
+
+// ContextUsage says how full the context window is: the estimated tokens
+// of the next request, the model's window, the part kept for output, and
+// Percent = Tokens / (Window − Reserve).
+type ContextUsage struct {
+	Tokens  int
+	Window  int
+	Reserve int
+	Percent float64
+}
+
+// usable is the part of the window a request may fill.
+func (u ContextUsage) usable() int { return u.Window - u.Reserve }
+
+// String reads like "12% of the context window (21,000 of 180,000 tokens)".
+func (u ContextUsage) String() string {
+	return fmt.Sprintf("%.0f%% of the context window (%s of %s tokens)", u.Percent, thousands(u.Tokens), thousands(u.usable()))
+}
+
+// thousands writes n with thousands separators.
+func thousands(n int) string {
+	s := fmt.Sprint(n)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// Splice replaces the messages From..To (To excluded) of a history with
+// With. A compaction's splices are in order and do not overlap.
+type Splice struct {
+	From, To int
+	With     []Message
+}
+
+// Compaction is what one layer did, as the loop's compaction event
+// reports it: the new history, and how it came from the old one (apply
+// Splices), so that a session journal can record either.
+type Compaction struct {
+	Layer      string // micro, snip, collapse or compact
+	Trigger    string // auto or manual
+	PreTokens  int
+	PostTokens int
+	Splices    []Splice
+	Summary    string    // the model's summary (collapse, compact) or snip's marker
+	View       []Message // the history after: what the model sees from now on
+}
+
+// Saved is how many tokens the compaction freed.
+func (c Compaction) Saved() int { return c.PreTokens - c.PostTokens }
+
+// String says what the compaction did, e.g. "snip compact saved 3,000 tokens".
+func (c Compaction) String() string {
+	name := map[string]string{LayerMicro: "micro compact", LayerSnip: "snip compact", LayerCollapse: "context collapse", LayerCompact: "compaction"}[c.Layer]
+	return fmt.Sprintf("%s (%s) saved %s tokens", name, c.Trigger, thousands(c.Saved()))
+}
+
+// applySplices returns msgs with the splices applied, copying it once.
+func applySplices(msgs []Message, splices []Splice) []Message {
+	n := len(msgs)
+	for _, s := range splices {
+		n += len(s.With) - (s.To - s.From)
+	}
+	out := make([]Message, 0, n)
+	at := 0
+	for _, s := range splices {
+		out = append(append(out, msgs[at:s.From]...), s.With...)
+		at = s.To
+	}
+	return append(out, msgs[at:]...)
+}
+
+// Token estimates: characters per token by kind of content, and the
+// overhead of a message and a block on the wire.
+const (
+	charsPerTextToken = 4
+	charsPerCodeToken = 3 // tool input and output: code, JSON, paths
+	messageTokens     = 4
+	blockTokens       = 3
+)
+
+// messageTokenCount estimates the tokens of a message, once: the count
+// is kept in the message's cache.
+func messageTokenCount(m Message) int {
+	if m.wire != nil && m.wire.tokens > 0 {
+		return m.wire.tokens
+	}
+	n := messageTokens
+	for _, b := range m.Content {
+		n += blockTokens + (len(b.Text)+len(b.Thinking)+len(b.Name))/charsPerTextToken +
+			(len(b.Input)+len(b.Content))/charsPerCodeToken + len(b.Signature)/8 + len(b.Data)/8
+	}
+	if m.wire != nil {
+		m.wire.tokens = n
+	}
+	return n
+}
+
+// tokenCount estimates the tokens of a run of messages.
+func tokenCount(msgs []Message) int {
+	n := 0
+	for _, m := range msgs {
+		n += messageTokenCount(m)
+	}
+	return n
+}
+
+// requestTokenCount estimates a whole request: system prompt, tools and
+// messages.
+func requestTokenCount(req ModelRequest) int {
+	n := len(req.System) / charsPerTextToken
+	for _, t := range req.Tools {
+		n += (len(t.Name) + len(t.Description) + len(t.InputSchema)) / charsPerTextToken
+	}
+	return n + tokenCount(req.Messages)
+}
+
+// isCallResults reports whether m holds tool results, so that a history
+// must not be cut just before it: its calls are in the message before.
+func isCallResults(m Message) bool {
+	for _, b := range m.Content {
+		if b.Type == BlockToolResult {
+			return true
+		}
+	}
+	return false
+}
+
+// rerunnableTools are the built-in tools whose results can be had again
+// by running the same call.
+var rerunnableTools = map[string]bool{"read_file": true, "grep_files": true, "glob_files": true,
+	"list_files": true, "run_command": true, "web_fetch": true, "web_search": true}
+
+// microPlaceholderPrefix starts every result micro compact cleared.
+const microPlaceholderPrefix = "[Earlier result of "
+
+// microCompact clears all but the newest keep results of each tool that
+// rerunnable accepts: each becomes a placeholder naming the call, so the
+// model can run it again. Failed results are small and kept.
+func microCompact(msgs []Message, keep int, rerunnable func(string) bool) []Splice {
+	seen := map[string]int{}
+	var splices []Splice
+	for i := len(msgs) - 1; i > 0; i-- {
+		var content []Block
+		for j, b := range msgs[i].Content {
+			call, ok := callOf(msgs[i-1], b)
+			if !ok || b.IsError || !rerunnable(call.Name) {
+				continue
+			}
+			if seen[call.Name]++; seen[call.Name] <= keep || strings.HasPrefix(b.Content, microPlaceholderPrefix) {
+				continue
+			}
+			text := fmt.Sprintf("%s%s %s cleared to save context; run the tool again if you need it.]", microPlaceholderPrefix, call.Name, cut(string(call.Input), 300))
+			if len(text) >= len(b.Content) {
+				continue
+			}
+			if content == nil {
+				content = append([]Block(nil), msgs[i].Content...)
+			}
+			content[j].Content = text
+		}
+		if content != nil {
+			splices = append(splices, Splice{From: i, To: i + 1, With: []Message{{Role: msgs[i].Role, Content: content}}})
+		}
+	}
+	slices.Reverse(splices)
+	return splices
+}
+
+// callOf finds the tool call that result b answers: results follow their
+// calls' message directly. It reports false when b is no result or the
+// call is not there.
+func callOf(calls Message, b Block) (Block, bool) {
+	if b.Type != BlockToolResult || calls.Role != RoleAssistant {
+		return Block{}, false
+	}
+	for _, c := range calls.Content {
+		if c.Type == BlockToolUse && c.ID == b.ToolUseID {
+			return c, true
+		}
+	}
+	return Block{}, false
+}
+
+// editTools change files: snip keeps their rounds, since what was changed
+// matters to the rest of the task.
+var editTools = map[string]bool{"edit_file": true, "patch_file": true, "write_file": true}
+
+// summaryMarker starts every message that stands for removed history: a
+// snip marker, a collapsed span or a compact summary.
+const summaryMarker = "[minicode context: "
+
+// isSummary reports whether m stands for removed history.
+func isSummary(m Message) bool {
+	return m.Role == RoleUser && len(m.Content) > 0 && strings.HasPrefix(m.Content[0].Text, summaryMarker)
+}
+
+// protectedMessages marks what snip and collapse leave alone: the newest
+// messages, the newest user request, earlier summaries, and the rounds of
+// edits and failed calls (both the call and its result).
+func protectedMessages(msgs []Message) []bool {
+	keep := make([]bool, len(msgs))
+	for i := max(0, len(msgs)-keepNewestMessages); i < len(msgs); i++ {
+		keep[i] = true
+	}
+	if i := newestRequest(msgs); i >= 0 {
+		keep[i] = true
+	}
+	for i, m := range msgs {
+		keep[i] = keep[i] || isSummary(m)
+		for _, b := range m.Content {
+			edit := b.Type == BlockToolUse && editTools[b.Name]
+			failed := b.Type == BlockToolResult && b.IsError
+			if edit && i+1 < len(msgs) {
+				keep[i], keep[i+1] = true, true
+			}
+			if failed && i > 0 {
+				keep[i], keep[i-1] = true, true
+			}
+		}
+	}
+	return keep
+}
+
+// newestRequest is the index of the newest user message with text of its
+// own (not only tool results), or -1.
+func newestRequest(msgs []Message) int {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Role == RoleUser && !isCallResults(msgs[i]) && !isSummary(msgs[i]) && msgs[i].Text() != "" {
+			return i
+		}
+	}
+	return -1
+}
+
+// safeRuns returns the spans [from, to) of unprotected messages that can
+// be removed without parting a tool call from its result, and that are
+// long enough to be worth it.
+func safeRuns(msgs []Message, protected []bool) [][2]int {
+	var runs [][2]int
+	for i := 0; i < len(msgs); {
+		if protected[i] {
+			i++
+			continue
+		}
+		from, to := i, i
+		for to < len(msgs) && !protected[to] {
+			to++
+		}
+		i = to
+		for from < to && isCallResults(msgs[from]) {
+			from++
+		}
+		for to > from && to < len(msgs) && isCallResults(msgs[to]) {
+			to--
+		}
+		if to-from >= minRunMessages && tokenCount(msgs[from:to]) >= minRunTokens {
+			runs = append(runs, [2]int{from, to})
+		}
+	}
+	return runs
+}
+
+// snipCompact drops the largest safe middle run of history and leaves a
+// marker listing the calls that went. It returns nil when no run is long
+// enough.
+func snipCompact(msgs []Message) []Splice {
+	best, bestTokens := [2]int{}, 0
+	for _, r := range safeRuns(msgs, protectedMessages(msgs)) {
+		if n := tokenCount(msgs[r[0]:r[1]]); n > bestTokens {
+			best, bestTokens = r, n
+		}
+	}
+	if bestTokens == 0 {
+		return nil
+	}
+	var calls []string
+	for _, m := range msgs[best[0]:best[1]] {
+		for _, c := range m.ToolUses() {
+			calls = append(calls, c.Name+" "+cut(string(c.Input), 120))
+		}
+	}
+	if len(calls) > 20 {
+		calls = append(calls[:20], fmt.Sprintf("and %d more calls", len(calls)-20))
+	}
+	text := fmt.Sprintf("%s%d earlier messages (about %s tokens) were removed to save context.", summaryMarker, best[1]-best[0], thousands(bestTokens))
+	if len(calls) > 0 {
+		text += " They held these tool calls: " + strings.Join(calls, "; ") + "."
+	}
+	text += "]"
+	return []Splice{{From: best[0], To: best[1], With: []Message{userText(text)}}}
+}
+
+// collapseSpans picks up to two old spans for context collapse: the
+// oldest safe runs outside the newest messages.
+func collapseSpans(msgs []Message) [][2]int {
+	runs := safeRuns(msgs, protectedMessages(msgs))
+	return runs[:min(2, len(runs))]
+}
+
+// compactTail is where the messages auto compact keeps begin: the newest
+// whole rounds that fit in budget tokens, and always the newest round.
+func compactTail(msgs []Message, budget int) int {
+	from, tokens := len(msgs), 0
+	for from > 0 {
+		n := messageTokenCount(msgs[from-1])
+		if tokens+n > budget && len(msgs)-from >= 2 {
+			break
+		}
+		from--
+		tokens += n
+	}
+	for from < len(msgs) && isCallResults(msgs[from]) {
+		from++
+	}
+	return from
+}

@@ -1,0 +1,269 @@
+package main
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+)
+
+// contextState is the agent's context accounting and the failure counts
+// of the layers that call the model. It lives as long as the agent, so
+// that it spans turns; a UI may read it while a turn runs.
+type contextState struct {
+	mu    sync.Mutex
+	usage ContextUsage // as of the newest request or compaction
+	// anchor is the newest provider-reported usage: it counts the first
+	// n messages (the last of them has cache last) and the reply.
+	anchor struct {
+		tokens int
+		n      int
+		last   *wireCache
+		reply  *Block
+	}
+	collapseFailures, compactFailures int
+}
+
+// ContextUsage returns how full the context window is, as of the newest
+// request or compaction. It is safe to call while a turn runs.
+func (a *Agent) ContextUsage() ContextUsage {
+	a.context.mu.Lock()
+	defer a.context.mu.Unlock()
+	if a.context.usage.Window == 0 {
+		return a.measure(0)
+	}
+	return a.context.usage
+}
+
+// measure turns a token count into a usage of this agent's window.
+func (a *Agent) measure(tokens int) ContextUsage {
+	limits := a.Limits
+	if limits.ContextWindow == 0 {
+		limits = limitsFor(a.Model, nil)
+	}
+	u := ContextUsage{Tokens: tokens, Window: limits.ContextWindow, Reserve: outputReserve(limits)}
+	u.Percent = 100 * float64(tokens) / float64(max(1, u.usable()))
+	return u
+}
+
+// estimate is the usage a request with msgs would have: the newest usage
+// the provider reported, plus an estimate of the messages added since.
+// After a compaction there is no such usage, and all is estimated.
+func (a *Agent) estimate(msgs []Message) ContextUsage {
+	an := &a.context.anchor
+	var tokens int
+	if an.last != nil && an.n <= len(msgs) && msgs[an.n-1].wire == an.last {
+		rest := msgs[an.n:]
+		if len(rest) > 0 && len(rest[0].Content) > 0 && &rest[0].Content[0] == an.reply {
+			rest = rest[1:]
+		}
+		tokens = an.tokens + tokenCount(rest)
+	} else {
+		tokens = requestTokenCount(a.request(msgs))
+	}
+	u := a.measure(tokens)
+	a.context.mu.Lock()
+	a.context.usage = u
+	a.context.mu.Unlock()
+	return u
+}
+
+// anchorUsage records what the provider reported for a request and its
+// reply, so that later estimates start from real counts.
+func (a *Agent) anchorUsage(req ModelRequest, resp ModelResponse) {
+	total := resp.Usage.InputTokens + resp.Usage.CacheReadInputTokens + resp.Usage.CacheCreationInputTokens + resp.Usage.OutputTokens
+	an := &a.context.anchor
+	if total == 0 || len(req.Messages) == 0 {
+		an.last = nil
+		return
+	}
+	an.tokens, an.n, an.last, an.reply = total, len(req.Messages), req.Messages[len(req.Messages)-1].wire, nil
+	if len(resp.Content) > 0 {
+		an.reply = &resp.Content[0]
+	}
+}
+
+// manageContext runs the layers whose threshold the conversation has
+// reached, cheapest first, before a model step. It fails when the
+// request still does not fit.
+func (a *Agent) manageContext(ctx context.Context, t *turn) error {
+	th := a.Compaction.withDefaults()
+	for _, layer := range []struct {
+		name    string
+		percent int
+	}{{LayerMicro, th.Micro}, {LayerSnip, th.Snip}, {LayerCollapse, th.Collapse}, {LayerCompact, th.Auto}} {
+		u := a.estimate(t.messages)
+		due := u.Percent >= float64(layer.percent) || layer.name == LayerCompact && u.Tokens > u.usable()
+		if !due || a.disabled(layer.name) {
+			continue
+		}
+		msgs, _, err := a.compactWith(ctx, t.messages, layer.name, "auto", "", false)
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if err != nil {
+			a.countFailure(layer.name, err)
+			continue
+		}
+		t.messages = msgs
+	}
+	if u := a.estimate(t.messages); u.Tokens > u.usable() {
+		return fmt.Errorf("the conversation (%s tokens) no longer fits the model's context window of %s tokens and could not be compacted; use /compact or /clear", thousands(u.Tokens), thousands(u.usable()))
+	}
+	return nil
+}
+
+// compactForRetry compacts the history after the provider said the
+// request was too long: the estimate was wrong, so only the newest round
+// is kept. It reports whether the history changed, so that the request
+// is worth sending again.
+func (a *Agent) compactForRetry(ctx context.Context, t *turn) bool {
+	if ctx.Err() != nil || a.disabled(LayerCompact) {
+		return false
+	}
+	a.emit(Event{Kind: EventNotice, Text: "The request did not fit the model's context window; compacting to try once more."})
+	msgs, c, err := a.compactWith(ctx, t.messages, LayerCompact, "auto", "", true)
+	if err != nil {
+		a.countFailure(LayerCompact, err)
+		return false
+	}
+	t.messages = msgs
+	return len(c.Splices) > 0
+}
+
+// disabled reports whether a model-call layer has failed too often.
+func (a *Agent) disabled(layer string) bool {
+	return layer == LayerCollapse && a.context.collapseFailures >= maxCompactFailures ||
+		layer == LayerCompact && a.context.compactFailures >= maxCompactFailures
+}
+
+// countFailure counts a failed collapse or compact and tells the user,
+// saying so when the layer is now off for the session.
+func (a *Agent) countFailure(layer string, err error) {
+	count, name := &a.context.collapseFailures, "Context collapse"
+	if layer == LayerCompact {
+		count, name = &a.context.compactFailures, "Auto compact"
+	}
+	*count++
+	msg := fmt.Sprintf("%s failed (%d of %d): %v", name, *count, maxCompactFailures, err)
+	if *count >= maxCompactFailures {
+		msg = fmt.Sprintf("%s failed %d times in a row (%v), so it is off for this session. Use /compact to try again or /clear to start over.", name, *count, err)
+	}
+	a.emit(Event{Kind: EventNotice, Text: msg})
+}
+
+// Compact runs one layer on a history at once, whatever its usage, as
+// /compact, /snip and /collapse do. It returns the new history and what
+// was done; a compaction with no splices changed nothing.
+func (a *Agent) Compact(ctx context.Context, history []Message, layer, focus string) ([]Message, Compaction, error) {
+	return a.compactWith(ctx, history, layer, "manual", focus, true)
+}
+
+// compactWith applies one layer, emits its event when it changed
+// anything, and returns the new history and what was done. On failure
+// the history is returned unchanged. With keepLittle, compact keeps only
+// the newest round: the user asked, or the provider said the request was
+// too long, so the estimate cannot be trusted.
+func (a *Agent) compactWith(ctx context.Context, msgs []Message, layer, trigger, focus string, keepLittle bool) ([]Message, Compaction, error) {
+	withWireCaches(msgs)
+	pre := a.estimate(msgs)
+	c := Compaction{Layer: layer, Trigger: trigger, PreTokens: pre.Tokens}
+	var err error
+	switch layer {
+	case LayerMicro:
+		c.Splices = microCompact(msgs, microKeepPerTool, a.rerunnable)
+	case LayerSnip:
+		c.Splices = snipCompact(msgs)
+		if len(c.Splices) > 0 {
+			c.Summary = c.Splices[0].With[0].Text()
+		}
+	case LayerCollapse:
+		c.Splices, c.Summary, err = a.collapse(ctx, msgs, pre.usable())
+	case LayerCompact:
+		budget := min(40_000, pre.usable()/4)
+		if keepLittle {
+			budget = 0
+		}
+		c.Splices, c.Summary, err = a.compactHistory(ctx, msgs, focus, budget, pre.usable())
+	default:
+		return msgs, c, fmt.Errorf("unknown compaction layer %q", layer)
+	}
+	if err != nil {
+		return msgs, c, err
+	}
+	if layer == LayerCompact || layer == LayerCollapse {
+		a.resetFailures(layer)
+	}
+	if len(c.Splices) == 0 {
+		c.PostTokens = c.PreTokens
+		return msgs, c, nil
+	}
+	out := applySplices(msgs, c.Splices)
+	a.context.anchor.last = nil // the provider's count is stale now
+	c.PostTokens, c.View = a.estimate(out).Tokens, out
+	a.emit(Event{Kind: EventCompact, Compaction: &c, Text: c.String()})
+	return out, c, nil
+}
+
+// resetFailures clears a model-call layer's failure count after it worked.
+func (a *Agent) resetFailures(layer string) {
+	if layer == LayerCompact {
+		a.context.compactFailures = 0
+	} else {
+		a.context.collapseFailures = 0
+	}
+}
+
+// rerunnable reports whether a tool's result can be had again by running
+// the same call: micro compact may clear such results.
+func (a *Agent) rerunnable(name string) bool {
+	if rerunnableTools[name] {
+		return true
+	}
+	if a.Tools == nil || !strings.HasPrefix(name, "mcp__") {
+		return false
+	}
+	t, ok := a.Tools.Get(name)
+	return ok && t.ReadOnly
+}
+
+// checkContextSettings validates the context settings of one settings
+// file: a context window must be positive and the thresholds percentages.
+// It records where the window was set, for the check against the model's
+// output reserve (contextLimits).
+func checkContextSettings(path string, data []byte, s *Settings) error {
+	lineOfKey := func(key string) int { return lineOf(data, int64(max(0, bytes.Index(data, []byte(`"`+key+`"`))))) }
+	if s.ContextWindow != nil {
+		s.contextWindowAt = fmt.Sprintf("settings file %s: line %d", path, lineOfKey("contextWindow"))
+		if *s.ContextWindow <= 0 {
+			return fmt.Errorf("%s: contextWindow is %d; it must be a positive number of tokens", s.contextWindowAt, *s.ContextWindow)
+		}
+	}
+	if err := s.Compaction.validate(); err != nil {
+		return fmt.Errorf("settings file %s: line %d: %w", path, lineOfKey("compaction"), err)
+	}
+	return nil
+}
+
+// contextLimits are the model's limits with the contextWindow setting
+// applied. A window not larger than the output reserve leaves no room
+// for a conversation, and is an error naming where it was set.
+func contextLimits(model string, s Settings) (ModelLimits, error) {
+	limits := limitsFor(model, s.Limits)
+	if s.ContextWindow == nil {
+		return limits, nil
+	}
+	limits.ContextWindow = *s.ContextWindow
+	if reserve := outputReserve(limits); limits.ContextWindow <= reserve {
+		return limits, fmt.Errorf("%s: contextWindow %d must be larger than the %d tokens kept for the reply of %s", s.contextWindowAt, limits.ContextWindow, reserve, model)
+	}
+	return limits, nil
+}
+
+// mergeThresholds lays over's set thresholds on top of base's.
+func mergeThresholds(base, over CompactThresholds) CompactThresholds {
+	return CompactThresholds{cmp.Or(over.Micro, base.Micro), cmp.Or(over.Snip, base.Snip),
+		cmp.Or(over.Collapse, base.Collapse), cmp.Or(over.Auto, base.Auto)}
+}

@@ -1,0 +1,157 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// summarySystemPrompt is the system prompt of every summary request; the
+// demo model recognises a summary request by it.
+const summarySystemPrompt = `You summarise part of a coding agent's conversation so that the work can go on from your summary alone, without the messages it replaces.
+Reply with the summary only, inside <summary></summary>, in these sections:
+Request: what the user asked for, in their words where it matters.
+Decisions: what was decided, and why.
+Files touched: each file read, created or changed, and what happened to it.
+Errors: errors met and whether they were fixed.
+Current state: where the work stands.
+Pending work: what is left to do.
+Be specific (names, paths, commands, numbers) and brief.`
+
+// Limits of summary requests.
+const (
+	maxSummaryTokens      = 8_000 // a longer summary is a failure
+	transcriptResultChars = 2_000 // of each tool result shown to the summariser
+	latestRequestChars    = 4_000 // of the user's request repeated after a summary
+)
+
+// summaryBudget is the longest summary accepted for a usable window.
+func summaryBudget(usable int) int {
+	return max(256, min(maxSummaryTokens, usable/8))
+}
+
+// summaryTranscript renders messages as text for the summariser, cut to fit
+// budget tokens by leaving out the oldest messages first. Tool results are
+// shortened: the summary needs what happened, not every byte.
+func summaryTranscript(msgs []Message, budget int) string {
+	var parts []string
+	size, limit := 0, budget*charsPerCodeToken
+	for i := len(msgs) - 1; i >= 0; i-- {
+		part := transcriptOf(msgs[i])
+		if size+len(part) > limit {
+			parts = append(parts, fmt.Sprintf("[%d earlier messages left out to fit the context window]", i+1))
+			break
+		}
+		size += len(part)
+		parts = append(parts, part)
+	}
+	var b strings.Builder
+	for i := len(parts) - 1; i >= 0; i-- {
+		b.WriteString(parts[i])
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// transcriptOf renders one message, a line per block.
+func transcriptOf(m Message) string {
+	var b strings.Builder
+	for _, blk := range m.Content {
+		switch blk.Type {
+		case BlockText:
+			if strings.TrimSpace(blk.Text) != "" {
+				fmt.Fprintf(&b, "[%s] %s\n", m.Role, blk.Text)
+			}
+		case BlockToolUse:
+			fmt.Fprintf(&b, "[tool call %s] %s\n", blk.Name, blk.Input)
+		case BlockToolResult:
+			label := "tool result"
+			if blk.IsError {
+				label = "tool error"
+			}
+			fmt.Fprintf(&b, "[%s] %s\n", label, clip(blk.Content, transcriptResultChars))
+		}
+	}
+	return b.String()
+}
+
+// errBadSummary marks a summary reply that cannot stand for history.
+var errBadSummary = errors.New("unusable summary")
+
+// summarize asks the model to summarise msgs. The reply must hold a
+// non-empty <summary> of at most budget tokens; anything else is an error,
+// so a failed summary never replaces history.
+func (a *Agent) summarize(ctx context.Context, msgs []Message, focus string, usable int) (string, error) {
+	budget := summaryBudget(usable)
+	ask := "Summarise this conversation:\n\n" + summaryTranscript(msgs, usable-budget-len(summarySystemPrompt)/charsPerTextToken-256)
+	if focus != "" {
+		ask += "\nFocus the summary on: " + focus
+	}
+	resp, err := a.Provider.Stream(ctx, ModelRequest{Model: a.Model, System: summarySystemPrompt, Messages: []Message{userText(ask)}, MaxTokens: budget}, nil)
+	if err != nil {
+		return "", err
+	}
+	text := Message{Content: resp.Content}.Text()
+	_, rest, found := strings.Cut(text, "<summary>")
+	summary, _, closed := strings.Cut(rest, "</summary>")
+	summary = strings.TrimSpace(summary)
+	switch {
+	case strings.TrimSpace(text) == "":
+		return "", fmt.Errorf("%w: the reply was empty", errBadSummary)
+	case resp.StopReason == StopMaxTokens || len(summary)/charsPerTextToken > budget:
+		return "", fmt.Errorf("%w: the summary was longer than %d tokens", errBadSummary, budget)
+	case !found || !closed || summary == "":
+		return "", fmt.Errorf("%w: the reply held no <summary>...</summary>", errBadSummary)
+	}
+	return summary, nil
+}
+
+// collapse summarises up to two old spans of msgs, each into one message
+// that stands for it.
+func (a *Agent) collapse(ctx context.Context, msgs []Message, usable int) ([]Splice, string, error) {
+	var splices []Splice
+	var summaries []string
+	for _, span := range collapseSpans(msgs) {
+		summary, err := a.summarize(ctx, msgs[span[0]:span[1]], "", usable)
+		if err != nil {
+			return nil, "", err
+		}
+		text := fmt.Sprintf("%s%d earlier messages were collapsed into this summary.]\n<summary>\n%s\n</summary>", summaryMarker, span[1]-span[0], summary)
+		splices = append(splices, Splice{From: span[0], To: span[1], With: []Message{userText(text)}})
+		summaries = append(summaries, summary)
+	}
+	return splices, strings.Join(summaries, "\n\n"), nil
+}
+
+// compactHistory replaces everything but the newest rounds (at most
+// keepBudget tokens) with one structured summary, followed by the user's
+// latest request so that the task goes on.
+func (a *Agent) compactHistory(ctx context.Context, msgs []Message, focus string, keepBudget, usable int) ([]Splice, string, error) {
+	from := compactTail(msgs, keepBudget)
+	if from == 0 {
+		return nil, "", nil
+	}
+	summary, err := a.summarize(ctx, msgs[:from], focus, usable)
+	if err != nil {
+		return nil, "", err
+	}
+	text := fmt.Sprintf("%sthe conversation before this point was compacted into this summary to fit the context window.]\n<summary>\n%s\n</summary>", summaryMarker, summary)
+	if i := newestRequest(msgs); i >= 0 {
+		text += "\n\nThe user's latest request, to continue with: " + clip(msgs[i].Text(), latestRequestChars)
+	}
+	return []Splice{{From: 0, To: from, With: []Message{userText(text)}}}, summary, nil
+}
+
+// isContextTooLong reports whether err is the provider saying the request
+// does not fit the model's context window.
+func isContextTooLong(err error) bool {
+	var apiErr *APIError
+	if !errors.As(err, &apiErr) {
+		return false
+	}
+	kind, msg := strings.ToLower(apiErr.Type), strings.ToLower(apiErr.Message)
+	return strings.Contains(kind, "context_length_exceeded") ||
+		strings.Contains(kind, "invalid_request_error") && strings.Contains(msg, "prompt is too long") ||
+		strings.Contains(msg, "maximum context length")
+}
