@@ -30,9 +30,7 @@ func (app *App) openSession() error {
 	}
 	id := o.Resume
 	if o.Continue {
-		if infos, _ := listSessions(dir); len(infos) > 0 {
-			id = infos[0].ID
-		} else {
+		if id = newestSession(dir); id == "" {
 			fmt.Fprintln(app.stderr, "No earlier session in this workspace; starting a new one.")
 		}
 	}

@@ -122,6 +122,9 @@ func (b *viewBuilder) add(rec Record, j *Journal) {
 		}
 	case recordCompaction:
 		b.view = append([]Message(nil), p.Messages...)
+		if p.Kind == "fork" { // the conversation this session began with
+			j.Transcript = append(j.Transcript, p.Messages...)
+		}
 	case recordRename:
 		j.Title = p.Title
 	}
@@ -185,6 +188,20 @@ func listSessions(dir string) ([]SessionInfo, error) {
 	}
 	slices.SortFunc(infos, func(a, b SessionInfo) int { return b.Modified.Compare(a.Modified) })
 	return infos, nil
+}
+
+// newestSession returns the id of the session of dir written last, or
+// "" when there is none; it reads only the folder, not the files.
+func newestSession(dir string) string {
+	paths, _ := filepath.Glob(filepath.Join(dir, "*.jsonl"))
+	newest, when := "", time.Time{}
+	for _, path := range paths {
+		id := strings.TrimSuffix(filepath.Base(path), ".jsonl")
+		if info, err := os.Stat(path); err == nil && isSessionID(id) && info.ModTime().After(when) {
+			newest, when = id, info.ModTime()
+		}
+	}
+	return newest
 }
 
 // formatSessionList shows sessions numbered from 1: id, title (or the

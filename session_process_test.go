@@ -393,3 +393,38 @@ func TestSessionStartHookSeesResume(t *testing.T) {
 		t.Errorf("SessionStart sources = %q, want %q", data, want)
 	}
 }
+
+func TestSessionChoiceFlags(t *testing.T) {
+	t.Parallel()
+	ws, home := t.TempDir(), t.TempDir()
+	env := []string{"MINICODE_HOME=" + home}
+	id := newSessionID()
+	run := func(args ...string) (resultRecord, runResult) {
+		t.Helper()
+		r := runMinicode(t, env, "", append(args, "--output-format", "json", "--workspace", ws)...)
+		var res resultRecord
+		json.Unmarshal([]byte(r.stdout), &res)
+		return res, r
+	}
+	if res, r := run("-c", "-p", "list files"); res.SessionID == "" || !strings.Contains(r.stderr, "No earlier session") {
+		t.Errorf("-c with no session: %q, stderr %q; want a new session and a notice", r.stdout, r.stderr)
+	}
+	if res, r := run("--session-id", id, "-p", "list files"); res.SessionID != id {
+		t.Errorf("--session-id: result %q, want session %s", r.stdout, id)
+	}
+	if _, r := run("--session-id", id, "-p", "list files"); r.code != exitUsage || !strings.Contains(r.stderr, "already exists") {
+		t.Errorf("reusing --session-id: exit %d, stderr %q; want a usage error", r.code, r.stderr)
+	}
+	original, _ := os.ReadFile(filepath.Join(projectDir(home, ws), id+".jsonl"))
+	res, r := run("--resume", id, "--fork-session", "-p", "read nothing")
+	if res.SessionID == id || !isSessionID(res.SessionID) {
+		t.Errorf("--fork-session: result %q, want a new session id", r.stdout)
+	}
+	if now, _ := os.ReadFile(filepath.Join(projectDir(home, ws), id+".jsonl")); string(now) != string(original) {
+		t.Errorf("forking changed the original session")
+	}
+	fork, err := readJournal(filepath.Join(projectDir(home, ws), res.SessionID+".jsonl"))
+	if err != nil || fork.FirstPrompt() != "list files" || len(fork.View) < 5 || lastUserText(fork.View) != "read nothing" {
+		t.Errorf("fork view = %+v (%v), want the original conversation followed by the new prompt", fork, err)
+	}
+}
