@@ -30,6 +30,9 @@ func (h *Hooks) afterTool(ctx context.Context, call Block, out ToolOutput) ToolO
 	if v.Block || v.Stop {
 		out.Text += "\n\nPostToolUse hook: " + v.Reason
 	}
+	if v.Stop {
+		out.Stop = v.Reason
+	}
 	if v.Context != "" {
 		out.Text += "\n\n" + v.Context
 	}

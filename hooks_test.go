@@ -7,10 +7,14 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // modelRequest is a Messages API request as a fake server decodes it.
@@ -162,6 +166,20 @@ func TestPreToolUseHooks(t *testing.T) {
 				t.Errorf("stderr %q, want it to contain %q", res.stderr, tc.stderr)
 			}
 		})
+	}
+}
+
+func TestToolHookContinueFalseEndsTheTurn(t *testing.T) {
+	t.Parallel()
+	for _, event := range []string{"PreToolUse", "PostToolUse"} {
+		ws := hookWorkspace(t, fmt.Sprintf(`{%q: [{"matcher": "Bash", "hooks": [{"type": "command", "command": %q}]}]}`,
+			event, `echo '{"continue": false, "stopReason": "maintenance window"}'`), nil)
+		srv, requests := anthropicServer(t, touchThenAnswer)
+		res := runWithModel(t, srv, ws, "--permission-mode", "bypassPermissions")
+		_, err := os.Stat(filepath.Join(ws, "ran.txt"))
+		if n := len(requests()); n != 1 || res.code != 1 || !strings.Contains(res.stderr, "A hook stopped the turn: maintenance window") || (err == nil) != (event == "PostToolUse") {
+			t.Errorf("%s: %d requests, exit %d, stderr %q, ran %v; want the turn ended after the call", event, n, res.code, res.stderr, err == nil)
+		}
 	}
 }
 
@@ -358,5 +376,42 @@ func TestHooksRunInTheSandbox(t *testing.T) {
 	}
 	if !strings.Contains(res.stderr, "SessionStart hook") {
 		t.Errorf("stderr %q, want the refused write reported", res.stderr)
+	}
+}
+
+func TestHooksAreCancelledWithTheTurn(t *testing.T) {
+	t.Parallel()
+	ws := hookWorkspace(t, `{"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "echo $$ > hook.pid; sleep 30"}]}]}`, nil)
+	srv, _ := anthropicServer(t, answerOnce())
+	cmd := exec.Command(minicodeBinary(t), "-p", "hi", "--workspace", ws)
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "MINICODE_HOME=" + trustingHome(t, ws),
+		"ANTHROPIC_API_KEY=k", "ANTHROPIC_BASE_URL=" + srv.URL}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	pid := 0
+	for deadline := time.Now().Add(20 * time.Second); pid == 0; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the hook never started")
+		}
+		data, _ := os.ReadFile(filepath.Join(ws, "hook.pid"))
+		pid, _ = strconv.Atoi(strings.TrimSpace(string(data)))
+	}
+	cmd.Process.Signal(syscall.SIGINT)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("minicode did not stop while a hook ran")
+	}
+	for deadline := time.Now().Add(10 * time.Second); syscall.Kill(pid, 0) == nil; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the hook (pid %d) still runs after the turn was cancelled", pid)
+		}
+	}
+	if code := cmd.ProcessState.ExitCode(); code != exitInterrupted {
+		t.Errorf("exit code %d, want %d", code, exitInterrupted)
 	}
 }

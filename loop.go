@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -128,7 +129,8 @@ type turn struct {
 	continuations int    // text replies continued after max_tokens
 	cutText       string // the text of the replies continued so far
 	usedTools     bool
-	stopHooks     int // times a Stop hook made the model go on
+	stopHooks     int    // times a Stop hook made the model go on
+	hookStop      string // why a tool hook ended the turn ({"continue": false})
 }
 
 // RunTurn adds the user's input to history and runs the model until the
@@ -278,6 +280,11 @@ func (a *Agent) step(ctx context.Context, t *turn, resp ModelResponse) (TurnResu
 			a.appendReply(t, assistantText(question))
 			return TurnResult{End: EndAskUser, Text: question}, true
 		}
+		if t.hookStop != "" {
+			msg := "A hook stopped the turn: " + t.hookStop
+			a.emit(Event{Kind: EventNotice, Text: msg})
+			return TurnResult{End: EndBlocked, Text: msg}, true
+		}
 		return TurnResult{}, false
 	case text == "" && thinking && (resp.StopReason == StopPauseTurn || resp.StopReason == StopMaxTokens) && t.resumes < maxResumes:
 		t.resumes++
@@ -349,7 +356,7 @@ func (a *Agent) appendReply(t *turn, m Message) {
 // an ask_user call, if there was one.
 func (a *Agent) runBatch(ctx context.Context, t *turn, calls []Block) (question string) {
 	results := make([]Block, len(calls))
-	questions := make([]string, len(calls))
+	questions, stops := make([]string, len(calls)), make([]string, len(calls))
 	runOne := func(i int) {
 		call := calls[i]
 		a.emit(Event{Kind: EventToolStart, Call: &call})
@@ -359,7 +366,7 @@ func (a *Agent) runBatch(ctx context.Context, t *turn, calls []Block) (question 
 		} else {
 			out = a.Tools.Execute(ctx, a.Env, call)
 		}
-		questions[i] = out.Question
+		questions[i], stops[i] = out.Question, out.Stop
 		results[i] = Block{Type: BlockToolResult, ToolUseID: call.ID, Content: out.Text, IsError: out.IsError}
 		a.emit(Event{Kind: EventToolEnd, Call: &call, Result: &results[i]})
 	}
@@ -388,12 +395,8 @@ func (a *Agent) runBatch(ctx context.Context, t *turn, calls []Block) (question 
 	storeLargeResults(resultsDir, results)
 	t.messages = append(t.messages, Message{Role: RoleUser, Content: results})
 	a.emit(Event{Kind: EventToolResults, Message: &t.messages[len(t.messages)-1]})
-	for _, q := range questions {
-		if q != "" {
-			return q
-		}
-	}
-	return ""
+	t.hookStop = cmp.Or(stops...)
+	return cmp.Or(questions...)
 }
 
 // closeToolCalls gives every tool call in messages exactly one result,

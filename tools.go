@@ -32,6 +32,9 @@ type ToolOutput struct {
 	// Question, when set by ask_user, pauses the turn after the batch and
 	// puts the question to the user.
 	Question string
+	// Stop, when a hook said {"continue": false}, ends the turn after the
+	// batch; it says why.
+	Stop string
 }
 
 // ToolEnv is what tools may use: the workspace they are confined to, where
@@ -358,7 +361,11 @@ func (r *Registry) Execute(ctx context.Context, env *ToolEnv, call Block) ToolOu
 	}
 	hook := hooks.beforeTool(ctx, call)
 	if hook.Block || hook.Stop {
-		return ToolOutput{Text: "A PreToolUse hook blocked this call: " + hook.Reason, IsError: true}
+		out := ToolOutput{Text: "A PreToolUse hook blocked this call: " + hook.Reason, IsError: true}
+		if hook.Stop {
+			out.Stop = hook.Reason
+		}
+		return out
 	}
 	out := r.execute(withToolUseID(ctx, call.ID), env, call, hook.Permission)
 	if ctx.Err() != nil {
