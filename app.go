@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -117,8 +118,15 @@ func newApp(ctx context.Context, opts Options, stdin io.Reader, stdout, stderr i
 		return nil, err
 	}
 	app.closers = append(app.closers, func() { app.Session.Close() })
+	sandbox := app.Settings.Sandbox
+	for _, dir := range append(slices.Clip(app.Opts.AddDirs), app.Settings.Permissions.AdditionalDirectories...) {
+		if abs, err := filepath.Abs(dir); err == nil && !strings.HasPrefix(dir, "~/") {
+			dir = abs
+		}
+		sandbox.AllowWrite = append(slices.Clip(sandbox.AllowWrite), dir) // added folders are writable like the workspace
+	}
 	if app.Sandbox, err = NewSandbox(SandboxConfig{Workspace: app.Workspace, Home: userHome(getenv),
-		Settings: app.Settings.Sandbox, Getenv: app.getenv}); err != nil {
+		Settings: sandbox, Getenv: app.getenv}); err != nil {
 		return nil, err
 	}
 	app.closers = append(app.closers, app.Sandbox.Close)
@@ -130,6 +138,7 @@ func newApp(ctx context.Context, opts Options, stdin io.Reader, stdout, stderr i
 		return nil, err
 	}
 	app.Registry = NewRegistry(app.builtinTools()...)
+	app.Perms.WarnUnknownTools(append(app.Registry.names(), "task", "load_skill"))
 	if len(app.Skills.Skills) > 0 {
 		app.Registry.Add(app.Skills.Tool())
 	}
@@ -385,6 +394,8 @@ func (app *App) setupPermissions() error {
 		Mode:         mode,
 		Workspace:    app.Workspace,
 		ReadableDirs: readable,
+		Home:         userHome(app.getenv),
+		TempDir:      app.Sandbox.TempDir,
 		Settings:     app.Settings.ruleSets,
 		ProjectFile:  filepath.Join(app.Workspace, ".minicode", "permissions.json"),
 		UserFile:     filepath.Join(app.Home, "permissions.json"),

@@ -142,8 +142,9 @@ func grantRules(entries []string) ([]Rule, error) {
 		if err != nil {
 			return nil, fmt.Errorf("allowed-tools: %w", err)
 		}
-		for _, name := range minicodeToolNames(r.Tool) {
-			rules = append(rules, Rule{Tool: name, Spec: r.Spec, Source: r.Source})
+		name, _, _ := strings.Cut(e, "(")
+		for _, tool := range minicodeToolNames(strings.TrimSpace(name)) {
+			rules = append(rules, Rule{Tool: tool, Spec: r.Spec, Source: r.Source, Claude: r.Claude})
 		}
 	}
 	return rules, nil

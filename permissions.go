@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -103,7 +104,13 @@ type PermissionConfig struct {
 	ReadableDirs []string
 	// AddDirs are more folders treated as part of the workspace
 	// (--add-dir and additionalDirectories).
-	AddDirs  []string
+	AddDirs []string
+	// Home is the user's home folder, for ~ and the shell start-up files;
+	// "" means $HOME.
+	Home string
+	// TempDir is the sandbox's private temp folder, which commands may
+	// name like the workspace.
+	TempDir  string
 	Settings []RuleSet
 	// AllowedTools and DisallowedTools hold the values of --allowedTools
 	// and --disallowedTools, each a comma-separated list of rules.
@@ -141,9 +148,11 @@ type Denial struct {
 // part is allowed; one denied part denies it, one part that asks makes it
 // ask. What an answer grants lasts exactly as long as its name says.
 type Permissions struct {
-	workspace             string
+	workspace, home       string
+	tempDir               string
 	readableDirs          []string
 	addDirs               []string // treated as part of the workspace
+	protectedDirs         []string // folders whose files always ask before a change
 	projectFile, userFile string
 	notice                func(string)
 	askSlot               chan struct{} // held while a question is open
@@ -176,14 +185,20 @@ func NewPermissions(cfg PermissionConfig) (*Permissions, error) {
 		return nil, fmt.Errorf("resolving workspace %s: %w", cfg.Workspace, err)
 	}
 	p := &Permissions{workspace: ws, asker: cfg.Asker, notice: cfg.Notice, mode: mode,
-		askSlot: make(chan struct{}, 1), turnFiles: map[string]bool{}}
+		askSlot: make(chan struct{}, 1), turnFiles: map[string]bool{}, home: cfg.Home}
+	if p.home == "" {
+		p.home, _ = os.UserHomeDir()
+	}
 	for _, f := range []struct {
 		dst *string
 		src string
-	}{{&p.projectFile, cfg.ProjectFile}, {&p.userFile, cfg.UserFile}} {
+	}{{&p.projectFile, cfg.ProjectFile}, {&p.userFile, cfg.UserFile}, {&p.tempDir, cfg.TempDir}, {&p.home, p.home}} {
 		if *f.dst, err = resolveConfigPath(f.src); err != nil {
 			return nil, err
 		}
+	}
+	if p.userFile != "" {
+		p.protectedDirs = append(p.protectedDirs, filepath.Dir(p.userFile))
 	}
 	for _, dir := range cfg.ReadableDirs {
 		real, err := resolveConfigPath(dir)
@@ -232,6 +247,9 @@ func (p *Permissions) loadRules(cfg PermissionConfig) error {
 			rules, err := parseRules(l.texts, set.Source)
 			if err != nil {
 				return err
+			}
+			for i := range rules {
+				rules[i].Root = set.Project
 			}
 			*l.dst = append(*l.dst, rules...)
 		}
@@ -362,16 +380,19 @@ func (p *Permissions) grantRules(req PermissionRequest, asking []target, to Save
 		var r Rule
 		switch {
 		case t.kind == targetPath:
-			spec := escapeGlob(t.abs)
+			spec := "/" + escapeGlob(t.abs)
 			if to == SaveProject {
 				spec = p.relGlob(t.abs)
 			}
 			r = Rule{Tool: req.Tool, Spec: spec}
-			if req.Access == AccessWrite {
-				r.Tool = editAlias
+			switch {
+			case t.write:
+				r = Rule{Tool: editAlias, Spec: spec, Claude: true}
+			case req.Access == AccessExecute:
+				r = Rule{Tool: readAlias, Spec: spec, Claude: true}
 			}
-		case t.kind == targetCommand && t.parseErr == nil && t.cmd.Text != "":
-			r = Rule{Tool: req.Tool, Spec: t.cmd.Text}
+		case t.kind == targetCommand && t.parseErr == nil:
+			r = Rule{Tool: req.Tool, Spec: quoteWords(t.cmd.Words)}
 		case t.kind == targetHost:
 			r = Rule{Tool: req.Tool, Spec: "domain:" + t.host}
 		case t.kind == targetTool:
@@ -384,6 +405,18 @@ func (p *Permissions) grantRules(req PermissionRequest, asking []target, to Save
 		}
 	}
 	return rules
+}
+
+// quoteWords writes words back as a command, quoting those that need it.
+func quoteWords(words []string) string {
+	quoted := make([]string, len(words))
+	for i, w := range words {
+		quoted[i] = w
+		if w == "" || strings.Trim(w, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=@%+,") != "" {
+			quoted[i] = "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
+		}
+	}
+	return strings.Join(quoted, " ")
 }
 
 // remember keeps rules from an "always" answer: in memory at once, and in
@@ -415,6 +448,20 @@ func (p *Permissions) remember(to SaveTarget, rules []Rule, allow bool) {
 	} else {
 		p.sessionDeny = append(p.sessionDeny, session...)
 		p.savedDeny = append(p.savedDeny, saved...)
+	}
+}
+
+// WarnUnknownTools tells Notice about every rule whose tool name matches
+// none of the known tools: such a rule protects or allows nothing.
+func (p *Permissions) WarnUnknownTools(known []string) {
+	p.mu.Lock()
+	rules := slices.Concat(p.deny, p.ask, p.allow, p.savedAllow, p.savedDeny)
+	p.mu.Unlock()
+	for _, r := range rules {
+		if !r.knownTool(known) && p.notice != nil {
+			p.notice(fmt.Sprintf("warning: the rule %s (%s) names no known tool, so it matches nothing; tools: %s",
+				r, r.Source, strings.Join(known, ", ")))
+		}
 	}
 }
 

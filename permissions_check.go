@@ -1,11 +1,14 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
+	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
+	"syscall"
 )
 
 // Verdict is what the permission decision concludes.
@@ -40,21 +43,22 @@ const (
 	targetCommand                       // one simple command it runs
 	targetHost                          // the host it fetches from
 	targetUnsandboxed                   // running a command outside the sandbox
+	targetSocket                        // a /dev/tcp or /dev/udp redirection
 )
 
 // target is one part of a request. A request is allowed only if every
 // part is; any part denied denies it; any part that asks makes it ask.
 type target struct {
 	kind     targetKind
-	abs      string // targetPath: absolute, symlinks resolved
-	lexical  string // targetPath: absolute, before symlinks are followed
-	inside   bool   // targetPath: abs lies in the workspace
-	cmd      shellCommand
-	parseErr error // targetCommand: the command line could not be parsed
-	// unsettled is set on the commands of a line after which the places
-	// their paths name cannot be judged beforehand (see unsettlesPaths).
-	unsettled bool
-	host      string
+	abs      string // targetPath: absolute, links resolved
+	lexical  string // targetPath: absolute, as written
+	inside   bool   // targetPath: abs lies in the workspace (or the private temp folder, for commands)
+	write    bool   // targetPath: the call writes it
+	links    int    // targetPath: hard links of an existing file
+	dir      bool   // targetPath: an existing folder
+	cmd      simpleCommand
+	parseErr error  // targetCommand: why the line is beyond the check
+	host     string // targetHost: normalised; targetSocket: the device path
 }
 
 // verdict is the judgement of one target.
@@ -64,11 +68,7 @@ type verdict struct {
 	strict                bool
 }
 
-// decide judges a request without asking anyone. The order is: deny rules
-// (settings, flags, saved "deny always", session denials), plan mode's
-// refusal of anything but reading, bypass mode, destructive commands and
-// protected files (always ask), ask rules, allow rules, grants of this
-// turn, of this session, saved grants, and last the mode's default.
+// decide judges a request without asking anyone (see Permissions).
 func (p *Permissions) decide(req PermissionRequest) Decision {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -89,9 +89,7 @@ func (p *Permissions) decide(req PermissionRequest) Decision {
 			d.asking = append(d.asking, t)
 			reasons = appendNew(reasons, v.reason)
 			hints = appendNew(hints, v.hint)
-			if v.warning != "" {
-				d.Warning = v.warning
-			}
+			d.Warning = cmp.Or(v.warning, d.Warning)
 		}
 	}
 	d.Reason = strings.Join(reasons, "; ")
@@ -111,43 +109,26 @@ func appendNew(list []string, s string) []string {
 }
 
 // targetsOf splits a request into the parts it is judged by: each path,
-// each simple command, the host fetched, or else the call as a whole. A
-// path that cannot be resolved or an address without a host is an error.
+// each simple command and the paths it names, the host fetched, or else
+// the call as a whole. A path that cannot be resolved is an error.
 func (p *Permissions) targetsOf(req PermissionRequest) ([]target, error) {
 	var targets []target
 	for _, given := range req.Paths {
-		abs, inside, err := resolvePath(p.workspace, given)
+		t, err := p.pathTarget(p.workspace, given, req.Access == AccessWrite)
 		if err != nil {
 			return nil, fmt.Errorf("cannot check path %q: %w", given, err)
 		}
-		inside = inside || slices.ContainsFunc(p.addDirs, func(dir string) bool { return within(dir, abs) })
-		lexical := given
-		if !filepath.IsAbs(lexical) {
-			lexical = filepath.Join(p.workspace, lexical)
-		}
-		targets = append(targets, target{kind: targetPath, abs: abs, lexical: filepath.Clean(lexical), inside: inside})
+		targets = append(targets, t)
 	}
 	switch req.Access {
 	case AccessExecute:
-		cmds, err := splitCommands(req.Command)
-		if err != nil {
-			return append(targets, target{kind: targetCommand, parseErr: err}), nil
-		}
-		for _, c := range cmds {
-			cmds = append(cmds, innerCommands(c, 0)...)
-		}
-		unsettled := p.unsettlesPaths(cmds)
-		for _, c := range cmds {
-			targets = append(targets, target{kind: targetCommand, cmd: c, unsettled: unsettled})
-		}
+		targets = append(targets, p.commandTargets(req.Command)...)
 	case AccessNetwork:
 		host, err := urlHost(req.URL)
 		if err != nil {
 			return nil, err
 		}
 		targets = append(targets, target{kind: targetHost, host: host})
-	case AccessExternal:
-		targets = append(targets, target{kind: targetTool})
 	}
 	if req.Unsandboxed != "" {
 		targets = append(targets, target{kind: targetUnsandboxed})
@@ -158,10 +139,134 @@ func (p *Permissions) targetsOf(req PermissionRequest) ([]target, error) {
 	return targets, nil
 }
 
-// judge runs one target through the stages of decide.
+// pathTarget resolves a path named from folder dir.
+func (p *Permissions) pathTarget(dir, given string, write bool) (target, error) {
+	lexical := given
+	if rest, ok := strings.CutPrefix(given, "~"); ok && (rest == "" || rest[0] == '/') {
+		lexical = p.home + rest
+	} else if ok {
+		lexical = "/~" + rest // another user's home: somewhere outside
+	}
+	if !filepath.IsAbs(lexical) {
+		lexical = dir + "/" + lexical
+	}
+	abs, err := resolveExisting(lexical)
+	if err != nil {
+		return target{}, err
+	}
+	inside := within(p.workspace, abs) || slices.ContainsFunc(p.addDirs, func(dir string) bool { return within(dir, abs) })
+	t := target{kind: targetPath, abs: abs, lexical: filepath.Clean(lexical), inside: inside, write: write, links: 1}
+	var st syscall.Stat_t
+	if info, err := os.Stat(abs); err == nil && info.Mode().IsRegular() && syscall.Stat(abs, &st) == nil {
+		t.links = int(st.Nlink)
+	} else if err == nil {
+		t.dir = info.IsDir()
+	}
+	return t, nil
+}
+
+// harmlessDevices are files a command may name without reaching anything.
+var harmlessDevices = []string{"/dev/null", "/dev/zero", "/dev/stdin", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/random", "/dev/urandom"}
+
+// commandTargets are the parts of a command line: each simple command,
+// and each path its arguments and redirections name, judged from every
+// folder a cd earlier in the line may have moved to. A line beyond the
+// check is one target carrying the reason.
+func (p *Permissions) commandTargets(line string) []target {
+	cmds, err := parseCommandLine(line)
+	for _, c := range cmds {
+		err = cmp.Or(err, checkProgram(c))
+	}
+	if err == nil && len(cmds) == 0 {
+		err = errNotSimple("no command at all")
+	}
+	if err != nil {
+		return []target{{kind: targetCommand, parseErr: err}}
+	}
+	dirs := []string{p.workspace}
+	var targets []target
+	for _, c := range cmds {
+		targets = append(targets, target{kind: targetCommand, cmd: c})
+		var named []string
+		for _, w := range c.Words[1:] {
+			if v := pathInWord(w); v != "" {
+				named = append(named, v)
+			}
+		}
+		for _, r := range c.Redirects {
+			switch {
+			case strings.HasPrefix(r.Target, "&"):
+			case strings.HasPrefix(r.Target, "/dev/tcp/"), strings.HasPrefix(r.Target, "/dev/udp/"):
+				targets = append(targets, target{kind: targetSocket, host: r.Target})
+			default:
+				targets = append(targets, p.namedTargets(dirs, r.Target, r.Out)...)
+			}
+		}
+		for _, n := range named {
+			targets = append(targets, p.namedTargets(dirs, n, false)...)
+		}
+		if c.Words[0] == "cd" {
+			dirs = p.afterCd(dirs, named)
+		}
+	}
+	return targets
+}
+
+// pathInWord is the path an argument may name: the word itself, or the
+// value of a flag (--out=PATH, -I/usr/include); "" for a plain flag.
+func pathInWord(w string) string {
+	if !strings.HasPrefix(w, "-") {
+		return w
+	}
+	if _, v, ok := strings.Cut(w, "="); ok {
+		return v
+	}
+	if len(w) > 2 && w[1] != '-' && strings.ContainsAny(w[2:], "/~") {
+		return w[2:]
+	}
+	return ""
+}
+
+// namedTargets are the path targets of one name a command uses, from
+// each folder it may run in. Harmless devices and the private temp
+// folder count as inside.
+func (p *Permissions) namedTargets(dirs []string, name string, write bool) []target {
+	if fd, ok := strings.CutPrefix(name, "/dev/fd/"); slices.Contains(harmlessDevices, name) || ok && fd != "" && strings.Trim(fd, "0123456789") == "" {
+		return nil
+	}
+	var targets []target
+	for _, dir := range dirs {
+		t, err := p.pathTarget(dir, name, write)
+		if err != nil {
+			t = target{kind: targetPath, abs: name, lexical: name, write: write}
+		}
+		t.inside = t.inside || p.tempDir != "" && within(p.tempDir, t.abs)
+		targets = append(targets, t)
+	}
+	return targets
+}
+
+// afterCd is the set of folders later commands may run in after cd:
+// the old ones (the cd may fail) and where it goes (home without an
+// argument).
+func (p *Permissions) afterCd(dirs, args []string) []string {
+	dest := p.home
+	if len(args) > 0 {
+		dest = args[len(args)-1]
+	}
+	var out []string
+	for _, d := range dirs {
+		if t, err := p.pathTarget(d, dest, false); err == nil {
+			out = append(out, t.abs)
+		}
+	}
+	return append(dirs, out...)
+}
+
+// judge runs one target through the stages of the decision.
 func (p *Permissions) judge(req PermissionRequest, t target) verdict {
-	if r, ok := p.firstMatch(req, t, true, p.deny, p.sessionDeny, p.savedDeny); ok {
-		return verdict{kind: VerdictDeny, reason: fmt.Sprintf("denied by the rule %s (%s)", r, r.Source)}
+	if v, ok := p.denied(req, t); ok {
+		return v
 	}
 	if p.mode == ModePlan && (req.Access == AccessWrite || req.Access == AccessExecute || req.Access == AccessExternal) {
 		return verdict{kind: VerdictDeny, reason: fmt.Sprintf("plan mode allows only reading, and %s would %s; present the plan instead, and the user will leave plan mode to carry it out", req.Tool, accessVerb(req.Access))}
@@ -169,10 +274,13 @@ func (p *Permissions) judge(req PermissionRequest, t target) verdict {
 	if t.kind == targetUnsandboxed {
 		return p.judgeUnsandboxed(req, t)
 	}
+	if reason := p.protectedReason(req, t); reason != "" {
+		return verdict{kind: VerdictAsk, reason: reason, strict: true, hint: "nothing allows it without asking: the user must approve it"}
+	}
 	if p.mode == ModeBypass {
 		return verdict{kind: VerdictAllow}
 	}
-	if reason := p.strictReason(req, t); reason != "" {
+	if reason := strictReason(t); reason != "" {
 		return verdict{kind: VerdictAsk, reason: reason, strict: true,
 			hint: "rerun with --permission-mode bypassPermissions (nothing else allows it without asking)"}
 	}
@@ -187,6 +295,42 @@ func (p *Permissions) judge(req PermissionRequest, t target) verdict {
 		return verdict{kind: VerdictAllow}
 	}
 	return p.modeDefault(req, t)
+}
+
+// denied applies the deny rules. A command line beyond the check is
+// denied whenever a deny rule for commands exists, since no one can tell
+// whether it runs the denied program; so is a line whose words hold
+// patterns the shell could expand into one.
+func (p *Permissions) denied(req PermissionRequest, t target) (verdict, bool) {
+	if r, ok := p.firstMatch(req, t, true, p.deny, p.sessionDeny, p.savedDeny); ok {
+		return verdict{kind: VerdictDeny, reason: fmt.Sprintf("denied by the rule %s (%s)", r, r.Source)}, true
+	}
+	if t.kind != targetCommand || t.parseErr == nil && !t.cmd.Globbed {
+		return verdict{}, false
+	}
+	for _, r := range slices.Concat(p.deny, p.sessionDeny, p.savedDeny) {
+		if r.matchesTool(req.Tool, req.Access) {
+			why := "words with patterns could expand to the program it denies"
+			if t.parseErr != nil {
+				why = t.parseErr.Error() + ", so the check cannot tell whether it runs the program it denies"
+			}
+			return verdict{kind: VerdictDeny, reason: fmt.Sprintf("the rule %s (%s) is in force and %s; write the command as plain words", r, r.Source, why)}, true
+		}
+	}
+	return verdict{}, false
+}
+
+// accessVerb says what a kind of access does, to finish a sentence.
+func accessVerb(a Access) string {
+	switch a {
+	case AccessWrite:
+		return "change files"
+	case AccessExecute:
+		return "run a command"
+	case AccessExternal:
+		return "call an MCP tool that may change things"
+	}
+	return "reach outside"
 }
 
 // unsandboxedRule is the rule that lets commands leave the sandbox
@@ -204,27 +348,21 @@ func (p *Permissions) judgeUnsandboxed(req PermissionRequest, t target) verdict 
 		hint:    flagHint(req.Tool, unsandboxedRule)}
 }
 
-// accessVerb says what a kind of access does, to finish a sentence.
-func accessVerb(a Access) string {
-	switch a {
-	case AccessWrite:
-		return "change files"
-	case AccessExecute:
-		return "run a command"
-	case AccessExternal:
-		return "call an MCP tool that may change things"
-	}
-	return "reach outside"
-}
-
 // firstMatch returns the first rule of the lists that covers the target.
 // Broad matching (deny and ask rules) also matches a path as written
-// before symlinks are followed, and lets a rule without a specifier cover
-// paths outside the workspace; allow rules get neither.
+// before links are followed, lets a rule without a specifier cover paths
+// outside the workspace, and finds a program anywhere in a command.
 func (p *Permissions) firstMatch(req PermissionRequest, t target, broad bool, lists ...[]Rule) (Rule, bool) {
+	tool, access := req.Tool, req.Access
+	if t.kind == targetPath && req.Access == AccessExecute {
+		tool, access = "read_file", AccessRead // a path a command names is judged as the file tools judge it
+		if t.write {
+			tool, access = "write_file", AccessWrite
+		}
+	}
 	for _, list := range lists {
 		for _, r := range list {
-			if p.ruleCovers(r, req, t, broad) {
+			if r.matchesTool(tool, access) && p.ruleCovers(r, t, broad) {
 				return r, true
 			}
 		}
@@ -233,22 +371,20 @@ func (p *Permissions) firstMatch(req PermissionRequest, t target, broad bool, li
 }
 
 // ruleCovers reports whether one rule covers one target.
-func (p *Permissions) ruleCovers(r Rule, req PermissionRequest, t target, broad bool) bool {
-	if !r.matchesTool(req.Tool, req.Access) {
-		return false
-	}
+func (p *Permissions) ruleCovers(r Rule, t target, broad bool) bool {
 	switch t.kind {
 	case targetPath:
 		if broad && r.Spec == "" {
 			return true
 		}
-		return r.matchesPath(t.abs, p.workspace, t.inside) || broad && r.matchesPath(t.lexical, p.workspace, t.inside)
+		return r.matchesPath(t.abs, p.workspace, p.home, t.inside) || broad && r.matchesPath(t.lexical, p.workspace, p.home, t.inside) ||
+			broad && t.dir && r.Spec != "" && within(t.abs, globFolder(r.pathGlob(p.workspace, p.home)))
 	case targetCommand:
-		if t.parseErr != nil {
+		switch {
+		case t.parseErr != nil:
 			return r.Spec == ""
-		}
-		if broad {
-			return slices.ContainsFunc(commandViews(t.cmd), r.matchesCommand)
+		case broad:
+			return r.namesProgram(t.cmd)
 		}
 		return r.matchesCommand(t.cmd)
 	case targetHost:
@@ -259,175 +395,67 @@ func (p *Permissions) ruleCovers(r Rule, req PermissionRequest, t target, broad 
 	return r.Spec == ""
 }
 
+// globFolder is the folder a glob starts in: its elements before the
+// first one with a pattern character. A deny rule covers a folder that
+// holds what it names, since the searching tools read what is inside.
+func globFolder(glob string) string {
+	elems := strings.Split(glob, "/")
+	i := slices.IndexFunc(elems, func(e string) bool { return strings.ContainsAny(e, "*?[\\") })
+	if i < 0 {
+		return glob
+	}
+	return strings.Join(elems[:i], "/")
+}
+
 // strictReason returns why a target must be asked about whatever the
 // rules and grants say, or "".
-func (p *Permissions) strictReason(req PermissionRequest, t target) string {
+func strictReason(t target) string {
 	switch {
-	case t.kind == targetPath && req.Access == AccessWrite:
-		return p.protectedReason(t.abs)
 	case t.kind == targetCommand && t.parseErr != nil:
-		return fmt.Sprintf("the command cannot be parsed (%v), so no rule can vouch for it", t.parseErr)
+		return t.parseErr.Error() + ", which the check does not analyse, so no rule can vouch for it"
 	case t.kind == targetCommand:
-		ws := p.workspace
-		if t.unsettled {
-			ws = ""
-		}
-		if reason := destructiveReason(t.cmd, ws); reason != "" {
-			return reason
-		}
-		return p.commandWriteReason(t.cmd, t.unsettled)
+		return destructiveReason(t.cmd.Words)
+	case t.kind == targetPath && t.write && t.links > 1:
+		return fmt.Sprintf("%s has %d hard links, so writing it changes a file elsewhere too", t.abs, t.links)
 	}
 	return ""
 }
 
-// unsettlesPaths reports whether a command line changes what its paths
-// name before they are used, so that they cannot be judged beforehand: it
-// makes a symbolic link and runs more (`ln -s ~/.bashrc x; echo >> x`),
-// or it changes to a folder outside the workspace, inside .git or a
-// .minicode folder, or one that cannot be known (cd alone, cd -, cd $DIR,
-// popd, or any cd once the line sets CDPATH). Moving to another folder
-// inside the workspace only makes relative paths land deeper.
-func (p *Permissions) unsettlesPaths(cmds []shellCommand) bool {
-	for _, c := range cmds {
-		if slices.ContainsFunc(c.Words, func(w string) bool { return strings.Contains(w, "CDPATH") }) {
-			return true
-		}
-		words := unwrapCommand(c.Words)
-		if len(words) == 0 {
-			continue
-		}
-		switch filepath.Base(words[0]) {
-		case "cd", "pushd":
-			args := skipOptions(words[1:], nil)
-			if len(args) != 1 || args[0] == "-" || !p.plainFolder(args[0]) {
-				return true
-			}
-		case "popd":
-			return true
-		case "ln":
-			if hasFlag(words[1:], "s", "--symbolic") && len(cmds) > 1 {
-				return true
-			}
-		}
-	}
-	return false
-}
+// startupFiles are the shell start-up files in HOME, which run code in
+// every new shell.
+var startupFiles = []string{".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc", ".zshenv",
+	".zprofile", ".zlogin", ".inputrc", ".config/fish"}
 
-// plainFolder reports whether a folder named in a command lies inside the
-// workspace and neither in .git nor in a .minicode folder, as written and
-// as resolved.
-func (p *Permissions) plainFolder(dir string) bool {
-	if !insideWorkspace(p.workspace, dir) || mayName(dir, ".git") || mayName(dir, ".minicode") {
-		return false
+// protectedReason returns why a write (or a command naming the path)
+// always asks, in every mode: the repository's own data, and files
+// through which the agent could grant itself permissions, run programs
+// or instruct itself and other agents.
+func (p *Permissions) protectedReason(req PermissionRequest, t target) string {
+	if t.kind != targetPath || !t.write && req.Access != AccessExecute {
+		return ""
 	}
-	abs, _, err := resolvePath(p.workspace, dir)
-	if err != nil {
-		return false
-	}
-	rel, err := filepath.Rel(p.workspace, abs)
-	return err == nil && !mayName(rel, ".git") && !mayName(rel, ".minicode")
-}
-
-// commandWriteReason returns why the files a command writes make it ask
-// whatever the rules say: a redirection out of the workspace, a
-// redirection or file operand that is a protected file, or any of them on
-// a line that unsettles its paths.
-func (p *Permissions) commandWriteReason(cmd shellCommand, unsettled bool) string {
-	var written []string
-	for _, r := range cmd.Redirects {
-		if r.writes() && !harmlessTarget(r.Target) {
-			if !insideWorkspace(p.workspace, r.Target) {
-				return "the command writes to a file outside the workspace: " + r.Target
-			}
-			if strings.ContainsAny(r.Target, "*?[") {
-				return "the command writes to whichever file a pattern matches, which may be a link leading anywhere: " + r.Target
-			}
-			written = append(written, r.Target)
-		}
-	}
-	words := unwrapCommand(cmd.Words)
-	if len(words) > 0 && writesFiles[filepath.Base(words[0])] {
-		for _, w := range changedOperands(words) {
-			if !unsettled && !insideWorkspace(p.workspace, w) {
-				return "the command changes a file outside the workspace: " + w
+	for _, path := range []string{t.abs, t.lexical} {
+		for _, elem := range strings.Split(path, "/") {
+			switch elem {
+			case ".git", ".minicode", ".claude":
+				return fmt.Sprintf("%s is inside %s, which is protected: changes there always ask", path, elem)
+			case ".mcp.json", "AGENTS.md", "CLAUDE.md", "CLAUDE.local.md", "MINI.md":
+				return fmt.Sprintf("%s configures or instructs agents, so changing it always asks", path)
 			}
 		}
-	}
-	if len(words) > 0 && (writesFiles[filepath.Base(words[0])] || filepath.Base(words[0]) == "sed") {
-		written = append(written, words[1:]...)
-	}
-	for _, w := range written {
-		if unsettled && !strings.HasPrefix(w, "-") {
-			return "the command line changes folder or makes symbolic links first, so where it writes cannot be checked: " + w
+		for _, dir := range p.protectedDirs {
+			if within(dir, path) {
+				return fmt.Sprintf("%s is in %s, which is protected: changes there always ask", path, dir)
+			}
 		}
-		if abs, _, err := resolvePath(p.workspace, w); err == nil && !strings.HasPrefix(w, "-") {
-			if reason := p.protectedReason(abs); reason != "" {
-				return reason + ": " + w
+		for _, f := range startupFiles {
+			if within(filepath.Join(p.home, f), path) {
+				return fmt.Sprintf("%s runs in every new shell, so changing it always asks", path)
 			}
 		}
 	}
 	return ""
 }
-
-// changedOperands returns the files a file-changing command (one of
-// writesFiles) changes: the destination of cp, ln and install (the -t
-// folder, or the last of two or more operands), and every operand of the
-// others, mv's sources included since it moves them away.
-func changedOperands(words []string) []string {
-	var operands []string
-	for i := 1; i < len(words); i++ {
-		w := words[i]
-		switch {
-		case w == "-t" || w == "--target-directory":
-			if i+1 < len(words) {
-				return []string{words[i+1]}
-			}
-		case strings.HasPrefix(w, "--target-directory="):
-			return []string{strings.TrimPrefix(w, "--target-directory=")}
-		case !strings.HasPrefix(w, "-"):
-			operands = append(operands, w)
-		}
-	}
-	switch filepath.Base(words[0]) {
-	case "cp", "ln", "install":
-		if len(operands) < 2 {
-			return nil
-		}
-		return operands[len(operands)-1:]
-	}
-	return operands
-}
-
-// harmlessTarget reports whether a file a redirection writes is a device
-// that keeps nothing.
-func harmlessTarget(target string) bool {
-	switch target {
-	case "/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty":
-		return true
-	}
-	fd, ok := strings.CutPrefix(target, "/dev/fd/")
-	return ok && fd != "" && strings.Trim(fd, "0123456789") == ""
-}
-
-// protectedReason returns why writing a path always asks: files that a
-// mistaken write would wreck silently, and the configuration files through
-// which the agent could grant itself permissions or start programs.
-func (p *Permissions) protectedReason(abs string) string {
-	dir, base := filepath.Dir(abs), filepath.Base(abs)
-	switch {
-	case abs == p.projectFile || abs == p.userFile,
-		(filepath.Base(dir) == ".minicode" || p.userFile != "" && dir == filepath.Dir(p.userFile)) && configFiles[base],
-		abs == filepath.Join(p.workspace, ".mcp.json"):
-		return "this file configures permissions or MCP servers"
-	case within(p.workspace, abs) && inGitDir(strings.TrimPrefix(abs, p.workspace)):
-		return "writing into .git can corrupt the repository"
-	}
-	return ""
-}
-
-// configFiles are the names of configuration files that can widen what
-// the agent may do.
-var configFiles = map[string]bool{"settings.json": true, "permissions.json": true, "mcp.json": true}
 
 // granted reports whether an earlier answer covers the target: grants of
 // this turn, of this session, then saved ones.
@@ -441,39 +469,54 @@ func (p *Permissions) granted(req PermissionRequest, t target) bool {
 
 // modeDefault is the verdict when no rule or grant applies.
 func (p *Permissions) modeDefault(req PermissionRequest, t target) verdict {
+	ruleTool := req.Tool
+	if t.kind == targetPath && req.Access == AccessExecute {
+		ruleTool = readAlias
+		if t.write {
+			ruleTool = editAlias
+		}
+	}
 	switch {
 	case t.kind == targetCommand:
-		return verdict{kind: VerdictAsk, reason: "running a command needs approval",
-			hint: flagHint(req.Tool, suggestPrefix(t.cmd.Words))}
+		return verdict{kind: VerdictAsk, reason: "running a command needs approval", hint: flagHint(req.Tool, suggestPrefix(t.cmd.Words))}
+	case t.kind == targetSocket:
+		return verdict{kind: VerdictAsk, reason: "the command opens a network connection through " + t.host, hint: "rerun with --permission-mode bypassPermissions"}
 	case t.kind == targetHost:
-		return verdict{kind: VerdictAsk, reason: "fetching from " + t.host + " needs approval",
-			hint: flagHint(req.Tool, "domain:"+t.host)}
-	case req.Access == AccessWrite && t.kind == targetPath && !t.inside:
+		return p.hostDefault(req, t)
+	case t.kind == targetPath && t.write && !t.inside:
 		return verdict{kind: VerdictAsk, reason: "writes outside the workspace: " + t.abs,
-			warning: "this writes outside the workspace (" + t.abs + ")", hint: flagHint(req.Tool, escapeGlob(t.abs))}
-	case req.Access == AccessWrite && p.mode == ModeAcceptEdits:
+			warning: "this writes outside the workspace (" + t.abs + ")", hint: flagHint(ruleTool, "/"+escapeGlob(t.abs))}
+	case t.kind == targetPath && t.write && (p.mode == ModeAcceptEdits || req.Access == AccessExecute):
 		return verdict{kind: VerdictAllow}
-	case req.Access == AccessWrite:
+	case t.kind == targetPath && t.write:
 		return verdict{kind: VerdictAsk, reason: "edits need approval in " + string(p.mode) + " mode",
 			hint: "rerun with --permission-mode acceptEdits or " + strings.TrimPrefix(flagHint(editAlias, p.relGlob(t.abs)), "rerun with ")}
 	case t.kind == targetPath && !t.inside && !p.readableWithoutAsking(t.abs):
-		return verdict{kind: VerdictAsk, reason: "reaches outside the workspace: " + t.abs,
-			hint: flagHint(req.Tool, escapeGlob(t.abs))}
+		return verdict{kind: VerdictAsk, reason: "reaches outside the workspace: " + t.abs, hint: flagHint(ruleTool, "/"+escapeGlob(t.abs))}
+	case t.kind == targetPath && t.links > 1:
+		return verdict{kind: VerdictAsk, reason: fmt.Sprintf("%s has %d hard links, so it may be a file outside the workspace", t.abs, t.links),
+			hint: flagHint(ruleTool, p.relGlob(t.abs))}
 	case t.kind == targetTool && req.Access != AccessRead:
 		return verdict{kind: VerdictAsk, reason: "calling " + req.Tool + " needs approval", hint: flagHint(req.Tool, "")}
 	}
 	return verdict{kind: VerdictAllow}
 }
 
+// hostDefault asks about a fetch; a loopback, private or link-local
+// address says so, since only a rule naming it allows it.
+func (p *Permissions) hostDefault(req PermissionRequest, t target) verdict {
+	v := verdict{kind: VerdictAsk, reason: "fetching from " + t.host + " needs approval", hint: flagHint(req.Tool, "domain:"+t.host)}
+	if privateHost(t.host) {
+		v.reason = t.host + " is a loopback, private or link-local address, which needs a rule naming it"
+		v.warning = "this reaches a machine on your own network or computer"
+	}
+	return v
+}
+
 // readableWithoutAsking reports whether abs lies in one of the folders
 // outside the workspace that may be read freely.
 func (p *Permissions) readableWithoutAsking(abs string) bool {
-	for _, dir := range p.readableDirs {
-		if within(dir, abs) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(p.readableDirs, func(dir string) bool { return within(dir, abs) })
 }
 
 // flagHint says which --allowedTools flag allows a tool call.
@@ -482,15 +525,15 @@ func flagHint(tool, spec string) string {
 }
 
 // relGlob is the glob naming exactly one path: relative to the workspace
-// when inside it, absolute otherwise; "" for no path.
+// when inside it, absolute (//) otherwise; "" for no path.
 func (p *Permissions) relGlob(abs string) string {
 	if abs == "" {
 		return ""
 	}
 	if rel, err := filepath.Rel(p.workspace, abs); err == nil && within(p.workspace, abs) && rel != "." {
-		return escapeGlob(filepath.ToSlash(rel))
+		return "./" + escapeGlob(filepath.ToSlash(rel))
 	}
-	return escapeGlob(abs)
+	return "/" + escapeGlob(abs)
 }
 
 // subcommand matches words that read as a subcommand, such as "test" in

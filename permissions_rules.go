@@ -1,43 +1,61 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
+	"net/netip"
 	"net/url"
 	"os"
 	"path"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 )
 
-// Rule is one permission rule, written `tool` or `tool(specifier)`:
+// Rule is one permission rule, written `tool` or `tool(specifier)`, in
+// minicode's tool names or Claude Code's:
 //
-//	read_file                  every call of the tool (inside the workspace)
-//	edit_file(src/**)          calls on paths matching a glob; relative globs
-//	                           start at the workspace, ** crosses folders
-//	read_file(/etc/*)          an absolute glob reaches outside the workspace
-//	run_command(go test:*)     commands starting with the words "go test"
-//	run_command(go vet ./...)  exactly this command
-//	web_fetch(domain:go.dev)   fetches from go.dev or its subdomains
-//	mcp__github__*             every tool of one MCP server (so does mcp__github)
-//	Edit(src/**)               every tool that writes, on matching paths
+//	read_file, Read(src/**)         reading (Read: every reading tool)
+//	edit_file(src/**), Edit(…)      writing (Edit and Write: every writing tool)
+//	run_command(go test:*)          commands starting with the words "go test"
+//	Bash(go vet ./...)              exactly this command
+//	run_command(sandbox:false)      running commands outside the sandbox
+//	web_fetch(domain:go.dev)        fetches from go.dev or its subdomains
+//	WebFetch(domain:go.dev), WebSearch
+//	mcp__github__*, mcp__github     every tool of one MCP server
 //
-// A rule names a tool exactly (or with * wildcards); the one alias, Edit,
-// stands for every call that writes files, so that one rule covers
-// edit_file, write_file and patch_file alike. A rule without a specifier
-// covers paths inside the workspace only: reaching outside takes a rule
-// whose glob names the outside place.
+// Paths follow gitignore: `x` or `./x` starts at the project of the rule's
+// settings file (a name without a slash matches at any depth), `~/x` at
+// home, `//x` is absolute; `/x` is absolute in minicode's names and starts
+// at the project in Claude Code's. A folder covers what is inside it. A
+// rule without a specifier covers paths inside the workspace only.
 type Rule struct {
-	Tool   string // tool name, wildcard pattern, mcp__server, or Edit
+	Tool   string // tool name, wildcard pattern, mcp__server, Read or Edit
 	Spec   string // what is inside the parentheses; "" for the whole tool
 	Source string // where the rule came from, for messages and /permissions
+	Root   string // the project relative paths start at; "" for the workspace
+	Claude bool   // written with a Claude Code tool name, for / paths
 }
 
-// editAlias is the rule name that matches every call that writes files.
-const editAlias = "Edit"
+// The aliases a rule can name instead of one tool.
+const (
+	editAlias = "Edit" // every call that writes files
+	readAlias = "Read" // every reading tool
+)
+
+// claudeTools maps Claude Code's tool names to minicode's.
+var claudeTools = map[string]string{
+	"Bash": "run_command", "Read": readAlias, "Edit": editAlias, "Write": editAlias, "MultiEdit": editAlias,
+	"NotebookEdit": editAlias, "WebFetch": "web_fetch", "WebSearch": "web_search", "Glob": "glob_files",
+	"Grep": "grep_files", "LS": "list_files", "Task": "task",
+}
+
+// readingTools are the tools the Read alias covers.
+var readingTools = []string{"read_file", "grep_files", "glob_files", "list_files"}
 
 // String writes the rule back in the form it is parsed from.
 func (r Rule) String() string {
@@ -62,28 +80,43 @@ func ParseRule(text, source string) (Rule, error) {
 			return Rule{}, fmt.Errorf("rule %q: empty parentheses (write %q for the whole tool)", text, name)
 		}
 	}
-	if name == "" {
-		return Rule{}, fmt.Errorf("rule %q: missing tool name", text)
+	if name == "" || strings.Trim(name, "_-.*abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789") != "" {
+		return Rule{}, fmt.Errorf("rule %q: tool name %q may hold only letters, digits, _ - . and *", text, name)
 	}
-	for _, r := range name {
-		if !(r == '_' || r == '-' || r == '.' || r == '*' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
-			return Rule{}, fmt.Errorf("rule %q: tool name %q may hold only letters, digits, _ - . and *", text, name)
-		}
+	r := Rule{Tool: name, Spec: spec, Source: source}
+	if alias, ok := claudeTools[name]; ok {
+		r.Tool, r.Claude = alias, true
 	}
 	switch {
 	case spec == "*" || spec == "**":
-		spec = ""
-	case spec == ":*":
-		return Rule{}, fmt.Errorf("rule %q: empty command prefix before :*", text)
-	case spec == "domain:":
-		return Rule{}, fmt.Errorf("rule %q: empty domain", text)
-	}
-	if name == commandTool || strings.HasSuffix(spec, ":*") {
-		if _, err := ruleCommand(strings.TrimSuffix(spec, ":*")); spec != "" && err != nil {
+		r.Spec = ""
+	case spec == ":*" || spec == "domain:":
+		return Rule{}, fmt.Errorf("rule %q: empty command prefix or domain", text)
+	case r.Tool == commandTool && r.Spec != "" && spec != unsandboxedRule:
+		if _, _, err := commandSpec(spec); err != nil {
 			return Rule{}, fmt.Errorf("rule %q: %w", text, err)
 		}
 	}
-	return Rule{Tool: name, Spec: spec, Source: source}, nil
+	return r, nil
+}
+
+// commandSpec parses the command a rule names: its words, and whether
+// they are a prefix ("go test:*", or "go test *" as Claude Code writes it).
+func commandSpec(spec string) ([]string, bool, error) {
+	prefix := false
+	for _, suffix := range []string{":*", " *"} {
+		if s, ok := strings.CutSuffix(spec, suffix); ok {
+			spec, prefix = s, true
+		}
+	}
+	cmds, err := parseCommandLine(spec)
+	if err != nil {
+		return nil, false, fmt.Errorf("the command cannot be judged: %w", err)
+	}
+	if len(cmds) != 1 || len(cmds[0].Redirects) > 0 || len(cmds[0].Words) == 0 {
+		return nil, false, errors.New("a rule names one command without redirections (each part of a chained command is judged on its own)")
+	}
+	return cmds[0].Words, prefix, nil
 }
 
 // ParseRuleList parses a comma-separated list of rules, as given to
@@ -124,6 +157,8 @@ func (r Rule) matchesTool(tool string, access Access) bool {
 	switch {
 	case r.Tool == editAlias:
 		return access == AccessWrite
+	case r.Tool == readAlias:
+		return slices.Contains(readingTools, tool)
 	case r.Tool == tool:
 		return true
 	case strings.HasPrefix(r.Tool, "mcp__") && strings.Count(r.Tool, "__") == 1:
@@ -133,104 +168,121 @@ func (r Rule) matchesTool(tool string, access Access) bool {
 	return ok
 }
 
-// matchesPath reports whether the rule's glob covers an absolute path.
-// A rule without a specifier covers the workspace only.
-func (r Rule) matchesPath(abs, workspace string, inside bool) bool {
+// knownTool reports whether a rule's name can match anything: a tool of
+// known, an alias, or an MCP tool.
+func (r Rule) knownTool(known []string) bool {
+	if r.Tool == editAlias || r.Tool == readAlias || strings.HasPrefix(r.Tool, "mcp__") {
+		return true
+	}
+	return slices.ContainsFunc(known, func(t string) bool { ok, _ := path.Match(r.Tool, t); return ok })
+}
+
+// matchesPath reports whether the rule's glob covers an absolute path or
+// a folder holding it. A rule without a specifier covers the workspace.
+func (r Rule) matchesPath(abs, workspace, home string, inside bool) bool {
 	if r.Spec == "" {
 		return inside
 	}
-	if strings.HasPrefix(r.Spec, "domain:") || strings.HasSuffix(r.Spec, ":*") {
+	if strings.HasPrefix(r.Spec, "domain:") || r.Spec == unsandboxedRule {
 		return false
 	}
-	return matchGlob(absGlob(r.Spec, workspace), abs)
-}
-
-// absGlob makes a rule's glob absolute: "~/" is the home folder, and a
-// relative glob starts at the workspace.
-func absGlob(glob, workspace string) string {
-	if strings.HasPrefix(glob, "~/") {
-		if home, err := os.UserHomeDir(); err == nil {
-			glob = filepath.Join(home, glob[2:])
+	glob := r.pathGlob(workspace, home)
+	for p := abs; ; p = filepath.Dir(p) {
+		if matchGlob(glob, p) {
+			return true
+		}
+		if p == filepath.Dir(p) {
+			return false
 		}
 	}
-	if !filepath.IsAbs(glob) {
-		glob = filepath.Join(workspace, glob)
-	}
-	return filepath.Clean(glob)
 }
 
-// matchesCommand reports whether the rule covers one simple command:
-// "prefix:*" matches the command's leading words, anything else must equal
-// all of its words. Both sides are compared word by word after quote
-// removal, so `go  test` and `go test` are the same command, while
-// `go testx` does not start with `go test`.
-func (r Rule) matchesCommand(cmd shellCommand) bool {
-	switch r.Spec {
-	case "":
-		return true
-	case unsandboxedRule:
-		return false
-	}
-	prefix, isPrefix := strings.CutSuffix(r.Spec, ":*")
-	want, err := ruleCommand(prefix)
-	if err != nil {
-		return false
-	}
-	if isPrefix {
-		return len(cmd.Words) >= len(want.Words) && slices.Equal(cmd.Words[:len(want.Words)], want.Words)
-	}
-	return slices.Equal(cmd.Words, want.Words) && slices.Equal(cmd.Redirects, want.Redirects)
-}
-
-// commandTool is the built-in tool that runs shell commands; its rules
-// must name exactly one command.
-const commandTool = "run_command"
-
-// ruleCommand parses the command a rule names. It must be one command:
-// a chained command is never matched as a whole, since each part of it is
-// judged on its own.
-func ruleCommand(spec string) (shellCommand, error) {
-	cmds, err := splitCommands(spec)
-	if err != nil {
-		return shellCommand{}, fmt.Errorf("command cannot be parsed: %w", err)
-	}
-	var top []shellCommand
-	for _, c := range cmds {
-		if !c.Nested {
-			top = append(top, c)
+// pathGlob makes a rule's path pattern an absolute glob (see Rule).
+func (r Rule) pathGlob(workspace, home string) string {
+	spec, root := r.Spec, cmp.Or(r.Root, workspace)
+	switch {
+	case strings.HasPrefix(spec, "//"):
+		spec = spec[1:]
+	case spec == "~" || strings.HasPrefix(spec, "~/"):
+		spec = home + spec[1:]
+	case strings.HasPrefix(spec, "/") && r.Claude:
+		spec = root + spec
+	case !strings.HasPrefix(spec, "/"):
+		rel := strings.TrimPrefix(spec, "./")
+		if !strings.Contains(strings.TrimSuffix(rel, "/"), "/") {
+			rel = "**/" + rel
 		}
+		spec = root + "/" + rel
 	}
-	if len(top) != 1 {
-		return shellCommand{}, fmt.Errorf("a rule names one command, not %d (each part of a chained command is judged on its own)", len(top))
+	if strings.HasSuffix(spec, "/") {
+		spec += "**"
 	}
-	return top[0], nil
+	return filepath.Clean(spec)
 }
 
-// matchesHost reports whether a "domain:" rule covers a host name: the
-// domain itself or any of its subdomains. A rule without a specifier
-// covers every host.
-func (r Rule) matchesHost(host string) bool {
+// matchesCommand reports whether an allow rule covers one simple
+// command: "prefix:*" matches its leading words (unless a flag of
+// riskyFlags makes it run or write more than the prefix says), anything
+// else must equal all of its words.
+func (r Rule) matchesCommand(cmd simpleCommand) bool {
 	if r.Spec == "" {
 		return true
+	}
+	want, prefix, err := commandSpec(r.Spec)
+	if err != nil || r.Spec == unsandboxedRule {
+		return false
+	}
+	if !prefix {
+		return slices.Equal(cmd.Words, want)
+	}
+	return len(cmd.Words) >= len(want) && slices.Equal(cmd.Words[:len(want)], want) && riskyFlag(cmd.Words) == ""
+}
+
+// namesProgram reports whether a deny or ask rule covers a command: its
+// first word is the base name of any word of the command (or of a piece
+// of one, see programTokens), and its other words follow in order.
+func (r Rule) namesProgram(cmd simpleCommand) bool {
+	if r.Spec == "" {
+		return true
+	}
+	want, _, err := commandSpec(r.Spec)
+	if err != nil || r.Spec == unsandboxedRule {
+		return false
+	}
+	tokens := programTokens(cmd)
+	for i, t := range tokens {
+		if t != filepath.Base(want[0]) {
+			continue
+		}
+		rest := want[1:]
+		for _, u := range tokens[i+1:] {
+			if len(rest) > 0 && u == rest[0] {
+				rest = rest[1:]
+			}
+		}
+		if len(rest) == 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// commandTool is the built-in tool that runs shell commands.
+const commandTool = "run_command"
+
+// matchesHost reports whether a "domain:" rule covers a host name: the
+// domain itself or any of its subdomains ("*." in front is the same).
+// A rule without a specifier covers every public host.
+func (r Rule) matchesHost(host string) bool {
+	if r.Spec == "" {
+		return !privateHost(host)
 	}
 	domain, ok := strings.CutPrefix(r.Spec, "domain:")
 	if !ok {
 		return false
 	}
-	domain = strings.ToLower(domain)
+	domain = normalHost(strings.TrimPrefix(domain, "*."))
 	return host == domain || strings.HasSuffix(host, "."+domain)
-}
-
-// urlHost returns the lower-case host name of an address.
-func urlHost(address string) (string, error) {
-	u, err := url.Parse(address)
-	if err != nil {
-		return "", fmt.Errorf("parsing address %q: %w", address, err)
-	}
-	if u.Hostname() == "" {
-		return "", fmt.Errorf("address %q has no host", address)
-	}
-	return strings.ToLower(u.Hostname()), nil
 }
 
 // escapeGlob quotes the glob characters of a literal path, so that a rule
@@ -336,4 +388,69 @@ func nonNil(list []string) []string {
 		return []string{}
 	}
 	return list
+}
+
+// urlHost returns the normalised host of an address (see normalHost).
+func urlHost(address string) (string, error) {
+	u, err := url.Parse(address)
+	if err != nil {
+		return "", fmt.Errorf("parsing address %q: %w", address, err)
+	}
+	if u.Hostname() == "" {
+		return "", fmt.Errorf("address %q has no host", address)
+	}
+	return normalHost(u.Hostname()), nil
+}
+
+// normalHost writes a host the one way rules compare it: lower case,
+// localhost as 127.0.0.1, and every literal form of an IP address
+// (decimal, octal or hex IPv4, IPv4-mapped IPv6) as the address itself.
+func normalHost(host string) string {
+	host = strings.TrimSuffix(strings.Trim(strings.ToLower(host), "[]"), ".")
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+		return "127.0.0.1"
+	}
+	if ip, ok := parseIPv4Literal(host); ok {
+		return ip.String()
+	}
+	if ip, err := netip.ParseAddr(host); err == nil {
+		return ip.Unmap().WithZone("").String()
+	}
+	return host
+}
+
+// parseIPv4Literal reads an IPv4 address in any form inet_aton accepts:
+// one to four parts, each decimal, octal (leading 0) or hex (0x).
+func parseIPv4Literal(host string) (netip.Addr, bool) {
+	parts := strings.Split(host, ".")
+	if len(parts) > 4 {
+		return netip.Addr{}, false
+	}
+	var nums []uint64
+	for _, part := range parts {
+		n, err := strconv.ParseUint(part, 0, 32)
+		if err != nil || part == "" {
+			return netip.Addr{}, false
+		}
+		nums = append(nums, n)
+	}
+	last := len(nums) - 1
+	value := nums[last]
+	if value >= 1<<(8*(4-last)) {
+		return netip.Addr{}, false
+	}
+	for i, n := range nums[:last] {
+		if n > 255 {
+			return netip.Addr{}, false
+		}
+		value |= n << (8 * (3 - i))
+	}
+	return netip.AddrFrom4([4]byte{byte(value >> 24), byte(value >> 16), byte(value >> 8), byte(value)}), true
+}
+
+// privateHost reports whether a normalised host is an address that is
+// not on the public internet: loopback, private, link-local, unspecified.
+func privateHost(host string) bool {
+	ip, err := netip.ParseAddr(host)
+	return err == nil && (ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() || ip.IsUnspecified())
 }

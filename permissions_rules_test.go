@@ -19,7 +19,9 @@ func TestParseRuleList(t *testing.T) {
 		{"read_file", []string{"read_file"}},
 		{"read_file, run_command(go test:*)", []string{"read_file", "run_command(go test:*)"}},
 		{"run_command(echo a,b),edit_file(src/**)", []string{"run_command(echo a,b)", "edit_file(src/**)"}},
-		{"run_command(echo $(date)),mcp__gh__*", []string{"run_command(echo $(date))", "mcp__gh__*"}},
+		{"run_command(echo 'a,b'),mcp__gh__*", []string{"run_command(echo 'a,b')", "mcp__gh__*"}},
+		{"Bash(go test:*),Read(./src/**),Write(//tmp/x),WebFetch(domain:go.dev),WebSearch", []string{"run_command(go test:*)", "Read(./src/**)", "Edit(//tmp/x)", "web_fetch(domain:go.dev)", "web_search"}},
+		{"Edit,MultiEdit(a),Grep,Glob,LS", []string{"Edit", "Edit(a)", "grep_files", "glob_files", "list_files"}},
 		{"edit_file(*)", []string{"edit_file"}},
 		{" , read_file ,", []string{"read_file"}},
 	}
@@ -49,12 +51,13 @@ func TestParseRuleErrors(t *testing.T) {
 	tests := []struct{ rule, want string }{
 		{"edit_file(src/**", "missing closing parenthesis"},
 		{"edit_file()", "empty parentheses"},
-		{"(src/**)", "missing tool name"},
+		{"(src/**)", "may hold only"},
 		{"read file", "may hold only"},
 		{"run_command(:*)", "empty command prefix"},
-		{"web_fetch(domain:)", "empty domain"},
+		{"web_fetch(domain:)", "empty command prefix or domain"},
+		{"Bash(echo $(date))", "cannot be judged"},
 		{"run_command(go test && rm -rf x)", "a rule names one command"},
-		{`run_command(echo "open:*)`, "cannot be parsed"},
+		{`run_command(echo "open:*)`, "cannot be judged"},
 	}
 	for _, tt := range tests {
 		_, err := ParseRule(tt.rule, "settings.json")
@@ -84,7 +87,10 @@ func TestRuleMatchesCommand(t *testing.T) {
 		{"run_command(git:*)", "git status", true},
 		{"run_command(go test ./...)", "go test ./...", true},
 		{"run_command(go test ./...)", "go test ./... -v", false},
-		{"run_command(go test ./...)", "go test ./... > out", false},
+		{"run_command(go test ./...)", "go test ./... > out", true},
+		{"Bash(go test *)", "go test -v", true},
+		{"Bash(go test *)", "go testx", false},
+		{"run_command(sandbox:false)", "sandbox:false", false},
 		{`run_command(echo "a b")`, "echo 'a b'", true},
 		{`run_command(echo "a b")`, "echo a b", false},
 		{"run_command", "anything at all", true},
@@ -94,9 +100,9 @@ func TestRuleMatchesCommand(t *testing.T) {
 		if err != nil {
 			t.Fatalf("ParseRule(%q): %v", tt.rule, err)
 		}
-		cmds, err := splitCommands(tt.command)
+		cmds, err := parseCommandLine(tt.command)
 		if err != nil || len(cmds) != 1 {
-			t.Fatalf("splitCommands(%q) = %v, %v", tt.command, cmds, err)
+			t.Fatalf("parseCommandLine(%q) = %v, %v", tt.command, cmds, err)
 		}
 		if got := r.matchesCommand(cmds[0]); got != tt.want {
 			t.Errorf("%s matches %q = %v, want %v", tt.rule, tt.command, got, tt.want)
@@ -124,6 +130,12 @@ func TestRuleMatchesTool(t *testing.T) {
 		{"Edit", "patch_file", AccessWrite, true},
 		{"Edit", "read_file", AccessRead, false},
 		{"edit_file", "write_file", AccessWrite, false},
+		{"Write", "edit_file", AccessWrite, true},
+		{"Read", "grep_files", AccessRead, true},
+		{"Read", "list_files", AccessRead, true},
+		{"Read", "web_fetch", AccessNetwork, false},
+		{"Bash", "run_command", AccessExecute, true},
+		{"WebFetch", "web_fetch", AccessNetwork, true},
 	}
 	for _, tt := range tests {
 		r, err := ParseRule(tt.rule, "test")
@@ -172,9 +184,22 @@ func TestRuleMatchesHost(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for host, want := range map[string]bool{"go.dev": true, "pkg.go.dev": true, "notgo.dev": false, "go.dev.evil.com": false} {
+	for host, want := range map[string]bool{"go.dev": true, "pkg.go.dev": true, "notgo.dev": false, "go.dev.evil.com": false, "GO.DEV.": false} {
 		if got := r.matchesHost(host); got != want {
 			t.Errorf("%s matches host %q = %v, want %v", r, host, got, want)
+		}
+	}
+}
+
+// TestNormalHost checks that every literal form of an address is
+// written one way.
+func TestNormalHost(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{"LOCALHOST": "127.0.0.1", "a.localhost": "127.0.0.1", "2130706433": "127.0.0.1",
+		"0177.0.0.1": "127.0.0.1", "0x7f.1": "127.0.0.1", "127.1": "127.0.0.1", "::ffff:127.0.0.1": "127.0.0.1", "[::1]": "::1",
+		"Go.Dev.": "go.dev", "256.1.1.1": "256.1.1.1", "1.2.3.4.5": "1.2.3.4.5"} {
+		if got := normalHost(in); got != want {
+			t.Errorf("normalHost(%q) = %q, want %q", in, got, want)
 		}
 	}
 }
@@ -227,5 +252,48 @@ func TestRuleFile(t *testing.T) {
 	}
 	if allow, deny, err := loadRuleFile(filepath.Join(dir, "missing.json")); err != nil || allow != nil || deny != nil {
 		t.Errorf("loadRuleFile(missing) = %v, %v, %v; want no rules and no error", allow, deny, err)
+	}
+}
+
+// TestRulePaths checks where each form of a rule's path starts: Claude
+// Code's / at the settings file's project, // and minicode's / at the
+// root, ~/ at home, a bare name at any depth.
+func TestRulePaths(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ rule, root, want string }{
+		{"Read(/secrets/**)", "/proj", "/proj/secrets/**"},
+		{"Edit(/src/)", "/proj", "/proj/src/**"},
+		{"Read(/secrets/**)", "", "/ws/secrets/**"},
+		{"Read(//etc/*)", "/proj", "/etc/*"},
+		{"read_file(/etc/*)", "/proj", "/etc/*"},
+		{"Read(~/.aws/**)", "", "/home/u/.aws/**"},
+		{"Read(./secrets/**)", "/proj", "/proj/secrets/**"},
+		{"Read(*.env)", "", "/ws/**/*.env"},
+		{"Read(../other/x)", "", "/other/x"},
+	}
+	for _, tt := range tests {
+		r, err := ParseRule(tt.rule, "settings.json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Root = tt.root
+		if got := r.pathGlob("/ws", "/home/u"); got != tt.want {
+			t.Errorf("%s from %s: glob %q, want %q", tt.rule, tt.root, got, tt.want)
+		}
+	}
+}
+
+// TestWarnUnknownTools checks that a rule naming no tool is reported.
+func TestWarnUnknownTools(t *testing.T) {
+	t.Parallel()
+	var notices []string
+	p, err := NewPermissions(PermissionConfig{Workspace: t.TempDir(), Notice: func(s string) { notices = append(notices, s) },
+		Settings: []RuleSet{{Source: "settings.json", Deny: []string{"Bsh(curl:*)", "Bash(curl:*)", "mcp__gh", "Read(x)", "WebSearch"}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.WarnUnknownTools([]string{"run_command", "read_file", "web_search"})
+	if len(notices) != 1 || !strings.Contains(notices[0], "Bsh(curl:*) (settings.json) names no known tool") {
+		t.Errorf("notices = %q, want one about Bsh(curl:*)", notices)
 	}
 }

@@ -159,7 +159,7 @@ func (s *Sandbox) Command(ctx context.Context, dir, command string, unsandboxed 
 		cmd = exec.CommandContext(ctx, s.exe, sandboxArgument, string(policy), "bash", "-c", command)
 	}
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0")
+	cmd.Env = append(os.Environ(), "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0", "CDPATH=")
 	if s != nil && s.TempDir != "" {
 		cmd.Env = append(cmd.Env, "TMPDIR="+s.TempDir)
 	}

@@ -186,14 +186,14 @@ func TestAlwaysSurvivesRestart(t *testing.T) {
 	if err := json.Unmarshal(project, &pf); err != nil {
 		t.Fatal(err)
 	}
-	if strings.Join(pf.Allow, ";") != "Edit(src/a.go)" || strings.Join(pf.Deny, ";") != "run_command(make deploy)" {
-		t.Errorf("project file = %s, want allow [Edit(src/a.go)] deny [run_command(make deploy)]", project)
+	if strings.Join(pf.Allow, ";") != "Edit(./src/a.go)" || strings.Join(pf.Deny, ";") != "run_command(make deploy)" {
+		t.Errorf("project file = %s, want allow [Edit(./src/a.go)] deny [run_command(make deploy)]", project)
 	}
 	user, err := os.ReadFile(filepath.Join(tr.root, "home", "permissions.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{`"run_command(go test ./...)"`, `"run_command(go vet ./...)"`, `"read_file(` + tr.outside + `/secret.txt)"`} {
+	for _, want := range []string{`"run_command(go test ./...)"`, `"run_command(go vet ./...)"`, `"read_file(/` + tr.outside + `/secret.txt)"`} {
 		if !strings.Contains(string(user), want) {
 			t.Errorf("user file = %s, want it to hold %s", user, want)
 		}
@@ -226,8 +226,8 @@ func TestPromptChoices(t *testing.T) {
 		{editReq("b.go"), PromptEdit, "y f e a n g x", "edits need approval"},
 		{editReq(".git/config"), PromptEdit, "y n g x", ".git"},
 		{runReq("go test ./..."), PromptCommand, "y a n x g", "running a command"},
-		{runReq("rm -rf build"), PromptCommand, "y n x g", "rm -r deletes files and folders irrecoverably"},
-		{runReq(`echo "open`), PromptCommand, "y n g", "cannot be parsed"},
+		{runReq("rm -rf build"), PromptCommand, "y n x g", "rm -r or -f deletes files for good"},
+		{runReq(`echo "open`), PromptCommand, "y n g", "does not analyse"},
 		{PermissionRequest{Tool: "read_file", Access: AccessRead, Paths: []string{"/etc/hostname"}}, PromptPath, "y a n x g", "outside"},
 		{PermissionRequest{Tool: "web_fetch", Access: AccessNetwork, URL: "https://go.dev"}, PromptNetwork, "y a n x g", "go.dev"},
 		{PermissionRequest{Tool: "mcp__gh__x", Access: AccessExternal}, PromptTool, "y a n x g", "mcp__gh__x"},
@@ -293,12 +293,12 @@ func TestHeadless(t *testing.T) {
 		req  PermissionRequest
 		want string
 	}{
-		{editReq("src/a.go"), `--permission-mode acceptEdits or --allowedTools "Edit(src/a.go)"`},
+		{editReq("src/a.go"), `--permission-mode acceptEdits or --allowedTools "Edit(./src/a.go)"`},
 		{runReq("go test ./..."), `--allowedTools "run_command(go test:*)"`},
 		{runReq("go build && ls -la"), `--allowedTools "run_command(go build:*)" and rerun with --allowedTools "run_command(ls:*)"`},
 		{runReq("rm -rf build"), "--permission-mode bypassPermissions"},
-		{PermissionRequest{Tool: "read_file", Access: AccessRead, Paths: []string{"../outside/secret.txt"}}, `--allowedTools "read_file(` + tr.outside + `/secret.txt)"`},
-		{PermissionRequest{Tool: "write_file", Access: AccessWrite, Paths: []string{"../outside/new"}}, `--allowedTools "write_file(` + tr.outside + `/new)"`},
+		{PermissionRequest{Tool: "read_file", Access: AccessRead, Paths: []string{"../outside/secret.txt"}}, `--allowedTools "read_file(/` + tr.outside + `/secret.txt)"`},
+		{PermissionRequest{Tool: "write_file", Access: AccessWrite, Paths: []string{"../outside/new"}}, `--allowedTools "write_file(/` + tr.outside + `/new)"`},
 		{PermissionRequest{Tool: "web_fetch", Access: AccessNetwork, URL: "https://go.dev/x"}, `--allowedTools "web_fetch(domain:go.dev)"`},
 		{PermissionRequest{Tool: "mcp__gh__x", Access: AccessExternal}, `--allowedTools "mcp__gh__x"`},
 	}
@@ -339,7 +339,7 @@ func TestAuthorizeThroughRegistry(t *testing.T) {
 	p := permsWith(t, tr, ModeDefault, nil)
 	env := &ToolEnv{Workspace: tr.ws, Perms: p}
 	out := reg.Execute(context.Background(), env, Block{Type: "tool_use", ID: "toolu_9", Name: "run_command", Input: json.RawMessage(`{"command":"ls && rm -rf x"}`)})
-	if !out.IsError || ran || !strings.Contains(out.Text, "rm -r deletes") {
+	if !out.IsError || ran || !strings.Contains(out.Text, "rm -r or -f deletes") {
 		t.Errorf("result %+v (ran %v), want an error result naming the reason", out, ran)
 	}
 	if d := p.Denials(); len(d) != 1 || d[0].ToolUseID != "toolu_9" || !strings.Contains(string(d[0].Input), "rm -rf") {

@@ -178,16 +178,18 @@ func TestInitAgentsFile(t *testing.T) {
 }
 
 // TestInitAgentsFileWithPermissions runs /init through the real permission
-// check with nobody to ask: plan and default mode refuse it, acceptEdits
-// allows it.
+// check: AGENTS.md is protected, so with nobody to ask every mode refuses
+// it, and an approval writes it.
 func TestInitAgentsFileWithPermissions(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {
 		mode    PermissionMode
+		asker   Asker
 		wantErr bool
-	}{{ModePlan, true}, {ModeDefault, true}, {ModeAcceptEdits, false}} {
+	}{{ModePlan, nil, true}, {ModeDefault, nil, true}, {ModeAcceptEdits, nil, true}, {ModeBypass, nil, true},
+		{ModeDefault, &scriptedAsker{answers: []Answer{{Choice: ChoiceAllowOnce}}}, false}} {
 		dir := realTempDir(t)
-		perms, err := NewPermissions(PermissionConfig{Mode: tt.mode, Workspace: dir})
+		perms, err := NewPermissions(PermissionConfig{Mode: tt.mode, Workspace: dir, Asker: tt.asker})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -22,67 +23,68 @@ func resolvePath(workspace, path string) (abs string, inside bool, err error) {
 	}
 	if strings.HasPrefix(path, "~/") {
 		if home, herr := os.UserHomeDir(); herr == nil {
-			path = filepath.Join(home, path[2:])
+			path = home + path[1:]
 		}
 	}
 	if !filepath.IsAbs(path) {
-		path = filepath.Join(workspace, path)
+		path = workspace + "/" + path
 	}
-	abs, err = resolveExisting(filepath.Clean(path))
+	abs, err = resolveExisting(path)
 	if err != nil {
 		return "", false, err
 	}
 	return abs, within(workspace, abs), nil
 }
 
-// maxLinkHops bounds how many dangling symlinks resolveExisting follows,
-// as the kernel bounds a chain of links.
+// maxLinkHops bounds how many symlinks resolveExisting follows, as the
+// kernel bounds a chain of links.
 const maxLinkHops = 40
 
-// resolveExisting resolves the symlinks of the longest existing prefix of
-// path and appends the part that does not exist yet. A dangling symlink is
-// followed to where it points, since writing through it creates its target.
+// resolveExisting resolves an absolute path the way the kernel walks it:
+// element by element, a link replaced by its target before a later ".."
+// applies, so `link/..` is the folder above where the link leads. The
+// part that does not exist yet is appended as it is (a ".." in it is an
+// error, as for the kernel); a dangling link is followed to where it
+// points, since writing through it creates its target.
 func resolveExisting(path string) (string, error) {
-	rest := ""
-	for hops := 0; ; {
-		real, err := filepath.EvalSymlinks(path)
-		if err == nil {
-			return filepath.Join(real, rest), nil
+	resolved, rest, hops := "/", strings.Split(path, "/"), 0
+	for len(rest) > 0 {
+		elem := rest[0]
+		rest = rest[1:]
+		switch elem {
+		case "", ".":
+			continue
+		case "..":
+			resolved = filepath.Dir(resolved)
+			continue
 		}
-		if !errors.Is(err, fs.ErrNotExist) {
+		next := filepath.Join(resolved, elem)
+		info, err := os.Lstat(next)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			if slices.Contains(rest, "..") {
+				return "", fmt.Errorf("resolving %s: %s does not exist", path, next)
+			}
+			return filepath.Join(append([]string{next}, rest...)...), nil
+		case err != nil:
 			return "", err
-		}
-		if target, lerr := os.Readlink(path); lerr == nil {
+		case info.Mode()&fs.ModeSymlink != 0:
 			if hops++; hops > maxLinkHops {
 				return "", fmt.Errorf("resolving %s: too many levels of symbolic links", path)
 			}
-			path, err = linkTarget(path, target)
+			target, err := os.Readlink(next)
 			if err != nil {
 				return "", err
 			}
-			continue
+			if filepath.IsAbs(target) {
+				resolved = "/"
+			}
+			rest = append(strings.Split(target, "/"), rest...)
+		default:
+			resolved = next
 		}
-		parent := filepath.Dir(path)
-		if parent == path {
-			return filepath.Join(path, rest), nil
-		}
-		rest = filepath.Join(filepath.Base(path), rest)
-		path = parent
 	}
-}
-
-// linkTarget is where the link at path, reading target, points: a
-// relative target is taken from the link's real folder, so that ".." in
-// it climbs from where the link really is.
-func linkTarget(path, target string) (string, error) {
-	if filepath.IsAbs(target) {
-		return filepath.Clean(target), nil
-	}
-	dir, err := filepath.EvalSymlinks(filepath.Dir(path))
-	if err != nil {
-		return "", err
-	}
-	return filepath.Join(dir, target), nil
+	return resolved, nil
 }
 
 // within reports whether path is dir or lies below it. Both must be clean

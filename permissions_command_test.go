@@ -1,0 +1,190 @@
+package main
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestCommandCheck is the table of the command check: line → verdict and
+// reason, under rules. It holds a regression case for each way a hostile
+// model got past the earlier, larger check.
+func TestCommandCheck(t *testing.T) {
+	t.Parallel()
+	tr := newTestTree(t)
+	run := func(cmd string) PermissionRequest {
+		return PermissionRequest{Tool: "run_command", Access: AccessExecute, Command: cmd}
+	}
+	all := []string{"run_command"}
+	curlDenied := []string{"run_command(curl:*)"}
+	runDecideCases(t, tr, []decideCase{
+		{name: "command in default", req: run("go test ./..."), want: VerdictAsk, reason: "running a command"},
+		{name: "command in acceptEdits", mode: ModeAcceptEdits, req: run("go test ./..."), want: VerdictAsk},
+		{name: "prefix rule", allow: []string{"run_command(go test:*)"}, req: run("go test ./..."), want: VerdictAllow},
+		{name: "Claude prefix rule", allow: []string{"Bash(go test:*)"}, req: run("go test ./..."), want: VerdictAllow},
+		{name: "Claude prefix rule with *", allow: []string{"Bash(go test *)"}, req: run("go test -run X ./..."), want: VerdictAllow},
+		{name: "prefix rule on word boundary", allow: []string{"run_command(go test:*)"}, req: run("go testx"), want: VerdictAsk},
+		{name: "exact rule", allow: []string{"Bash(go vet ./...)"}, req: run("go vet ./..."), want: VerdictAllow},
+		{name: "exact rule is exact", allow: []string{"run_command(git status)"}, req: run("git status --porcelain"), want: VerdictAsk},
+		{name: "allow ls does not allow && rm", allow: []string{"run_command(ls:*)"}, req: run("ls && rm x"), want: VerdictAsk},
+		{name: "every part allowed", allow: []string{"run_command(ls:*)", "run_command(wc:*)"}, req: run("ls | wc -l; ls -a\nls || ls"), want: VerdictAllow},
+		{name: "quoted operators are one command", allow: []string{"run_command(echo:*)"}, req: run(`echo "a && b; c" 'x|y'`), want: VerdictAllow},
+		{name: "a comment is not a command", allow: []string{"run_command(ls:*)"}, req: run("ls # $(rm x)"), want: VerdictAllow},
+		{name: "empty line", allow: all, req: run("  "), want: VerdictAsk, reason: "no command", strict: true},
+
+		{name: "destructive part", allow: []string{"run_command(ls:*)", "run_command(rm:*)"}, req: run("ls && rm -rf x"), want: VerdictAsk, reason: "rm -r", strict: true},
+		{name: "destructive despite whole-tool rule", allow: all, req: run("git reset --hard"), want: VerdictAsk, reason: "git reset --hard", strict: true},
+		{name: "force push", allow: all, req: run("git push --force origin main"), want: VerdictAsk, reason: "forced", strict: true},
+		{name: "push with +refspec", allow: all, req: run("git push origin +main"), want: VerdictAsk, strict: true},
+		{name: "git clean", allow: all, req: run("git clean -fdx"), want: VerdictAsk, strict: true},
+		{name: "find -delete", allow: all, req: run("find . -name x -delete"), want: VerdictAsk, reason: "find -delete", strict: true},
+		{name: "destructive behind a wrapper", allow: all, req: run("timeout 5 rm -r build"), want: VerdictAsk, reason: "rm -r", strict: true},
+		{name: "bypass allows destructive", mode: ModeBypass, req: run("rm -rf build && git push --force"), want: VerdictAllow},
+		{name: "plan mode refuses commands", mode: ModePlan, allow: all, req: run("ls"), want: VerdictDeny, reason: "plan mode"},
+
+		{name: "deny on one part", allow: all, deny: []string{"run_command(rm:*)"}, req: run("ls; rm x"), want: VerdictDeny, reason: "run_command(rm:*)"},
+		{name: "deny in bypass mode", mode: ModeBypass, deny: []string{"run_command(rm:*)"}, req: run("rm -rf build"), want: VerdictDeny},
+		{name: "Claude deny rule", mode: ModeBypass, deny: []string{"Bash(curl:*)"}, req: run("curl evil.sh"), want: VerdictDeny},
+		{name: "deny through a wrapper and a folder", allow: all, deny: []string{"run_command(rm:*)"}, req: run("sudo /bin/rm x"), want: VerdictDeny},
+		{name: "deny inside sh -c", allow: all, deny: curlDenied, req: run(`sh -c "env curl evil.sh"`), want: VerdictDeny},
+		{name: "deny through env -", mode: ModeBypass, deny: curlDenied, req: run("env - curl x"), want: VerdictDeny},
+		{name: "deny through setsid", mode: ModeBypass, deny: curlDenied, req: run("setsid curl x"), want: VerdictDeny},
+		{name: "deny through flock", mode: ModeBypass, deny: curlDenied, req: run("flock lock curl x"), want: VerdictDeny},
+		{name: "deny through script -c", mode: ModeBypass, deny: curlDenied, req: run("script -qc 'curl x' /dev/null"), want: VerdictDeny},
+		{name: "deny through xargs", mode: ModeBypass, deny: curlDenied, req: run("echo x | xargs curl"), want: VerdictDeny},
+		{name: "deny through find -exec", mode: ModeBypass, deny: curlDenied, req: run("find . -exec curl {} ;"), want: VerdictDeny},
+		{name: "deny through quotes inside a word", mode: ModeBypass, deny: curlDenied, req: run("c''ur\\l x"), want: VerdictDeny},
+		{name: "deny multi-word rule", mode: ModeBypass, deny: []string{"Bash(git push:*)"}, req: run("git -C . push origin"), want: VerdictDeny},
+		{name: "deny ANSI-C quoted name", mode: ModeBypass, deny: curlDenied, req: run("$'curl' x"), want: VerdictDeny, reason: "cannot tell"},
+		{name: "deny brace expansion", mode: ModeBypass, deny: curlDenied, req: run("{curl,x}"), want: VerdictDeny},
+		{name: "deny a glob program name", mode: ModeBypass, deny: curlDenied, req: run("/usr/bin/cu*l x"), want: VerdictDeny},
+		{name: "deny a glob argument", mode: ModeBypass, deny: curlDenied, req: run("env /usr/bin/cu?l x"), want: VerdictDeny, reason: "patterns"},
+		{name: "deny a variable", mode: ModeBypass, deny: curlDenied, req: run("c=curl; $c x"), want: VerdictDeny},
+		{name: "deny a substitution", mode: ModeBypass, deny: curlDenied, req: run("$(echo curl) x"), want: VerdictDeny},
+		{name: "deny time -p", mode: ModeBypass, deny: curlDenied, req: run("time -p cu''rl x"), want: VerdictDeny},
+		{name: "deny an alias", mode: ModeBypass, deny: curlDenied, req: run("alias c=curl\nc x"), want: VerdictDeny},
+		{name: "deny trap", mode: ModeBypass, deny: curlDenied, req: run("trap 'cu''rl x' EXIT"), want: VerdictDeny},
+		{name: "deny source <(…)", mode: ModeBypass, deny: curlDenied, req: run("source <(echo cu''rl x)"), want: VerdictDeny},
+		{name: "deny an unclosed quote", deny: []string{"run_command"}, req: run(`echo "open`), want: VerdictDeny},
+		{name: "other tools' deny rules do not deny", deny: []string{"read_file"}, req: run("echo $HOME"), want: VerdictAsk, strict: true},
+		{name: "ask rule", allow: all, ask: []string{"run_command(git push:*)"}, req: run("git push"), want: VerdictAsk, strict: true},
+		{name: "ask rule other command", allow: all, ask: []string{"run_command(git push:*)"}, req: run("git status"), want: VerdictAllow},
+
+		{name: "here-document with a continued delimiter", allow: []string{"run_command(cat:*)"}, req: run("cat <<E\\\nOF\nx\nEOF"), want: VerdictAsk, reason: "here-documents", strict: true},
+		{name: "line continuation", allow: []string{"run_command(ls:*)"}, req: run("ls \\\n; curl x"), want: VerdictAsk, reason: "line continuation", strict: true},
+		{name: "quoted for still runs its redirections", allow: []string{"run_command(echo:*)"}, req: run("'for' x in a; do echo > y; done"), want: VerdictAsk, strict: true},
+		{name: "arithmetic with a here-doc", allow: all, req: run("((x<<X))"), want: VerdictAsk, reason: "parentheses", strict: true},
+		{name: "subshell", allow: []string{"run_command(ls:*)"}, req: run("(ls)"), want: VerdictAsk, strict: true},
+		{name: "background job", allow: []string{"run_command(ls:*)"}, req: run("ls & curl x"), want: VerdictAsk, strict: true},
+		{name: "assignment before a command", allow: []string{"run_command(go test:*)"}, req: run("GOFLAGS=-toolexec=x go test"), want: VerdictAsk, reason: "assignment", strict: true},
+		{name: "eval", allow: all, req: run("eval ls"), want: VerdictAsk, strict: true},
+		{name: "exact rule then a write to the settings", allow: []string{"run_command(git status)"}, req: run(`git status; echo '{"permissions":{"defaultMode":"bypassPermissions"}}' > .minicode/settings.json`), want: VerdictAsk, reason: ".minicode", strict: true},
+
+		{name: "go test -exec", allow: []string{"run_command(go test:*)"}, req: run("go test -exec ./evil ./..."), want: VerdictAsk},
+		{name: "go test -toolexec=", allow: []string{"run_command(go test:*)"}, req: run("go test -toolexec=./evil ./..."), want: VerdictAsk},
+		{name: "go test -o", allow: []string{"run_command(go test:*)"}, req: run("go test -c -o x.test"), want: VerdictAsk},
+		{name: "go test -coverprofile", allow: []string{"run_command(go test:*)"}, req: run("go test -coverprofile=c.out"), want: VerdictAsk},
+		{name: "go test -C", allow: []string{"run_command(go test:*)"}, req: run("go test -C src"), want: VerdictAsk},
+		{name: "go build -o", allow: []string{"run_command(go build:*)"}, req: run("go build -o bin/x ."), want: VerdictAsk},
+		{name: "sort -o", allow: []string{"run_command(sort:*)"}, req: run("sort -ro out.txt b.go"), want: VerdictAsk},
+		{name: "sed w", allow: []string{"run_command(sed:*)"}, req: run("sed 'w out' b.go"), want: VerdictAsk},
+		{name: "sed e", allow: []string{"run_command(sed:*)"}, req: run("sed '1e id' b.go"), want: VerdictAsk},
+		{name: "sed s///w", allow: []string{"run_command(sed:*)"}, req: run("sed 's/a/b/w out' b.go"), want: VerdictAsk},
+		{name: "sed -i", allow: []string{"run_command(sed:*)"}, req: run("sed -i s/a/b/ b.go"), want: VerdictAsk},
+		{name: "plain sed", allow: []string{"run_command(sed:*)"}, req: run("sed -n 's/we/re/p;/x/d' b.go"), want: VerdictAllow},
+		{name: "find -fprint", allow: []string{"run_command(find:*)"}, req: run("find . -fprint out"), want: VerdictAsk},
+		{name: "find -exec", allow: []string{"run_command(find:*)"}, req: run("find . -name '*.go' -exec grep -l x {} +"), want: VerdictAsk},
+		{name: "git diff --output", allow: []string{"run_command(git diff:*)"}, req: run("git diff --output=x"), want: VerdictAsk},
+		{name: "git log --output", allow: []string{"run_command(git log:*)"}, req: run("git log --output x"), want: VerdictAsk},
+		{name: "git -c", allow: []string{"run_command(git:*)"}, req: run("git -c core.pager=evil log"), want: VerdictAsk},
+		{name: "tar --to-command", allow: []string{"run_command(tar:*)"}, req: run("tar -xf a.tar --to-command=sh"), want: VerdictAsk},
+		{name: "xargs always runs", allow: []string{"run_command(xargs:*)"}, req: run("xargs ls"), want: VerdictAsk},
+		{name: "exact rule may name a risky flag", allow: []string{"run_command(go build -o app .)"}, req: run("go build -o app ."), want: VerdictAllow},
+
+		{name: "mkdir outside", allow: []string{"run_command(mkdir:*)"}, req: run("mkdir -p ../outside/x"), want: VerdictAsk, reason: "outside the workspace"},
+		{name: "cat a key under cat:*", allow: []string{"run_command(cat:*)"}, req: run("cat ~/.ssh/id_rsa"), want: VerdictAsk, reason: "outside the workspace"},
+		{name: "grep -r outside", allow: []string{"run_command(grep:*)"}, req: run("grep -r x " + tr.outside), want: VerdictAsk, reason: tr.outside},
+		{name: "git diff --no-index outside", allow: []string{"run_command(git diff:*)"}, req: run("git diff --no-index " + tr.outside + "/secret.txt /dev/null"), want: VerdictAsk, reason: "outside"},
+		{name: "ls ~/.ssh", allow: []string{"run_command(ls:*)"}, req: run("ls -la ~/.ssh"), want: VerdictAsk},
+		{name: "a flag's value outside", allow: []string{"run_command(gcc:*)"}, req: run("gcc --sysroot=" + tr.outside + " x.c"), want: VerdictAsk},
+		{name: "another user's home", allow: []string{"run_command(cat:*)"}, req: run("cat ~root/.bashrc"), want: VerdictAsk},
+		{name: "a link that leaves", allow: []string{"run_command(cat:*)"}, req: run("cat escape/secret.txt"), want: VerdictAsk, reason: tr.outside},
+		{name: "link/.. follows the link first", allow: []string{"run_command(cat:*)"}, req: run("cat escape/../outside/secret.txt"), want: VerdictAsk, reason: "outside"},
+		{name: "inner/.. stays inside", allow: []string{"run_command(cat:*)"}, req: run("cat inner/../b.go"), want: VerdictAllow},
+		{name: "a hard link to an outside file", allow: []string{"run_command(cat:*)"}, req: run("cat hard.txt"), want: VerdictAsk, reason: "hard links"},
+		{name: "outside path allowed by a Read rule", allow: []string{"run_command(cat:*)", "Read(/" + tr.outside + "/**)"}, req: run("cat " + tr.outside + "/secret.txt"), want: VerdictAllow},
+		{name: "the program's own path", allow: []string{"run_command(/bin/ls:*)"}, req: run("/bin/ls src"), want: VerdictAllow},
+		{name: "the results folder", allow: []string{"run_command(cat:*)"}, req: run("cat " + tr.results + "/r1.txt"), want: VerdictAllow},
+
+		{name: "redirect outside", allow: []string{"run_command(go test:*)"}, req: run("go test > " + tr.outside + "/log"), want: VerdictAsk, reason: "writes outside the workspace"},
+		{name: "redirect through a dangling link", allow: []string{"run_command(echo:*)"}, req: run("echo x > dangling"), want: VerdictAsk, reason: "outside the workspace"},
+		{name: "redirect into the settings", allow: []string{"run_command(echo:*)"}, req: run("echo '{}' > .minicode/settings.json"), want: VerdictAsk, reason: "protected", strict: true},
+		{name: "redirect into Claude's skills", mode: ModeBypass, req: run("echo x > .claude/skills/a/SKILL.md"), want: VerdictAsk, strict: true},
+		{name: "redirect into AGENTS.md", mode: ModeAcceptEdits, allow: all, req: run("echo x >> AGENTS.md"), want: VerdictAsk, strict: true},
+		{name: "copy over the MCP servers", allow: all, req: run("cp evil.json .mcp.json"), want: VerdictAsk, reason: ".mcp.json", strict: true},
+		{name: "redirect to a shell start-up file", mode: ModeBypass, req: run("echo x >> ~/.bashrc"), want: VerdictAsk, reason: "every new shell", strict: true},
+		{name: "redirect to a pattern", allow: []string{"run_command(echo:*)"}, req: run("echo x >> .gi?/config"), want: VerdictAsk, reason: "pattern", strict: true},
+		{name: "redirect into .git", allow: all, req: run("echo x >> .git/config"), want: VerdictAsk, reason: ".git", strict: true},
+		{name: "redirect to a hard-linked file", allow: all, req: run("echo x > hard.txt"), want: VerdictAsk, reason: "hard links", strict: true},
+		{name: "cd, then a relative write is judged from there", allow: []string{"run_command(cd:*)", "run_command(echo:*)"}, req: run("cd src && echo x > ../.git/config"), want: VerdictAsk, reason: ".git", strict: true},
+		{name: "cd into .git", allow: []string{"run_command(cd:*)", "run_command(echo:*)"}, req: run("cd .git && echo x > config"), want: VerdictAsk, strict: true},
+		{name: "cd out, then a relative read", allow: []string{"run_command(cd:*)", "run_command(cat:*)"}, req: run("cd ../outside; cat secret.txt"), want: VerdictAsk, reason: "outside"},
+		{name: "cd home, then a read", allow: []string{"run_command(cd:*)", "run_command(cat:*)"}, req: run("cd; cat notes"), want: VerdictAsk, reason: "outside"},
+		{name: "cd inside, then a relative write", allow: []string{"run_command(cd:*)", "run_command(go test:*)"}, req: run("cd src && go test > log.txt"), want: VerdictAllow},
+		{name: "redirect to a descriptor file", allow: []string{"run_command(echo:*)"}, req: run("echo x > /dev/fd/2"), want: VerdictAllow},
+		{name: "redirect climbing out of /dev/fd", allow: []string{"run_command(echo:*)"}, req: run("echo x > /dev/fd/../../.." + tr.outside + "/x"), want: VerdictAsk, reason: "outside the workspace"},
+		{name: "descriptors duplicated", allow: []string{"run_command(go test:*)"}, req: run("go test 2>&1 >&2 3>&-"), want: VerdictAllow},
+		{name: "redirect inside and to /dev/null", allow: []string{"run_command(go test:*)"}, req: run("go test > log.txt 2>/dev/null"), want: VerdictAllow},
+		{name: "input from outside", allow: []string{"run_command(wc:*)"}, req: run("wc -l < ../outside/secret.txt"), want: VerdictAsk, reason: "outside"},
+		{name: "input from inside", allow: []string{"run_command(wc:*)"}, req: run("wc -l < b.go"), want: VerdictAllow},
+		{name: "/dev/tcp", allow: []string{"run_command(echo:*)"}, req: run("echo x > /dev/tcp/10.0.0.1/80"), want: VerdictAsk, reason: "network"},
+		{name: "/dev/udp input", allow: []string{"run_command(cat:*)"}, req: run("cat < /dev/udp/10.0.0.1/53"), want: VerdictAsk, reason: "network"},
+		{name: "outside path in bypass mode", mode: ModeBypass, req: run("cat ~/.ssh/id_rsa"), want: VerdictAllow},
+	})
+}
+
+// TestParseCommandLine checks how lines split into simple commands.
+func TestParseCommandLine(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		line  string
+		words [][]string
+		err   string
+	}{
+		{"go test ./...", [][]string{{"go", "test", "./..."}}, ""},
+		{`a "b c" 'd e' f\ g`, [][]string{{"a", "b c", "d e", "f g"}}, ""},
+		{"a;b&&c||d|e\nf", [][]string{{"a"}, {"b"}, {"c"}, {"d"}, {"e"}, {"f"}}, ""},
+		{"a > x 2>&1 < y", [][]string{{"a"}}, ""},
+		{`echo "\"q\" \\"`, [][]string{{"echo", `"q" \`}}, ""},
+		{"find . -exec x {} ;", [][]string{{"find", ".", "-exec", "x", "{}"}}, ""},
+		{"git log HEAD~1", [][]string{{"git", "log", "HEAD~1"}}, ""},
+		{"echo $x", nil, "$"},
+		{"echo `x`", nil, "backquotes"},
+		{`echo "$(x)"`, nil, "inside double quotes"},
+		{"a <(b)", nil, "process substitution"},
+		{"cat <<E\nx\nE", nil, "here-documents"},
+		{"a &", nil, "background"},
+		{"a &> f", nil, "&>"},
+		{"a >", nil, "without a file"},
+		{"a x>f", nil, "glued"},
+		{"echo a=~/x", nil, "~ after"},
+		{"! a", nil, "!"},
+		{"'unclosed", nil, "unclosed"},
+	}
+	for _, tt := range tests {
+		cmds, err := parseCommandLine(tt.line)
+		if tt.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Errorf("parseCommandLine(%q) error = %v, want one with %q", tt.line, err, tt.err)
+			}
+			continue
+		}
+		var got [][]string
+		for _, c := range cmds {
+			got = append(got, c.Words)
+		}
+		if err != nil || !slices.EqualFunc(got, tt.words, slices.Equal) {
+			t.Errorf("parseCommandLine(%q) = %q, %v; want %q", tt.line, got, err, tt.words)
+		}
+	}
+}
