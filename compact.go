@@ -114,8 +114,9 @@ func thousands(n int) string {
 // Splice replaces the messages From..To (To excluded) of a history with
 // With. A compaction's splices are in order and do not overlap.
 type Splice struct {
-	From, To int
-	With     []Message
+	From int       `json:"from"`
+	To   int       `json:"to"`
+	With []Message `json:"with"`
 }
 
 // Compaction is what one layer did, as the loop's compaction event

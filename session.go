@@ -24,7 +24,7 @@ const (
 	recordAssistant    = "assistant"     // Message: a reply of the model
 	recordToolStarted  = "tool_started"  // Call: a tool call began
 	recordToolFinished = "tool_finished" // Result: a tool call ended
-	recordCompaction   = "compaction"    // Kind, Messages: the model's view was replaced
+	recordCompaction   = "compaction"    // Kind, Splices or Messages: the model's view was changed
 	recordRename       = "rename"        // Title: the user named the session
 	recordSettings     = "settings"      // Model, PermissionMode: what the session runs with
 	recordSidechain    = "sidechain"     // Message, ParentToolUseID: a subagent's message, outside the view
@@ -48,10 +48,12 @@ type RecordPayload struct {
 	Message *Message `json:"message,omitempty"`
 	Call    *Block   `json:"call,omitempty"`
 	Result  *Block   `json:"result,omitempty"`
-	// Kind says what replaced the view: compact, snip, collapse, fork,
-	// clear, or sync (the turn ended with a view the records did not
-	// show, such as after a nudge the loop added).
+	// Kind says what changed the view: a compaction layer (micro, snip,
+	// collapse, compact), fork, clear, or sync (a command left a view the
+	// records did not show). Splices say how the view changed, or
+	// Messages hold the whole new view.
 	Kind       string    `json:"kind,omitempty"`
+	Splices    []Splice  `json:"splices,omitempty"`
 	Messages   []Message `json:"messages,omitempty"`
 	ForkedFrom string    `json:"forked_from,omitempty"`
 	Title      string    `json:"title,omitempty"`
@@ -188,9 +190,29 @@ func (s *Session) Event(e Event) {
 		result := *e.Result
 		s.write(recordToolFinished, RecordPayload{Result: &result})
 	case e.Kind == EventCompact && e.Compaction != nil:
-		s.view = append([]Message(nil), e.Compaction.View...)
-		s.write(recordCompaction, RecordPayload{Kind: e.Compaction.Layer, Messages: s.view})
+		c := e.Compaction
+		// The splices are small; the whole view is written only when they
+		// do not turn the recorded view into the new one.
+		p := RecordPayload{Kind: c.Layer, Splices: c.Splices}
+		if spliced, ok := spliceView(s.view, c.Splices); !ok || !slices.EqualFunc(spliced, c.View, sameMessage) {
+			p = RecordPayload{Kind: c.Layer, Messages: c.View}
+		}
+		s.view = append([]Message(nil), c.View...)
+		s.write(recordCompaction, p)
 	}
+}
+
+// spliceView applies splices to view, if they fit it: in order, not
+// overlapping, within its length.
+func spliceView(view []Message, splices []Splice) ([]Message, bool) {
+	at := 0
+	for _, sp := range splices {
+		if sp.From < at || sp.To < sp.From || sp.To > len(view) {
+			return nil, false
+		}
+		at = sp.To
+	}
+	return applySplices(view, splices), true
 }
 
 // Compacted records that the model's view was replaced by messages; kind

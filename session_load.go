@@ -79,7 +79,7 @@ func readJournal(path string) (*Journal, error) {
 			case rec.Version > journalVersion:
 				return nil, fmt.Errorf("session %s was written by a newer minicode (record format %d; this one reads up to %d)", path, rec.Version, journalVersion)
 			default:
-				b.add(rec, j)
+				b.add(rec, j, n)
 			}
 		}
 		if last {
@@ -103,7 +103,7 @@ func newViewBuilder() *viewBuilder {
 }
 
 // add applies one record to the view and the journal's summary.
-func (b *viewBuilder) add(rec Record, j *Journal) {
+func (b *viewBuilder) add(rec Record, j *Journal, line int) {
 	j.LastID = rec.ID
 	p := rec.Payload
 	switch rec.Type {
@@ -121,7 +121,15 @@ func (b *viewBuilder) add(rec Record, j *Journal) {
 			b.finished[p.Result.ToolUseID] = *p.Result
 		}
 	case recordCompaction:
-		b.view = append([]Message(nil), p.Messages...)
+		view, ok := append([]Message(nil), p.Messages...), true
+		if p.Splices != nil {
+			view, ok = spliceView(b.view, p.Splices)
+		}
+		if !ok {
+			j.Warnings = append(j.Warnings, fmt.Sprintf("line %d: a %s compaction does not fit the conversation before it and was skipped", line, p.Kind))
+			return
+		}
+		b.view = view
 		if p.Kind == "fork" { // the conversation this session began with
 			j.Transcript = append(j.Transcript, p.Messages...)
 		}

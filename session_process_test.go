@@ -17,13 +17,17 @@ import (
 	"time"
 )
 
+// testSummary is the summary the recording server gives.
+const testSummary = "Request: answer the numbered questions."
+
 // slowCommand writes its process id to child.pid in the workspace and
 // then sleeps, so a test can find it and see whether it outlives minicode.
 const slowCommand = "echo $$ > child.pid; exec sleep 300"
 
 // recordingAnthropic is an Anthropic Messages server that records each
 // request's messages and answers with reply(messages), a complete event
-// stream, or stalls until the client leaves when reply returns "".
+// stream, or stalls until the client leaves when reply returns "". It
+// answers requests for a summary with testSummary.
 type recordingAnthropic struct {
 	mu       sync.Mutex
 	requests [][]Message
@@ -33,7 +37,8 @@ type recordingAnthropic struct {
 func (s *recordingAnthropic) serve(t *testing.T, reply func([]Message) string) *httptest.Server {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var req struct {
-			Messages []Message `json:"messages"`
+			System   []struct{ Text string } `json:"system"`
+			Messages []Message               `json:"messages"`
 		}
 		body, _ := io.ReadAll(r.Body)
 		if err := json.Unmarshal(body, &req); err != nil {
@@ -45,6 +50,9 @@ func (s *recordingAnthropic) serve(t *testing.T, reply func([]Message) string) *
 		s.mu.Unlock()
 		w.Header().Set("Content-Type", "text/event-stream")
 		stream := reply(req.Messages)
+		if len(req.System) > 0 && req.System[0].Text == summarySystemPrompt {
+			stream = anthropicTextStream("<summary>\n"+testSummary+"\n</summary>", StopEndTurn)
+		}
 		if stream == "" {
 			fmt.Fprint(w, anthropicEvents(
 				`{"type":"message_start","message":{"id":"msg_s","usage":{"input_tokens":10,"output_tokens":1}}}`,
@@ -426,5 +434,41 @@ func TestSessionChoiceFlags(t *testing.T) {
 	fork, err := readJournal(filepath.Join(projectDir(home, ws), res.SessionID+".jsonl"))
 	if err != nil || fork.FirstPrompt() != "list files" || len(fork.View) < 5 || lastUserText(fork.View) != "read nothing" {
 		t.Errorf("fork view = %+v (%v), want the original conversation followed by the new prompt", fork, err)
+	}
+}
+
+func TestResumeAfterCompactionSeesTheCompactedView(t *testing.T) {
+	t.Parallel()
+	ws, home := t.TempDir(), t.TempDir()
+	var api recordingAnthropic
+	srv := api.serve(t, func(messages []Message) string {
+		return anthropicTextStream("Answer to: "+lastUserText(messages), StopEndTurn)
+	})
+	env := []string{"MINICODE_HOME=" + home, "ANTHROPIC_API_KEY=k", "ANTHROPIC_BASE_URL=" + srv.URL}
+	r := runMinicode(t, env, "first question\nsecond question\n/compact\n", "--workspace", ws)
+	if r.code != 0 || !strings.Contains(r.stdout, "compaction (manual) saved") {
+		t.Fatalf("exit %d, stdout %q, stderr %q; want the compaction reported", r.code, r.stdout, r.stderr)
+	}
+	r = runMinicode(t, env, "", "-c", "-p", "third question", "--workspace", ws)
+	if r.code != 0 {
+		t.Fatalf("-c -p: exit %d, stderr %q", r.code, r.stderr)
+	}
+	sent, _ := json.Marshal(api.last())
+	if !strings.Contains(string(sent), testSummary) || strings.Contains(string(sent), "first question") || lastUserText(api.last()) != "third question" {
+		t.Errorf("resumed request %s; want the summary in place of the first question, then the new prompt", sent)
+	}
+	files := sessionFiles(t, home)
+	j, err := readJournal(files[0])
+	if err != nil || len(files) != 1 || j.FirstPrompt() != "first question" {
+		t.Fatalf("session files %q, first prompt %q (%v); want one file keeping the whole history", files, j.FirstPrompt(), err)
+	}
+	var kinds []string
+	for _, rec := range readRecords(t, files[0]) {
+		if rec.Type == recordCompaction {
+			kinds = append(kinds, fmt.Sprintf("%s splices:%v", rec.Payload.Kind, rec.Payload.Splices != nil))
+		}
+	}
+	if want := []string{"compact splices:true"}; !reflect.DeepEqual(kinds, want) {
+		t.Errorf("compaction records %q, want %q (the journal's view matched the loop's)", kinds, want)
 	}
 }

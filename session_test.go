@@ -407,3 +407,50 @@ func TestLoopPromptsAreJournaledAsTheyHappen(t *testing.T) {
 		t.Errorf("records = %q, want %q", got, want)
 	}
 }
+
+func TestCompactionRecords(t *testing.T) {
+	call := toolCallMessage("toolu_1", "read_file", `{"path":"a.txt"}`)
+	before := []Message{userText("read a.txt"), call, toolResultMessage("toolu_1", strings.Repeat("long text ", 100)), assistantText("read it")}
+	placeholder := toolResultMessage("toolu_1", "[old read_file result cleared]")
+	micro := Splice{From: 2, To: 3, With: []Message{placeholder}}
+	after := []Message{before[0], call, placeholder, before[3]}
+	tests := []struct {
+		name         string
+		compaction   Compaction
+		wantSplices  bool
+		wantView     []Message
+		wantWarnings int
+	}{
+		{"splices that fit are recorded alone", Compaction{Layer: LayerMicro, Splices: []Splice{micro}, View: after}, true, after, 0},
+		{"splices that do not give the view: the view is recorded", Compaction{Layer: LayerSnip, Splices: []Splice{micro}, View: after[1:]}, false, after[1:], 0},
+		{"splices beyond the view: the view is recorded", Compaction{Layer: LayerCompact, Splices: []Splice{{From: 3, To: 9}}, View: after[:1]}, false, after[:1], 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newSession(t.TempDir(), newSessionID(), nil)
+			s.Sync(before)
+			s.Event(Event{Kind: EventCompact, Compaction: &tt.compaction})
+			s.Close()
+			records := readRecords(t, s.Path)
+			last := records[len(records)-1].Payload
+			if gotSplices := last.Splices != nil && last.Messages == nil; gotSplices != tt.wantSplices || last.Kind != tt.compaction.Layer {
+				t.Errorf("record %+v: splices only = %v, want %v, kind %q", last, gotSplices, tt.wantSplices, tt.compaction.Layer)
+			}
+			j, err := readJournal(s.Path)
+			if err != nil || !reflect.DeepEqual(j.View, tt.wantView) || !reflect.DeepEqual(j.Transcript, before) {
+				t.Errorf("loaded view %+v, transcript %+v (%v); want view %+v and the original transcript", j.View, j.Transcript, err, tt.wantView)
+			}
+		})
+	}
+}
+
+func TestCompactionThatDoesNotFitIsSkipped(t *testing.T) {
+	path := writeJournal(t, t.TempDir(), userText("one"), assistantText("two"))
+	f, _ := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString(`{"version":1,"type":"compaction","id":"c","payload":{"kind":"snip","splices":[{"from":1,"to":7,"with":[]}]}}` + "\n")
+	f.Close()
+	j, err := readJournal(path)
+	if err != nil || len(j.View) != 2 || len(j.Warnings) != 1 || !strings.Contains(j.Warnings[0], "line 3: a snip compaction does not fit") {
+		t.Errorf("view %+v, warnings %q (%v); want the view before the compaction and a warning naming line 3", j.View, j.Warnings, err)
+	}
+}
