@@ -45,7 +45,9 @@ type tui struct {
 	quit   chan struct{} // closed when the user leaves
 	leave  sync.Once
 
-	size func() (width, height int) // the terminal's size now; nil keeps it fixed
+	size    func() (width, height int) // the terminal's size now; nil keeps it fixed
+	restore func()                     // puts the terminal's modes back; nil in tests
+	history []Message                  // the conversation, owned by the main loop
 
 	mu            sync.Mutex
 	width, height int
@@ -63,7 +65,6 @@ type tui struct {
 	armedAt       time.Time // the first Ctrl-C at an idle prompt
 	usage         Usage
 	contextPct    int
-	history       []Message
 	lastDraw      time.Time
 	drawQueued    bool
 }
@@ -101,6 +102,7 @@ func (app *App) runTUI(ctx context.Context, in, out *os.File) error {
 	width, height := terminalSize(int(out.Fd()))
 	u := newTUI(app, out, width, height)
 	u.size = func() (int, int) { return terminalSize(int(out.Fd())) }
+	u.restore = rt.restore
 	app.asker = notifyingAsker{&tuiAsker{u: u}, app.Env.Hooks}
 	app.Agent.Emit = u.event
 	app.stderr = transcriptWriter{u}
@@ -114,7 +116,7 @@ func (app *App) runTUI(ctx context.Context, in, out *os.File) error {
 	u.mu.Lock()
 	u.start()
 	u.mu.Unlock()
-	go u.readKeys(in, rt)
+	go u.readKeys(in)
 	go u.tick(ctx)
 	return u.loop(ctx)
 }
@@ -198,13 +200,12 @@ func (u *tui) busy(ctx context.Context, activity string, fn func(context.Context
 func (u *tui) turn(ctx context.Context, prompt slashPrompt) {
 	u.mu.Lock()
 	prompt.Prompt = attachMentions(prompt.Prompt, u.app.Workspace, &u.tr)
-	history := u.history
 	u.draw()
 	u.mu.Unlock()
-	res := u.app.runPrompt(ctx, history, prompt)
+	res := u.app.runPrompt(ctx, u.history, prompt)
+	u.history = res.Messages
 	u.mu.Lock()
 	defer u.mu.Unlock()
-	u.history = res.Messages
 	u.usage.Add(res.Usage)
 	u.contextPct = contextPercent(res.Messages, limitsFor(u.app.Model, u.app.Settings.Limits).ContextWindow)
 }
@@ -226,14 +227,8 @@ func (u *tui) command(ctx context.Context, input string) (prompt *slashPrompt) {
 	var quit bool
 	var err error
 	u.busy(ctx, "running /"+name, func(ctx context.Context) {
-		u.mu.Lock()
-		history := u.history
-		u.mu.Unlock()
-		prompt, out, quit, err = u.app.slashInput(ctx, input, &history)
-		u.app.Session.Sync(history)
-		u.mu.Lock()
-		u.history = history
-		u.mu.Unlock()
+		prompt, out, quit, err = u.app.slashInput(ctx, input, &u.history)
+		u.app.Session.Sync(u.history)
 	})
 	u.mu.Lock()
 	defer u.mu.Unlock()
@@ -308,6 +303,7 @@ func (u *tui) requestDraw(now time.Time) {
 	if !u.drawQueued {
 		u.drawQueued = true
 		time.AfterFunc(wait, func() {
+			defer u.restoreOnPanic()
 			u.mu.Lock()
 			defer u.mu.Unlock()
 			u.drawQueued = false
@@ -332,6 +328,17 @@ func (u *tui) draw() {
 	u.lastDraw = time.Now()
 }
 
+// restoreOnPanic puts the terminal back before a panic in one of the
+// UI's goroutines ends the program; deferred first in each of them.
+func (u *tui) restoreOnPanic() {
+	if p := recover(); p != nil {
+		if u.restore != nil {
+			u.restore()
+		}
+		panic(p)
+	}
+}
+
 // exit ends the session (the main loop returns).
 func (u *tui) exit() {
 	u.leave.Do(func() { close(u.quit) })
@@ -340,6 +347,7 @@ func (u *tui) exit() {
 // tick redraws the activity's clock while something runs, redraws when
 // the terminal is resized, and takes an interrupt signal (kill -INT) as Ctrl-C.
 func (u *tui) tick(ctx context.Context) {
+	defer u.restoreOnPanic()
 	winch, interrupts := make(chan os.Signal, 1), make(chan os.Signal, 1)
 	signal.Notify(winch, syscall.SIGWINCH)
 	signal.Notify(interrupts, os.Interrupt)

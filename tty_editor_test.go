@@ -1,6 +1,7 @@
 package main
 
 import (
+	"io"
 	"strings"
 	"testing"
 )
@@ -155,6 +156,53 @@ func TestDecodeKeyWaitsForTheRestOfASequence(t *testing.T) {
 	for _, partial := range []string{"\x1b[", "\x1b[20", "\x1b[200~half a paste", "\xe6\x97"} {
 		if _, n := decodeKey([]byte(partial), true); n != 0 {
 			t.Errorf("%q: decoded %d bytes, want to wait for more", partial, n)
+		}
+	}
+}
+
+func TestKeysDuringATurn(t *testing.T) {
+	for _, stop := range []string{"<ctrl-c>", "<esc>"} {
+		u := plainTUI(t, io.Discard)
+		cancelled := false
+		u.cancel = func() { cancelled = true }
+		for _, k := range typeKeys("next task<enter>half" + stop) {
+			u.handleKey(k)
+		}
+		if !cancelled {
+			t.Errorf("%s did not cancel the running turn", stop)
+		}
+		if got := <-u.inputs; got != "next task" || len(u.queued) != 1 || u.editor.text() != "half" {
+			t.Errorf("%s: sent %q, queued %q, input %q; want the typed task kept for after the turn and the rest still in the box", stop, got, u.queued, u.editor.text())
+		}
+	}
+}
+
+func TestKeysThatLeave(t *testing.T) {
+	tests := []struct {
+		keys     string
+		wantQuit bool
+		wantText string
+	}{
+		{"<ctrl-d>", true, ""},
+		{"ab<left><ctrl-d>", false, "a"},
+		{"<ctrl-c>", false, ""},
+		{"<ctrl-c><ctrl-c>", true, ""},
+		{"typed<ctrl-c>", false, ""},
+		{"typed<ctrl-c><ctrl-c>", false, ""},
+	}
+	for _, tt := range tests {
+		u := plainTUI(t, io.Discard)
+		for _, k := range typeKeys(tt.keys) {
+			u.handleKey(k)
+		}
+		quit := false
+		select {
+		case <-u.quit:
+			quit = true
+		default:
+		}
+		if quit != tt.wantQuit || u.editor.text() != tt.wantText {
+			t.Errorf("%s: quit %v, input %q; want quit %v, input %q", tt.keys, quit, u.editor.text(), tt.wantQuit, tt.wantText)
 		}
 	}
 }

@@ -10,13 +10,8 @@ import (
 // readKeys reads the terminal's input and applies each key, redrawing
 // after every read: a keystroke reaches the screen at once. It ends the
 // session when the input closes.
-func (u *tui) readKeys(in *os.File, rt *rawTerminal) {
-	defer func() {
-		if p := recover(); p != nil {
-			rt.restore()
-			panic(p)
-		}
-	}()
+func (u *tui) readKeys(in *os.File) {
+	defer u.restoreOnPanic()
 	var buf []byte
 	chunk := make([]byte, 4096)
 	for {

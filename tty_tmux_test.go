@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -117,9 +118,12 @@ func TestTUIInTmux(t *testing.T) {
 	bin := minicodeBinary(t)
 	t.Run("task, editing and history", func(t *testing.T) { tmuxTaskEditHistory(t, bin) })
 	t.Run("multi-line paste is one turn", func(t *testing.T) { tmuxPaste(t, bin) })
-	t.Run("Ctrl-C twice exits and restores the terminal", func(t *testing.T) { tmuxExit(t, bin) })
+	t.Run("Ctrl-C twice exits and restores the terminal", func(t *testing.T) { tmuxExit(t, bin, "Ctrl-C") })
 	if testing.Short() {
 		return
+	}
+	for _, how := range []string{"Ctrl-D", "SIGTERM", "SIGHUP"} {
+		t.Run(how+" exits and restores the terminal", func(t *testing.T) { tmuxExit(t, bin, how) })
 	}
 	t.Run("an edit shows a coloured diff and is approved", func(t *testing.T) { tmuxApproveEdit(t, bin) })
 	t.Run("Ctrl-C during a command kills it and the session goes on", func(t *testing.T) { tmuxInterrupt(t, bin) })
@@ -161,16 +165,33 @@ func tmuxPaste(t *testing.T, bin string) {
 	}
 }
 
-// tmuxExit: Ctrl-C twice at an empty prompt exits, saying how to resume,
-// and the terminal's modes are as before.
-func tmuxExit(t *testing.T, bin string) {
+// tmuxExit: Ctrl-C twice or Ctrl-D at an empty prompt exits, saying how
+// to resume; so do SIGTERM and SIGHUP during a turn. Either way the
+// terminal's modes are as before.
+func tmuxExit(t *testing.T, bin, how string) {
 	tm := startTUI(t, bin, 80, 24)
 	tm.send("list files", "Enter")
 	tm.waitFor("Result of list_files:")
-	tm.send("C-c")
-	tm.waitFor("Press Ctrl-C again to exit.")
-	tm.send("C-c")
-	tm.waitFor("MINICODE-EXITED 0")
+	switch how {
+	case "Ctrl-C":
+		tm.send("C-c")
+		tm.waitFor("Press Ctrl-C again to exit.")
+		tm.send("C-c")
+	case "Ctrl-D":
+		tm.send("C-d")
+	default:
+		tm.send("run sleep 40", "Enter")
+		tm.waitFor("Permission needed")
+		pids := descendantsRunning(tm.panePID(), bin+" --provider mock")
+		if len(pids) != 1 {
+			t.Fatalf("found minicode processes %v, want one", pids)
+		}
+		sig := map[string]syscall.Signal{"SIGTERM": syscall.SIGTERM, "SIGHUP": syscall.SIGHUP}[how]
+		if err := syscall.Kill(pids[0], sig); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tm.waitFor("MINICODE-EXITED")
 	tm.waitFor("To resume: minicode --resume ")
 	var before, after []byte
 	tm.waitUntil("stty -a after the exit", func(string) bool {
@@ -185,6 +206,16 @@ func tmuxExit(t *testing.T, bin string) {
 	if string(before) != string(after) {
 		t.Errorf("the terminal's modes changed:\nbefore: %s\nafter:  %s", before, after)
 	}
+}
+
+// panePID is the process id of the shell in the pane.
+func (tm *tmuxTerm) panePID() int {
+	tm.t.Helper()
+	pid, err := strconv.Atoi(strings.TrimSpace(tm.tmux("display-message", "-p", "-t", "main", "#{pane_pid}")))
+	if err != nil {
+		tm.t.Fatal(err)
+	}
+	return pid
 }
 
 // tmuxApproveEdit: an edit asks with a red and green diff; Enter applies it.
@@ -210,10 +241,7 @@ func tmuxApproveEdit(t *testing.T, bin string) {
 // shows "interrupted", and the next task works.
 func tmuxInterrupt(t *testing.T, bin string) {
 	tm := startTUI(t, bin, 80, 24)
-	panePID, err := strconv.Atoi(strings.TrimSpace(tm.tmux("display-message", "-p", "-t", "main", "#{pane_pid}")))
-	if err != nil {
-		t.Fatal(err)
-	}
+	panePID := tm.panePID()
 	tm.send("run sleep 40", "Enter")
 	tm.waitFor("Permission needed")
 	tm.send("y")
