@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -14,7 +15,7 @@ import (
 // Limits of the input history.
 const (
 	historyPerWorkspace = 500  // entries recalled for one workspace
-	historyFileCap      = 2000 // entries the file keeps before it is compacted
+	historyFileCap      = 2000 // entries the file holds before its oldest half is dropped
 )
 
 // historyEntry is one line of history.jsonl, in Claude Code's layout: the
@@ -27,17 +28,16 @@ type historyEntry struct {
 
 // InputHistory is the record of what the user typed, kept in
 // $MINICODE_HOME/history.jsonl for all workspaces and recalled per
-// workspace by Up and Down. Writing is best effort: a history that cannot
-// be saved never stops a task.
+// workspace, without repeats, by Up and Down.
 type InputHistory struct {
 	mu        sync.Mutex
 	path      string
 	workspace string
-	lines     int // entries in the file, counted at load
+	lines     int // entries in the file
 }
 
 // openHistory returns the history of workspace kept under home, and the
-// entries entered there before, oldest first, without repeats.
+// inputs entered there before, oldest first, each once (at its newest).
 func openHistory(home, workspace string) (*InputHistory, []string) {
 	h := &InputHistory{path: filepath.Join(home, "history.jsonl"), workspace: workspace}
 	entries := h.read()
@@ -45,15 +45,12 @@ func openHistory(home, workspace string) (*InputHistory, []string) {
 	var mine []string
 	seen := map[string]bool{}
 	for i := len(entries) - 1; i >= 0 && len(mine) < historyPerWorkspace; i-- {
-		e := entries[i]
-		if e.Project == workspace && !seen[e.Display] {
+		if e := entries[i]; e.Project == workspace && !seen[e.Display] {
 			seen[e.Display] = true
 			mine = append(mine, e.Display)
 		}
 	}
-	for i, j := 0, len(mine)-1; i < j; i, j = i+1, j-1 {
-		mine[i], mine[j] = mine[j], mine[i]
-	}
+	slices.Reverse(mine)
 	return h, mine
 }
 
@@ -66,7 +63,7 @@ func (h *InputHistory) read() []historyEntry {
 	defer f.Close()
 	var out []historyEntry
 	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64*1024), 4*1024*1024)
+	sc.Buffer(nil, 4<<20)
 	for sc.Scan() {
 		var e historyEntry
 		if json.Unmarshal(sc.Bytes(), &e) == nil && e.Display != "" {
@@ -76,16 +73,15 @@ func (h *InputHistory) read() []historyEntry {
 	return out
 }
 
-// Add appends an input to the file, and compacts the file when it has
-// grown past its cap: repeats are dropped and only the newest entries kept.
+// Add appends an input to the file. Past the cap, the file is rewritten
+// with its newest half.
 func (h *InputHistory) Add(input string) error {
-	if h == nil || strings.TrimSpace(input) == "" {
+	if strings.TrimSpace(input) == "" {
 		return nil
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	e := historyEntry{Display: input, Timestamp: time.Now().UnixMilli(), Project: h.workspace}
-	line, _ := json.Marshal(e)
+	line, _ := json.Marshal(historyEntry{Display: input, Timestamp: time.Now().UnixMilli(), Project: h.workspace})
 	if err := os.MkdirAll(filepath.Dir(h.path), 0o700); err != nil {
 		return fmt.Errorf("saving input history: %w", err)
 	}
@@ -100,33 +96,18 @@ func (h *InputHistory) Add(input string) error {
 	if err != nil {
 		return fmt.Errorf("saving input history: %w", err)
 	}
-	if h.lines++; h.lines > historyFileCap {
-		return h.compact()
+	if h.lines++; h.lines <= historyFileCap {
+		return nil
 	}
-	return nil
-}
-
-// compact rewrites the file with the newest historyFileCap/2 entries,
-// each input kept once per workspace (its newest use).
-func (h *InputHistory) compact() error {
 	entries := h.read()
-	seen := map[[2]string]bool{}
-	var kept []historyEntry
-	for i := len(entries) - 1; i >= 0 && len(kept) < historyFileCap/2; i-- {
-		id := [2]string{entries[i].Project, entries[i].Display}
-		if !seen[id] {
-			seen[id] = true
-			kept = append(kept, entries[i])
-		}
-	}
 	var b strings.Builder
-	for i := len(kept) - 1; i >= 0; i-- {
-		line, _ := json.Marshal(kept[i])
+	for _, e := range entries[len(entries)/2:] {
+		line, _ := json.Marshal(e)
 		b.Write(append(line, '\n'))
 	}
+	h.lines = len(entries) - len(entries)/2
 	if err := writeAtomic(h.path, b.String()); err != nil {
-		return fmt.Errorf("compacting input history: %w", err)
+		return fmt.Errorf("trimming input history: %w", err)
 	}
-	h.lines = len(kept)
 	return nil
 }

@@ -42,8 +42,8 @@ func TestInputHistoryIsCapped(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := strings.Count(string(data), "\n"); n != historyFileCap/2 {
-		t.Errorf("the file holds %d entries after compaction, want %d", n, historyFileCap/2)
+	if n := strings.Count(string(data), "\n"); n != (historyFileCap+1)-(historyFileCap+1)/2 {
+		t.Errorf("the file holds %d entries after trimming, want its newest half", n)
 	}
 	_, got := openHistory(home, "/ws")
 	if len(got) != historyPerWorkspace || got[len(got)-1] != fmt.Sprintf("task %d", historyFileCap%(historyFileCap-100)) {

@@ -61,8 +61,9 @@ type tui struct {
 	cancel        context.CancelFunc
 	activity      string // what is happening now; "" when idle
 	activityAt    time.Time
-	hint          string    // a line under the input, such as how to exit
-	armedAt       time.Time // the first Ctrl-C at an idle prompt
+	hint          string      // a line under the input, such as how to exit
+	armedAt       time.Time   // the first Ctrl-C at an idle prompt
+	answers       chan string // set while a question (an MCP server's) waits for a typed answer
 	usage         Usage
 	contextPct    int
 	lastDraw      time.Time
@@ -106,6 +107,7 @@ func (app *App) runTUI(ctx context.Context, in, out *os.File) error {
 	app.asker = notifyingAsker{&tuiAsker{u: u}, app.Env.Hooks}
 	app.Agent.Emit = u.event
 	app.stderr = transcriptWriter{u}
+	*app.lines = *NewLineReader(&answerSource{u: u})
 	if sw, ok := app.stdout.(*syncWriter); ok {
 		sw.mu.Lock()
 		sw.w = transcriptWriter{u}
@@ -397,6 +399,29 @@ func (w transcriptWriter) Write(p []byte) (int, error) {
 	}
 	w.u.requestDraw(time.Now())
 	return len(p), nil
+}
+
+// answerSource is where line-by-line questions asked while the UI runs
+// (an MCP server asking for input) read their answers: while one waits,
+// Enter answers it instead of sending a task.
+type answerSource struct {
+	u    *tui
+	rest []byte // what did not fit the last read
+}
+
+// Read waits for the next line the user enters.
+func (s *answerSource) Read(p []byte) (int, error) {
+	if len(s.rest) == 0 {
+		answers := make(chan string, 1)
+		s.u.mu.Lock()
+		s.u.answers, s.u.hint = answers, "Type your answer and press Enter."
+		s.u.draw()
+		s.u.mu.Unlock()
+		s.rest = []byte(<-answers + "\n")
+	}
+	n := copy(p, s.rest)
+	s.rest = s.rest[n:]
+	return n, nil
 }
 
 // contextPercent estimates how much of the context window a conversation

@@ -174,7 +174,7 @@ func (m *completionMenu) apply(e *lineEditor, value string, finished bool) {
 		value += " "
 	}
 	e.cursor = m.start + utf8.RuneCountInString(m.word)
-	e.cut(m.start, e.cursor)
+	e.remove(m.start, e.cursor, false)
 	e.insert(value)
 }
 

@@ -133,3 +133,22 @@ func TestApprovalDialogFrame(t *testing.T) {
 		t.Errorf("scrollback got %q", got)
 	}
 }
+
+func TestQuestionsReadTheirAnswerFromTheInputBox(t *testing.T) {
+	u := plainTUI(t, io.Discard)
+	lines := NewLineReader(&answerSource{u: u})
+	got := make(chan string, 1)
+	go func() {
+		line, _ := lines.ReadLine(context.Background())
+		got <- line
+	}()
+	waitFor(t, "the question to wait", func() bool { u.mu.Lock(); defer u.mu.Unlock(); return u.answers != nil })
+	u.mu.Lock()
+	for _, k := range typeKeys("blue<enter>") {
+		u.handleKey(k)
+	}
+	u.mu.Unlock()
+	if line := <-got; line != "blue" || len(u.queued) != 0 {
+		t.Errorf("the question read %q and %d tasks were queued; want the answer and no task", line, len(u.queued))
+	}
+}

@@ -61,7 +61,7 @@ func TestLineEditorKeys(t *testing.T) {
 			e.reset()
 			submit := false
 			for _, k := range typeKeys(tt.keys) {
-				_, s := e.handle(k)
+				s := e.handle(k)
 				submit = submit || s
 			}
 			if e.text() != tt.wantText || e.cursor != tt.wantCursor || submit != tt.wantSubmit {
@@ -74,7 +74,7 @@ func TestLineEditorKeys(t *testing.T) {
 func TestLineEditorPasteIsOneInsertion(t *testing.T) {
 	e := &lineEditor{}
 	e.handle(key{name: "paste", text: "line one\nline two\n"})
-	if _, submit := e.handle(key{name: "enter"}); !submit || e.text() != "line one\nline two\n" {
+	if submit := e.handle(key{name: "enter"}); !submit || e.text() != "line one\nline two\n" {
 		t.Errorf("got %q (submit %v), want the pasted block whole and Enter to send it", e.text(), submit)
 	}
 }

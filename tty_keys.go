@@ -31,7 +31,7 @@ var escapeKeys = map[string]string{
 	"\x1b[3~": "delete", "\x1b[1;5C": "alt-f", "\x1b[1;5D": "alt-b",
 	"\x1b[1;3C": "alt-f", "\x1b[1;3D": "alt-b", "\x1b[Z": "shift-tab",
 	"\x1b\r": "alt-enter", "\x1b\n": "alt-enter", "\x1b\x7f": "alt-backspace", "\x1b\b": "alt-backspace",
-	"\x1bb": "alt-b", "\x1bf": "alt-f", "\x1bd": "alt-d",
+	"\x1bb": "alt-b", "\x1bf": "alt-f",
 }
 
 // controlKeys names the control characters the UI uses.

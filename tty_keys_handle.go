@@ -58,7 +58,7 @@ func (u *tui) handleKey(k key) {
 		u.expandLatest()
 	case u.menu.handle(k, &u.editor):
 	default:
-		if _, submit := u.editor.handle(k); submit {
+		if u.editor.handle(k) {
 			u.submit()
 		}
 	}
@@ -84,9 +84,17 @@ func (u *tui) interrupt() {
 	}
 }
 
-// submit sends the input: at once when idle, or after the running turn.
+// submit sends the input: as the answer to a question that waits for one,
+// else as a task, at once when idle or after the running turn.
 func (u *tui) submit() {
 	text := strings.TrimSpace(u.editor.text())
+	if u.answers != nil {
+		u.tr.println(u.tr.style(ansiBold, "› "+visibleControls(text)))
+		u.answers <- text
+		u.answers, u.hint = nil, ""
+		u.editor.reset()
+		return
+	}
 	if text == "" {
 		return
 	}

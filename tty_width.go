@@ -1,6 +1,7 @@
 package main
 
 import (
+	"strings"
 	"unicode"
 	"unicode/utf8"
 )
@@ -91,22 +92,15 @@ func truncateWidth(s string, max int) string {
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
 		if w+runeWidth(r) > max-1 {
-			return s[:i] + "…" + ansiResetIfColored(s)
+			if strings.Contains(s, "\x1b") {
+				return s[:i] + "…" + ansiReset
+			}
+			return s[:i] + "…"
 		}
 		w += runeWidth(r)
 		i += size
 	}
 	return s
-}
-
-// ansiResetIfColored returns a reset sequence when s holds escapes.
-func ansiResetIfColored(s string) string {
-	for i := 0; i < len(s); i++ {
-		if s[i] == 0x1b {
-			return ansiReset
-		}
-	}
-	return ""
 }
 
 // wrapWidth splits a line without newlines into pieces of at most width
