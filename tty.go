@@ -270,13 +270,14 @@ func (u *tui) event(e Event) {
 	now := time.Now()
 	u.tr.event(e, now)
 	activity := u.activity
-	switch e.Kind {
-	case EventToolStart:
+	switch {
+	case e.Kind == EventToolStart:
 		activity = "running " + cut(cmp.Or(keyArgument(e.Call.Input), e.Call.Name), 40)
-	case EventThinkingDelta, EventToolResults:
-		activity = "thinking"
-	case EventTextDelta:
+	case e.ParentToolUseID != "": // a subagent's reply
+	case e.Kind == EventTextDelta:
 		activity = "writing"
+	case e.Kind == EventThinkingDelta || e.Kind == EventToolResults:
+		activity = "thinking"
 	}
 	if activity != u.activity {
 		// Something new started, such as the first text of a reply: it
