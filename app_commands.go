@@ -39,6 +39,7 @@ func slashCommands() []slashCommand {
 			return app.Env.Hooks.Describe(), false, nil
 		}},
 		{"init", "inspect the project and write a starter AGENTS.md (asks first)", cmdInit},
+		{"model", "show the model; /model NAME switches to another (aliases such as sonnet work)", cmdModel},
 		{"compact", "summarise the conversation to free context; /compact FOCUS says what the summary should keep", cmdCompact(LayerCompact)},
 		{"snip", "drop the largest old run of messages that is safe to drop", cmdCompact(LayerSnip)},
 		{"collapse", "summarise up to two old spans of the conversation", cmdCompact(LayerCollapse)},
@@ -138,4 +139,18 @@ func cmdCompact(layer string) func(context.Context, *App, string, *[]Message) (s
 		}
 		return fmt.Sprintf("%s. (context: %s)", c, app.Agent.ContextUsage()), false, nil
 	}
+}
+
+// cmdModel shows the model in use, or switches to the one named, with its
+// context limits.
+func cmdModel(_ context.Context, app *App, args string, _ *[]Message) (string, bool, error) {
+	if args != "" {
+		model := resolveModelAlias(args)
+		limits, err := contextLimits(model, app.Settings)
+		if err != nil {
+			return "", false, err
+		}
+		app.Model, app.Agent.Model, app.Agent.Limits = model, model, limits
+	}
+	return fmt.Sprintf("model: %s (%s)", app.Model, app.Provider.Name()), false, nil
 }

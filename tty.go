@@ -65,7 +65,6 @@ type tui struct {
 	armedAt       time.Time   // the first Ctrl-C at an idle prompt
 	answers       chan string // set while a question (an MCP server's) waits for a typed answer
 	usage         Usage
-	contextPct    int
 	lastDraw      time.Time
 	drawQueued    bool
 }
@@ -209,7 +208,6 @@ func (u *tui) turn(ctx context.Context, prompt slashPrompt) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	u.usage.Add(res.Usage)
-	u.contextPct = contextPercent(res.Messages, limitsFor(u.app.Model, u.app.Settings.Limits).ContextWindow)
 }
 
 // command runs a slash command and prints what it says. A custom command
@@ -235,8 +233,6 @@ func (u *tui) command(ctx context.Context, input string) (prompt *slashPrompt) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	switch {
-	case err != nil && !knownCommand(name) && plannedCommand(name):
-		u.tr.println(fmt.Sprintf("/%s is not available in this version of minicode yet.", name))
 	case err != nil:
 		u.tr.println(u.tr.style(ansiRed, "error: "+err.Error()))
 	case out != "":
@@ -423,19 +419,4 @@ func (s *answerSource) Read(p []byte) (int, error) {
 	n := copy(p, s.rest)
 	s.rest = s.rest[n:]
 	return n, nil
-}
-
-// contextPercent estimates how much of the context window a conversation
-// fills, at about four characters a token.
-func contextPercent(messages []Message, window int) int {
-	chars := 0
-	for _, m := range messages {
-		for _, b := range m.Content {
-			chars += len(b.Text) + len(b.Content) + len(b.Input) + len(b.Thinking)
-		}
-	}
-	if window <= 0 {
-		return 0
-	}
-	return min(100, chars/4*100/window)
 }

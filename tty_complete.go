@@ -7,25 +7,10 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
 )
-
-// specCommands are the slash commands an interactive session offers; one
-// whose feature is not part of this build says so when typed.
-var specCommands = []string{"help", "tools", "skills", "mcp", "model", "status", "permissions", "memory", "init",
-	"compact", "snip", "collapse", "resume", "new", "fork", "rename", "export", "clear", "exit"}
-
-// knownCommand reports whether name is in the slash command table.
-func knownCommand(name string) bool {
-	return slices.ContainsFunc(slashCommands(), func(c slashCommand) bool { return c.name == name })
-}
-
-// plannedCommand reports whether name is a slash command of an
-// interactive session, available in this build or not.
-func plannedCommand(name string) bool { return slices.Contains(specCommands, name) }
 
 // completion is one entry of the completion menu: the text that replaces
 // the word being typed, and a note shown beside it.

@@ -152,3 +152,15 @@ func TestQuestionsReadTheirAnswerFromTheInputBox(t *testing.T) {
 		t.Errorf("the question read %q and %d tasks were queued; want the answer and no task", line, len(u.queued))
 	}
 }
+
+func TestModelCommandSwitchesTheModel(t *testing.T) {
+	app := testApp(t, t.TempDir(), Options{})
+	var history []Message
+	out, _, err := app.runSlashCommand(context.Background(), "/model opus", &history)
+	if err != nil || app.Agent.Model != resolveModelAlias("opus") || !strings.Contains(out, app.Agent.Model) {
+		t.Errorf("/model opus: %q, %v; the agent uses %q, want %q", out, err, app.Agent.Model, resolveModelAlias("opus"))
+	}
+	if app.Agent.Limits != limitsFor(app.Agent.Model, nil) {
+		t.Errorf("limits %+v, want those of %s", app.Agent.Limits, app.Agent.Model)
+	}
+}

@@ -173,7 +173,7 @@ func (u *tui) statusLine(now time.Time, spin string, width int) string {
 		parts = append(parts, fmt.Sprintf("%s %s %s", spin, u.activity, formatDuration(now.Sub(u.activityAt))))
 	}
 	app := u.app
-	parts = append(parts, fmt.Sprintf("%s (%s)", app.Model, app.Provider.Name()), fmt.Sprintf("ctx %d%%", u.contextPct),
+	parts = append(parts, fmt.Sprintf("%s (%s)", app.Model, app.Provider.Name()), fmt.Sprintf("ctx %.0f%%", app.Agent.ContextUsage().Percent),
 		formatTokens(u.usage.InputTokens+u.usage.OutputTokens)+" tokens", "session "+app.SessionID[:min(8, len(app.SessionID))])
 	if app.MCP != nil {
 		if st := app.MCP.Status(); len(st) > 0 {
