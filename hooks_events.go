@@ -54,9 +54,10 @@ func hookToolInput(raw json.RawMessage) json.RawMessage {
 	return raw
 }
 
-// PreCompact runs the PreCompact hooks before the conversation is
-// compacted; trigger is "manual" (the /compact command) or "auto".
-// Compaction goes ahead whatever they answer; their errors are shown.
+// PreCompact runs the PreCompact hooks before the model summarises the
+// conversation (the compact and collapse layers); trigger is "manual"
+// (/compact, /collapse) or "auto". Compaction goes ahead whatever they
+// answer; their errors are shown.
 func (h *Hooks) PreCompact(ctx context.Context, trigger, instructions string) {
 	h.Run(ctx, HookInput{HookEventName: HookPreCompact, Trigger: trigger, CustomInstructions: instructions})
 }

@@ -415,3 +415,15 @@ func TestHooksAreCancelledWithTheTurn(t *testing.T) {
 		t.Errorf("exit code %d, want %d", code, exitInterrupted)
 	}
 }
+
+func TestPreCompactHookRunsOnCompact(t *testing.T) {
+	t.Parallel()
+	ws := hookWorkspace(t, `{"PreCompact": [{"matcher": "manual", "hooks": [{"type": "command", "command": "cat > compact.json"}]}]}`, nil)
+	srv, _ := anthropicServer(t, answerOnce())
+	res := runMinicode(t, []string{"ANTHROPIC_API_KEY=k", "ANTHROPIC_BASE_URL=" + srv.URL, "MINICODE_HOME=" + trustingHome(t, ws)},
+		"hello\n/compact keep the names\n", "--workspace", ws)
+	data, err := os.ReadFile(filepath.Join(ws, "compact.json"))
+	if err != nil || !strings.Contains(string(data), `"trigger":"manual","custom_instructions":"keep the names"`) {
+		t.Errorf("PreCompact input %q (%v), want trigger manual and the focus; stdout %q", data, err, res.stdout)
+	}
+}
