@@ -211,6 +211,9 @@ func (r *lineRenderer) event(e Event) {
 		r.newline()
 		fmt.Fprintf(r.w, "! %s\n", e.Text)
 	case EventCompact:
+		if e.Compaction.Trigger == "manual" {
+			return // the command says what it did
+		}
 		r.newline()
 		fmt.Fprintf(r.w, "· %s\n", e.Text)
 	}

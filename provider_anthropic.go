@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Anthropic Messages API constants.
@@ -215,9 +216,14 @@ func anthropicMessages(out *bytes.Buffer, msgs []Message) error {
 			out.WriteByte(',')
 		}
 		first = false
-		out.WriteString(`{"role":`)
-		out.Write(strconv.AppendQuote(out.AvailableBuffer(), string(msgs[i].Role)))
-		out.WriteString(`,"content":[`)
+		switch role := msgs[i].Role; role {
+		case RoleUser:
+			out.WriteString(`{"role":"user","content":[`)
+		case RoleAssistant:
+			out.WriteString(`{"role":"assistant","content":[`)
+		default:
+			out.WriteString(`{"role":` + strconv.Quote(string(role)) + `,"content":[`)
+		}
 		if members == 1 && j <= last {
 			out.Write(joined[i])
 		} else {
@@ -421,6 +427,12 @@ func parseAnthropicStream(events *SSEReader, emit func(Delta)) (ModelResponse, e
 		if err != nil {
 			return ModelResponse{}, readError(err)
 		}
+		if index, text, ok := plainTextDelta(ev.Data); ok {
+			if i, open := s.at[index]; open && s.resp.Content[i].Type == BlockText {
+				s.appendText(index, text, "")
+			}
+			continue
+		}
 		var data anthropicEvent
 		if err := json.Unmarshal([]byte(ev.Data), &data); err != nil {
 			return ModelResponse{}, fmt.Errorf("decoding anthropic %s event: %w", ev.Event, err)
@@ -430,6 +442,27 @@ func parseAnthropicStream(events *SSEReader, emit func(Delta)) (ModelResponse, e
 			return s.resp, err
 		}
 	}
+}
+
+// plainTextDelta reads the most frequent event, a text_delta, when it has
+// the API's usual form and its text needs no unescaping. A long reply
+// comes in thousands of these, and decoding each into anthropicEvent
+// would cost more than everything else the stream needs; any other form
+// is left to the full decoder.
+func plainTextDelta(data string) (index int, text string, ok bool) {
+	rest, ok := strings.CutPrefix(data, `{"type":"content_block_delta","index":`)
+	digits, rest, found := strings.Cut(rest, `,"delta":{"type":"text_delta","text":"`)
+	text, closed := strings.CutSuffix(rest, `"}}`)
+	if !ok || !found || !closed || strings.ContainsAny(text, `"\`) || !utf8.ValidString(text) {
+		return 0, "", false
+	}
+	for _, r := range text {
+		if r < 0x20 {
+			return 0, "", false
+		}
+	}
+	index, err := strconv.Atoi(digits)
+	return index, text, err == nil
 }
 
 // apply takes one event into the reply. It reports true at message_stop.
