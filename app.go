@@ -18,32 +18,35 @@ import (
 
 // Options are the command-line choices of one run, after flag parsing.
 type Options struct {
-	Print              bool   // -p: run one task and exit
-	Task               string // the task for -p ("" = read stdin)
-	OutputFormat       string // text, json or stream-json
-	Verbose            bool   // accepted for Claude Code's scripts; stream-json is always complete
-	Debug              bool   // log what minicode loads and sends, on stderr
-	Model              string
-	FallbackModel      string // used when the model is overloaded or unavailable
-	Provider           string
-	SystemPrompt       string // replaces the built-in system prompt
-	AppendSystemPrompt string // added to the end of the system prompt
-	PermissionMode     string
-	AllowedTools       []string // one rule each
-	DisallowedTools    []string
-	AddDirs            []string // more folders the tools may use
-	Settings           []string // --settings: files or inline JSON
-	MCPConfig          []string // --mcp-config: files or inline JSON
-	StrictMCPConfig    bool     // only the servers of --mcp-config
-	MaxTurns           int
-	Workspace          string
-	MockScript         string
-	MCPElicitation     string // with -p: how MCP servers' questions are answered (decline or defaults)
-	Continue           bool   // -c: continue the newest session of the workspace
-	Resume             string // --resume ID: continue this session
-	ResumePick         bool   // --resume alone: list the sessions to pick one
-	SessionID          string // --session-id: the id of the new session
-	ForkSession        bool   // --fork-session: continue into a new session
+	Print        bool   // -p: run one task and exit
+	Task         string // the task for -p ("" = read stdin)
+	OutputFormat string // text, json or stream-json
+	// InputFormat is text, or stream-json for user messages as JSON lines on stdin.
+	InputFormat            string
+	IncludePartialMessages bool // stream-json: stream_event lines with the deltas
+	Verbose                bool // accepted for Claude Code's scripts; stream-json is always complete
+	Debug                  bool // log what minicode loads and sends, on stderr
+	Model                  string
+	FallbackModel          string // used when the model is overloaded or unavailable
+	Provider               string
+	SystemPrompt           string // replaces the built-in system prompt
+	AppendSystemPrompt     string // added to the end of the system prompt
+	PermissionMode         string
+	AllowedTools           []string // one rule each
+	DisallowedTools        []string
+	AddDirs                []string // more folders the tools may use
+	Settings               []string // --settings: files or inline JSON
+	MCPConfig              []string // --mcp-config: files or inline JSON
+	StrictMCPConfig        bool     // only the servers of --mcp-config
+	MaxTurns               int
+	Workspace              string
+	MockScript             string
+	MCPElicitation         string // with -p: how MCP servers' questions are answered (decline or defaults)
+	Continue               bool   // -c: continue the newest session of the workspace
+	Resume                 string // --resume ID: continue this session
+	ResumePick             bool   // --resume alone: list the sessions to pick one
+	SessionID              string // --session-id: the id of the new session
+	ForkSession            bool   // --fork-session: continue into a new session
 }
 
 // App is one running minicode: its configuration, the model, the tools and

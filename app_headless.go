@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -11,81 +12,83 @@ import (
 	"time"
 )
 
+// The headless output follows Claude Code's field for field, so that
+// scripts and SDKs written for `claude -p` read minicode's as well: a
+// system/init line, assistant and user lines as the conversation grows,
+// optional stream_event lines with the streamed deltas, and a result.
+
 // resultRecord is the final object of --output-format json and the last
 // line of stream-json.
 type resultRecord struct {
-	Type       string `json:"type"`
-	Subtype    string `json:"subtype"`
-	IsError    bool   `json:"is_error"`
-	Result     string `json:"result"`
-	SessionID  string `json:"session_id"`
-	NumTurns   int    `json:"num_turns"`
-	DurationMS int64  `json:"duration_ms"`
-	Usage      Usage  `json:"usage"`
+	Type           string                `json:"type"`
+	Subtype        string                `json:"subtype"`
+	IsError        bool                  `json:"is_error"`
+	APIErrorStatus *int                  `json:"api_error_status"`
+	DurationMS     int64                 `json:"duration_ms"`
+	DurationAPIMS  int64                 `json:"duration_api_ms"`
+	NumTurns       int                   `json:"num_turns"`
+	Result         string                `json:"result"`
+	StopReason     *string               `json:"stop_reason"`
+	SessionID      string                `json:"session_id"`
+	TotalCostUSD   float64               `json:"total_cost_usd"`
+	Usage          resultUsage           `json:"usage"`
+	ModelUsage     map[string]modelUsage `json:"modelUsage"`
 	// PermissionDenials lists the tool calls that were not allowed.
 	PermissionDenials []Denial `json:"permission_denials"`
+	Errors            []string `json:"errors,omitempty"` // why an error subtype ended the run
+	UUID              string   `json:"uuid"`
 }
 
-// streamRecord is one line of stream-json output besides the result.
-type streamRecord struct {
-	Type           string   `json:"type"`
-	Subtype        string   `json:"subtype,omitempty"`
-	SessionID      string   `json:"session_id"`
-	Message        *Message `json:"message,omitempty"`
-	Model          string   `json:"model,omitempty"`
-	CWD            string   `json:"cwd,omitempty"`
-	Tools          []string `json:"tools,omitempty"`
-	PermissionMode string   `json:"permissionMode,omitempty"`
-	Sandbox        string   `json:"sandbox,omitempty"` // what limits commands (init only)
-	// ParentToolUseID marks a subagent's messages: the task call's id.
-	ParentToolUseID string `json:"parent_tool_use_id,omitempty"`
-	// CompactMetadata describes a compact_boundary: what started the
-	// compaction and the tokens before it.
-	CompactMetadata *compactMetadata `json:"compact_metadata,omitempty"`
+// resultUsage is a run's token count, with the cache fields always present.
+type resultUsage struct {
+	InputTokens              int    `json:"input_tokens"`
+	CacheCreationInputTokens int    `json:"cache_creation_input_tokens"`
+	CacheReadInputTokens     int    `json:"cache_read_input_tokens"`
+	OutputTokens             int    `json:"output_tokens"`
+	ServiceTier              string `json:"service_tier"`
 }
 
-// compactMetadata is the compact_metadata of a compact_boundary line.
-type compactMetadata struct {
-	Trigger   string `json:"trigger"`
-	PreTokens int    `json:"pre_tokens"`
+// modelUsage is one model's share of a run.
+type modelUsage struct {
+	InputTokens              int     `json:"inputTokens"`
+	OutputTokens             int     `json:"outputTokens"`
+	CacheReadInputTokens     int     `json:"cacheReadInputTokens"`
+	CacheCreationInputTokens int     `json:"cacheCreationInputTokens"`
+	CostUSD                  float64 `json:"costUSD"`
+	ContextWindow            int     `json:"contextWindow"`
+	MaxOutputTokens          int     `json:"maxOutputTokens"`
 }
 
-// runHeadless runs one task with nobody to ask and prints its outcome in
-// the chosen output format. It returns errTaskFailed when the task did not
-// succeed, and the context's error when interrupted.
+// runHeadless runs the task, or with --input-format stream-json each user
+// message read from stdin, with nobody to ask, and prints the outcome in
+// the chosen output format. It returns errTaskFailed when the (last) task
+// did not succeed, and the context's error when interrupted.
 func (app *App) runHeadless(ctx context.Context, task string) error {
-	start := time.Now()
 	out := &lineWriter{w: app.stdout}
+	meter := &meteredProvider{Provider: app.Agent.Provider, usage: map[string]Usage{}}
+	app.Agent.Provider = meter
+	app.Agent.Emit = app.headlessEvents(out, meter)
 	if app.Opts.OutputFormat == "stream-json" {
-		var names []string
-		for _, t := range app.Registry.Tools() {
-			names = append(names, t.Name)
-		}
-		out.json(streamRecord{Type: "system", Subtype: "init", SessionID: app.SessionID, Model: app.Model,
-			CWD: app.Workspace, Tools: names, PermissionMode: string(app.Perms.Mode()),
-			Sandbox: app.Sandbox.Status()})
-		app.Agent.Emit = func(e Event) {
-			switch e.Kind {
-			case EventAssistant:
-				out.json(streamRecord{Type: "assistant", SessionID: app.SessionID, Message: e.Message, ParentToolUseID: e.ParentToolUseID})
-			case EventToolResults:
-				out.json(streamRecord{Type: "user", SessionID: app.SessionID, Message: e.Message, ParentToolUseID: e.ParentToolUseID})
-			case EventCompact:
-				if c := e.Compaction; c.Layer == LayerCompact && e.ParentToolUseID == "" {
-					out.json(streamRecord{Type: "system", Subtype: "compact_boundary", SessionID: app.SessionID,
-						CompactMetadata: &compactMetadata{Trigger: c.Trigger, PreTokens: c.PreTokens}})
-				}
-			case EventNotice:
-				fmt.Fprintln(app.stderr, e.Text)
-			}
-		}
-	} else {
-		app.Agent.Emit = func(e Event) {
-			if e.Kind == EventNotice {
-				fmt.Fprintln(app.stderr, e.Text)
-			}
-		}
+		out.json(app.initRecord())
 	}
+	if app.Opts.InputFormat != "stream-json" {
+		return app.runHeadlessTask(ctx, task, out, meter)
+	}
+	var last error
+	err := readStreamInput(ctx, app.lines, func(text string) error {
+		last = app.runHeadlessTask(ctx, text, out, meter)
+		if errors.Is(last, errTaskFailed) {
+			return nil // the result said why; go on with the next message
+		}
+		return last
+	})
+	return cmp.Or(err, last)
+}
+
+// runHeadlessTask runs one task and prints its result.
+func (app *App) runHeadlessTask(ctx context.Context, task string, out *lineWriter, meter *meteredProvider) error {
+	start := time.Now()
+	meter.reset()
 	prompt := slashPrompt{Prompt: task}
 	if strings.HasPrefix(task, "/") {
 		sp, ok, err := app.slashPromptFor(ctx, task)
@@ -97,21 +100,8 @@ func (app *App) runHeadless(ctx context.Context, task string) error {
 		}
 	}
 	res := app.runPrompt(ctx, app.Session.View(), prompt)
-	record := resultRecord{
-		Type:              "result",
-		Subtype:           resultSubtype(res.End),
-		Result:            res.Text,
-		SessionID:         app.SessionID,
-		NumTurns:          res.Steps,
-		DurationMS:        time.Since(start).Milliseconds(),
-		Usage:             res.Usage,
-		PermissionDenials: app.Perms.Denials(),
-	}
-	if record.PermissionDenials == nil {
-		record.PermissionDenials = []Denial{}
-	}
-	// A denial means part of the task could not be done as asked.
-	record.IsError = record.Subtype != "success" || len(record.PermissionDenials) > 0
+	record := app.resultOf(res, meter)
+	record.DurationMS = time.Since(start).Milliseconds()
 	switch app.Opts.OutputFormat {
 	case "json", "stream-json":
 		out.json(record)
@@ -131,6 +121,43 @@ func (app *App) runHeadless(ctx context.Context, task string) error {
 		return errTaskFailed
 	}
 	return nil
+}
+
+// resultOf builds the result record of a turn. A turn the model answered
+// is a success even if some calls were denied; they are listed.
+func (app *App) resultOf(res TurnResult, meter *meteredProvider) resultRecord {
+	r := resultRecord{
+		Type: "result", Subtype: resultSubtype(res.End), Result: res.Text, SessionID: app.SessionID,
+		NumTurns: res.Steps, PermissionDenials: app.Perms.Denials(), UUID: newSessionID(),
+		Usage: resultUsage{InputTokens: res.Usage.InputTokens, OutputTokens: res.Usage.OutputTokens, ServiceTier: "standard",
+			CacheCreationInputTokens: res.Usage.CacheCreationInputTokens, CacheReadInputTokens: res.Usage.CacheReadInputTokens},
+		ModelUsage: map[string]modelUsage{},
+	}
+	r.IsError = r.Subtype != "success"
+	if r.IsError {
+		r.Errors = []string{res.Text}
+	}
+	if r.PermissionDenials == nil {
+		r.PermissionDenials = []Denial{}
+	}
+	var apiErr *APIError
+	if errors.As(res.Err, &apiErr) && apiErr.Status != 0 {
+		r.APIErrorStatus = &apiErr.Status
+	}
+	apiTime, usage, last := meter.totals()
+	r.DurationAPIMS = apiTime.Milliseconds()
+	if last.stopReason != "" {
+		r.StopReason = &last.stopReason
+	}
+	for model, u := range usage {
+		limits := limitsFor(model, app.Settings.Limits)
+		cost := costUSD(model, u)
+		r.TotalCostUSD += cost
+		r.ModelUsage[model] = modelUsage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, CostUSD: cost,
+			CacheReadInputTokens: u.CacheReadInputTokens, CacheCreationInputTokens: u.CacheCreationInputTokens,
+			ContextWindow: limits.ContextWindow, MaxOutputTokens: limits.MaxOutput}
+	}
+	return r
 }
 
 // resultSubtype names a turn's ending in the result record.

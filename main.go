@@ -19,6 +19,8 @@
 //
 //	-p, --print                 run the task given as argument (or on stdin) and exit
 //	--output-format FORMAT      text (default), json or stream-json (with -p)
+//	--input-format FORMAT       text, or stream-json: user messages as JSON lines on stdin
+//	--include-partial-messages  stream-json: stream_event lines with the streamed deltas
 //	--verbose, --debug          accepted for scripts; --debug logs what is loaded and sent
 //	--model NAME                a model id or an alias: sonnet, opus, haiku
 //	--fallback-model NAME       asked when the model is overloaded or missing
@@ -65,8 +67,9 @@
 // workspace is trusted: the first interactive start asks; "minicode trust
 // [DIR]" trusts without asking and "minicode trust --revoke" takes it back.
 //
-// Exit codes: 0 success; 1 the task failed (model error, max turns, a
-// denial in headless mode); 2 usage error; 130 interrupted.
+// Exit codes: 0 success (the model answered, even if some calls were
+// denied); 1 the task failed (model error, max turns); 2 usage error; 130
+// interrupted.
 //
 // Example:
 //
@@ -168,7 +171,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintln(stdout, "minicode", version)
 		return nil
 	}
-	if opts.Print && opts.Task == "" {
+	if opts.Print && opts.Task == "" && opts.InputFormat != "stream-json" {
 		data, err := io.ReadAll(stdin)
 		if err != nil {
 			return fmt.Errorf("reading the task from stdin: %w", err)
@@ -209,6 +212,8 @@ func parseFlags(args []string, stderr io.Writer) (opts Options, showVersion bool
 	fs.BoolVar(&opts.Print, "p", false, "")
 	fs.BoolVar(&opts.Print, "print", false, "")
 	fs.StringVar(&opts.OutputFormat, "output-format", "text", "")
+	fs.StringVar(&opts.InputFormat, "input-format", "", "")
+	fs.BoolVar(&opts.IncludePartialMessages, "include-partial-messages", false, "")
 	fs.BoolVar(&opts.Verbose, "verbose", false, "")
 	fs.Var(debugFlag{&opts.Debug}, "debug", "")
 	fs.StringVar(&opts.Model, "model", "", "")
@@ -271,6 +276,10 @@ func checkFlagValues(opts Options) error {
 	switch {
 	case !slices.Contains([]string{"text", "json", "stream-json"}, opts.OutputFormat):
 		return usageErrorf("unknown --output-format %q (use text, json or stream-json)", opts.OutputFormat)
+	case !slices.Contains([]string{"", "text", "stream-json"}, opts.InputFormat):
+		return usageErrorf("unknown --input-format %q (use text or stream-json)", opts.InputFormat)
+	case opts.InputFormat == "stream-json" && opts.OutputFormat != "stream-json":
+		return usageErrorf("--input-format stream-json needs --output-format stream-json")
 	case !slices.Contains([]string{"", "decline", "defaults"}, opts.MCPElicitation):
 		return usageErrorf("--mcp-elicitation must be decline or defaults, not %q", opts.MCPElicitation)
 	case opts.MaxTurns < 0:
@@ -436,6 +445,8 @@ Usage:
 Flags (--flag=value works; list flags may be repeated):
   -p, --print                 run one task to completion and exit
   --output-format FORMAT      text (default), json or stream-json
+  --input-format FORMAT       text, or stream-json: user messages as JSON lines on stdin
+  --include-partial-messages  stream-json: stream_event lines with the streamed deltas
   --verbose, --debug          accepted; --debug logs what is loaded and sent, on stderr
   --model NAME                model name or alias (sonnet, opus, haiku)
   --fallback-model NAME       used when the model is overloaded or missing

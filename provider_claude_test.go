@@ -18,6 +18,7 @@ type apiStep struct {
 	status     int
 	tool, args string
 	text       string
+	cacheRead  int // cache_read_input_tokens reported, if any
 }
 
 // apiRequest is what fakeClaudeAPI saw of one request.
@@ -71,9 +72,12 @@ func writeAnthropicReply(w http.ResponseWriter, n int, model string, step apiSte
 		b, _ := json.Marshal(data)
 		fmt.Fprintf(w, "event: %s\ndata: %s\n\n", name, b)
 	}
+	usage := map[string]int{"input_tokens": 1000, "output_tokens": 1}
+	if step.cacheRead > 0 {
+		usage["cache_read_input_tokens"] = step.cacheRead
+	}
 	event("message_start", map[string]any{"type": "message_start", "message": map[string]any{
-		"id": fmt.Sprintf("msg_%d", n), "type": "message", "role": "assistant", "content": []any{}, "model": model,
-		"usage": map[string]int{"input_tokens": 1000, "output_tokens": 1, "cache_read_input_tokens": 200}}})
+		"id": fmt.Sprintf("msg_%d", n), "type": "message", "role": "assistant", "content": []any{}, "model": model, "usage": usage}})
 	stop := "end_turn"
 	if step.tool != "" {
 		stop = "tool_use"

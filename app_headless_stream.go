@@ -1,0 +1,322 @@
+package main
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"strings"
+	"sync"
+	"time"
+)
+
+// initRecord is the system/init line of stream-json.
+type initRecord struct {
+	Type           string       `json:"type"`
+	Subtype        string       `json:"subtype"`
+	CWD            string       `json:"cwd"`
+	SessionID      string       `json:"session_id"`
+	Tools          []string     `json:"tools"`
+	MCPServers     []initServer `json:"mcp_servers"`
+	Model          string       `json:"model"`
+	PermissionMode string       `json:"permissionMode"`
+	SlashCommands  []string     `json:"slash_commands"`
+	APIKeySource   string       `json:"apiKeySource"`
+	Skills         []string     `json:"skills"`
+	Sandbox        string       `json:"sandbox"` // what limits commands
+	UUID           string       `json:"uuid"`
+}
+
+// initServer is one server in the init line, with Claude Code's status
+// names: connected, pending or failed.
+type initServer struct {
+	Name   string `json:"name"`
+	Status string `json:"status"`
+}
+
+// messageRecord is an assistant or user line of stream-json.
+type messageRecord struct {
+	Type            string  `json:"type"`
+	Message         any     `json:"message"`
+	ParentToolUseID *string `json:"parent_tool_use_id"`
+	SessionID       string  `json:"session_id"`
+	UUID            string  `json:"uuid"`
+}
+
+// assistantMessage is a reply as the Messages API returns it.
+type assistantMessage struct {
+	ID           string  `json:"id"`
+	Type         string  `json:"type"`
+	Role         Role    `json:"role"`
+	Model        string  `json:"model"`
+	Content      []Block `json:"content"`
+	StopReason   *string `json:"stop_reason"`
+	StopSequence *string `json:"stop_sequence"`
+	Usage        Usage   `json:"usage"`
+}
+
+// streamEventRecord carries one streamed piece of a reply
+// (--include-partial-messages), in the Messages API's event shapes.
+type streamEventRecord struct {
+	Type            string         `json:"type"`
+	Event           map[string]any `json:"event"`
+	ParentToolUseID *string        `json:"parent_tool_use_id"`
+	SessionID       string         `json:"session_id"`
+	UUID            string         `json:"uuid"`
+}
+
+// compactBoundaryRecord marks where the conversation was compacted.
+type compactBoundaryRecord struct {
+	Type            string          `json:"type"`
+	Subtype         string          `json:"subtype"`
+	SessionID       string          `json:"session_id"`
+	UUID            string          `json:"uuid"`
+	CompactMetadata compactMetadata `json:"compact_metadata"`
+}
+
+// compactMetadata says what started a compaction and the tokens before it.
+type compactMetadata struct {
+	Trigger   string `json:"trigger"`
+	PreTokens int    `json:"pre_tokens"`
+}
+
+// initRecord describes the session before the task runs.
+func (app *App) initRecord() initRecord {
+	r := initRecord{Type: "system", Subtype: "init", CWD: app.Workspace, SessionID: app.SessionID, Model: app.Model,
+		PermissionMode: string(app.Perms.Mode()), APIKeySource: app.apiKeySource(), Sandbox: app.Sandbox.Status(),
+		Tools: []string{}, MCPServers: []initServer{}, SlashCommands: []string{}, Skills: []string{}, UUID: newSessionID()}
+	for _, t := range app.Registry.Tools() {
+		r.Tools = append(r.Tools, t.Name)
+	}
+	for _, s := range app.MCP.Status() {
+		status := map[MCPState]string{MCPReady: "connected", MCPStarting: "pending"}[s.State]
+		r.MCPServers = append(r.MCPServers, initServer{Name: s.Name, Status: cmp.Or(status, "failed")})
+	}
+	for _, c := range append(slashCommands(), app.customSlashCommands()...) {
+		r.SlashCommands = append(r.SlashCommands, c.name)
+	}
+	for _, s := range app.Skills.Skills {
+		r.Skills = append(r.Skills, s.Name)
+	}
+	return r
+}
+
+// apiKeySource names where the credentials came from, "none" for none.
+func (app *App) apiKeySource() string {
+	for _, name := range []string{"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "OPENAI_API_KEY"} {
+		if app.getenv(name) != "" && strings.HasPrefix(strings.ToLower(name), app.Provider.Name()) {
+			return name
+		}
+	}
+	return "none"
+}
+
+// headlessEvents returns the loop's event handler for -p: notices go to
+// stderr; with stream-json, replies, tool results and (if asked) the
+// streamed deltas become lines.
+func (app *App) headlessEvents(out *lineWriter, meter *meteredProvider) func(Event) {
+	stream := app.Opts.OutputFormat == "stream-json"
+	partial := stream && app.Opts.IncludePartialMessages
+	blocks := partialBlocks{emit: func(event map[string]any) {
+		out.json(streamEventRecord{Type: "stream_event", Event: event, SessionID: app.SessionID, UUID: newSessionID()})
+	}}
+	if partial {
+		meter.onReply = blocks.reply
+	}
+	return func(e Event) {
+		switch {
+		case e.Kind == EventNotice:
+			fmt.Fprintln(app.stderr, e.Text)
+		case partial && (e.Kind == EventTextDelta || e.Kind == EventThinkingDelta):
+			blocks.delta(e.Kind, e.Text)
+		case stream && e.Kind == EventAssistant:
+			last := meter.lastReply()
+			msg := assistantMessage{ID: last.id, Type: "message", Role: RoleAssistant, Model: cmp.Or(last.model, app.Model),
+				Content: e.Message.Content, Usage: last.usage}
+			if last.stopReason != "" {
+				msg.StopReason = &last.stopReason
+			}
+			out.json(messageRecord{Type: "assistant", Message: msg, ParentToolUseID: parentOf(e), SessionID: app.SessionID, UUID: newSessionID()})
+		case stream && e.Kind == EventCompact && e.Compaction.Layer == LayerCompact && e.ParentToolUseID == "":
+			out.json(compactBoundaryRecord{Type: "system", Subtype: "compact_boundary", SessionID: app.SessionID, UUID: newSessionID(),
+				CompactMetadata: compactMetadata{Trigger: e.Compaction.Trigger, PreTokens: e.Compaction.PreTokens}})
+		case stream && e.Kind == EventToolResults:
+			out.json(messageRecord{Type: "user", Message: e.Message, ParentToolUseID: parentOf(e), SessionID: app.SessionID, UUID: newSessionID()})
+		}
+	}
+}
+
+// parentOf is the task call whose subagent produced an event, or nil.
+func parentOf(e Event) *string {
+	if e.ParentToolUseID == "" {
+		return nil
+	}
+	return &e.ParentToolUseID
+}
+
+// partialBlocks turns streamed deltas into the Messages API's events: a
+// reply opens with message_start, each run of one kind of delta is a
+// content block, and the reply closes with message_stop.
+type partialBlocks struct {
+	emit  func(map[string]any)
+	index int
+	kind  EventKind
+}
+
+// reply marks the start (done false) or the end (done true) of a reply.
+func (p *partialBlocks) reply(done bool) {
+	if !done {
+		p.index, p.kind = -1, ""
+		p.emit(map[string]any{"type": "message_start", "message": map[string]any{"type": "message", "role": "assistant", "content": []any{}}})
+		return
+	}
+	if p.kind != "" {
+		p.emit(map[string]any{"type": "content_block_stop", "index": p.index})
+	}
+	p.emit(map[string]any{"type": "message_stop"})
+}
+
+// delta passes on one piece of text or thinking.
+func (p *partialBlocks) delta(kind EventKind, text string) {
+	block, delta := map[string]any{"type": "text", "text": ""}, map[string]any{"type": "text_delta", "text": text}
+	if kind == EventThinkingDelta {
+		block, delta = map[string]any{"type": "thinking", "thinking": ""}, map[string]any{"type": "thinking_delta", "thinking": text}
+	}
+	if kind != p.kind {
+		if p.kind != "" {
+			p.emit(map[string]any{"type": "content_block_stop", "index": p.index})
+		}
+		p.index, p.kind = p.index+1, kind
+		p.emit(map[string]any{"type": "content_block_start", "index": p.index, "content_block": block})
+	}
+	p.emit(map[string]any{"type": "content_block_delta", "index": p.index, "delta": delta})
+}
+
+// meteredProvider wraps the model to learn what the headless output
+// reports of each reply: its model, stop reason and usage, and the time
+// spent waiting for the API.
+type meteredProvider struct {
+	Provider
+	onReply func(done bool) // called as a reply starts and ends; may be nil
+
+	mu      sync.Mutex
+	apiTime time.Duration
+	usage   map[string]Usage // by the model that answered
+	last    replyInfo
+}
+
+// replyInfo is what the API said about one reply.
+type replyInfo struct {
+	id, model, stopReason string
+	usage                 Usage
+}
+
+// Stream calls the model and records the reply.
+func (m *meteredProvider) Stream(ctx context.Context, req ModelRequest, onDelta func(Delta)) (ModelResponse, error) {
+	if m.onReply != nil {
+		m.onReply(false)
+	}
+	start := time.Now()
+	resp, err := m.Provider.Stream(ctx, req, onDelta)
+	if m.onReply != nil {
+		m.onReply(true)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.apiTime += time.Since(start)
+	if err == nil {
+		model := cmp.Or(resp.Model, req.Model)
+		u := m.usage[model]
+		u.Add(resp.Usage)
+		m.usage[model] = u
+		m.last = replyInfo{id: "msg_" + strings.ReplaceAll(newSessionID(), "-", ""), model: model, stopReason: resp.StopReason, usage: resp.Usage}
+	}
+	return resp, err
+}
+
+// reset starts counting a new task.
+func (m *meteredProvider) reset() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.apiTime, m.usage, m.last = 0, map[string]Usage{}, replyInfo{}
+}
+
+// lastReply returns what is known of the latest reply.
+func (m *meteredProvider) lastReply() replyInfo {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.last
+}
+
+// totals returns the time spent in the API, the usage by model and the
+// latest reply since the last reset.
+func (m *meteredProvider) totals() (time.Duration, map[string]Usage, replyInfo) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.apiTime, maps.Clone(m.usage), m.last
+}
+
+// streamInput is one line of --input-format stream-json: a user message
+// whose content is a string or a list of content blocks.
+type streamInput struct {
+	Type    string `json:"type"`
+	Message struct {
+		Role    string          `json:"role"`
+		Content json.RawMessage `json:"content"`
+	} `json:"message"`
+}
+
+// readStreamInput reads user messages as JSON lines, one at a time as
+// they arrive, and passes each one's text to handle; it returns at the
+// end of input, when handle fails, or on a line that is not a user
+// message.
+func readStreamInput(ctx context.Context, lines *LineReader, handle func(text string) error) error {
+	for n := 1; ; n++ {
+		line, err := lines.ReadLine(ctx)
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		text, err := streamInputText(line)
+		if err != nil {
+			return usageErrorf("--input-format stream-json, line %d: %v", n, err)
+		}
+		if err := handle(text); err != nil {
+			return err
+		}
+	}
+}
+
+// streamInputText returns the text of one input line.
+func streamInputText(line string) (string, error) {
+	var in streamInput
+	if err := json.Unmarshal([]byte(line), &in); err != nil {
+		return "", err
+	}
+	if in.Type != "user" {
+		return "", fmt.Errorf("type %q, want a user message", in.Type)
+	}
+	var text string
+	if json.Unmarshal(in.Message.Content, &text) == nil {
+		return text, nil
+	}
+	var blocks []Block
+	if err := json.Unmarshal(in.Message.Content, &blocks); err != nil {
+		return "", fmt.Errorf("message content must be a string or a list of blocks")
+	}
+	var parts []string
+	for _, b := range blocks {
+		if b.Type == BlockText {
+			parts = append(parts, b.Text)
+		}
+	}
+	return strings.Join(parts, "\n"), nil
+}
