@@ -32,10 +32,14 @@ func BenchmarkReadFileLarge(b *testing.B) {
 
 // grepBenchPatterns are the searches BenchmarkGrep times; the same
 // patterns work with ripgrep for comparison.
-var grepBenchPatterns = []struct{ name, pattern string }{
-	{"literal", `errors.New`},
-	{"regexp", `func \(\w+ \*\w+\) Close\(`},
-	{"rare", `ZZZ_no_such_text_ZZZ`},
+var grepBenchPatterns = []struct {
+	name, pattern string
+	ignoreCase    bool
+}{
+	{"literal", `errors.New`, false},
+	{"regexp", `func \(\w+ \*\w+\) Close\(`, false},
+	{"ignore_case", `errors\.new`, true},
+	{"literal_free", `[A-Z][a-z]+[0-9]{3,}`, false},
 }
 
 // BenchmarkGrep searches the Go source tree ($(go env GOROOT)/src) with
@@ -59,7 +63,7 @@ func BenchmarkGrep(b *testing.B) {
 	env := &ToolEnv{Workspace: src}
 	for _, p := range grepBenchPatterns {
 		b.Run(p.name+"/minicode", func(b *testing.B) {
-			in := GrepFilesInput{Pattern: p.pattern, Limit: ptr(5000)}
+			in := GrepFilesInput{Pattern: p.pattern, IgnoreCase: p.ignoreCase, Limit: ptr(5000)}
 			for b.Loop() {
 				if _, err := runGrepFiles(context.Background(), env, in); err != nil {
 					b.Fatal(err)
@@ -72,7 +76,11 @@ func BenchmarkGrep(b *testing.B) {
 			}
 			for b.Loop() {
 				// rg exits 1 when nothing matches; only a failure to run counts.
-				cmd := exec.Command(rg, "-n", p.pattern, src)
+				args := []string{"-n", p.pattern, src}
+				if p.ignoreCase {
+					args = append([]string{"-i"}, args...)
+				}
+				cmd := exec.Command(rg, args...)
 				cmd.Stdout = io.Discard
 				var exit *exec.ExitError
 				if err := cmd.Run(); err != nil && !(errors.As(err, &exit) && exit.ExitCode() == 1) {

@@ -16,7 +16,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"syscall"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -78,7 +78,8 @@ func runGrepFiles(ctx context.Context, env *ToolEnv, in GrepFilesInput) (ToolOut
 	if err != nil {
 		return ToolOutput{}, fmt.Errorf("grep_files %s: %w", displayPath(env, root), describeOpenError(err))
 	}
-	g := &grepSearch{re: re, literal: newLiteralFinder(requiredLiteral(expr)), limit: optInt(in.Limit, grepDefaultLimit)}
+	g := &grepSearch{re: re, limit: optInt(in.Limit, grepDefaultLimit)}
+	g.literal, g.foldSafe, g.fold = requiredLiteral(expr)
 	files := make(chan string, 256)
 	walkErr := make(chan error, 1)
 	go func() {
@@ -109,11 +110,16 @@ func runGrepFiles(ctx context.Context, env *ToolEnv, in GrepFilesInput) (ToolOut
 	return ToolOutput{Text: formatGrep(env, in.Pattern, root, results)}, nil
 }
 
-// grepSearch is one grep_files search, shared by its workers.
+// grepSearch is one grep_files search, shared by its workers. When every
+// match must contain some fixed text, lines are found by looking for that
+// text with bytes.Index, far faster than the regular expression engine
+// scans, and only those lines go through the expression.
 type grepSearch struct {
-	re      *regexp.Regexp
-	literal literalFinder // finds text every match contains, when such text is known
-	limit   int
+	re       *regexp.Regexp
+	literal  []byte // text every match contains, or nil
+	fold     bool   // literal is lower case, to look for in a lower-cased copy
+	foldSafe []byte // the part of a lower-case literal without k and s
+	limit    int
 }
 
 // fileMatches is what one file contributed to a search.
@@ -135,12 +141,12 @@ func (g *grepSearch) run(ctx context.Context, files <-chan string) *matchSet {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			buf := make([]byte, 0, grepChunkBytes)
+			buf := &grepBuffers{chunk: make([]byte, 0, grepChunkBytes)}
 			for file := range files {
 				if ctx.Err() != nil {
 					continue
 				}
-				m, err := g.searchFile(ctx, file, &buf)
+				m, err := g.searchFile(ctx, file, buf)
 				if err != nil || m.count == 0 {
 					continue
 				}
@@ -197,17 +203,24 @@ func (s *matchSet) prune(limit int) {
 	s.files, s.stored = files, kept
 }
 
-// searchFile searches one file in chunks of whole lines, reusing *buf, so
-// memory stays bounded whatever the file's size, and stops between chunks
-// when ctx ends. Binary files (a NUL byte in the first 8 KB) are skipped.
-func (g *grepSearch) searchFile(ctx context.Context, file string, buf *[]byte) (fileMatches, error) {
+// grepBuffers are the buffers one worker reuses from file to file.
+type grepBuffers struct {
+	chunk []byte // the part of the file being searched
+	lower []byte // its ASCII lower-case copy, for a case-folded literal
+}
+
+// searchFile searches one file in chunks of whole lines, so memory stays
+// bounded whatever the file's size, and stops between chunks when ctx
+// ends. Binary files (a NUL byte in the first 8 KB) are skipped.
+func (g *grepSearch) searchFile(ctx context.Context, file string, buf *grepBuffers) (fileMatches, error) {
 	m := fileMatches{path: file}
-	f, err := openRaw(file)
+	f, err := os.Open(file)
 	if err != nil {
 		return m, err
 	}
 	defer f.Close()
-	b := (*buf)[:0]
+	b := buf.chunk[:0]
+	defer func() { buf.chunk = b[:0] }()
 	line, first := 1, true
 	for {
 		if len(b) == cap(b) {
@@ -235,10 +248,9 @@ func (g *grepSearch) searchFile(ctx context.Context, file string, buf *[]byte) (
 				end = len(b)
 			}
 		}
-		line = g.searchChunk(b[:end], line, &m)
+		line = g.searchChunk(b[:end], line, &m, buf)
 		b = b[:copy(b, b[end:])]
 		if eof {
-			*buf = b
 			return m, nil
 		}
 		if err := ctx.Err(); err != nil {
@@ -247,51 +259,21 @@ func (g *grepSearch) searchFile(ctx context.Context, file string, buf *[]byte) (
 	}
 }
 
-// rawFile is a file read with plain system calls. It skips the runtime
-// poller bookkeeping that os.Open does on every file: a search opens
-// thousands of small files, and that bookkeeping costs more than reading
-// them.
-type rawFile int
-
-// openRaw opens path for reading.
-func openRaw(path string) (rawFile, error) {
-	for {
-		fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
-		if !errors.Is(err, syscall.EINTR) {
-			return rawFile(fd), err
-		}
-	}
-}
-
-// Read reads into p, returning io.EOF at the end of the file.
-func (f rawFile) Read(p []byte) (int, error) {
-	for {
-		n, err := syscall.Read(int(f), p)
-		switch {
-		case errors.Is(err, syscall.EINTR):
-			continue
-		case err != nil:
-			return 0, err
-		case n == 0 && len(p) > 0:
-			return 0, io.EOF
-		}
-		return n, nil
-	}
-}
-
-// Close closes the file.
-func (f rawFile) Close() error {
-	return syscall.Close(int(f))
-}
-
 // searchChunk records the matching lines of chunk, which holds whole
 // lines starting with line number line, and returns the number of the
 // line after it.
-func (g *grepSearch) searchChunk(chunk []byte, line int, m *fileMatches) int {
+func (g *grepSearch) searchChunk(chunk []byte, line int, m *fileMatches, buf *grepBuffers) int {
 	next := line + bytes.Count(chunk, []byte{'\n'})
-	pos := 0
-	for pos < len(chunk) {
-		start := g.nextCandidate(chunk[pos:])
+	haystack, literal := chunk, g.literal
+	if g.fold {
+		buf.lower = asciiLower(buf.lower[:0], chunk)
+		haystack = buf.lower
+		if bytes.Contains(chunk, []byte("\u017f")) || bytes.Contains(chunk, []byte("\u212a")) {
+			literal = g.foldSafe // the long s and the Kelvin sign match s and k
+		}
+	}
+	for pos := 0; pos < len(chunk); {
+		start := nextCandidate(literal, haystack[pos:])
 		if start < 0 {
 			break
 		}
@@ -318,17 +300,27 @@ func (g *grepSearch) searchChunk(chunk []byte, line int, m *fileMatches) int {
 }
 
 // nextCandidate returns the offset in b of the first place a matching line
-// could be, or -1. With a required literal that is the literal's next
-// occurrence, found far faster than by the regular expression; each
-// candidate line is then checked on its own.
-func (g *grepSearch) nextCandidate(b []byte) int {
-	if g.literal.lit != nil {
-		return g.literal.index(b)
+// could be, or -1: the next occurrence of literal in haystack (b, or its
+// lower-case copy). Without a literal every line is a candidate: the
+// expression run on one short line at a time (by the regexp package's
+// backtracker) is many times faster than on a whole chunk.
+func nextCandidate(literal, haystack []byte) int {
+	if literal != nil {
+		return bytes.Index(haystack, literal)
 	}
-	if loc := g.re.FindIndex(b); loc != nil {
-		return loc[0]
+	return 0
+}
+
+// asciiLower appends b to dst with the ASCII letters in lower case; other
+// bytes, and so every offset, stay as they are.
+func asciiLower(dst, b []byte) []byte {
+	dst = append(dst, b...)
+	for i, c := range dst {
+		if 'A' <= c && c <= 'Z' {
+			dst[i] = c + 'a' - 'A'
+		}
 	}
-	return -1
+	return dst
 }
 
 // formatMatch prints one matching line as "line:text", cut to
@@ -377,13 +369,15 @@ func globMatches(glob, rel string) bool {
 	return matchGlob(glob, rel)
 }
 
-// requiredLiteral returns text that every match of expr must contain: the
-// top-level literal piece of the expression with the rarest byte, or nil
-// when there is none or case is ignored.
-func requiredLiteral(expr string) []byte {
+// requiredLiteral returns text that every match of expr must contain:
+// the longest top-level literal piece of the expression. Under ignore case
+// (fold) it is the longest run of the piece whose letters have only ASCII
+// variants, in lower case, and safe is the longest run without k and s,
+// which the Kelvin sign and the long s also match.
+func requiredLiteral(expr string) (lit, safe []byte, fold bool) {
 	re, err := syntax.Parse(expr, syntax.Perl)
 	if err != nil {
-		return nil
+		return nil, nil, false
 	}
 	re = re.Simplify()
 	for re.Op == syntax.OpCapture {
@@ -393,36 +387,41 @@ func requiredLiteral(expr string) []byte {
 	if re.Op == syntax.OpConcat {
 		pieces = re.Sub
 	}
-	var best []byte
 	for _, p := range pieces {
-		if p.Op != syntax.OpLiteral || p.Flags&syntax.FoldCase != 0 {
+		if p.Op != syntax.OpLiteral {
 			continue
 		}
-		lit := []byte(string(p.Rune))
-		if best == nil || rarity(lit) > rarity(best) || (rarity(lit) == rarity(best) && len(lit) > len(best)) {
-			best = lit
+		text, textSafe, folded := []byte(string(p.Rune)), []byte(string(p.Rune)), p.Flags&syntax.FoldCase != 0
+		if folded {
+			text, textSafe = longestASCIIFoldRun(p.Rune, true), longestASCIIFoldRun(p.Rune, false)
+		}
+		if len(text) > len(lit) {
+			lit, safe, fold = text, textSafe, folded
 		}
 	}
+	return lit, safe, fold
+}
+
+// longestASCIIFoldRun returns, in lower case, the longest run of runes
+// whose every case variant is ASCII, or with withKS also the Kelvin sign
+// and the long s.
+func longestASCIIFoldRun(runes []rune, withKS bool) []byte {
+	var best, run []byte
+	for _, r := range append(runes, utf8.RuneError) {
+		ok := r < utf8.RuneSelf
+		for f := unicode.SimpleFold(r); ok && f != r; f = unicode.SimpleFold(f) {
+			ok = f < utf8.RuneSelf || (withKS && (f == '\u017f' || f == '\u212a'))
+		}
+		if ok {
+			run = append(run, byte(unicode.ToLower(r)))
+			continue
+		}
+		if len(run) > len(best) {
+			best = run
+		}
+		run = nil
+	}
 	return best
-}
-
-// rarity ranks how rare the rarest byte of lit is in text; rarer
-// literals make better filters.
-func rarity(lit []byte) int {
-	rank := -1
-	for _, c := range lit {
-		rank = max(rank, byteRank(c))
-	}
-	return rank
-}
-
-// byteRank is c's place in commonBytes: higher is rarer, and bytes not
-// listed rank above all listed ones.
-func byteRank(c byte) int {
-	if r := strings.IndexByte(commonBytes, c); r >= 0 {
-		return r
-	}
-	return len(commonBytes)
 }
 
 // syntaxMessage is the reason the regular expression expr did not
@@ -436,45 +435,4 @@ func syntaxMessage(err error, expr string) string {
 		return string(se.Code)
 	}
 	return fmt.Sprintf("%s: %s", se.Code, se.Expr)
-}
-
-// commonBytes lists bytes from the most to the least frequent in source
-// code and prose; bytes not listed are taken to be rarer than all of them.
-const commonBytes = " e\tt\nainosrlcdu.(),=hmp_f;gbyv\"w:{}k/*-x0>1jq<z[]2"
-
-// literalFinder finds a fixed string fast by scanning for its rarest byte
-// (memchr speed) and checking the string around each hit, instead of
-// scanning for its first byte, which in text is usually a common letter.
-type literalFinder struct {
-	lit  []byte
-	rare int // index in lit of its rarest byte
-}
-
-// newLiteralFinder prepares to find lit; a nil lit finds nothing.
-func newLiteralFinder(lit []byte) literalFinder {
-	f := literalFinder{lit: lit}
-	rank := -1
-	for i, c := range lit {
-		if r := byteRank(c); r > rank {
-			f.rare, rank = i, r
-		}
-	}
-	return f
-}
-
-// index returns the offset of the first occurrence of the literal in b, or -1.
-func (f literalFinder) index(b []byte) int {
-	c := f.lit[f.rare]
-	for from := f.rare; from < len(b); {
-		i := bytes.IndexByte(b[from:], c)
-		if i < 0 {
-			return -1
-		}
-		start := from + i - f.rare
-		if start+len(f.lit) <= len(b) && bytes.Equal(b[start:start+len(f.lit)], f.lit) {
-			return start
-		}
-		from += i + 1
-	}
-	return -1
 }

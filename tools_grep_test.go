@@ -97,18 +97,42 @@ func TestGrepFilesChunkBoundaries(t *testing.T) {
 
 func TestRequiredLiteral(t *testing.T) {
 	t.Parallel()
-	tests := []struct{ expr, want string }{
-		{"(?m)func main", "func main"},
-		{"(?m)errors.New", "New"},
-		{"(?m)func \\w+\\(", "func "},
-		{"(?m)a|b", ""},
-		{"(?i)(?m)func", ""},
-		{"(?m)^x+ yz", " yz"},
-		{"(?m)ab.cd", "ab"},
+	tests := []struct {
+		expr, want, safe string
+		fold             bool
+	}{
+		{"(?m)func main", "func main", "func main", false},
+		{"(?m)errors.New", "errors", "errors", false},
+		{"(?m)func \\w+\\(", "func ", "func ", false},
+		{"(?m)a|b", "", "", false},
+		{"(?m)^x+ yz", " yz", " yz", false},
+		{"(?m)ab.cd", "ab", "ab", false},
+		{"(?i)(?m)FUNC main", "func main", "func main", true},
+		{"(?i)(?m)errors\\.new", "errors.new", "error", true},
+		{"(?i)(?m)ÉtÉ", "t", "t", true},
+		{"(?i)(?m)sk", "sk", "", true},
 	}
 	for _, tc := range tests {
-		if got := string(requiredLiteral(tc.expr)); got != tc.want {
-			t.Errorf("requiredLiteral(%q) = %q, want %q", tc.expr, got, tc.want)
+		if got, safe, fold := requiredLiteral(tc.expr); string(got) != tc.want || string(safe) != tc.safe || fold != tc.fold {
+			t.Errorf("requiredLiteral(%q) = %q, %q, %v; want %q, %q, %v", tc.expr, got, safe, fold, tc.want, tc.safe, tc.fold)
+		}
+	}
+}
+
+// TestGrepFilesIgnoreCaseBeyondASCII checks that the lower-cased literal
+// filter never hides a line that only Unicode case folding matches.
+func TestGrepFilesIgnoreCaseBeyondASCII(t *testing.T) {
+	t.Parallel()
+	env := newTestEnv(t, map[string]string{"a.txt": "ERRORS.NEW\nerror\u017f.new\n\u212aelvin\nÉTÉ\nnothing\n"})
+	tests := []struct{ pattern, want string }{
+		{"errors.new", "a.txt:1:ERRORS.NEW\na.txt:2:error\u017f.new\n(2 matching lines in 1 file)\n"},
+		{"kelvin", "a.txt:3:\u212aelvin\n(1 matching line in 1 file)\n"},
+		{"été", "a.txt:4:ÉTÉ\n(1 matching line in 1 file)\n"},
+	}
+	for _, tc := range tests {
+		out := callTool(t, env, grepFilesTool(), fmt.Sprintf(`{"pattern":%q,"ignore_case":true}`, tc.pattern))
+		if out.Text != tc.want {
+			t.Errorf("grep_files %q = %q, want %q", tc.pattern, out.Text, tc.want)
 		}
 	}
 }
@@ -202,9 +226,8 @@ func TestGrepSearchFileStopsOnCancel(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	g := &grepSearch{re: regexp.MustCompile("needle"), literal: newLiteralFinder([]byte("needle")), limit: 1}
-	buf := make([]byte, 0, grepChunkBytes)
-	m, err := g.searchFile(ctx, path, &buf)
+	g := &grepSearch{re: regexp.MustCompile("needle"), literal: []byte("needle"), foldSafe: []byte("needle"), limit: 1}
+	m, err := g.searchFile(ctx, path, &grepBuffers{})
 	if !errors.Is(err, context.Canceled) || m.count > grepChunkBytes/7 {
 		t.Errorf("cancelled search = %d matches, error %v; want at most one chunk's %d and %v", m.count, err, grepChunkBytes/7, context.Canceled)
 	}
