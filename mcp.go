@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/url"
 	"path/filepath"
 	"slices"
@@ -234,7 +235,7 @@ func (s *mcpSession) serverInfo() mcpServerInfo {
 
 // call sends a request and waits for its result. If the server lost our
 // session (HTTP), it initializes again and retries once.
-func (s *mcpSession) call(ctx context.Context, method string, params any, timeout time.Duration, onProgress func(MCPProgress)) (json.RawMessage, error) {
+func (s *mcpSession) call(ctx context.Context, method string, params map[string]any, timeout time.Duration, onProgress func(MCPProgress)) (json.RawMessage, error) {
 	raw, err := s.request(ctx, method, params, timeout, onProgress)
 	if errors.Is(err, errMCPSessionExpired) {
 		if err := s.initialize(ctx, timeout); err != nil {
@@ -251,13 +252,23 @@ func (s *mcpSession) call(ctx context.Context, method string, params any, timeou
 // sends notifications/cancelled and forgets the request, so a late reply
 // is ignored. Whatever the transport opened for the request (an HTTP
 // stream, a write still in progress) ends when it returns.
-func (s *mcpSession) request(ctx context.Context, method string, params any, timeout time.Duration, onProgress func(MCPProgress)) (json.RawMessage, error) {
+func (s *mcpSession) request(ctx context.Context, method string, params map[string]any, timeout time.Duration, onProgress func(MCPProgress)) (json.RawMessage, error) {
 	ctx, done := context.WithCancel(ctx)
 	defer done()
 	key := strconv.FormatInt(s.nextID.Add(1), 10)
-	body, err := requestParams(params, key, onProgress != nil)
-	if err != nil {
-		return nil, fmt.Errorf("encoding %s: %w", method, err)
+	if onProgress != nil {
+		params = maps.Clone(params)
+		if params == nil {
+			params = map[string]any{}
+		}
+		params["_meta"] = map[string]any{"progressToken": json.RawMessage(key)}
+	}
+	var body json.RawMessage
+	if params != nil {
+		var err error
+		if body, err = json.Marshal(params); err != nil {
+			return nil, fmt.Errorf("encoding %s: %w", method, err)
+		}
 	}
 	p := &mcpPending{reply: make(chan rpcMessage, 1), progressed: make(chan struct{}, 1), onProgress: onProgress}
 	s.mu.Lock()
@@ -295,25 +306,6 @@ func (s *mcpSession) request(ctx context.Context, method string, params any, tim
 			return nil, s.ended()
 		}
 	}
-}
-
-// requestParams encodes params, adding _meta.progressToken when asked.
-func requestParams(params any, token string, wantProgress bool) (json.RawMessage, error) {
-	if params == nil && !wantProgress {
-		return nil, nil
-	}
-	body, err := json.Marshal(params)
-	if err != nil || !wantProgress {
-		return body, err
-	}
-	fields := map[string]json.RawMessage{}
-	if string(body) != "null" {
-		if err := json.Unmarshal(body, &fields); err != nil {
-			return nil, err
-		}
-	}
-	fields["_meta"] = json.RawMessage(`{"progressToken":` + token + `}`)
-	return json.Marshal(fields)
 }
 
 // forget drops a pending request; a reply that still comes is ignored.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"flag"
@@ -95,17 +96,11 @@ func mcpAdd(args []string, stdout io.Writer, home, workspace string) error {
 		command = command[1:]
 	}
 	c := MCPServerConfig{Name: name, Type: *kind, URL: *rawURL, Env: env, Headers: headers}
-	if c.URL != "" && c.Type == "" {
-		c.Type = "http"
+	if c.URL != "" {
+		c.Type = cmp.Or(c.Type, "http")
 	}
 	if len(command) > 0 {
 		c.Command, c.Args = command[0], command[1:]
-	}
-	if len(c.Env) == 0 {
-		c.Env = nil
-	}
-	if len(c.Headers) == 0 {
-		c.Headers = nil
 	}
 	switch {
 	case name == "":
@@ -144,11 +139,7 @@ func mcpList(stdout io.Writer, home, workspace string) error {
 		if !c.isHTTP() {
 			target = strings.TrimSpace(c.Command + " " + strings.Join(c.Args, " "))
 		}
-		kind := c.Type
-		if kind == "" {
-			kind = "stdio"
-		}
-		fmt.Fprintf(stdout, "%s\t%s\t%s\t(%s)\n", c.Name, kind, target, c.Source)
+		fmt.Fprintf(stdout, "%s\t%s\t%s\t(%s)\n", c.Name, cmp.Or(c.Type, "stdio"), target, c.Source)
 	}
 	return nil
 }
@@ -165,11 +156,8 @@ func mcpRemove(args []string, stdout io.Writer, home, workspace string) error {
 	if err := fs.Parse(args); err != nil {
 		return usageErrorf("mcp remove: %v", err)
 	}
-	if name == "" && fs.NArg() == 1 {
-		name = fs.Arg(0)
-	}
-	if name == "" {
-		return usageErrorf("mcp remove needs a NAME")
+	if name = cmp.Or(name, fs.Arg(0)); name == "" || fs.NArg() > 1 {
+		return usageErrorf("mcp remove needs one NAME")
 	}
 	path := mcpConfigFile(home, workspace, *project)
 	found := false

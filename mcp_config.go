@@ -242,3 +242,25 @@ func envList(m map[string]string) []string {
 	sort.Strings(out)
 	return out
 }
+
+// transport builds the transport a server's config asks for. ${VAR} in
+// the URL, headers, command, arguments, env and cwd is filled from the
+// environment. A stdio server speaks the framing it spoke last time.
+func (m *MCPManager) transport(c MCPServerConfig) mcpTransport {
+	expand := func(s string) string { return expandVars(s, os.Getenv) }
+	if c.isHTTP() {
+		return newMCPHTTP(expand(c.URL), expandedMap(c.Headers), c.Type == "sse")
+	}
+	dir := expand(c.Cwd)
+	if dir != "" && !filepath.IsAbs(dir) {
+		dir = filepath.Join(m.opts.Workspace, dir)
+	}
+	args := make([]string, len(c.Args))
+	for i, a := range c.Args {
+		args[i] = expand(a)
+	}
+	framing, _ := m.framings.Load(c.Name)
+	framingText, _ := framing.(string)
+	return newMCPStdio(expand(c.Command), args, envList(expandedMap(c.Env)), dir, framingText,
+		func(f string) { m.framings.Store(c.Name, f) })
+}

@@ -240,55 +240,43 @@ func elicitFields(schema json.RawMessage) ([]ElicitField, error) {
 	if err := json.Unmarshal(schema, &s); err != nil {
 		return nil, err
 	}
-	names, err := objectKeys(s.Properties)
-	if err != nil {
-		return nil, err
-	}
-	var props map[string]struct {
-		Type        string          `json:"type"`
-		Title       string          `json:"title"`
-		Description string          `json:"description"`
-		Enum        []string        `json:"enum"`
-		Default     json.RawMessage `json:"default"`
-	}
-	if err := json.Unmarshal(s.Properties, &props); err != nil {
-		return nil, err
-	}
-	fields := make([]ElicitField, 0, len(names))
-	for _, name := range names {
-		p := props[name]
-		f := ElicitField{Name: name, Title: p.Title, Description: p.Description, Type: p.Type, Enum: p.Enum,
-			Required: slices.Contains(s.Required, name)}
-		if len(p.Default) > 0 && string(p.Default) != "null" {
-			if err := json.Unmarshal(p.Default, &f.Default); err != nil {
-				return nil, err
-			}
+	var fields []ElicitField
+	err := eachProperty(s.Properties, func(name string, raw json.RawMessage) error {
+		var p struct {
+			Type, Title, Description string
+			Enum                     []string
+			Default                  any
 		}
-		fields = append(fields, f)
-	}
-	return fields, nil
+		err := json.Unmarshal(raw, &p)
+		fields = append(fields, ElicitField{Name: name, Title: p.Title, Description: p.Description, Type: p.Type,
+			Enum: p.Enum, Default: p.Default, Required: slices.Contains(s.Required, name)})
+		return err
+	})
+	return fields, err
 }
 
-// objectKeys lists the keys of a JSON object in document order.
-func objectKeys(raw json.RawMessage) ([]string, error) {
+// eachProperty calls fn with each key and value of a JSON object, in
+// document order (a map would lose the order the form should follow).
+func eachProperty(raw json.RawMessage, fn func(name string, value json.RawMessage) error) error {
 	if len(bytes.TrimSpace(raw)) == 0 {
-		return nil, nil
+		return nil
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return nil, fmt.Errorf("properties is not an object")
+		return fmt.Errorf("properties is not an object")
 	}
-	var keys []string
 	for dec.More() {
 		tok, err := dec.Token()
 		if err != nil {
-			return nil, err
+			return err
 		}
-		keys = append(keys, tok.(string))
-		var skip json.RawMessage
-		if err := dec.Decode(&skip); err != nil {
-			return nil, err
+		var value json.RawMessage
+		if err := dec.Decode(&value); err != nil {
+			return err
+		}
+		if err := fn(tok.(string), value); err != nil {
+			return err
 		}
 	}
-	return keys, nil
+	return nil
 }

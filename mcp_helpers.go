@@ -151,19 +151,11 @@ func formatPrompt(server string, item json.RawMessage) string {
 
 // readResource reads one resource and renders its contents.
 func (m *MCPManager) readResource(ctx context.Context, server, uri string) (ToolOutput, error) {
-	srv, sess, err := m.oneReady(server)
-	if err != nil {
-		return ToolOutput{}, err
-	}
-	raw, err := sess.call(ctx, "resources/read", map[string]string{"uri": uri}, srv.cfg.callTimeout(), nil)
-	if err != nil {
-		return ToolOutput{}, fmt.Errorf("reading %s from %s: %w", uri, server, err)
-	}
 	var res struct {
 		Contents []mcpContent `json:"contents"`
 	}
-	if err := json.Unmarshal(raw, &res); err != nil {
-		return ToolOutput{}, fmt.Errorf("reading %s from %s: bad result: %w", uri, server, err)
+	if err := m.callServer(ctx, server, "resources/read", map[string]any{"uri": uri}, &res); err != nil {
+		return ToolOutput{}, fmt.Errorf("reading %s from %s: %w", uri, server, err)
 	}
 	var parts []string
 	for _, c := range res.Contents {
@@ -174,17 +166,9 @@ func (m *MCPManager) readResource(ctx context.Context, server, uri string) (Tool
 
 // getPrompt fetches a prompt and renders its messages.
 func (m *MCPManager) getPrompt(ctx context.Context, server, name string, args map[string]string) (ToolOutput, error) {
-	srv, sess, err := m.oneReady(server)
-	if err != nil {
-		return ToolOutput{}, err
-	}
 	params := map[string]any{"name": name}
 	if len(args) > 0 {
 		params["arguments"] = args
-	}
-	raw, err := sess.call(ctx, "prompts/get", params, srv.cfg.callTimeout(), nil)
-	if err != nil {
-		return ToolOutput{}, fmt.Errorf("getting prompt %s from %s: %w", name, server, err)
 	}
 	var res struct {
 		Description string `json:"description"`
@@ -193,27 +177,33 @@ func (m *MCPManager) getPrompt(ctx context.Context, server, name string, args ma
 			Content mcpContent `json:"content"`
 		} `json:"messages"`
 	}
-	if err := json.Unmarshal(raw, &res); err != nil {
-		return ToolOutput{}, fmt.Errorf("getting prompt %s from %s: bad result: %w", name, server, err)
+	if err := m.callServer(ctx, server, "prompts/get", params, &res); err != nil {
+		return ToolOutput{}, fmt.Errorf("getting prompt %s from %s: %w", name, server, err)
 	}
-	var parts []string
-	if res.Description != "" {
-		parts = append(parts, res.Description)
-	}
+	parts := []string{res.Description}
 	for _, msg := range res.Messages {
 		parts = append(parts, msg.Role+": "+renderContent(msg.Content))
 	}
-	return ToolOutput{Text: strings.Join(parts, "\n\n")}, nil
+	return ToolOutput{Text: strings.TrimSpace(strings.Join(parts, "\n\n"))}, nil
 }
 
-// oneReady returns the named server and its session if it is ready.
-func (m *MCPManager) oneReady(name string) (*mcpServer, *mcpSession, error) {
-	servers, err := m.readyServers(name)
+// callServer sends one request to the named server, if it is ready, and
+// decodes the result into out.
+func (m *MCPManager) callServer(ctx context.Context, server, method string, params map[string]any, out any) error {
+	servers, err := m.readyServers(server)
 	if err != nil {
-		return nil, nil, err
+		return err
 	}
-	if sess := servers[0].view.Load().session; sess != nil {
-		return servers[0], sess, nil
+	sess := servers[0].view.Load().session
+	if sess == nil {
+		return fmt.Errorf("MCP server %s is not ready", server)
 	}
-	return nil, nil, fmt.Errorf("MCP server %s is not ready", name)
+	raw, err := sess.call(ctx, method, params, servers[0].cfg.callTimeout(), nil)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(raw, out); err != nil {
+		return fmt.Errorf("bad result: %w", err)
+	}
+	return nil
 }

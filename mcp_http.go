@@ -83,7 +83,7 @@ func (t *mcpHTTP) send(ctx context.Context, msg rpcMessage) error {
 	// until its reply has been read, for anything else until the headers.
 	reqCtx, end := context.WithCancel(t.life)
 	detach := context.AfterFunc(ctx, end)
-	resp, err := t.do(reqCtx, http.MethodPost, bytes.NewReader(body), msg.Method == "initialize", "")
+	resp, err := t.do(reqCtx, http.MethodPost, t.url, bytes.NewReader(body), msg.Method == "initialize", "")
 	if err != nil || !msg.isRequest() {
 		detach()
 	}
@@ -194,7 +194,7 @@ func (t *mcpHTTP) follow(ctx context.Context, body io.ReadCloser, wantID string)
 		case <-ctx.Done():
 			return
 		}
-		resp, err := t.do(ctx, http.MethodGet, nil, false, lastID)
+		resp, err := t.do(ctx, http.MethodGet, t.url, nil, false, lastID)
 		body = nil
 		switch {
 		case err != nil:
@@ -250,7 +250,7 @@ func (t *mcpHTTP) established(ctx context.Context) error {
 	}
 	listenCtx, stop := context.WithCancel(t.life)
 	detach := context.AfterFunc(ctx, stop) // only until the stream is open
-	resp, err := t.do(listenCtx, http.MethodGet, nil, false, "")
+	resp, err := t.do(listenCtx, http.MethodGet, t.url, nil, false, "")
 	detach()
 	if err != nil || resp.StatusCode != http.StatusOK {
 		if err == nil {
@@ -267,8 +267,8 @@ func (t *mcpHTTP) established(ctx context.Context) error {
 }
 
 // do sends one HTTP request with the transport's headers.
-func (t *mcpHTTP) do(ctx context.Context, method string, body io.Reader, initialize bool, lastEventID string) (*http.Response, error) {
-	req, err := http.NewRequestWithContext(ctx, method, t.url, body)
+func (t *mcpHTTP) do(ctx context.Context, method, target string, body io.Reader, initialize bool, lastEventID string) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, method, target, body)
 	if err != nil {
 		return nil, fmt.Errorf("bad MCP server URL: %w", err)
 	}
@@ -293,7 +293,7 @@ func (t *mcpHTTP) do(ctx context.Context, method string, body io.Reader, initial
 	t.mu.Unlock()
 	resp, err := t.client.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("%s %s: %w", method, t.url, err)
+		return nil, fmt.Errorf("%s %s: %w", method, target, err)
 	}
 	return resp, nil
 }
@@ -346,7 +346,7 @@ func drain(resp *http.Response) {
 // carries every reply.
 func (t *mcpHTTP) connectLegacy(ctx context.Context) error {
 	streamCtx, end := context.WithCancel(t.life)
-	resp, err := t.do(streamCtx, http.MethodGet, nil, true, "")
+	resp, err := t.do(streamCtx, http.MethodGet, t.url, nil, true, "")
 	if err == nil && resp.StatusCode != http.StatusOK {
 		err = statusError(resp)
 	}
@@ -403,17 +403,9 @@ func (t *mcpHTTP) connectLegacy(ctx context.Context) error {
 func (t *mcpHTTP) postLegacy(endpoint string, body []byte) error {
 	ctx, cancel := context.WithTimeout(t.life, defaultMCPCallTimeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, bytes.NewReader(body))
+	resp, err := t.do(ctx, http.MethodPost, endpoint, bytes.NewReader(body), true, "")
 	if err != nil {
 		return err
-	}
-	for k, v := range t.headers {
-		req.Header.Set(k, v)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := t.client.Do(req)
-	if err != nil {
-		return fmt.Errorf("POST %s: %w", endpoint, err)
 	}
 	if resp.StatusCode/100 != 2 {
 		return statusError(resp)
@@ -429,7 +421,7 @@ func (t *mcpHTTP) close() error {
 	t.mu.Unlock()
 	if id != "" {
 		ctx, cancel := context.WithTimeout(context.Background(), mcpCancelGrace)
-		if resp, err := t.do(ctx, http.MethodDelete, nil, false, ""); err == nil {
+		if resp, err := t.do(ctx, http.MethodDelete, t.url, nil, false, ""); err == nil {
 			drain(resp)
 		}
 		cancel()

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -167,7 +165,7 @@ func (m *MCPManager) StatusLine() string {
 func (m *MCPManager) Restart(ctx context.Context, name string) error {
 	srv := m.server(name)
 	if srv == nil {
-		return fmt.Errorf("no MCP server named %q; configured: %s", name, strings.Join(m.names(), ", "))
+		return m.unknownServer(name)
 	}
 	outcome := make(chan error, 1)
 	select {
@@ -234,13 +232,13 @@ func (m *MCPManager) server(name string) *mcpServer {
 	return nil
 }
 
-// names lists the configured server names.
-func (m *MCPManager) names() []string {
+// unknownServer is the error for a name no server has.
+func (m *MCPManager) unknownServer(name string) error {
 	var names []string
 	for _, srv := range m.servers {
 		names = append(names, srv.name)
 	}
-	return names
+	return fmt.Errorf("no MCP server named %q; configured: %s", name, strings.Join(names, ", "))
 }
 
 // emit passes an event to the UI.
@@ -248,28 +246,6 @@ func (m *MCPManager) emit(e MCPEvent) {
 	if m.opts.OnEvent != nil {
 		m.opts.OnEvent(e)
 	}
-}
-
-// transport builds the transport a server's config asks for. ${VAR} in
-// the URL, headers, command, arguments, env and cwd is filled from the
-// environment. A stdio server speaks the framing it spoke last time.
-func (m *MCPManager) transport(c MCPServerConfig) mcpTransport {
-	expand := func(s string) string { return expandVars(s, os.Getenv) }
-	if c.isHTTP() {
-		return newMCPHTTP(expand(c.URL), expandedMap(c.Headers), c.Type == "sse")
-	}
-	dir := expand(c.Cwd)
-	if dir != "" && !filepath.IsAbs(dir) {
-		dir = filepath.Join(m.opts.Workspace, dir)
-	}
-	args := make([]string, len(c.Args))
-	for i, a := range c.Args {
-		args[i] = expand(a)
-	}
-	framing, _ := m.framings.Load(c.Name)
-	framingText, _ := framing.(string)
-	return newMCPStdio(expand(c.Command), args, envList(expandedMap(c.Env)), dir, framingText,
-		func(f string) { m.framings.Store(c.Name, f) })
 }
 
 // sessionOptions are the options every session of this manager gets.
@@ -314,24 +290,16 @@ func (m *MCPManager) refreshHelpers() {
 	resourceTools, promptTools := mcpHelperTools(m)
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	for _, t := range resourceTools {
-		m.offerHelper(t, resources)
+	for _, t := range append(resourceTools, promptTools...) {
+		want := resources && slices.Contains(resourceTools, t) || prompts && slices.Contains(promptTools, t)
+		switch {
+		case want && !m.helpers[t.Name]:
+			m.reg.Add(t)
+		case !want && m.helpers[t.Name]:
+			m.reg.Remove(func(name string) bool { return name == t.Name })
+		}
+		m.helpers[t.Name] = want
 	}
-	for _, t := range promptTools {
-		m.offerHelper(t, prompts)
-	}
-}
-
-// offerHelper adds or removes a helper tool so that it is registered
-// exactly when wanted. Callers hold m.mu.
-func (m *MCPManager) offerHelper(t *Tool, want bool) {
-	switch {
-	case want && !m.helpers[t.Name]:
-		m.reg.Add(t)
-	case !want && m.helpers[t.Name]:
-		m.reg.Remove(func(name string) bool { return name == t.Name })
-	}
-	m.helpers[t.Name] = want
 }
 
 // readyServers returns the ready servers' sessions, by server name,
@@ -345,7 +313,7 @@ func (m *MCPManager) readyServers(name string) ([]*mcpServer, error) {
 	}
 	if name != "" && len(out) == 0 {
 		if m.server(name) == nil {
-			return nil, fmt.Errorf("no MCP server named %q; configured: %s", name, strings.Join(m.names(), ", "))
+			return nil, m.unknownServer(name)
 		}
 		return nil, fmt.Errorf("MCP server %s is not ready", name)
 	}

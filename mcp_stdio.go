@@ -309,48 +309,38 @@ func (t *mcpStdio) close() error {
 // diagnostics returns the last lines the server wrote to stderr.
 func (t *mcpStdio) diagnostics() string { return t.stderr.String() }
 
-// lineTail is an io.Writer that keeps the last max lines written to it.
+// lineTail is an io.Writer that keeps the end of what is written to it,
+// to show the last lines a server wrote to stderr.
 type lineTail struct {
-	mu      sync.Mutex
-	max     int
-	lines   []string
-	partial string
+	mu  sync.Mutex
+	max int // lines shown
+	buf []byte
 }
 
-// Write splits p into lines and keeps the newest ones.
+// Write keeps the newest 16 KB.
 func (l *lineTail) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	parts := strings.Split(l.partial+string(p), "\n")
-	l.partial = clip(parts[len(parts)-1], 1000)
-	for _, line := range parts[:len(parts)-1] {
-		l.add(line)
-	}
+	l.buf = append(l.buf, p...)
+	l.buf = l.buf[max(0, len(l.buf)-16<<10):]
 	return len(p), nil
 }
 
 // note adds a line of our own.
 func (l *lineTail) note(line string) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.add("[minicode] " + line)
+	_, _ = l.Write([]byte("\n[minicode] " + line + "\n"))
 }
 
-// add keeps one line, dropping the oldest beyond max. Callers hold mu.
-func (l *lineTail) add(line string) {
-	if line = strings.TrimRight(line, "\r"); line != "" {
-		l.lines = append(l.lines, clip(line, 500))
-		l.lines = l.lines[max(0, len(l.lines)-l.max):]
-	}
-}
-
-// String returns the kept lines, oldest first.
+// String returns the last max non-blank lines, oldest first, each cut to
+// 500 bytes.
 func (l *lineTail) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	lines := l.lines
-	if l.partial != "" {
-		lines = append(lines[:len(lines):len(lines)], l.partial)
+	var lines []string
+	for line := range strings.Lines(string(l.buf)) {
+		if line = strings.TrimRight(line, "\r\n"); strings.TrimSpace(line) != "" {
+			lines = append(lines, clip(line, 500))
+		}
 	}
-	return strings.Join(lines, "\n")
+	return strings.Join(lines[max(0, len(lines)-l.max):], "\n")
 }

@@ -54,13 +54,9 @@ type mcpToolResult struct {
 // prompts/list), following nextCursor, and returns the items under key.
 func (s *mcpSession) listAll(ctx context.Context, method, key string, timeout time.Duration) ([]json.RawMessage, error) {
 	var items []json.RawMessage
+	var params map[string]any
 	seen := map[string]bool{}
-	cursor := ""
-	for page := 0; page < maxListPages; page++ {
-		var params any
-		if cursor != "" {
-			params = map[string]string{"cursor": cursor}
-		}
+	for range maxListPages {
 		raw, err := s.call(ctx, method, params, timeout, nil)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", method, err)
@@ -70,30 +66,21 @@ func (s *mcpSession) listAll(ctx context.Context, method, key string, timeout ti
 			return nil, fmt.Errorf("%s: bad result: %w", method, err)
 		}
 		var list []json.RawMessage
-		if err := json.Unmarshal(orNull(res[key]), &list); err != nil {
+		if err := json.Unmarshal(res[key], &list); err != nil && res[key] != nil {
 			return nil, fmt.Errorf("%s: bad %s: %w", method, key, err)
 		}
 		items = append(items, list...)
 		var next string
-		_ = json.Unmarshal(orNull(res["nextCursor"]), &next)
-		if next == "" {
+		_ = json.Unmarshal(res["nextCursor"], &next)
+		switch {
+		case next == "":
 			return items, nil
-		}
-		if seen[next] {
+		case seen[next]:
 			return nil, fmt.Errorf("%s: the server repeated cursor %q", method, next)
 		}
-		seen[next] = true
-		cursor = next
+		seen[next], params = true, map[string]any{"cursor": next}
 	}
 	return nil, fmt.Errorf("%s: more than %d pages", method, maxListPages)
-}
-
-// orNull turns a missing JSON value into null.
-func orNull(raw json.RawMessage) json.RawMessage {
-	if len(raw) == 0 {
-		return json.RawMessage("null")
-	}
-	return raw
 }
 
 // listTools returns every tool the server offers.
@@ -204,27 +191,17 @@ var nonNameChars = regexp.MustCompile(`[^a-zA-Z0-9_-]`)
 // mcp__<server>__<tool>, sanitised and at most 64 characters.
 func mcpToolName(server, tool string) string {
 	name := "mcp__" + nonNameChars.ReplaceAllString(server, "_") + "__" + nonNameChars.ReplaceAllString(tool, "_")
-	if len(name) > maxToolNameLen {
-		name = name[:maxToolNameLen]
-	}
-	return name
+	return name[:min(len(name), maxToolNameLen)]
 }
 
 // uniqueToolName returns name, or name with a numeric suffix if taken.
 func uniqueToolName(name string, taken func(string) bool) string {
-	if !taken(name) {
-		return name
-	}
-	for i := 2; ; i++ {
+	candidate := name
+	for i := 2; taken(candidate); i++ {
 		suffix := fmt.Sprintf("_%d", i)
-		base := name
-		if len(base)+len(suffix) > maxToolNameLen {
-			base = base[:maxToolNameLen-len(suffix)]
-		}
-		if !taken(base + suffix) {
-			return base + suffix
-		}
+		candidate = name[:min(len(name), maxToolNameLen-len(suffix))] + suffix
 	}
+	return candidate
 }
 
 // newMCPTool builds the registry entry for one server tool. The client
