@@ -259,20 +259,26 @@ func (m *MCPManager) sessionOptions() mcpSessionOptions {
 
 // register replaces a server's tools in the registry (none: removes them)
 // and returns their names. A name that is already taken gets a numeric
-// suffix, with a warning.
+// suffix, with a warning. Tools that stay are replaced in place and the
+// gone ones removed last, so a call during a refresh never finds its tool
+// missing.
 func (m *MCPManager) register(srv *mcpServer, old []string, tools []mcpToolInfo) (names, warnings []string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.reg.Remove(func(name string) bool { return slices.Contains(old, name) })
+	taken := func(name string) bool {
+		_, used := m.reg.Get(name)
+		return used && !slices.Contains(old, name) || slices.Contains(names, name)
+	}
 	for _, info := range tools {
 		base := mcpToolName(srv.name, info.Name)
-		name := uniqueToolName(base, func(name string) bool { _, used := m.reg.Get(name); return used })
+		name := uniqueToolName(base, taken)
 		if name != base {
 			warnings = append(warnings, fmt.Sprintf("tool %q is registered as %s because %s was taken", info.Name, name, base))
 		}
 		m.reg.Add(newMCPTool(srv, name, info))
 		names = append(names, name)
 	}
+	m.reg.Remove(func(name string) bool { return slices.Contains(old, name) && !slices.Contains(names, name) })
 	return names, warnings
 }
 
