@@ -212,19 +212,19 @@ func newestSession(dir string) string {
 	return newest
 }
 
-// formatSessionList shows sessions numbered from 1: id, title (or the
-// first prompt), age, and number of messages.
+// formatSessionList shows sessions numbered from 1: id, age, number of
+// messages, title (when named) and first prompt.
 func formatSessionList(infos []SessionInfo, now time.Time) string {
 	if len(infos) == 0 {
 		return "No saved sessions in this workspace."
 	}
 	var b strings.Builder
 	for i, s := range infos {
-		title := s.Title
-		if title == "" {
-			title = strings.Join(strings.Fields(s.FirstPrompt), " ")
+		about := cut(strings.Join(strings.Fields(s.FirstPrompt), " "), 60)
+		if s.Title != "" {
+			about = fmt.Sprintf("%q: %s", s.Title, about)
 		}
-		fmt.Fprintf(&b, "%3d. %s  %-8s %4d messages  %s\n", i+1, s.ID, formatAge(now.Sub(s.Modified)), s.Messages, cut(title, 60))
+		fmt.Fprintf(&b, "%3d. %s  %-8s %4d messages  %s\n", i+1, s.ID, formatAge(now.Sub(s.Modified)), s.Messages, about)
 	}
 	return strings.TrimSuffix(b.String(), "\n")
 }

@@ -472,3 +472,48 @@ func TestResumeAfterCompactionSeesTheCompactedView(t *testing.T) {
 		t.Errorf("compaction records %q, want %q (the journal's view matched the loop's)", kinds, want)
 	}
 }
+
+func TestCleanupPeriodDaysSetting(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		settings        string
+		tenDayOldKept   bool
+		fortyDayOldKept bool
+	}{
+		{"", true, false},
+		{`{"cleanupPeriodDays": 7}`, false, false},
+		{`{"cleanupPeriodDays": 60}`, true, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.settings, func(t *testing.T) {
+			home := t.TempDir()
+			if tt.settings != "" {
+				writeFile(t, filepath.Join(home, "settings.json"), tt.settings)
+			}
+			old := map[string]time.Duration{newSessionID(): 10 * 24 * time.Hour, newSessionID(): 40 * 24 * time.Hour}
+			for id, age := range old {
+				path := filepath.Join(home, "projects", "-elsewhere", id+".jsonl")
+				writeFile(t, path, "{}\n")
+				writeFile(t, filepath.Join(home, "tool-results", id, "r.txt"), "stored result")
+				os.Chtimes(path, time.Now().Add(-age), time.Now().Add(-age))
+			}
+			if r := runMinicode(t, []string{"MINICODE_HOME=" + home}, "", "-p", "list files", "--workspace", t.TempDir()); r.code != 0 {
+				t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+			}
+			for id, age := range old {
+				want := tt.tenDayOldKept
+				if age > 30*24*time.Hour {
+					want = tt.fortyDayOldKept
+				}
+				_, errFile := os.Stat(filepath.Join(home, "projects", "-elsewhere", id+".jsonl"))
+				_, errResults := os.Stat(filepath.Join(home, "tool-results", id))
+				if (errFile == nil) != want || (errResults == nil) != want {
+					t.Errorf("session %v old: file kept %v, results kept %v; want %v", age, errFile == nil, errResults == nil, want)
+				}
+			}
+			if len(sessionFiles(t, home)) == 0 {
+				t.Errorf("the current session was pruned too")
+			}
+		})
+	}
+}

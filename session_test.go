@@ -454,3 +454,19 @@ func TestCompactionThatDoesNotFitIsSkipped(t *testing.T) {
 		t.Errorf("view %+v, warnings %q (%v); want the view before the compaction and a warning naming line 3", j.View, j.Warnings, err)
 	}
 }
+
+func TestFormatSessionList(t *testing.T) {
+	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	infos := []SessionInfo{
+		{ID: "11111111-1111-4111-8111-111111111111", Title: "release", Modified: now.Add(-90 * time.Minute), Messages: 12, FirstPrompt: "write the\nrelease notes"},
+		{ID: "22222222-2222-4222-8222-222222222222", Modified: now.Add(-50 * time.Hour), Messages: 3, FirstPrompt: "fix the bug"},
+	}
+	want := `  1. 11111111-1111-4111-8111-111111111111  1h ago     12 messages  "release": write the release notes
+  2. 22222222-2222-4222-8222-222222222222  2d ago      3 messages  fix the bug`
+	if got := formatSessionList(infos, now); got != want {
+		t.Errorf("list =\n%s\nwant\n%s", got, want)
+	}
+	if got := formatSessionList(nil, now); got != "No saved sessions in this workspace." {
+		t.Errorf("empty list = %q", got)
+	}
+}
