@@ -20,6 +20,9 @@ const (
 	exitArmTimeout = 2 * time.Second        // how long a first Ctrl-C at the prompt waits for the second
 )
 
+// exitHint is shown after a first Ctrl-C at an idle prompt.
+const exitHint = "Press Ctrl-C again to exit."
+
 // Terminal modes the UI turns on and off.
 const (
 	bracketedPasteOn  = "\x1b[?2004h"
@@ -371,10 +374,11 @@ func (u *tui) tick(ctx context.Context) {
 			u.mu.Unlock()
 		case now := <-ticker.C:
 			u.mu.Lock()
-			if u.activity != "" || u.hint != "" && now.Sub(u.armedAt) > exitArmTimeout {
-				if now.Sub(u.armedAt) > exitArmTimeout {
-					u.hint = ""
-				}
+			if u.hint == exitHint && now.Sub(u.armedAt) > exitArmTimeout {
+				u.hint = ""
+				u.draw()
+			}
+			if u.activity != "" {
 				u.requestDraw(now)
 			}
 			u.mu.Unlock()

@@ -80,7 +80,7 @@ func (u *tui) interrupt() {
 		u.exit()
 	default:
 		u.armedAt = now
-		u.hint = "Press Ctrl-C again to exit."
+		u.hint = exitHint
 	}
 }
 

@@ -80,7 +80,7 @@ func TestTranscriptFrames(t *testing.T) {
 			"mock (mock) · ctx 0% · 0 tokens · session 01234567 · default · no sandbox\n› "},
 		{Event{Kind: EventToolStart, Call: call}, 2 * time.Second, "",
 			"⠋ run_command go test ./... 0.0s\nmock (mock) · ctx 0% · 0 tokens · session 01234567 · default · no sandbox\n› "},
-		{Event{Kind: EventToolEnd, Call: call, Result: &Block{Content: "Exit code: 1\n\nstdout:\nok a\nFAIL b\nline3\nline4\n\nstderr:\n\n", IsError: true}},
+		{Event{Kind: EventToolEnd, Call: call, Result: &Block{Content: "Exit code: 1\n\nstdout:\nok a\nFAIL b\nline3\nline4\n\nstderr:\n(empty)\n", IsError: true}},
 			5 * time.Second,
 			"✗ run_command go test ./... (3.0s)\n  │ … 1 earlier lines (Ctrl-O shows all)\n  │ FAIL b\n  │ line3\n  │ line4\n  │ exit 1\n",
 			"mock (mock) · ctx 0% · 0 tokens · session 01234567 · default · no sandbox\n› "},

@@ -198,6 +198,9 @@ func commandPreview(content string) []string {
 	stdout, stderr, _ := strings.Cut(rest, "\n\nstderr:\n")
 	var output []string
 	for _, s := range []string{stdout, stderr} {
+		if strings.TrimSpace(s) == "(empty)" {
+			continue
+		}
 		for _, l := range strings.Split(s, "\n") {
 			if strings.TrimSpace(l) != "" {
 				output = append(output, l)
