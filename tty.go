@@ -67,7 +67,8 @@ type tui struct {
 	hint          string      // a line under the input, such as how to exit
 	armedAt       time.Time   // the first Ctrl-C at an idle prompt
 	answers       chan string // set while a question (an MCP server's) waits for a typed answer
-	usage         Usage
+	usage         Usage       // tokens used this session
+	cost          float64     // their price in dollars, where the model's price is known
 	lastDraw      time.Time
 	drawQueued    bool
 }
@@ -211,6 +212,7 @@ func (u *tui) turn(ctx context.Context, prompt slashPrompt) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	u.usage.Add(res.Usage)
+	u.cost += costUSD(u.app.Model, res.Usage)
 }
 
 // command runs a slash command and prints what it says. A custom command

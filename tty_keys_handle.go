@@ -166,7 +166,7 @@ func (u *tui) frame(now time.Time) frame {
 }
 
 // statusLine is one line: what is happening now, then the model, context
-// use, tokens, session, MCP servers, permission mode and sandbox.
+// use, tokens and cost, session, MCP servers, permission mode and sandbox.
 func (u *tui) statusLine(now time.Time, spin string, width int) string {
 	var parts []string
 	if u.activity != "" {
@@ -175,6 +175,9 @@ func (u *tui) statusLine(now time.Time, spin string, width int) string {
 	app := u.app
 	parts = append(parts, fmt.Sprintf("%s (%s)", app.Model, app.Provider.Name()), fmt.Sprintf("ctx %.0f%%", app.Agent.ContextUsage().Percent),
 		formatTokens(u.usage.InputTokens+u.usage.OutputTokens)+" tokens", "session "+app.SessionID[:min(8, len(app.SessionID))])
+	if u.cost > 0 {
+		parts[len(parts)-2] += fmt.Sprintf(" $%.2f", u.cost)
+	}
 	if app.MCP != nil {
 		if st := app.MCP.Status(); len(st) > 0 {
 			ready := 0

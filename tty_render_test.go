@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -149,6 +150,34 @@ func TestStripTags(t *testing.T) {
 	for _, tt := range tests {
 		if got := stripTags(tt.in, tt.partial); got != tt.want {
 			t.Errorf("stripTags(%q, %v) = %q, want %q", tt.in, tt.partial, got, tt.want)
+		}
+	}
+}
+
+func TestStatusLineShowsTokensAndCost(t *testing.T) {
+	u := plainTUI(t, io.Discard)
+	u.app.Model = "claude-sonnet-4-5"
+	u.usage = Usage{InputTokens: 12_000, OutputTokens: 345}
+	u.cost = costUSD(u.app.Model, u.usage)
+	u.activity, u.activityAt = "running go test", time.Now().Add(-3200*time.Millisecond)
+	got := u.statusLine(time.Now(), "*", 200)
+	want := fmt.Sprintf("* running go test 3.2s · claude-sonnet-4-5 (mock) · ctx 0%% · 12.3k tokens $%.2f · session 01234567 · default · no sandbox", u.cost)
+	if u.cost == 0 || got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+}
+
+func TestNoColorTurnsColourOff(t *testing.T) {
+	app := testApp(t, t.TempDir(), Options{})
+	for _, env := range []map[string]string{{"NO_COLOR": "1"}, {"TERM": "dumb"}, {"TERM": "xterm-256color"}} {
+		app.getenv = func(k string) string { return env[k] }
+		var out strings.Builder
+		u := newTUI(app, &out, 80, 24)
+		u.tr.event(Event{Kind: EventNotice, Text: "careful"}, time.Now())
+		u.draw()
+		wantColor := env["TERM"] == "xterm-256color"
+		if hasColor := strings.Contains(out.String(), "\x1b[3"); hasColor != wantColor {
+			t.Errorf("%v: colour %v, want %v: %q", env, hasColor, wantColor, out.String())
 		}
 	}
 }
