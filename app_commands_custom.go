@@ -265,20 +265,29 @@ func skillPrompt(s *Skill, args string) (slashPrompt, error) {
 }
 
 // customSlashCommands lists the custom commands and the skills as entries
-// of the slash-command list, for /help and the menu.
+// of the slash-command list, for /help and the menu. A name taken by a
+// built-in command, or a skill's name taken by a custom command, is left
+// out: typing it runs the other.
 func (app *App) customSlashCommands() []slashCommand {
-	var out []slashCommand
+	out := slashCommands()
+	taken := func(name string) bool {
+		return slices.ContainsFunc(out, func(c slashCommand) bool { return c.name == name })
+	}
 	for _, c := range app.Commands {
 		help := strings.TrimSpace(c.Description + " " + c.ArgumentHint)
 		if c.Problem != "" {
 			help = "(broken: " + c.Problem + ")"
 		}
-		out = append(out, slashCommand{name: c.Name, help: cmp.Or(help, "custom command from "+c.Path)})
+		if !taken(c.Name) {
+			out = append(out, slashCommand{name: c.Name, help: cmp.Or(help, "custom command from "+c.Path)})
+		}
 	}
 	for _, s := range app.Skills.Skills {
-		out = append(out, slashCommand{name: s.Name, help: "skill: " + oneLine(s.Description, 80)})
+		if !taken(s.Name) {
+			out = append(out, slashCommand{name: s.Name, help: "skill: " + oneLine(s.Description, 80)})
+		}
 	}
-	return out
+	return out[len(slashCommands()):]
 }
 
 // slashInput handles a line that starts with "/": a built-in command runs

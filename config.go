@@ -183,8 +183,12 @@ func parseSettings(data []byte, source string, project bool) (Settings, error) {
 			return Settings{}, fmt.Errorf("settings file %s: %w", source, err)
 		}
 	}
-	if err := s.Hooks.check(data, source); err != nil {
+	ignored, err := s.Hooks.check(data, source)
+	if err != nil {
 		return Settings{}, fmt.Errorf("settings file %s: %w", source, err)
+	}
+	for _, k := range ignored {
+		s.Unknown = append(s.Unknown, fmt.Sprintf("%s (%s)", k, source))
 	}
 	if err := checkContextSettings(source, data, &s); err != nil {
 		return Settings{}, err

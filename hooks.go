@@ -74,13 +74,17 @@ type HookCommand struct {
 
 // check validates the hooks read from one settings file and compiles the
 // matchers. A mistake names the file's line (found from data) and field.
-func (hs HookSettings) check(data []byte, source string) error {
+// Events and hook types that Claude Code has and minicode does not are
+// taken out and returned, to be listed rather than refused.
+func (hs HookSettings) check(data []byte, source string) (ignored []string, err error) {
 	at := func(needle string) int {
 		return lineOf(data, max(int64(bytes.Index(data, []byte(needle))), 0))
 	}
 	for event, matchers := range hs {
 		if !slices.Contains(hookEvents(), event) {
-			return fmt.Errorf("line %d: field \"hooks\": unknown event %q (known: %s)", at(`"`+string(event)+`"`), event, joinEvents())
+			delete(hs, event)
+			ignored = append(ignored, "hooks."+string(event))
+			continue
 		}
 		for i := range matchers {
 			m := &matchers[i]
@@ -88,36 +92,31 @@ func (hs HookSettings) check(data []byte, source string) error {
 			if p := m.Matcher; p != "" && p != "*" {
 				re, err := regexp.Compile("^(?:" + p + ")$")
 				if err != nil {
-					return fmt.Errorf("line %d: field \"hooks.%s[%d].matcher\": %q is not a valid regular expression: %v", at(p), event, i, p, err)
+					return nil, fmt.Errorf("line %d: field \"hooks.%s[%d].matcher\": %q is not a valid regular expression: %v", at(p), event, i, p, err)
 				}
 				m.re = re
 			}
 			if len(m.Hooks) == 0 {
-				return fmt.Errorf("line %d: field \"hooks.%s[%d].hooks\": the list of commands is missing or empty", at(`"`+string(event)+`"`), event, i)
+				return nil, fmt.Errorf("line %d: field \"hooks.%s[%d].hooks\": the list of commands is missing or empty", at(`"`+string(event)+`"`), event, i)
 			}
+			var commands []HookCommand
 			for j, h := range m.Hooks {
 				field := fmt.Sprintf("hooks.%s[%d].hooks[%d]", event, i, j)
 				switch {
 				case h.Type != "command":
-					return fmt.Errorf("line %d: field %q: type must be \"command\", not %q", at(`"`+h.Type+`"`), field+".type", h.Type)
+					ignored = append(ignored, fmt.Sprintf("%s (type %q)", field, h.Type))
 				case strings.TrimSpace(h.Command) == "":
-					return fmt.Errorf("line %d: field %q is missing or empty", at(`"`+string(event)+`"`), field+".command")
+					return nil, fmt.Errorf("line %d: field %q is missing or empty", at(`"`+string(event)+`"`), field+".command")
 				case h.Timeout < 0:
-					return fmt.Errorf("line %d: field %q must not be negative", at(h.Command), field+".timeout")
+					return nil, fmt.Errorf("line %d: field %q must not be negative", at(h.Command), field+".timeout")
+				default:
+					commands = append(commands, h)
 				}
 			}
+			m.Hooks = commands
 		}
 	}
-	return nil
-}
-
-// joinEvents lists the known event names for messages.
-func joinEvents() string {
-	var names []string
-	for _, e := range hookEvents() {
-		names = append(names, string(e))
-	}
-	return strings.Join(names, ", ")
+	return ignored, nil
 }
 
 // merge adds over's hooks after base's: hooks from every settings file run.

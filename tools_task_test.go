@@ -346,8 +346,11 @@ func TestTerminalShowsASubagentAsOneLine(t *testing.T) {
 		t.Errorf("scrollback %q, want the task's line with its tool count", got)
 	}
 	// Custom commands are in the slash menu with their description.
-	u.app.Commands = []*CustomCommand{{Name: "review", Description: "Review a PR"}}
+	u.app.Commands = []*CustomCommand{{Name: "review", Description: "Review a PR"}, {Name: "help", Description: "shadowed"}}
 	if got := completionsFor("", "/rev", u.app); len(got) != 1 || got[0] != (completion{"/review", "Review a PR"}) {
 		t.Errorf("completions of /rev: %q, want /review with its description", got)
+	}
+	if got := completionsFor("", "/hel", u.app); len(got) != 1 || got[0].note == "shadowed" {
+		t.Errorf("completions of /hel: %q, want only the built-in /help", got)
 	}
 }
