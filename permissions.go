@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -38,7 +39,11 @@ type PermissionRequest struct {
 	Unsandboxed string
 	URL         string // the address, for AccessNetwork
 	Diff        string // unified diff of the change, for AccessWrite
-	Summary     string // one line saying what the call does
+	// Plan, if set, computes Diff (and a Summary with it) by reading the
+	// file; it runs only once the call is not denied, and its error is
+	// shown only when the file may be read, since it can quote the file.
+	Plan    func() (diff, summary string, err error)
+	Summary string // one line saying what the call does
 	// HookDecision is a PreToolUse hook's answer ("allow", "ask" or ""),
 	// and Grants are allow rules of the skill or command running now;
 	// both are filled in by the registry and never override a deny rule.
@@ -290,6 +295,17 @@ func (p *Permissions) Authorize(ctx context.Context, req PermissionRequest) erro
 	asker := p.asker
 	p.mu.Unlock()
 	d := hookAdjusted(p.decide(req), req.HookDecision)
+	if d.Verdict != VerdictDeny && req.Plan != nil {
+		diff, summary, err := req.Plan()
+		if err != nil && p.decide(PermissionRequest{Tool: "read_file", Access: AccessRead, Paths: req.Paths}).Verdict != VerdictAllow {
+			return fmt.Errorf("%s cannot be carried out, and why is not shown because reading %s needs permission; read it with read_file first",
+				req.Tool, strings.Join(req.Paths, ", "))
+		}
+		if err != nil {
+			return err
+		}
+		req.Diff, req.Summary = diff, cmp.Or(summary, req.Summary)
+	}
 	if d.Verdict == VerdictAsk && asker != nil {
 		select {
 		case p.askSlot <- struct{}{}:

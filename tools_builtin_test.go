@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"os"
@@ -60,8 +61,13 @@ type recordingPerms struct {
 	reqs []PermissionRequest
 }
 
-// Authorize records req and allows it.
+// Authorize records req, with its diff planned as the real check does,
+// and allows it.
 func (p *recordingPerms) Authorize(ctx context.Context, req PermissionRequest) error {
+	if req.Plan != nil {
+		diff, summary, _ := req.Plan()
+		req.Diff, req.Summary = diff, cmp.Or(summary, req.Summary)
+	}
 	p.reqs = append(p.reqs, req)
 	return nil
 }

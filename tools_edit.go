@@ -128,18 +128,22 @@ func planEdit(content string, e EditSpec) (string, int, error) {
 }
 
 // planFileEdit is the permission request of edit_file and patch_file: a
-// write of the file, with the diff of the planned change.
+// write of the file. The file is read for the diff only once the check
+// has not refused the write (see PermissionRequest.Plan).
 func planFileEdit(env *ToolEnv, path string, edits []EditSpec) (PermissionRequest, error) {
-	p, err := planEdits(env, path, edits)
+	abs, err := resolveInput(env, path)
 	if err != nil {
 		return PermissionRequest{}, err
 	}
-	diff := unifiedDiff(p.name, p.before, p.after)
 	return PermissionRequest{
 		Access:  AccessWrite,
-		Paths:   []string{p.abs},
-		Diff:    diff,
-		Summary: fmt.Sprintf("edit %s (%s)", p.name, diffStat(diff)),
+		Paths:   []string{abs},
+		Summary: "edit " + displayPath(env, abs),
+		Plan: func() (string, string, error) {
+			p, err := planEdits(env, path, edits)
+			diff := unifiedDiff(p.name, p.before, p.after)
+			return diff, fmt.Sprintf("edit %s (%s)", p.name, diffStat(diff)), err
+		},
 	}, nil
 }
 

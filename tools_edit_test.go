@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -137,4 +138,48 @@ func TestSimilarity(t *testing.T) {
 			t.Errorf("similarity(%q, %q) = %v, want %v", tc.a, tc.b, got, tc.want)
 		}
 	}
+}
+
+// TestFileToolsNeverLeak tries to learn an outside file's text through the
+// errors of edit_file, patch_file and write_file under the real permission
+// check: the check comes first, and an error that would quote the file is
+// replaced while the file may not be read.
+func TestFileToolsNeverLeak(t *testing.T) {
+	t.Parallel()
+	env := newTestEnv(t, map[string]string{"inside.txt": "inside text\n"})
+	secret := filepath.Join(t.TempDir(), "id_rsa")
+	writeTree(t, filepath.Dir(secret), map[string]string{"id_rsa": "BEGIN PRIVATE KEY\nline two\n"})
+	tools := map[string]*Tool{"edit_file": editFileTool(), "patch_file": patchFileTool(), "write_file": writeFileTool()}
+	inputs := map[string]string{
+		"edit_file":  fmt.Sprintf(`{"path":%q,"old_string":"BEGIN PRIVATE KEX","new_string":"x"}`, secret),
+		"patch_file": fmt.Sprintf(`{"path":%q,"edits":[{"old_string":"line tw0","new_string":"x"}]}`, secret),
+		"write_file": fmt.Sprintf(`{"path":%q,"content":"x"}`, secret),
+	}
+	for _, mode := range []PermissionMode{ModePlan, ModeDefault, ModeAcceptEdits} {
+		for name, tool := range tools {
+			for _, allow := range [][]string{nil, {"Edit(/" + secret + ")"}} {
+				if name == "write_file" && allow != nil {
+					continue // allowed to write it, the write itself is no leak
+				}
+				perms, err := NewPermissions(PermissionConfig{Mode: mode, Workspace: env.Workspace, AllowedTools: allow})
+				if err != nil {
+					t.Fatal(err)
+				}
+				env := &ToolEnv{Workspace: env.Workspace, Perms: perms}
+				out := callTool(t, env, tool, inputs[name])
+				if strings.Contains(out.Text, "PRIVATE") || strings.Contains(out.Text, "line two") || strings.Contains(out.Text, "similar") {
+					t.Errorf("%s in %s with %q: the result quotes the file: %q", name, mode, allow, out.Text)
+				}
+				if data, _ := os.ReadFile(secret); string(data) != "BEGIN PRIVATE KEY\nline two\n" {
+					t.Fatalf("%s in %s changed the file", name, mode)
+				}
+			}
+		}
+	}
+	perms, err := NewPermissions(PermissionConfig{Mode: ModeAcceptEdits, Workspace: env.Workspace})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := callTool(t, &ToolEnv{Workspace: env.Workspace, Perms: perms}, editFileTool(), `{"path":"inside.txt","old_string":"inside texx","new_string":"y"}`)
+	mustContain(t, out.Text, "inside text") // a file the model may read still gets the helpful error
 }

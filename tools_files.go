@@ -317,20 +317,22 @@ func writeFileTool() *Tool {
 		Description: "Create a file, or replace the whole content of an existing one, creating missing folders. " +
 			"To change part of a file prefer edit_file or patch_file. Files keep their permissions.",
 		Permission: func(env *ToolEnv, in WriteFileInput) (PermissionRequest, error) {
-			abs, before, existed, err := loadForWrite(env, in.Path)
+			abs, err := resolveInput(env, in.Path)
 			if err != nil {
 				return PermissionRequest{}, err
 			}
-			name := displayPath(env, abs)
-			verb := "overwrite"
-			if !existed {
-				verb = "create"
+			name, verb := displayPath(env, abs), "create"
+			if _, err := os.Lstat(abs); err == nil {
+				verb = "overwrite"
 			}
 			return PermissionRequest{
 				Access:  AccessWrite,
 				Paths:   []string{abs},
-				Diff:    unifiedDiff(name, before, *in.Content),
 				Summary: fmt.Sprintf("%s %s (%s)", verb, name, plural(countTextLines(*in.Content), "line", "lines")),
+				Plan: func() (string, string, error) { // read only once the write is not refused
+					_, before, _, err := loadForWrite(env, in.Path)
+					return unifiedDiff(name, before, *in.Content), "", err
+				},
 			}, nil
 		},
 		Run: runWriteFile,

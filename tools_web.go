@@ -51,6 +51,21 @@ func checkRedirect(req *http.Request, via []*http.Request) error {
 	return nil
 }
 
+// checkedRedirects returns a client like w's whose every redirect hop is
+// judged again by the permission check, as a fetch of its own: a rule for
+// one host never lets a redirect reach another.
+func (w *webClient) checkedRedirects(ctx context.Context, env *ToolEnv, tool string) *http.Client {
+	client := *w.http
+	client.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+		if err := checkRedirect(req, via); err != nil || env == nil || env.Perms == nil {
+			return err
+		}
+		return env.Perms.Authorize(ctx, PermissionRequest{Tool: tool, Access: AccessNetwork, URL: req.URL.String(),
+			Summary: fmt.Sprintf("follow a redirect from %s to %s", via[len(via)-1].URL, req.URL)})
+	}
+	return &client
+}
+
 // checkWebURL accepts only absolute http and https addresses.
 func checkWebURL(raw string) (*url.URL, error) {
 	u, err := url.Parse(strings.TrimSpace(raw))
@@ -68,14 +83,14 @@ func checkWebURL(raw string) (*url.URL, error) {
 
 // get fetches u and returns the response with at most webMaxBodyBytes of
 // its body, refusing error statuses.
-func (w *webClient) get(ctx context.Context, u *url.URL) (*http.Response, []byte, bool, error) {
+func (w *webClient) get(ctx context.Context, client *http.Client, u *url.URL) (*http.Response, []byte, bool, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	if err != nil {
 		return nil, nil, false, err
 	}
 	req.Header.Set("User-Agent", webUserAgent)
 	req.Header.Set("Accept", "text/html, text/plain, application/json, text/*;q=0.8, */*;q=0.1")
-	resp, err := w.http.Do(req)
+	resp, err := client.Do(req)
 	if err != nil {
 		var uerr *url.Error
 		if errors.As(err, &uerr) {
@@ -117,18 +132,18 @@ func webFetchTool(w *webClient) *Tool {
 			return PermissionRequest{Access: AccessNetwork, URL: u.String(), Summary: "fetch " + u.String()}, nil
 		},
 		Run: func(ctx context.Context, env *ToolEnv, in WebFetchInput) (ToolOutput, error) {
-			return w.fetch(ctx, in)
+			return w.fetch(ctx, w.checkedRedirects(ctx, env, "web_fetch"), in)
 		},
 	}.Tool()
 }
 
 // fetch performs one web_fetch call.
-func (w *webClient) fetch(ctx context.Context, in WebFetchInput) (ToolOutput, error) {
+func (w *webClient) fetch(ctx context.Context, client *http.Client, in WebFetchInput) (ToolOutput, error) {
 	u, err := checkWebURL(in.URL)
 	if err != nil {
 		return ToolOutput{}, err
 	}
-	resp, body, cut, err := w.get(ctx, u)
+	resp, body, cut, err := w.get(ctx, client, u)
 	if err != nil {
 		return ToolOutput{}, err
 	}
@@ -233,7 +248,7 @@ func webSearchTool(w *webClient) *Tool {
 			return PermissionRequest{Access: AccessNetwork, URL: u.String(), Summary: fmt.Sprintf("search the web for %q", in.Query)}, nil
 		},
 		Run: func(ctx context.Context, env *ToolEnv, in WebSearchInput) (ToolOutput, error) {
-			return w.search(ctx, in)
+			return w.search(ctx, w.checkedRedirects(ctx, env, "web_search"), in)
 		},
 	}.Tool()
 }
@@ -251,12 +266,12 @@ func (w *webClient) searchURL(query string) (*url.URL, error) {
 }
 
 // search performs one web_search call.
-func (w *webClient) search(ctx context.Context, in WebSearchInput) (ToolOutput, error) {
+func (w *webClient) search(ctx context.Context, client *http.Client, in WebSearchInput) (ToolOutput, error) {
 	u, err := w.searchURL(in.Query)
 	if err != nil {
 		return ToolOutput{}, err
 	}
-	resp, body, _, err := w.get(ctx, u)
+	resp, body, _, err := w.get(ctx, client, u)
 	if err != nil {
 		return ToolOutput{}, fmt.Errorf("web search failed: %w", err)
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -231,5 +232,43 @@ func TestUnwrapRedirect(t *testing.T) {
 		if got := unwrapRedirect(tc.href, base); got != tc.want {
 			t.Errorf("unwrapRedirect(%q) = %q, want %q", tc.href, got, tc.want)
 		}
+	}
+}
+
+// TestWebFetchRedirectsAreChecked follows redirects under the real
+// permission check: a rule for the first host does not cover a redirect
+// to another, whose hop is judged (and, headless, denied) on its own.
+func TestWebFetchRedirectsAreChecked(t *testing.T) {
+	t.Parallel()
+	var hits []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits = append(hits, r.URL.Path)
+		switch r.URL.Path {
+		case "/away":
+			http.Redirect(w, r, "http://elsewhere.invalid/secret", http.StatusFound)
+		case "/loop":
+			http.Redirect(w, r, strings.Replace("http://"+r.Host+"/ok", "127.0.0.1", "[::ffff:127.0.0.1]", 1), http.StatusFound)
+		default:
+			io.WriteString(w, "fine")
+		}
+	}))
+	defer srv.Close()
+	env := newTestEnv(t, nil)
+	perms, err := NewPermissions(PermissionConfig{Workspace: env.Workspace, AllowedTools: []string{"web_fetch(domain:127.0.0.1)"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	env.Perms = perms
+	tool := webFetchTool(newWebClient(BuiltinConfig{}))
+	out := callTool(t, env, tool, fmt.Sprintf(`{"url":%q}`, srv.URL+"/away"))
+	if !out.IsError || !strings.Contains(out.Text, "elsewhere.invalid") || !strings.Contains(out.Text, "permission denied") {
+		t.Errorf("redirect to another host = %q, want a permission denial naming it", out.Text)
+	}
+	out = callTool(t, env, tool, fmt.Sprintf(`{"url":%q}`, srv.URL+"/loop"))
+	if out.IsError || !strings.Contains(out.Text, "fine") {
+		t.Errorf("redirect to the same address in another form = %q, want it followed", out.Text)
+	}
+	if d := perms.Denials(); len(d) != 1 || !strings.Contains(d[0].Reason, "elsewhere.invalid") {
+		t.Errorf("denials = %+v, want the redirect hop", d)
 	}
 }
