@@ -248,23 +248,3 @@ func compactJSON(raw json.RawMessage, max int) string {
 	}
 	return cut(string(raw), max)
 }
-
-// firstLine returns the first line of s, cut to max characters, with a
-// note of how many lines followed.
-func firstLine(s string, max int) string {
-	line, rest, more := strings.Cut(strings.TrimSpace(s), "\n")
-	line = cut(line, max)
-	if more {
-		line += fmt.Sprintf(" (+%d lines)", strings.Count(rest, "\n")+1)
-	}
-	return line
-}
-
-// cut shortens s to at most max characters, marking the cut.
-func cut(s string, max int) string {
-	r := []rune(s)
-	if len(r) <= max {
-		return s
-	}
-	return string(r[:max]) + "…"
-}

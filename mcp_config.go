@@ -195,10 +195,7 @@ func editMCPFile(path string, change func(servers map[string]json.RawMessage) er
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	return os.WriteFile(path, append(out, '\n'), 0o600)
+	return writeFileAtomic(path, append(out, '\n'), 0o600)
 }
 
 // expandVars replaces ${VAR} with the variable's value, and

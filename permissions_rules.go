@@ -369,14 +369,7 @@ func addToRuleFile(file string, r Rule, allow bool) error {
 	if err != nil {
 		return fmt.Errorf("encoding %s: %w", file, err)
 	}
-	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
-		return fmt.Errorf("saving %s: %w", file, err)
-	}
-	tmp := file + ".tmp"
-	if err := os.WriteFile(tmp, append(out, '\n'), 0o644); err != nil {
-		return fmt.Errorf("saving %s: %w", file, err)
-	}
-	if err := os.Rename(tmp, file); err != nil {
+	if err := writeFileAtomic(file, append(out, '\n'), 0o644); err != nil {
 		return fmt.Errorf("saving %s: %w", file, err)
 	}
 	return nil

@@ -209,7 +209,7 @@ func cmdExport(_ context.Context, app *App, args string, history *[]Message) (st
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(app.Workspace, path)
 	}
-	if err := os.WriteFile(path, []byte(exportMarkdown(title, app.SessionID, messages)), 0o644); err != nil {
+	if err := writeFileAtomic(path, []byte(exportMarkdown(title, app.SessionID, messages)), 0o644); err != nil {
 		return "", false, fmt.Errorf("exporting the session: %w", err)
 	}
 	return fmt.Sprintf("Wrote %d messages to %s.", len(messages), path), false, nil

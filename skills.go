@@ -317,11 +317,6 @@ func (set *SkillSet) Describe() string {
 	return b.String()
 }
 
-// oneLine collapses whitespace in s and cuts it to n runes.
-func oneLine(s string, n int) string {
-	return cut(strings.Join(strings.Fields(s), " "), n)
-}
-
 // PromptSection is the system prompt's list of skills: names and
 // descriptions only, within maxSkillPromptBytes, with a note of how many
 // were left out. It is "" when there are no skills.

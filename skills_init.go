@@ -336,11 +336,12 @@ func initAgentsFile(ctx context.Context, env *ToolEnv, workspace string) (string
 	if err != nil {
 		return "", fmt.Errorf("writing AGENTS.md: %w", err)
 	}
-	if _, err := file.WriteString(content); err != nil {
-		file.Close()
-		return "", fmt.Errorf("writing AGENTS.md: %w", err)
+	_, err = file.WriteString(content)
+	if cerr := file.Close(); err == nil {
+		err = cerr
 	}
-	if err := file.Close(); err != nil {
+	if err != nil {
+		os.Remove(path) // a half-written file would stop the next /init
 		return "", fmt.Errorf("writing AGENTS.md: %w", err)
 	}
 	return content, nil

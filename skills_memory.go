@@ -281,19 +281,6 @@ func (m *Memory) applyCaps() {
 	}
 }
 
-// cutText returns at most n bytes of s, ending at a line break when one
-// is near the end, and never inside a character.
-func cutText(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	n = runeFloor(s, n)
-	if nl := strings.LastIndexByte(s[:n], '\n'); nl >= n*4/5 {
-		n = nl + 1
-	}
-	return s[:n]
-}
-
 // kb formats a byte count for people.
 func kb(n int) string {
 	if n < 1024 {

@@ -12,7 +12,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/go-playground/validator/v10"
 )
@@ -461,7 +460,7 @@ func storeLargeResults(dir string, results []Block) {
 		}
 		stored, err := storeResult(dir, r.ToolUseID, r.Content)
 		if err != nil {
-			stored = fmt.Sprintf("%s\n\n[output of %d characters cut here; storing it failed: %v]", preview(r.Content), len(r.Content), err)
+			stored = fmt.Sprintf("%s\n\n[output of %d characters cut here; storing it failed: %v]", prefix(r.Content, resultPreviewChars), len(r.Content), err)
 		}
 		total += len(stored) - len(r.Content)
 		r.Content = stored
@@ -483,21 +482,8 @@ func storeResult(dir, id, content string) (string, error) {
 		name = fmt.Sprintf("result-%d", time.Now().UnixNano())
 	}
 	path := filepath.Join(dir, name+".txt")
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+	if err := writeFileAtomic(path, []byte(content), 0o644); err != nil {
 		return "", err
 	}
-	return fmt.Sprintf("%s\n\n[output of %d characters was too large and is stored in %s; read it with read_file using offset and limit]", preview(content), len(content), path), nil
-}
-
-// preview returns the first resultPreviewChars characters of s, cut at a
-// rune boundary.
-func preview(s string) string {
-	if len(s) <= resultPreviewChars {
-		return s
-	}
-	cut := resultPreviewChars
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut]
+	return fmt.Sprintf("%s\n\n[output of %d characters was too large and is stored in %s; read it with read_file using offset and limit]", prefix(content, resultPreviewChars), len(content), path), nil
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"path/filepath"
-	"unicode/utf8"
 )
 
 // defaultSearchEndpoint is where web_search asks when no endpoint is
@@ -93,42 +92,4 @@ func optInt(p *int, def int) int {
 		return def
 	}
 	return *p
-}
-
-// cutMiddle keeps the head and tail of s within budget bytes, replacing the
-// middle with a note saying how much was left out. Cuts fall on rune
-// boundaries.
-func cutMiddle(s string, budget int) string {
-	if len(s) <= budget {
-		return s
-	}
-	half := budget / 2
-	head := s[:runeFloor(s, half)]
-	tail := s[runeCeil(s, len(s)-half):]
-	omitted := len(s) - len(head) - len(tail)
-	return fmt.Sprintf("%s\n[... %d characters omitted ...]\n%s", head, omitted, tail)
-}
-
-// runeFloor moves i back to the start of the rune it falls in.
-func runeFloor(s string, i int) int {
-	for i > 0 && i < len(s) && !utf8.RuneStart(s[i]) {
-		i--
-	}
-	return i
-}
-
-// runeCeil moves i forward to the start of the next rune.
-func runeCeil(s string, i int) int {
-	for i < len(s) && !utf8.RuneStart(s[i]) {
-		i++
-	}
-	return i
-}
-
-// plural formats a count with the singular or plural noun.
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
 }

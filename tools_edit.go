@@ -339,11 +339,3 @@ func similarity(a, b string) float64 {
 	}
 	return 1 - float64(prev[len(b)])/float64(max(len(a), len(b)))
 }
-
-// clip shortens s to at most n bytes, on a rune boundary.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:runeFloor(s, n)] + "..."
-}

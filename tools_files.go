@@ -405,33 +405,50 @@ func loadText(abs string) (string, error) {
 	return string(data), nil
 }
 
-// writeAtomic replaces the file at abs with content: it writes a temporary
-// file in the same folder and renames it over the old one, so a reader
-// never sees half a file. An existing file keeps its mode; a new one gets
-// 0644, and missing folders are created.
+// writeAtomic replaces the file at abs with content, as writeFileAtomic
+// does; a new file gets mode 0644.
 func writeAtomic(abs, content string) error {
-	mode := fs.FileMode(0o644)
-	if info, err := os.Stat(abs); err == nil {
-		mode = info.Mode().Perm()
+	return writeFileAtomic(abs, []byte(content), 0o644)
+}
+
+// writeFileAtomic replaces the file at path with data. It is how minicode
+// writes every file it replaces: the data goes to a temporary file in the
+// same folder, is synced to disk and renamed over the old file, so that a
+// reader, a crash or a full disk never leaves half a file. An existing
+// file keeps its mode; a new one gets perm, and missing folders are made.
+func writeFileAtomic(path string, data []byte, perm fs.FileMode) error {
+	return replaceFile(path, perm, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+// replaceFile is writeFileAtomic with the content written by write.
+func replaceFile(path string, perm fs.FileMode, write func(io.Writer) error) error {
+	if info, err := os.Stat(path); err == nil {
+		perm = info.Mode().Perm()
 	}
-	dir := filepath.Dir(abs)
+	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("creating folder: %w", err)
 	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(abs)+".tmp-*")
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
 		return describeOpenError(err)
 	}
 	defer os.Remove(tmp.Name())
-	_, err = tmp.WriteString(content)
+	err = write(tmp)
+	if err == nil {
+		err = tmp.Chmod(perm)
+	}
+	if err == nil {
+		err = tmp.Sync()
+	}
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}
 	if err == nil {
-		err = os.Chmod(tmp.Name(), mode)
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), abs)
+		err = os.Rename(tmp.Name(), path)
 	}
 	return err
 }

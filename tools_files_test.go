@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -324,5 +325,39 @@ func TestReadFileSpecialFiles(t *testing.T) {
 		if !out.IsError || out.Text != tc.want {
 			t.Errorf("%s %s = %q, want error %q", tc.tool.Name, tc.input, out.Text, tc.want)
 		}
+	}
+}
+
+// TestReplaceFileKeepsOldFileOnFailure fails a write midway, as a full
+// disk would: the old file must survive whole, and no temporary file may
+// be left behind. A write that succeeds keeps the file's mode.
+func TestReplaceFileKeepsOldFileOnFailure(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "mcp.json")
+	old := `{"mcpServers": {"a": {"command": "x"}}}` + "\n"
+	if err := os.WriteFile(path, []byte(old), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	full := errors.New("no space left on device")
+	err := replaceFile(path, 0o644, func(w io.Writer) error {
+		io.WriteString(w, `{"mcpServers": {"a": `)
+		return full
+	})
+	if !errors.Is(err, full) {
+		t.Fatalf("replaceFile error = %v, want %v", err, full)
+	}
+	if got, _ := os.ReadFile(path); string(got) != old {
+		t.Errorf("after the failed write the file holds %q, want %q", got, old)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("folder holds %d entries, want only the file", len(entries))
+	}
+	if err := writeFileAtomic(path, []byte("{}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	info, err := os.Stat(path)
+	if got, _ := os.ReadFile(path); err != nil || string(got) != "{}\n" || info.Mode().Perm() != 0o600 {
+		t.Errorf("after the write: %q, mode %v; want %q, mode 0600", got, info.Mode().Perm(), "{}\n")
 	}
 }

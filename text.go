@@ -1,0 +1,100 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
+
+// This file holds the ways minicode shortens text for the model and for
+// people. Byte limits (clip, prefix, cutText, cutMiddle) bound what is
+// sent or stored; rune limits (cut, firstLine, oneLine) bound what is
+// shown on a terminal line. No cut ever splits a character.
+
+// prefix returns at most n bytes of s.
+func prefix(s string, n int) string {
+	return s[:runeFloor(s, min(n, len(s)))]
+}
+
+// clip shortens s to at most n bytes, marking the cut with "...".
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return prefix(s, n) + "..."
+}
+
+// cutText returns at most n bytes of s, ending at a line break when one
+// is near the end.
+func cutText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	n = runeFloor(s, n)
+	if nl := strings.LastIndexByte(s[:n], '\n'); nl >= n*4/5 {
+		n = nl + 1
+	}
+	return s[:n]
+}
+
+// cutMiddle keeps the head and tail of s within budget bytes, replacing the
+// middle with a note saying how much was left out.
+func cutMiddle(s string, budget int) string {
+	if len(s) <= budget {
+		return s
+	}
+	half := budget / 2
+	head := s[:runeFloor(s, half)]
+	tail := s[runeCeil(s, len(s)-half):]
+	omitted := len(s) - len(head) - len(tail)
+	return fmt.Sprintf("%s\n[... %d characters omitted ...]\n%s", head, omitted, tail)
+}
+
+// cut shortens s to at most max characters, marking the cut with "…".
+func cut(s string, max int) string {
+	r := []rune(s)
+	if len(r) <= max {
+		return s
+	}
+	return string(r[:max]) + "…"
+}
+
+// firstLine returns the first line of s, cut to max characters, with a
+// note of how many lines followed.
+func firstLine(s string, max int) string {
+	line, rest, more := strings.Cut(strings.TrimSpace(s), "\n")
+	line = cut(line, max)
+	if more {
+		line += fmt.Sprintf(" (+%d lines)", strings.Count(rest, "\n")+1)
+	}
+	return line
+}
+
+// oneLine collapses whitespace in s and cuts it to n characters.
+func oneLine(s string, n int) string {
+	return cut(strings.Join(strings.Fields(s), " "), n)
+}
+
+// runeFloor moves i back to the start of the rune it falls in.
+func runeFloor(s string, i int) int {
+	for i > 0 && i < len(s) && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return i
+}
+
+// runeCeil moves i forward to the start of the next rune.
+func runeCeil(s string, i int) int {
+	for i < len(s) && !utf8.RuneStart(s[i]) {
+		i++
+	}
+	return i
+}
+
+// plural formats a count with the singular or plural noun.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
