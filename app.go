@@ -145,9 +145,10 @@ func newApp(ctx context.Context, opts Options, stdin io.Reader, stdout, stderr i
 	if len(app.Skills.Skills) > 0 {
 		app.Registry.Add(app.Skills.Tool())
 	}
-	if app.Memory, err = LoadMemory(app.Home, app.Workspace); err != nil {
+	if app.Memory, err = LoadMemory(app.Home, userHome(app.getenv), app.Workspace, app.Trusted); err != nil {
 		return nil, err
 	}
+	app.Memory.watchReads(app.Registry)
 	if err := app.startMCP(ctx, servers); err != nil {
 		app.Close()
 		return nil, err
@@ -162,16 +163,17 @@ func newApp(ctx context.Context, opts Options, stdin io.Reader, stdout, stderr i
 		return nil, err
 	}
 	app.Agent = &Agent{
-		Provider:   app.Provider,
-		Tools:      app.Registry,
-		Env:        app.Env,
-		Model:      app.Model,
-		System:     app.systemPrompt(),
-		MaxTokens:  maxTokens,
-		MaxSteps:   maxTurns,
-		Journal:    func(e Event) { app.Session.Event(e) },
-		Limits:     limits,
-		Compaction: app.Settings.Compaction,
+		Provider:     app.Provider,
+		Tools:        app.Registry,
+		Env:          app.Env,
+		Model:        app.Model,
+		SummaryModel: app.SummaryModel,
+		System:       app.systemPrompt(),
+		MaxTokens:    maxTokens,
+		MaxSteps:     maxTurns,
+		Journal:      func(e Event) { app.Session.Event(e) },
+		Limits:       limits,
+		Compaction:   app.Settings.Compaction,
 	}
 	app.Subagents = &Subagents{Parent: app.Agent, MaxDepth: app.Settings.SubagentDepth,
 		Agents: LoadAgents(agentDirs(app.Home, userHome(getenv), app.Workspace))}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -88,7 +89,7 @@ func (a *Agent) summarize(ctx context.Context, msgs []Message, focus string, usa
 	if focus != "" {
 		ask += "\nFocus the summary on: " + focus
 	}
-	resp, err := a.Provider.Stream(ctx, ModelRequest{Model: a.Model, System: summarySystemPrompt, Messages: []Message{userText(ask)}, MaxTokens: budget}, nil)
+	resp, err := a.Provider.Stream(ctx, ModelRequest{Model: cmp.Or(a.SummaryModel, a.Model), System: summarySystemPrompt, Messages: []Message{userText(ask)}, MaxTokens: budget}, nil)
 	if err != nil {
 		return "", err
 	}

@@ -83,14 +83,16 @@ type TurnResult struct {
 // Agent runs turns: it calls the model, runs the tools it asks for, and
 // keeps going until the model answers or a limit is reached.
 type Agent struct {
-	Provider    Provider
-	Tools       *Registry
-	Env         *ToolEnv
-	Model       string
-	System      string
-	MaxTokens   int
-	MaxSteps    int
-	MaxProgress int
+	Provider Provider
+	Tools    *Registry
+	Env      *ToolEnv
+	Model    string
+	// SummaryModel writes compaction summaries; "" means Model.
+	SummaryModel string
+	System       string
+	MaxTokens    int
+	MaxSteps     int
+	MaxProgress  int
 	// Depth is 0 for the main agent and 1 for a subagent; only the main
 	// agent runs the UserPromptSubmit and Stop hooks.
 	Depth int

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -27,6 +28,7 @@ type apiRequest struct {
 	model     string
 	maxTokens int
 	system    string
+	body      string
 }
 
 // fakeClaudeAPI speaks the Anthropic Messages streaming format, replying
@@ -45,7 +47,7 @@ func fakeClaudeAPI(t *testing.T, steps ...apiStep) (*httptest.Server, func() []a
 		body, _ := io.ReadAll(r.Body)
 		_ = json.Unmarshal(body, &req)
 		mu.Lock()
-		seen = append(seen, apiRequest{header: r.Header.Clone(), model: req.Model, maxTokens: req.MaxTokens, system: string(req.System)})
+		seen = append(seen, apiRequest{header: r.Header.Clone(), model: req.Model, maxTokens: req.MaxTokens, system: string(req.System), body: string(body)})
 		step := steps[min(len(seen), len(steps))-1]
 		n := len(seen)
 		mu.Unlock()
@@ -126,5 +128,36 @@ func TestClaudeEnvironmentReachesTheAPI(t *testing.T) {
 	}
 	if !strings.Contains(r.stderr, "answering with claude-haiku-5-5") {
 		t.Errorf("stderr %q, want a notice of the fallback", r.stderr)
+	}
+}
+
+// modelRecorder answers every request with a summary and records the
+// model each named.
+type modelRecorder struct{ models []string }
+
+// Name reports "recorder".
+func (m *modelRecorder) Name() string { return "recorder" }
+
+// Stream records the model and replies with a summary.
+func (m *modelRecorder) Stream(_ context.Context, req ModelRequest, _ func(Delta)) (ModelResponse, error) {
+	m.models = append(m.models, req.Model)
+	return ModelResponse{Content: []Block{{Type: BlockText, Text: "<summary>\nState.\n</summary>"}}, StopReason: StopEndTurn}, nil
+}
+
+func TestSmallFastModelWritesSummaries(t *testing.T) {
+	env := map[string]string{"ANTHROPIC_API_KEY": "k", "ANTHROPIC_SMALL_FAST_MODEL": "haiku", "MINICODE_HOME": t.TempDir(), "HOME": t.TempDir()}
+	app, err := newApp(t.Context(), Options{Print: true, Workspace: t.TempDir(), Model: "opus"}, strings.NewReader(""), io.Discard, io.Discard,
+		func(k string) string { return env[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer app.Close()
+	rec := &modelRecorder{}
+	app.Agent.Provider = rec
+	if _, err := app.Agent.summarize(t.Context(), []Message{userText("read the files")}, "", 100_000); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"claude-haiku-5-5"}; len(rec.models) != 1 || rec.models[0] != want[0] || app.Agent.Model != "claude-opus-5-5" {
+		t.Errorf("summary asked of %q (main model %q), want %q", rec.models, app.Agent.Model, want)
 	}
 }

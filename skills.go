@@ -98,7 +98,7 @@ func readSkill(dir, source string) *Skill {
 	header, body, err := splitFrontMatter(data)
 	if err == nil {
 		s.Meta, s.Warnings = parseFrontMatter(header)
-		err = s.applyFrontMatter()
+		err = s.applyFrontMatter(body)
 	}
 	if err != nil {
 		s.Problem = err.Error()
@@ -111,24 +111,31 @@ func readSkill(dir, source string) *Skill {
 	return s
 }
 
-// applyFrontMatter fills the skill's fields from Meta and checks them
-// against the rules of the skill format.
-func (s *Skill) applyFrontMatter() error {
-	name, ok := s.Meta["name"].(string)
-	if !ok || name == "" {
-		return errors.New("the front matter has no name: add a line like \"name: my-skill\"")
+// applyFrontMatter fills the skill's fields from Meta. As in Claude
+// Code, a missing name is the folder's and a missing description the
+// body's first line; a name or description outside the format's limits
+// is a warning, not a reason to leave the skill out. when_to_use joins
+// the description.
+func (s *Skill) applyFrontMatter(body string) error {
+	if name, ok := s.Meta["name"].(string); ok && name != "" {
+		s.Name = name
 	}
-	if err := checkSkillName(name); err != nil {
-		return err
+	if err := checkSkillName(s.Name); err != nil {
+		s.Warnings = append(s.Warnings, err.Error())
 	}
-	s.Name = name
-	desc, ok := s.Meta["description"].(string)
-	desc = strings.TrimSpace(desc)
-	if !ok || desc == "" {
-		return errors.New("the front matter has no description: add one saying what the skill does and when to use it")
+	desc, _ := s.Meta["description"].(string)
+	if desc = strings.TrimSpace(desc); desc == "" {
+		desc = strings.TrimSpace(strings.TrimLeft(strings.SplitN(strings.TrimSpace(body), "\n", 2)[0], "# "))
+		s.Warnings = append(s.Warnings, "the front matter has no description: add one saying what the skill does and when to use it")
+	}
+	if desc == "" {
+		return errors.New("the front matter has no description, and the body no text to take one from")
 	}
 	if n := utf8.RuneCountInString(desc); n > maxSkillDescriptionLen {
-		return fmt.Errorf("the description is %d characters long; the limit is %d", n, maxSkillDescriptionLen)
+		s.Warnings = append(s.Warnings, fmt.Sprintf("the description is %d characters long; the limit is %d", n, maxSkillDescriptionLen))
+	}
+	if when, _ := s.Meta["when_to_use"].(string); strings.TrimSpace(when) != "" {
+		desc += " When to use: " + strings.TrimSpace(when)
 	}
 	s.Description = desc
 	tools, err := allowedTools(s.Meta["allowed-tools"])

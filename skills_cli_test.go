@@ -170,7 +170,7 @@ func TestSkillsCLIErrors(t *testing.T) {
 		{name: "add without path", args: []string{"add"}, wantErr: "needs exactly one argument, got 0", wantUsage: true},
 		{name: "list with argument", args: []string{"list", "x"}, wantErr: "takes no arguments", wantUsage: true},
 		{name: "add missing folder", args: []string{"add", "testdata/skills/nope"}, wantErr: "cannot add"},
-		{name: "add invalid skill", args: []string{"add", "testdata/skills/bad-name"}, wantErr: `is not a valid skill: the name "Bad_Name" may use only lowercase letters`},
+		{name: "add invalid skill", args: []string{"add", "testdata/skills/no-description"}, wantErr: `is not a valid skill: the front matter has no description`},
 		{name: "remove unknown", args: []string{"remove", "ghost"}, wantErr: `no skill named "ghost" is installed in `},
 		{name: "remove dot", args: []string{"remove", "."}, wantErr: `no skill named "." is installed`, setup: func(t *testing.T, h cliHomes) {
 			writeSkill(t, h.home, "skills", skillMD("skills", "A SKILL.md right in the skills folder."))

@@ -13,11 +13,15 @@ import (
 )
 
 // Project memory is what the user writes down once for every session:
-// AGENTS.md, CLAUDE.md, CLAUDE.local.md and MINI.md files in $MINICODE_HOME
-// (for every project) and in each folder from the repository root down to
-// the workspace. A line may pull in another file with
-// "@relative/path". All of it goes into the system prompt, within limits
-// that keep the files nearest the workspace when something must give.
+// AGENTS.md, CLAUDE.md, .claude/CLAUDE.md, CLAUDE.local.md and MINI.md
+// files in $MINICODE_HOME and ~/.claude (for every project), in each
+// folder from / down to the workspace, and the rules of .claude/rules. A
+// line may pull in another file with "@relative/path" (or, from the
+// user's own files and in a trusted workspace, "@~/path" and absolute
+// paths). All of it goes into the system prompt, within limits that keep
+// the files nearest the workspace when something must give; memory for
+// part of the project waits for the model to read there
+// (skills_memory_lazy.go).
 
 // Limits on project memory.
 const (
@@ -47,18 +51,24 @@ type Memory struct {
 	Files    []*MemoryFile // from the most general to the nearest
 	Notes    []string      // includes not followed, files not readable
 	Searched []string      // the folders looked in
+
+	lazy lazyMemory // what is added as the model reads files
 }
 
 // memoryLoader collects memory files and follows their includes.
 type memoryLoader struct {
-	mem    *Memory
-	loaded map[string]*MemoryFile // by real path
+	mem      *Memory
+	loaded   map[string]*MemoryFile // by real path
+	userHome string                 // for @~/ includes
+	// external allows project files to include absolute and @~/ paths:
+	// set in a trusted workspace. The user's own files always may.
+	external bool
 }
 
 // LoadMemory finds and reads the memory files for workspace; home is
 // $MINICODE_HOME ("" for none). Problems with single files become notes
 // in the result; the error is for a workspace that cannot be resolved.
-func LoadMemory(home, workspace string) (*Memory, error) {
+func LoadMemory(home, userHome, workspace string, trusted bool) (*Memory, error) {
 	ws, err := filepath.EvalSymlinks(workspace)
 	if err != nil {
 		return nil, fmt.Errorf("resolving workspace: %w", err)
@@ -67,20 +77,32 @@ func LoadMemory(home, workspace string) (*Memory, error) {
 	if err != nil {
 		return nil, fmt.Errorf("resolving workspace: %w", err)
 	}
-	l := &memoryLoader{mem: &Memory{}, loaded: map[string]*MemoryFile{}}
-	dirs := projectDirs(ws)
+	l := &memoryLoader{mem: &Memory{}, loaded: map[string]*MemoryFile{}, userHome: userHome, external: trusted}
+	var dirs []string // from / down to the workspace
+	for d := ws; ; d = filepath.Dir(d) {
+		dirs = append([]string{d}, dirs...)
+		if filepath.Dir(d) == d {
+			break
+		}
+	}
+	if real, err := filepath.EvalSymlinks(filepath.Join(userHome, ".claude")); userHome != "" && err == nil {
+		l.loadFiles(real, []string{"CLAUDE.md"}, "user", real, len(dirs)+1)
+		l.loadRules(filepath.Join(real, "rules"), "user", real, len(dirs)+1)
+	}
 	if real, err := filepath.EvalSymlinks(home); home != "" && err == nil {
 		l.loadDir(real, "user", real, len(dirs))
 	}
 	root, inRepo := findRepoRoot(ws)
 	for i, dir := range dirs {
 		boundary := dir
-		if inRepo {
+		if inRepo && within(root, dir) {
 			boundary = root
 		}
 		l.loadDir(dir, "project", boundary, len(dirs)-1-i)
 	}
+	l.loadRules(filepath.Join(ws, ".claude", "rules"), "project", ws, 0)
 	l.mem.applyCaps()
+	l.mem.lazy.loader, l.mem.lazy.workspace, l.mem.lazy.seen = l, ws, map[string]bool{ws: true}
 	return l.mem, nil
 }
 
@@ -113,8 +135,13 @@ func projectDirs(workspace string) []string {
 
 // loadDir loads the memory files of one folder, in a fixed order.
 func (l *memoryLoader) loadDir(dir, level, boundary string, rank int) {
+	l.loadFiles(dir, []string{"AGENTS.md", "CLAUDE.md", filepath.Join(".claude", "CLAUDE.md"), "CLAUDE.local.md", "MINI.md"}, level, boundary, rank)
+}
+
+// loadFiles loads the named files of one folder that exist, in order.
+func (l *memoryLoader) loadFiles(dir string, names []string, level, boundary string, rank int) {
 	l.mem.Searched = append(l.mem.Searched, dir)
-	for _, name := range []string{"AGENTS.md", "CLAUDE.md", "CLAUDE.local.md", "MINI.md"} {
+	for _, name := range names {
 		path := filepath.Join(dir, name)
 		if info, err := os.Stat(path); err == nil && info.Mode().IsRegular() {
 			l.loadFile(&MemoryFile{Path: path, Level: level, rank: rank}, boundary, nil)
@@ -179,7 +206,10 @@ func readMemoryFile(path string) (content string, size int, err error) {
 
 // include follows one @ref found in f.
 func (l *memoryLoader) include(f *MemoryFile, ref, boundary string, stack []string) {
-	target, err := resolveInclude(filepath.Dir(f.Path), ref, boundary)
+	if rest, ok := strings.CutPrefix(ref, "~/"); ok && l.userHome != "" {
+		ref = filepath.Join(l.userHome, rest)
+	}
+	target, err := resolveInclude(filepath.Dir(f.Path), ref, boundary, f.Level == "user" || l.external)
 	switch {
 	case errors.Is(err, fs.ErrNotExist) && !strings.ContainsAny(ref, "/."):
 		return // "@name" in prose is a mention, not a path
@@ -222,7 +252,11 @@ func includeRefs(text string) []string {
 			}
 			continue
 		}
-		for _, word := range strings.Fields(line) {
+		spans := strings.Split(line, "`")
+		for i := 1; i < len(spans); i += 2 {
+			spans[i] = "" // inside a code span
+		}
+		for _, word := range strings.Fields(strings.Join(spans, " ")) {
 			if ref := strings.TrimRight(strings.TrimPrefix(word, "@"), ".,;:!?)\"'"); len(word) > 1 && word[0] == '@' && ref != "" {
 				refs = append(refs, ref)
 			}
@@ -231,17 +265,22 @@ func includeRefs(text string) []string {
 	return refs
 }
 
-// resolveInclude turns an include reference into the real path of a file,
-// refusing absolute paths and anything outside boundary.
-func resolveInclude(dir, ref, boundary string) (string, error) {
-	if filepath.IsAbs(ref) || strings.HasPrefix(ref, "~") {
-		return "", errors.New("only paths relative to the including file are allowed")
+// resolveInclude turns an include reference into the real path of a file.
+// A relative path must stay inside boundary; absolute (and @~/) paths are
+// followed only when external allows them.
+func resolveInclude(dir, ref, boundary string, external bool) (string, error) {
+	abs := filepath.IsAbs(ref)
+	if abs && !external || strings.HasPrefix(ref, "~") {
+		return "", errors.New("absolute and @~/ paths are followed only in a trusted workspace (minicode trust)")
 	}
-	real, err := filepath.EvalSymlinks(filepath.Join(dir, ref))
+	if !abs {
+		ref = filepath.Join(dir, ref)
+	}
+	real, err := filepath.EvalSymlinks(ref)
 	if err != nil {
 		return "", fs.ErrNotExist
 	}
-	if !within(boundary, real) {
+	if !abs && !within(boundary, real) {
 		return "", fmt.Errorf("it is outside %s", boundary)
 	}
 	if info, err := os.Stat(real); err != nil || !info.Mode().IsRegular() {

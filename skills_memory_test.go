@@ -78,24 +78,24 @@ func TestLoadMemoryWalk(t *testing.T) {
 		"repo/a/b/docs/AGENTS.md/":  "",
 		"repo/a/b/MINI.md/ignored/": "",
 	})
-	m, err := LoadMemory(filepath.Join(base, "home"), filepath.Join(base, "repo", "a", "b"))
+	m, err := LoadMemory(filepath.Join(base, "home"), "", filepath.Join(base, "repo", "a", "b"), false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"home/MINI.md", "repo/AGENTS.md", "repo/CLAUDE.md", "repo/a/MINI.md", "repo/a/b/AGENTS.md", "repo/a/b/CLAUDE.local.md"}
+	want := []string{"home/MINI.md", "AGENTS.md", "repo/AGENTS.md", "repo/CLAUDE.md", "repo/a/MINI.md", "repo/a/b/AGENTS.md", "repo/a/b/CLAUDE.local.md"}
 	if got := loadedPaths(t, m, base); !reflect.DeepEqual(got, want) {
 		t.Fatalf("loaded %q, want %q", got, want)
 	}
 	prompt := m.PromptSection()
 	last := -1
-	for _, text := range []string{"user level", "root agents", "root claude", "a mini", "workspace agents", "local notes"} {
+	for _, text := range []string{"user level", "above the repository", "root agents", "root claude", "a mini", "workspace agents", "local notes"} {
 		i := strings.Index(prompt, text)
 		if i <= last {
 			t.Fatalf("PromptSection has %q out of order: %q", text, prompt)
 		}
 		last = i
 	}
-	if desc := m.Describe(); !strings.Contains(desc, "Memory files (6 loaded") || !strings.Contains(desc, "user     "+filepath.Join(base, "home", "MINI.md")) {
+	if desc := m.Describe(); !strings.Contains(desc, "Memory files (7 loaded") || !strings.Contains(desc, "user     "+filepath.Join(base, "home", "MINI.md")) {
 		t.Errorf("Describe() = %q", desc)
 	}
 }
@@ -125,7 +125,7 @@ func TestLoadMemoryIncludes(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	m, err := LoadMemory("", root)
+	m, err := LoadMemory("", "", root, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,8 +136,8 @@ func TestLoadMemoryIncludes(t *testing.T) {
 	agents := filepath.Join(root, "AGENTS.md")
 	wantNotes := []string{
 		filepath.Join(root, "docs", "style.md") + ": @../AGENTS.md not included: it would make a cycle (" + agents + " -> " + filepath.Join(root, "docs", "style.md") + " -> " + agents + ")",
-		agents + ": @/etc/hostname not included: only paths relative",
-		agents + ": @~/notes.md not included: only paths relative",
+		agents + ": @/etc/hostname not included: absolute and @~/ paths are followed only in a trusted workspace",
+		agents + ": @~/notes.md not included: absolute and @~/ paths are followed only in a trusted workspace",
 		agents + ": @../outside.md not included: it is outside " + root,
 		agents + ": @docs/missing.md not included: file does not exist",
 		agents + ": @docs/link.md not included: it is outside " + root,
@@ -175,7 +175,7 @@ func TestLoadMemoryIncludesOutsideRepository(t *testing.T) {
 		"ws/docs/own.md": "OWN DOCS",
 	})
 	ws := filepath.Join(base, "ws")
-	m, err := LoadMemory("", ws)
+	m, err := LoadMemory("", "", ws, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,7 +203,7 @@ func TestLoadMemoryNamedPipes(t *testing.T) {
 	}
 	done := make(chan *Memory, 1)
 	go func() {
-		m, err := LoadMemory("", base)
+		m, err := LoadMemory("", "", base, false)
 		if err != nil {
 			t.Error(err)
 		}
@@ -238,7 +238,7 @@ func TestLoadMemoryDuplicates(t *testing.T) {
 	if err := os.Symlink("AGENTS.md", filepath.Join(base, "repo", "ws", "CLAUDE.md")); err != nil {
 		t.Fatal(err)
 	}
-	m, err := LoadMemory("", filepath.Join(base, "repo", "ws"))
+	m, err := LoadMemory("", "", filepath.Join(base, "repo", "ws"), false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -277,7 +277,7 @@ func TestLoadMemoryCaps(t *testing.T) {
 		"repo/a/b/c/MINI.md": "C " + kbOf(60) + "@late.md\n",
 		"repo/a/b/c/late.md": "LATE, included from past the cut",
 	})
-	m, err := LoadMemory(filepath.Join(base, "home"), filepath.Join(base, "repo", "a", "b", "c"))
+	m, err := LoadMemory(filepath.Join(base, "home"), "", filepath.Join(base, "repo", "a", "b", "c"), false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -372,14 +372,14 @@ func TestLoadMemoryNone(t *testing.T) {
 	t.Parallel()
 	base := realTempDir(t)
 	writeFiles(t, base, map[string]string{".git/": ""})
-	m, err := LoadMemory("", base)
+	m, err := LoadMemory("", "", base, false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if m.PromptSection() != "" || !strings.HasPrefix(m.Describe(), "No memory files found") {
 		t.Errorf("PromptSection() = %q, Describe() = %q", m.PromptSection(), m.Describe())
 	}
-	if _, err := LoadMemory("", filepath.Join(base, "missing")); err == nil {
+	if _, err := LoadMemory("", "", filepath.Join(base, "missing"), false); err == nil {
 		t.Error("LoadMemory of a missing workspace succeeded")
 	}
 }

@@ -57,17 +57,20 @@ func TestReadSkill(t *testing.T) {
 
 		{name: "no front matter", folder: "x", content: "# Just markdown\n", wantProblem: "no front matter"},
 		{name: "unclosed", folder: "x", content: "---\nname: x\n", wantProblem: "not closed"},
-		{name: "missing name", folder: "x", content: "---\ndescription: d\n---\n", wantProblem: "has no name"},
-		{name: "uppercase name", folder: "x", content: skillMD("Pdf", "d"), wantProblem: "only lowercase letters"},
-		{name: "underscore name", folder: "x", content: skillMD("a_b", "d"), wantProblem: "only lowercase letters"},
-		{name: "leading hyphen", folder: "x", content: skillMD("-ab", "d"), wantProblem: "must not start or end with a hyphen"},
-		{name: "trailing hyphen", folder: "x", content: skillMD("ab-", "d"), wantProblem: "must not start or end with a hyphen"},
-		{name: "double hyphen", folder: "x", content: skillMD("a--b", "d"), wantProblem: "two in a row"},
-		{name: "65 character name", folder: "x", content: skillMD(strings.Repeat("a", 65), "d"), wantProblem: "is 65 characters long; the limit is 64"},
-		{name: "name is a list", folder: "x", content: "---\nname: [a]\ndescription: d\n---\n", wantProblem: "has no name"},
 		{name: "missing description", folder: "x", content: "---\nname: x\n---\n", wantProblem: "has no description"},
 		{name: "blank description", folder: "x", content: "---\nname: x\ndescription: \"  \"\n---\n", wantProblem: "has no description"},
-		{name: "long description", folder: "x", content: skillMD("x", long), wantProblem: "is 1025 characters long; the limit is 1024"},
+
+		// What Claude Code lists loads, with a warning where the format's rules are not kept.
+		{name: "missing name", folder: "x", content: "---\ndescription: d\n---\n", wantName: "x", wantDesc: "d"},
+		{name: "name is a list", folder: "x", content: "---\nname: [a]\ndescription: d\n---\n", wantName: "x", wantDesc: "d"},
+		{name: "uppercase name", folder: "Pdf", content: skillMD("Pdf", "d"), wantName: "Pdf", wantDesc: "d", wantWarning: `the name "Pdf" may use only lowercase letters, digits and hyphens`},
+		{name: "underscore name", folder: "a_b", content: skillMD("a_b", "d"), wantName: "a_b", wantDesc: "d", wantWarning: `the name "a_b" may use only lowercase letters, digits and hyphens`},
+		{name: "double hyphen", folder: "a--b", content: skillMD("a--b", "d"), wantName: "a--b", wantDesc: "d", wantWarning: `the name "a--b" must not start or end with a hyphen or contain two in a row`},
+		{name: "65 character name", folder: strings.Repeat("a", 65), content: skillMD(strings.Repeat("a", 65), "d"), wantName: strings.Repeat("a", 65), wantDesc: "d", wantWarning: `the name "` + strings.Repeat("a", 65) + `" is 65 characters long; the limit is 64`},
+		{name: "long description", folder: "x", content: skillMD("x", long), wantName: "x", wantDesc: long, wantWarning: "the description is 1025 characters long; the limit is 1024"},
+		{name: "description from the body", folder: "x", content: "---\nname: x\n---\n# Tidy imports\nSteps.\n", wantName: "x", wantDesc: "Tidy imports", wantWarning: "the front matter has no description: add one saying what the skill does and when to use it"},
+		{name: "when_to_use joins the description", folder: "x", content: "---\nname: x\ndescription: Tidy imports.\nwhen_to_use: After editing Go files.\n---\n", wantName: "x", wantDesc: "Tidy imports. When to use: After editing Go files."},
+		{name: "anchored field skipped, skill kept", folder: "x", content: "---\nname: x\ndescription: d\nwhen_to_use: &w later\n---\n", wantName: "x", wantDesc: "d", wantWarning: "front matter line 4: when_to_use: values starting with '&' are not supported; the key is left out"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,0 +1,145 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// Some memory applies only to part of a project: the CLAUDE.md of a
+// folder inside the workspace, and a rule in .claude/rules whose
+// "paths:" front matter names the files it is about. Such memory joins
+// the model's context the first time the model reads a file it applies
+// to, appended to what read_file returns.
+
+// lazyMemory is the memory that waits for the model to read a file.
+type lazyMemory struct {
+	mu        sync.Mutex
+	loader    *memoryLoader
+	workspace string
+	seen      map[string]bool // folders whose CLAUDE.md was looked for
+	rules     []pathRule
+}
+
+// pathRule is a rule file that applies to the files its globs match.
+type pathRule struct {
+	file    *MemoryFile
+	globs   []string // relative to the workspace
+	applied bool
+}
+
+// loadRules reads the rule files of a .claude/rules folder: a rule
+// without paths applies everywhere and is loaded now; one with paths
+// waits for a file it matches.
+func (l *memoryLoader) loadRules(dir, level, boundary string, rank int) {
+	entries, _ := os.ReadDir(dir) // no folder, no rules
+	for _, e := range entries {
+		path := filepath.Join(dir, e.Name())
+		if !strings.HasSuffix(e.Name(), ".md") || !e.Type().IsRegular() {
+			continue
+		}
+		f := &MemoryFile{Path: path, Level: level, rank: rank}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			l.note(path, "cannot be read: %v", err)
+			continue
+		}
+		if globs := rulePaths(data); len(globs) > 0 {
+			l.mem.lazy.rules = append(l.mem.lazy.rules, pathRule{file: f, globs: globs})
+		} else {
+			l.loadFile(f, boundary, nil)
+		}
+	}
+}
+
+// rulePaths reads the paths: of a rule's front matter, a list or a
+// comma-separated string of globs.
+func rulePaths(data []byte) []string {
+	header, _, err := splitFrontMatter(data)
+	if err != nil || header == "" {
+		return nil
+	}
+	meta, _ := parseFrontMatter(header)
+	var globs []string
+	switch v := meta["paths"].(type) {
+	case string:
+		globs = strings.Split(v, ",")
+	case []any:
+		for _, g := range v {
+			globs = append(globs, fmt.Sprint(g))
+		}
+	}
+	for i := range globs {
+		globs[i] = strings.TrimPrefix(strings.TrimSpace(globs[i]), "./")
+	}
+	return slices.DeleteFunc(globs, func(g string) bool { return g == "" })
+}
+
+// ForRead loads the memory that applies to the file at abs and was not
+// loaded yet, and returns it as text to add to what the model read; ""
+// when there is none.
+func (m *Memory) ForRead(abs string) string {
+	z := &m.lazy
+	if z.loader == nil || !within(z.workspace, abs) {
+		return ""
+	}
+	z.mu.Lock()
+	defer z.mu.Unlock()
+	before := len(m.Files)
+	var dirs []string // the folders between the workspace and the file
+	for d := filepath.Dir(abs); !z.seen[d] && within(z.workspace, d); d = filepath.Dir(d) {
+		dirs = append([]string{d}, dirs...)
+	}
+	for _, d := range dirs {
+		z.seen[d] = true
+		z.loader.loadFiles(d, []string{"CLAUDE.md", filepath.Join(".claude", "CLAUDE.md")}, "project", z.workspace, 0)
+	}
+	rel, _ := filepath.Rel(z.workspace, abs)
+	for i := range z.rules {
+		r := &z.rules[i]
+		if !r.applied && slices.ContainsFunc(r.globs, func(g string) bool { return matchGlob(g, rel) }) {
+			r.applied = true
+			z.loader.loadFile(r.file, z.workspace, nil)
+		}
+	}
+	var b strings.Builder
+	for _, f := range m.Files[before:] {
+		if !f.Skipped && strings.TrimSpace(f.Content) != "" {
+			fmt.Fprintf(&b, "\n## %s\n\n%s\n", f.Path, strings.TrimRight(f.Content, "\n"))
+		}
+	}
+	if b.Len() == 0 {
+		return ""
+	}
+	return "\n\n<system-reminder>\nInstructions from memory files that apply to this file (follow them for work here):\n" + b.String() + "</system-reminder>"
+}
+
+// watchReads makes read_file add the memory that applies to the file it
+// read, the first time.
+func (m *Memory) watchReads(reg *Registry) {
+	t, ok := reg.Get("read_file")
+	if !ok || t.Permission == nil {
+		return
+	}
+	run := t.Run
+	t.Run = func(ctx context.Context, env *ToolEnv, in any) (ToolOutput, error) {
+		out, err := run(ctx, env, in)
+		req, perr := t.Permission(env, in)
+		if err != nil || out.IsError || perr != nil || len(req.Paths) != 1 {
+			return out, err
+		}
+		abs := req.Paths[0]
+		if !filepath.IsAbs(abs) {
+			abs = filepath.Join(env.Workspace, abs)
+		}
+		if real, err := filepath.EvalSymlinks(abs); err == nil {
+			abs = real
+		}
+		out.Text += m.ForRead(abs)
+		return out, nil
+	}
+}
