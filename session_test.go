@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -468,5 +469,32 @@ func TestFormatSessionList(t *testing.T) {
 	}
 	if got := formatSessionList(nil, now); got != "No saved sessions in this workspace." {
 		t.Errorf("empty list = %q", got)
+	}
+}
+
+// BenchmarkJournalRecord measures writing one reply record as it happens.
+func BenchmarkJournalRecord(b *testing.B) {
+	s := newSession(b.TempDir(), newSessionID(), func(msg string) { b.Fatal(msg) })
+	defer s.Close()
+	reply := toolCallMessage("toolu_1", "read_file", `{"path":"main.go"}`)
+	for b.Loop() {
+		s.Event(Event{Kind: EventAssistant, Message: &reply})
+	}
+}
+
+// BenchmarkResumeLongSession measures loading a session of 2,000 messages.
+func BenchmarkResumeLongSession(b *testing.B) {
+	s := newSession(b.TempDir(), newSessionID(), nil)
+	for i := range 1000 {
+		id := fmt.Sprintf("toolu_%d", i)
+		call, result := toolCallMessage(id, "read_file", `{"path":"main.go"}`), toolResultMessage(id, strings.Repeat("package main\n", 80))
+		s.Event(Event{Kind: EventAssistant, Message: &call})
+		s.Event(Event{Kind: EventToolResults, Message: &result})
+	}
+	s.Close()
+	for b.Loop() {
+		if j, err := readJournal(s.Path); err != nil || len(j.View) != 2000 {
+			b.Fatalf("view of %d messages, %v", len(j.View), err)
+		}
 	}
 }
