@@ -109,13 +109,8 @@ func (app *App) runTUI(ctx context.Context, in, out *os.File) error {
 	u.restore = rt.restore
 	app.asker = notifyingAsker{&tuiAsker{u: u}, app.Env.Hooks}
 	app.Agent.Emit = u.event
-	app.stderr = transcriptWriter{u}
 	*app.lines = *NewLineReader(&answerSource{u: u})
-	if sw, ok := app.stdout.(*syncWriter); ok {
-		sw.mu.Lock()
-		sw.w = transcriptWriter{u}
-		sw.mu.Unlock()
-	}
+	defer app.writeTo(transcriptWriter{u})()
 	fmt.Fprint(out, bracketedPasteOn)
 	defer u.close()
 	u.mu.Lock()
@@ -124,6 +119,29 @@ func (app *App) runTUI(ctx context.Context, in, out *os.File) error {
 	go u.readKeys(in)
 	go u.tick(ctx)
 	return u.loop(ctx)
+}
+
+// writeTo sends what minicode's parts print on its output and error
+// streams (MCP servers' and permission notices) to w, and returns a
+// function that puts the streams back.
+func (app *App) writeTo(w io.Writer) (restore func()) {
+	stderr := app.stderr
+	app.stderr = w
+	sw, _ := app.stdout.(*syncWriter)
+	var stdout io.Writer
+	if sw != nil {
+		sw.mu.Lock()
+		stdout, sw.w = sw.w, w
+		sw.mu.Unlock()
+	}
+	return func() {
+		app.stderr = stderr
+		if sw != nil {
+			sw.mu.Lock()
+			sw.w = stdout
+			sw.mu.Unlock()
+		}
+	}
 }
 
 // start shows the banner and the resumed conversation's size, and offers

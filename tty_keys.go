@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"cmp"
 	"strings"
 	"unicode/utf8"
@@ -47,22 +48,21 @@ var controlKeys = map[byte]string{
 // more bytes are needed. A lone ESC at the end of buf is the Esc key when
 // final is set (nothing more arrived with it).
 func decodeKey(buf []byte, final bool) (k key, n int) {
-	s := string(buf)
-	if strings.HasPrefix(s, pasteStart) {
-		end := strings.Index(s, pasteEnd)
+	if bytes.HasPrefix(buf, []byte(pasteStart)) {
+		end := bytes.Index(buf, []byte(pasteEnd))
 		if end < 0 {
 			return key{}, 0
 		}
-		text := strings.ReplaceAll(s[len(pasteStart):end], "\r\n", "\n")
+		text := strings.ReplaceAll(string(buf[len(pasteStart):end]), "\r\n", "\n")
 		return key{name: "paste", text: strings.ReplaceAll(text, "\r", "\n")}, end + len(pasteEnd)
 	}
-	if s[0] == 0x1b {
-		return decodeEscape(s, final)
+	if buf[0] == 0x1b {
+		return decodeEscape(string(buf[:min(len(buf), 32)]), final)
 	}
-	if name, ok := controlKeys[s[0]]; ok {
+	if name, ok := controlKeys[buf[0]]; ok {
 		return key{name: name}, 1
 	}
-	if s[0] < 0x20 {
+	if buf[0] < 0x20 {
 		return key{name: "ignored"}, 1
 	}
 	if !utf8.FullRune(buf) {
@@ -90,7 +90,7 @@ func decodeEscape(s string, final bool) (key, int) {
 				return key{name: cmp.Or(escapeKeys[s[:i+1]], "ignored")}, i + 1
 			}
 		}
-		if final && len(s) > 16 {
+		if final && len(s) >= 32 {
 			return key{name: "ignored"}, len(s)
 		}
 		return key{}, 0
