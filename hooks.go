@@ -258,9 +258,9 @@ func (h *Hooks) runOne(ctx context.Context, event HookEvent, c HookCommand, stdi
 	}
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	var stdout, stderr bytes.Buffer
+	stdout, stderr := &cappedBuffer{max: maxResultChars}, &cappedBuffer{max: maxResultChars}
 	cmd := hookProcess(runCtx, h.Sandbox, h.Workspace, c.Command)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = bytes.NewReader(stdin), &stdout, &stderr
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = bytes.NewReader(stdin), stdout, stderr
 	err := cmd.Run()
 	errText := strings.TrimSpace(stderr.String())
 	var exit *exec.ExitError
@@ -314,6 +314,22 @@ func (h *Hooks) readReply(event HookEvent, c HookCommand, out string) HookVerdic
 	}
 	return v
 }
+
+// cappedBuffer keeps the first max bytes written to it and drops the
+// rest, so that a hook printing without end cannot fill the memory.
+type cappedBuffer struct {
+	buf []byte
+	max int
+}
+
+// Write keeps what fits and reports all of p written.
+func (b *cappedBuffer) Write(p []byte) (int, error) {
+	b.buf = append(b.buf, p[:min(len(p), max(b.max-len(b.buf), 0))]...)
+	return len(p), nil
+}
+
+// String returns what was kept.
+func (b *cappedBuffer) String() string { return string(b.buf) }
 
 // notice shows a hook problem to the user.
 func (h *Hooks) notice(msg string) {

@@ -439,3 +439,26 @@ func TestClaudeCodeHooksMinicodeLacksAreListed(t *testing.T) {
 		t.Errorf("settings %+v (%v): want unknown %q and the one command hook kept", s, err, want)
 	}
 }
+
+func TestHookOutputIsCapped(t *testing.T) {
+	t.Parallel()
+	ws := t.TempDir()
+	h := &Hooks{Workspace: ws, Config: HookSettings{HookUserPromptSubmit: {{Hooks: []HookCommand{{Type: "command", Command: "yes | head -c 10000000"}}}}}}
+	v := h.Run(t.Context(), HookInput{HookEventName: HookUserPromptSubmit, Prompt: "x"})
+	if len(v.Context) > maxResultChars || !strings.HasPrefix(v.Context, "y\ny\n") {
+		t.Errorf("context of %d bytes starting %q, want at most %d", len(v.Context), cut(v.Context, 10), maxResultChars)
+	}
+}
+
+// BenchmarkPreToolUseHook measures what one matching hook adds to a tool
+// call: bash started in its process group, the event on stdin, the answer
+// read back.
+func BenchmarkPreToolUseHook(b *testing.B) {
+	h := &Hooks{Workspace: b.TempDir(), Config: HookSettings{HookPreToolUse: {{Hooks: []HookCommand{{Type: "command", Command: "cat > /dev/null"}}}}}}
+	call := Block{ID: "toolu_1", Name: "run_command", Input: json.RawMessage(`{"command":"ls"}`)}
+	for b.Loop() {
+		if v := h.beforeTool(b.Context(), call); v.Block {
+			b.Fatal("blocked")
+		}
+	}
+}
