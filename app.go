@@ -128,6 +128,7 @@ func newApp(ctx context.Context, opts Options, stdin io.Reader, stdout, stderr i
 		}
 		sandbox.AllowWrite = append(slices.Clip(sandbox.AllowWrite), dir) // added folders are writable like the workspace
 	}
+	sandbox.DenyRead = append(slices.Clip(sandbox.DenyRead), ReadDenyFolders(app.Settings.ruleSets, app.Opts.DisallowedTools, app.Workspace, userHome(getenv))...)
 	if app.Sandbox, err = NewSandbox(SandboxConfig{Workspace: app.Workspace, Home: userHome(getenv),
 		Settings: sandbox, Getenv: app.getenv}); err != nil {
 		return nil, err

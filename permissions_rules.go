@@ -447,3 +447,26 @@ func privateHost(host string) bool {
 	ip, err := netip.ParseAddr(host)
 	return err == nil && (ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() || ip.IsUnspecified())
 }
+
+// ReadDenyFolders are the paths that Read deny rules name (up to their
+// first pattern character), so that the sandbox refuses them to commands
+// too. A rule whose path starts at the workspace or above it, such as
+// Read(*.env), is left to the permission check.
+func ReadDenyFolders(sets []RuleSet, disallowed []string, workspace, home string) []string {
+	for _, list := range disallowed {
+		sets = append(sets, RuleSet{Source: "--disallowedTools", Deny: []string{list}})
+	}
+	var out []string
+	for _, set := range sets {
+		for _, text := range set.Deny {
+			rules, _ := ParseRuleList(text, set.Source)
+			for _, r := range rules {
+				r.Root = set.Project
+				if folder := globFolder(r.pathGlob(workspace, home)); r.Spec != "" && (r.Tool == readAlias || r.Tool == "read_file") && !within(folder, workspace) {
+					out = append(out, folder)
+				}
+			}
+		}
+	}
+	return out
+}

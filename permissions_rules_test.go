@@ -297,3 +297,14 @@ func TestWarnUnknownTools(t *testing.T) {
 		t.Errorf("notices = %q, want one about Bsh(curl:*)", notices)
 	}
 }
+
+// TestReadDenyFolders checks which Read deny rules the sandbox enforces.
+func TestReadDenyFolders(t *testing.T) {
+	t.Parallel()
+	sets := []RuleSet{{Source: "/p/.claude/settings.json", Project: "/p", Deny: []string{"Read(./secrets/**)", "Read(*.env)", "Read(~/.kube/**)", "Edit(./x)", "Bash(curl:*)", "Read"}}}
+	got := ReadDenyFolders(sets, []string{"Read(//etc/shadow),read_file(/srv/keys/*.pem)"}, "/p", "/home/u")
+	want := []string{"/p/secrets", "/home/u/.kube", "/etc/shadow", "/srv/keys"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("ReadDenyFolders = %q, want %q", got, want)
+	}
+}

@@ -320,3 +320,19 @@ func TestSandboxReported(t *testing.T) {
 	r := runMinicode(t, []string{"MINICODE_HOME=" + off}, "/status\n", "--provider", "mock", "--workspace", tr.ws)
 	mustContain(t, r.stdout, "Warning: no sandbox ("+sandboxDisabled, "sandbox: no sandbox ("+sandboxDisabled)
 }
+
+// TestReadDenyRuleHoldsInTheSandbox denies Read(./secrets/**) and runs,
+// in bypass mode, a command whose pattern the check cannot follow: the
+// sandbox still refuses the file.
+func TestReadDenyRuleHoldsInTheSandbox(t *testing.T) {
+	t.Parallel()
+	tr := newSandboxTree(t)
+	home := t.TempDir()
+	writeFile(t, filepath.Join(home, "settings.json"), `{"permissions": {"deny": ["Read(./secrets/**)"]}}`)
+	script := writeScript(t, `[{"tool_calls":[{"id":"t1","name":"run_command","input":{"command":"cat se*/token"}}]},{"text":"done"}]`)
+	r := runMinicode(t, []string{"MINICODE_HOME=" + home}, "", "-p", "go", "--output-format", "stream-json", "--provider", "mock",
+		"--mock-script", script, "--workspace", tr.ws, "--permission-mode", "bypassPermissions")
+	if strings.Contains(r.stdout, "TOKEN") || !strings.Contains(r.stdout, "Permission denied") {
+		t.Errorf("cat se*/token under a Read deny rule: %q", r.stdout)
+	}
+}
