@@ -417,7 +417,11 @@ func TestLayersKeepHistoriesValid(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewSource(12))
 	tools := []string{"read_file", "grep_files", "run_command", "edit_file", "ask_user", "web_fetch"}
-	for n := 0; n < 150; n++ {
+	runs := 150
+	if testing.Short() {
+		runs = 20
+	}
+	for n := 0; n < runs; n++ {
 		var rounds [][]tcall
 		for r := rng.Intn(40); r > 0; r-- {
 			var calls []tcall

@@ -91,6 +91,9 @@ func readUntil(b *testing.B, r *bufio.Reader, want string) {
 
 func TestMCPConformanceSuite(t *testing.T) {
 	t.Parallel()
+	if testing.Short() {
+		t.Skip("runs the whole conformance suite")
+	}
 	dir := mcpPeersDir(t)
 	if _, err := os.Stat(filepath.Join(dir, "node22")); err != nil {
 		t.Skip("the conformance suite is not installed; run: bash scripts/install-mcp-peers.sh")
