@@ -211,3 +211,18 @@ func TestMCPConfigFlagAndStrict(t *testing.T) {
 		t.Errorf("bad --mcp-config: error = %v, want one naming the flag", err)
 	}
 }
+
+func TestUnknownSettingsAreNamedOnceAndInStatus(t *testing.T) {
+	t.Parallel()
+	ws, home, _ := claudeFixture(t)
+	env := []string{"HOME=" + home}
+	r := runMinicode(t, env, "", "-p", "help", "--workspace", ws)
+	if r.code != 0 || strings.Count(r.stderr, "ignoring settings minicode does not use") != 1 || !strings.Contains(r.stderr, "statusLine (") {
+		t.Errorf("exit %d, stderr %q; want one notice naming statusLine", r.code, r.stderr)
+	}
+	r = runMinicode(t, env, "n\n/status\n", "--workspace", ws)
+	if !strings.Contains(r.stdout, "settings minicode does not use: alwaysThinkingEnabled (") ||
+		!strings.Contains(r.stdout, "not applied, the workspace is not trusted (minicode trust): permissions.allow (") {
+		t.Errorf("/status = %q, want the unknown keys and what trust withheld", r.stdout)
+	}
+}
