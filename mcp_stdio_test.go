@@ -55,24 +55,7 @@ func TestMCPStdioFakeServers(t *testing.T) {
 			if framing, _ := m.framings.Load("fake"); framing != c.framing {
 				t.Errorf("remembered framing %q, want %q", framing, c.framing)
 			}
-			// list_changed makes the new tool appear; the tools that stay
-			// never go missing while the list is replaced.
-			missing := make(chan bool, 1)
-			go func() {
-				gone := false
-				for _, ok := reg.Get("mcp__fake__extra"); !ok; _, ok = reg.Get("mcp__fake__extra") {
-					_, have := reg.Get("mcp__fake__echo")
-					gone = gone || !have
-				}
-				missing <- gone
-			}()
-			if out := execTool(t, reg, "mcp__fake__grow", `{}`); out.Text != "grown" {
-				t.Errorf("grow = %q", out.Text)
-			}
-			waitForTool(t, reg, "mcp__fake__extra")
-			if <-missing {
-				t.Error("mcp__fake__echo was missing from the registry while the tools were refreshed")
-			}
+			checkToolRefresh(t, reg)
 			// The first start probed with an unframed initialize; a restart
 			// speaks the remembered framing from the first byte.
 			probed := strings.Contains(m.servers[0].view.Load().session.tr.diagnostics(), "without Content-Length")
@@ -86,6 +69,29 @@ func TestMCPStdioFakeServers(t *testing.T) {
 				t.Errorf("after the restart the server still got unframed lines: %q", d)
 			}
 		})
+	}
+}
+
+// checkToolRefresh calls the fake server's grow tool: its list_changed
+// notification makes the tool "extra" appear, and the tools that stay
+// never go missing while the list is replaced.
+func checkToolRefresh(t *testing.T, reg *Registry) {
+	t.Helper()
+	missing := make(chan bool, 1)
+	go func() {
+		gone := false
+		for _, ok := reg.Get("mcp__fake__extra"); !ok; _, ok = reg.Get("mcp__fake__extra") {
+			_, have := reg.Get("mcp__fake__echo")
+			gone = gone || !have
+		}
+		missing <- gone
+	}()
+	if out := execTool(t, reg, "mcp__fake__grow", `{}`); out.Text != "grown" {
+		t.Errorf("grow = %q", out.Text)
+	}
+	waitForTool(t, reg, "mcp__fake__extra")
+	if <-missing {
+		t.Error("mcp__fake__echo was missing from the registry while the tools were refreshed")
 	}
 }
 
