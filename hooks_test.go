@@ -302,6 +302,19 @@ func TestNotificationHookWhenPermissionIsAsked(t *testing.T) {
 	}
 }
 
+func TestNotificationHookWhenTheModelAsks(t *testing.T) {
+	t.Parallel()
+	ws := hookWorkspace(t, `{"Notification": [{"hooks": [{"type": "command", "command": "cat > notified.json"}]}]}`, nil)
+	srv, _ := anthropicServer(t, func(*http.Request, modelRequest) string {
+		return anthropicToolStream(Block{ID: "toolu_q", Name: "ask_user", Input: json.RawMessage(`{"question":"Which file?"}`)})
+	})
+	res := runMinicode(t, []string{"ANTHROPIC_API_KEY=k", "ANTHROPIC_BASE_URL=" + srv.URL, "MINICODE_HOME=" + trustingHome(t, ws)}, "fix it\n", "--workspace", ws)
+	data, err := os.ReadFile(filepath.Join(ws, "notified.json"))
+	if err != nil || !strings.Contains(string(data), `"message":"minicode is waiting for your answer: Which file?"`) {
+		t.Errorf("Notification hook input %q (%v), want the question; stdout %q", data, err, res.stdout)
+	}
+}
+
 func TestPreCompactHook(t *testing.T) {
 	t.Parallel()
 	ws := t.TempDir()

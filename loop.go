@@ -153,6 +153,9 @@ func (a *Agent) RunTurn(ctx context.Context, history []Message, input string) Tu
 	}
 	t := &turn{messages: append(append([]Message(nil), history...), prompt)}
 	res := a.run(ctx, t)
+	if res.End == EndAskUser && a.Depth == 0 {
+		a.hooks().Run(ctx, HookInput{HookEventName: HookNotification, Message: "minicode is waiting for your answer: " + res.Text})
+	}
 	res.Messages = closeToolCalls(t.messages)
 	res.Steps, res.Usage = t.steps, t.usage
 	a.estimate(res.Messages) // what ContextUsage shows until the next turn
