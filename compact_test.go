@@ -392,10 +392,13 @@ func TestCollapse(t *testing.T) {
 	}
 	before := history("start", rounds...)
 	p := &summarizer{}
-	a := &Agent{Provider: p, Model: "claude-sonnet-4-5"}
+	a := &Agent{Provider: p, Model: "claude-sonnet-4-5", SummaryModel: "claude-haiku-4-5"}
 	after, c, err := a.Compact(context.Background(), before, LayerCollapse, "")
 	if err != nil || len(c.Splices) != 2 || len(p.asked) != 2 {
 		t.Fatalf("collapse: %v, %d splices, %d summary requests; want 2 and 2", err, len(c.Splices), len(p.asked))
+	}
+	if p.asked[0].Model != "claude-haiku-4-5" {
+		t.Errorf("summary asked of %q, want the summary model", p.asked[0].Model)
 	}
 	checkHistory(t, after)
 	if err := tailEqual(before, after, keepNewestMessages); err != nil {

@@ -71,7 +71,13 @@ func (s *SSEReader) splitLine(data []byte, atEOF bool) (int, []byte, error) {
 		skip = 1 // the scanner stops at the end of input on an advance without a token
 	}
 	line := data[skip:]
-	i := bytes.IndexAny(line, "\r\n")
+	i, end := bytes.IndexByte(line, '\n'), line // two IndexByte scans are faster than one IndexAny
+	if i >= 0 {
+		end = line[:i]
+	}
+	if j := bytes.IndexByte(end, '\r'); j >= 0 {
+		i = j
+	}
 	switch {
 	case i > s.maxLine || (i < 0 && len(line) > s.maxLine):
 		return 0, nil, s.tooLong()
