@@ -347,7 +347,14 @@ func (app *App) setupProvider() error {
 		app.Provider = NewOpenAI(opts)
 	case "mock":
 		model = cmp.Or(model, "mock")
-		mock := &MockProvider{}
+		mock := &MockProvider{session: func() string { return app.SessionID }}
+		if d := env("MINICODE_DEMO_DELAY"); d != "" {
+			delay, err := time.ParseDuration(d)
+			if err != nil {
+				return usageErrorf("MINICODE_DEMO_DELAY %q: %v (use e.g. 20ms)", d, err)
+			}
+			mock.delay = delay
+		}
 		if app.Opts.MockScript != "" {
 			script, err := loadMockScript(app.Opts.MockScript)
 			if err != nil {

@@ -71,7 +71,7 @@ func cmdHelp(_ context.Context, app *App, _ string, _ *[]Message) (string, bool,
 	}
 	b.WriteString("End a line with \\ to continue on the next line.")
 	if app.Demo {
-		b.WriteString("\n\n" + demoHelp)
+		b.WriteString("\n\n" + demoHelpText())
 	}
 	return b.String(), false, nil
 }

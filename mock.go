@@ -10,21 +10,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 )
-
-// demoHelp is what the demo model says it understands.
-const demoHelp = `I am minicode's offline demo model: no API key is needed, and I answer through the real agent loop, with real tools.
-I understand these requests:
-  list files                      list the workspace
-  read FILE                       show a file
-  search for TEXT                 search the workspace for TEXT
-  run COMMAND                     run a shell command (asks permission)
-  replace OLD with NEW in FILE    edit a file (shows the diff and asks)
-  create FILE with TEXT           create a file (shows the diff and asks)
-  ask me something                put a question to you and wait for the answer
-  explain yourself                say how this reply was produced
-  help                            this list
-To use a real model, set ANTHROPIC_API_KEY or OPENAI_API_KEY (or pass --provider and --model).`
 
 // MockProvider is the offline demo model. It is deterministic: it reads
 // the newest user message, picks a tool call or an answer with simple
@@ -32,9 +19,11 @@ To use a real model, set ANTHROPIC_API_KEY or OPENAI_API_KEY (or pass --provider
 // instead replays a fixed list of replies, which tests use to drive the
 // real binary.
 type MockProvider struct {
-	mu     sync.Mutex
-	script []ScriptedReply
-	next   int
+	mu      sync.Mutex
+	script  []ScriptedReply
+	next    int
+	session func() string // the current session id, for "demo resume"
+	delay   time.Duration // a pause before each streamed word (MINICODE_DEMO_DELAY)
 }
 
 // ScriptedReply is one reply of a mock script file: a JSON list of these.
@@ -93,7 +82,21 @@ func (m *MockProvider) Stream(ctx context.Context, req ModelRequest, onDelta fun
 			return ModelResponse{}, fmt.Errorf("%s", reply.Error)
 		}
 	default:
-		reply = demoReply(req)
+		sessionID := ""
+		if m.session != nil {
+			sessionID = m.session()
+		}
+		reply = demoReply(req, sessionID)
+	}
+	if m.delay > 0 && onDelta != nil {
+		forward := onDelta
+		onDelta = func(d Delta) {
+			select {
+			case <-ctx.Done():
+			case <-time.After(m.delay):
+			}
+			forward(d)
+		}
 	}
 	return replyResponse(reply, req, onDelta), nil
 }
@@ -177,13 +180,25 @@ var (
 )
 
 // demoReply is the demo model's answer to the conversation so far.
-func demoReply(req ModelRequest) ScriptedReply {
-	last := req.Messages[len(req.Messages)-1]
+func demoReply(req ModelRequest, sessionID string) ScriptedReply {
+	msgs := req.Messages
+	last := msgs[len(msgs)-1]
 	if results := toolResults(last); len(results) > 0 {
-		return demoSummary(req.Messages, results)
+		return demoFollowUp(req, results)
 	}
-	request := strings.Join(strings.Fields(strings.Trim(strings.TrimSpace(last.Text()), "\"'")), " ")
-	lower := strings.ToLower(strings.TrimRight(request, ".!?"))
+	request := normaliseRequest(last.Text())
+	if askedQuestion(msgs) {
+		return demoAnswered(req, request)
+	}
+	if r, ok := demoMechanism(lowerRequest(request), sessionID); ok {
+		return r
+	}
+	return demoStart(req, request)
+}
+
+// demoStart answers a new request with its first tool call, or with text.
+func demoStart(req ModelRequest, request string) ScriptedReply {
+	lower := lowerRequest(request)
 	call := func(thinking, text, tool string, input map[string]any) ScriptedReply {
 		if !hasTool(req.Tools, tool) {
 			return ScriptedReply{Text: fmt.Sprintf("I would use the %s tool for that, but it is not available in this session.", tool)}
@@ -193,12 +208,15 @@ func demoReply(req ModelRequest) ScriptedReply {
 	}
 	switch {
 	case lower == "help" || lower == "/help" || lower == "what can you do":
-		return ScriptedReply{Text: demoHelp}
+		return ScriptedReply{Text: demoHelpText()}
 	case lower == "list files" || lower == "ls" || lower == "list the files":
 		return call("The user wants to see the workspace; list_files shows it.", "I'll list the files in the workspace.", "list_files", map[string]any{})
 	case demoRead.MatchString(request):
 		path := demoRead.FindStringSubmatch(request)[1]
 		return call("Reading "+path+" answers this directly.", "I'll read "+path+".", "read_file", map[string]any{"path": path})
+	case demoFindFirst.MatchString(request):
+		pattern := strings.Trim(demoFindFirst.FindStringSubmatch(request)[1], "\"'")
+		return call("First a search, then the first file it finds.", "I'll search for "+pattern+" first.", "grep_files", map[string]any{"pattern": regexp.QuoteMeta(pattern)})
 	case demoSearch.MatchString(request):
 		pattern := strings.Trim(demoSearch.FindStringSubmatch(request)[1], "\"'")
 		return call("A search of the workspace finds where this appears.", "I'll search the workspace for "+pattern+".", "grep_files", map[string]any{"pattern": regexp.QuoteMeta(pattern)})
@@ -212,11 +230,11 @@ func demoReply(req ModelRequest) ScriptedReply {
 		command := demoRun.FindStringSubmatch(request)[1]
 		return call("Running the command in the workspace.", "<progress>Running `"+command+"`.</progress>", "run_command", map[string]any{"command": command})
 	case strings.HasPrefix(lower, "ask me"):
-		return call("I need something from the user before I can go on.", "", "ask_user", map[string]any{"question": "What would you like me to do next?"})
+		return call("I need something from the user before I can go on.", "", "ask_user", map[string]any{"question": "Which word should I search the workspace for?"})
 	case strings.Contains(lower, "explain yourself") || strings.Contains(lower, "how do you work"):
 		return ScriptedReply{Thinking: "Explaining the mechanism.", Text: "I am a deterministic demo model. Your message went through the same loop a real model uses: the loop sent the conversation to me, I streamed this reply (thinking first, then text), and because it has no tool calls it ended the turn as a final answer."}
 	default:
-		return ScriptedReply{Text: "I am the offline demo model and did not understand that request.\n\n" + demoHelp}
+		return demoSuggest(request)
 	}
 }
 

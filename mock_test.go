@@ -21,13 +21,13 @@ func TestDemoModelUnderstandsPlainRequests(t *testing.T) {
 		{"run go test ./...", "run_command", `{"command":"go test ./..."}`, ""},
 		{"replace foo with bar in x.go", "edit_file", `{"new_string":"bar","old_string":"foo","path":"x.go"}`, ""},
 		{"create notes.txt with hello world", "write_file", `{"content":"hello world\n","path":"notes.txt"}`, ""},
-		{"ask me something", "ask_user", `{"question":"What would you like me to do next?"}`, ""},
+		{"ask me something", "ask_user", `{"question":"Which word should I search the workspace for?"}`, ""},
 		{"help", "", "", "I understand these requests"},
 		{"explain yourself", "", "", "deterministic demo model"},
 		{"write me a poem", "", "", "did not understand"},
 	}
 	for _, tc := range cases {
-		r := demoReply(ModelRequest{Messages: []Message{userText(tc.request)}, Tools: tools})
+		r := demoReply(ModelRequest{Messages: []Message{userText(tc.request)}, Tools: tools}, "")
 		if tc.wantTool == "" {
 			if len(r.ToolCalls) != 0 || !strings.Contains(r.Text, tc.wantText) {
 				t.Errorf("%q: reply %+v, want text containing %q", tc.request, r, tc.wantText)
@@ -38,7 +38,7 @@ func TestDemoModelUnderstandsPlainRequests(t *testing.T) {
 			t.Errorf("%q: calls %+v, want %s %s", tc.request, r.ToolCalls, tc.wantTool, tc.wantInput)
 		}
 	}
-	r := demoReply(ModelRequest{Messages: []Message{userText("list files")}})
+	r := demoReply(ModelRequest{Messages: []Message{userText("list files")}}, "")
 	if len(r.ToolCalls) != 0 || !strings.Contains(r.Text, "not available") {
 		t.Errorf("without the tool the demo model replied %+v, want it to say the tool is missing", r)
 	}
@@ -50,7 +50,7 @@ func TestDemoModelReportsToolResults(t *testing.T) {
 		{Role: RoleAssistant, Content: []Block{call("t1", "read_file", `{"path":"a.txt"}`)}},
 		{Role: RoleUser, Content: []Block{{Type: BlockToolResult, ToolUseID: "t1", Content: "no such file", IsError: true}}},
 	}
-	r := demoReply(ModelRequest{Messages: history})
+	r := demoReply(ModelRequest{Messages: history}, "")
 	if r.Text != "read_file failed: no such file" || len(r.ToolCalls) != 0 {
 		t.Errorf("reply = %+v, want the failure reported as the answer", r)
 	}

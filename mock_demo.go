@@ -1,0 +1,194 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// demoRequest is one kind of request the demo model understands: an
+// example to type and what it does.
+type demoRequest struct{ example, does string }
+
+// demoRequests lists what the demo model understands, for help and for
+// suggestions when a request is not understood.
+func demoRequests() []demoRequest {
+	return []demoRequest{
+		{"list files", "list the workspace"},
+		{"read FILE", "show a file"},
+		{"search for TEXT", "search the workspace for TEXT"},
+		{"find TEXT and show me the first file", "search, then read the first file found"},
+		{"run COMMAND", "run a shell command (asks permission)"},
+		{"replace OLD with NEW in FILE", "edit a file (shows the diff and asks)"},
+		{"create FILE with TEXT", "create a file (shows the diff and asks)"},
+		{"ask me something", "put a question to you and use your answer"},
+		{"demo big output", "a tool result too large for the context, stored on disk"},
+		{"demo error", "a tool call with bad input, the validation error, and a retry"},
+		{"demo permissions", "an edit and a command that each need your approval"},
+		{"demo compaction", "fill the context until every compaction layer runs"},
+		{"demo resume", "how to continue this session later"},
+		{"explain yourself", "say how this reply was produced"},
+		{"help", "this list"},
+	}
+}
+
+// demoHelpText is what the demo model says it understands.
+func demoHelpText() string {
+	var b strings.Builder
+	b.WriteString("I am minicode's offline demo model: no API key is needed, and I answer through the real agent loop, with real tools.\nI understand these requests:\n")
+	for _, r := range demoRequests() {
+		fmt.Fprintf(&b, "  %-38s %s\n", r.example, r.does)
+	}
+	b.WriteString("To use a real model, set ANTHROPIC_API_KEY or OPENAI_API_KEY (or pass --provider and --model).")
+	return b.String()
+}
+
+// demoSuggest answers a request the demo model does not understand: one
+// sentence and the closest requests it does, by words in common.
+func demoSuggest(request string) ScriptedReply {
+	words := strings.Fields(strings.ToLower(request))
+	type scored struct {
+		example string
+		score   int
+	}
+	var ranked []scored
+	for _, r := range demoRequests() {
+		known := strings.Fields(strings.ToLower(r.example + " " + r.does))
+		score := 0
+		for _, w := range words {
+			if len(w) > 2 && slices.Contains(known, w) {
+				score++
+			}
+		}
+		ranked = append(ranked, scored{r.example, score})
+	}
+	slices.SortStableFunc(ranked, func(a, b scored) int { return b.score - a.score })
+	var picks []string
+	for _, s := range ranked[:3] {
+		picks = append(picks, "`"+s.example+"`")
+	}
+	return ScriptedReply{Text: "I am the offline demo model and did not understand that; the closest things I can do are " +
+		strings.Join(picks, ", ") + " (type help for the full list)."}
+}
+
+// The demo model's patterns for multi-step requests.
+var (
+	demoFindFirst = regexp.MustCompile(`(?i)^(?:find|search for)\s+(.+?)\s+and\s+(?:show|read|open)\s+(?:me\s+)?the\s+first\s+file$`)
+	demoStored    = regexp.MustCompile(`[^\s;,()]*tool-results[^\s;,()]*`)
+)
+
+// demoAnswered continues the task after the user answered the demo
+// model's question: the answer is the word to search the workspace for,
+// unless it is itself a request the demo model understands.
+func demoAnswered(req ModelRequest, answer string) ScriptedReply {
+	if r := demoStart(req, answer); !strings.HasPrefix(r.Text, "I am the offline demo model and did not understand") {
+		return r
+	}
+	input, _ := json.Marshal(map[string]string{"pattern": regexp.QuoteMeta(answer)})
+	return ScriptedReply{Thinking: "The user answered my question with " + answer + "; that is the text to search for.",
+		Text:      fmt.Sprintf("You answered %q, so I'll search the workspace for it.", answer),
+		ToolCalls: []ScriptedToolCall{{Name: "grep_files", Input: input}}}
+}
+
+// askedQuestion reports whether the demo model called ask_user since the
+// request before the last message.
+func askedQuestion(msgs []Message) bool {
+	for i := len(msgs) - 2; i >= 0; i-- {
+		m := msgs[i]
+		if m.Role == RoleUser && m.Text() != "" && len(toolResults(m)) == 0 {
+			return false
+		}
+		if slices.ContainsFunc(m.ToolUses(), func(b Block) bool { return b.Name == "ask_user" }) {
+			return true
+		}
+	}
+	return false
+}
+
+// demoChain finds the request that started the current chain of tool
+// calls and the calls made since, oldest first.
+func demoChain(msgs []Message) (request string, calls []Block) {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		m := msgs[i]
+		if m.Role == RoleAssistant {
+			calls = append(m.ToolUses(), calls...)
+			continue
+		}
+		if text := m.Text(); text != "" && len(toolResults(m)) == 0 {
+			return normaliseRequest(text), calls
+		}
+	}
+	return "", calls
+}
+
+// normaliseRequest trims quotes and spaces.
+func normaliseRequest(text string) string {
+	return strings.Join(strings.Fields(strings.Trim(strings.TrimSpace(text), "\"'")), " ")
+}
+
+// lowerRequest is a request in lower case without final punctuation.
+func lowerRequest(request string) string {
+	return strings.ToLower(strings.TrimRight(request, ".!?"))
+}
+
+// demoFollowUp is the demo model's reply once tools have run: the next
+// step of a multi-step request, or a final answer that uses the results.
+func demoFollowUp(req ModelRequest, results []Block) ScriptedReply {
+	request, calls := demoChain(req.Messages)
+	lower, first := lowerRequest(request), results[0]
+	next := func(text, tool string, input any) ScriptedReply {
+		raw, _ := json.Marshal(input)
+		return ScriptedReply{Thinking: "The result tells me the next step.", Text: text, ToolCalls: []ScriptedToolCall{{Name: tool, Input: raw}}}
+	}
+	switch {
+	case demoFindFirst.MatchString(request) && len(calls) == 1 && !first.IsError:
+		file, _, ok := strings.Cut(first.Content, ":")
+		if !ok || strings.Contains(file, "\n") {
+			return ScriptedReply{Text: "The search found nothing, so there is no first file to show:\n" + first.Content}
+		}
+		return next("The first match is in "+file+"; I'll read it.", "read_file", map[string]string{"path": file})
+	case lower == "demo error" && len(calls) == 1 && first.IsError:
+		return next("The call failed validation: "+first.Content+"\nI misspelt the field; retrying with `pattern`.", "grep_files", map[string]string{"pattern": "TODO"})
+	case lower == "demo error":
+		return ScriptedReply{Text: "My first grep_files call named the field `patern`, so input validation rejected it before the tool ran and told me which field was missing. I corrected the input and the retry worked:\n" + first.Content}
+	case lower == "demo big output":
+		var stored []string
+		for _, r := range results {
+			stored = append(stored, demoStored.FindAllString(r.Content, -1)...)
+		}
+		return ScriptedReply{Text: fmt.Sprintf("Together the outputs passed the %d characters one batch may add to the context (a single result may hold %d), so minicode stored the largest on disk and handed me only a preview of each: %s. read_file can page through them.",
+			maxBatchResultChars, maxResultChars, strings.Join(stored, ", "))}
+	case lower == "demo permissions" && len(calls) == 1 && !first.IsError:
+		return next("The edit was approved; now a command, which runs in the sandbox.", "run_command", map[string]string{"command": "cat minicode-demo.txt && ls"})
+	case lower == "demo permissions":
+		return ScriptedReply{Text: "Both steps went through the permission check: the file change is shown as a diff before you approve it, and the command ran inside the sandbox, which keeps its writes to the workspace.\n" + demoSummary(req.Messages, results).Text}
+	}
+	return demoSummary(req.Messages, results)
+}
+
+// demoMechanism starts one of the mechanism demos, or reports false.
+func demoMechanism(lower, sessionID string) (ScriptedReply, bool) {
+	switch lower {
+	case "demo big output":
+		calls := make([]ScriptedToolCall, 7)
+		for i := range calls {
+			calls[i] = ScriptedToolCall{Name: "run_command", Input: json.RawMessage(`{"command":"seq 1 9000; seq 1 9000 >&2"}`)}
+		}
+		return ScriptedReply{Thinking: "Seven long outputs in one batch pass the batch limit.", Text: "<progress>Running seven commands that each print about 32,000 characters.</progress>", ToolCalls: calls}, true
+	case "demo error":
+		return ScriptedReply{Thinking: "Searching for TODO shows how a bad tool input is caught.", Text: "I'll search for TODO.",
+			ToolCalls: []ScriptedToolCall{{Name: "grep_files", Input: json.RawMessage(`{"patern":"TODO"}`)}}}, true
+	case "demo permissions":
+		return ScriptedReply{Thinking: "Writing a file needs approval; the diff is shown first.", Text: "I'll create minicode-demo.txt; you will see the diff and be asked.",
+			ToolCalls: []ScriptedToolCall{{Name: "write_file", Input: json.RawMessage(`{"path":"minicode-demo.txt","content":"written by the demo model\n"}`)}}}, true
+	case "demo resume":
+		if sessionID == "" {
+			return ScriptedReply{Text: "This conversation is not being saved (no session), so it cannot be resumed."}, true
+		}
+		return ScriptedReply{Thinking: "The session id is what --resume needs.", Text: fmt.Sprintf(
+			"This conversation is session %s. Every message is appended to its journal under ~/.minicode/projects/, so you can quit at any time and continue later with:\n\n    minicode --resume %s\n\nor `minicode -c` to continue the newest session of this workspace.", sessionID, sessionID)}, true
+	}
+	return ScriptedReply{}, false
+}

@@ -1,0 +1,122 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// demoVolatile matches what changes between runs of the same request:
+// ids, times and temporary paths.
+var demoVolatile = []struct {
+	re   *regexp.Regexp
+	with string
+}{
+	{regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`), "<id>"},
+	{regexp.MustCompile(`msg_[0-9a-f]+`), "msg_<id>"},
+	{regexp.MustCompile(`"(duration_ms|duration_api_ms)":\d+`), `"$1":0`},
+	// The prompt and some replies name temporary paths, whose length varies.
+	{regexp.MustCompile(`"(input_tokens|inputTokens|output_tokens|outputTokens)":\d+`), `"$1":0`},
+	{regexp.MustCompile(`\(context: .*\)`), "(context: <usage>)"},
+}
+
+// normaliseRun replaces the workspace, the home and the volatile parts,
+// and drops the init event, which describes the machine's sandbox.
+func normaliseRun(out, ws, home string) string {
+	out = regexp.MustCompile(`(?m)^\{"type":"system","subtype":"init".*\n`).ReplaceAllString(out, "")
+	out = strings.ReplaceAll(strings.ReplaceAll(out, home, "<home>"), ws, "<ws>")
+	for _, v := range demoVolatile {
+		out = v.re.ReplaceAllString(out, v.with)
+	}
+	return out
+}
+
+func TestDemoRequestsGolden(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the binary many times")
+	}
+	t.Parallel()
+	cases := []struct {
+		name, stdin string
+		args        []string
+	}{
+		{"list", "", []string{"-p", "list files"}},
+		{"unknown", "", []string{"-p", "write me a poem about files"}},
+		{"chain", "", []string{"-p", "find TODO and show me the first file"}},
+		{"error", "", []string{"-p", "demo error"}},
+		{"big_output", "", []string{"-p", "demo big output", "--allowedTools", "run_command"}},
+		{"permissions", "", []string{"-p", "demo permissions", "--allowedTools", "write_file,run_command"}},
+		{"resume", "", []string{"-p", "demo resume"}},
+		{"help", "", []string{"-p", "help"}},
+		{"ask", "ask me something\nblue\n/exit\n", nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ws := workspaceWith(t, map[string]string{"main.go": "package main\n\n// TODO: say hello\nfunc main() {}\n", "notes.txt": "blue sky\n"})
+			home := t.TempDir()
+			args := append([]string{"--provider", "mock", "--workspace", ws}, tc.args...)
+			if tc.stdin == "" {
+				args = append(args, "--output-format", "stream-json")
+			}
+			r := runMinicode(t, []string{"MINICODE_HOME=" + home}, tc.stdin, args...)
+			if r.code != 0 {
+				t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+			}
+			checkDemoGolden(t, filepath.Join("testdata", "demo", tc.name+".txt"), normaliseRun(r.stdout, ws, home))
+		})
+	}
+}
+
+// checkDemoGolden compares got with a golden file, rewriting it with -update.
+func checkDemoGolden(t *testing.T, path, got string) {
+	t.Helper()
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("%s differs from the golden file:\ngot:\n%s\nwant:\n%s", path, got, want)
+	}
+}
+
+func TestDemoJSONIsStableAcrossRuns(t *testing.T) {
+	t.Parallel()
+	ws := workspaceWith(t, map[string]string{"main.go": "package main\n"})
+	var runs []string
+	for range 2 {
+		home := t.TempDir()
+		r := runMinicode(t, []string{"MINICODE_HOME=" + home}, "", "-p", "list files", "--provider", "mock", "--output-format", "json", "--workspace", ws)
+		if r.code != 0 {
+			t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+		}
+		runs = append(runs, normaliseRun(r.stdout, ws, home))
+	}
+	if runs[0] != runs[1] {
+		t.Errorf("two runs differ beyond ids and times:\n%q\n%q", runs[0], runs[1])
+	}
+}
+
+func TestDemoDelaySetting(t *testing.T) {
+	t.Parallel()
+	ws := workspaceWith(t, map[string]string{"main.go": "package main\n"})
+	r := runMinicode(t, []string{"MINICODE_DEMO_DELAY=1ms"}, "", "-p", "explain yourself", "--provider", "mock", "--workspace", ws)
+	if r.code != 0 || !strings.Contains(r.stdout, "deterministic demo model") {
+		t.Errorf("with a delay: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	r = runMinicode(t, []string{"MINICODE_DEMO_DELAY=soon"}, "", "-p", "help", "--provider", "mock", "--workspace", ws)
+	if r.code == 0 || !strings.Contains(r.stderr, "MINICODE_DEMO_DELAY") {
+		t.Errorf("a bad delay: exit %d, stderr %q, want a usage error naming the variable", r.code, r.stderr)
+	}
+}
