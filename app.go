@@ -3,6 +3,7 @@ package main
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -47,6 +48,7 @@ type Options struct {
 	ResumePick             bool   // --resume alone: list the sessions to pick one
 	SessionID              string // --session-id: the id of the new session
 	ForkSession            bool   // --fork-session: continue into a new session
+	ProgramOptions                // flags of a program driving minicode (app_sdk_flags.go)
 }
 
 // App is one running minicode: its configuration, the model, the tools and
@@ -70,6 +72,9 @@ type App struct {
 	Sandbox  *Sandbox
 	Skills   *SkillSet
 	Commands []*CustomCommand // custom slash commands, first of a name
+	// structured is the schema the final answer must match (--json-schema);
+	// nil when the answer is plain text.
+	structured *structuredOutput
 	// Subagents are the agents the task tool starts.
 	Subagents *Subagents
 	// Trusted is set when the project's files may run code and widen
@@ -134,14 +139,12 @@ func newApp(ctx context.Context, opts Options, stdin io.Reader, stdout, stderr i
 		return nil, err
 	}
 	app.closers = append(app.closers, app.Sandbox.Close)
-	if len(app.Settings.Hooks) > 0 {
-		app.Env.Hooks = &Hooks{Config: app.Settings.Hooks, SessionID: app.SessionID, Workspace: app.Workspace,
-			Transcript: app.Session.Path, Sandbox: app.Sandbox, Notice: app.notice}
-	}
+	app.Env.Hooks = &Hooks{Config: app.Settings.Hooks, SessionID: app.SessionID, Workspace: app.Workspace,
+		Transcript: app.Session.Path, Sandbox: app.Sandbox, Notice: app.notice}
 	if err := app.setupPermissions(); err != nil {
 		return nil, err
 	}
-	app.Registry = NewRegistry(app.builtinTools()...)
+	app.Registry = NewRegistry(keepTools(app.builtinTools(), app.Opts.Tools, app.notice)...)
 	app.Perms.WarnUnknownTools(append(app.Registry.names(), "task", "load_skill"))
 	if len(app.Skills.Skills) > 0 {
 		app.Registry.Add(app.Skills.Tool())
@@ -163,7 +166,13 @@ func newApp(ctx context.Context, opts Options, stdin io.Reader, stdout, stderr i
 		app.Close()
 		return nil, err
 	}
+	if app.Opts.JSONSchema != "" {
+		if err := app.useJSONSchema(json.RawMessage(app.Opts.JSONSchema)); err != nil {
+			return nil, usageErrorf("--json-schema: %v", err)
+		}
+	}
 	app.Agent = &Agent{
+		Thinking:     max(app.Opts.thinkingBudget(), 0),
 		Provider:     app.Provider,
 		Tools:        app.Registry,
 		Env:          app.Env,
@@ -424,7 +433,10 @@ func (app *App) setupPermissions() error {
 		}
 		cfg.AddDirs = append(cfg.AddDirs, dir)
 	}
-	if !app.Opts.Print {
+	switch {
+	case app.Opts.PermissionPromptTool == "stdio":
+		cfg.Asker = app // the program answers: runStreamInput sets app.asker
+	case !app.Opts.Print:
 		app.asker = notifyingAsker{&LineAsker{In: app.lines, Out: app.stdout}, app.Env.Hooks}
 		cfg.Asker = app
 	}
@@ -445,7 +457,11 @@ func (app *App) systemPrompt() string {
 		b.WriteString(defaultSystemPrompt)
 	}
 	fmt.Fprintf(&b, "\nWorkspace: %s\nToday: %s\n", app.Workspace, time.Now().Format("2006-01-02"))
-	for _, section := range []string{app.Skills.PromptSection(), app.Memory.PromptSection(), app.Opts.AppendSystemPrompt} {
+	var structured string
+	if app.structured != nil {
+		structured = "When the task is done, deliver the answer by calling the structured_output tool with it as the input (it must match the tool's schema), then end with a one-line message."
+	}
+	for _, section := range []string{app.Skills.PromptSection(), app.Memory.PromptSection(), app.Opts.AppendSystemPrompt, structured} {
 		if section != "" {
 			b.WriteString("\n" + section)
 		}

@@ -36,7 +36,9 @@ type resultRecord struct {
 	// PermissionDenials lists the tool calls that were not allowed.
 	PermissionDenials []Denial `json:"permission_denials"`
 	Errors            []string `json:"errors,omitempty"` // why an error subtype ended the run
-	UUID              string   `json:"uuid"`
+	// StructuredOutput is the answer as JSON, with --json-schema.
+	StructuredOutput json.RawMessage `json:"structured_output,omitempty"`
+	UUID             string          `json:"uuid"`
 }
 
 // resultUsage is a run's token count, with the cache fields always present.
@@ -59,30 +61,22 @@ type modelUsage struct {
 	MaxOutputTokens          int     `json:"maxOutputTokens"`
 }
 
-// runHeadless runs the task, or with --input-format stream-json each user
-// message read from stdin, with nobody to ask, and prints the outcome in
-// the chosen output format. It returns errTaskFailed when the (last) task
-// did not succeed, and the context's error when interrupted.
+// runHeadless runs the task with nobody to ask (or, with --input-format
+// stream-json, the turns a program sends: see app_sdk.go), and prints the
+// outcome in the chosen output format. It returns errTaskFailed when the
+// task did not succeed, and the context's error when interrupted.
 func (app *App) runHeadless(ctx context.Context, task string) error {
 	out := &lineWriter{w: app.stdout}
-	meter := &meteredProvider{Provider: app.Agent.Provider, usage: map[string]Usage{}}
+	meter := &meteredProvider{Provider: app.Agent.Provider, usage: map[string]Usage{}, budget: app.Opts.MaxBudgetUSD}
 	app.Agent.Provider = meter
 	app.Agent.Emit = app.headlessEvents(out, meter)
+	if app.Opts.InputFormat == "stream-json" {
+		return app.runStreamInput(ctx, out, meter)
+	}
 	if app.Opts.OutputFormat == "stream-json" {
 		out.json(app.initRecord())
 	}
-	if app.Opts.InputFormat != "stream-json" {
-		return app.runHeadlessTask(ctx, task, out, meter)
-	}
-	var last error
-	err := readStreamInput(ctx, app.lines, func(text string) error {
-		last = app.runHeadlessTask(ctx, text, out, meter)
-		if errors.Is(last, errTaskFailed) {
-			return nil // the result said why; go on with the next message
-		}
-		return last
-	})
-	return cmp.Or(err, last)
+	return app.runHeadlessTask(ctx, task, out, meter)
 }
 
 // runHeadlessTask runs one task and prints its result.
@@ -100,7 +94,15 @@ func (app *App) runHeadlessTask(ctx context.Context, task string, out *lineWrite
 		}
 	}
 	res := app.runPrompt(ctx, app.Session.View(), prompt)
+	structured, res := app.structuredAnswer(ctx, res)
 	record := app.resultOf(res, meter)
+	if app.structured != nil && record.Subtype == "success" {
+		record.StructuredOutput = structured
+		if structured == nil {
+			record.Subtype, record.IsError = "error_max_structured_output_retries", true
+			record.Errors = []string{"the model did not deliver its answer through structured_output"}
+		}
+	}
 	record.DurationMS = time.Since(start).Milliseconds()
 	switch app.Opts.OutputFormat {
 	case "json", "stream-json":
@@ -132,6 +134,9 @@ func (app *App) resultOf(res TurnResult, meter *meteredProvider) resultRecord {
 		Usage: resultUsage{InputTokens: res.Usage.InputTokens, OutputTokens: res.Usage.OutputTokens, ServiceTier: "standard",
 			CacheCreationInputTokens: res.Usage.CacheCreationInputTokens, CacheReadInputTokens: res.Usage.CacheReadInputTokens},
 		ModelUsage: map[string]modelUsage{},
+	}
+	if errors.Is(res.Err, errBudgetSpent) {
+		r.Subtype = "error_max_budget_usd"
 	}
 	r.IsError = r.Subtype != "success"
 	if r.IsError {

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"maps"
 	"strings"
 	"sync"
@@ -206,7 +205,13 @@ type meteredProvider struct {
 	apiTime time.Duration
 	usage   map[string]Usage // by the model that answered
 	last    replyInfo
+	model   string  // replaces the request's model when set (a program's set_model)
+	budget  float64 // dollars the session may spend; 0 is no limit
+	spent   float64 // dollars spent in the session
 }
+
+// errBudgetSpent stops a session that has cost more than --max-budget-usd.
+var errBudgetSpent = errors.New("the session has used up its budget (--max-budget-usd)")
 
 // replyInfo is what the API said about one reply.
 type replyInfo struct {
@@ -216,6 +221,13 @@ type replyInfo struct {
 
 // Stream calls the model and records the reply.
 func (m *meteredProvider) Stream(ctx context.Context, req ModelRequest, onDelta func(Delta)) (ModelResponse, error) {
+	m.mu.Lock()
+	req.Model = cmp.Or(m.model, req.Model)
+	over := m.budget > 0 && m.spent >= m.budget
+	m.mu.Unlock()
+	if over {
+		return ModelResponse{}, errBudgetSpent
+	}
 	if m.onReply != nil {
 		m.onReply(false)
 	}
@@ -232,9 +244,18 @@ func (m *meteredProvider) Stream(ctx context.Context, req ModelRequest, onDelta 
 		u := m.usage[model]
 		u.Add(resp.Usage)
 		m.usage[model] = u
+		m.spent += costUSD(model, resp.Usage)
 		m.last = replyInfo{id: "msg_" + strings.ReplaceAll(newSessionID(), "-", ""), model: model, stopReason: resp.StopReason, usage: resp.Usage}
 	}
 	return resp, err
+}
+
+// useModel makes model answer from the next request on; "" goes back to
+// the requests' own model.
+func (m *meteredProvider) useModel(model string) {
+	m.mu.Lock()
+	m.model = model
+	m.mu.Unlock()
 }
 
 // reset starts counting a new task.
@@ -269,32 +290,6 @@ type streamInput struct {
 	} `json:"message"`
 }
 
-// readStreamInput reads user messages as JSON lines, one at a time as
-// they arrive, and passes each one's text to handle; it returns at the
-// end of input, when handle fails, or on a line that is not a user
-// message.
-func readStreamInput(ctx context.Context, lines *LineReader, handle func(text string) error) error {
-	for n := 1; ; n++ {
-		line, err := lines.ReadLine(ctx)
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		if strings.TrimSpace(line) == "" {
-			continue
-		}
-		text, err := streamInputText(line)
-		if err != nil {
-			return usageErrorf("--input-format stream-json, line %d: %v", n, err)
-		}
-		if err := handle(text); err != nil {
-			return err
-		}
-	}
-}
-
 // streamInputText returns the text of one input line.
 func streamInputText(line string) (string, error) {
 	var in streamInput
@@ -314,8 +309,11 @@ func streamInputText(line string) (string, error) {
 	}
 	var parts []string
 	for _, b := range blocks {
-		if b.Type == BlockText {
+		switch b.Type {
+		case BlockText:
 			parts = append(parts, b.Text)
+		default:
+			parts = append(parts, fmt.Sprintf("[a %s block was left out: minicode passes only text to the model]", b.Type))
 		}
 	}
 	return strings.Join(parts, "\n"), nil

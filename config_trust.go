@@ -197,6 +197,7 @@ func (app *App) loadConfig(ctx context.Context) ([]MCPServerConfig, error) {
 	if err != nil {
 		return nil, err
 	}
+	layers = keepSources(layers, settingsFiles(app.Home, userHome(app.getenv), app.Workspace), app.Opts.SettingSources)
 	servers, err := loadRunMCPServers(app.Home, app.Workspace, app.Opts.MCPConfig, app.Opts.StrictMCPConfig)
 	if err != nil {
 		return nil, err

@@ -65,11 +65,16 @@ type HookMatcher struct {
 	re     *regexp.Regexp // the compiled matcher; nil matches everything
 }
 
-// HookCommand is one hook: a command run with bash -c in the workspace.
+// HookCommand is one hook: a command run with bash -c in the workspace,
+// or a function of the program driving minicode (app_sdk.go).
 type HookCommand struct {
 	Type    string  `json:"type"`
 	Command string  `json:"command"`
 	Timeout float64 `json:"timeout,omitempty"` // seconds; 0 means defaultHookTimeout
+
+	// call, when set, runs the hook instead of Command: it gets the
+	// event's JSON and returns what a command would print on stdout.
+	call func(ctx context.Context, input []byte) (string, error)
 }
 
 // check validates the hooks read from one settings file and compiles the
@@ -89,12 +94,8 @@ func (hs HookSettings) check(data []byte, source string) (ignored []string, err 
 		for i := range matchers {
 			m := &matchers[i]
 			m.source = source
-			if p := m.Matcher; p != "" && p != "*" {
-				re, err := regexp.Compile("^(?:" + p + ")$")
-				if err != nil {
-					return nil, fmt.Errorf("line %d: field \"hooks.%s[%d].matcher\": %q is not a valid regular expression: %v", at(p), event, i, p, err)
-				}
-				m.re = re
+			if err := m.compile(); err != nil {
+				return nil, fmt.Errorf("line %d: field \"hooks.%s[%d].matcher\": %v", at(m.Matcher), event, i, err)
 			}
 			if len(m.Hooks) == 0 {
 				return nil, fmt.Errorf("line %d: field \"hooks.%s[%d].hooks\": the list of commands is missing or empty", at(`"`+string(event)+`"`), event, i)
@@ -117,6 +118,18 @@ func (hs HookSettings) check(data []byte, source string) (ignored []string, err 
 		}
 	}
 	return ignored, nil
+}
+
+// compile compiles the matcher; "" and "*" match every tool.
+func (m *HookMatcher) compile() error {
+	if p := m.Matcher; p != "" && p != "*" {
+		re, err := regexp.Compile("^(?:" + p + ")$")
+		if err != nil {
+			return fmt.Errorf("%q is not a valid regular expression: %v", p, err)
+		}
+		m.re = re
+	}
+	return nil
 }
 
 // merge adds over's hooks after base's: hooks from every settings file run.
@@ -258,6 +271,16 @@ func (h *Hooks) runOne(ctx context.Context, event HookEvent, c HookCommand, stdi
 	}
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	if c.call != nil {
+		out, err := c.call(runCtx, stdin)
+		if err != nil {
+			if ctx.Err() == nil {
+				h.notice(fmt.Sprintf("%s hook %s failed: %v", event, c.Command, err))
+			}
+			return HookVerdict{}
+		}
+		return h.readReply(event, c, out)
+	}
 	stdout, stderr := &cappedBuffer{max: maxResultChars}, &cappedBuffer{max: maxResultChars}
 	cmd := hookProcess(runCtx, h.Sandbox, h.Workspace, c.Command)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = bytes.NewReader(stdin), stdout, stderr

@@ -91,6 +91,7 @@ type Agent struct {
 	SummaryModel string
 	System       string
 	MaxTokens    int
+	Thinking     int // tokens the model may think per step; 0 leaves it to the model
 	MaxSteps     int
 	MaxProgress  int
 	// Depth is 0 for the main agent and 1 for a subagent; only the main
@@ -254,7 +255,7 @@ func (a *Agent) callModel(ctx context.Context, t *turn) (ModelResponse, error) {
 
 // request builds the model request for the current conversation.
 func (a *Agent) request(messages []Message) ModelRequest {
-	req := ModelRequest{Model: a.Model, System: a.System, Messages: messages, MaxTokens: a.MaxTokens}
+	req := ModelRequest{Model: a.Model, System: a.System, Messages: messages, MaxTokens: a.MaxTokens, Thinking: a.Thinking}
 	if a.Tools != nil {
 		req.Tools = a.Tools.Specs()
 	}

@@ -239,6 +239,7 @@ func parseFlags(args []string, stderr io.Writer) (opts Options, showVersion bool
 	fs.StringVar(&opts.MCPElicitation, "mcp-elicitation", "", "")
 	fs.BoolVar(&showVersion, "version", false, "")
 	addSessionFlags(fs, &opts)
+	addProgramFlags(fs, &opts.ProgramOptions)
 	args = spreadVariadic(joinResumeValue(args))
 	var words []string
 	for {
@@ -255,6 +256,9 @@ func parseFlags(args []string, stderr io.Writer) (opts Options, showVersion bool
 		words = append(words, fs.Arg(0))
 		args = fs.Args()[1:]
 	}
+	if opts.InputFormat == "stream-json" {
+		opts.Print = true // a program drives minicode: nobody at a terminal
+	}
 	if skipPermissions {
 		opts.PermissionMode = string(ModeBypass)
 	}
@@ -262,6 +266,9 @@ func parseFlags(args []string, stderr io.Writer) (opts Options, showVersion bool
 		return opts, false, err
 	}
 	if err := checkSessionFlags(opts); err != nil {
+		return opts, false, err
+	}
+	if err := checkProgramFlags(opts); err != nil {
 		return opts, false, err
 	}
 	if len(words) > 0 && !opts.Print {
@@ -468,6 +475,14 @@ Flags (--flag=value works; list flags may be repeated):
   -r, --resume [ID]           continue session ID; alone, list the sessions to pick one
   --session-id UUID           the id of the new session
   --fork-session              with --continue or --resume: continue into a new session
+  --no-session-persistence    keep the session in memory only
+  --permission-prompt-tool stdio   with --input-format stream-json: ask the program (can_use_tool)
+  --allow-dangerously-skip-permissions   let the program switch to bypassPermissions
+  --tools LIST                the built-in tools offered (default: all)
+  --setting-sources LIST      the settings files read: user, project, local (default: all)
+  --json-schema SCHEMA        the final answer as JSON matching SCHEMA (structured_output)
+  --max-budget-usd N          stop once the session has cost more than N dollars
+  --thinking MODE, --max-thinking-tokens N, --effort LEVEL   how much the model thinks
   --version                   print the version
   --help                      print this help
 

@@ -329,6 +329,9 @@ func (p *Permissions) Authorize(ctx context.Context, req PermissionRequest) erro
 	if err != nil {
 		return p.refuse(req, fmt.Sprintf("permission not granted: %s: %v", describeCall(req), err))
 	}
+	if answer.Choice == ChoiceAllowOnce && answer.Input != "" {
+		return &InputReplaced{Input: json.RawMessage(answer.Input)}
+	}
 	return p.apply(req, d, prompt, answer)
 }
 

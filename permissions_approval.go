@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 )
 
@@ -83,7 +84,19 @@ type Answer struct {
 	Choice   ChoiceID
 	Guidance string     // for ChoiceDenyGuidance: returned to the model
 	SaveTo   SaveTarget // for the "always" choices
+	// Input, with ChoiceAllowOnce, is the input (JSON) to run the call
+	// with instead of the model's (a program answering can_use_tool may
+	// change it); "" keeps the model's.
+	Input string
 }
+
+// InputReplaced is the permission check's answer when whoever approved a
+// call changed its input: the registry runs the call with Input instead,
+// still subject to the deny rules.
+type InputReplaced struct{ Input json.RawMessage }
+
+// Error says what happened, for a caller that does not look.
+func (e *InputReplaced) Error() string { return "the call was approved with a changed input" }
 
 // prompt builds the question for a request that asks.
 func (p *Permissions) prompt(req PermissionRequest, d Decision) Prompt {

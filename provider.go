@@ -38,6 +38,9 @@ type ModelRequest struct {
 	Messages  []Message
 	Tools     []ToolSpec
 	MaxTokens int
+	// Thinking is how many tokens the model may think before answering,
+	// where the API lets a request choose; 0 leaves it to the model.
+	Thinking int
 }
 
 // ModelResponse is the assembled reply of one model call.

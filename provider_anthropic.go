@@ -95,6 +95,13 @@ type anthropicRequest struct {
 	System    []anthropicBlock `json:"system,omitempty"`
 	Tools     json.RawMessage  `json:"tools,omitempty"`
 	Messages  json.RawMessage  `json:"messages"`
+	Thinking  *thinkingBudget  `json:"thinking,omitempty"`
+}
+
+// thinkingBudget turns on extended thinking with a budget of tokens.
+type thinkingBudget struct {
+	Type         string `json:"type"` // enabled
+	BudgetTokens int    `json:"budget_tokens"`
 }
 
 // cacheControl marks the end of a prefix that the API should cache.
@@ -145,6 +152,10 @@ func (a *Anthropic) encode(req ModelRequest) ([]byte, error) {
 	body := anthropicRequest{Model: req.Model, MaxTokens: req.MaxTokens, Stream: true, Messages: json.RawMessage("0")}
 	if body.MaxTokens <= 0 {
 		body.MaxTokens = limitsFor(req.Model, nil).MaxOutput
+	}
+	if req.Thinking > 0 {
+		body.Thinking = &thinkingBudget{Type: "enabled", BudgetTokens: req.Thinking}
+		body.MaxTokens = max(body.MaxTokens, req.Thinking+4096) // the answer comes after the thinking
 	}
 	if req.System != "" {
 		body.System = []anthropicBlock{{Type: BlockText, Text: &req.System, CacheControl: ephemeral}}

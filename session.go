@@ -3,6 +3,7 @@ package main
 import (
 	"crypto/rand"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -131,6 +132,16 @@ func projectDir(home, workspace string) string {
 		return '-'
 	}, workspace)
 	return filepath.Join(home, "projects", slug)
+}
+
+// errNotPersisted is why a session asked to stay in memory has no journal.
+var errNotPersisted = errors.New("the session is kept in memory only (--no-session-persistence)")
+
+// KeepInMemory makes the session write no journal, without a warning.
+func (s *Session) KeepInMemory() {
+	s.mu.Lock()
+	s.failed = errNotPersisted
+	s.mu.Unlock()
 }
 
 // View returns a copy of the messages the model sees.

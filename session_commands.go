@@ -49,6 +49,9 @@ func (app *App) openSession() error {
 	default:
 		s = newSession(dir, newSessionID(), app.warnSession)
 	}
+	if o.NoSessionPersistence {
+		s.KeepInMemory()
+	}
 	app.useSession(s)
 	days := defaultCleanupPeriodDays
 	if app.Settings.CleanupPeriodDays != nil {

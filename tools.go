@@ -396,10 +396,12 @@ func (r *Registry) execute(ctx context.Context, env *ToolEnv, call Block, hookDe
 		}
 		req.Tool, req.ToolUseID, req.Input = tool.Name, call.ID, call.Input
 		req.HookDecision, req.Grants = hookDecision, toolGrants(ctx)
-		if env.Perms != nil {
-			if err := env.Perms.Authorize(ctx, req); err != nil {
-				return ToolOutput{Text: err.Error(), IsError: true}
-			}
+		replaced, err := authorize(ctx, env, tool, req)
+		if err != nil {
+			return ToolOutput{Text: err.Error(), IsError: true}
+		}
+		if replaced != nil {
+			input = replaced
 		}
 	}
 	timeout := tool.Timeout
@@ -418,6 +420,34 @@ func (r *Registry) execute(ctx context.Context, env *ToolEnv, call Block, hookDe
 		return ToolOutput{Text: err.Error(), IsError: true}
 	}
 	return out
+}
+
+// authorize runs the permission check of a call. When whoever approved
+// it changed its input, it returns the new input, decoded and checked
+// again as approved (a deny rule still refuses it); else nil.
+func authorize(ctx context.Context, env *ToolEnv, tool *Tool, req PermissionRequest) (any, error) {
+	if env.Perms == nil {
+		return nil, nil
+	}
+	err := env.Perms.Authorize(ctx, req)
+	var replaced *InputReplaced
+	if !errors.As(err, &replaced) {
+		return nil, err
+	}
+	input, err := tool.Decode(replaced.Input)
+	if err != nil {
+		return nil, fmt.Errorf("the changed input is not valid: %w", err)
+	}
+	again, err := tool.Permission(env, input)
+	if err != nil {
+		return nil, err
+	}
+	again.Tool, again.ToolUseID, again.Input = req.Tool, req.ToolUseID, replaced.Input
+	again.HookDecision, again.Grants = "allow", req.Grants
+	if err := env.Perms.Authorize(ctx, again); err != nil {
+		return nil, err
+	}
+	return input, nil
 }
 
 // names lists the registered tool names, sorted.

@@ -1,0 +1,274 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+)
+
+// The program interface. With --input-format stream-json (and
+// --output-format stream-json), minicode is driven by another program, as
+// the Agent SDK drives Claude Code: stdin is read line by line as it
+// arrives, each line one JSON object:
+//
+//	{"type":"user","message":{"role":"user","content":...}}   a turn to run
+//	{"type":"control_request","request_id":R,"request":{"subtype":...}}
+//	{"type":"control_response","response":{"subtype":"success"|"error","request_id":R,...}}
+//
+// User messages run one after another as turns of one session; each ends
+// with a result line. Control requests are answered at once, even while a
+// turn runs (initialize, interrupt, set_permission_mode, set_model,
+// get_context_usage, mcp_status); unknown ones get an error response.
+// minicode sends control requests of its own on stdout (can_use_tool for
+// permission questions with --permission-prompt-tool=stdio, hook_callback
+// for hooks the program registered) and waits for their control_response.
+// The end of stdin ends the session once the queued turns have run.
+
+// sdkConn is minicode's end of the program interface: it reads stdin,
+// queues the turns, answers control requests and matches the answers to
+// its own requests.
+type sdkConn struct {
+	app   *App
+	out   *lineWriter
+	meter *meteredProvider // the model calls: set_model changes their model
+
+	mu      sync.Mutex
+	queue   []streamPrompt                 // user messages waiting for their turn
+	wake    chan struct{}                  // signalled when the queue or closed changes
+	closed  bool                           // stdin has ended
+	waiting map[string]chan controlAnswer  // our requests awaiting an answer
+	next    int                            // for our request ids
+	cancel  context.CancelFunc             // cancels the running turn; nil when idle
+	model   string                         // the model set by set_model; "" for the session's
+	started bool                           // initialize has been answered
+}
+
+// streamPrompt is one user message read from stdin.
+type streamPrompt struct {
+	text string
+}
+
+// streamLine is one line of stdin, of any type.
+type streamLine struct {
+	Type      string          `json:"type"`
+	RequestID string          `json:"request_id"`
+	Request   json.RawMessage `json:"request"`
+	Response  *controlAnswer  `json:"response"`
+	Message   json.RawMessage `json:"message"`
+}
+
+// controlAnswer is the response part of a control_response line.
+type controlAnswer struct {
+	Subtype   string          `json:"subtype"` // success or error
+	RequestID string          `json:"request_id"`
+	Response  json.RawMessage `json:"response,omitempty"`
+	Error     string          `json:"error,omitempty"`
+}
+
+// runStreamInput runs the turns that arrive on stdin until it ends. Like
+// the program on the other end expects, the process then exits 0 whatever
+// the turns' results said (each result line says it); only a failure to
+// write the output or an interrupt of minicode itself is an error.
+func (app *App) runStreamInput(ctx context.Context, out *lineWriter, meter *meteredProvider) error {
+	c := &sdkConn{app: app, out: out, meter: meter, wake: make(chan struct{}, 1), waiting: map[string]chan controlAnswer{}}
+	if app.Opts.PermissionPromptTool == "stdio" {
+		app.asker = notifyingAsker{c, app.Env.Hooks}
+	}
+	readCtx, stopReading := context.WithCancel(ctx)
+	defer stopReading()
+	go c.read(readCtx)
+	for n := 0; ; n++ {
+		p, ok := c.nextPrompt(ctx)
+		if !ok {
+			break
+		}
+		if n == 0 {
+			out.json(app.initRecord()) // after initialize, so it shows the program's setup
+		}
+		turnCtx, cancel := context.WithCancel(ctx)
+		c.setCancel(cancel)
+		err := app.runHeadlessTask(turnCtx, p.text, out, meter)
+		c.setCancel(nil)
+		cancel()
+		switch {
+		case ctx.Err() != nil:
+			return ctx.Err()
+		case out.err != nil:
+			return err
+		}
+	}
+	return ctx.Err()
+}
+
+// read reads stdin until it ends, queueing user messages and handling
+// control lines as they come.
+func (c *sdkConn) read(ctx context.Context) {
+	defer c.end()
+	for n := 1; ; n++ {
+		line, err := c.app.lines.ReadLine(ctx)
+		if err != nil {
+			if !errors.Is(err, io.EOF) && ctx.Err() == nil {
+				c.app.notice(fmt.Sprintf("reading stdin: %v", err))
+			}
+			return
+		}
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		if err := c.handle(line); err != nil {
+			c.app.notice(fmt.Sprintf("stdin line %d: %v", n, err))
+		}
+	}
+}
+
+// handle acts on one line of stdin.
+func (c *sdkConn) handle(line string) error {
+	var in streamLine
+	if err := json.Unmarshal([]byte(line), &in); err != nil {
+		return fmt.Errorf("not JSON: %w", err)
+	}
+	switch in.Type {
+	case "user":
+		text, err := streamInputText(line)
+		if err != nil {
+			return err
+		}
+		c.mu.Lock()
+		c.queue = append(c.queue, streamPrompt{text: text})
+		c.mu.Unlock()
+		c.signal()
+	case "control_request":
+		c.answer(in.RequestID, in.Request)
+	case "control_response":
+		if in.Response == nil {
+			return errors.New("control_response without a response")
+		}
+		c.deliver(*in.Response)
+	case "control_cancel_request", "keep_alive":
+		// Nothing of ours to withdraw: minicode's requests end with their turn.
+	default:
+		return fmt.Errorf("unknown line type %q", in.Type)
+	}
+	return nil
+}
+
+// answer handles one control request and writes its response.
+func (c *sdkConn) answer(id string, raw json.RawMessage) {
+	resp, err := c.control(raw)
+	if err != nil {
+		c.out.json(map[string]any{"type": "control_response",
+			"response": controlAnswer{Subtype: "error", RequestID: id, Error: err.Error()}})
+		return
+	}
+	data, err := json.Marshal(resp)
+	if err != nil {
+		data = []byte("{}")
+	}
+	c.out.json(map[string]any{"type": "control_response",
+		"response": controlAnswer{Subtype: "success", RequestID: id, Response: data}})
+}
+
+// nextPrompt waits for the next queued user message; false means stdin
+// ended and nothing is left.
+func (c *sdkConn) nextPrompt(ctx context.Context) (streamPrompt, bool) {
+	for {
+		c.mu.Lock()
+		if len(c.queue) > 0 {
+			p := c.queue[0]
+			c.queue = c.queue[1:]
+			c.mu.Unlock()
+			return p, true
+		}
+		closed := c.closed
+		c.mu.Unlock()
+		if closed {
+			return streamPrompt{}, false
+		}
+		select {
+		case <-c.wake:
+		case <-ctx.Done():
+			return streamPrompt{}, false
+		}
+	}
+}
+
+// signal wakes nextPrompt.
+func (c *sdkConn) signal() {
+	select {
+	case c.wake <- struct{}{}:
+	default:
+	}
+}
+
+// end marks stdin as ended: queued turns still run, and requests of
+// ours that can no longer be answered fail.
+func (c *sdkConn) end() {
+	c.mu.Lock()
+	c.closed = true
+	for id, ch := range c.waiting {
+		ch <- controlAnswer{Subtype: "error", RequestID: id, Error: "stdin ended before the answer"}
+		delete(c.waiting, id)
+	}
+	c.mu.Unlock()
+	c.signal()
+}
+
+// setCancel records how to interrupt the running turn.
+func (c *sdkConn) setCancel(cancel context.CancelFunc) {
+	c.mu.Lock()
+	c.cancel = cancel
+	c.mu.Unlock()
+}
+
+// interrupt cancels the running turn, as Ctrl-C does.
+func (c *sdkConn) interrupt() {
+	c.mu.Lock()
+	cancel := c.cancel
+	c.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+}
+
+// request sends a control request of minicode's and waits for its answer.
+func (c *sdkConn) request(ctx context.Context, body map[string]any) (json.RawMessage, error) {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return nil, errors.New("stdin has ended: nobody can answer")
+	}
+	c.next++
+	id := fmt.Sprintf("minicode-%d", c.next)
+	ch := make(chan controlAnswer, 1)
+	c.waiting[id] = ch
+	c.mu.Unlock()
+	c.out.json(map[string]any{"type": "control_request", "request_id": id, "request": body})
+	select {
+	case a := <-ch:
+		if a.Subtype == "error" {
+			return nil, fmt.Errorf("%s: %s", body["subtype"], a.Error)
+		}
+		return a.Response, nil
+	case <-ctx.Done():
+		c.mu.Lock()
+		delete(c.waiting, id)
+		c.mu.Unlock()
+		c.out.json(map[string]any{"type": "control_cancel_request", "request_id": id})
+		return nil, ctx.Err()
+	}
+}
+
+// deliver hands an answer to the request waiting for it.
+func (c *sdkConn) deliver(a controlAnswer) {
+	c.mu.Lock()
+	ch, ok := c.waiting[a.RequestID]
+	delete(c.waiting, a.RequestID)
+	c.mu.Unlock()
+	if ok {
+		ch <- a
+	}
+}

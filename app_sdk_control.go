@@ -1,0 +1,257 @@
+package main
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+)
+
+// initializeRequest is what a program sends first: how the session should
+// be set up, in the Agent SDK's field names.
+type initializeRequest struct {
+	SystemPrompt       []string                  `json:"systemPrompt"`
+	AppendSystemPrompt string                    `json:"appendSystemPrompt"`
+	Agents             map[string]sdkAgent       `json:"agents"`
+	JSONSchema         json.RawMessage           `json:"jsonSchema"`
+	Hooks              map[HookEvent][]sdkHookOn `json:"hooks"`
+}
+
+// sdkAgent is a subagent defined by the program.
+type sdkAgent struct {
+	Description string   `json:"description"`
+	Prompt      string   `json:"prompt"`
+	Tools       []string `json:"tools"`
+	Model       string   `json:"model"`
+}
+
+// sdkHookOn is one matcher of a hook event whose hooks are functions of
+// the program, called back through hook_callback.
+type sdkHookOn struct {
+	Matcher         string   `json:"matcher"`
+	HookCallbackIDs []string `json:"hookCallbackIds"`
+	Timeout         float64  `json:"timeout"`
+}
+
+// control answers one control request of the program.
+func (c *sdkConn) control(raw json.RawMessage) (any, error) {
+	var head struct {
+		Subtype string  `json:"subtype"`
+		Mode    string  `json:"mode"`
+		Model   *string `json:"model"`
+	}
+	if err := json.Unmarshal(raw, &head); err != nil {
+		return nil, fmt.Errorf("malformed request: %v", err)
+	}
+	app := c.app
+	switch head.Subtype {
+	case "initialize":
+		c.mu.Lock()
+		again := c.started
+		c.started = true
+		c.mu.Unlock()
+		if again {
+			return nil, errors.New("already initialized")
+		}
+		return c.initialize(raw)
+	case "interrupt":
+		c.interrupt()
+		return map[string]any{}, nil
+	case "set_permission_mode":
+		return map[string]any{}, c.setMode(head.Mode)
+	case "set_model":
+		model := app.Model
+		if head.Model != nil && *head.Model != "" && *head.Model != "default" {
+			model = resolveModelAlias(*head.Model)
+		}
+		c.meter.useModel(model)
+		c.mu.Lock()
+		c.model = model
+		c.mu.Unlock()
+		return map[string]any{}, nil
+	case "mcp_status":
+		return map[string]any{"mcpServers": app.initRecord().MCPServers}, nil
+	case "get_context_usage":
+		return c.contextUsage(), nil
+	}
+	return nil, fmt.Errorf("unsupported control request %q", head.Subtype)
+}
+
+// setMode switches the permission mode. Bypassing permissions needs
+// --allow-dangerously-skip-permissions (or starting in that mode).
+func (c *sdkConn) setMode(mode string) error {
+	m, err := ParsePermissionMode(mode)
+	if err != nil {
+		return err
+	}
+	if m == ModeBypass && !c.app.Opts.AllowSkipPermissions && c.app.Perms.Mode() != ModeBypass {
+		return errors.New("bypassPermissions needs --allow-dangerously-skip-permissions")
+	}
+	return c.app.Perms.SetMode(m)
+}
+
+// initialize applies the program's setup and describes the session.
+func (c *sdkConn) initialize(raw json.RawMessage) (any, error) {
+	var in initializeRequest
+	if err := json.Unmarshal(raw, &in); err != nil {
+		return nil, fmt.Errorf("malformed initialize: %v", err)
+	}
+	app := c.app
+	if len(in.SystemPrompt) > 0 {
+		app.Opts.SystemPrompt = strings.Join(in.SystemPrompt, "\n")
+	}
+	if in.AppendSystemPrompt != "" {
+		app.Opts.AppendSystemPrompt = strings.TrimSpace(app.Opts.AppendSystemPrompt + "\n" + in.AppendSystemPrompt)
+	}
+	if len(in.JSONSchema) > 0 && !bytes.Equal(in.JSONSchema, []byte("null")) {
+		if err := app.useJSONSchema(in.JSONSchema); err != nil {
+			return nil, err
+		}
+	}
+	app.Agent.System = app.systemPrompt()
+	for name, a := range in.Agents {
+		def := &AgentDef{Name: name, Description: a.Description, Prompt: a.Prompt, Model: resolveModelAlias(a.Model)}
+		for _, t := range a.Tools {
+			def.Tools = append(def.Tools, minicodeToolNames(t)...)
+		}
+		app.addAgent(def)
+	}
+	c.registerHooks(in.Hooks)
+	return c.describe(), nil
+}
+
+// describe is the answer to initialize: what the session offers.
+func (c *sdkConn) describe() map[string]any {
+	app := c.app
+	commands := []map[string]any{}
+	for _, s := range append(slashCommands(), app.customSlashCommands()...) {
+		commands = append(commands, map[string]any{"name": strings.TrimPrefix(s.name, "/"), "description": s.help, "argumentHint": ""})
+	}
+	agents := []map[string]any{}
+	if app.Subagents != nil {
+		for _, a := range app.Subagents.Agents {
+			agents = append(agents, map[string]any{"name": a.Name, "description": a.Description, "model": a.Model})
+		}
+	}
+	models := []map[string]any{}
+	for _, alias := range []string{"sonnet", "opus", "haiku"} {
+		models = append(models, map[string]any{"value": alias, "resolvedModel": resolveModelAlias(alias), "displayName": alias, "description": resolveModelAlias(alias)})
+	}
+	return map[string]any{
+		"commands": commands, "agents": agents, "models": models,
+		"output_style": "default", "available_output_styles": []string{"default"},
+		"account": map[string]any{"apiKeySource": app.apiKeySource()},
+		"pid":     os.Getpid(),
+	}
+}
+
+// contextUsage reports how full the model's context is.
+func (c *sdkConn) contextUsage() map[string]any {
+	u := c.app.Agent.ContextUsage()
+	return map[string]any{"totalTokens": u.Tokens, "maxTokens": u.Window, "rawMaxTokens": u.Window,
+		"percentage": u.Percent, "model": c.currentModel()}
+}
+
+// currentModel is the model that answers next.
+func (c *sdkConn) currentModel() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return cmp.Or(c.model, c.app.Model)
+}
+
+// registerHooks adds the program's hook functions to the session's hooks:
+// when one fires, hook_callback asks the program, and its answer is read
+// as a command hook's JSON output.
+func (c *sdkConn) registerHooks(events map[HookEvent][]sdkHookOn) {
+	if len(events) == 0 {
+		return
+	}
+	added := HookSettings{}
+	for event, matchers := range events {
+		for _, m := range matchers {
+			hm := HookMatcher{Matcher: m.Matcher, source: "the program's initialize request"}
+			for _, id := range m.HookCallbackIDs {
+				hm.Hooks = append(hm.Hooks, HookCommand{Type: "callback", Command: "callback " + id, Timeout: m.Timeout, call: c.hookCallback(id)})
+			}
+			if err := hm.compile(); err != nil {
+				c.app.notice(fmt.Sprintf("%s hook from the program: %v", event, err))
+				continue
+			}
+			added[event] = append(added[event], hm)
+		}
+	}
+	c.app.addHooks(added)
+}
+
+// hookCallback returns the function that runs the program's hook id.
+func (c *sdkConn) hookCallback(id string) func(ctx context.Context, input []byte) (string, error) {
+	return func(ctx context.Context, input []byte) (string, error) {
+		var toolUseID struct {
+			ID string `json:"tool_use_id"`
+		}
+		json.Unmarshal(input, &toolUseID) // a missing id is fine
+		resp, err := c.request(ctx, map[string]any{"subtype": "hook_callback", "callback_id": id,
+			"input": json.RawMessage(input), "tool_use_id": toolUseID.ID})
+		return string(resp), err
+	}
+}
+
+// Ask puts a permission question to the program as can_use_tool and
+// turns its answer into the user's: allow (once, perhaps with a changed
+// input) or deny with the program's message for the model.
+func (c *sdkConn) Ask(ctx context.Context, p Prompt) (Answer, error) {
+	input := p.Request.Input
+	if len(input) == 0 {
+		input = json.RawMessage("{}")
+	}
+	req := map[string]any{"subtype": "can_use_tool", "tool_name": p.Request.Tool, "input": input,
+		"tool_use_id": p.Request.ToolUseID, "decision_reason": p.Reason, "title": p.Title,
+		"permission_suggestions": []map[string]any{{"type": "addRules", "behavior": "allow", "destination": "session",
+			"rules": []map[string]any{{"toolName": p.Request.Tool}}}}}
+	if p.Kind == PromptPath && len(p.Request.Paths) > 0 {
+		req["blocked_path"] = p.Request.Paths[0]
+	}
+	raw, err := c.request(ctx, req)
+	if err != nil {
+		return Answer{}, err
+	}
+	var r struct {
+		Behavior     string          `json:"behavior"`
+		UpdatedInput json.RawMessage `json:"updatedInput"`
+		Message      string          `json:"message"`
+		Interrupt    bool            `json:"interrupt"`
+	}
+	if err := json.Unmarshal(raw, &r); err != nil {
+		return Answer{}, fmt.Errorf("malformed can_use_tool answer: %v", err)
+	}
+	switch r.Behavior {
+	case "allow":
+		a := Answer{Choice: ChoiceAllowOnce}
+		if len(r.UpdatedInput) > 0 && !jsonEqual(r.UpdatedInput, input) {
+			a.Input = string(r.UpdatedInput)
+		}
+		return a, nil
+	case "deny":
+		if r.Interrupt {
+			c.interrupt()
+		}
+		return Answer{Choice: ChoiceDenyGuidance, Guidance: cmp.Or(r.Message, "the program refused this call")}, nil
+	}
+	return Answer{}, fmt.Errorf("can_use_tool answer %q is neither allow nor deny", r.Behavior)
+}
+
+// jsonEqual reports whether two JSON texts hold the same value.
+func jsonEqual(a, b json.RawMessage) bool {
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return false
+	}
+	xa, _ := json.Marshal(x)
+	ya, _ := json.Marshal(y)
+	return slices.Equal(xa, ya)
+}

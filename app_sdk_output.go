@@ -1,0 +1,233 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+)
+
+// Structured output: with --json-schema (or a program's initialize
+// jsonSchema), the model delivers its final answer by calling the
+// structured_output tool, whose input schema is the schema asked for. The
+// input is checked against the schema, and the result line carries it as
+// structured_output.
+
+// structuredOutput holds the schema of the answer and the answer given in
+// the current turn.
+type structuredOutput struct {
+	schema  any  // the decoded schema, for checking
+	wrapped bool // the schema is not an object: the answer is the "output" field
+
+	mu    sync.Mutex
+	value json.RawMessage
+}
+
+// structuredRetries is how often the model is reminded to call
+// structured_output before the turn fails.
+const structuredRetries = 2
+
+// useJSONSchema makes the final answer structured output matching schema.
+func (app *App) useJSONSchema(schema json.RawMessage) error {
+	var decoded any
+	if err := json.Unmarshal(schema, &decoded); err != nil {
+		return fmt.Errorf("the JSON schema is not JSON: %v", err)
+	}
+	top, ok := decoded.(map[string]any)
+	if !ok {
+		return errors.New("the JSON schema must be an object")
+	}
+	so := &structuredOutput{schema: decoded}
+	toolSchema := schema
+	if top["type"] != "object" {
+		so.wrapped = true
+		toolSchema, _ = json.Marshal(map[string]any{"type": "object", "properties": map[string]any{"output": decoded}, "required": []string{"output"}})
+	}
+	app.structured = so
+	app.Registry.Add(&Tool{
+		Name:        "structured_output",
+		Description: "Deliver your final answer as structured data. Call this once, when the task is done, with the answer as input; it must match this tool's input schema.",
+		Schema:      toolSchema,
+		ReadOnly:    true,
+		Decode:      so.decode,
+		Run: func(_ context.Context, _ *ToolEnv, input any) (ToolOutput, error) {
+			so.set(input.(json.RawMessage))
+			return ToolOutput{Text: "Structured output recorded. Finish with a one-line final message."}, nil
+		},
+	})
+	return nil
+}
+
+// decode checks the model's input against the schema and returns the
+// answer it carries.
+func (so *structuredOutput) decode(raw json.RawMessage) (any, error) {
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return nil, fmt.Errorf("structured_output: the input is not JSON: %v", err)
+	}
+	if so.wrapped {
+		v = v.(map[string]any)["output"]
+	}
+	if err := checkSchema(so.schema, v, "output"); err != nil {
+		return nil, fmt.Errorf("structured_output does not match the schema: %v; call it again with a corrected answer", err)
+	}
+	data, err := json.Marshal(v)
+	return json.RawMessage(data), err
+}
+
+// set records the answer of this turn.
+func (so *structuredOutput) set(v json.RawMessage) {
+	so.mu.Lock()
+	so.value = v
+	so.mu.Unlock()
+}
+
+// take returns the answer given since the last take, or nil.
+func (so *structuredOutput) take() json.RawMessage {
+	so.mu.Lock()
+	defer so.mu.Unlock()
+	v := so.value
+	so.value = nil
+	return v
+}
+
+// structuredAnswer returns the structured output of the turn that ended
+// with res. A model that answered without calling structured_output is
+// reminded, at most structuredRetries times; the turns add up in the
+// returned result.
+func (app *App) structuredAnswer(ctx context.Context, res TurnResult) (json.RawMessage, TurnResult) {
+	if app.structured == nil {
+		return nil, res
+	}
+	v := app.structured.take()
+	for i := 0; v == nil && res.End == EndFinal && i < structuredRetries; i++ {
+		more := app.runPrompt(ctx, app.Session.View(), slashPrompt{Prompt: "Call the structured_output tool now with your final answer; its input must match the tool's schema."})
+		more.Steps += res.Steps
+		more.Usage.Add(res.Usage)
+		res, v = more, app.structured.take()
+	}
+	return v, res
+}
+
+// checkSchema checks v against the parts of JSON Schema that describe
+// data shapes: type, enum, const, properties, required,
+// additionalProperties false, items, minItems and maxItems. Other keywords
+// are not checked. at names the place for the error message.
+func checkSchema(schema, v any, at string) error {
+	s, ok := schema.(map[string]any)
+	if !ok {
+		return nil // true, or a schema form not checked
+	}
+	if t, ok := s["type"]; ok && !typeMatches(t, v) {
+		return fmt.Errorf("%s must be of type %v", at, t)
+	}
+	if enum, ok := s["enum"].([]any); ok && !slices.ContainsFunc(enum, func(e any) bool { return sameJSON(e, v) }) {
+		return fmt.Errorf("%s must be one of %v", at, enum)
+	}
+	if c, ok := s["const"]; ok && !sameJSON(c, v) {
+		return fmt.Errorf("%s must be %v", at, c)
+	}
+	switch v := v.(type) {
+	case map[string]any:
+		return checkObject(s, v, at)
+	case []any:
+		if n, ok := s["minItems"].(float64); ok && float64(len(v)) < n {
+			return fmt.Errorf("%s needs at least %v items", at, n)
+		}
+		if n, ok := s["maxItems"].(float64); ok && float64(len(v)) > n {
+			return fmt.Errorf("%s takes at most %v items", at, n)
+		}
+		for i, item := range v {
+			if err := checkSchema(s["items"], item, fmt.Sprintf("%s[%d]", at, i)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// checkObject checks an object's required, known and extra properties.
+func checkObject(s map[string]any, v map[string]any, at string) error {
+	props, _ := s["properties"].(map[string]any)
+	for _, r := range asList(s["required"]) {
+		if name, _ := r.(string); name != "" {
+			if _, ok := v[name]; !ok {
+				return fmt.Errorf("%s.%s is required", at, name)
+			}
+		}
+	}
+	for name, value := range v {
+		p, known := props[name]
+		if !known && s["additionalProperties"] == false {
+			return fmt.Errorf("%s.%s is not allowed", at, name)
+		}
+		if err := checkSchema(p, value, at+"."+name); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// typeMatches reports whether v has the JSON Schema type t (a name or a
+// list of names).
+func typeMatches(t, v any) bool {
+	names := asList(t)
+	if names == nil {
+		names = []any{t}
+	}
+	return slices.ContainsFunc(names, func(n any) bool { return typeName(n, v) })
+}
+
+// typeName reports whether v is of the one JSON Schema type name.
+func typeName(name, v any) bool {
+	switch name {
+	case "object":
+		_, ok := v.(map[string]any)
+		return ok
+	case "array":
+		_, ok := v.([]any)
+		return ok
+	case "string":
+		_, ok := v.(string)
+		return ok
+	case "number":
+		_, ok := v.(float64)
+		return ok
+	case "integer":
+		f, ok := v.(float64)
+		return ok && f == float64(int64(f))
+	case "boolean":
+		_, ok := v.(bool)
+		return ok
+	case "null":
+		return v == nil
+	}
+	return false
+}
+
+// asList returns v as a list, or nil when it is not one.
+func asList(v any) []any {
+	l, _ := v.([]any)
+	return l
+}
+
+// sameJSON reports whether two decoded JSON values are equal.
+func sameJSON(a, b any) bool {
+	x, errA := json.Marshal(a)
+	y, errB := json.Marshal(b)
+	return errA == nil && errB == nil && string(x) == string(y)
+}
+
+// addHooks adds hooks to the session's (hooks a program registered).
+func (app *App) addHooks(added HookSettings) {
+	app.Env.Hooks.Config = app.Env.Hooks.Config.merge(added)
+}
+
+// addAgent adds a subagent definition; one of the same name is replaced.
+func (app *App) addAgent(def *AgentDef) {
+	s := app.Subagents
+	s.Agents = slices.DeleteFunc(s.Agents, func(a *AgentDef) bool { return a.Name == def.Name })
+	s.Agents = append(s.Agents, def)
+}

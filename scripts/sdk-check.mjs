@@ -1,0 +1,183 @@
+// sdk-check.mjs drives the minicode binary through the Agent SDK's query(),
+// exactly as an application built on the SDK would, against a local scripted
+// model that speaks the Anthropic Messages streaming format.
+//
+// Usage: node scripts/sdk-check.mjs /path/to/minicode
+// (run by scripts/sdk-check.sh, which installs the pinned SDK first)
+//
+// Each case starts a scripted model whose replies are listed in the case,
+// runs query() with pathToClaudeCodeExecutable pointing at minicode, and
+// checks the messages the SDK yields. The last line counts passes and
+// failures; the exit code is 1 when any case failed.
+import http from "node:http";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { query } from "@anthropic-ai/claude-agent-sdk";
+
+const bin = process.argv[2];
+if (!bin) {
+  console.error("usage: node sdk-check.mjs /path/to/minicode");
+  process.exit(2);
+}
+
+// sse renders one scripted reply as the events of a streamed message.
+function sse(reply, n) {
+  const events = [];
+  const ev = (type, data) => events.push(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
+  ev("message_start", {
+    message: { id: `msg_${n}`, type: "message", role: "assistant", model: "claude-sonnet-4-5", content: [],
+      stop_reason: null, usage: { input_tokens: 100, output_tokens: 1 } },
+  });
+  let stop = "end_turn";
+  if (reply.tool) {
+    stop = "tool_use";
+    ev("content_block_start", { index: 0, content_block: { type: "tool_use", id: `toolu_${n}`, name: reply.tool, input: {} } });
+    ev("content_block_delta", { index: 0, delta: { type: "input_json_delta", partial_json: JSON.stringify(reply.input) } });
+  } else {
+    ev("content_block_start", { index: 0, content_block: { type: "text", text: "" } });
+    ev("content_block_delta", { index: 0, delta: { type: "text_delta", text: reply.text } });
+  }
+  ev("content_block_stop", { index: 0 });
+  ev("message_delta", { delta: { stop_reason: stop }, usage: { output_tokens: 10 } });
+  ev("message_stop", {});
+  return events.join("");
+}
+
+// scriptedModel serves the replies in order, one per request, and keeps
+// the requests it saw.
+async function scriptedModel(replies) {
+  const requests = [];
+  const server = http.createServer((req, res) => {
+    let body = "";
+    req.on("data", (d) => (body += d));
+    req.on("end", () => {
+      requests.push(JSON.parse(body));
+      const reply = replies[requests.length - 1] ?? { text: "(script exhausted)" };
+      const hold = reply.delayMs ?? 0;
+      setTimeout(() => {
+        res.writeHead(200, { "content-type": "text/event-stream" });
+        res.end(sse(reply, requests.length));
+      }, hold);
+    });
+  });
+  await new Promise((ok) => server.listen(0, "127.0.0.1", ok));
+  return { server, requests, url: `http://127.0.0.1:${server.address().port}` };
+}
+
+// run starts a query against a fresh workspace and collects every message.
+async function run(replies, prompt, options = {}, setup = () => {}) {
+  const model = await scriptedModel(replies);
+  const ws = fs.mkdtempSync(path.join(os.tmpdir(), "sdk-ws-"));
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), "sdk-home-"));
+  setup(ws);
+  const messages = [];
+  try {
+    const q = query({
+      prompt,
+      options: {
+        pathToClaudeCodeExecutable: bin,
+        cwd: ws,
+        env: { ...process.env, ANTHROPIC_API_KEY: "test-key", ANTHROPIC_BASE_URL: model.url, MINICODE_HOME: home, HOME: home },
+        ...options,
+      },
+    });
+    for await (const m of q) messages.push(m);
+  } finally {
+    model.server.close();
+    fs.rmSync(ws, { recursive: true, force: true });
+    fs.rmSync(home, { recursive: true, force: true });
+  }
+  return { messages, requests: model.requests };
+}
+
+const results = (ms) => ms.filter((m) => m.type === "result");
+const toolResults = (ms) =>
+  ms.filter((m) => m.type === "user").flatMap((m) => (Array.isArray(m.message.content) ? m.message.content : []))
+    .filter((b) => b.type === "tool_result");
+const text = (b) => (typeof b.content === "string" ? b.content : JSON.stringify(b.content));
+
+function expect(cond, what) {
+  if (!cond) throw new Error(what);
+}
+
+const cases = {
+  async "one prompt: a tool call and an answer"() {
+    const { messages } = await run(
+      [{ tool: "read_file", input: { path: "hello.txt" } }, { text: "The file says hello." }],
+      "What does hello.txt say?",
+      { maxTurns: 5 },
+      (ws) => fs.writeFileSync(path.join(ws, "hello.txt"), "hello from the workspace\n"),
+    );
+    const init = messages.find((m) => m.type === "system" && m.subtype === "init");
+    expect(init && init.session_id && Array.isArray(init.tools), `no system/init with tools: ${JSON.stringify(init)}`);
+    expect(toolResults(messages).some((b) => text(b).includes("hello from the workspace")), "the tool result lacks the file");
+    const [res] = results(messages);
+    expect(res && res.subtype === "success" && res.result === "The file says hello.", `result: ${JSON.stringify(res)}`);
+  },
+
+  async "a stream of prompts gets one result each"() {
+    async function* prompts() {
+      yield { type: "user", message: { role: "user", content: "first" }, parent_tool_use_id: null, session_id: "" };
+      yield { type: "user", message: { role: "user", content: "second" }, parent_tool_use_id: null, session_id: "" };
+    }
+    const { messages, requests } = await run([{ text: "one" }, { text: "two" }], prompts(), { maxTurns: 3 });
+    const rs = results(messages).map((r) => r.result);
+    expect(rs.length === 2 && rs[0] === "one" && rs[1] === "two", `results: ${JSON.stringify(rs)}`);
+    const last = JSON.stringify(requests[1].messages);
+    expect(last.includes("first") && last.includes("second"), "the second turn does not see the first");
+  },
+
+  async "canUseTool changes the input it allows"() {
+    const asked = [];
+    const { messages } = await run(
+      [{ tool: "run_command", input: { command: "echo original" } }, { text: "ran it" }],
+      "run something",
+      {
+        maxTurns: 4,
+        canUseTool: async (name, input) => {
+          asked.push(name);
+          return { behavior: "allow", updatedInput: { ...input, command: "echo replaced" } };
+        },
+      },
+    );
+    expect(asked.length === 1, `canUseTool calls: ${JSON.stringify(asked)}`);
+    const out = toolResults(messages).map(text).join("\n");
+    expect(out.includes("replaced") && !out.includes("original"), `tool output: ${out}`);
+  },
+
+  async "canUseTool deny reaches the model"() {
+    const { messages, requests } = await run(
+      [{ tool: "run_command", input: { command: "echo nope" } }, { text: "understood" }],
+      "run something",
+      { maxTurns: 4, canUseTool: async () => ({ behavior: "deny", message: "not today" }) },
+    );
+    expect(JSON.stringify(requests[1].messages).includes("not today"), "the denial message did not reach the model");
+    const [res] = results(messages);
+    expect(res.subtype === "success" && !res.is_error, `result: ${JSON.stringify(res)}`);
+    expect(res.permission_denials.length === 1, `denials: ${JSON.stringify(res.permission_denials)}`);
+  },
+
+  async "max turns ends with an error result that lists errors"() {
+    const loop = { tool: "list_files", input: { path: "." } };
+    const { messages } = await run([loop, loop, loop], "loop", { maxTurns: 2 });
+    const [res] = results(messages);
+    expect(res && res.subtype === "error_max_turns" && res.is_error, `result: ${JSON.stringify(res)}`);
+    expect(Array.isArray(res.errors), "the error result has no errors list");
+  },
+};
+
+let passed = 0;
+let failed = 0;
+for (const [name, fn] of Object.entries(cases)) {
+  try {
+    await fn();
+    passed++;
+    console.log(`ok   ${name}`);
+  } catch (err) {
+    failed++;
+    console.log(`FAIL ${name}: ${err && err.message}`);
+  }
+}
+console.log(`sdk-check: ${passed} passed, ${failed} failed`);
+process.exit(failed ? 1 : 0);
