@@ -37,14 +37,14 @@ type sdkConn struct {
 	meter *meteredProvider // the model calls: set_model changes their model
 
 	mu      sync.Mutex
-	queue   []streamPrompt                 // user messages waiting for their turn
-	wake    chan struct{}                  // signalled when the queue or closed changes
-	closed  bool                           // stdin has ended
-	waiting map[string]chan controlAnswer  // our requests awaiting an answer
-	next    int                            // for our request ids
-	cancel  context.CancelFunc             // cancels the running turn; nil when idle
-	model   string                         // the model set by set_model; "" for the session's
-	started bool                           // initialize has been answered
+	queue   []streamPrompt                // user messages waiting for their turn
+	wake    chan struct{}                 // signalled when the queue or closed changes
+	closed  bool                          // stdin has ended
+	waiting map[string]chan controlAnswer // our requests awaiting an answer
+	next    int                           // for our request ids
+	cancel  context.CancelFunc            // cancels the running turn; nil when idle
+	model   string                        // the model set by set_model; "" for the session's
+	started bool                          // initialize has been answered
 }
 
 // streamPrompt is one user message read from stdin.
