@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os/exec"
 	"regexp"
 	"slices"
@@ -80,12 +81,15 @@ type HookCommand struct {
 // check validates the hooks read from one settings file and compiles the
 // matchers. A mistake names the file's line (found from data) and field.
 // Events and hook types that Claude Code has and minicode does not are
-// taken out and returned, to be listed rather than refused.
+// taken out and returned, to be listed rather than refused. Events are
+// checked in name order, so the list and the first error do not change
+// from run to run.
 func (hs HookSettings) check(data []byte, source string) (ignored []string, err error) {
 	at := func(needle string) int {
 		return lineOf(data, max(int64(bytes.Index(data, []byte(needle))), 0))
 	}
-	for event, matchers := range hs {
+	for _, event := range slices.Sorted(maps.Keys(hs)) {
+		matchers := hs[event]
 		if !slices.Contains(hookEvents(), event) {
 			delete(hs, event)
 			ignored = append(ignored, "hooks."+string(event))

@@ -447,7 +447,7 @@ func TestClaudeCodeHooksMinicodeLacksAreListed(t *testing.T) {
 	layers, err := loadSettings(t.TempDir(), t.TempDir(), ws, nil)
 	s := mergeSettings(layers, ws, true)
 	file := filepath.Join(ws, ".minicode", "settings.json")
-	want := []string{"hooks.SubagentStop (" + file + ")", `hooks.Stop[0].hooks[0] (type "prompt") (` + file + ")"}
+	want := []string{`hooks.Stop[0].hooks[0] (type "prompt") (` + file + ")", "hooks.SubagentStop (" + file + ")"}
 	if err != nil || !slices.Equal(s.Unknown, want) || len(s.Hooks) != 1 || len(s.Hooks[HookStop][0].Hooks) != 1 {
 		t.Errorf("settings %+v (%v): want unknown %q and the one command hook kept", s, err, want)
 	}
