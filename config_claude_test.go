@@ -138,6 +138,7 @@ func TestSelectProjectServers(t *testing.T) {
 		{Name: "lint", Command: "lint-mcp", Source: project},
 		{Name: "mine", Command: "my-mcp", Source: user},
 		{Name: "flagged", Command: "flag-mcp", Source: "--mcp-config"},
+		{Name: "shared", Command: "project-shared", Source: project, Shadowed: &MCPServerConfig{Name: "shared", Command: "user-shared", Source: user}},
 	}
 	cases := []struct {
 		name     string
@@ -145,17 +146,21 @@ func TestSelectProjectServers(t *testing.T) {
 		trusted  bool
 		want     []string
 	}{
-		{"trusted", Settings{}, true, []string{"docs", "tracker", "lint", "mine", "flagged"}},
-		{"untrusted skips project stdio", Settings{}, false, []string{"docs", "mine", "flagged"}},
-		{"disabled", Settings{DisabledMCPJSONServers: []string{"lint", "mine"}}, true, []string{"docs", "tracker", "mine", "flagged"}},
-		{"enabled only", Settings{EnabledMCPJSONServers: []string{"tracker"}}, true, []string{"tracker", "mine", "flagged"}},
-		{"enable all", Settings{EnabledMCPJSONServers: []string{"tracker"}, EnableAllProjectMCPServers: true}, true, []string{"docs", "tracker", "lint", "mine", "flagged"}},
+		{"trusted", Settings{}, true, []string{"docs", "tracker", "lint", "mine (user)", "flagged", "shared"}},
+		{"untrusted skips every project server", Settings{}, false, []string{"mine (user)", "flagged", "shared (user)"}},
+		{"disabled", Settings{DisabledMCPJSONServers: []string{"lint", "mine", "shared"}}, true, []string{"docs", "tracker", "mine (user)", "flagged", "shared (user)"}},
+		{"enabled only", Settings{EnabledMCPJSONServers: []string{"tracker"}}, true, []string{"tracker", "mine (user)", "flagged", "shared (user)"}},
+		{"enable all", Settings{EnabledMCPJSONServers: []string{"tracker"}, EnableAllProjectMCPServers: true}, true, []string{"docs", "tracker", "lint", "mine (user)", "flagged", "shared"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			var got []string
 			for _, c := range selectProjectServers(servers, tc.settings, ws, tc.trusted) {
-				got = append(got, c.Name)
+				name := c.Name
+				if c.Source == user {
+					name += " (user)"
+				}
+				got = append(got, name)
 			}
 			if !slices.Equal(got, tc.want) {
 				t.Errorf("servers = %q, want %q", got, tc.want)

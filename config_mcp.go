@@ -52,17 +52,24 @@ func loadRunMCPServers(home, workspace string, flagValues []string, strict bool)
 // selectProjectServers applies the settings' lists to the servers of the
 // project's .mcp.json: disabledMcpjsonServers are skipped; when
 // enabledMcpjsonServers names some and enableAllProjectMcpServers is off,
-// only those start. In an untrusted workspace the project's stdio
-// servers, which would run its code, are skipped too.
+// only those start. In an untrusted workspace every project server is
+// skipped: a stdio one would run the project's code, an HTTP one would
+// receive the user's ${VAR} values. A skipped project server gives way
+// to the user's server of the same name, if any.
 func selectProjectServers(servers []MCPServerConfig, s Settings, workspace string, trusted bool) []MCPServerConfig {
 	projectFile := filepath.Join(workspace, projectMCPFile)
-	return slices.DeleteFunc(slices.Clone(servers), func(c MCPServerConfig) bool {
-		if c.Source != projectFile {
-			return false
+	onlyListed := len(s.EnabledMCPJSONServers) > 0 && !s.EnableAllProjectMCPServers
+	var out []MCPServerConfig
+	for _, c := range servers {
+		skip := c.Source == projectFile && (!trusted ||
+			slices.Contains(s.DisabledMCPJSONServers, c.Name) ||
+			onlyListed && !slices.Contains(s.EnabledMCPJSONServers, c.Name))
+		switch {
+		case !skip:
+			out = append(out, c)
+		case c.Shadowed != nil:
+			out = append(out, *c.Shadowed)
 		}
-		onlyListed := len(s.EnabledMCPJSONServers) > 0 && !s.EnableAllProjectMCPServers
-		return slices.Contains(s.DisabledMCPJSONServers, c.Name) ||
-			onlyListed && !slices.Contains(s.EnabledMCPJSONServers, c.Name) ||
-			!trusted && !c.isHTTP()
-	})
+	}
+	return out
 }

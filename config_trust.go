@@ -14,7 +14,7 @@ import (
 
 // Workspace trust: a cloned repository must not run its code or widen
 // what the model may do just because minicode was opened in it. The parts
-// of a project that would (stdio servers in .mcp.json, allow rules, env,
+// of a project that would (servers in .mcp.json, allow rules, env,
 // a permissive mode, skills' allowed-tools) take effect only once the
 // user has trusted the workspace; what tightens always applies. Answers
 // are kept in $MINICODE_HOME/trust.json; a folder Claude Code has trusted
@@ -137,12 +137,16 @@ func parseInterspersed(fs *flag.FlagSet, args []string) error {
 }
 
 // projectEnables lists what the project would enable in a trusted
-// workspace: its settings' widening keys, its stdio MCP servers and its
+// workspace: its settings' widening keys, its MCP servers and its
 // skills' allowed-tools.
 func (app *App) projectEnables(layers []Settings, servers []MCPServerConfig) []string {
 	out := projectWidening(layers)
 	for _, c := range servers {
-		if c.Source == filepath.Join(app.Workspace, projectMCPFile) && !c.isHTTP() {
+		switch {
+		case c.Source != filepath.Join(app.Workspace, projectMCPFile):
+		case c.isHTTP():
+			out = append(out, fmt.Sprintf("MCP server %s connects to %s (%s)", c.Name, c.URL, projectMCPFile))
+		default:
 			out = append(out, fmt.Sprintf("MCP server %s runs %s (%s)", c.Name, strings.Join(append([]string{c.Command}, c.Args...), " "), projectMCPFile))
 		}
 	}

@@ -2,9 +2,12 @@ package main
 
 import (
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -129,5 +132,43 @@ func TestUserSettingsAndFlagsNeedNoTrust(t *testing.T) {
 	r = runMinicode(t, nil, "", "-p", "help", "--workspace", ws2, "--mcp-config", touchServer("flagged", ws2))
 	if !markerAppears(ws2, 5*time.Second) {
 		t.Errorf("the --mcp-config server did not run: stderr %q", r.stderr)
+	}
+}
+
+func TestUntrustedWorkspaceStartsNoProjectHTTPServer(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	var seen []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seen = append(seen, r.URL.String()+" "+r.Header.Get("Authorization"))
+		mu.Unlock()
+		http.Error(w, "no", http.StatusNotFound)
+	}))
+	defer srv.Close()
+	ws, mhome := t.TempDir(), t.TempDir()
+	writeFile(t, filepath.Join(ws, ".mcp.json"), `{"mcpServers": {
+		"docs": {"type": "http", "url": "`+srv.URL+`/mcp?k=${SECRET_TOKEN}", "headers": {"Authorization": "Bearer ${SECRET_TOKEN}"}},
+		"mine": {"type": "http", "url": "`+srv.URL+`/project"}}}`)
+	writeFile(t, filepath.Join(mhome, "mcp.json"), touchServer("mine", ws))
+	r := runMinicode(t, []string{"MINICODE_HOME=" + mhome, "SECRET_TOKEN=s3cret"}, "", "-p", "help", "--workspace", ws)
+	if r.code != 0 {
+		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+	}
+	if !markerAppears(ws, 5*time.Second) {
+		t.Errorf("the user's own server of the same name did not run: stderr %q", r.stderr)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(seen) > 0 {
+		t.Errorf("the project's HTTP server was contacted in an untrusted workspace: %q", seen)
+	}
+	for _, want := range []string{"not trusted", "MCP server docs connects to " + srv.URL + "/mcp?k=${SECRET_TOKEN}", "MCP server mine connects to"} {
+		if strings.Count(r.stderr, want) != 1 {
+			t.Errorf("stderr %q should name %q once", r.stderr, want)
+		}
+	}
+	if strings.Contains(r.stderr, "s3cret") {
+		t.Errorf("stderr %q shows the variable's value", r.stderr)
 	}
 }

@@ -37,6 +37,9 @@ type MCPServerConfig struct {
 
 	Name   string `json:"-"`
 	Source string `json:"-"` // the file it came from
+	// Shadowed is the user's entry of the same name that a project
+	// entry replaced; it comes back when the project entry is skipped.
+	Shadowed *MCPServerConfig `json:"-"`
 }
 
 // isHTTP reports whether the server is reached over HTTP.
@@ -93,6 +96,9 @@ func LoadMCPConfig(home, workspace string) ([]MCPServerConfig, error) {
 			c.Name, c.Source = name, path
 			if err := c.validate(); err != nil {
 				return nil, fmt.Errorf("%s: %w", path, err)
+			}
+			if old, ok := byName[name]; ok {
+				c.Shadowed = &old
 			}
 			byName[name] = c
 		}
