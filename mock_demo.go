@@ -27,7 +27,6 @@ func demoRequests() []demoRequest {
 		{"demo big output", "a tool result too large for the context, stored on disk"},
 		{"demo error", "a tool call with bad input, the validation error, and a retry"},
 		{"demo permissions", "an edit and a command that each need your approval"},
-		{"demo compaction", "fill the context until every compaction layer runs"},
 		{"demo resume", "how to continue this session later"},
 		{"explain yourself", "say how this reply was produced"},
 		{"help", "this list"},
@@ -149,6 +148,9 @@ func demoFollowUp(req ModelRequest, results []Block) ScriptedReply {
 			return ScriptedReply{Text: "The search found nothing, so there is no first file to show:\n" + first.Content}
 		}
 		return next("The first match is in "+file+"; I'll read it.", "read_file", map[string]string{"path": file})
+	case demoFindFirst.MatchString(request) && len(calls) == 2 && !first.IsError:
+		file := inputPath(calls[1].Input)
+		return ScriptedReply{Text: fmt.Sprintf("The first file that mentions %s is %s:\n%s", demoFindFirst.FindStringSubmatch(request)[1], file, first.Content)}
 	case lower == "demo error" && len(calls) == 1 && first.IsError:
 		return next("The call failed validation: "+first.Content+"\nI misspelt the field; retrying with `pattern`.", "grep_files", map[string]string{"pattern": "TODO"})
 	case lower == "demo error":
@@ -166,6 +168,13 @@ func demoFollowUp(req ModelRequest, results []Block) ScriptedReply {
 		return ScriptedReply{Text: "Both steps went through the permission check: the file change is shown as a diff before you approve it, and the command ran inside the sandbox, which keeps its writes to the workspace.\n" + demoSummary(req.Messages, results).Text}
 	}
 	return demoSummary(req.Messages, results)
+}
+
+// inputPath reads the path of a file tool's input.
+func inputPath(input json.RawMessage) string {
+	var in struct{ Path string }
+	_ = json.Unmarshal(input, &in)
+	return in.Path
 }
 
 // demoMechanism starts one of the mechanism demos, or reports false.

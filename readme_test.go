@@ -1,0 +1,72 @@
+package main
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"regexp"
+	"testing"
+)
+
+// readmeRef matches a file.go:Function or file.go:Type.Method reference.
+var readmeRef = regexp.MustCompile("`([a-z0-9_]+\\.go):([A-Za-z_][A-Za-z0-9_]*(?:\\.[A-Za-z_][A-Za-z0-9_]*)?)`")
+
+// declaredFuncs lists a Go file's functions, methods as Type.Method.
+func declaredFuncs(t *testing.T, path string) map[string]bool {
+	t.Helper()
+	file, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.SkipObjectResolution)
+	if err != nil {
+		t.Fatalf("parsing %s: %v", path, err)
+	}
+	names := map[string]bool{}
+	for _, d := range file.Decls {
+		fn, ok := d.(*ast.FuncDecl)
+		if !ok {
+			continue
+		}
+		if fn.Recv == nil || len(fn.Recv.List) == 0 {
+			names[fn.Name.Name] = true
+			continue
+		}
+		recv := fn.Recv.List[0].Type
+		if star, ok := recv.(*ast.StarExpr); ok {
+			recv = star.X
+		}
+		switch r := recv.(type) {
+		case *ast.IndexExpr:
+			recv = r.X
+		case *ast.IndexListExpr:
+			recv = r.X
+		}
+		if id, ok := recv.(*ast.Ident); ok {
+			names[id.Name+"."+fn.Name.Name] = true
+		}
+	}
+	return names
+}
+
+func TestREADMENamesExistingFunctions(t *testing.T) {
+	data, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	refs := readmeRef.FindAllStringSubmatch(string(data), -1)
+	if len(refs) < 30 {
+		t.Fatalf("README names %d functions, want the walk through one turn (at least 30)", len(refs))
+	}
+	files := map[string]map[string]bool{}
+	for _, ref := range refs {
+		file, name := ref[1], ref[2]
+		if files[file] == nil {
+			if _, err := os.Stat(file); err != nil {
+				t.Errorf("README names %q, but there is no file %q", ref[0], file)
+				continue
+			}
+			files[file] = declaredFuncs(t, file)
+		}
+		if !files[file][name] {
+			t.Errorf("README names %q, but %s declares no %q", ref[0], file, name)
+		}
+	}
+}
