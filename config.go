@@ -178,16 +178,11 @@ func parseSettings(data []byte, source string, project bool) (Settings, error) {
 	for _, k := range unknownKeys(top.Permissions, reflect.TypeOf(s.Permissions)) {
 		s.Unknown = append(s.Unknown, fmt.Sprintf("permissions.%s (%s)", k, source))
 	}
-	if raw, ok := keys["hooks"]; ok { // hooks run commands: a misspelt field is a mistake
-		if err := decodeJSON(data, bytes.Index(data, raw), new(HookSettings), true); err != nil {
-			return Settings{}, fmt.Errorf("settings file %s: %w", source, err)
-		}
-	}
 	ignored, err := s.Hooks.check(data, source)
 	if err != nil {
 		return Settings{}, fmt.Errorf("settings file %s: %w", source, err)
 	}
-	for _, k := range ignored {
+	for _, k := range append(ignored, unknownHookFields(keys["hooks"])...) {
 		s.Unknown = append(s.Unknown, fmt.Sprintf("%s (%s)", k, source))
 	}
 	if err := checkContextSettings(source, data, &s); err != nil {

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"maps"
 	"os/exec"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -122,6 +123,40 @@ func (hs HookSettings) check(data []byte, source string) (ignored []string, err 
 		}
 	}
 	return ignored, nil
+}
+
+// unknownHookFields lists the fields of the command hooks of known
+// events (raw is the "hooks" key of a settings file) that minicode does
+// not use, such as Claude Code's newer "if" or "statusMessage", so that
+// they are listed rather than refused.
+func unknownHookFields(raw json.RawMessage) []string {
+	var events map[HookEvent][]map[string]json.RawMessage
+	if json.Unmarshal(raw, &events) != nil { // check has reported real mistakes
+		return nil
+	}
+	var out []string
+	for _, event := range slices.Sorted(maps.Keys(events)) {
+		if !slices.Contains(hookEvents(), event) {
+			continue // listed whole by check
+		}
+		for i, m := range events[event] {
+			for _, k := range unknownKeys(m, reflect.TypeFor[HookMatcher]()) {
+				out = append(out, fmt.Sprintf("hooks.%s[%d].%s", event, i, k))
+			}
+			var hooks []map[string]json.RawMessage
+			_ = json.Unmarshal(m["hooks"], &hooks)
+			for j, h := range hooks {
+				var typ string
+				if json.Unmarshal(h["type"], &typ) != nil || typ != "command" {
+					continue // listed whole by check
+				}
+				for _, k := range unknownKeys(h, reflect.TypeFor[HookCommand]()) {
+					out = append(out, fmt.Sprintf("hooks.%s[%d].hooks[%d].%s", event, i, j, k))
+				}
+			}
+		}
+	}
+	return out
 }
 
 // compile compiles the matcher; "" and "*" match every tool.

@@ -345,7 +345,7 @@ func TestMalformedHookConfigNamesFileLineAndField(t *testing.T) {
 	tests := []struct{ name, hooks, want string }{
 		{"bad regex", "{\n\"PreToolUse\": [{\"matcher\": \"Bash(\", \"hooks\": [{\"type\": \"command\", \"command\": \"x\"}]}]}", `line 2: field "hooks.PreToolUse[0].matcher"`},
 		{"no command", `{"Stop": [{"hooks": [{"type": "command"}]}]}`, `field "hooks.Stop[0].hooks[0].command" is missing`},
-		{"unknown field", "{\"Stop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"x\",\n \"timout\": 5}]}]}", `line 2: unknown field "timout"`},
+		{"wrong type in an entry", "{\"Stop\": [{\"matcher\": 5,\n \"hooks\": [{\"type\": \"command\", \"command\": \"x\"}]}]}", `field "hooks.matcher" must be a string`},
 		{"wrong JSON type", `{"Stop": [{"hooks": [{"type": "command", "command": "x", "timeout": "5"}]}]}`, `line 1: field "hooks.hooks.timeout" must be a number`},
 	}
 	for _, tc := range tests {
@@ -358,6 +358,27 @@ func TestMalformedHookConfigNamesFileLineAndField(t *testing.T) {
 				t.Errorf("error %q, want it to name %q and hold %q", err, file, tc.want)
 			}
 		})
+	}
+}
+
+func TestNewerHookFieldsAreListedNotFatal(t *testing.T) {
+	t.Parallel()
+	ws, mhome := t.TempDir(), t.TempDir()
+	file := filepath.Join(mhome, "settings.json")
+	writeFile(t, file, `{"hooks": {
+		"SessionStart": [{"matcher": "startup", "hooks": [{"type": "command", "command": "touch started", "statusMessage": "Starting", "timout": 5}]}],
+		"PreToolUse": [{"matcher": "Bash", "if": "Bash(git *)", "hooks": [{"type": "command", "command": "true", "if": "Bash(rm *)"}]}]}}`)
+	r := runMinicode(t, []string{"MINICODE_HOME=" + mhome}, "", "-p", "help", "--workspace", ws)
+	if r.code != 0 {
+		t.Fatalf("exit %d, stderr %q; want newer hook fields not to stop minicode", r.code, r.stderr)
+	}
+	want := "ignoring settings minicode does not use: hooks.PreToolUse[0].if (" + file + "), hooks.PreToolUse[0].hooks[0].if (" + file +
+		"), hooks.SessionStart[0].hooks[0].statusMessage (" + file + "), hooks.SessionStart[0].hooks[0].timout (" + file + ")\n"
+	if strings.Count(r.stderr, "ignoring settings") != 1 || !strings.Contains(r.stderr, want) {
+		t.Errorf("stderr %q, want one notice %q", r.stderr, want)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "started")); err != nil {
+		t.Errorf("the SessionStart hook with a newer field did not run: %v", err)
 	}
 }
 
