@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -33,6 +34,26 @@ func untrustedProject(t *testing.T) string {
 // touchServer is an MCP config whose stdio server creates ws/marker.
 func touchServer(name, ws string) string {
 	return `{"mcpServers": {"` + name + `": {"command": "sh", "args": ["-c", "touch '` + filepath.Join(ws, "marker") + `'"]}}}`
+}
+
+// modelAwaitingMarker returns the environment for a model that answers
+// only once ws/marker exists (or after 20 s). minicode asks the model at
+// once and stops its servers when the task is done, so with a model that
+// answered at once a run could end before a server it started had made
+// the marker; after a run with this model the marker is there if the
+// server was started.
+func modelAwaitingMarker(t *testing.T, ws string) []string {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline) && r.Context().Err() == nil; time.Sleep(20 * time.Millisecond) {
+			if _, err := os.Stat(filepath.Join(ws, "marker")); err == nil {
+				break
+			}
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		fmt.Fprint(w, anthropicTextStream("done", StopEndTurn))
+	}))
+	t.Cleanup(srv.Close)
+	return []string{"ANTHROPIC_API_KEY=k", "ANTHROPIC_BASE_URL=" + srv.URL}
 }
 
 // markerAppears reports whether the project's server ran, waiting a
@@ -69,8 +90,8 @@ func TestUntrustedWorkspaceRunsNoProjectCode(t *testing.T) {
 	if r := runMinicode(t, env, "", "trust", ws); r.code != 0 || !strings.Contains(r.stdout, "is trusted") {
 		t.Fatalf("minicode trust: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 	}
-	r = runMinicode(t, env, "", "-p", "help", "--workspace", ws)
-	if !markerAppears(ws, 5*time.Second) || strings.Contains(r.stderr, "not trusted") {
+	r = runMinicode(t, append(env, modelAwaitingMarker(t, ws)...), "", "-p", "help", "--workspace", ws)
+	if !markerAppears(ws, 0) || strings.Contains(r.stderr, "not trusted") {
 		t.Errorf("after minicode trust the server did not run, or stderr still warns: %q", r.stderr)
 	}
 	if r := runMinicode(t, env, "", "trust", "--revoke", ws); r.code != 0 || !strings.Contains(r.stdout, "no longer trusted") {
@@ -101,8 +122,12 @@ func TestFirstInteractiveStartAsksOnce(t *testing.T) {
 			if strings.Contains(r.stdout, "Trust this workspace?") {
 				t.Errorf("second start asked again: %q", r.stdout)
 			}
+			os.Remove(filepath.Join(ws, "marker")) // the trusting start may have run the server
+			if answer == "y" {
+				env = append(env, modelAwaitingMarker(t, ws)...)
+			}
 			r = runMinicode(t, env, "", "-p", "help", "--workspace", ws)
-			if got := markerAppears(ws, 3*time.Second); got != (answer == "y") {
+			if got := markerAppears(ws, 300*time.Millisecond); got != (answer == "y") {
 				t.Errorf("answer %s: the server ran = %v (stderr %q)", answer, got, r.stderr)
 			}
 		})
@@ -114,8 +139,8 @@ func TestClaudeCodeTrustCounts(t *testing.T) {
 	ws, home := untrustedProject(t), t.TempDir()
 	parent := filepath.Dir(ws)
 	writeFile(t, filepath.Join(home, ".claude.json"), `{"projects": {"`+parent+`": {"hasTrustDialogAccepted": true}}}`)
-	r := runMinicode(t, []string{"HOME=" + home}, "", "-p", "help", "--workspace", ws)
-	if !markerAppears(ws, 5*time.Second) || strings.Contains(r.stderr, "not trusted") {
+	r := runMinicode(t, append([]string{"HOME=" + home}, modelAwaitingMarker(t, ws)...), "", "-p", "help", "--workspace", ws)
+	if !markerAppears(ws, 0) || strings.Contains(r.stderr, "not trusted") {
 		t.Errorf("a folder Claude Code trusted was not trusted: stderr %q", r.stderr)
 	}
 }
@@ -124,13 +149,13 @@ func TestUserSettingsAndFlagsNeedNoTrust(t *testing.T) {
 	t.Parallel()
 	ws, mhome := t.TempDir(), t.TempDir()
 	writeFile(t, filepath.Join(mhome, "mcp.json"), touchServer("mine", ws))
-	r := runMinicode(t, []string{"MINICODE_HOME=" + mhome}, "", "-p", "help", "--workspace", ws)
-	if !markerAppears(ws, 5*time.Second) || strings.Contains(r.stderr, "not trusted") {
+	r := runMinicode(t, append([]string{"MINICODE_HOME=" + mhome}, modelAwaitingMarker(t, ws)...), "", "-p", "help", "--workspace", ws)
+	if !markerAppears(ws, 0) || strings.Contains(r.stderr, "not trusted") {
 		t.Errorf("the user's own server did not run: stderr %q", r.stderr)
 	}
 	ws2 := t.TempDir()
-	r = runMinicode(t, nil, "", "-p", "help", "--workspace", ws2, "--mcp-config", touchServer("flagged", ws2))
-	if !markerAppears(ws2, 5*time.Second) {
+	r = runMinicode(t, modelAwaitingMarker(t, ws2), "", "-p", "help", "--workspace", ws2, "--mcp-config", touchServer("flagged", ws2))
+	if !markerAppears(ws2, 0) {
 		t.Errorf("the --mcp-config server did not run: stderr %q", r.stderr)
 	}
 }
@@ -151,11 +176,11 @@ func TestUntrustedWorkspaceStartsNoProjectHTTPServer(t *testing.T) {
 		"docs": {"type": "http", "url": "`+srv.URL+`/mcp?k=${SECRET_TOKEN}", "headers": {"Authorization": "Bearer ${SECRET_TOKEN}"}},
 		"mine": {"type": "http", "url": "`+srv.URL+`/project"}}}`)
 	writeFile(t, filepath.Join(mhome, "mcp.json"), touchServer("mine", ws))
-	r := runMinicode(t, []string{"MINICODE_HOME=" + mhome, "SECRET_TOKEN=s3cret"}, "", "-p", "help", "--workspace", ws)
+	r := runMinicode(t, append([]string{"MINICODE_HOME=" + mhome, "SECRET_TOKEN=s3cret"}, modelAwaitingMarker(t, ws)...), "", "-p", "help", "--workspace", ws)
 	if r.code != 0 {
 		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
 	}
-	if !markerAppears(ws, 5*time.Second) {
+	if !markerAppears(ws, 0) {
 		t.Errorf("the user's own server of the same name did not run: stderr %q", r.stderr)
 	}
 	mu.Lock()
