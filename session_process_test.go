@@ -303,6 +303,7 @@ func TestLineModeCtrlCInterruptsTheTurn(t *testing.T) {
 
 	term.keys("still there?", "Enter")
 	term.waitOutput("Answer to: still there?", 1)
+	term.waitOutput("(context: ", 3) // the turn is over: this Ctrl-C is at the prompt
 	term.keys("C-c")
 	term.waitOutput("press Ctrl-C again", 1)
 	term.keys("C-c")
