@@ -214,3 +214,14 @@ func TestPlainTextDelta(t *testing.T) {
 		}
 	}
 }
+
+// TestCompactNeverGrowsTheHistory checks that /compact on a conversation
+// too short to shrink leaves it as it is, instead of replacing it with a
+// summary longer than what it replaces.
+func TestCompactNeverGrowsTheHistory(t *testing.T) {
+	t.Parallel()
+	r := runMinicode(t, nil, "list files\n/compact\n", "--provider", "mock", "--workspace", t.TempDir())
+	if r.code != 0 || !strings.Contains(r.stdout, "Nothing to compact") || strings.Contains(r.stdout, "saved -") {
+		t.Errorf("exit %d, stdout %q; want nothing compacted", r.code, r.stdout)
+	}
+}

@@ -203,6 +203,11 @@ func (a *Agent) compactWith(ctx context.Context, msgs []Message, layer, trigger,
 		return msgs, c, nil
 	}
 	out := applySplices(msgs, c.Splices)
+	if tokenCount(out) >= tokenCount(msgs) {
+		// A summary as long as what it replaces saves nothing: keep the history.
+		c.Splices, c.Summary, c.PostTokens = nil, "", c.PreTokens
+		return msgs, c, nil
+	}
 	a.context.anchor.last = nil // the provider's count is stale now
 	c.PostTokens, c.View = a.estimate(out).Tokens, out
 	a.emit(Event{Kind: EventCompact, Compaction: &c, Text: c.String()})

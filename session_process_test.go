@@ -443,7 +443,8 @@ func TestResumeAfterCompactionSeesTheCompactedView(t *testing.T) {
 	ws, home := t.TempDir(), t.TempDir()
 	var api recordingAnthropic
 	srv := api.serve(t, func(messages []Message) string {
-		return anthropicTextStream("Answer to: "+lastUserText(messages), StopEndTurn)
+		// Long answers, so that a summary is shorter than what it replaces.
+		return anthropicTextStream("Answer to: "+lastUserText(messages)+strings.Repeat(" with more detail", 300), StopEndTurn)
 	})
 	env := []string{"MINICODE_HOME=" + home, "ANTHROPIC_API_KEY=k", "ANTHROPIC_BASE_URL=" + srv.URL}
 	r := runMinicode(t, env, "first question\nsecond question\n/compact\n", "--workspace", ws)
