@@ -47,13 +47,6 @@ const (
 	readAlias = "Read" // every reading tool
 )
 
-// claudeTools maps Claude Code's tool names to minicode's.
-var claudeTools = map[string]string{
-	"Bash": "run_command", "Read": readAlias, "Edit": editAlias, "Write": editAlias, "MultiEdit": editAlias,
-	"NotebookEdit": editAlias, "WebFetch": "web_fetch", "WebSearch": "web_search", "Glob": "glob_files",
-	"Grep": "grep_files", "LS": "list_files", "Task": "task",
-}
-
 // readingTools are the tools the Read alias covers.
 var readingTools = []string{"read_file", "grep_files", "glob_files", "list_files"}
 
@@ -84,8 +77,8 @@ func ParseRule(text, source string) (Rule, error) {
 		return Rule{}, fmt.Errorf("rule %q: tool name %q may hold only letters, digits, _ - . and *", text, name)
 	}
 	r := Rule{Tool: name, Spec: spec, Source: source}
-	if alias, ok := claudeTools[name]; ok {
-		r.Tool, r.Claude = alias, true
+	if c := claudeTools()[name]; c.rule != "" {
+		r.Tool, r.Claude = c.rule, true
 	}
 	switch {
 	case spec == "*" || spec == "**":

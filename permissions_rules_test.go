@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -306,5 +307,44 @@ func TestReadDenyFolders(t *testing.T) {
 	want := []string{"/p/secrets", "/home/u/.kube", "/etc/shadow", "/srv/keys"}
 	if strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Errorf("ReadDenyFolders = %q, want %q", got, want)
+	}
+}
+
+// TestClaudeToolNamesInRulesAndLists checks that one table gives Claude
+// Code's tool names their meaning as rules (Read and Edit cover every
+// reading or writing tool) and in hooks and tool lists (the tools the
+// name stands for).
+func TestClaudeToolNamesInRulesAndLists(t *testing.T) {
+	cases := []struct {
+		name, tool   string
+		access       Access
+		rule, listed bool
+	}{
+		{"Read", "read_file", AccessRead, true, true},
+		{"Read", "grep_files", AccessRead, true, false},
+		{"Write", "edit_file", AccessWrite, true, false},
+		{"Edit", "patch_file", AccessWrite, true, true},
+		{"NotebookEdit", "write_file", AccessWrite, true, false},
+		{"Bash", "run_command", AccessExecute, true, true},
+		{"Bash", "command_output", AccessRead, false, true},
+		{"Glob", "glob_files", AccessRead, true, true},
+		{"Task", "task", AccessRead, true, true},
+		{"Skill", "load_skill", AccessRead, false, true},
+		{"WebFetch", "web_search", AccessNetwork, false, false},
+	}
+	for _, tc := range cases {
+		r, err := ParseRule(tc.name, "test")
+		if err != nil {
+			t.Fatalf("ParseRule(%q): %v", tc.name, err)
+		}
+		if got := r.matchesTool(tc.tool, tc.access); got != tc.rule {
+			t.Errorf("rule %q covers %q = %v, want %v", tc.name, tc.tool, got, tc.rule)
+		}
+		if got := slices.Contains(toolNamesFor(tc.tool), tc.name); got != tc.listed {
+			t.Errorf("hooks: %q answers to %q = %v, want %v", tc.tool, tc.name, got, tc.listed)
+		}
+		if got := slices.Contains(minicodeToolNames(tc.name), tc.tool); got != tc.listed {
+			t.Errorf("tool lists: %q stands for %q = %v, want %v", tc.name, tc.tool, got, tc.listed)
+		}
 	}
 }

@@ -1,29 +1,43 @@
 package main
 
-// claudeToolNames maps Claude Code's tool names to the minicode tools they
-// stand for, so that hook matchers, agent definitions and the allowed-tools
-// of skills and commands written for Claude Code work unchanged.
-func claudeToolNames() map[string][]string {
-	return map[string][]string{
-		"Bash":      {"run_command", "command_output", "command_kill"},
-		"Read":      {"read_file"},
-		"Write":     {"write_file"},
-		"Edit":      {"edit_file", "patch_file"},
-		"MultiEdit": {"patch_file"},
-		"Glob":      {"glob_files"},
-		"Grep":      {"grep_files"},
-		"LS":        {"list_files"},
-		"WebFetch":  {"web_fetch"},
-		"WebSearch": {"web_search"},
-		"Task":      {"task"},
-		"Skill":     {"load_skill"},
+// claudeTool is what one of Claude Code's tool names stands for in
+// minicode.
+type claudeTool struct {
+	// tools are the minicode tools the name stands for in hook matchers,
+	// the tool lists of agents, skills and commands, and --tools.
+	tools []string
+	// rule is what a permission rule written with the name covers: one
+	// tool, or the Read or Edit alias; "" keeps the name as written.
+	rule string
+}
+
+// claudeTools maps Claude Code's tool names to minicode's, so that rules,
+// hook matchers, agent definitions and the allowed-tools of skills and
+// commands written for Claude Code work unchanged. A rule's Read covers
+// every reading tool and its Edit and Write every writing one, while a
+// hook or a tool list naming Read means read_file alone.
+func claudeTools() map[string]claudeTool {
+	return map[string]claudeTool{
+		"Bash":         {[]string{"run_command", "command_output", "command_kill"}, commandTool},
+		"Read":         {[]string{"read_file"}, readAlias},
+		"Write":        {[]string{"write_file"}, editAlias},
+		"Edit":         {[]string{"edit_file", "patch_file"}, editAlias},
+		"MultiEdit":    {[]string{"patch_file"}, editAlias},
+		"NotebookEdit": {nil, editAlias},
+		"Glob":         {[]string{"glob_files"}, "glob_files"},
+		"Grep":         {[]string{"grep_files"}, "grep_files"},
+		"LS":           {[]string{"list_files"}, "list_files"},
+		"WebFetch":     {[]string{"web_fetch"}, "web_fetch"},
+		"WebSearch":    {[]string{"web_search"}, "web_search"},
+		"Task":         {[]string{"task"}, "task"},
+		"Skill":        {[]string{"load_skill"}, ""},
 	}
 }
 
 // minicodeToolNames turns a tool name as a definition lists it (minicode's
 // or Claude Code's) into the minicode tools it stands for.
 func minicodeToolNames(name string) []string {
-	if ours, ok := claudeToolNames()[name]; ok {
+	if ours := claudeTools()[name].tools; ours != nil {
 		return ours
 	}
 	return []string{name}
@@ -33,8 +47,8 @@ func minicodeToolNames(name string) []string {
 // the Claude Code names that stand for it.
 func toolNamesFor(tool string) []string {
 	names := []string{tool}
-	for claude, ours := range claudeToolNames() {
-		for _, o := range ours {
+	for claude, c := range claudeTools() {
+		for _, o := range c.tools {
 			if o == tool {
 				names = append(names, claude)
 			}
