@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -80,7 +81,7 @@ func (tm *tmuxTerm) waitFor(want string) string {
 // waitUntil waits until cond holds for the scrollback.
 func (tm *tmuxTerm) waitUntil(what string, cond func(string) bool) string {
 	tm.t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(20 * time.Second)
 	for {
 		s := tm.screen(true, false)
 		if cond(s) {
@@ -91,6 +92,19 @@ func (tm *tmuxTerm) waitUntil(what string, cond func(string) bool) string {
 		}
 		time.Sleep(30 * time.Millisecond)
 	}
+}
+
+// waitIdle waits until no task runs: the status line shows no activity.
+func (tm *tmuxTerm) waitIdle() {
+	tm.t.Helper()
+	tm.waitUntil("the turn to end", func(string) bool {
+		for _, line := range strings.Split(tm.screen(false, false), "\n") {
+			if strings.Contains(line, "· ctx ") {
+				return !slices.ContainsFunc(spinnerFrames, func(f string) bool { return strings.Contains(line, f) })
+			}
+		}
+		return false
+	})
 }
 
 // inputLine is the input box's first line: the last line of the visible
@@ -172,6 +186,7 @@ func tmuxExit(t *testing.T, bin, how string) {
 	tm := startTUI(t, bin, 80, 24)
 	tm.send("list files", "Enter")
 	tm.waitFor("Result of list_files:")
+	tm.waitIdle() // Ctrl-C and Ctrl-D during the turn would act on the turn
 	switch how {
 	case "Ctrl-C":
 		tm.send("C-c")
@@ -266,15 +281,17 @@ func tmuxResize(t *testing.T, bin string) {
 		text := fmt.Sprintf("abc%d", size[0])
 		tm.send(text)
 		tm.waitInput("› " + text)
-		var status []string
-		for _, line := range strings.Split(tm.screen(false, false), "\n") {
-			if strings.Contains(line, "· ctx ") {
-				status = append(status, line)
+		// The key may be drawn before the resize is seen; the redraw
+		// for the new width follows.
+		tm.waitUntil(fmt.Sprintf("one status line narrower than %d columns", size[0]), func(string) bool {
+			var status []string
+			for _, line := range strings.Split(tm.screen(false, false), "\n") {
+				if strings.Contains(line, "· ctx ") {
+					status = append(status, line)
+				}
 			}
-		}
-		if len(status) != 1 || displayWidth(strings.TrimRight(status[0], " ")) >= size[0] {
-			t.Errorf("at width %d, want one status line narrower than the window, got %q", size[0], status)
-		}
+			return len(status) == 1 && displayWidth(strings.TrimRight(status[0], " ")) < size[0]
+		})
 		tm.send("C-u")
 	}
 }
