@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"io"
 	"mime"
+	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"strings"
 	"time"
@@ -29,6 +31,8 @@ const (
 type webClient struct {
 	http           *http.Client
 	searchEndpoint string
+	// lookup resolves a host name to the addresses a fetch may connect to.
+	lookup func(ctx context.Context, host string) ([]netip.Addr, error)
 }
 
 // newWebClient builds the web tools' client from cfg, with the tools' own
@@ -37,6 +41,9 @@ func newWebClient(cfg BuiltinConfig) *webClient {
 	return &webClient{
 		http:           &http.Client{Timeout: webTimeout, CheckRedirect: checkRedirect},
 		searchEndpoint: cmp.Or(cfg.SearchEndpoint, defaultSearchEndpoint),
+		lookup: func(ctx context.Context, host string) ([]netip.Addr, error) {
+			return net.DefaultResolver.LookupNetIP(ctx, "ip", host)
+		},
 	}
 }
 
@@ -56,6 +63,12 @@ func checkRedirect(req *http.Request, via []*http.Request) error {
 // one host never lets a redirect reach another.
 func (w *webClient) checkedRedirects(ctx context.Context, env *ToolEnv, tool string) *http.Client {
 	client := *w.http
+	transport := http.DefaultTransport.(*http.Transport).Clone()
+	transport.DisableKeepAlives = true // the transport lives for one call
+	transport.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		return w.dialChecked(ctx, env, tool, network, addr)
+	}
+	client.Transport = transport
 	client.CheckRedirect = func(req *http.Request, via []*http.Request) error {
 		if err := checkRedirect(req, via); err != nil || env == nil || env.Perms == nil {
 			return err
@@ -64,6 +77,48 @@ func (w *webClient) checkedRedirects(ctx context.Context, env *ToolEnv, tool str
 			Summary: fmt.Sprintf("follow a redirect from %s to %s", via[len(via)-1].URL, req.URL)})
 	}
 	return &client
+}
+
+// dialChecked connects to addr. A host name is resolved here and every
+// address it resolves to that is loopback, private or link-local is
+// judged by the permission check as the literal address would be, so a
+// name pointing at the user's own machine or network needs the same
+// explicit allow. Literal addresses were judged with the request.
+func (w *webClient) dialChecked(ctx context.Context, env *ToolEnv, tool, network, addr string) (net.Conn, error) {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, err
+	}
+	var dialer net.Dialer
+	if _, err := netip.ParseAddr(normalHost(host)); err == nil || env == nil || env.Perms == nil {
+		return dialer.DialContext(ctx, network, addr)
+	}
+	ips, err := w.lookup(ctx, host)
+	if err == nil && len(ips) == 0 {
+		err = errors.New("no address")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("resolving %s: %w", host, err)
+	}
+	for _, ip := range ips {
+		if !privateHost(ip.Unmap().String()) {
+			continue
+		}
+		literal := "http://" + net.JoinHostPort(ip.Unmap().String(), port) + "/"
+		if err := env.Perms.Authorize(ctx, PermissionRequest{Tool: tool, Access: AccessNetwork, URL: literal,
+			Summary: fmt.Sprintf("connect to %s, which %s resolves to", ip.Unmap(), host)}); err != nil {
+			return nil, err
+		}
+	}
+	var errs []error
+	for _, ip := range ips {
+		conn, err := dialer.DialContext(ctx, network, net.JoinHostPort(ip.Unmap().String(), port))
+		if err == nil {
+			return conn, nil
+		}
+		errs = append(errs, err)
+	}
+	return nil, fmt.Errorf("connecting to %s: %w", host, errors.Join(errs...))
 }
 
 // checkWebURL accepts only absolute http and https addresses.

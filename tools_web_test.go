@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"strings"
@@ -270,5 +271,39 @@ func TestWebFetchRedirectsAreChecked(t *testing.T) {
 	}
 	if d := perms.Denials(); len(d) != 1 || !strings.Contains(d[0].Reason, "elsewhere.invalid") {
 		t.Errorf("denials = %+v, want the redirect hop", d)
+	}
+}
+
+func TestWebFetchJudgesTheAddressANameResolvesTo(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "internal page") }))
+	defer srv.Close()
+	port := srv.URL[strings.LastIndex(srv.URL, ":")+1:]
+	cases := []struct {
+		allow []string
+		want  string
+	}{
+		{[]string{"web_fetch(domain:intranet.test)"}, "permission denied"},
+		{[]string{"web_fetch"}, "permission denied"},
+		{[]string{"web_fetch(domain:intranet.test)", "web_fetch(domain:127.0.0.1)"}, "internal page"},
+	}
+	for _, tc := range cases {
+		env := newTestEnv(t, nil)
+		perms, err := NewPermissions(PermissionConfig{Workspace: env.Workspace, AllowedTools: tc.allow})
+		if err != nil {
+			t.Fatal(err)
+		}
+		env.Perms = perms
+		w := newWebClient(BuiltinConfig{})
+		w.lookup = func(ctx context.Context, host string) ([]netip.Addr, error) {
+			if host != "intranet.test" {
+				return nil, fmt.Errorf("no such host %q", host)
+			}
+			return []netip.Addr{netip.MustParseAddr("127.0.0.1")}, nil
+		}
+		out := callTool(t, env, webFetchTool(w), `{"url":"http://intranet.test:`+port+`/"}`)
+		if !strings.Contains(out.Text, tc.want) || tc.want == "permission denied" && !strings.Contains(out.Text, "127.0.0.1") {
+			t.Errorf("allow %q: fetch = %q, want %q", tc.allow, out.Text, tc.want)
+		}
 	}
 }
