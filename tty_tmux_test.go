@@ -107,6 +107,23 @@ func (tm *tmuxTerm) waitIdle() {
 	})
 }
 
+// waitTerminalSize waits until the pane's terminal device has the given
+// size. tmux re-wraps its screen first and sets the device's size later;
+// minicode, which reads the device, cannot know of a resize before that.
+func (tm *tmuxTerm) waitTerminalSize(width, height int) {
+	tm.t.Helper()
+	tty := strings.TrimSpace(tm.tmux("display-message", "-p", "-t", "main", "#{pane_tty}"))
+	tm.waitUntil(fmt.Sprintf("%s to be %dx%d", tty, width, height), func(string) bool {
+		f, err := os.OpenFile(tty, os.O_RDONLY|syscall.O_NOCTTY, 0)
+		if err != nil {
+			return false
+		}
+		defer f.Close()
+		w, h := terminalSize(int(f.Fd()))
+		return w == width && h == height
+	})
+}
+
 // inputLine is the input box's first line: the last line of the visible
 // screen that starts with the prompt marker.
 func (tm *tmuxTerm) inputLine() string {
@@ -278,6 +295,7 @@ func tmuxResize(t *testing.T, bin string) {
 	tm.waitFor("Result of list_files:")
 	for _, size := range [][2]int{{50, 15}, {100, 30}} {
 		tm.tmux("resize-window", "-t", "main", "-x", strconv.Itoa(size[0]), "-y", strconv.Itoa(size[1]))
+		tm.waitTerminalSize(size[0], size[1])
 		text := fmt.Sprintf("abc%d", size[0])
 		tm.send(text)
 		tm.waitInput("› " + text)
