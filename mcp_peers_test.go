@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -50,34 +51,59 @@ func everythingStdio(t testing.TB) MCPServerConfig {
 }
 
 // startEverythingHTTP runs server-everything in an HTTP mode
-// (streamableHttp or sse) on a free port and returns its base URL.
+// (streamableHttp or sse) on a free port and returns its base URL. It
+// waits for the server to say it listens on that port: something else
+// may take the port between its choice and the server's bind, and a
+// server that fails to bind is started again on another port.
 func startEverythingHTTP(t *testing.T, mode string) string {
 	dir := mcpPeersDir(t)
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	cmd := exec.Command("node", filepath.Join(dir, "node_modules/.bin/mcp-server-everything"), mode)
-	cmd.Env = append(os.Environ(), fmt.Sprintf("PORT=%d", port))
-	var logs strings.Builder
-	cmd.Stdout, cmd.Stderr = &logs, &logs
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	addr := fmt.Sprintf("127.0.0.1:%d", port)
-	for deadline := time.Now().Add(15 * time.Second); ; {
-		if c, err := net.Dial("tcp", addr); err == nil {
-			c.Close()
-			return "http://" + addr
+	var logs []string
+	for range 5 {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("server-everything %s did not listen on %s", mode, addr)
+		port := l.Addr().(*net.TCPAddr).Port
+		l.Close()
+		cmd := exec.Command("node", filepath.Join(dir, "node_modules/.bin/mcp-server-everything"), mode)
+		cmd.Env = append(os.Environ(), fmt.Sprintf("PORT=%d", port))
+		r, w, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
 		}
-		time.Sleep(50 * time.Millisecond)
+		cmd.Stdout, cmd.Stderr = w, w
+		err = cmd.Start()
+		w.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+		listening, lines := make(chan bool, 1), make(chan []string, 1)
+		go func() { // reads until the server ends, so that it never blocks on output
+			var seen []string
+			sc := bufio.NewScanner(r)
+			for sc.Scan() {
+				seen = append(seen, sc.Text())
+				if strings.HasSuffix(sc.Text(), fmt.Sprintf(" on port %d", port)) {
+					listening <- true
+				}
+			}
+			r.Close()
+			lines <- seen
+			listening <- false
+		}()
+		select {
+		case ok := <-listening:
+			if ok {
+				return fmt.Sprintf("http://127.0.0.1:%d", port)
+			}
+			logs = <-lines
+		case <-time.After(30 * time.Second):
+			t.Fatalf("server-everything %s did not say it listens on port %d", mode, port)
+		}
 	}
+	t.Fatalf("server-everything %s never started; its last output:\n%s", mode, strings.Join(logs, "\n"))
+	return ""
 }
 
 // allowAll is an Authorizer that allows every call.
