@@ -67,6 +67,11 @@ func runSandboxLauncher(args []string) error {
 		return fmt.Errorf("sandbox launcher: reading policy: %w", err)
 	}
 	runtime.LockOSThread() // the restriction holds for this thread, which execs
+	// The parent-death signal minicode asked for belongs to the thread it
+	// started; the command inherits this thread's, which may be another.
+	if _, _, errno := syscall.RawSyscall(syscall.SYS_PRCTL, syscall.PR_SET_PDEATHSIG, uintptr(syscall.SIGKILL), 0); errno != 0 {
+		return fmt.Errorf("sandbox launcher: setting the parent-death signal: %w", errno)
+	}
 	if err := restrictSelf(policy); err != nil {
 		return fmt.Errorf("sandbox launcher: %w", err)
 	}
