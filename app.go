@@ -126,19 +126,9 @@ func newApp(ctx context.Context, opts Options, stdin io.Reader, stdout, stderr i
 		return nil, err
 	}
 	app.closers = append(app.closers, func() { app.Session.Close() })
-	sandbox := app.Settings.Sandbox
-	for _, dir := range append(slices.Clip(app.Opts.AddDirs), app.Settings.Permissions.AdditionalDirectories...) {
-		if abs, err := filepath.Abs(dir); err == nil && !strings.HasPrefix(dir, "~/") {
-			dir = abs
-		}
-		sandbox.AllowWrite = append(slices.Clip(sandbox.AllowWrite), dir) // added folders are writable like the workspace
-	}
-	sandbox.DenyRead = append(slices.Clip(sandbox.DenyRead), ReadDenyFolders(app.Settings.ruleSets, app.Opts.DisallowedTools, app.Workspace, userHome(getenv))...)
-	if app.Sandbox, err = NewSandbox(SandboxConfig{Workspace: app.Workspace, Home: userHome(getenv),
-		Settings: sandbox, Getenv: app.getenv}); err != nil {
+	if err := app.setupSandbox(); err != nil {
 		return nil, err
 	}
-	app.closers = append(app.closers, app.Sandbox.Close)
 	app.Env.Hooks = &Hooks{Config: app.Settings.Hooks, SessionID: app.SessionID, Workspace: app.Workspace,
 		Transcript: app.Session.Path, Sandbox: app.Sandbox, Notice: app.notice}
 	if err := app.setupPermissions(); err != nil {
@@ -157,18 +147,49 @@ func newApp(ctx context.Context, opts Options, stdin io.Reader, stdout, stderr i
 		app.Close()
 		return nil, err
 	}
-	maxTurns := opts.MaxTurns
+	if err := app.setupAgent(limits); err != nil {
+		app.Close()
+		return nil, err
+	}
+	app.startSession(ctx)
+	return app, nil
+}
+
+// setupSandbox prepares the sandbox that confines commands and hooks:
+// folders added with --add-dir or additionalDirectories are writable like
+// the workspace, and folders a Read deny rule names are unreadable.
+func (app *App) setupSandbox() error {
+	sandbox := app.Settings.Sandbox
+	for _, dir := range append(slices.Clip(app.Opts.AddDirs), app.Settings.Permissions.AdditionalDirectories...) {
+		if abs, err := filepath.Abs(dir); err == nil && !strings.HasPrefix(dir, "~/") {
+			dir = abs
+		}
+		sandbox.AllowWrite = append(slices.Clip(sandbox.AllowWrite), dir) // added folders are writable like the workspace
+	}
+	sandbox.DenyRead = append(slices.Clip(sandbox.DenyRead), ReadDenyFolders(app.Settings.ruleSets, app.Opts.DisallowedTools, app.Workspace, userHome(app.getenv))...)
+	sb, err := NewSandbox(SandboxConfig{Workspace: app.Workspace, Home: userHome(app.getenv), Settings: sandbox, Getenv: app.getenv})
+	if err != nil {
+		return err
+	}
+	app.Sandbox = sb
+	app.closers = append(app.closers, app.Sandbox.Close)
+	return nil
+}
+
+// setupAgent builds the agent loop, with its limits from the flags, the
+// settings and the model, and the subagents it may start.
+func (app *App) setupAgent(limits ModelLimits) error {
+	maxTurns := app.Opts.MaxTurns
 	if maxTurns == 0 {
 		maxTurns = app.Settings.MaxTurns
 	}
 	maxTokens, err := maxOutputTokens(app.getenv("CLAUDE_CODE_MAX_OUTPUT_TOKENS"), app.Settings.MaxTokens, limits.MaxOutput)
 	if err != nil {
-		app.Close()
-		return nil, err
+		return err
 	}
 	if app.Opts.JSONSchema != "" {
 		if err := app.useJSONSchema(json.RawMessage(app.Opts.JSONSchema)); err != nil {
-			return nil, usageErrorf("--json-schema: %v", err)
+			return usageErrorf("--json-schema: %v", err)
 		}
 	}
 	app.Agent = &Agent{
@@ -186,10 +207,9 @@ func newApp(ctx context.Context, opts Options, stdin io.Reader, stdout, stderr i
 		Compaction:   app.Settings.Compaction,
 	}
 	app.Subagents = &Subagents{Parent: app.Agent, MaxDepth: app.Settings.SubagentDepth,
-		Agents: LoadAgents(agentDirs(app.Home, userHome(getenv), app.Workspace))}
+		Agents: LoadAgents(agentDirs(app.Home, userHome(app.getenv), app.Workspace))}
 	app.Registry.Add(app.Subagents.Tool())
-	app.startSession(ctx)
-	return app, nil
+	return nil
 }
 
 // startSession runs the SessionStart hooks; what they print becomes part
@@ -314,21 +334,7 @@ func resolveWorkspace(dir string) (string, error) {
 // environment, then settings; with nothing configured, the demo model.
 func (app *App) setupProvider() error {
 	env := app.getenv
-	name := cmp.Or(app.Opts.Provider, env("MINICODE_PROVIDER"))
-	if name == "" && strings.EqualFold(env("MINI_CODE_MODEL_MODE"), "mock") {
-		name = "mock"
-	}
-	name = cmp.Or(name, app.Settings.Provider)
-	if name == "" {
-		switch {
-		case env("ANTHROPIC_API_KEY") != "" || env("ANTHROPIC_AUTH_TOKEN") != "":
-			name = "anthropic"
-		case env("OPENAI_API_KEY") != "":
-			name = "openai"
-		default:
-			name = "mock"
-		}
-	}
+	name := app.providerName()
 	model := cmp.Or(app.Opts.Model, env("MINICODE_MODEL"))
 	timeout, err := apiTimeout(env("API_TIMEOUT_MS"))
 	if err != nil {
@@ -356,20 +362,9 @@ func (app *App) setupProvider() error {
 		app.Provider = NewOpenAI(opts)
 	case "mock":
 		model = cmp.Or(model, "mock")
-		mock := &MockProvider{session: func() string { return app.SessionID }}
-		if d := env("MINICODE_DEMO_DELAY"); d != "" {
-			delay, err := time.ParseDuration(d)
-			if err != nil {
-				return usageErrorf("MINICODE_DEMO_DELAY %q: %v (use e.g. 20ms)", d, err)
-			}
-			mock.delay = delay
-		}
-		if app.Opts.MockScript != "" {
-			script, err := loadMockScript(app.Opts.MockScript)
-			if err != nil {
-				return err
-			}
-			mock.script = script
+		mock, err := app.newMockProvider()
+		if err != nil {
+			return err
 		}
 		app.Provider, app.Demo = mock, mock.script == nil
 	default:
@@ -384,6 +379,47 @@ func (app *App) setupProvider() error {
 		app.Provider = &fallbackProvider{Provider: app.Provider, fallback: fallback, notify: app.notice}
 	}
 	return nil
+}
+
+// providerName is the provider asked for (flag, environment, settings),
+// or else the one whose API key is set, or else the offline demo model.
+func (app *App) providerName() string {
+	env := app.getenv
+	name := cmp.Or(app.Opts.Provider, env("MINICODE_PROVIDER"))
+	if name == "" && strings.EqualFold(env("MINI_CODE_MODEL_MODE"), "mock") {
+		name = "mock"
+	}
+	name = cmp.Or(name, app.Settings.Provider)
+	switch {
+	case name != "":
+		return name
+	case env("ANTHROPIC_API_KEY") != "" || env("ANTHROPIC_AUTH_TOKEN") != "":
+		return "anthropic"
+	case env("OPENAI_API_KEY") != "":
+		return "openai"
+	}
+	return "mock"
+}
+
+// newMockProvider is the demo model (with MINICODE_DEMO_DELAY between
+// streamed pieces), or the scripted replies of --mock-script.
+func (app *App) newMockProvider() (*MockProvider, error) {
+	mock := &MockProvider{session: func() string { return app.SessionID }}
+	if d := app.getenv("MINICODE_DEMO_DELAY"); d != "" {
+		delay, err := time.ParseDuration(d)
+		if err != nil {
+			return nil, usageErrorf("MINICODE_DEMO_DELAY %q: %v (use e.g. 20ms)", d, err)
+		}
+		mock.delay = delay
+	}
+	if app.Opts.MockScript != "" {
+		script, err := loadMockScript(app.Opts.MockScript)
+		if err != nil {
+			return nil, err
+		}
+		mock.script = script
+	}
+	return mock, nil
 }
 
 // apiTimeout reads API_TIMEOUT_MS: how long to wait for the first byte of

@@ -275,23 +275,7 @@ func (a *Agent) step(ctx context.Context, t *turn, resp ModelResponse) (TurnResu
 		// The last call was still being written when the output ran out.
 		return a.recover(t, halfToolCallPrompt, "replies cut off in the middle of a tool call")
 	case len(calls) > 0:
-		t.progress, t.recoveries, t.cutText = 0, 0, ""
-		t.usedTools = true
-		a.appendReply(t, reply)
-		question := a.runBatch(ctx, t, calls)
-		if ctx.Err() != nil {
-			return TurnResult{End: EndCancelled, Text: "interrupted", Err: ctx.Err()}, true
-		}
-		if question != "" {
-			a.appendReply(t, assistantText(question))
-			return TurnResult{End: EndAskUser, Text: question}, true
-		}
-		if t.hookStop != "" {
-			msg := "A hook stopped the turn: " + t.hookStop
-			a.emit(Event{Kind: EventNotice, Text: msg})
-			return TurnResult{End: EndBlocked, Text: msg}, true
-		}
-		return TurnResult{}, false
+		return a.runCalls(ctx, t, reply, calls)
 	case text == "" && thinking && (resp.StopReason == StopPauseTurn || resp.StopReason == StopMaxTokens) && t.resumes < maxResumes:
 		t.resumes++
 		a.appendReply(t, reply)
@@ -327,6 +311,29 @@ func (a *Agent) step(ctx context.Context, t *turn, resp ModelResponse) (TurnResu
 		// An answer continued after max_tokens is all of its parts.
 		return TurnResult{End: EndFinal, Text: finalText(strings.TrimSpace(t.cutText + reply.Text()))}, true
 	}
+}
+
+// runCalls stores a reply that asks for tools and runs them; the turn
+// goes on unless it was cancelled, a tool asked the user something, or a
+// hook stopped it.
+func (a *Agent) runCalls(ctx context.Context, t *turn, reply Message, calls []Block) (TurnResult, bool) {
+	t.progress, t.recoveries, t.cutText = 0, 0, ""
+	t.usedTools = true
+	a.appendReply(t, reply)
+	question := a.runBatch(ctx, t, calls)
+	if ctx.Err() != nil {
+		return TurnResult{End: EndCancelled, Text: "interrupted", Err: ctx.Err()}, true
+	}
+	if question != "" {
+		a.appendReply(t, assistantText(question))
+		return TurnResult{End: EndAskUser, Text: question}, true
+	}
+	if t.hookStop != "" {
+		msg := "A hook stopped the turn: " + t.hookStop
+		a.emit(Event{Kind: EventNotice, Text: msg})
+		return TurnResult{End: EndBlocked, Text: msg}, true
+	}
+	return TurnResult{}, false
 }
 
 // recover asks the model again after an unusable reply, or ends the turn

@@ -205,41 +205,8 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 // works too, and list flags may be repeated. A new flag is one line in
 // the table below (and one in usageText).
 func parseFlags(args []string, stderr io.Writer) (opts Options, showVersion bool, err error) {
-	fs := flag.NewFlagSet("minicode", flag.ContinueOnError)
-	fs.SetOutput(io.Discard) // errors are reported once, by exitCode
-	fs.Usage = func() {}
 	var skipPermissions bool
-	fs.BoolVar(&opts.Print, "p", false, "")
-	fs.BoolVar(&opts.Print, "print", false, "")
-	fs.StringVar(&opts.OutputFormat, "output-format", "text", "")
-	fs.StringVar(&opts.InputFormat, "input-format", "", "")
-	fs.BoolVar(&opts.IncludePartialMessages, "include-partial-messages", false, "")
-	fs.BoolVar(&opts.Verbose, "verbose", false, "")
-	fs.Var(debugFlag{&opts.Debug}, "debug", "")
-	fs.StringVar(&opts.Model, "model", "", "")
-	fs.StringVar(&opts.FallbackModel, "fallback-model", "", "")
-	fs.StringVar(&opts.Provider, "provider", "", "")
-	fs.StringVar(&opts.SystemPrompt, "system-prompt", "", "")
-	fs.StringVar(&opts.AppendSystemPrompt, "append-system-prompt", "", "")
-	fs.StringVar(&opts.PermissionMode, "permission-mode", "", "")
-	fs.BoolVar(&skipPermissions, "dangerously-skip-permissions", false, "")
-	for _, name := range []string{"allowedTools", "allowed-tools"} {
-		fs.Var(listFlag{&opts.AllowedTools, splitRuleList}, name, "")
-	}
-	for _, name := range []string{"disallowedTools", "disallowed-tools"} {
-		fs.Var(listFlag{&opts.DisallowedTools, splitRuleList}, name, "")
-	}
-	fs.Var(listFlag{&opts.AddDirs, nil}, "add-dir", "")
-	fs.Var(listFlag{&opts.Settings, nil}, "settings", "")
-	fs.Var(listFlag{&opts.MCPConfig, nil}, "mcp-config", "")
-	fs.BoolVar(&opts.StrictMCPConfig, "strict-mcp-config", false, "")
-	fs.IntVar(&opts.MaxTurns, "max-turns", 0, "")
-	fs.StringVar(&opts.Workspace, "workspace", "", "")
-	fs.StringVar(&opts.MockScript, "mock-script", "", "")
-	fs.StringVar(&opts.MCPElicitation, "mcp-elicitation", "", "")
-	fs.BoolVar(&showVersion, "version", false, "")
-	addSessionFlags(fs, &opts)
-	addProgramFlags(fs, &opts.ProgramOptions)
+	fs := newFlagSet(&opts, &skipPermissions, &showVersion)
 	args = spreadVariadic(joinResumeValue(args))
 	var words []string
 	for {
@@ -276,6 +243,46 @@ func parseFlags(args []string, stderr io.Writer) (opts Options, showVersion bool
 	}
 	opts.Task = strings.Join(words, " ")
 	return opts, showVersion, nil
+}
+
+// newFlagSet defines every flag of the command line on opts, with the
+// two that are not options of their own.
+func newFlagSet(opts *Options, skipPermissions, showVersion *bool) *flag.FlagSet {
+	fs := flag.NewFlagSet("minicode", flag.ContinueOnError)
+	fs.SetOutput(io.Discard) // errors are reported once, by exitCode
+	fs.Usage = func() {}
+	fs.BoolVar(&opts.Print, "p", false, "")
+	fs.BoolVar(&opts.Print, "print", false, "")
+	fs.StringVar(&opts.OutputFormat, "output-format", "text", "")
+	fs.StringVar(&opts.InputFormat, "input-format", "", "")
+	fs.BoolVar(&opts.IncludePartialMessages, "include-partial-messages", false, "")
+	fs.BoolVar(&opts.Verbose, "verbose", false, "")
+	fs.Var(debugFlag{&opts.Debug}, "debug", "")
+	fs.StringVar(&opts.Model, "model", "", "")
+	fs.StringVar(&opts.FallbackModel, "fallback-model", "", "")
+	fs.StringVar(&opts.Provider, "provider", "", "")
+	fs.StringVar(&opts.SystemPrompt, "system-prompt", "", "")
+	fs.StringVar(&opts.AppendSystemPrompt, "append-system-prompt", "", "")
+	fs.StringVar(&opts.PermissionMode, "permission-mode", "", "")
+	fs.BoolVar(skipPermissions, "dangerously-skip-permissions", false, "")
+	for _, name := range []string{"allowedTools", "allowed-tools"} {
+		fs.Var(listFlag{&opts.AllowedTools, splitRuleList}, name, "")
+	}
+	for _, name := range []string{"disallowedTools", "disallowed-tools"} {
+		fs.Var(listFlag{&opts.DisallowedTools, splitRuleList}, name, "")
+	}
+	fs.Var(listFlag{&opts.AddDirs, nil}, "add-dir", "")
+	fs.Var(listFlag{&opts.Settings, nil}, "settings", "")
+	fs.Var(listFlag{&opts.MCPConfig, nil}, "mcp-config", "")
+	fs.BoolVar(&opts.StrictMCPConfig, "strict-mcp-config", false, "")
+	fs.IntVar(&opts.MaxTurns, "max-turns", 0, "")
+	fs.StringVar(&opts.Workspace, "workspace", "", "")
+	fs.StringVar(&opts.MockScript, "mock-script", "", "")
+	fs.StringVar(&opts.MCPElicitation, "mcp-elicitation", "", "")
+	fs.BoolVar(showVersion, "version", false, "")
+	addSessionFlags(fs, opts)
+	addProgramFlags(fs, &opts.ProgramOptions)
+	return fs
 }
 
 // checkFlagValues rejects flag values that cannot work.
