@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -65,29 +64,8 @@ func TestDemoRequestsGolden(t *testing.T) {
 			if r.code != 0 {
 				t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
 			}
-			checkDemoGolden(t, filepath.Join("testdata", "demo", tc.name+".txt"), normaliseRun(r.stdout, ws, home))
+			checkGolden(t, filepath.Join("testdata", "demo", tc.name+".txt"), normaliseRun(r.stdout, ws, home))
 		})
-	}
-}
-
-// checkDemoGolden compares got with a golden file, rewriting it with -update.
-func checkDemoGolden(t *testing.T, path, got string) {
-	t.Helper()
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs from the golden file:\ngot:\n%s\nwant:\n%s", path, got, want)
 	}
 }
 

@@ -68,10 +68,10 @@ func TestRenderDiffPlainIsDiff(t *testing.T) {
 }
 
 // checkGolden compares got with a golden file, or rewrites the file when
-// -update-diff is set.
+// -update (or -update-diff) is set.
 func checkGolden(t *testing.T, path, got string) {
 	t.Helper()
-	if *updateDiffGolden {
+	if *update || *updateDiffGolden {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -82,7 +82,7 @@ func checkGolden(t *testing.T, path, got string) {
 	}
 	want, err := os.ReadFile(path)
 	if err != nil {
-		t.Fatalf("%v (run go test -run TestRenderDiff -update-diff to create it)", err)
+		t.Fatalf("%v (run go test with -update to create it)", err)
 	}
 	if got != string(want) {
 		t.Errorf("%s differs\n got %q\nwant %q", path, got, want)
