@@ -258,6 +258,7 @@ func (app *App) startMCP(ctx context.Context, servers []MCPServerConfig) error {
 		Workspace:     app.Workspace,
 		ClientVersion: version,
 		Elicitor:      elicitor,
+		Program:       app.Opts.InputFormat == "stream-json",
 		OnEvent: func(e MCPEvent) {
 			switch {
 			case e.Kind == MCPEventNotice:

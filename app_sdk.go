@@ -45,6 +45,8 @@ type sdkConn struct {
 	cancel  context.CancelFunc            // cancels the running turn; nil when idle
 	model   string                        // the model set by set_model; "" for the session's
 	started bool                          // initialize has been answered
+	mcp     map[string]*mcpSDK            // the MCP servers the program runs
+	sdkMCP  []string                      // those started, for the first turn to wait for
 }
 
 // streamPrompt is one user message read from stdin.
@@ -74,7 +76,8 @@ type controlAnswer struct {
 // the turns' results said (each result line says it); only a failure to
 // write the output or an interrupt of minicode itself is an error.
 func (app *App) runStreamInput(ctx context.Context, out *lineWriter, meter *meteredProvider) error {
-	c := &sdkConn{app: app, out: out, meter: meter, wake: make(chan struct{}, 1), waiting: map[string]chan controlAnswer{}}
+	c := &sdkConn{app: app, out: out, meter: meter, wake: make(chan struct{}, 1), waiting: map[string]chan controlAnswer{},
+		mcp: map[string]*mcpSDK{}}
 	if app.Opts.PermissionPromptTool == "stdio" {
 		app.asker = notifyingAsker{c, app.Env.Hooks}
 	}
@@ -87,6 +90,10 @@ func (app *App) runStreamInput(ctx context.Context, out *lineWriter, meter *mete
 			break
 		}
 		if n == 0 {
+			c.mu.Lock()
+			servers := c.sdkMCP
+			c.mu.Unlock()
+			app.MCP.Wait(ctx, servers...)
 			out.json(app.initRecord()) // after initialize, so it shows the program's setup
 		}
 		turnCtx, cancel := context.WithCancel(ctx)
@@ -119,14 +126,14 @@ func (c *sdkConn) read(ctx context.Context) {
 		if strings.TrimSpace(line) == "" {
 			continue
 		}
-		if err := c.handle(line); err != nil {
+		if err := c.handle(ctx, line); err != nil {
 			c.app.notice(fmt.Sprintf("stdin line %d: %v", n, err))
 		}
 	}
 }
 
 // handle acts on one line of stdin.
-func (c *sdkConn) handle(line string) error {
+func (c *sdkConn) handle(ctx context.Context, line string) error {
 	var in streamLine
 	if err := json.Unmarshal([]byte(line), &in); err != nil {
 		return fmt.Errorf("not JSON: %w", err)
@@ -142,7 +149,7 @@ func (c *sdkConn) handle(line string) error {
 		c.mu.Unlock()
 		c.signal()
 	case "control_request":
-		c.answer(in.RequestID, in.Request)
+		c.answer(ctx, in.RequestID, in.Request)
 	case "control_response":
 		if in.Response == nil {
 			return errors.New("control_response without a response")
@@ -157,8 +164,8 @@ func (c *sdkConn) handle(line string) error {
 }
 
 // answer handles one control request and writes its response.
-func (c *sdkConn) answer(id string, raw json.RawMessage) {
-	resp, err := c.control(raw)
+func (c *sdkConn) answer(ctx context.Context, id string, raw json.RawMessage) {
+	resp, err := c.control(ctx, raw)
 	if err != nil {
 		c.out.json(map[string]any{"type": "control_response",
 			"response": controlAnswer{Subtype: "error", RequestID: id, Error: err.Error()}})

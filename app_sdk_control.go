@@ -20,6 +20,7 @@ type initializeRequest struct {
 	Agents             map[string]sdkAgent       `json:"agents"`
 	JSONSchema         json.RawMessage           `json:"jsonSchema"`
 	Hooks              map[HookEvent][]sdkHookOn `json:"hooks"`
+	SDKMCPServers      []string                  `json:"sdkMcpServers"`
 }
 
 // sdkAgent is a subagent defined by the program.
@@ -39,11 +40,13 @@ type sdkHookOn struct {
 }
 
 // control answers one control request of the program.
-func (c *sdkConn) control(raw json.RawMessage) (any, error) {
+func (c *sdkConn) control(ctx context.Context, raw json.RawMessage) (any, error) {
 	var head struct {
-		Subtype string  `json:"subtype"`
-		Mode    string  `json:"mode"`
-		Model   *string `json:"model"`
+		Subtype string      `json:"subtype"`
+		Mode    string      `json:"mode"`
+		Model   *string     `json:"model"`
+		Server  string      `json:"server_name"`
+		Message *rpcMessage `json:"message"`
 	}
 	if err := json.Unmarshal(raw, &head); err != nil {
 		return nil, fmt.Errorf("malformed request: %v", err)
@@ -58,7 +61,7 @@ func (c *sdkConn) control(raw json.RawMessage) (any, error) {
 		if again {
 			return nil, errors.New("already initialized")
 		}
-		return c.initialize(raw)
+		return c.initialize(ctx, raw)
 	case "interrupt":
 		c.interrupt()
 		return map[string]any{}, nil
@@ -78,6 +81,8 @@ func (c *sdkConn) control(raw json.RawMessage) (any, error) {
 		return map[string]any{"mcpServers": app.initRecord().MCPServers}, nil
 	case "get_context_usage":
 		return c.contextUsage(), nil
+	case "mcp_message":
+		return map[string]any{}, c.mcpMessage(head.Server, head.Message)
 	}
 	return nil, fmt.Errorf("unsupported control request %q", head.Subtype)
 }
@@ -96,7 +101,7 @@ func (c *sdkConn) setMode(mode string) error {
 }
 
 // initialize applies the program's setup and describes the session.
-func (c *sdkConn) initialize(raw json.RawMessage) (any, error) {
+func (c *sdkConn) initialize(ctx context.Context, raw json.RawMessage) (any, error) {
 	var in initializeRequest
 	if err := json.Unmarshal(raw, &in); err != nil {
 		return nil, fmt.Errorf("malformed initialize: %v", err)
@@ -122,6 +127,10 @@ func (c *sdkConn) initialize(raw json.RawMessage) (any, error) {
 		app.addAgent(def)
 	}
 	c.registerHooks(in.Hooks)
+	started := c.serveMCP(ctx, in.SDKMCPServers)
+	c.mu.Lock()
+	c.sdkMCP = started
+	c.mu.Unlock()
 	return c.describe(), nil
 }
 

@@ -68,6 +68,8 @@ func (c MCPServerConfig) validate() error {
 	switch {
 	case c.isHTTP() && c.URL == "":
 		return fmt.Errorf("MCP server %q: type %q needs a url", c.Name, c.Type)
+	case c.Type == "sdk":
+		return nil
 	case !c.isHTTP() && c.Command == "":
 		return fmt.Errorf("MCP server %q: needs a command (stdio) or a url (http)", c.Name)
 	case c.Type != "" && c.Type != "stdio" && !c.isHTTP():
@@ -251,7 +253,10 @@ func envList(m map[string]string) []string {
 // environment. A stdio server speaks the framing it spoke last time.
 func (m *MCPManager) transport(c MCPServerConfig) mcpTransport {
 	expand := func(s string) string { return expandVars(s, os.Getenv) }
-	if c.isHTTP() {
+	switch {
+	case c.Type == "sdk":
+		return &mcpSDK{server: c.Name} // no program serves it
+	case c.isHTTP():
 		return newMCPHTTP(expand(c.URL), expandedMap(c.Headers), c.Type == "sse")
 	}
 	dir := expand(c.Cwd)

@@ -56,6 +56,9 @@ type MCPOptions struct {
 	// OnEvent receives state changes, progress and notices; it may be nil
 	// and must not block.
 	OnEvent func(MCPEvent)
+	// Program is set when a program drives minicode: it serves the servers
+	// of type "sdk", which start when it names them (AddServer).
+	Program bool
 }
 
 // MCPManager runs the configured MCP servers and keeps their tools in the
@@ -67,14 +70,14 @@ type MCPOptions struct {
 type MCPManager struct {
 	reg      *Registry
 	opts     MCPOptions
-	servers  []*mcpServer
-	framings sync.Map // server name → the framing its stdio process spoke
+	servers  atomic.Pointer[[]*mcpServer] // replaced whole when a server is added
+	framings sync.Map                     // server name → the framing its stdio process spoke
 
 	life    context.Context // ends when the manager closes
 	stop    context.CancelFunc
 	running sync.WaitGroup // the owner goroutines
 
-	mu      sync.Mutex // guards started and every registry change
+	mu      sync.Mutex // guards started, adding servers and every registry change
 	started bool
 	helpers map[string]bool // helper tools currently registered
 }
@@ -83,13 +86,23 @@ type MCPManager struct {
 func NewMCPManager(configs []MCPServerConfig, reg *Registry, opts MCPOptions) *MCPManager {
 	m := &MCPManager{reg: reg, opts: opts, helpers: map[string]bool{}}
 	m.life, m.stop = context.WithCancel(context.Background())
-	for _, c := range configs {
-		srv := &mcpServer{m: m, name: c.Name, cfg: c, restart: make(chan chan<- error), settled: make(chan struct{}), done: make(chan struct{})}
-		srv.view.Store(&mcpView{status: ServerStatus{Name: c.Name, State: MCPStarting}})
-		m.servers = append(m.servers, srv)
+	servers := make([]*mcpServer, len(configs))
+	for i, c := range configs {
+		servers[i] = newMCPServer(m, c, nil)
 	}
+	m.servers.Store(&servers)
 	return m
 }
+
+// newMCPServer prepares one server; tr nil means the one its config asks for.
+func newMCPServer(m *MCPManager, c MCPServerConfig, tr mcpTransport) *mcpServer {
+	srv := &mcpServer{m: m, name: c.Name, cfg: c, tr: tr, restart: make(chan chan<- error), settled: make(chan struct{}), done: make(chan struct{})}
+	srv.view.Store(&mcpView{status: ServerStatus{Name: c.Name, State: MCPStarting}})
+	return srv
+}
+
+// list returns the servers, in the order they were configured or added.
+func (m *MCPManager) list() []*mcpServer { return *m.servers.Load() }
 
 // Start launches every server's owner in the background and returns at
 // once. The servers stop when ctx ends or the manager closes; after
@@ -101,12 +114,58 @@ func (m *MCPManager) Start(ctx context.Context) {
 		return
 	}
 	m.started = true
+	for _, srv := range m.list() {
+		if !srv.launched && (!m.opts.Program || srv.cfg.Type != "sdk") {
+			m.launch(ctx, srv)
+		}
+	}
+}
+
+// launch starts a server's owner; the caller holds m.mu.
+func (m *MCPManager) launch(ctx context.Context, srv *mcpServer) {
 	ctx, cancel := context.WithCancel(ctx)
 	context.AfterFunc(m.life, cancel)
-	for _, srv := range m.servers {
-		m.running.Add(1)
-		go srv.run(ctx)
+	srv.launched = true
+	m.running.Add(1)
+	go srv.run(ctx)
+}
+
+// AddServer starts a server whose transport the caller gives, such as one
+// the driving program serves. A configured server of type "sdk" of that
+// name, not yet started, takes the transport; any other taken name is an
+// error.
+func (m *MCPManager) AddServer(ctx context.Context, c MCPServerConfig, tr mcpTransport) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.life.Err() != nil {
+		return errors.New("the MCP servers have been stopped")
 	}
+	srv := m.server(c.Name)
+	switch {
+	case srv == nil:
+		srv = newMCPServer(m, c, tr)
+		servers := append(slices.Clone(m.list()), srv)
+		m.servers.Store(&servers)
+	case srv.cfg.Type == "sdk" && !srv.launched:
+		srv.tr = tr
+	default:
+		return fmt.Errorf("an MCP server named %q is already configured", c.Name)
+	}
+	m.launch(ctx, srv)
+	return nil
+}
+
+// sdkServers names the configured servers of type "sdk" not yet started.
+func (m *MCPManager) sdkServers() []string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var names []string
+	for _, srv := range m.list() {
+		if srv.cfg.Type == "sdk" && !srv.launched {
+			names = append(names, srv.name)
+		}
+	}
+	return names
 }
 
 // Close stops every server, including those still starting, and returns
@@ -118,10 +177,13 @@ func (m *MCPManager) Close() {
 	m.running.Wait()
 }
 
-// Wait blocks until every server is ready or has failed its first start,
-// or ctx ends, or the manager closes.
-func (m *MCPManager) Wait(ctx context.Context) {
-	for _, srv := range m.servers {
+// Wait blocks until every server (or every named one) is ready or has
+// failed its first start, or ctx ends, or the manager closes.
+func (m *MCPManager) Wait(ctx context.Context, names ...string) {
+	for _, srv := range m.list() {
+		if len(names) > 0 && !slices.Contains(names, srv.name) {
+			continue
+		}
 		select {
 		case <-srv.settled:
 		case <-ctx.Done():
@@ -134,8 +196,9 @@ func (m *MCPManager) Wait(ctx context.Context) {
 
 // Status reports every server's state, in configuration order.
 func (m *MCPManager) Status() []ServerStatus {
-	out := make([]ServerStatus, len(m.servers))
-	for i, srv := range m.servers {
+	servers := m.list()
+	out := make([]ServerStatus, len(servers))
+	for i, srv := range servers {
 		out[i] = srv.view.Load().status
 	}
 	return out
@@ -204,7 +267,7 @@ func (m *MCPManager) SlashCommand(ctx context.Context, args string) string {
 
 // describe lists the servers with their state, tools and errors.
 func (m *MCPManager) describe() string {
-	if len(m.servers) == 0 {
+	if len(m.list()) == 0 {
 		return fmt.Sprintf("No MCP servers configured. Add one with `minicode mcp add NAME -- COMMAND ARGS` or in %s.", projectMCPFile)
 	}
 	var b strings.Builder
@@ -224,7 +287,7 @@ func (m *MCPManager) describe() string {
 
 // server finds a server by name.
 func (m *MCPManager) server(name string) *mcpServer {
-	for _, srv := range m.servers {
+	for _, srv := range m.list() {
 		if srv.name == name {
 			return srv
 		}
@@ -235,7 +298,7 @@ func (m *MCPManager) server(name string) *mcpServer {
 // unknownServer is the error for a name no server has.
 func (m *MCPManager) unknownServer(name string) error {
 	var names []string
-	for _, srv := range m.servers {
+	for _, srv := range m.list() {
 		names = append(names, srv.name)
 	}
 	return fmt.Errorf("no MCP server named %q; configured: %s", name, strings.Join(names, ", "))
@@ -286,7 +349,7 @@ func (m *MCPManager) register(srv *mcpServer, old []string, tools []mcpToolInfo)
 // ready server offers resources or prompts, and removes them otherwise.
 func (m *MCPManager) refreshHelpers() {
 	var resources, prompts bool
-	for _, srv := range m.servers {
+	for _, srv := range m.list() {
 		if sess := srv.view.Load().session; sess != nil {
 			caps := sess.serverInfo().Capabilities
 			resources = resources || caps.Resources != nil
@@ -312,7 +375,7 @@ func (m *MCPManager) refreshHelpers() {
 // optionally only the named one.
 func (m *MCPManager) readyServers(name string) ([]*mcpServer, error) {
 	var out []*mcpServer
-	for _, srv := range m.servers {
+	for _, srv := range m.list() {
 		if (name == "" || srv.name == name) && srv.view.Load().session != nil {
 			out = append(out, srv)
 		}
@@ -346,13 +409,16 @@ func firstLineOf(s string) string {
 // session and everything that changes with it; others read the view it
 // publishes and send it restart requests.
 type mcpServer struct {
-	m       *MCPManager
-	name    string
-	cfg     MCPServerConfig
-	view    atomic.Pointer[mcpView]
-	restart chan chan<- error // a restart request, answered with its outcome
-	settled chan struct{}     // closed when the first start has an outcome
-	done    chan struct{}     // closed when run returns
+	m    *MCPManager
+	name string
+	cfg  MCPServerConfig
+	tr   mcpTransport // given by AddServer; nil: built from cfg per session
+	// launched is set, under the manager's mu, once run has been started.
+	launched bool
+	view     atomic.Pointer[mcpView]
+	restart  chan chan<- error // a restart request, answered with its outcome
+	settled  chan struct{}     // closed when the first start has an outcome
+	done     chan struct{}     // closed when run returns
 }
 
 // mcpView is what others may read of a server, replaced whole by its owner.
@@ -452,7 +518,11 @@ func (srv *mcpServer) serve(ctx context.Context, waiting chan<- error) chan<- er
 		lost <- err // buffered; called once
 		<-lostSeen
 	}
-	r := &mcpRun{srv: srv, sess: newMCPSession(srv.name, srv.m.transport(srv.cfg), opts), listed: make(chan mcpListing, 1),
+	tr := srv.tr
+	if tr == nil {
+		tr = srv.m.transport(srv.cfg)
+	}
+	r := &mcpRun{srv: srv, sess: newMCPSession(srv.name, tr, opts), listed: make(chan mcpListing, 1),
 		waiting: waiting, lostSeen: lostSeen}
 	r.ctx, r.cancel = context.WithCancel(ctx)
 	defer r.end()

@@ -38,7 +38,7 @@ func TestMCPStdioFakeServers(t *testing.T) {
 			if st.State != MCPReady || st.Tools != 6 {
 				t.Fatalf("status = %+v, want ready with 6 tools", st)
 			}
-			if d := m.servers[0].view.Load().session.tr.diagnostics(); !strings.Contains(d, "in "+filepath.Join(workspace, "sub")+` with FAKE_GREETING="hi "`) {
+			if d := m.list()[0].view.Load().session.tr.diagnostics(); !strings.Contains(d, "in "+filepath.Join(workspace, "sub")+` with FAKE_GREETING="hi "`) {
 				t.Errorf("server stderr %q: want it started in the cwd with the env", d)
 			}
 			if _, ok := reg.Get("list_mcp_resources"); ok {
@@ -58,14 +58,14 @@ func TestMCPStdioFakeServers(t *testing.T) {
 			checkToolRefresh(t, reg)
 			// The first start probed with an unframed initialize; a restart
 			// speaks the remembered framing from the first byte.
-			probed := strings.Contains(m.servers[0].view.Load().session.tr.diagnostics(), "without Content-Length")
+			probed := strings.Contains(m.list()[0].view.Load().session.tr.diagnostics(), "without Content-Length")
 			if probed != (c.mode == "lsp") {
 				t.Errorf("unframed probe seen by the server: %v, want %v", probed, c.mode == "lsp")
 			}
 			if err := m.Restart(t.Context(), "fake"); err != nil {
 				t.Fatal(err)
 			}
-			if d := m.servers[0].view.Load().session.tr.diagnostics(); strings.Contains(d, "without Content-Length") {
+			if d := m.list()[0].view.Load().session.tr.diagnostics(); strings.Contains(d, "without Content-Length") {
 				t.Errorf("after the restart the server still got unframed lines: %q", d)
 			}
 		})

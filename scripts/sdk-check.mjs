@@ -13,7 +13,8 @@ import http from "node:http";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { query } from "@anthropic-ai/claude-agent-sdk";
+import { createSdkMcpServer, query, tool } from "@anthropic-ai/claude-agent-sdk";
+import { z } from "zod";
 
 const bin = process.argv[2];
 if (!bin) {
@@ -156,6 +157,34 @@ const cases = {
     const [res] = results(messages);
     expect(res.subtype === "success" && !res.is_error, `result: ${JSON.stringify(res)}`);
     expect(res.permission_denials.length === 1, `denials: ${JSON.stringify(res.permission_denials)}`);
+  },
+
+  async "a tool of the app's own MCP server runs in the app"() {
+    const calls = [];
+    const calc = createSdkMcpServer({
+      name: "calc",
+      version: "1.0.0",
+      tools: [
+        tool("add", "Add two numbers", { a: z.number(), b: z.number() }, async ({ a, b }) => {
+          calls.push([a, b]);
+          return { content: [{ type: "text", text: `the sum is ${a + b}` }] };
+        }),
+      ],
+    });
+    const { messages, requests } = await run(
+      [{ tool: "mcp__calc__add", input: { a: 2, b: 3 } }, { text: "2 + 3 = 5" }],
+      "add 2 and 3",
+      { maxTurns: 4, mcpServers: { calc }, allowedTools: ["mcp__calc__add"] },
+    );
+    const init = messages.find((m) => m.type === "system" && m.subtype === "init");
+    expect(init.tools.includes("mcp__calc__add"), `init tools: ${JSON.stringify(init.tools)}`);
+    const server = init.mcp_servers.find((s) => s.name === "calc");
+    expect(server && server.status === "connected", `init mcp_servers: ${JSON.stringify(init.mcp_servers)}`);
+    expect(requests[0].tools.some((t) => t.name === "mcp__calc__add"), "the model was not offered the tool");
+    expect(calls.length === 1 && calls[0][0] === 2 && calls[0][1] === 3, `the app's tool ran with: ${JSON.stringify(calls)}`);
+    expect(JSON.stringify(requests[1].messages).includes("the sum is 5"), "the tool's result did not reach the model");
+    const [res] = results(messages);
+    expect(res && res.subtype === "success" && res.result === "2 + 3 = 5", `result: ${JSON.stringify(res)}`);
   },
 
   async "max turns ends with an error result that lists errors"() {

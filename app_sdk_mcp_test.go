@@ -1,0 +1,124 @@
+package main
+
+import (
+	"encoding/json"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// sdkMCPApp plays a program that runs MCP servers in its own process and
+// answers minicode's mcp_message requests for them.
+type sdkMCPApp struct {
+	p     *sdkProcess
+	tools map[string][]string // tool names by server
+	calls []string            // "server tool arguments" of each tools/call
+	lists []string            // the server of each tools/list
+}
+
+// serve answers mcp_message requests until stop accepts a line (asked
+// after answering, for those), which it returns.
+func (a *sdkMCPApp) serve(what string, stop func(map[string]any) bool) map[string]any {
+	a.p.t.Helper()
+	return a.p.await(what, func(m map[string]any) bool {
+		if !isType("control_request", "mcp_message")(m) {
+			return stop(m)
+		}
+		req := m["request"].(map[string]any)
+		server, _ := req["server_name"].(string)
+		var msg rpcMessage
+		data, _ := json.Marshal(req["message"])
+		json.Unmarshal(data, &msg)
+		reply := map[string]any{"jsonrpc": "2.0", "id": msg.ID}
+		switch msg.Method {
+		case "initialize":
+			reply["result"] = map[string]any{"protocolVersion": "2025-06-18", "capabilities": map[string]any{"tools": map[string]any{}},
+				"serverInfo": map[string]any{"name": server, "version": "1"}}
+		case "tools/list":
+			a.lists = append(a.lists, server)
+			var tools []any
+			for _, name := range a.tools[server] {
+				tools = append(tools, map[string]any{"name": name, "inputSchema": map[string]any{"type": "object"}})
+			}
+			reply["result"] = map[string]any{"tools": tools}
+		case "tools/call":
+			var call struct {
+				Name      string
+				Arguments json.RawMessage
+			}
+			json.Unmarshal(msg.Params, &call)
+			a.calls = append(a.calls, server+" "+call.Name+" "+string(call.Arguments))
+			reply["result"] = map[string]any{"content": []any{map[string]any{"type": "text", "text": "the sum is 5"}}}
+		default:
+			reply = map[string]any{"jsonrpc": "2.0", "result": map[string]any{}, "id": 0}
+		}
+		a.p.reply(m["request_id"].(string), map[string]any{"mcp_response": reply})
+		return stop(m)
+	}, nil)
+}
+
+func TestSDKMCPServersOverTheControlChannel(t *testing.T) {
+	step := 0
+	srv, requests := anthropicServer(t, func(*http.Request, modelRequest) string {
+		step++
+		if step == 1 {
+			return anthropicToolStream(Block{ID: "toolu_1", Name: "mcp__calc__add", Input: json.RawMessage(`{"a":2,"b":3}`)})
+		}
+		return anthropicTextStream("five", "end_turn")
+	})
+	p := startSDK(t, srv.URL, "--allowedTools=mcp__calc__add", `--mcp-config={"mcpServers":{"notes":{"type":"sdk","name":"notes"}}}`)
+	app := &sdkMCPApp{p: p, tools: map[string][]string{"calc": {"add"}, "notes": {"note"}}}
+	p.control("init", map[string]any{"subtype": "initialize", "sdkMcpServers": []string{"calc"}})
+	p.user("add 2 and 3")
+	init := app.serve("system/init", isType("system", "init"))
+	tools, _ := json.Marshal(init["tools"])
+	servers, _ := json.Marshal(init["mcp_servers"])
+	for _, want := range []string{`"mcp__calc__add"`, `"mcp__notes__note"`} {
+		if !strings.Contains(string(tools), want) {
+			t.Errorf("init tools = %s, want %s", tools, want)
+		}
+	}
+	if !strings.Contains(string(servers), `{"name":"calc","status":"connected"}`) || !strings.Contains(string(servers), `{"name":"notes","status":"connected"}`) {
+		t.Errorf("init mcp_servers = %s, want calc and notes connected", servers)
+	}
+	if res := app.serve("the result", isType("result", "")); res["result"] != "five" {
+		t.Errorf("result = %v", res)
+	}
+	if want := []string{`calc add {"a":2,"b":3}`}; !slices.Equal(app.calls, want) {
+		t.Errorf("tools/call requests = %q, want %q", app.calls, want)
+	}
+	if out := toolResultsOf(requests()[1]); len(out) != 1 || out[0].Content != "the sum is 5" {
+		t.Errorf("the model got %+v, want the app's tool result", out)
+	}
+
+	// The program's server says its tools changed: minicode lists them again.
+	app.tools["calc"] = []string{"add", "sub"}
+	p.send(map[string]any{"type": "control_request", "request_id": "changed", "request": map[string]any{"subtype": "mcp_message",
+		"server_name": "calc", "message": map[string]any{"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}}})
+	app.serve("the acknowledgement", isType("control_response", "success"))
+	lists := len(app.lists)
+	p.control("unknown", map[string]any{"subtype": "mcp_message", "server_name": "nobody", "message": map[string]any{"jsonrpc": "2.0", "method": "ping", "id": 1}})
+	if r := app.serve("the refusal", isType("control_response", "error"))["response"].(map[string]any); !strings.Contains(r["error"].(string), "nobody") {
+		t.Errorf("mcp_message for an unknown server: %v", r)
+	}
+	if len(app.lists) == lists {
+		app.serve("tools/list after list_changed", func(map[string]any) bool { return len(app.lists) > lists })
+	}
+	if app.lists[len(app.lists)-1] != "calc" {
+		t.Errorf("tools/list went to %q, want calc", app.lists)
+	}
+	p.user("and now?")
+	app.serve("the second result", isType("result", ""))
+	reqs := requests()
+	if !slices.ContainsFunc(reqs[len(reqs)-1].Tools, func(t struct {
+		Name string `json:"name"`
+	}) bool {
+		return t.Name == "mcp__calc__sub"
+	}) {
+		t.Errorf("the next request did not offer mcp__calc__sub: %+v", reqs[len(reqs)-1].Tools)
+	}
+	if code := p.finish(); code != 0 {
+		t.Errorf("exit code %d", code)
+	}
+}

@@ -1,0 +1,115 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+)
+
+// mcpSDK reaches an MCP server that the program driving minicode runs in
+// its own process: each message goes out as an mcp_message control
+// request, a request's reply comes back in the control response, and what
+// the server sends on its own arrives as the program's mcp_message.
+type mcpSDK struct {
+	conn   *sdkConn // nil when no program drives minicode
+	server string
+
+	mu      sync.Mutex
+	deliver func(rpcMessage) // nil while closed
+}
+
+// open starts taking the server's messages.
+func (t *mcpSDK) open(_ context.Context, deliver func(rpcMessage), _ func(error)) error {
+	if t.conn == nil {
+		return errors.New(`a server of type "sdk" is run by the program driving minicode, and none does (--input-format stream-json)`)
+	}
+	t.mu.Lock()
+	t.deliver = deliver
+	t.mu.Unlock()
+	return nil
+}
+
+// send passes one message to the program and delivers the reply to a request.
+func (t *mcpSDK) send(ctx context.Context, msg rpcMessage) error {
+	raw, err := t.conn.request(ctx, map[string]any{"subtype": "mcp_message", "server_name": t.server, "message": msg})
+	if err != nil || !msg.isRequest() {
+		return err
+	}
+	var r struct {
+		Reply *rpcMessage `json:"mcp_response"`
+	}
+	if err := json.Unmarshal(raw, &r); err != nil || r.Reply == nil {
+		return fmt.Errorf("the program's answer to %s has no mcp_response", msg.Method)
+	}
+	t.receive(*r.Reply)
+	return nil
+}
+
+// receive passes a message from the server to the session, if it is open.
+func (t *mcpSDK) receive(m rpcMessage) {
+	t.mu.Lock()
+	deliver := t.deliver
+	t.mu.Unlock()
+	if deliver != nil {
+		deliver(m)
+	}
+}
+
+// close stops delivering: the server itself lives in the program.
+func (t *mcpSDK) close() error {
+	t.mu.Lock()
+	t.deliver = nil
+	t.mu.Unlock()
+	return nil
+}
+
+// negotiated needs nothing: the program's transport has no headers.
+func (t *mcpSDK) negotiated(string) {}
+
+// established needs nothing more.
+func (t *mcpSDK) established(context.Context) error { return nil }
+
+// diagnostics has nothing to add: errors come in the control responses.
+func (t *mcpSDK) diagnostics() string { return "" }
+
+// serveMCP starts the MCP servers the program runs: those it names in
+// initialize and the configured servers of type "sdk". It returns their
+// names.
+func (c *sdkConn) serveMCP(ctx context.Context, named []string) []string {
+	var started []string
+	for _, name := range append(named, c.app.MCP.sdkServers()...) {
+		tr := &mcpSDK{conn: c, server: name}
+		c.mu.Lock()
+		_, dup := c.mcp[name]
+		if !dup {
+			c.mcp[name] = tr
+		}
+		c.mu.Unlock()
+		if dup {
+			continue
+		}
+		if err := c.app.MCP.AddServer(ctx, MCPServerConfig{Name: name, Type: "sdk", Source: "the program"}, tr); err != nil {
+			c.app.notice(fmt.Sprintf("MCP server %s from the program: %v", name, err))
+			continue
+		}
+		started = append(started, name)
+	}
+	return started
+}
+
+// mcpMessage takes a message one of the program's servers sends on its own.
+func (c *sdkConn) mcpMessage(server string, msg *rpcMessage) error {
+	c.mu.Lock()
+	tr := c.mcp[server]
+	c.mu.Unlock()
+	switch {
+	case tr == nil:
+		return fmt.Errorf("no SDK MCP server named %q", server)
+	case msg == nil:
+		return errors.New("mcp_message without a message")
+	}
+	tr.receive(*msg)
+	return nil
+}
