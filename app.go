@@ -139,9 +139,7 @@ func newApp(ctx context.Context, opts Options, stdin io.Reader, stdout, stderr i
 	if len(app.Skills.Skills) > 0 {
 		app.Registry.Add(app.Skills.Tool())
 	}
-	if app.Memory, err = LoadMemory(app.Home, userHome(app.getenv), app.Workspace, app.Trusted); err != nil {
-		return nil, err
-	}
+	app.Memory = LoadMemory(app.Home, userHome(app.getenv), app.Workspace, app.Trusted)
 	app.Memory.watchReads(app.Registry)
 	if err := app.startMCP(ctx, servers); err != nil {
 		app.Close()

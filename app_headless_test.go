@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -199,6 +200,29 @@ func TestHeadlessExitCodes(t *testing.T) {
 				t.Errorf("stdout %q, want subtype %s", r.stdout, tc.wantSubtype)
 			}
 		})
+	}
+}
+
+func TestWorkspaceThroughALinkIsItsRealFolder(t *testing.T) {
+	t.Parallel()
+	real, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(real, "AGENTS.md"), "Always answer in haiku.\n")
+	link := filepath.Join(t.TempDir(), "ws")
+	if err := os.Symlink(real, link); err != nil {
+		t.Fatal(err)
+	}
+	r := runMinicode(t, nil, "", "-p", "read AGENTS.md", "--output-format", "stream-json", "--workspace", link)
+	for _, want := range []string{`"cwd":` + strconv.Quote(real), "Always answer in haiku."} {
+		if r.code != 0 || !strings.Contains(r.stdout, want) {
+			t.Errorf("exit %d, stdout %q; want it to contain %q", r.code, r.stdout, want)
+		}
+	}
+	missing := filepath.Join(real, "missing")
+	if r := runMinicode(t, nil, "", "-p", "help", "--workspace", missing); r.code != 1 || !strings.Contains(r.stderr, "workspace "+missing) {
+		t.Errorf("missing workspace: exit %d, stderr %q; want 1 and the folder named", r.code, r.stderr)
 	}
 }
 

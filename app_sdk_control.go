@@ -90,10 +90,7 @@ func (c *sdkConn) control(ctx context.Context, raw json.RawMessage) (any, error)
 // setMode switches the permission mode. Bypassing permissions needs
 // --allow-dangerously-skip-permissions (or starting in that mode).
 func (c *sdkConn) setMode(mode string) error {
-	m, err := ParsePermissionMode(mode)
-	if err != nil {
-		return err
-	}
+	m := PermissionMode(mode) // SetMode checks the name
 	if m == ModeBypass && !c.app.Opts.AllowSkipPermissions && c.app.Perms.Mode() != ModeBypass {
 		return errors.New("bypassPermissions needs --allow-dangerously-skip-permissions")
 	}

@@ -101,8 +101,8 @@ type RuleSet struct {
 
 // PermissionConfig is what NewPermissions needs.
 type PermissionConfig struct {
-	Mode      PermissionMode
-	Workspace string // the folder the agent works in
+	Mode      PermissionMode // "" is ModeDefault
+	Workspace string         // the folder the agent works in, absolute, symlinks resolved
 	// ReadableDirs are folders outside the workspace that may be read
 	// without asking: where large tool results are stored, and the
 	// folders of installed skills.
@@ -173,23 +173,11 @@ type Permissions struct {
 	denials               []Denial
 }
 
-// NewPermissions builds the permission check. The workspace is resolved
-// (symlinks included) so that every path is compared with its real
-// location. A bad mode, a malformed rule or an unreadable permissions.json
-// is an error that names where the problem is.
+// NewPermissions builds the permission check. A malformed rule or an
+// unreadable permissions.json is an error that names where the problem is.
 func NewPermissions(cfg PermissionConfig) (*Permissions, error) {
-	mode, err := ParsePermissionMode(string(cfg.Mode))
-	if err != nil {
-		return nil, err
-	}
-	ws, err := filepath.Abs(cfg.Workspace)
-	if err == nil {
-		ws, err = filepath.EvalSymlinks(ws)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("resolving workspace %s: %w", cfg.Workspace, err)
-	}
-	p := &Permissions{workspace: ws, asker: cfg.Asker, notice: cfg.Notice, mode: mode,
+	var err error
+	p := &Permissions{workspace: cfg.Workspace, asker: cfg.Asker, notice: cfg.Notice, mode: cmp.Or(cfg.Mode, ModeDefault),
 		askSlot: make(chan struct{}, 1), turnFiles: map[string]bool{}, home: cfg.Home}
 	if p.home == "" {
 		p.home, _ = os.UserHomeDir()

@@ -65,18 +65,10 @@ type memoryLoader struct {
 	external bool
 }
 
-// LoadMemory finds and reads the memory files for workspace; home is
-// $MINICODE_HOME ("" for none). Problems with single files become notes
-// in the result; the error is for a workspace that cannot be resolved.
-func LoadMemory(home, userHome, workspace string, trusted bool) (*Memory, error) {
-	ws, err := filepath.EvalSymlinks(workspace)
-	if err != nil {
-		return nil, fmt.Errorf("resolving workspace: %w", err)
-	}
-	ws, err = filepath.Abs(ws)
-	if err != nil {
-		return nil, fmt.Errorf("resolving workspace: %w", err)
-	}
+// LoadMemory finds and reads the memory files for ws (absolute, symlinks
+// resolved); home is $MINICODE_HOME ("" for none). Problems with single
+// files become notes in the result.
+func LoadMemory(home, userHome, ws string, trusted bool) *Memory {
 	l := &memoryLoader{mem: &Memory{}, loaded: map[string]*MemoryFile{}, userHome: userHome, external: trusted}
 	var dirs []string // from / down to the workspace
 	for d := ws; ; d = filepath.Dir(d) {
@@ -103,7 +95,7 @@ func LoadMemory(home, userHome, workspace string, trusted bool) (*Memory, error)
 	l.loadRules(filepath.Join(ws, ".claude", "rules"), "project", ws, 0)
 	l.mem.applyCaps()
 	l.mem.lazy.loader, l.mem.lazy.workspace, l.mem.lazy.seen = l, ws, map[string]bool{ws: true}
-	return l.mem, nil
+	return l.mem
 }
 
 // findRepoRoot returns the nearest folder at or above dir that holds a
