@@ -204,12 +204,16 @@ func TestDecide(t *testing.T) {
 	})
 }
 
-// TestDecideSymlinkedWorkspace checks that a workspace given through a
-// symlink is resolved: its files are inside whichever way they are named.
+// TestDecideSymlinkedWorkspace checks that in a workspace given through a
+// symlink (resolved at start) files are inside whichever way they are named.
 func TestDecideSymlinkedWorkspace(t *testing.T) {
 	t.Parallel()
 	tr := newTestTree(t)
-	p, err := NewPermissions(PermissionConfig{Workspace: tr.wslink, Mode: ModeAcceptEdits})
+	ws, err := resolveWorkspace(tr.wslink)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := NewPermissions(PermissionConfig{Workspace: ws, Mode: ModeAcceptEdits})
 	if err != nil {
 		t.Fatal(err)
 	}
