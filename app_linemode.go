@@ -18,7 +18,7 @@ import (
 // session, as do the end of input and /exit.
 func (app *App) runLineMode(ctx context.Context, interrupts <-chan os.Signal) error {
 	fmt.Fprintln(app.stdout, app.banner())
-	r := &lineRenderer{w: app.stdout}
+	r := &lineRenderer{w: app.stdout, usage: app.Agent.ContextUsage}
 	app.Agent.Emit = r.event
 	defer func() {
 		if hint := app.resumeHint(); hint != "" {
@@ -172,6 +172,7 @@ type lineRenderer struct {
 	w        io.Writer
 	streamed bool // text of the current reply has been printed as it came
 	midLine  bool // the last thing printed did not end a line
+	usage    func() ContextUsage
 }
 
 // startTurn resets the renderer for a new turn.
@@ -215,7 +216,7 @@ func (r *lineRenderer) event(e Event) {
 			return // the command says what it did
 		}
 		r.newline()
-		fmt.Fprintf(r.w, "· %s\n", e.Text)
+		fmt.Fprintf(r.w, "· %s (context now %s)\n", e.Text, r.usage())
 	}
 }
 

@@ -131,10 +131,10 @@ func replyResponse(r ScriptedReply, req ModelRequest, onDelta func(Delta)) Model
 			resp.StopReason = StopToolUse
 		}
 	}
+	// Without scripted usage, tokens are counted as minicode estimates them.
+	resp.Usage = Usage{InputTokens: requestTokenCount(req), OutputTokens: messageTokenCount(Message{Content: resp.Content})}
 	if r.Usage != nil {
 		resp.Usage = *r.Usage
-	} else {
-		resp.Usage = estimateUsage(req, r)
 	}
 	return resp
 }
@@ -153,21 +153,6 @@ func streamWords(kind, text string, onDelta func(Delta)) {
 		onDelta(Delta{Kind: kind, Text: text[:i]})
 		text = text[i:]
 	}
-}
-
-// estimateUsage counts tokens as roughly four characters each.
-func estimateUsage(req ModelRequest, r ScriptedReply) Usage {
-	in := len(req.System)
-	for _, m := range req.Messages {
-		for _, b := range m.Content {
-			in += len(b.Text) + len(b.Content) + len(b.Input) + len(b.Thinking)
-		}
-	}
-	out := len(r.Text) + len(r.Thinking)
-	for _, c := range r.ToolCalls {
-		out += len(c.Input) + len(c.Name)
-	}
-	return Usage{InputTokens: in/4 + 1, OutputTokens: out/4 + 1}
 }
 
 // The demo model's request patterns.

@@ -24,6 +24,7 @@ func demoRequests() []demoRequest {
 		{"replace OLD with NEW in FILE", "edit a file (shows the diff and asks)"},
 		{"create FILE with TEXT", "create a file (shows the diff and asks)"},
 		{"ask me something", "put a question to you and use your answer"},
+		{"demo compaction", "fill the context window and watch each compaction layer run"},
 		{"demo big output", "a tool result too large for the context, stored on disk"},
 		{"demo error", "a tool call with bad input, the validation error, and a retry"},
 		{"demo permissions", "an edit and a command that each need your approval"},
@@ -115,7 +116,12 @@ func demoChain(msgs []Message) (request string, calls []Block) {
 			calls = append(m.ToolUses(), calls...)
 			continue
 		}
-		if text := m.Text(); text != "" && len(toolResults(m)) == 0 {
+		text := m.Text()
+		if isSummary(m) {
+			// A compaction summary repeats the request it continues, if any.
+			_, text, _ = strings.Cut(text, "The user's latest request, to continue with: ")
+		}
+		if text != "" && len(toolResults(m)) == 0 {
 			return normaliseRequest(text), calls
 		}
 	}
@@ -155,6 +161,8 @@ func demoFollowUp(req ModelRequest, results []Block) ScriptedReply {
 		return next("The call failed validation: "+first.Content+"\nI misspelt the field; retrying with `pattern`.", "grep_files", map[string]string{"pattern": "TODO"})
 	case lower == "demo error":
 		return ScriptedReply{Text: "My first grep_files call named the field `patern`, so input validation rejected it before the tool ran and told me which field was missing. I corrected the input and the retry worked:\n" + first.Content}
+	case lower == "demo compaction":
+		return demoCompactionStep(req.Messages)
 	case lower == "demo big output":
 		var stored []string
 		for _, r := range results {
@@ -180,6 +188,8 @@ func inputPath(input json.RawMessage) string {
 // demoMechanism starts one of the mechanism demos, or reports false.
 func demoMechanism(lower, sessionID string) (ScriptedReply, bool) {
 	switch lower {
+	case "demo compaction":
+		return demoCompactionStart(), true
 	case "demo big output":
 		calls := make([]ScriptedToolCall, 7)
 		for i := range calls {
