@@ -395,7 +395,7 @@ func splitRuleList(s string) []string {
 			depth++
 		case c == ')' && depth > 0:
 			depth--
-		case depth == 0 && (c == ',' || unicode.IsSpace(c)):
+		case depth == 0 && (c == ',' || unicode.IsSpace(c)) || i == len(s):
 			if r := strings.TrimSpace(s[start:min(i, len(s))]); r != "" {
 				rules = append(rules, r)
 			}

@@ -11,11 +11,10 @@ import (
 	"unicode/utf8"
 )
 
-// A skill is a folder holding a SKILL.md: YAML front matter with a name and
-// a description, then Markdown instructions, and any files those
-// instructions refer to (scripts/, references/, templates). The system
-// prompt lists every skill's name and description; the model calls
-// load_skill to read one when a task needs it.
+// A skill is a folder holding a SKILL.md (front matter with a name and a
+// description, then Markdown instructions) and the files those
+// instructions refer to. The system prompt lists every skill's name and
+// description; the model calls load_skill to read one when a task needs it.
 
 // Limits of the skill format and of what skills may add to the prompt.
 const (
@@ -30,18 +29,13 @@ type Skill struct {
 	Name         string
 	Description  string
 	AllowedTools []string
-	// Meta holds every front matter key as parsed, including name and
-	// description, so that keys such as license or metadata are kept.
-	Meta map[string]any
-	Body string
-	Dir  string // the skill's folder
-	Path string // the SKILL.md file
-	// Source says which skills folder the skill came from.
-	Source string
-	// Problem says why the skill cannot be used; "" when it is valid.
-	Problem string
-	// Warnings are things worth fixing that do not stop the skill loading.
-	Warnings []string
+	Meta         map[string]any // every front matter key, as parsed
+	Body         string
+	Dir          string   // the skill's folder
+	Path         string   // the SKILL.md file
+	Source       string   // "project" or "user": which skills folder it came from
+	Problem      string   // why the skill cannot be used; "" when it is valid
+	Warnings     []string // things worth fixing that do not stop it loading
 }
 
 // skillRoot is one folder that holds skill folders.
@@ -52,9 +46,7 @@ type skillRoot struct {
 
 // skillRoots lists the folders searched for skills, first match winning:
 // .minicode/skills and .claude/skills in the workspace and each parent up
-// to the repository root (just the workspace outside a repository), then
-// $MINICODE_HOME/skills (home) and ~/.claude/skills (userHome). A folder
-// reached twice is listed once.
+// to the repository root, then $MINICODE_HOME/skills and ~/.claude/skills.
 func skillRoots(home, userHome, workspace string) []skillRoot {
 	var roots []skillRoot
 	seen := map[string]bool{}
@@ -81,9 +73,8 @@ func skillRoots(home, userHome, workspace string) []skillRoot {
 	return roots
 }
 
-// readSkill reads and checks the SKILL.md in dir. A skill that cannot be
-// used comes back with Problem set rather than as an error, so that it can
-// be listed with the reason.
+// readSkill reads and checks the SKILL.md in dir; a skill that cannot be
+// used comes back with Problem set, so that it can be listed with why.
 func readSkill(dir, source string) *Skill {
 	s := &Skill{Dir: dir, Path: filepath.Join(dir, "SKILL.md"), Source: source, Name: filepath.Base(dir)}
 	if info, err := os.Stat(s.Path); err == nil && !info.Mode().IsRegular() {
@@ -111,11 +102,10 @@ func readSkill(dir, source string) *Skill {
 	return s
 }
 
-// applyFrontMatter fills the skill's fields from Meta. As in Claude
-// Code, a missing name is the folder's and a missing description the
-// body's first line; a name or description outside the format's limits
-// is a warning, not a reason to leave the skill out. when_to_use joins
-// the description.
+// applyFrontMatter fills the skill's fields from Meta. As in Claude Code,
+// a missing name is the folder's, a missing description the body's first
+// line, names and descriptions out of limits are only warnings, and
+// when_to_use joins the description.
 func (s *Skill) applyFrontMatter(body string) error {
 	if name, ok := s.Meta["name"].(string); ok && name != "" {
 		s.Name = name
@@ -138,17 +128,13 @@ func (s *Skill) applyFrontMatter(body string) error {
 		desc += " When to use: " + strings.TrimSpace(when)
 	}
 	s.Description = desc
-	tools, err := allowedTools(s.Meta["allowed-tools"])
-	if err != nil {
-		return err
-	}
-	s.AllowedTools = tools
-	return nil
+	var err error
+	s.AllowedTools, err = allowedTools(s.Meta["allowed-tools"])
+	return err
 }
 
-// checkSkillName applies the naming rules: 1 to 64 characters of lowercase
-// letters, digits and hyphens, with no hyphen at either end or twice in a
-// row.
+// checkSkillName applies the naming rules: 1 to 64 lowercase letters,
+// digits and hyphens, with no hyphen at either end or twice in a row.
 func checkSkillName(name string) error {
 	if len(name) > maxSkillNameLen {
 		return fmt.Errorf("the name %q is %d characters long; the limit is %d", name, len(name), maxSkillNameLen)
@@ -164,58 +150,26 @@ func checkSkillName(name string) error {
 	return nil
 }
 
-// allowedTools reads allowed-tools, which may be a list or a string of
-// names separated by spaces or commas (spaces inside parentheses, as in
-// "run_command(git log:*)", stay part of the name).
+// allowedTools reads allowed-tools: a list, or a string of names separated
+// by spaces or commas ("run_command(git log:*)" stays one name).
 func allowedTools(v any) ([]string, error) {
 	switch v := v.(type) {
 	case nil:
 		return nil, nil
 	case string:
-		return splitToolList(v), nil
+		return splitRuleList(v), nil
 	case []any:
-		out := make([]string, 0, len(v))
-		for _, item := range v {
-			s, ok := item.(string)
-			if !ok {
-				return nil, errors.New("allowed-tools must be a list of tool names")
-			}
-			out = append(out, s)
+		out := make([]string, len(v))
+		for i, item := range v {
+			out[i] = fmt.Sprint(item) // the front matter's list items are strings
 		}
 		return out, nil
 	}
 	return nil, errors.New("allowed-tools must be a list of tool names")
 }
 
-// splitToolList splits "a b(c d), e" into ["a", "b(c d)", "e"].
-func splitToolList(s string) []string {
-	var out []string
-	var cur strings.Builder
-	depth := 0
-	flush := func() {
-		if cur.Len() > 0 {
-			out = append(out, cur.String())
-			cur.Reset()
-		}
-	}
-	for _, r := range s {
-		switch {
-		case r == '(':
-			depth++
-		case r == ')' && depth > 0:
-			depth--
-		case (r == ' ' || r == ',' || r == '\t') && depth == 0:
-			flush()
-			continue
-		}
-		cur.WriteRune(r)
-	}
-	flush()
-	return out
-}
-
-// SkillSet is every skill found, sorted into those in use, those hidden by
-// an earlier skill of the same name, and those that could not be read.
+// SkillSet is every skill found: those in use, those hidden by an earlier
+// skill of the same name, and those that could not be read.
 type SkillSet struct {
 	Skills   []*Skill            // in use, in discovery order
 	Shadowed map[string][]*Skill // by name: skills hidden by the one in use
@@ -223,55 +177,42 @@ type SkillSet struct {
 	Searched []string            // the folders searched, in order
 }
 
-// DiscoverSkills finds the skills for a workspace. home is $MINICODE_HOME
-// and userHome the user's home folder; either may be "". Folders that do
-// not exist are skipped; a skill that cannot be read is listed as invalid
-// and the rest still load.
+// DiscoverSkills finds the skills for a workspace; home ($MINICODE_HOME)
+// and userHome may be "". A skill that cannot be read is listed as
+// invalid and the rest still load.
 func DiscoverSkills(home, userHome, workspace string) *SkillSet {
 	set := &SkillSet{Shadowed: map[string][]*Skill{}}
 	for _, root := range skillRoots(home, userHome, workspace) {
 		set.Searched = append(set.Searched, root.Dir)
 		for _, s := range scanSkillRoot(root) {
-			set.add(s)
+			switch {
+			case s.Problem != "":
+				set.Invalid = append(set.Invalid, s)
+			case set.Find(s.Name) != nil:
+				set.Shadowed[s.Name] = append(set.Shadowed[s.Name], s)
+			default:
+				set.Skills = append(set.Skills, s)
+			}
 		}
 	}
 	return set
 }
 
-// scanSkillRoot reads every skill folder directly inside root, in name
-// order. Folders without a SKILL.md are not skills and are passed over.
+// scanSkillRoot reads every skill folder (one holding a SKILL.md) directly
+// inside root, in name order.
 func scanSkillRoot(root skillRoot) []*Skill {
-	entries, err := os.ReadDir(root.Dir)
-	if err != nil {
-		return nil
-	}
+	entries, _ := os.ReadDir(root.Dir) // a missing folder holds no skills
 	var skills []*Skill
 	for _, e := range entries {
 		dir := filepath.Join(root.Dir, e.Name())
-		if strings.HasPrefix(e.Name(), ".") {
+		if info, err := os.Stat(dir); strings.HasPrefix(e.Name(), ".") || err != nil || !info.IsDir() {
 			continue
 		}
-		if info, err := os.Stat(dir); err != nil || !info.IsDir() {
-			continue
+		if _, err := os.Stat(filepath.Join(dir, "SKILL.md")); !errors.Is(err, fs.ErrNotExist) {
+			skills = append(skills, readSkill(dir, root.Source))
 		}
-		if _, err := os.Stat(filepath.Join(dir, "SKILL.md")); errors.Is(err, fs.ErrNotExist) {
-			continue
-		}
-		skills = append(skills, readSkill(dir, root.Source))
 	}
 	return skills
-}
-
-// add files one skill under the first-name-wins rule.
-func (set *SkillSet) add(s *Skill) {
-	switch {
-	case s.Problem != "":
-		set.Invalid = append(set.Invalid, s)
-	case set.Find(s.Name) != nil:
-		set.Shadowed[s.Name] = append(set.Shadowed[s.Name], s)
-	default:
-		set.Skills = append(set.Skills, s)
-	}
 }
 
 // Find returns the skill in use with the given name, or nil.
@@ -303,8 +244,7 @@ func (set *SkillSet) Describe() string {
 		fmt.Fprintf(&b, "Skills (%d):\n", len(set.Skills))
 	}
 	for _, s := range set.Skills {
-		fmt.Fprintf(&b, "  %s (%s) %s\n", s.Name, s.Source, s.Dir)
-		fmt.Fprintf(&b, "      %s\n", oneLine(s.Description, 100))
+		fmt.Fprintf(&b, "  %s (%s) %s\n      %s\n", s.Name, s.Source, s.Dir, oneLine(s.Description, 100))
 		for _, w := range s.Warnings {
 			fmt.Fprintf(&b, "      warning: %s\n", w)
 		}
@@ -314,9 +254,9 @@ func (set *SkillSet) Describe() string {
 	}
 	if len(set.Invalid) > 0 {
 		fmt.Fprintf(&b, "Invalid skills (%d), not loaded:\n", len(set.Invalid))
-		for _, s := range set.Invalid {
-			fmt.Fprintf(&b, "  %s: %s\n", s.Path, s.Problem)
-		}
+	}
+	for _, s := range set.Invalid {
+		fmt.Fprintf(&b, "  %s: %s\n", s.Path, s.Problem)
 	}
 	if len(set.Skills) == 0 {
 		fmt.Fprintf(&b, "Searched: %s\nA skill is a folder <name>/SKILL.md in one of these; add one with `minicode skills add <path>`.\n", strings.Join(set.Searched, ", "))
@@ -324,9 +264,8 @@ func (set *SkillSet) Describe() string {
 	return b.String()
 }
 
-// PromptSection is the system prompt's list of skills: names and
-// descriptions only, within maxSkillPromptBytes, with a note of how many
-// were left out. It is "" when there are no skills.
+// PromptSection is the system prompt's list of skills (names and
+// descriptions, within maxSkillPromptBytes); "" when there are none.
 func (set *SkillSet) PromptSection() string {
 	if len(set.Skills) == 0 {
 		return ""
@@ -349,10 +288,8 @@ type loadSkillInput struct {
 	Name string `json:"name" validate:"required" desc:"The skill's name, as listed under Skills in the system prompt."`
 }
 
-// Tool is the load_skill tool over this set. It returns the skill's
-// instructions, its folder and the files in it, so that the model can read
-// the scripts and references the instructions mention with the ordinary
-// file tools. It reads SKILL.md again on each call, so edits show at once.
+// Tool is the load_skill tool over this set: it returns the skill's
+// instructions (read again on each call), its folder and its files.
 func (set *SkillSet) Tool() *Tool {
 	return ToolDef[loadSkillInput]{
 		Name:        "load_skill",
@@ -367,12 +304,12 @@ func (set *SkillSet) Tool() *Tool {
 // load is the work of load_skill.
 func (set *SkillSet) load(ctx context.Context, name string) (ToolOutput, error) {
 	found := set.Find(name)
-	if found == nil {
-		for _, s := range set.Invalid {
-			if s.Name == name {
-				return ToolOutput{}, fmt.Errorf("skill %q cannot be loaded: %s", name, s.Problem)
-			}
+	for _, s := range set.Invalid {
+		if found == nil && s.Name == name {
+			found = s
 		}
+	}
+	if found == nil {
 		return ToolOutput{}, fmt.Errorf("no skill named %q; the skills are: %s", name, strings.Join(set.Names(), ", "))
 	}
 	s := readSkill(found.Dir, found.Source)
@@ -393,9 +330,8 @@ func (set *SkillSet) load(ctx context.Context, name string) (ToolOutput, error) 
 	return ToolOutput{Text: b.String()}, nil
 }
 
-// listSkillFiles lists the files under dir, relative to it, at most
-// maxSkillListedFiles of them; hidden files and folders are left out. dir
-// may be a symlink to the skill's folder.
+// listSkillFiles lists up to maxSkillListedFiles files under dir (which may
+// be a symlink), relative to it, leaving out hidden files and folders.
 func listSkillFiles(ctx context.Context, dir string) ([]string, error) {
 	dir, err := filepath.EvalSymlinks(dir)
 	if err != nil {
@@ -403,31 +339,22 @@ func listSkillFiles(ctx context.Context, dir string) ([]string, error) {
 	}
 	var files []string
 	err = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
+		switch {
+		case err != nil:
 			return err
-		}
-		if ctx.Err() != nil {
+		case ctx.Err() != nil:
 			return ctx.Err()
-		}
-		if path != dir && strings.HasPrefix(d.Name(), ".") {
-			if d.IsDir() {
-				return filepath.SkipDir
-			}
+		case path != dir && strings.HasPrefix(d.Name(), ".") && d.IsDir():
+			return filepath.SkipDir
+		case path != dir && strings.HasPrefix(d.Name(), ".") || d.IsDir():
 			return nil
-		}
-		if d.IsDir() {
-			return nil
-		}
-		if len(files) == maxSkillListedFiles {
+		case len(files) == maxSkillListedFiles:
 			files = append(files, fmt.Sprintf("(more files not listed; the first %d are shown)", maxSkillListedFiles))
 			return filepath.SkipAll
 		}
 		rel, err := filepath.Rel(dir, path)
-		if err != nil {
-			return err
-		}
 		files = append(files, filepath.ToSlash(rel))
-		return nil
+		return err
 	})
 	return files, err
 }

@@ -8,32 +8,20 @@ import (
 	"unicode/utf8"
 )
 
-// This file reads the front matter at the top of SKILL.md, agent and
-// command files: the block between a first line "---" and the next "---".
-// It understands the part of YAML those files use:
-//
-//	name: pdf-tools                    plain text (": " inside is fine)
-//	description: "Fill \"PDF\" forms"  double quotes (with escapes), 'single' quotes
-//	allowed-tools: [read_file, grep]   flow lists
-//	tags:                              block lists
-//	  - pdf
-//	description: >-                    folded (>) and literal (|) blocks, with
-//	  Long text that                   the chomping indicators - and +
-//	  wraps.
-//	metadata:                          one level of maps
-//	  version: "1.0"
-//
-// Values come back as string, []any of strings, map[string]any, or nil
-// for an empty value; "true" and "1.0" stay strings. Anything else
-// (anchors, aliases, tags, flow maps, deeper nesting) leaves its key out
-// with a warning, and the rest of the file is still read.
+// Front matter is the block between a first line "---" and the next "---"
+// at the top of SKILL.md, agent and command files. Its parser reads the
+// YAML those files use: "key: value" with plain, 'single' or "double"
+// quoted (Go escapes) values, flow [a, b] and block "- a" lists, literal
+// (|) and folded (>) blocks with their chomping and indentation
+// indicators, and one level of maps. Values are strings, []any of
+// strings, map[string]any or nil; anything else leaves its key out with a
+// warning naming the line.
 
 // splitFrontMatter separates the front matter from the body of a Markdown
-// file. It accepts a byte order mark and Windows line endings; the returned
-// header and body use "\n" line endings.
+// file, accepting a byte order mark and Windows line endings; both parts
+// come back with "\n" line endings.
 func splitFrontMatter(data []byte) (header, body string, err error) {
-	text := strings.TrimPrefix(string(data), "\uFEFF")
-	text = strings.ReplaceAll(text, "\r\n", "\n")
+	text := strings.ReplaceAll(strings.TrimPrefix(string(data), "\uFEFF"), "\r\n", "\n")
 	if !utf8.ValidString(text) {
 		return "", "", errors.New("the file is not valid UTF-8")
 	}
@@ -50,43 +38,37 @@ func splitFrontMatter(data []byte) (header, body string, err error) {
 	return "", "", errors.New(`the front matter is not closed: add a line "---" after it`)
 }
 
-// frontMatterKey is one top-level key with the lines below it.
-type frontMatterKey struct {
-	line  int    // the key's line number in the file
-	key   string // "" for a line that is not "key: value"
-	value string
-	more  []string // the indented lines (and blank lines) that follow
-}
-
-// parseFrontMatter reads the header of a file split by splitFrontMatter.
-// A key it cannot read is left out, with a warning naming its line.
+// parseFrontMatter reads a header split off by splitFrontMatter; a key it
+// cannot read is left out, with a warning naming its line.
 func parseFrontMatter(header string) (map[string]any, []string) {
-	var keys []*frontMatterKey
-	for i, line := range strings.Split(strings.TrimSuffix(header, "\n"), "\n") {
-		switch {
-		case strings.HasPrefix(line, "#"):
-		case line == "" || line[0] == ' ' || line[0] == '\t' || line == "-" || strings.HasPrefix(line, "- "):
-			if len(keys) > 0 {
-				keys[len(keys)-1].more = append(keys[len(keys)-1].more, line)
-			}
-		default:
-			key, value, _ := splitKey(line)
-			keys = append(keys, &frontMatterKey{line: i + 2, key: key, value: value})
-		}
+	below := func(line string) bool { // a line that belongs to the key above
+		return line == "" || line[0] == ' ' || line[0] == '\t' || line[0] == '#' || line == "-" || strings.HasPrefix(line, "- ")
 	}
 	meta, warnings := map[string]any{}, []string(nil)
-	for _, k := range keys {
-		value, err := parseValue(k.value, k.more)
-		_, dup := meta[k.key]
+	lines := strings.Split(strings.TrimSuffix(header, "\n"), "\n")
+	for i := 0; i < len(lines); i++ {
+		if below(lines[i]) {
+			continue // comments, and indented lines with no key above
+		}
+		at := i + 2
+		key, value, ok := splitKey(lines[i])
+		var more []string
+		for ; i+1 < len(lines) && below(lines[i+1]); i++ {
+			if !strings.HasPrefix(lines[i+1], "#") {
+				more = append(more, lines[i+1])
+			}
+		}
+		v, err := parseValue(value, more)
+		_, dup := meta[key]
 		switch {
-		case k.key == "":
-			warnings = append(warnings, fmt.Sprintf(`front matter line %d: expected "key: value"; the line is left out`, k.line))
+		case !ok:
+			warnings = append(warnings, fmt.Sprintf(`front matter line %d: expected "key: value"; the line is left out`, at))
 		case err != nil:
-			warnings = append(warnings, fmt.Sprintf("front matter line %d: %s: %v; the key is left out", k.line, k.key, err))
+			warnings = append(warnings, fmt.Sprintf("front matter line %d: %s: %v; the key is left out", at, key, err))
 		case dup:
-			warnings = append(warnings, fmt.Sprintf("front matter line %d: %s appears twice; the first value is kept", k.line, k.key))
+			warnings = append(warnings, fmt.Sprintf("front matter line %d: %s appears twice; the first value is kept", at, key))
 		default:
-			meta[k.key] = value
+			meta[key] = v
 		}
 	}
 	return meta, warnings
@@ -105,17 +87,15 @@ func parseValue(v string, more []string) (any, error) {
 	return scalar(foldPlain(append([]string{v}, more...)))
 }
 
-// splitKey splits "key: value" (the key may be quoted).
+// splitKey splits "key: value"; the key may be quoted.
 func splitKey(line string) (key, value string, ok bool) {
 	if line != "" && (line[0] == '"' || line[0] == '\'') {
 		key, rest, err := quoted(line)
 		value, found := strings.CutPrefix(rest, ":")
 		return key, strings.TrimSpace(value), err == nil && found
 	}
-	if i := strings.Index(line+" ", ": "); i > 0 {
-		return strings.TrimSpace(line[:i]), strings.TrimSpace(line[i+1:]), true
-	}
-	return "", "", false
+	key, value, ok = strings.Cut(line+" ", ": ")
+	return strings.TrimSpace(key), strings.TrimSpace(value), ok && strings.TrimSpace(key) != ""
 }
 
 // nestedValue reads the lines below a key without a value: a block list,
@@ -175,11 +155,11 @@ func leadingSpaces(line string) int {
 	return len(line) - len(strings.TrimLeft(line, " "))
 }
 
-// blockScalar reads a literal (|) or folded (>) block: its header with
-// optional chomping (- strips the final newline, + keeps trailing blank
-// lines) and indentation digit, then the lines below.
+// blockScalar reads a literal (|) or folded (>) block: a header with an
+// optional chomping indicator (- strips the final line break, + keeps the
+// trailing blank lines) and indentation digit, then the lines below.
 func blockScalar(header string, lines []string) (string, error) {
-	style, chomp, indent := header[0], byte(0), 0
+	chomp, indent := byte(0), 0
 	for _, c := range []byte(stripComment(header[1:])) {
 		switch {
 		case (c == '-' || c == '+') && chomp == 0:
@@ -190,23 +170,21 @@ func blockScalar(header string, lines []string) (string, error) {
 			return "", fmt.Errorf("bad block header %q", header)
 		}
 	}
-	var body []string
-	for _, l := range lines {
-		spaces := leadingSpaces(l)
-		if indent == 0 && strings.TrimSpace(l) != "" {
-			indent = spaces
+	body := make([]string, len(lines))
+	for i, l := range lines {
+		if strings.TrimSpace(l) == "" {
+			continue
 		}
-		switch {
-		case strings.TrimSpace(l) == "":
-			body = append(body, "")
-		case spaces < indent:
+		if indent == 0 {
+			indent = leadingSpaces(l)
+		}
+		if leadingSpaces(l) < indent {
 			return "", errors.New("a line of the block is indented less than its first")
-		default:
-			body = append(body, l[indent:])
 		}
+		body[i] = l[indent:]
 	}
 	text := strings.Join(body, "\n")
-	if style == '>' {
+	if header[0] == '>' {
 		text = foldLines(body)
 	}
 	content := strings.TrimRight(text, "\n")
@@ -244,23 +222,16 @@ func foldLines(lines []string) string {
 	return b.String() + strings.Repeat("\n", blanks)
 }
 
-// foldPlain joins a plain or quoted value continued on the next lines:
-// lines with a space, a blank line as a line break; comments are dropped.
+// foldPlain folds a plain or quoted value continued on the lines below,
+// as a folded block without comments and indentation.
 func foldPlain(lines []string) string {
-	var b strings.Builder
+	var kept []string
 	for _, l := range lines {
-		switch t := strings.TrimSpace(l); {
-		case t == "":
-			b.WriteByte('\n')
-		case t[0] == '#':
-		default:
-			if b.Len() > 0 && !strings.HasSuffix(b.String(), "\n") {
-				b.WriteByte(' ')
-			}
-			b.WriteString(t)
+		if t := strings.TrimSpace(l); !strings.HasPrefix(t, "#") {
+			kept = append(kept, t)
 		}
 	}
-	return strings.TrimSpace(b.String())
+	return strings.TrimSpace(foldLines(kept))
 }
 
 // scalar reads a plain or quoted value, with an optional comment after it.
@@ -284,7 +255,7 @@ func scalar(s string) (string, error) {
 // flowList reads "[a, 'b', "c"]" into its items.
 func flowList(s string) ([]any, error) {
 	items := []any{}
-	for s = s[1:]; ; {
+	for s = s[1:]; ; s = strings.TrimPrefix(s, ",") {
 		s = strings.TrimLeft(s, " ")
 		item, err := "", error(nil)
 		switch {
@@ -310,20 +281,16 @@ func flowList(s string) ([]any, error) {
 			return nil, err
 		}
 		items = append(items, item)
-		s = strings.TrimPrefix(s, ",")
 	}
 }
 
-// quoted reads the quoted string that s starts with and returns the text
-// after it. Double quotes take Go's escapes; in single quotes a doubled
-// quote stands for one.
+// quoted reads the quoted string s starts with and returns the text after
+// it: double quotes take Go's escapes, and in single quotes '' is one '.
 func quoted(s string) (value, rest string, err error) {
 	q := s[0]
 	for i := 1; i < len(s); i++ {
 		switch {
-		case s[i] == '\\' && q == '"':
-			i++
-		case s[i] == '\'' && q == '\'' && i+1 < len(s) && s[i+1] == '\'':
+		case s[i] == '\\' && q == '"', s[i] == '\'' && q == '\'' && i+1 < len(s) && s[i+1] == '\'':
 			i++
 		case s[i] == q && q == '\'':
 			return strings.ReplaceAll(s[1:i], "''", "'"), s[i+1:], nil
@@ -340,8 +307,6 @@ func quoted(s string) (value, rest string, err error) {
 
 // stripComment removes a " #" comment and the spaces around a value.
 func stripComment(s string) string {
-	if i := strings.Index(s, " #"); i >= 0 {
-		s = s[:i]
-	}
+	s, _, _ = strings.Cut(s, " #")
 	return strings.TrimSpace(s)
 }

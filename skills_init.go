@@ -1,24 +1,23 @@
 package main
 
 import (
-	"bufio"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 )
 
-// /init looks at a project and writes a starter AGENTS.md: the languages
-// it is written in, the commands that build and test it, and a few
-// conventions, so that every later session starts knowing them. The file
-// is written through the permission check, like any edit, and an existing
-// AGENTS.md is never overwritten.
+// /init looks at a project and writes a starter AGENTS.md (its languages,
+// build and test commands, conventions) through the permission check,
+// never over an existing one.
 
 // maxInitScanFiles bounds how many files /init looks at to count languages.
 const maxInitScanFiles = 5000
@@ -32,82 +31,63 @@ type projectFacts struct {
 	Notes     []string // other things worth knowing
 }
 
-// languageByExt names the language of a file extension.
+// languageByExt names the language of a file extension, "" for none.
 func languageByExt(ext string) string {
-	switch ext {
-	case ".go":
-		return "Go"
-	case ".ts", ".tsx":
-		return "TypeScript"
-	case ".js", ".jsx", ".mjs", ".cjs":
-		return "JavaScript"
-	case ".py":
-		return "Python"
-	case ".rs":
-		return "Rust"
-	case ".java":
-		return "Java"
-	case ".kt", ".kts":
-		return "Kotlin"
-	case ".rb":
-		return "Ruby"
-	case ".c", ".h":
-		return "C"
-	case ".cc", ".cpp", ".cxx", ".hpp":
-		return "C++"
-	case ".cs":
-		return "C#"
-	case ".swift":
-		return "Swift"
-	case ".php":
-		return "PHP"
-	case ".sh", ".bash":
-		return "Shell"
-	case ".lua":
-		return "Lua"
-	case ".zig":
-		return "Zig"
+	for _, l := range []struct{ name, exts string }{
+		{"Go", ".go"}, {"TypeScript", ".ts .tsx"}, {"JavaScript", ".js .jsx .mjs .cjs"}, {"Python", ".py"},
+		{"Rust", ".rs"}, {"Java", ".java"}, {"Kotlin", ".kt .kts"}, {"Ruby", ".rb"}, {"C", ".c .h"},
+		{"C++", ".cc .cpp .cxx .hpp"}, {"C#", ".cs"}, {"Swift", ".swift"}, {"PHP", ".php"},
+		{"Shell", ".sh .bash"}, {"Lua", ".lua"}, {"Zig", ".zig"},
+	} {
+		if slices.Contains(strings.Fields(l.exts), ext) {
+			return l.name
+		}
 	}
 	return ""
 }
 
 // inspectProject gathers the facts /init writes down.
 func inspectProject(ctx context.Context, workspace string) projectFacts {
-	var f projectFacts
-	f.Languages = countLanguages(ctx, workspace)
-	f.Layout = topFolders(workspace)
-	exists := func(name string) bool {
-		_, err := os.Stat(filepath.Join(workspace, name))
-		return err == nil
+	exists := func(names ...string) bool {
+		return slices.ContainsFunc(names, func(name string) bool {
+			_, err := os.Stat(filepath.Join(workspace, name))
+			return err == nil
+		})
 	}
+	pick := func(otherwise string, markerThenValue ...string) string {
+		for i := 0; i < len(markerThenValue); i += 2 {
+			if exists(markerThenValue[i]) {
+				return markerThenValue[i+1]
+			}
+		}
+		return otherwise
+	}
+	f := projectFacts{Languages: countLanguages(ctx, workspace), Layout: topFolders(workspace)}
+	add := func(commands ...string) { f.Commands = append(f.Commands, commands...) }
 	if exists("go.mod") {
 		f.Module = goModule(filepath.Join(workspace, "go.mod"))
-		f.Commands = append(f.Commands, "Build: `go build ./...`", "Test: `go test ./...`", "Vet: `go vet ./...`", "Format: `gofmt -w .`")
+		add("Build: `go build ./...`", "Test: `go test ./...`", "Vet: `go vet ./...`", "Format: `gofmt -w .`")
 	}
 	if exists("package.json") {
-		f.Commands = append(f.Commands, npmCommands(workspace, exists)...)
+		add(npmCommands(workspace, pick("npm run", "pnpm-lock.yaml", "pnpm", "yarn.lock", "yarn", "bun.lock", "bun run", "bun.lockb", "bun run"))...)
 	}
 	if exists("Cargo.toml") {
-		f.Commands = append(f.Commands, "Build: `cargo build`", "Test: `cargo test`", "Lint: `cargo clippy`")
+		add("Build: `cargo build`", "Test: `cargo test`", "Lint: `cargo clippy`")
 	}
-	if exists("pyproject.toml") || exists("setup.py") || exists("requirements.txt") {
-		f.Commands = append(f.Commands, pythonCommands(exists)...)
+	if exists("pyproject.toml", "setup.py", "requirements.txt") {
+		add("Test: `" + pick("", "uv.lock", "uv run ", "poetry.lock", "poetry run ") + "pytest`")
 	}
 	if exists("pom.xml") {
-		f.Commands = append(f.Commands, "Build: `mvn -q package`", "Test: `mvn test`")
+		add("Build: `mvn -q package`", "Test: `mvn test`")
 	}
-	if exists("build.gradle") || exists("build.gradle.kts") {
-		gradle := "gradle"
-		if exists("gradlew") {
-			gradle = "./gradlew"
-		}
-		f.Commands = append(f.Commands, "Build: `"+gradle+" build`", "Test: `"+gradle+" test`")
+	if gradle := pick("gradle", "gradlew", "./gradlew"); exists("build.gradle", "build.gradle.kts") {
+		add("Build: `"+gradle+" build`", "Test: `"+gradle+" test`")
 	}
 	if exists("CMakeLists.txt") {
-		f.Commands = append(f.Commands, "Build: `cmake -B build && cmake --build build`", "Test: `ctest --test-dir build`")
+		add("Build: `cmake -B build && cmake --build build`", "Test: `ctest --test-dir build`")
 	}
 	if targets := makeTargets(filepath.Join(workspace, "Makefile")); len(targets) > 0 {
-		f.Commands = append(f.Commands, "Make targets: "+strings.Join(targets, ", ")+" (run as `make <target>`)")
+		add("Make targets: " + strings.Join(targets, ", ") + " (run as `make <target>`)")
 	}
 	if exists(".github/workflows") {
 		f.Notes = append(f.Notes, "CI is configured in .github/workflows; keep it passing.")
@@ -115,60 +95,41 @@ func inspectProject(ctx context.Context, workspace string) projectFacts {
 	return f
 }
 
-// countLanguages counts source files by language, skipping hidden,
+// countLanguages counts source files by language, passing over hidden,
 // dependency and build folders and those it cannot read, and returns
 // "Language (n files)" entries, most files first.
 func countLanguages(ctx context.Context, workspace string) []string {
 	counts := map[string]int{}
 	seen := 0
 	filepath.WalkDir(workspace, func(path string, d fs.DirEntry, err error) error {
-		if ctx.Err() != nil || seen >= maxInitScanFiles {
+		switch {
+		case ctx.Err() != nil || seen >= maxInitScanFiles:
 			return filepath.SkipAll
-		}
-		if err != nil {
+		case err != nil:
 			return nil // an unreadable folder is passed over; the walk goes on
-		}
-		name := d.Name()
-		if d.IsDir() {
-			if path != workspace && (strings.HasPrefix(name, ".") || skippedFolder(name)) {
-				return filepath.SkipDir
+		case d.IsDir() && path != workspace && (strings.HasPrefix(d.Name(), ".") || skippedFolder(d.Name())):
+			return filepath.SkipDir
+		case !d.IsDir():
+			seen++
+			if lang := languageByExt(filepath.Ext(d.Name())); lang != "" {
+				counts[lang]++
 			}
-			return nil
-		}
-		seen++
-		if lang := languageByExt(filepath.Ext(name)); lang != "" {
-			counts[lang]++
 		}
 		return nil
 	})
-	langs := make([]string, 0, len(counts))
-	for lang := range counts {
-		langs = append(langs, lang)
-	}
-	sort.Slice(langs, func(a, b int) bool {
-		if counts[langs[a]] != counts[langs[b]] {
-			return counts[langs[a]] > counts[langs[b]]
-		}
-		return langs[a] < langs[b]
+	langs := slices.SortedFunc(maps.Keys(counts), func(a, b string) int {
+		return cmp.Or(counts[b]-counts[a], strings.Compare(a, b))
 	})
-	out := make([]string, len(langs))
 	for i, lang := range langs {
-		out[i] = fmt.Sprintf("%s (%d files)", lang, counts[lang])
-		if counts[lang] == 1 {
-			out[i] = lang + " (1 file)"
-		}
+		langs[i] = fmt.Sprintf("%s (%s)", lang, plural(counts[lang], "file", "files"))
 	}
-	return out
+	return langs
 }
 
 // skippedFolder reports whether a folder holds dependencies or build
 // output rather than the project's own code.
 func skippedFolder(name string) bool {
-	switch name {
-	case "node_modules", "vendor", "target", "dist", "build", "__pycache__", "venv":
-		return true
-	}
-	return false
+	return slices.Contains([]string{"node_modules", "vendor", "target", "dist", "build", "__pycache__", "venv"}, name)
 }
 
 // topFolders lists the workspace's visible top-level folders.
@@ -192,7 +153,7 @@ func goModule(path string) string {
 	if err != nil {
 		return ""
 	}
-	for _, line := range strings.Split(string(data), "\n") {
+	for line := range strings.Lines(string(data)) {
 		if rest, ok := strings.CutPrefix(strings.TrimSpace(line), "module "); ok {
 			return strings.Trim(strings.TrimSpace(rest), `"`)
 		}
@@ -200,9 +161,9 @@ func goModule(path string) string {
 	return ""
 }
 
-// npmCommands reads package.json's scripts and names the commands to run
-// them with the package manager the lock file shows.
-func npmCommands(workspace string, exists func(string) bool) []string {
+// npmCommands reads package.json's scripts and names the commands that
+// run them with run ("npm run", "pnpm", ...).
+func npmCommands(workspace, run string) []string {
 	var pkg struct {
 		Scripts map[string]string `json:"scripts"`
 	}
@@ -210,27 +171,12 @@ func npmCommands(workspace string, exists func(string) bool) []string {
 	if err != nil || json.Unmarshal(data, &pkg) != nil {
 		return []string{"package.json could not be read; check its scripts by hand"}
 	}
-	run := "npm run"
-	for _, lock := range [][2]string{{"pnpm-lock.yaml", "pnpm"}, {"yarn.lock", "yarn"}, {"bun.lock", "bun run"}, {"bun.lockb", "bun run"}} {
-		if exists(lock[0]) {
-			run = lock[1]
-			break
-		}
-	}
 	var cmds, others []string
 	labels := map[string]string{"build": "Build", "test": "Test", "lint": "Lint", "typecheck": "Type check", "format": "Format"}
-	names := make([]string, 0, len(pkg.Scripts))
-	for name := range pkg.Scripts {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
-		if name == "test" && strings.Contains(pkg.Scripts[name], "no test specified") {
-			continue
-		}
-		if label, ok := labels[name]; ok {
+	for _, name := range slices.Sorted(maps.Keys(pkg.Scripts)) {
+		if label, ok := labels[name]; ok && !(name == "test" && strings.Contains(pkg.Scripts[name], "no test specified")) {
 			cmds = append(cmds, fmt.Sprintf("%s: `%s %s`", label, run, name))
-		} else {
+		} else if !ok {
 			others = append(others, name)
 		}
 	}
@@ -240,36 +186,16 @@ func npmCommands(workspace string, exists func(string) bool) []string {
 	return cmds
 }
 
-// pythonCommands names the test command of a Python project, run through
-// the environment manager its lock file shows.
-func pythonCommands(exists func(string) bool) []string {
-	prefix := ""
-	switch {
-	case exists("uv.lock"):
-		prefix = "uv run "
-	case exists("poetry.lock"):
-		prefix = "poetry run "
-	}
-	return []string{"Test: `" + prefix + "pytest`"}
-}
+// makeTarget matches a Makefile rule line such as "test: build", but not
+// a file rule such as "main.o: main.c".
+var makeTarget = regexp.MustCompile(`^([A-Za-z0-9][A-Za-z0-9_-]*)\s*:([^=]|$)`)
 
-// makeTarget matches a Makefile rule line such as "test: build".
-var makeTarget = regexp.MustCompile(`^([A-Za-z0-9][A-Za-z0-9_.-]*)\s*:([^=]|$)`)
-
-// makeTargets lists the explicit targets of a Makefile, in file order,
-// leaving out file rules such as "main.o: main.c".
+// makeTargets lists the explicit targets of a Makefile, in file order.
 func makeTargets(path string) []string {
-	file, err := os.Open(path)
-	if err != nil {
-		return nil
-	}
-	defer file.Close()
+	data, _ := os.ReadFile(path) // no Makefile, no targets
 	var targets []string
-	seen := map[string]bool{}
-	sc := bufio.NewScanner(file)
-	for sc.Scan() {
-		if m := makeTarget.FindStringSubmatch(sc.Text()); m != nil && !seen[m[1]] && !strings.Contains(m[1], ".") {
-			seen[m[1]] = true
+	for line := range strings.Lines(string(data)) {
+		if m := makeTarget.FindStringSubmatch(line); m != nil && !slices.Contains(targets, m[1]) {
 			targets = append(targets, m[1])
 		}
 	}
@@ -313,8 +239,9 @@ func starterAgents(f projectFacts) string {
 // existing AGENTS.md is left alone and reported as an error.
 func initAgentsFile(ctx context.Context, env *ToolEnv, workspace string) (string, error) {
 	path := filepath.Join(workspace, "AGENTS.md")
+	exists := fmt.Errorf("%s already exists; /init never overwrites it", path)
 	if _, err := os.Lstat(path); err == nil {
-		return "", fmt.Errorf("%s already exists; /init never overwrites it", path)
+		return "", exists
 	}
 	content := starterAgents(inspectProject(ctx, workspace))
 	req := PermissionRequest{
@@ -324,24 +251,20 @@ func initAgentsFile(ctx context.Context, env *ToolEnv, workspace string) (string
 		Diff:    unifiedDiff("AGENTS.md", "", content),
 		Summary: fmt.Sprintf("write a starter AGENTS.md (%d lines)", strings.Count(content, "\n")),
 	}
-	if env != nil && env.Perms != nil {
-		if err := env.Perms.Authorize(ctx, req); err != nil {
-			return "", err
-		}
+	if err := env.Perms.Authorize(ctx, req); err != nil {
+		return "", err
 	}
 	file, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if errors.Is(err, fs.ErrExist) {
-		return "", fmt.Errorf("%s already exists; /init never overwrites it", path)
+		return "", exists
+	}
+	if err == nil {
+		_, err = file.WriteString(content)
+		if err = cmp.Or(err, file.Close()); err != nil {
+			os.Remove(path) // a half-written file would stop the next /init
+		}
 	}
 	if err != nil {
-		return "", fmt.Errorf("writing AGENTS.md: %w", err)
-	}
-	_, err = file.WriteString(content)
-	if cerr := file.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		os.Remove(path) // a half-written file would stop the next /init
 		return "", fmt.Errorf("writing AGENTS.md: %w", err)
 	}
 	return content, nil
