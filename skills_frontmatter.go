@@ -285,7 +285,8 @@ func flowList(s string) ([]any, error) {
 }
 
 // quoted reads the quoted string s starts with and returns the text after
-// it: double quotes take Go's escapes, and in single quotes '' is one '.
+// it: double quotes take Go's escapes; in single quotes a doubled quote
+// stands for one.
 func quoted(s string) (value, rest string, err error) {
 	q := s[0]
 	for i := 1; i < len(s); i++ {
