@@ -323,7 +323,10 @@ func (h *Hooks) runOne(ctx context.Context, event HookEvent, c HookCommand, stdi
 	stdout, stderr := &cappedBuffer{max: maxResultChars}, &cappedBuffer{max: maxResultChars}
 	cmd := hookProcess(runCtx, h.Sandbox, h.Workspace, c.Command)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = bytes.NewReader(stdin), stdout, stderr
-	err := cmd.Run()
+	err := h.Sandbox.Start(cmd, false)
+	if err == nil {
+		err = cmd.Wait()
+	}
 	errText := strings.TrimSpace(stderr.String())
 	var exit *exec.ExitError
 	switch {
@@ -400,12 +403,12 @@ func (h *Hooks) notice(msg string) {
 	}
 }
 
-// hookProcess prepares a hook command: bash -c in the workspace, inside
-// the sandbox that confines run_command (if there is one), in its own
-// process group so that a timeout or a cancelled turn kills everything it
-// started. Every hook starts here.
+// hookProcess prepares a hook command: bash -c in the workspace, to be
+// started by sb.Start inside the sandbox that confines run_command (if
+// there is one), in its own process group so that a timeout or a
+// cancelled turn kills everything it started. Every hook starts here.
 func hookProcess(ctx context.Context, sb *Sandbox, dir, command string) *exec.Cmd {
-	cmd := sb.Command(ctx, dir, command, false)
+	cmd := sb.Command(ctx, dir, command)
 	cmd.Env = append(cmd.Env, "CLAUDE_PROJECT_DIR="+dir, "MINICODE_PROJECT_DIR="+dir)
 	cmd.SysProcAttr = commandProcAttr()
 	cmd.Cancel = func() error { return killGroup(cmd, syscall.SIGKILL) }

@@ -96,7 +96,6 @@ import (
 const version = "0.1.0"
 
 func main() {
-	LaunchIfSandboxed()
 	log.SetFlags(0)
 	log.SetPrefix("minicode: ")
 	// Ctrl-C is Run's to handle: it ends -p, but in line mode it only

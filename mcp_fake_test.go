@@ -28,7 +28,6 @@ const cliMainEnv = "MINICODE_TEST_MCP_CLI"
 // TestMain lets the test binary play other programs: a fake MCP server
 // speaking the real wire format over stdio, or the `mcp` subcommand.
 func TestMain(m *testing.M) {
-	LaunchIfSandboxed()
 	if mode := os.Getenv(fakeMCPEnv); mode != "" {
 		os.Exit(runFakeMCPServer(mode, os.Stdin, os.Stdout))
 	}

@@ -3,13 +3,13 @@ package main
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 )
 
 // SandboxSettings are the "sandbox" settings: what commands may do beyond
@@ -36,8 +36,6 @@ const (
 	accessRead      = accessExecute | accessReadFile | accessReadDir
 	accessWrite     = 1<<16 - 1
 	accessFileOnly  = accessExecute | accessWriteFile | accessReadFile | accessTruncate | accessIoctlDev
-	accessListOnly  = accessReadDir
-	sandboxArgument = "__minicode_sandbox" // the hidden first argument of the launcher
 	sandboxDisabled = "turned off by the setting sandbox.enabled"
 )
 
@@ -46,15 +44,8 @@ var secretPaths = []string{".ssh", ".aws", ".gnupg", ".config/gcloud", ".netrc"}
 
 // sandboxRule grants access rights beneath one path.
 type sandboxRule struct {
-	Path   string `json:"p"`
-	Access uint64 `json:"a"`
-}
-
-// sandboxPolicy is what the launcher applies: the rules, and whether TCP
-// stays open.
-type sandboxPolicy struct {
-	Rules   []sandboxRule `json:"rules"`
-	Network bool          `json:"network"`
+	path   string
+	access uint64
 }
 
 // SandboxConfig is what NewSandbox needs.
@@ -73,14 +64,13 @@ type Sandbox struct {
 	ABI     int    // the Landlock ABI in use; 0 when there is no sandbox
 	Reason  string // why there is no sandbox
 	TempDir string // the private temp folder (TMPDIR of every command)
-	exe     string
-	policy  sandboxPolicy
-	denied  []string
+	network bool
+	ruleset int // the Landlock ruleset's file descriptor
 }
 
-// NewSandbox detects Landlock and prepares the policy for cfg.
+// NewSandbox detects Landlock and prepares the ruleset for cfg.
 func NewSandbox(cfg SandboxConfig) (*Sandbox, error) {
-	s := &Sandbox{policy: sandboxPolicy{Network: cfg.Settings.Network}}
+	s := &Sandbox{network: cfg.Settings.Network, ruleset: -1}
 	s.ABI, s.Reason = landlockABI()
 	if cfg.Settings.Enabled != nil && !*cfg.Settings.Enabled {
 		s.ABI, s.Reason = 0, sandboxDisabled
@@ -88,45 +78,38 @@ func NewSandbox(cfg SandboxConfig) (*Sandbox, error) {
 	if s.ABI == 0 {
 		return s, nil
 	}
-	exe, err := os.Executable()
-	if err != nil {
-		return nil, fmt.Errorf("finding the minicode binary for the sandbox: %w", err)
-	}
+	var err error
 	if s.TempDir, err = os.MkdirTemp("", "minicode-tmp-"); err == nil {
 		s.TempDir, err = filepath.EvalSymlinks(s.TempDir)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("creating the sandbox temp folder: %w", err)
 	}
-	s.exe = exe
-	s.denied = existingPaths(cfg.Home, slices.Concat(secretPaths, cfg.Settings.DenyRead))
+	denied := existingPaths(cfg.Home, slices.Concat(secretPaths, cfg.Settings.DenyRead))
 	write := slices.Concat([]string{cfg.Workspace, s.TempDir}, cachePaths(cfg.Home, cfg.Getenv),
 		existingPaths(cfg.Home, cfg.Settings.AllowWrite))
-	s.policy.Rules = expandRule("/", accessRead, s.denied)
+	rules := expandRule("/", accessRead, denied)
 	for _, dir := range write {
-		s.policy.Rules = append(s.policy.Rules, expandRule(dir, accessWrite, s.denied)...)
+		rules = append(rules, expandRule(dir, accessWrite, denied)...)
 	}
 	for _, dev := range []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/random", "/dev/urandom", "/dev/shm", "/dev/pts", "/dev/ptmx"} {
-		if _, err := os.Stat(dev); err == nil {
-			s.policy.Rules = append(s.policy.Rules, sandboxRule{dev, accessWrite})
-		}
+		rules = append(rules, sandboxRule{dev, accessWrite})
+	}
+	if s.ruleset, err = newRuleset(s.ABI, rules, s.network); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("preparing the sandbox: %w", err)
 	}
 	return s, nil
 }
 
-// LaunchIfSandboxed runs the sandbox launcher when this process was
-// started as one (see Sandbox.Command), and then never returns.
-func LaunchIfSandboxed() {
-	if len(os.Args) > 1 && os.Args[1] == sandboxArgument {
-		fmt.Fprintln(os.Stderr, "minicode:", runSandboxLauncher(os.Args[2:]))
-		os.Exit(126)
-	}
-}
-
-// Close removes the private temp folder.
+// Close removes the private temp folder and releases the ruleset.
 func (s *Sandbox) Close() {
 	if s.TempDir != "" {
 		os.RemoveAll(s.TempDir)
+	}
+	if s.ruleset >= 0 {
+		syscall.Close(s.ruleset)
+		s.ruleset = -1
 	}
 }
 
@@ -139,7 +122,7 @@ func (s *Sandbox) Status() string {
 		return "no sandbox (" + s.Reason + "): commands are limited by the permission check alone"
 	}
 	net := "no network"
-	if s.policy.Network {
+	if s.network {
 		net = "network allowed"
 	} else if s.ABI < 4 {
 		net = "network not limited (needs Landlock ABI 4)"
@@ -148,22 +131,25 @@ func (s *Sandbox) Status() string {
 		s.ABI, s.TempDir, net)
 }
 
-// Command prepares command to run under bash in dir, sandboxed unless
-// unsandboxed is set or there is no sandbox.
-func (s *Sandbox) Command(ctx context.Context, dir, command string, unsandboxed bool) *exec.Cmd {
-	var cmd *exec.Cmd
-	if s == nil || s.ABI == 0 || unsandboxed {
-		cmd = exec.CommandContext(ctx, "bash", "-c", command)
-	} else {
-		policy, _ := json.Marshal(s.policy)
-		cmd = exec.CommandContext(ctx, s.exe, sandboxArgument, string(policy), "bash", "-c", command)
-	}
+// Command prepares command to run under bash in dir, with the
+// environment every command gets; Start starts it.
+func (s *Sandbox) Command(ctx context.Context, dir, command string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, "bash", "-c", command)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0", "CDPATH=")
 	if s != nil && s.TempDir != "" {
 		cmd.Env = append(cmd.Env, "TMPDIR="+s.TempDir)
 	}
 	return cmd
+}
+
+// Start starts cmd confined by the sandbox, unless unsandboxed is set or
+// there is no sandbox.
+func (s *Sandbox) Start(cmd *exec.Cmd, unsandboxed bool) error {
+	if !s.Sandboxed() || unsandboxed {
+		return cmd.Start()
+	}
+	return startConfined(cmd, s.ruleset)
 }
 
 // Sandboxed reports whether commands run in the sandbox unless asked not to.

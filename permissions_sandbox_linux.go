@@ -2,18 +2,19 @@ package main
 
 import (
 	"encoding/binary"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"runtime"
+	"strconv"
+	"strings"
 	"syscall"
+	"time"
 	"unsafe"
 )
 
 // The Landlock system calls (the same numbers on every Linux architecture)
-// and their constants.
+// and the other constants the sandbox needs.
 const (
 	sysLandlockCreateRuleset = 444
 	sysLandlockAddRule       = 445
@@ -25,6 +26,7 @@ const (
 	landlockScopeAll         = 1<<0 | 1<<1 // abstract unix sockets and signals
 	prSetNoNewPrivs          = 38
 	oPath                    = 0x200000 // O_PATH, which package syscall does not name
+	pPID                     = 1        // waitid's P_PID
 )
 
 // landlockRulesetAttr is struct landlock_ruleset_attr.
@@ -54,41 +56,10 @@ func commandProcAttr() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 }
 
-// runSandboxLauncher is the launcher: minicode re-executed with
-// sandboxArgument, the policy as JSON and the command to run. It restricts
-// itself and then becomes the command, which inherits the restriction.
-// It returns only on failure.
-func runSandboxLauncher(args []string) error {
-	if len(args) < 2 {
-		return errors.New("sandbox launcher: missing policy or command")
-	}
-	var policy sandboxPolicy
-	if err := json.Unmarshal([]byte(args[0]), &policy); err != nil {
-		return fmt.Errorf("sandbox launcher: reading policy: %w", err)
-	}
-	runtime.LockOSThread() // the restriction holds for this thread, which execs
-	// The parent-death signal minicode asked for belongs to the thread it
-	// started; the command inherits this thread's, which may be another.
-	if _, _, errno := syscall.RawSyscall(syscall.SYS_PRCTL, syscall.PR_SET_PDEATHSIG, uintptr(syscall.SIGKILL), 0); errno != 0 {
-		return fmt.Errorf("sandbox launcher: setting the parent-death signal: %w", errno)
-	}
-	if err := restrictSelf(policy); err != nil {
-		return fmt.Errorf("sandbox launcher: %w", err)
-	}
-	program, err := exec.LookPath(args[1])
-	if err != nil {
-		return fmt.Errorf("sandbox launcher: %w", err)
-	}
-	return fmt.Errorf("sandbox launcher: running %s: %w", program, syscall.Exec(program, args[1:], os.Environ()))
-}
-
-// restrictSelf applies the policy to this thread with the best Landlock
-// ABI the kernel offers, leaving out what older ABIs cannot handle.
-func restrictSelf(policy sandboxPolicy) error {
-	abi, reason := landlockABI()
-	if abi == 0 {
-		return errors.New(reason)
-	}
+// newRuleset creates the Landlock ruleset of the rules with the best ABI
+// the kernel offers, leaving out what older ABIs cannot handle, and
+// returns its file descriptor.
+func newRuleset(abi int, rules []sandboxRule, network bool) (int, error) {
 	attr := landlockRulesetAttr{handledFS: accessWrite &^ accessRefer &^ accessTruncate &^ accessIoctlDev}
 	size := unsafe.Sizeof(attr.handledFS)
 	for _, f := range []struct {
@@ -101,7 +72,7 @@ func restrictSelf(policy sandboxPolicy) error {
 	}
 	if abi >= 4 {
 		size = 2 * unsafe.Sizeof(attr.handledFS)
-		if !policy.Network {
+		if !network {
 			attr.handledNet = landlockNetBindTCP | landlockNetConnectTCP
 		}
 	}
@@ -110,27 +81,21 @@ func restrictSelf(policy sandboxPolicy) error {
 	}
 	fd, _, errno := syscall.Syscall(sysLandlockCreateRuleset, uintptr(unsafe.Pointer(&attr)), size, 0)
 	if errno != 0 {
-		return fmt.Errorf("creating the Landlock ruleset: %w", errno)
+		return -1, fmt.Errorf("creating the Landlock ruleset: %w", errno)
 	}
-	defer syscall.Close(int(fd))
-	for _, r := range policy.Rules {
+	for _, r := range rules {
 		if err := addPathRule(int(fd), r, attr.handledFS); err != nil {
-			return err
+			syscall.Close(int(fd))
+			return -1, err
 		}
 	}
-	if _, _, errno := syscall.RawSyscall6(syscall.SYS_PRCTL, prSetNoNewPrivs, 1, 0, 0, 0, 0); errno != 0 {
-		return fmt.Errorf("setting no_new_privs: %w", errno)
-	}
-	if _, _, errno := syscall.Syscall(sysLandlockRestrictSelf, fd, 0, 0); errno != 0 {
-		return fmt.Errorf("applying the Landlock ruleset: %w", errno)
-	}
-	return nil
+	return int(fd), nil
 }
 
 // addPathRule grants a rule's rights beneath its path; a file gets only
 // the rights that apply to files. A path that is gone is skipped.
 func addPathRule(ruleset int, r sandboxRule, handled uint64) error {
-	fd, err := syscall.Open(r.Path, oPath|syscall.O_CLOEXEC, 0)
+	fd, err := syscall.Open(r.path, oPath|syscall.O_CLOEXEC, 0)
 	if err != nil {
 		return nil
 	}
@@ -139,7 +104,7 @@ func addPathRule(ruleset int, r sandboxRule, handled uint64) error {
 	if err := syscall.Fstat(fd, &st); err != nil {
 		return nil
 	}
-	access := r.Access & handled
+	access := r.access & handled
 	if st.Mode&syscall.S_IFMT != syscall.S_IFDIR {
 		access &= accessFileOnly
 	}
@@ -152,7 +117,64 @@ func addPathRule(ruleset int, r sandboxRule, handled uint64) error {
 	binary.NativeEndian.PutUint32(buf[8:], uint32(int32(fd)))
 	_, _, errno := syscall.Syscall6(sysLandlockAddRule, uintptr(ruleset), landlockRulePathBeneath, uintptr(unsafe.Pointer(&buf[0])), 0, 0, 0)
 	if errno != 0 {
-		return fmt.Errorf("adding the Landlock rule for %s: %w", r.Path, errno)
+		return fmt.Errorf("adding the Landlock rule for %s: %w", r.path, errno)
 	}
 	return nil
+}
+
+// startConfined starts cmd from an OS thread of its own that is confined
+// first: Landlock and no_new_privs hold for the calling thread only, and
+// the command, forked from it, inherits them while the rest of minicode
+// stays free. The thread is never unlocked, so it ends with its goroutine.
+func startConfined(cmd *exec.Cmd, ruleset int) error {
+	started := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread()
+		pid := 0
+		defer func() { outliveChildren(pid) }()
+		err := restrictThread(ruleset)
+		if err == nil {
+			err = cmd.Start()
+		}
+		if err == nil {
+			pid = cmd.Process.Pid
+		}
+		started <- err
+	}()
+	return <-started
+}
+
+// restrictThread applies the ruleset to the calling thread.
+func restrictThread(ruleset int) error {
+	if _, _, errno := syscall.RawSyscall6(syscall.SYS_PRCTL, prSetNoNewPrivs, 1, 0, 0, 0, 0); errno != 0 {
+		return fmt.Errorf("setting no_new_privs: %w", errno)
+	}
+	if _, _, errno := syscall.Syscall(sysLandlockRestrictSelf, uintptr(ruleset), 0, 0); errno != 0 {
+		return fmt.Errorf("applying the Landlock ruleset: %w", errno)
+	}
+	return nil
+}
+
+// outliveChildren returns once pid (0: none) and every other child of
+// the calling thread have exited. The kernel sends the parent-death
+// signal when the thread that forked a child ends, not when minicode
+// does, and the thread may have forked others (an MCP server) before it
+// was locked.
+func outliveChildren(pid int) {
+	children := fmt.Sprintf("/proc/self/task/%d/children", syscall.Gettid())
+	for prev := 0; ; prev = pid {
+		if pid > 0 {
+			if pid == prev {
+				time.Sleep(10 * time.Millisecond) // exited, waiting for its owner to collect it
+			}
+			var info [128]byte // siginfo_t
+			for errno := syscall.EINTR; errno == syscall.EINTR; {
+				_, _, errno = syscall.Syscall6(syscall.SYS_WAITID, pPID, uintptr(pid), uintptr(unsafe.Pointer(&info[0])), syscall.WEXITED|syscall.WNOWAIT, 0, 0)
+			}
+		}
+		list, _ := os.ReadFile(children)
+		if pid, _ = strconv.Atoi(strings.Fields(string(list) + " 0")[0]); pid == 0 {
+			return
+		}
+	}
 }

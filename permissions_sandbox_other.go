@@ -4,6 +4,7 @@ package main
 
 import (
 	"errors"
+	"os/exec"
 	"syscall"
 )
 
@@ -18,7 +19,12 @@ func commandProcAttr() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Setpgid: true}
 }
 
-// runSandboxLauncher fails: without Landlock nothing starts the launcher.
-func runSandboxLauncher(args []string) error {
-	return errors.New("sandbox launcher: Landlock exists only on Linux")
+// newRuleset fails: NewSandbox asks for one only where Landlock exists.
+func newRuleset(int, []sandboxRule, bool) (int, error) {
+	return -1, errors.New("Landlock exists only on Linux")
+}
+
+// startConfined fails: without a ruleset nothing is started confined.
+func startConfined(*exec.Cmd, int) error {
+	return errors.New("Landlock exists only on Linux")
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -8,7 +9,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -170,8 +173,9 @@ func TestSandboxNetwork(t *testing.T) {
 	}
 }
 
-// TestSandboxAsOtherUser runs the launcher as an unprivileged user (when
-// the tests run as root), where file modes and Landlock both apply.
+// TestSandboxAsOtherUser runs sandboxed commands as an unprivileged
+// user (when the tests run as root), where file modes and Landlock both
+// apply.
 func TestSandboxAsOtherUser(t *testing.T) {
 	t.Parallel()
 	tr := newSandboxTree(t)
@@ -179,30 +183,124 @@ func TestSandboxAsOtherUser(t *testing.T) {
 		t.Skip("the tests already run as a normal user")
 	}
 	sb := tr.sandbox(t, SandboxSettings{})
-	bin := filepath.Join(t.TempDir(), "minicode")
-	data, err := os.ReadFile(sb.exe)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(bin, data, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for _, dir := range []string{filepath.Dir(bin), filepath.Dir(filepath.Dir(bin)), tr.ws, filepath.Dir(tr.ws), tr.outside, filepath.Dir(tr.outside), sb.TempDir} {
+	for _, dir := range []string{tr.ws, filepath.Dir(tr.ws), tr.outside, filepath.Dir(tr.outside), sb.TempDir} {
 		if err := os.Chmod(dir, 0o777); err != nil {
 			t.Fatal(err)
 		}
 	}
-	sb.exe = bin
 	for _, tc := range []struct {
 		command string
 		ok      bool
 	}{{"echo hi > made && cat made", true}, {"echo hi > " + tr.outside + "/x", false}, {`echo hi > "$TMPDIR/t"`, true}} {
-		cmd := sb.Command(context.Background(), tr.ws, tc.command, false)
+		cmd := sb.Command(context.Background(), tr.ws, tc.command)
 		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
-		out, err := cmd.CombinedOutput()
-		if (err == nil) != tc.ok {
-			t.Errorf("%q as uid 65534: err = %v, want ok %v; output %q", tc.command, err, tc.ok, out)
+		var out strings.Builder
+		cmd.Stdout, cmd.Stderr = &out, &out
+		err := sb.Start(cmd, false)
+		if err == nil {
+			err = cmd.Wait()
 		}
+		if (err == nil) != tc.ok {
+			t.Errorf("%q as uid 65534: err = %v, want ok %v; output %q", tc.command, err, tc.ok, out.String())
+		}
+	}
+}
+
+// TestSandboxLeavesMinicodeFree runs sandboxed commands and then writes
+// outside the workspace from many goroutines, directly and through
+// unsandboxed commands: only the commands' own threads are confined.
+func TestSandboxLeavesMinicodeFree(t *testing.T) {
+	t.Parallel()
+	tr := newSandboxTree(t)
+	sb := tr.sandbox(t, SandboxSettings{})
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Go(func() {
+			out, err := runForeground(context.Background(), sb, tr.ws, fmt.Sprintf("echo x > %s/sandboxed%d", tr.outside, i), false, time.Minute)
+			if err != nil || !out.IsError {
+				t.Errorf("sandboxed write outside: err %v, output %q; want refused", err, out.Text)
+			}
+		})
+	}
+	wg.Wait()
+	for i := range 4 * runtime.GOMAXPROCS(0) {
+		wg.Go(func() {
+			if err := os.WriteFile(filepath.Join(tr.outside, fmt.Sprintf("direct%d", i)), []byte("x"), 0o644); err != nil {
+				t.Errorf("minicode itself cannot write outside after sandboxed commands: %v", err)
+			}
+			out, err := runForeground(context.Background(), sb, tr.ws, fmt.Sprintf("echo x > %s/plain%d", tr.outside, i), true, time.Minute)
+			if err != nil || out.IsError {
+				t.Errorf("unsandboxed write outside: err %v, output %q", err, out.Text)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// TestSandboxKeepsOtherChildren starts long-running children that the
+// kernel kills when the thread that forked them ends (as MCP servers and
+// background commands are), then runs sandboxed commands, whose threads
+// end: every child must still run. Landlock ABI 6 scopes signals, which
+// also stops that kill, so the test runs with ABI 5 as well.
+func TestSandboxKeepsOtherChildren(t *testing.T) {
+	t.Parallel()
+	tr := newSandboxTree(t)
+	for _, abi := range []int{0, 5} {
+		sb := tr.sandbox(t, SandboxSettings{})
+		if abi > 0 {
+			syscall.Close(sb.ruleset)
+			var err error
+			if sb.ruleset, err = newRuleset(abi, []sandboxRule{{"/", accessWrite}}, true); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var cmds []*exec.Cmd
+		for _, unsandboxed := range []bool{true, true, true, false} {
+			for range 5 {
+				if out, err := runForeground(context.Background(), sb, tr.ws, "true", false, time.Minute); err != nil || out.IsError {
+					t.Fatalf("sandboxed true: %v %q", err, out.Text)
+				}
+			}
+			cmd := sb.Command(context.Background(), tr.ws, "exec sleep 300")
+			cmd.SysProcAttr = commandProcAttr()
+			if err := sb.Start(cmd, unsandboxed); err != nil {
+				t.Fatal(err)
+			}
+			cmds = append(cmds, cmd)
+			defer func() { killGroup(cmd, syscall.SIGKILL); cmd.Wait() }()
+		}
+		// The threads end a little after their commands: watch for a while.
+		for deadline := time.Now().Add(time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+			for _, cmd := range cmds {
+				if stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", cmd.Process.Pid)); err != nil || strings.Contains(string(stat), ") Z ") {
+					t.Fatalf("ABI %d: child %d was killed when a sandboxed command's thread ended", cmp.Or(abi, sb.ABI), cmd.Process.Pid)
+				}
+			}
+		}
+	}
+}
+
+// TestSandboxedChildDiesWithMinicode kills minicode while a sandboxed
+// command runs: the kernel kills the command too.
+func TestSandboxedChildDiesWithMinicode(t *testing.T) {
+	t.Parallel()
+	tr := newSandboxTree(t)
+	script := writeScript(t, `[{"tool_calls":[{"id":"t1","name":"run_command","input":{"command":"echo $$ > child.pid; exec sleep 300"}}]},{"text":"done"}]`)
+	cmd := exec.Command(minicodeBinary(t), "-p", "go", "--provider", "mock", "--mock-script", script, "--workspace", tr.ws,
+		"--permission-mode", "bypassPermissions", "--output-format", "stream-json")
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + tr.home, "MINICODE_HOME=" + t.TempDir()}
+	var out strings.Builder
+	cmd.Stdout = &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pid := readPid(t, filepath.Join(tr.ws, "child.pid"))
+	t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL) })
+	cmd.Process.Kill()
+	cmd.Wait()
+	mustContain(t, out.String(), `"sandbox":"Landlock sandbox`)
+	if !processGone(pid) {
+		t.Errorf("the sandboxed command %d outlived the killed minicode", pid)
 	}
 }
 
@@ -276,16 +374,18 @@ func BenchmarkSandboxedCommand(b *testing.B) {
 	}
 	defer sb.Close()
 	for _, bc := range []struct {
-		name string
-		cmd  func() *exec.Cmd
-	}{
-		{"plain", func() *exec.Cmd { return exec.Command("bash", "-c", "true") }},
-		{"sandboxed", func() *exec.Cmd { return sb.Command(context.Background(), ws, "true", false) }},
-	} {
+		name        string
+		unsandboxed bool
+	}{{"plain", true}, {"sandboxed", false}} {
 		b.Run(bc.name, func(b *testing.B) {
 			for b.Loop() {
-				if out, err := bc.cmd().CombinedOutput(); err != nil {
-					b.Fatalf("%v: %s", err, out)
+				cmd := sb.Command(context.Background(), ws, "true")
+				err := sb.Start(cmd, bc.unsandboxed)
+				if err == nil {
+					err = cmd.Wait()
+				}
+				if err != nil {
+					b.Fatal(err)
 				}
 			}
 		})

@@ -106,12 +106,12 @@ func runForeground(ctx context.Context, sb *Sandbox, dir, command string, unsand
 // stdout and stderr are the same writer, the streams share one pipe and
 // stay in order.
 func startCommand(ctx context.Context, sb *Sandbox, dir, command string, unsandboxed bool, stdout, stderr io.Writer) (*exec.Cmd, error) {
-	cmd := sb.Command(ctx, dir, command, unsandboxed)
+	cmd := sb.Command(ctx, dir, command)
 	cmd.SysProcAttr = commandProcAttr()
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	cmd.Cancel = func() error { return killGroup(cmd, syscall.SIGKILL) }
 	cmd.WaitDelay = pipeGrace
-	if err := cmd.Start(); err != nil {
+	if err := sb.Start(cmd, unsandboxed); err != nil {
 		return nil, fmt.Errorf("starting bash: %w", err)
 	}
 	return cmd, nil
