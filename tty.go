@@ -23,22 +23,12 @@ const (
 // exitHint is shown after a first Ctrl-C at an idle prompt.
 const exitHint = "Press Ctrl-C again to exit."
 
-// Terminal modes the UI turns on and off.
-const (
-	bracketedPasteOn  = "\x1b[?2004h"
-	bracketedPasteOff = "\x1b[?2004l"
-)
-
 // spinnerFrames animate the status line while something runs.
 var spinnerFrames = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
 
-// tui is minicode's interactive face on a terminal. The transcript is
-// printed once into the terminal's normal scrollback; only the live
-// region at the bottom (the line being streamed, running tools, the
-// status line, the input box and its menus, or an approval dialog) is
-// redrawn. Three goroutines share it under mu: the main loop runs turns
-// and commands, the key reader edits the input and interrupts, and the
-// ticker animates the clock and follows resizes.
+// tui is minicode's interactive face on a terminal: the transcript goes
+// once into the normal scrollback and only the live region at the bottom
+// is redrawn. The main loop, the key reader and the ticker share it under mu.
 type tui struct {
 	app    *App
 	out    io.Writer
@@ -111,7 +101,7 @@ func (app *App) runTUI(ctx context.Context, in, out *os.File) error {
 	app.Agent.Emit = u.event
 	*app.lines = *NewLineReader(&answerSource{u: u})
 	defer app.writeTo(transcriptWriter{u})()
-	fmt.Fprint(out, bracketedPasteOn)
+	fmt.Fprint(out, "\x1b[?2004h") // bracketed paste on
 	defer u.close()
 	u.mu.Lock()
 	u.start()
@@ -122,25 +112,17 @@ func (app *App) runTUI(ctx context.Context, in, out *os.File) error {
 }
 
 // writeTo sends what minicode's parts print on its output and error
-// streams (MCP servers' and permission notices) to w, and returns a
-// function that puts the streams back.
+// streams to w, and returns a function that puts the streams back.
 func (app *App) writeTo(w io.Writer) (restore func()) {
-	stderr := app.stderr
-	app.stderr = w
-	sw, _ := app.stdout.(*syncWriter)
-	var stdout io.Writer
-	if sw != nil {
-		sw.mu.Lock()
-		stdout, sw.w = sw.w, w
-		sw.mu.Unlock()
-	}
+	sw, stderr := app.stdout.(*syncWriter), app.stderr
+	sw.mu.Lock()
+	defer sw.mu.Unlock()
+	stdout := sw.w
+	sw.w, app.stderr = w, w
 	return func() {
-		app.stderr = stderr
-		if sw != nil {
-			sw.mu.Lock()
-			sw.w = stdout
-			sw.mu.Unlock()
-		}
+		sw.mu.Lock()
+		defer sw.mu.Unlock()
+		sw.w, app.stderr = stdout, stderr
 	}
 }
 
@@ -170,7 +152,7 @@ func (u *tui) close() {
 		u.tr.println(hint)
 	}
 	u.out.Write(u.screen.render(u.scroll.String(), frame{row: -1}, u.width))
-	fmt.Fprint(u.out, showCursor+bracketedPasteOff)
+	fmt.Fprint(u.out, showCursor+"\x1b[?2004l")
 }
 
 // loop runs what the user sends, one input at a time.
@@ -255,34 +237,30 @@ func (u *tui) command(ctx context.Context, input string) (prompt *slashPrompt) {
 	})
 	u.mu.Lock()
 	defer u.mu.Unlock()
-	switch {
-	case err != nil:
-		u.tr.println(u.tr.style(ansiRed, "error: "+err.Error()))
-	case out != "":
+	if err != nil {
+		prompt, out = nil, u.tr.style(ansiRed, "error: "+err.Error())
+	}
+	if out != "" {
 		u.tr.println(out)
 	}
 	if quit {
 		u.exit()
 	}
 	u.draw()
-	if err != nil {
-		return nil
-	}
 	return prompt
 }
 
 // echo prints what the user sent into the transcript.
 func (u *tui) echo(input string) {
-	for i, line := range strings.Split(input, "\n") {
-		prefix := "  "
-		if i == 0 {
-			prefix = "› "
-		}
+	prefix := "› "
+	for _, line := range strings.Split(input, "\n") {
 		u.tr.println(u.tr.style(ansiBold, prefix+visibleControls(line)))
+		prefix = "  "
 	}
 }
 
-// event receives the loop's events while a turn runs.
+// event receives the loop's events while a turn runs; a new activity,
+// such as a reply's first text, is drawn at once.
 func (u *tui) event(e Event) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
@@ -299,8 +277,6 @@ func (u *tui) event(e Event) {
 		activity = "thinking"
 	}
 	if activity != u.activity {
-		// Something new started, such as the first text of a reply: it
-		// is drawn at once.
 		u.setActivity(activity)
 		u.draw()
 		return
@@ -313,16 +289,13 @@ func (u *tui) setActivity(a string) {
 	u.activity, u.activityAt = a, time.Now()
 }
 
-// requestDraw redraws now, or soon when the last frame was drawn less
-// than a frame interval ago, so a fast stream costs a bounded number of
-// frames while its text still appears within one interval.
+// requestDraw redraws now, or one frame interval after the last frame,
+// so a fast stream costs a bounded number of frames.
 func (u *tui) requestDraw(now time.Time) {
 	wait := frameInterval - now.Sub(u.lastDraw)
 	if wait <= 0 {
 		u.draw()
-		return
-	}
-	if !u.drawQueued {
+	} else if !u.drawQueued {
 		u.drawQueued = true
 		time.AfterFunc(wait, func() {
 			defer u.restoreOnPanic()
@@ -335,8 +308,8 @@ func (u *tui) requestDraw(now time.Time) {
 }
 
 // draw prints the finished lines and redraws the live region. It reads
-// the terminal's size first: a resize re-wraps the lines last drawn, and
-// a frame drawn before SIGWINCH arrives must already know it.
+// the terminal's size first, as a frame drawn before SIGWINCH arrives
+// must already know of a resize.
 func (u *tui) draw() {
 	if u.size != nil {
 		if w, h := u.size(); w != u.width || h != u.height {
@@ -370,11 +343,9 @@ func (u *tui) exit() {
 // the terminal is resized, and takes an interrupt signal (kill -INT) as Ctrl-C.
 func (u *tui) tick(ctx context.Context) {
 	defer u.restoreOnPanic()
-	winch, interrupts := make(chan os.Signal, 1), make(chan os.Signal, 1)
-	signal.Notify(winch, syscall.SIGWINCH)
-	signal.Notify(interrupts, os.Interrupt)
-	defer signal.Stop(winch)
-	defer signal.Stop(interrupts)
+	signals := make(chan os.Signal, 4)
+	signal.Notify(signals, syscall.SIGWINCH, os.Interrupt)
+	defer signal.Stop(signals)
 	ticker := time.NewTicker(spinnerTick)
 	defer ticker.Stop()
 	for {
@@ -383,13 +354,11 @@ func (u *tui) tick(ctx context.Context) {
 			return
 		case <-u.quit:
 			return
-		case <-interrupts:
+		case sig := <-signals:
 			u.mu.Lock()
-			u.interrupt()
-			u.draw()
-			u.mu.Unlock()
-		case <-winch:
-			u.mu.Lock()
+			if sig == os.Interrupt {
+				u.interrupt()
+			}
 			u.draw()
 			u.mu.Unlock()
 		case now := <-ticker.C:
@@ -423,8 +392,7 @@ func (w transcriptWriter) Write(p []byte) (int, error) {
 }
 
 // answerSource is where line-by-line questions asked while the UI runs
-// (an MCP server asking for input) read their answers: while one waits,
-// Enter answers it instead of sending a task.
+// (an MCP server asking for input) read their answers from the input box.
 type answerSource struct {
 	u    *tui
 	rest []byte // what did not fit the last read

@@ -3,14 +3,14 @@ package main
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 )
 
 // tuiAsker asks permission questions in the terminal UI: the question and
-// its diff are printed into the transcript, and the answer is chosen in a
-// menu in the live region. Questions from parallel tool calls wait their
-// turn.
+// its diff go into the transcript and the answer is picked in a menu in
+// the live region. Questions from parallel tool calls wait their turn.
 type tuiAsker struct {
 	u  *tui
 	mu sync.Mutex
@@ -77,56 +77,45 @@ func (d *approvalDialog) printQuestion(fold int) {
 	if p.Warning != "" {
 		tr.println(tr.style(ansiRed, "  warning: "+visibleControls(p.Warning)))
 	}
-	if p.Diff != "" {
-		text, _ := renderDiff(p.Diff, tr.color, fold)
-		tr.out.WriteString(text)
+	d.printDiff(fold)
+}
+
+// printDiff prints the question's diff, folded to fold lines unless fold is 0.
+func (d *approvalDialog) printDiff(fold int) {
+	if d.prompt.Diff != "" {
+		text, _ := renderDiff(d.prompt.Diff, d.tr.color, fold)
+		d.tr.out.WriteString(text)
 	}
 }
 
 // handle applies a key to the dialog.
 func (d *approvalDialog) handle(k key) {
-	if d.answered {
-		return
-	}
-	switch d.stage {
-	case stageGuidance:
-		switch k.name {
-		case "enter":
-			d.answer.Guidance = strings.TrimSpace(d.guidance.text())
-			d.finish()
-		case "esc":
-			d.stage = stageChoose
-		default:
-			d.guidance.handle(k)
-		}
-	case stageSave:
-		if i, ok := menuKey(k, &d.sel, len(d.prompt.SaveTargets)); ok {
-			d.answer.SaveTo = d.prompt.SaveTargets[i].Target
-			d.finish()
-		} else if k.name == "esc" {
-			d.stage, d.sel = stageChoose, 0
-		}
-	default:
-		d.choose(k)
-	}
-}
-
-// choose applies a key while the choices are shown.
-func (d *approvalDialog) choose(k key) {
-	choices := d.prompt.Choices
-	if i, ok := menuKey(k, &d.sel, len(choices)); ok {
-		d.pick(choices[i])
-		return
-	}
+	choices, targets := d.prompt.Choices, d.prompt.SaveTargets
 	switch {
+	case d.answered:
+	case d.stage == stageGuidance && k.name == "enter":
+		d.answer.Guidance = strings.TrimSpace(d.guidance.text())
+		d.finish()
+	case d.stage == stageGuidance && k.name == "esc":
+		d.stage = stageChoose
+	case d.stage == stageGuidance:
+		d.guidance.handle(k)
+	case d.stage == stageSave && k.name == "esc":
+		d.stage, d.sel = stageChoose, 0
+	case d.stage == stageSave:
+		if i, ok := menuKey(k, &d.sel, len(targets)); ok {
+			d.answer.SaveTo = targets[i].Target
+			d.finish()
+		}
 	case k.name == "esc":
 		d.answer.Choice = ChoiceDenyOnce
 		d.finish()
 	case k.name == "rune" && k.r == 'd' && d.prompt.Diff != "":
-		text, _ := renderDiff(d.prompt.Diff, d.tr.color, 0)
-		d.tr.out.WriteString(text)
-	case k.name == "rune":
-		if c, ok := findChoice(choices, string(k.r)); ok {
+		d.printDiff(0)
+	default:
+		if i, ok := menuKey(k, &d.sel, len(choices)); ok {
+			d.pick(choices[i])
+		} else if c, ok := findChoice(choices, string(k.r)); ok && k.name == "rune" {
 			d.pick(c)
 		}
 	}
@@ -174,10 +163,8 @@ func (d *approvalDialog) finish() {
 // describe says in a few words what was answered.
 func (d *approvalDialog) describe(a Answer) string {
 	text := string(a.Choice)
-	for _, c := range d.prompt.Choices {
-		if c.ID == a.Choice {
-			text = c.Label
-		}
+	if i := slices.IndexFunc(d.prompt.Choices, func(c Choice) bool { return c.ID == a.Choice }); i >= 0 {
+		text = d.prompt.Choices[i].Label
 	}
 	if a.SaveTo != "" {
 		text += " (saved: " + string(a.SaveTo) + ")"
@@ -200,9 +187,8 @@ func (d *approvalDialog) lines(width int) (lines []string, row, col int) {
 	}
 	switch d.stage {
 	case stageGuidance:
-		lines = append(lines, tr.style(ansiBold, "Tell the model what to do instead (Enter sends, Esc goes back):"))
 		in, r, c := inputLines(&d.guidance, width, "> ")
-		return append(lines, in...), len(lines) + r, c
+		return append([]string{tr.style(ansiBold, "Tell the model what to do instead (Enter sends, Esc goes back):")}, in...), r + 1, c
 	case stageSave:
 		lines = append(lines, tr.style(ansiBold, "Save the rule where? (Esc goes back)"))
 		for i, o := range d.prompt.SaveTargets {

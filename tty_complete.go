@@ -7,6 +7,7 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -16,9 +17,8 @@ import (
 // the word being typed, and a note shown beside it.
 type completion struct{ value, note string }
 
-// completionMenu offers completions for the word before the cursor: slash
-// commands, their arguments, and @file mentions. Tab completes, Up and
-// Down choose, Enter takes the chosen entry, Esc hides the menu.
+// completionMenu offers completions for the word before the cursor:
+// slash commands, their arguments, and @file mentions.
 type completionMenu struct {
 	items  []completion
 	sel    int
@@ -43,50 +43,28 @@ func (m *completionMenu) update(e *lineEditor, app *App) {
 // completionsFor lists the completions of word, given the text before it.
 func completionsFor(head, word string, app *App) []completion {
 	var all []completion
-	fields := strings.Fields(head)
-	switch {
+	switch command := strings.Join(strings.Fields(head), " "); {
 	case strings.HasPrefix(word, "@"):
-		return fileCompletions(app.Workspace, word[1:])
+		all = fileCompletions(app.Workspace, word[1:])
 	case head == "" && strings.HasPrefix(word, "/"):
 		for _, c := range append(slashCommands(), app.customSlashCommands()...) {
 			all = append(all, completion{"/" + c.name, c.help})
 		}
-	case len(fields) > 0 && strings.HasPrefix(head, "/") && !strings.Contains(head, "\n"):
-		all = commandArguments(fields, app)
-	}
-	var out []completion
-	for _, c := range all {
-		if strings.HasPrefix(c.value, word) {
-			out = append(out, c)
-		}
-	}
-	return out
-}
-
-// commandArguments lists what may follow the words of a slash command.
-func commandArguments(fields []string, app *App) []completion {
-	var values []string
-	switch strings.Join(fields, " ") {
-	case "/permissions":
-		values = []string{string(ModeDefault), string(ModeAcceptEdits), string(ModePlan), string(ModeBypass)}
-	case "/mcp":
-		values = []string{"restart"}
-	case "/mcp restart":
+	case command == "/resume":
+		all = sessionCompletions(app)
+	case command == "/permissions":
+		all = []completion{{value: string(ModeDefault)}, {value: string(ModeAcceptEdits)}, {value: string(ModePlan)}, {value: string(ModeBypass)}}
+	case command == "/mcp":
+		all = []completion{{value: "restart"}}
+	case command == "/mcp restart":
 		for _, s := range app.MCP.Status() {
-			values = append(values, s.Name)
+			all = append(all, completion{value: s.Name})
 		}
-	case "/resume":
-		return sessionCompletions(app)
 	}
-	var out []completion
-	for _, v := range values {
-		out = append(out, completion{value: v})
-	}
-	return out
+	return slices.DeleteFunc(all, func(c completion) bool { return !strings.HasPrefix(c.value, word) })
 }
 
-// sessionCompletions offers the workspace's saved sessions, newest
-// first, for /resume.
+// sessionCompletions offers the workspace's saved sessions, newest first.
 func sessionCompletions(app *App) []completion {
 	infos, _ := listSessions(app.sessionsDir())
 	var out []completion
@@ -139,11 +117,7 @@ func (m *completionMenu) handle(k key, e *lineEditor) bool {
 		}
 	case k.name == "tab":
 	case (k.name == "up" || k.name == "down") && m.visible():
-		step := 1
-		if k.name == "up" {
-			step = len(m.items) - 1
-		}
-		m.sel = (m.sel + step) % len(m.items)
+		menuKey(k, &m.sel, len(m.items))
 	case k.name == "enter" && m.visible() && m.items[m.sel].value != m.word:
 		m.apply(e, m.items[m.sel].value, true)
 	default:
@@ -204,9 +178,8 @@ var mentionPattern = regexp.MustCompile(`(?:^|\s)@(\S+)`)
 // maxAttachment is the largest file an @mention attaches.
 const maxAttachment = 256 * 1024
 
-// attachMentions returns the message for input: the input followed by
-// the contents of each file it mentions with @path, and notes in the
-// transcript of what was attached.
+// attachMentions returns input followed by the contents of each file it
+// mentions with @path, and notes in the transcript what was attached.
 func attachMentions(input, workspace string, tr *transcript) string {
 	var b strings.Builder
 	b.WriteString(input)

@@ -1,22 +1,20 @@
 package main
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 )
 
 // lineEditor is the input box's text and cursor, edited by keys as a shell
-// line editor would (Emacs keys, a kill buffer, history). It knows nothing
-// of the screen: inputLines lays it out.
+// line editor would (Emacs keys, a kill buffer, history).
 type lineEditor struct {
-	buf    []rune
-	cursor int    // index into buf
-	killed string // the text last cut, for Ctrl-Y
-	// history holds earlier inputs, oldest first; histPos is the entry
-	// shown (len(history): the draft, the text typed before Up).
-	history []string
-	histPos int
-	draft   string
+	buf     []rune
+	cursor  int      // index into buf
+	killed  string   // the text last cut, for Ctrl-Y
+	history []string // earlier inputs, oldest first
+	histPos int      // the history entry shown; len(history) for the draft
+	draft   string   // the text typed before Up
 }
 
 // text returns the input as typed.
@@ -37,7 +35,7 @@ func (e *lineEditor) reset() {
 // insert puts s at the cursor.
 func (e *lineEditor) insert(s string) {
 	r := []rune(s)
-	e.buf = append(e.buf[:e.cursor], append(r, e.buf[e.cursor:]...)...)
+	e.buf = slices.Insert(e.buf, e.cursor, r...)
 	e.cursor += len(r)
 }
 
@@ -50,8 +48,7 @@ func (e *lineEditor) remove(from, to int, kill bool) {
 	if kill {
 		e.killed = string(e.buf[from:to])
 	}
-	e.buf = append(e.buf[:from], e.buf[to:]...)
-	e.cursor = from
+	e.buf, e.cursor = slices.Delete(e.buf, from, to), from
 }
 
 // handle applies one key and reports whether Enter asks for the input to

@@ -7,9 +7,8 @@ import (
 	"time"
 )
 
-// readKeys reads the terminal's input and applies each key, redrawing
-// after every read: a keystroke reaches the screen at once. It ends the
-// session when the input closes.
+// readKeys reads the terminal's input, applies each key and redraws after
+// every read, until the input closes and the session ends.
 func (u *tui) readKeys(in *os.File) {
 	defer u.restoreOnPanic()
 	var buf []byte
@@ -57,10 +56,8 @@ func (u *tui) handleKey(k key) {
 	case k.name == "ctrl-o":
 		u.expandLatest()
 	case u.menu.handle(k, &u.editor):
-	default:
-		if u.editor.handle(k) {
-			u.submit()
-		}
+	case u.editor.handle(k):
+		u.submit()
 	}
 	if k.name != "esc" {
 		u.menu.update(&u.editor, u.app)
@@ -79,8 +76,7 @@ func (u *tui) interrupt() {
 	case now.Sub(u.armedAt) < exitArmTimeout:
 		u.exit()
 	default:
-		u.armedAt = now
-		u.hint = exitHint
+		u.armedAt, u.hint = now, exitHint
 	}
 }
 
@@ -88,14 +84,14 @@ func (u *tui) interrupt() {
 // else as a task, at once when idle or after the running turn.
 func (u *tui) submit() {
 	text := strings.TrimSpace(u.editor.text())
-	if u.answers != nil {
-		u.tr.println(u.tr.style(ansiBold, "› "+visibleControls(text)))
+	switch {
+	case u.answers != nil:
+		u.echo(text)
 		u.answers <- text
 		u.answers, u.hint = nil, ""
 		u.editor.reset()
 		return
-	}
-	if text == "" {
+	case text == "":
 		return
 	}
 	u.editor.remember(text)
@@ -111,16 +107,15 @@ func (u *tui) submit() {
 	}
 }
 
-// expandLatest prints in full the newest folded entry: a tool's result
-// or the model's thinking.
+// expandLatest prints in full (up to its last 400 lines) the newest folded
+// entry: a tool's result or the model's thinking.
 func (u *tui) expandLatest() {
 	if u.tr.latest == "" {
 		return
 	}
 	lines := strings.Split(strings.TrimRight(u.tr.latest, "\n"), "\n")
-	const most = 400
-	if len(lines) > most {
-		lines = append(lines[len(lines)-most:], fmt.Sprintf("(%d earlier lines not shown)", len(lines)-most))
+	if n := len(lines) - 400; n > 0 {
+		lines = append(lines[n:], fmt.Sprintf("(%d earlier lines not shown)", n))
 	}
 	for _, l := range lines {
 		u.tr.println(u.tr.style(ansiDim, "  │ ") + visibleControls(l))
@@ -130,22 +125,23 @@ func (u *tui) expandLatest() {
 // frame lays out the live region: what is still arriving, the running
 // tools, the dialog or the input box with its menu, and the status line.
 func (u *tui) frame(now time.Time) frame {
-	w := max(u.width-1, 10)
+	w, tr := max(u.width-1, 10), &u.tr
 	var lines []string
-	if p := stripTags(u.tr.partial, true); p != "" {
+	if p := stripTags(tr.partial, true); p != "" {
 		rows := wrapWidth(visibleControls(p), w)
 		lines = append(lines, rows[max(0, len(rows)-3):]...)
 	}
-	if u.tr.thinking.Len() > 0 {
-		lines = append(lines, u.tr.style(ansiDim, truncateWidth("∴ thinking… "+visibleControls(lastLine(u.tr.thinking.String())), w)))
+	if thought := strings.TrimRight(tr.thinking.String(), "\n "); thought != "" {
+		thought = thought[strings.LastIndexByte(thought, '\n')+1:]
+		lines = append(lines, tr.style(ansiDim, truncateWidth("∴ thinking… "+visibleControls(thought), w)))
 	}
 	spin := spinnerFrames[int(now.Sub(u.activityAt)/spinnerTick)%len(spinnerFrames)]
-	for _, r := range u.tr.running {
-		lines = append(lines, truncateWidth(fmt.Sprintf("%s %s %s %s%s", u.tr.style(ansiYellow, spin), u.tr.style(ansiBold, r.name),
-			visibleControls(r.arg), u.tr.style(ansiDim, formatDuration(now.Sub(r.start))), r.calls()), w))
+	for _, r := range tr.running {
+		lines = append(lines, truncateWidth(fmt.Sprintf("%s %s %s %s%s", tr.style(ansiYellow, spin), tr.style(ansiBold, r.name),
+			visibleControls(r.arg), tr.style(ansiDim, formatDuration(now.Sub(r.start))), r.calls()), w))
 	}
 	for _, q := range u.queued {
-		lines = append(lines, u.tr.style(ansiDim, truncateWidth("queued: "+visibleControls(strings.ReplaceAll(q, "\n", "↵")), w)))
+		lines = append(lines, tr.style(ansiDim, truncateWidth("queued: "+visibleControls(strings.ReplaceAll(q, "\n", "↵")), w)))
 	}
 	lines = append(lines, u.statusLine(now, spin, w))
 	if u.dialog != nil {
@@ -155,12 +151,10 @@ func (u *tui) frame(now time.Time) frame {
 		}
 		return frame{lines: append(lines, d...), row: row, col: col}
 	}
-	marker := u.tr.style(ansiBold+ansiCyan, "›") + " "
-	in, row, col := inputLines(&u.editor, w, marker)
-	f := frame{lines: append(lines, in...), row: len(lines) + row, col: col}
-	f.lines = append(f.lines, u.menu.lines(w, u.tr.color)...)
+	in, row, col := inputLines(&u.editor, w, tr.style(ansiBold+ansiCyan, "›")+" ")
+	f := frame{lines: append(append(lines, in...), u.menu.lines(w, tr.color)...), row: len(lines) + row, col: col}
 	if u.hint != "" {
-		f.lines = append(f.lines, u.tr.style(ansiDim, truncateWidth(u.hint, w)))
+		f.lines = append(f.lines, tr.style(ansiDim, truncateWidth(u.hint, w)))
 	}
 	return f
 }
@@ -168,31 +162,21 @@ func (u *tui) frame(now time.Time) frame {
 // statusLine is one line: what is happening now, then the model, context
 // use, tokens and cost, session, MCP servers, permission mode and sandbox.
 func (u *tui) statusLine(now time.Time, spin string, width int) string {
+	app := u.app
 	var parts []string
 	if u.activity != "" {
 		parts = append(parts, fmt.Sprintf("%s %s %s", spin, u.activity, formatDuration(now.Sub(u.activityAt))))
 	}
-	app := u.app
-	parts = append(parts, fmt.Sprintf("%s (%s)", app.Model, app.Provider.Name()), fmt.Sprintf("ctx %.0f%%", app.Agent.ContextUsage().Percent),
-		formatTokens(u.usage.InputTokens+u.usage.OutputTokens)+" tokens", "session "+app.SessionID[:min(8, len(app.SessionID))])
+	tokens := formatTokens(u.usage.InputTokens+u.usage.OutputTokens) + " tokens"
 	if u.cost > 0 {
-		parts[len(parts)-2] += fmt.Sprintf(" $%.2f", u.cost)
+		tokens += fmt.Sprintf(" $%.2f", u.cost)
 	}
-	if app.MCP != nil {
-		if st := app.MCP.Status(); len(st) > 0 {
-			ready := 0
-			for _, s := range st {
-				if s.State == MCPReady {
-					ready++
-				}
-			}
-			parts = append(parts, fmt.Sprintf("MCP %d/%d", ready, len(st)))
-		}
+	parts = append(parts, fmt.Sprintf("%s (%s)", app.Model, app.Provider.Name()), fmt.Sprintf("ctx %.0f%%", app.Agent.ContextUsage().Percent),
+		tokens, "session "+app.SessionID[:min(8, len(app.SessionID))])
+	if mcp := app.MCP.StatusLine(); mcp != "" {
+		parts = append(parts, mcp)
 	}
-	sandbox := "no sandbox"
-	if app.Sandbox.Sandboxed() {
-		sandbox = "sandboxed"
-	}
+	sandbox := map[bool]string{true: "sandboxed", false: "no sandbox"}[app.Sandbox.Sandboxed()]
 	parts = append(parts, string(app.Perms.Mode()), sandbox)
 	return u.tr.style(ansiDim, truncateWidth(strings.Join(parts, " · "), width))
 }
@@ -206,10 +190,4 @@ func formatTokens(n int) string {
 		return fmt.Sprintf("%.1fk", float64(n)/1000)
 	}
 	return fmt.Sprintf("%.1fM", float64(n)/1_000_000)
-}
-
-// lastLine returns the last non-empty line of s.
-func lastLine(s string) string {
-	s = strings.TrimRight(s, "\n ")
-	return s[strings.LastIndexByte(s, '\n')+1:]
 }

@@ -3,15 +3,14 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
 
-// transcript turns the loop's events into the lines of the conversation.
-// A finished line goes to out, to be printed once into the terminal's
-// scrollback; what is still changing (the line being streamed, thinking,
-// running tools) stays here, and the live region draws it. It keeps no
-// finished entries, so its cost does not grow with the conversation.
+// transcript turns the loop's events into the lines of the conversation:
+// finished lines go to out, to be printed once into the scrollback, and
+// what still changes stays here for the live region to draw.
 type transcript struct {
 	out      *strings.Builder
 	color    bool
@@ -21,9 +20,7 @@ type transcript struct {
 	thinking strings.Builder
 	thinkAt  time.Time
 	running  []*toolRun
-	// latest is the full text of the newest folded entry (a tool result or
-	// thinking), which Ctrl-O prints.
-	latest string
+	latest   string // the newest folded entry (a tool result or thinking), which Ctrl-O prints
 }
 
 // toolRun is a tool call that has started and not yet finished.
@@ -141,12 +138,9 @@ func (t *transcript) flushThinking(now time.Time) {
 // duration and a short preview of the result.
 func (t *transcript) toolEnd(e Event, now time.Time) {
 	run := &toolRun{name: e.Call.Name, arg: keyArgument(e.Call.Input), start: now}
-	for i, r := range t.running {
-		if r.id == e.Call.ID {
-			run = r
-			t.running = append(t.running[:i], t.running[i+1:]...)
-			break
-		}
+	if i := slices.IndexFunc(t.running, func(r *toolRun) bool { return r.id == e.Call.ID }); i >= 0 {
+		run = t.running[i]
+		t.running = slices.Delete(t.running, i, i+1)
 	}
 	mark := t.style(ansiGreen, "✓")
 	if e.Result.IsError {
@@ -154,7 +148,7 @@ func (t *transcript) toolEnd(e Event, now time.Time) {
 	}
 	took := t.style(ansiDim, fmt.Sprintf("(%s)", formatDuration(now.Sub(run.start))))
 	t.println(fmt.Sprintf("%s %s %s %s%s", mark, t.style(ansiBold, run.name), visibleControls(cut(run.arg, 120)), took, run.calls()))
-	for _, line := range resultPreview(run.name, e.Result.Content, e.Result.IsError) {
+	for _, line := range resultPreview(run.name, e.Result.Content) {
 		t.println(t.style(ansiDim, "  │ "+visibleControls(cut(line, 160))))
 	}
 	t.latest = e.Result.Content
@@ -180,47 +174,38 @@ func keyArgument(raw json.RawMessage) string {
 
 // resultPreview is a few lines of a tool's result: for commands the last
 // lines of output and the exit code, otherwise the first lines.
-func resultPreview(tool, content string, isError bool) []string {
+func resultPreview(tool, content string) []string {
 	if tool == "run_command" && strings.Contains(content, "Exit code: ") {
 		return commandPreview(content)
 	}
 	lines := strings.Split(strings.TrimSpace(content), "\n")
-	if len(lines) <= 3 {
-		return lines
+	if len(lines) > 3 {
+		lines = append(lines[:2], fmt.Sprintf("… %d more lines (Ctrl-O shows all)", len(lines)-2))
 	}
-	return append(lines[:2], fmt.Sprintf("… %d more lines (Ctrl-O shows all)", len(lines)-2))
+	return lines
 }
 
 // commandPreview shows the last lines of a command's output and how it
 // ended, from run_command's "Exit code / stdout / stderr" layout.
 func commandPreview(content string) []string {
-	head, rest, _ := strings.Cut(content, "\nstdout:\n")
-	stdout, stderr, _ := strings.Cut(rest, "\n\nstderr:\n")
-	var output []string
-	for _, s := range []string{stdout, stderr} {
-		if strings.TrimSpace(s) == "(empty)" {
-			continue
-		}
-		for _, l := range strings.Split(s, "\n") {
-			if strings.TrimSpace(l) != "" {
-				output = append(output, l)
-			}
+	head, streams, _ := strings.Cut(content, "\nstdout:\n")
+	var output, out []string
+	for _, l := range strings.Split(strings.Replace(streams, "\n\nstderr:\n", "\n", 1), "\n") {
+		if t := strings.TrimSpace(l); t != "" && t != "(empty)" {
+			output = append(output, l)
 		}
 	}
-	var out []string
-	if len(output) > 3 {
-		out = append(out, fmt.Sprintf("… %d earlier lines (Ctrl-O shows all)", len(output)-3))
-		output = output[len(output)-3:]
+	if n := len(output) - 3; n > 0 {
+		out, output = []string{fmt.Sprintf("… %d earlier lines (Ctrl-O shows all)", n)}, output[n:]
 	}
-	out = append(out, output...)
 	for _, l := range strings.Split(strings.TrimSpace(head), "\n") {
 		if code, ok := strings.CutPrefix(l, "Exit code: "); ok {
-			out = append(out, "exit "+code)
+			output = append(output, "exit "+code)
 		} else if l != "" {
-			out = append(out, l)
+			output = append(output, l)
 		}
 	}
-	return out
+	return append(out, output...)
 }
 
 // formatDuration shows a duration as "0.4s", "12s" or "3m05s".

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"sort"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -33,49 +34,38 @@ func runeWidth(r rune) int {
 	case unicode.In(r, unicode.Mn, unicode.Me, unicode.Cf) || r == 0xFE0F:
 		return 0
 	}
-	lo, hi := 0, len(wideRanges)
-	for lo < hi {
-		mid := (lo + hi) / 2
-		switch {
-		case r < wideRanges[mid][0]:
-			hi = mid
-		case r > wideRanges[mid][1]:
-			lo = mid + 1
-		default:
-			return 2
-		}
+	i := sort.Search(len(wideRanges), func(i int) bool { return wideRanges[i][1] >= r })
+	if i < len(wideRanges) && r >= wideRanges[i][0] {
+		return 2
 	}
 	return 1
 }
 
-// displayWidth is the number of columns s takes on a terminal. It skips
-// ANSI escape sequences, so coloured text measures as its letters.
+// cell returns the size in bytes of the character or ANSI escape sequence
+// at the start of s and the columns it takes (0 for an escape).
+func cell(s string) (size, width int) {
+	switch {
+	case s[0] != 0x1b:
+		r, size := utf8.DecodeRuneInString(s)
+		return size, runeWidth(r)
+	case len(s) < 2 || s[1] != '[':
+		return 1, 0
+	}
+	if i := strings.IndexFunc(s[2:], isFinalByte); i >= 0 {
+		return i + 3, 0
+	}
+	return len(s), 0
+}
+
+// displayWidth is the number of columns s takes on a terminal; coloured
+// text measures as its letters.
 func displayWidth(s string) int {
 	w := 0
 	for i := 0; i < len(s); {
-		if s[i] == 0x1b {
-			i += escapeLen(s[i:])
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		w += runeWidth(r)
-		i += size
+		size, cw := cell(s[i:])
+		i, w = i+size, w+cw
 	}
 	return w
-}
-
-// escapeLen is the length of the ANSI escape sequence at the start of s
-// (ESC [ ... final byte), or 1 for a lone ESC.
-func escapeLen(s string) int {
-	if len(s) < 2 || s[1] != '[' {
-		return 1
-	}
-	for i := 2; i < len(s); i++ {
-		if s[i] >= 0x40 && s[i] <= 0x7e {
-			return i + 1
-		}
-	}
-	return len(s)
 }
 
 // truncateWidth cuts s to at most max columns, ending with "…" when cut.
@@ -84,23 +74,16 @@ func truncateWidth(s string, max int) string {
 	if displayWidth(s) <= max {
 		return s
 	}
-	w := 0
-	for i := 0; i < len(s); {
-		if s[i] == 0x1b {
-			i += escapeLen(s[i:])
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if w+runeWidth(r) > max-1 {
+	for i, w := 0, 0; ; {
+		size, cw := cell(s[i:])
+		if w+cw > max-1 {
 			if strings.Contains(s, "\x1b") {
 				return s[:i] + "…" + ansiReset
 			}
 			return s[:i] + "…"
 		}
-		w += runeWidth(r)
-		i += size
+		i, w = i+size, w+cw
 	}
-	return s
 }
 
 // wrapWidth splits a line without newlines into pieces of at most width
