@@ -139,7 +139,7 @@ func (app *App) headlessEvents(out *lineWriter, meter *meteredProvider) func(Eve
 				msg.StopReason = &last.stopReason
 			}
 			out.json(messageRecord{Type: "assistant", Message: msg, ParentToolUseID: parentOf(e), SessionID: app.SessionID, UUID: newSessionID()})
-		case stream && e.Kind == EventCompact && e.Compaction.Layer == LayerCompact && e.ParentToolUseID == "":
+		case stream && e.Kind == EventCompact && e.ParentToolUseID == "":
 			out.json(compactBoundaryRecord{Type: "system", Subtype: "compact_boundary", SessionID: app.SessionID, UUID: newSessionID(),
 				CompactMetadata: compactMetadata{Trigger: e.Compaction.Trigger, PreTokens: e.Compaction.PreTokens}})
 		case stream && e.Kind == EventToolResults:

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -84,23 +85,23 @@ func TestEncodingCachedAndRenewed(t *testing.T) {
 	t.Parallel()
 	msgs := append(history("go", read("a", 500), read("b", 500), read("c", 500), read("d", 500)), userText("and then?"), userText("well?"))
 	req := ModelRequest{Model: "m", System: "sys", Messages: msgs, Tools: testTools}
-	encoders := map[string]func(ModelRequest) ([]byte, error){
+	encoders := map[string]func(ModelRequest) (*wireBody, error){
 		"anthropic": (&Anthropic{}).encode,
 		"openai":    (&OpenAI{}).encodeRequest,
 	}
 	for name, encode := range encoders {
-		fresh, err := encode(req)
+		fresh, err := bodyBytes(encode(req))
 		if err != nil {
 			t.Fatal(err)
 		}
 		withWireCaches(msgs)
-		first, _ := encode(req)
-		cached, _ := encode(req)
+		first, _ := bodyBytes(encode(req))
+		cached, _ := bodyBytes(encode(req))
 		if !bytes.Equal(fresh, first) || !bytes.Equal(first, cached) {
 			t.Errorf("%s: encodings differ:\nfresh  %s\ncached %s", name, fresh, cached)
 		}
 		micro := applySplices(msgs, microCompact(msgs, 3, func(string) bool { return true }))
-		renewed, _ := encode(ModelRequest{Model: "m", System: "sys", Messages: micro, Tools: testTools})
+		renewed, _ := bodyBytes(encode(ModelRequest{Model: "m", System: "sys", Messages: micro, Tools: testTools}))
 		if !bytes.Contains(renewed, []byte(microPlaceholderPrefix)) || bytes.Count(renewed, []byte(strings.Repeat("x", 500))) != 3 {
 			t.Errorf("%s: after micro compact the request still holds the old result: %s", name, renewed)
 		}
@@ -152,7 +153,7 @@ func BenchmarkEncodeRequest(b *testing.B) {
 		withWireCaches(msgs)
 		req := ModelRequest{Model: "m", System: "sys", Messages: msgs, Tools: testTools}
 		p := &Anthropic{}
-		body, _ := p.encode(req)
+		body, _ := bodyBytes(p.encode(req))
 		b.Run(fmt.Sprintf("messages=%d", n), func(b *testing.B) {
 			b.SetBytes(int64(len(body)))
 			for i := 0; i < b.N; i++ {
@@ -224,4 +225,12 @@ func TestCompactNeverGrowsTheHistory(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stdout, "Nothing to compact") || strings.Contains(r.stdout, "saved -") {
 		t.Errorf("exit %d, stdout %q; want nothing compacted", r.code, r.stdout)
 	}
+}
+
+// bodyBytes returns the bytes of an encoded request body.
+func bodyBytes(body *wireBody, err error) ([]byte, error) {
+	if err != nil {
+		return nil, err
+	}
+	return io.ReadAll(body.buffers())
 }

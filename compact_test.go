@@ -104,8 +104,8 @@ func checkHistory(t *testing.T, msgs []Message) {
 		}
 	}
 	req := ModelRequest{Model: "m", Messages: msgs, Tools: testTools}
-	a, errA := (&Anthropic{}).encode(req)
-	o, errO := (&OpenAI{}).encodeRequest(req)
+	a, errA := bodyBytes((&Anthropic{}).encode(req))
+	o, errO := bodyBytes((&OpenAI{}).encodeRequest(req))
 	if errA != nil || errO != nil || !json.Valid(a) || !json.Valid(o) {
 		t.Fatalf("encoding the history: anthropic %v (valid %v), openai %v (valid %v)", errA, json.Valid(a), errO, json.Valid(o))
 	}
@@ -483,5 +483,20 @@ func TestContextUsage(t *testing.T) {
 	a.context.anchor.last = nil
 	if u := a.estimate(next); u.Tokens > 1000 {
 		t.Errorf("after the count went stale, tokens = %d; want an estimate of the small history", u.Tokens)
+	}
+}
+
+// TestSubagentInheritsContextSettings checks that a subagent measures its
+// context against the parent's window and compacts at its thresholds.
+func TestSubagentInheritsContextSettings(t *testing.T) {
+	t.Parallel()
+	parent := &Agent{Model: "claude-sonnet-4-5", Tools: NewRegistry(), SummaryModel: "small",
+		Limits: ModelLimits{ContextWindow: 50_000, MaxOutput: 8_000}, Compaction: CompactThresholds{Micro: 20, Auto: 60}}
+	child := (&Subagents{Parent: parent}).child(context.Background(), &AgentDef{Name: "helper"}, 1)
+	if got := child.ContextUsage(); got.Window != 50_000 || got.Reserve != 8_000 {
+		t.Errorf("subagent window %d, reserve %d; want the parent's 50000 and 8000", got.Window, got.Reserve)
+	}
+	if child.Compaction != parent.Compaction || child.SummaryModel != "small" {
+		t.Errorf("subagent thresholds %+v, summary model %q; want the parent's %+v and %q", child.Compaction, child.SummaryModel, parent.Compaction, "small")
 	}
 }

@@ -21,7 +21,7 @@ func (h *Hooks) beforeTool(ctx context.Context, call Block) HookVerdict {
 // afterTool runs the PostToolUse hooks of a call. What a blocking hook
 // says, or the context it adds, is appended to the result for the model.
 func (h *Hooks) afterTool(ctx context.Context, call Block, out ToolOutput) ToolOutput {
-	if h == nil {
+	if h == nil || len(h.Config[HookPostToolUse]) == 0 {
 		return out
 	}
 	response, _ := json.Marshal(map[string]any{"content": out.Text, "is_error": out.IsError})

@@ -54,7 +54,7 @@ func (a *Anthropic) Stream(ctx context.Context, req ModelRequest, onDelta func(D
 		return ModelResponse{}, fmt.Errorf("encoding the anthropic request: %w", err)
 	}
 	newRequest := func(ctx context.Context) (*http.Request, error) {
-		r, err := http.NewRequestWithContext(ctx, http.MethodPost, a.base+"/v1/messages", bytes.NewReader(body))
+		r, err := body.post(ctx, a.base+"/v1/messages")
 		if err != nil {
 			return nil, fmt.Errorf("building the anthropic request: %w", err)
 		}
@@ -148,7 +148,7 @@ type anthropicWireBlock struct {
 // encode encodes a model request. A zero MaxTokens means the model's
 // output ceiling from the limits table. The tools get a cache breakpoint
 // after the last one, the system prompt one of its own.
-func (a *Anthropic) encode(req ModelRequest) ([]byte, error) {
+func (a *Anthropic) encode(req ModelRequest) (*wireBody, error) {
 	body := anthropicRequest{Model: req.Model, MaxTokens: req.MaxTokens, Stream: true, Messages: json.RawMessage("0")}
 	if body.MaxTokens <= 0 {
 		body.MaxTokens = limitsFor(req.Model, nil).MaxOutput
@@ -167,18 +167,18 @@ func (a *Anthropic) encode(req ModelRequest) ([]byte, error) {
 			return nil, err
 		}
 		body.Tools = json.RawMessage("0")
-		fields = append(fields, splicedField{"tools", func(out *bytes.Buffer) error { out.Write(tools); return nil }})
+		fields = append(fields, splicedField{"tools", func(out *wireBody) error { out.Ref(tools); return nil }})
 	}
-	fields = append(fields, splicedField{"messages", func(out *bytes.Buffer) error { return anthropicMessages(out, req.Messages) }})
+	fields = append(fields, splicedField{"messages", func(out *wireBody) error { return anthropicMessages(out, req.Messages) }})
 	head, err := encodeJSON(body)
 	if err != nil {
 		return nil, err
 	}
-	out := bytes.NewBuffer(make([]byte, 0, len(head)+messagesSize(req.Messages)))
+	out := newWireBody(len(head), len(req.Messages))
 	if err := spliceJSON(out, head, fields...); err != nil {
 		return nil, err
 	}
-	return out.Bytes(), nil
+	return out, nil
 }
 
 // encodeAnthropicTools encodes the tool list, with a cache breakpoint on
@@ -198,7 +198,7 @@ func encodeAnthropicTools(specs []ToolSpec) ([]byte, error) {
 // of the newest message gets a cache breakpoint. A message that stands
 // alone is written as its cached bytes, so that a long history costs
 // little more than copying it.
-func anthropicMessages(out *bytes.Buffer, msgs []Message) error {
+func anthropicMessages(out *wireBody, msgs []Message) error {
 	blocks := make([][]anthropicWireBlock, len(msgs))
 	joined := make([][]byte, len(msgs))
 	last := -1
@@ -236,7 +236,7 @@ func anthropicMessages(out *bytes.Buffer, msgs []Message) error {
 			out.WriteString(`{"role":` + strconv.Quote(string(role)) + `,"content":[`)
 		}
 		if members == 1 && j <= last {
-			out.Write(joined[i])
+			out.Ref(joined[i])
 		} else {
 			group = group[:0]
 			for k := i; k < j; k++ {
@@ -254,7 +254,7 @@ func anthropicMessages(out *bytes.Buffer, msgs []Message) error {
 // writeAnthropicGroup writes the blocks of merged messages, tool results
 // first; the newest message's last block that is not thinking gets the
 // cache breakpoint.
-func writeAnthropicGroup(out *bytes.Buffer, group []anthropicWireBlock, newest bool) {
+func writeAnthropicGroup(out *wireBody, group []anthropicWireBlock, newest bool) {
 	sort.SliceStable(group, func(a, b int) bool { return group[a].result && !group[b].result })
 	mark := -1
 	for j := len(group) - 1; newest && j >= 0 && mark < 0; j-- {
@@ -267,10 +267,10 @@ func writeAnthropicGroup(out *bytes.Buffer, group []anthropicWireBlock, newest b
 			out.WriteByte(',')
 		}
 		if j != mark {
-			out.Write(b.json)
+			out.Ref(b.json)
 			continue
 		}
-		out.Write(b.json[:len(b.json)-1])
+		out.Ref(b.json[:len(b.json)-1])
 		out.WriteString(`,"cache_control":{"type":"ephemeral"}}`)
 	}
 }

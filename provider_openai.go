@@ -57,7 +57,7 @@ func (o *OpenAI) Stream(ctx context.Context, req ModelRequest, onDelta func(Delt
 		return ModelResponse{}, fmt.Errorf("encoding the openai request: %w", err)
 	}
 	newRequest := func(ctx context.Context) (*http.Request, error) {
-		r, err := http.NewRequestWithContext(ctx, http.MethodPost, o.base+"/chat/completions", bytes.NewReader(body))
+		r, err := body.post(ctx, o.base+"/chat/completions")
 		if err != nil {
 			return nil, fmt.Errorf("building the openai request: %w", err)
 		}
@@ -133,24 +133,24 @@ func (o *OpenAI) requestBody(req ModelRequest) openAIRequest {
 // encodeRequest encodes a model request. Each message's encoding is made
 // once and reused by every later request, and the tools are encoded once
 // per change.
-func (o *OpenAI) encodeRequest(req ModelRequest) ([]byte, error) {
+func (o *OpenAI) encodeRequest(req ModelRequest) (*wireBody, error) {
 	head, err := encodeJSON(o.requestBody(req))
 	if err != nil {
 		return nil, err
 	}
-	fields := []splicedField{{"messages", func(out *bytes.Buffer) error { return openAIMessages(out, req.System, req.Messages) }}}
+	fields := []splicedField{{"messages", func(out *wireBody) error { return openAIMessages(out, req.System, req.Messages) }}}
 	if len(req.Tools) > 0 {
 		tools, err := o.tools.get(req.Tools, encodeOpenAITools)
 		if err != nil {
 			return nil, err
 		}
-		fields = append(fields, splicedField{"tools", func(out *bytes.Buffer) error { out.Write(tools); return nil }})
+		fields = append(fields, splicedField{"tools", func(out *wireBody) error { out.Ref(tools); return nil }})
 	}
-	out := bytes.NewBuffer(make([]byte, 0, len(head)+messagesSize(req.Messages)))
+	out := newWireBody(len(head), len(req.Messages))
 	if err := spliceJSON(out, head, fields...); err != nil {
 		return nil, err
 	}
-	return out.Bytes(), nil
+	return out, nil
 }
 
 // encodeOpenAITools declares the tools as functions.
@@ -165,7 +165,7 @@ func encodeOpenAITools(specs []ToolSpec) ([]byte, error) {
 
 // openAIMessages writes the conversation as a JSON array: the system
 // prompt first, then each message's cached encoding.
-func openAIMessages(out *bytes.Buffer, system string, msgs []Message) error {
+func openAIMessages(out *wireBody, system string, msgs []Message) error {
 	out.WriteByte('[')
 	sep := false
 	if system != "" {
@@ -184,7 +184,7 @@ func openAIMessages(out *bytes.Buffer, system string, msgs []Message) error {
 		if len(data) > 0 && sep {
 			out.WriteByte(',')
 		}
-		out.Write(data)
+		out.Ref(data)
 		sep = sep || len(data) > 0
 	}
 	out.WriteByte(']')

@@ -90,7 +90,7 @@ func TestOpenAIOutputLimitField(t *testing.T) {
 	}
 	for _, tt := range tests {
 		p := NewOpenAI(ProviderOptions{BaseURL: tt.base})
-		body, err := p.encodeRequest(ModelRequest{Model: "m", MaxTokens: 500})
+		body, err := bodyBytes(p.encodeRequest(ModelRequest{Model: "m", MaxTokens: 500}))
 		if err != nil || !strings.Contains(string(body), tt.want) {
 			t.Errorf("base %q: body %q (%v), want it to hold %q", tt.base, body, err, tt.want)
 		}

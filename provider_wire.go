@@ -2,7 +2,10 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"fmt"
+	"net"
+	"net/http"
 	"slices"
 	"sync"
 )
@@ -61,11 +64,62 @@ func (c *toolsCache) get(specs []ToolSpec, encode func([]ToolSpec) ([]byte, erro
 	return c.json, nil
 }
 
+// wireBody is a request body made of copied bytes and referenced ones:
+// the cached encodings of messages and tools are referenced, not copied,
+// so that building a request costs only its small parts.
+type wireBody struct {
+	bytes.Buffer // the copied bytes
+	refs         []wireRef
+	refBytes     int
+}
+
+// wireRef is referenced data that goes before the copied byte at.
+type wireRef struct {
+	at   int
+	data []byte
+}
+
+// newWireBody returns an empty body with room for a request of n
+// messages whose other fields take head bytes.
+func newWireBody(head, n int) *wireBody {
+	w := &wireBody{refs: make([]wireRef, 0, n+2)}
+	w.Grow(head + 48*n)
+	return w
+}
+
+// Ref adds data to the body without copying it.
+func (w *wireBody) Ref(data []byte) {
+	w.refs = append(w.refs, wireRef{w.Len(), data})
+	w.refBytes += len(data)
+}
+
+// buffers returns the body's bytes in order, as a reader of them.
+func (w *wireBody) buffers() *net.Buffers {
+	copied, at := w.Bytes(), 0
+	bufs := make(net.Buffers, 0, 2*len(w.refs)+1)
+	for _, r := range w.refs {
+		bufs = append(bufs, copied[at:r.at], r.data)
+		at = r.at
+	}
+	bufs = append(bufs, copied[at:])
+	return &bufs
+}
+
+// post builds a POST request of the body to url.
+func (w *wireBody) post(ctx context.Context, url string) (*http.Request, error) {
+	r, err := http.NewRequestWithContext(ctx, http.MethodPost, url, w.buffers())
+	if err != nil {
+		return nil, err
+	}
+	r.ContentLength = int64(w.Len() + w.refBytes)
+	return r, nil
+}
+
 // splicedField is a field of a request body written apart from the rest:
 // name is its key, write writes its value.
 type splicedField struct {
 	name  string
-	write func(*bytes.Buffer) error
+	write func(*wireBody) error
 }
 
 // spliceJSON writes head, an encoded JSON object in which each field of
@@ -73,7 +127,7 @@ type splicedField struct {
 // placeholder replaced by what its field writes. Placeholders cannot be
 // confused with text: strings in head are quoted, so `"name":0` only
 // occurs as a field.
-func spliceJSON(out *bytes.Buffer, head []byte, fields ...splicedField) error {
+func spliceJSON(out *wireBody, head []byte, fields ...splicedField) error {
 	for _, f := range fields {
 		key := []byte(`"` + f.name + `":0`)
 		at := bytes.Index(head, key)
@@ -89,20 +143,4 @@ func spliceJSON(out *bytes.Buffer, head []byte, fields ...splicedField) error {
 	}
 	out.Write(bytes.TrimSuffix(head, []byte("\n")))
 	return nil
-}
-
-// messagesSize is about how many bytes the conversation's encoding takes,
-// so that a request body is allocated once.
-func messagesSize(msgs []Message) int {
-	n := 0
-	for _, m := range msgs {
-		if w := m.wire; w != nil && (w.encoded.anthropic || w.encoded.openai) {
-			n += max(len(w.anthropicJoined), len(w.openai)) + 32
-			continue
-		}
-		for _, b := range m.Content {
-			n += 64 + len(b.Text) + len(b.Thinking) + len(b.Signature) + len(b.Data) + len(b.Input) + len(b.Content)
-		}
-	}
-	return n + n/8 + 4096
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"crypto/rand"
 	"encoding/json"
 	"errors"
@@ -84,6 +85,7 @@ type Session struct {
 	setting RecordPayload // the model and mode recorded last
 	torn    bool          // the file does not end with a newline
 	failed  error         // why the journal is not being written; nil while it is
+	buf     bytes.Buffer  // the lines being written, kept for the next write
 	warn    func(string)
 }
 
@@ -326,20 +328,19 @@ func (s *Session) write(typ string, p RecordPayload) {
 			return
 		}
 	}
-	var line []byte
+	s.buf.Reset()
+	if s.torn {
+		s.buf.WriteByte('\n')
+	}
+	enc := json.NewEncoder(&s.buf)
 	for _, rec := range append(s.pending, r) {
-		data, err := json.Marshal(rec)
-		if err != nil {
+		if err := enc.Encode(rec); err != nil {
 			s.fail(fmt.Errorf("encoding a %s record: %w", rec.Type, err))
 			return
 		}
-		line = append(append(line, data...), '\n')
 	}
 	s.pending = nil
-	if s.torn {
-		line = append([]byte{'\n'}, line...)
-	}
-	if _, err := s.file.Write(line); err != nil {
+	if _, err := s.file.Write(s.buf.Bytes()); err != nil {
 		s.fail(fmt.Errorf("writing session %s: %w", s.Path, err))
 		return
 	}

@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -94,7 +95,9 @@ func readWindow(ctx context.Context, path string, offset, limit int) (fileWindow
 		return w, describeOpenError(err)
 	}
 	defer f.Close()
-	br := bufio.NewReaderSize(&textReader{r: f, binaryAt: &w.binaryAt}, readBufferBytes)
+	size := min(readBufferBytes, max(binarySniffBytes, info.Size()+1)) // a small file needs no large buffer
+	br := bufio.NewReaderSize(&textReader{r: f, binaryAt: &w.binaryAt}, int(size))
+	var text []byte // the current line, in a buffer reused for every line
 	if br.Peek(binarySniffBytes); w.binaryAt >= 0 && w.binaryAt < binarySniffBytes {
 		return w, fmt.Errorf("is a binary file (%d bytes); read_file shows text only", info.Size())
 	}
@@ -103,7 +106,9 @@ func readWindow(ctx context.Context, path string, offset, limit int) (fileWindow
 			return w, ctx.Err()
 		}
 		keep := w.total+1 >= offset
-		text, full, ok, err := nextLine(br, keep)
+		var full int
+		var ok bool
+		text, full, ok, err = nextLine(br, keep, text[:0])
 		if err != nil {
 			return w, err
 		}
@@ -192,35 +197,43 @@ func (t *textReader) Read(p []byte) (int, error) {
 // body numbers the selected lines. When they exceed readBudgetChars, the
 // head and tail are kept and a note says which lines to read next.
 func (w fileWindow) body() string {
-	numbered := make([]string, len(w.lines))
-	size := 0
+	var b strings.Builder
+	ends := make([]int, len(w.lines)+1) // line i is all[ends[i]:ends[i+1]]
+	for _, line := range w.lines {
+		ends[0] += len(line) + 8
+	}
+	b.Grow(ends[0])
 	for i, line := range w.lines {
-		numbered[i] = fmt.Sprintf("%6d\t%s\n", w.first+i, line)
-		size += len(numbered[i])
+		num := strconv.Itoa(w.first + i)
+		b.WriteString("      "[min(6, len(num)):])
+		b.WriteString(num)
+		b.WriteByte('\t')
+		b.WriteString(line)
+		b.WriteByte('\n')
+		ends[i+1] = b.Len()
 	}
-	if size <= readBudgetChars {
-		return strings.Join(numbered, "")
+	all := b.String()
+	if len(all) <= readBudgetChars {
+		return all
 	}
-	head, used := 0, 0
-	for head < len(numbered) && used+len(numbered[head]) <= readBudgetChars/2 {
-		used += len(numbered[head])
+	head := 0
+	for head < len(w.lines) && ends[head+1] <= readBudgetChars/2 {
 		head++
 	}
-	tail, used := len(numbered), 0
-	for tail > head && used+len(numbered[tail-1]) <= readBudgetChars/2 {
-		used += len(numbered[tail-1])
+	tail := len(w.lines)
+	for tail > head && len(all)-ends[tail-1] <= readBudgetChars/2 {
 		tail--
 	}
 	from, to := w.first+head, w.first+tail-1
 	note := fmt.Sprintf("[... lines %d-%d omitted to keep this result short; read them with offset=%d limit=%d ...]\n", from, to, from, to-from+1)
-	return strings.Join(numbered[:head], "") + note + strings.Join(numbered[tail:], "")
+	return all[:ends[head]] + note + all[ends[tail]:]
 }
 
 // nextLine reads one line from br without its line ending. When keep is
 // false the line is only skipped. At most a few bytes past readMaxLineChars
 // are kept; full is the line's real length. ok is false at the end of the
-// file.
-func nextLine(br *bufio.Reader, keep bool) (text []byte, full int, ok bool, err error) {
+// file. The line is appended to text.
+func nextLine(br *bufio.Reader, keep bool, text []byte) (_ []byte, full int, ok bool, err error) {
 	for {
 		chunk, err := br.ReadSlice('\n')
 		full += len(chunk)
@@ -249,16 +262,16 @@ func nextLine(br *bufio.Reader, keep bool) (text []byte, full int, ok bool, err 
 // countLines counts the lines left in br: newlines, plus one for a last
 // line without a newline.
 func countLines(ctx context.Context, br *bufio.Reader) (int, error) {
-	buf := make([]byte, readBufferBytes)
 	n, last := 0, byte('\n')
 	for {
 		if err := ctx.Err(); err != nil {
 			return n, err
 		}
-		k, err := br.Read(buf)
-		if k > 0 {
-			n += bytes.Count(buf[:k], []byte{'\n'})
-			last = buf[k-1]
+		chunk, err := br.Peek(max(1, br.Buffered()))
+		if len(chunk) > 0 {
+			n += bytes.Count(chunk, []byte{'\n'})
+			last = chunk[len(chunk)-1]
+			br.Discard(len(chunk))
 		}
 		if errors.Is(err, io.EOF) {
 			if last != '\n' {

@@ -216,6 +216,7 @@ func (s *Subagents) child(ctx context.Context, def *AgentDef, depth int) *Agent 
 	}
 	return &Agent{
 		Provider: parent.Provider, Tools: tools, Env: parent.Env, MaxTokens: parent.MaxTokens,
+		Limits: parent.Limits, Compaction: parent.Compaction, SummaryModel: parent.SummaryModel,
 		Model:    cmp.Or(resolveModelAlias(strings.TrimPrefix(def.Model, "inherit")), parent.Model),
 		System:   system,
 		MaxSteps: cmp.Or(s.MaxSteps, defaultSubagentSteps), Depth: depth,
