@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -13,7 +14,7 @@ import (
 	"regexp"
 	"regexp/syntax"
 	"runtime"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 	"unicode"
@@ -79,7 +80,7 @@ func runGrepFiles(ctx context.Context, env *ToolEnv, in GrepFilesInput) (ToolOut
 		return ToolOutput{}, fmt.Errorf("grep_files %s: %w", displayPath(env, root), describeOpenError(err))
 	}
 	g := &grepSearch{re: re, limit: optInt(in.Limit, grepDefaultLimit)}
-	g.literal, g.foldSafe, g.fold = requiredLiteral(expr)
+	g.literal, g.fold = requiredLiteral(expr)
 	files := make(chan string, 256)
 	walkErr := make(chan error, 1)
 	go func() {
@@ -115,33 +116,39 @@ func runGrepFiles(ctx context.Context, env *ToolEnv, in GrepFilesInput) (ToolOut
 // text with bytes.Index, far faster than the regular expression engine
 // scans, and only those lines go through the expression.
 type grepSearch struct {
-	re       *regexp.Regexp
-	literal  []byte // text every match contains, or nil
-	fold     bool   // literal is lower case, to look for in a lower-cased copy
-	foldSafe []byte // the part of a lower-case literal without k and s
-	limit    int
+	re      *regexp.Regexp
+	literal []byte // text every match contains, or nil
+	fold    bool   // literal is lower case, to look for in a lower-cased copy
+	limit   int
 }
 
-// fileMatches is what one file contributed to a search.
-type fileMatches struct {
-	path  string   // absolute
-	lines []string // "line:text", at most the search's limit
-	count int      // all matching lines
+// grepMatch is one matching line.
+type grepMatch struct {
+	path string // absolute
+	line int
+	text string
 }
 
-// run searches the files it receives with one worker per CPU and returns
-// what matched.
-func (g *grepSearch) run(ctx context.Context, files <-chan string) *matchSet {
+// grepResults is what a search found: the first lines in path order, and
+// the totals.
+type grepResults struct {
+	shown firstN[grepMatch]
+	files int // files with a match
+	total int // matching lines
+}
+
+// run searches the files it receives with one worker per CPU.
+func (g *grepSearch) run(ctx context.Context, files <-chan string) *grepResults {
 	var (
-		mu      sync.Mutex
-		results matchSet
-		wg      sync.WaitGroup
+		mu sync.Mutex
+		wg sync.WaitGroup
 	)
+	results := &grepResults{shown: firstN[grepMatch]{n: g.limit, cmp: func(a, b grepMatch) int {
+		return cmp.Or(strings.Compare(a.path, b.path), a.line-b.line)
+	}}}
 	for range max(2, runtime.GOMAXPROCS(0)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			buf := &grepBuffers{chunk: make([]byte, 0, grepChunkBytes)}
+		wg.Go(func() {
+			buf := &grepBuffers{}
 			for file := range files {
 				if ctx.Err() != nil {
 					continue
@@ -151,56 +158,25 @@ func (g *grepSearch) run(ctx context.Context, files <-chan string) *matchSet {
 					continue
 				}
 				mu.Lock()
-				results.add(m, g.limit)
+				results.files++
+				results.total += m.count
+				for _, match := range m.shown {
+					results.shown.add(match)
+				}
 				mu.Unlock()
 			}
-		}()
+		})
 	}
 	wg.Wait()
-	results.prune(g.limit)
-	return &results
+	results.shown.trim()
+	return results
 }
 
-// matchSet gathers the files that matched. Files arrive in any order but
-// only the first lines in path order are shown, so it keeps memory and the
-// cost of sorting bounded by the limit: files whose lines can no longer be
-// among the first are reduced to the totals.
-type matchSet struct {
-	files   []fileMatches // files that may still have lines shown
-	stored  int           // lines held over all files
-	matched int           // files with a match
-	total   int           // matching lines over all files
-}
-
-// add records the matches of one file.
-func (s *matchSet) add(m fileMatches, limit int) {
-	s.files = append(s.files, m)
-	s.stored += len(m.lines)
-	s.matched++
-	s.total += m.count
-	if s.stored > 4*limit {
-		s.prune(limit)
-	}
-}
-
-// prune sorts the files by path, keeps only the lines among the first
-// limit and drops the files left without lines. A dropped line can never
-// come back into view, since files added later only push lines further
-// down.
-func (s *matchSet) prune(limit int) {
-	sort.Slice(s.files, func(i, j int) bool { return s.files[i].path < s.files[j].path })
-	kept, files := 0, s.files[:0]
-	for _, f := range s.files {
-		if n := limit - kept; len(f.lines) > n {
-			f.lines = append([]string(nil), f.lines[:n]...)
-		}
-		if len(f.lines) > 0 {
-			kept += len(f.lines)
-			files = append(files, f)
-		}
-	}
-	clear(s.files[len(files):])
-	s.files, s.stored = files, kept
+// fileMatches is what one file contributed to a search.
+type fileMatches struct {
+	path  string
+	shown []grepMatch // at most the search's limit
+	count int         // all matching lines
 }
 
 // grepBuffers are the buffers one worker reuses from file to file.
@@ -211,7 +187,8 @@ type grepBuffers struct {
 
 // searchFile searches one file in chunks of whole lines, so memory stays
 // bounded whatever the file's size, and stops between chunks when ctx
-// ends. Binary files (a NUL byte in the first 8 KB) are skipped.
+// ends. It returns up to the limit's matching lines and how many there
+// are. Binary files (a NUL byte in the first 8 KB) are skipped.
 func (g *grepSearch) searchFile(ctx context.Context, file string, buf *grepBuffers) (fileMatches, error) {
 	m := fileMatches{path: file}
 	f, err := os.Open(file)
@@ -219,34 +196,26 @@ func (g *grepSearch) searchFile(ctx context.Context, file string, buf *grepBuffe
 		return m, err
 	}
 	defer f.Close()
-	b := buf.chunk[:0]
+	b, line := slices.Grow(buf.chunk[:0], grepChunkBytes), 1
 	defer func() { buf.chunk = b[:0] }()
-	line, first := 1, true
-	for {
-		if len(b) == cap(b) {
-			b = append(b, 0)[:len(b)]
-		}
-		n, err := f.Read(b[len(b):cap(b)])
+	for first := true; ; first = false {
+		n, err := io.ReadFull(f, b[len(b):cap(b)])
 		b = b[:len(b)+n]
-		if first && n > 0 {
-			first = false
-			if bytes.IndexByte(b[:min(len(b), binarySniffBytes)], 0) >= 0 {
-				return m, nil
-			}
-		}
-		eof := errors.Is(err, io.EOF)
-		if err != nil && !eof {
+		eof := errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
+		switch {
+		case err != nil && !eof:
 			return m, err
+		case first && bytes.IndexByte(b[:min(len(b), binarySniffBytes)], 0) >= 0:
+			return m, nil
 		}
 		end := len(b)
 		if !eof {
 			end = bytes.LastIndexByte(b, '\n') + 1
 			if end == 0 && len(b) < grepMaxLineBytes {
+				b = slices.Grow(b, len(b))
 				continue
 			}
-			if end == 0 {
-				end = len(b)
-			}
+			end = cmp.Or(end, len(b))
 		}
 		line = g.searchChunk(b[:end], line, &m, buf)
 		b = b[:copy(b, b[end:])]
@@ -269,11 +238,14 @@ func (g *grepSearch) searchChunk(chunk []byte, line int, m *fileMatches, buf *gr
 		buf.lower = asciiLower(buf.lower[:0], chunk)
 		haystack = buf.lower
 		if bytes.Contains(chunk, []byte("\u017f")) || bytes.Contains(chunk, []byte("\u212a")) {
-			literal = g.foldSafe // the long s and the Kelvin sign match s and k
+			literal = nil // the long s and the Kelvin sign match s and k
 		}
 	}
 	for pos := 0; pos < len(chunk); {
-		start := nextCandidate(literal, haystack[pos:])
+		start := 0
+		if literal != nil {
+			start = bytes.Index(haystack[pos:], literal)
+		}
 		if start < 0 {
 			break
 		}
@@ -288,27 +260,15 @@ func (g *grepSearch) searchChunk(chunk []byte, line int, m *fileMatches, buf *gr
 		}
 		line += bytes.Count(chunk[pos:lineStart], []byte{'\n'})
 		if text := bytes.TrimSuffix(chunk[lineStart:lineEnd], []byte{'\r'}); g.re.Match(text) {
-			m.count++
-			if len(m.lines) < g.limit {
-				m.lines = append(m.lines, formatMatch(line, text))
+			if m.count++; len(m.shown) < g.limit {
+				text = text[:min(len(text), grepMaxLineChars+utf8.UTFMax)]
+				m.shown = append(m.shown, grepMatch{m.path, line, clip(strings.ToValidUTF8(string(text), "\uFFFD"), grepMaxLineChars)})
 			}
 		}
 		pos = lineEnd + 1
 		line++
 	}
 	return next
-}
-
-// nextCandidate returns the offset in b of the first place a matching line
-// could be, or -1: the next occurrence of literal in haystack (b, or its
-// lower-case copy). Without a literal every line is a candidate: the
-// expression run on one short line at a time (by the regexp package's
-// backtracker) is many times faster than on a whole chunk.
-func nextCandidate(literal, haystack []byte) int {
-	if literal != nil {
-		return bytes.Index(haystack, literal)
-	}
-	return 0
 }
 
 // asciiLower appends b to dst with the ASCII letters in lower case; other
@@ -323,35 +283,19 @@ func asciiLower(dst, b []byte) []byte {
 	return dst
 }
 
-// formatMatch prints one matching line as "line:text", cut to
-// grepMaxLineChars, with invalid UTF-8 replaced.
-func formatMatch(line int, text []byte) string {
-	text = text[:min(len(text), grepMaxLineChars+utf8.UTFMax)]
-	return fmt.Sprintf("%d:%s", line, clip(strings.ToValidUTF8(string(text), "\uFFFD"), grepMaxLineChars))
-}
-
-// formatGrep prints the matches in path order; a pruned set holds at most
-// the limit's lines.
-func formatGrep(env *ToolEnv, pattern, root string, results *matchSet) string {
-	if results.matched == 0 {
+// formatGrep prints the matches shown in path order, and the totals.
+func formatGrep(env *ToolEnv, pattern, root string, results *grepResults) string {
+	if results.files == 0 {
 		return fmt.Sprintf("No matches for %q in %s.", pattern, displayPath(env, root))
 	}
 	var b strings.Builder
-	shown := 0
-	for _, r := range results.files {
-		name := displayPath(env, r.path)
-		for _, l := range r.lines {
-			b.WriteString(name)
-			b.WriteByte(':')
-			b.WriteString(l)
-			b.WriteByte('\n')
-			shown++
-		}
+	for _, m := range results.shown.items {
+		fmt.Fprintf(&b, "%s:%d:%s\n", displayPath(env, m.path), m.line, m.text)
 	}
-	if more := results.total - shown; more > 0 {
+	if more := results.total - len(results.shown.items); more > 0 {
 		fmt.Fprintf(&b, "[... %d more matching lines not shown; narrow the pattern, path or glob, or raise limit ...]\n", more)
 	}
-	fmt.Fprintf(&b, "(%s in %s)\n", plural(results.total, "matching line", "matching lines"), plural(results.matched, "file", "files"))
+	fmt.Fprintf(&b, "(%s in %s)\n", plural(results.total, "matching line", "matching lines"), plural(results.files, "file", "files"))
 	return b.String()
 }
 
@@ -371,13 +315,12 @@ func globMatches(glob, rel string) bool {
 
 // requiredLiteral returns text that every match of expr must contain:
 // the longest top-level literal piece of the expression. Under ignore case
-// (fold) it is the longest run of the piece whose letters have only ASCII
-// variants, in lower case, and safe is the longest run without k and s,
-// which the Kelvin sign and the long s also match.
-func requiredLiteral(expr string) (lit, safe []byte, fold bool) {
+// (fold) it is the longest run of the piece, in lower case, whose letters
+// have only ASCII variants besides the Kelvin sign and the long s.
+func requiredLiteral(expr string) (lit []byte, fold bool) {
 	re, err := syntax.Parse(expr, syntax.Perl)
 	if err != nil {
-		return nil, nil, false
+		return nil, false
 	}
 	re = re.Simplify()
 	for re.Op == syntax.OpCapture {
@@ -391,26 +334,25 @@ func requiredLiteral(expr string) (lit, safe []byte, fold bool) {
 		if p.Op != syntax.OpLiteral {
 			continue
 		}
-		text, textSafe, folded := []byte(string(p.Rune)), []byte(string(p.Rune)), p.Flags&syntax.FoldCase != 0
+		text, folded := []byte(string(p.Rune)), p.Flags&syntax.FoldCase != 0
 		if folded {
-			text, textSafe = longestASCIIFoldRun(p.Rune, true), longestASCIIFoldRun(p.Rune, false)
+			text = longestASCIIFoldRun(p.Rune)
 		}
 		if len(text) > len(lit) {
-			lit, safe, fold = text, textSafe, folded
+			lit, fold = text, folded
 		}
 	}
-	return lit, safe, fold
+	return lit, fold
 }
 
 // longestASCIIFoldRun returns, in lower case, the longest run of runes
-// whose every case variant is ASCII, or with withKS also the Kelvin sign
-// and the long s.
-func longestASCIIFoldRun(runes []rune, withKS bool) []byte {
+// whose every case variant is ASCII, the Kelvin sign or the long s.
+func longestASCIIFoldRun(runes []rune) []byte {
 	var best, run []byte
 	for _, r := range append(runes, utf8.RuneError) {
 		ok := r < utf8.RuneSelf
 		for f := unicode.SimpleFold(r); ok && f != r; f = unicode.SimpleFold(f) {
-			ok = f < utf8.RuneSelf || (withKS && (f == '\u017f' || f == '\u212a'))
+			ok = f < utf8.RuneSelf || f == '\u017f' || f == '\u212a'
 		}
 		if ok {
 			run = append(run, byte(unicode.ToLower(r)))

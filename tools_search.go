@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -8,7 +9,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 )
 
@@ -206,34 +207,28 @@ type globHit struct {
 	modTime int64
 }
 
-// newestHits keeps the newest files glob_files found, at most about twice
-// its limit at a time, so memory does not grow with the size of the tree.
-type newestHits struct {
-	limit int
-	hits  []globHit // the newest hits so far, newest first after trim
-	total int       // every hit seen
+// firstN keeps the first n items of a stream in the order cmp gives,
+// holding at most about 2n at a time, so that memory and the cost of
+// sorting do not grow with the size of the tree searched.
+type firstN[T any] struct {
+	n     int
+	cmp   func(a, b T) int
+	items []T
 }
 
-// add records one hit, dropping those that can no longer be among the
-// newest limit.
-func (n *newestHits) add(h globHit) {
-	n.total++
-	n.hits = append(n.hits, h)
-	if len(n.hits) > 2*n.limit {
-		n.trim()
+// add records one item, dropping those that can no longer be among the
+// first n.
+func (f *firstN[T]) add(item T) {
+	f.items = append(f.items, item)
+	if len(f.items) > 2*f.n {
+		f.trim()
 	}
 }
 
-// trim sorts the hits newest first (by path among equals) and keeps the
-// first limit.
-func (n *newestHits) trim() {
-	sort.Slice(n.hits, func(i, j int) bool {
-		if n.hits[i].modTime != n.hits[j].modTime {
-			return n.hits[i].modTime > n.hits[j].modTime
-		}
-		return n.hits[i].path < n.hits[j].path
-	})
-	n.hits = n.hits[:min(n.limit, len(n.hits))]
+// trim sorts the items and keeps the first n.
+func (f *firstN[T]) trim() {
+	slices.SortFunc(f.items, f.cmp)
+	f.items = f.items[:min(f.n, len(f.items))]
 }
 
 // runGlobFiles performs one glob_files call.
@@ -251,7 +246,10 @@ func runGlobFiles(ctx context.Context, env *ToolEnv, in GlobFilesInput) (ToolOut
 	if err := requireDir(root); err != nil {
 		return ToolOutput{}, fmt.Errorf("glob_files %s: %w", displayPath(env, root), err)
 	}
-	found := newestHits{limit: optInt(in.Limit, globDefaultLimit)}
+	found := firstN[globHit]{n: optInt(in.Limit, globDefaultLimit), cmp: func(a, b globHit) int {
+		return cmp.Or(cmp.Compare(b.modTime, a.modTime), strings.Compare(a.path, b.path))
+	}}
+	total := 0
 	err = walkTree(ctx, env.Workspace, root, func(rel string, d fs.DirEntry) error {
 		if d.IsDir() || !matchSegments(pattern, splitPattern(rel)) {
 			return nil
@@ -260,22 +258,23 @@ func runGlobFiles(ctx context.Context, env *ToolEnv, in GlobFilesInput) (ToolOut
 		if err != nil {
 			return nil
 		}
+		total++
 		found.add(globHit{path: filepath.Join(root, filepath.FromSlash(rel)), modTime: info.ModTime().UnixNano()})
 		return nil
 	})
 	if err != nil {
 		return ToolOutput{}, fmt.Errorf("glob_files: %w", err)
 	}
-	if found.total == 0 {
+	if total == 0 {
 		return ToolOutput{Text: fmt.Sprintf("No files match %q in %s.", in.Pattern, displayPath(env, root))}, nil
 	}
 	found.trim()
 	var b strings.Builder
-	for _, h := range found.hits {
+	for _, h := range found.items {
 		b.WriteString(displayPath(env, h.path))
 		b.WriteByte('\n')
 	}
-	if more := found.total - len(found.hits); more > 0 {
+	if more := total - len(found.items); more > 0 {
 		fmt.Fprintf(&b, "[... %d more not shown; narrow the pattern or raise limit ...]\n", more)
 	}
 	return ToolOutput{Text: b.String()}, nil

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 	"testing"
@@ -73,26 +74,26 @@ func TestListFilesEmptyAndOutside(t *testing.T) {
 	}
 }
 
-// TestNewestHitsStaysBounded adds many glob hits in an order far from
-// sorted: only about twice the limit may be held at a time, and the
-// newest must come out, with every hit counted.
-func TestNewestHitsStaysBounded(t *testing.T) {
+// TestFirstNStaysBounded adds many items in an order far from sorted:
+// only about twice the limit may be held at a time, and the first must
+// come out.
+func TestFirstNStaysBounded(t *testing.T) {
 	t.Parallel()
 	const limit, files = 3, 10_000
-	found := newestHits{limit: limit}
+	found := firstN[globHit]{n: limit, cmp: func(a, b globHit) int { return cmp.Compare(b.modTime, a.modTime) }}
 	for i := range files {
 		n := (i * 7919) % files
 		found.add(globHit{path: fmt.Sprintf("f%05d", n), modTime: int64(n)})
-		if len(found.hits) > 2*limit {
-			t.Fatalf("after %d hits %d are held, want at most %d", i+1, len(found.hits), 2*limit)
+		if len(found.items) > 2*limit {
+			t.Fatalf("after %d hits %d are held, want at most %d", i+1, len(found.items), 2*limit)
 		}
 	}
 	found.trim()
 	var got []string
-	for _, h := range found.hits {
+	for _, h := range found.items {
 		got = append(got, h.path)
 	}
-	if want := "f09999 f09998 f09997"; strings.Join(got, " ") != want || found.total != files {
-		t.Errorf("hits = %q of %d, want %q of %d", got, found.total, want, files)
+	if want := "f09999 f09998 f09997"; strings.Join(got, " ") != want {
+		t.Errorf("hits = %q, want %q", got, want)
 	}
 }

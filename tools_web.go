@@ -363,26 +363,21 @@ func parseSearchResults(page string, base *url.URL) []searchResult {
 	var results []searchResult
 	var capture *string // the text being collected, if any
 	depth := 0          // open elements inside the captured one
-	z := htmlTokenizer{s: page}
-	for {
-		t, ok := z.next()
-		if !ok {
-			break
-		}
+	for t := range htmlTokens(page) {
 		switch {
-		case capture != nil && t.kind == htmlText:
+		case capture != nil && t.name == "":
 			*capture += t.text
-		case capture != nil && t.kind == htmlStartTag:
+		case capture != nil && !t.end:
 			depth++
-		case capture != nil && t.kind == htmlEndTag:
+		case capture != nil:
 			if depth--; depth < 0 {
 				*capture = strings.Join(strings.Fields(*capture), " ")
 				capture = nil
 			}
-		case t.kind == htmlStartTag && t.hasClass("result__a"):
+		case !t.end && t.hasClass("result__a"):
 			results = append(results, searchResult{url: unwrapRedirect(t.attrs["href"], base)})
 			capture, depth = &results[len(results)-1].title, 0
-		case t.kind == htmlStartTag && t.hasClass("result__snippet") && len(results) > 0:
+		case !t.end && t.hasClass("result__snippet") && len(results) > 0:
 			capture, depth = &results[len(results)-1].snippet, 0
 		}
 	}

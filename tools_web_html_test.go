@@ -64,11 +64,14 @@ func TestHTMLToText(t *testing.T) {
 
 func TestHTMLTokenizerAttributes(t *testing.T) {
 	t.Parallel()
-	z := htmlTokenizer{s: `<A HREF="a&amp;b" class='x  y' data-x=1 disabled checked=checked href="dup">`}
-	tok, ok := z.next()
-	if !ok || tok.kind != htmlStartTag || tok.name != "a" {
-		t.Fatalf("token = %+v", tok)
+	var tokens []htmlToken
+	for tok := range htmlTokens(`<A HREF="a&amp;b" class='x  y' data-x=1 disabled checked=checked href="dup">`) {
+		tokens = append(tokens, tok)
 	}
+	if len(tokens) != 1 || tokens[0].end || tokens[0].name != "a" {
+		t.Fatalf("tokens = %+v, want one start tag a", tokens)
+	}
+	tok := tokens[0]
 	want := map[string]string{"href": "a&b", "class": "x  y", "data-x": "1", "disabled": "", "checked": "checked"}
 	for k, v := range want {
 		if tok.attrs[k] != v {
