@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -8,7 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -45,33 +46,25 @@ type ToolEnv struct {
 	Hooks      *Hooks // PreToolUse and PostToolUse hooks; nil runs none
 }
 
-// Tool is one capability offered to the model. Built-in tools are made with
-// ToolDef so that the schema and validation come from one input struct; MCP
-// tools fill the fields from what their server declares.
+// Tool is one capability offered to the model: built-in tools are made
+// with ToolDef, MCP tools from what their server declares.
 type Tool struct {
 	Name        string
 	Description string
 	Schema      json.RawMessage
-	// ReadOnly tools change nothing and may run in parallel with each other.
-	ReadOnly bool
-	// Concurrent tools may run in parallel too, though they are not
-	// read-only: they bound their own concurrency (the task tool).
-	Concurrent bool
-	// Timeout bounds one run; zero means defaultToolTimeout.
-	Timeout time.Duration
+	ReadOnly    bool          // changes nothing: may run in parallel with other such calls
+	Concurrent  bool          // may run in parallel though not read-only: bounds its own concurrency
+	Timeout     time.Duration // bounds one run; zero means defaultToolTimeout
 	// Decode turns the model's JSON into a validated input value.
 	Decode func(raw json.RawMessage) (any, error)
-	// Permission describes what the call would do, for the permission
-	// check. Nil means the call needs no permission.
+	// Permission describes the call for the permission check; nil needs none.
 	Permission func(env *ToolEnv, input any) (PermissionRequest, error)
-	// Run performs the call.
-	Run func(ctx context.Context, env *ToolEnv, input any) (ToolOutput, error)
+	Run        func(ctx context.Context, env *ToolEnv, input any) (ToolOutput, error)
 }
 
-// ToolDef declares a built-in tool whose input is the struct T. The JSON
-// schema sent to the model is generated from T's fields (json names, desc
-// tags, validate tags), and the same validate tags check every call, so the
-// two can never disagree.
+// ToolDef declares a built-in tool whose input is the struct T: the JSON
+// schema is generated from T's json, desc and validate tags, and the same
+// validate tags check every call, so the two never disagree.
 type ToolDef[T any] struct {
 	Name        string
 	Description string
@@ -147,50 +140,58 @@ func decodeInput(raw json.RawMessage, in any) error {
 		}
 		msgs := make([]string, len(fieldErrs))
 		for i, fe := range fieldErrs {
-			msgs[i] = describeFieldError(fe)
+			_, field, _ := strings.Cut(fe.Namespace(), ".")
+			rule := map[string]string{"required": "is required", "min": "must be at least ", "gte": "must be at least ",
+				"max": "must be at most ", "lte": "must be at most ", "oneof": "must be one of: "}[fe.Tag()]
+			if rule == "" {
+				rule = fmt.Sprintf("fails rule %q", strings.TrimSuffix(fe.Tag()+"="+fe.Param(), "="))
+			} else if fe.Tag() != "required" {
+				rule += fe.Param()
+			}
+			msgs[i] = fmt.Sprintf("field %q %s", field, rule)
 		}
 		return fmt.Errorf("invalid input: %s", strings.Join(msgs, "; "))
 	}
 	return nil
 }
 
-// describeFieldError turns one validator failure into a sentence.
-func describeFieldError(fe validator.FieldError) string {
-	field := strings.TrimPrefix(fe.Namespace(), strings.SplitN(fe.Namespace(), ".", 2)[0]+".")
-	switch fe.Tag() {
-	case "required":
-		return fmt.Sprintf("field %q is required", field)
-	case "min", "gte":
-		return fmt.Sprintf("field %q must be at least %s", field, fe.Param())
-	case "max", "lte":
-		return fmt.Sprintf("field %q must be at most %s", field, fe.Param())
-	case "oneof":
-		return fmt.Sprintf("field %q must be one of: %s", field, fe.Param())
-	default:
-		return fmt.Sprintf("field %q fails rule %q", field, strings.TrimSuffix(fe.Tag()+"="+fe.Param(), "="))
+// jsonKind names a Go type the way a JSON schema would: "a string", "an
+// integer".
+func jsonKind(t reflect.Type) string {
+	kind := jsonType(t)
+	if kind == "" || kind == "object" {
+		return "an object"
 	}
+	if strings.ContainsAny(kind[:1], "aeiou") {
+		return "an " + kind
+	}
+	return "a " + kind
 }
 
-// jsonKind names a Go type the way a JSON schema would.
-func jsonKind(t reflect.Type) string {
+// jsonType is the JSON schema type of a Go type; "" when any value fits.
+func jsonType(t reflect.Type) string {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
+	if t == reflect.TypeFor[json.RawMessage]() {
+		return ""
+	}
 	switch t.Kind() {
 	case reflect.String:
-		return "a string"
+		return "string"
 	case reflect.Bool:
-		return "a boolean"
+		return "boolean"
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
 		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		return "an integer"
+		return "integer"
 	case reflect.Float32, reflect.Float64:
-		return "a number"
+		return "number"
 	case reflect.Slice, reflect.Array:
-		return "an array"
-	default:
-		return "an object"
+		return "array"
+	case reflect.Map, reflect.Struct:
+		return "object"
 	}
+	return ""
 }
 
 // jsonName is the JSON name of a struct field ("" for skipped fields).
@@ -212,45 +213,34 @@ func schemaFor(t reflect.Type) map[string]any {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
-	if t == reflect.TypeOf(json.RawMessage(nil)) {
+	kind := jsonType(t)
+	switch {
+	case kind == "":
 		return map[string]any{}
+	case kind == "array":
+		return map[string]any{"type": kind, "items": schemaFor(t.Elem())}
+	case t.Kind() == reflect.Map:
+		return map[string]any{"type": kind, "additionalProperties": schemaFor(t.Elem())}
+	case kind != "object":
+		return map[string]any{"type": kind}
 	}
-	switch t.Kind() {
-	case reflect.String:
-		return map[string]any{"type": "string"}
-	case reflect.Bool:
-		return map[string]any{"type": "boolean"}
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		return map[string]any{"type": "integer"}
-	case reflect.Float32, reflect.Float64:
-		return map[string]any{"type": "number"}
-	case reflect.Slice, reflect.Array:
-		return map[string]any{"type": "array", "items": schemaFor(t.Elem())}
-	case reflect.Map:
-		return map[string]any{"type": "object", "additionalProperties": schemaFor(t.Elem())}
-	case reflect.Struct:
-		props := map[string]any{}
-		required := []string{}
-		for i := 0; i < t.NumField(); i++ {
-			f := t.Field(i)
-			name := jsonName(f)
-			if !f.IsExported() || name == "" {
-				continue
-			}
-			prop := schemaFor(f.Type)
-			if desc := f.Tag.Get("desc"); desc != "" {
-				prop["description"] = desc
-			}
-			for _, rule := range strings.Split(f.Tag.Get("validate"), ",") {
-				applyRule(prop, f.Type, rule, name, &required)
-			}
-			props[name] = prop
+	props, required := map[string]any{}, []string{}
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name := jsonName(f)
+		if !f.IsExported() || name == "" {
+			continue
 		}
-		return map[string]any{"type": "object", "properties": props, "required": required, "additionalProperties": false}
-	default:
-		return map[string]any{}
+		prop := schemaFor(f.Type)
+		if desc := f.Tag.Get("desc"); desc != "" {
+			prop["description"] = desc
+		}
+		for _, rule := range strings.Split(f.Tag.Get("validate"), ",") {
+			applyRule(prop, f.Type, rule, name, &required)
+		}
+		props[name] = prop
 	}
+	return map[string]any{"type": kind, "properties": props, "required": required, "additionalProperties": false}
 }
 
 // applyRule adds what one validate rule means to a property's schema.
@@ -282,13 +272,12 @@ func applyRule(prop map[string]any, t reflect.Type, rule, name string, required 
 // Registry holds the tools offered to the model and runs their calls.
 type Registry struct {
 	mu    sync.RWMutex
-	tools map[string]*Tool
-	order []string
+	tools []*Tool // in registration order
 }
 
 // NewRegistry returns a registry holding tools in the given order.
 func NewRegistry(tools ...*Tool) *Registry {
-	r := &Registry{tools: map[string]*Tool{}}
+	r := &Registry{}
 	for _, t := range tools {
 		r.Add(t)
 	}
@@ -299,44 +288,40 @@ func NewRegistry(tools ...*Tool) *Registry {
 func (r *Registry) Add(t *Tool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if _, ok := r.tools[t.Name]; !ok {
-		r.order = append(r.order, t.Name)
+	if i := r.index(t.Name); i >= 0 {
+		r.tools[i] = t
+	} else {
+		r.tools = append(r.tools, t)
 	}
-	r.tools[t.Name] = t
 }
 
 // Remove unregisters every tool whose name matches.
 func (r *Registry) Remove(match func(name string) bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	kept := r.order[:0]
-	for _, name := range r.order {
-		if match(name) {
-			delete(r.tools, name)
-		} else {
-			kept = append(kept, name)
-		}
-	}
-	r.order = kept
+	r.tools = slices.DeleteFunc(r.tools, func(t *Tool) bool { return match(t.Name) })
 }
 
 // Get returns the tool named name.
 func (r *Registry) Get(name string) (*Tool, bool) {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	t, ok := r.tools[name]
-	return t, ok
+	if i := r.index(name); i >= 0 {
+		return r.tools[i], true
+	}
+	return nil, false
+}
+
+// index is the position of the tool named name, or -1; r.mu is held.
+func (r *Registry) index(name string) int {
+	return slices.IndexFunc(r.tools, func(t *Tool) bool { return t.Name == name })
 }
 
 // Tools returns the registered tools in registration order.
 func (r *Registry) Tools() []*Tool {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	out := make([]*Tool, len(r.order))
-	for i, name := range r.order {
-		out[i] = r.tools[name]
-	}
-	return out
+	return slices.Clone(r.tools)
 }
 
 // Specs describes the tools for the model.
@@ -348,11 +333,10 @@ func (r *Registry) Specs() []ToolSpec {
 	return specs
 }
 
-// Execute runs one tool call through the whole pipeline: the PreToolUse
-// hooks, look the tool up, decode and validate the input, check permission,
-// run it with a timeout, the PostToolUse hooks; every outcome (including a
-// panic) becomes a result the model can read. It never returns an error:
-// failures are results with IsError set.
+// Execute runs one tool call through the PreToolUse hooks, input
+// validation, the permission check, the run under a timeout and the
+// PostToolUse hooks; every outcome, a panic included, becomes a result the
+// model can read.
 func (r *Registry) Execute(ctx context.Context, env *ToolEnv, call Block) ToolOutput {
 	var hooks *Hooks
 	if env != nil {
@@ -404,10 +388,7 @@ func (r *Registry) execute(ctx context.Context, env *ToolEnv, call Block, hookDe
 			input = replaced
 		}
 	}
-	timeout := tool.Timeout
-	if timeout == 0 {
-		timeout = defaultToolTimeout
-	}
+	timeout := cmp.Or(tool.Timeout, defaultToolTimeout)
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	out, err = tool.Run(runCtx, env, input)
@@ -452,10 +433,11 @@ func authorize(ctx context.Context, env *ToolEnv, tool *Tool, req PermissionRequ
 
 // names lists the registered tool names, sorted.
 func (r *Registry) names() []string {
-	r.mu.RLock()
-	defer r.mu.RUnlock()
-	names := append([]string(nil), r.order...)
-	sort.Strings(names)
+	var names []string
+	for _, t := range r.Tools() {
+		names = append(names, t.Name)
+	}
+	slices.Sort(names)
 	return names
 }
 
@@ -475,13 +457,12 @@ func storeLargeResults(dir string, results []Block) {
 	for _, r := range results {
 		total += len(r.Content)
 	}
-	order := make([]int, len(results))
-	for i := range order {
-		order[i] = i
+	order := make([]*Block, len(results))
+	for i := range results {
+		order[i] = &results[i]
 	}
-	sort.SliceStable(order, func(a, b int) bool { return len(results[order[a]].Content) > len(results[order[b]].Content) })
-	for _, i := range order {
-		r := &results[i]
+	slices.SortStableFunc(order, func(a, b *Block) int { return len(b.Content) - len(a.Content) })
+	for _, r := range order {
 		if len(r.Content) <= maxResultChars && total <= maxBatchResultChars {
 			break
 		}
