@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -58,10 +60,7 @@ func runCommandTool(procs *processManager) *Tool {
 			if in.RunInBackground {
 				return procs.start(env.Workspace, in.Command, unsandboxed)
 			}
-			timeout := commandDefaultTimeout
-			if in.TimeoutMs != nil {
-				timeout = time.Duration(*in.TimeoutMs) * time.Millisecond
-			}
+			timeout := time.Duration(optInt(in.TimeoutMs, int(commandDefaultTimeout/time.Millisecond))) * time.Millisecond
 			return runForeground(ctx, procs.sandbox, env.Workspace, in.Command, unsandboxed, timeout)
 		},
 	}.Tool()
@@ -131,56 +130,59 @@ func exitStatus(cmd *exec.Cmd) string {
 	return fmt.Sprint(cmd.ProcessState.ExitCode())
 }
 
-// boundedOutput collects a stream in bounded memory: the first half of its
-// budget and the most recent half, with a count of what was dropped in
-// between. It is safe for concurrent use.
+// boundedOutput collects a stream in bounded memory: up to headMax bytes
+// of its start and the newest tailMax bytes, with a count of what was
+// dropped in between. It is safe for concurrent use.
 type boundedOutput struct {
-	mu      sync.Mutex
-	half    int
-	head    []byte
-	tail    []byte
-	dropped int
+	mu               sync.Mutex
+	headMax, tailMax int
+	head, tail       []byte
+	dropped          int
 }
 
-// newBoundedOutput returns an empty collector that keeps about budget bytes.
+// newBoundedOutput returns an empty collector that keeps about budget
+// bytes: half from the start, half from the end.
 func newBoundedOutput(budget int) *boundedOutput {
-	return &boundedOutput{half: budget / 2}
+	return &boundedOutput{headMax: budget / 2, tailMax: budget / 2}
 }
 
 // Write keeps what fits in the head, then the newest bytes in the tail.
 func (o *boundedOutput) Write(p []byte) (int, error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	n := len(p)
-	if room := o.half - len(o.head); room > 0 {
-		k := min(room, len(p))
-		o.head = append(o.head, p[:k]...)
-		p = p[k:]
-	}
-	o.tail = append(o.tail, p...)
-	if extra := len(o.tail) - o.half; extra > o.half {
+	k := min(o.headMax-len(o.head), len(p))
+	o.head = append(o.head, p[:k]...)
+	o.tail = append(o.tail, p[k:]...)
+	if extra := len(o.tail) - o.tailMax; extra > o.tailMax/2 {
 		o.dropped += extra
 		o.tail = append(o.tail[:0], o.tail[extra:]...)
 	}
-	return n, nil
+	return len(p), nil
 }
 
-// String is the kept output, with a note where the middle was dropped,
-// and invalid UTF-8 replaced. It is "(empty)" when nothing was written.
-func (o *boundedOutput) String() string {
+// take returns the kept output, invalid UTF-8 replaced, and how many bytes
+// were dropped, and empties the collector.
+func (o *boundedOutput) take() (head, tail string, dropped int) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	tail, dropped := o.tail, o.dropped
-	if extra := len(tail) - o.half; extra > 0 {
-		tail, dropped = tail[extra:], dropped+extra
-	}
-	if len(o.head) == 0 {
+	extra := max(0, len(o.tail)-o.tailMax)
+	head, tail = strings.ToValidUTF8(string(o.head), "\uFFFD"), strings.ToValidUTF8(string(o.tail[extra:]), "\uFFFD")
+	dropped = o.dropped + extra
+	o.head, o.tail, o.dropped = nil, nil, 0
+	return head, tail, dropped
+}
+
+// String is the kept output, with a note where the middle was dropped. It
+// is "(empty)" when nothing was written.
+func (o *boundedOutput) String() string {
+	head, tail, dropped := o.take()
+	switch {
+	case head == "":
 		return "(empty)"
+	case dropped == 0:
+		return head + tail
 	}
-	if dropped == 0 {
-		return strings.ToValidUTF8(string(o.head)+string(tail), "\uFFFD")
-	}
-	return fmt.Sprintf("%s\n[... %d bytes of output omitted ...]\n%s", strings.ToValidUTF8(string(o.head), "\uFFFD"), dropped, strings.ToValidUTF8(string(tail), "\uFFFD"))
+	return fmt.Sprintf("%s\n[... %d bytes of output omitted ...]\n%s", head, dropped, tail)
 }
 
 // Limits of background processes.
@@ -213,8 +215,8 @@ type backgroundProcess struct {
 	started time.Time
 	cmd     *exec.Cmd
 	cancel  context.CancelFunc
-	log     *unreadLog
-	done    chan struct{} // closed when the command ended and its output is collected
+	log     *boundedOutput // unread output
+	done    chan struct{}  // closed when the command ended and its output is collected
 	mu      sync.Mutex
 	killed  bool // stopped by command_kill or Close
 }
@@ -226,7 +228,7 @@ func (m *processManager) start(dir, command string, unsandboxed bool) (ToolOutpu
 	if m.closed {
 		return ToolOutput{}, fmt.Errorf("cannot start background processes: shutting down")
 	}
-	log := &unreadLog{}
+	log := &boundedOutput{tailMax: maxUnreadOutput}
 	ctx, cancel := context.WithCancel(context.Background())
 	cmd, err := startCommand(ctx, m.sandbox, dir, command, unsandboxed, log, log)
 	if err != nil {
@@ -268,10 +270,7 @@ func (m *processManager) get(id string) (*backgroundProcess, error) {
 func (m *processManager) Close() {
 	m.mu.Lock()
 	m.closed = true
-	procs := make([]*backgroundProcess, 0, len(m.procs))
-	for _, p := range m.procs {
-		procs = append(procs, p)
-	}
+	procs := slices.Collect(maps.Values(m.procs))
 	m.mu.Unlock()
 	for _, p := range procs {
 		p.stop(syscall.SIGKILL)
@@ -313,43 +312,20 @@ func (p *backgroundProcess) status() string {
 // report is the process's status and the output it wrote since the last
 // report.
 func (p *backgroundProcess) report() string {
-	out := p.log.take()
+	out := p.log.unread()
 	if out == "" {
 		out = "(no new output)"
 	}
 	return fmt.Sprintf("%s: %s\n%s\n", p.id, p.status(), cutMiddle(out, 2*commandStreamBudget))
 }
 
-// unreadLog holds a background process's combined output until it is
-// read, dropping the oldest bytes past maxUnreadOutput.
-type unreadLog struct {
-	mu      sync.Mutex
-	buf     []byte
-	dropped int
-}
-
-// Write appends p, dropping old unread output when over the limit.
-func (l *unreadLog) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.buf = append(l.buf, p...)
-	if extra := len(l.buf) - maxUnreadOutput; extra > 0 {
-		l.dropped += extra
-		l.buf = append(l.buf[:0], l.buf[extra:]...)
+// unread returns a background process's output since the last call, with
+// a note about the oldest bytes dropped past tailMax.
+func (o *boundedOutput) unread() string {
+	_, out, dropped := o.take()
+	if dropped > 0 {
+		out = fmt.Sprintf("[... %d older bytes of output dropped ...]\n%s", dropped, out)
 	}
-	return len(p), nil
-}
-
-// take returns the unread output, with a note about dropped bytes, and
-// marks it read.
-func (l *unreadLog) take() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	out := strings.ToValidUTF8(string(l.buf), "\uFFFD")
-	if l.dropped > 0 {
-		out = fmt.Sprintf("[... %d older bytes of output dropped ...]\n%s", l.dropped, out)
-	}
-	l.buf, l.dropped = nil, 0
 	return out
 }
 

@@ -303,14 +303,14 @@ func TestUnreadLog(t *testing.T) {
 		{"invalid utf-8", []string{"a\xffb"}, "a\uFFFDb"},
 	}
 	for _, tc := range tests {
-		l := &unreadLog{}
+		l := &boundedOutput{tailMax: maxUnreadOutput}
 		for _, w := range tc.writes {
 			l.Write([]byte(w))
 		}
-		if got := l.take(); got != tc.want {
+		if got := l.unread(); got != tc.want {
 			t.Errorf("%s: take = %q, want %q", tc.name, clip(got, 100), clip(tc.want, 100))
 		}
-		if again := l.take(); again != "" {
+		if again := l.unread(); again != "" {
 			t.Errorf("%s: second take = %q, want nothing", tc.name, clip(again, 100))
 		}
 	}
