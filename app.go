@@ -19,14 +19,13 @@ import (
 
 // Options are the command-line choices of one run, after flag parsing.
 type Options struct {
-	Print        bool   // -p: run one task and exit
-	Task         string // the task for -p ("" = read stdin)
-	OutputFormat string // text, json or stream-json
-	// InputFormat is text, or stream-json for user messages as JSON lines on stdin.
-	InputFormat            string
-	IncludePartialMessages bool // stream-json: stream_event lines with the deltas
-	Verbose                bool // accepted for Claude Code's scripts; stream-json is always complete
-	Debug                  bool // log what minicode loads and sends, on stderr
+	Print                  bool   // -p: run one task and exit
+	Task                   string // the task for -p ("" = read stdin)
+	OutputFormat           string // text, json or stream-json
+	InputFormat            string // text, or stream-json: user messages as JSON lines on stdin
+	IncludePartialMessages bool   // stream-json: stream_event lines with the deltas
+	Verbose                bool   // accepted for Claude Code's scripts; stream-json is always complete
+	Debug                  bool   // log what minicode loads and sends, on stderr
 	Model                  string
 	FallbackModel          string // used when the model is overloaded or unavailable
 	Provider               string
@@ -54,37 +53,28 @@ type Options struct {
 // App is one running minicode: its configuration, the model, the tools and
 // the permission check, wired together.
 type App struct {
-	Opts      Options
-	Home      string // $MINICODE_HOME
-	Workspace string // absolute, symlinks resolved
-	Settings  Settings
-	Provider  Provider
-	Model     string
-	// SummaryModel is the model for summaries (ANTHROPIC_SMALL_FAST_MODEL);
-	// "" means Model.
-	SummaryModel string
-	// Demo is set when the offline demo model answers (the mock
-	// provider without a script).
-	Demo     bool
-	Registry *Registry
-	Env      *ToolEnv
-	Perms    *Permissions
-	Sandbox  *Sandbox
-	Skills   *SkillSet
-	Commands []*CustomCommand // custom slash commands, first of a name
-	// structured is the schema the final answer must match (--json-schema);
-	// nil when the answer is plain text.
-	structured *structuredOutput
-	// Subagents are the agents the task tool starts.
-	Subagents *Subagents
-	// Trusted is set when the project's files may run code and widen
-	// permissions (see config_trust.go).
-	Trusted   bool
-	MCP       *MCPManager
-	Memory    *Memory // AGENTS.md and the like, loaded at start
-	Agent     *Agent
-	Session   *Session // the conversation and its journal
-	SessionID string
+	Opts         Options
+	Home         string // $MINICODE_HOME
+	Workspace    string // absolute, symlinks resolved
+	Settings     Settings
+	Provider     Provider
+	Model        string
+	SummaryModel string // for summaries (ANTHROPIC_SMALL_FAST_MODEL); "" means Model
+	Demo         bool   // the offline demo model answers (the mock provider without a script)
+	Registry     *Registry
+	Env          *ToolEnv
+	Perms        *Permissions
+	Sandbox      *Sandbox
+	Skills       *SkillSet
+	Commands     []*CustomCommand  // custom slash commands, first of a name
+	structured   *structuredOutput // the schema of the final answer (--json-schema); nil for plain text
+	Subagents    *Subagents        // the agents the task tool starts
+	Trusted      bool              // the project's files may run code and widen permissions (config_trust.go)
+	MCP          *MCPManager
+	Memory       *Memory // AGENTS.md and the like, loaded at start
+	Agent        *Agent
+	Session      *Session // the conversation and its journal
+	SessionID    string
 
 	lines          *LineReader // the input lines, shared by line mode and its questions
 	asker          Asker       // how permission questions are put: line mode's or the terminal UI's
@@ -126,12 +116,16 @@ func newApp(ctx context.Context, opts Options, stdin io.Reader, stdout, stderr i
 		return nil, err
 	}
 	app.closers = append(app.closers, func() { app.Session.Close() })
-	if err := app.setupSandbox(); err != nil {
+	dirs, err := app.extraDirs()
+	if err != nil {
+		return nil, err
+	}
+	if err := app.setupSandbox(dirs); err != nil {
 		return nil, err
 	}
 	app.Env.Hooks = &Hooks{Config: app.Settings.Hooks, SessionID: app.SessionID, Workspace: app.Workspace,
 		Transcript: app.Session.Path, Sandbox: app.Sandbox, Notice: app.notice}
-	if err := app.setupPermissions(); err != nil {
+	if err := app.setupPermissions(dirs); err != nil {
 		return nil, err
 	}
 	app.Registry = NewRegistry(keepTools(app.builtinTools(), app.Opts.Tools, app.notice)...)
@@ -153,17 +147,29 @@ func newApp(ctx context.Context, opts Options, stdin io.Reader, stdout, stderr i
 	return app, nil
 }
 
-// setupSandbox prepares the sandbox that confines commands and hooks:
-// folders added with --add-dir or additionalDirectories are writable like
-// the workspace, and folders a Read deny rule names are unreadable.
-func (app *App) setupSandbox() error {
-	sandbox := app.Settings.Sandbox
+// extraDirs are the folders of --add-dir and additionalDirectories, with
+// ~/ expanded and made absolute; each must exist.
+func (app *App) extraDirs() ([]string, error) {
+	var dirs []string
 	for _, dir := range append(slices.Clip(app.Opts.AddDirs), app.Settings.Permissions.AdditionalDirectories...) {
-		if abs, err := filepath.Abs(dir); err == nil && !strings.HasPrefix(dir, "~/") {
-			dir = abs
+		if rest, ok := strings.CutPrefix(dir, "~/"); ok {
+			dir = filepath.Join(userHome(app.getenv), rest)
 		}
-		sandbox.AllowWrite = append(slices.Clip(sandbox.AllowWrite), dir) // added folders are writable like the workspace
+		abs, err := filepath.Abs(dir)
+		if err != nil || !isDir(abs) {
+			return nil, usageErrorf("additional folder %s is not a folder", dir)
+		}
+		dirs = append(dirs, abs)
 	}
+	return dirs, nil
+}
+
+// setupSandbox prepares the sandbox that confines commands and hooks: the
+// extra folders are writable like the workspace, and folders a Read deny
+// rule names are unreadable.
+func (app *App) setupSandbox(dirs []string) error {
+	sandbox := app.Settings.Sandbox
+	sandbox.AllowWrite = append(slices.Clip(sandbox.AllowWrite), dirs...)
 	sandbox.DenyRead = append(slices.Clip(sandbox.DenyRead), ReadDenyFolders(app.Settings.ruleSets, app.Opts.DisallowedTools, app.Workspace, userHome(app.getenv))...)
 	sb, err := NewSandbox(SandboxConfig{Workspace: app.Workspace, Home: userHome(app.getenv), Settings: sandbox, Getenv: app.getenv})
 	if err != nil {
@@ -177,10 +183,6 @@ func (app *App) setupSandbox() error {
 // setupAgent builds the agent loop, with its limits from the flags, the
 // settings and the model, and the subagents it may start.
 func (app *App) setupAgent(limits ModelLimits) error {
-	maxTurns := app.Opts.MaxTurns
-	if maxTurns == 0 {
-		maxTurns = app.Settings.MaxTurns
-	}
 	maxTokens, err := maxOutputTokens(app.getenv("CLAUDE_CODE_MAX_OUTPUT_TOKENS"), app.Settings.MaxTokens, limits.MaxOutput)
 	if err != nil {
 		return err
@@ -199,7 +201,7 @@ func (app *App) setupAgent(limits ModelLimits) error {
 		SummaryModel: app.SummaryModel,
 		System:       app.systemPrompt(),
 		MaxTokens:    maxTokens,
-		MaxSteps:     maxTurns,
+		MaxSteps:     cmp.Or(app.Opts.MaxTurns, app.Settings.MaxTurns),
 		Journal:      func(e Event) { app.Session.Event(e) },
 		Limits:       limits,
 		Compaction:   app.Settings.Compaction,
@@ -213,9 +215,6 @@ func (app *App) setupAgent(limits ModelLimits) error {
 // startSession runs the SessionStart hooks; what they print becomes part
 // of the system prompt. The SessionEnd hooks run when the app closes.
 func (app *App) startSession(ctx context.Context) {
-	if app.Env.Hooks == nil {
-		return
-	}
 	source := "startup"
 	if len(app.Session.View()) > 0 {
 		source = "resume"
@@ -234,8 +233,8 @@ func (app *App) startSession(ctx context.Context) {
 // Close stops what the app started (background commands, servers) and
 // closes the session's journal.
 func (app *App) Close() {
-	for i := len(app.closers) - 1; i >= 0; i-- {
-		app.closers[i]()
+	for _, close := range slices.Backward(app.closers) {
+		close()
 	}
 }
 
@@ -311,14 +310,11 @@ func (s *syncWriter) Write(p []byte) (int, error) {
 
 // resolveWorkspace makes the workspace absolute and resolves its symlinks.
 func resolveWorkspace(dir string) (string, error) {
-	if dir == "" {
-		dir = "."
+	dir = cmp.Or(dir, ".")
+	real, err := filepath.Abs(dir)
+	if err == nil {
+		real, err = filepath.EvalSymlinks(real)
 	}
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return "", fmt.Errorf("workspace %s: %w", dir, err)
-	}
-	real, err := filepath.EvalSymlinks(abs)
 	if err != nil {
 		return "", fmt.Errorf("workspace %s: %w", dir, err)
 	}
@@ -348,7 +344,6 @@ func (app *App) setupProvider() error {
 		if opts.APIKey == "" && opts.AuthToken == "" {
 			return usageErrorf("the anthropic provider needs ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN")
 		}
-		var err error
 		if opts.Headers, err = parseCustomHeaders(env("ANTHROPIC_CUSTOM_HEADERS")); err != nil {
 			return usageError{err.Error()}
 		}
@@ -434,11 +429,12 @@ func apiTimeout(v string) (time.Duration, error) {
 	return time.Duration(ms) * time.Millisecond, nil
 }
 
-// setupPermissions builds the permission check from the mode, the rules
-// of the settings files and flags, and the saved answers. Stored tool
-// results and the skills' folders may be read without asking. In headless mode
-// nobody can be asked; otherwise questions are asked on the input lines.
-func (app *App) setupPermissions() error {
+// setupPermissions builds the permission check from the mode (parsed
+// here, once), the rules of the settings files and flags, and the saved
+// answers. Stored tool results and the skills' folders may be read without
+// asking. In headless mode nobody can be asked; otherwise questions are
+// asked on the input lines.
+func (app *App) setupPermissions(dirs []string) error {
 	mode, err := ParsePermissionMode(cmp.Or(app.Opts.PermissionMode, app.Settings.Permissions.DefaultMode))
 	if err != nil {
 		return usageError{err.Error()}
@@ -458,16 +454,7 @@ func (app *App) setupPermissions() error {
 		UserFile:     filepath.Join(app.Home, "permissions.json"),
 		Notice:       func(msg string) { fmt.Fprintln(app.stderr, msg) },
 	}
-	cfg.AllowedTools, cfg.DisallowedTools = app.Opts.AllowedTools, app.Opts.DisallowedTools
-	for _, dir := range append(app.Opts.AddDirs, app.Settings.Permissions.AdditionalDirectories...) {
-		if rest, ok := strings.CutPrefix(dir, "~/"); ok {
-			dir = filepath.Join(userHome(app.getenv), rest)
-		}
-		if !isDir(dir) {
-			return usageErrorf("additional folder %s is not a folder", dir)
-		}
-		cfg.AddDirs = append(cfg.AddDirs, dir)
-	}
+	cfg.AllowedTools, cfg.DisallowedTools, cfg.AddDirs = app.Opts.AllowedTools, app.Opts.DisallowedTools, dirs
 	switch {
 	case app.Opts.PermissionPromptTool == "stdio":
 		cfg.Asker = app // the program answers: runStreamInput sets app.asker

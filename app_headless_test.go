@@ -184,6 +184,7 @@ func TestHeadlessExitCodes(t *testing.T) {
 		{name: "bad output format", args: []string{"-p", "x", "--output-format", "yaml"}, wantCode: 2, wantStderr: `unknown --output-format "yaml"`},
 		{name: "empty task", args: []string{"-p"}, wantCode: 2, wantStderr: "-p needs a task"},
 		{name: "bad permission mode", args: []string{"-p", "x", "--permission-mode", "yolo"}, wantCode: 2, wantStderr: `unknown permission mode "yolo"`},
+		{name: "missing extra folder", args: []string{"-p", "x", "--add-dir", "/nonexistent/minicode"}, wantCode: 2, wantStderr: "additional folder /nonexistent/minicode is not a folder"},
 		{name: "version", args: []string{"--version"}, wantCode: 0, wantStdout: "minicode " + version},
 	}
 	for _, tc := range cases {

@@ -2,9 +2,11 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 )
 
@@ -55,22 +57,17 @@ func (l *LineReader) ReadLine(ctx context.Context) (string, error) {
 // question, the diff (folded when long; "d" shows all of it) and the
 // choices, and reads the answer as one line.
 type LineAsker struct {
-	In    *LineReader
-	Out   io.Writer
-	Color bool // colour the diff with ANSI escapes
-	Fold  int  // diff lines shown before folding; 0 means defaultDiffFold
+	In   *LineReader
+	Out  io.Writer
+	Fold int // diff lines shown before folding; 0 means defaultDiffFold
 }
 
 // Ask prints the prompt and reads answers until one is valid.
 func (a *LineAsker) Ask(ctx context.Context, p Prompt) (Answer, error) {
-	fold := a.Fold
-	if fold == 0 {
-		fold = defaultDiffFold
-	}
-	a.printPrompt(p, fold)
-	keys := make([]string, len(p.Choices))
-	for i, c := range p.Choices {
-		keys[i] = c.Key
+	a.printPrompt(p, cmp.Or(a.Fold, defaultDiffFold))
+	var keys []string
+	for _, c := range p.Choices {
+		keys = append(keys, c.Key)
 	}
 	for {
 		fmt.Fprintf(a.Out, "choice [%s]: ", strings.Join(keys, "/"))
@@ -80,7 +77,7 @@ func (a *LineAsker) Ask(ctx context.Context, p Prompt) (Answer, error) {
 		}
 		key, rest, _ := strings.Cut(strings.TrimSpace(line), " ")
 		if key == "d" && p.Diff != "" {
-			text, _ := renderDiff(p.Diff, a.Color, 0)
+			text, _ := renderDiff(p.Diff, false, 0)
 			fmt.Fprint(a.Out, text)
 			continue
 		}
@@ -104,7 +101,7 @@ func (a *LineAsker) printPrompt(p Prompt, fold int) {
 		fmt.Fprintf(a.Out, "  warning: %s\n", p.Warning)
 	}
 	if p.Diff != "" {
-		text, _ := renderDiff(p.Diff, a.Color, fold)
+		text, _ := renderDiff(p.Diff, false, fold)
 		fmt.Fprint(a.Out, text)
 	}
 	for _, c := range p.Choices {
@@ -114,12 +111,11 @@ func (a *LineAsker) printPrompt(p Prompt, fold int) {
 
 // findChoice returns the choice picked by a key.
 func findChoice(choices []Choice, key string) (Choice, bool) {
-	for _, c := range choices {
-		if c.Key == key {
-			return c, true
-		}
+	i := slices.IndexFunc(choices, func(c Choice) bool { return c.Key == key })
+	if i < 0 {
+		return Choice{}, false
 	}
-	return Choice{}, false
+	return choices[i], true
 }
 
 // readAnswer reads one answer line and echoes it: line mode's input is
@@ -162,13 +158,11 @@ func (a *LineAsker) complete(ctx context.Context, p Prompt, ans Answer) (Answer,
 			return Answer{}, err
 		}
 		line = strings.TrimSpace(line)
-		for _, o := range p.SaveTargets {
-			if line == string(o.Target[:1]) || line == string(o.Target) {
-				ans.SaveTo = o.Target
-				return ans, nil
-			}
+		i := slices.IndexFunc(p.SaveTargets, func(o SaveOption) bool { return line == string(o.Target[:1]) || line == string(o.Target) })
+		if i >= 0 {
+			ans.SaveTo = p.SaveTargets[i].Target
 		}
-		if line == "" {
+		if i >= 0 || line == "" {
 			return ans, nil
 		}
 		fmt.Fprintf(a.Out, "unknown place %q\n", line)

@@ -14,35 +14,9 @@
 // understands a few plain requests ("list files", "read main.go", "help")
 // and answers through the real agent loop, with real tools.
 //
-// Flags (Claude Code's names work too; "--flag=value" and repeated list
-// flags are accepted):
-//
-//	-p, --print                 run the task given as argument (or on stdin) and exit
-//	--output-format FORMAT      text (default), json or stream-json (with -p)
-//	--input-format FORMAT       text, or stream-json: user messages as JSON lines on stdin
-//	--include-partial-messages  stream-json: stream_event lines with the streamed deltas
-//	--verbose, --debug          accepted for scripts; --debug logs what is loaded and sent
-//	--model NAME                a model id or an alias: sonnet, opus, haiku
-//	--fallback-model NAME       asked when the model is overloaded or missing
-//	--provider NAME             anthropic, openai or mock
-//	--system-prompt TEXT        replaces the built-in system prompt
-//	--append-system-prompt TEXT added to the end of the system prompt
-//	--permission-mode MODE      default, acceptEdits, plan, dontAsk or bypassPermissions
-//	--dangerously-skip-permissions   the same as --permission-mode bypassPermissions
-//	--allowedTools RULES        rules that allow, separated by commas or spaces
-//	--disallowedTools RULES     rules that deny (also --allowed-tools, --disallowed-tools)
-//	--add-dir DIR...            more folders the tools may use, as the workspace
-//	--settings FILE|JSON        one more settings file, after the others
-//	--mcp-config FILE|JSON...   more MCP servers; --strict-mcp-config: only these
-//	--max-turns N               model round trips per task (default 50)
-//	--workspace DIR             the folder the agent works in (default: current folder)
-//	--mock-script FILE          the demo provider replays scripted replies from FILE
-//	--mcp-elicitation MODE      with -p: decline (default) or defaults, for MCP servers' questions
-//	-c, --continue              continue the newest session of this workspace
-//	--resume [ID]               continue session ID; alone, list the sessions to pick one
-//	--session-id UUID           the id of the new session
-//	--fork-session              with --continue or --resume: continue into a new session
-//	--version, --help
+// "minicode --help" lists the flags. Claude Code's names work too
+// (--allowedTools, --output-format stream-json, --resume, ...);
+// "--flag=value" is accepted and list flags may be repeated.
 //
 // Environment: ANTHROPIC_API_KEY, ANTHROPIC_AUTH_TOKEN, ANTHROPIC_BASE_URL,
 // ANTHROPIC_MODEL, ANTHROPIC_CUSTOM_HEADERS, ANTHROPIC_SMALL_FAST_MODEL,
@@ -154,10 +128,8 @@ func exitCode(err error, stderr io.Writer) int {
 func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) error {
 	if len(args) > 0 {
 		switch args[0] {
-		case "skills":
-			return runSkillsSubcommand(args[1:], stdout, stderr, getenv)
-		case "mcp":
-			return runMCPSubcommand(ctx, args[1:], stdin, stdout, stderr, getenv)
+		case "skills", "mcp":
+			return runSubcommand(ctx, args, stdin, stdout, stderr, getenv)
 		case "trust":
 			return runTrustCommand(args[1:], stdout, stderr, getenv)
 		}
@@ -256,7 +228,10 @@ func newFlagSet(opts *Options, skipPermissions, showVersion *bool) *flag.FlagSet
 	fs.StringVar(&opts.InputFormat, "input-format", "", "")
 	fs.BoolVar(&opts.IncludePartialMessages, "include-partial-messages", false, "")
 	fs.BoolVar(&opts.Verbose, "verbose", false, "")
-	fs.Var(debugFlag{&opts.Debug}, "debug", "")
+	fs.BoolFunc("debug", "", func(v string) error { // any value but false, such as a filter ("--debug=api")
+		opts.Debug = v != "false"
+		return nil
+	})
 	fs.StringVar(&opts.Model, "model", "", "")
 	fs.StringVar(&opts.FallbackModel, "fallback-model", "", "")
 	fs.StringVar(&opts.Provider, "provider", "", "")
@@ -265,14 +240,15 @@ func newFlagSet(opts *Options, skipPermissions, showVersion *bool) *flag.FlagSet
 	fs.StringVar(&opts.PermissionMode, "permission-mode", "", "")
 	fs.BoolVar(skipPermissions, "dangerously-skip-permissions", false, "")
 	for _, name := range []string{"allowedTools", "allowed-tools"} {
-		fs.Var(listFlag{&opts.AllowedTools, splitRuleList}, name, "")
+		fs.Func(name, "", appendTo(&opts.AllowedTools, splitRuleList))
 	}
 	for _, name := range []string{"disallowedTools", "disallowed-tools"} {
-		fs.Var(listFlag{&opts.DisallowedTools, splitRuleList}, name, "")
+		fs.Func(name, "", appendTo(&opts.DisallowedTools, splitRuleList))
 	}
-	fs.Var(listFlag{&opts.AddDirs, nil}, "add-dir", "")
-	fs.Var(listFlag{&opts.Settings, nil}, "settings", "")
-	fs.Var(listFlag{&opts.MCPConfig, nil}, "mcp-config", "")
+	oneValue := func(v string) []string { return []string{v} }
+	fs.Func("add-dir", "", appendTo(&opts.AddDirs, oneValue))
+	fs.Func("settings", "", appendTo(&opts.Settings, oneValue))
+	fs.Func("mcp-config", "", appendTo(&opts.MCPConfig, oneValue))
 	fs.BoolVar(&opts.StrictMCPConfig, "strict-mcp-config", false, "")
 	fs.IntVar(&opts.MaxTurns, "max-turns", 0, "")
 	fs.StringVar(&opts.Workspace, "workspace", "", "")
@@ -404,46 +380,14 @@ func splitRuleList(s string) []string {
 	return rules
 }
 
-// listFlag is a repeatable flag whose values add up; split, if set,
-// cuts one value into several (rule lists).
-type listFlag struct {
-	values *[]string
-	split  func(string) []string
-}
-
-// String returns the values, for the flag package.
-func (f listFlag) String() string {
-	if f.values == nil {
-		return ""
+// appendTo is a repeatable flag whose values add up; split cuts one
+// value into the values it holds.
+func appendTo(values *[]string, split func(string) []string) func(string) error {
+	return func(v string) error {
+		*values = append(*values, split(v)...)
+		return nil
 	}
-	return strings.Join(*f.values, " ")
 }
-
-// Set adds one value.
-func (f listFlag) Set(v string) error {
-	if f.split == nil {
-		*f.values = append(*f.values, v)
-	} else {
-		*f.values = append(*f.values, f.split(v)...)
-	}
-	return nil
-}
-
-// debugFlag is --debug, with an optional filter ("--debug=api"); any
-// value turns debugging on.
-type debugFlag struct{ on *bool }
-
-// String says whether debugging is on, for the flag package.
-func (f debugFlag) String() string { return fmt.Sprint(f.on != nil && *f.on) }
-
-// Set turns debugging on, unless the value is "false".
-func (f debugFlag) Set(v string) error {
-	*f.on = v != "false"
-	return nil
-}
-
-// IsBoolFlag lets --debug stand alone.
-func (f debugFlag) IsBoolFlag() bool { return true }
 
 // usageText is printed by --help.
 const usageText = `minicode: a coding agent for the terminal.
@@ -496,30 +440,19 @@ With no API key, minicode runs its offline demo model: try "help" or "list files
 Exit codes: 0 success, 1 task failed, 2 usage error, 130 interrupted.
 `
 
-// runMCPSubcommand runs "minicode mcp ..." in the current folder.
-func runMCPSubcommand(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) error {
-	home, workspace, err := subcommandFolders(getenv)
+// runSubcommand runs "minicode mcp ..." or "minicode skills ..." in the
+// current folder.
+func runSubcommand(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) error {
+	home, err := minicodeHome(getenv)
 	if err != nil {
 		return err
 	}
-	return runMCPCommand(ctx, args, stdin, stdout, stderr, home, workspace)
-}
-
-// runSkillsSubcommand runs "minicode skills ..." in the current folder.
-func runSkillsSubcommand(args []string, stdout, stderr io.Writer, getenv func(string) string) error {
-	home, workspace, err := subcommandFolders(getenv)
+	workspace, err := resolveWorkspace(".")
 	if err != nil {
 		return err
 	}
-	return runSkillsCommand(args, stdout, stderr, home, userHome(getenv), workspace)
-}
-
-// subcommandFolders returns minicode's home and the current folder as
-// the workspace, for the subcommands.
-func subcommandFolders(getenv func(string) string) (home, workspace string, err error) {
-	if home, err = minicodeHome(getenv); err != nil {
-		return "", "", err
+	if args[0] == "mcp" {
+		return runMCPCommand(ctx, args[1:], stdin, stdout, stderr, home, workspace)
 	}
-	workspace, err = resolveWorkspace(".")
-	return home, workspace, err
+	return runSkillsCommand(args[1:], stdout, stderr, home, userHome(getenv), workspace)
 }
