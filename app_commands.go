@@ -1,9 +1,10 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
-	"sort"
+	"slices"
 	"strings"
 )
 
@@ -23,21 +24,13 @@ func slashCommands() []slashCommand {
 		{"tools", "list the tools the model can use", cmdTools},
 		{"status", "show the model, workspace and permission mode", cmdStatus},
 		{"permissions", "show the permission mode and rules; /permissions MODE switches the mode", cmdPermissions},
-		{"skills", "list the skills found, what they shadow, and invalid ones", func(_ context.Context, app *App, _ string, _ *[]Message) (string, bool, error) {
-			return app.Skills.Describe(), false, nil
-		}},
-		{"memory", "list the memory files loaded (AGENTS.md, CLAUDE.md, MINI.md) and what was cut", func(_ context.Context, app *App, _ string, _ *[]Message) (string, bool, error) {
-			return app.Memory.Describe(), false, nil
-		}},
+		{"skills", "list the skills found, what they shadow, and invalid ones", describeWith(func(app *App) string { return app.Skills.Describe() })},
+		{"memory", "list the memory files loaded (AGENTS.md, CLAUDE.md, MINI.md) and what was cut", describeWith(func(app *App) string { return app.Memory.Describe() })},
 		{"mcp", "show the MCP servers and their state; /mcp restart NAME restarts one", func(ctx context.Context, app *App, args string, _ *[]Message) (string, bool, error) {
 			return app.MCP.SlashCommand(ctx, args), false, nil
 		}},
-		{"agents", "list the subagents the task tool can start", func(_ context.Context, app *App, _ string, _ *[]Message) (string, bool, error) {
-			return app.Subagents.Describe(), false, nil
-		}},
-		{"hooks", "list the hooks in force, by event", func(_ context.Context, app *App, _ string, _ *[]Message) (string, bool, error) {
-			return app.Env.Hooks.Describe(), false, nil
-		}},
+		{"agents", "list the subagents the task tool can start", describeWith(func(app *App) string { return app.Subagents.Describe() })},
+		{"hooks", "list the hooks in force, by event", describeWith(func(app *App) string { return app.Env.Hooks.Describe() })},
 		{"init", "inspect the project and write a starter AGENTS.md (asks first)", cmdInit},
 		{"model", "show the model; /model NAME switches to another (aliases such as sonnet work)", cmdModel},
 		{"compact", "summarise the conversation to free context; /compact FOCUS says what the summary should keep", cmdCompact(LayerCompact)},
@@ -49,6 +42,13 @@ func slashCommands() []slashCommand {
 		}},
 		{"exit", "leave minicode", func(context.Context, *App, string, *[]Message) (string, bool, error) { return "", true, nil }},
 	}, sessionCommands()...)
+}
+
+// describeWith is a command that shows what text returns.
+func describeWith(text func(*App) string) func(context.Context, *App, string, *[]Message) (string, bool, error) {
+	return func(_ context.Context, app *App, _ string, _ *[]Message) (string, bool, error) {
+		return text(app), false, nil
+	}
 }
 
 // runSlashCommand runs the command named by input ("/name args").
@@ -83,16 +83,13 @@ func cmdTools(_ context.Context, app *App, _ string, _ *[]Message) (string, bool
 		desc, _, _ := strings.Cut(t.Description, "\n")
 		lines = append(lines, fmt.Sprintf("  %-20s %s", t.Name, cut(desc, 90)))
 	}
-	sort.Strings(lines)
+	slices.Sort(lines)
 	return fmt.Sprintf("%d tools:\n%s", len(lines), strings.Join(lines, "\n")), false, nil
 }
 
 // cmdStatus shows the session's settings.
 func cmdStatus(_ context.Context, app *App, _ string, h *[]Message) (string, bool, error) {
-	mcp := app.MCP.StatusLine()
-	if mcp == "" {
-		mcp = "no servers configured"
-	}
+	mcp := cmp.Or(app.MCP.StatusLine(), "no servers configured")
 	status := fmt.Sprintf("model: %s (%s)\nworkspace: %s\npermission mode: %s\nsandbox: %s\nmessages: %d\nsession: %s\nMCP: %s",
 		app.Model, app.Provider.Name(), app.Workspace, app.Perms.Mode(), app.Sandbox.Status(), len(*h), app.SessionID, mcp)
 	if len(app.Settings.Unknown) > 0 {

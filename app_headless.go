@@ -130,7 +130,7 @@ func (app *App) runHeadlessTask(ctx context.Context, task string, out *lineWrite
 func (app *App) resultOf(res TurnResult, meter *meteredProvider) resultRecord {
 	r := resultRecord{
 		Type: "result", Subtype: resultSubtype(res.End), Result: res.Text, SessionID: app.SessionID,
-		NumTurns: res.Steps, PermissionDenials: app.Perms.Denials(), UUID: newSessionID(),
+		NumTurns: res.Steps, PermissionDenials: append([]Denial{}, app.Perms.Denials()...), UUID: newSessionID(),
 		Usage: resultUsage{InputTokens: res.Usage.InputTokens, OutputTokens: res.Usage.OutputTokens, ServiceTier: "standard",
 			CacheCreationInputTokens: res.Usage.CacheCreationInputTokens, CacheReadInputTokens: res.Usage.CacheReadInputTokens},
 		ModelUsage: map[string]modelUsage{},
@@ -141,9 +141,6 @@ func (app *App) resultOf(res TurnResult, meter *meteredProvider) resultRecord {
 	r.IsError = r.Subtype != "success"
 	if r.IsError {
 		r.Errors = []string{res.Text}
-	}
-	if r.PermissionDenials == nil {
-		r.PermissionDenials = []Denial{}
 	}
 	var apiErr *APIError
 	if errors.As(res.Err, &apiErr) && apiErr.Status != 0 {

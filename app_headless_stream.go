@@ -29,8 +29,7 @@ type initRecord struct {
 	UUID           string       `json:"uuid"`
 }
 
-// initServer is one server in the init line, with Claude Code's status
-// names: connected, pending or failed.
+// initServer is one server in the init line: connected, pending or failed.
 type initServer struct {
 	Name   string `json:"name"`
 	Status string `json:"status"`
@@ -57,8 +56,7 @@ type assistantMessage struct {
 	Usage        Usage   `json:"usage"`
 }
 
-// streamEventRecord carries one streamed piece of a reply
-// (--include-partial-messages), in the Messages API's event shapes.
+// streamEventRecord carries one streamed piece of a reply, as the Messages API's event.
 type streamEventRecord struct {
 	Type            string         `json:"type"`
 	Event           map[string]any `json:"event"`
@@ -132,7 +130,7 @@ func (app *App) headlessEvents(out *lineWriter, meter *meteredProvider) func(Eve
 		case partial && (e.Kind == EventTextDelta || e.Kind == EventThinkingDelta):
 			blocks.delta(e.Kind, e.Text)
 		case stream && e.Kind == EventAssistant:
-			last := meter.lastReply()
+			_, _, last := meter.totals()
 			msg := assistantMessage{ID: last.id, Type: "message", Role: RoleAssistant, Model: cmp.Or(last.model, app.Model),
 				Content: e.Message.Content, Usage: last.usage}
 			if last.stopReason != "" {
@@ -194,9 +192,8 @@ func (p *partialBlocks) delta(kind EventKind, text string) {
 	p.emit(map[string]any{"type": "content_block_delta", "index": p.index, "delta": delta})
 }
 
-// meteredProvider wraps the model to learn what the headless output
-// reports of each reply: its model, stop reason and usage, and the time
-// spent waiting for the API.
+// meteredProvider wraps the model to learn each reply's model, stop
+// reason and usage, and the time spent waiting for the API.
 type meteredProvider struct {
 	Provider
 	onReply func(done bool) // called as a reply starts and ends; may be nil
@@ -265,13 +262,6 @@ func (m *meteredProvider) reset() {
 	m.apiTime, m.usage, m.last = 0, map[string]Usage{}, replyInfo{}
 }
 
-// lastReply returns what is known of the latest reply.
-func (m *meteredProvider) lastReply() replyInfo {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.last
-}
-
 // totals returns the time spent in the API, the usage by model and the
 // latest reply since the last reset.
 func (m *meteredProvider) totals() (time.Duration, map[string]Usage, replyInfo) {
@@ -280,8 +270,8 @@ func (m *meteredProvider) totals() (time.Duration, map[string]Usage, replyInfo) 
 	return m.apiTime, maps.Clone(m.usage), m.last
 }
 
-// streamInput is one line of --input-format stream-json: a user message
-// whose content is a string or a list of content blocks.
+// streamInput is a user message of --input-format stream-json: its
+// content is a string or a list of content blocks.
 type streamInput struct {
 	Type    string `json:"type"`
 	Message struct {
@@ -309,12 +299,11 @@ func streamInputText(line string) (string, error) {
 	}
 	var parts []string
 	for _, b := range blocks {
-		switch b.Type {
-		case BlockText:
-			parts = append(parts, b.Text)
-		default:
-			parts = append(parts, fmt.Sprintf("[a %s block was left out: minicode passes only text to the model]", b.Type))
+		text := b.Text
+		if b.Type != BlockText {
+			text = fmt.Sprintf("[a %s block was left out: minicode passes only text to the model]", b.Type)
 		}
+		parts = append(parts, text)
 	}
 	return strings.Join(parts, "\n"), nil
 }

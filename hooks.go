@@ -79,12 +79,10 @@ type HookCommand struct {
 	call func(ctx context.Context, input []byte) (string, error)
 }
 
-// check validates the hooks read from one settings file and compiles the
-// matchers. A mistake names the file's line (found from data) and field.
-// Events and hook types that Claude Code has and minicode does not are
-// taken out and returned, to be listed rather than refused. Events are
-// checked in name order, so the list and the first error do not change
-// from run to run.
+// check validates the hooks read from one settings file (data) and
+// compiles the matchers; a mistake names the line and field. Events and
+// hook types minicode lacks are taken out and returned, to be listed. Events
+// go in name order, so that the list and the first error are stable.
 func (hs HookSettings) check(data []byte, source string) (ignored []string, err error) {
 	at := func(needle string) int {
 		return lineOf(data, max(int64(bytes.Index(data, []byte(needle))), 0))
@@ -125,10 +123,8 @@ func (hs HookSettings) check(data []byte, source string) (ignored []string, err 
 	return ignored, nil
 }
 
-// unknownHookFields lists the fields of the command hooks of known
-// events (raw is the "hooks" key of a settings file) that minicode does
-// not use, such as Claude Code's newer "if" or "statusMessage", so that
-// they are listed rather than refused.
+// unknownHookFields lists the fields of the hooks of known events (raw is
+// a settings file's "hooks") that minicode does not use, such as "if".
 func unknownHookFields(raw json.RawMessage) []string {
 	var events map[HookEvent][]map[string]json.RawMessage
 	if json.Unmarshal(raw, &events) != nil { // check has reported real mistakes
@@ -173,15 +169,12 @@ func (m *HookMatcher) compile() error {
 
 // merge adds over's hooks after base's: hooks from every settings file run.
 func (hs HookSettings) merge(over HookSettings) HookSettings {
-	if len(over) == 0 {
-		return hs
-	}
-	out := HookSettings{}
-	for e, ms := range hs {
-		out[e] = slices.Clone(ms)
-	}
+	out := maps.Clone(hs)
 	for e, ms := range over {
-		out[e] = append(out[e], ms...)
+		if out == nil {
+			out = HookSettings{}
+		}
+		out[e] = append(slices.Clip(out[e]), ms...)
 	}
 	return out
 }
@@ -251,7 +244,7 @@ type Hooks struct {
 }
 
 // Run runs the hooks of in's event whose matcher fits, all at once, and
-// combines what they decided. Cancelling ctx kills them.
+// combines their verdicts; cancelling ctx kills them.
 func (h *Hooks) Run(ctx context.Context, in HookInput) HookVerdict {
 	if h == nil {
 		return HookVerdict{}
@@ -304,10 +297,7 @@ func combineVerdicts(vs []HookVerdict) HookVerdict {
 
 // runOne runs one hook command and reads its answer.
 func (h *Hooks) runOne(ctx context.Context, event HookEvent, c HookCommand, stdin []byte) HookVerdict {
-	timeout := defaultHookTimeout
-	if c.Timeout > 0 {
-		timeout = time.Duration(c.Timeout * float64(time.Second))
-	}
+	timeout := cmp.Or(time.Duration(c.Timeout*float64(time.Second)), defaultHookTimeout)
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	if c.call != nil {
@@ -404,9 +394,8 @@ func (h *Hooks) notice(msg string) {
 }
 
 // hookProcess prepares a hook command: bash -c in the workspace, to be
-// started by sb.Start inside the sandbox that confines run_command (if
-// there is one), in its own process group so that a timeout or a
-// cancelled turn kills everything it started. Every hook starts here.
+// started by sb.Start in the sandbox of run_command, in a process group of
+// its own that a timeout or a cancelled turn kills whole.
 func hookProcess(ctx context.Context, sb *Sandbox, dir, command string) *exec.Cmd {
 	cmd := sb.Command(ctx, dir, command)
 	cmd.Env = append(cmd.Env, "CLAUDE_PROJECT_DIR="+dir, "MINICODE_PROJECT_DIR="+dir)

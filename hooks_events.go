@@ -12,9 +12,6 @@ import (
 // file paths as tool_input.file_path, so a path input is offered under that
 // name too.
 func (h *Hooks) beforeTool(ctx context.Context, call Block) HookVerdict {
-	if h == nil {
-		return HookVerdict{}
-	}
 	return h.Run(ctx, HookInput{HookEventName: HookPreToolUse, ToolName: call.Name, ToolUseID: call.ID, ToolInput: hookToolInput(call.Input)})
 }
 
@@ -101,10 +98,7 @@ func (h *Hooks) Describe() string {
 	for _, e := range hookEvents() {
 		for _, m := range h.Config[e] {
 			for _, c := range m.Hooks {
-				timeout := defaultHookTimeout.Seconds()
-				if c.Timeout > 0 {
-					timeout = c.Timeout
-				}
+				timeout := cmp.Or(c.Timeout, defaultHookTimeout.Seconds())
 				fmt.Fprintf(&b, "  %-16s %-14s %s (timeout %gs, from %s)\n", e, cmp.Or(m.Matcher, "*"), c.Command, timeout, m.source)
 			}
 		}
