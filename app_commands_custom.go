@@ -33,8 +33,8 @@ type CustomCommand struct {
 	Problem      string // why the file cannot be used; "" when it can
 }
 
-// slashPrompt is what a custom command or a skill invoked by name turns
-// into: a prompt for the model, with what it may do while it runs.
+// slashPrompt is the prompt a custom command or a skill turns into, with
+// what it may do while it runs.
 type slashPrompt struct {
 	Prompt string
 	Grants []Rule // calls these rules cover run without asking (deny rules still hold)
@@ -227,10 +227,8 @@ func (app *App) runTool(ctx context.Context, name string, input any) ToolOutput 
 func (app *App) slashPromptFor(ctx context.Context, input string) (sp slashPrompt, ok bool, err error) {
 	name, args, _ := strings.Cut(strings.TrimPrefix(input, "/"), " ")
 	args = strings.TrimSpace(args)
-	for _, c := range app.Commands {
-		if c.Name != name {
-			continue
-		}
+	if i := slices.IndexFunc(app.Commands, func(c *CustomCommand) bool { return c.Name == name }); i >= 0 {
+		c := app.Commands[i]
 		if c.Problem != "" {
 			return slashPrompt{}, true, fmt.Errorf("/%s cannot be used: %s: %s", name, c.Path, c.Problem)
 		}
@@ -264,10 +262,9 @@ func skillPrompt(s *Skill, args string) (slashPrompt, error) {
 	return slashPrompt{Prompt: prompt, Grants: grants, Model: model, Fork: fresh.Meta["context"] == "fork"}, nil
 }
 
-// customSlashCommands lists the custom commands and the skills as entries
-// of the slash-command list, for /help and the menu. A name taken by a
-// built-in command, or a skill's name taken by a custom command, is left
-// out: typing it runs the other.
+// customSlashCommands lists the custom commands and the skills for /help
+// and the menu, but not a name that a built-in command (or, for a skill, a
+// custom command) takes: typing it runs the other.
 func (app *App) customSlashCommands() []slashCommand {
 	out := slashCommands()
 	taken := func(name string) bool {

@@ -10,12 +10,10 @@ import (
 	"strings"
 )
 
-// runLineMode reads tasks line by line and prints the answers, with no
-// terminal escapes: what minicode does when stdin is not a terminal. A
-// line ending in a backslash continues on the next line; a line starting
-// with a slash is a command (/help lists them). Ctrl-C (an interrupt)
-// during a turn cancels that turn; at the prompt, a second one ends the
-// session, as do the end of input and /exit.
+// runLineMode reads tasks line by line and prints the answers without
+// terminal escapes, when stdin is not a terminal. A line ending in a
+// backslash goes on; "/" starts a command. Ctrl-C cancels the turn; twice
+// at the prompt, the end of input or /exit end the session.
 func (app *App) runLineMode(ctx context.Context, interrupts <-chan os.Signal) error {
 	fmt.Fprintln(app.stdout, app.banner())
 	r := &lineRenderer{w: app.stdout, usage: app.Agent.ContextUsage}
@@ -59,7 +57,6 @@ func (app *App) runLineMode(ctx context.Context, interrupts <-chan os.Signal) er
 			}
 			prompt = *sp
 		}
-		r.startTurn()
 		var res TurnResult
 		withInterrupts(ctx, interrupts, func(ctx context.Context) {
 			res = app.runPrompt(ctx, history, prompt)
@@ -73,9 +70,9 @@ func (app *App) runLineMode(ctx context.Context, interrupts <-chan os.Signal) er
 	}
 }
 
-// lineCommand runs a slash command, prints what it says, and records in
-// the session what it changed. It returns the prompt of a custom command
-// or skill, to run as a turn, and whether the session should end.
+// lineCommand runs a slash command, prints what it says and records what
+// it changed; it returns a custom command's or skill's prompt, and whether
+// the session ends.
 func (app *App) lineCommand(ctx context.Context, input string, history *[]Message) (sp *slashPrompt, quit bool) {
 	sp, out, quit, err := app.slashInput(ctx, input, history)
 	if err != nil {
@@ -175,9 +172,6 @@ type lineRenderer struct {
 	usage    func() ContextUsage
 }
 
-// startTurn resets the renderer for a new turn.
-func (r *lineRenderer) startTurn() { r.streamed, r.midLine = false, false }
-
 // event prints one loop event. Of a subagent's events only its tool
 // calls are shown, indented under the task call.
 func (r *lineRenderer) event(e Event) {
@@ -220,9 +214,10 @@ func (r *lineRenderer) event(e Event) {
 	}
 }
 
-// endTurn finishes the output of a turn.
+// endTurn finishes the output of a turn and readies the next.
 func (r *lineRenderer) endTurn(res TurnResult) {
 	r.newline()
+	r.streamed = false
 	switch res.End {
 	case EndError:
 		fmt.Fprintf(r.w, "(the turn ended with an error; you can try again)\n")
