@@ -1,39 +1,23 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
 )
 
-// Context management keeps a long session inside the model's context
-// window. Token accounting says how full the window is; five layers,
-// cheapest first, make room when it fills:
-//
-//  1. micro compact: old results of tools that can be run again become a
-//     placeholder naming the call;
-//  2. snip compact: a long middle run of history is dropped, leaving a
-//     marker of what went;
-//  3. tool result storage: large results live on disk (see tools.go);
-//  4. context collapse: old spans become summaries the model writes;
-//  5. auto compact: the whole history becomes one structured summary
-//     followed by the newest rounds.
-//
-// Every layer is a pure function from a history to the splices that
-// rewrite it (see Compaction); applying them copies the history once.
+// As the window fills, context layers run cheapest first: micro, snip, collapse, auto compact (large results
+// are stored on disk apart); each is a pure function from a history to the splices that rewrite it.
 
-// Defaults of context management.
+// Limits of context management.
 const (
-	defaultMicroPercent    = 50
-	defaultSnipPercent     = 70
-	defaultCollapsePercent = 75
-	defaultAutoPercent     = 85
-	maxOutputReserve       = 20_000 // output tokens kept free, at most
-	microKeepPerTool       = 3      // newest results of each tool left whole
-	keepNewestMessages     = 12     // never snipped or collapsed
-	minRunMessages         = 6      // a snip or collapse span, at least
-	minRunTokens           = 2_000
-	maxCompactFailures     = 3 // model-call layers give up after this many in a row
+	maxOutputReserve   = 20_000 // output tokens kept free, at most
+	microKeepPerTool   = 3      // newest results of each tool left whole
+	keepNewestMessages = 12     // never snipped or collapsed
+	minRunMessages     = 6      // a snip or collapse span, at least
+	minRunTokens       = 2_000
+	maxCompactFailures = 3 // model-call layers give up after this many in a row
 )
 
 // The layers, as Compaction.Layer names them.
@@ -44,9 +28,7 @@ const (
 	LayerCompact  = "compact"
 )
 
-// CompactThresholds are the utilisations, in percent of the usable
-// window, at which each layer runs; zero means the default. They are the
-// "compaction" object of settings.json.
+// CompactThresholds are the utilisations (percent of the usable window) at which the layers run, 0 meaning the default; settings.json's "compaction".
 type CompactThresholds struct {
 	Micro    int `json:"micro,omitempty"`
 	Snip     int `json:"snip,omitempty"`
@@ -54,26 +36,22 @@ type CompactThresholds struct {
 	Auto     int `json:"auto,omitempty"`
 }
 
-// withDefaults fills the thresholds left at zero.
+// withDefaults fills the thresholds left at zero: 50, 70, 75 and 85 percent.
 func (c CompactThresholds) withDefaults() CompactThresholds {
-	pick := func(v, def int) int {
-		if v > 0 {
-			return v
-		}
-		return def
-	}
-	return CompactThresholds{pick(c.Micro, defaultMicroPercent), pick(c.Snip, defaultSnipPercent),
-		pick(c.Collapse, defaultCollapsePercent), pick(c.Auto, defaultAutoPercent)}
+	return mergeThresholds(CompactThresholds{Micro: 50, Snip: 70, Collapse: 75, Auto: 85}, c)
+}
+
+// mergeThresholds lays over's set thresholds on top of base's.
+func mergeThresholds(base, over CompactThresholds) CompactThresholds {
+	return CompactThresholds{cmp.Or(over.Micro, base.Micro), cmp.Or(over.Snip, base.Snip),
+		cmp.Or(over.Collapse, base.Collapse), cmp.Or(over.Auto, base.Auto)}
 }
 
 // validate reports a threshold outside 0–100.
 func (c CompactThresholds) validate() error {
-	for _, f := range []struct {
-		name  string
-		value int
-	}{{"micro", c.Micro}, {"snip", c.Snip}, {"collapse", c.Collapse}, {"auto", c.Auto}} {
-		if f.value < 0 || f.value > 100 {
-			return fmt.Errorf("compaction.%s is %d; it must be a percentage from 1 to 100", f.name, f.value)
+	for i, v := range []int{c.Micro, c.Snip, c.Collapse, c.Auto} {
+		if v < 0 || v > 100 {
+			return fmt.Errorf("compaction.%s is %d; it must be a percentage from 1 to 100", []string{"micro", "snip", "collapse", "auto"}[i], v)
 		}
 	}
 	return nil
@@ -84,9 +62,7 @@ func outputReserve(limits ModelLimits) int {
 	return min(limits.MaxOutput, maxOutputReserve)
 }
 
-// ContextUsage says how full the context window is: the estimated tokens
-// of the next request, the model's window, the part kept for output, and
-// Percent = Tokens / (Window − Reserve).
+// ContextUsage says how full the window is: the next request's estimated tokens, the window, the part kept for output, and Percent = Tokens / (Window − Reserve).
 type ContextUsage struct {
 	Tokens  int
 	Window  int
@@ -111,17 +87,14 @@ func thousands(n int) string {
 	return s
 }
 
-// Splice replaces the messages From..To (To excluded) of a history with
-// With. A compaction's splices are in order and do not overlap.
+// Splice replaces the messages From..To (To excluded) of a history with With; a compaction's splices are in order.
 type Splice struct {
 	From int       `json:"from"`
 	To   int       `json:"to"`
 	With []Message `json:"with"`
 }
 
-// Compaction is what one layer did, as the loop's compaction event
-// reports it: the new history, and how it came from the old one (apply
-// Splices), so that a session journal can record either.
+// Compaction is what one layer did: the new history and the splices that made it from the old one.
 type Compaction struct {
 	Layer      string // micro, snip, collapse or compact
 	Trigger    string // auto or manual
@@ -156,8 +129,7 @@ func applySplices(msgs []Message, splices []Splice) []Message {
 	return append(out, msgs[at:]...)
 }
 
-// Token estimates: characters per token by kind of content, and the
-// overhead of a message and a block on the wire.
+// Token estimates: characters per token by kind of content, and the overhead of a message and a block.
 const (
 	charsPerTextToken = 4
 	charsPerCodeToken = 3 // tool input and output: code, JSON, paths
@@ -165,8 +137,7 @@ const (
 	blockTokens       = 3
 )
 
-// messageTokenCount estimates the tokens of a message, once: the count
-// is kept in the message's cache.
+// messageTokenCount estimates the tokens of a message, once: the count is kept in its cache.
 func messageTokenCount(m Message) int {
 	if m.wire != nil && m.wire.tokens > 0 {
 		return m.wire.tokens
@@ -191,8 +162,7 @@ func tokenCount(msgs []Message) int {
 	return n
 }
 
-// requestTokenCount estimates a whole request: system prompt, tools and
-// messages.
+// requestTokenCount estimates a whole request: system prompt, tools and messages.
 func requestTokenCount(req ModelRequest) int {
 	n := len(req.System) / charsPerTextToken
 	for _, t := range req.Tools {
@@ -201,28 +171,19 @@ func requestTokenCount(req ModelRequest) int {
 	return n + tokenCount(req.Messages)
 }
 
-// isCallResults reports whether m holds tool results, so that a history
-// must not be cut just before it: its calls are in the message before.
+// isCallResults reports whether m holds tool results, so a history must not be cut just before it.
 func isCallResults(m Message) bool {
-	for _, b := range m.Content {
-		if b.Type == BlockToolResult {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(m.Content, func(b Block) bool { return b.Type == BlockToolResult })
 }
 
-// rerunnableTools are the built-in tools whose results can be had again
-// by running the same call.
+// rerunnableTools are the built-in tools whose results can be had again by running the same call.
 var rerunnableTools = map[string]bool{"read_file": true, "grep_files": true, "glob_files": true,
 	"list_files": true, "run_command": true, "web_fetch": true, "web_search": true}
 
 // microPlaceholderPrefix starts every result micro compact cleared.
 const microPlaceholderPrefix = "[Earlier result of "
 
-// microCompact clears all but the newest keep results of each tool that
-// rerunnable accepts: each becomes a placeholder naming the call, so the
-// model can run it again. Failed results are small and kept.
+// microCompact turns all but the newest keep results of each rerunnable tool into a placeholder naming the call; failures are kept.
 func microCompact(msgs []Message, keep int, rerunnable func(string) bool) []Splice {
 	seen := map[string]int{}
 	var splices []Splice
@@ -253,9 +214,7 @@ func microCompact(msgs []Message, keep int, rerunnable func(string) bool) []Spli
 	return splices
 }
 
-// callOf finds the tool call that result b answers: results follow their
-// calls' message directly. It reports false when b is no result or the
-// call is not there.
+// callOf finds the call that result b answers in the message before it, reporting false if there is none.
 func callOf(calls Message, b Block) (Block, bool) {
 	if b.Type != BlockToolResult || calls.Role != RoleAssistant {
 		return Block{}, false
@@ -268,12 +227,10 @@ func callOf(calls Message, b Block) (Block, bool) {
 	return Block{}, false
 }
 
-// editTools change files: snip keeps their rounds, since what was changed
-// matters to the rest of the task.
+// editTools change files: snip keeps their rounds, since what changed matters to the rest of the task.
 var editTools = map[string]bool{"edit_file": true, "patch_file": true, "write_file": true}
 
-// summaryMarker starts every message that stands for removed history: a
-// snip marker, a collapsed span or a compact summary.
+// summaryMarker starts every message that stands for removed history.
 const summaryMarker = "[minicode context: "
 
 // isSummary reports whether m stands for removed history.
@@ -281,9 +238,7 @@ func isSummary(m Message) bool {
 	return m.Role == RoleUser && len(m.Content) > 0 && strings.HasPrefix(m.Content[0].Text, summaryMarker)
 }
 
-// protectedMessages marks what snip and collapse leave alone: the newest
-// messages, the newest user request, earlier summaries, and the rounds of
-// edits and failed calls (both the call and its result).
+// protectedMessages marks what snip and collapse leave alone: the newest messages and request, summaries, and rounds of edits and failures.
 func protectedMessages(msgs []Message) []bool {
 	keep := make([]bool, len(msgs))
 	for i := max(0, len(msgs)-keepNewestMessages); i < len(msgs); i++ {
@@ -308,8 +263,7 @@ func protectedMessages(msgs []Message) []bool {
 	return keep
 }
 
-// newestRequest is the index of the newest user message with text of its
-// own (not only tool results), or -1.
+// newestRequest is the index of the newest user message with text of its own, or -1.
 func newestRequest(msgs []Message) int {
 	for i := len(msgs) - 1; i >= 0; i-- {
 		if msgs[i].Role == RoleUser && !isCallResults(msgs[i]) && !isSummary(msgs[i]) && msgs[i].Text() != "" {
@@ -319,9 +273,7 @@ func newestRequest(msgs []Message) int {
 	return -1
 }
 
-// safeRuns returns the spans [from, to) of unprotected messages that can
-// be removed without parting a tool call from its result, and that are
-// long enough to be worth it.
+// safeRuns returns the spans [from, to) of unprotected messages, long enough to be worth it, that keep calls with their results.
 func safeRuns(msgs []Message, protected []bool) [][2]int {
 	var runs [][2]int
 	for i := 0; i < len(msgs); {
@@ -347,9 +299,7 @@ func safeRuns(msgs []Message, protected []bool) [][2]int {
 	return runs
 }
 
-// snipCompact drops the largest safe middle run of history and leaves a
-// marker listing the calls that went. It returns nil when no run is long
-// enough.
+// snipCompact drops the largest safe middle run of history for a marker listing its calls; nil when no run is long enough.
 func snipCompact(msgs []Message) []Splice {
 	best, bestTokens := [2]int{}, 0
 	for _, r := range safeRuns(msgs, protectedMessages(msgs)) {
@@ -377,15 +327,13 @@ func snipCompact(msgs []Message) []Splice {
 	return []Splice{{From: best[0], To: best[1], With: []Message{userText(text)}}}
 }
 
-// collapseSpans picks up to two old spans for context collapse: the
-// oldest safe runs outside the newest messages.
+// collapseSpans picks up to two old spans for context collapse: the oldest safe runs.
 func collapseSpans(msgs []Message) [][2]int {
 	runs := safeRuns(msgs, protectedMessages(msgs))
 	return runs[:min(2, len(runs))]
 }
 
-// compactTail is where the messages auto compact keeps begin: the newest
-// whole rounds that fit in budget tokens, and always the newest round.
+// compactTail is where the messages auto compact keeps begin: the newest whole rounds within budget tokens, at least one.
 func compactTail(msgs []Message, budget int) int {
 	from, tokens := len(msgs), 0
 	for from > 0 {

@@ -2,21 +2,17 @@ package main
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"fmt"
 	"strings"
 	"sync"
 )
 
-// contextState is the agent's context accounting and the failure counts
-// of the layers that call the model. It lives as long as the agent, so
-// that it spans turns; a UI may read it while a turn runs.
+// contextState is the agent's context accounting and model-call layers' failures, spanning turns; a UI may read it during one.
 type contextState struct {
 	mu    sync.Mutex
 	usage ContextUsage // as of the newest request or compaction
-	// anchor is the newest provider-reported usage: it counts the first
-	// n messages (the last of them has cache last) and the reply.
+	// anchor is the newest reported usage: the first n messages (the last with cache last) and the reply.
 	anchor struct {
 		tokens int
 		n      int
@@ -26,8 +22,7 @@ type contextState struct {
 	collapseFailures, compactFailures int
 }
 
-// ContextUsage returns how full the context window is, as of the newest
-// request or compaction. It is safe to call while a turn runs.
+// ContextUsage returns how full the window is, as of the newest request or compaction; it is safe during a turn.
 func (a *Agent) ContextUsage() ContextUsage {
 	a.context.mu.Lock()
 	defer a.context.mu.Unlock()
@@ -48,9 +43,7 @@ func (a *Agent) measure(tokens int) ContextUsage {
 	return u
 }
 
-// estimate is the usage a request with msgs would have: the newest usage
-// the provider reported, plus an estimate of the messages added since.
-// After a compaction there is no such usage, and all is estimated.
+// estimate is the usage a request with msgs would have: the newest reported usage plus an estimate of what came after (all estimated after a compaction).
 func (a *Agent) estimate(msgs []Message) ContextUsage {
 	an := &a.context.anchor
 	var tokens int
@@ -70,8 +63,7 @@ func (a *Agent) estimate(msgs []Message) ContextUsage {
 	return u
 }
 
-// anchorUsage records what the provider reported for a request and its
-// reply, so that later estimates start from real counts.
+// anchorUsage records what the provider reported for a request and its reply, for later estimates to start from.
 func (a *Agent) anchorUsage(req ModelRequest, resp ModelResponse) {
 	total := resp.Usage.InputTokens + resp.Usage.CacheReadInputTokens + resp.Usage.CacheCreationInputTokens + resp.Usage.OutputTokens
 	an := &a.context.anchor
@@ -85,9 +77,7 @@ func (a *Agent) anchorUsage(req ModelRequest, resp ModelResponse) {
 	}
 }
 
-// manageContext runs the layers whose threshold the conversation has
-// reached, cheapest first, before a model step. It fails when the
-// request still does not fit.
+// manageContext runs the layers whose threshold is reached, cheapest first, and fails when the request still does not fit.
 func (a *Agent) manageContext(ctx context.Context, t *turn) error {
 	th := a.Compaction.withDefaults()
 	for _, layer := range []struct {
@@ -115,10 +105,7 @@ func (a *Agent) manageContext(ctx context.Context, t *turn) error {
 	return nil
 }
 
-// compactForRetry compacts the history after the provider said the
-// request was too long: the estimate was wrong, so only the newest round
-// is kept. It reports whether the history changed, so that the request
-// is worth sending again.
+// compactForRetry compacts to the newest round after the provider said the request was too long, reporting whether the history changed.
 func (a *Agent) compactForRetry(ctx context.Context, t *turn) bool {
 	if ctx.Err() != nil || a.disabled(LayerCompact) {
 		return false
@@ -133,19 +120,23 @@ func (a *Agent) compactForRetry(ctx context.Context, t *turn) bool {
 	return len(c.Splices) > 0
 }
 
-// disabled reports whether a model-call layer has failed too often.
-func (a *Agent) disabled(layer string) bool {
-	return layer == LayerCollapse && a.context.collapseFailures >= maxCompactFailures ||
-		layer == LayerCompact && a.context.compactFailures >= maxCompactFailures
+// failures returns the failure count of a model-call layer, and its name.
+func (a *Agent) failures(layer string) (*int, string) {
+	if layer == LayerCompact {
+		return &a.context.compactFailures, "Auto compact"
+	}
+	return &a.context.collapseFailures, "Context collapse"
 }
 
-// countFailure counts a failed collapse or compact and tells the user,
-// saying so when the layer is now off for the session.
+// disabled reports whether a model-call layer has failed too often.
+func (a *Agent) disabled(layer string) bool {
+	count, _ := a.failures(layer)
+	return (layer == LayerCollapse || layer == LayerCompact) && *count >= maxCompactFailures
+}
+
+// countFailure counts a failed collapse or compact and tells the user, saying when the layer is now off.
 func (a *Agent) countFailure(layer string, err error) {
-	count, name := &a.context.collapseFailures, "Context collapse"
-	if layer == LayerCompact {
-		count, name = &a.context.compactFailures, "Auto compact"
-	}
+	count, name := a.failures(layer)
 	*count++
 	msg := fmt.Sprintf("%s failed (%d of %d): %v", name, *count, maxCompactFailures, err)
 	if *count >= maxCompactFailures {
@@ -154,18 +145,12 @@ func (a *Agent) countFailure(layer string, err error) {
 	a.emit(Event{Kind: EventNotice, Text: msg})
 }
 
-// Compact runs one layer on a history at once, whatever its usage, as
-// /compact, /snip and /collapse do. It returns the new history and what
-// was done; a compaction with no splices changed nothing.
+// Compact runs one layer now, whatever the usage, as /compact, /snip and /collapse do; no splices means no change.
 func (a *Agent) Compact(ctx context.Context, history []Message, layer, focus string) ([]Message, Compaction, error) {
 	return a.compactWith(ctx, history, layer, "manual", focus, true)
 }
 
-// compactWith applies one layer, emits its event when it changed
-// anything, and returns the new history and what was done. On failure
-// the history is returned unchanged. With keepLittle, compact keeps only
-// the newest round: the user asked, or the provider said the request was
-// too long, so the estimate cannot be trusted.
+// compactWith applies one layer and emits its event if it changed anything; with keepLittle, compact keeps only the newest round.
 func (a *Agent) compactWith(ctx context.Context, msgs []Message, layer, trigger, focus string, keepLittle bool) ([]Message, Compaction, error) {
 	withWireCaches(msgs)
 	pre := a.estimate(msgs)
@@ -195,8 +180,8 @@ func (a *Agent) compactWith(ctx context.Context, msgs []Message, layer, trigger,
 	if err != nil {
 		return msgs, c, err
 	}
-	if layer == LayerCompact || layer == LayerCollapse {
-		a.resetFailures(layer)
+	if count, _ := a.failures(layer); layer == LayerCompact || layer == LayerCollapse {
+		*count = 0
 	}
 	if len(c.Splices) == 0 {
 		c.PostTokens = c.PreTokens
@@ -214,17 +199,7 @@ func (a *Agent) compactWith(ctx context.Context, msgs []Message, layer, trigger,
 	return out, c, nil
 }
 
-// resetFailures clears a model-call layer's failure count after it worked.
-func (a *Agent) resetFailures(layer string) {
-	if layer == LayerCompact {
-		a.context.compactFailures = 0
-	} else {
-		a.context.collapseFailures = 0
-	}
-}
-
-// rerunnable reports whether a tool's result can be had again by running
-// the same call: micro compact may clear such results.
+// rerunnable reports whether a tool's result can be had again by running the same call.
 func (a *Agent) rerunnable(name string) bool {
 	if rerunnableTools[name] {
 		return true
@@ -236,10 +211,7 @@ func (a *Agent) rerunnable(name string) bool {
 	return ok && t.ReadOnly
 }
 
-// checkContextSettings validates the context settings of one settings
-// file: a context window must be positive and the thresholds percentages.
-// It records where the window was set, for the check against the model's
-// output reserve (contextLimits).
+// checkContextSettings validates one settings file's window and thresholds, recording where the window was set.
 func checkContextSettings(path string, data []byte, s *Settings) error {
 	lineOfKey := func(key string) int { return lineOf(data, int64(max(0, bytes.Index(data, []byte(`"`+key+`"`))))) }
 	if s.ContextWindow != nil {
@@ -254,9 +226,7 @@ func checkContextSettings(path string, data []byte, s *Settings) error {
 	return nil
 }
 
-// contextLimits are the model's limits with the contextWindow setting
-// applied. A window not larger than the output reserve leaves no room
-// for a conversation, and is an error naming where it was set.
+// contextLimits are the model's limits with the contextWindow setting, which must exceed the output reserve.
 func contextLimits(model string, s Settings) (ModelLimits, error) {
 	limits := limitsFor(model, s.Limits)
 	if s.ContextWindow == nil {
@@ -267,10 +237,4 @@ func contextLimits(model string, s Settings) (ModelLimits, error) {
 		return limits, fmt.Errorf("%s: contextWindow %d must be larger than the %d tokens kept for the reply of %s", s.contextWindowAt, limits.ContextWindow, reserve, model)
 	}
 	return limits, nil
-}
-
-// mergeThresholds lays over's set thresholds on top of base's.
-func mergeThresholds(base, over CompactThresholds) CompactThresholds {
-	return CompactThresholds{cmp.Or(over.Micro, base.Micro), cmp.Or(over.Snip, base.Snip),
-		cmp.Or(over.Collapse, base.Collapse), cmp.Or(over.Auto, base.Auto)}
 }

@@ -5,11 +5,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 )
 
-// summarySystemPrompt is the system prompt of every summary request; the
-// demo model recognises a summary request by it.
+// summarySystemPrompt is the system prompt of every summary request (the demo model recognises one by it).
 const summarySystemPrompt = `You summarise part of a coding agent's conversation so that the work can go on from your summary alone, without the messages it replaces.
 Reply with the summary only, inside <summary></summary>, in these sections:
 Request: what the user asked for, in their words where it matters.
@@ -32,9 +32,7 @@ func summaryBudget(usable int) int {
 	return max(256, min(maxSummaryTokens, usable/8))
 }
 
-// summaryTranscript renders messages as text for the summariser, cut to fit
-// budget tokens by leaving out the oldest messages first. Tool results are
-// shortened: the summary needs what happened, not every byte.
+// summaryTranscript renders messages as text for the summariser, leaving out the oldest to fit budget tokens.
 func summaryTranscript(msgs []Message, budget int) string {
 	var parts []string
 	size, limit := 0, budget*charsPerCodeToken
@@ -47,15 +45,11 @@ func summaryTranscript(msgs []Message, budget int) string {
 		size += len(part)
 		parts = append(parts, part)
 	}
-	var b strings.Builder
-	for i := len(parts) - 1; i >= 0; i-- {
-		b.WriteString(parts[i])
-		b.WriteString("\n")
-	}
-	return b.String()
+	slices.Reverse(parts)
+	return strings.Join(parts, "\n") + "\n"
 }
 
-// transcriptOf renders one message, a line per block.
+// transcriptOf renders one message, a line per block, with tool results shortened.
 func transcriptOf(m Message) string {
 	var b strings.Builder
 	for _, blk := range m.Content {
@@ -80,9 +74,7 @@ func transcriptOf(m Message) string {
 // errBadSummary marks a summary reply that cannot stand for history.
 var errBadSummary = errors.New("unusable summary")
 
-// summarize asks the model to summarise msgs. The reply must hold a
-// non-empty <summary> of at most budget tokens; anything else is an error,
-// so a failed summary never replaces history.
+// summarize asks the model to summarise msgs; a reply without a non-empty <summary> within budget is an error.
 func (a *Agent) summarize(ctx context.Context, msgs []Message, focus string, usable int) (string, error) {
 	budget := summaryBudget(usable)
 	ask := "Summarise this conversation:\n\n" + summaryTranscript(msgs, usable-budget-len(summarySystemPrompt)/charsPerTextToken-256)
@@ -108,8 +100,7 @@ func (a *Agent) summarize(ctx context.Context, msgs []Message, focus string, usa
 	return summary, nil
 }
 
-// collapse summarises up to two old spans of msgs, each into one message
-// that stands for it.
+// collapse summarises up to two old spans of msgs, each into one message standing for it.
 func (a *Agent) collapse(ctx context.Context, msgs []Message, usable int) ([]Splice, string, error) {
 	var splices []Splice
 	var summaries []string
@@ -125,9 +116,7 @@ func (a *Agent) collapse(ctx context.Context, msgs []Message, usable int) ([]Spl
 	return splices, strings.Join(summaries, "\n\n"), nil
 }
 
-// compactHistory replaces everything but the newest rounds (at most
-// keepBudget tokens) with one structured summary, followed by the user's
-// latest request so that the task goes on.
+// compactHistory replaces all but the newest rounds (keepBudget tokens) with a summary and the user's latest request.
 func (a *Agent) compactHistory(ctx context.Context, msgs []Message, focus string, keepBudget, usable int) ([]Splice, string, error) {
 	from := compactTail(msgs, keepBudget)
 	if from == 0 {
@@ -144,8 +133,7 @@ func (a *Agent) compactHistory(ctx context.Context, msgs []Message, focus string
 	return []Splice{{From: 0, To: from, With: []Message{userText(text)}}}, summary, nil
 }
 
-// isContextTooLong reports whether err is the provider saying the request
-// does not fit the model's context window.
+// isContextTooLong reports whether err is the provider saying the request does not fit the window.
 func isContextTooLong(err error) bool {
 	var apiErr *APIError
 	if !errors.As(err, &apiErr) {

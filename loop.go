@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -46,13 +47,9 @@ type Event struct {
 	Message *Message
 	Call    *Block
 	Result  *Block
-	// ParentToolUseID is set on the events of a subagent: the id of the
-	// task call that started it.
+	// ParentToolUseID is, on a subagent's events, the id of the task call that started it.
 	ParentToolUseID string
-	// Compaction says what a compaction did: the layer, the tokens
-	// before and after, and the splices that turned the old history into
-	// the new one.
-	Compaction *Compaction
+	Compaction      *Compaction
 }
 
 // TurnEnd says how a turn ended.
@@ -80,38 +77,27 @@ type TurnResult struct {
 	Err      error
 }
 
-// Agent runs turns: it calls the model, runs the tools it asks for, and
-// keeps going until the model answers or a limit is reached.
+// Agent runs turns: it calls the model and runs the tools it asks for until it answers or a limit is reached.
 type Agent struct {
-	Provider Provider
-	Tools    *Registry
-	Env      *ToolEnv
-	Model    string
-	// SummaryModel writes compaction summaries; "" means Model.
-	SummaryModel string
+	Provider     Provider
+	Tools        *Registry
+	Env          *ToolEnv
+	Model        string
+	SummaryModel string // writes compaction summaries; "" means Model
 	System       string
 	MaxTokens    int
 	Thinking     int // tokens the model may think per step; 0 leaves it to the model
 	MaxSteps     int
 	MaxProgress  int
-	// Depth is 0 for the main agent and 1 for a subagent; only the main
-	// agent runs the UserPromptSubmit and Stop hooks.
-	Depth int
-	// Emit receives every event; it may be nil.
-	Emit func(Event)
-	// Journal receives every event before Emit, to record the session as
-	// it happens; it may be nil.
-	Journal func(Event)
-	// Limits are the model's context window and output ceiling; zero
-	// means the model's entry in the limits table.
-	Limits ModelLimits
-	// Compaction holds the thresholds of the context layers.
-	Compaction CompactThresholds
-
-	context contextState
+	Depth        int               // 0 for the main agent, which alone runs the prompt and Stop hooks
+	Emit         func(Event)       // receives every event; may be nil
+	Journal      func(Event)       // receives every event before Emit, to record the session; may be nil
+	Limits       ModelLimits       // zero means the model's entry in the limits table
+	Compaction   CompactThresholds // of the context layers
+	context      contextState
 }
 
-// emit passes an event to whoever draws the loop, if anyone listens.
+// emit passes an event to the journal and whoever draws the loop.
 func (a *Agent) emit(e Event) {
 	if a.Journal != nil {
 		a.Journal(e)
@@ -136,9 +122,7 @@ type turn struct {
 	hookStop      string // why a tool hook ended the turn ({"continue": false})
 }
 
-// RunTurn adds the user's input to history and runs the model until the
-// turn ends. Whatever happens, every tool call in the returned history has
-// exactly one result.
+// RunTurn adds the user's input to history and runs the model until the turn ends; every call in the result has one result.
 func (a *Agent) RunTurn(ctx context.Context, history []Message, input string) TurnResult {
 	prompt := userText(input)
 	if a.Depth == 0 {
@@ -165,10 +149,7 @@ func (a *Agent) RunTurn(ctx context.Context, history []Message, input string) Tu
 
 // run is the loop proper: one iteration per model step.
 func (a *Agent) run(ctx context.Context, t *turn) TurnResult {
-	maxSteps := a.MaxSteps
-	if maxSteps <= 0 {
-		maxSteps = defaultMaxSteps
-	}
+	maxSteps := cmp.Or(max(a.MaxSteps, 0), defaultMaxSteps)
 	retried := false // after the provider said a request was too long
 	for t.steps < maxSteps {
 		t.steps++
@@ -205,8 +186,7 @@ func (a *Agent) hooks() *Hooks {
 	return a.Env.Hooks
 }
 
-// stopHookContinues runs the Stop hooks when the model has answered. If
-// one blocks, its reason goes to the model, which continues the turn.
+// stopHookContinues runs the Stop hooks once the model answered; a block sends its reason to the model, which goes on.
 func (a *Agent) stopHookContinues(ctx context.Context, t *turn) bool {
 	if a.Depth > 0 {
 		return false
@@ -221,8 +201,7 @@ func (a *Agent) stopHookContinues(ctx context.Context, t *turn) bool {
 	return true
 }
 
-// fail ends the turn after an error: as cancelled when the user
-// interrupted, else with a notice that starts with prefix.
+// fail ends the turn after an error: cancelled if the user interrupted, else with a notice starting with prefix.
 func (a *Agent) fail(ctx context.Context, err error, prefix string) TurnResult {
 	if ctx.Err() != nil || errors.Is(err, context.Canceled) {
 		return TurnResult{End: EndCancelled, Text: "interrupted", Err: ctx.Err()}
@@ -262,8 +241,7 @@ func (a *Agent) request(messages []Message) ModelRequest {
 	return req
 }
 
-// step classifies one reply and acts on it. It reports whether
-// the turn is over.
+// step classifies one reply and acts on it, reporting whether the turn is over.
 func (a *Agent) step(ctx context.Context, t *turn, resp ModelResponse) (TurnResult, bool) {
 	reply := Message{Role: RoleAssistant, Content: resp.Content}
 	calls := reply.ToolUses()
@@ -294,12 +272,7 @@ func (a *Agent) step(ctx context.Context, t *turn, resp ModelResponse) (TurnResu
 		return TurnResult{}, false
 	case isProgress(text):
 		a.appendReply(t, reply)
-		t.progress++
-		max := a.MaxProgress
-		if max <= 0 {
-			max = defaultMaxProgress
-		}
-		if t.progress > max {
+		if t.progress++; t.progress > cmp.Or(max(a.MaxProgress, 0), defaultMaxProgress) {
 			msg := fmt.Sprintf("Stopped: the model sent %d progress updates in a row without acting or answering.", t.progress)
 			a.emit(Event{Kind: EventNotice, Text: msg})
 			return TurnResult{End: EndProgressCap, Text: msg}, true
@@ -313,9 +286,7 @@ func (a *Agent) step(ctx context.Context, t *turn, resp ModelResponse) (TurnResu
 	}
 }
 
-// runCalls stores a reply that asks for tools and runs them; the turn
-// goes on unless it was cancelled, a tool asked the user something, or a
-// hook stopped it.
+// runCalls stores a reply asking for tools and runs them; the turn goes on unless cancelled, asking the user, or stopped by a hook.
 func (a *Agent) runCalls(ctx context.Context, t *turn, reply Message, calls []Block) (TurnResult, bool) {
 	t.progress, t.recoveries, t.cutText = 0, 0, ""
 	t.usedTools = true
@@ -336,8 +307,7 @@ func (a *Agent) runCalls(ctx context.Context, t *turn, reply Message, calls []Bl
 	return TurnResult{}, false
 }
 
-// recover asks the model again after an unusable reply, or ends the turn
-// with a message naming the reason once the retries are used up.
+// recover asks the model again after an unusable reply, or ends the turn naming the reason once retries are used up.
 func (a *Agent) recover(t *turn, prompt, reason string) (TurnResult, bool) {
 	if t.recoveries >= maxEmptyRecoveries {
 		msg := fmt.Sprintf("Stopped: the model gave %d %s in a row, so the turn ended without an answer. Try again or rephrase the request.", t.recoveries+1, reason)
@@ -350,8 +320,7 @@ func (a *Agent) recover(t *turn, prompt, reason string) (TurnResult, bool) {
 	return TurnResult{}, false
 }
 
-// appendUser adds a message the loop itself writes to the model (a nudge
-// or a recovery prompt) and announces it.
+// appendUser adds a message the loop itself writes to the model (a nudge or recovery prompt) and announces it.
 func (a *Agent) appendUser(t *turn, m Message) {
 	t.messages = append(t.messages, m)
 	a.emit(Event{Kind: EventUser, Message: &t.messages[len(t.messages)-1]})
@@ -363,10 +332,7 @@ func (a *Agent) appendReply(t *turn, m Message) {
 	a.emit(Event{Kind: EventAssistant, Message: &t.messages[len(t.messages)-1]})
 }
 
-// runBatch runs a reply's tool calls and appends all their results as one
-// user message. Consecutive read-only (and task) calls run in parallel; calls that
-// change something run one at a time, in order. It returns the question of
-// an ask_user call, if there was one.
+// runBatch runs a reply's calls (parallel-safe runs together), adds their results, and returns ask_user's question.
 func (a *Agent) runBatch(ctx context.Context, t *turn, calls []Block) (question string) {
 	results := make([]Block, len(calls))
 	questions, stops := make([]string, len(calls)), make([]string, len(calls))
@@ -384,19 +350,13 @@ func (a *Agent) runBatch(ctx context.Context, t *turn, calls []Block) (question 
 		a.emit(Event{Kind: EventToolEnd, Call: &call, Result: &results[i]})
 	}
 	for i := 0; i < len(calls); {
-		j := i
-		for j < len(calls) && a.Tools.isParallel(calls[j].Name) {
+		j := i + 1
+		for a.Tools.isParallel(calls[i].Name) && j < len(calls) && a.Tools.isParallel(calls[j].Name) {
 			j++
-		}
-		if j == i {
-			runOne(i)
-			i++
-			continue
 		}
 		var wg sync.WaitGroup
 		for k := i; k < j; k++ {
-			wg.Add(1)
-			go func() { defer wg.Done(); runOne(k) }()
+			wg.Go(func() { runOne(k) })
 		}
 		wg.Wait()
 		i = j
@@ -412,18 +372,20 @@ func (a *Agent) runBatch(ctx context.Context, t *turn, calls []Block) (question 
 	return cmp.Or(questions...)
 }
 
-// closeToolCalls gives every tool call in messages exactly one result,
-// adding an "interrupted" result for a call whose result is missing (the
-// turn was cancelled or crashed between the call and its result).
-func closeToolCalls(messages []Message) []Message {
+// answeredCalls returns the ids of the tool calls that have a result in messages.
+func answeredCalls(messages []Message) map[string]bool {
 	answered := map[string]bool{}
 	for _, m := range messages {
 		for _, b := range m.Content {
-			if b.Type == BlockToolResult {
-				answered[b.ToolUseID] = true
-			}
+			answered[b.ToolUseID] = answered[b.ToolUseID] || b.Type == BlockToolResult
 		}
 	}
+	return answered
+}
+
+// closeToolCalls gives every tool call in messages exactly one result: an "interrupted" one where it is missing.
+func closeToolCalls(messages []Message) []Message {
+	answered := answeredCalls(messages)
 	out := append([]Message(nil), messages...)
 	for i := 0; i < len(out); i++ {
 		var missing []Block
@@ -446,16 +408,10 @@ func closeToolCalls(messages []Message) []Message {
 
 // hasThinking reports whether a message holds thinking blocks.
 func hasThinking(m Message) bool {
-	for _, b := range m.Content {
-		if b.Type == BlockThinking || b.Type == BlockRedactedThinking {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(m.Content, func(b Block) bool { return b.Type == BlockThinking || b.Type == BlockRedactedThinking })
 }
 
-// isProgress reports whether text is marked as a progress update rather
-// than an answer.
+// isProgress reports whether text is marked as a progress update rather than an answer.
 func isProgress(text string) bool {
 	return strings.HasPrefix(text, "<progress>") || strings.HasPrefix(text, "[PROGRESS]")
 }

@@ -5,8 +5,7 @@ import (
 	"strings"
 )
 
-// Role names who wrote a message: the user (which includes tool results)
-// or the assistant (the model).
+// Role names who wrote a message: the user (tool results too) or the assistant.
 type Role string
 
 // The two roles of a conversation.
@@ -15,9 +14,7 @@ const (
 	RoleAssistant Role = "assistant"
 )
 
-// Block types. They follow the Anthropic Messages API names because that
-// format can express everything the loop needs; the OpenAI provider
-// translates to and from them.
+// Block types, named as the Anthropic Messages API names them; the OpenAI provider translates.
 const (
 	BlockText             = "text"
 	BlockThinking         = "thinking"
@@ -26,9 +23,7 @@ const (
 	BlockToolResult       = "tool_result"
 )
 
-// Block is one piece of a message's content. Messages are plain data so that
-// a session journal can store them as JSON and replay them to a provider
-// unchanged: thinking text and signatures are kept exactly as received.
+// Block is one piece of a message's content, kept exactly as received so a journal can replay it.
 type Block struct {
 	Type string `json:"type"`
 
@@ -51,16 +46,12 @@ type Block struct {
 	IsError   bool   `json:"is_error,omitempty"`
 }
 
-// Message is one entry of the conversation. A message in the history is
-// never changed in place: a compaction that rewrites one builds a new
-// message, so the encodings cached in wire stay true.
+// Message is one entry of the conversation, never changed in place so its cached encodings stay true.
 type Message struct {
 	Role    Role    `json:"role"`
 	Content []Block `json:"content"`
 
-	// wire caches the message's encodings for the providers and its token
-	// estimate. It is shared by every copy of the message, set when the
-	// message first goes into a request and filled by whoever needs it.
+	// wire caches the encodings and token estimate, shared by every copy of the message.
 	wire *wireCache
 }
 

@@ -15,9 +15,7 @@ import (
 	"time"
 )
 
-// journalVersion is the format of the records this minicode writes. It
-// reads this version and older ones, and refuses newer ones rather than
-// misread them.
+// journalVersion is the record format written; newer ones are refused rather than misread.
 const journalVersion = 1
 
 // Record types of a session journal.
@@ -32,9 +30,7 @@ const (
 	recordSidechain    = "sidechain"     // Message, ParentToolUseID: a subagent's message, outside the view
 )
 
-// Record is one line of a session journal. Records are only ever
-// appended, each linked to the one before it, so the file is the whole
-// history of the session and a crash loses at most the line being written.
+// Record is one line of a session journal, appended and linked to the one before it.
 type Record struct {
 	Version  int           `json:"version"`
 	Type     string        `json:"type"`
@@ -44,34 +40,25 @@ type Record struct {
 	Payload  RecordPayload `json:"payload"`
 }
 
-// RecordPayload is what a record says; which fields are set depends on
-// the record's type.
+// RecordPayload is what a record says; which fields are set depends on its type.
 type RecordPayload struct {
 	Message *Message `json:"message,omitempty"`
 	Call    *Block   `json:"call,omitempty"`
 	Result  *Block   `json:"result,omitempty"`
-	// Kind says what changed the view: a compaction layer (micro, snip,
-	// collapse, compact), fork, clear, or sync (a command left a view the
-	// records did not show). Splices say how the view changed, or
-	// Messages hold the whole new view.
+	// Kind says what changed the view (a layer, fork, clear or sync);
+	// Splices say how, or Messages hold the whole new view.
 	Kind       string    `json:"kind,omitempty"`
 	Splices    []Splice  `json:"splices,omitempty"`
 	Messages   []Message `json:"messages,omitempty"`
 	ForkedFrom string    `json:"forked_from,omitempty"`
 	Title      string    `json:"title,omitempty"`
 	Model      string    `json:"model,omitempty"`
-	// PermissionMode is the mode in use; it is recorded for the reader of
-	// the file and never restored, so a resumed session asks as before.
-	PermissionMode string `json:"permission_mode,omitempty"`
-	// ParentToolUseID is the id of the task call whose subagent wrote a
-	// sidechain record.
-	ParentToolUseID string `json:"parent_tool_use_id,omitempty"`
+	// PermissionMode is recorded for the reader, never restored on resume.
+	PermissionMode  string `json:"permission_mode,omitempty"`
+	ParentToolUseID string `json:"parent_tool_use_id,omitempty"` // the task call of a sidechain record's subagent
 }
 
-// Session is one conversation: the messages the model sees and the
-// journal that records, as it happens, how they came to be. When the
-// journal cannot be written the session goes on in memory and says so
-// once.
+// Session is one conversation: the messages the model sees and the journal recording them.
 type Session struct {
 	ID    string
 	Path  string // the journal file
@@ -89,14 +76,12 @@ type Session struct {
 	warn    func(string)
 }
 
-// newSession returns a session with no messages whose journal will be
-// id.jsonl in dir. warn tells the user when the journal cannot be written.
+// newSession returns an empty session journalled to id.jsonl in dir; warn reports write failures.
 func newSession(dir, id string, warn func(string)) *Session {
 	return &Session{ID: id, Path: filepath.Join(dir, id+".jsonl"), warn: warn}
 }
 
-// newSessionID returns a random version 4 UUID, the form Claude Code's
-// session ids take.
+// newSessionID returns a random version 4 UUID, as Claude Code's session ids are.
 func newSessionID() string {
 	var b [16]byte
 	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
@@ -107,25 +92,15 @@ func newSessionID() string {
 
 // isSessionID reports whether s has the shape of a UUID.
 func isSessionID(s string) bool {
-	if len(s) != 36 {
-		return false
-	}
 	for i, c := range s {
-		switch {
-		case i == 8 || i == 13 || i == 18 || i == 23:
-			if c != '-' {
-				return false
-			}
-		case !strings.ContainsRune("0123456789abcdefABCDEF", c):
+		if dash := i == 8 || i == 13 || i == 18 || i == 23; dash != (c == '-') || !dash && !strings.ContainsRune("0123456789abcdefABCDEF", c) {
 			return false
 		}
 	}
-	return true
+	return len(s) == 36
 }
 
-// projectDir is where the sessions of a workspace are kept: the
-// workspace's path with every character other than a letter or digit
-// replaced by "-", as Claude Code names its project folders.
+// projectDir is where a workspace's sessions are kept: its path with every non-alphanumeric replaced by "-", as Claude Code does.
 func projectDir(home, workspace string) string {
 	slug := strings.Map(func(r rune) rune {
 		if r < 128 && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
@@ -160,8 +135,7 @@ func (s *Session) Saved() bool {
 	return s.failed == nil
 }
 
-// Started reports whether the journal file exists, so there is something
-// to resume.
+// Started reports whether the journal file exists, so there is something to resume.
 func (s *Session) Started() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -172,40 +146,33 @@ func (s *Session) Started() bool {
 func (s *Session) AddUser(m Message) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.view = append(s.view, m)
-	s.write(recordUser, RecordPayload{Message: &m})
+	s.add(m)
 }
 
-// Event records what the loop reports, as it happens: replies, the
-// loop's own prompts, tool calls starting and finishing, and batches of
-// results.
+// add appends m to the view and records it as a user or assistant message.
+func (s *Session) add(m Message) {
+	s.view = append(s.view, m)
+	s.write(string(m.Role), RecordPayload{Message: &m}) // recordUser or recordAssistant
+}
+
+// Event records what the loop reports: replies, its own prompts, tool calls starting and finishing, and results.
 func (s *Session) Event(e Event) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	switch {
 	case e.ParentToolUseID != "":
 		if e.Message != nil {
-			m := *e.Message
-			s.write(recordSidechain, RecordPayload{Message: &m, ParentToolUseID: e.ParentToolUseID})
+			s.write(recordSidechain, RecordPayload{Message: e.Message, ParentToolUseID: e.ParentToolUseID})
 		}
-	case e.Kind == EventAssistant && e.Message != nil:
-		m := *e.Message
-		s.view = append(s.view, m)
-		s.write(recordAssistant, RecordPayload{Message: &m})
-	case (e.Kind == EventToolResults || e.Kind == EventUser) && e.Message != nil:
-		m := *e.Message
-		s.view = append(s.view, m)
-		s.write(recordUser, RecordPayload{Message: &m})
+	case (e.Kind == EventAssistant || e.Kind == EventToolResults || e.Kind == EventUser) && e.Message != nil:
+		s.add(*e.Message)
 	case e.Kind == EventToolStart && e.Call != nil:
-		call := *e.Call
-		s.write(recordToolStarted, RecordPayload{Call: &call})
+		s.write(recordToolStarted, RecordPayload{Call: e.Call})
 	case e.Kind == EventToolEnd && e.Result != nil:
-		result := *e.Result
-		s.write(recordToolFinished, RecordPayload{Result: &result})
+		s.write(recordToolFinished, RecordPayload{Result: e.Result})
 	case e.Kind == EventCompact && e.Compaction != nil:
 		c := e.Compaction
-		// The splices are small; the whole view is written only when they
-		// do not turn the recorded view into the new one.
+		// The whole view is written only when the splices do not give it.
 		p := RecordPayload{Kind: c.Layer, Splices: c.Splices}
 		if spliced, ok := spliceView(s.view, c.Splices); !ok || !slices.EqualFunc(spliced, c.View, sameMessage) {
 			p = RecordPayload{Kind: c.Layer, Messages: c.View}
@@ -215,8 +182,7 @@ func (s *Session) Event(e Event) {
 	}
 }
 
-// spliceView applies splices to view, if they fit it: in order, not
-// overlapping, within its length.
+// spliceView applies splices to view, if they fit it: in order, not overlapping, within its length.
 func spliceView(view []Message, splices []Splice) ([]Message, bool) {
 	at := 0
 	for _, sp := range splices {
@@ -228,8 +194,7 @@ func spliceView(view []Message, splices []Splice) ([]Message, bool) {
 	return applySplices(view, splices), true
 }
 
-// Compacted records that the model's view was replaced by messages; kind
-// names how (compact, snip, collapse, clear).
+// Compacted records that the model's view was replaced by messages; kind names how.
 func (s *Session) Compacted(kind string, messages []Message) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -237,28 +202,20 @@ func (s *Session) Compacted(kind string, messages []Message) {
 	s.write(recordCompaction, RecordPayload{Kind: kind, Messages: s.view})
 }
 
-// Sync makes the journal agree with messages, the conversation as the
-// loop or a command left it: messages that only extend what was recorded
-// are appended one by one; any other difference is recorded as a new view.
+// Sync makes the journal agree with messages: an extension of the recorded view is appended, anything else recorded as a new view.
 func (s *Session) Sync(messages []Message) {
 	s.mu.Lock()
 	n := len(s.view)
 	extends := n <= len(messages) && slices.EqualFunc(s.view, messages[:n], sameMessage)
+	for i := n; extends && i < len(messages); i++ {
+		s.add(messages[i])
+	}
 	s.mu.Unlock()
-	if !extends {
-		kind := "sync"
+	if kind := "sync"; !extends {
 		if len(messages) == 0 {
 			kind = "clear"
 		}
 		s.Compacted(kind, messages)
-		return
-	}
-	for _, m := range messages[n:] {
-		if m.Role == RoleAssistant {
-			s.Event(Event{Kind: EventAssistant, Message: &m})
-		} else {
-			s.AddUser(m)
-		}
 	}
 }
 
@@ -275,8 +232,7 @@ func (s *Session) Rename(title string) {
 	s.write(recordRename, RecordPayload{Title: title})
 }
 
-// RecordSettings records the model and permission mode in use, when they
-// differ from what was recorded last.
+// RecordSettings records the model and permission mode in use when they changed.
 func (s *Session) RecordSettings(model string, mode PermissionMode) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -308,10 +264,7 @@ func (s *Session) Close() {
 	}
 }
 
-// write appends one record to the journal. Settings and renames made
-// before the first message wait for it. A failure stops the journal for
-// good (a half-written record is never followed by more) and is told
-// once; the conversation itself goes on.
+// write appends a record; settings and renames wait for the first message. A failure stops the journal for good, told once.
 func (s *Session) write(typ string, p RecordPayload) {
 	if s.failed != nil {
 		return

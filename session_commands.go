@@ -13,14 +13,10 @@ import (
 	"time"
 )
 
-// defaultCleanupPeriodDays is how long sessions are kept when the
-// settings do not say.
+// defaultCleanupPeriodDays is how long sessions are kept when the settings do not say.
 const defaultCleanupPeriodDays = 30
 
-// openSession starts the session the options ask for: a new one, the
-// newest of the workspace (--continue), a saved one (--resume ID), or a
-// copy of one under a new id (--fork-session). Then it removes sessions
-// older than cleanupPeriodDays, never the one it opened.
+// openSession starts a new, newest (--continue), saved (--resume) or forked session, then prunes old ones.
 func (app *App) openSession() error {
 	dir := app.sessionsDir()
 	o := app.Opts
@@ -61,10 +57,7 @@ func (app *App) openSession() error {
 	return nil
 }
 
-// loadSession reads the saved session id of this workspace. With fork,
-// the conversation continues in a new session (newID, or a fresh id).
-// An unknown id is a usage error that lists the saved sessions; a file
-// that cannot be read gives a session kept in memory only.
+// loadSession reads saved session id (forked into newID with fork); an unreadable file gives an unsaved session.
 func (app *App) loadSession(id string, fork bool, newID string) (*Session, error) {
 	dir := app.sessionsDir()
 	path := filepath.Join(dir, id+".jsonl")
@@ -89,8 +82,7 @@ func (app *App) loadSession(id string, fork bool, newID string) (*Session, error
 	return s, nil
 }
 
-// forkSession starts session id in dir with the conversation of session
-// from, recorded as its first record.
+// forkSession starts session id in dir with the conversation of session from as its first record.
 func forkSession(dir, id, from, title string, view []Message, warn func(string)) *Session {
 	s := newSession(dir, id, warn)
 	s.Title = title
@@ -99,8 +91,7 @@ func forkSession(dir, id, from, title string, view []Message, warn func(string))
 	return s
 }
 
-// useSession makes s the app's session: its id is the one reported, and
-// its tool results are stored under its own folder.
+// useSession makes s the app's session, reported by its id and storing results in its own folder.
 func (app *App) useSession(s *Session) {
 	if app.Session != nil && app.Session != s {
 		app.Session.Close()
@@ -140,8 +131,7 @@ func sessionCommands() []slashCommand {
 	}
 }
 
-// cmdResume lists the workspace's sessions and switches to the one picked
-// by number or id, asking for the number when none is given.
+// cmdResume lists the sessions and switches to the one picked by number or id, asking when none is given.
 func cmdResume(ctx context.Context, app *App, args string, history *[]Message) (string, bool, error) {
 	infos, err := listSessions(app.sessionsDir())
 	if err != nil || len(infos) == 0 {
@@ -198,8 +188,7 @@ func cmdRename(_ context.Context, app *App, args string, _ *[]Message) (string, 
 	return fmt.Sprintf("Session %s is now %q.", app.SessionID, args), false, nil
 }
 
-// cmdExport writes the whole conversation, as the journal keeps it (with
-// what compaction hid from the model), to a Markdown file.
+// cmdExport writes the whole recorded conversation, compacted parts included, to a Markdown file.
 func cmdExport(_ context.Context, app *App, args string, history *[]Message) (string, bool, error) {
 	messages, title := *history, app.Session.Title
 	if app.Session.Started() {
@@ -218,9 +207,7 @@ func cmdExport(_ context.Context, app *App, args string, history *[]Message) (st
 	return fmt.Sprintf("Wrote %d messages to %s.", len(messages), path), false, nil
 }
 
-// exportMarkdown renders a conversation as a Markdown transcript: the
-// user's and the model's words as sections, tool calls and results as
-// code blocks.
+// exportMarkdown renders a conversation as Markdown: words as sections, tool calls and results as code blocks.
 func exportMarkdown(title, id string, messages []Message) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# %s\n\nminicode session %s\n", cmp.Or(title, "minicode session"), id)
@@ -247,8 +234,7 @@ func exportMarkdown(title, id string, messages []Message) string {
 	return b.String()
 }
 
-// codeBlock fences text with more backticks than any run inside it, so
-// the text cannot end the block.
+// codeBlock fences text with more backticks than any run inside it.
 func codeBlock(text string) string {
 	fence, run := 3, 0
 	for _, r := range text {

@@ -5,8 +5,7 @@ import (
 	"strings"
 )
 
-// addSessionFlags defines the flags that choose the session: -c and
-// --continue, --resume [ID] (also -r), --session-id and --fork-session.
+// addSessionFlags defines -c/--continue, --resume/-r [ID], --session-id and --fork-session.
 func addSessionFlags(fs *flag.FlagSet, opts *Options) {
 	fs.BoolVar(&opts.Continue, "c", false, "")
 	fs.BoolVar(&opts.Continue, "continue", false, "")
@@ -16,10 +15,7 @@ func addSessionFlags(fs *flag.FlagSet, opts *Options) {
 	fs.BoolVar(&opts.ForkSession, "fork-session", false, "")
 }
 
-// resumeFlag is --resume, which takes a value or none: "--resume=ID" and
-// "--resume ID" name a session, "--resume" alone asks for the list. The
-// flag package sees a boolean flag; joinResumeValue has already joined a
-// separate value to it.
+// resumeFlag is --resume, a boolean flag for the list unless given a value (joinResumeValue joins "--resume ID").
 type resumeFlag struct{ opts *Options }
 
 // String returns the session id given.
@@ -42,9 +38,7 @@ func (f resumeFlag) Set(value string) error {
 // IsBoolFlag lets --resume stand alone.
 func (f resumeFlag) IsBoolFlag() bool { return true }
 
-// joinResumeValue rewrites "--resume ID" as "--resume=ID", as scripts
-// written for Claude Code pass it. The word after --resume is taken as
-// the id when it is not a flag and holds no space (a task would).
+// joinResumeValue rewrites "--resume ID" as "--resume=ID" when the next word is no flag and holds no space.
 func joinResumeValue(args []string) []string {
 	out := make([]string, 0, len(args))
 	for i := 0; i < len(args); i++ {

@@ -18,17 +18,14 @@ const (
 	historyFileCap      = 2000 // entries the file holds before its oldest half is dropped
 )
 
-// historyEntry is one line of history.jsonl, in Claude Code's layout: the
-// text entered, when, and in which workspace.
+// historyEntry is one line of history.jsonl in Claude Code's layout: the input, when, and where.
 type historyEntry struct {
 	Display   string `json:"display"`
 	Timestamp int64  `json:"timestamp"` // milliseconds since 1970
 	Project   string `json:"project"`
 }
 
-// InputHistory is the record of what the user typed, kept in
-// $MINICODE_HOME/history.jsonl for all workspaces and recalled per
-// workspace, without repeats, by Up and Down.
+// InputHistory is what the user typed, kept in history.jsonl and recalled per workspace by Up and Down.
 type InputHistory struct {
 	mu        sync.Mutex
 	path      string
@@ -36,8 +33,7 @@ type InputHistory struct {
 	lines     int // entries in the file
 }
 
-// openHistory returns the history of workspace kept under home, and the
-// inputs entered there before, oldest first, each once (at its newest).
+// openHistory returns workspace's history and its earlier inputs, oldest first, each once at its newest.
 func openHistory(home, workspace string) (*InputHistory, []string) {
 	h := &InputHistory{path: filepath.Join(home, "history.jsonl"), workspace: workspace}
 	entries := h.read()
@@ -73,8 +69,7 @@ func (h *InputHistory) read() []historyEntry {
 	return out
 }
 
-// Add appends an input to the file. Past the cap, the file is rewritten
-// with its newest half.
+// Add appends an input to the file, which keeps only its newest half past the cap.
 func (h *InputHistory) Add(input string) error {
 	if strings.TrimSpace(input) == "" {
 		return nil

@@ -42,11 +42,7 @@ func (j *Journal) FirstPrompt() string {
 	return ""
 }
 
-// readJournal reads a session file. A last line cut short by a crash is
-// skipped with a warning, a damaged line elsewhere is skipped and named by
-// its line number, and the rest loads. A record from a newer minicode
-// stops the reading: it cannot be understood, and guessing could lose
-// what it holds.
+// readJournal reads a session file, skipping a torn last line or a damaged one with a warning; a newer record format is an error.
 func readJournal(path string) (*Journal, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -138,18 +134,9 @@ func (b *viewBuilder) add(rec Record, j *Journal, line int) {
 	}
 }
 
-// finish gives every tool call of the view exactly one result: the one
-// its finish record holds, or one saying that its outcome is unknown (it
-// started) or that it never ran.
+// finish gives every call of the view one result: its finish record's, or one saying its outcome is unknown or it never ran.
 func (b *viewBuilder) finish() []Message {
-	answered := map[string]bool{}
-	for _, m := range b.view {
-		for _, blk := range m.Content {
-			if blk.Type == BlockToolResult {
-				answered[blk.ToolUseID] = true
-			}
-		}
-	}
+	answered := answeredCalls(b.view)
 	view := closeToolCalls(b.view)
 	for _, m := range view {
 		for i, blk := range m.Content {
@@ -178,8 +165,7 @@ type SessionInfo struct {
 	FirstPrompt string
 }
 
-// listSessions returns the sessions saved in dir, newest first. Files
-// that cannot be read are left out.
+// listSessions returns the readable sessions saved in dir, newest first.
 func listSessions(dir string) ([]SessionInfo, error) {
 	paths, err := filepath.Glob(filepath.Join(dir, "*.jsonl"))
 	if err != nil {
@@ -198,8 +184,7 @@ func listSessions(dir string) ([]SessionInfo, error) {
 	return infos, nil
 }
 
-// newestSession returns the id of the session of dir written last, or
-// "" when there is none; it reads only the folder, not the files.
+// newestSession returns the id of the session of dir written last ("" if none), reading only the folder.
 func newestSession(dir string) string {
 	paths, _ := filepath.Glob(filepath.Join(dir, "*.jsonl"))
 	newest, when := "", time.Time{}
@@ -212,8 +197,7 @@ func newestSession(dir string) string {
 	return newest
 }
 
-// formatSessionList shows sessions numbered from 1: id, age, number of
-// messages, title (when named) and first prompt.
+// formatSessionList shows sessions numbered from 1: id, age, messages, title and first prompt.
 func formatSessionList(infos []SessionInfo, now time.Time) string {
 	if len(infos) == 0 {
 		return "No saved sessions in this workspace."
@@ -243,9 +227,7 @@ func formatAge(d time.Duration) string {
 	}
 }
 
-// pruneSessions removes the sessions of every workspace last written
-// before cutoff, with their stored tool results, except the session
-// keep. It returns how many it removed.
+// pruneSessions removes every workspace's sessions (and stored results) written before cutoff, but keep, and counts them.
 func pruneSessions(home string, cutoff time.Time, keep string) int {
 	paths, _ := filepath.Glob(filepath.Join(home, "projects", "*", "*.jsonl"))
 	removed := 0

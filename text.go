@@ -6,10 +6,8 @@ import (
 	"unicode/utf8"
 )
 
-// This file holds the ways minicode shortens text for the model and for
-// people. Byte limits (clip, prefix, cutText, cutMiddle) bound what is
-// sent or stored; rune limits (cut, firstLine, oneLine) bound what is
-// shown on a terminal line. No cut ever splits a character.
+// Byte limits (clip, prefix, cutText, cutMiddle) bound what is sent or stored, rune limits (cut, firstLine,
+// oneLine) what is shown on a line; no cut splits a character.
 
 // prefix returns at most n bytes of s.
 func prefix(s string, n int) string {
@@ -24,8 +22,7 @@ func clip(s string, n int) string {
 	return prefix(s, n) + "..."
 }
 
-// cutText returns at most n bytes of s, ending at a line break when one
-// is near the end.
+// cutText returns at most n bytes of s, ending at a line break when one is near the end.
 func cutText(s string, n int) string {
 	if len(s) <= n {
 		return s
@@ -37,8 +34,7 @@ func cutText(s string, n int) string {
 	return s[:n]
 }
 
-// cutMiddle keeps the head and tail of s within budget bytes, replacing the
-// middle with a note saying how much was left out.
+// cutMiddle keeps the head and tail of s within budget bytes, noting how much was left out.
 func cutMiddle(s string, budget int) string {
 	if len(s) <= budget {
 		return s
@@ -59,8 +55,7 @@ func cut(s string, max int) string {
 	return string(r[:max]) + "…"
 }
 
-// firstLine returns the first line of s, cut to max characters, with a
-// note of how many lines followed.
+// firstLine returns the first line of s, cut to max characters, noting how many lines followed.
 func firstLine(s string, max int) string {
 	line, rest, more := strings.Cut(strings.TrimSpace(s), "\n")
 	line = cut(line, max)
