@@ -2,13 +2,11 @@ package main
 
 import (
 	"bytes"
-	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
-	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -16,55 +14,41 @@ import (
 	"strings"
 )
 
-// Settings are the user's choices read from settings files, Claude
-// Code's and minicode's alike. Flags and environment variables override
-// them. A key minicode does not know is listed in a notice, never fatal;
-// to understand a new key, add its field here (and, if it runs code or
-// widens permissions, a line to wideningKeys).
+// Settings are the user's choices read from settings files, Claude Code's
+// and minicode's alike; flags and environment variables override them. A
+// new key is a field here (and, if it runs code or widens permissions, a
+// line in wideningKeys).
 type Settings struct {
-	Provider  string                 `json:"provider,omitempty"`  // anthropic, openai or mock
-	Model     string                 `json:"model,omitempty"`     // model name or alias sent to the provider
-	BaseURL   string                 `json:"baseUrl,omitempty"`   // the provider's API address
-	MaxTurns  int                    `json:"maxTurns,omitempty"`  // model steps per task
-	MaxTokens int                    `json:"maxTokens,omitempty"` // output tokens per model step
-	Limits    map[string]ModelLimits `json:"modelLimits,omitempty"`
-	// ContextWindow replaces the model's context window (tokens).
-	ContextWindow *int              `json:"contextWindow,omitempty"`
-	Compaction    CompactThresholds `json:"compaction,omitempty"`
-	// WebSearchURL replaces the default web_search endpoint.
-	WebSearchURL string              `json:"webSearchUrl,omitempty"`
-	Permissions  PermissionsSettings `json:"permissions,omitempty"`
-	// Hooks are commands run at points of a session; every file's add up.
-	Hooks HookSettings `json:"hooks,omitempty"`
-	// SubagentDepth is how deep subagents may nest (default 1: a subagent
-	// cannot start another).
-	SubagentDepth int             `json:"subagentDepth,omitempty"`
-	Sandbox       SandboxSettings `json:"sandbox,omitempty"`
-	// CleanupPeriodDays is how long a session is kept after its last
-	// change (default 30).
-	CleanupPeriodDays *int `json:"cleanupPeriodDays,omitempty"`
-	// Env holds environment variables set for the session.
-	Env map[string]string `json:"env,omitempty"`
+	Provider      string                 `json:"provider,omitempty"`  // anthropic, openai or mock
+	Model         string                 `json:"model,omitempty"`     // model name or alias sent to the provider
+	BaseURL       string                 `json:"baseUrl,omitempty"`   // the provider's API address
+	MaxTurns      int                    `json:"maxTurns,omitempty"`  // model steps per task
+	MaxTokens     int                    `json:"maxTokens,omitempty"` // output tokens per model step
+	Limits        map[string]ModelLimits `json:"modelLimits,omitempty"`
+	ContextWindow *int                   `json:"contextWindow,omitempty"` // replaces the model's (tokens)
+	Compaction    CompactThresholds      `json:"compaction,omitempty"`
+	WebSearchURL  string                 `json:"webSearchUrl,omitempty"` // replaces web_search's endpoint
+	Permissions   PermissionsSettings    `json:"permissions,omitempty"`
+	Hooks         HookSettings           `json:"hooks,omitempty"`
+	SubagentDepth int                    `json:"subagentDepth,omitempty"` // how deep subagents nest (default 1)
+	Sandbox       SandboxSettings        `json:"sandbox,omitempty"`
+	// CleanupPeriodDays is how long a session is kept after its last change (default 30).
+	CleanupPeriodDays *int              `json:"cleanupPeriodDays,omitempty"`
+	Env               map[string]string `json:"env,omitempty"` // environment variables for the session
 	// The project's .mcp.json servers to start, to skip, or all of them.
 	EnabledMCPJSONServers      []string `json:"enabledMcpjsonServers,omitempty"`
 	DisabledMCPJSONServers     []string `json:"disabledMcpjsonServers,omitempty"`
 	EnableAllProjectMCPServers bool     `json:"enableAllProjectMcpServers,omitempty"`
-	// Schema names the file's JSON schema, for editors; minicode ignores it.
-	Schema string `json:"$schema,omitempty"`
+	Schema                     string   `json:"$schema,omitempty"` // for editors; minicode ignores it
 
-	// Unknown lists the keys no field takes, each with its file.
-	Unknown []string `json:"-"`
-	// Ignored lists what an untrusted project's files asked for and did
-	// not get, each with its file.
-	Ignored []string `json:"-"`
+	Unknown []string `json:"-"` // keys no field takes, each with its file
+	Ignored []string `json:"-"` // what an untrusted project asked for and did not get
 	// ruleSets keeps each file's permission rules apart, so that a bad
 	// rule is reported with the file it came from.
-	ruleSets []RuleSet
-	source   string // the file these settings were read from
-	project  bool   // the file is the workspace's, not the user's
-	// contextWindowAt names the file and line of ContextWindow, for
-	// errors found once the model is known.
-	contextWindowAt string
+	ruleSets        []RuleSet
+	source          string // the file these settings were read from
+	project         bool   // the file is the workspace's, not the user's
+	contextWindowAt string // the file and line of ContextWindow, for later errors
 }
 
 // PermissionsSettings are the permission mode and rules from settings.
@@ -163,7 +147,7 @@ func loadSettings(home, userHome, workspace string, flagValues []string) ([]Sett
 // listed in Unknown; a known key of the wrong type is an error.
 func parseSettings(data []byte, source string, project bool) (Settings, error) {
 	s := Settings{source: source, project: project}
-	if err := decodeJSON(data, 0, &s, false); err != nil {
+	if err := decodeJSON(data, &s, false); err != nil {
 		return Settings{}, fmt.Errorf("settings file %s: %w", source, err)
 	}
 	var top struct {
@@ -209,47 +193,40 @@ func unknownKeys(m map[string]json.RawMessage, t reflect.Type) []string {
 	return out
 }
 
-// decodeStrict unmarshals a JSON document that must hold exactly one value
-// of known fields, and describes any problem with its line number.
+// decodeStrict decodes a JSON document whose fields must all be known,
+// describing any problem with its line number.
 func decodeStrict(data []byte, v any) error {
-	return decodeJSON(data, 0, v, true)
+	return decodeJSON(data, v, true)
 }
 
-// decodeJSON unmarshals the JSON value that starts at data[start:] and
-// describes any problem with its line number in data. A whole document
-// (start 0) must hold exactly one value; strict makes unknown fields an
-// error.
-func decodeJSON(data []byte, start int, v any, strict bool) error {
-	dec := json.NewDecoder(bytes.NewReader(data[start:]))
+// decodeJSON decodes a JSON document that holds exactly one value and
+// describes any problem with its line number; strict makes unknown
+// fields an error.
+func decodeJSON(data []byte, v any, strict bool) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
 	if strict {
 		dec.DisallowUnknownFields()
 	}
-	line := func(offset int64) int { return lineOf(data, int64(start)+offset) }
 	err := dec.Decode(v)
-	if err == nil && start == 0 && dec.More() {
-		return fmt.Errorf("line %d: unexpected data after the JSON object", line(dec.InputOffset()))
+	if err == nil && dec.More() {
+		return fmt.Errorf("line %d: unexpected data after the JSON object", lineOf(data, dec.InputOffset()))
 	}
 	var syntaxErr *json.SyntaxError
 	var typeErr *json.UnmarshalTypeError
+	field, unknown := strings.CutPrefix(fmt.Sprint(err), "json: unknown field ")
 	switch {
 	case err == nil:
 		return nil
 	case errors.As(err, &syntaxErr):
-		return fmt.Errorf("line %d: %v", line(syntaxErr.Offset), err)
+		return fmt.Errorf("line %d: %v", lineOf(data, syntaxErr.Offset), err)
 	case errors.As(err, &typeErr):
-		return fmt.Errorf("line %d: field %q must be %s, not %s", line(typeErr.Offset), typeErr.Field, jsonKind(typeErr.Type), typeErr.Value)
-	case strings.HasPrefix(err.Error(), "json: unknown field"):
-		field := strings.TrimPrefix(err.Error(), "json: unknown field ")
-		offset := int64(bytes.Index(data[start:], []byte(field)))
-		if offset < 0 {
-			offset = dec.InputOffset()
-		}
-		return fmt.Errorf("line %d: unknown field %s", line(offset), field)
+		return fmt.Errorf("line %d: field %q must be %s, not %s", lineOf(data, typeErr.Offset), typeErr.Field, jsonKind(typeErr.Type), typeErr.Value)
+	case unknown:
+		return fmt.Errorf("line %d: unknown field %s", lineOf(data, int64(max(0, bytes.Index(data, []byte(field))))), field)
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
 		return fmt.Errorf("the file is empty or ends too soon")
-	default:
-		return fmt.Errorf("line %d: %v", line(dec.InputOffset()), err)
 	}
+	return fmt.Errorf("line %d: %v", lineOf(data, dec.InputOffset()), err)
 }
 
 // lineOf returns the 1-based line of a byte offset in data.
@@ -271,84 +248,74 @@ func projectWidening(layers []Settings) []string {
 	return out
 }
 
-// mergeSettings lays the layers over one another in order: set values
-// win, lists add up, and each file's permission rules are kept as one
-// more rule set. Unless trusted, the project's widening keys are dropped
-// and listed in Ignored.
+// mergeSettings lays the layers over one another in order and keeps each
+// file's permission rules as one more rule set. Unless trusted, the
+// project's widening keys are dropped and listed in Ignored.
 func mergeSettings(layers []Settings, workspace string, trusted bool) Settings {
 	var base Settings
 	for _, over := range layers {
-		if over.project && !trusted {
-			for _, k := range over.wideningKeys() {
-				if k.set {
-					base.Ignored = append(base.Ignored, fmt.Sprintf("%s (%s)", k.name, over.source))
-					k.drop()
-				}
+		for _, k := range over.wideningKeys() {
+			if over.project && !trusted && k.set {
+				base.Ignored = append(base.Ignored, fmt.Sprintf("%s (%s)", k.name, over.source))
+				k.drop()
 			}
 		}
-		base = mergeLayer(base, over, workspace)
+		p := &over.Permissions
+		if len(p.Allow)+len(p.Ask)+len(p.Deny) > 0 {
+			set := RuleSet{Source: over.source, Allow: p.Allow, Ask: p.Ask, Deny: p.Deny}
+			if over.project || over.source == "--settings" {
+				set.Project = workspace
+			}
+			base.ruleSets = append(base.ruleSets, set)
+			p.Allow, p.Ask, p.Deny = nil, nil, nil
+		}
+		p.AdditionalDirectories = slices.Clone(p.AdditionalDirectories)
+		for i, dir := range p.AdditionalDirectories {
+			if !filepath.IsAbs(dir) && !strings.HasPrefix(dir, "~") {
+				p.AdditionalDirectories[i] = filepath.Join(workspace, dir)
+			}
+		}
+		if over.ContextWindow != nil {
+			base.contextWindowAt = over.contextWindowAt
+		}
+		mergeValue(reflect.ValueOf(&base).Elem(), reflect.ValueOf(over))
 	}
 	return base
 }
 
-// mergeLayer lays over on top of base.
-func mergeLayer(base, over Settings, workspace string) Settings {
-	base.Provider = cmp.Or(over.Provider, base.Provider)
-	base.Model = cmp.Or(over.Model, base.Model)
-	base.BaseURL = cmp.Or(over.BaseURL, base.BaseURL)
-	base.WebSearchURL = cmp.Or(over.WebSearchURL, base.WebSearchURL)
-	base.MaxTurns = cmp.Or(over.MaxTurns, base.MaxTurns)
-	base.MaxTokens = cmp.Or(over.MaxTokens, base.MaxTokens)
-	base.SubagentDepth = cmp.Or(over.SubagentDepth, base.SubagentDepth)
-	if over.CleanupPeriodDays != nil {
-		base.CleanupPeriodDays = over.CleanupPeriodDays
-	}
-	if over.ContextWindow != nil {
-		base.ContextWindow, base.contextWindowAt = over.ContextWindow, over.contextWindowAt
-	}
-	base.Compaction = mergeThresholds(base.Compaction, over.Compaction)
-	base.Limits = mergeMaps(base.Limits, over.Limits)
-	base.Env = mergeMaps(base.Env, over.Env)
-	base.EnabledMCPJSONServers = append(base.EnabledMCPJSONServers, over.EnabledMCPJSONServers...)
-	base.DisabledMCPJSONServers = append(base.DisabledMCPJSONServers, over.DisabledMCPJSONServers...)
-	base.EnableAllProjectMCPServers = base.EnableAllProjectMCPServers || over.EnableAllProjectMCPServers
-	base.Unknown = append(base.Unknown, over.Unknown...)
-	base.Hooks = base.Hooks.merge(over.Hooks)
-	if over.Sandbox.Enabled != nil {
-		base.Sandbox.Enabled = over.Sandbox.Enabled
-	}
-	base.Sandbox.Network = base.Sandbox.Network || over.Sandbox.Network
-	base.Sandbox.AllowWrite = append(base.Sandbox.AllowWrite, over.Sandbox.AllowWrite...)
-	base.Sandbox.DenyRead = append(base.Sandbox.DenyRead, over.Sandbox.DenyRead...)
-	p := over.Permissions
-	base.Permissions.DefaultMode = cmp.Or(p.DefaultMode, base.Permissions.DefaultMode)
-	for _, dir := range p.AdditionalDirectories {
-		if !filepath.IsAbs(dir) && !strings.HasPrefix(dir, "~") {
-			dir = filepath.Join(workspace, dir)
+// mergeValue lays over on top of base: a set value wins, lists add up,
+// structs merge field by field and maps key by key (lists in them adding
+// up too).
+func mergeValue(base, over reflect.Value) {
+	switch over.Kind() {
+	case reflect.Struct:
+		for i := range over.NumField() {
+			if over.Type().Field(i).IsExported() {
+				mergeValue(base.Field(i), over.Field(i))
+			}
 		}
-		base.Permissions.AdditionalDirectories = append(base.Permissions.AdditionalDirectories, dir)
-	}
-	if len(p.Allow)+len(p.Ask)+len(p.Deny) > 0 {
-		set := RuleSet{Source: over.source, Allow: p.Allow, Ask: p.Ask, Deny: p.Deny}
-		if over.project || over.source == "--settings" {
-			set.Project = workspace
+	case reflect.Slice:
+		base.Set(reflect.AppendSlice(base, over))
+	case reflect.Map:
+		if over.Len() == 0 {
+			return
 		}
-		base.ruleSets = append(base.ruleSets, set)
+		merged := reflect.MakeMap(base.Type())
+		for _, m := range []reflect.Value{base, over} {
+			for it := m.MapRange(); it.Next(); {
+				v := it.Value()
+				if old := merged.MapIndex(it.Key()); old.IsValid() && v.Kind() == reflect.Slice {
+					v = reflect.AppendSlice(old, v)
+				}
+				merged.SetMapIndex(it.Key(), v)
+			}
+		}
+		base.Set(merged)
+	default:
+		if !over.IsZero() {
+			base.Set(over)
+		}
 	}
-	return base
-}
-
-// mergeMaps returns base with over's entries laid on top.
-func mergeMaps[V any](base, over map[string]V) map[string]V {
-	if len(over) == 0 {
-		return base
-	}
-	out := maps.Clone(base)
-	if out == nil {
-		out = map[string]V{}
-	}
-	maps.Copy(out, over)
-	return out
 }
 
 // minicodeHome returns $MINICODE_HOME, or .minicode in the user's home.

@@ -9,29 +9,27 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
-// Workspace trust: a cloned repository must not run its code or widen
-// what the model may do just because minicode was opened in it. The parts
-// of a project that would (servers in .mcp.json, allow rules, env,
-// a permissive mode, skills' allowed-tools) take effect only once the
-// user has trusted the workspace; what tightens always applies. Answers
-// are kept in $MINICODE_HOME/trust.json; a folder Claude Code has trusted
-// (hasTrustDialogAccepted in ~/.claude.json) counts as trusted too.
+// Workspace trust: a cloned repository must not run its code or widen what
+// the model may do just because minicode was opened in it. What would
+// (.mcp.json servers, allow rules, env, a permissive mode, allowed-tools)
+// waits until the user trusts the workspace, in $MINICODE_HOME/trust.json
+// or in Claude Code's ~/.claude.json; what tightens always applies.
 
-// trustFileName is the file in $MINICODE_HOME that keeps the answers:
-// {"workspaces": {"/abs/dir": true, "/other": false}}.
+// trustFileName is the file in $MINICODE_HOME that keeps the answers.
 const trustFileName = "trust.json"
 
-// trustAnswers is the content of the trust file.
+// trustAnswers is the content of the trust file: {"workspaces": {"/dir": true}}.
 type trustAnswers struct {
 	Workspaces map[string]bool `json:"workspaces"`
 }
 
 // workspaceTrust reports whether the workspace is trusted and whether the
-// user has answered for it. An answer for a folder covers the folders
-// inside it; the nearest answer wins, minicode's before Claude Code's.
+// user has answered for it: the nearest answer for it or a folder above
+// wins, minicode's before Claude Code's.
 func workspaceTrust(home, userHome, workspace string) (trusted, answered bool) {
 	mine := readTrustAnswers(home).Workspaces
 	var claude struct {
@@ -55,8 +53,8 @@ func workspaceTrust(home, userHome, workspace string) (trusted, answered bool) {
 	}
 }
 
-// readTrustAnswers reads the trust file; a missing or unreadable one
-// holds no answers, so nothing is trusted.
+// readTrustAnswers reads the trust file; a missing or broken one trusts
+// nothing.
 func readTrustAnswers(home string) trustAnswers {
 	var t trustAnswers
 	if data, err := os.ReadFile(filepath.Join(home, trustFileName)); err == nil {
@@ -83,8 +81,7 @@ func saveTrust(home, workspace string, trusted bool) error {
 }
 
 // runTrustCommand is "minicode trust [--revoke] [DIR]": it trusts a
-// workspace (the current folder by default) without asking, or takes
-// the trust back.
+// workspace (by default the current folder), or takes the trust back.
 func runTrustCommand(args []string, stdout, stderr io.Writer, getenv func(string) string) error {
 	fs := flag.NewFlagSet("minicode trust", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -137,8 +134,7 @@ func parseInterspersed(fs *flag.FlagSet, args []string) error {
 }
 
 // projectEnables lists what the project would enable in a trusted
-// workspace: its settings' widening keys, its MCP servers and its
-// skills' allowed-tools.
+// workspace: settings, MCP servers, skills' and commands' allowed-tools.
 func (app *App) projectEnables(layers []Settings, servers []MCPServerConfig) []string {
 	out := projectWidening(layers)
 	for _, c := range servers {
@@ -163,11 +159,10 @@ func (app *App) projectEnables(layers []Settings, servers []MCPServerConfig) []s
 	return out
 }
 
-// decideTrust settles whether the workspace is trusted. The first
-// interactive start in a workspace whose project would enable something
-// shows what and asks once; the answer is remembered. Otherwise an
-// untrusted workspace runs without those parts, with a notice naming
-// them. wide is what projectEnables found.
+// decideTrust settles whether the workspace is trusted: the first
+// interactive start where the project would enable something (wide) asks
+// once and remembers; otherwise an untrusted workspace runs without those
+// parts, with a notice naming them.
 func (app *App) decideTrust(ctx context.Context, wide []string) (bool, error) {
 	trusted, answered := workspaceTrust(app.Home, userHome(app.getenv), app.Workspace)
 	if trusted || len(wide) == 0 {
@@ -180,7 +175,7 @@ func (app *App) decideTrust(ctx context.Context, wide []string) (bool, error) {
 		if err != nil && !errors.Is(err, io.EOF) {
 			return false, err
 		}
-		answer := strings.EqualFold(strings.TrimSpace(line), "y") || strings.EqualFold(strings.TrimSpace(line), "yes")
+		answer := slices.Contains([]string{"y", "yes"}, strings.ToLower(strings.TrimSpace(line)))
 		if err := saveTrust(app.Home, app.Workspace, answer); err != nil {
 			return false, err
 		}

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -49,26 +50,26 @@ type skillRoot struct {
 // to the repository root, then $MINICODE_HOME/skills and ~/.claude/skills.
 func skillRoots(home, userHome, workspace string) []skillRoot {
 	var roots []skillRoot
-	seen := map[string]bool{}
-	add := func(dir, source string) {
-		if dir = filepath.Clean(dir); !seen[dir] {
-			seen[dir] = true
-			roots = append(roots, skillRoot{Dir: dir, Source: source})
+	add := func(source string, dirs ...string) {
+		for _, dir := range dirs {
+			if dir = filepath.Clean(dir); !slices.ContainsFunc(roots, func(r skillRoot) bool { return r.Dir == dir }) {
+				roots = append(roots, skillRoot{Dir: dir, Source: source})
+			}
 		}
 	}
-	dirs := []string{filepath.Clean(workspace)}
-	if _, inRepo := findRepoRoot(dirs[0]); inRepo {
-		dirs = projectDirs(dirs[0])
-	}
-	for i := len(dirs) - 1; i >= 0; i-- {
-		add(filepath.Join(dirs[i], ".minicode", "skills"), "project")
-		add(filepath.Join(dirs[i], ".claude", "skills"), "project")
+	workspace = filepath.Clean(workspace)
+	root, inRepo := findRepoRoot(workspace)
+	for d := workspace; ; d = filepath.Dir(d) {
+		add("project", filepath.Join(d, ".minicode", "skills"), filepath.Join(d, ".claude", "skills"))
+		if !inRepo || d == root || d == filepath.Dir(d) {
+			break
+		}
 	}
 	if home != "" {
-		add(filepath.Join(home, "skills"), "user")
+		add("user", filepath.Join(home, "skills"))
 	}
 	if userHome != "" {
-		add(filepath.Join(userHome, ".claude", "skills"), "user")
+		add("user", filepath.Join(userHome, ".claude", "skills"))
 	}
 	return roots
 }

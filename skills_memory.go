@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"errors"
 	"fmt"
@@ -8,20 +9,16 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 )
 
 // Project memory is what the user writes down once for every session:
-// AGENTS.md, CLAUDE.md, .claude/CLAUDE.md, CLAUDE.local.md and MINI.md
-// files in $MINICODE_HOME and ~/.claude (for every project), in each
-// folder from / down to the workspace, and the rules of .claude/rules. A
-// line may pull in another file with "@relative/path" (or, from the
-// user's own files and in a trusted workspace, "@~/path" and absolute
-// paths). All of it goes into the system prompt, within limits that keep
-// the files nearest the workspace when something must give; memory for
-// part of the project waits for the model to read there
-// (skills_memory_lazy.go).
+// AGENTS.md, CLAUDE.md, CLAUDE.local.md and MINI.md files from / down to
+// the workspace, in $MINICODE_HOME and ~/.claude, and .claude/rules, with
+// "@path" includes. It goes into the system prompt within limits that
+// keep the files nearest the workspace; memory for part of the project
+// waits for the model to read there (skills_memory_lazy.go).
 
 // Limits on project memory.
 const (
@@ -33,17 +30,14 @@ const (
 
 // MemoryFile is one memory file found, loaded or not.
 type MemoryFile struct {
-	Path  string
-	Level string // "user" or "project"
-	// IncludedFrom is the file whose @include brought this one in.
-	IncludedFrom string
+	Path         string
+	Level        string // "user" or "project"
+	IncludedFrom string // the file whose @include brought this one in
 	Size         int    // bytes on disk
 	Content      string // what goes into the prompt
-	// Cut says what was cut or why nothing was loaded; "" when the whole
-	// file is in.
-	Cut     string
-	Skipped bool // nothing of the file is in the prompt
-	rank    int  // 0 for the workspace folder, growing with distance
+	Cut          string // what was cut or why nothing was loaded; "" when all is in
+	Skipped      bool   // nothing of the file is in the prompt
+	rank         int    // 0 for the workspace folder, growing with distance
 }
 
 // Memory is the project memory of one workspace.
@@ -60,9 +54,7 @@ type memoryLoader struct {
 	mem      *Memory
 	loaded   map[string]*MemoryFile // by real path
 	userHome string                 // for @~/ includes
-	// external allows project files to include absolute and @~/ paths:
-	// set in a trusted workspace. The user's own files always may.
-	external bool
+	external bool                   // project files may include absolute and @~/ paths (trusted)
 }
 
 // LoadMemory finds and reads the memory files for ws (absolute, symlinks
@@ -70,12 +62,9 @@ type memoryLoader struct {
 // files become notes in the result.
 func LoadMemory(home, userHome, ws string, trusted bool) *Memory {
 	l := &memoryLoader{mem: &Memory{}, loaded: map[string]*MemoryFile{}, userHome: userHome, external: trusted}
-	var dirs []string // from / down to the workspace
-	for d := ws; ; d = filepath.Dir(d) {
-		dirs = append([]string{d}, dirs...)
-		if filepath.Dir(d) == d {
-			break
-		}
+	dirs := []string{ws} // from / down to the workspace
+	for d := ws; d != filepath.Dir(d); d = filepath.Dir(d) {
+		dirs = append([]string{filepath.Dir(d)}, dirs...)
 	}
 	if real, err := filepath.EvalSymlinks(filepath.Join(userHome, ".claude")); userHome != "" && err == nil {
 		l.loadFiles(real, []string{"CLAUDE.md"}, "user", real, len(dirs)+1)
@@ -99,7 +88,7 @@ func LoadMemory(home, userHome, ws string, trusted bool) *Memory {
 }
 
 // findRepoRoot returns the nearest folder at or above dir that holds a
-// .git entry (a folder, or a file in worktrees and submodules).
+// .git folder or file (worktrees and submodules have a file).
 func findRepoRoot(dir string) (string, bool) {
 	for d := dir; ; d = filepath.Dir(d) {
 		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
@@ -107,20 +96,6 @@ func findRepoRoot(dir string) (string, bool) {
 		}
 		if filepath.Dir(d) == d {
 			return "", false
-		}
-	}
-}
-
-// projectDirs lists the folders from the repository root (or, outside a
-// repository, the filesystem root) down to workspace, root first.
-func projectDirs(workspace string) []string {
-	workspace = filepath.Clean(workspace)
-	root, inRepo := findRepoRoot(workspace)
-	var dirs []string
-	for d := workspace; ; d = filepath.Dir(d) {
-		dirs = append([]string{d}, dirs...)
-		if inRepo && d == root || filepath.Dir(d) == d {
-			return dirs
 		}
 	}
 }
@@ -141,7 +116,7 @@ func (l *memoryLoader) loadFiles(dir string, names []string, level, boundary str
 	}
 }
 
-// loadFile reads one memory file, then the files it includes, depth first.
+// loadFile reads one memory file, then the files it includes, depth first;
 // stack holds the real paths of the files including this one.
 func (l *memoryLoader) loadFile(f *MemoryFile, boundary string, stack []string) {
 	real, err := filepath.EvalSymlinks(f.Path)
@@ -175,21 +150,18 @@ func (l *memoryLoader) loadFile(f *MemoryFile, boundary string, stack []string) 
 	}
 }
 
-// readMemoryFile reads a memory file up to maxMemoryFileBytes, cut at a
-// line break when it is longer, without its byte order mark and with "\n"
-// line endings; size is the file's size on disk.
+// readMemoryFile reads a memory file cut (at a line break) to
+// maxMemoryFileBytes, with "\n" line endings and no byte order mark; size
+// is the file's size on disk.
 func readMemoryFile(path string) (content string, size int, err error) {
 	file, err := os.Open(path)
 	if err != nil {
 		return "", 0, err
 	}
 	defer file.Close()
-	info, err := file.Stat()
-	if err != nil {
-		return "", 0, err
-	}
+	info, statErr := file.Stat()
 	data, err := io.ReadAll(io.LimitReader(file, maxMemoryFileBytes+1))
-	if err != nil {
+	if err = cmp.Or(statErr, err); err != nil {
 		return "", 0, err
 	}
 	content = cutText(string(data), maxMemoryFileBytes)
@@ -257,9 +229,8 @@ func includeRefs(text string) []string {
 	return refs
 }
 
-// resolveInclude turns an include reference into the real path of a file.
-// A relative path must stay inside boundary; absolute (and @~/) paths are
-// followed only when external allows them.
+// resolveInclude turns an include reference into the real path of a file:
+// a relative one must stay inside boundary, an absolute one needs external.
 func resolveInclude(dir, ref, boundary string, external bool) (string, error) {
 	abs := filepath.IsAbs(ref)
 	if abs && !external || strings.HasPrefix(ref, "~") {
@@ -281,13 +252,12 @@ func resolveInclude(dir, ref, boundary string, external bool) (string, error) {
 	return real, nil
 }
 
-// applyCaps decides what of each file goes into the prompt. Files are
-// taken nearest first: a file with the same content as one already taken
-// is left out, and once maxMemoryTotalBytes is reached the rest are cut or
-// left out. (Each file was cut to maxMemoryFileBytes as it was read.)
+// applyCaps decides what of each file goes into the prompt: nearest first,
+// leaving out a file whose content was taken already, and cutting or
+// leaving out the rest once maxMemoryTotalBytes is reached.
 func (m *Memory) applyCaps() {
-	order := append([]*MemoryFile(nil), m.Files...)
-	sort.SliceStable(order, func(a, b int) bool { return order[a].rank < order[b].rank })
+	order := slices.Clone(m.Files)
+	slices.SortStableFunc(order, func(a, b *MemoryFile) int { return a.rank - b.rank })
 	seen := map[[sha256.Size]byte]*MemoryFile{}
 	total := 0
 	for _, f := range order {
@@ -320,8 +290,8 @@ func kb(n int) string {
 	return fmt.Sprintf("%.1f KB", float64(n)/1024)
 }
 
-// Describe is the text of /memory: each file found, its size, and what was
-// cut or left out, then notes about includes that were not followed.
+// Describe is the text of /memory: each file found, its size and what was
+// cut or left out, then the notes.
 func (m *Memory) Describe() string {
 	var b strings.Builder
 	loaded, total := 0, 0
@@ -347,17 +317,13 @@ func (m *Memory) Describe() string {
 		b.WriteString("\n")
 	}
 	if len(m.Notes) > 0 {
-		b.WriteString("Notes:\n")
-		for _, n := range m.Notes {
-			fmt.Fprintf(&b, "  %s\n", n)
-		}
+		fmt.Fprintf(&b, "Notes:\n  %s\n", strings.Join(m.Notes, "\n  "))
 	}
 	return b.String()
 }
 
 // PromptSection is the memory part of the system prompt, "" when there is
-// none. Files come from the most general to the nearest, so that the
-// nearest has the last word.
+// none; the nearest file comes last, to have the last word.
 func (m *Memory) PromptSection() string {
 	var b strings.Builder
 	for _, f := range m.Files {

@@ -10,11 +10,9 @@ import (
 	"sync"
 )
 
-// Some memory applies only to part of a project: the CLAUDE.md of a
-// folder inside the workspace, and a rule in .claude/rules whose
-// "paths:" front matter names the files it is about. Such memory joins
-// the model's context the first time the model reads a file it applies
-// to, appended to what read_file returns.
+// Memory for part of a project (the CLAUDE.md of a folder inside the
+// workspace, a .claude/rules file with "paths:" globs) joins what read_file
+// returns the first time the model reads a file it applies to.
 
 // lazyMemory is the memory that waits for the model to read a file.
 type lazyMemory struct {
@@ -32,9 +30,8 @@ type pathRule struct {
 	applied bool
 }
 
-// loadRules reads the rule files of a .claude/rules folder: a rule
-// without paths applies everywhere and is loaded now; one with paths
-// waits for a file it matches.
+// loadRules reads the rule files of a .claude/rules folder: one without
+// paths is loaded now, one with paths waits for a file it matches.
 func (l *memoryLoader) loadRules(dir, level, boundary string, rank int) {
 	entries, _ := os.ReadDir(dir) // no folder, no rules
 	for _, e := range entries {
@@ -56,11 +53,11 @@ func (l *memoryLoader) loadRules(dir, level, boundary string, rank int) {
 	}
 }
 
-// rulePaths reads the paths: of a rule's front matter, a list or a
-// comma-separated string of globs.
+// rulePaths reads the paths: globs of a rule's front matter (a list or a
+// comma-separated string).
 func rulePaths(data []byte) []string {
 	header, _, err := splitFrontMatter(data)
-	if err != nil || header == "" {
+	if err != nil {
 		return nil
 	}
 	meta, _ := parseFrontMatter(header)
@@ -80,8 +77,7 @@ func rulePaths(data []byte) []string {
 }
 
 // ForRead loads the memory that applies to the file at abs and was not
-// loaded yet, and returns it as text to add to what the model read; ""
-// when there is none.
+// loaded yet, as text to add to what the model read ("" for none).
 func (m *Memory) ForRead(abs string) string {
 	z := &m.lazy
 	if z.loader == nil || !within(z.workspace, abs) {
