@@ -70,8 +70,7 @@ type wideningKey struct {
 }
 
 // wideningKeys lists the settings a project's files may use only in a
-// trusted workspace. What tightens (deny and ask rules, a stricter mode)
-// is not here: it always applies.
+// trusted workspace; what tightens (deny, ask, plan mode) always applies.
 func (s *Settings) wideningKeys() []wideningKey {
 	p := &s.Permissions
 	return []wideningKey{
@@ -101,44 +100,40 @@ func settingsFiles(home, userHome, workspace string) []Settings {
 }
 
 // loadSettings reads every settings file that exists, in increasing
-// precedence, and then each --settings value (a file or inline JSON).
-// A malformed file is an error that names the file, the line and the
-// field. merge combines what it returns.
+// precedence, then each --settings value (a file or inline JSON). A
+// malformed file is an error that names the file, the line and the field.
 func loadSettings(home, userHome, workspace string, flagValues []string) ([]Settings, error) {
 	var layers []Settings
+	add := func(data []byte, source string, project bool) error {
+		s, err := parseSettings(data, source, project)
+		layers = append(layers, s)
+		return err
+	}
 	seen := map[string]bool{}
 	for _, f := range settingsFiles(home, userHome, workspace) {
-		if seen[f.source] {
-			continue // the workspace is the home folder
+		data, err := os.ReadFile(f.source)
+		if seen[f.source] || errors.Is(err, fs.ErrNotExist) {
+			continue // the workspace may be the home folder
 		}
 		seen[f.source] = true
-		data, err := os.ReadFile(f.source)
-		if errors.Is(err, fs.ErrNotExist) {
-			continue
-		}
 		if err != nil {
 			return nil, fmt.Errorf("reading settings: %w", err)
 		}
-		s, err := parseSettings(data, f.source, f.project)
-		if err != nil {
+		if err := add(data, f.source, f.project); err != nil {
 			return nil, err
 		}
-		layers = append(layers, s)
 	}
 	for _, v := range flagValues {
-		data, source := []byte(v), "--settings"
+		data, source, err := []byte(v), "--settings", error(nil)
 		if !strings.HasPrefix(strings.TrimSpace(v), "{") {
-			var err error
 			if data, err = os.ReadFile(v); err != nil {
 				return nil, usageErrorf("--settings: %v", err)
 			}
 			source = v
 		}
-		s, err := parseSettings(data, source, false)
-		if err != nil {
+		if err := add(data, source, false); err != nil {
 			return nil, err
 		}
-		layers = append(layers, s)
 	}
 	return layers, nil
 }
@@ -253,10 +248,12 @@ func projectWidening(layers []Settings) []string {
 // project's widening keys are dropped and listed in Ignored.
 func mergeSettings(layers []Settings, workspace string, trusted bool) Settings {
 	var base Settings
+	if !trusted {
+		base.Ignored = projectWidening(layers)
+	}
 	for _, over := range layers {
 		for _, k := range over.wideningKeys() {
 			if over.project && !trusted && k.set {
-				base.Ignored = append(base.Ignored, fmt.Sprintf("%s (%s)", k.name, over.source))
 				k.drop()
 			}
 		}

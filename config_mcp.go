@@ -8,10 +8,9 @@ import (
 	"strings"
 )
 
-// loadRunMCPServers returns the MCP servers of this run: those of the
-// user's and the project's files (unless strict), then those of each
-// --mcp-config value, a file or inline JSON; a later entry replaces an
-// earlier one of the same name.
+// loadRunMCPServers returns the MCP servers of this run: the user's and
+// the project's (unless strict), then each --mcp-config value's (a file
+// or inline JSON), a later entry replacing an earlier one of its name.
 func loadRunMCPServers(home, workspace string, flagValues []string, strict bool) ([]MCPServerConfig, error) {
 	var servers []MCPServerConfig
 	if !strict {
@@ -21,17 +20,12 @@ func loadRunMCPServers(home, workspace string, flagValues []string, strict bool)
 		}
 	}
 	for _, v := range flagValues {
-		var (
-			byName map[string]MCPServerConfig
-			err    error
-		)
+		var byName map[string]MCPServerConfig
+		var err error
 		if strings.HasPrefix(strings.TrimSpace(v), "{") {
 			byName, err = parseMCPServers([]byte(v), "--mcp-config")
-		} else {
-			byName, err = readMCPFile(v)
-			if err == nil && byName == nil {
-				err = fmt.Errorf("--mcp-config: %s does not exist", v)
-			}
+		} else if byName, err = readMCPFile(v); err == nil && byName == nil {
+			err = fmt.Errorf("--mcp-config: %s does not exist", v)
 		}
 		if err != nil {
 			return nil, usageError{err.Error()}
@@ -49,13 +43,11 @@ func loadRunMCPServers(home, workspace string, flagValues []string, strict bool)
 	return servers, nil
 }
 
-// selectProjectServers applies the settings' lists to the servers of the
-// project's .mcp.json: disabledMcpjsonServers are skipped; when
-// enabledMcpjsonServers names some and enableAllProjectMcpServers is off,
-// only those start. In an untrusted workspace every project server is
-// skipped: a stdio one would run the project's code, an HTTP one would
-// receive the user's ${VAR} values. A skipped project server gives way
-// to the user's server of the same name, if any.
+// selectProjectServers applies disabledMcpjsonServers, enabledMcpjsonServers
+// and enableAllProjectMcpServers to the project's .mcp.json servers, and
+// skips them all in an untrusted workspace (a stdio one runs the project's
+// code, an HTTP one gets the user's ${VAR} values). A skipped server gives
+// way to the user's server of the same name, if any.
 func selectProjectServers(servers []MCPServerConfig, s Settings, workspace string, trusted bool) []MCPServerConfig {
 	projectFile := filepath.Join(workspace, projectMCPFile)
 	onlyListed := len(s.EnabledMCPJSONServers) > 0 && !s.EnableAllProjectMCPServers

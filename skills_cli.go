@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -22,8 +23,7 @@ Skills are installed into $MINICODE_HOME/skills, or with --project into
 `
 
 // runSkillsCommand runs `minicode skills ...` with the arguments after
-// "skills". home is $MINICODE_HOME, userHome the user's home folder, and
-// workspace the project folder.
+// "skills"; home is $MINICODE_HOME.
 func runSkillsCommand(args []string, stdout, stderr io.Writer, home, userHome, workspace string) error {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, skillsUsage)
@@ -44,12 +44,14 @@ func runSkillsCommand(args []string, stdout, stderr io.Writer, home, userHome, w
 		fmt.Fprint(stdout, DiscoverSkills(home, userHome, workspace).Describe())
 		return nil
 	case "add", "remove":
-		if len(positional) != 1 {
+		root := filepath.Join(workspace, ".minicode", "skills")
+		switch {
+		case len(positional) != 1:
 			return usageErrorf("minicode skills %s needs exactly one argument, got %d", args[0], len(positional))
-		}
-		root, err := installRoot(home, workspace, project)
-		if err != nil {
-			return err
+		case !project && home == "":
+			return errors.New("no minicode home folder is known; set MINICODE_HOME or use --project")
+		case !project:
+			root = filepath.Join(home, "skills")
 		}
 		if args[0] == "add" {
 			return addSkill(stdout, positional[0], root)
@@ -75,20 +77,9 @@ func skillsArgs(args []string) (positional []string, project bool, err error) {
 	return positional, project, nil
 }
 
-// installRoot is the folder skills are installed into.
-func installRoot(home, workspace string, project bool) (string, error) {
-	if project {
-		return filepath.Join(workspace, ".minicode", "skills"), nil
-	}
-	if home == "" {
-		return "", errors.New("no minicode home folder is known; set MINICODE_HOME or use --project")
-	}
-	return filepath.Join(home, "skills"), nil
-}
-
 // addSkill checks the skill folder at src and copies it into root under
-// the skill's name. The copy is made beside its final place and renamed in,
-// so a failed copy leaves nothing half-installed.
+// the skill's name: beside its final place first, then renamed in, so
+// that a failed copy leaves nothing half-installed.
 func addSkill(stdout io.Writer, src, root string) error {
 	src, err := filepath.Abs(src)
 	if err != nil {
@@ -134,19 +125,13 @@ func addSkill(stdout io.Writer, src, root string) error {
 	return nil
 }
 
-// holdsFolder reports whether dir, symlinks resolved, is path or holds it.
-// Copying a folder into a place inside it would never end.
+// holdsFolder reports whether dir, symlinks resolved, is path or holds it
+// (copying a folder into itself would never end).
 func holdsFolder(dir, path string) bool {
-	realDir, err := filepath.EvalSymlinks(dir)
-	if err != nil {
-		return false
-	}
-	absPath, err := filepath.Abs(path)
-	if err != nil {
-		return false
-	}
+	realDir, dirErr := filepath.EvalSymlinks(dir)
+	absPath, absErr := filepath.Abs(path)
 	realPath, err := resolveExisting(absPath)
-	return err == nil && within(realDir, realPath)
+	return cmp.Or(dirErr, absErr, err) == nil && within(realDir, realPath)
 }
 
 // removeSkill deletes the skill called name from root: the folder of that

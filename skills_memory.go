@@ -325,8 +325,16 @@ func (m *Memory) Describe() string {
 // PromptSection is the memory part of the system prompt, "" when there is
 // none; the nearest file comes last, to have the last word.
 func (m *Memory) PromptSection() string {
+	if text := memoryText(m.Files); text != "" {
+		return "# Project memory\n\nThe user's standing instructions, from memory files. They run from the most general to the nearest to the workspace; where they disagree, the nearer one wins.\n" + text
+	}
+	return ""
+}
+
+// memoryText is the loaded files' paths and contents, for the model.
+func memoryText(files []*MemoryFile) string {
 	var b strings.Builder
-	for _, f := range m.Files {
+	for _, f := range files {
 		if f.Skipped || strings.TrimSpace(f.Content) == "" {
 			continue
 		}
@@ -339,8 +347,5 @@ func (m *Memory) PromptSection() string {
 			fmt.Fprintf(&b, "\n[The rest of this file was left out: %s.]\n", f.Cut)
 		}
 	}
-	if b.Len() == 0 {
-		return ""
-	}
-	return "# Project memory\n\nThe user's standing instructions, from memory files. They run from the most general to the nearest to the workspace; where they disagree, the nearer one wins.\n" + b.String()
+	return b.String()
 }

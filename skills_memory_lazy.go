@@ -102,16 +102,10 @@ func (m *Memory) ForRead(abs string) string {
 			z.loader.loadFile(r.file, z.workspace, nil)
 		}
 	}
-	var b strings.Builder
-	for _, f := range m.Files[before:] {
-		if !f.Skipped && strings.TrimSpace(f.Content) != "" {
-			fmt.Fprintf(&b, "\n## %s\n\n%s\n", f.Path, strings.TrimRight(f.Content, "\n"))
-		}
+	if text := memoryText(m.Files[before:]); text != "" {
+		return "\n\n<system-reminder>\nInstructions from memory files that apply to this file (follow them for work here):\n" + text + "</system-reminder>"
 	}
-	if b.Len() == 0 {
-		return ""
-	}
-	return "\n\n<system-reminder>\nInstructions from memory files that apply to this file (follow them for work here):\n" + b.String() + "</system-reminder>"
+	return ""
 }
 
 // watchReads makes read_file add the memory that applies to the file it
