@@ -185,7 +185,7 @@ func demoReply(req ModelRequest, sessionID string) ScriptedReply {
 func demoStart(req ModelRequest, request string) ScriptedReply {
 	lower := lowerRequest(request)
 	call := func(thinking, text, tool string, input map[string]any) ScriptedReply {
-		if !hasTool(req.Tools, tool) {
+		if !slices.ContainsFunc(req.Tools, func(s ToolSpec) bool { return s.Name == tool }) {
 			return ScriptedReply{Text: fmt.Sprintf("I would use the %s tool for that, but it is not available in this session.", tool)}
 		}
 		raw, _ := json.Marshal(input)
@@ -300,14 +300,4 @@ func toolNameOf(history []Message, id string) string {
 		}
 	}
 	return "the tool"
-}
-
-// hasTool reports whether a tool is offered.
-func hasTool(specs []ToolSpec, name string) bool {
-	for _, s := range specs {
-		if s.Name == name {
-			return true
-		}
-	}
-	return false
 }

@@ -19,11 +19,9 @@ const (
 	anthropicVersion     = "2023-06-01"
 )
 
-// Anthropic is a Provider speaking the Anthropic Messages API with
-// streaming. Thinking blocks are replayed exactly as received, and the
-// request marks cache breakpoints on the system prompt, the last tool and
-// the newest message so that a long conversation is read from the prompt
-// cache instead of being paid for again at every step.
+// Anthropic is a Provider speaking the streaming Messages API; cache
+// breakpoints on the system prompt, the last tool and the newest message
+// let a long conversation be read from the prompt cache.
 type Anthropic struct {
 	base      string
 	apiKey    string
@@ -33,8 +31,7 @@ type Anthropic struct {
 	tools     toolsCache
 }
 
-// NewAnthropic returns an Anthropic provider; see ProviderOptions for the
-// defaults of the zero values.
+// NewAnthropic returns an Anthropic provider.
 func NewAnthropic(opts ProviderOptions) *Anthropic {
 	base := strings.TrimRight(opts.BaseURL, "/")
 	if base == "" {
@@ -46,32 +43,23 @@ func NewAnthropic(opts ProviderOptions) *Anthropic {
 // Name returns "anthropic".
 func (a *Anthropic) Name() string { return "anthropic" }
 
-// Stream sends req and streams the reply; see Provider and streamClient
-// for the retry rules.
+// Stream sends req and streams the reply; see streamClient for retries.
 func (a *Anthropic) Stream(ctx context.Context, req ModelRequest, onDelta func(Delta)) (ModelResponse, error) {
 	body, err := a.encode(req)
 	if err != nil {
 		return ModelResponse{}, fmt.Errorf("encoding the anthropic request: %w", err)
 	}
-	newRequest := func(ctx context.Context) (*http.Request, error) {
-		r, err := body.post(ctx, a.base+"/v1/messages")
-		if err != nil {
-			return nil, fmt.Errorf("building the anthropic request: %w", err)
-		}
-		if a.authToken != "" {
-			r.Header.Set("Authorization", "Bearer "+a.authToken)
-		} else {
-			r.Header.Set("x-api-key", a.apiKey)
-		}
-		for name, values := range a.headers {
-			r.Header[name] = values
-		}
-		r.Header.Set("anthropic-version", anthropicVersion)
-		r.Header.Set("content-type", "application/json")
-		r.Header.Set("accept", "text/event-stream")
-		return r, nil
+	h := http.Header{}
+	if a.authToken != "" {
+		h.Set("Authorization", "Bearer "+a.authToken)
+	} else {
+		h.Set("x-api-key", a.apiKey)
 	}
-	return a.client.stream(ctx, newRequest, parseAnthropicStream, onDelta)
+	for name, values := range a.headers {
+		h[name] = values
+	}
+	h.Set("anthropic-version", anthropicVersion)
+	return a.client.post(ctx, a.base+"/v1/messages", body, h, parseAnthropicStream, onDelta)
 }
 
 // encodeJSON marshals v without HTML escaping, so that text the model
@@ -83,11 +71,10 @@ func encodeJSON(v any) ([]byte, error) {
 	if err := enc.Encode(v); err != nil {
 		return nil, err
 	}
-	return buf.Bytes(), nil
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
-// anthropicRequest is the body of POST /v1/messages. Tools and Messages
-// are encoded apart (see encode) and spliced in.
+// anthropicRequest is the body of POST /v1/messages, Tools and Messages spliced in.
 type anthropicRequest struct {
 	Model     string           `json:"model"`
 	MaxTokens int              `json:"max_tokens"`
@@ -120,8 +107,7 @@ type anthropicTool struct {
 	CacheControl *cacheControl   `json:"cache_control,omitempty"`
 }
 
-// anthropicBlock is a content block on the wire. Pointers mark the fields
-// that a block type always carries, even when empty.
+// anthropicBlock is a content block on the wire; pointers are fields sent even when empty.
 type anthropicBlock struct {
 	Type         string          `json:"type"`
 	Text         *string         `json:"text,omitempty"`
@@ -137,17 +123,14 @@ type anthropicBlock struct {
 	CacheControl *cacheControl   `json:"cache_control,omitempty"`
 }
 
-// anthropicWireBlock is one content block, encoded once and kept in its
-// message's wireCache.
+// anthropicWireBlock is one encoded content block, kept in its message's wireCache.
 type anthropicWireBlock struct {
 	json     []byte
 	result   bool // a tool_result, which the API wants first in its message
 	thinking bool // thinking never carries a cache breakpoint
 }
 
-// encode encodes a model request. A zero MaxTokens means the model's
-// output ceiling from the limits table. The tools get a cache breakpoint
-// after the last one, the system prompt one of its own.
+// encode encodes a model request; a zero MaxTokens means the model's output ceiling.
 func (a *Anthropic) encode(req ModelRequest) (*wireBody, error) {
 	body := anthropicRequest{Model: req.Model, MaxTokens: req.MaxTokens, Stream: true, Messages: json.RawMessage("0")}
 	if body.MaxTokens <= 0 {
@@ -160,29 +143,15 @@ func (a *Anthropic) encode(req ModelRequest) (*wireBody, error) {
 	if req.System != "" {
 		body.System = []anthropicBlock{{Type: BlockText, Text: &req.System, CacheControl: ephemeral}}
 	}
-	var fields []splicedField
+	fields := []splicedField{{"messages", func(out *wireBody) error { return anthropicMessages(out, req.Messages) }}}
 	if len(req.Tools) > 0 {
-		tools, err := a.tools.get(req.Tools, encodeAnthropicTools)
-		if err != nil {
-			return nil, err
-		}
 		body.Tools = json.RawMessage("0")
-		fields = append(fields, splicedField{"tools", func(out *wireBody) error { out.Ref(tools); return nil }})
+		fields = slices.Insert(fields, 0, a.tools.field(req.Tools, encodeAnthropicTools))
 	}
-	fields = append(fields, splicedField{"messages", func(out *wireBody) error { return anthropicMessages(out, req.Messages) }})
-	head, err := encodeJSON(body)
-	if err != nil {
-		return nil, err
-	}
-	out := newWireBody(len(head), len(req.Messages))
-	if err := spliceJSON(out, head, fields...); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return spliceJSON(body, req.Messages, fields...)
 }
 
-// encodeAnthropicTools encodes the tool list, with a cache breakpoint on
-// the last tool.
+// encodeAnthropicTools encodes the tools, with a cache breakpoint on the last.
 func encodeAnthropicTools(specs []ToolSpec) ([]byte, error) {
 	tools := make([]anthropicTool, len(specs))
 	for i, t := range specs {
@@ -192,12 +161,10 @@ func encodeAnthropicTools(specs []ToolSpec) ([]byte, error) {
 	return encodeJSON(tools)
 }
 
-// anthropicMessages writes the conversation as a JSON array. Blocks the
-// API rejects (empty text) are left out, consecutive messages of one role
-// are merged (tool results first, as the API requires), and the last block
-// of the newest message gets a cache breakpoint. A message that stands
-// alone is written as its cached bytes, so that a long history costs
-// little more than copying it.
+// anthropicMessages writes the conversation as a JSON array: consecutive
+// messages of one role merged (tool results first), the newest message's
+// last block a cache breakpoint, and a message that stands alone copied
+// from its cached bytes.
 func anthropicMessages(out *wireBody, msgs []Message) error {
 	blocks := make([][]anthropicWireBlock, len(msgs))
 	joined := make([][]byte, len(msgs))
@@ -252,8 +219,7 @@ func anthropicMessages(out *wireBody, msgs []Message) error {
 }
 
 // writeAnthropicGroup writes the blocks of merged messages, tool results
-// first; the newest message's last block that is not thinking gets the
-// cache breakpoint.
+// first, with the cache breakpoint on the newest one's last non-thinking block.
 func writeAnthropicGroup(out *wireBody, group []anthropicWireBlock, newest bool) {
 	sort.SliceStable(group, func(a, b int) bool { return group[a].result && !group[b].result })
 	mark := -1
@@ -276,8 +242,7 @@ func writeAnthropicGroup(out *wireBody, group []anthropicWireBlock, newest bool)
 }
 
 // anthropicBlocksOf returns a message's encoded blocks, tool results
-// first, and the same joined by commas, from its cache when it has been
-// sent before. The blocks are slices of the joined bytes.
+// first, and the same joined by commas, cached in the message.
 func anthropicBlocksOf(m Message) ([]anthropicWireBlock, []byte, error) {
 	if m.wire != nil && m.wire.encoded.anthropic {
 		return m.wire.anthropic, m.wire.anthropicJoined, nil
@@ -301,7 +266,7 @@ func anthropicBlocksOf(m Message) ([]anthropicWireBlock, []byte, error) {
 		if len(joined) > 0 {
 			joined = append(joined, ',')
 		}
-		joined = append(joined, bytes.TrimSuffix(data, []byte("\n"))...)
+		joined = append(joined, data...)
 		ends = append(ends, len(joined))
 		blocks = append(blocks, anthropicWireBlock{result: b.Type == BlockToolResult, thinking: b.Type == BlockThinking || b.Type == BlockRedactedThinking})
 	}
@@ -316,9 +281,8 @@ func anthropicBlocksOf(m Message) ([]anthropicWireBlock, []byte, error) {
 	return blocks, joined, nil
 }
 
-// toAnthropicBlock translates one block; it reports false for a block
-// that must not be sent. Thinking text, signatures and redacted data are
-// copied unchanged: the API checks them.
+// toAnthropicBlock translates one block, reporting false for one not to
+// send (empty text); thinking and signatures are copied unchanged.
 func toAnthropicBlock(b Block) (anthropicBlock, bool) {
 	switch b.Type {
 	case BlockText:
@@ -338,9 +302,8 @@ func toAnthropicBlock(b Block) (anthropicBlock, bool) {
 	return anthropicBlock{}, false
 }
 
-// objectOrEmpty returns raw if it is a JSON object, else {}: the API
-// accepts only objects as tool input, and a call whose arguments were
-// not valid JSON must not make every later request fail.
+// objectOrEmpty returns raw if it is a JSON object, else {}, the only
+// tool input the API accepts.
 func objectOrEmpty(raw json.RawMessage) json.RawMessage {
 	trimmed := bytes.TrimSpace(raw)
 	if len(trimmed) > 0 && trimmed[0] == '{' && json.Valid(trimmed) {
@@ -349,10 +312,8 @@ func objectOrEmpty(raw json.RawMessage) json.RawMessage {
 	return json.RawMessage("{}")
 }
 
-// toolInput turns streamed tool arguments into a block's input: empty
-// means {}, and text that is not valid JSON is kept as a JSON string, so
-// that the tool reports the bad input to the model and the history stays
-// valid JSON. Both providers use it.
+// toolInput turns streamed tool arguments into a block's input: empty is
+// {}, and invalid JSON is kept as a JSON string for the tool to reject.
 func toolInput(raw string) json.RawMessage {
 	trimmed := strings.TrimSpace(raw)
 	switch {
@@ -365,8 +326,7 @@ func toolInput(raw string) json.RawMessage {
 	return quoted
 }
 
-// anthropicEvent is the data of one stream event; which fields are set
-// depends on Type.
+// anthropicEvent is the data of one stream event.
 type anthropicEvent struct {
 	Type    string `json:"type"`
 	Index   int    `json:"index"`
@@ -406,8 +366,7 @@ type anthropicUsage struct {
 	CacheReadInputTokens     int `json:"cache_read_input_tokens"`
 }
 
-// merge copies the counts that u reports into usage. message_delta
-// counts are running totals, so a reported count replaces the old one.
+// merge copies the counts u reports into usage; they are running totals.
 func (u anthropicUsage) merge(usage *Usage) {
 	for _, f := range []struct{ from, to *int }{
 		{&u.InputTokens, &usage.InputTokens},
@@ -455,11 +414,9 @@ func parseAnthropicStream(events *SSEReader, emit func(Delta)) (ModelResponse, e
 	}
 }
 
-// plainTextDelta reads the most frequent event, a text_delta, when it has
-// the API's usual form and its text needs no unescaping. A long reply
-// comes in thousands of these, and decoding each into anthropicEvent
-// would cost more than everything else the stream needs; any other form
-// is left to the full decoder.
+// plainTextDelta reads a text_delta of the API's usual form whose text
+// needs no unescaping without the JSON decoder, which would cost more than
+// the rest of a long stream; any other form is left to the decoder.
 func plainTextDelta(data string) (index int, text string, ok bool) {
 	rest, ok := strings.CutPrefix(data, `{"type":"content_block_delta","index":`)
 	digits, rest, found := strings.Cut(rest, `,"delta":{"type":"text_delta","text":"`)
@@ -503,8 +460,7 @@ func (s *anthropicAssembler) apply(ev anthropicEvent) (bool, error) {
 	return false, nil
 }
 
-// start opens a content block. Block types this client does not know are
-// skipped, with their deltas.
+// start opens a content block; unknown types are skipped with their deltas.
 func (s *anthropicAssembler) start(ev anthropicEvent) {
 	cb := ev.ContentBlock
 	if cb == nil {
@@ -553,9 +509,7 @@ func (s *anthropicAssembler) delta(ev anthropicEvent) {
 	}
 }
 
-// appendText adds streamed text or thinking to a block and shows it.
-// The pieces are collected in a builder, so that a long reply in small
-// deltas costs time in proportion to its length.
+// appendText adds streamed text or thinking to a block's builder and shows it.
 func (s *anthropicAssembler) appendText(index int, text, thinking string) {
 	b := &s.resp.Content[s.at[index]]
 	if text != "" && b.Type == BlockText {
@@ -568,8 +522,7 @@ func (s *anthropicAssembler) appendText(index int, text, thinking string) {
 	}
 }
 
-// finish sets the text of every block and the input of every tool call
-// from what was streamed.
+// finish sets every block's text and tool input from what was streamed.
 func (s *anthropicAssembler) finish() {
 	for index, text := range s.texts {
 		b := &s.resp.Content[s.at[index]]
@@ -585,8 +538,7 @@ func (s *anthropicAssembler) finish() {
 	}
 }
 
-// anthropicStreamError is the error of an error event. Overload and
-// internal errors are temporary and worth a retry.
+// anthropicStreamError is the error of an error event; overload and internal errors are retried.
 func anthropicStreamError(ev anthropicEvent) error {
 	e := &APIError{Provider: "anthropic", Message: "unknown error"}
 	if ev.Error != nil {

@@ -14,17 +14,11 @@ import (
 // Ollama, vLLM, OpenRouter) is reached by setting the base URL.
 const openAIDefaultBase = "https://api.openai.com/v1"
 
-// OpenAI is a Provider speaking OpenAI-compatible Chat Completions with
-// streaming. It translates the Anthropic-shaped conversation: tool calls
-// become tool_calls, tool results become "tool" messages (prefixed with
-// "Error: " when they failed, as the format has no error flag), and
-// thinking blocks stay in the history but are not sent. Reasoning
-// streamed by the server (reasoning_content or reasoning) comes back as a
-// thinking block without a signature.
-//
-// The output limit is sent as max_completion_tokens to api.openai.com,
-// whose reasoning models reject max_tokens, and as max_tokens to every
-// other server, since that is the name compatible servers know.
+// OpenAI is a Provider speaking streaming OpenAI-compatible Chat
+// Completions: tool results become "tool" messages ("Error: " when they
+// failed), thinking is not sent, and streamed reasoning comes back as a
+// thinking block. api.openai.com gets max_completion_tokens, which its
+// reasoning models need; other servers get max_tokens.
 type OpenAI struct {
 	base                string
 	apiKey              string
@@ -33,9 +27,8 @@ type OpenAI struct {
 	tools               toolsCache
 }
 
-// NewOpenAI returns an OpenAI-compatible provider; see ProviderOptions for
-// the defaults of the zero values. Without an API key no Authorization
-// header is sent (local servers need none).
+// NewOpenAI returns an OpenAI-compatible provider; without an API key no
+// Authorization header is sent.
 func NewOpenAI(opts ProviderOptions) *OpenAI {
 	base := strings.TrimRight(opts.BaseURL, "/")
 	if base == "" {
@@ -49,30 +42,20 @@ func NewOpenAI(opts ProviderOptions) *OpenAI {
 // Name returns "openai".
 func (o *OpenAI) Name() string { return "openai" }
 
-// Stream sends req and streams the reply; see Provider and streamClient
-// for the retry rules.
+// Stream sends req and streams the reply; see streamClient for retries.
 func (o *OpenAI) Stream(ctx context.Context, req ModelRequest, onDelta func(Delta)) (ModelResponse, error) {
 	body, err := o.encodeRequest(req)
 	if err != nil {
 		return ModelResponse{}, fmt.Errorf("encoding the openai request: %w", err)
 	}
-	newRequest := func(ctx context.Context) (*http.Request, error) {
-		r, err := body.post(ctx, o.base+"/chat/completions")
-		if err != nil {
-			return nil, fmt.Errorf("building the openai request: %w", err)
-		}
-		if o.apiKey != "" {
-			r.Header.Set("Authorization", "Bearer "+o.apiKey)
-		}
-		r.Header.Set("content-type", "application/json")
-		r.Header.Set("accept", "text/event-stream")
-		return r, nil
+	h := http.Header{}
+	if o.apiKey != "" {
+		h.Set("Authorization", "Bearer "+o.apiKey)
 	}
-	return o.client.stream(ctx, newRequest, parseOpenAIStream, onDelta)
+	return o.client.post(ctx, o.base+"/chat/completions", body, h, parseOpenAIStream, onDelta)
 }
 
-// openAIRequest is the body of POST /chat/completions. Messages and
-// Tools are encoded apart (see encodeRequest) and spliced in.
+// openAIRequest is the body of POST /chat/completions, Messages and Tools spliced in.
 type openAIRequest struct {
 	Model               string          `json:"model"`
 	Messages            json.RawMessage `json:"messages"`
@@ -85,8 +68,7 @@ type openAIRequest struct {
 	} `json:"stream_options"`
 }
 
-// openAIMessage is one chat message. Content is null for an assistant
-// message that only calls tools.
+// openAIMessage is one chat message; Content is null when it only calls tools.
 type openAIMessage struct {
 	Role       string           `json:"role"`
 	Content    *string          `json:"content"`
@@ -114,9 +96,9 @@ type openAITool struct {
 	} `json:"function"`
 }
 
-// requestBody translates a model request, all but its messages and
-// tools. A zero MaxTokens is left out, so the server's default applies.
-func (o *OpenAI) requestBody(req ModelRequest) openAIRequest {
+// encodeRequest encodes a model request; a zero MaxTokens is left out,
+// so the server's default applies.
+func (o *OpenAI) encodeRequest(req ModelRequest) (*wireBody, error) {
 	body := openAIRequest{Model: req.Model, Messages: json.RawMessage("0"), Stream: true}
 	body.StreamOptions.IncludeUsage = true
 	if o.maxCompletionTokens {
@@ -124,33 +106,12 @@ func (o *OpenAI) requestBody(req ModelRequest) openAIRequest {
 	} else {
 		body.MaxTokens = req.MaxTokens
 	}
-	if len(req.Tools) > 0 {
-		body.Tools = json.RawMessage("0")
-	}
-	return body
-}
-
-// encodeRequest encodes a model request. Each message's encoding is made
-// once and reused by every later request, and the tools are encoded once
-// per change.
-func (o *OpenAI) encodeRequest(req ModelRequest) (*wireBody, error) {
-	head, err := encodeJSON(o.requestBody(req))
-	if err != nil {
-		return nil, err
-	}
 	fields := []splicedField{{"messages", func(out *wireBody) error { return openAIMessages(out, req.System, req.Messages) }}}
 	if len(req.Tools) > 0 {
-		tools, err := o.tools.get(req.Tools, encodeOpenAITools)
-		if err != nil {
-			return nil, err
-		}
-		fields = append(fields, splicedField{"tools", func(out *wireBody) error { out.Ref(tools); return nil }})
+		body.Tools = json.RawMessage("0")
+		fields = append(fields, o.tools.field(req.Tools, encodeOpenAITools))
 	}
-	out := newWireBody(len(head), len(req.Messages))
-	if err := spliceJSON(out, head, fields...); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return spliceJSON(body, req.Messages, fields...)
 }
 
 // encodeOpenAITools declares the tools as functions.
@@ -163,8 +124,7 @@ func encodeOpenAITools(specs []ToolSpec) ([]byte, error) {
 	return encodeJSON(tools)
 }
 
-// openAIMessages writes the conversation as a JSON array: the system
-// prompt first, then each message's cached encoding.
+// openAIMessages writes the system prompt and each message's cached encoding as a JSON array.
 func openAIMessages(out *wireBody, system string, msgs []Message) error {
 	out.WriteByte('[')
 	sep := false
@@ -173,7 +133,7 @@ func openAIMessages(out *wireBody, system string, msgs []Message) error {
 		if err != nil {
 			return err
 		}
-		out.Write(bytes.TrimSuffix(data, []byte("\n")))
+		out.Write(data)
 		sep = true
 	}
 	for _, m := range msgs {
@@ -191,11 +151,9 @@ func openAIMessages(out *wireBody, system string, msgs []Message) error {
 	return nil
 }
 
-// openAIMessagesOf returns the chat messages one message becomes, encoded
-// and joined by commas, from its cache when it has been sent before. A
-// user message's tool results come first, as "tool" messages, since they
-// must follow the assistant message that called the tools; its text
-// follows as a user message. An assistant message loses its thinking.
+// openAIMessagesOf returns the chat messages one message becomes, joined
+// by commas and cached in the message: a user message's tool results come
+// first as "tool" messages, then its text.
 func openAIMessagesOf(m Message) ([]byte, error) {
 	if m.wire != nil && m.wire.encoded.openai {
 		return m.wire.openai, nil
@@ -228,7 +186,7 @@ func openAIMessagesOf(m Message) ([]byte, error) {
 		if i > 0 {
 			data = append(data, ',')
 		}
-		data = append(data, bytes.TrimSuffix(enc, []byte("\n"))...)
+		data = append(data, enc...)
 	}
 	if m.wire != nil {
 		m.wire.openai, m.wire.encoded.openai = data, true
@@ -236,8 +194,7 @@ func openAIMessagesOf(m Message) ([]byte, error) {
 	return data, nil
 }
 
-// openAIAssistant translates an assistant message, dropping its thinking.
-// It reports false when nothing is left to send.
+// openAIAssistant translates an assistant message without its thinking, reporting false if empty.
 func openAIAssistant(m Message) (openAIMessage, bool) {
 	msg := openAIMessage{Role: "assistant"}
 	if text := m.Text(); text != "" {
@@ -251,9 +208,8 @@ func openAIAssistant(m Message) (openAIMessage, bool) {
 	return msg, msg.Content != nil || len(msg.ToolCalls) > 0
 }
 
-// openAIArguments turns a tool input back into the arguments string the
-// model wrote: {} when empty, and the original text when the input was
-// kept as a JSON string because it was not valid JSON.
+// openAIArguments turns a tool input back into the arguments the model
+// wrote, undoing toolInput.
 func openAIArguments(input json.RawMessage) string {
 	trimmed := bytes.TrimSpace(input)
 	var text string
@@ -266,8 +222,7 @@ func openAIArguments(input json.RawMessage) string {
 	return string(trimmed)
 }
 
-// openAIChunk is the data of one stream event. The usage chunk at the end
-// has no choices; some servers report errors as a chunk with an error.
+// openAIChunk is the data of one stream event.
 type openAIChunk struct {
 	Choices []struct {
 		Delta struct {
@@ -289,9 +244,8 @@ type openAIChunk struct {
 	Error json.RawMessage `json:"error"`
 }
 
-// openAIToolCallDelta is a fragment of a streamed tool call. Arguments is
-// normally a piece of a JSON string, but some servers send the whole
-// arguments as a JSON object.
+// openAIToolCallDelta is a fragment of a streamed tool call; Arguments is
+// a piece of a JSON string, or from some servers a whole object.
 type openAIToolCallDelta struct {
 	Index    *int   `json:"index"`
 	ID       string `json:"id"`
@@ -317,9 +271,8 @@ type openAIAssembler struct {
 	emit           func(Delta)
 }
 
-// parseOpenAIStream reads a Chat Completions stream up to [DONE]. A stream
-// that ends without [DONE] is complete if a finish_reason came, and
-// truncated otherwise.
+// parseOpenAIStream reads a Chat Completions stream up to [DONE], or to
+// its end after a finish_reason.
 func parseOpenAIStream(events *SSEReader, emit func(Delta)) (ModelResponse, error) {
 	s := &openAIAssembler{byIndex: map[int]*openAICall{}, emit: emit}
 	for {
@@ -373,10 +326,8 @@ func (s *openAIAssembler) apply(chunk openAIChunk) {
 	}
 }
 
-// reasoningPiece is the reasoning text of a delta: reasoning_content, or
-// else reasoning. Some servers write the same text under both names, so
-// the two are never added together. A field that is not a string (some
-// servers send an object) is ignored.
+// reasoningPiece is a delta's reasoning_content, or else its reasoning
+// (some servers send both); a field that is no string is ignored.
 func reasoningPiece(reasoningContent, reasoning json.RawMessage) string {
 	var piece string
 	for _, raw := range []json.RawMessage{reasoningContent, reasoning} {
@@ -387,9 +338,8 @@ func reasoningPiece(reasoningContent, reasoning json.RawMessage) string {
 	return ""
 }
 
-// toolCall adds a fragment to the call at its index. A new id at an index
-// already in use starts a new call (some servers put every call at index
-// 0); a fragment without an index belongs to its position in the chunk.
+// toolCall adds a fragment to the call at its index (else its position);
+// a new id at a used index starts a new call.
 func (s *openAIAssembler) toolCall(position int, d openAIToolCallDelta) {
 	index := position
 	if d.Index != nil {
@@ -438,8 +388,7 @@ func (s *openAIAssembler) response() ModelResponse {
 	return resp
 }
 
-// openAIStopReason maps a finish_reason to our stop reasons. A reply with
-// tool calls stops for tool use even when a server calls it "stop".
+// openAIStopReason maps a finish_reason; a reply with tool calls stops for tool use.
 func openAIStopReason(finish string, hasCalls bool) string {
 	switch finish {
 	case "length":
@@ -455,8 +404,7 @@ func openAIStopReason(finish string, hasCalls bool) string {
 	return StopEndTurn
 }
 
-// openAIStreamError is the error of an error chunk. Server-side failures
-// are worth a retry; anything else is final.
+// openAIStreamError is the error of an error chunk; server-side failures are retried.
 func openAIStreamError(data []byte) error {
 	e := parseErrorBody(data)
 	e.Provider = "openai"

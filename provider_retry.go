@@ -17,9 +17,7 @@ import (
 	"time"
 )
 
-// Defaults of the HTTP providers' retries and timeouts. Slow reasoning
-// models that think for minutes without sending anything need a larger
-// timeout (API_TIMEOUT_MS).
+// Defaults of the HTTP providers' retries and timeouts (API_TIMEOUT_MS raises the timeouts).
 const (
 	defaultMaxRetries       = 4
 	defaultConnectTimeout   = 15 * time.Second
@@ -32,12 +30,10 @@ const (
 	maxErrorBody            = 64 << 10
 )
 
-// partialDiscardedNotice tells the user that streamed text they saw is
-// thrown away because the request is sent again.
+// partialDiscardedNotice says that streamed text the user saw is thrown away for a retry.
 const partialDiscardedNotice = "the partial reply above is discarded"
 
-// APIError is an error reply of a model API: a non-200 status, or an error
-// event inside a stream that began with 200.
+// APIError is an error reply of a model API: a non-200 status or an error event.
 type APIError struct {
 	Provider   string
 	Status     int    // the HTTP status; 0 for an error event inside the stream
@@ -63,9 +59,8 @@ func (e *APIError) Error() string {
 	return msg
 }
 
-// streamError is a failure of the connection or of the stream itself
-// (reset, cut short, stalled). It is worth a retry, a stall only once:
-// a server that went silent twice is unlikely to answer a third time.
+// streamError is a failure of the connection or the stream (reset, cut
+// short, stalled): worth a retry, a stall only once.
 type streamError struct {
 	msg     string
 	err     error
@@ -86,18 +81,12 @@ func (e *streamError) Unwrap() error { return e.err }
 // errTruncated reports a stream that ended before the reply was complete.
 var errTruncated = &streamError{msg: "the stream ended before the reply was complete"}
 
-// streamParser reads the events of one 200 response and assembles the
-// reply, calling emit for each text or thinking delta.
+// streamParser assembles the reply of one 200 response, emitting each delta.
 type streamParser func(events *SSEReader, emit func(Delta)) (ModelResponse, error)
 
-// streamClient is what both HTTP providers share: sending a streaming
-// request with timeouts, and retrying it with capped exponential backoff.
-//
-// A request is never retried silently once output has reached the user:
-// if text was already shown, the retry happens only when Notify is set,
-// and the notice of the retry says that the partial reply is discarded
-// (the response returned is then the retry's alone). Without Notify the
-// error is returned instead.
+// streamClient sends a streaming request with timeouts and retries it with
+// capped exponential backoff; once text was shown, a retry happens only
+// with a notice that the partial reply is discarded.
 type streamClient struct {
 	provider   string
 	baseURLVar string // the environment variable that sets the API's address
@@ -135,8 +124,7 @@ func newStreamClient(provider, baseURLVar string, opts ProviderOptions) streamCl
 	return c
 }
 
-// newTransport is the default HTTP transport with a connect timeout. There
-// is no overall request timeout: a long reply may stream for many minutes.
+// newTransport is the default transport with a connect timeout and no overall timeout.
 func newTransport(connect time.Duration) *http.Transport {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.DialContext = (&net.Dialer{Timeout: connect, KeepAlive: 30 * time.Second}).DialContext
@@ -144,9 +132,23 @@ func newTransport(connect time.Duration) *http.Transport {
 	return t
 }
 
+// post streams the reply to a JSON POST of body to address with header.
+func (c *streamClient) post(ctx context.Context, address string, body *wireBody, header http.Header, parse streamParser, onDelta func(Delta)) (ModelResponse, error) {
+	return c.stream(ctx, func(ctx context.Context) (*http.Request, error) {
+		r, err := http.NewRequestWithContext(ctx, http.MethodPost, address, body.buffers())
+		if err != nil {
+			return nil, fmt.Errorf("building the %s request: %w", c.provider, err)
+		}
+		r.ContentLength = int64(body.Len() + body.refBytes)
+		r.Header = header.Clone()
+		r.Header.Set("content-type", "application/json")
+		r.Header.Set("accept", "text/event-stream")
+		return r, nil
+	}, parse, onDelta)
+}
+
 // stream sends the request made by newRequest and parses the reply,
-// retrying what is worth retrying. Cancelling ctx ends it at once with
-// ctx's error.
+// retrying what is worth retrying, until ctx is cancelled.
 func (c *streamClient) stream(ctx context.Context, newRequest func(context.Context) (*http.Request, error), parse streamParser, onDelta func(Delta)) (ModelResponse, error) {
 	if onDelta == nil {
 		onDelta = func(Delta) {}
@@ -203,9 +205,7 @@ func (c *streamClient) retryWait(err error, attempt int) (time.Duration, bool) {
 	return c.backoff.delay(attempt), true
 }
 
-// attempt sends the request once and parses the reply. It reports whether
-// any text was shown to the user, so that a retry never repeats output
-// silently.
+// attempt sends the request once and parses the reply, reporting whether text was shown.
 func (c *streamClient) attempt(ctx context.Context, newRequest func(context.Context) (*http.Request, error), parse streamParser, onDelta func(Delta)) (resp ModelResponse, shown bool, err error) {
 	actx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -257,9 +257,7 @@ func attemptError(ctx, actx context.Context, err error) error {
 	return err
 }
 
-// idleReader runs the idle timer only while a Read waits for the server,
-// so that the time the caller spends on the data (showing it to the user)
-// never counts as silence of the server.
+// idleReader runs the idle timer only while a Read waits for the server.
 type idleReader struct {
 	r     io.Reader
 	timer *time.Timer
@@ -274,10 +272,8 @@ func (ir idleReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// connectionError classifies a failure to get a response: a reset, an
-// early EOF or a timeout is retryable; anything else (a refused
-// connection, an unknown host, a bad URL) is not, and is told with the
-// address tried and the variable that sets it.
+// connectionError classifies a failure to get a response: a reset, EOF or
+// timeout is retryable; anything else names the address and its variable.
 func (c *streamClient) connectionError(err error) error {
 	var netErr net.Error
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
@@ -301,9 +297,7 @@ func (c *streamClient) connectionError(err error) error {
 	return fmt.Errorf("cannot reach the %s API at %s (%w); %s sets the address", c.provider, urlErr.URL, reason, c.baseURLVar)
 }
 
-// readError classifies a failure while reading a stream: the end of input
-// means the reply was cut short, a too-long line is the server's fault
-// and final, and anything else is a lost connection.
+// readError classifies a failure while reading a stream: cut short, too long, or lost.
 func readError(err error) error {
 	switch {
 	case errors.Is(err, io.EOF):
@@ -315,8 +309,7 @@ func readError(err error) error {
 	}
 }
 
-// readAPIError builds the error of a non-200 response from its body
-// (`{"error":{"message":...}}` in both APIs) and retry headers.
+// readAPIError builds the error of a non-200 response from its body and retry headers.
 func readAPIError(provider string, resp *http.Response) *APIError {
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
 	e := parseErrorBody(body)
@@ -337,9 +330,7 @@ func readAPIError(provider string, resp *http.Response) *APIError {
 	return e
 }
 
-// parseErrorBody reads the error object of an API reply. Besides the
-// usual object, a bare string (`{"error":"..."}`) is accepted, as some
-// compatible servers send it.
+// parseErrorBody reads the error object, or bare error string, of an API reply.
 func parseErrorBody(body []byte) *APIError {
 	var envelope struct {
 		Error json.RawMessage `json:"error"`
@@ -371,10 +362,8 @@ func parseErrorBody(body []byte) *APIError {
 	return e
 }
 
-// isSpendLimit reports whether a 429 is about money rather than rate: an
-// exhausted quota, credit or spend limit. Waiting does not fix those. The
-// message is matched on narrow phrases only, since ordinary rate-limit
-// messages mention billing pages too.
+// isSpendLimit reports whether a 429 is about money (quota, credit, spend
+// limit), which waiting does not fix; only narrow phrases match.
 func isSpendLimit(e *APIError) bool {
 	kind, message := strings.ToLower(e.Type), strings.ToLower(e.Message)
 	if strings.Contains(kind, "insufficient_quota") || strings.Contains(kind, "billing") {
@@ -388,8 +377,7 @@ func isSpendLimit(e *APIError) bool {
 	return false
 }
 
-// retryAfter reads how long the server asks to wait: retry-after-ms, or
-// retry-after as seconds or an HTTP date. It is 0 when absent.
+// retryAfter reads retry-after-ms, or retry-after as seconds or a date; 0 when absent.
 func retryAfter(h http.Header, now time.Time) time.Duration {
 	if ms, err := strconv.ParseFloat(h.Get("retry-after-ms"), 64); err == nil && ms > 0 {
 		return time.Duration(ms * float64(time.Millisecond))
@@ -411,9 +399,8 @@ type backoff struct {
 	wait func(ctx context.Context, d time.Duration) error
 }
 
-// delay is the wait before retry number attempt+1: base doubled each
-// time, capped at max, with the upper half randomised so that many
-// clients do not retry in step.
+// delay is the wait before retry attempt+1: base doubled each time,
+// capped at max, its upper half random.
 func (b backoff) delay(attempt int) time.Duration {
 	d := b.max
 	if attempt < 30 && b.base<<attempt < b.max {

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -13,23 +14,15 @@ import (
 // SSEEvent is one event of a Server-Sent Events stream, as the HTML
 // standard's event-stream format defines it.
 type SSEEvent struct {
-	// Event is the event type; "message" when the stream gave none.
-	Event string
-	// Data is the event's data lines joined with "\n".
-	Data string
-	// ID is the last event ID seen so far in the stream (it carries over
-	// from event to event until an id field changes it).
-	ID string
-	// Retry is the reconnection time from the latest valid retry field of
-	// the stream, 0 if there was none.
-	Retry time.Duration
+	Event string        // the event type; "message" when the stream gave none
+	Data  string        // the data lines joined with "\n"
+	ID    string        // the last event ID seen so far in the stream
+	Retry time.Duration // the latest valid retry field, or 0
 }
 
-// SSEReader reads events from a Server-Sent Events stream. It is the one
-// event-stream parser of minicode: both model providers and the MCP client
-// use it. Lines may end in CR, LF or CRLF; each event is returned as soon
-// as its terminating blank line has been read, without waiting for more
-// input. Field values are passed through byte for byte (no UTF-8 repair).
+// SSEReader reads events from a Server-Sent Events stream for both
+// providers and the MCP client: lines end in CR, LF or CRLF, and each
+// event is returned as soon as its blank line has been read.
 type SSEReader struct {
 	lines   *bufio.Scanner
 	maxLine int
@@ -50,9 +43,8 @@ var errSSETooLong = errors.New("event stream: a line or event is too long")
 // utf8BOM is the byte-order mark that may open a stream; it is skipped.
 var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 
-// newSSEReader returns a reader of the events in r. maxLine bounds the
-// length of one line and of one event's data in bytes: a stream that goes
-// past it fails with an error rather than growing memory without end.
+// newSSEReader returns a reader of the events in r; a line or an event's
+// data longer than maxLine bytes is an error.
 func newSSEReader(r io.Reader, maxLine int) *SSEReader {
 	s := &SSEReader{lines: bufio.NewScanner(r), maxLine: maxLine}
 	s.lines.Buffer(make([]byte, min(4096, maxLine+2)), maxLine+2) // a skipped LF, the line, its end
@@ -150,7 +142,7 @@ func (s *SSEReader) processLine(line []byte) (SSEEvent, bool, error) {
 			s.lastID = string(value)
 		}
 	case "retry":
-		if ms, err := strconv.ParseInt(string(value), 10, 32); err == nil && isDigits(value) {
+		if ms, err := strconv.ParseInt(string(value), 10, 32); err == nil && value[0] != '+' && value[0] != '-' {
 			s.retry = time.Duration(ms) * time.Millisecond
 		}
 	}
@@ -165,24 +157,5 @@ func (s *SSEReader) dispatch() (SSEEvent, bool, error) {
 	if !s.hasData {
 		return SSEEvent{}, false, nil
 	}
-	ev := SSEEvent{
-		Event: s.eventType,
-		Data:  string(s.data[:len(s.data)-1]),
-		ID:    s.lastID,
-		Retry: s.retry,
-	}
-	if ev.Event == "" {
-		ev.Event = "message"
-	}
-	return ev, true, nil
-}
-
-// isDigits reports whether b is made only of ASCII digits.
-func isDigits(b []byte) bool {
-	for _, c := range b {
-		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	return len(b) > 0
+	return SSEEvent{Event: cmp.Or(s.eventType, "message"), Data: string(s.data[:len(s.data)-1]), ID: s.lastID, Retry: s.retry}, true, nil
 }

@@ -2,22 +2,15 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"net"
-	"net/http"
 	"slices"
 	"sync"
 )
 
-// A request carries the whole conversation, so encoding it afresh at
-// every step would make a step cost more the longer the session. Instead
-// each message is encoded once, when it is first sent, and kept in its
-// wireCache; the tool list is encoded once per change. A request body is
-// then mostly copied bytes.
-
-// wireCache is what is computed once per message: each provider's
-// encoding (made when first needed) and the estimated token count.
+// wireCache is what is computed once per message, so that a step costs
+// the same at any length of history: each provider's encoding and the
+// estimated token count.
 type wireCache struct {
 	anthropic       []anthropicWireBlock // the blocks, tool results first
 	anthropicJoined []byte               // the same, joined by commas
@@ -26,8 +19,7 @@ type wireCache struct {
 	tokens          int
 }
 
-// withWireCaches gives every message of msgs that has none a cache, so
-// that the encodings made for this request are kept for the next.
+// withWireCaches gives every message of msgs that has none a cache.
 func withWireCaches(msgs []Message) {
 	for i := range msgs {
 		if msgs[i].wire == nil {
@@ -36,32 +28,32 @@ func withWireCaches(msgs []Message) {
 	}
 }
 
-// toolsCache keeps the encoded tool list of the newest request: tools
-// change rarely, and their schemas are the largest fixed part of a
-// request. A provider may be used by several agents at once.
+// toolsCache keeps the encoded tool list of the newest request.
 type toolsCache struct {
 	mu    sync.Mutex
 	specs []ToolSpec
 	json  []byte
 }
 
-// get returns the encoding of specs, calling encode only when they
-// differ from the previous request's.
-func (c *toolsCache) get(specs []ToolSpec, encode func([]ToolSpec) ([]byte, error)) ([]byte, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	same := c.json != nil && slices.EqualFunc(c.specs, specs, func(a, b ToolSpec) bool {
-		return a.Name == b.Name && a.Description == b.Description && bytes.Equal(a.InputSchema, b.InputSchema)
-	})
-	if same {
-		return c.json, nil
-	}
-	data, err := encode(specs)
-	if err != nil {
-		return nil, fmt.Errorf("encoding the tools: %w", err)
-	}
-	c.specs, c.json = slices.Clone(specs), bytes.TrimSuffix(data, []byte("\n"))
-	return c.json, nil
+// field is the tools field of a request: the encoding of specs, made by
+// encode only when they differ from the previous request's.
+func (c *toolsCache) field(specs []ToolSpec, encode func([]ToolSpec) ([]byte, error)) splicedField {
+	return splicedField{"tools", func(out *wireBody) error {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		same := c.json != nil && slices.EqualFunc(c.specs, specs, func(a, b ToolSpec) bool {
+			return a.Name == b.Name && a.Description == b.Description && bytes.Equal(a.InputSchema, b.InputSchema)
+		})
+		if !same {
+			data, err := encode(specs)
+			if err != nil {
+				return fmt.Errorf("encoding the tools: %w", err)
+			}
+			c.specs, c.json = slices.Clone(specs), data
+		}
+		out.Ref(c.json)
+		return nil
+	}}
 }
 
 // wireBody is a request body made of copied bytes and referenced ones:
@@ -105,16 +97,6 @@ func (w *wireBody) buffers() *net.Buffers {
 	return &bufs
 }
 
-// post builds a POST request of the body to url.
-func (w *wireBody) post(ctx context.Context, url string) (*http.Request, error) {
-	r, err := http.NewRequestWithContext(ctx, http.MethodPost, url, w.buffers())
-	if err != nil {
-		return nil, err
-	}
-	r.ContentLength = int64(w.Len() + w.refBytes)
-	return r, nil
-}
-
 // splicedField is a field of a request body written apart from the rest:
 // name is its key, write writes its value.
 type splicedField struct {
@@ -122,25 +104,29 @@ type splicedField struct {
 	write func(*wireBody) error
 }
 
-// spliceJSON writes head, an encoded JSON object in which each field of
-// fields (in the order they appear) holds the placeholder 0, with every
-// placeholder replaced by what its field writes. Placeholders cannot be
-// confused with text: strings in head are quoted, so `"name":0` only
-// occurs as a field.
-func spliceJSON(out *wireBody, head []byte, fields ...splicedField) error {
+// spliceJSON encodes body, in which each field of fields (in the order
+// they appear) holds the placeholder 0, with every placeholder replaced by
+// what its field writes. Placeholders cannot be confused with text:
+// strings are quoted, so `"name":0` only occurs as a field.
+func spliceJSON(body any, msgs []Message, fields ...splicedField) (*wireBody, error) {
+	head, err := encodeJSON(body)
+	if err != nil {
+		return nil, err
+	}
+	out := newWireBody(len(head), len(msgs))
 	for _, f := range fields {
 		key := []byte(`"` + f.name + `":0`)
 		at := bytes.Index(head, key)
 		if at < 0 {
-			return fmt.Errorf("the request has no %s field", f.name)
+			return nil, fmt.Errorf("the request has no %s field", f.name)
 		}
 		at += len(key) - 1
 		out.Write(head[:at])
 		if err := f.write(out); err != nil {
-			return err
+			return nil, err
 		}
 		head = head[at+1:]
 	}
-	out.Write(bytes.TrimSuffix(head, []byte("\n")))
-	return nil
+	out.Write(head)
+	return out, nil
 }
