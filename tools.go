@@ -206,9 +206,8 @@ func jsonName(f reflect.StructField) string {
 	return name
 }
 
-// schemaFor generates the JSON schema of a Go type. Struct fields use their
-// json names; the desc tag becomes the description; validate tags give
-// required-ness, enums (oneof) and bounds (min, max).
+// schemaFor generates the JSON schema of a Go type from its fields' json,
+// desc and validate (required, oneof, min, max) tags.
 func schemaFor(t reflect.Type) map[string]any {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
@@ -448,10 +447,9 @@ func (r *Registry) isParallel(name string) bool {
 	return ok && (t.ReadOnly || t.Concurrent)
 }
 
-// storeLargeResults keeps a batch's results within the limits:
-// any result over maxResultChars, and then the largest ones until the batch
-// fits maxBatchResultChars, are written to dir and replaced by a preview and
-// the file's path.
+// storeLargeResults writes to dir each result over maxResultChars, then
+// the largest until the batch fits maxBatchResultChars, leaving a preview
+// and the file's path in their place.
 func storeLargeResults(dir string, results []Block) {
 	total := 0
 	for _, r := range results {

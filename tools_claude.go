@@ -12,10 +12,8 @@ type claudeTool struct {
 }
 
 // claudeTools maps Claude Code's tool names to minicode's, so that rules,
-// hook matchers, agent definitions and the allowed-tools of skills and
-// commands written for Claude Code work unchanged. A rule's Read covers
-// every reading tool and its Edit and Write every writing one, while a
-// hook or a tool list naming Read means read_file alone.
+// hook matchers, agent definitions and tool lists written for Claude Code
+// work unchanged.
 func claudeTools() map[string]claudeTool {
 	return map[string]claudeTool{
 		"Bash":         {[]string{"run_command", "command_output", "command_kill"}, commandTool},

@@ -103,10 +103,8 @@ func planEdits(env *ToolEnv, path string, edits []EditSpec) (fileEdit, error) {
 	return p, nil
 }
 
-// planEdit applies one replacement to content. The new text is inserted
-// literally. It fails when old_string is absent (saying where the closest
-// text is), occurs more than once without replace_all, or when replacing
-// every occurrence would grow the file past maxEditBytes.
+// planEdit applies one replacement to content, inserting the new text
+// literally.
 func planEdit(content string, e EditSpec) (string, int, error) {
 	if e.OldString == *e.NewString {
 		return "", 0, errors.New("old_string and new_string are the same; nothing would change")
@@ -127,9 +125,8 @@ func planEdit(content string, e EditSpec) (string, int, error) {
 	}
 }
 
-// planFileEdit is the permission request of edit_file and patch_file: a
-// write of the file. The file is read for the diff only once the check
-// has not refused the write (see PermissionRequest.Plan).
+// planFileEdit is the permission request of edit_file and patch_file; the
+// file is read for the diff only once the write is not refused.
 func planFileEdit(env *ToolEnv, path string, edits []EditSpec) (PermissionRequest, error) {
 	abs, err := resolveInput(env, path)
 	if err != nil {
@@ -258,8 +255,7 @@ func squeeze(s string) (string, []int) {
 }
 
 // closestWindow finds the run of len(old) file lines with the most lines
-// equal to old's (ignoring leading and trailing space) and returns its
-// first index and how many lines are equal.
+// equal to old's, ignoring surrounding space: its index and that count.
 func closestWindow(file, old []string) (at, equal int) {
 	trimmedOld, trimmedFile := trimAll(old), trimAll(file)
 	for start := 0; start+len(old) <= len(file); start++ {
@@ -292,8 +288,7 @@ const (
 	similarEnough    = 0.6    // least similarity worth reporting
 )
 
-// describeSimilarLine explains a failed match where no line of old_string
-// occurs in the file: it names the file line most like old_string's first
+// describeSimilarLine names the file line most like old_string's first
 // non-blank line, when one is similar enough.
 func describeSimilarLine(file, old []string) error {
 	want := ""

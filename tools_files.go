@@ -77,10 +77,8 @@ type fileWindow struct {
 	binaryAt    int64    // where binary data begins after the text; -1 if nowhere
 }
 
-// readWindow streams the file at path and keeps limit lines starting at
-// line offset; the rest is only counted, so memory stays bounded however
-// large the file is. The text ends at the first NUL byte: what follows is
-// binary, never sent to the model.
+// readWindow streams the file at path, keeping limit lines from line
+// offset and only counting the rest; the text ends at the first NUL byte.
 func readWindow(ctx context.Context, path string, offset, limit int) (fileWindow, error) {
 	w := fileWindow{first: offset, binaryAt: -1}
 	info, err := os.Stat(path)
@@ -394,8 +392,7 @@ func loadForWrite(env *ToolEnv, path string) (abs, content string, existed bool,
 }
 
 // loadText reads a whole text file for changing it, refusing folders,
-// binary files and files over maxEditBytes. A missing file's error wraps
-// fs.ErrNotExist.
+// binary files and files over maxEditBytes.
 func loadText(abs string) (string, error) {
 	info, err := os.Stat(abs)
 	if err != nil {
@@ -424,11 +421,9 @@ func writeAtomic(abs, content string) error {
 	return writeFileAtomic(abs, []byte(content), 0o644)
 }
 
-// writeFileAtomic replaces the file at path with data. It is how minicode
-// writes every file it replaces: the data goes to a temporary file in the
-// same folder, is synced to disk and renamed over the old file, so that a
-// reader, a crash or a full disk never leaves half a file. An existing
-// file keeps its mode; a new one gets perm, and missing folders are made.
+// writeFileAtomic replaces the file at path with data through a synced
+// temporary file renamed over it, so that a crash or a full disk never
+// leaves half a file; an existing file keeps its mode, a new one gets perm.
 func writeFileAtomic(path string, data []byte, perm fs.FileMode) error {
 	return replaceFile(path, perm, func(w io.Writer) error {
 		_, err := w.Write(data)

@@ -8,11 +8,9 @@ import (
 	"strings"
 )
 
-// ignoreRule is one pattern line of a .gitignore file. It supports the
-// subset of gitignore that covers nearly every real file: globs (* ? [..]),
-// "**" for any number of folders, "!" to re-include, a trailing "/" for
-// folders only, and a leading or inner "/" to anchor the pattern to the
-// folder holding the .gitignore.
+// ignoreRule is one pattern line of a .gitignore file: globs, "**", "!"
+// to re-include, a trailing "/" for folders only, and a leading or inner
+// "/" to anchor the pattern to the folder holding the .gitignore.
 type ignoreRule struct {
 	base     string   // folder of the .gitignore, slash-separated, relative to the match root ("" for the root)
 	segments []string // the pattern split at "/"
@@ -79,19 +77,17 @@ func (r ignoreRule) matches(rel string, isDir bool) bool {
 	return matchSegments(r.segments, splitPattern(rel))
 }
 
-// matchGlob reports whether the slash-separated path name matches glob.
-// It is the one glob of minicode, for .gitignore files, glob_files,
-// grep_files and permission rules: `*`, `?` and `[…]` work within one
-// name (as in path.Match, with `\` escaping), and `**` stands for any
-// number of names; at the end of a glob it stands for at least one, as
-// "src/**" means what is inside src, not src itself.
+// matchGlob reports whether the slash-separated path name matches glob,
+// minicode's one glob: `*`, `?` and `[…]` work within one name as in
+// path.Match, and `**` stands for any number of names, at least one at the
+// end ("src/**" is what is inside src, not src itself).
 func matchGlob(glob, name string) bool {
 	return matchSegments(splitPattern(filepath.ToSlash(glob)), splitPattern(filepath.ToSlash(name)))
 }
 
-// matchSegments matches path names against glob names. It backtracks
-// only to the latest "**", so its time stays proportional to the product
-// of the lengths however many "**" the glob holds.
+// matchSegments matches path names against glob names, backtracking only
+// to the latest "**", so that its time stays within the product of the
+// two lengths.
 func matchSegments(glob, names []string) bool {
 	if len(glob) > 0 && glob[len(glob)-1] == "**" {
 		glob = append(glob[:len(glob)-1:len(glob)-1], "*", "**")

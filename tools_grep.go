@@ -111,10 +111,9 @@ func runGrepFiles(ctx context.Context, env *ToolEnv, in GrepFilesInput) (ToolOut
 	return ToolOutput{Text: formatGrep(env, in.Pattern, root, results)}, nil
 }
 
-// grepSearch is one grep_files search, shared by its workers. When every
-// match must contain some fixed text, lines are found by looking for that
-// text with bytes.Index, far faster than the regular expression engine
-// scans, and only those lines go through the expression.
+// grepSearch is one grep_files search, shared by its workers. Lines are
+// found by bytes.Index on the text every match contains, far faster than
+// the regexp engine scans, and only those lines go through the expression.
 type grepSearch struct {
 	re      *regexp.Regexp
 	literal []byte // text every match contains, or nil
@@ -186,9 +185,8 @@ type grepBuffers struct {
 }
 
 // searchFile searches one file in chunks of whole lines, so memory stays
-// bounded whatever the file's size, and stops between chunks when ctx
-// ends. It returns up to the limit's matching lines and how many there
-// are. Binary files (a NUL byte in the first 8 KB) are skipped.
+// bounded, stopping between chunks when ctx ends; binary files (a NUL byte
+// in the first 8 KB) are skipped.
 func (g *grepSearch) searchFile(ctx context.Context, file string, buf *grepBuffers) (fileMatches, error) {
 	m := fileMatches{path: file}
 	f, err := os.Open(file)
@@ -228,9 +226,8 @@ func (g *grepSearch) searchFile(ctx context.Context, file string, buf *grepBuffe
 	}
 }
 
-// searchChunk records the matching lines of chunk, which holds whole
-// lines starting with line number line, and returns the number of the
-// line after it.
+// searchChunk records the matching lines of chunk, whose first line is
+// number line, and returns the number of the line after it.
 func (g *grepSearch) searchChunk(chunk []byte, line int, m *fileMatches, buf *grepBuffers) int {
 	next := line + bytes.Count(chunk, []byte{'\n'})
 	haystack, literal := chunk, g.literal

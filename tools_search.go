@@ -20,16 +20,13 @@ const listDefaultLimit = 500
 // installed packages, which are huge and never what the model is after.
 var skippedDirs = map[string]bool{".git": true, "node_modules": true}
 
-// visitFunc is called by walkTree for each entry below the walk's root,
-// with its slash-separated path relative to that root. Returning
-// fs.SkipDir for a folder skips its contents; fs.SkipAll ends the walk.
+// visitFunc is called by walkTree for each entry, with its slash-separated
+// path relative to the root; fs.SkipDir and fs.SkipAll work as in WalkDir.
 type visitFunc func(rel string, d fs.DirEntry) error
 
-// walkTree visits the tree below root in name order, the way a developer
-// sees it: .git and node_modules are skipped, and so is everything the
-// .gitignore files exclude. When root lies inside the workspace, the
-// .gitignore files of the folders between the workspace and root apply too.
-// Folders that cannot be read are skipped.
+// walkTree visits the tree below root in name order, skipping .git,
+// node_modules, folders it cannot read and what the .gitignore files
+// exclude, those between the workspace and root included.
 func walkTree(ctx context.Context, workspace, root string, visit visitFunc) error {
 	matchRoot := root
 	if within(workspace, root) {

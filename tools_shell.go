@@ -101,9 +101,7 @@ func runForeground(ctx context.Context, sb *Sandbox, dir, command string, unsand
 
 // startCommand starts command under bash in dir (sandboxed unless
 // unsandboxed), in a process group of its own that is killed when ctx
-// ends; output still arriving pipeGrace after that is cut off. When
-// stdout and stderr are the same writer, the streams share one pipe and
-// stay in order.
+// ends; output still arriving pipeGrace after that is cut off.
 func startCommand(ctx context.Context, sb *Sandbox, dir, command string, unsandboxed bool, stdout, stderr io.Writer) (*exec.Cmd, error) {
 	cmd := sb.Command(ctx, dir, command)
 	cmd.SysProcAttr = commandProcAttr()
@@ -192,9 +190,7 @@ const (
 )
 
 // processManager keeps the commands run_command started in the
-// background, so that command_output and command_kill can find them and
-// Close can stop them all when the app exits. Every command runs in its
-// sandbox.
+// background, for command_output, command_kill and Close.
 type processManager struct {
 	sandbox *Sandbox
 	mu      sync.Mutex

@@ -154,12 +154,11 @@ func (s *Subagents) Describe() string {
 	var b strings.Builder
 	b.WriteString("Agents:\n")
 	for _, d := range s.Agents {
-		switch {
-		case d.Problem != "":
-			fmt.Fprintf(&b, "  %-20s (broken: %s) %s\n", d.Name, d.Problem, d.Path)
-		default:
-			fmt.Fprintf(&b, "  %-20s %s %s\n", d.Name, oneLine(d.Description, 80), d.Path)
+		about := oneLine(d.Description, 80)
+		if d.Problem != "" {
+			about = "(broken: " + d.Problem + ")"
 		}
+		fmt.Fprintf(&b, "  %-20s %s %s\n", d.Name, about, d.Path)
 	}
 	return strings.TrimRight(b.String(), "\n")
 }
@@ -238,10 +237,8 @@ func tagged(listen func(Event), parentCall string) func(Event) {
 
 // find returns the definition named name, or nil.
 func (s *Subagents) find(name string) *AgentDef {
-	for _, d := range s.Agents {
-		if d.Name == name {
-			return d
-		}
+	if i := slices.IndexFunc(s.Agents, func(d *AgentDef) bool { return d.Name == name }); i >= 0 {
+		return s.Agents[i]
 	}
 	return nil
 }

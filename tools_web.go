@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -26,20 +27,16 @@ const (
 	webUserAgent        = "minicode/1.0 (terminal coding agent)"
 )
 
-// webClient is what the web tools share: the HTTP client and the search
-// endpoint.
+// webClient is what the web tools share: the search endpoint and how host
+// names are resolved.
 type webClient struct {
-	http           *http.Client
 	searchEndpoint string
-	// lookup resolves a host name to the addresses a fetch may connect to.
-	lookup func(ctx context.Context, host string) ([]netip.Addr, error)
+	lookup         func(ctx context.Context, host string) ([]netip.Addr, error)
 }
 
-// newWebClient builds the web tools' client from cfg, with the tools' own
-// timeout and redirect limit.
+// newWebClient builds the web tools' client from cfg.
 func newWebClient(cfg BuiltinConfig) *webClient {
 	return &webClient{
-		http:           &http.Client{Timeout: webTimeout, CheckRedirect: checkRedirect},
 		searchEndpoint: cmp.Or(cfg.SearchEndpoint, defaultSearchEndpoint),
 		lookup: func(ctx context.Context, host string) ([]netip.Addr, error) {
 			return net.DefaultResolver.LookupNetIP(ctx, "ip", host)
@@ -47,43 +44,33 @@ func newWebClient(cfg BuiltinConfig) *webClient {
 	}
 }
 
-// checkRedirect allows at most webMaxRedirects redirects, to http(s) only.
-func checkRedirect(req *http.Request, via []*http.Request) error {
-	if len(via) > webMaxRedirects {
-		return fmt.Errorf("stopped after %d redirects", webMaxRedirects)
-	}
-	if req.URL.Scheme != "http" && req.URL.Scheme != "https" {
-		return fmt.Errorf("redirect to unsupported address %s", req.URL)
-	}
-	return nil
-}
-
-// checkedRedirects returns a client like w's whose every redirect hop is
-// judged again by the permission check, as a fetch of its own: a rule for
-// one host never lets a redirect reach another.
+// checkedRedirects returns the HTTP client of one call of tool: at most
+// webMaxRedirects redirects, to http(s) only, each hop judged again by the
+// permission check as a fetch of its own, so that a rule for one host never
+// lets a redirect reach another; and every connection made by dialChecked.
 func (w *webClient) checkedRedirects(ctx context.Context, env *ToolEnv, tool string) *http.Client {
-	client := *w.http
 	transport := http.DefaultTransport.(*http.Transport).Clone()
 	transport.DisableKeepAlives = true // the transport lives for one call
 	transport.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
 		return w.dialChecked(ctx, env, tool, network, addr)
 	}
-	client.Transport = transport
-	client.CheckRedirect = func(req *http.Request, via []*http.Request) error {
-		if err := checkRedirect(req, via); err != nil || env == nil || env.Perms == nil {
-			return err
+	return &http.Client{Timeout: webTimeout, Transport: transport, CheckRedirect: func(req *http.Request, via []*http.Request) error {
+		switch {
+		case len(via) > webMaxRedirects:
+			return fmt.Errorf("stopped after %d redirects", webMaxRedirects)
+		case req.URL.Scheme != "http" && req.URL.Scheme != "https":
+			return fmt.Errorf("redirect to unsupported address %s", req.URL)
+		case env == nil || env.Perms == nil:
+			return nil
 		}
 		return env.Perms.Authorize(ctx, PermissionRequest{Tool: tool, Access: AccessNetwork, URL: req.URL.String(),
 			Summary: fmt.Sprintf("follow a redirect from %s to %s", via[len(via)-1].URL, req.URL)})
-	}
-	return &client
+	}}
 }
 
-// dialChecked connects to addr. A host name is resolved here and every
-// address it resolves to that is loopback, private or link-local is
-// judged by the permission check as the literal address would be, so a
-// name pointing at the user's own machine or network needs the same
-// explicit allow. Literal addresses were judged with the request.
+// dialChecked connects to addr. Each loopback, private or link-local
+// address a host name resolves to is judged by the permission check as the
+// literal address would be (literal addresses were judged with the request).
 func (w *webClient) dialChecked(ctx context.Context, env *ToolEnv, tool, network, addr string) (net.Conn, error) {
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
@@ -124,13 +111,12 @@ func (w *webClient) dialChecked(ctx context.Context, env *ToolEnv, tool, network
 // checkWebURL accepts only absolute http and https addresses.
 func checkWebURL(raw string) (*url.URL, error) {
 	u, err := url.Parse(strings.TrimSpace(raw))
-	if err != nil {
+	switch {
+	case err != nil:
 		return nil, fmt.Errorf("invalid URL %q: %v", raw, err)
-	}
-	if u.Scheme != "http" && u.Scheme != "https" {
+	case u.Scheme != "http" && u.Scheme != "https":
 		return nil, fmt.Errorf("invalid URL %q: only http and https addresses can be fetched", raw)
-	}
-	if u.Host == "" {
+	case u.Host == "":
 		return nil, fmt.Errorf("invalid URL %q: no host", raw)
 	}
 	return u, nil
@@ -245,34 +231,23 @@ func contentType(header string, body []byte) (mediaType, charset string) {
 
 // isTextType reports whether a media type is text a model can read.
 func isTextType(mediaType string) bool {
-	switch {
-	case strings.HasPrefix(mediaType, "text/"),
-		strings.HasSuffix(mediaType, "+json"), strings.HasSuffix(mediaType, "+xml"):
-		return true
-	}
-	switch mediaType {
-	case "application/json", "application/xml", "application/javascript", "application/x-javascript",
-		"application/ecmascript", "application/x-yaml", "application/yaml", "application/toml", "application/x-sh":
-		return true
-	}
-	return false
+	kind, sub, _ := strings.Cut(mediaType, "/")
+	return kind == "text" || strings.HasSuffix(sub, "+json") || strings.HasSuffix(sub, "+xml") ||
+		kind == "application" && slices.Contains(strings.Fields("json xml javascript x-javascript ecmascript x-yaml yaml toml x-sh"), sub)
 }
 
-// decodeCharset turns a body into a UTF-8 string: a body declared as
-// Latin-1 (or Windows-1252, which differs only in 0x80-0x9F) has each byte
-// mapped to its character; anything else invalid as UTF-8 is replaced.
+// decodeCharset turns a body into a UTF-8 string: each byte of a Latin-1
+// body is its character, and anything else invalid as UTF-8 is replaced.
 func decodeCharset(body []byte, charset string) string {
-	switch charset {
-	case "iso-8859-1", "latin1", "latin-1", "windows-1252", "cp1252", "us-ascii":
-		if !utf8.Valid(body) {
-			runes := make([]rune, len(body))
-			for i, c := range body {
-				runes[i] = rune(c)
-			}
-			return string(runes)
-		}
+	latin1 := slices.Contains(strings.Fields("iso-8859-1 latin1 latin-1 windows-1252 cp1252 us-ascii"), charset)
+	if !latin1 || utf8.Valid(body) {
+		return strings.ToValidUTF8(string(body), "\uFFFD")
 	}
-	return strings.ToValidUTF8(string(body), "\uFFFD")
+	runes := make([]rune, len(body))
+	for i, c := range body {
+		runes[i] = rune(c)
+	}
+	return string(runes)
 }
 
 // WebSearchInput is the input of web_search.
@@ -335,13 +310,9 @@ func (w *webClient) search(ctx context.Context, client *http.Client, in WebSearc
 	if len(results) == 0 && resp.StatusCode == http.StatusAccepted {
 		return ToolOutput{}, errors.New("web search failed: the search engine refused the request (rate limit or bot check); try again later")
 	}
-	var kept []searchResult
-	for _, r := range results {
-		if domainListed(r.url, in.BlockedDomains) || (len(in.AllowedDomains) > 0 && !domainListed(r.url, in.AllowedDomains)) {
-			continue
-		}
-		kept = append(kept, r)
-	}
+	kept := slices.DeleteFunc(results, func(r searchResult) bool {
+		return domainListed(r.url, in.BlockedDomains) || (len(in.AllowedDomains) > 0 && !domainListed(r.url, in.AllowedDomains))
+	})
 	if len(kept) == 0 {
 		return ToolOutput{Text: fmt.Sprintf("No results for %q.", in.Query)}, nil
 	}
@@ -381,13 +352,10 @@ func parseSearchResults(page string, base *url.URL) []searchResult {
 			capture, depth = &results[len(results)-1].snippet, 0
 		}
 	}
-	kept := results[:0]
-	for _, r := range results {
-		if u, err := url.Parse(r.url); err == nil && (u.Scheme == "http" || u.Scheme == "https") && !domainListed(r.url, []string{"duckduckgo.com"}) {
-			kept = append(kept, r)
-		}
-	}
-	return kept
+	return slices.DeleteFunc(results, func(r searchResult) bool {
+		_, err := checkWebURL(r.url)
+		return err != nil || domainListed(r.url, []string{"duckduckgo.com"})
+	})
 }
 
 // unwrapRedirect returns the target of a search engine's redirect link

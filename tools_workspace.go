@@ -10,13 +10,9 @@ import (
 	"strings"
 )
 
-// resolvePath turns a path given by the model into an absolute path with
-// symlinks resolved, and reports whether it lies inside the workspace.
-// Relative paths are taken from the workspace, not the process's working
-// directory. A path that does not exist yet is resolved through its nearest
-// existing parent, so that a new file under a link that leaves the
-// workspace still counts as outside. The workspace itself must be absolute
-// with its own symlinks resolved.
+// resolvePath turns a path given by the model, relative to the workspace
+// (absolute, symlinks resolved), into an absolute path with symlinks
+// resolved, and reports whether it lies inside the workspace.
 func resolvePath(workspace, path string) (abs string, inside bool, err error) {
 	if path == "" {
 		path = "."
@@ -36,16 +32,13 @@ func resolvePath(workspace, path string) (abs string, inside bool, err error) {
 	return abs, within(workspace, abs), nil
 }
 
-// maxLinkHops bounds how many symlinks resolveExisting follows, as the
-// kernel bounds a chain of links.
+// maxLinkHops bounds how many symlinks resolveExisting follows.
 const maxLinkHops = 40
 
-// resolveExisting resolves an absolute path the way the kernel walks it:
-// element by element, a link replaced by its target before a later ".."
-// applies, so `link/..` is the folder above where the link leads. The
-// part that does not exist yet is appended as it is (a ".." in it is an
-// error, as for the kernel); a dangling link is followed to where it
-// points, since writing through it creates its target.
+// resolveExisting resolves an absolute path the way the kernel walks it,
+// element by element, so `link/..` is the folder above the link's target;
+// the part that does not exist yet is appended as it is (a ".." in it is
+// an error), so a dangling link leads to where writing through it would.
 func resolveExisting(path string) (string, error) {
 	resolved, rest, hops := "/", strings.Split(path, "/"), 0
 	for len(rest) > 0 {
@@ -87,8 +80,7 @@ func resolveExisting(path string) (string, error) {
 	return resolved, nil
 }
 
-// within reports whether path is dir or lies below it. Both must be clean
-// absolute paths.
+// within reports whether the clean absolute path is dir or lies below it.
 func within(dir, path string) bool {
 	rel, err := filepath.Rel(dir, path)
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
