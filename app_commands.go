@@ -8,39 +8,41 @@ import (
 	"strings"
 )
 
-// slashCommand is a command typed at the prompt, such as /help.
+// slashCommand is a command typed at the prompt, such as /help: a
+// built-in one runs, a custom command or a skill becomes a prompt.
 type slashCommand struct {
 	name string
 	help string
-	// run returns the text to show; quit ends the session. A custom
-	// command or a skill has none: it expands into a prompt for the model.
+	// run returns the text to show; quit ends the session.
 	run func(ctx context.Context, app *App, args string, history *[]Message) (out string, quit bool, err error)
+	// prompt is the prompt of a custom command or a skill, for the model.
+	prompt func(ctx context.Context, args string) (slashPrompt, error)
 }
 
-// slashCommands lists the commands of an interactive session.
+// slashCommands lists the built-in commands of an interactive session.
 func slashCommands() []slashCommand {
 	return append([]slashCommand{
-		{"help", "list commands (and what the demo model understands)", cmdHelp},
-		{"tools", "list the tools the model can use", cmdTools},
-		{"status", "show the model, workspace and permission mode", cmdStatus},
-		{"permissions", "show the permission mode and rules; /permissions MODE switches the mode", cmdPermissions},
-		{"skills", "list the skills found, what they shadow, and invalid ones", describeWith(func(app *App) string { return app.Skills.Describe() })},
-		{"memory", "list the memory files loaded (AGENTS.md, CLAUDE.md, MINI.md) and what was cut", describeWith(func(app *App) string { return app.Memory.Describe() })},
-		{"mcp", "show the MCP servers and their state; /mcp restart NAME restarts one", func(ctx context.Context, app *App, args string, _ *[]Message) (string, bool, error) {
+		{name: "help", help: "list commands (and what the demo model understands)", run: cmdHelp},
+		{name: "tools", help: "list the tools the model can use", run: cmdTools},
+		{name: "status", help: "show the model, workspace and permission mode", run: cmdStatus},
+		{name: "permissions", help: "show the permission mode and rules; /permissions MODE switches the mode", run: cmdPermissions},
+		{name: "skills", help: "list the skills found, what they shadow, and invalid ones", run: describeWith(func(app *App) string { return app.Skills.Describe() })},
+		{name: "memory", help: "list the memory files loaded (AGENTS.md, CLAUDE.md, MINI.md) and what was cut", run: describeWith(func(app *App) string { return app.Memory.Describe() })},
+		{name: "mcp", help: "show the MCP servers and their state; /mcp restart NAME restarts one", run: func(ctx context.Context, app *App, args string, _ *[]Message) (string, bool, error) {
 			return app.MCP.SlashCommand(ctx, args), false, nil
 		}},
-		{"agents", "list the subagents the task tool can start", describeWith(func(app *App) string { return app.Subagents.Describe() })},
-		{"hooks", "list the hooks in force, by event", describeWith(func(app *App) string { return app.Env.Hooks.Describe() })},
-		{"init", "inspect the project and write a starter AGENTS.md (asks first)", cmdInit},
-		{"model", "show the model; /model NAME switches to another (aliases such as sonnet work)", cmdModel},
-		{"compact", "summarise the conversation to free context; /compact FOCUS says what the summary should keep", cmdCompact(LayerCompact)},
-		{"snip", "drop the largest old run of messages that is safe to drop", cmdCompact(LayerSnip)},
-		{"collapse", "summarise up to two old spans of the conversation", cmdCompact(LayerCollapse)},
-		{"clear", "start over with an empty conversation (the session file keeps the history)", func(_ context.Context, _ *App, _ string, h *[]Message) (string, bool, error) {
+		{name: "agents", help: "list the subagents the task tool can start", run: describeWith(func(app *App) string { return app.Subagents.Describe() })},
+		{name: "hooks", help: "list the hooks in force, by event", run: describeWith(func(app *App) string { return app.Env.Hooks.Describe() })},
+		{name: "init", help: "inspect the project and write a starter AGENTS.md (asks first)", run: cmdInit},
+		{name: "model", help: "show the model; /model NAME switches to another (aliases such as sonnet work)", run: cmdModel},
+		{name: "compact", help: "summarise the conversation to free context; /compact FOCUS says what the summary should keep", run: cmdCompact(LayerCompact)},
+		{name: "snip", help: "drop the largest old run of messages that is safe to drop", run: cmdCompact(LayerSnip)},
+		{name: "collapse", help: "summarise up to two old spans of the conversation", run: cmdCompact(LayerCollapse)},
+		{name: "clear", help: "start over with an empty conversation (the session file keeps the history)", run: func(_ context.Context, _ *App, _ string, h *[]Message) (string, bool, error) {
 			*h = nil
 			return "Conversation cleared.", false, nil
 		}},
-		{"exit", "leave minicode", func(context.Context, *App, string, *[]Message) (string, bool, error) { return "", true, nil }},
+		{name: "exit", help: "leave minicode", run: func(context.Context, *App, string, *[]Message) (string, bool, error) { return "", true, nil }},
 	}, sessionCommands()...)
 }
 
@@ -51,22 +53,50 @@ func describeWith(text func(*App) string) func(context.Context, *App, string, *[
 	}
 }
 
-// runSlashCommand runs the command named by input ("/name args").
-func (app *App) runSlashCommand(ctx context.Context, input string, history *[]Message) (string, bool, error) {
-	name, args, _ := strings.Cut(strings.TrimPrefix(input, "/"), " ")
-	for _, c := range slashCommands() {
-		if c.name == name {
-			return c.run(ctx, app, strings.TrimSpace(args), history)
+// slashCommandList lists every slash command: the built-in ones, then the
+// custom commands and the skills whose names are not taken before them.
+func (app *App) slashCommandList() []slashCommand {
+	var out []slashCommand
+	for _, c := range append(slashCommands(), app.customSlashCommands()...) {
+		if findSlashCommand(out, c.name) == nil {
+			out = append(out, c)
 		}
 	}
-	return "", false, fmt.Errorf("unknown command /%s; /help lists the commands", name)
+	return out
+}
+
+// findSlashCommand returns the first command of cmds named name, or nil.
+func findSlashCommand(cmds []slashCommand, name string) *slashCommand {
+	if i := slices.IndexFunc(cmds, func(c slashCommand) bool { return c.name == name }); i >= 0 {
+		return &cmds[i]
+	}
+	return nil
+}
+
+// slashInput handles a line that starts with "/": a built-in command runs
+// and returns what to show; a custom command or a skill returns the
+// prompt to send. A name that is none of these is an error.
+func (app *App) slashInput(ctx context.Context, input string, history *[]Message) (sp *slashPrompt, out string, quit bool, err error) {
+	name, args, _ := strings.Cut(strings.TrimPrefix(input, "/"), " ")
+	args = strings.TrimSpace(args)
+	c := findSlashCommand(app.slashCommandList(), name)
+	switch {
+	case c == nil:
+		return nil, "", false, fmt.Errorf("unknown command /%s; /help lists the commands", name)
+	case c.prompt != nil:
+		p, err := c.prompt(ctx, args)
+		p.Input = input // a forked skill's history shows what was typed
+		return &p, "", false, err
+	}
+	out, quit, err = c.run(ctx, app, args, history)
+	return nil, out, quit, err
 }
 
 // cmdHelp lists the commands.
 func cmdHelp(_ context.Context, app *App, _ string, _ *[]Message) (string, bool, error) {
 	var b strings.Builder
 	b.WriteString("Commands:\n")
-	for _, c := range append(slashCommands(), app.customSlashCommands()...) {
+	for _, c := range app.slashCommandList() {
 		fmt.Fprintf(&b, "  /%-12s %s\n", c.name, c.help)
 	}
 	b.WriteString("End a line with \\ to continue on the next line.")

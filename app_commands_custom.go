@@ -178,6 +178,9 @@ func expandBody(body, args string) string {
 // contents attached. Commands and reads go through the registry, so the
 // permission check (with the command's grants) and the hooks apply.
 func (app *App) expandCommand(ctx context.Context, c *CustomCommand, args string) (slashPrompt, error) {
+	if c.Problem != "" {
+		return slashPrompt{}, fmt.Errorf("/%s cannot be used: %s: %s", c.Name, c.Path, c.Problem)
+	}
 	grants, _ := grantRules(c.AllowedTools)
 	why := "its allowed-tools do not include Bash"
 	if !app.Trusted && within(app.Workspace, c.Path) {
@@ -222,33 +225,34 @@ func (app *App) runTool(ctx context.Context, name string, input any) ToolOutput 
 	return app.Registry.Execute(ctx, app.Env, Block{Type: BlockToolUse, ID: "command_" + name, Name: name, Input: raw})
 }
 
-// slashPromptFor expands input ("/name args") when name is a custom
-// command or a skill; ok is false when it is neither.
-func (app *App) slashPromptFor(ctx context.Context, input string) (sp slashPrompt, ok bool, err error) {
-	name, args, _ := strings.Cut(strings.TrimPrefix(input, "/"), " ")
-	args = strings.TrimSpace(args)
-	if i := slices.IndexFunc(app.Commands, func(c *CustomCommand) bool { return c.Name == name }); i >= 0 {
-		c := app.Commands[i]
+// customSlashCommands lists the custom commands, then the skills, each
+// turning into its prompt when run; a skill's name taken by a custom
+// command is left out.
+func (app *App) customSlashCommands() []slashCommand {
+	var out []slashCommand
+	for _, c := range app.Commands {
+		help := cmp.Or(strings.TrimSpace(c.Description+" "+c.ArgumentHint), "custom command from "+c.Path)
 		if c.Problem != "" {
-			return slashPrompt{}, true, fmt.Errorf("/%s cannot be used: %s: %s", name, c.Path, c.Problem)
+			help = "(broken: " + c.Problem + ")"
 		}
-		sp, err := app.expandCommand(ctx, c, args)
-		return sp, true, err
+		out = append(out, slashCommand{name: c.Name, help: help, prompt: func(ctx context.Context, args string) (slashPrompt, error) {
+			return app.expandCommand(ctx, c, args)
+		}})
 	}
-	if s := app.Skills.Find(name); s != nil {
-		sp, err := skillPrompt(s, args)
-		if !app.Trusted && within(app.Workspace, s.Dir) {
-			sp.Grants = nil // an untrusted project's skills grant nothing
+	for _, s := range app.Skills.Skills {
+		if findSlashCommand(out, s.Name) == nil {
+			out = append(out, slashCommand{name: s.Name, help: "skill: " + oneLine(s.Description, 80), prompt: func(_ context.Context, args string) (slashPrompt, error) {
+				return app.skillPrompt(s, args)
+			}})
 		}
-		sp.Input = input
-		return sp, true, err
 	}
-	return slashPrompt{}, false, nil
+	return out
 }
 
 // skillPrompt is the prompt of a skill invoked as /name args: its
-// instructions, with $ARGUMENTS filled in, and its allowed-tools granted.
-func skillPrompt(s *Skill, args string) (slashPrompt, error) {
+// instructions, with $ARGUMENTS filled in, and its allowed-tools granted
+// (unless it is an untrusted project's).
+func (app *App) skillPrompt(s *Skill, args string) (slashPrompt, error) {
 	fresh := readSkill(s.Dir, s.Source)
 	if fresh.Problem != "" {
 		return slashPrompt{}, fmt.Errorf("skill %s cannot be used: %s", s.Name, fresh.Problem)
@@ -257,49 +261,12 @@ func skillPrompt(s *Skill, args string) (slashPrompt, error) {
 	if err != nil {
 		return slashPrompt{}, fmt.Errorf("skill %s: %w", s.Name, err)
 	}
+	if !app.Trusted && within(app.Workspace, s.Dir) {
+		grants = nil
+	}
 	model, _ := fresh.Meta["model"].(string)
 	prompt := fmt.Sprintf("Follow the skill %q. Its folder is %s; paths in it are relative to that folder.\n\n%s", s.Name, s.Dir, expandBody(fresh.Body, args))
 	return slashPrompt{Prompt: prompt, Grants: grants, Model: model, Fork: fresh.Meta["context"] == "fork"}, nil
-}
-
-// customSlashCommands lists the custom commands and the skills for /help
-// and the menu, but not a name that a built-in command (or, for a skill, a
-// custom command) takes: typing it runs the other.
-func (app *App) customSlashCommands() []slashCommand {
-	out := slashCommands()
-	taken := func(name string) bool {
-		return slices.ContainsFunc(out, func(c slashCommand) bool { return c.name == name })
-	}
-	for _, c := range app.Commands {
-		help := strings.TrimSpace(c.Description + " " + c.ArgumentHint)
-		if c.Problem != "" {
-			help = "(broken: " + c.Problem + ")"
-		}
-		if !taken(c.Name) {
-			out = append(out, slashCommand{name: c.Name, help: cmp.Or(help, "custom command from "+c.Path)})
-		}
-	}
-	for _, s := range app.Skills.Skills {
-		if !taken(s.Name) {
-			out = append(out, slashCommand{name: s.Name, help: "skill: " + oneLine(s.Description, 80)})
-		}
-	}
-	return out[len(slashCommands()):]
-}
-
-// slashInput handles a line that starts with "/": a built-in command runs
-// and returns what to show; a custom command or a skill returns the
-// prompt to send. A name that is none of these is an error.
-func (app *App) slashInput(ctx context.Context, input string, history *[]Message) (sp *slashPrompt, out string, quit bool, err error) {
-	name, _, _ := strings.Cut(strings.TrimPrefix(input, "/"), " ")
-	if !slices.ContainsFunc(slashCommands(), func(c slashCommand) bool { return c.name == name }) {
-		p, ok, err := app.slashPromptFor(ctx, input)
-		if ok || err != nil {
-			return &p, "", false, err
-		}
-	}
-	out, quit, err = app.runSlashCommand(ctx, input, history)
-	return nil, out, quit, err
 }
 
 // runPrompt runs a turn for a prompt, with its grants and model.

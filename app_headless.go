@@ -84,14 +84,13 @@ func (app *App) runHeadlessTask(ctx context.Context, task string, out *lineWrite
 	start := time.Now()
 	meter.reset()
 	prompt := slashPrompt{Prompt: task}
-	if strings.HasPrefix(task, "/") {
-		sp, ok, err := app.slashPromptFor(ctx, task)
-		if err != nil {
+	name, args, _ := strings.Cut(strings.TrimPrefix(task, "/"), " ")
+	if c := findSlashCommand(app.customSlashCommands(), name); c != nil && strings.HasPrefix(task, "/") {
+		var err error
+		if prompt, err = c.prompt(ctx, strings.TrimSpace(args)); err != nil {
 			return err
 		}
-		if ok {
-			prompt = sp
-		}
+		prompt.Input = task
 	}
 	res := app.runPrompt(ctx, app.Session.View(), prompt)
 	structured, res := app.structuredAnswer(ctx, res)

@@ -84,7 +84,7 @@ type compactMetadata struct {
 func (app *App) initRecord() initRecord {
 	r := initRecord{Type: "system", Subtype: "init", CWD: app.Workspace, SessionID: app.SessionID, Model: app.Model,
 		PermissionMode: string(app.Perms.Mode()), APIKeySource: app.apiKeySource(), Sandbox: app.Sandbox.Status(),
-		Tools: []string{}, MCPServers: []initServer{}, SlashCommands: []string{}, Skills: []string{}, UUID: newSessionID()}
+		Tools: []string{}, MCPServers: []initServer{}, SlashCommands: []string{}, Skills: app.Skills.Names(), UUID: newSessionID()}
 	for _, t := range app.Registry.Tools() {
 		r.Tools = append(r.Tools, t.Name)
 	}
@@ -92,11 +92,8 @@ func (app *App) initRecord() initRecord {
 		status := map[MCPState]string{MCPReady: "connected", MCPStarting: "pending"}[s.State]
 		r.MCPServers = append(r.MCPServers, initServer{Name: s.Name, Status: cmp.Or(status, "failed")})
 	}
-	for _, c := range append(slashCommands(), app.customSlashCommands()...) {
+	for _, c := range app.slashCommandList() {
 		r.SlashCommands = append(r.SlashCommands, c.name)
-	}
-	for _, s := range app.Skills.Skills {
-		r.Skills = append(r.Skills, s.Name)
 	}
 	return r
 }

@@ -135,7 +135,7 @@ func (c *sdkConn) initialize(ctx context.Context, raw json.RawMessage) (any, err
 func (c *sdkConn) describe() map[string]any {
 	app := c.app
 	commands := []map[string]any{}
-	for _, s := range append(slashCommands(), app.customSlashCommands()...) {
+	for _, s := range app.slashCommandList() {
 		commands = append(commands, map[string]any{"name": strings.TrimPrefix(s.name, "/"), "description": s.help, "argumentHint": ""})
 	}
 	agents := []map[string]any{}

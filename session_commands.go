@@ -123,11 +123,11 @@ func (app *App) resumeHint() string {
 // sessionCommands are the slash commands that manage sessions.
 func sessionCommands() []slashCommand {
 	return []slashCommand{
-		{"resume", "list saved sessions and switch to one (/resume N or /resume ID)", cmdResume},
-		{"new", "start a new session (the current one stays saved)", cmdNew},
-		{"fork", "continue this conversation in a new session", cmdFork},
-		{"rename", "name this session: /rename NAME", cmdRename},
-		{"export", "write the conversation as Markdown: /export [FILE]", cmdExport},
+		{name: "resume", help: "list saved sessions and switch to one (/resume N or /resume ID)", run: cmdResume},
+		{name: "new", help: "start a new session (the current one stays saved)", run: cmdNew},
+		{name: "fork", help: "continue this conversation in a new session", run: cmdFork},
+		{name: "rename", help: "name this session: /rename NAME", run: cmdRename},
+		{name: "export", help: "write the conversation as Markdown: /export [FILE]", run: cmdExport},
 	}
 }
 

@@ -47,7 +47,7 @@ func completionsFor(head, word string, app *App) []completion {
 	case strings.HasPrefix(word, "@"):
 		all = fileCompletions(app.Workspace, word[1:])
 	case head == "" && strings.HasPrefix(word, "/"):
-		for _, c := range append(slashCommands(), app.customSlashCommands()...) {
+		for _, c := range app.slashCommandList() {
 			all = append(all, completion{"/" + c.name, c.help})
 		}
 	case command == "/resume":

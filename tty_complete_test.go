@@ -156,7 +156,7 @@ func TestQuestionsReadTheirAnswerFromTheInputBox(t *testing.T) {
 func TestModelCommandSwitchesTheModel(t *testing.T) {
 	app := testApp(t, t.TempDir(), Options{})
 	var history []Message
-	out, _, err := app.runSlashCommand(context.Background(), "/model opus", &history)
+	_, out, _, err := app.slashInput(context.Background(), "/model opus", &history)
 	if err != nil || app.Agent.Model != resolveModelAlias("opus") || !strings.Contains(out, app.Agent.Model) {
 		t.Errorf("/model opus: %q, %v; the agent uses %q, want %q", out, err, app.Agent.Model, resolveModelAlias("opus"))
 	}
