@@ -32,11 +32,10 @@ var spinnerFrames = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "�
 type tui struct {
 	app    *App
 	out    io.Writer
-	color  bool
 	hist   *InputHistory
 	inputs chan string   // inputs sent, in order, for the main loop
 	quit   chan struct{} // closed when the user leaves
-	leave  sync.Once
+	exit   func()        // ends the session: closes quit, once
 
 	size    func() (width, height int) // the terminal's size now; nil keeps it fixed
 	restore func()                     // puts the terminal's modes back; nil in tests
@@ -76,10 +75,10 @@ func terminalPair(stdin io.Reader, stdout io.Writer) (in, out *os.File, ok bool)
 
 // newTUI builds the UI for app, drawing on out at the given size.
 func newTUI(app *App, out io.Writer, width, height int) *tui {
-	u := &tui{app: app, out: out, width: width, height: height,
-		color:  app.getenv("NO_COLOR") == "" && app.getenv("TERM") != "dumb",
-		inputs: make(chan string, 64), quit: make(chan struct{})}
-	u.tr = transcript{out: &u.scroll, color: u.color, md: markdown{color: u.color}}
+	color := app.getenv("NO_COLOR") == "" && app.getenv("TERM") != "dumb"
+	u := &tui{app: app, out: out, width: width, height: height, inputs: make(chan string, 64), quit: make(chan struct{})}
+	u.exit = sync.OnceFunc(func() { close(u.quit) })
+	u.tr = transcript{out: &u.scroll, color: color, md: markdown{color: color}}
 	u.hist, u.editor.history = openHistory(app.Home, app.Workspace)
 	u.editor.reset()
 	return u
@@ -88,15 +87,15 @@ func newTUI(app *App, out io.Writer, width, height int) *tui {
 // runTUI runs the interactive session on a terminal until the user leaves
 // or ctx ends. The terminal's modes are restored on every way out.
 func (app *App) runTUI(ctx context.Context, in, out *os.File) error {
-	rt, err := enterRaw(int(in.Fd()))
+	restore, err := enterRaw(int(in.Fd()))
 	if err != nil {
 		return fmt.Errorf("setting up the terminal: %w", err)
 	}
-	defer rt.restore()
+	defer restore()
 	width, height := terminalSize(int(out.Fd()))
 	u := newTUI(app, out, width, height)
 	u.size = func() (int, int) { return terminalSize(int(out.Fd())) }
-	u.restore = rt.restore
+	u.restore = restore
 	app.asker = notifyingAsker{&tuiAsker{u: u}, app.Env.Hooks}
 	app.Agent.Emit = u.event
 	*app.lines = *NewLineReader(&answerSource{u: u})
@@ -332,11 +331,6 @@ func (u *tui) restoreOnPanic() {
 		}
 		panic(p)
 	}
-}
-
-// exit ends the session (the main loop returns).
-func (u *tui) exit() {
-	u.leave.Do(func() { close(u.quit) })
 }
 
 // tick redraws the activity's clock while something runs, redraws when

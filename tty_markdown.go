@@ -2,20 +2,20 @@ package main
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 )
 
-// Inline Markdown the transcript styles: **bold**, `code`.
+// Inline Markdown the transcript styles: **bold**, `code`, list bullets.
 var (
 	mdBold = regexp.MustCompile(`\*\*([^*]+)\*\*`)
 	mdCode = regexp.MustCompile("`([^`]+)`")
 	mdList = regexp.MustCompile(`^(\s*)[-*+] `)
 )
 
-// markdown styles assistant text line by line, as each line completes:
-// headings, bold, inline code, fenced code and list bullets. It keeps
-// whether a fenced code block is open. Without colour the text is
-// printed as written.
+// markdown styles assistant text line by line as each line completes,
+// keeping whether a fenced code block is open; without colour the text
+// is printed as written.
 type markdown struct {
 	color   bool
 	inFence bool
@@ -24,23 +24,21 @@ type markdown struct {
 // line returns a complete line of assistant text styled for the terminal,
 // or ok=false for a fence line, which is not shown.
 func (m *markdown) line(s string) (out string, ok bool) {
-	if strings.HasPrefix(strings.TrimSpace(s), "```") {
+	fence := strings.HasPrefix(strings.TrimSpace(s), "```")
+	if fence {
 		m.inFence = !m.inFence
-		if !m.color {
-			return s, true
-		}
-		return "", false
 	}
-	if !m.color {
+	heading := strings.TrimLeft(s, "#")
+	switch {
+	case !m.color:
 		return s, true
-	}
-	if m.inFence {
+	case fence:
+		return "", false
+	case m.inFence:
 		return "  " + ansiCyan + s + ansiReset, true
-	}
-	if h := strings.TrimLeft(s, "#"); len(h) < len(s) && strings.HasPrefix(h, " ") && len(s)-len(h) <= 6 {
-		return ansiBold + strings.TrimSpace(h) + ansiReset, true
-	}
-	if strings.HasPrefix(s, "> ") {
+	case len(heading) < len(s) && strings.HasPrefix(heading, " ") && len(s)-len(heading) <= 6:
+		return ansiBold + strings.TrimSpace(heading) + ansiReset, true
+	case strings.HasPrefix(s, "> "):
 		return ansiDim + "│ " + s[2:] + ansiReset, true
 	}
 	s = mdList.ReplaceAllString(s, "$1• ")
@@ -58,15 +56,9 @@ func stripTags(s string, partial bool) string {
 	for _, t := range hiddenTags {
 		s = strings.ReplaceAll(s, t, "")
 	}
-	if !partial {
-		return s
-	}
-	if i := strings.LastIndexByte(s, '<'); i >= 0 {
-		for _, t := range hiddenTags {
-			if strings.HasPrefix(t, s[i:]) {
-				return s[:i]
-			}
-		}
+	i := strings.LastIndexByte(s, '<')
+	if partial && i >= 0 && slices.ContainsFunc(hiddenTags, func(t string) bool { return strings.HasPrefix(t, s[i:]) }) {
+		return s[:i]
 	}
 	return s
 }

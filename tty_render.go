@@ -5,8 +5,7 @@ import (
 	"strings"
 )
 
-// More ANSI styles used by the terminal UI (the diff colours are in
-// permissions_diff_render.go).
+// More ANSI escapes the terminal UI uses.
 const (
 	ansiYellow  = "\x1b[33m"
 	ansiReverse = "\x1b[7m"
@@ -22,9 +21,8 @@ type frame struct {
 	row, col int
 }
 
-// liveScreen draws frames of the live region at the bottom of the
-// terminal. Finished text is printed above the region first, so it
-// scrolls up into the scrollback and is never drawn again: a redraw
+// liveScreen draws frames of the live region at the bottom of the terminal,
+// after printing finished text above it into the scrollback, so a redraw
 // costs the size of the region, not of the conversation.
 type liveScreen struct {
 	cursorRow int   // the row of the region the terminal's cursor is on
@@ -41,12 +39,9 @@ func (s *liveScreen) render(text string, f frame, width int) []byte {
 	}
 	b.WriteString("\r" + clearBelow)
 	b.WriteString(strings.ReplaceAll(text, "\n", "\r\n"))
+	b.WriteString(strings.Join(f.lines, "\r\n"))
 	s.widths = s.widths[:0]
-	for i, line := range f.lines {
-		if i > 0 {
-			b.WriteString("\r\n")
-		}
-		b.WriteString(line)
+	for _, line := range f.lines {
 		s.widths = append(s.widths, displayWidth(line))
 	}
 	if f.row < 0 {
@@ -93,24 +88,20 @@ func inputLines(e *lineEditor, width int, marker string) (lines []string, row, c
 	const indent = 2
 	avail := max(width-indent-1, 8)
 	lineStart, curRow, curCol := 0, 0, 0
-	for i, logical := range strings.Split(e.text(), "\n") {
+	for _, logical := range strings.Split(e.text(), "\n") {
 		runes := []rune(logical)
-		pieces := wrapWidth(visibleControls(logical), avail)
 		if cursorIn := e.cursor - lineStart; cursorIn >= 0 && cursorIn <= len(runes) {
 			w := displayWidth(visibleControls(string(runes[:cursorIn])))
 			curRow, curCol = len(lines)+w/avail, indent+w%avail
 		}
-		for j, p := range pieces {
-			prefix := "  "
-			if i == 0 && j == 0 {
-				prefix = marker
-			}
-			lines = append(lines, prefix+p)
+		for _, p := range wrapWidth(visibleControls(logical), avail) {
+			lines = append(lines, "  "+p)
 		}
 		lineStart += len(runes) + 1
 	}
 	if curRow >= len(lines) {
 		lines = append(lines, "  ")
 	}
+	lines[0] = marker + lines[0][indent:]
 	return lines, curRow, curCol
 }

@@ -23,7 +23,7 @@ func plainTUI(t testing.TB, out io.Writer) *tui {
 	app.SessionID = "0123456789abcdef"
 	app.Sandbox = nil // the status line then reads the same on every machine
 	u := newTUI(app, out, 80, 24)
-	u.color, u.tr.color, u.tr.md.color = false, false, false
+	u.tr.color, u.tr.md.color = false, false
 	return u
 }
 

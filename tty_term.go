@@ -6,16 +6,6 @@ import (
 	"unsafe"
 )
 
-// rawTerminal is a terminal switched to raw input: keys arrive one by one,
-// unechoed, and Ctrl-C is a key rather than a signal. Output processing
-// stays on, so "\n" still starts a new line. restore puts the saved modes
-// back; it may be called any number of times, from any exit path.
-type rawTerminal struct {
-	fd    int
-	saved syscall.Termios
-	once  sync.Once
-}
-
 // ioctl performs a terminal ioctl whose argument is a pointer.
 func ioctl(fd int, req uint, arg unsafe.Pointer) error {
 	_, _, errno := syscall.Syscall(syscall.SYS_IOCTL, uintptr(fd), uintptr(req), uintptr(arg))
@@ -31,13 +21,15 @@ func isTerminal(fd int) bool {
 	return ioctl(fd, ioctlGetTermios, unsafe.Pointer(&t)) == nil
 }
 
-// enterRaw switches the terminal fd to raw input.
-func enterRaw(fd int) (*rawTerminal, error) {
-	rt := &rawTerminal{fd: fd}
-	if err := ioctl(fd, ioctlGetTermios, unsafe.Pointer(&rt.saved)); err != nil {
+// enterRaw switches the terminal fd to raw input (keys arrive one by one,
+// unechoed, Ctrl-C as a key; "\n" still starts a new line) and returns a
+// function, safe to call any number of times, that puts its modes back.
+func enterRaw(fd int) (restore func(), err error) {
+	var saved syscall.Termios
+	if err := ioctl(fd, ioctlGetTermios, unsafe.Pointer(&saved)); err != nil {
 		return nil, err
 	}
-	raw := rt.saved
+	raw := saved
 	raw.Iflag &^= syscall.ICRNL | syscall.INLCR | syscall.IGNCR | syscall.IXON | syscall.ISTRIP | syscall.BRKINT
 	raw.Lflag &^= syscall.ECHO | syscall.ECHONL | syscall.ICANON | syscall.ISIG | syscall.IEXTEN
 	raw.Cflag |= syscall.CS8
@@ -45,12 +37,7 @@ func enterRaw(fd int) (*rawTerminal, error) {
 	if err := ioctl(fd, ioctlSetTermios, unsafe.Pointer(&raw)); err != nil {
 		return nil, err
 	}
-	return rt, nil
-}
-
-// restore puts back the modes the terminal had before enterRaw.
-func (rt *rawTerminal) restore() {
-	rt.once.Do(func() { _ = ioctl(rt.fd, ioctlSetTermios, unsafe.Pointer(&rt.saved)) })
+	return sync.OnceFunc(func() { _ = ioctl(fd, ioctlSetTermios, unsafe.Pointer(&saved)) }), nil
 }
 
 // terminalSize returns the width and height of the terminal fd, or 80x24
