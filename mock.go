@@ -264,12 +264,6 @@ func demoCompactSummary(transcript string) ScriptedReply {
 			focus = strings.TrimPrefix(line, "Focus the summary on: ")
 		}
 	}
-	orNone := func(list []string, sep string) string {
-		if len(list) == 0 {
-			return "none"
-		}
-		return strings.Join(list, sep)
-	}
 	first, last := "none", "none"
 	if len(requests) > 0 {
 		first, last = requests[0], requests[len(requests)-1]

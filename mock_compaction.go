@@ -60,7 +60,7 @@ func demoCompactionStep(msgs []Message) ScriptedReply {
 			}
 		}
 		return ScriptedReply{Text: fmt.Sprintf("I have read all %d files of this workspace and my context window never filled up enough for every layer (seen: %s). "+
-			"Try demo compaction in a larger project, or set a small contextWindow (tokens) in .minicode/settings.json.", len(files), orNone(ran))}
+			"Try demo compaction in a larger project, or set a small contextWindow (tokens) in .minicode/settings.json.", len(files), orNone(ran, ", "))}
 	}
 	// Once snip has run, ever larger batches push past the higher thresholds.
 	batch := max(2, min(20, 6*seen[LayerSnip]))
@@ -79,12 +79,12 @@ func demoInput(tool string, input any) ScriptedToolCall {
 	return ScriptedToolCall{Name: tool, Input: raw}
 }
 
-// orNone joins a list, or says "none".
-func orNone(list []string) string {
+// orNone joins a list with sep, or says "none".
+func orNone(list []string, sep string) string {
 	if len(list) == 0 {
 		return "none"
 	}
-	return strings.Join(list, ", ")
+	return strings.Join(list, sep)
 }
 
 // demoLayersSeen counts the marks each layer has left in msgs: micro

@@ -12,9 +12,7 @@ import (
 	"time"
 )
 
-// Stop reasons, normalised to the Anthropic names. The OpenAI provider maps
-// "stop" to StopEndTurn, "tool_calls" to StopToolUse and "length" to
-// StopMaxTokens.
+// Stop reasons, normalised to the Anthropic names.
 const (
 	StopEndTurn   = "end_turn"
 	StopToolUse   = "tool_use"
@@ -38,9 +36,7 @@ type ModelRequest struct {
 	Messages  []Message
 	Tools     []ToolSpec
 	MaxTokens int
-	// Thinking is how many tokens the model may think before answering,
-	// where the API lets a request choose; 0 leaves it to the model.
-	Thinking int
+	Thinking  int // tokens the model may think before answering; 0 leaves it to the model
 }
 
 // ModelResponse is the assembled reply of one model call.
@@ -48,9 +44,7 @@ type ModelResponse struct {
 	Content    []Block
 	StopReason string
 	Usage      Usage
-	// Model is the model that answered, when it is not the one asked
-	// for (a fallback).
-	Model string
+	Model      string // the model that answered, when a fallback did
 }
 
 // Delta kinds streamed while a reply is produced.
@@ -65,9 +59,9 @@ type Delta struct {
 	Text string
 }
 
-// Provider is a model behind an API. Stream sends the request, calls onDelta
-// for each piece of text or thinking as it arrives, and returns the assembled
-// reply. Cancelling ctx aborts the request at once.
+// Provider is a model behind an API: Stream sends the request, calls
+// onDelta for each piece of text or thinking, and returns the assembled
+// reply; cancelling ctx aborts it.
 type Provider interface {
 	Name() string
 	Stream(ctx context.Context, req ModelRequest, onDelta func(Delta)) (ModelResponse, error)
@@ -116,9 +110,8 @@ func limitsFor(model string, overrides map[string]ModelLimits) ModelLimits {
 	return best
 }
 
-// resolveModelAlias turns the short model names Claude Code accepts
-// (sonnet, opus, haiku, and their -latest forms) into current model ids;
-// a suffix such as "[1m]" is dropped. Other names pass unchanged.
+// resolveModelAlias turns Claude Code's short model names (sonnet, opus,
+// haiku, fable, their -latest forms, a "[1m]" suffix) into model ids.
 func resolveModelAlias(name string) string {
 	base, _, _ := strings.Cut(name, "[")
 	switch strings.TrimSuffix(strings.TrimPrefix(base, "claude-"), "-latest") {
@@ -137,8 +130,7 @@ func resolveModelAlias(name string) string {
 // modelPrice is what a model costs, in dollars per million tokens.
 type modelPrice struct{ input, output float64 }
 
-// priceFor returns a model's price; the longest matching prefix wins.
-// Models it does not know cost nothing, as local models do.
+// priceFor returns a model's price by longest prefix; unknown models are free.
 func priceFor(model string) modelPrice {
 	table := map[string]modelPrice{
 		"claude-fable-5":  {10, 50},
@@ -164,8 +156,7 @@ func priceFor(model string) modelPrice {
 	return best
 }
 
-// costUSD prices one model's usage: cache writes cost 1.25 times the
-// input price and cache reads a tenth of it.
+// costUSD prices usage; cache writes cost 1.25 times input, reads a tenth.
 func costUSD(model string, u Usage) float64 {
 	p := priceFor(model)
 	return (float64(u.InputTokens)*p.input + float64(u.OutputTokens)*p.output +
@@ -188,8 +179,7 @@ func parseCustomHeaders(s string) (http.Header, error) {
 	return h, nil
 }
 
-// maxOutputTokens is the output ceiling per model step:
-// CLAUDE_CODE_MAX_OUTPUT_TOKENS, else the setting, else the model's limit.
+// maxOutputTokens is CLAUDE_CODE_MAX_OUTPUT_TOKENS, else the setting, else the model's limit.
 func maxOutputTokens(env string, setting, limit int) (int, error) {
 	if env == "" {
 		return cmp.Or(setting, limit), nil
@@ -201,16 +191,14 @@ func maxOutputTokens(env string, setting, limit int) (int, error) {
 	return n, nil
 }
 
-// fallbackProvider asks another model when the first one is overloaded
-// or unavailable (--fallback-model).
+// fallbackProvider asks another model when the first is overloaded or missing (--fallback-model).
 type fallbackProvider struct {
 	Provider
 	fallback string
 	notify   func(string)
 }
 
-// Stream sends req, and again with the fallback model if the model is
-// overloaded (529) or does not exist (404).
+// Stream sends req, and again with the fallback model after a 529 or 404.
 func (f *fallbackProvider) Stream(ctx context.Context, req ModelRequest, onDelta func(Delta)) (ModelResponse, error) {
 	resp, err := f.Provider.Stream(ctx, req, onDelta)
 	var apiErr *APIError
@@ -226,26 +214,19 @@ func (f *fallbackProvider) Stream(ctx context.Context, req ModelRequest, onDelta
 
 // ProviderOptions configure an HTTP provider.
 type ProviderOptions struct {
-	BaseURL   string      // e.g. https://api.anthropic.com; "" means the provider's default
-	APIKey    string      // sent as x-api-key (Anthropic) or Bearer (OpenAI)
-	AuthToken string      // Anthropic only: sent as a Bearer token instead of the key
-	Headers   http.Header // Anthropic only: sent with every request
-	// HTTPClient is used for requests; nil means a client with the connect
-	// timeout below (the other timeouts apply to any client).
-	HTTPClient *http.Client
-	// MaxRetries is how many times a retryable failure is retried: 0 means
-	// the default (4), a negative number means never.
-	MaxRetries int
-	// Timeouts: connecting, the first byte of the reply, and the longest
-	// silence between two streamed events. Zero means the default.
+	BaseURL    string       // "" means the provider's default
+	APIKey     string       // sent as x-api-key (Anthropic) or Bearer (OpenAI)
+	AuthToken  string       // Anthropic only: sent as a Bearer token instead of the key
+	Headers    http.Header  // Anthropic only: sent with every request
+	HTTPClient *http.Client // nil means one with ConnectTimeout
+	MaxRetries int          // 0 means the default (4), negative never
+
+	// Timeouts of connecting, the first byte, and silence inside a
+	// stream; zero means the default.
 	ConnectTimeout   time.Duration
 	FirstByteTimeout time.Duration
 	IdleTimeout      time.Duration
-	// Notify receives one-line notices: a retry and its wait, and whether
-	// the partial reply the user saw is thrown away.
-	Notify func(string)
-	// ShowsText says that text deltas reach the user as they arrive (line
-	// mode), so that a retry after some were shown must say so. With -p
-	// nothing is shown before the reply is complete.
-	ShowsText bool
+
+	Notify    func(string) // receives retry notices
+	ShowsText bool         // text deltas reach the user as they come, so a retry must say so
 }

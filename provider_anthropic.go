@@ -382,24 +382,23 @@ func (u anthropicUsage) merge(usage *Usage) {
 
 // anthropicAssembler builds a reply from stream events.
 type anthropicAssembler struct {
-	resp   ModelResponse
-	at     map[int]int              // stream index → position in resp.Content
-	inputs map[int]*strings.Builder // stream index → tool input so far
-	texts  map[int]*strings.Builder // stream index → text or thinking so far
-	emit   func(Delta)
+	resp  ModelResponse
+	at    map[int]int       // stream index → position in resp.Content
+	parts []strings.Builder // per block: its text, thinking or tool input so far
+	emit  func(Delta)
 }
 
 // parseAnthropicStream reads a Messages API stream up to message_stop.
 func parseAnthropicStream(events *SSEReader, emit func(Delta)) (ModelResponse, error) {
-	s := &anthropicAssembler{at: map[int]int{}, inputs: map[int]*strings.Builder{}, texts: map[int]*strings.Builder{}, emit: emit}
+	s := &anthropicAssembler{at: map[int]int{}, emit: emit}
 	for {
 		ev, err := events.Next()
 		if err != nil {
 			return ModelResponse{}, readError(err)
 		}
 		if index, text, ok := plainTextDelta(ev.Data); ok {
-			if i, open := s.at[index]; open && s.resp.Content[i].Type == BlockText {
-				s.appendText(index, text, "")
+			if i, open := s.at[index]; open {
+				s.add(i, BlockText, text)
 			}
 			continue
 		}
@@ -463,29 +462,18 @@ func (s *anthropicAssembler) apply(ev anthropicEvent) (bool, error) {
 // start opens a content block; unknown types are skipped with their deltas.
 func (s *anthropicAssembler) start(ev anthropicEvent) {
 	cb := ev.ContentBlock
-	if cb == nil {
+	if cb == nil || !slices.Contains([]string{BlockText, BlockThinking, BlockRedactedThinking, BlockToolUse}, cb.Type) {
 		return
 	}
-	b := Block{Type: cb.Type}
-	switch cb.Type {
-	case BlockText:
-	case BlockThinking:
-		b.Signature = cb.Signature
-	case BlockRedactedThinking:
-		b.Data = cb.Data
-	case BlockToolUse:
-		b.ID, b.Name = cb.ID, cb.Name
-		s.inputs[ev.Index] = &strings.Builder{}
-		if in := bytes.TrimSpace(cb.Input); len(in) > 0 && !bytes.Equal(in, []byte("{}")) {
-			s.inputs[ev.Index].Write(in)
-		}
-	default:
-		return
+	i := len(s.resp.Content)
+	s.at[ev.Index] = i
+	s.resp.Content = append(s.resp.Content, Block{Type: cb.Type, Signature: cb.Signature, Data: cb.Data, ID: cb.ID, Name: cb.Name})
+	s.parts = append(s.parts, strings.Builder{})
+	if in := bytes.TrimSpace(cb.Input); cb.Type == BlockToolUse && len(in) > 0 && !bytes.Equal(in, []byte("{}")) {
+		s.parts[i].Write(in)
 	}
-	s.at[ev.Index] = len(s.resp.Content)
-	s.resp.Content = append(s.resp.Content, b)
-	s.texts[ev.Index] = &strings.Builder{}
-	s.appendText(ev.Index, cb.Text, cb.Thinking)
+	s.add(i, BlockText, cb.Text)
+	s.add(i, BlockThinking, cb.Thinking)
 }
 
 // delta adds a piece of a content block.
@@ -497,44 +485,42 @@ func (s *anthropicAssembler) delta(ev anthropicEvent) {
 	}
 	switch d.Type {
 	case "text_delta":
-		s.appendText(ev.Index, d.Text, "")
+		s.add(i, BlockText, d.Text)
 	case "thinking_delta":
-		s.appendText(ev.Index, "", d.Thinking)
+		s.add(i, BlockThinking, d.Thinking)
 	case "signature_delta":
 		s.resp.Content[i].Signature += d.Signature
 	case "input_json_delta":
-		if in := s.inputs[ev.Index]; in != nil {
-			in.WriteString(d.PartialJSON)
-		}
+		s.add(i, BlockToolUse, d.PartialJSON)
 	}
 }
 
-// appendText adds streamed text or thinking to a block's builder and shows it.
-func (s *anthropicAssembler) appendText(index int, text, thinking string) {
-	b := &s.resp.Content[s.at[index]]
-	if text != "" && b.Type == BlockText {
-		s.texts[index].WriteString(text)
-		s.emit(Delta{Kind: DeltaText, Text: text})
+// add appends a streamed piece to block i if the block is of type kind,
+// showing text and thinking as they come.
+func (s *anthropicAssembler) add(i int, kind, piece string) {
+	if piece == "" || s.resp.Content[i].Type != kind {
+		return
 	}
-	if thinking != "" && b.Type == BlockThinking {
-		s.texts[index].WriteString(thinking)
-		s.emit(Delta{Kind: DeltaThinking, Text: thinking})
+	s.parts[i].WriteString(piece)
+	switch kind {
+	case BlockText:
+		s.emit(Delta{Kind: DeltaText, Text: piece})
+	case BlockThinking:
+		s.emit(Delta{Kind: DeltaThinking, Text: piece})
 	}
 }
 
 // finish sets every block's text and tool input from what was streamed.
 func (s *anthropicAssembler) finish() {
-	for index, text := range s.texts {
-		b := &s.resp.Content[s.at[index]]
-		switch b.Type {
+	for i := range s.resp.Content {
+		switch b := &s.resp.Content[i]; b.Type {
 		case BlockText:
-			b.Text = text.String()
+			b.Text = s.parts[i].String()
 		case BlockThinking:
-			b.Thinking = text.String()
+			b.Thinking = s.parts[i].String()
+		case BlockToolUse:
+			b.Input = toolInput(s.parts[i].String())
 		}
-	}
-	for index, in := range s.inputs {
-		s.resp.Content[s.at[index]].Input = toolInput(in.String())
 	}
 }
 
