@@ -177,15 +177,13 @@ func diffStat(diff string) string {
 // most max of them.
 func occurrenceLines(content, old string, max int) string {
 	var lines []string
-	offset := 0
-	for len(lines) < max {
-		i := strings.Index(content[offset:], old)
+	for at := 0; len(lines) < max; at += len(old) {
+		i := strings.Index(content[at:], old)
 		if i < 0 {
 			break
 		}
-		offset += i
-		lines = append(lines, fmt.Sprint(lineAt(content, offset)))
-		offset += len(old)
+		at += i
+		lines = append(lines, fmt.Sprint(lineAt(content, at)))
 	}
 	return strings.Join(lines, ", ")
 }

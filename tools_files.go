@@ -359,20 +359,16 @@ func runWriteFile(ctx context.Context, env *ToolEnv, in WriteFileInput) (ToolOut
 	name := displayPath(env, abs)
 	after := *in.Content
 	lines := plural(countTextLines(after), "line", "lines")
-	switch {
-	case existed && before == after:
+	if existed && before == after {
 		return ToolOutput{Text: fmt.Sprintf("%s unchanged: it already has this content (%s)", name, lines)}, nil
-	case existed:
-		if err := writeAtomic(abs, after); err != nil {
-			return ToolOutput{}, fmt.Errorf("write_file %s: %w", name, err)
-		}
-		return ToolOutput{Text: fmt.Sprintf("Changed %s: now %s (was %d)", name, lines, countTextLines(before))}, nil
-	default:
-		if err := writeAtomic(abs, after); err != nil {
-			return ToolOutput{}, fmt.Errorf("write_file %s: %w", name, err)
-		}
-		return ToolOutput{Text: fmt.Sprintf("Created %s (%s)", name, lines)}, nil
 	}
+	if err := writeAtomic(abs, after); err != nil {
+		return ToolOutput{}, fmt.Errorf("write_file %s: %w", name, err)
+	}
+	if existed {
+		return ToolOutput{Text: fmt.Sprintf("Changed %s: now %s (was %d)", name, lines, countTextLines(before))}, nil
+	}
+	return ToolOutput{Text: fmt.Sprintf("Created %s (%s)", name, lines)}, nil
 }
 
 // loadForWrite resolves path and reads what it holds now, if anything.
@@ -401,8 +397,7 @@ func loadText(abs string) (string, error) {
 	if err := requireRegular(info); err != nil {
 		return "", err
 	}
-	switch {
-	case info.Size() > maxEditBytes:
+	if info.Size() > maxEditBytes {
 		return "", fmt.Errorf("is %d bytes, too large to edit here (limit %d); use run_command", info.Size(), maxEditBytes)
 	}
 	data, err := os.ReadFile(abs)

@@ -43,13 +43,7 @@ func walkTree(ctx context.Context, workspace, root string, visit visitFunc) erro
 		dir, rel = filepath.Join(dir, name), joinRel(rel, name)
 		rules = rules.enter(dir, rel)
 	}
-	// open holds the rules of the folders from root down to the one being
-	// walked: a folder's rules apply to everything below it.
-	type folder struct {
-		rel   string
-		rules ignoreSet
-	}
-	open := []folder{{"", rules}}
+	folderRules := map[string]ignoreSet{".": rules} // by slash-separated folder path
 	return fs.WalkDir(os.DirFS(root), ".", func(rel string, d fs.DirEntry, err error) error {
 		if err != nil || rel == "." {
 			return nil
@@ -57,12 +51,8 @@ func walkTree(ctx context.Context, workspace, root string, visit visitFunc) erro
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		for len(open) > 1 && !strings.HasPrefix(rel, open[len(open)-1].rel+"/") {
-			open = open[:len(open)-1]
-		}
-		isDir := d.IsDir()
-		matchRel := joinRel(prefix, rel)
-		if (isDir && skippedDirs[d.Name()]) || open[len(open)-1].rules.ignored(matchRel, isDir) {
+		isDir, matchRel, rules := d.IsDir(), joinRel(prefix, rel), folderRules[path.Dir(rel)]
+		if (isDir && skippedDirs[d.Name()]) || rules.ignored(matchRel, isDir) {
 			return skipEntry(isDir)
 		}
 		if err := visit(rel, d); err != nil {
@@ -72,7 +62,7 @@ func walkTree(ctx context.Context, workspace, root string, visit visitFunc) erro
 			return err
 		}
 		if isDir {
-			open = append(open, folder{rel, open[len(open)-1].rules.enter(filepath.Join(root, rel), matchRel)})
+			folderRules[rel] = rules.enter(filepath.Join(root, rel), matchRel)
 		}
 		return nil
 	})
