@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -27,14 +26,10 @@ const (
 
 // ToolOutput is what a tool returns to the model.
 type ToolOutput struct {
-	Text    string
-	IsError bool
-	// Question, when set by ask_user, pauses the turn after the batch and
-	// puts the question to the user.
-	Question string
-	// Stop, when a hook said {"continue": false}, ends the turn after the
-	// batch; it says why.
-	Stop string
+	Text     string
+	IsError  bool
+	Question string // set by ask_user: the turn pauses after the batch to put it to the user
+	Stop     string // why a hook said {"continue": false}: the turn ends after the batch
 }
 
 // ToolEnv is what tools may use: the workspace they are confined to, where
@@ -478,15 +473,7 @@ func storeLargeResults(dir string, results []Block) {
 
 // storeResult writes content to dir and returns the text that replaces it.
 func storeResult(dir, id, content string) (string, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", err
-	}
-	name := strings.Map(func(r rune) rune {
-		if r == '/' || r == '\\' || r == '.' {
-			return '_'
-		}
-		return r
-	}, id)
+	name := strings.NewReplacer("/", "_", "\\", "_", ".", "_").Replace(id)
 	if name == "" {
 		name = fmt.Sprintf("result-%d", time.Now().UnixNano())
 	}

@@ -32,16 +32,11 @@ func parseGitignore(base, content string) []ignoreRule {
 			continue
 		}
 		r := ignoreRule{base: base}
-		if strings.HasPrefix(line, "!") {
-			r.negate = true
-			line = line[1:]
-		} else if strings.HasPrefix(line, `\!`) || strings.HasPrefix(line, `\#`) {
+		if line, r.negate = strings.CutPrefix(line, "!"); !r.negate && (strings.HasPrefix(line, `\!`) || strings.HasPrefix(line, `\#`)) {
 			line = line[1:]
 		}
-		if strings.HasSuffix(line, "/") {
-			r.dirOnly = true
-			line = strings.TrimRight(line, "/")
-		}
+		r.dirOnly = strings.HasSuffix(line, "/")
+		line = strings.TrimRight(line, "/")
 		if line == "" {
 			continue
 		}
