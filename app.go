@@ -99,7 +99,7 @@ func newApp(ctx context.Context, opts Options, stdin io.Reader, stdout, stderr i
 		return nil, err
 	}
 	app.Skills = DiscoverSkills(app.Home, userHome(getenv), app.Workspace)
-	app.Commands = LoadCustomCommands(commandDirs(app.Home, userHome(getenv), app.Workspace))
+	app.Commands = LoadCustomCommands(definitionDirs("commands", app.Home, userHome(getenv), app.Workspace))
 	servers, err := app.loadConfig(ctx)
 	if err != nil {
 		return nil, err
@@ -207,7 +207,7 @@ func (app *App) setupAgent(limits ModelLimits) error {
 		Compaction:   app.Settings.Compaction,
 	}
 	app.Subagents = &Subagents{Parent: app.Agent, MaxDepth: app.Settings.SubagentDepth,
-		Agents: LoadAgents(agentDirs(app.Home, userHome(app.getenv), app.Workspace))}
+		Agents: LoadAgents(definitionDirs("agents", app.Home, userHome(app.getenv), app.Workspace))}
 	app.Registry.Add(app.Subagents.Tool())
 	return nil
 }

@@ -43,15 +43,16 @@ type slashPrompt struct {
 	Input  string // what the user typed, kept in the history of a forked run
 }
 
-// commandDirs lists the folders searched for command files, first match
-// of a name winning: the project's, then the user's.
-func commandDirs(home, userHome, workspace string) []string {
-	dirs := []string{filepath.Join(workspace, ".minicode", "commands"), filepath.Join(workspace, ".claude", "commands")}
+// definitionDirs lists the folders searched for the definitions of a kind
+// ("commands" or "agents"), first match of a name winning: the project's,
+// then the user's.
+func definitionDirs(kind, home, userHome, workspace string) []string {
+	dirs := []string{filepath.Join(workspace, ".minicode", kind), filepath.Join(workspace, ".claude", kind)}
 	if home != "" {
-		dirs = append(dirs, filepath.Join(home, "commands"))
+		dirs = append(dirs, filepath.Join(home, kind))
 	}
 	if userHome != "" {
-		dirs = append(dirs, filepath.Join(userHome, ".claude", "commands"))
+		dirs = append(dirs, filepath.Join(userHome, ".claude", kind))
 	}
 	return dirs
 }

@@ -35,13 +35,16 @@ type initServer struct {
 	Status string `json:"status"`
 }
 
-// messageRecord is an assistant or user line of stream-json.
+// messageRecord is an assistant, user or stream_event line of
+// stream-json: a message, or one streamed piece of a reply as the Messages
+// API's event (--include-partial-messages).
 type messageRecord struct {
-	Type            string  `json:"type"`
-	Message         any     `json:"message"`
-	ParentToolUseID *string `json:"parent_tool_use_id"`
-	SessionID       string  `json:"session_id"`
-	UUID            string  `json:"uuid"`
+	Type            string         `json:"type"`
+	Message         any            `json:"message,omitempty"`
+	Event           map[string]any `json:"event,omitempty"`
+	ParentToolUseID *string        `json:"parent_tool_use_id"`
+	SessionID       string         `json:"session_id"`
+	UUID            string         `json:"uuid"`
 }
 
 // assistantMessage is a reply as the Messages API returns it.
@@ -54,15 +57,6 @@ type assistantMessage struct {
 	StopReason   *string `json:"stop_reason"`
 	StopSequence *string `json:"stop_sequence"`
 	Usage        Usage   `json:"usage"`
-}
-
-// streamEventRecord carries one streamed piece of a reply, as the Messages API's event.
-type streamEventRecord struct {
-	Type            string         `json:"type"`
-	Event           map[string]any `json:"event"`
-	ParentToolUseID *string        `json:"parent_tool_use_id"`
-	SessionID       string         `json:"session_id"`
-	UUID            string         `json:"uuid"`
 }
 
 // compactBoundaryRecord marks where the conversation was compacted.
@@ -115,7 +109,7 @@ func (app *App) headlessEvents(out *lineWriter, meter *meteredProvider) func(Eve
 	stream := app.Opts.OutputFormat == "stream-json"
 	partial := stream && app.Opts.IncludePartialMessages
 	blocks := partialBlocks{emit: func(event map[string]any) {
-		out.json(streamEventRecord{Type: "stream_event", Event: event, SessionID: app.SessionID, UUID: newSessionID()})
+		out.json(messageRecord{Type: "stream_event", Event: event, SessionID: app.SessionID, UUID: newSessionID()})
 	}}
 	if partial {
 		meter.onReply = blocks.reply

@@ -44,19 +44,6 @@ func generalPurposeAgent() *AgentDef {
 		Prompt: "You are a subagent of minicode, a coding agent. Do the task you are given with the tools you have, then reply with a concise final answer holding everything the requester needs: it sees only that answer, not your tool calls."}
 }
 
-// agentDirs lists the folders searched for agent definitions, first match
-// of a name winning.
-func agentDirs(home, userHome, workspace string) []string {
-	dirs := []string{filepath.Join(workspace, ".minicode", "agents"), filepath.Join(workspace, ".claude", "agents")}
-	if home != "" {
-		dirs = append(dirs, filepath.Join(home, "agents"))
-	}
-	if userHome != "" {
-		dirs = append(dirs, filepath.Join(userHome, ".claude", "agents"))
-	}
-	return dirs
-}
-
 // LoadAgents reads the agent definitions of the folders, then adds the
 // built-in general-purpose agent unless a file replaces it.
 func LoadAgents(dirs []string) []*AgentDef {
