@@ -26,29 +26,24 @@ const (
 	AccessExternal Access = "external" // calling an MCP server's tool
 )
 
-// PermissionRequest describes one tool call for the permission check.
+// PermissionRequest describes one tool call for the permission check;
+// the registry fills in Tool, ToolUseID, Input, HookDecision and Grants.
 type PermissionRequest struct {
-	Tool      string          // filled in by the registry
-	ToolUseID string          // filled in by the registry, for the list of denials
-	Input     json.RawMessage // filled in by the registry, for the list of denials
-	Access    Access
-	Paths     []string // paths the call touches, as the model gave them
-	Command   string   // the shell command, for AccessExecute
-	// Unsandboxed is the model's reason for running Command outside the
-	// sandbox; "" for a sandboxed command.
-	Unsandboxed string
-	URL         string // the address, for AccessNetwork
-	Diff        string // unified diff of the change, for AccessWrite
-	// Plan, if set, computes Diff (and a Summary with it) by reading the
-	// file; it runs only once the call is not denied, and its error is
-	// shown only when the file may be read, since it can quote the file.
-	Plan    func() (diff, summary string, err error)
-	Summary string // one line saying what the call does
-	// HookDecision is a PreToolUse hook's answer ("allow", "ask" or ""),
-	// and Grants are allow rules of the skill or command running now;
-	// both are filled in by the registry and never override a deny rule.
-	HookDecision string
-	Grants       []Rule
+	Tool        string
+	ToolUseID   string
+	Input       json.RawMessage
+	Access      Access
+	Paths       []string // paths the call touches, as the model gave them
+	Command     string   // the shell command, for AccessExecute
+	Unsandboxed string   // the model's reason for running Command outside the sandbox
+	URL         string   // the address, for AccessNetwork
+	Diff        string   // unified diff of the change, for AccessWrite
+	// Plan computes Diff and Summary by reading the file once the call is
+	// not denied; its error is shown only if the file may be read.
+	Plan         func() (diff, summary string, err error)
+	Summary      string // one line saying what the call does
+	HookDecision string // a PreToolUse hook's "allow" or "ask"
+	Grants       []Rule // allow rules of the running skill or command
 }
 
 // Authorizer decides whether a tool call may run. A nil error allows it;
@@ -60,21 +55,14 @@ type Authorizer interface {
 // PermissionMode is the user's standing choice of how much to allow.
 type PermissionMode string
 
-// The permission modes. Deny rules hold in every mode.
+// The permission modes (modeMeanings says what each allows). Deny rules
+// hold in every mode.
 const (
-	// ModeDefault allows reads inside the workspace; everything else asks.
-	ModeDefault PermissionMode = "default"
-	// ModeAcceptEdits also allows edits inside the workspace.
+	ModeDefault     PermissionMode = "default"
 	ModeAcceptEdits PermissionMode = "acceptEdits"
-	// ModePlan allows only reading (files and the web); edits, commands and
-	// MCP calls are refused with a message saying so.
-	ModePlan PermissionMode = "plan"
-	// ModeBypass allows everything not denied by a rule, destructive
-	// commands included: it is the user's explicit opt-out of asking.
-	ModeBypass PermissionMode = "bypassPermissions"
-	// ModeDontAsk allows what the rules and the default mode allow and
-	// denies whatever would ask.
-	ModeDontAsk PermissionMode = "dontAsk"
+	ModePlan        PermissionMode = "plan"
+	ModeBypass      PermissionMode = "bypassPermissions"
+	ModeDontAsk     PermissionMode = "dontAsk"
 )
 
 // ParsePermissionMode checks a mode name; "" is the default mode.
@@ -88,47 +76,26 @@ func ParsePermissionMode(name string) (PermissionMode, error) {
 	return "", fmt.Errorf("unknown permission mode %q (use default, acceptEdits, plan, dontAsk or bypassPermissions)", name)
 }
 
-// RuleSet is one source of allow, ask and deny rules, such as a
-// settings file; Source names it in messages.
+// RuleSet is one source of allow, ask and deny rules, such as a settings
+// file; "./" paths start at Project ("" for the user's own files).
 type RuleSet struct {
-	Source string
-	// Project is the folder that "./" paths in the rules are relative
-	// to: the workspace for a project's files and --settings, "" for the
-	// user's own files.
-	Project          string
+	Source, Project  string
 	Allow, Ask, Deny []string
 }
 
 // PermissionConfig is what NewPermissions needs.
 type PermissionConfig struct {
-	Mode      PermissionMode // "" is ModeDefault
-	Workspace string         // the folder the agent works in, absolute, symlinks resolved
-	// ReadableDirs are folders outside the workspace that may be read
-	// without asking: where large tool results are stored, and the
-	// folders of installed skills.
-	ReadableDirs []string
-	// AddDirs are more folders treated as part of the workspace
-	// (--add-dir and additionalDirectories).
-	AddDirs []string
-	// Home is the user's home folder, for ~ and the shell start-up files;
-	// "" means $HOME.
-	Home string
-	// TempDir is the sandbox's private temp folder, which commands may
-	// name like the workspace.
-	TempDir  string
-	Settings []RuleSet
-	// AllowedTools and DisallowedTools hold the values of --allowedTools
-	// and --disallowedTools, each a comma-separated list of rules.
-	AllowedTools, DisallowedTools []string
-	// Asker puts questions to the user; nil means headless, where whatever
-	// would ask is denied with a message naming the flag that allows it.
-	Asker Asker
-	// ProjectFile and UserFile are the permissions.json files that
-	// "always" answers are saved to and read back from; "" disables one.
-	ProjectFile, UserFile string
-	// Notice, if set, is told about problems that do not stop a call,
-	// such as an "always" answer that could not be saved.
-	Notice func(string)
+	Mode                          PermissionMode // "" is ModeDefault
+	Workspace                     string         // absolute, symlinks resolved
+	ReadableDirs                  []string       // outside the workspace, readable without asking
+	AddDirs                       []string       // treated as part of the workspace
+	Home                          string         // for ~ and the shell start-up files; "" is $HOME
+	TempDir                       string         // the sandbox's, which commands may name
+	Settings                      []RuleSet
+	AllowedTools, DisallowedTools []string // values of --allowedTools and --disallowedTools
+	Asker                         Asker    // nil: headless, what would ask is denied
+	ProjectFile, UserFile         string   // where "always" answers are saved; "" for none
+	Notice                        func(string)
 }
 
 // Denial records one tool call that was not allowed, for the
@@ -140,72 +107,44 @@ type Denial struct {
 	Reason    string          `json:"reason"`
 }
 
-// Permissions is the one permission check every tool call passes, built
-// and MCP tools alike. It is safe for concurrent use and puts one question
-// to the user at a time.
-//
-// A call is split into parts (each path it touches, each simple command of
-// a chained command line, the host it fetches from), and each part is
-// judged in this order: deny rules; plan mode's refusal of anything but
-// reading; bypass mode; destructive commands and protected files, which
-// always ask; ask rules; allow rules; grants of this turn, of this session,
-// and saved ones; and last the mode's default. The call runs only if every
-// part is allowed; one denied part denies it, one part that asks makes it
-// ask. What an answer grants lasts exactly as long as its name says.
+// Permissions is the one permission check every tool call passes; it is
+// safe for concurrent use and asks one question at a time. A call is
+// split into parts (paths, simple commands, hosts), each judged in the
+// order of judge; one denied part denies the call, one that asks asks.
 type Permissions struct {
-	workspace, home       string
-	tempDir               string
-	readableDirs          []string
-	addDirs               []string // treated as part of the workspace
-	protectedDirs         []string // folders whose files always ask before a change
-	projectFile, userFile string
-	notice                func(string)
-	askSlot               chan struct{} // held while a question is open
-	mu                    sync.Mutex    // guards the fields below
-	asker                 Asker
-	mode                  PermissionMode
-	deny, ask, allow      []Rule // from settings and flags
-	sessionAllow          []Rule // "always" answers kept for this session only
-	sessionDeny           []Rule
-	savedAllow, savedDeny []Rule          // from permissions.json
-	turnFiles             map[string]bool // files whose edits are allowed this turn
-	turnAllEdits          bool            // every edit inside the workspace allowed this turn
-	denials               []Denial
+	workspace, home, tempDir string
+	readableDirs, addDirs    []string
+	protectedDirs            []string // whose files always ask before a change
+	projectFile, userFile    string
+	notice                   func(string)
+	asker                    Asker
+	askSlot                  chan struct{} // held while a question is open
+	mu                       sync.Mutex    // guards the fields below
+	mode                     PermissionMode
+	deny, ask, allow         []Rule          // from settings and flags
+	savedAllow, savedDeny    []Rule          // from permissions.json and "always" answers
+	turnFiles                map[string]bool // files whose edits are allowed this turn
+	turnAllEdits             bool
+	denials                  []Denial
 }
 
 // NewPermissions builds the permission check. A malformed rule or an
 // unreadable permissions.json is an error that names where the problem is.
 func NewPermissions(cfg PermissionConfig) (*Permissions, error) {
-	var err error
 	p := &Permissions{workspace: cfg.Workspace, asker: cfg.Asker, notice: cfg.Notice, mode: cmp.Or(cfg.Mode, ModeDefault),
-		askSlot: make(chan struct{}, 1), turnFiles: map[string]bool{}, home: cfg.Home}
-	if p.home == "" {
-		p.home, _ = os.UserHomeDir()
+		askSlot: make(chan struct{}, 1), turnFiles: map[string]bool{}}
+	home := cfg.Home
+	if home == "" {
+		home, _ = os.UserHomeDir()
 	}
-	for _, f := range []struct {
-		dst *string
-		src string
-	}{{&p.projectFile, cfg.ProjectFile}, {&p.userFile, cfg.UserFile}, {&p.tempDir, cfg.TempDir}, {&p.home, p.home}} {
-		if *f.dst, err = resolveConfigPath(f.src); err != nil {
-			return nil, err
-		}
+	paths, err := resolveConfigPaths(slices.Concat([]string{cfg.ProjectFile, cfg.UserFile, cfg.TempDir, home}, cfg.ReadableDirs, cfg.AddDirs))
+	if err != nil {
+		return nil, err
 	}
+	p.projectFile, p.userFile, p.tempDir, p.home = paths[0], paths[1], paths[2], paths[3]
+	p.readableDirs, p.addDirs = paths[4:4+len(cfg.ReadableDirs)], paths[4+len(cfg.ReadableDirs):]
 	if p.userFile != "" {
 		p.protectedDirs = append(p.protectedDirs, filepath.Dir(p.userFile))
-	}
-	for _, dir := range cfg.ReadableDirs {
-		real, err := resolveConfigPath(dir)
-		if err != nil {
-			return nil, err
-		}
-		p.readableDirs = append(p.readableDirs, real)
-	}
-	for _, dir := range cfg.AddDirs {
-		real, err := resolveConfigPath(dir)
-		if err != nil {
-			return nil, err
-		}
-		p.addDirs = append(p.addDirs, real)
 	}
 	if err := p.loadRules(cfg); err != nil {
 		return nil, err
@@ -213,20 +152,24 @@ func NewPermissions(cfg PermissionConfig) (*Permissions, error) {
 	return p, nil
 }
 
-// resolveConfigPath makes a configured path absolute with symlinks
-// resolved, whether or not it exists yet; "" stays "".
-func resolveConfigPath(path string) (string, error) {
-	if path == "" {
-		return "", nil
+// resolveConfigPaths makes configured paths absolute with symlinks
+// resolved, whether or not they exist yet; "" stays "".
+func resolveConfigPaths(paths []string) ([]string, error) {
+	out := make([]string, len(paths))
+	for i, path := range paths {
+		if path == "" {
+			continue
+		}
+		abs, err := filepath.Abs(path)
+		if err == nil {
+			abs, err = resolveExisting(abs)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("resolving %s: %w", path, err)
+		}
+		out[i] = abs
 	}
-	abs, err := filepath.Abs(path)
-	if err == nil {
-		abs, err = resolveExisting(abs)
-	}
-	if err != nil {
-		return "", fmt.Errorf("resolving %s: %w", path, err)
-	}
-	return abs, nil
+	return out, nil
 }
 
 // loadRules parses the rules of the settings, the flags and the saved
@@ -274,14 +217,11 @@ func (p *Permissions) loadRules(cfg PermissionConfig) error {
 	return nil
 }
 
-// Authorize is the permission check: it allows, denies, or asks the user
-// and applies the answer. With no Asker (headless), what would ask is
-// denied with a message naming the flag that would allow it. Every denial
-// is recorded for Denials.
+// Authorize allows, denies, or asks the user and applies the answer; with
+// no Asker, what would ask is denied with a message naming the flag that
+// would allow it. Every denial is recorded for Denials.
 func (p *Permissions) Authorize(ctx context.Context, req PermissionRequest) error {
-	p.mu.Lock()
 	asker := p.asker
-	p.mu.Unlock()
 	d := hookAdjusted(p.decide(req), req.HookDecision)
 	if d.Verdict != VerdictDeny && req.Plan != nil {
 		diff, summary, err := req.Plan()
@@ -331,8 +271,7 @@ func (p *Permissions) refuse(req PermissionRequest, reason string) error {
 	return errors.New(reason)
 }
 
-// describeCall names a call in one short phrase: the tool and what it
-// acts on.
+// describeCall names a call in one short phrase.
 func describeCall(req PermissionRequest) string {
 	switch {
 	case req.Access == AccessExecute && req.Command != "":
@@ -345,8 +284,8 @@ func describeCall(req PermissionRequest) string {
 	return req.Tool
 }
 
-// apply carries out the user's answer: it records the grant or the saved
-// rule the choice promises and allows or denies this call.
+// apply carries out the user's answer: it records what the choice
+// promises and allows or denies this call.
 func (p *Permissions) apply(req PermissionRequest, d Decision, prompt Prompt, a Answer) error {
 	if !slices.ContainsFunc(prompt.Choices, func(c Choice) bool { return c.ID == a.Choice }) {
 		return p.refuse(req, fmt.Sprintf("permission not granted: %s: the answer %q was not one of the choices", describeCall(req), a.Choice))
@@ -378,9 +317,8 @@ func (p *Permissions) apply(req PermissionRequest, d Decision, prompt Prompt, a 
 	return nil
 }
 
-// grantRules are the rules an "always" answer saves: one per part of the
-// request that asked. Edits are saved with the Edit alias, so the rule
-// covers the file whichever tool writes it.
+// grantRules are the rules an "always" answer saves, one per part that
+// asked; edits are saved with the Edit alias, covering every writing tool.
 func (p *Permissions) grantRules(req PermissionRequest, asking []target, to SaveTarget) []Rule {
 	var rules []Rule
 	for _, t := range asking {
@@ -426,54 +364,53 @@ func quoteWords(words []string) string {
 	return strings.Join(quoted, " ")
 }
 
-// remember keeps rules from an "always" answer: in memory at once, and in
-// the chosen permissions.json so they are read back at the next start. If
-// saving fails they still hold for this session, and Notice is told.
+// remember keeps rules from an "always" answer in memory and in the
+// chosen permissions.json; if saving fails they hold for this session,
+// and Notice is told.
 func (p *Permissions) remember(to SaveTarget, rules []Rule, allow bool) {
 	file := map[SaveTarget]string{SaveProject: p.projectFile, SaveUser: p.userFile}[to]
-	var session, saved []Rule
-	for _, r := range rules {
-		if file != "" {
-			err := addToRuleFile(file, r, allow)
-			if err == nil {
-				r.Source = file
-				saved = append(saved, r)
-				continue
-			}
-			if p.notice != nil {
-				p.notice(fmt.Sprintf("the rule %s holds for this session only: %v", r, err))
-			}
+	for i, r := range rules {
+		rules[i].Source = "this session"
+		if file == "" {
+			continue
 		}
-		r.Source = "this session"
-		session = append(session, r)
+		if err := addToRuleFile(file, r, allow); err != nil {
+			p.warn(fmt.Sprintf("the rule %s holds for this session only: %v", r, err))
+		} else {
+			rules[i].Source = file
+		}
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if allow {
-		p.sessionAllow = append(p.sessionAllow, session...)
-		p.savedAllow = append(p.savedAllow, saved...)
+		p.savedAllow = append(p.savedAllow, rules...)
 	} else {
-		p.sessionDeny = append(p.sessionDeny, session...)
-		p.savedDeny = append(p.savedDeny, saved...)
+		p.savedDeny = append(p.savedDeny, rules...)
 	}
 }
 
-// WarnUnknownTools tells Notice about every rule whose tool name matches
-// none of the known tools: such a rule protects or allows nothing.
+// warn tells Notice about a problem that does not stop a call.
+func (p *Permissions) warn(msg string) {
+	if p.notice != nil {
+		p.notice(msg)
+	}
+}
+
+// WarnUnknownTools warns about every rule whose tool name matches none of
+// the known tools: such a rule protects or allows nothing.
 func (p *Permissions) WarnUnknownTools(known []string) {
 	p.mu.Lock()
 	rules := slices.Concat(p.deny, p.ask, p.allow, p.savedAllow, p.savedDeny)
 	p.mu.Unlock()
 	for _, r := range rules {
-		if !r.knownTool(known) && p.notice != nil {
-			p.notice(fmt.Sprintf("warning: the rule %s (%s) names no known tool, so it matches nothing; tools: %s",
+		if !r.knownTool(known) {
+			p.warn(fmt.Sprintf("warning: the rule %s (%s) names no known tool, so it matches nothing; tools: %s",
 				r, r.Source, strings.Join(known, ", ")))
 		}
 	}
 }
 
-// EndTurn forgets the grants made "for this turn". The app calls it when a
-// turn ends, however it ends.
+// EndTurn forgets the grants made "for this turn", however the turn ended.
 func (p *Permissions) EndTurn() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -516,8 +453,8 @@ var modeMeanings = map[PermissionMode]string{
 	ModeDontAsk:     "what the rules allow runs; whatever would ask is denied",
 }
 
-// Describe shows the mode, the rules with where each came from, and the
-// grants in force: the text of the /permissions command.
+// Describe shows the mode, the rules with their sources and the grants in
+// force: the text of /permissions.
 func (p *Permissions) Describe() string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -528,9 +465,9 @@ func (p *Permissions) Describe() string {
 		title string
 		rules []Rule
 	}{
-		{"Deny rules", slices.Concat(p.deny, p.savedDeny, p.sessionDeny)},
+		{"Deny rules", slices.Concat(p.deny, p.savedDeny)},
 		{"Ask rules", p.ask},
-		{"Allow rules", slices.Concat(p.allow, p.savedAllow, p.sessionAllow)},
+		{"Allow rules", slices.Concat(p.allow, p.savedAllow)},
 	} {
 		fmt.Fprintf(&b, "%s:\n", group.title)
 		if len(group.rules) == 0 {

@@ -1,13 +1,13 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"strings"
 )
 
 // Asker puts a permission question to the user and returns the answer.
-// The terminal UI draws it as a menu; LineAsker prints it and reads a line.
 type Asker interface {
 	Ask(ctx context.Context, p Prompt) (Answer, error)
 }
@@ -27,9 +27,7 @@ const (
 // ChoiceID identifies an answer to a permission question.
 type ChoiceID string
 
-// The answers. What each one promises is exactly what it does: "once"
-// covers this call only, "this turn" ends when the turn ends, "always"
-// is saved where the user says.
+// The answers; each does exactly what its name promises.
 const (
 	ChoiceAllowOnce      ChoiceID = "allow_once"       // allow this call only
 	ChoiceAllowFileTurn  ChoiceID = "allow_file_turn"  // allow edits to this file until the turn ends
@@ -40,8 +38,8 @@ const (
 	ChoiceDenyAlways     ChoiceID = "deny_always"      // save a deny rule
 )
 
-// Choice is one answer offered in a prompt: the key that picks it in line
-// mode, a short label and a sentence saying what it does.
+// Choice is one answer offered in a prompt, with the key that picks it in
+// line mode.
 type Choice struct {
 	ID      ChoiceID
 	Key     string
@@ -61,16 +59,14 @@ const (
 
 // Prompt is one permission question.
 type Prompt struct {
-	Request PermissionRequest
-	Kind    PromptKind
-	Title   string // what the call wants to do, in one line
-	Reason  string // why it needs asking ("rm -r deletes files ...")
-	Warning string // what the user must not miss, such as a write outside the workspace
-	Diff    string // unified diff of an edit
-	Choices []Choice
-	// SaveTargets are where an "always" answer can be kept, the first
-	// being the default, with the file each one writes to.
-	SaveTargets []SaveOption
+	Request     PermissionRequest
+	Kind        PromptKind
+	Title       string // what the call wants to do, in one line
+	Reason      string // why it needs asking ("rm -r deletes files ...")
+	Warning     string // what the user must not miss, such as a write outside the workspace
+	Diff        string // unified diff of an edit
+	Choices     []Choice
+	SaveTargets []SaveOption // where an "always" answer can be kept, the default first
 }
 
 // SaveOption is one place an "always" answer can be kept.
@@ -84,15 +80,11 @@ type Answer struct {
 	Choice   ChoiceID
 	Guidance string     // for ChoiceDenyGuidance: returned to the model
 	SaveTo   SaveTarget // for the "always" choices
-	// Input, with ChoiceAllowOnce, is the input (JSON) to run the call
-	// with instead of the model's (a program answering can_use_tool may
-	// change it); "" keeps the model's.
-	Input string
+	Input    string     // with ChoiceAllowOnce: JSON input replacing the model's
 }
 
-// InputReplaced is the permission check's answer when whoever approved a
-// call changed its input: the registry runs the call with Input instead,
-// still subject to the deny rules.
+// InputReplaced is the answer when whoever approved a call changed its
+// input; the registry runs it with Input, still subject to deny rules.
 type InputReplaced struct{ Input json.RawMessage }
 
 // Error says what happened, for a caller that does not look.
@@ -105,10 +97,7 @@ func (p *Permissions) prompt(req PermissionRequest, d Decision) Prompt {
 	for _, r := range p.grantRules(req, d.asking, SaveProject) {
 		saved = append(saved, r.String())
 	}
-	title := req.Summary
-	if title == "" {
-		title = describeCall(req)
-	}
+	title := cmp.Or(req.Summary, describeCall(req))
 	var targets []SaveOption
 	for _, o := range []SaveOption{{SaveProject, p.projectFile}, {SaveUser, p.userFile}, {SaveSession, ""}} {
 		if o.File != "" || o.Target == SaveSession {
@@ -140,10 +129,8 @@ func promptKind(req PermissionRequest, d Decision) PromptKind {
 	return kind
 }
 
-// choicesFor lists the answers to a question of a kind. A strict question
-// (a destructive command, an ask rule) offers no grant that would be
-// ignored next time; saved names the rules an "always" answer saves, and
-// without any, no "always" answer is offered.
+// choicesFor lists the answers to a question of a kind: a strict one
+// offers no grant, and without saved rules no "always" answer.
 func choicesFor(kind PromptKind, strict bool, saved string) []Choice {
 	var all []Choice
 	if kind == PromptEdit {

@@ -21,16 +21,14 @@ const (
 	VerdictAsk                  // the user decides (headless: refuse it)
 )
 
-// Decision is the outcome of decide for one request.
+// Decision is the outcome of decide for one request or one part of it.
 type Decision struct {
 	Verdict Verdict
-	Reason  string // why it is denied, or why it needs asking
-	Warning string // what the prompt must stress, such as a write outside the workspace
-	Hint    string // what would allow it without asking, for headless denials
-	// Strict is set when grants are not consulted for this request (a
-	// destructive command, an ask rule): only one-call approvals make sense.
-	Strict bool
-	asking []target // the parts of the request that ask, for the grants an answer makes
+	Reason  string   // why it is denied, or why it needs asking
+	Warning string   // what the prompt must stress, such as a write outside the workspace
+	Hint    string   // what would allow it without asking, for headless denials
+	Strict  bool     // grants are not consulted (an ask rule, a destructive command)
+	asking  []target // the parts that ask, for the grants an answer makes
 }
 
 // targetKind says what one part of a request is.
@@ -46,29 +44,20 @@ const (
 	targetSocket                        // a /dev/tcp or /dev/udp redirection
 )
 
-// target is one part of a request. A request is allowed only if every
-// part is; any part denied denies it; any part that asks makes it ask.
+// target is one part of a request.
 type target struct {
-	kind     targetKind
-	abs      string // targetPath: absolute, links resolved
-	lexical  string // targetPath: absolute, as written
-	inside   bool   // targetPath: abs lies in the workspace (or the private temp folder, for commands)
-	write    bool   // targetPath: the call writes it
-	links    int    // targetPath: hard links of an existing file
-	dir      bool   // targetPath: an existing folder
-	cmd      simpleCommand
-	parseErr error  // targetCommand: why the line is beyond the check
-	host     string // targetHost: normalised; targetSocket: the device path
+	kind       targetKind
+	abs        string // path: absolute, links resolved
+	lexical    string // path: absolute, as written
+	inside     bool   // path: in the workspace (or, for commands, the private temp folder)
+	write, dir bool   // path: the call writes it; it is an existing folder
+	links      int    // path: hard links of an existing file
+	cmd        simpleCommand
+	parseErr   error  // command: why the line is beyond the check
+	host       string // host: normalised; socket: the device path
 }
 
-// verdict is the judgement of one target.
-type verdict struct {
-	kind                  Verdict
-	reason, hint, warning string
-	strict                bool
-}
-
-// decide judges a request without asking anyone (see Permissions).
+// decide judges a request without asking anyone.
 func (p *Permissions) decide(req PermissionRequest) Decision {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -80,16 +69,16 @@ func (p *Permissions) decide(req PermissionRequest) Decision {
 	var reasons, hints []string
 	for _, t := range targets {
 		v := p.judge(req, t)
-		switch v.kind {
+		switch v.Verdict {
 		case VerdictDeny:
-			return Decision{Verdict: VerdictDeny, Reason: v.reason}
+			return Decision{Verdict: VerdictDeny, Reason: v.Reason}
 		case VerdictAsk:
 			d.Verdict = VerdictAsk
-			d.Strict = d.Strict || v.strict
+			d.Strict = d.Strict || v.Strict
 			d.asking = append(d.asking, t)
-			reasons = appendNew(reasons, v.reason)
-			hints = appendNew(hints, v.hint)
-			d.Warning = cmp.Or(v.warning, d.Warning)
+			reasons = appendNew(reasons, v.Reason)
+			hints = appendNew(hints, v.Hint)
+			d.Warning = cmp.Or(v.Warning, d.Warning)
 		}
 	}
 	d.Reason = strings.Join(reasons, "; ")
@@ -108,9 +97,8 @@ func appendNew(list []string, s string) []string {
 	return append(list, s)
 }
 
-// targetsOf splits a request into the parts it is judged by: each path,
-// each simple command and the paths it names, the host fetched, or else
-// the call as a whole. A path that cannot be resolved is an error.
+// targetsOf splits a request into the parts it is judged by; a path that
+// cannot be resolved is an error.
 func (p *Permissions) targetsOf(req PermissionRequest) ([]target, error) {
 	var targets []target
 	for _, given := range req.Paths {
@@ -168,10 +156,9 @@ func (p *Permissions) pathTarget(dir, given string, write bool) (target, error) 
 // harmlessDevices are files a command may name without reaching anything.
 var harmlessDevices = []string{"/dev/null", "/dev/zero", "/dev/stdin", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/random", "/dev/urandom"}
 
-// commandTargets are the parts of a command line: each simple command,
-// and each path its arguments and redirections name, judged from every
-// folder a cd earlier in the line may have moved to. A line beyond the
-// check is one target carrying the reason.
+// commandTargets are each simple command of a line and each path its
+// arguments and redirections name, from every folder an earlier cd may
+// have moved to; a line beyond the check is one target with the reason.
 func (p *Permissions) commandTargets(line string) []target {
 	cmds, err := parseCommandLine(line)
 	for _, c := range cmds {
@@ -212,8 +199,8 @@ func (p *Permissions) commandTargets(line string) []target {
 	return targets
 }
 
-// pathInWord is the path an argument may name: the word itself, or the
-// value of a flag (--out=PATH, -I/usr/include); "" for a plain flag.
+// pathInWord is the path an argument may name: the word, or a flag's
+// value (--out=PATH, -I/usr/include).
 func pathInWord(w string) string {
 	if !strings.HasPrefix(w, "-") {
 		return w
@@ -227,9 +214,8 @@ func pathInWord(w string) string {
 	return ""
 }
 
-// namedTargets are the path targets of one name a command uses, from
-// each folder it may run in. Harmless devices and the private temp
-// folder count as inside.
+// namedTargets are the path targets of a name a command uses, from each
+// folder it may run in; the private temp folder counts as inside.
 func (p *Permissions) namedTargets(dirs []string, name string, write bool) []target {
 	if fd, ok := strings.CutPrefix(name, "/dev/fd/"); slices.Contains(harmlessDevices, name) || ok && fd != "" && strings.Trim(fd, "0123456789") == "" {
 		return nil
@@ -246,9 +232,8 @@ func (p *Permissions) namedTargets(dirs []string, name string, write bool) []tar
 	return targets
 }
 
-// afterCd is the set of folders later commands may run in after cd:
-// the old ones (the cd may fail) and where it goes (home without an
-// argument).
+// afterCd is where later commands may run after cd: the old folders (it
+// may fail) and its destination (home without an argument).
 func (p *Permissions) afterCd(dirs, args []string) []string {
 	dest := p.home
 	if len(args) > 0 {
@@ -263,95 +248,76 @@ func (p *Permissions) afterCd(dirs, args []string) []string {
 	return append(dirs, out...)
 }
 
-// judge runs one target through the stages of the decision.
-func (p *Permissions) judge(req PermissionRequest, t target) verdict {
+// judge runs one target through the stages of the decision: deny rules,
+// plan mode, leaving the sandbox, protected files, bypass mode, what
+// always asks, ask rules, allow rules and grants, the mode's default.
+func (p *Permissions) judge(req PermissionRequest, t target) Decision {
 	if v, ok := p.denied(req, t); ok {
 		return v
 	}
 	if p.mode == ModePlan && (req.Access == AccessWrite || req.Access == AccessExecute || req.Access == AccessExternal) {
-		return verdict{kind: VerdictDeny, reason: fmt.Sprintf("plan mode allows only reading, and %s would %s; present the plan instead, and the user will leave plan mode to carry it out", req.Tool, accessVerb(req.Access))}
+		return Decision{Verdict: VerdictDeny, Reason: fmt.Sprintf("plan mode allows only reading, and %s would %s; present the plan instead, and the user will leave plan mode to carry it out", req.Tool, accessVerbs[req.Access])}
 	}
 	if t.kind == targetUnsandboxed {
-		return p.judgeUnsandboxed(req, t)
+		if _, ok := p.firstMatch(req, t, false, p.allow, p.savedAllow); ok {
+			return Decision{Verdict: VerdictAllow}
+		}
+		return Decision{Verdict: VerdictAsk, Strict: true, Reason: "the model asks to run this command outside the sandbox, because: " + req.Unsandboxed,
+			Warning: "outside the sandbox the command can write anywhere, use the network and read secrets", Hint: flagHint(req.Tool, unsandboxedRule)}
 	}
 	if reason := p.protectedReason(req, t); reason != "" {
-		return verdict{kind: VerdictAsk, reason: reason, strict: true, hint: "nothing allows it without asking: the user must approve it"}
+		return Decision{Verdict: VerdictAsk, Reason: reason, Strict: true, Hint: "nothing allows it without asking: the user must approve it"}
 	}
 	if p.mode == ModeBypass {
-		return verdict{kind: VerdictAllow}
+		return Decision{Verdict: VerdictAllow}
 	}
 	if reason := strictReason(t); reason != "" {
-		return verdict{kind: VerdictAsk, reason: reason, strict: true,
-			hint: "rerun with --permission-mode bypassPermissions (nothing else allows it without asking)"}
+		return Decision{Verdict: VerdictAsk, Reason: reason, Strict: true, Hint: "rerun with --permission-mode bypassPermissions (nothing else allows it without asking)"}
 	}
 	if r, ok := p.firstMatch(req, t, true, p.ask); ok {
-		return verdict{kind: VerdictAsk, reason: fmt.Sprintf("the rule %s (%s) asks", r, r.Source), strict: true,
-			hint: fmt.Sprintf("remove the ask rule %s from %s", r, r.Source)}
+		return Decision{Verdict: VerdictAsk, Reason: fmt.Sprintf("the rule %s (%s) asks", r, r.Source), Strict: true,
+			Hint: fmt.Sprintf("remove the ask rule %s from %s", r, r.Source)}
 	}
-	if _, ok := p.firstMatch(req, t, false, p.allow, req.Grants); ok {
-		return verdict{kind: VerdictAllow}
-	}
-	if p.granted(req, t) {
-		return verdict{kind: VerdictAllow}
+	if _, ok := p.firstMatch(req, t, false, p.allow, req.Grants, p.savedAllow); ok ||
+		t.kind == targetPath && req.Access == AccessWrite && (p.turnFiles[t.abs] || p.turnAllEdits && t.inside) {
+		return Decision{Verdict: VerdictAllow}
 	}
 	return p.modeDefault(req, t)
 }
 
-// denied applies the deny rules. A command line beyond the check is
-// denied whenever a deny rule for commands exists, since no one can tell
-// whether it runs the denied program; so is a line whose words hold
-// patterns the shell could expand into one.
-func (p *Permissions) denied(req PermissionRequest, t target) (verdict, bool) {
-	if r, ok := p.firstMatch(req, t, true, p.deny, p.sessionDeny, p.savedDeny); ok {
-		return verdict{kind: VerdictDeny, reason: fmt.Sprintf("denied by the rule %s (%s)", r, r.Source)}, true
+// denied applies the deny rules. While a deny rule for commands exists, a
+// line beyond the check, or whose words hold patterns, is denied too: no
+// one can tell whether it runs the denied program.
+func (p *Permissions) denied(req PermissionRequest, t target) (Decision, bool) {
+	if r, ok := p.firstMatch(req, t, true, p.deny, p.savedDeny); ok {
+		return Decision{Verdict: VerdictDeny, Reason: fmt.Sprintf("denied by the rule %s (%s)", r, r.Source)}, true
 	}
 	if t.kind != targetCommand || t.parseErr == nil && !t.cmd.Globbed {
-		return verdict{}, false
+		return Decision{}, false
 	}
-	for _, r := range slices.Concat(p.deny, p.sessionDeny, p.savedDeny) {
+	for _, r := range slices.Concat(p.deny, p.savedDeny) {
 		if r.matchesTool(req.Tool, req.Access) {
 			why := "words with patterns could expand to the program it denies"
 			if t.parseErr != nil {
 				why = t.parseErr.Error() + ", so the check cannot tell whether it runs the program it denies"
 			}
-			return verdict{kind: VerdictDeny, reason: fmt.Sprintf("the rule %s (%s) is in force and %s; write the command as plain words", r, r.Source, why)}, true
+			return Decision{Verdict: VerdictDeny, Reason: fmt.Sprintf("the rule %s (%s) is in force and %s; write the command as plain words", r, r.Source, why)}, true
 		}
 	}
-	return verdict{}, false
+	return Decision{}, false
 }
 
-// accessVerb says what a kind of access does, to finish a sentence.
-func accessVerb(a Access) string {
-	switch a {
-	case AccessWrite:
-		return "change files"
-	case AccessExecute:
-		return "run a command"
-	case AccessExternal:
-		return "call an MCP tool that may change things"
-	}
-	return "reach outside"
-}
+// accessVerbs say what a kind of access does, to finish a sentence.
+var accessVerbs = map[Access]string{AccessWrite: "change files", AccessExecute: "run a command", AccessExternal: "call an MCP tool that may change things"}
 
 // unsandboxedRule is the rule that lets commands leave the sandbox
 // without asking.
 const unsandboxedRule = "sandbox:false"
 
-// judgeUnsandboxed judges leaving the sandbox: in every mode it asks,
-// showing the model's reason, unless an explicit rule allows it.
-func (p *Permissions) judgeUnsandboxed(req PermissionRequest, t target) verdict {
-	if _, ok := p.firstMatch(req, t, false, p.allow, p.savedAllow); ok {
-		return verdict{kind: VerdictAllow}
-	}
-	return verdict{kind: VerdictAsk, strict: true, reason: "the model asks to run this command outside the sandbox, because: " + req.Unsandboxed,
-		warning: "outside the sandbox the command can write anywhere, use the network and read secrets",
-		hint:    flagHint(req.Tool, unsandboxedRule)}
-}
-
 // firstMatch returns the first rule of the lists that covers the target.
-// Broad matching (deny and ask rules) also matches a path as written
-// before links are followed, lets a rule without a specifier cover paths
-// outside the workspace, and finds a program anywhere in a command.
+// Broad matching (deny and ask rules) also matches a path as written, lets
+// a rule without a specifier cover paths outside the workspace, and finds
+// a program anywhere in a command.
 func (p *Permissions) firstMatch(req PermissionRequest, t target, broad bool, lists ...[]Rule) (Rule, bool) {
 	tool, access := req.Tool, req.Access
 	if t.kind == targetPath && req.Access == AccessExecute {
@@ -395,9 +361,8 @@ func (p *Permissions) ruleCovers(r Rule, t target, broad bool) bool {
 	return r.Spec == ""
 }
 
-// globFolder is the folder a glob starts in: its elements before the
-// first one with a pattern character. A deny rule covers a folder that
-// holds what it names, since the searching tools read what is inside.
+// globFolder is the folder a glob starts in, before its first pattern
+// character: a deny rule covers a folder holding what it names.
 func globFolder(glob string) string {
 	elems := strings.Split(glob, "/")
 	i := slices.IndexFunc(elems, func(e string) bool { return strings.ContainsAny(e, "*?[\\") })
@@ -407,8 +372,7 @@ func globFolder(glob string) string {
 	return strings.Join(elems[:i], "/")
 }
 
-// strictReason returns why a target must be asked about whatever the
-// rules and grants say, or "".
+// strictReason returns why a target asks whatever the rules say, or "".
 func strictReason(t target) string {
 	switch {
 	case t.kind == targetCommand && t.parseErr != nil:
@@ -421,15 +385,13 @@ func strictReason(t target) string {
 	return ""
 }
 
-// startupFiles are the shell start-up files in HOME, which run code in
-// every new shell.
+// startupFiles are the shell start-up files in HOME.
 var startupFiles = []string{".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc", ".zshenv",
 	".zprofile", ".zlogin", ".inputrc", ".config/fish"}
 
 // protectedReason returns why a write (or a command naming the path)
-// always asks, in every mode: the repository's own data, and files
-// through which the agent could grant itself permissions, run programs
-// or instruct itself and other agents.
+// always asks: the repository's data, and files through which an agent
+// could widen its permissions, run programs or instruct agents.
 func (p *Permissions) protectedReason(req PermissionRequest, t target) string {
 	if t.kind != targetPath || !t.write && req.Access != AccessExecute {
 		return ""
@@ -457,18 +419,8 @@ func (p *Permissions) protectedReason(req PermissionRequest, t target) string {
 	return ""
 }
 
-// granted reports whether an earlier answer covers the target: grants of
-// this turn, of this session, then saved ones.
-func (p *Permissions) granted(req PermissionRequest, t target) bool {
-	if t.kind == targetPath && req.Access == AccessWrite && (p.turnFiles[t.abs] || p.turnAllEdits && t.inside) {
-		return true
-	}
-	_, ok := p.firstMatch(req, t, false, p.sessionAllow, p.savedAllow)
-	return ok
-}
-
 // modeDefault is the verdict when no rule or grant applies.
-func (p *Permissions) modeDefault(req PermissionRequest, t target) verdict {
+func (p *Permissions) modeDefault(req PermissionRequest, t target) Decision {
 	ruleTool := req.Tool
 	if t.kind == targetPath && req.Access == AccessExecute {
 		ruleTool = readAlias
@@ -476,47 +428,33 @@ func (p *Permissions) modeDefault(req PermissionRequest, t target) verdict {
 			ruleTool = editAlias
 		}
 	}
+	ask := func(reason, hint string) Decision { return Decision{Verdict: VerdictAsk, Reason: reason, Hint: hint} }
 	switch {
 	case t.kind == targetCommand:
-		return verdict{kind: VerdictAsk, reason: "running a command needs approval", hint: flagHint(req.Tool, suggestPrefix(t.cmd.Words))}
+		return ask("running a command needs approval", flagHint(req.Tool, suggestPrefix(t.cmd.Words)))
 	case t.kind == targetSocket:
-		return verdict{kind: VerdictAsk, reason: "the command opens a network connection through " + t.host, hint: "rerun with --permission-mode bypassPermissions"}
+		return ask("the command opens a network connection through "+t.host, "rerun with --permission-mode bypassPermissions")
+	case t.kind == targetHost && privateHost(t.host):
+		return Decision{Verdict: VerdictAsk, Reason: t.host + " is a loopback, private or link-local address, which needs a rule naming it",
+			Warning: "this reaches a machine on your own network or computer", Hint: flagHint(req.Tool, "domain:"+t.host)}
 	case t.kind == targetHost:
-		return p.hostDefault(req, t)
+		return ask("fetching from "+t.host+" needs approval", flagHint(req.Tool, "domain:"+t.host))
 	case t.kind == targetPath && t.write && !t.inside:
-		return verdict{kind: VerdictAsk, reason: "writes outside the workspace: " + t.abs,
-			warning: "this writes outside the workspace (" + t.abs + ")", hint: flagHint(ruleTool, "/"+escapeGlob(t.abs))}
+		return Decision{Verdict: VerdictAsk, Reason: "writes outside the workspace: " + t.abs,
+			Warning: "this writes outside the workspace (" + t.abs + ")", Hint: flagHint(ruleTool, "/"+escapeGlob(t.abs))}
 	case t.kind == targetPath && t.write && (p.mode == ModeAcceptEdits || req.Access == AccessExecute):
-		return verdict{kind: VerdictAllow}
+		return Decision{Verdict: VerdictAllow}
 	case t.kind == targetPath && t.write:
-		return verdict{kind: VerdictAsk, reason: "edits need approval in " + string(p.mode) + " mode",
-			hint: "rerun with --permission-mode acceptEdits or " + strings.TrimPrefix(flagHint(editAlias, p.relGlob(t.abs)), "rerun with ")}
-	case t.kind == targetPath && !t.inside && !p.readableWithoutAsking(t.abs):
-		return verdict{kind: VerdictAsk, reason: "reaches outside the workspace: " + t.abs, hint: flagHint(ruleTool, "/"+escapeGlob(t.abs))}
+		return ask("edits need approval in "+string(p.mode)+" mode",
+			"rerun with --permission-mode acceptEdits or "+strings.TrimPrefix(flagHint(editAlias, p.relGlob(t.abs)), "rerun with "))
+	case t.kind == targetPath && !t.inside && !slices.ContainsFunc(p.readableDirs, func(dir string) bool { return within(dir, t.abs) }):
+		return ask("reaches outside the workspace: "+t.abs, flagHint(ruleTool, "/"+escapeGlob(t.abs)))
 	case t.kind == targetPath && t.links > 1:
-		return verdict{kind: VerdictAsk, reason: fmt.Sprintf("%s has %d hard links, so it may be a file outside the workspace", t.abs, t.links),
-			hint: flagHint(ruleTool, p.relGlob(t.abs))}
+		return ask(fmt.Sprintf("%s has %d hard links, so it may be a file outside the workspace", t.abs, t.links), flagHint(ruleTool, p.relGlob(t.abs)))
 	case t.kind == targetTool && req.Access != AccessRead:
-		return verdict{kind: VerdictAsk, reason: "calling " + req.Tool + " needs approval", hint: flagHint(req.Tool, "")}
+		return ask("calling "+req.Tool+" needs approval", flagHint(req.Tool, ""))
 	}
-	return verdict{kind: VerdictAllow}
-}
-
-// hostDefault asks about a fetch; a loopback, private or link-local
-// address says so, since only a rule naming it allows it.
-func (p *Permissions) hostDefault(req PermissionRequest, t target) verdict {
-	v := verdict{kind: VerdictAsk, reason: "fetching from " + t.host + " needs approval", hint: flagHint(req.Tool, "domain:"+t.host)}
-	if privateHost(t.host) {
-		v.reason = t.host + " is a loopback, private or link-local address, which needs a rule naming it"
-		v.warning = "this reaches a machine on your own network or computer"
-	}
-	return v
-}
-
-// readableWithoutAsking reports whether abs lies in one of the folders
-// outside the workspace that may be read freely.
-func (p *Permissions) readableWithoutAsking(abs string) bool {
-	return slices.ContainsFunc(p.readableDirs, func(dir string) bool { return within(dir, abs) })
+	return Decision{Verdict: VerdictAllow}
 }
 
 // flagHint says which --allowedTools flag allows a tool call.

@@ -1,22 +1,21 @@
 package main
 
 import (
+	"cmp"
 	"path/filepath"
 	"slices"
 	"strings"
 )
 
 // simpleCommand is one command of a line the check understands: plain
-// words (quotes removed) and its redirections. A line is a list of them
-// joined by ;, &&, ||, | and newlines.
+// words (quotes removed) and its redirections.
 type simpleCommand struct {
 	Words     []string
 	Redirects []redirect
 	Globbed   bool // some word holds an unquoted *, ? or [, which the shell expands
 }
 
-// redirect is one redirection: Out is true when it writes, Target is the
-// file, or "&N" for a copy of another descriptor.
+// redirect is one redirection: to or from a file, or "&N".
 type redirect struct {
 	Out    bool
 	Target string
@@ -28,10 +27,9 @@ type errNotSimple string
 // Error says what the check did not understand.
 func (e errNotSimple) Error() string { return "the command uses " + string(e) }
 
-// parseCommandLine splits a line into simple commands. Anything that is
-// not a plain word, a separator or a simple redirection (expansions,
-// substitutions, groups, here-documents, line continuations, ...) is an
-// errNotSimple: the check does not try to understand it.
+// parseCommandLine splits a line into simple commands joined by ;, &&,
+// ||, | and newlines; anything else (expansions, substitutions, groups,
+// here-documents, line continuations, ...) is an errNotSimple.
 func parseCommandLine(line string) ([]simpleCommand, error) {
 	p := &lineParser{}
 	for i := 0; i < len(line); i++ {
@@ -58,8 +56,8 @@ type lineParser struct {
 	pending *bool // a redirection waits for its file: whether it writes
 }
 
-// step consumes the byte at line[i] and what belongs to it, returning
-// how many more bytes it used.
+// step consumes line[i] and what belongs to it, returning how many more
+// bytes it used.
 func (p *lineParser) step(line string, i int) (int, error) {
 	c, rest := line[i], line[i+1:]
 	switch {
@@ -137,8 +135,7 @@ func (p *lineParser) separator(c byte, rest string) (int, error) {
 	return 0, nil
 }
 
-// endWord finishes the current word: a command word, or the file of a
-// pending redirection.
+// endWord finishes a command word or the file of a pending redirection.
 func (p *lineParser) endWord() error {
 	if !p.inWord {
 		return nil
@@ -174,9 +171,9 @@ func (p *lineParser) endCommand() error {
 	return nil
 }
 
-// redirection reads a redirection operator at the start of s; a word of
-// digits right before it is its descriptor. It returns the bytes used
-// beyond the first.
+// redirection reads a redirection operator at the start of s (a word of
+// digits before it is its descriptor), returning the bytes used beyond
+// the first.
 func (p *lineParser) redirection(s string) (int, error) {
 	if p.inWord {
 		if p.quoted || strings.Trim(p.word.String(), "0123456789") != "" {
@@ -209,9 +206,9 @@ func (p *lineParser) redirection(s string) (int, error) {
 	return n - 1, nil
 }
 
-// doubleQuoted copies the text of a double-quoted string up to its
-// closing quote into word and returns how many bytes it used, the quote
-// included. $ and backquotes inside are beyond the check.
+// doubleQuoted copies a double-quoted string's text into word and returns
+// the bytes used, closing quote included; $ and backquotes are beyond the
+// check.
 func doubleQuoted(s string, word *strings.Builder) (int, error) {
 	for i := 0; i < len(s); i++ {
 		switch c := s[i]; c {
@@ -236,22 +233,13 @@ func doubleQuoted(s string, word *strings.Builder) (int, error) {
 
 // describeSpecial names what a special character starts.
 func describeSpecial(c byte) string {
-	switch c {
-	case '$':
-		return "$ (variables, substitutions or expansions)"
-	case '`':
-		return "backquotes (command substitution)"
-	case '(', ')':
-		return "parentheses (subshells, functions, arithmetic or process substitution)"
-	case '{', '}':
-		return "braces (groups or brace expansion)"
-	}
-	return string(c)
+	parens, braces := "parentheses (subshells, functions, arithmetic or process substitution)", "braces (groups or brace expansion)"
+	return cmp.Or(map[byte]string{'$': "$ (variables, substitutions or expansions)", '`': "backquotes (command substitution)",
+		'(': parens, ')': parens, '{': braces, '}': braces}[c], string(c))
 }
 
-// unanalysedPrograms are program names after which the check cannot
-// know what runs: shell keywords and builtins that evaluate code or
-// change how later commands are found.
+// unanalysedPrograms are shell keywords and builtins after which the
+// check cannot know what runs.
 var unanalysedPrograms = map[string]bool{
 	"if": true, "then": true, "else": true, "elif": true, "fi": true, "for": true, "while": true, "until": true, "do": true,
 	"done": true, "case": true, "esac": true, "select": true, "function": true, "time": true, "coproc": true, "[[": true,
@@ -260,8 +248,7 @@ var unanalysedPrograms = map[string]bool{
 	"export": true, "readonly": true, "unset": true, "hash": true, "let": true, "pushd": true, "popd": true, "fc": true,
 }
 
-// checkProgram returns why a command's program is beyond the check:
-// a keyword or evaluating builtin, an assignment, or a pattern.
+// checkProgram returns why a command's program is beyond the check.
 func checkProgram(c simpleCommand) error {
 	if len(c.Words) == 0 {
 		return errNotSimple("a redirection without a command")
@@ -278,9 +265,9 @@ func checkProgram(c simpleCommand) error {
 	return nil
 }
 
-// programTokens are the names a deny rule is matched against: every word
-// of the line, and every piece of a word split where a shell would split
-// it again (`bash -c 'curl x'`), as base names.
+// programTokens are the names a deny rule is matched against: the base
+// names of every word, and of every piece of a word a shell could split
+// again (`bash -c 'curl x'`).
 func programTokens(c simpleCommand) []string {
 	var tokens []string
 	for _, w := range c.Words {
@@ -291,10 +278,9 @@ func programTokens(c simpleCommand) []string {
 	return tokens
 }
 
-// riskyFlags lists, for programs that prefix rules often allow, the
-// flags that make them run other programs or write files. A prefix rule
-// does not cover a command using one. Long flags match exactly or with
-// "=value"; short letters match inside a cluster such as -no.
+// riskyFlags are the flags that make programs run other programs or write
+// files, which prefix rules do not cover; long flags match alone or with
+// "=value", short letters inside a cluster such as -no.
 var riskyFlags = map[string]struct {
 	long  []string
 	short string
@@ -311,8 +297,7 @@ var riskyFlags = map[string]struct {
 	"xargs": {all: true},
 }
 
-// riskyFlag returns the first flag of a command that runs other programs
-// or writes files according to riskyFlags, or "".
+// riskyFlag returns the first of a command's flags in riskyFlags, or "".
 func riskyFlag(words []string) string {
 	prog := filepath.Base(words[0])
 	flags, ok := riskyFlags[prog]
@@ -337,9 +322,9 @@ func riskyFlag(words []string) string {
 	return ""
 }
 
-// sedScriptWrites reports whether a sed script may write files, read
-// them or run commands: a w, W, e, r or R command, or an s command with
-// the w or e flag. Anything not understood counts as writing.
+// sedScriptWrites reports whether a sed script may write or read files or
+// run commands (w, W, e, r, R, or s with w or e); what it cannot follow
+// counts as writing.
 func sedScriptWrites(args []string) bool {
 	for _, a := range args {
 		if strings.HasPrefix(a, "-") {
@@ -376,9 +361,8 @@ func sedScriptWrites(args []string) bool {
 	return false
 }
 
-// skipDelimited skips n parts delimited by the character at s[start]
-// (as in s/a/b/), honouring backslash escapes, and returns the index
-// after the last delimiter.
+// skipDelimited skips n parts delimited by s[start] (as in s/a/b/) and
+// returns the index after the last delimiter.
 func skipDelimited(s string, start, n int) (int, bool) {
 	delim := s[start]
 	if delim == '\\' && start+1 < len(s) {
@@ -397,8 +381,8 @@ func skipDelimited(s string, start, n int) (int, bool) {
 }
 
 // destructiveReason returns why a command destroys work beyond recovery,
-// or "". Every word is looked at as a possible program, so that wrappers
-// (sudo, env, timeout, ...) do not hide it.
+// or ""; every word counts as a possible program, so wrappers do not hide
+// it.
 func destructiveReason(words []string) string {
 	for i, w := range words {
 		args := words[i+1:]

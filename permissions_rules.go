@@ -16,27 +16,15 @@ import (
 	"strings"
 )
 
-// Rule is one permission rule, written `tool` or `tool(specifier)`, in
-// minicode's tool names or Claude Code's:
-//
-//	read_file, Read(src/**)         reading (Read: every reading tool)
-//	edit_file(src/**), Edit(…)      writing (Edit and Write: every writing tool)
-//	run_command(go test:*)          commands starting with the words "go test"
-//	Bash(go vet ./...)              exactly this command
-//	run_command(sandbox:false)      running commands outside the sandbox
-//	web_fetch(domain:go.dev)        fetches from go.dev or its subdomains
-//	WebFetch(domain:go.dev), WebSearch
-//	mcp__github__*, mcp__github     every tool of one MCP server
-//
-// Paths follow gitignore: `x` or `./x` starts at the project of the rule's
-// settings file (a name without a slash matches at any depth), `~/x` at
-// home, `//x` is absolute; `/x` is absolute in minicode's names and starts
-// at the project in Claude Code's. A folder covers what is inside it. A
-// rule without a specifier covers paths inside the workspace only.
+// Rule is one permission rule, `tool` or `tool(specifier)` in minicode's
+// or Claude Code's tool names: Read(src/**), edit_file(…), Edit(…),
+// run_command(go test:*), Bash(go vet ./...), run_command(sandbox:false),
+// WebFetch(domain:go.dev), mcp__github. Paths follow gitignore (see
+// pathGlob); a rule without a specifier covers the workspace only.
 type Rule struct {
 	Tool   string // tool name, wildcard pattern, mcp__server, Read or Edit
-	Spec   string // what is inside the parentheses; "" for the whole tool
-	Source string // where the rule came from, for messages and /permissions
+	Spec   string // what is inside the parentheses
+	Source string // where the rule came from
 	Root   string // the project relative paths start at; "" for the workspace
 	Claude bool   // written with a Claude Code tool name, for / paths
 }
@@ -58,8 +46,8 @@ func (r Rule) String() string {
 	return r.Tool + "(" + r.Spec + ")"
 }
 
-// ParseRule parses one rule. A malformed rule is an error naming what is
-// wrong; source says where it came from.
+// ParseRule parses one rule from source; a malformed rule is an error
+// naming what is wrong.
 func ParseRule(text, source string) (Rule, error) {
 	text = strings.TrimSpace(text)
 	name, spec, hasSpec := strings.Cut(text, "(")
@@ -112,9 +100,8 @@ func commandSpec(spec string) ([]string, bool, error) {
 	return cmds[0].Words, prefix, nil
 }
 
-// ParseRuleList parses a comma-separated list of rules, as given to
-// --allowedTools and --disallowedTools. Commas inside parentheses belong to
-// the rule: "run_command(echo a,b),read_file" holds two rules.
+// ParseRuleList parses a comma-separated list of rules, as --allowedTools
+// takes; commas inside parentheses belong to the rule.
 func ParseRuleList(list, source string) ([]Rule, error) {
 	var rules []Rule
 	depth, start := 0, 0
@@ -161,8 +148,8 @@ func (r Rule) matchesTool(tool string, access Access) bool {
 	return ok
 }
 
-// knownTool reports whether a rule's name can match anything: a tool of
-// known, an alias, or an MCP tool.
+// knownTool reports whether a rule's name can match a tool of known, an
+// alias or an MCP tool.
 func (r Rule) knownTool(known []string) bool {
 	if r.Tool == editAlias || r.Tool == readAlias || strings.HasPrefix(r.Tool, "mcp__") {
 		return true
@@ -171,7 +158,7 @@ func (r Rule) knownTool(known []string) bool {
 }
 
 // matchesPath reports whether the rule's glob covers an absolute path or
-// a folder holding it. A rule without a specifier covers the workspace.
+// a folder holding it.
 func (r Rule) matchesPath(abs, workspace, home string, inside bool) bool {
 	if r.Spec == "" {
 		return inside
@@ -190,7 +177,10 @@ func (r Rule) matchesPath(abs, workspace, home string, inside bool) bool {
 	}
 }
 
-// pathGlob makes a rule's path pattern an absolute glob (see Rule).
+// pathGlob makes a rule's path an absolute glob: `x` or `./x` starts at
+// the project (a name without a slash at any depth), `~/x` at home, `//x`
+// is absolute, and `/x` absolute in minicode's names but at the project
+// in Claude Code's.
 func (r Rule) pathGlob(workspace, home string) string {
 	spec, root := r.Spec, cmp.Or(r.Root, workspace)
 	switch {
@@ -213,10 +203,8 @@ func (r Rule) pathGlob(workspace, home string) string {
 	return filepath.Clean(spec)
 }
 
-// matchesCommand reports whether an allow rule covers one simple
-// command: "prefix:*" matches its leading words (unless a flag of
-// riskyFlags makes it run or write more than the prefix says), anything
-// else must equal all of its words.
+// matchesCommand reports whether an allow rule covers a simple command:
+// "prefix:*" its leading words (without a risky flag), else all words.
 func (r Rule) matchesCommand(cmd simpleCommand) bool {
 	if r.Spec == "" {
 		return true
@@ -232,8 +220,7 @@ func (r Rule) matchesCommand(cmd simpleCommand) bool {
 }
 
 // namesProgram reports whether a deny or ask rule covers a command: its
-// first word is the base name of any word of the command (or of a piece
-// of one, see programTokens), and its other words follow in order.
+// first word is any of the command's programTokens, and the rest follow.
 func (r Rule) namesProgram(cmd simpleCommand) bool {
 	if r.Spec == "" {
 		return true
@@ -263,9 +250,8 @@ func (r Rule) namesProgram(cmd simpleCommand) bool {
 // commandTool is the built-in tool that runs shell commands.
 const commandTool = "run_command"
 
-// matchesHost reports whether a "domain:" rule covers a host name: the
-// domain itself or any of its subdomains ("*." in front is the same).
-// A rule without a specifier covers every public host.
+// matchesHost reports whether a rule covers a host: "domain:" the domain
+// and its subdomains, no specifier every public host.
 func (r Rule) matchesHost(host string) bool {
 	if r.Spec == "" {
 		return !privateHost(host)
@@ -278,8 +264,7 @@ func (r Rule) matchesHost(host string) bool {
 	return host == domain || strings.HasSuffix(host, "."+domain)
 }
 
-// escapeGlob quotes the glob characters of a literal path, so that a rule
-// saved for one file matches that file only.
+// escapeGlob quotes the glob characters of a literal path.
 func escapeGlob(p string) string {
 	var b strings.Builder
 	for _, r := range p {
@@ -292,15 +277,14 @@ func escapeGlob(p string) string {
 }
 
 // ruleFile is the format of permissions.json, where "always" answers are
-// saved: {"allow": [rules], "deny": [rules]}.
+// saved.
 type ruleFile struct {
 	Allow []string `json:"allow"`
 	Deny  []string `json:"deny"`
 }
 
-// loadRuleFile reads a permissions.json. A missing file holds no rules; a
-// malformed one is an error naming the file and the line or the rule (the
-// strict decoding is the settings files', decodeStrict).
+// loadRuleFile reads a permissions.json; a missing file holds no rules, a
+// malformed one is an error naming the file and the line or rule.
 func loadRuleFile(file string) (allow, deny []Rule, err error) {
 	data, err := os.ReadFile(file)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -335,11 +319,10 @@ func parseRules(texts []string, source string) ([]Rule, error) {
 	return rules, nil
 }
 
-// addToRuleFile saves a rule into a permissions.json, creating it (and
-// its folder) when needed and leaving its other rules as they are. The
-// file is replaced in one step, so a crash never leaves half of it.
+// addToRuleFile adds a rule to a permissions.json, creating it when
+// needed; the file is replaced in one step.
 func addToRuleFile(file string, r Rule, allow bool) error {
-	var rf ruleFile
+	rf := ruleFile{Allow: []string{}, Deny: []string{}} // shown as [] when empty
 	data, err := os.ReadFile(file)
 	switch {
 	case err == nil:
@@ -357,7 +340,6 @@ func addToRuleFile(file string, r Rule, allow bool) error {
 		return nil
 	}
 	*list = append(*list, r.String())
-	rf.Allow, rf.Deny = nonNil(rf.Allow), nonNil(rf.Deny)
 	out, err := json.MarshalIndent(rf, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encoding %s: %w", file, err)
@@ -366,14 +348,6 @@ func addToRuleFile(file string, r Rule, allow bool) error {
 		return fmt.Errorf("saving %s: %w", file, err)
 	}
 	return nil
-}
-
-// nonNil returns list, or an empty list for nil, so that JSON shows [].
-func nonNil(list []string) []string {
-	if list == nil {
-		return []string{}
-	}
-	return list
 }
 
 // urlHost returns the normalised host of an address (see normalHost).
@@ -389,8 +363,7 @@ func urlHost(address string) (string, error) {
 }
 
 // normalHost writes a host the one way rules compare it: lower case,
-// localhost as 127.0.0.1, and every literal form of an IP address
-// (decimal, octal or hex IPv4, IPv4-mapped IPv6) as the address itself.
+// localhost as 127.0.0.1, any literal IP address in its plain form.
 func normalHost(host string) string {
 	host = strings.TrimSuffix(strings.Trim(strings.ToLower(host), "[]"), ".")
 	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
@@ -405,8 +378,7 @@ func normalHost(host string) string {
 	return host
 }
 
-// parseIPv4Literal reads an IPv4 address in any form inet_aton accepts:
-// one to four parts, each decimal, octal (leading 0) or hex (0x).
+// parseIPv4Literal reads an IPv4 address in any form inet_aton accepts.
 func parseIPv4Literal(host string) (netip.Addr, bool) {
 	parts := strings.Split(host, ".")
 	if len(parts) > 4 {
@@ -434,17 +406,15 @@ func parseIPv4Literal(host string) (netip.Addr, bool) {
 	return netip.AddrFrom4([4]byte{byte(value >> 24), byte(value >> 16), byte(value >> 8), byte(value)}), true
 }
 
-// privateHost reports whether a normalised host is an address that is
-// not on the public internet: loopback, private, link-local, unspecified.
+// privateHost reports whether a normalised host is a loopback, private,
+// link-local or unspecified address.
 func privateHost(host string) bool {
 	ip, err := netip.ParseAddr(host)
 	return err == nil && (ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() || ip.IsUnspecified())
 }
 
-// ReadDenyFolders are the paths that Read deny rules name (up to their
-// first pattern character), so that the sandbox refuses them to commands
-// too. A rule whose path starts at the workspace or above it, such as
-// Read(*.env), is left to the permission check.
+// ReadDenyFolders are the folders Read deny rules name, for the sandbox
+// to refuse too; one at or above the workspace is left to the check.
 func ReadDenyFolders(sets []RuleSet, disallowed []string, workspace, home string) []string {
 	for _, list := range disallowed {
 		sets = append(sets, RuleSet{Source: "--disallowedTools", Deny: []string{list}})

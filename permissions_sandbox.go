@@ -12,9 +12,8 @@ import (
 	"syscall"
 )
 
-// SandboxSettings are the "sandbox" settings: what commands may do beyond
-// the defaults. Enabled false turns the sandbox off, as on a machine
-// without Landlock, so that fallback can be tried on purpose.
+// SandboxSettings are the "sandbox" settings; Enabled false turns the
+// sandbox off, as on a machine without Landlock.
 type SandboxSettings struct {
 	Enabled    *bool    `json:"enabled,omitempty"`
 	Network    bool     `json:"network,omitempty"`    // allow TCP connect and bind
@@ -28,13 +27,11 @@ const (
 	accessWriteFile = 1 << 1
 	accessReadFile  = 1 << 2
 	accessReadDir   = 1 << 3
-	accessMakeAll   = 0xff0 // remove dir/file, make char/dir/reg/sock/fifo/block
-	accessMakeSym   = 1 << 12
 	accessRefer     = 1 << 13 // ABI 2
 	accessTruncate  = 1 << 14 // ABI 3
 	accessIoctlDev  = 1 << 15 // ABI 5
 	accessRead      = accessExecute | accessReadFile | accessReadDir
-	accessWrite     = 1<<16 - 1
+	accessWrite     = 1<<16 - 1 // every right, making and removing files included
 	accessFileOnly  = accessExecute | accessWriteFile | accessReadFile | accessTruncate | accessIoctlDev
 	sandboxDisabled = "turned off by the setting sandbox.enabled"
 )
@@ -56,10 +53,8 @@ type SandboxConfig struct {
 	Getenv    func(string) string
 }
 
-// Sandbox runs commands under Landlock: writes only in the workspace, a
-// private temp folder and build caches; no TCP unless allowed; the
-// user's secrets unreadable. Where Landlock is missing it runs them
-// plainly and says why in Status. Close removes the temp folder.
+// Sandbox runs commands under Landlock (see Status), or plainly where
+// Landlock is missing; Close removes its temp folder.
 type Sandbox struct {
 	ABI     int    // the Landlock ABI in use; 0 when there is no sandbox
 	Reason  string // why there is no sandbox
@@ -155,8 +150,8 @@ func (s *Sandbox) Start(cmd *exec.Cmd, unsandboxed bool) error {
 // Sandboxed reports whether commands run in the sandbox unless asked not to.
 func (s *Sandbox) Sandboxed() bool { return s != nil && s.ABI > 0 }
 
-// refusalNote is what a failed sandboxed command's result adds when its
-// output reads like the sandbox refused something.
+// refusalNote is what a failed sandboxed command's result adds when the
+// sandbox may have refused something.
 func (s *Sandbox) refusalNote(output string) string {
 	if !s.Sandboxed() || !strings.Contains(output, "Permission denied") && !strings.Contains(output, "Operation not permitted") {
 		return ""
@@ -181,8 +176,7 @@ func existingPaths(home string, paths []string) []string {
 	return out
 }
 
-// cachePaths are the build caches of Go, Node, Python and Rust that
-// exist: where each tool's environment variable says, or its default.
+// cachePaths are the existing build caches of Go, Node, Python and Rust.
 func cachePaths(home string, getenv func(string) string) []string {
 	cache := cmp.Or(getenv("XDG_CACHE_HOME"), filepath.Join(home, ".cache"))
 	gopath := cmp.Or(strings.Split(getenv("GOPATH"), ":")[0], filepath.Join(home, "go"))
@@ -200,12 +194,10 @@ func cachePaths(home string, getenv func(string) string) []string {
 	return existingPaths(home, paths)
 }
 
-// expandRule grants access beneath root except under the denied paths.
-// Landlock only adds rights along a path, so a folder above a denied path
-// keeps all but reading files, and each of its entries is granted on its
-// own: the denied paths end up as the only holes. (A file made later
-// directly in such a folder cannot be read by commands.) An entry that is
-// a link is granted where it leads, unless that holds a denied path.
+// expandRule grants access beneath root except under the denied paths:
+// Landlock only adds rights, so a folder above a denied path keeps all
+// but reading files and each entry is granted on its own (a file made
+// there later stays unreadable); a link is walked where it leads.
 func expandRule(root string, access uint64, denied []string) []sandboxRule {
 	real, err := filepath.EvalSymlinks(root)
 	if err != nil {

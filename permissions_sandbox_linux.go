@@ -56,9 +56,8 @@ func commandProcAttr() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 }
 
-// newRuleset creates the Landlock ruleset of the rules with the best ABI
-// the kernel offers, leaving out what older ABIs cannot handle, and
-// returns its file descriptor.
+// newRuleset creates the Landlock ruleset of the rules with what the ABI
+// handles and returns its file descriptor.
 func newRuleset(abi int, rules []sandboxRule, network bool) (int, error) {
 	attr := landlockRulesetAttr{handledFS: accessWrite &^ accessRefer &^ accessTruncate &^ accessIoctlDev}
 	size := unsafe.Sizeof(attr.handledFS)
@@ -92,8 +91,8 @@ func newRuleset(abi int, rules []sandboxRule, network bool) (int, error) {
 	return int(fd), nil
 }
 
-// addPathRule grants a rule's rights beneath its path; a file gets only
-// the rights that apply to files. A path that is gone is skipped.
+// addPathRule grants a rule's rights beneath its path (a file only the
+// file rights); a path that is gone is skipped.
 func addPathRule(ruleset int, r sandboxRule, handled uint64) error {
 	fd, err := syscall.Open(r.path, oPath|syscall.O_CLOEXEC, 0)
 	if err != nil {
@@ -122,10 +121,9 @@ func addPathRule(ruleset int, r sandboxRule, handled uint64) error {
 	return nil
 }
 
-// startConfined starts cmd from an OS thread of its own that is confined
-// first: Landlock and no_new_privs hold for the calling thread only, and
-// the command, forked from it, inherits them while the rest of minicode
-// stays free. The thread is never unlocked, so it ends with its goroutine.
+// startConfined starts cmd from an OS thread of its own, confined first:
+// Landlock and no_new_privs hold for that thread and the command it forks
+// only. The thread is never unlocked, so it ends with its goroutine.
 func startConfined(cmd *exec.Cmd, ruleset int) error {
 	started := make(chan error, 1)
 	go func() {
@@ -155,11 +153,10 @@ func restrictThread(ruleset int) error {
 	return nil
 }
 
-// outliveChildren returns once pid (0: none) and every other child of
-// the calling thread have exited. The kernel sends the parent-death
-// signal when the thread that forked a child ends, not when minicode
-// does, and the thread may have forked others (an MCP server) before it
-// was locked.
+// outliveChildren returns once pid (0: none) and every other child of the
+// calling thread have exited: the kernel sends the parent-death signal
+// when the thread that forked a child ends, and the thread may have forked
+// others (an MCP server) before it was locked.
 func outliveChildren(pid int) {
 	children := fmt.Sprintf("/proc/self/task/%d/children", syscall.Gettid())
 	for prev := 0; ; prev = pid {
