@@ -176,19 +176,13 @@ func resolveConfigPaths(paths []string) ([]string, error) {
 // permissions.json files.
 func (p *Permissions) loadRules(cfg PermissionConfig) error {
 	for _, set := range cfg.Settings {
-		for _, l := range []struct {
-			dst   *[]Rule
-			texts []string
-		}{{&p.allow, set.Allow}, {&p.ask, set.Ask}, {&p.deny, set.Deny}} {
-			rules, err := parseRules(l.texts, set.Source)
-			if err != nil {
-				return err
-			}
-			for i := range rules {
-				rules[i].Root = set.Project
-			}
-			*l.dst = append(*l.dst, rules...)
+		allow, err := parseRules(set.Allow, set.Source, set.Project)
+		ask, askErr := parseRules(set.Ask, set.Source, set.Project)
+		deny, denyErr := parseRules(set.Deny, set.Source, set.Project)
+		if err := cmp.Or(err, askErr, denyErr); err != nil {
+			return err
 		}
+		p.allow, p.ask, p.deny = append(p.allow, allow...), append(p.ask, ask...), append(p.deny, deny...)
 	}
 	for _, f := range []struct {
 		dst   *[]Rule

@@ -52,25 +52,12 @@ func renderDiff(diff string, color bool, fold int) (text string, hidden int) {
 // colorDiffLine wraps one diff line in the colour its first characters
 // call for.
 func colorDiffLine(line string, color bool) string {
-	if !color {
-		return line
+	for _, c := range []struct{ prefix, code string }{{"+++ ", ansiBold}, {"--- ", ansiBold}, {"@@", ansiCyan}, {"+", ansiGreen}, {"-", ansiRed}, {`\`, ansiDim}} {
+		if color && strings.HasPrefix(line, c.prefix) {
+			return c.code + line + ansiReset
+		}
 	}
-	var code string
-	switch {
-	case strings.HasPrefix(line, "+++ "), strings.HasPrefix(line, "--- "):
-		code = ansiBold
-	case strings.HasPrefix(line, "@@"):
-		code = ansiCyan
-	case strings.HasPrefix(line, "+"):
-		code = ansiGreen
-	case strings.HasPrefix(line, "-"):
-		code = ansiRed
-	case strings.HasPrefix(line, `\`):
-		code = ansiDim
-	default:
-		return line
-	}
-	return code + line + ansiReset
+	return line
 }
 
 // visibleControls replaces control characters other than tab with caret

@@ -2,6 +2,7 @@ package main
 
 import (
 	"cmp"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -266,14 +267,7 @@ func (r Rule) matchesHost(host string) bool {
 
 // escapeGlob quotes the glob characters of a literal path.
 func escapeGlob(p string) string {
-	var b strings.Builder
-	for _, r := range p {
-		if strings.ContainsRune(`*?[]\`, r) {
-			b.WriteByte('\\')
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
+	return strings.NewReplacer(`*`, `\*`, `?`, `\?`, `[`, `\[`, `]`, `\]`, `\`, `\\`).Replace(p)
 }
 
 // ruleFile is the format of permissions.json, where "always" answers are
@@ -300,20 +294,21 @@ func loadRuleFile(file string) (allow, deny []Rule, err error) {
 	if err := decodeStrict(data, &rf); err != nil {
 		return nil, nil, fmt.Errorf("permissions file %s: %w", file, err)
 	}
-	if allow, err = parseRules(rf.Allow, file); err == nil {
-		deny, err = parseRules(rf.Deny, file)
+	if allow, err = parseRules(rf.Allow, file, ""); err == nil {
+		deny, err = parseRules(rf.Deny, file, "")
 	}
 	return allow, deny, err
 }
 
-// parseRules parses a list of rules that came from source.
-func parseRules(texts []string, source string) ([]Rule, error) {
+// parseRules parses a list of rules from source whose paths start at root.
+func parseRules(texts []string, source, root string) ([]Rule, error) {
 	rules := make([]Rule, 0, len(texts))
 	for _, text := range texts {
 		r, err := ParseRule(text, source)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", source, err)
 		}
+		r.Root = root
 		rules = append(rules, r)
 	}
 	return rules, nil
@@ -378,32 +373,23 @@ func normalHost(host string) string {
 	return host
 }
 
-// parseIPv4Literal reads an IPv4 address in any form inet_aton accepts.
+// parseIPv4Literal reads an IPv4 address in any form inet_aton accepts:
+// up to four parts, the last filling the remaining bytes.
 func parseIPv4Literal(host string) (netip.Addr, bool) {
 	parts := strings.Split(host, ".")
-	if len(parts) > 4 {
-		return netip.Addr{}, false
-	}
-	var nums []uint64
-	for _, part := range parts {
+	var value uint64
+	for i, part := range parts {
 		n, err := strconv.ParseUint(part, 0, 32)
-		if err != nil || part == "" {
+		limit, shift := uint64(255), 8*(3-i)
+		if i == len(parts)-1 {
+			limit, shift = 1<<(8*(5-len(parts)))-1, 0
+		}
+		if err != nil || part == "" || len(parts) > 4 || n > limit {
 			return netip.Addr{}, false
 		}
-		nums = append(nums, n)
+		value |= n << shift
 	}
-	last := len(nums) - 1
-	value := nums[last]
-	if value >= 1<<(8*(4-last)) {
-		return netip.Addr{}, false
-	}
-	for i, n := range nums[:last] {
-		if n > 255 {
-			return netip.Addr{}, false
-		}
-		value |= n << (8 * (3 - i))
-	}
-	return netip.AddrFrom4([4]byte{byte(value >> 24), byte(value >> 16), byte(value >> 8), byte(value)}), true
+	return netip.AddrFrom4([4]byte(binary.BigEndian.AppendUint32(nil, uint32(value)))), true
 }
 
 // privateHost reports whether a normalised host is a loopback, private,
