@@ -129,11 +129,9 @@ func (p *Permissions) targetsOf(req PermissionRequest) ([]target, error) {
 
 // pathTarget resolves a path named from folder dir.
 func (p *Permissions) pathTarget(dir, given string, write bool) (target, error) {
-	lexical := given
-	if rest, ok := strings.CutPrefix(given, "~"); ok && (rest == "" || rest[0] == '/') {
-		lexical = p.home + rest
-	} else if ok {
-		lexical = "/~" + rest // another user's home: somewhere outside
+	lexical := expandHome(p.home, given)
+	if strings.HasPrefix(lexical, "~") {
+		lexical = "/" + lexical // another user's home: somewhere outside
 	}
 	if !filepath.IsAbs(lexical) {
 		lexical = dir + "/" + lexical
@@ -144,13 +142,21 @@ func (p *Permissions) pathTarget(dir, given string, write bool) (target, error) 
 	}
 	inside := within(p.workspace, abs) || slices.ContainsFunc(p.addDirs, func(dir string) bool { return within(dir, abs) })
 	t := target{kind: targetPath, abs: abs, lexical: filepath.Clean(lexical), inside: inside, write: write, links: 1}
-	var st syscall.Stat_t
-	if info, err := os.Stat(abs); err == nil && info.Mode().IsRegular() && syscall.Stat(abs, &st) == nil {
-		t.links = int(st.Nlink)
-	} else if err == nil {
+	if info, err := os.Stat(abs); err == nil {
 		t.dir = info.IsDir()
+		if st, ok := info.Sys().(*syscall.Stat_t); ok && info.Mode().IsRegular() {
+			t.links = int(st.Nlink)
+		}
 	}
 	return t, nil
+}
+
+// expandHome replaces a leading ~ (alone or before a slash) with home.
+func expandHome(home, path string) string {
+	if rest, ok := strings.CutPrefix(path, "~"); ok && (rest == "" || rest[0] == '/') {
+		return home + rest
+	}
+	return path
 }
 
 // harmlessDevices are files a command may name without reaching anything.

@@ -161,13 +161,13 @@ func (s *Sandbox) refusalNote(output string) string {
 		"refused what the task needs, run the command again with \"sandbox\": false and a \"reason\"; the user will be asked."
 }
 
-// existingPaths resolves paths (~/ is home, relative ones start at home)
-// and keeps those that exist.
+// existingPaths resolves paths (~ and relative ones start at home) and
+// keeps those that exist.
 func existingPaths(home string, paths []string) []string {
 	var out []string
 	for _, p := range paths {
-		if rest, ok := strings.CutPrefix(p, "~/"); ok || !filepath.IsAbs(p) {
-			p = filepath.Join(home, cmp.Or(rest, p))
+		if p = expandHome(home, p); !filepath.IsAbs(p) {
+			p = filepath.Join(home, p)
 		}
 		if real, err := filepath.EvalSymlinks(p); err == nil && !slices.Contains(out, real) {
 			out = append(out, real)
