@@ -145,16 +145,13 @@ func parseSettings(data []byte, source string, project bool) (Settings, error) {
 	if err := decodeJSON(data, &s, false); err != nil {
 		return Settings{}, fmt.Errorf("settings file %s: %w", source, err)
 	}
-	var top struct {
-		Permissions map[string]json.RawMessage `json:"permissions"`
-	}
-	keys := map[string]json.RawMessage{}
-	_ = json.Unmarshal(data, &keys) // decodeJSON has checked the syntax
-	_ = json.Unmarshal(data, &top)
+	var keys, permissions map[string]json.RawMessage
+	_ = json.Unmarshal(data, &keys) // decodeJSON has checked the syntax and types
+	_ = json.Unmarshal(keys["permissions"], &permissions)
 	for _, k := range unknownKeys(keys, reflect.TypeOf(s)) {
 		s.Unknown = append(s.Unknown, fmt.Sprintf("%s (%s)", k, source))
 	}
-	for _, k := range unknownKeys(top.Permissions, reflect.TypeOf(s.Permissions)) {
+	for _, k := range unknownKeys(permissions, reflect.TypeOf(s.Permissions)) {
 		s.Unknown = append(s.Unknown, fmt.Sprintf("permissions.%s (%s)", k, source))
 	}
 	ignored, err := s.Hooks.check(data, source)

@@ -8,14 +8,11 @@ import (
 	"unicode/utf8"
 )
 
-// Front matter is the block between a first line "---" and the next "---"
-// at the top of SKILL.md, agent and command files. Its parser reads the
-// YAML those files use: "key: value" with plain, 'single' or "double"
-// quoted (Go escapes) values, flow [a, b] and block "- a" lists, literal
-// (|) and folded (>) blocks with their chomping and indentation
-// indicators, and one level of maps. Values are strings, []any of
-// strings, map[string]any or nil; anything else leaves its key out with a
-// warning naming the line.
+// Front matter is the YAML between a first line "---" and the next "---"
+// of SKILL.md, agent and command files: "key: value" with plain or quoted
+// values, [flow] and "- block" lists, | and > blocks, and one level of
+// maps. Values are strings, []any of strings, map[string]any or nil;
+// anything else leaves its key out with a warning naming the line.
 
 // splitFrontMatter separates the front matter from the body of a Markdown
 // file, accepting a byte order mark and Windows line endings; both parts

@@ -120,16 +120,15 @@ func (l *memoryLoader) loadFiles(dir string, names []string, level, boundary str
 // stack holds the real paths of the files including this one.
 func (l *memoryLoader) loadFile(f *MemoryFile, boundary string, stack []string) {
 	real, err := filepath.EvalSymlinks(f.Path)
-	if err != nil {
-		l.note(f.Path, "cannot be read: %v", err)
-		return
-	}
-	if prev, ok := l.loaded[real]; ok {
+	if prev, ok := l.loaded[real]; err == nil && ok {
 		f.Skipped, f.Cut, f.Size = true, "not loaded: duplicate of "+prev.Path, prev.Size
 		l.mem.Files = append(l.mem.Files, f)
 		return
 	}
-	content, size, err := readMemoryFile(real)
+	content, size := "", 0
+	if err == nil {
+		content, size, err = readMemoryFile(real)
+	}
 	if err != nil {
 		l.note(f.Path, "cannot be read: %v", err)
 		return
