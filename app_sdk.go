@@ -10,34 +10,17 @@ import (
 	"sync"
 )
 
-// The program interface. With --input-format stream-json (and
-// --output-format stream-json), minicode is driven by another program, as
-// the Agent SDK drives Claude Code: stdin is read line by line as it
-// arrives, each line one JSON object:
-//
-//	{"type":"user","message":{"role":"user","content":...}}   a turn to run
-//	{"type":"control_request","request_id":R,"request":{"subtype":...}}
-//	{"type":"control_response","response":{"subtype":"success"|"error","request_id":R,...}}
-//
-// User messages run one after another as turns of one session; each ends
-// with a result line. Control requests are answered at once, even while a
-// turn runs (initialize, interrupt, set_permission_mode, set_model,
-// get_context_usage, mcp_status); unknown ones get an error response.
-// minicode sends control requests of its own on stdout (can_use_tool for
-// permission questions with --permission-prompt-tool=stdio, hook_callback
-// for hooks the program registered) and waits for their control_response.
-// The end of stdin ends the session once the queued turns have run.
-
-// sdkConn is minicode's end of the program interface: it reads stdin,
-// queues the turns, answers control requests and matches the answers to
-// its own requests.
+// sdkConn is minicode's end of the program interface (--input-format
+// stream-json, as the Agent SDK drives Claude Code): it reads stdin line by
+// line, runs user messages as turns of one session, answers control
+// requests at once and matches control responses to its own requests.
 type sdkConn struct {
 	app   *App
 	out   *lineWriter
 	meter *meteredProvider // the model calls: set_model changes their model
 
 	mu      sync.Mutex
-	queue   []streamPrompt                // user messages waiting for their turn
+	queue   []string                      // user messages waiting for their turn
 	wake    chan struct{}                 // signalled when the queue or closed changes
 	closed  bool                          // stdin has ended
 	waiting map[string]chan controlAnswer // our requests awaiting an answer
@@ -47,11 +30,6 @@ type sdkConn struct {
 	started bool                          // initialize has been answered
 	mcp     map[string]*mcpSDK            // the MCP servers the program runs
 	sdkMCP  []string                      // those started, for the first turn to wait for
-}
-
-// streamPrompt is one user message read from stdin.
-type streamPrompt struct {
-	text string
 }
 
 // streamLine is one line of stdin, of any type.
@@ -71,10 +49,9 @@ type controlAnswer struct {
 	Error     string          `json:"error,omitempty"`
 }
 
-// runStreamInput runs the turns that arrive on stdin until it ends. Like
-// the program on the other end expects, the process then exits 0 whatever
-// the turns' results said (each result line says it); only a failure to
-// write the output or an interrupt of minicode itself is an error.
+// runStreamInput runs the turns that arrive on stdin until it ends; only a
+// failure to write or an interrupt of minicode itself is an error, as the
+// result lines say how each turn went.
 func (app *App) runStreamInput(ctx context.Context, out *lineWriter, meter *meteredProvider) error {
 	c := &sdkConn{app: app, out: out, meter: meter, wake: make(chan struct{}, 1), waiting: map[string]chan controlAnswer{},
 		mcp: map[string]*mcpSDK{}}
@@ -97,10 +74,14 @@ func (app *App) runStreamInput(ctx context.Context, out *lineWriter, meter *mete
 			out.json(app.initRecord()) // after initialize, so it shows the program's setup
 		}
 		turnCtx, cancel := context.WithCancel(ctx)
-		c.setCancel(cancel)
-		err := app.runHeadlessTask(turnCtx, p.text, out, meter)
-		c.setCancel(nil)
-		cancel()
+		c.mu.Lock()
+		c.cancel = cancel
+		c.mu.Unlock()
+		err := app.runHeadlessTask(turnCtx, p, out, meter)
+		c.interrupt() // and forget the turn
+		c.mu.Lock()
+		c.cancel = nil
+		c.mu.Unlock()
 		switch {
 		case ctx.Err() != nil:
 			return ctx.Err()
@@ -111,8 +92,7 @@ func (app *App) runStreamInput(ctx context.Context, out *lineWriter, meter *mete
 	return ctx.Err()
 }
 
-// read reads stdin until it ends, queueing user messages and handling
-// control lines as they come.
+// read handles the lines of stdin until it ends.
 func (c *sdkConn) read(ctx context.Context) {
 	defer c.end()
 	for n := 1; ; n++ {
@@ -145,7 +125,7 @@ func (c *sdkConn) handle(ctx context.Context, line string) error {
 			return err
 		}
 		c.mu.Lock()
-		c.queue = append(c.queue, streamPrompt{text: text})
+		c.queue = append(c.queue, text)
 		c.mu.Unlock()
 		c.signal()
 	case "control_request":
@@ -179,9 +159,8 @@ func (c *sdkConn) answer(ctx context.Context, id string, raw json.RawMessage) {
 		"response": controlAnswer{Subtype: "success", RequestID: id, Response: data}})
 }
 
-// nextPrompt waits for the next queued user message; false means stdin
-// ended and nothing is left.
-func (c *sdkConn) nextPrompt(ctx context.Context) (streamPrompt, bool) {
+// nextPrompt waits for the next user message; false: none will come.
+func (c *sdkConn) nextPrompt(ctx context.Context) (string, bool) {
 	for {
 		c.mu.Lock()
 		if len(c.queue) > 0 {
@@ -193,12 +172,12 @@ func (c *sdkConn) nextPrompt(ctx context.Context) (streamPrompt, bool) {
 		closed := c.closed
 		c.mu.Unlock()
 		if closed {
-			return streamPrompt{}, false
+			return "", false
 		}
 		select {
 		case <-c.wake:
 		case <-ctx.Done():
-			return streamPrompt{}, false
+			return "", false
 		}
 	}
 }
@@ -211,8 +190,7 @@ func (c *sdkConn) signal() {
 	}
 }
 
-// end marks stdin as ended: queued turns still run, and requests of
-// ours that can no longer be answered fail.
+// end marks stdin as ended: queued turns still run, our requests fail.
 func (c *sdkConn) end() {
 	c.mu.Lock()
 	c.closed = true
@@ -222,13 +200,6 @@ func (c *sdkConn) end() {
 	}
 	c.mu.Unlock()
 	c.signal()
-}
-
-// setCancel records how to interrupt the running turn.
-func (c *sdkConn) setCancel(cancel context.CancelFunc) {
-	c.mu.Lock()
-	c.cancel = cancel
-	c.mu.Unlock()
 }
 
 // interrupt cancels the running turn, as Ctrl-C does.

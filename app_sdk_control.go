@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"slices"
 	"strings"
 )
 
@@ -254,10 +253,5 @@ func (c *sdkConn) Ask(ctx context.Context, p Prompt) (Answer, error) {
 // jsonEqual reports whether two JSON texts hold the same value.
 func jsonEqual(a, b json.RawMessage) bool {
 	var x, y any
-	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
-		return false
-	}
-	xa, _ := json.Marshal(x)
-	ya, _ := json.Marshal(y)
-	return slices.Equal(xa, ya)
+	return json.Unmarshal(a, &x) == nil && json.Unmarshal(b, &y) == nil && sameJSON(x, y)
 }

@@ -8,33 +8,19 @@ import (
 	"strings"
 )
 
-// ProgramOptions are the flags a program driving minicode through the
-// program interface (app_sdk.go) passes, as the Agent SDK passes them to
-// Claude Code.
+// ProgramOptions are the flags a program driving minicode passes, as the
+// Agent SDK passes them to Claude Code.
 type ProgramOptions struct {
-	// PermissionPromptTool "stdio" sends permission questions to the
-	// program as can_use_tool control requests.
-	PermissionPromptTool string
-	// AllowSkipPermissions lets set_permission_mode switch to
-	// bypassPermissions.
-	AllowSkipPermissions bool
-	// Tools are the built-in tools offered, by minicode's or Claude Code's
-	// names; nil offers all of them ("default" too).
-	Tools []string
-	// SettingSources limits the settings files read to these kinds (user,
-	// project, local); nil reads all of them.
-	SettingSources []string
-	// NoSessionPersistence keeps the session in memory only.
-	NoSessionPersistence bool
-	// JSONSchema asks for the final answer as JSON matching this schema.
-	JSONSchema string
-	// MaxBudgetUSD stops the session once it has cost more; 0 is no limit.
-	MaxBudgetUSD float64
-	// Thinking (adaptive, enabled or disabled), MaxThinkingTokens and
-	// Effort choose how much the model may think before answering.
-	Thinking          string
-	MaxThinkingTokens int
-	Effort            string
+	PermissionPromptTool string   // "stdio": ask the program with can_use_tool
+	AllowSkipPermissions bool     // set_permission_mode may bypass permissions
+	Tools                []string // the built-in tools offered; nil: all
+	SettingSources       []string // the settings kinds read (user, project, local); nil: all
+	NoSessionPersistence bool     // keep the session in memory only
+	JSONSchema           string   // the final answer is JSON matching this schema
+	MaxBudgetUSD         float64  // stop once the session cost more; 0: no limit
+	Thinking             string   // adaptive, enabled or disabled
+	MaxThinkingTokens    int
+	Effort               string // low, medium, high, xhigh or max
 }
 
 // addProgramFlags defines the program interface's flags.
@@ -88,9 +74,8 @@ func (p ProgramOptions) thinkingBudget() int {
 	return 0
 }
 
-// optionalList is a flag holding a comma-separated list that may be given
-// empty: "--tools=" offers no built-in tool, while a missing flag leaves
-// the list nil. "--tools=default" means every tool.
+// optionalList is a comma-separated list flag that may be given empty
+// ("--tools="), unlike a missing flag, which leaves the list nil.
 type optionalList struct{ list *[]string }
 
 // String returns the list as given.
@@ -112,34 +97,25 @@ func (f optionalList) Set(value string) error {
 	return nil
 }
 
-// keepTools leaves in the offered tools only those --tools names (in
-// minicode's or Claude Code's names); an unknown name is a warning.
+// keepTools keeps the tools --tools names (in minicode's or Claude Code's
+// names) and warns of unknown names.
 func keepTools(tools []*Tool, names []string, warn func(string)) []*Tool {
 	if names == nil || slices.Contains(names, "default") {
 		return tools
 	}
 	var want []string
 	for _, n := range names {
-		want = append(want, minicodeToolNames(n)...)
-	}
-	var kept []*Tool
-	for _, t := range tools {
-		if slices.Contains(want, t.Name) {
-			kept = append(kept, t)
-		}
-	}
-	for _, n := range names {
-		if !slices.ContainsFunc(tools, func(t *Tool) bool { return slices.Contains(minicodeToolNames(n), t.Name) }) {
+		named := minicodeToolNames(n)
+		if !slices.ContainsFunc(tools, func(t *Tool) bool { return slices.Contains(named, t.Name) }) {
 			warn(fmt.Sprintf("--tools: there is no tool %q", n))
 		}
+		want = append(want, named...)
 	}
-	return kept
+	return slices.DeleteFunc(slices.Clone(tools), func(t *Tool) bool { return !slices.Contains(want, t.Name) })
 }
 
-// keepSources leaves only the settings files of the given kinds (user,
-// project, local: settings.local.json) among the layers read, and every
-// --settings value; nil kinds keep every layer. files are the settings
-// files minicode looks for.
+// keepSources keeps the layers from settings files of the given kinds and
+// every other layer (--settings); files are the settings files looked for.
 func keepSources(layers, files []Settings, kinds []string) []Settings {
 	if kinds == nil {
 		return layers

@@ -5,18 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"sync"
 )
 
-// Structured output: with --json-schema (or a program's initialize
-// jsonSchema), the model delivers its final answer by calling the
-// structured_output tool, whose input schema is the schema asked for. The
-// input is checked against the schema, and the result line carries it as
-// structured_output.
-
-// structuredOutput holds the schema of the answer and the answer given in
-// the current turn.
+// structuredOutput is the answer asked for by --json-schema (or
+// initialize's jsonSchema), which the model gives by calling the
+// structured_output tool, and the one given in the current turn.
 type structuredOutput struct {
 	schema  any  // the decoded schema, for checking
 	wrapped bool // the schema is not an object: the answer is the "output" field
@@ -94,9 +90,7 @@ func (so *structuredOutput) take() json.RawMessage {
 }
 
 // structuredAnswer returns the structured output of the turn that ended
-// with res. A model that answered without calling structured_output is
-// reminded, at most structuredRetries times; the turns add up in the
-// returned result.
+// with res, reminding a model that did not give it structuredRetries times.
 func (app *App) structuredAnswer(ctx context.Context, res TurnResult) (json.RawMessage, TurnResult) {
 	if app.structured == nil {
 		return nil, res
@@ -111,10 +105,9 @@ func (app *App) structuredAnswer(ctx context.Context, res TurnResult) (json.RawM
 	return v, res
 }
 
-// checkSchema checks v against the parts of JSON Schema that describe
-// data shapes: type, enum, const, properties, required,
-// additionalProperties false, items, minItems and maxItems. Other keywords
-// are not checked. at names the place for the error message.
+// checkSchema checks v against the data-shape keywords of JSON Schema
+// (type, enum, const, properties, required, additionalProperties false,
+// items, minItems, maxItems); at names the place for the error message.
 func checkSchema(schema, v any, at string) error {
 	s, ok := schema.(map[string]any)
 	if !ok {
@@ -177,34 +170,25 @@ func typeMatches(t, v any) bool {
 	if names == nil {
 		names = []any{t}
 	}
-	return slices.ContainsFunc(names, func(n any) bool { return typeName(n, v) })
-}
-
-// typeName reports whether v is of the one JSON Schema type name.
-func typeName(name, v any) bool {
-	switch name {
-	case "object":
-		_, ok := v.(map[string]any)
-		return ok
-	case "array":
-		_, ok := v.([]any)
-		return ok
-	case "string":
-		_, ok := v.(string)
-		return ok
-	case "number":
-		_, ok := v.(float64)
-		return ok
-	case "integer":
-		f, ok := v.(float64)
-		return ok && f == float64(int64(f))
-	case "boolean":
-		_, ok := v.(bool)
-		return ok
-	case "null":
-		return v == nil
+	var kind string
+	switch x := v.(type) {
+	case map[string]any:
+		kind = "object"
+	case []any:
+		kind = "array"
+	case string:
+		kind = "string"
+	case float64:
+		kind = "number"
+		if x == math.Trunc(x) && slices.Contains(names, any("integer")) {
+			return true
+		}
+	case bool:
+		kind = "boolean"
+	case nil:
+		kind = "null"
 	}
-	return false
+	return slices.Contains(names, any(kind))
 }
 
 // asList returns v as a list, or nil when it is not one.

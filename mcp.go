@@ -39,9 +39,8 @@ const (
 	rpcConnectionLost = -32000
 )
 
-// rpcMessage is any JSON-RPC 2.0 message: a request (Method and ID), a
-// notification (Method, no ID) or a response (ID with Result or Error). IDs
-// are kept raw so that 0 and string ids survive the round trip unchanged.
+// rpcMessage is any JSON-RPC 2.0 message; IDs are kept raw so that 0 and
+// string ids survive the round trip.
 type rpcMessage struct {
 	JSONRPC string          `json:"jsonrpc"`
 	ID      json.RawMessage `json:"id,omitempty"`
@@ -72,28 +71,17 @@ func (e *rpcError) Error() string {
 	return fmt.Sprintf("%s (code %d)", e.Message, e.Code)
 }
 
-// mcpTransport carries JSON-RPC messages to and from one server. The
-// session owns it and never calls open and close at the same time: open
-// once, close once at the end.
+// mcpTransport carries JSON-RPC messages to and from one server; the
+// session opens it once and closes it once.
 type mcpTransport interface {
-	// open starts the connection; ctx bounds only the opening. Incoming
-	// messages go to deliver, in the order they arrive; lost is called
-	// once if the connection ends by itself.
+	// open starts the connection: incoming messages go to deliver in order,
+	// and lost is called once if the connection ends by itself.
 	open(ctx context.Context, deliver func(rpcMessage), lost func(error)) error
-	// send writes one message. errMCPSessionExpired means the server forgot
-	// the session and the client must initialize again.
-	send(ctx context.Context, msg rpcMessage) error
-	// negotiated is told the protocol version the server chose, before
-	// notifications/initialized is sent.
-	negotiated(version string)
-	// established is called once the handshake is done.
-	established(ctx context.Context) error
-	// close ends the connection and returns once everything it started
-	// (a process, a stream) has ended.
-	close() error
-	// diagnostics returns what the server last said on the side (stderr),
-	// for error messages; "" when there is nothing.
-	diagnostics() string
+	send(ctx context.Context, msg rpcMessage) error // errMCPSessionExpired: initialize again
+	negotiated(version string)                      // the version chosen, before notifications/initialized
+	established(ctx context.Context) error          // the handshake is done
+	close() error                                   // returns once all it started has ended
+	diagnostics() string                            // what the server said on stderr, or ""
 }
 
 // errMCPSessionExpired reports that a server no longer knows our session.
@@ -111,15 +99,10 @@ type MCPProgress struct {
 // mcpSessionOptions configure what the client offers a server.
 type mcpSessionOptions struct {
 	ClientVersion string
-	// Roots are the directories offered to servers that ask (roots/list).
-	Roots []string
-	// Elicitor answers the server's elicitation/create requests.
-	Elicitor Elicitor
-	// OnNotify receives notifications other than progress. It runs on the
-	// reading goroutine and must not block.
-	OnNotify func(method string)
-	// OnLost is called once when the connection ends by itself.
-	OnLost func(err error)
+	Roots         []string            // offered to servers that ask (roots/list)
+	Elicitor      Elicitor            // answers elicitation/create
+	OnNotify      func(method string) // other notifications; must not block
+	OnLost        func(err error)     // called once if the connection ends by itself
 }
 
 // mcpServerInfo is what a server said about itself in the handshake.
@@ -144,10 +127,8 @@ type mcpPending struct {
 	onProgress func(MCPProgress)
 }
 
-// mcpSession is one live connection to an MCP server: it matches replies to
-// requests, answers what the server asks of us, runs the handshake and
-// cancels what takes too long. Requests may come from many goroutines; the
-// mutex guards only the tables of requests in flight.
+// mcpSession is one live connection to an MCP server: it matches replies
+// to requests, answers the server's requests and runs the handshake.
 type mcpSession struct {
 	server string
 	tr     mcpTransport
@@ -246,12 +227,8 @@ func (s *mcpSession) call(ctx context.Context, method string, params map[string]
 	return raw, err
 }
 
-// request sends one request and waits for the reply. The timeout covers
-// the send as well (an HTTP server answering in JSON sends nothing until it
-// has the result); progress reports reset it. A timeout or a cancelled ctx
-// sends notifications/cancelled and forgets the request, so a late reply
-// is ignored. Whatever the transport opened for the request (an HTTP
-// stream, a write still in progress) ends when it returns.
+// request sends one request and waits for the reply within timeout, which
+// progress resets; a timeout or a cancelled ctx sends notifications/cancelled.
 func (s *mcpSession) request(ctx context.Context, method string, params map[string]any, timeout time.Duration, onProgress func(MCPProgress)) (json.RawMessage, error) {
 	ctx, done := context.WithCancel(ctx)
 	defer done()
@@ -340,9 +317,8 @@ func (s *mcpSession) notify(ctx context.Context, method string, params any) erro
 	return s.tr.send(ctx, msg)
 }
 
-// receive handles one incoming message: a reply goes to its waiting
-// request, a request from the server is answered, a notification is
-// dispatched.
+// receive routes one incoming message: a reply, a server request or a
+// notification.
 func (s *mcpSession) receive(m rpcMessage) {
 	var p struct {
 		RequestID json.RawMessage `json:"requestId"`
@@ -389,9 +365,8 @@ func (s *mcpSession) lookup(id json.RawMessage) *mcpPending {
 	return s.pending[idKey(id)]
 }
 
-// serve answers a request from the server on its own goroutine, so that a
-// slow answer (a person filling in a form) never stalls the connection;
-// notifications/cancelled for it ends its context.
+// serve answers a server's request on its own goroutine, so that a slow
+// answer never stalls the connection.
 func (s *mcpSession) serve(m rpcMessage) {
 	ctx, stop := context.WithCancel(s.life)
 	key := idKey(m.ID)
@@ -438,9 +413,8 @@ func (s *mcpSession) answer(ctx context.Context, m rpcMessage) (any, *rpcError) 
 	return nil, &rpcError{Code: rpcMethodNotFound, Message: "method not found: " + m.Method}
 }
 
-// lost records that the transport ended by itself: the owner hears of it
-// first (so its state is already "failed" when a waiting request returns),
-// then every waiting request fails with the reason.
+// lost records that the transport ended: the owner hears first, then
+// every waiting request fails with the reason.
 func (s *mcpSession) lost(err error) {
 	err = s.explain(fmt.Errorf("MCP server %s is not connected: %w", s.server, err))
 	if s.opts.OnLost != nil {

@@ -12,9 +12,8 @@ import (
 	"strings"
 )
 
-// errMCPToolFailed reports that `minicode mcp call` ran the tool and the
-// tool answered with isError; its text has been printed. It is a task
-// failure, so minicode exits with status 1 without saying more.
+// errMCPToolFailed reports that `mcp call`'s tool answered with isError,
+// which exits with status 1 once its text has been printed.
 var errMCPToolFailed = fmt.Errorf("the MCP tool reported an error: %w", errTaskFailed)
 
 // mcpUsage is the help of `minicode mcp`.
@@ -30,8 +29,7 @@ with --project): a stdio server is a command, an HTTP server a --url.
 tools lists a server's tools with their input schemas; call runs one tool,
 prints its result, and exits with status 1 if the tool reports an error.`
 
-// runMCPCommand runs `minicode mcp ...`. home is $MINICODE_HOME and
-// workspace the project folder; usage mistakes come back as usageError.
+// runMCPCommand runs `minicode mcp ...`; usage mistakes come back as usageError.
 func runMCPCommand(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, home, workspace string) error {
 	if len(args) == 0 {
 		return usageErrorf("%s", mcpUsage)
@@ -55,20 +53,16 @@ func runMCPCommand(ctx context.Context, args []string, stdin io.Reader, stdout, 
 	return usageErrorf("unknown mcp command %q\n%s", args[0], mcpUsage)
 }
 
-// keyValues is a repeatable K=V flag.
-type keyValues map[string]string
-
-// String shows the pairs.
-func (kv keyValues) String() string { return fmt.Sprint(map[string]string(kv)) }
-
-// Set adds one K=V pair.
-func (kv keyValues) Set(s string) error {
-	k, v, ok := strings.Cut(s, "=")
-	if !ok || k == "" {
-		return fmt.Errorf("want KEY=VALUE, got %q", s)
+// keyValue returns a repeatable K=V flag's function, filling m.
+func keyValue(m map[string]string) func(string) error {
+	return func(s string) error {
+		k, v, ok := strings.Cut(s, "=")
+		if !ok || k == "" {
+			return fmt.Errorf("want KEY=VALUE, got %q", s)
+		}
+		m[k] = v
+		return nil
 	}
-	kv[k] = v
-	return nil
 }
 
 // mcpAdd saves a server definition.
@@ -76,24 +70,14 @@ func mcpAdd(args []string, stdout io.Writer, home, workspace string) error {
 	fs := flag.NewFlagSet("mcp add", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	project := fs.Bool("project", false, "")
-	env, headers := keyValues{}, keyValues{}
-	fs.Var(env, "env", "")
-	fs.Var(headers, "header", "")
+	env, headers := map[string]string{}, map[string]string{}
+	fs.Func("env", "", keyValue(env))
+	fs.Func("header", "", keyValue(headers))
 	rawURL := fs.String("url", "", "")
 	kind := fs.String("type", "", "")
-	name := ""
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		name, args = args[0], args[1:]
-	}
-	if err := fs.Parse(args); err != nil {
-		return usageErrorf("mcp add: %v", err)
-	}
-	command := fs.Args()
-	if name == "" && len(command) > 0 && command[0] != "--" {
-		name, command = command[0], command[1:]
-	}
-	if len(command) > 0 && command[0] == "--" {
-		command = command[1:]
+	name, command, err := parseNamed(fs, args)
+	if err != nil {
+		return err
 	}
 	c := MCPServerConfig{Name: name, Type: *kind, URL: *rawURL, Env: env, Headers: headers}
 	if c.URL != "" {
@@ -112,7 +96,7 @@ func mcpAdd(args []string, stdout io.Writer, home, workspace string) error {
 		return usageErrorf("mcp add: %v", err)
 	}
 	path := mcpConfigFile(home, workspace, *project)
-	err := editMCPFile(path, func(servers map[string]json.RawMessage) error {
+	err = editMCPFile(path, func(servers map[string]json.RawMessage) error {
 		raw, err := json.Marshal(c)
 		servers[name] = raw
 		return err
@@ -122,6 +106,26 @@ func mcpAdd(args []string, stdout io.Writer, home, workspace string) error {
 	}
 	fmt.Fprintf(stdout, "Added MCP server %s to %s\n", name, path)
 	return nil
+}
+
+// parseNamed parses a command's flags and its NAME, given before or after
+// them; what follows (without a leading --) is returned too.
+func parseNamed(fs *flag.FlagSet, args []string) (string, []string, error) {
+	name := ""
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		name, args = args[0], args[1:]
+	}
+	if err := fs.Parse(args); err != nil {
+		return "", nil, usageErrorf("%s: %v", fs.Name(), err)
+	}
+	rest := fs.Args()
+	if name == "" && len(rest) > 0 && rest[0] != "--" {
+		name, rest = rest[0], rest[1:]
+	}
+	if len(rest) > 0 && rest[0] == "--" {
+		rest = rest[1:]
+	}
+	return name, rest, nil
 }
 
 // mcpList prints the configured servers.
@@ -149,19 +153,16 @@ func mcpRemove(args []string, stdout io.Writer, home, workspace string) error {
 	fs := flag.NewFlagSet("mcp remove", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	project := fs.Bool("project", false, "")
-	name := ""
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		name, args = args[0], args[1:]
+	name, rest, err := parseNamed(fs, args)
+	if err != nil {
+		return err
 	}
-	if err := fs.Parse(args); err != nil {
-		return usageErrorf("mcp remove: %v", err)
-	}
-	if name = cmp.Or(name, fs.Arg(0)); name == "" || fs.NArg() > 1 {
+	if name == "" || len(rest) > 0 {
 		return usageErrorf("mcp remove needs one NAME")
 	}
 	path := mcpConfigFile(home, workspace, *project)
 	found := false
-	err := editMCPFile(path, func(servers map[string]json.RawMessage) error {
+	err = editMCPFile(path, func(servers map[string]json.RawMessage) error {
 		_, found = servers[name]
 		delete(servers, name)
 		return nil

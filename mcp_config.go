@@ -7,9 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 )
@@ -21,9 +22,9 @@ const (
 	userMCPFile    = "mcp.json"
 )
 
-// MCPServerConfig is one configured server. A stdio server has a Command;
-// an HTTP server has Type "http" (or "sse" for the legacy transport) and a
-// URL. Header and env values may use ${VAR}, filled from the environment.
+// MCPServerConfig is one configured server: a stdio Command, an HTTP URL
+// (Type "http", or "sse" for the legacy transport), or Type "sdk" for one
+// the driving program runs.
 type MCPServerConfig struct {
 	Type             string            `json:"type,omitempty"`
 	Command          string            `json:"command,omitempty"`
@@ -35,11 +36,9 @@ type MCPServerConfig struct {
 	StartupTimeoutMs int               `json:"startupTimeoutMs,omitempty"`
 	TimeoutMs        int               `json:"timeoutMs,omitempty"`
 
-	Name   string `json:"-"`
-	Source string `json:"-"` // the file it came from
-	// Shadowed is the user's entry of the same name that a project
-	// entry replaced; it comes back when the project entry is skipped.
-	Shadowed *MCPServerConfig `json:"-"`
+	Name     string           `json:"-"`
+	Source   string           `json:"-"` // the file it came from
+	Shadowed *MCPServerConfig `json:"-"` // the user's entry a project entry replaced
 }
 
 // isHTTP reports whether the server is reached over HTTP.
@@ -49,18 +48,12 @@ func (c MCPServerConfig) isHTTP() bool {
 
 // startupTimeout is how long connecting and the handshake may take.
 func (c MCPServerConfig) startupTimeout() time.Duration {
-	if c.StartupTimeoutMs > 0 {
-		return time.Duration(c.StartupTimeoutMs) * time.Millisecond
-	}
-	return defaultMCPStartupTimeout
+	return cmp.Or(time.Duration(max(c.StartupTimeoutMs, 0))*time.Millisecond, defaultMCPStartupTimeout)
 }
 
 // callTimeout is how long one request may go without an answer or progress.
 func (c MCPServerConfig) callTimeout() time.Duration {
-	if c.TimeoutMs > 0 {
-		return time.Duration(c.TimeoutMs) * time.Millisecond
-	}
-	return defaultMCPCallTimeout
+	return cmp.Or(time.Duration(max(c.TimeoutMs, 0))*time.Millisecond, defaultMCPCallTimeout)
 }
 
 // validate checks that the config describes a server that can be reached.
@@ -84,9 +77,8 @@ func mcpConfigPaths(home, workspace string) []string {
 	return []string{filepath.Join(home, userMCPFile), filepath.Join(workspace, projectMCPFile)}
 }
 
-// LoadMCPConfig reads the configured servers from the user's and the
-// project's files; a project entry replaces a user entry of the same name.
-// Missing files are fine; a malformed one is an error naming it.
+// LoadMCPConfig reads the servers of the user's and the project's files; a
+// project entry replaces a user entry of the same name.
 func LoadMCPConfig(home, workspace string) ([]MCPServerConfig, error) {
 	byName := map[string]MCPServerConfig{}
 	for _, path := range mcpConfigPaths(home, workspace) {
@@ -105,14 +97,9 @@ func LoadMCPConfig(home, workspace string) ([]MCPServerConfig, error) {
 			byName[name] = c
 		}
 	}
-	names := make([]string, 0, len(byName))
-	for name := range byName {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	out := make([]MCPServerConfig, len(names))
-	for i, name := range names {
-		out[i] = byName[name]
+	var out []MCPServerConfig
+	for _, name := range slices.Sorted(maps.Keys(byName)) {
+		out = append(out, byName[name])
 	}
 	return out, nil
 }
@@ -172,8 +159,8 @@ func mcpConfigFile(home, workspace string, project bool) string {
 	return filepath.Join(home, userMCPFile)
 }
 
-// editMCPFile loads a config file, lets change edit its servers, and
-// writes it back, keeping any other top-level keys as they were.
+// editMCPFile lets change edit a config file's servers, keeping the
+// file's other keys.
 func editMCPFile(path string, change func(servers map[string]json.RawMessage) error) error {
 	top := map[string]json.RawMessage{}
 	data, err := os.ReadFile(path)
@@ -207,8 +194,7 @@ func editMCPFile(path string, change func(servers map[string]json.RawMessage) er
 }
 
 // expandVars replaces ${VAR} with the variable's value, and
-// ${VAR:-default} with the default when the variable is unset or empty;
-// other text, including a lone $, is kept as written.
+// ${VAR:-default} with the default when it is unset or empty.
 func expandVars(s string, lookup func(string) string) string {
 	var b strings.Builder
 	for {
@@ -240,17 +226,15 @@ func expandedMap(m map[string]string) map[string]string {
 
 // envList turns a map into KEY=VALUE entries, sorted.
 func envList(m map[string]string) []string {
-	out := make([]string, 0, len(m))
-	for k, v := range m {
-		out = append(out, k+"="+v)
+	var out []string
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		out = append(out, k+"="+m[k])
 	}
-	sort.Strings(out)
 	return out
 }
 
-// transport builds the transport a server's config asks for. ${VAR} in
-// the URL, headers, command, arguments, env and cwd is filled from the
-// environment. A stdio server speaks the framing it spoke last time.
+// transport builds the transport a server's config asks for, with ${VAR}
+// filled in; a stdio server speaks the framing it spoke last time.
 func (m *MCPManager) transport(c MCPServerConfig) mcpTransport {
 	expand := func(s string) string { return expandVars(s, os.Getenv) }
 	switch {

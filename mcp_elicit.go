@@ -3,8 +3,10 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -21,17 +23,16 @@ const (
 
 // ElicitField is one field of the form a server asks the user to fill in.
 type ElicitField struct {
-	Name        string
+	Name        string `json:"-"`
 	Title       string
 	Description string
 	Type        string // string, integer, number or boolean
 	Enum        []string
-	Default     any // nil when the schema gives none
-	Required    bool
+	Default     any  // nil when the schema gives none
+	Required    bool `json:"-"`
 }
 
-// ElicitRequest is a server asking the user for structured input
-// (elicitation/create in form mode).
+// ElicitRequest is a server's elicitation/create in form mode.
 type ElicitRequest struct {
 	Server  string
 	Message string
@@ -44,8 +45,7 @@ type ElicitResult struct {
 	Content map[string]any
 }
 
-// Elicitor puts a server's question to the user. The UI implements it; a
-// headless run uses DefaultsElicitor or DeclineElicitor.
+// Elicitor puts a server's question to the user.
 type Elicitor interface {
 	Elicit(ctx context.Context, req ElicitRequest) (ElicitResult, error)
 }
@@ -58,9 +58,8 @@ func (DeclineElicitor) Elicit(context.Context, ElicitRequest) (ElicitResult, err
 	return ElicitResult{Action: ElicitDecline}, nil
 }
 
-// DefaultsElicitor accepts with the schema's defaults, as asked for by
-// --mcp-elicitation defaults. A required field without a default makes it
-// decline, since there is no value to give.
+// DefaultsElicitor accepts with the schema's defaults (--mcp-elicitation
+// defaults), or declines when a required field has none.
 type DefaultsElicitor struct{}
 
 // Elicit accepts with the defaults.
@@ -77,10 +76,8 @@ func (DefaultsElicitor) Elicit(_ context.Context, req ElicitRequest) (ElicitResu
 	return ElicitResult{Action: ElicitAccept, Content: content}, nil
 }
 
-// LineElicitor asks field by field on a line-oriented terminal. An empty
-// answer keeps the default; ":decline" and ":cancel" refuse the request;
-// the end of input, or ctx ending, cancels it. ReadLine returns one line
-// without its ending (line mode passes its shared reader's ReadLine).
+// LineElicitor asks field by field on a line-oriented terminal; ReadLine
+// returns one line without its ending.
 type LineElicitor struct {
 	ReadLine func(ctx context.Context) (string, error)
 	Out      io.Writer
@@ -102,101 +99,78 @@ func NewLineElicitor(in io.Reader, out io.Writer) *LineElicitor {
 func (l *LineElicitor) Elicit(ctx context.Context, req ElicitRequest) (ElicitResult, error) {
 	fmt.Fprintf(l.Out, "MCP server %s asks: %s\n(press Enter to keep a [default]; type :decline or :cancel to refuse)\n", req.Server, req.Message)
 	content := map[string]any{}
-	for _, f := range req.Fields {
-		for {
-			if ctx.Err() != nil {
-				return ElicitResult{Action: ElicitCancel}, nil
-			}
-			fmt.Fprint(l.Out, fieldPrompt(f))
-			line, err := l.ReadLine(ctx)
-			if err != nil {
-				return ElicitResult{Action: ElicitCancel}, nil
-			}
-			answer := strings.TrimSpace(line)
-			switch answer {
-			case ":decline":
-				return ElicitResult{Action: ElicitDecline}, nil
-			case ":cancel":
-				return ElicitResult{Action: ElicitCancel}, nil
-			}
-			value, ok, problem := parseFieldAnswer(f, answer)
-			if problem != "" {
-				fmt.Fprintf(l.Out, "  %s\n", problem)
-				continue
-			}
-			if ok {
-				content[f.Name] = value
-			}
-			break
+	for i := 0; i < len(req.Fields); {
+		f := req.Fields[i]
+		fmt.Fprint(l.Out, fieldPrompt(f))
+		line, err := l.ReadLine(ctx)
+		answer := strings.TrimSpace(line)
+		switch {
+		case err != nil || ctx.Err() != nil || answer == ":cancel":
+			return ElicitResult{Action: ElicitCancel}, nil
+		case answer == ":decline":
+			return ElicitResult{Action: ElicitDecline}, nil
 		}
+		value, problem := parseFieldAnswer(f, answer)
+		switch {
+		case problem != "":
+			fmt.Fprintf(l.Out, "  %s\n", problem)
+			continue
+		case value != nil:
+			content[f.Name] = value
+		}
+		i++
 	}
 	return ElicitResult{Action: ElicitAccept, Content: content}, nil
 }
 
 // fieldPrompt is the question for one field.
 func fieldPrompt(f ElicitField) string {
-	var b strings.Builder
-	label := f.Title
-	if label == "" {
-		label = f.Name
-	}
-	b.WriteString(label)
+	s := cmp.Or(f.Title, f.Name)
 	if f.Description != "" {
-		fmt.Fprintf(&b, " (%s)", f.Description)
+		s += " (" + f.Description + ")"
 	}
 	if len(f.Enum) > 0 {
-		fmt.Fprintf(&b, " {%s}", strings.Join(f.Enum, "|"))
+		s += " {" + strings.Join(f.Enum, "|") + "}"
 	} else if f.Type != "string" {
-		fmt.Fprintf(&b, " <%s>", f.Type)
+		s += " <" + f.Type + ">"
 	}
 	if f.Default != nil {
-		fmt.Fprintf(&b, " [%v]", f.Default)
+		s += fmt.Sprintf(" [%v]", f.Default)
 	}
 	if f.Required {
-		b.WriteString(" *")
+		s += " *"
 	}
-	b.WriteString(": ")
-	return b.String()
+	return s + ": "
 }
 
-// parseFieldAnswer converts a typed answer to the field's type. It returns
-// the value and whether to set it, or a problem to show before asking again.
-func parseFieldAnswer(f ElicitField, answer string) (any, bool, string) {
-	if answer == "" {
-		switch {
-		case f.Default != nil:
-			return f.Default, true, ""
-		case f.Required:
-			return nil, false, "this field is required"
+// parseFieldAnswer converts a typed answer to the field's type: the value
+// to set (nil: none), or a problem to show before asking again.
+func parseFieldAnswer(f ElicitField, answer string) (any, string) {
+	bools := map[string]bool{"y": true, "yes": true, "true": true, "n": false, "no": false, "false": false}
+	switch {
+	case answer == "" && f.Required && f.Default == nil:
+		return nil, "this field is required"
+	case answer == "":
+		return f.Default, ""
+	case len(f.Enum) > 0 && !slices.Contains(f.Enum, answer):
+		return nil, "choose one of: " + strings.Join(f.Enum, ", ")
+	case f.Type == "integer":
+		if n, err := strconv.ParseInt(answer, 10, 64); err == nil {
+			return n, ""
 		}
-		return nil, false, ""
+		return nil, "enter a whole number"
+	case f.Type == "number":
+		if x, err := strconv.ParseFloat(answer, 64); err == nil {
+			return x, ""
+		}
+		return nil, "enter a number"
+	case f.Type == "boolean":
+		if b, ok := bools[strings.ToLower(answer)]; ok {
+			return b, ""
+		}
+		return nil, "answer yes or no"
 	}
-	if len(f.Enum) > 0 && !slices.Contains(f.Enum, answer) {
-		return nil, false, "choose one of: " + strings.Join(f.Enum, ", ")
-	}
-	switch f.Type {
-	case "integer":
-		n, err := strconv.ParseInt(answer, 10, 64)
-		if err != nil {
-			return nil, false, "enter a whole number"
-		}
-		return n, true, ""
-	case "number":
-		x, err := strconv.ParseFloat(answer, 64)
-		if err != nil {
-			return nil, false, "enter a number"
-		}
-		return x, true, ""
-	case "boolean":
-		switch strings.ToLower(answer) {
-		case "y", "yes", "true":
-			return true, true, ""
-		case "n", "no", "false":
-			return false, true, ""
-		}
-		return nil, false, "answer yes or no"
-	}
-	return answer, true, ""
+	return answer, ""
 }
 
 // elicit answers a server's elicitation/create request through the
@@ -228,7 +202,8 @@ func (s *mcpSession) elicit(ctx context.Context, params json.RawMessage) (any, *
 	return reply, nil
 }
 
-// elicitFields reads a requested schema's properties in the order written.
+// elicitFields reads a requested schema's properties in the order written
+// (a map would lose the order the form should follow).
 func elicitFields(schema json.RawMessage) ([]ElicitField, error) {
 	var s struct {
 		Properties json.RawMessage `json:"properties"`
@@ -237,46 +212,26 @@ func elicitFields(schema json.RawMessage) ([]ElicitField, error) {
 	if len(schema) == 0 {
 		return nil, nil
 	}
-	if err := json.Unmarshal(schema, &s); err != nil {
+	if err := json.Unmarshal(schema, &s); err != nil || len(s.Properties) == 0 {
 		return nil, err
 	}
-	var fields []ElicitField
-	err := eachProperty(s.Properties, func(name string, raw json.RawMessage) error {
-		var p struct {
-			Type, Title, Description string
-			Enum                     []string
-			Default                  any
-		}
-		err := json.Unmarshal(raw, &p)
-		fields = append(fields, ElicitField{Name: name, Title: p.Title, Description: p.Description, Type: p.Type,
-			Enum: p.Enum, Default: p.Default, Required: slices.Contains(s.Required, name)})
-		return err
-	})
-	return fields, err
-}
-
-// eachProperty calls fn with each key and value of a JSON object, in
-// document order (a map would lose the order the form should follow).
-func eachProperty(raw json.RawMessage, fn func(name string, value json.RawMessage) error) error {
-	if len(bytes.TrimSpace(raw)) == 0 {
-		return nil
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec := json.NewDecoder(bytes.NewReader(s.Properties))
 	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return fmt.Errorf("properties is not an object")
+		return nil, errors.New("properties is not an object")
 	}
+	var fields []ElicitField
 	for dec.More() {
-		tok, err := dec.Token()
+		var f ElicitField
+		name, err := dec.Token()
+		if err == nil {
+			err = dec.Decode(&f)
+		}
 		if err != nil {
-			return err
+			return nil, err
 		}
-		var value json.RawMessage
-		if err := dec.Decode(&value); err != nil {
-			return err
-		}
-		if err := fn(tok.(string), value); err != nil {
-			return err
-		}
+		f.Name = name.(string)
+		f.Required = slices.Contains(s.Required, f.Name)
+		fields = append(fields, f)
 	}
-	return nil
+	return fields, nil
 }

@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
+	"time"
 )
 
 // Inputs of the helper tools that reach MCP resources and prompts.
@@ -30,9 +32,7 @@ type (
 	}
 )
 
-// mcpHelperTools builds the four helper tools: the resource pair, which
-// the manager registers while some server offers resources, and the prompt
-// pair, registered while some server offers prompts.
+// mcpHelperTools builds the resource pair and the prompt pair of tools.
 func mcpHelperTools(m *MCPManager) (resources, prompts []*Tool) {
 	external := func(what string) PermissionRequest {
 		return PermissionRequest{Access: AccessExternal, Summary: what}
@@ -80,8 +80,57 @@ func mcpHelperTools(m *MCPManager) (resources, prompts []*Tool) {
 	return resources, prompts
 }
 
-// listEach runs a list method on every ready server (or the named one)
-// and formats each item as a line.
+// refreshHelpers registers the resource and prompt helper tools while some
+// ready server offers resources or prompts, and removes them otherwise.
+func (m *MCPManager) refreshHelpers() {
+	var resources, prompts bool
+	for _, srv := range m.list() {
+		if sess := srv.view.Load().session; sess != nil {
+			caps := sess.serverInfo().Capabilities
+			resources = resources || caps.Resources != nil
+			prompts = prompts || caps.Prompts != nil
+		}
+	}
+	resourceTools, promptTools := mcpHelperTools(m)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, t := range append(resourceTools, promptTools...) {
+		want := resources && slices.Contains(resourceTools, t) || prompts && slices.Contains(promptTools, t)
+		switch {
+		case want && !m.helpers[t.Name]:
+			m.reg.Add(t)
+		case !want && m.helpers[t.Name]:
+			m.reg.Remove(func(name string) bool { return name == t.Name })
+		}
+		m.helpers[t.Name] = want
+	}
+}
+
+// mcpReady is a ready server's session.
+type mcpReady struct {
+	name    string
+	sess    *mcpSession
+	timeout time.Duration
+}
+
+// readyServers returns the ready servers' sessions, or only the named one's.
+func (m *MCPManager) readyServers(name string) ([]mcpReady, error) {
+	var out []mcpReady
+	for _, srv := range m.list() {
+		if sess := srv.view.Load().session; sess != nil && (name == "" || srv.name == name) {
+			out = append(out, mcpReady{srv.name, sess, srv.cfg.callTimeout()})
+		}
+	}
+	switch {
+	case name == "" || len(out) > 0:
+		return out, nil
+	case m.server(name) == nil:
+		return nil, m.unknownServer(name)
+	}
+	return nil, fmt.Errorf("MCP server %s is not ready", name)
+}
+
+// listEach runs a list method on the ready servers, an item a line.
 func (m *MCPManager) listEach(ctx context.Context, server, method, key string, format func(server string, item json.RawMessage) string) (ToolOutput, error) {
 	servers, err := m.readyServers(server)
 	if err != nil {
@@ -89,11 +138,7 @@ func (m *MCPManager) listEach(ctx context.Context, server, method, key string, f
 	}
 	var lines []string
 	for _, srv := range servers {
-		sess := srv.view.Load().session
-		if sess == nil {
-			continue
-		}
-		items, err := sess.listAll(ctx, method, key, srv.cfg.callTimeout())
+		items, err := srv.sess.listAll(ctx, method, key, srv.timeout)
 		if err != nil {
 			lines = append(lines, fmt.Sprintf("%s: %v", srv.name, err))
 			continue
@@ -187,18 +232,13 @@ func (m *MCPManager) getPrompt(ctx context.Context, server, name string, args ma
 	return ToolOutput{Text: strings.TrimSpace(strings.Join(parts, "\n\n"))}, nil
 }
 
-// callServer sends one request to the named server, if it is ready, and
-// decodes the result into out.
+// callServer sends one request to the named ready server and decodes the result.
 func (m *MCPManager) callServer(ctx context.Context, server, method string, params map[string]any, out any) error {
 	servers, err := m.readyServers(server)
 	if err != nil {
 		return err
 	}
-	sess := servers[0].view.Load().session
-	if sess == nil {
-		return fmt.Errorf("MCP server %s is not ready", server)
-	}
-	raw, err := sess.call(ctx, method, params, servers[0].cfg.callTimeout(), nil)
+	raw, err := servers[0].sess.call(ctx, method, params, servers[0].timeout, nil)
 	if err != nil {
 		return err
 	}

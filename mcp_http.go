@@ -23,12 +23,9 @@ const (
 	mcpErrorBodyLimit = 500
 )
 
-// mcpHTTP speaks the Streamable HTTP transport: every message is a POST
-// whose answer is JSON or an SSE stream; the session id and protocol
-// version go on every request after initialize; an optional GET stream
-// carries what the server sends on its own; a dropped stream is resumed
-// with Last-Event-ID. A server that refuses the initialize POST is spoken
-// to with the older HTTP+SSE transport instead.
+// mcpHTTP speaks Streamable HTTP (a POST a message, answered with JSON or
+// SSE; an optional GET stream; resumption with Last-Event-ID), or the older
+// HTTP+SSE transport for a server that refuses the initialize POST.
 type mcpHTTP struct {
 	url        string
 	headers    map[string]string
@@ -102,9 +99,8 @@ func (t *mcpHTTP) send(ctx context.Context, msg rpcMessage) error {
 	return t.readReply(reqCtx, end, resp, msg)
 }
 
-// readReply delivers what came back for a message: a JSON body at once,
-// an SSE stream on its own goroutine (it may hold server requests and
-// notifications before the reply). end releases the exchange.
+// readReply delivers what came back for a message: a JSON body at once, an
+// SSE stream on its own goroutine; end releases the exchange.
 func (t *mcpHTTP) readReply(ctx context.Context, end context.CancelFunc, resp *http.Response, msg rpcMessage) error {
 	if t.sessionLost(resp, msg.Method) {
 		defer end()
@@ -163,11 +159,8 @@ func (t *mcpHTTP) deliverJSON(body io.Reader) error {
 	return nil
 }
 
-// follow reads an SSE stream and, when it drops, resumes it with GET and
-// Last-Event-ID after the server's retry delay, until ctx ends. A
-// request's stream (wantID set) ends with its reply; if it cannot be
-// resumed the request fails rather than waiting forever. The GET stream
-// (wantID "") ends when the server refuses to reopen it.
+// follow reads an SSE stream and resumes it with Last-Event-ID when it
+// drops; a request's stream (wantID set) ends with its reply or fails it.
 func (t *mcpHTTP) follow(ctx context.Context, body io.ReadCloser, wantID string) {
 	lastID, retry, failures := "", mcpDefaultRetry, 0
 	for {
@@ -211,9 +204,8 @@ func (t *mcpHTTP) follow(ctx context.Context, body io.ReadCloser, wantID string)
 	}
 }
 
-// readEvents delivers the messages of one SSE body. It reports whether the
-// reply to wantID came, the last event id, and the retry delay the server
-// asked for (0 if none).
+// readEvents delivers one SSE body's messages and reports whether wantID
+// was answered, the last event id and the retry delay asked for.
 func (t *mcpHTTP) readEvents(body io.Reader, wantID string) (answered bool, lastID string, retry time.Duration) {
 	_ = mcpEvents(body, func(ev SSEEvent) bool {
 		lastID, retry = ev.ID, ev.Retry
@@ -235,9 +227,7 @@ func (t *mcpHTTP) negotiated(version string) {
 	t.mu.Unlock()
 }
 
-// established opens the optional GET stream, waiting until it is
-// connected so that nothing the server sends on it is missed. Any answer
-// but 200 means the server offers no such stream.
+// established opens the optional GET stream, if the server offers one.
 func (t *mcpHTTP) established(ctx context.Context) error {
 	t.mu.Lock()
 	legacy, stopOld := t.legacyPost != "", t.stopListen
@@ -298,9 +288,8 @@ func (t *mcpHTTP) do(ctx context.Context, method, target string, body io.Reader,
 	return resp, nil
 }
 
-// sessionLost reports whether the server forgot our session: 404 by the
-// spec; the reference servers answer 400 naming the session instead. Only
-// the session the request carried is forgotten, never a newer one.
+// sessionLost reports whether the server forgot the session the request
+// carried (404, or 400 naming the session).
 func (t *mcpHTTP) sessionLost(resp *http.Response, method string) bool {
 	if method == "initialize" || (resp.StatusCode != 404 && resp.StatusCode != 400) {
 		return false
@@ -341,9 +330,8 @@ func drain(resp *http.Response) {
 	resp.Body.Close()
 }
 
-// connectLegacy opens an HTTP+SSE session: GET the URL, wait for the
-// endpoint event naming where to POST, and keep reading the stream, which
-// carries every reply.
+// connectLegacy opens an HTTP+SSE session: GET the stream and wait for the
+// endpoint event naming where to POST.
 func (t *mcpHTTP) connectLegacy(ctx context.Context) error {
 	streamCtx, end := context.WithCancel(t.life)
 	resp, err := t.do(streamCtx, http.MethodGet, t.url, nil, true, "")
@@ -395,11 +383,8 @@ func (t *mcpHTTP) connectLegacy(ctx context.Context) error {
 	}
 }
 
-// postLegacy sends one message to the HTTP+SSE endpoint; the answer
-// arrives on the event stream. The POST is bound to the transport, not to
-// the request: the reply may come on the stream before the POST's own 202,
-// and cancelling an exchange whose answer is arriving can break the
-// connection the next POST reuses.
+// postLegacy POSTs one message to the HTTP+SSE endpoint, bound to the
+// transport: cancelling an exchange can break the connection the next reuses.
 func (t *mcpHTTP) postLegacy(endpoint string, body []byte) error {
 	ctx, cancel := context.WithTimeout(t.life, defaultMCPCallTimeout)
 	defer cancel()

@@ -36,8 +36,7 @@ const (
 	MCPEventNotice   = "notice"   // something the user should know
 )
 
-// MCPEvent is something the UI may show: a state change, progress of a
-// tool call, or a notice.
+// MCPEvent is a state change, a tool call's progress or a notice.
 type MCPEvent struct {
 	Kind     string
 	Server   string
@@ -47,26 +46,16 @@ type MCPEvent struct {
 
 // MCPOptions configure a manager.
 type MCPOptions struct {
-	// Workspace is offered to servers as their root and is where relative
-	// cwd settings start from.
-	Workspace     string
+	Workspace     string // offered as the servers' root; relative cwd starts here
 	ClientVersion string
-	// Elicitor answers servers' questions; nil declines them.
-	Elicitor Elicitor
-	// OnEvent receives state changes, progress and notices; it may be nil
-	// and must not block.
-	OnEvent func(MCPEvent)
-	// Program is set when a program drives minicode: it serves the servers
-	// of type "sdk", which start when it names them (AddServer).
-	Program bool
+	Elicitor      Elicitor       // answers servers' questions; nil declines
+	OnEvent       func(MCPEvent) // may be nil; must not block
+	Program       bool           // a program drives minicode and runs the "sdk" servers
 }
 
-// MCPManager runs the configured MCP servers and keeps their tools in the
-// registry: servers start in parallel in the background, each one's tools
-// appear as it becomes ready, a list_changed notification refreshes them,
-// and a server that dies is reported and can be restarted. Each server is
-// owned by one goroutine (mcpServer.run); the manager reads what the owners
-// publish and asks them for restarts.
+// MCPManager runs the MCP servers and keeps their tools in the registry.
+// Each server is owned by one goroutine (mcpServer.run); the manager reads
+// what the owners publish and asks them for restarts.
 type MCPManager struct {
 	reg      *Registry
 	opts     MCPOptions
@@ -94,7 +83,7 @@ func NewMCPManager(configs []MCPServerConfig, reg *Registry, opts MCPOptions) *M
 	return m
 }
 
-// newMCPServer prepares one server; tr nil means the one its config asks for.
+// newMCPServer prepares one server; a nil tr means the one its config asks for.
 func newMCPServer(m *MCPManager, c MCPServerConfig, tr mcpTransport) *mcpServer {
 	srv := &mcpServer{m: m, name: c.Name, cfg: c, tr: tr, restart: make(chan chan<- error), settled: make(chan struct{}), done: make(chan struct{})}
 	srv.view.Store(&mcpView{status: ServerStatus{Name: c.Name, State: MCPStarting}})
@@ -104,9 +93,8 @@ func newMCPServer(m *MCPManager, c MCPServerConfig, tr mcpTransport) *mcpServer 
 // list returns the servers, in the order they were configured or added.
 func (m *MCPManager) list() []*mcpServer { return *m.servers.Load() }
 
-// Start launches every server's owner in the background and returns at
-// once. The servers stop when ctx ends or the manager closes; after
-// Close, Start does nothing.
+// Start launches the servers in the background (those of type "sdk" wait
+// for the program to run them); they stop when ctx ends or on Close.
 func (m *MCPManager) Start(ctx context.Context) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -130,18 +118,15 @@ func (m *MCPManager) launch(ctx context.Context, srv *mcpServer) {
 	go srv.run(ctx)
 }
 
-// AddServer starts a server whose transport the caller gives, such as one
-// the driving program serves. A configured server of type "sdk" of that
-// name, not yet started, takes the transport; any other taken name is an
-// error.
+// AddServer starts a server over the given transport; a configured "sdk"
+// server of that name not yet started takes it, any other taken name fails.
 func (m *MCPManager) AddServer(ctx context.Context, c MCPServerConfig, tr mcpTransport) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.life.Err() != nil {
-		return errors.New("the MCP servers have been stopped")
-	}
 	srv := m.server(c.Name)
 	switch {
+	case m.life.Err() != nil:
+		return errStopped
 	case srv == nil:
 		srv = newMCPServer(m, c, tr)
 		servers := append(slices.Clone(m.list()), srv)
@@ -154,6 +139,9 @@ func (m *MCPManager) AddServer(ctx context.Context, c MCPServerConfig, tr mcpTra
 	m.launch(ctx, srv)
 	return nil
 }
+
+// errStopped is the error of asking for a server once the manager closed.
+var errStopped = errors.New("the MCP servers have been stopped")
 
 // sdkServers names the configured servers of type "sdk" not yet started.
 func (m *MCPManager) sdkServers() []string {
@@ -168,8 +156,7 @@ func (m *MCPManager) sdkServers() []string {
 	return names
 }
 
-// Close stops every server, including those still starting, and returns
-// once every server process has ended.
+// Close stops every server and returns once every server process has ended.
 func (m *MCPManager) Close() {
 	m.mu.Lock()
 	m.stop()
@@ -196,25 +183,20 @@ func (m *MCPManager) Wait(ctx context.Context, names ...string) {
 
 // Status reports every server's state, in configuration order.
 func (m *MCPManager) Status() []ServerStatus {
-	servers := m.list()
-	out := make([]ServerStatus, len(servers))
-	for i, srv := range servers {
-		out[i] = srv.view.Load().status
+	var out []ServerStatus
+	for _, srv := range m.list() {
+		out = append(out, srv.view.Load().status)
 	}
 	return out
 }
 
-// StatusLine summarises the servers in a few words for the status bar,
-// e.g. "MCP 2 ready, 1 failed"; "" when there are none.
+// StatusLine summarises the servers for the status bar, e.g. "MCP 2
+// ready, 1 failed"; "" when there are none.
 func (m *MCPManager) StatusLine() string {
-	counts := map[MCPState]int{}
-	for _, s := range m.Status() {
-		counts[s.State]++
-	}
 	var parts []string
 	for _, st := range []MCPState{MCPReady, MCPStarting, MCPFailed} {
-		if counts[st] > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", counts[st], st))
+		if n := len(slices.DeleteFunc(m.Status(), func(s ServerStatus) bool { return s.State != st })); n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, st))
 		}
 	}
 	if len(parts) == 0 {
@@ -223,8 +205,8 @@ func (m *MCPManager) StatusLine() string {
 	return "MCP " + strings.Join(parts, ", ")
 }
 
-// Restart asks a server's owner to end its session and start again, and
-// waits for the outcome.
+// Restart asks a server's owner to start its session again and waits for
+// the outcome.
 func (m *MCPManager) Restart(ctx context.Context, name string) error {
 	srv := m.server(name)
 	if srv == nil {
@@ -234,9 +216,9 @@ func (m *MCPManager) Restart(ctx context.Context, name string) error {
 	select {
 	case srv.restart <- outcome:
 	case <-srv.done:
-		return errors.New("the MCP servers have been stopped")
+		return errStopped
 	case <-m.life.Done():
-		return errors.New("the MCP servers have been stopped")
+		return errStopped
 	case <-ctx.Done():
 		return ctx.Err()
 	}
@@ -248,8 +230,7 @@ func (m *MCPManager) Restart(ctx context.Context, name string) error {
 	}
 }
 
-// SlashCommand runs "/mcp" (the status of every server) and
-// "/mcp restart NAME", returning the text to show.
+// SlashCommand runs "/mcp" and "/mcp restart NAME", returning the text to show.
 func (m *MCPManager) SlashCommand(ctx context.Context, args string) string {
 	fields := strings.Fields(args)
 	switch {
@@ -287,12 +268,11 @@ func (m *MCPManager) describe() string {
 
 // server finds a server by name.
 func (m *MCPManager) server(name string) *mcpServer {
-	for _, srv := range m.list() {
-		if srv.name == name {
-			return srv
-		}
+	i := slices.IndexFunc(m.list(), func(srv *mcpServer) bool { return srv.name == name })
+	if i < 0 {
+		return nil
 	}
-	return nil
+	return m.list()[i]
 }
 
 // unknownServer is the error for a name no server has.
@@ -311,6 +291,11 @@ func (m *MCPManager) emit(e MCPEvent) {
 	}
 }
 
+// notice tells the user something about a server.
+func (m *MCPManager) notice(server, format string, args ...any) {
+	m.emit(MCPEvent{Kind: MCPEventNotice, Server: server, Text: fmt.Sprintf("MCP server %s: ", server) + fmt.Sprintf(format, args...)})
+}
+
 // sessionOptions are the options every session of this manager gets.
 func (m *MCPManager) sessionOptions() mcpSessionOptions {
 	opts := mcpSessionOptions{ClientVersion: m.opts.ClientVersion, Elicitor: m.opts.Elicitor}
@@ -320,11 +305,9 @@ func (m *MCPManager) sessionOptions() mcpSessionOptions {
 	return opts
 }
 
-// register replaces a server's tools in the registry (none: removes them)
-// and returns their names. A name that is already taken gets a numeric
-// suffix, with a warning. Tools that stay are replaced in place and the
-// gone ones removed last, so a call during a refresh never finds its tool
-// missing.
+// register replaces a server's tools in the registry and returns their
+// names; a taken name gets a numeric suffix and a warning. The gone tools
+// are removed last, so a call during a refresh never finds its tool missing.
 func (m *MCPManager) register(srv *mcpServer, old []string, tools []mcpToolInfo) (names, warnings []string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -345,52 +328,8 @@ func (m *MCPManager) register(srv *mcpServer, old []string, tools []mcpToolInfo)
 	return names, warnings
 }
 
-// refreshHelpers registers the resource and prompt helper tools while some
-// ready server offers resources or prompts, and removes them otherwise.
-func (m *MCPManager) refreshHelpers() {
-	var resources, prompts bool
-	for _, srv := range m.list() {
-		if sess := srv.view.Load().session; sess != nil {
-			caps := sess.serverInfo().Capabilities
-			resources = resources || caps.Resources != nil
-			prompts = prompts || caps.Prompts != nil
-		}
-	}
-	resourceTools, promptTools := mcpHelperTools(m)
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	for _, t := range append(resourceTools, promptTools...) {
-		want := resources && slices.Contains(resourceTools, t) || prompts && slices.Contains(promptTools, t)
-		switch {
-		case want && !m.helpers[t.Name]:
-			m.reg.Add(t)
-		case !want && m.helpers[t.Name]:
-			m.reg.Remove(func(name string) bool { return name == t.Name })
-		}
-		m.helpers[t.Name] = want
-	}
-}
-
-// readyServers returns the ready servers' sessions, by server name,
-// optionally only the named one.
-func (m *MCPManager) readyServers(name string) ([]*mcpServer, error) {
-	var out []*mcpServer
-	for _, srv := range m.list() {
-		if (name == "" || srv.name == name) && srv.view.Load().session != nil {
-			out = append(out, srv)
-		}
-	}
-	if name != "" && len(out) == 0 {
-		if m.server(name) == nil {
-			return nil, m.unknownServer(name)
-		}
-		return nil, fmt.Errorf("MCP server %s is not ready", name)
-	}
-	return out, nil
-}
-
-// errorSummary shortens a server error to one line: its first line and,
-// when the server's stderr follows, the last thing the server said.
+// errorSummary shortens a server error to its first line and, when the
+// server's stderr follows, the last thing the server said.
 func errorSummary(err string) string {
 	lines := strings.Split(strings.TrimSpace(err), "\n")
 	if len(lines) > 2 && strings.HasPrefix(lines[1], "server stderr") {
@@ -405,16 +344,14 @@ func firstLineOf(s string) string {
 	return line
 }
 
-// mcpServer is one configured server. Its goroutine, run, owns the
-// session and everything that changes with it; others read the view it
-// publishes and send it restart requests.
+// mcpServer is one server. Its goroutine, run, owns the session; others
+// read the view it publishes and send it restart requests.
 type mcpServer struct {
-	m    *MCPManager
-	name string
-	cfg  MCPServerConfig
-	tr   mcpTransport // given by AddServer; nil: built from cfg per session
-	// launched is set, under the manager's mu, once run has been started.
-	launched bool
+	m        *MCPManager
+	name     string
+	cfg      MCPServerConfig
+	tr       mcpTransport // given by AddServer; nil: built from cfg per session
+	launched bool         // run has been started (guarded by the manager's mu)
 	view     atomic.Pointer[mcpView]
 	restart  chan chan<- error // a restart request, answered with its outcome
 	settled  chan struct{}     // closed when the first start has an outcome
@@ -441,8 +378,7 @@ func (srv *mcpServer) callTool(ctx context.Context, tool string, args []byte) (T
 	return ToolOutput{}, fmt.Errorf("MCP server %s is not available (%s); restart it with /mcp restart %s", srv.name, firstLineOf(v.status.Error), srv.name)
 }
 
-// run owns the server until ctx ends: it runs one session after another,
-// each from its start to a restart request.
+// run owns the server until ctx ends, one session after another.
 func (srv *mcpServer) run(ctx context.Context) {
 	defer srv.m.running.Done()
 	defer close(srv.done)
@@ -451,7 +387,7 @@ func (srv *mcpServer) run(ctx context.Context) {
 	for ctx.Err() == nil {
 		waiting = srv.serve(ctx, waiting)
 	}
-	tell(waiting, errors.New("the MCP servers have been stopped"))
+	tell(waiting, errStopped)
 }
 
 // settle marks the first start as decided, once.
@@ -476,9 +412,8 @@ type mcpListing struct {
 	err   error
 }
 
-// mcpRun is one session of a server as its owner sees it. Only the
-// owner's goroutine touches it; connecting and listing run on a worker
-// goroutine that reports on listed.
+// mcpRun is one session as its owner's goroutine sees it; connecting and
+// listing run on a worker goroutine that reports on listed.
 type mcpRun struct {
 	srv      *mcpServer
 	ctx      context.Context
@@ -495,11 +430,9 @@ type mcpRun struct {
 	lostSeen chan struct{} // closed once a loss has been recorded
 }
 
-// serve runs one session: connect and list the tools, keep them current
-// on list_changed, and record a failure or a lost connection. It returns
-// when a restart is asked for (with the request, to answer once the next
-// start has an outcome) or when ctx ends; either way the session is
-// closed, its process gone and its tools unregistered.
+// serve runs one session (connect, list, relist on list_changed, record a
+// loss) until a restart request, which it returns, or ctx ends; then the
+// session is closed and its tools unregistered.
 func (srv *mcpServer) serve(ctx context.Context, waiting chan<- error) chan<- error {
 	changed, lost := make(chan struct{}, 1), make(chan error, 1)
 	opts := srv.m.sessionOptions()
@@ -511,8 +444,7 @@ func (srv *mcpServer) serve(ctx context.Context, waiting chan<- error) chan<- er
 			}
 		}
 	}
-	// The owner records a loss before any request learns of it, so that a
-	// failed call finds the server already marked failed.
+	// A loss is recorded before any request learns of it.
 	lostSeen := make(chan struct{})
 	opts.OnLost = func(err error) {
 		lost <- err // buffered; called once
@@ -581,11 +513,11 @@ func (r *mcpRun) onListed(l mcpListing) {
 		r.fail(l.err)
 		return
 	case l.err != nil:
-		r.srv.m.emit(MCPEvent{Kind: MCPEventNotice, Server: r.srv.name, Text: fmt.Sprintf("MCP server %s: refreshing tools failed: %v", r.srv.name, l.err)})
+		r.srv.m.notice(r.srv.name, "refreshing tools failed: %v", l.err)
 	default:
 		r.tools, r.warnings = r.srv.m.register(r.srv, r.tools, l.tools)
 		for _, w := range r.warnings {
-			r.srv.m.emit(MCPEvent{Kind: MCPEventNotice, Server: r.srv.name, Text: fmt.Sprintf("MCP server %s: %s", r.srv.name, w)})
+			r.srv.m.notice(r.srv.name, "%s", w)
 		}
 		r.srv.publish(r, MCPReady, "")
 		if !r.up {
@@ -600,8 +532,8 @@ func (r *mcpRun) onListed(l mcpListing) {
 	}
 }
 
-// fail records that the session failed or was lost and tells the user.
-// The tools stay registered, so that a call explains how to restart.
+// fail records a failed or lost session and tells the user; the tools
+// stay registered, so that a call explains how to restart.
 func (r *mcpRun) fail(err error) {
 	if r.ended || r.ctx.Err() != nil {
 		return // already reported, or ended on purpose
@@ -615,8 +547,7 @@ func (r *mcpRun) fail(err error) {
 	r.waiting = nil
 }
 
-// end closes the session once the worker is done with it and takes its
-// tools out of the registry.
+// end closes the session once the worker is done and unregisters its tools.
 func (r *mcpRun) end() {
 	r.release()
 	r.cancel()
@@ -636,8 +567,7 @@ func (r *mcpRun) release() {
 	}
 }
 
-// publish replaces the server's view with the run's state and tells the
-// UI when the state changed.
+// publish replaces the server's view and tells the UI of a state change.
 func (srv *mcpServer) publish(r *mcpRun, state MCPState, errText string) {
 	v := &mcpView{status: ServerStatus{Name: srv.name, State: state, Tools: len(r.tools), Error: errText, Warnings: r.warnings}}
 	if state == MCPReady {

@@ -35,10 +35,8 @@ const (
 	maxMCPMessage = 64 << 20
 )
 
-// mcpStdio runs an MCP server as a child process and speaks JSON-RPC over
-// its stdin and stdout. It starts with newline-delimited JSON; if the server
-// answers with Content-Length headers it switches both directions to that
-// framing and sends the initialize request again, framed.
+// mcpStdio speaks JSON-RPC over a child process's stdin and stdout, in
+// newline-delimited JSON or, if the server answers so, Content-Length framing.
 type mcpStdio struct {
 	command  string
 	args     []string
@@ -69,10 +67,8 @@ func newMCPStdio(command string, args, env []string, dir, framing string, rememb
 		stderr: &lineTail{max: mcpStderrKeep}, exited: make(chan struct{})}
 }
 
-// open starts the process and the goroutine reading its stdout. Stopping
-// the process cancels its context: cmd.Cancel sends SIGTERM to the whole
-// group and SIGKILL a moment later, and WaitDelay lets Wait return even if
-// something else still holds the pipes.
+// open starts the process; stopping it sends SIGTERM to its group and
+// SIGKILL a moment later.
 func (t *mcpStdio) open(_ context.Context, deliver func(rpcMessage), lost func(error)) error {
 	ctx, stop := context.WithCancel(context.Background())
 	cmd := exec.CommandContext(ctx, t.command, t.args...)
@@ -127,10 +123,8 @@ func (t *mcpStdio) send(ctx context.Context, msg rpcMessage) error {
 	return t.write(ctx, body, lsp)
 }
 
-// write puts one encoded message on the server's stdin. A server that
-// stops reading leaves the write blocked once the pipe is full: the caller
-// is released when ctx ends, and the write finishes in the background or
-// fails when close shuts stdin, so messages are never cut in half.
+// write puts one message on the server's stdin; if the server stops
+// reading, the caller is released when ctx ends and the write goes on.
 func (t *mcpStdio) write(ctx context.Context, body []byte, lsp bool) error {
 	frame := append(body[:len(body):len(body)], '\n') // a copy: body may be sent again
 	if lsp {
@@ -160,9 +154,8 @@ func (t *mcpStdio) negotiated(string) {}
 // established needs nothing on stdio.
 func (t *mcpStdio) established(context.Context) error { return nil }
 
-// readLoop reads messages until stdout ends, then reports the exit. A
-// server is of no use without its stdout: one that garbled it is stopped
-// at once, one that closed it gets mcpExitGrace to exit by itself.
+// readLoop reads messages until stdout ends, then reports the exit; a
+// server that garbled its stdout is stopped at once.
 func (t *mcpStdio) readLoop(r *bufio.Reader, deliver func(rpcMessage), lost func(error)) {
 	err := t.readMessages(r, deliver)
 	grace := mcpExitGrace
@@ -203,31 +196,31 @@ func (t *mcpStdio) readMessages(r *bufio.Reader, deliver func(rpcMessage)) error
 	}
 }
 
-// readMessage reads one message (or one line that may be junk) in the
-// current framing. While the framing is unknown, a Content-Length header
-// at the start of a line switches to that framing.
+// readMessage reads one line, which may be junk, or one Content-Length
+// framed message, which settles an unknown framing.
 func (t *mcpStdio) readMessage(r *bufio.Reader) ([]byte, error) {
-	t.mu.Lock()
-	lsp, settled := t.lsp, t.settled
-	t.mu.Unlock()
-	if !lsp && !settled {
-		start, _ := r.Peek(len("Content-Length:"))
-		if lsp = isContentLengthHeader(start); lsp {
-			t.mu.Lock()
-			t.lsp = true
-			t.mu.Unlock()
-		}
-	}
-	if lsp {
-		return readLSPFrame(r)
-	}
 	line, err := readLine(r, maxMCPMessage)
-	return bytes.TrimSpace(line), err
+	if err != nil || !isContentLengthHeader(line) {
+		return bytes.TrimSpace(line), err
+	}
+	value := strings.TrimSpace(string(line[len("Content-Length:"):]))
+	n, err := strconv.Atoi(value)
+	if err != nil || n < 0 || n > maxMCPMessage {
+		return nil, fmt.Errorf("bad Content-Length %q", value)
+	}
+	if _, err := textproto.NewReader(r).ReadMIMEHeader(); err != nil {
+		return nil, err
+	}
+	t.mu.Lock()
+	t.lsp = t.lsp || !t.settled
+	t.mu.Unlock()
+	body := make([]byte, n)
+	_, err = io.ReadFull(r, body)
+	return body, err
 }
 
-// decode parses one message and passes it on; the first valid message
-// settles the framing, and a Content-Length server that did not answer our
-// unframed initialize gets it again, framed.
+// decode passes on one message; the first settles the framing, and an
+// LSP server that ignored our unframed initialize gets it again, framed.
 func (t *mcpStdio) decode(body []byte, deliver func(rpcMessage)) {
 	var m rpcMessage
 	if err := json.Unmarshal(body, &m); err != nil || m.JSONRPC != "2.0" {
@@ -268,29 +261,8 @@ func isContentLengthHeader(line []byte) bool {
 	return len(line) >= 15 && strings.EqualFold(string(line[:15]), "Content-Length:")
 }
 
-// readLSPFrame reads one Content-Length framed body; blank lines before
-// the headers are skipped.
-func readLSPFrame(r *bufio.Reader) ([]byte, error) {
-	var header textproto.MIMEHeader
-	for len(header) == 0 {
-		var err error
-		if header, err = textproto.NewReader(r).ReadMIMEHeader(); err != nil {
-			return nil, err
-		}
-	}
-	value := header.Get("Content-Length")
-	n, err := strconv.Atoi(strings.TrimSpace(value))
-	if err != nil || n < 0 || n > maxMCPMessage {
-		return nil, fmt.Errorf("bad Content-Length %q", value)
-	}
-	body := make([]byte, n)
-	_, err = io.ReadFull(r, body)
-	return body, err
-}
-
-// close ends the server as the specification asks: close its stdin, and
-// if it has not exited after mcpStdinGrace, stop its process group. It
-// returns once the process is gone.
+// close closes the server's stdin and stops its process group if it has
+// not exited after mcpStdinGrace.
 func (t *mcpStdio) close() error {
 	t.closing.Store(true)
 	if t.cmd == nil {

@@ -250,12 +250,12 @@ func TestMCPStdioReaderChunking(t *testing.T) {
 	}
 }
 
-func FuzzReadLSPFrame(f *testing.F) {
+func FuzzReadStdioMessage(f *testing.F) {
 	f.Add(lspFixture)
 	f.Add("Content-Length: 5\r\n\r\nhello")
 	f.Add("Content-Length: -1\r\n\r\n")
 	f.Fuzz(func(t *testing.T, data string) {
-		body, err := readLSPFrame(bufio.NewReader(strings.NewReader(data)))
+		body, err := (&mcpStdio{}).readMessage(bufio.NewReader(strings.NewReader(data)))
 		if err == nil && !strings.Contains(data, string(body)) {
 			t.Errorf("body %q is not in the input %q", body, data)
 		}

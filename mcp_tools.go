@@ -9,16 +9,16 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 )
 
-// Limits on what MCP servers put into tool names and pagination.
+// Limits on tool names, pagination and calls that keep reporting progress
+// (never past mcpHardMaxFactor call timeouts).
 const (
-	maxToolNameLen = 64
-	maxListPages   = 1000
-	// mcpHardMaxFactor bounds a tool call that keeps reporting progress:
-	// progress resets the call timeout, but never past this many timeouts.
+	maxToolNameLen   = 64
+	maxListPages     = 1000
 	mcpHardMaxFactor = 10
 )
 
@@ -50,8 +50,7 @@ type mcpToolResult struct {
 	IsError           bool            `json:"isError"`
 }
 
-// listAll runs a paginated list method (tools/list, resources/list,
-// prompts/list), following nextCursor, and returns the items under key.
+// listAll runs a paginated list method and returns the items under key.
 func (s *mcpSession) listAll(ctx context.Context, method, key string, timeout time.Duration) ([]json.RawMessage, error) {
 	var items []json.RawMessage
 	var params map[string]any
@@ -125,18 +124,14 @@ func (s *mcpSession) callTool(ctx context.Context, tool string, args json.RawMes
 	return ToolOutput{Text: renderToolResult(res), IsError: res.IsError}, nil
 }
 
-// renderToolResult turns a tool result into text for the model: text as
-// is, media as a one-line description, links and embedded resources with
-// their URIs, and structured content as JSON when no text says the same.
+// renderToolResult turns a tool result into text for the model, with
+// structured content as JSON when no text says the same.
 func renderToolResult(res mcpToolResult) string {
 	var parts []string
-	hasText := false
 	for _, c := range res.Content {
-		if c.Type == "text" {
-			hasText = true
-		}
 		parts = append(parts, renderContent(c))
 	}
+	hasText := slices.ContainsFunc(res.Content, func(c mcpContent) bool { return c.Type == "text" })
 	if !hasText && len(res.StructuredContent) > 0 && string(res.StructuredContent) != "null" {
 		var out bytes.Buffer
 		if json.Indent(&out, res.StructuredContent, "", "  ") == nil {
@@ -204,11 +199,8 @@ func uniqueToolName(name string, taken func(string) bool) string {
 	return candidate
 }
 
-// newMCPTool builds the registry entry for one server tool. The client
-// checks only that the arguments are a JSON object: the server validates
-// the rest against its own schema. Every call asks for external-access
-// permission; annotations are hints from an untrusted server, so the tool
-// is never treated as read-only.
+// newMCPTool builds the registry entry for one server tool: its calls ask
+// for external access, as an untrusted server's annotations are only hints.
 func newMCPTool(srv *mcpServer, name string, info mcpToolInfo) *Tool {
 	schema := info.InputSchema
 	if len(bytes.TrimSpace(schema)) == 0 || string(schema) == "null" {
@@ -231,8 +223,8 @@ func newMCPTool(srv *mcpServer, name string, info mcpToolInfo) *Tool {
 	}
 }
 
-// decodeMCPInput checks that the model's arguments are a JSON object
-// (none at all counts as {}) and returns them as they were written.
+// decodeMCPInput checks that the arguments are a JSON object (none: {});
+// the server validates the rest.
 func decodeMCPInput(raw json.RawMessage) (any, error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 {
