@@ -77,13 +77,9 @@ func (t *mcpStdio) open(_ context.Context, deliver func(rpcMessage), lost func(e
 	cmd.Stderr = t.stderr
 	cmd.SysProcAttr = mcpProcAttr()
 	cmd.WaitDelay = 2 * mcpExitGrace
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		stop()
-		return err
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
+	stdin, errIn := cmd.StdinPipe()
+	stdout, errOut := cmd.StdoutPipe()
+	if err := errors.Join(errIn, errOut); err != nil {
 		stop()
 		return err
 	}
@@ -182,18 +178,15 @@ func (t *mcpStdio) readLoop(r *bufio.Reader, deliver func(rpcMessage), lost func
 	}
 }
 
-// readMessages decodes stdout in whichever framing the server speaks.
-// Lines that are not JSON are noted with the server's stderr and skipped.
-func (t *mcpStdio) readMessages(r *bufio.Reader, deliver func(rpcMessage)) error {
-	for {
-		body, err := t.readMessage(r)
-		if len(body) > 0 {
+// readMessages decodes stdout until it ends.
+func (t *mcpStdio) readMessages(r *bufio.Reader, deliver func(rpcMessage)) (err error) {
+	for err == nil {
+		var body []byte
+		if body, err = t.readMessage(r); len(body) > 0 {
 			t.decode(body, deliver)
 		}
-		if err != nil {
-			return err
-		}
 	}
+	return err
 }
 
 // readMessage reads one line, which may be junk, or one Content-Length
