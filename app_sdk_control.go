@@ -169,9 +169,8 @@ func (c *sdkConn) currentModel() string {
 	return cmp.Or(c.model, c.app.Model)
 }
 
-// registerHooks adds the program's hook functions to the session's hooks:
-// when one fires, hook_callback asks the program, and its answer is read
-// as a command hook's JSON output.
+// registerHooks adds the program's hook functions, called back with
+// hook_callback and answered as a command hook's JSON output.
 func (c *sdkConn) registerHooks(events map[HookEvent][]sdkHookOn) {
 	if len(events) == 0 {
 		return
@@ -206,9 +205,8 @@ func (c *sdkConn) hookCallback(id string) func(ctx context.Context, input []byte
 	}
 }
 
-// Ask puts a permission question to the program as can_use_tool and
-// turns its answer into the user's: allow (once, perhaps with a changed
-// input) or deny with the program's message for the model.
+// Ask puts a permission question to the program as can_use_tool: allow
+// (perhaps with a changed input) or deny with a message for the model.
 func (c *sdkConn) Ask(ctx context.Context, p Prompt) (Answer, error) {
 	input := p.Request.Input
 	if len(input) == 0 {

@@ -122,3 +122,16 @@ func TestSDKMCPServersOverTheControlChannel(t *testing.T) {
 		t.Errorf("exit code %d", code)
 	}
 }
+
+func TestMCPSDKServerWithoutAProgram(t *testing.T) {
+	m := NewMCPManager([]MCPServerConfig{{Name: "calc", Type: "sdk"}}, NewRegistry(), MCPOptions{})
+	defer m.Close()
+	m.Start(t.Context())
+	m.Wait(t.Context())
+	if st := m.Status(); len(st) != 1 || st[0].State != MCPFailed || !strings.Contains(st[0].Error, "program driving minicode") {
+		t.Errorf("status = %+v, want calc failed for want of a program", st)
+	}
+	if err := m.AddServer(t.Context(), MCPServerConfig{Name: "calc", Type: "sdk"}, &mcpSDK{server: "calc"}); err == nil {
+		t.Error("AddServer took the name of a server that already runs")
+	}
+}

@@ -268,11 +268,11 @@ func (m *MCPManager) describe() string {
 
 // server finds a server by name.
 func (m *MCPManager) server(name string) *mcpServer {
-	i := slices.IndexFunc(m.list(), func(srv *mcpServer) bool { return srv.name == name })
-	if i < 0 {
-		return nil
+	servers := m.list()
+	if i := slices.IndexFunc(servers, func(srv *mcpServer) bool { return srv.name == name }); i >= 0 {
+		return servers[i]
 	}
-	return m.list()[i]
+	return nil
 }
 
 // unknownServer is the error for a name no server has.

@@ -8,10 +8,8 @@ import (
 	"sync"
 )
 
-// mcpSDK reaches an MCP server that the program driving minicode runs in
-// its own process: each message goes out as an mcp_message control
-// request, a request's reply comes back in the control response, and what
-// the server sends on its own arrives as the program's mcp_message.
+// mcpSDK reaches an MCP server the driving program runs, with mcp_message
+// control requests both ways (a request's reply comes in the response).
 type mcpSDK struct {
 	conn   *sdkConn // nil when no program drives minicode
 	server string
@@ -74,9 +72,8 @@ func (t *mcpSDK) established(context.Context) error { return nil }
 // diagnostics has nothing to add: errors come in the control responses.
 func (t *mcpSDK) diagnostics() string { return "" }
 
-// serveMCP starts the MCP servers the program runs: those it names in
-// initialize and the configured servers of type "sdk". It returns their
-// names.
+// serveMCP starts the MCP servers the program runs (named in initialize,
+// or configured with type "sdk") and returns their names.
 func (c *sdkConn) serveMCP(ctx context.Context, named []string) []string {
 	var started []string
 	for _, name := range append(named, c.app.MCP.sdkServers()...) {
