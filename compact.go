@@ -241,14 +241,9 @@ func isSummary(m Message) bool {
 // protectedMessages marks what snip and collapse leave alone: the newest messages and request, summaries, and rounds of edits and failures.
 func protectedMessages(msgs []Message) []bool {
 	keep := make([]bool, len(msgs))
-	for i := max(0, len(msgs)-keepNewestMessages); i < len(msgs); i++ {
-		keep[i] = true
-	}
-	if i := newestRequest(msgs); i >= 0 {
-		keep[i] = true
-	}
+	request := newestRequest(msgs)
 	for i, m := range msgs {
-		keep[i] = keep[i] || isSummary(m)
+		keep[i] = keep[i] || i >= len(msgs)-keepNewestMessages || i == request || isSummary(m)
 		for _, b := range m.Content {
 			edit := b.Type == BlockToolUse && editTools[b.Name]
 			failed := b.Type == BlockToolResult && b.IsError
@@ -274,7 +269,8 @@ func newestRequest(msgs []Message) int {
 }
 
 // safeRuns returns the spans [from, to) of unprotected messages, long enough to be worth it, that keep calls with their results.
-func safeRuns(msgs []Message, protected []bool) [][2]int {
+func safeRuns(msgs []Message) [][2]int {
+	protected := protectedMessages(msgs)
 	var runs [][2]int
 	for i := 0; i < len(msgs); {
 		if protected[i] {
@@ -302,7 +298,7 @@ func safeRuns(msgs []Message, protected []bool) [][2]int {
 // snipCompact drops the largest safe middle run of history for a marker listing its calls; nil when no run is long enough.
 func snipCompact(msgs []Message) []Splice {
 	best, bestTokens := [2]int{}, 0
-	for _, r := range safeRuns(msgs, protectedMessages(msgs)) {
+	for _, r := range safeRuns(msgs) {
 		if n := tokenCount(msgs[r[0]:r[1]]); n > bestTokens {
 			best, bestTokens = r, n
 		}
@@ -329,7 +325,7 @@ func snipCompact(msgs []Message) []Splice {
 
 // collapseSpans picks up to two old spans for context collapse: the oldest safe runs.
 func collapseSpans(msgs []Message) [][2]int {
-	runs := safeRuns(msgs, protectedMessages(msgs))
+	runs := safeRuns(msgs)
 	return runs[:min(2, len(runs))]
 }
 

@@ -80,21 +80,18 @@ func (a *Agent) anchorUsage(req ModelRequest, resp ModelResponse) {
 // manageContext runs the layers whose threshold is reached, cheapest first, and fails when the request still does not fit.
 func (a *Agent) manageContext(ctx context.Context, t *turn) error {
 	th := a.Compaction.withDefaults()
-	for _, layer := range []struct {
-		name    string
-		percent int
-	}{{LayerMicro, th.Micro}, {LayerSnip, th.Snip}, {LayerCollapse, th.Collapse}, {LayerCompact, th.Auto}} {
+	for i, layer := range []string{LayerMicro, LayerSnip, LayerCollapse, LayerCompact} {
 		u := a.estimate(t.messages)
-		due := u.Percent >= float64(layer.percent) || layer.name == LayerCompact && u.Tokens > u.usable()
-		if !due || a.disabled(layer.name) {
+		due := u.Percent >= float64([]int{th.Micro, th.Snip, th.Collapse, th.Auto}[i]) || layer == LayerCompact && u.Tokens > u.usable()
+		if !due || a.disabled(layer) {
 			continue
 		}
-		msgs, _, err := a.compactWith(ctx, t.messages, layer.name, "auto", "", false)
+		msgs, _, err := a.compactWith(ctx, t.messages, layer, "auto", "", false)
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
 		if err != nil {
-			a.countFailure(layer.name, err)
+			a.countFailure(layer, err)
 			continue
 		}
 		t.messages = msgs

@@ -128,9 +128,9 @@ func (a *Agent) RunTurn(ctx context.Context, history []Message, input string) Tu
 	if a.Depth == 0 {
 		v := a.hooks().Run(ctx, HookInput{HookEventName: HookUserPromptSubmit, Prompt: input})
 		if v.Block || v.Stop {
-			msg := "A UserPromptSubmit hook blocked the prompt: " + v.Reason
-			a.emit(Event{Kind: EventNotice, Text: msg})
-			return TurnResult{Messages: history, End: EndBlocked, Text: msg}
+			res := a.end(EndBlocked, "A UserPromptSubmit hook blocked the prompt: "+v.Reason)
+			res.Messages = history
+			return res
 		}
 		if v.Context != "" {
 			prompt.Content = append(prompt.Content, Block{Type: BlockText, Text: v.Context})
@@ -173,9 +173,13 @@ func (a *Agent) run(ctx context.Context, t *turn) TurnResult {
 			return res
 		}
 	}
-	msg := fmt.Sprintf("Stopped after %d model steps (the --max-turns limit) before the task was finished.", maxSteps)
+	return a.end(EndMaxSteps, fmt.Sprintf("Stopped after %d model steps (the --max-turns limit) before the task was finished.", maxSteps))
+}
+
+// end ends the turn the way end says, telling the user msg.
+func (a *Agent) end(end TurnEnd, msg string) TurnResult {
 	a.emit(Event{Kind: EventNotice, Text: msg})
-	return TurnResult{End: EndMaxSteps, Text: msg}
+	return TurnResult{End: end, Text: msg}
 }
 
 // hooks returns the session's hooks, or nil.
@@ -206,9 +210,9 @@ func (a *Agent) fail(ctx context.Context, err error, prefix string) TurnResult {
 	if ctx.Err() != nil || errors.Is(err, context.Canceled) {
 		return TurnResult{End: EndCancelled, Text: "interrupted", Err: ctx.Err()}
 	}
-	msg := prefix + err.Error()
-	a.emit(Event{Kind: EventNotice, Text: msg})
-	return TurnResult{End: EndError, Text: msg, Err: err}
+	res := a.end(EndError, prefix+err.Error())
+	res.Err = err
+	return res
 }
 
 // callModel sends the conversation and streams the reply to the UI.
@@ -273,9 +277,7 @@ func (a *Agent) step(ctx context.Context, t *turn, resp ModelResponse) (TurnResu
 	case isProgress(text):
 		a.appendReply(t, reply)
 		if t.progress++; t.progress > cmp.Or(max(a.MaxProgress, 0), defaultMaxProgress) {
-			msg := fmt.Sprintf("Stopped: the model sent %d progress updates in a row without acting or answering.", t.progress)
-			a.emit(Event{Kind: EventNotice, Text: msg})
-			return TurnResult{End: EndProgressCap, Text: msg}, true
+			return a.end(EndProgressCap, fmt.Sprintf("Stopped: the model sent %d progress updates in a row without acting or answering.", t.progress)), true
 		}
 		a.appendUser(t, userText(progressNudge))
 		return TurnResult{}, false
@@ -300,9 +302,7 @@ func (a *Agent) runCalls(ctx context.Context, t *turn, reply Message, calls []Bl
 		return TurnResult{End: EndAskUser, Text: question}, true
 	}
 	if t.hookStop != "" {
-		msg := "A hook stopped the turn: " + t.hookStop
-		a.emit(Event{Kind: EventNotice, Text: msg})
-		return TurnResult{End: EndBlocked, Text: msg}, true
+		return a.end(EndBlocked, "A hook stopped the turn: "+t.hookStop), true
 	}
 	return TurnResult{}, false
 }
@@ -312,8 +312,7 @@ func (a *Agent) recover(t *turn, prompt, reason string) (TurnResult, bool) {
 	if t.recoveries >= maxEmptyRecoveries {
 		msg := fmt.Sprintf("Stopped: the model gave %d %s in a row, so the turn ended without an answer. Try again or rephrase the request.", t.recoveries+1, reason)
 		a.appendReply(t, assistantText(msg))
-		a.emit(Event{Kind: EventNotice, Text: msg})
-		return TurnResult{End: EndEmpty, Text: msg}, true
+		return a.end(EndEmpty, msg), true
 	}
 	t.recoveries++
 	a.appendUser(t, userText(prompt))

@@ -275,11 +275,9 @@ func (s *Session) write(typ string, p RecordPayload) {
 		s.pending = append(s.pending, r)
 		return
 	}
-	if s.file == nil {
-		if err := s.open(); err != nil {
-			s.fail(err)
-			return
-		}
+	if err := s.open(); err != nil {
+		s.fail(err)
+		return
 	}
 	s.buf.Reset()
 	if s.torn {
@@ -300,8 +298,11 @@ func (s *Session) write(typ string, p RecordPayload) {
 	s.torn = false
 }
 
-// open creates the journal's folder and opens the file for appending.
+// open creates the journal's folder and opens the file for appending, once.
 func (s *Session) open() error {
+	if s.file != nil {
+		return nil
+	}
 	if err := os.MkdirAll(filepath.Dir(s.Path), 0o700); err != nil {
 		return fmt.Errorf("creating the sessions folder: %w", err)
 	}

@@ -21,8 +21,7 @@ func (app *App) openSession() error {
 	dir := app.sessionsDir()
 	o := app.Opts
 	if o.ResumePick && o.Print {
-		infos, _ := listSessions(dir)
-		return usageErrorf("--resume needs a session id with -p. Saved sessions:\n%s", formatSessionList(infos, time.Now()))
+		return usageErrorf("--resume needs a session id with -p. Saved sessions:\n%s", savedSessions(dir))
 	}
 	id := o.Resume
 	if o.Continue {
@@ -49,11 +48,8 @@ func (app *App) openSession() error {
 		s.KeepInMemory()
 	}
 	app.useSession(s)
-	days := defaultCleanupPeriodDays
-	if app.Settings.CleanupPeriodDays != nil {
-		days = *app.Settings.CleanupPeriodDays
-	}
-	pruneSessions(app.Home, time.Now().AddDate(0, 0, -days), s.ID)
+	days := cmp.Or(app.Settings.CleanupPeriodDays, new(defaultCleanupPeriodDays))
+	pruneSessions(app.Home, time.Now().AddDate(0, 0, -*days), s.ID)
 	return nil
 }
 
@@ -62,8 +58,7 @@ func (app *App) loadSession(id string, fork bool, newID string) (*Session, error
 	dir := app.sessionsDir()
 	path := filepath.Join(dir, id+".jsonl")
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) || !isSessionID(id) {
-		infos, _ := listSessions(dir)
-		return nil, usageErrorf("no session %q in this workspace. Saved sessions:\n%s", id, formatSessionList(infos, time.Now()))
+		return nil, usageErrorf("no session %q in this workspace. Saved sessions:\n%s", id, savedSessions(dir))
 	}
 	j, err := readJournal(path)
 	if err != nil {
@@ -101,6 +96,12 @@ func (app *App) useSession(s *Session) {
 	if app.Env.Hooks != nil {
 		app.Env.Hooks.SessionID = s.ID
 	}
+}
+
+// savedSessions lists the sessions saved in dir.
+func savedSessions(dir string) string {
+	infos, _ := listSessions(dir)
+	return formatSessionList(infos, time.Now())
 }
 
 // sessionsDir is where this workspace's sessions are kept.

@@ -9,34 +9,19 @@ import (
 func addSessionFlags(fs *flag.FlagSet, opts *Options) {
 	fs.BoolVar(&opts.Continue, "c", false, "")
 	fs.BoolVar(&opts.Continue, "continue", false, "")
-	fs.Var(resumeFlag{opts}, "resume", "")
-	fs.Var(resumeFlag{opts}, "r", "")
+	// --resume alone (a boolean flag: "true") asks for the list; joinResumeValue has joined "--resume ID".
+	resume := func(value string) error {
+		opts.Resume, opts.ResumePick = value, value == "true"
+		if opts.ResumePick {
+			opts.Resume = ""
+		}
+		return nil
+	}
+	fs.BoolFunc("resume", "", resume)
+	fs.BoolFunc("r", "", resume)
 	fs.StringVar(&opts.SessionID, "session-id", "", "")
 	fs.BoolVar(&opts.ForkSession, "fork-session", false, "")
 }
-
-// resumeFlag is --resume, a boolean flag for the list unless given a value (joinResumeValue joins "--resume ID").
-type resumeFlag struct{ opts *Options }
-
-// String returns the session id given.
-func (f resumeFlag) String() string {
-	if f.opts == nil {
-		return ""
-	}
-	return f.opts.Resume
-}
-
-// Set records the id, or the wish to pick one when the flag stands alone.
-func (f resumeFlag) Set(value string) error {
-	f.opts.Resume, f.opts.ResumePick = value, value == "true"
-	if f.opts.ResumePick {
-		f.opts.Resume = ""
-	}
-	return nil
-}
-
-// IsBoolFlag lets --resume stand alone.
-func (f resumeFlag) IsBoolFlag() bool { return true }
 
 // joinResumeValue rewrites "--resume ID" as "--resume=ID" when the next word is no flag and holds no space.
 func joinResumeValue(args []string) []string {

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -77,16 +78,14 @@ func (h *InputHistory) Add(input string) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	line, _ := json.Marshal(historyEntry{Display: input, Timestamp: time.Now().UnixMilli(), Project: h.workspace})
-	if err := os.MkdirAll(filepath.Dir(h.path), 0o700); err != nil {
-		return fmt.Errorf("saving input history: %w", err)
+	var f *os.File
+	err := os.MkdirAll(filepath.Dir(h.path), 0o700)
+	if err == nil {
+		f, err = os.OpenFile(h.path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
 	}
-	f, err := os.OpenFile(h.path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
-	if err != nil {
-		return fmt.Errorf("saving input history: %w", err)
-	}
-	_, err = f.Write(append(line, '\n'))
-	if cerr := f.Close(); err == nil {
-		err = cerr
+	if err == nil {
+		_, err = f.Write(append(line, '\n'))
+		err = errors.Join(err, f.Close())
 	}
 	if err != nil {
 		return fmt.Errorf("saving input history: %w", err)
@@ -97,8 +96,7 @@ func (h *InputHistory) Add(input string) error {
 	entries := h.read()
 	var b strings.Builder
 	for _, e := range entries[len(entries)/2:] {
-		line, _ := json.Marshal(e)
-		b.Write(append(line, '\n'))
+		json.NewEncoder(&b).Encode(e)
 	}
 	h.lines = len(entries) - len(entries)/2
 	if err := writeAtomic(h.path, b.String()); err != nil {

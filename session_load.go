@@ -1,12 +1,9 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -26,10 +23,12 @@ type Journal struct {
 	View       []Message // what the model saw last, compactions applied
 	Transcript []Message // every message ever recorded, for export
 	Title      string
-	LastID     string    // the newest record, parent of the next
-	Torn       bool      // the file does not end with a newline
-	Warnings   []string  // lines that were skipped, and why
-	Modified   time.Time // when the file was last written
+	LastID     string           // the newest record, parent of the next
+	Torn       bool             // the file does not end with a newline
+	Warnings   []string         // lines that were skipped, and why
+	Modified   time.Time        // when the file was last written
+	started    map[string]bool  // tool calls that began
+	finished   map[string]Block // their results, as each call ended
 }
 
 // FirstPrompt returns the first thing the user typed in the session.
@@ -44,88 +43,66 @@ func (j *Journal) FirstPrompt() string {
 
 // readJournal reads a session file, skipping a torn last line or a damaged one with a warning; a newer record format is an error.
 func readJournal(path string) (*Journal, error) {
-	f, err := os.Open(path)
+	info, err := os.Stat(path)
 	if err != nil {
 		return nil, fmt.Errorf("reading session: %w", err)
 	}
-	defer f.Close()
-	info, err := f.Stat()
+	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("reading session: %w", err)
 	}
-	j := &Journal{Modified: info.ModTime()}
-	b := newViewBuilder()
-	r := bufio.NewReader(f)
-	for n := 1; ; n++ {
-		line, err := r.ReadBytes('\n')
-		if err != nil && !errors.Is(err, io.EOF) {
-			return nil, fmt.Errorf("reading session %s: %w", path, err)
+	j := &Journal{Modified: info.ModTime(), started: map[string]bool{}, finished: map[string]Block{}}
+	n := 0
+	for line := range bytes.Lines(data) {
+		n++
+		j.Torn = line[len(line)-1] != '\n'
+		var rec Record
+		if line = bytes.TrimSpace(line); len(line) == 0 {
+			continue
 		}
-		last := errors.Is(err, io.EOF)
-		if last && len(line) > 0 {
-			j.Torn = true
-		}
-		if line = bytes.TrimSpace(line); len(line) > 0 {
-			var rec Record
-			switch decodeErr := json.Unmarshal(line, &rec); {
-			case decodeErr != nil && last:
-				j.Warnings = append(j.Warnings, fmt.Sprintf("%s: skipped the incomplete last line %d (minicode stopped while writing it)", path, n))
-			case decodeErr != nil:
-				j.Warnings = append(j.Warnings, fmt.Sprintf("%s: line %d is damaged and was skipped: %v", path, n, decodeErr))
-			case rec.Version > journalVersion:
-				return nil, fmt.Errorf("session %s was written by a newer minicode (record format %d; this one reads up to %d)", path, rec.Version, journalVersion)
-			default:
-				b.add(rec, j, n)
-			}
-		}
-		if last {
-			break
+		switch err := json.Unmarshal(line, &rec); {
+		case err != nil && j.Torn:
+			j.Warnings = append(j.Warnings, fmt.Sprintf("%s: skipped the incomplete last line %d (minicode stopped while writing it)", path, n))
+		case err != nil:
+			j.Warnings = append(j.Warnings, fmt.Sprintf("%s: line %d is damaged and was skipped: %v", path, n, err))
+		case rec.Version > journalVersion:
+			return nil, fmt.Errorf("session %s was written by a newer minicode (record format %d; this one reads up to %d)", path, rec.Version, journalVersion)
+		default:
+			j.add(rec, n)
 		}
 	}
-	j.View = b.finish()
+	j.View = j.finish()
 	return j, nil
 }
 
-// viewBuilder replays records into the model's view of the conversation.
-type viewBuilder struct {
-	view     []Message
-	started  map[string]bool  // tool calls that began
-	finished map[string]Block // their results, as each call ended
-}
-
-// newViewBuilder returns an empty builder.
-func newViewBuilder() *viewBuilder {
-	return &viewBuilder{started: map[string]bool{}, finished: map[string]Block{}}
-}
-
 // add applies one record to the view and the journal's summary.
-func (b *viewBuilder) add(rec Record, j *Journal, line int) {
+func (j *Journal) add(rec Record, line int) {
 	j.LastID = rec.ID
 	p := rec.Payload
 	switch rec.Type {
 	case recordUser, recordAssistant:
 		if p.Message != nil {
-			b.view = append(b.view, *p.Message)
+			j.View = append(j.View, *p.Message)
 			j.Transcript = append(j.Transcript, *p.Message)
 		}
 	case recordToolStarted:
 		if p.Call != nil {
-			b.started[p.Call.ID] = true
+			j.started[p.Call.ID] = true
 		}
 	case recordToolFinished:
 		if p.Result != nil {
-			b.finished[p.Result.ToolUseID] = *p.Result
+			j.finished[p.Result.ToolUseID] = *p.Result
 		}
 	case recordCompaction:
 		view, ok := append([]Message(nil), p.Messages...), true
 		if p.Splices != nil {
-			view, ok = spliceView(b.view, p.Splices)
+			view, ok = spliceView(j.View, p.Splices)
 		}
 		if !ok {
 			j.Warnings = append(j.Warnings, fmt.Sprintf("line %d: a %s compaction does not fit the conversation before it and was skipped", line, p.Kind))
 			return
 		}
-		b.view = view
+		j.View = view
 		if p.Kind == "fork" { // the conversation this session began with
 			j.Transcript = append(j.Transcript, p.Messages...)
 		}
@@ -135,18 +112,18 @@ func (b *viewBuilder) add(rec Record, j *Journal, line int) {
 }
 
 // finish gives every call of the view one result: its finish record's, or one saying its outcome is unknown or it never ran.
-func (b *viewBuilder) finish() []Message {
-	answered := answeredCalls(b.view)
-	view := closeToolCalls(b.view)
+func (j *Journal) finish() []Message {
+	answered := answeredCalls(j.View)
+	view := closeToolCalls(j.View)
 	for _, m := range view {
 		for i, blk := range m.Content {
 			if blk.Type != BlockToolResult || answered[blk.ToolUseID] {
 				continue
 			}
-			switch result, ok := b.finished[blk.ToolUseID]; {
+			switch result, ok := j.finished[blk.ToolUseID]; {
 			case ok:
 				m.Content[i] = result
-			case b.started[blk.ToolUseID]:
+			case j.started[blk.ToolUseID]:
 				m.Content[i].Content = unknownOutcomeText
 			default:
 				m.Content[i].Content = notRunText
