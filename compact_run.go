@@ -180,13 +180,9 @@ func (a *Agent) compactWith(ctx context.Context, msgs []Message, layer, trigger,
 	if count, _ := a.failures(layer); layer == LayerCompact || layer == LayerCollapse {
 		*count = 0
 	}
-	if len(c.Splices) == 0 {
-		c.PostTokens = c.PreTokens
-		return msgs, c, nil
-	}
 	out := applySplices(msgs, c.Splices)
-	if tokenCount(out) >= tokenCount(msgs) {
-		// A summary as long as what it replaces saves nothing: keep the history.
+	if len(c.Splices) == 0 || tokenCount(out) >= tokenCount(msgs) {
+		// Nothing to do, or a summary as long as what it replaces: keep the history.
 		c.Splices, c.Summary, c.PostTokens = nil, "", c.PreTokens
 		return msgs, c, nil
 	}

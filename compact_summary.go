@@ -27,11 +27,6 @@ const (
 	latestRequestChars    = 4_000 // of the user's request repeated after a summary
 )
 
-// summaryBudget is the longest summary accepted for a usable window.
-func summaryBudget(usable int) int {
-	return max(256, min(maxSummaryTokens, usable/8))
-}
-
 // summaryTranscript renders messages as text for the summariser, leaving out the oldest to fit budget tokens.
 func summaryTranscript(msgs []Message, budget int) string {
 	var parts []string
@@ -76,7 +71,7 @@ var errBadSummary = errors.New("unusable summary")
 
 // summarize asks the model to summarise msgs; a reply without a non-empty <summary> within budget is an error.
 func (a *Agent) summarize(ctx context.Context, msgs []Message, focus string, usable int) (string, error) {
-	budget := summaryBudget(usable)
+	budget := max(256, min(maxSummaryTokens, usable/8)) // the longest summary accepted
 	ask := "Summarise this conversation:\n\n" + summaryTranscript(msgs, usable-budget-len(summarySystemPrompt)/charsPerTextToken-256)
 	if focus != "" {
 		ask += "\nFocus the summary on: " + focus

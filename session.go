@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -102,13 +103,7 @@ func isSessionID(s string) bool {
 
 // projectDir is where a workspace's sessions are kept: its path with every non-alphanumeric replaced by "-", as Claude Code does.
 func projectDir(home, workspace string) string {
-	slug := strings.Map(func(r rune) rune {
-		if r < 128 && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
-			return r
-		}
-		return '-'
-	}, workspace)
-	return filepath.Join(home, "projects", slug)
+	return filepath.Join(home, "projects", regexp.MustCompile(`[^a-zA-Z0-9]`).ReplaceAllString(workspace, "-"))
 }
 
 // errNotPersisted is why a session asked to stay in memory has no journal.
