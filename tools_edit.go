@@ -301,7 +301,7 @@ func describeSimilarLine(file, old []string) error {
 			best, bestScore = i, score
 		}
 	}
-	if best < 0 || bestScore < similarEnough {
+	if bestScore < similarEnough {
 		return errors.New("old_string was not found in the file, and no line of the file is like it; read the file again and copy the text exactly")
 	}
 	return fmt.Errorf("old_string was not found; the most similar line is %d (%.0f%% alike): the file has %q where old_string has %q; read the file again and copy the text exactly",

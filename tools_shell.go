@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -210,11 +211,9 @@ type backgroundProcess struct {
 	id      string
 	started time.Time
 	cmd     *exec.Cmd
-	cancel  context.CancelFunc
 	log     *boundedOutput // unread output
 	done    chan struct{}  // closed when the command ended and its output is collected
-	mu      sync.Mutex
-	killed  bool // stopped by command_kill or Close
+	killed  atomic.Bool    // stopped by command_kill or Close
 }
 
 // start runs command in dir in the background and reports its id.
@@ -232,7 +231,7 @@ func (m *processManager) start(dir, command string, unsandboxed bool) (ToolOutpu
 		return ToolOutput{}, err
 	}
 	m.next++
-	p := &backgroundProcess{id: fmt.Sprintf("bg%d", m.next), started: time.Now(), cmd: cmd, cancel: cancel, log: log, done: make(chan struct{})}
+	p := &backgroundProcess{id: fmt.Sprintf("bg%d", m.next), started: time.Now(), cmd: cmd, log: log, done: make(chan struct{})}
 	m.procs[p.id] = p
 	go func() {
 		_ = cmd.Wait()
@@ -251,12 +250,12 @@ func (m *processManager) get(id string) (*backgroundProcess, error) {
 	if p, ok := m.procs[id]; ok {
 		return p, nil
 	}
-	ids := make([]string, 0, len(m.procs))
-	for i := 1; i <= m.next; i++ {
-		ids = append(ids, fmt.Sprintf("bg%d", i))
-	}
-	if len(ids) == 0 {
+	if m.next == 0 {
 		return nil, fmt.Errorf("no background process %q: none was started", id)
+	}
+	ids := make([]string, m.next)
+	for i := range ids {
+		ids[i] = fmt.Sprintf("bg%d", i+1)
 	}
 	return nil, fmt.Errorf("no background process %q; known ids: %s", id, strings.Join(ids, ", "))
 }
@@ -284,9 +283,7 @@ func (p *backgroundProcess) stop(sig syscall.Signal) {
 		return
 	default:
 	}
-	p.mu.Lock()
-	p.killed = true
-	p.mu.Unlock()
+	p.killed.Store(true)
 	killGroup(p.cmd, sig)
 }
 
@@ -297,9 +294,7 @@ func (p *backgroundProcess) status() string {
 	default:
 		return fmt.Sprintf("running (pid %d, for %s)", p.cmd.Process.Pid, time.Since(p.started).Round(time.Second))
 	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.killed {
+	if p.killed.Load() {
 		return "killed"
 	}
 	return "exited " + exitStatus(p.cmd)

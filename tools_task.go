@@ -170,7 +170,7 @@ func (s *Subagents) run(ctx context.Context, name, prompt string) (ToolOutput, e
 		}
 	}
 	child := s.child(ctx, def, depth)
-	res := child.RunTurn(withSubagentDepth(ctx, depth), nil, prompt)
+	res := child.RunTurn(context.WithValue(ctx, keySubagentDepth, depth), nil, prompt)
 	usage := fmt.Sprintf("[subagent %s: %d steps, %d input and %d output tokens]", def.Name, res.Steps, res.Usage.InputTokens, res.Usage.OutputTokens)
 	switch res.End {
 	case EndFinal:
@@ -270,12 +270,6 @@ func withToolUseID(ctx context.Context, id string) context.Context {
 func toolUseID(ctx context.Context) string {
 	id, _ := ctx.Value(keyToolUseID).(string)
 	return id
-}
-
-// withSubagentDepth records that calls under ctx run in a subagent that
-// many levels deep.
-func withSubagentDepth(ctx context.Context, depth int) context.Context {
-	return context.WithValue(ctx, keySubagentDepth, depth)
 }
 
 // subagentDepth returns how many subagents deep ctx runs; 0 in the main
