@@ -534,6 +534,6 @@ func (app *App) endTurn(res *TurnResult) {
 // released when the app closes.
 func (app *App) builtinTools() []*Tool {
 	b := newBuiltins(BuiltinConfig{SearchEndpoint: app.Settings.WebSearchURL, Sandbox: app.Sandbox})
-	app.closers = append(app.closers, b.Close)
+	app.closers = append(app.closers, b.Processes.Close)
 	return b.Tools
 }

@@ -11,16 +11,12 @@ const defaultSearchEndpoint = "https://html.duckduckgo.com/html/"
 
 // BuiltinConfig configures the built-in tools.
 type BuiltinConfig struct {
-	// SearchEndpoint is the results page web_search queries (the query goes
-	// in its q parameter). Empty means DuckDuckGo's HTML endpoint.
-	SearchEndpoint string
-	// Sandbox is where run_command runs commands; nil runs them plainly.
-	Sandbox *Sandbox
+	SearchEndpoint string   // results page web_search queries with the q parameter; "" for DuckDuckGo's
+	Sandbox        *Sandbox // where run_command runs commands; nil runs them plainly
 }
 
-// Builtins holds the built-in tools and the state they share: the
-// background processes started by run_command. The app keeps it for the
-// whole session and calls Close at exit.
+// Builtins holds the built-in tools and the background processes they
+// share, which the app closes at exit.
 type Builtins struct {
 	Tools     []*Tool
 	Processes *processManager
@@ -48,11 +44,6 @@ func newBuiltins(cfg BuiltinConfig) *Builtins {
 			askUserTool(),
 		},
 	}
-}
-
-// Close stops every background process still running.
-func (b *Builtins) Close() {
-	b.Processes.Close()
 }
 
 // displayPath is how a tool names a resolved path to the model: relative

@@ -74,7 +74,7 @@ func (p *recordingPerms) Authorize(ctx context.Context, req PermissionRequest) e
 
 func TestBuiltinsHaveValidSchemas(t *testing.T) {
 	b := newBuiltins(BuiltinConfig{})
-	defer b.Close()
+	defer b.Processes.Close()
 	seen := map[string]bool{}
 	for _, tool := range b.Tools {
 		if seen[tool.Name] {

@@ -254,7 +254,7 @@ func TestProcessManagerCloseStopsAll(t *testing.T) {
 		callTool(t, env, run, fmt.Sprintf(`{"command":"sleep 300 & echo $! > p%d.pid; wait","run_in_background":true}`, i))
 	}
 	pids := []int{readPid(t, filepath.Join(env.Workspace, "p0.pid")), readPid(t, filepath.Join(env.Workspace, "p1.pid"))}
-	b.Close()
+	b.Processes.Close()
 	for _, pid := range pids {
 		if !processGone(pid) {
 			t.Errorf("process %d survived Close", pid)
