@@ -141,12 +141,11 @@ func readInput(ctx context.Context, in *LineReader) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		if strings.HasSuffix(line, `\`) {
-			lines = append(lines, strings.TrimSuffix(line, `\`))
-			continue
-		}
+		line, more := strings.CutSuffix(line, `\`)
 		lines = append(lines, line)
-		break
+		if !more {
+			break
+		}
 	}
 	return strings.TrimSpace(strings.Join(lines, "\n")), nil
 }

@@ -267,8 +267,7 @@ func (h *Hooks) Run(ctx context.Context, in HookInput) HookVerdict {
 	verdicts := make([]HookVerdict, len(cmds))
 	var wg sync.WaitGroup
 	for i, c := range cmds {
-		wg.Add(1)
-		go func() { defer wg.Done(); verdicts[i] = h.runOne(ctx, in.HookEventName, c, stdin) }()
+		wg.Go(func() { verdicts[i] = h.runOne(ctx, in.HookEventName, c, stdin) })
 	}
 	wg.Wait()
 	return combineVerdicts(verdicts)
