@@ -123,8 +123,6 @@ func newApp(ctx context.Context, opts Options, stdin io.Reader, stdout, stderr i
 	if err := app.setupSandbox(dirs); err != nil {
 		return nil, err
 	}
-	app.Env.Hooks = &Hooks{Config: app.Settings.Hooks, SessionID: app.SessionID, Workspace: app.Workspace,
-		Transcript: app.Session.Path, Sandbox: app.Sandbox, Notice: app.notice}
 	if err := app.setupPermissions(dirs); err != nil {
 		return nil, err
 	}
@@ -164,9 +162,9 @@ func (app *App) extraDirs() ([]string, error) {
 	return dirs, nil
 }
 
-// setupSandbox prepares the sandbox that confines commands and hooks: the
-// extra folders are writable like the workspace, and folders a Read deny
-// rule names are unreadable.
+// setupSandbox prepares the sandbox that confines commands and the hooks:
+// the extra folders are writable like the workspace, and folders a Read
+// deny rule names are unreadable.
 func (app *App) setupSandbox(dirs []string) error {
 	sandbox := app.Settings.Sandbox
 	sandbox.AllowWrite = append(slices.Clip(sandbox.AllowWrite), dirs...)
@@ -177,6 +175,8 @@ func (app *App) setupSandbox(dirs []string) error {
 	}
 	app.Sandbox = sb
 	app.closers = append(app.closers, app.Sandbox.Close)
+	app.Env.Hooks = &Hooks{Config: app.Settings.Hooks, SessionID: app.SessionID, Workspace: app.Workspace,
+		Transcript: app.Session.Path, Sandbox: sb, Notice: app.notice}
 	return nil
 }
 
