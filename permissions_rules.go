@@ -281,16 +281,13 @@ type ruleFile struct {
 // malformed one is an error naming the file and the line or rule.
 func loadRuleFile(file string) (allow, deny []Rule, err error) {
 	data, err := os.ReadFile(file)
-	if errors.Is(err, fs.ErrNotExist) {
+	if errors.Is(err, fs.ErrNotExist) || err == nil && strings.TrimSpace(string(data)) == "" {
 		return nil, nil, nil
 	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("reading %s: %w", file, err)
 	}
 	var rf ruleFile
-	if strings.TrimSpace(string(data)) == "" {
-		return nil, nil, nil
-	}
 	if err := decodeStrict(data, &rf); err != nil {
 		return nil, nil, fmt.Errorf("permissions file %s: %w", file, err)
 	}
