@@ -331,7 +331,7 @@ type anthropicEvent struct {
 	Type    string `json:"type"`
 	Index   int    `json:"index"`
 	Message *struct {
-		Usage anthropicUsage `json:"usage"`
+		Usage Usage `json:"usage"`
 	} `json:"message"`
 	ContentBlock *struct {
 		Type      string          `json:"type"`
@@ -351,23 +351,16 @@ type anthropicEvent struct {
 		Signature   string `json:"signature"`
 		StopReason  string `json:"stop_reason"`
 	} `json:"delta"`
-	Usage *anthropicUsage `json:"usage"`
+	Usage *Usage `json:"usage"`
 	Error *struct {
 		Type    string `json:"type"`
 		Message string `json:"message"`
 	} `json:"error"`
 }
 
-// anthropicUsage is the usage object of message_start and message_delta.
-type anthropicUsage struct {
-	InputTokens              int `json:"input_tokens"`
-	OutputTokens             int `json:"output_tokens"`
-	CacheCreationInputTokens int `json:"cache_creation_input_tokens"`
-	CacheReadInputTokens     int `json:"cache_read_input_tokens"`
-}
-
-// merge copies the counts u reports into usage; they are running totals.
-func (u anthropicUsage) merge(usage *Usage) {
+// mergeUsage copies the counts of a message_start or message_delta into
+// usage; they are running totals, so a reported count replaces the old.
+func mergeUsage(u Usage, usage *Usage) {
 	for _, f := range []struct{ from, to *int }{
 		{&u.InputTokens, &usage.InputTokens},
 		{&u.OutputTokens, &usage.OutputTokens},
@@ -437,7 +430,7 @@ func (s *anthropicAssembler) apply(ev anthropicEvent) (bool, error) {
 	switch ev.Type {
 	case "message_start":
 		if ev.Message != nil {
-			ev.Message.Usage.merge(&s.resp.Usage)
+			mergeUsage(ev.Message.Usage, &s.resp.Usage)
 		}
 	case "content_block_start":
 		s.start(ev)
@@ -448,7 +441,7 @@ func (s *anthropicAssembler) apply(ev anthropicEvent) (bool, error) {
 			s.resp.StopReason = ev.Delta.StopReason
 		}
 		if ev.Usage != nil {
-			ev.Usage.merge(&s.resp.Usage)
+			mergeUsage(*ev.Usage, &s.resp.Usage)
 		}
 	case "message_stop":
 		s.finish()

@@ -105,18 +105,12 @@ func newStreamClient(provider, baseURLVar string, opts ProviderOptions) streamCl
 		provider:   provider,
 		baseURLVar: baseURLVar,
 		client:     opts.HTTPClient,
-		maxRetries: opts.MaxRetries,
+		maxRetries: max(0, cmp.Or(opts.MaxRetries, defaultMaxRetries)), // negative: never
 		firstByte:  cmp.Or(opts.FirstByteTimeout, defaultFirstByteTimeout),
 		idle:       cmp.Or(opts.IdleTimeout, defaultIdleTimeout),
 		notify:     opts.Notify,
 		showsText:  opts.ShowsText,
 		backoff:    backoff{base: defaultBackoffBase, max: defaultBackoffMax},
-	}
-	switch {
-	case c.maxRetries == 0:
-		c.maxRetries = defaultMaxRetries
-	case c.maxRetries < 0:
-		c.maxRetries = 0
 	}
 	if c.client == nil {
 		c.client = &http.Client{Transport: newTransport(cmp.Or(opts.ConnectTimeout, defaultConnectTimeout))}
@@ -349,14 +343,7 @@ func parseErrorBody(body []byte) *APIError {
 	}
 	json.Unmarshal(envelope.Error, &obj)
 	e := &APIError{Message: obj.Message, Type: obj.Type}
-	code, text := strings.TrimSpace(string(obj.Code)), ""
-	switch {
-	case code == "null":
-		code = ""
-	case json.Unmarshal(obj.Code, &text) == nil:
-		code = text
-	}
-	if code != "" && code != e.Type {
+	if code := strings.Trim(string(obj.Code), `" `); code != "" && code != "null" && code != e.Type {
 		e.Type = strings.TrimPrefix(e.Type+", "+code, ", ")
 	}
 	return e
