@@ -138,16 +138,11 @@ func runListFiles(ctx context.Context, env *ToolEnv, in ListFilesInput) (ToolOut
 	if total == 0 {
 		return ToolOutput{Text: name + "/: empty folder (or everything in it is ignored)"}, nil
 	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s/: %s\n", strings.TrimSuffix(name, "/"), plural(total, "entry", "entries"))
-	for _, s := range shown {
-		b.WriteString(s)
-		b.WriteByte('\n')
-	}
+	text := fmt.Sprintf("%s/: %s\n%s\n", strings.TrimSuffix(name, "/"), plural(total, "entry", "entries"), strings.Join(shown, "\n"))
 	if more := total - len(shown); more > 0 {
-		fmt.Fprintf(&b, "[... %d more not shown; raise limit or list a subfolder ...]\n", more)
+		text += fmt.Sprintf("[... %d more not shown; raise limit or list a subfolder ...]\n", more)
 	}
-	return ToolOutput{Text: b.String()}, nil
+	return ToolOutput{Text: text}, nil
 }
 
 // requireDir checks that path is an existing folder.
