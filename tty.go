@@ -40,6 +40,7 @@ type tui struct {
 	size    func() (width, height int) // the terminal's size now; nil keeps it fixed
 	restore func()                     // puts the terminal's modes back; nil in tests
 	history []Message                  // the conversation, owned by the main loop
+	asking  sync.Mutex                 // held while a permission question waits
 
 	mu            sync.Mutex
 	width, height int
@@ -84,8 +85,8 @@ func newTUI(app *App, out io.Writer, width, height int) *tui {
 	return u
 }
 
-// runTUI runs the interactive session on a terminal until the user leaves
-// or ctx ends. The terminal's modes are restored on every way out.
+// runTUI runs the interactive session on a terminal, from the banner until
+// the user leaves or ctx ends, restoring the terminal's modes on every way out.
 func (app *App) runTUI(ctx context.Context, in, out *os.File) error {
 	restore, err := enterRaw(int(in.Fd()))
 	if err != nil {
@@ -96,14 +97,22 @@ func (app *App) runTUI(ctx context.Context, in, out *os.File) error {
 	u := newTUI(app, out, width, height)
 	u.size = func() (int, int) { return terminalSize(int(out.Fd())) }
 	u.restore = restore
-	app.asker = notifyingAsker{&tuiAsker{u: u}, app.Env.Hooks}
+	app.asker = notifyingAsker{u, app.Env.Hooks}
 	app.Agent.Emit = u.event
 	*app.lines = *NewLineReader(&answerSource{u: u})
-	defer app.writeTo(transcriptWriter{u})()
+	defer app.writeTo(u)()
 	fmt.Fprint(out, "\x1b[?2004h") // bracketed paste on
 	defer u.close()
 	u.mu.Lock()
-	u.start()
+	u.tr.println(u.tr.style(ansiBold, app.banner()))
+	if u.history = app.Session.View(); len(u.history) > 0 {
+		u.tr.println(fmt.Sprintf("Resumed session %s (%d messages).", app.SessionID, len(u.history)))
+	}
+	if app.Opts.ResumePick { // --resume without an id offers the session picker
+		u.editor.set("/resume ")
+		u.menu.update(&u.editor, app)
+	}
+	u.draw()
 	u.mu.Unlock()
 	go u.readKeys(in)
 	go u.tick(ctx)
@@ -123,21 +132,6 @@ func (app *App) writeTo(w io.Writer) (restore func()) {
 		defer sw.mu.Unlock()
 		sw.w, app.stderr = stdout, stderr
 	}
-}
-
-// start shows the banner and the resumed conversation's size, and offers
-// the session picker when --resume came without an id.
-func (u *tui) start() {
-	u.tr.println(u.tr.style(ansiBold, u.app.banner()))
-	u.history = u.app.Session.View()
-	if n := len(u.history); n > 0 {
-		u.tr.println(fmt.Sprintf("Resumed session %s (%d messages).", u.app.SessionID, n))
-	}
-	if u.app.Opts.ResumePick {
-		u.editor.set("/resume ")
-		u.menu.update(&u.editor, u.app)
-	}
-	u.draw()
 }
 
 // close clears the live region, says how to come back, and turns off the
@@ -369,19 +363,16 @@ func (u *tui) tick(ctx context.Context) {
 	}
 }
 
-// transcriptWriter prints what other parts of minicode write while the
-// UI runs (MCP servers' notices, permission notices) into the transcript.
-type transcriptWriter struct{ u *tui }
-
-// Write adds p to the transcript as finished lines.
-func (w transcriptWriter) Write(p []byte) (int, error) {
-	w.u.mu.Lock()
-	defer w.u.mu.Unlock()
-	w.u.tr.endText()
+// Write prints what other parts of minicode write while the UI runs (MCP
+// servers' and permission notices) into the transcript as finished lines.
+func (u *tui) Write(p []byte) (int, error) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.tr.endText()
 	for _, line := range strings.Split(strings.TrimRight(string(p), "\n"), "\n") {
-		w.u.tr.println(visibleControls(line))
+		u.tr.println(visibleControls(line))
 	}
-	w.u.requestDraw(time.Now())
+	u.requestDraw(time.Now())
 	return len(p), nil
 }
 

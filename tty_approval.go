@@ -5,23 +5,14 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 )
 
-// tuiAsker asks permission questions in the terminal UI: the question and
-// its diff go into the transcript and the answer is picked in a menu in
-// the live region. Questions from parallel tool calls wait their turn.
-type tuiAsker struct {
-	u  *tui
-	mu sync.Mutex
-}
-
-// Ask shows the question and waits for the user's answer or for ctx to
-// end (Ctrl-C cancels the turn).
-func (a *tuiAsker) Ask(ctx context.Context, p Prompt) (Answer, error) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	u := a.u
+// Ask puts a permission question: the question and its diff go into the
+// transcript and the answer is picked in a menu in the live region, until
+// ctx ends (Ctrl-C cancels the turn). Parallel questions wait their turn.
+func (u *tui) Ask(ctx context.Context, p Prompt) (Answer, error) {
+	u.asking.Lock()
+	defer u.asking.Unlock()
 	d := &approvalDialog{prompt: p, tr: &u.tr, done: make(chan Answer, 1)}
 	u.mu.Lock()
 	d.printQuestion(max(5, u.height-16))

@@ -88,10 +88,9 @@ func TestApprovalDialog(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.keys, func(t *testing.T) {
 			u := plainTUI(t, io.Discard)
-			asker := &tuiAsker{u: u}
 			got := make(chan Answer, 1)
 			go func() {
-				ans, err := asker.Ask(context.Background(), edit)
+				ans, err := u.Ask(context.Background(), edit)
 				if err != nil {
 					t.Error(err)
 				}

@@ -199,10 +199,8 @@ func commandPreview(content string) []string {
 		out, output = []string{fmt.Sprintf("… %d earlier lines (Ctrl-O shows all)", n)}, output[n:]
 	}
 	for _, l := range strings.Split(strings.TrimSpace(head), "\n") {
-		if code, ok := strings.CutPrefix(l, "Exit code: "); ok {
-			output = append(output, "exit "+code)
-		} else if l != "" {
-			output = append(output, l)
+		if l != "" {
+			output = append(output, strings.Replace(l, "Exit code: ", "exit ", 1))
 		}
 	}
 	return append(out, output...)
