@@ -49,6 +49,22 @@
 //
 //	$ minicode -p "list files" --output-format json
 //	{"type":"result","subtype":"success","is_error":false,"result":"...","session_id":"...",...}
+//
+// Reading the code: each concern's files share a prefix; open them in
+// this order.
+//
+//	main.go          flags, subcommands, exit codes
+//	loop.go          the agent loop: one turn, step by step (message.go: the history)
+//	provider*.go     the model: requests, streaming, retries; mock*.go is the demo model
+//	tools*.go        the tools the model calls and their registry
+//	permissions*.go  modes, rules, the command check, approvals, the sandbox
+//	compact*.go      keeping the history inside the context window
+//	session*.go      the journal on disk, resume and input history
+//	app*.go          wiring it together: line mode, -p output, slash commands, the program interface
+//	tty*.go          the full-screen terminal UI
+//	mcp*.go          the MCP client and the "minicode mcp" commands
+//	skills*.go       skills, memory files and /init; hooks*.go: hooks
+//	config*.go       settings files and workspace trust; text.go: text helpers
 package main
 
 import (
