@@ -77,13 +77,44 @@ func (c *sdkConn) control(ctx context.Context, raw json.RawMessage) (any, error)
 		c.mu.Unlock()
 		return map[string]any{}, nil
 	case "mcp_status":
-		return map[string]any{"mcpServers": app.initRecord().MCPServers}, nil
+		return map[string]any{"mcpServers": c.mcpStatus()}, nil
 	case "get_context_usage":
 		return c.contextUsage(), nil
 	case "mcp_message":
 		return map[string]any{}, c.mcpMessage(head.Server, head.Message)
 	}
 	return nil, fmt.Errorf("unsupported control request %q", head.Subtype)
+}
+
+// mcpServerState is one server in the answer to mcp_status: its state,
+// why it failed, and the tools it offers under their own names.
+type mcpServerState struct {
+	Name   string        `json:"name"`
+	Status string        `json:"status"`
+	Error  string        `json:"error,omitempty"`
+	Tools  []sdkToolName `json:"tools"`
+}
+
+// sdkToolName names one tool of a server in mcp_status.
+type sdkToolName struct {
+	Name string `json:"name"`
+}
+
+// mcpStatus describes every MCP server and the tools it has registered.
+func (c *sdkConn) mcpStatus() []mcpServerState {
+	states := []mcpServerState{}
+	tools := c.app.Registry.Tools()
+	for _, s := range c.app.MCP.Status() {
+		st := mcpServerState{Name: s.Name, Error: s.Error, Tools: []sdkToolName{},
+			Status: cmp.Or(map[MCPState]string{MCPReady: "connected", MCPStarting: "pending"}[s.State], "failed")}
+		for _, t := range tools {
+			if name, ok := strings.CutPrefix(t.Name, "mcp__"+s.Name+"__"); ok {
+				st.Tools = append(st.Tools, sdkToolName{name})
+			}
+		}
+		states = append(states, st)
+	}
+	return states
 }
 
 // setMode switches the permission mode. Bypassing permissions needs

@@ -2,10 +2,12 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // sdkMCPApp plays a program that runs MCP servers in its own process and
@@ -107,6 +109,18 @@ func TestSDKMCPServersOverTheControlChannel(t *testing.T) {
 	}
 	if app.lists[len(app.lists)-1] != "calc" {
 		t.Errorf("tools/list went to %q, want calc", app.lists)
+	}
+	// The new list is registered once the reply is read: mcp_status shows it.
+	for i, deadline := 0, time.Now().Add(10*time.Second); ; i++ {
+		p.control(fmt.Sprint("status", i), map[string]any{"subtype": "mcp_status"})
+		status, _ := json.Marshal(app.serve("mcp_status", isType("control_response", "success"))["response"])
+		if strings.Contains(string(status), `{"name":"calc","status":"connected","tools":[{"name":"add"},{"name":"sub"}]}`) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("mcp_status = %s, want calc with add and sub", status)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 	p.user("and now?")
 	app.serve("the second result", isType("result", ""))
