@@ -69,6 +69,9 @@ func readJournal(path string) (*Journal, error) {
 			return nil, fmt.Errorf("session %s was written by a newer minicode (record format %d; this one reads up to %d)", path, rec.Version, journalVersion)
 		default:
 			j.add(rec, n)
+			if rec.Time.After(j.Modified) { // finer than the file's time, which ties for quick turns
+				j.Modified = rec.Time
+			}
 		}
 	}
 	j.View = j.finish()
