@@ -42,8 +42,8 @@ func demoCompactionStep(msgs []Message) ScriptedReply {
 	seen := demoLayersSeen(msgs)
 	if seen[LayerCompact] > 0 {
 		return ScriptedReply{Text: "Auto compact has run, so the demo is complete: everything before the newest round is now one summary, and the task goes on from it. " +
-			"Each line marked · above was one layer making room as the window filled: micro compact replaced old read_file results with a note naming the call, " +
-			"snip compact dropped a run of old messages, context collapse had me summarise old spans, and auto compact rewrote the history as a summary. " +
+			"Each line marked · above was one layer making room as the window filled: micro compact replaces old read_file results with a note naming the call, " +
+			"snip compact drops a run of old messages, context collapse (when snip cannot make enough room) has me summarise old spans, and auto compact rewrote the history as a summary. " +
 			"The session journal keeps every original message; /compact, /snip and /collapse run a layer by hand."}
 	}
 	files, listed := demoListedFiles(msgs)
