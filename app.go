@@ -505,10 +505,12 @@ How to work:
 // runTurnWithCleanup runs one turn, recording it in the session as it
 // happens, and then, on every path (an answer, an error, a limit, an
 // interruption, a panic), does what must follow every turn: see endTurn.
-func (app *App) runTurnWithCleanup(ctx context.Context, history []Message, input string) (res TurnResult) {
+func (app *App) runTurnWithCleanup(ctx context.Context, history []Message, input string, images ...Block) (res TurnResult) {
 	app.Session.RecordSettings(app.Model, app.Perms.Mode())
 	app.Session.Sync(history)
-	app.Session.AddUser(userText(input))
+	prompt := userText(input)
+	prompt.Content = append(prompt.Content, images...)
+	app.Session.AddUser(prompt)
 	defer func() {
 		if p := recover(); p != nil {
 			msg := fmt.Sprintf("internal error: %v", p)
@@ -517,7 +519,7 @@ func (app *App) runTurnWithCleanup(ctx context.Context, history []Message, input
 		}
 		app.endTurn(&res)
 	}()
-	return app.Agent.RunTurn(ctx, history, input)
+	return app.Agent.RunTurn(ctx, history, input, images...)
 }
 
 // endTurn is the one cleanup after every turn: grants made for this turn

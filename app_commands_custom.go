@@ -41,6 +41,7 @@ type slashPrompt struct {
 	Model  string // the model for this turn; "" keeps the session's
 	Fork   bool   // run in a subagent (a skill with context: fork)
 	Input  string // what the user typed, kept in the history of a forked run
+	Images []Block
 }
 
 // definitionDirs lists the folders searched for the definitions of a kind
@@ -280,7 +281,7 @@ func (app *App) runPrompt(ctx context.Context, history []Message, sp slashPrompt
 	if sp.Fork {
 		return app.runForked(ctx, history, sp)
 	}
-	return app.runTurnWithCleanup(ctx, history, sp.Prompt)
+	return app.runTurnWithCleanup(ctx, history, sp.Prompt, sp.Images...)
 }
 
 // runForked runs a skill in a subagent: only what the user typed and the

@@ -80,17 +80,17 @@ func (app *App) runHeadless(ctx context.Context, task string) error {
 }
 
 // runHeadlessTask runs one task and prints its result.
-func (app *App) runHeadlessTask(ctx context.Context, task string, out *lineWriter, meter *meteredProvider) error {
+func (app *App) runHeadlessTask(ctx context.Context, task string, out *lineWriter, meter *meteredProvider, images ...Block) error {
 	start := time.Now()
 	meter.reset()
-	prompt := slashPrompt{Prompt: task}
+	prompt := slashPrompt{Prompt: task, Images: images}
 	name, args, _ := strings.Cut(strings.TrimPrefix(task, "/"), " ")
 	if c := findSlashCommand(app.customSlashCommands(), name); c != nil && strings.HasPrefix(task, "/") {
 		var err error
 		if prompt, err = c.prompt(ctx, strings.TrimSpace(args)); err != nil {
 			return err
 		}
-		prompt.Input = task
+		prompt.Input, prompt.Images = task, images
 	}
 	res := app.runPrompt(ctx, app.Session.View(), prompt)
 	structured, res := app.structuredAnswer(ctx, res)

@@ -271,30 +271,50 @@ type streamInput struct {
 	} `json:"message"`
 }
 
-// streamInputText returns the text of one input line.
-func streamInputText(line string) (string, error) {
+// streamInputMessage returns the user message of one input line: its
+// text and images; other kinds of block are replaced by a note.
+func streamInputMessage(line string) (Message, error) {
 	var in streamInput
 	if err := json.Unmarshal([]byte(line), &in); err != nil {
-		return "", err
+		return Message{}, err
 	}
 	if in.Type != "user" {
-		return "", fmt.Errorf("type %q, want a user message", in.Type)
+		return Message{}, fmt.Errorf("type %q, want a user message", in.Type)
 	}
 	var text string
 	if json.Unmarshal(in.Message.Content, &text) == nil {
-		return text, nil
+		return userText(text), nil
 	}
 	var blocks []Block
 	if err := json.Unmarshal(in.Message.Content, &blocks); err != nil {
-		return "", fmt.Errorf("message content must be a string or a list of blocks")
+		return Message{}, fmt.Errorf("message content must be a string or a list of blocks")
 	}
-	var parts []string
+	msg := Message{Role: RoleUser}
 	for _, b := range blocks {
-		text := b.Text
-		if b.Type != BlockText {
-			text = fmt.Sprintf("[a %s block was left out: minicode passes only text to the model]", b.Type)
+		switch {
+		case b.Type == BlockText:
+			msg.Content = append(msg.Content, Block{Type: BlockText, Text: b.Text})
+		case b.Type == BlockImage && b.Source != nil && (b.Source.Data != "" || b.Source.URL != ""):
+			msg.Content = append(msg.Content, Block{Type: BlockImage, Source: b.Source})
+		default:
+			note := fmt.Sprintf("[a %s block was left out: minicode passes text and images to the model]", b.Type)
+			msg.Content = append(msg.Content, Block{Type: BlockText, Text: note})
 		}
-		parts = append(parts, text)
 	}
-	return strings.Join(parts, "\n"), nil
+	return msg, nil
+}
+
+// promptParts splits a user message into its text, the text blocks joined
+// by newlines, and its images.
+func promptParts(m Message) (string, []Block) {
+	var texts []string
+	var images []Block
+	for _, b := range m.Content {
+		if b.Type == BlockImage {
+			images = append(images, b)
+		} else {
+			texts = append(texts, b.Text)
+		}
+	}
+	return strings.Join(texts, "\n"), images
 }

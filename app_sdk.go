@@ -20,7 +20,7 @@ type sdkConn struct {
 	meter *meteredProvider // the model calls: set_model changes their model
 
 	mu      sync.Mutex
-	queue   []string                      // user messages waiting for their turn
+	queue   []Message                     // user messages waiting for their turn
 	wake    chan struct{}                 // signalled when the queue or closed changes
 	closed  bool                          // stdin has ended
 	waiting map[string]chan controlAnswer // our requests awaiting an answer
@@ -77,7 +77,8 @@ func (app *App) runStreamInput(ctx context.Context, out *lineWriter, meter *mete
 		c.mu.Lock()
 		c.cancel = cancel
 		c.mu.Unlock()
-		err := app.runHeadlessTask(turnCtx, p, out, meter)
+		text, images := promptParts(p)
+		err := app.runHeadlessTask(turnCtx, text, out, meter, images...)
 		c.interrupt() // and forget the turn
 		c.mu.Lock()
 		c.cancel = nil
@@ -120,12 +121,12 @@ func (c *sdkConn) handle(ctx context.Context, line string) error {
 	}
 	switch in.Type {
 	case "user":
-		text, err := streamInputText(line)
+		msg, err := streamInputMessage(line)
 		if err != nil {
 			return err
 		}
 		c.mu.Lock()
-		c.queue = append(c.queue, text)
+		c.queue = append(c.queue, msg)
 		c.mu.Unlock()
 		c.signal()
 	case "control_request":
@@ -160,7 +161,7 @@ func (c *sdkConn) answer(ctx context.Context, id string, raw json.RawMessage) {
 }
 
 // nextPrompt waits for the next user message; false: none will come.
-func (c *sdkConn) nextPrompt(ctx context.Context) (string, bool) {
+func (c *sdkConn) nextPrompt(ctx context.Context) (Message, bool) {
 	for {
 		c.mu.Lock()
 		if len(c.queue) > 0 {
@@ -172,12 +173,12 @@ func (c *sdkConn) nextPrompt(ctx context.Context) (string, bool) {
 		closed := c.closed
 		c.mu.Unlock()
 		if closed {
-			return "", false
+			return Message{}, false
 		}
 		select {
 		case <-c.wake:
 		case <-ctx.Done():
-			return "", false
+			return Message{}, false
 		}
 	}
 }

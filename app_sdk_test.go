@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -409,5 +410,41 @@ func BenchmarkSDKInitialize(b *testing.B) {
 		}
 		stdin.Close()
 		cmd.Wait()
+	}
+}
+
+// TestSDKImageBlocksReachTheModel sends a user message with an image: the
+// Anthropic request carries it as an image block after the text, and a
+// block minicode cannot pass on becomes a note in the text.
+func TestSDKImageBlocksReachTheModel(t *testing.T) {
+	srv, requests := anthropicServer(t, textReplies("a red dot"))
+	p := startSDK(t, srv.URL, "--no-session-persistence")
+	image := map[string]any{"type": "image", "source": map[string]any{"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="}}
+	p.send(map[string]any{"type": "user", "session_id": "", "parent_tool_use_id": nil, "message": map[string]any{"role": "user",
+		"content": []any{map[string]any{"type": "text", "text": "what is this?"}, image, map[string]any{"type": "document"}}}})
+	if r := p.await("the result", isType("result", ""), nil); r["result"] != "a red dot" {
+		t.Errorf("result = %v", r)
+	}
+	if code := p.finish(); code != 0 {
+		t.Errorf("exit code %d", code)
+	}
+	reqs := requests()
+	if len(reqs) != 1 {
+		t.Fatalf("%d requests, want 1", len(reqs))
+	}
+	last := reqs[0].Messages[len(reqs[0].Messages)-1]
+	var kinds []string
+	var source *ImageSource
+	for _, b := range last.Content {
+		kinds = append(kinds, b.Type)
+		if b.Type == BlockImage {
+			source = b.Source
+		}
+	}
+	if !slices.Equal(kinds, []string{"text", "image"}) || source == nil || *source != (ImageSource{Type: "base64", MediaType: "image/png", Data: "iVBORw0KGgo="}) {
+		t.Fatalf("the user message sent = %+v, want the text (with the note) and the image", last.Content)
+	}
+	if text := last.Content[0].Text; !strings.HasPrefix(text, "what is this?\n") || !strings.Contains(text, "document block was left out") {
+		t.Errorf("text = %q, want the prompt and a note for the document block", text)
 	}
 }

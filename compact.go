@@ -135,6 +135,7 @@ const (
 	charsPerCodeToken = 3 // tool input and output: code, JSON, paths
 	messageTokens     = 4
 	blockTokens       = 3
+	imageTokens       = 1600 // about what a picture of some 1,100 × 1,100 pixels costs
 )
 
 // messageTokenCount estimates the tokens of a message, once: the count is kept in its cache.
@@ -146,6 +147,9 @@ func messageTokenCount(m Message) int {
 	for _, b := range m.Content {
 		n += blockTokens + (len(b.Text)+len(b.Thinking)+len(b.Name))/charsPerTextToken +
 			(len(b.Input)+len(b.Content))/charsPerCodeToken + len(b.Signature)/8 + len(b.Data)/8
+		if b.Type == BlockImage {
+			n += imageTokens
+		}
 	}
 	if m.wire != nil {
 		m.wire.tokens = n

@@ -122,9 +122,10 @@ type turn struct {
 	hookStop      string // why a tool hook ended the turn ({"continue": false})
 }
 
-// RunTurn adds the user's input to history and runs the model until the turn ends; every call in the result has one result.
-func (a *Agent) RunTurn(ctx context.Context, history []Message, input string) TurnResult {
+// RunTurn adds the user's input (and any images) to history and runs the model until the turn ends; every call in the result has one result.
+func (a *Agent) RunTurn(ctx context.Context, history []Message, input string, images ...Block) TurnResult {
 	prompt := userText(input)
+	prompt.Content = append(prompt.Content, images...)
 	if a.Depth == 0 {
 		v := a.hooks().Run(ctx, HookInput{HookEventName: HookUserPromptSubmit, Prompt: input})
 		if v.Block || v.Stop {

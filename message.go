@@ -17,6 +17,7 @@ const (
 // Block types, named as the Anthropic Messages API names them; the OpenAI provider translates.
 const (
 	BlockText             = "text"
+	BlockImage            = "image"
 	BlockThinking         = "thinking"
 	BlockRedactedThinking = "redacted_thinking"
 	BlockToolUse          = "tool_use"
@@ -35,6 +36,9 @@ type Block struct {
 	Signature string `json:"signature,omitempty"`
 	Data      string `json:"data,omitempty"`
 
+	// image
+	Source *ImageSource `json:"source,omitempty"`
+
 	// tool_use
 	ID    string          `json:"id,omitempty"`
 	Name  string          `json:"name,omitempty"`
@@ -44,6 +48,15 @@ type Block struct {
 	ToolUseID string `json:"tool_use_id,omitempty"`
 	Content   string `json:"content,omitempty"`
 	IsError   bool   `json:"is_error,omitempty"`
+}
+
+// ImageSource is an image block's picture: base64 data with its media
+// type, or a URL.
+type ImageSource struct {
+	Type      string `json:"type"` // "base64" or "url"
+	MediaType string `json:"media_type,omitempty"`
+	Data      string `json:"data,omitempty"`
+	URL       string `json:"url,omitempty"`
 }
 
 // Message is one entry of the conversation, never changed in place so its cached encodings stay true.

@@ -120,6 +120,7 @@ type anthropicBlock struct {
 	ToolUseID    string          `json:"tool_use_id,omitempty"`
 	Content      string          `json:"content,omitempty"`
 	IsError      bool            `json:"is_error,omitempty"`
+	Source       *ImageSource    `json:"source,omitempty"`
 	CacheControl *cacheControl   `json:"cache_control,omitempty"`
 }
 
@@ -298,6 +299,8 @@ func toAnthropicBlock(b Block) (anthropicBlock, bool) {
 		return anthropicBlock{Type: b.Type, ID: b.ID, Name: b.Name, Input: objectOrEmpty(b.Input)}, true
 	case BlockToolResult:
 		return anthropicBlock{Type: b.Type, ToolUseID: b.ToolUseID, Content: b.Content, IsError: b.IsError}, true
+	case BlockImage:
+		return anthropicBlock{Type: b.Type, Source: b.Source}, b.Source != nil
 	}
 	return anthropicBlock{}, false
 }

@@ -2,11 +2,13 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 )
 
@@ -71,7 +73,7 @@ type openAIRequest struct {
 // openAIMessage is one chat message; Content is null when it only calls tools.
 type openAIMessage struct {
 	Role       string           `json:"role"`
-	Content    *string          `json:"content"`
+	Content    any              `json:"content"` // *string, or []openAIPart for a user message with images
 	ToolCalls  []openAIToolCall `json:"tool_calls,omitempty"`
 	ToolCallID string           `json:"tool_call_id,omitempty"`
 }
@@ -173,7 +175,9 @@ func openAIMessagesOf(m Message) ([]byte, error) {
 				msgs = append(msgs, openAIMessage{Role: "tool", Content: &content, ToolCallID: b.ToolUseID})
 			}
 		}
-		if text := m.Text(); text != "" {
+		if parts := openAIParts(m); parts != nil {
+			msgs = append(msgs, openAIMessage{Role: "user", Content: parts})
+		} else if text := m.Text(); text != "" {
 			msgs = append(msgs, openAIMessage{Role: "user", Content: &text})
 		}
 	}
@@ -418,4 +422,34 @@ func openAIStreamError(data []byte) error {
 		}
 	}
 	return e
+}
+
+// openAIPart is one part of a user message's content: text or an image.
+type openAIPart struct {
+	Type     string `json:"type"` // "text" or "image_url"
+	Text     string `json:"text,omitempty"`
+	ImageURL *struct {
+		URL string `json:"url"`
+	} `json:"image_url,omitempty"`
+}
+
+// openAIParts returns a user message's text and images as content parts,
+// or nil when it has no image (its content is then a plain string).
+func openAIParts(m Message) []openAIPart {
+	if !slices.ContainsFunc(m.Content, func(b Block) bool { return b.Type == BlockImage && b.Source != nil }) {
+		return nil
+	}
+	var parts []openAIPart
+	for _, b := range m.Content {
+		switch {
+		case b.Type == BlockText && b.Text != "":
+			parts = append(parts, openAIPart{Type: "text", Text: b.Text})
+		case b.Type == BlockImage && b.Source != nil:
+			p := openAIPart{Type: "image_url", ImageURL: &struct {
+				URL string `json:"url"`
+			}{cmp.Or(b.Source.URL, "data:"+b.Source.MediaType+";base64,"+b.Source.Data)}}
+			parts = append(parts, p)
+		}
+	}
+	return parts
 }

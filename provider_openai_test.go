@@ -178,3 +178,20 @@ func TestOpenAIArguments(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenAIImageParts sends a user message with images as content parts:
+// base64 data as a data URL, a URL as it is; text alone stays a string.
+func TestOpenAIImageParts(t *testing.T) {
+	msg := Message{Role: RoleUser, Content: []Block{{Type: BlockText, Text: "compare"},
+		{Type: BlockImage, Source: &ImageSource{Type: "base64", MediaType: "image/png", Data: "AAAA"}},
+		{Type: BlockImage, Source: &ImageSource{Type: "url", URL: "https://example.com/b.jpg"}}}}
+	body, err := bodyBytes((&OpenAI{}).encodeRequest(ModelRequest{Model: "m", Messages: []Message{msg, userText("plain")}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `"messages":[{"role":"user","content":[{"type":"text","text":"compare"},{"type":"image_url","image_url":{"url":"data:image/png;base64,AAAA"}},` +
+		`{"type":"image_url","image_url":{"url":"https://example.com/b.jpg"}}]},{"role":"user","content":"plain"}]`
+	if !strings.Contains(string(body), want) {
+		t.Errorf("body = %s\nwant it to contain %s", body, want)
+	}
+}
