@@ -92,9 +92,11 @@ func (app *App) runHeadlessTask(ctx context.Context, task string, out *lineWrite
 		}
 		prompt.Input, prompt.Images = task, images
 	}
+	denied := len(app.Perms.Denials())
 	res := app.runPrompt(ctx, app.Session.View(), prompt)
 	structured, res := app.structuredAnswer(ctx, res)
 	record := app.resultOf(res, meter)
+	record.PermissionDenials = record.PermissionDenials[denied:] // this task's alone
 	if app.structured != nil && record.Subtype == "success" {
 		record.StructuredOutput = structured
 		if structured == nil {

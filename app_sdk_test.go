@@ -448,3 +448,30 @@ func TestSDKImageBlocksReachTheModel(t *testing.T) {
 		t.Errorf("text = %q, want the prompt and a note for the document block", text)
 	}
 }
+
+// TestSDKDenialsPerResult lists in each result only the calls denied in
+// its own turn.
+func TestSDKDenialsPerResult(t *testing.T) {
+	step := 0
+	srv, _ := anthropicServer(t, func(*http.Request, modelRequest) string {
+		step++
+		if step == 1 {
+			return anthropicToolStream(Block{ID: "toolu_1", Name: "write_file", Input: json.RawMessage(`{"path":"x.txt","content":"x"}`)})
+		}
+		return anthropicTextStream("answered", "end_turn")
+	})
+	p := startSDK(t, srv.URL, "--no-session-persistence")
+	p.user("write x.txt")
+	p.user("and now?")
+	var counts []int
+	for range 2 {
+		r := p.await("a result", isType("result", ""), nil)
+		counts = append(counts, len(r["permission_denials"].([]any)))
+	}
+	if !slices.Equal(counts, []int{1, 0}) {
+		t.Errorf("permission_denials per result = %v, want [1 0]", counts)
+	}
+	if code := p.finish(); code != 0 {
+		t.Errorf("exit code %d", code)
+	}
+}
