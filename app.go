@@ -508,9 +508,7 @@ How to work:
 func (app *App) runTurnWithCleanup(ctx context.Context, history []Message, input string, images ...Block) (res TurnResult) {
 	app.Session.RecordSettings(app.Model, app.Perms.Mode())
 	app.Session.Sync(history)
-	prompt := userText(input)
-	prompt.Content = append(prompt.Content, images...)
-	app.Session.AddUser(prompt)
+	app.Session.AddUser(userPrompt(input, images))
 	defer func() {
 		if p := recover(); p != nil {
 			msg := fmt.Sprintf("internal error: %v", p)

@@ -37,11 +37,11 @@ type CustomCommand struct {
 // what it may do while it runs.
 type slashPrompt struct {
 	Prompt string
-	Grants []Rule // calls these rules cover run without asking (deny rules still hold)
-	Model  string // the model for this turn; "" keeps the session's
-	Fork   bool   // run in a subagent (a skill with context: fork)
-	Input  string // what the user typed, kept in the history of a forked run
-	Images []Block
+	Grants []Rule  // calls these rules cover run without asking (deny rules still hold)
+	Model  string  // the model for this turn; "" keeps the session's
+	Fork   bool    // run in a subagent (a skill with context: fork)
+	Input  string  // what the user typed, kept in the history of a forked run
+	Images []Block // image blocks sent after the prompt's text
 }
 
 // definitionDirs lists the folders searched for the definitions of a kind

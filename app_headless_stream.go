@@ -83,13 +83,17 @@ func (app *App) initRecord() initRecord {
 		r.Tools = append(r.Tools, t.Name)
 	}
 	for _, s := range app.MCP.Status() {
-		status := map[MCPState]string{MCPReady: "connected", MCPStarting: "pending"}[s.State]
-		r.MCPServers = append(r.MCPServers, initServer{Name: s.Name, Status: cmp.Or(status, "failed")})
+		r.MCPServers = append(r.MCPServers, initServer{Name: s.Name, Status: sdkServerStatus(s.State)})
 	}
 	for _, c := range app.slashCommandList() {
 		r.SlashCommands = append(r.SlashCommands, c.name)
 	}
 	return r
+}
+
+// sdkServerStatus names a server's state as init and mcp_status do.
+func sdkServerStatus(s MCPState) string {
+	return cmp.Or(map[MCPState]string{MCPReady: "connected", MCPStarting: "pending"}[s], "failed")
 }
 
 // apiKeySource names where the credentials came from, "none" for none.
@@ -271,50 +275,36 @@ type streamInput struct {
 	} `json:"message"`
 }
 
-// streamInputMessage returns the user message of one input line: its
-// text and images; other kinds of block are replaced by a note.
-func streamInputMessage(line string) (Message, error) {
+// streamInputPrompt returns the prompt of one input line: its text
+// blocks joined by newlines (other kinds replaced by a note) and its images.
+func streamInputPrompt(line string) (slashPrompt, error) {
 	var in streamInput
 	if err := json.Unmarshal([]byte(line), &in); err != nil {
-		return Message{}, err
+		return slashPrompt{}, err
 	}
 	if in.Type != "user" {
-		return Message{}, fmt.Errorf("type %q, want a user message", in.Type)
+		return slashPrompt{}, fmt.Errorf("type %q, want a user message", in.Type)
 	}
 	var text string
 	if json.Unmarshal(in.Message.Content, &text) == nil {
-		return userText(text), nil
+		return slashPrompt{Prompt: text}, nil
 	}
 	var blocks []Block
 	if err := json.Unmarshal(in.Message.Content, &blocks); err != nil {
-		return Message{}, fmt.Errorf("message content must be a string or a list of blocks")
+		return slashPrompt{}, fmt.Errorf("message content must be a string or a list of blocks")
 	}
-	msg := Message{Role: RoleUser}
+	var p slashPrompt
+	var texts []string
 	for _, b := range blocks {
 		switch {
 		case b.Type == BlockText:
-			msg.Content = append(msg.Content, Block{Type: BlockText, Text: b.Text})
-		case b.Type == BlockImage && b.Source != nil && (b.Source.Data != "" || b.Source.URL != ""):
-			msg.Content = append(msg.Content, Block{Type: BlockImage, Source: b.Source})
-		default:
-			note := fmt.Sprintf("[a %s block was left out: minicode passes text and images to the model]", b.Type)
-			msg.Content = append(msg.Content, Block{Type: BlockText, Text: note})
-		}
-	}
-	return msg, nil
-}
-
-// promptParts splits a user message into its text, the text blocks joined
-// by newlines, and its images.
-func promptParts(m Message) (string, []Block) {
-	var texts []string
-	var images []Block
-	for _, b := range m.Content {
-		if b.Type == BlockImage {
-			images = append(images, b)
-		} else {
 			texts = append(texts, b.Text)
+		case b.Type == BlockImage && b.Source != nil && (b.Source.Data != "" || b.Source.URL != ""):
+			p.Images = append(p.Images, Block{Type: BlockImage, Source: b.Source})
+		default:
+			texts = append(texts, fmt.Sprintf("[a %s block was left out: minicode passes text and images to the model]", b.Type))
 		}
 	}
-	return strings.Join(texts, "\n"), images
+	p.Prompt = strings.Join(texts, "\n")
+	return p, nil
 }

@@ -20,7 +20,7 @@ type sdkConn struct {
 	meter *meteredProvider // the model calls: set_model changes their model
 
 	mu      sync.Mutex
-	queue   []Message                     // user messages waiting for their turn
+	queue   []slashPrompt                 // user messages waiting for their turn
 	wake    chan struct{}                 // signalled when the queue or closed changes
 	closed  bool                          // stdin has ended
 	waiting map[string]chan controlAnswer // our requests awaiting an answer
@@ -77,8 +77,7 @@ func (app *App) runStreamInput(ctx context.Context, out *lineWriter, meter *mete
 		c.mu.Lock()
 		c.cancel = cancel
 		c.mu.Unlock()
-		text, images := promptParts(p)
-		err := app.runHeadlessTask(turnCtx, text, out, meter, images...)
+		err := app.runHeadlessTask(turnCtx, p.Prompt, out, meter, p.Images...)
 		c.interrupt() // and forget the turn
 		c.mu.Lock()
 		c.cancel = nil
@@ -121,12 +120,12 @@ func (c *sdkConn) handle(ctx context.Context, line string) error {
 	}
 	switch in.Type {
 	case "user":
-		msg, err := streamInputMessage(line)
+		p, err := streamInputPrompt(line)
 		if err != nil {
 			return err
 		}
 		c.mu.Lock()
-		c.queue = append(c.queue, msg)
+		c.queue = append(c.queue, p)
 		c.mu.Unlock()
 		c.signal()
 	case "control_request":
@@ -161,7 +160,7 @@ func (c *sdkConn) answer(ctx context.Context, id string, raw json.RawMessage) {
 }
 
 // nextPrompt waits for the next user message; false: none will come.
-func (c *sdkConn) nextPrompt(ctx context.Context) (Message, bool) {
+func (c *sdkConn) nextPrompt(ctx context.Context) (slashPrompt, bool) {
 	for {
 		c.mu.Lock()
 		if len(c.queue) > 0 {
@@ -173,12 +172,12 @@ func (c *sdkConn) nextPrompt(ctx context.Context) (Message, bool) {
 		closed := c.closed
 		c.mu.Unlock()
 		if closed {
-			return Message{}, false
+			return slashPrompt{}, false
 		}
 		select {
 		case <-c.wake:
 		case <-ctx.Done():
-			return Message{}, false
+			return slashPrompt{}, false
 		}
 	}
 }

@@ -105,8 +105,7 @@ func (c *sdkConn) mcpStatus() []mcpServerState {
 	states := []mcpServerState{}
 	tools := c.app.Registry.Tools()
 	for _, s := range c.app.MCP.Status() {
-		st := mcpServerState{Name: s.Name, Error: s.Error, Tools: []sdkToolName{},
-			Status: cmp.Or(map[MCPState]string{MCPReady: "connected", MCPStarting: "pending"}[s.State], "failed")}
+		st := mcpServerState{Name: s.Name, Status: sdkServerStatus(s.State), Error: s.Error, Tools: []sdkToolName{}}
 		for _, t := range tools {
 			if name, ok := strings.CutPrefix(t.Name, "mcp__"+s.Name+"__"); ok {
 				st.Tools = append(st.Tools, sdkToolName{name})

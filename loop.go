@@ -124,8 +124,7 @@ type turn struct {
 
 // RunTurn adds the user's input (and any images) to history and runs the model until the turn ends; every call in the result has one result.
 func (a *Agent) RunTurn(ctx context.Context, history []Message, input string, images ...Block) TurnResult {
-	prompt := userText(input)
-	prompt.Content = append(prompt.Content, images...)
+	prompt := userPrompt(input, images)
 	if a.Depth == 0 {
 		v := a.hooks().Run(ctx, HookInput{HookEventName: HookUserPromptSubmit, Prompt: input})
 		if v.Block || v.Stop {

@@ -89,6 +89,13 @@ func userText(text string) Message {
 	return Message{Role: RoleUser, Content: []Block{{Type: BlockText, Text: text}}}
 }
 
+// userPrompt builds the user's turn message: the text, then any images.
+func userPrompt(text string, images []Block) Message {
+	m := userText(text)
+	m.Content = append(m.Content, images...)
+	return m
+}
+
 // assistantText builds an assistant message holding one text block.
 func assistantText(text string) Message {
 	return Message{Role: RoleAssistant, Content: []Block{{Type: BlockText, Text: text}}}
