@@ -353,11 +353,15 @@ func (a *Agent) runBatch(ctx context.Context, t *turn, calls []Block) (question 
 		for a.Tools.isParallel(calls[i].Name) && j < len(calls) && a.Tools.isParallel(calls[j].Name) {
 			j++
 		}
-		var wg sync.WaitGroup
-		for k := i; k < j; k++ {
-			wg.Go(func() { runOne(k) })
+		if j == i+1 {
+			runOne(i) // a lone call needs no goroutine
+		} else {
+			var wg sync.WaitGroup
+			for k := i; k < j; k++ {
+				wg.Go(func() { runOne(k) })
+			}
+			wg.Wait()
 		}
-		wg.Wait()
 		i = j
 	}
 	resultsDir := ""

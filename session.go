@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -74,6 +75,7 @@ type Session struct {
 	torn    bool          // the file does not end with a newline
 	failed  error         // why the journal is not being written; nil while it is
 	buf     bytes.Buffer  // the lines being written, kept for the next write
+	calls   int           // the tool calls of the newest reply
 	warn    func(string)
 }
 
@@ -88,7 +90,8 @@ func newSessionID() string {
 	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
 	b[6] = b[6]&0x0f | 0x40
 	b[8] = b[8]&0x3f | 0x80
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+	h := hex.EncodeToString(b[:])
+	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
 }
 
 // isSessionID reports whether s has the shape of a UUID.
@@ -147,6 +150,9 @@ func (s *Session) AddUser(m Message) {
 // add appends m to the view and records it as a user or assistant message.
 func (s *Session) add(m Message) {
 	s.view = append(s.view, m)
+	if m.Role == RoleAssistant {
+		s.calls = len(m.ToolUses())
+	}
 	s.write(string(m.Role), RecordPayload{Message: &m}) // recordUser or recordAssistant
 }
 
@@ -163,7 +169,8 @@ func (s *Session) Event(e Event) {
 		s.add(*e.Message)
 	case e.Kind == EventToolStart && e.Call != nil:
 		s.write(recordToolStarted, RecordPayload{Call: e.Call})
-	case e.Kind == EventToolEnd && e.Result != nil:
+	case e.Kind == EventToolEnd && e.Result != nil && s.calls > 1:
+		// A lone call's result is recorded once, in the message that follows at once.
 		s.write(recordToolFinished, RecordPayload{Result: e.Result})
 	case e.Kind == EventCompact && e.Compaction != nil:
 		c := e.Compaction

@@ -56,7 +56,9 @@ func TestJournalRoundTripOfEveryRecordType(t *testing.T) {
 	warn, warnings := collectWarnings()
 	s := newSession(dir, newSessionID(), warn)
 	call := toolCallMessage("toolu_1", "read_file", `{"path":"a.txt"}`)
+	call.Content = append(call.Content, Block{Type: BlockToolUse, ID: "toolu_2", Name: "read_file", Input: json.RawMessage(`{"path":"b.txt"}`)})
 	results := toolResultMessage("toolu_1", "hello")
+	results.Content = append(results.Content, Block{Type: BlockToolResult, ToolUseID: "toolu_2", Content: "bye"})
 	summary := userText("Summary of the conversation so far: read a.txt.")
 	s.RecordSettings("claude-sonnet-4-5", ModeDefault)
 	s.Rename("reading files")
@@ -107,6 +109,28 @@ func TestJournalRoundTripOfEveryRecordType(t *testing.T) {
 	}
 	if j.Title != "reading files" || j.FirstPrompt() != "read a.txt" || len(j.Warnings) > 0 {
 		t.Errorf("title %q, first prompt %q, warnings %q", j.Title, j.FirstPrompt(), j.Warnings)
+	}
+}
+
+// TestLoneCallResultRecordedOnce checks that the result of a reply's only
+// call is written once, in the results message, while each result of a
+// reply with several calls is also written when its call ends.
+func TestLoneCallResultRecordedOnce(t *testing.T) {
+	s := newSession(t.TempDir(), newSessionID(), nil)
+	call := toolCallMessage("toolu_1", "read_file", `{"path":"a.txt"}`)
+	results := toolResultMessage("toolu_1", "hello")
+	s.AddUser(userText("read a.txt"))
+	s.Event(Event{Kind: EventAssistant, Message: &call})
+	s.Event(Event{Kind: EventToolStart, Call: &call.Content[1]})
+	s.Event(Event{Kind: EventToolEnd, Call: &call.Content[1], Result: &results.Content[0]})
+	s.Event(Event{Kind: EventToolResults, Message: &results})
+	s.Close()
+	var types []string
+	for _, r := range readRecords(t, s.Path) {
+		types = append(types, r.Type)
+	}
+	if want := []string{recordUser, recordAssistant, recordToolStarted, recordUser}; !reflect.DeepEqual(types, want) {
+		t.Errorf("record types = %q, want %q", types, want)
 	}
 }
 

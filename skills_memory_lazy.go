@@ -122,14 +122,7 @@ func (m *Memory) watchReads(reg *Registry) {
 		if err != nil || out.IsError || perr != nil || len(req.Paths) != 1 {
 			return out, err
 		}
-		abs := req.Paths[0]
-		if !filepath.IsAbs(abs) {
-			abs = filepath.Join(env.Workspace, abs)
-		}
-		if real, err := filepath.EvalSymlinks(abs); err == nil {
-			abs = real
-		}
-		out.Text += m.ForRead(abs)
+		out.Text += m.ForRead(req.Paths[0]) // absolute, links resolved
 		return out, nil
 	}
 }
