@@ -335,7 +335,7 @@ func (app *App) setupProvider() error {
 	if err != nil {
 		return err
 	}
-	opts := ProviderOptions{Notify: app.notice, ShowsText: !app.Opts.Print, FirstByteTimeout: timeout, IdleTimeout: timeout}
+	opts := ProviderOptions{Notify: app.notice, ShowsText: !app.Opts.Print, Timeout: timeout}
 	switch name {
 	case "anthropic":
 		model = resolveModelAlias(cmp.Or(model, env("ANTHROPIC_MODEL"), app.Settings.Model, "claude-sonnet-4-5"))

@@ -74,7 +74,7 @@ type ModelLimits struct {
 }
 
 // modelLimitTable maps a model-name prefix to its limits. The longest
-// matching prefix wins; settings may override any entry.
+// matching prefix wins ("" matches every model); settings may override any entry.
 var modelLimitTable = map[string]ModelLimits{
 	"claude-opus-5":     {1_000_000, 128_000},
 	"claude-sonnet-5":   {1_000_000, 128_000},
@@ -95,19 +95,28 @@ var modelLimitTable = map[string]ModelLimits{
 	"qwen":              {128_000, 8_192},
 	"llama":             {128_000, 4_096},
 	"mock":              {200_000, 8_192},
+	"":                  {128_000, 8_192},
+}
+
+// byPrefix returns the value of table's longest key that model starts
+// with, and that key's length (-1 when none does).
+func byPrefix[V any](table map[string]V, model string) (best V, length int) {
+	length = -1
+	for prefix, v := range table {
+		if strings.HasPrefix(model, prefix) && len(prefix) > length {
+			best, length = v, len(prefix)
+		}
+	}
+	return best, length
 }
 
 // limitsFor returns the limits of a model, preferring overrides from settings.
 func limitsFor(model string, overrides map[string]ModelLimits) ModelLimits {
-	best, bestLen := ModelLimits{ContextWindow: 128_000, MaxOutput: 8_192}, -1
-	for _, table := range []map[string]ModelLimits{modelLimitTable, overrides} {
-		for prefix, l := range table {
-			if strings.HasPrefix(model, prefix) && len(prefix) >= bestLen {
-				best, bestLen = l, len(prefix)
-			}
-		}
+	limits, length := byPrefix(modelLimitTable, model)
+	if override, n := byPrefix(overrides, model); n >= length {
+		return override
 	}
-	return best
+	return limits
 }
 
 // resolveModelAlias turns Claude Code's short model names (sonnet, opus,
@@ -147,13 +156,8 @@ func priceFor(model string) modelPrice {
 		"gpt-4.1":           {2, 8},
 		"gpt-4o":            {2.5, 10},
 	}
-	best, bestLen := modelPrice{}, 0
-	for prefix, p := range table {
-		if strings.HasPrefix(model, prefix) && len(prefix) > bestLen {
-			best, bestLen = p, len(prefix)
-		}
-	}
-	return best
+	price, _ := byPrefix(table, model)
+	return price
 }
 
 // costUSD prices usage; cache writes cost 1.25 times input, reads a tenth.
@@ -214,19 +218,12 @@ func (f *fallbackProvider) Stream(ctx context.Context, req ModelRequest, onDelta
 
 // ProviderOptions configure an HTTP provider.
 type ProviderOptions struct {
-	BaseURL    string       // "" means the provider's default
-	APIKey     string       // sent as x-api-key (Anthropic) or Bearer (OpenAI)
-	AuthToken  string       // Anthropic only: sent as a Bearer token instead of the key
-	Headers    http.Header  // Anthropic only: sent with every request
-	HTTPClient *http.Client // nil means one with ConnectTimeout
-	MaxRetries int          // 0 means the default (4), negative never
-
-	// Timeouts of connecting, the first byte, and silence inside a
-	// stream; zero means the default.
-	ConnectTimeout   time.Duration
-	FirstByteTimeout time.Duration
-	IdleTimeout      time.Duration
-
-	Notify    func(string) // receives retry notices
-	ShowsText bool         // text deltas reach the user as they come, so a retry must say so
+	BaseURL    string        // "" means the provider's default
+	APIKey     string        // sent as x-api-key (Anthropic) or Bearer (OpenAI)
+	AuthToken  string        // Anthropic only: sent as a Bearer token instead of the key
+	Headers    http.Header   // Anthropic only: sent with every request
+	MaxRetries int           // 0 means the default (4), negative never
+	Timeout    time.Duration // for the first byte and for silence inside a stream; 0 means the default
+	Notify     func(string)  // receives retry notices
+	ShowsText  bool          // text deltas reach the user as they come, so a retry must say so
 }

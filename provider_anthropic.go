@@ -2,12 +2,12 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -23,21 +23,26 @@ const (
 // breakpoints on the system prompt, the last tool and the newest message
 // let a long conversation be read from the prompt cache.
 type Anthropic struct {
-	base      string
-	apiKey    string
-	authToken string
-	headers   http.Header // extra headers, from ANTHROPIC_CUSTOM_HEADERS
-	client    streamClient
-	tools     toolsCache
+	url    string
+	header http.Header
+	client streamClient
+	tools  toolsCache
 }
 
 // NewAnthropic returns an Anthropic provider.
 func NewAnthropic(opts ProviderOptions) *Anthropic {
-	base := strings.TrimRight(opts.BaseURL, "/")
-	if base == "" {
-		base = anthropicDefaultBase
+	h := http.Header{}
+	if opts.AuthToken != "" {
+		h.Set("Authorization", "Bearer "+opts.AuthToken)
+	} else {
+		h.Set("x-api-key", opts.APIKey)
 	}
-	return &Anthropic{base: base, apiKey: opts.APIKey, authToken: opts.AuthToken, headers: opts.Headers, client: newStreamClient("anthropic", "ANTHROPIC_BASE_URL", opts)}
+	for name, values := range opts.Headers {
+		h[name] = values
+	}
+	h.Set("anthropic-version", anthropicVersion)
+	base := cmp.Or(strings.TrimRight(opts.BaseURL, "/"), anthropicDefaultBase)
+	return &Anthropic{url: base + "/v1/messages", header: h, client: newStreamClient("anthropic", "ANTHROPIC_BASE_URL", opts)}
 }
 
 // Name returns "anthropic".
@@ -49,17 +54,7 @@ func (a *Anthropic) Stream(ctx context.Context, req ModelRequest, onDelta func(D
 	if err != nil {
 		return ModelResponse{}, fmt.Errorf("encoding the anthropic request: %w", err)
 	}
-	h := http.Header{}
-	if a.authToken != "" {
-		h.Set("Authorization", "Bearer "+a.authToken)
-	} else {
-		h.Set("x-api-key", a.apiKey)
-	}
-	for name, values := range a.headers {
-		h[name] = values
-	}
-	h.Set("anthropic-version", anthropicVersion)
-	return a.client.post(ctx, a.base+"/v1/messages", body, h, parseAnthropicStream, onDelta)
+	return a.client.stream(ctx, a.url, body, a.header, parseAnthropicStream, onDelta)
 }
 
 // encodeJSON marshals v without HTML escaping, so that text the model
@@ -91,43 +86,30 @@ type thinkingBudget struct {
 	BudgetTokens int    `json:"budget_tokens"`
 }
 
-// cacheControl marks the end of a prefix that the API should cache.
-type cacheControl struct {
-	Type string `json:"type"`
-}
-
-// ephemeral is the only cache_control kind the API has.
-var ephemeral = &cacheControl{Type: "ephemeral"}
-
-// anthropicTool is a tool as the Messages API declares it.
-type anthropicTool struct {
-	Name         string          `json:"name"`
-	Description  string          `json:"description"`
-	InputSchema  json.RawMessage `json:"input_schema"`
-	CacheControl *cacheControl   `json:"cache_control,omitempty"`
-}
+// cacheBreakpoint ends a JSON object that marks the end of a prefix the API should cache.
+const cacheBreakpoint = `,"cache_control":{"type":"ephemeral"}}`
 
 // anthropicBlock is a content block on the wire; pointers are fields sent even when empty.
 type anthropicBlock struct {
-	Type         string          `json:"type"`
-	Text         *string         `json:"text,omitempty"`
-	Thinking     *string         `json:"thinking,omitempty"`
-	Signature    *string         `json:"signature,omitempty"`
-	Data         *string         `json:"data,omitempty"`
-	ID           string          `json:"id,omitempty"`
-	Name         string          `json:"name,omitempty"`
-	Input        json.RawMessage `json:"input,omitempty"`
-	ToolUseID    string          `json:"tool_use_id,omitempty"`
-	Content      string          `json:"content,omitempty"`
-	IsError      bool            `json:"is_error,omitempty"`
-	Source       *ImageSource    `json:"source,omitempty"`
-	CacheControl *cacheControl   `json:"cache_control,omitempty"`
+	Type         string            `json:"type"`
+	Text         *string           `json:"text,omitempty"`
+	Thinking     *string           `json:"thinking,omitempty"`
+	Signature    *string           `json:"signature,omitempty"`
+	Data         *string           `json:"data,omitempty"`
+	ID           string            `json:"id,omitempty"`
+	Name         string            `json:"name,omitempty"`
+	Input        json.RawMessage   `json:"input,omitempty"`
+	ToolUseID    string            `json:"tool_use_id,omitempty"`
+	Content      string            `json:"content,omitempty"`
+	IsError      bool              `json:"is_error,omitempty"`
+	Source       *ImageSource      `json:"source,omitempty"`
+	CacheControl map[string]string `json:"cache_control,omitempty"`
 }
 
 // anthropicWireBlock is one encoded content block, kept in its message's wireCache.
 type anthropicWireBlock struct {
 	json     []byte
-	result   bool // a tool_result, which the API wants first in its message
+	rank     int  // 0 for a tool_result, which the API wants first in its message; else 1
 	thinking bool // thinking never carries a cache breakpoint
 }
 
@@ -142,7 +124,7 @@ func (a *Anthropic) encode(req ModelRequest) (*wireBody, error) {
 		body.MaxTokens = max(body.MaxTokens, req.Thinking+4096) // the answer comes after the thinking
 	}
 	if req.System != "" {
-		body.System = []anthropicBlock{{Type: BlockText, Text: &req.System, CacheControl: ephemeral}}
+		body.System = []anthropicBlock{{Type: BlockText, Text: &req.System, CacheControl: map[string]string{"type": "ephemeral"}}}
 	}
 	fields := []splicedField{{"messages", func(out *wireBody) error { return anthropicMessages(out, req.Messages) }}}
 	if len(req.Tools) > 0 {
@@ -154,132 +136,95 @@ func (a *Anthropic) encode(req ModelRequest) (*wireBody, error) {
 
 // encodeAnthropicTools encodes the tools, with a cache breakpoint on the last.
 func encodeAnthropicTools(specs []ToolSpec) ([]byte, error) {
-	tools := make([]anthropicTool, len(specs))
-	for i, t := range specs {
-		tools[i] = anthropicTool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema}
+	data, err := encodeJSON(specs)
+	if err != nil {
+		return nil, err
 	}
-	tools[len(tools)-1].CacheControl = ephemeral
-	return encodeJSON(tools)
+	return append(data[:len(data)-2], cacheBreakpoint+"]"...), nil
 }
 
-// anthropicMessages writes the conversation as a JSON array: consecutive
-// messages of one role merged (tool results first), the newest message's
-// last block a cache breakpoint, and a message that stands alone copied
-// from its cached bytes.
+// anthropicMessages writes the conversation as a JSON array, consecutive
+// messages of one role merged into one.
 func anthropicMessages(out *wireBody, msgs []Message) error {
-	blocks := make([][]anthropicWireBlock, len(msgs))
-	joined := make([][]byte, len(msgs))
-	last := -1
-	for i, m := range msgs {
-		var err error
-		if blocks[i], joined[i], err = anthropicBlocksOf(m); err != nil {
+	out.WriteByte('[')
+	start := out.Len()
+	group := make([]anthropicWireBlock, 0, 8)
+	var role Role
+	for _, m := range msgs {
+		blocks, err := anthropicBlocksOf(m)
+		if err != nil {
 			return err
 		}
-		if len(blocks[i]) > 0 {
-			last = i
+		if len(blocks) > 0 && len(group) > 0 && m.Role != role {
+			writeAnthropicMessage(out, out.Len() > start, role, group, false)
+			group = group[:0]
+		}
+		if len(blocks) > 0 {
+			role, group = m.Role, append(group, blocks...)
 		}
 	}
-	out.WriteByte('[')
-	var group []anthropicWireBlock
-	first := true
-	for i := 0; i <= last; {
-		if len(blocks[i]) == 0 {
-			i++
-			continue
-		}
-		j, members := i+1, 1
-		for ; j <= last && (len(blocks[j]) == 0 || msgs[j].Role == msgs[i].Role); j++ {
-			members += min(1, len(blocks[j]))
-		}
-		if !first {
-			out.WriteByte(',')
-		}
-		first = false
-		switch role := msgs[i].Role; role {
-		case RoleUser:
-			out.WriteString(`{"role":"user","content":[`)
-		case RoleAssistant:
-			out.WriteString(`{"role":"assistant","content":[`)
-		default:
-			out.WriteString(`{"role":` + strconv.Quote(string(role)) + `,"content":[`)
-		}
-		if members == 1 && j <= last {
-			out.Ref(joined[i])
-		} else {
-			group = group[:0]
-			for k := i; k < j; k++ {
-				group = append(group, blocks[k]...)
-			}
-			writeAnthropicGroup(out, group, j > last)
-		}
-		out.WriteString("]}")
-		i = j
+	if len(group) > 0 {
+		writeAnthropicMessage(out, out.Len() > start, role, group, true)
 	}
 	out.WriteByte(']')
 	return nil
 }
 
-// writeAnthropicGroup writes the blocks of merged messages, tool results
-// first, with the cache breakpoint on the newest one's last non-thinking block.
-func writeAnthropicGroup(out *wireBody, group []anthropicWireBlock, newest bool) {
-	sort.SliceStable(group, func(a, b int) bool { return group[a].result && !group[b].result })
+// writeAnthropicMessage writes one message of blocks, tool results first;
+// the newest message's last block that is not thinking is a cache breakpoint.
+func writeAnthropicMessage(out *wireBody, comma bool, role Role, group []anthropicWireBlock, newest bool) {
+	if comma {
+		out.WriteByte(',')
+	}
+	out.WriteString(`{"role":"`)
+	out.WriteString(string(role))
+	out.WriteString(`","content":[`)
+	slices.SortStableFunc(group, func(a, b anthropicWireBlock) int { return a.rank - b.rank })
 	mark := -1
-	for j := len(group) - 1; newest && j >= 0 && mark < 0; j-- {
-		if !group[j].thinking {
-			mark = j
+	for i, b := range group {
+		if newest && !b.thinking {
+			mark = i
 		}
 	}
-	for j, b := range group {
-		if j > 0 {
+	for i, b := range group {
+		if i > 0 {
 			out.WriteByte(',')
 		}
-		if j != mark {
+		if i != mark {
 			out.Ref(b.json)
 			continue
 		}
 		out.Ref(b.json[:len(b.json)-1])
-		out.WriteString(`,"cache_control":{"type":"ephemeral"}}`)
+		out.WriteString(cacheBreakpoint)
 	}
+	out.WriteString("]}")
 }
 
-// anthropicBlocksOf returns a message's encoded blocks, tool results
-// first, and the same joined by commas, cached in the message.
-func anthropicBlocksOf(m Message) ([]anthropicWireBlock, []byte, error) {
+// anthropicBlocksOf returns a message's encoded blocks, cached in the message.
+func anthropicBlocksOf(m Message) ([]anthropicWireBlock, error) {
 	if m.wire != nil && m.wire.encoded.anthropic {
-		return m.wire.anthropic, m.wire.anthropicJoined, nil
+		return m.wire.anthropic, nil
 	}
-	content := slices.Clone(m.Content)
-	sort.SliceStable(content, func(i, j int) bool {
-		return content[i].Type == BlockToolResult && content[j].Type != BlockToolResult
-	})
-	var joined []byte
 	var blocks []anthropicWireBlock
-	var ends []int
-	for _, b := range content {
+	for _, b := range m.Content {
 		wire, ok := toAnthropicBlock(b)
 		if !ok {
 			continue
 		}
 		data, err := encodeJSON(wire)
 		if err != nil {
-			return nil, nil, fmt.Errorf("encoding a %s block: %w", b.Type, err)
+			return nil, fmt.Errorf("encoding a %s block: %w", b.Type, err)
 		}
-		if len(joined) > 0 {
-			joined = append(joined, ',')
+		block := anthropicWireBlock{json: data, rank: 1, thinking: b.Type == BlockThinking || b.Type == BlockRedactedThinking}
+		if b.Type == BlockToolResult {
+			block.rank = 0
 		}
-		joined = append(joined, data...)
-		ends = append(ends, len(joined))
-		blocks = append(blocks, anthropicWireBlock{result: b.Type == BlockToolResult, thinking: b.Type == BlockThinking || b.Type == BlockRedactedThinking})
-	}
-	from := 0
-	for i, end := range ends { // slices of joined, now that it has stopped growing
-		blocks[i].json = joined[from:end]
-		from = end + 1
+		blocks = append(blocks, block)
 	}
 	if m.wire != nil {
-		m.wire.anthropic, m.wire.anthropicJoined, m.wire.encoded.anthropic = blocks, joined, true
+		m.wire.anthropic, m.wire.encoded.anthropic = blocks, true
 	}
-	return blocks, joined, nil
+	return blocks, nil
 }
 
 // toAnthropicBlock translates one block, reporting false for one not to
@@ -336,17 +281,8 @@ type anthropicEvent struct {
 	Message *struct {
 		Usage Usage `json:"usage"`
 	} `json:"message"`
-	ContentBlock *struct {
-		Type      string          `json:"type"`
-		Text      string          `json:"text"`
-		Thinking  string          `json:"thinking"`
-		Signature string          `json:"signature"`
-		Data      string          `json:"data"`
-		ID        string          `json:"id"`
-		Name      string          `json:"name"`
-		Input     json.RawMessage `json:"input"`
-	} `json:"content_block"`
-	Delta *struct {
+	ContentBlock *Block `json:"content_block"`
+	Delta        *struct {
 		Type        string `json:"type"`
 		Text        string `json:"text"`
 		PartialJSON string `json:"partial_json"`
@@ -361,19 +297,11 @@ type anthropicEvent struct {
 	} `json:"error"`
 }
 
-// mergeUsage copies the counts of a message_start or message_delta into
+// mergeUsage takes the counts of a message_start or message_delta into
 // usage; they are running totals, so a reported count replaces the old.
 func mergeUsage(u Usage, usage *Usage) {
-	for _, f := range []struct{ from, to *int }{
-		{&u.InputTokens, &usage.InputTokens},
-		{&u.OutputTokens, &usage.OutputTokens},
-		{&u.CacheCreationInputTokens, &usage.CacheCreationInputTokens},
-		{&u.CacheReadInputTokens, &usage.CacheReadInputTokens},
-	} {
-		if *f.from > 0 {
-			*f.to = *f.from
-		}
-	}
+	*usage = Usage{cmp.Or(u.InputTokens, usage.InputTokens), cmp.Or(u.OutputTokens, usage.OutputTokens),
+		cmp.Or(u.CacheCreationInputTokens, usage.CacheCreationInputTokens), cmp.Or(u.CacheReadInputTokens, usage.CacheReadInputTokens)}
 }
 
 // anthropicAssembler builds a reply from stream events.

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -293,24 +292,3 @@ func TestToolInput(t *testing.T) {
 		}
 	}
 }
-
-// TestAnthropicHTTPClientUsed checks that a caller's HTTP client carries
-// the requests.
-func TestAnthropicHTTPClientUsed(t *testing.T) {
-	t.Parallel()
-	api := newFakeAPI(t, sseReply(anthropicKit.reply("ok")))
-	used := false
-	client := &http.Client{Transport: roundTripFunc(func(r *http.Request) (*http.Response, error) {
-		used = true
-		return http.DefaultTransport.RoundTrip(r)
-	})}
-	if _, err := NewAnthropic(ProviderOptions{BaseURL: api.srv.URL, HTTPClient: client}).Stream(context.Background(), ModelRequest{Model: "m"}, nil); err != nil || !used {
-		t.Fatalf("Stream error %v, custom client used %v", err, used)
-	}
-}
-
-// roundTripFunc adapts a function to http.RoundTripper.
-type roundTripFunc func(*http.Request) (*http.Response, error)
-
-// RoundTrip implements http.RoundTripper.
-func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }

@@ -22,8 +22,8 @@ const openAIDefaultBase = "https://api.openai.com/v1"
 // thinking block. api.openai.com gets max_completion_tokens, which its
 // reasoning models need; other servers get max_tokens.
 type OpenAI struct {
-	base                string
-	apiKey              string
+	url                 string
+	header              http.Header
 	maxCompletionTokens bool // send max_completion_tokens instead of max_tokens
 	client              streamClient
 	tools               toolsCache
@@ -32,13 +32,14 @@ type OpenAI struct {
 // NewOpenAI returns an OpenAI-compatible provider; without an API key no
 // Authorization header is sent.
 func NewOpenAI(opts ProviderOptions) *OpenAI {
-	base := strings.TrimRight(opts.BaseURL, "/")
-	if base == "" {
-		base = openAIDefaultBase
-	}
+	base := cmp.Or(strings.TrimRight(opts.BaseURL, "/"), openAIDefaultBase)
 	u, err := url.Parse(base)
-	official := err == nil && u.Hostname() == "api.openai.com"
-	return &OpenAI{base: base, apiKey: opts.APIKey, maxCompletionTokens: official, client: newStreamClient("openai", "OPENAI_BASE_URL", opts)}
+	h := http.Header{}
+	if opts.APIKey != "" {
+		h.Set("Authorization", "Bearer "+opts.APIKey)
+	}
+	return &OpenAI{url: base + "/chat/completions", header: h, maxCompletionTokens: err == nil && u.Hostname() == "api.openai.com",
+		client: newStreamClient("openai", "OPENAI_BASE_URL", opts)}
 }
 
 // Name returns "openai".
@@ -50,11 +51,7 @@ func (o *OpenAI) Stream(ctx context.Context, req ModelRequest, onDelta func(Delt
 	if err != nil {
 		return ModelResponse{}, fmt.Errorf("encoding the openai request: %w", err)
 	}
-	h := http.Header{}
-	if o.apiKey != "" {
-		h.Set("Authorization", "Bearer "+o.apiKey)
-	}
-	return o.client.post(ctx, o.base+"/chat/completions", body, h, parseOpenAIStream, onDelta)
+	return o.client.stream(ctx, o.url, body, o.header, parseOpenAIStream, onDelta)
 }
 
 // openAIRequest is the body of POST /chat/completions, Messages and Tools spliced in.

@@ -17,17 +17,16 @@ import (
 	"time"
 )
 
-// Defaults of the HTTP providers' retries and timeouts (API_TIMEOUT_MS raises the timeouts).
+// Defaults of the HTTP providers' retries and timeouts (API_TIMEOUT_MS sets the timeout).
 const (
-	defaultMaxRetries       = 4
-	defaultConnectTimeout   = 15 * time.Second
-	defaultFirstByteTimeout = 2 * time.Minute
-	defaultIdleTimeout      = 2 * time.Minute
-	defaultBackoffBase      = time.Second
-	defaultBackoffMax       = 30 * time.Second
-	maxRetryAfter           = time.Minute // a longer wait asked by a 429 is reported, not waited out
-	maxStreamLine           = 16 << 20    // one SSE line or event; tool input can be large
-	maxErrorBody            = 64 << 10
+	defaultMaxRetries  = 4
+	connectTimeout     = 15 * time.Second
+	defaultTimeout     = 2 * time.Minute // for the first byte, and for silence inside a stream
+	defaultBackoffBase = time.Second
+	defaultBackoffMax  = 30 * time.Second
+	maxRetryAfter      = time.Minute // a longer wait asked by a 429 is reported, not waited out
+	maxStreamLine      = 16 << 20    // one SSE line or event; tool input can be large
+	maxErrorBody       = 64 << 10
 )
 
 // partialDiscardedNotice says that streamed text the user saw is thrown away for a retry.
@@ -62,24 +61,15 @@ func (e *APIError) Error() string {
 // streamError is a failure of the connection or the stream (reset, cut
 // short, stalled): worth a retry, a stall only once.
 type streamError struct {
-	msg     string
-	err     error
+	error
 	stalled bool
 }
 
-// Error describes the failure.
-func (e *streamError) Error() string {
-	if e.err == nil {
-		return e.msg
-	}
-	return e.msg + ": " + e.err.Error()
-}
-
-// Unwrap returns the underlying error, if any.
-func (e *streamError) Unwrap() error { return e.err }
+// Unwrap returns the underlying error.
+func (e *streamError) Unwrap() error { return e.error }
 
 // errTruncated reports a stream that ended before the reply was complete.
-var errTruncated = &streamError{msg: "the stream ended before the reply was complete"}
+var errTruncated = &streamError{error: errors.New("the stream ended before the reply was complete")}
 
 // streamParser assembles the reply of one 200 response, emitting each delta.
 type streamParser func(events *SSEReader, emit func(Delta)) (ModelResponse, error)
@@ -88,68 +78,45 @@ type streamParser func(events *SSEReader, emit func(Delta)) (ModelResponse, erro
 // capped exponential backoff; once text was shown, a retry happens only
 // with a notice that the partial reply is discarded.
 type streamClient struct {
-	provider   string
-	baseURLVar string // the environment variable that sets the API's address
-	client     *http.Client
-	maxRetries int
-	firstByte  time.Duration // from sending the request to the response headers
-	idle       time.Duration // the longest silence inside a stream
-	notify     func(string)
-	showsText  bool
-	backoff    backoff
+	ProviderOptions
+	provider                string
+	baseURLVar              string // the environment variable that sets the API's address
+	client                  *http.Client
+	backoffBase, backoffMax time.Duration
+	sleep                   func(ctx context.Context, d time.Duration) error // tests record the waits instead
 }
 
 // newStreamClient fills in the defaults of opts.
 func newStreamClient(provider, baseURLVar string, opts ProviderOptions) streamClient {
-	c := streamClient{
-		provider:   provider,
-		baseURLVar: baseURLVar,
-		client:     opts.HTTPClient,
-		maxRetries: max(0, cmp.Or(opts.MaxRetries, defaultMaxRetries)), // negative: never
-		firstByte:  cmp.Or(opts.FirstByteTimeout, defaultFirstByteTimeout),
-		idle:       cmp.Or(opts.IdleTimeout, defaultIdleTimeout),
-		notify:     opts.Notify,
-		showsText:  opts.ShowsText,
-		backoff:    backoff{base: defaultBackoffBase, max: defaultBackoffMax},
-	}
-	if c.client == nil {
-		c.client = &http.Client{Transport: newTransport(cmp.Or(opts.ConnectTimeout, defaultConnectTimeout))}
-	}
-	return c
-}
-
-// newTransport is the default transport with a connect timeout and no overall timeout.
-func newTransport(connect time.Duration) *http.Transport {
+	opts.MaxRetries = max(0, cmp.Or(opts.MaxRetries, defaultMaxRetries)) // negative: never
+	opts.Timeout = cmp.Or(opts.Timeout, defaultTimeout)
 	t := http.DefaultTransport.(*http.Transport).Clone()
-	t.DialContext = (&net.Dialer{Timeout: connect, KeepAlive: 30 * time.Second}).DialContext
-	t.TLSHandshakeTimeout = connect
-	return t
+	t.DialContext = (&net.Dialer{Timeout: connectTimeout, KeepAlive: 30 * time.Second}).DialContext
+	t.TLSHandshakeTimeout = connectTimeout
+	return streamClient{ProviderOptions: opts, provider: provider, baseURLVar: baseURLVar, client: &http.Client{Transport: t},
+		backoffBase: defaultBackoffBase, backoffMax: defaultBackoffMax, sleep: sleepContext}
 }
 
-// post streams the reply to a JSON POST of body to address with header.
-func (c *streamClient) post(ctx context.Context, address string, body *wireBody, header http.Header, parse streamParser, onDelta func(Delta)) (ModelResponse, error) {
-	return c.stream(ctx, func(ctx context.Context) (*http.Request, error) {
+// stream POSTs body to address with header and parses the streamed reply,
+// retrying what is worth retrying, until ctx is cancelled.
+func (c *streamClient) stream(ctx context.Context, address string, body *wireBody, header http.Header, parse streamParser, onDelta func(Delta)) (ModelResponse, error) {
+	if onDelta == nil {
+		onDelta = func(Delta) {}
+	}
+	header = header.Clone()
+	header.Set("content-type", "application/json")
+	header.Set("accept", "text/event-stream")
+	send := func(ctx context.Context) (*http.Response, error) {
 		r, err := http.NewRequestWithContext(ctx, http.MethodPost, address, body.buffers())
 		if err != nil {
 			return nil, fmt.Errorf("building the %s request: %w", c.provider, err)
 		}
-		r.ContentLength = int64(body.Len() + body.refBytes)
-		r.Header = header.Clone()
-		r.Header.Set("content-type", "application/json")
-		r.Header.Set("accept", "text/event-stream")
-		return r, nil
-	}, parse, onDelta)
-}
-
-// stream sends the request made by newRequest and parses the reply,
-// retrying what is worth retrying, until ctx is cancelled.
-func (c *streamClient) stream(ctx context.Context, newRequest func(context.Context) (*http.Request, error), parse streamParser, onDelta func(Delta)) (ModelResponse, error) {
-	if onDelta == nil {
-		onDelta = func(Delta) {}
+		r.ContentLength, r.Header = int64(body.Len()+body.refBytes), header
+		return c.client.Do(r)
 	}
 	stalls := 0
 	for attempt := 0; ; attempt++ {
-		resp, shown, err := c.attempt(ctx, newRequest, parse, onDelta)
+		resp, shown, err := c.attempt(ctx, send, parse, onDelta)
 		if err == nil {
 			return resp, nil
 		}
@@ -161,31 +128,31 @@ func (c *streamClient) stream(ctx context.Context, newRequest func(context.Conte
 			stalls++
 		}
 		wait, ok := c.retryWait(err, attempt)
-		if !ok || stalls > 1 || (shown && c.notify == nil) {
+		if !ok || stalls > 1 || (shown && c.Notify == nil) {
 			return ModelResponse{}, err
 		}
-		if c.notify != nil {
-			msg := fmt.Sprintf("%v; retrying in %s (retry %d of %d)", err, wait.Round(time.Millisecond), attempt+1, c.maxRetries)
+		if c.Notify != nil {
+			msg := fmt.Sprintf("%v; retrying in %s (retry %d of %d)", err, wait.Round(time.Millisecond), attempt+1, c.MaxRetries)
 			if shown {
 				msg += "; " + partialDiscardedNotice
 			}
-			c.notify(msg)
+			c.Notify(msg)
 		}
-		if err := c.backoff.sleep(ctx, wait); err != nil {
+		if err := c.sleep(ctx, wait); err != nil {
 			return ModelResponse{}, err
 		}
 	}
 }
 
 // retryWait decides whether err is worth retrying after attempt (0 for
-// the first), and how long to wait first.
+// the first), and how long to wait first: what a 429 asks, else base
+// doubled each time, capped at max, its upper half random.
 func (c *streamClient) retryWait(err error, attempt int) (time.Duration, bool) {
-	if attempt >= c.maxRetries {
-		return 0, false
-	}
 	var apiErr *APIError
 	var streamErr *streamError
 	switch {
+	case attempt >= c.MaxRetries:
+		return 0, false
 	case errors.As(err, &apiErr):
 		if !apiErr.Retryable || apiErr.RetryAfter > maxRetryAfter {
 			return 0, false
@@ -196,24 +163,23 @@ func (c *streamClient) retryWait(err error, attempt int) (time.Duration, bool) {
 	case !errors.As(err, &streamErr):
 		return 0, false
 	}
-	return c.backoff.delay(attempt), true
+	d := c.backoffMax
+	if attempt < 30 && c.backoffBase<<attempt < c.backoffMax {
+		d = c.backoffBase << attempt
+	}
+	return d/2 + rand.N(d/2+1), true
 }
 
 // attempt sends the request once and parses the reply, reporting whether text was shown.
-func (c *streamClient) attempt(ctx context.Context, newRequest func(context.Context) (*http.Request, error), parse streamParser, onDelta func(Delta)) (resp ModelResponse, shown bool, err error) {
+func (c *streamClient) attempt(ctx context.Context, send func(context.Context) (*http.Response, error), parse streamParser, onDelta func(Delta)) (resp ModelResponse, shown bool, err error) {
 	actx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	stall := func(msg string) func() {
-		return func() { cancel(&streamError{msg: msg, stalled: true}) }
+		return func() { cancel(&streamError{errors.New(msg), true}) }
 	}
-	firstByte := time.AfterFunc(c.firstByte, stall(fmt.Sprintf("no response from the server within %s", c.firstByte)))
+	firstByte := time.AfterFunc(c.Timeout, stall(fmt.Sprintf("no response from the server within %s", c.Timeout)))
 	defer firstByte.Stop()
-
-	req, err := newRequest(actx)
-	if err != nil {
-		return ModelResponse{}, false, err
-	}
-	httpResp, err := c.client.Do(req)
+	httpResp, err := send(actx)
 	if err != nil {
 		return ModelResponse{}, false, attemptError(ctx, actx, c.connectionError(err))
 	}
@@ -225,11 +191,11 @@ func (c *streamClient) attempt(ctx context.Context, newRequest func(context.Cont
 	}
 
 	firstByte.Stop()
-	idle := time.AfterFunc(c.idle, stall(fmt.Sprintf("no data for %s", c.idle)))
+	idle := time.AfterFunc(c.Timeout, stall(fmt.Sprintf("no data for %s", c.Timeout)))
 	defer idle.Stop()
-	events := newSSEReader(idleReader{httpResp.Body, idle, c.idle}, maxStreamLine)
+	events := newSSEReader(idleReader{httpResp.Body, idle, c.Timeout}, maxStreamLine)
 	resp, err = parse(events, func(d Delta) {
-		shown = shown || (c.showsText && d.Kind == DeltaText)
+		shown = shown || (c.ShowsText && d.Kind == DeltaText)
 		onDelta(d)
 	})
 	if err != nil {
@@ -273,11 +239,11 @@ func (c *streamClient) connectionError(err error) error {
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
 		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNABORTED) ||
 		errors.Is(err, syscall.EPIPE) || (errors.As(err, &netErr) && netErr.Timeout()) {
-		return &streamError{msg: "connection failed", err: err}
+		return &streamError{error: fmt.Errorf("connection failed: %w", err)}
 	}
 	var urlErr *url.Error
 	if !errors.As(err, &urlErr) {
-		return fmt.Errorf("sending the request: %w", err)
+		return err
 	}
 	reason := urlErr.Err
 	var errno syscall.Errno
@@ -299,7 +265,7 @@ func readError(err error) error {
 	case errors.Is(err, errSSETooLong):
 		return err
 	default:
-		return &streamError{msg: "connection lost during the reply", err: err}
+		return &streamError{error: fmt.Errorf("connection lost during the reply: %w", err)}
 	}
 }
 
@@ -379,28 +345,8 @@ func retryAfter(h http.Header, now time.Time) time.Duration {
 	return 0
 }
 
-// backoff computes and waits out the delays between attempts.
-type backoff struct {
-	base, max time.Duration
-	// wait replaces the real timer when set (tests record the delays).
-	wait func(ctx context.Context, d time.Duration) error
-}
-
-// delay is the wait before retry attempt+1: base doubled each time,
-// capped at max, its upper half random.
-func (b backoff) delay(attempt int) time.Duration {
-	d := b.max
-	if attempt < 30 && b.base<<attempt < b.max {
-		d = b.base << attempt
-	}
-	return d/2 + rand.N(d/2+1)
-}
-
-// sleep waits d, or until ctx is cancelled.
-func (b backoff) sleep(ctx context.Context, d time.Duration) error {
-	if b.wait != nil {
-		return b.wait(ctx, d)
-	}
+// sleepContext waits d, or until ctx is cancelled.
+func sleepContext(ctx context.Context, d time.Duration) error {
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {

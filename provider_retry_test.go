@@ -161,7 +161,7 @@ func (l *retryLog) options(url string) ProviderOptions {
 
 // instrument makes a client's backoff record its waits instead of sleeping.
 func (l *retryLog) instrument(c *streamClient) {
-	c.backoff.wait = func(ctx context.Context, d time.Duration) error {
+	c.sleep = func(ctx context.Context, d time.Duration) error {
 		l.mu.Lock()
 		defer l.mu.Unlock()
 		l.waits = append(l.waits, d)
@@ -173,7 +173,7 @@ func (l *retryLog) instrument(c *streamClient) {
 // timeouts and recorded backoff; edit adjusts the options.
 func newTestProvider(kit providerKit, api *fakeAPI, log *retryLog, edit func(*ProviderOptions)) Provider {
 	opts := log.options(api.srv.URL)
-	opts.FirstByteTimeout, opts.IdleTimeout = 10*time.Second, 10*time.Second
+	opts.Timeout = 10 * time.Second
 	if edit != nil {
 		edit(&opts)
 	}
@@ -271,19 +271,19 @@ func TestRetries(t *testing.T) {
 		}, wantText: "ok", wantReqs: 2, notice: "the stream ended before the reply was complete; retrying", noNotice: partialDiscardedNotice},
 		{name: "stalled twice is not retried again", replies: func(k providerKit) []http.HandlerFunc {
 			return []http.HandlerFunc{stallReply(k.cutEarly), stallReply(k.cutEarly), sseReply(k.reply("ok"))}
-		}, edit: func(o *ProviderOptions) { o.IdleTimeout = 200 * time.Millisecond }, wantErr: "no data for 200ms", wantReqs: 2},
+		}, edit: func(o *ProviderOptions) { o.Timeout = 200 * time.Millisecond }, wantErr: "no data for 200ms", wantReqs: 2},
 		{name: "silent twice is not retried again", replies: func(k providerKit) []http.HandlerFunc {
 			return []http.HandlerFunc{silentReply, silentReply, sseReply(k.reply("ok"))}
-		}, edit: func(o *ProviderOptions) { o.FirstByteTimeout = 200 * time.Millisecond }, wantErr: "no response from the server within 200ms", wantReqs: 2},
+		}, edit: func(o *ProviderOptions) { o.Timeout = 200 * time.Millisecond }, wantErr: "no response from the server within 200ms", wantReqs: 2},
 		{name: "stalled stream", replies: func(k providerKit) []http.HandlerFunc {
 			return []http.HandlerFunc{stallReply(k.cutEarly), sseReply(k.reply("ok"))}
-		}, edit: func(o *ProviderOptions) { o.IdleTimeout = 300 * time.Millisecond }, wantText: "ok", wantReqs: 2, notice: "no data for 300ms"},
+		}, edit: func(o *ProviderOptions) { o.Timeout = 300 * time.Millisecond }, wantText: "ok", wantReqs: 2, notice: "no data for 300ms"},
 		{name: "stalled stream, no retries", replies: func(k providerKit) []http.HandlerFunc {
 			return []http.HandlerFunc{stallReply(k.cutEarly)}
-		}, edit: func(o *ProviderOptions) { o.IdleTimeout = 200 * time.Millisecond; o.MaxRetries = -1 }, wantErr: "no data for 200ms", wantReqs: 1},
+		}, edit: func(o *ProviderOptions) { o.Timeout = 200 * time.Millisecond; o.MaxRetries = -1 }, wantErr: "no data for 200ms", wantReqs: 1},
 		{name: "no response headers", replies: func(k providerKit) []http.HandlerFunc {
 			return []http.HandlerFunc{silentReply}
-		}, edit: func(o *ProviderOptions) { o.FirstByteTimeout = 200 * time.Millisecond; o.MaxRetries = -1 }, wantErr: "no response from the server within 200ms", wantReqs: 1},
+		}, edit: func(o *ProviderOptions) { o.Timeout = 200 * time.Millisecond; o.MaxRetries = -1 }, wantErr: "no response from the server within 200ms", wantReqs: 1},
 	}
 	for _, kit := range providerKits {
 		for _, tt := range tests {
@@ -328,7 +328,7 @@ func TestCancelDuringStream(t *testing.T) {
 			t.Parallel()
 			api := newFakeAPI(t, stallReply(kit.cut("first words")))
 			log := &retryLog{}
-			p := newTestProvider(kit, api, log, func(o *ProviderOptions) { o.IdleTimeout = time.Minute })
+			p := newTestProvider(kit, api, log, func(o *ProviderOptions) { o.Timeout = time.Minute })
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			start := time.Now()
@@ -397,7 +397,7 @@ func TestSlowStreamIsNotStalled(t *testing.T) {
 					w.(http.Flusher).Flush()
 				}
 			})
-			p := newTestProvider(kit, api, &retryLog{}, func(o *ProviderOptions) { o.IdleTimeout = idle; o.MaxRetries = -1 })
+			p := newTestProvider(kit, api, &retryLog{}, func(o *ProviderOptions) { o.Timeout = idle; o.MaxRetries = -1 })
 			start := time.Now()
 			if _, _, err := collectText(context.Background(), p); err != nil {
 				t.Fatalf("Stream error after %s: %v", time.Since(start), err)
@@ -431,7 +431,7 @@ func TestSlowConsumerIsNotStalled(t *testing.T) {
 				case <-r.Context().Done():
 				}
 			})
-			p := newTestProvider(kit, api, &retryLog{}, func(o *ProviderOptions) { o.IdleTimeout = idle; o.MaxRetries = -1 })
+			p := newTestProvider(kit, api, &retryLog{}, func(o *ProviderOptions) { o.Timeout = idle; o.MaxRetries = -1 })
 			var once sync.Once
 			resp, err := p.Stream(context.Background(), ModelRequest{Model: "m", Messages: []Message{userText("hi")}}, func(Delta) {
 				once.Do(func() {
@@ -472,9 +472,9 @@ func TestCancelDuringBackoff(t *testing.T) {
 	t.Parallel()
 	api := newFakeAPI(t, statusReply(503, `{"error":{"message":"busy"}}`))
 	p, client := anthropicKit.new(ProviderOptions{BaseURL: api.srv.URL})
-	client.backoff.base, client.backoff.max = time.Hour, time.Hour
+	client.backoffBase, client.backoffMax = time.Hour, time.Hour
 	ctx, cancel := context.WithCancel(context.Background())
-	client.notify = func(string) { cancel() }
+	client.Notify = func(string) { cancel() }
 	if _, err := p.Stream(ctx, ModelRequest{Model: "m"}, nil); !errors.Is(err, context.Canceled) {
 		t.Fatalf("Stream error = %v, want %v", err, context.Canceled)
 	}
@@ -486,17 +486,19 @@ func TestCancelDuringBackoff(t *testing.T) {
 // TestBackoffDelay checks the doubling, the cap and the jitter range.
 func TestBackoffDelay(t *testing.T) {
 	t.Parallel()
-	b := backoff{base: 100 * time.Millisecond, max: time.Second}
+	c := newStreamClient("x", "X_BASE_URL", ProviderOptions{MaxRetries: 200})
+	c.backoffBase, c.backoffMax = 100*time.Millisecond, time.Second
+	busy := &streamError{error: errors.New("connection failed")}
 	for attempt, full := range []time.Duration{100, 200, 400, 800, 1000, 1000} {
 		full *= time.Millisecond
 		for range 50 {
-			if d := b.delay(attempt); d < full/2 || d > full {
-				t.Fatalf("delay(%d) = %s, want within [%s, %s]", attempt, d, full/2, full)
+			if d, ok := c.retryWait(busy, attempt); !ok || d < full/2 || d > full {
+				t.Fatalf("retryWait(%d) = %s, %v; want within [%s, %s]", attempt, d, ok, full/2, full)
 			}
 		}
 	}
-	if d := b.delay(100); d > time.Second {
-		t.Errorf("delay(100) = %s, want at most the cap", d)
+	if d, _ := c.retryWait(busy, 100); d > time.Second {
+		t.Errorf("retryWait(100) = %s, want at most the cap", d)
 	}
 }
 
@@ -531,8 +533,8 @@ func TestRetryAfter(t *testing.T) {
 func TestNewStreamClientDefaults(t *testing.T) {
 	t.Parallel()
 	c := newStreamClient("x", "X_BASE_URL", ProviderOptions{})
-	got := fmt.Sprint(c.maxRetries, c.firstByte, c.idle, c.backoff.base, c.backoff.max, c.client != nil)
-	want := fmt.Sprint(defaultMaxRetries, defaultFirstByteTimeout, defaultIdleTimeout, defaultBackoffBase, defaultBackoffMax, true)
+	got := fmt.Sprint(c.MaxRetries, c.Timeout, c.backoffBase, c.backoffMax, c.client != nil)
+	want := fmt.Sprint(defaultMaxRetries, defaultTimeout, defaultBackoffBase, defaultBackoffMax, true)
 	if got != want {
 		t.Errorf("defaults = %q, want %q", got, want)
 	}

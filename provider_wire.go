@@ -12,11 +12,10 @@ import (
 // the same at any length of history: each provider's encoding and the
 // estimated token count.
 type wireCache struct {
-	anthropic       []anthropicWireBlock // the blocks, tool results first
-	anthropicJoined []byte               // the same, joined by commas
-	openai          []byte               // the chat messages, joined by commas
-	encoded         struct{ anthropic, openai bool }
-	tokens          int
+	anthropic []anthropicWireBlock // the content blocks
+	openai    []byte               // the chat messages, joined by commas
+	encoded   struct{ anthropic, openai bool }
+	tokens    int
 }
 
 // withWireCaches gives every message of msgs that has none a cache.
@@ -71,14 +70,6 @@ type wireRef struct {
 	data []byte
 }
 
-// newWireBody returns an empty body with room for a request of n
-// messages whose other fields take head bytes.
-func newWireBody(head, n int) *wireBody {
-	w := &wireBody{refs: make([]wireRef, 0, n+2)}
-	w.Grow(head + 48*n)
-	return w
-}
-
 // Ref adds data to the body without copying it.
 func (w *wireBody) Ref(data []byte) {
 	w.refs = append(w.refs, wireRef{w.Len(), data})
@@ -106,14 +97,15 @@ type splicedField struct {
 
 // spliceJSON encodes body, in which each field of fields (in the order
 // they appear) holds the placeholder 0, with every placeholder replaced by
-// what its field writes. Placeholders cannot be confused with text:
-// strings are quoted, so `"name":0` only occurs as a field.
+// what its field writes; msgs sizes the body. Placeholders cannot be
+// confused with text: strings are quoted, so `"name":0` only occurs as a field.
 func spliceJSON(body any, msgs []Message, fields ...splicedField) (*wireBody, error) {
 	head, err := encodeJSON(body)
 	if err != nil {
 		return nil, err
 	}
-	out := newWireBody(len(head), len(msgs))
+	out := &wireBody{refs: make([]wireRef, 0, 2*len(msgs)+2)}
+	out.Grow(len(head) + 48*len(msgs))
 	for _, f := range fields {
 		key := []byte(`"` + f.name + `":0`)
 		at := bytes.Index(head, key)
