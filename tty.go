@@ -79,7 +79,7 @@ func newTUI(app *App, out io.Writer, width, height int) *tui {
 	color := app.getenv("NO_COLOR") == "" && app.getenv("TERM") != "dumb"
 	u := &tui{app: app, out: out, width: width, height: height, inputs: make(chan string, 64), quit: make(chan struct{})}
 	u.exit = sync.OnceFunc(func() { close(u.quit) })
-	u.tr = transcript{out: &u.scroll, color: color, md: markdown{color: color}}
+	u.tr = transcript{out: &u.scroll, color: color}
 	u.hist, u.editor.history = openHistory(app.Home, app.Workspace)
 	u.editor.reset()
 	return u

@@ -13,7 +13,7 @@ import (
 func (u *tui) Ask(ctx context.Context, p Prompt) (Answer, error) {
 	u.asking.Lock()
 	defer u.asking.Unlock()
-	d := &approvalDialog{prompt: p, tr: &u.tr, done: make(chan Answer, 1)}
+	d := &approvalDialog{prompt: p, tr: &u.tr, done: make(chan struct{})}
 	u.mu.Lock()
 	d.printQuestion(max(5, u.height-16))
 	u.dialog = d
@@ -21,10 +21,9 @@ func (u *tui) Ask(ctx context.Context, p Prompt) (Answer, error) {
 	u.setActivity("waiting for approval")
 	u.draw()
 	u.mu.Unlock()
-	var ans Answer
 	var err error
 	select {
-	case ans = <-d.done:
+	case <-d.done:
 	case <-ctx.Done():
 		err = fmt.Errorf("waiting for an answer: %w", ctx.Err())
 	}
@@ -32,30 +31,24 @@ func (u *tui) Ask(ctx context.Context, p Prompt) (Answer, error) {
 	defer u.mu.Unlock()
 	u.dialog = nil
 	u.setActivity(activity)
-	if err == nil {
-		u.tr.println(u.tr.style(ansiDim, "  → "+d.describe(ans)))
+	defer u.draw()
+	if err != nil {
+		return Answer{}, err
 	}
-	u.draw()
-	return ans, err
+	u.tr.println(u.tr.style(ansiDim, "  → "+d.describe()))
+	return d.answer, nil
 }
 
-// The steps of an approval dialog.
-const (
-	stageChoose   = iota // picking one of the choices
-	stageGuidance        // typing what the model should do instead
-	stageSave            // picking where an "always" answer is kept
-)
-
-// approvalDialog is the menu of one permission question.
+// approvalDialog is the menu of one permission question. Once a choice is
+// picked that asks more (guidance, or where to save a rule), answer.Choice
+// is set and the dialog shows that follow-up question.
 type approvalDialog struct {
 	prompt   Prompt
 	tr       *transcript
-	stage    int
 	sel      int // the highlighted choice (or save place)
 	answer   Answer
 	guidance lineEditor
-	done     chan Answer
-	answered bool
+	done     chan struct{} // closed when answered
 }
 
 // printQuestion prints what is asked, why, and the diff folded to fold lines.
@@ -68,47 +61,49 @@ func (d *approvalDialog) printQuestion(fold int) {
 	if p.Warning != "" {
 		tr.println(tr.style(ansiRed, "  warning: "+visibleControls(p.Warning)))
 	}
-	d.printDiff(fold)
-}
-
-// printDiff prints the question's diff, folded to fold lines unless fold is 0.
-func (d *approvalDialog) printDiff(fold int) {
-	if d.prompt.Diff != "" {
-		text, _ := renderDiff(d.prompt.Diff, d.tr.color, fold)
-		d.tr.out.WriteString(text)
-	}
+	text, _ := renderDiff(p.Diff, tr.color, fold)
+	tr.out.WriteString(text)
 }
 
 // handle applies a key to the dialog.
 func (d *approvalDialog) handle(k key) {
-	choices, targets := d.prompt.Choices, d.prompt.SaveTargets
+	targets := d.prompt.SaveTargets
 	switch {
-	case d.answered:
-	case d.stage == stageGuidance && k.name == "enter":
+	case d.finished():
+	case k.name == "esc" && d.answer.Choice != "":
+		d.answer.Choice, d.sel = "", 0
+	case d.answer.Choice == ChoiceDenyGuidance && k.name == "enter":
 		d.answer.Guidance = strings.TrimSpace(d.guidance.text())
-		d.finish()
-	case d.stage == stageGuidance && k.name == "esc":
-		d.stage = stageChoose
-	case d.stage == stageGuidance:
+		close(d.done)
+	case d.answer.Choice == ChoiceDenyGuidance:
 		d.guidance.handle(k)
-	case d.stage == stageSave && k.name == "esc":
-		d.stage, d.sel = stageChoose, 0
-	case d.stage == stageSave:
+	case d.answer.Choice != "":
 		if i, ok := menuKey(k, &d.sel, len(targets)); ok {
 			d.answer.SaveTo = targets[i].Target
-			d.finish()
+			close(d.done)
 		}
 	case k.name == "esc":
 		d.answer.Choice = ChoiceDenyOnce
-		d.finish()
-	case k.name == "rune" && k.r == 'd' && d.prompt.Diff != "":
-		d.printDiff(0)
+		close(d.done)
+	case k == key{"rune", "d"} && d.prompt.Diff != "":
+		text, _ := renderDiff(d.prompt.Diff, d.tr.color, 0)
+		d.tr.out.WriteString(text)
 	default:
-		if i, ok := menuKey(k, &d.sel, len(choices)); ok {
-			d.pick(choices[i])
-		} else if c, ok := findChoice(choices, string(k.r)); ok && k.name == "rune" {
+		if i, ok := menuKey(k, &d.sel, len(d.prompt.Choices)); ok {
+			d.pick(d.prompt.Choices[i])
+		} else if c, ok := findChoice(d.prompt.Choices, k.text); ok && k.name == "rune" {
 			d.pick(c)
 		}
+	}
+}
+
+// finished reports whether the dialog has its answer.
+func (d *approvalDialog) finished() bool {
+	select {
+	case <-d.done:
+		return true
+	default:
+		return false
 	}
 }
 
@@ -122,37 +117,28 @@ func menuKey(k key, sel *int, n int) (int, bool) {
 		*sel = (*sel + 1) % n
 	case k.name == "enter":
 		return *sel, true
-	case k.name == "rune" && k.r >= '1' && int(k.r-'0') <= n:
-		return int(k.r - '1'), true
+	case k.name == "rune" && len(k.text) == 1 && k.text[0] >= '1' && int(k.text[0]-'0') <= n:
+		return int(k.text[0] - '1'), true
 	}
 	return 0, false
 }
 
-// pick takes a choice, moving on to its follow-up question if it has one.
+// pick takes a choice; one with a follow-up question keeps the dialog open.
 func (d *approvalDialog) pick(c Choice) {
-	d.answer.Choice = c.ID
-	targets := d.prompt.SaveTargets
-	switch {
-	case c.ID == ChoiceDenyGuidance:
-		d.stage = stageGuidance
-	case c.ID != ChoiceAllowAlways && c.ID != ChoiceDenyAlways || len(targets) == 0:
-		d.finish()
-	case len(targets) == 1:
+	d.answer.Choice, d.sel = c.ID, 0
+	always := c.ID == ChoiceAllowAlways || c.ID == ChoiceDenyAlways
+	switch targets := d.prompt.SaveTargets; {
+	case c.ID == ChoiceDenyGuidance || always && len(targets) > 1:
+		return
+	case always && len(targets) == 1:
 		d.answer.SaveTo = targets[0].Target
-		d.finish()
-	default:
-		d.stage, d.sel = stageSave, 0
 	}
-}
-
-// finish hands the answer to the waiting question.
-func (d *approvalDialog) finish() {
-	d.answered = true
-	d.done <- d.answer
+	close(d.done)
 }
 
 // describe says in a few words what was answered.
-func (d *approvalDialog) describe(a Answer) string {
+func (d *approvalDialog) describe() string {
+	a := d.answer
 	text := string(a.Choice)
 	if i := slices.IndexFunc(d.prompt.Choices, func(c Choice) bool { return c.ID == a.Choice }); i >= 0 {
 		text = d.prompt.Choices[i].Label
@@ -169,34 +155,27 @@ func (d *approvalDialog) describe(a Answer) string {
 // lines draws the dialog, and where the cursor goes (row < 0: hidden).
 func (d *approvalDialog) lines(width int) (lines []string, row, col int) {
 	tr := d.tr
-	entry := func(i int, text string) string {
-		line := truncateWidth(fmt.Sprintf("  %d. %s", i+1, text), width)
-		if i == d.sel {
-			return tr.style(ansiReverse, ">"+line[1:])
-		}
-		return line
-	}
-	switch d.stage {
-	case stageGuidance:
+	switch d.answer.Choice {
+	case ChoiceDenyGuidance:
 		in, r, c := inputLines(&d.guidance, width, "> ")
 		return append([]string{tr.style(ansiBold, "Tell the model what to do instead (Enter sends, Esc goes back):")}, in...), r + 1, c
-	case stageSave:
-		lines = append(lines, tr.style(ansiBold, "Save the rule where? (Esc goes back)"))
-		for i, o := range d.prompt.SaveTargets {
-			lines = append(lines, entry(i, saveOptionText(o)))
+	case "":
+		labelWidth := 0
+		for _, c := range d.prompt.Choices {
+			labelWidth = max(labelWidth, len(c.Label)+4)
 		}
-		return lines, -1, 0
+		for i, c := range d.prompt.Choices {
+			lines = append(lines, tr.menuEntry(fmt.Sprintf("%d. %-*s  %s", i+1, labelWidth, c.Label+" ("+c.Key+")", c.Meaning), i == d.sel, width))
+		}
+		help := "↑↓ Enter, a number or a letter picks · Esc rejects"
+		if d.prompt.Diff != "" {
+			help += " · d shows the whole diff"
+		}
+		return append(lines, tr.style(ansiDim, truncateWidth(help, width))), -1, 0
 	}
-	labelWidth := 0
-	for _, c := range d.prompt.Choices {
-		labelWidth = max(labelWidth, len(c.Label)+4)
+	lines = append(lines, tr.style(ansiBold, "Save the rule where? (Esc goes back)"))
+	for i, o := range d.prompt.SaveTargets {
+		lines = append(lines, tr.menuEntry(fmt.Sprintf("%d. %s", i+1, saveOptionText(o)), i == d.sel, width))
 	}
-	for i, c := range d.prompt.Choices {
-		lines = append(lines, entry(i, fmt.Sprintf("%-*s  %s", labelWidth, c.Label+" ("+c.Key+")", c.Meaning)))
-	}
-	help := "↑↓ Enter, a number or a letter picks · Esc rejects"
-	if d.prompt.Diff != "" {
-		help += " · d shows the whole diff"
-	}
-	return append(lines, tr.style(ansiDim, truncateWidth(help, width))), -1, 0
+	return lines, -1, 0
 }

@@ -30,7 +30,7 @@ func fillTranscript(u *tui, n int) {
 // written to the terminal, after a 10,000-entry transcript.
 func BenchmarkKeystroke(b *testing.B) {
 	u := plainTUI(b, io.Discard)
-	u.tr.color, u.tr.md.color = true, true
+	u.tr.color = true
 	fillTranscript(u, 10_000)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -38,7 +38,7 @@ func BenchmarkKeystroke(b *testing.B) {
 		if len(u.editor.buf) > 60 {
 			u.editor.reset()
 		}
-		k, _ := decodeKey([]byte("x"), true)
+		k, _ := decodeKey([]byte("x"))
 		u.handleKey(k)
 		u.draw()
 		u.mu.Unlock()
@@ -51,7 +51,7 @@ func BenchmarkStream1MB(b *testing.B) {
 	line := "Some **streamed** text with `code` in it, and more words to fill a line.\n"
 	text := strings.Repeat(line, 1<<20/len(line))
 	u := plainTUI(b, io.Discard)
-	u.tr.color, u.tr.md.color = true, true
+	u.tr.color = true
 	b.SetBytes(int64(len(text)))
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {

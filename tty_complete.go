@@ -22,8 +22,7 @@ type completion struct{ value, note string }
 type completionMenu struct {
 	items  []completion
 	sel    int
-	start  int // rune index in the input where the word begins
-	word   string
+	word   string // the word being completed, which ends at the cursor
 	hidden bool
 	before string // the text before the cursor when the menu was built
 }
@@ -36,8 +35,7 @@ func (m *completionMenu) update(e *lineEditor, app *App) {
 	}
 	m.before, m.hidden, m.sel = before, false, 0
 	start := strings.LastIndexAny(before, " \n") + 1
-	m.word, m.start = before[start:], utf8.RuneCountInString(before[:start])
-	m.items = completionsFor(before[:start], m.word, app)
+	m.word, m.items = before[start:], completionsFor(before[:start], before[start:], app)
 }
 
 // completionsFor lists the completions of word, given the text before it.
@@ -132,8 +130,7 @@ func (m *completionMenu) apply(e *lineEditor, value string, finished bool) {
 	if finished && !strings.HasSuffix(value, "/") {
 		value += " "
 	}
-	e.cursor = m.start + utf8.RuneCountInString(m.word)
-	e.remove(m.start, e.cursor, false)
+	e.remove(e.cursor-utf8.RuneCountInString(m.word), e.cursor, false)
 	e.insert(value)
 }
 
@@ -149,22 +146,15 @@ func commonPrefix(items []completion) string {
 }
 
 // lines draws up to six entries of the menu around the chosen one.
-func (m *completionMenu) lines(width int, color bool) []string {
+func (m *completionMenu) lines(width int, tr *transcript) []string {
 	if !m.visible() {
 		return nil
 	}
 	const shown = 6
 	first := min(max(0, m.sel-shown/2), max(0, len(m.items)-shown))
 	var out []string
-	for i := first; i < len(m.items) && i < first+shown; i++ {
-		line := truncateWidth(fmt.Sprintf("  %-16s %s", m.items[i].value, m.items[i].note), width)
-		switch {
-		case i == m.sel && color:
-			line = ansiReverse + line + ansiReset
-		case i == m.sel:
-			line = ">" + line[1:]
-		}
-		out = append(out, line)
+	for i, it := range m.items[first:min(first+shown, len(m.items))] {
+		out = append(out, tr.menuEntry(fmt.Sprintf("%-16s %s", it.value, it.note), first+i == m.sel, width))
 	}
 	if len(m.items) > shown {
 		out = append(out, fmt.Sprintf("  (%d of %d; Tab completes)", m.sel+1, len(m.items)))
@@ -184,10 +174,9 @@ func attachMentions(input, workspace string, tr *transcript) string {
 	var b strings.Builder
 	b.WriteString(input)
 	for _, m := range mentionPattern.FindAllStringSubmatch(input, -1) {
-		name := m[1]
-		abs := name
-		if !filepath.IsAbs(abs) {
-			abs = filepath.Join(workspace, abs)
+		name, abs := m[1], filepath.Join(workspace, m[1])
+		if filepath.IsAbs(name) {
+			abs = name
 		}
 		info, err := os.Stat(abs)
 		if err != nil || !info.Mode().IsRegular() {

@@ -42,7 +42,7 @@ func TestCompletionMenu(t *testing.T) {
 				u.handleKey(k)
 			}
 			var menu []string
-			for _, l := range u.menu.lines(80, false) {
+			for _, l := range u.menu.lines(80, &u.tr) {
 				menu = append(menu, l[:2]+strings.Fields(l[2:])[0])
 			}
 			gotMenu := strings.Join(menu, "|")

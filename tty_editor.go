@@ -2,7 +2,6 @@ package main
 
 import (
 	"slices"
-	"strings"
 	"unicode"
 )
 
@@ -55,9 +54,7 @@ func (e *lineEditor) remove(from, to int, kill bool) {
 // be sent (after a trailing backslash, Enter starts a new line instead).
 func (e *lineEditor) handle(k key) (submit bool) {
 	switch k.name {
-	case "rune":
-		e.insert(string(k.r))
-	case "paste":
+	case "rune", "paste":
 		e.insert(k.text)
 	case "enter":
 		if e.cursor == len(e.buf) && e.cursor > 0 && e.buf[e.cursor-1] == '\\' {
@@ -164,8 +161,6 @@ func (e *lineEditor) recall(up bool) {
 
 // remember adds a sent input to the editor's history.
 func (e *lineEditor) remember(input string) {
-	if n := len(e.history); strings.TrimSpace(input) != "" && (n == 0 || e.history[n-1] != input) {
-		e.history = append(e.history, input)
-	}
+	e.history = slices.Compact(append(e.history, input))
 	e.histPos = len(e.history)
 }

@@ -19,7 +19,7 @@ func typeKeys(script string) []key {
 			}
 		}
 		r := []rune(script)[0]
-		keys = append(keys, key{name: "rune", r: r})
+		keys = append(keys, key{name: "rune", text: string(r)})
 		script = script[len(string(r)):]
 	}
 	return keys
@@ -132,14 +132,14 @@ func TestDecodeKey(t *testing.T) {
 		var got []string
 		buf := []byte(tt.in)
 		for len(buf) > 0 {
-			k, n := decodeKey(buf, true)
+			k, n := decodeKey(buf)
 			if n == 0 {
 				t.Fatalf("%q: stuck at %q", tt.in, buf)
 			}
 			buf = buf[n:]
 			switch k.name {
 			case "rune":
-				got = append(got, "rune:"+string(k.r))
+				got = append(got, "rune:"+k.text)
 			case "paste":
 				got = append(got, "paste:"+k.text)
 			default:
@@ -154,7 +154,7 @@ func TestDecodeKey(t *testing.T) {
 
 func TestDecodeKeyWaitsForTheRestOfASequence(t *testing.T) {
 	for _, partial := range []string{"\x1b[", "\x1b[20", "\x1b[200~half a paste", "\xe6\x97"} {
-		if _, n := decodeKey([]byte(partial), true); n != 0 {
+		if _, n := decodeKey([]byte(partial)); n != 0 {
 			t.Errorf("%q: decoded %d bytes, want to wait for more", partial, n)
 		}
 	}

@@ -3,18 +3,16 @@ package main
 import (
 	"bytes"
 	"cmp"
+	"fmt"
+	"os"
 	"strings"
+	"time"
 	"unicode/utf8"
 )
 
-// key is one keypress or pasted block decoded from the terminal's input:
-// name is "rune" for a typed character (in r), "paste" for a bracketed
-// paste (in text), otherwise a name such as "enter", "left" or "ctrl-a".
-type key struct {
-	name string
-	r    rune
-	text string
-}
+// key is one keypress or pasted block from the terminal: "rune" (a typed
+// character) or "paste" with its text, else a name such as "enter" or "ctrl-a".
+type key struct{ name, text string }
 
 // The markers a terminal puts around pasted text in bracketed paste mode.
 const (
@@ -39,22 +37,33 @@ var keyNames = map[string]string{
 	"\x1bb": "alt-b", "\x1bf": "alt-f",
 }
 
-// decodeKey reads the first key of buf and returns it with the number of
-// bytes it used, or n = 0 when buf holds only the start of a sequence. A
-// lone ESC is the Esc key when final is set (nothing more arrived with it).
-func decodeKey(buf []byte, final bool) (k key, n int) {
-	if bytes.HasPrefix(buf, []byte(pasteStart)) {
+// decodeKey returns the first key of buf and the bytes it used, or n = 0
+// when buf holds only the start of a sequence; ESC alone is the Esc key.
+func decodeKey(buf []byte) (k key, n int) {
+	s := string(buf[:min(len(buf), 32)])
+	switch {
+	case strings.HasPrefix(s, pasteStart):
 		end := bytes.Index(buf, []byte(pasteEnd))
 		if end < 0 {
 			return key{}, 0
 		}
 		text := strings.ReplaceAll(string(buf[len(pasteStart):end]), "\r\n", "\n")
-		return key{name: "paste", text: strings.ReplaceAll(text, "\r", "\n")}, end + len(pasteEnd)
-	}
-	s := string(buf[:min(len(buf), 32)])
-	switch {
+		return key{"paste", strings.ReplaceAll(text, "\r", "\n")}, end + len(pasteEnd)
+	case s == "\x1b":
+		return key{name: "esc"}, 1
+	case strings.HasPrefix(pasteStart, s):
+		return key{}, 0
+	case s[0] == 0x1b && (s[1] == '[' || s[1] == 'O'): // CSI and SS3: parameters, then a final byte
+		if i := strings.IndexFunc(s[2:], isFinalByte); i >= 0 {
+			return key{name: cmp.Or(keyNames[s[:i+3]], "ignored")}, i + 3
+		} else if len(s) == 32 {
+			return key{name: "ignored"}, len(s)
+		}
+		return key{}, 0
+	case s[0] == 0x1b && keyNames[s[:2]] != "":
+		return key{name: keyNames[s[:2]]}, 2
 	case s[0] == 0x1b:
-		return decodeEscape(s, final)
+		return key{name: "esc"}, 1
 	case keyNames[s[:1]] != "":
 		return key{name: keyNames[s[:1]]}, 1
 	case s[0] < 0x20:
@@ -62,30 +71,124 @@ func decodeKey(buf []byte, final bool) (k key, n int) {
 	case !utf8.FullRuneInString(s):
 		return key{}, 0
 	}
-	r, size := utf8.DecodeRuneInString(s)
-	return key{name: "rune", r: r}, size
-}
-
-// decodeEscape decodes a sequence starting with ESC.
-func decodeEscape(s string, final bool) (key, int) {
-	switch {
-	case len(s) == 1 && final:
-		return key{name: "esc"}, 1
-	case len(s) == 1 || strings.HasPrefix(pasteStart, s):
-		return key{}, 0
-	case s[1] == '[' || s[1] == 'O': // CSI and SS3: parameters, then a final byte
-		if i := strings.IndexFunc(s[2:], isFinalByte); i >= 0 {
-			return key{name: cmp.Or(keyNames[s[:i+3]], "ignored")}, i + 3
-		}
-		if final && len(s) >= 32 {
-			return key{name: "ignored"}, len(s)
-		}
-		return key{}, 0
-	case keyNames[s[:2]] != "":
-		return key{name: keyNames[s[:2]]}, 2
-	}
-	return key{name: "esc"}, 1
+	_, size := utf8.DecodeRuneInString(s)
+	return key{"rune", s[:size]}, size
 }
 
 // isFinalByte reports whether r ends a CSI escape sequence.
 func isFinalByte(r rune) bool { return r >= 0x40 && r <= 0x7e }
+
+// readKeys reads the terminal's input, applies each key and redraws after
+// every read, until the input closes and the session ends.
+func (u *tui) readKeys(in *os.File) {
+	defer u.restoreOnPanic()
+	var buf []byte
+	chunk := make([]byte, 4096)
+	for {
+		n, err := in.Read(chunk)
+		if err != nil {
+			u.exit()
+			return
+		}
+		buf = append(buf, chunk[:n]...)
+		u.mu.Lock()
+		for len(buf) > 0 {
+			k, used := decodeKey(buf)
+			if used == 0 {
+				break
+			}
+			buf = buf[used:]
+			u.handleKey(k)
+		}
+		u.draw()
+		u.mu.Unlock()
+	}
+}
+
+// handleKey applies one key: to the approval dialog when one is open,
+// else to the input box, its menu, or the running turn.
+func (u *tui) handleKey(k key) {
+	if k.name != "ctrl-c" {
+		u.hint = ""
+	}
+	switch {
+	case k.name == "ctrl-c":
+		u.interrupt()
+	case u.dialog != nil:
+		u.dialog.handle(k)
+	case k.name == "esc" && u.cancel != nil:
+		u.cancel()
+	case k.name == "esc":
+		u.menu.hidden = true
+	case k.name == "ctrl-d" && len(u.editor.buf) == 0 && u.cancel == nil:
+		u.exit()
+	case k.name == "ctrl-d":
+		u.editor.handle(key{name: "delete"})
+	case k.name == "ctrl-o":
+		u.expandLatest()
+	case u.menu.handle(k, &u.editor):
+	case u.editor.handle(k):
+		u.submit()
+	}
+	if k.name != "esc" {
+		u.menu.update(&u.editor, u.app)
+	}
+}
+
+// interrupt is Ctrl-C: it cancels what runs, or clears the input, or,
+// pressed twice at an empty prompt, ends the session.
+func (u *tui) interrupt() {
+	now := time.Now()
+	switch {
+	case u.cancel != nil:
+		u.cancel()
+	case len(u.editor.buf) > 0:
+		u.editor.reset()
+	case now.Sub(u.armedAt) < exitArmTimeout:
+		u.exit()
+	default:
+		u.armedAt, u.hint = now, exitHint
+	}
+}
+
+// submit sends the input: as the answer to a question that waits for one,
+// else as a task, at once when idle or after the running turn.
+func (u *tui) submit() {
+	text := strings.TrimSpace(u.editor.text())
+	switch {
+	case u.answers != nil:
+		u.echo(text)
+		u.answers <- text
+		u.answers, u.hint = nil, ""
+		u.editor.reset()
+		return
+	case text == "":
+		return
+	}
+	u.editor.remember(text)
+	if err := u.hist.Add(text); err != nil {
+		u.tr.println(u.tr.style(ansiYellow, "! "+err.Error()))
+	}
+	select {
+	case u.inputs <- text:
+		u.queued = append(u.queued, text)
+		u.editor.reset()
+	default:
+		u.hint = "Too many inputs are waiting; this one was kept in the input box."
+	}
+}
+
+// expandLatest prints the newest folded entry (a tool's result or the
+// model's thinking) in full, up to its last 400 lines.
+func (u *tui) expandLatest() {
+	if u.tr.latest == "" {
+		return
+	}
+	lines := strings.Split(strings.TrimRight(u.tr.latest, "\n"), "\n")
+	if n := len(lines) - 400; n > 0 {
+		lines = append(lines[n:], fmt.Sprintf("(%d earlier lines not shown)", n))
+	}
+	for _, l := range lines {
+		u.tr.println(u.tr.style(ansiDim, "  │ ") + visibleControls(l))
+	}
+}

@@ -2,7 +2,11 @@ package main
 
 import (
 	"fmt"
+	"sort"
 	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
 )
 
 // More ANSI escapes the terminal UI uses.
@@ -11,7 +15,6 @@ const (
 	ansiReverse = "\x1b[7m"
 	hideCursor  = "\x1b[?25l"
 	showCursor  = "\x1b[?25h"
-	clearBelow  = "\x1b[J"
 )
 
 // frame is one drawing of the live region: its lines, each at most the
@@ -22,8 +25,8 @@ type frame struct {
 }
 
 // liveScreen draws frames of the live region at the bottom of the terminal,
-// after printing finished text above it into the scrollback, so a redraw
-// costs the size of the region, not of the conversation.
+// below the finished text it prints into the scrollback, so a redraw costs
+// the size of the region, not of the conversation.
 type liveScreen struct {
 	cursorRow int   // the row of the region the terminal's cursor is on
 	widths    []int // display widths of the lines last drawn
@@ -37,26 +40,23 @@ func (s *liveScreen) render(text string, f frame, width int) []byte {
 	if s.cursorRow > 0 {
 		fmt.Fprintf(&b, "\x1b[%dA", s.cursorRow)
 	}
-	b.WriteString("\r" + clearBelow)
-	b.WriteString(strings.ReplaceAll(text, "\n", "\r\n"))
-	b.WriteString(strings.Join(f.lines, "\r\n"))
+	b.WriteString("\r\x1b[J" + strings.ReplaceAll(text, "\n", "\r\n") + strings.Join(f.lines, "\r\n"))
 	s.widths = s.widths[:0]
 	for _, line := range f.lines {
 		s.widths = append(s.widths, displayWidth(line))
 	}
-	if f.row < 0 {
-		s.cursorRow = len(f.lines) - 1
-		return []byte(b.String())
+	s.cursorRow = len(f.lines) - 1
+	if f.row >= 0 {
+		if up := s.cursorRow - f.row; up > 0 {
+			fmt.Fprintf(&b, "\x1b[%dA", up)
+		}
+		b.WriteString("\r")
+		if f.col > 0 {
+			fmt.Fprintf(&b, "\x1b[%dC", f.col)
+		}
+		b.WriteString(showCursor)
+		s.cursorRow = f.row
 	}
-	if up := len(f.lines) - 1 - f.row; up > 0 {
-		fmt.Fprintf(&b, "\x1b[%dA", up)
-	}
-	b.WriteString("\r")
-	if f.col > 0 {
-		fmt.Fprintf(&b, "\x1b[%dC", f.col)
-	}
-	b.WriteString(showCursor)
-	s.cursorRow = f.row
 	return []byte(b.String())
 }
 
@@ -64,10 +64,19 @@ func (s *liveScreen) render(text string, f frame, width int) []byte {
 // changed, as the terminal may have re-wrapped the lines last drawn.
 func (s *liveScreen) resized(width int) {
 	rows := 0
-	for i := 0; i < s.cursorRow && i < len(s.widths); i++ {
-		rows += max(1, (s.widths[i]+width-1)/width)
+	for _, w := range s.widths[:min(s.cursorRow, len(s.widths))] {
+		rows += max(1, (w+width-1)/width)
 	}
 	s.cursorRow = rows
+}
+
+// menuEntry draws an entry of a menu, the chosen one marked and reversed.
+func (t *transcript) menuEntry(text string, chosen bool, width int) string {
+	line := truncateWidth("  "+text, width)
+	if chosen {
+		return t.style(ansiReverse, ">"+line[1:])
+	}
+	return line
 }
 
 // fitFrame keeps a frame within height rows, dropping lines from its top
@@ -82,26 +91,191 @@ func fitFrame(f frame, height int) frame {
 	return f
 }
 
-// inputLines lays out the input box: a prompt marker, the text wrapped to
+// frame lays out the live region: what is still arriving, the running
+// tools, the status line, and the dialog or the input box with its menu.
+func (u *tui) frame(now time.Time) frame {
+	w, tr := max(u.width-1, 10), &u.tr
+	var lines []string
+	if p := stripTags(tr.partial, true); p != "" {
+		rows := wrapWidth(visibleControls(p), w)
+		lines = rows[max(0, len(rows)-3):]
+	}
+	if thought := strings.TrimRight(tr.thinking.String(), "\n "); thought != "" {
+		thought = thought[strings.LastIndexByte(thought, '\n')+1:]
+		lines = append(lines, tr.style(ansiDim, truncateWidth("∴ thinking… "+visibleControls(thought), w)))
+	}
+	spin := spinnerFrames[int(now.Sub(u.activityAt)/spinnerTick)%len(spinnerFrames)]
+	for _, r := range tr.running {
+		lines = append(lines, truncateWidth(fmt.Sprintf("%s %s %s %s%s", tr.style(ansiYellow, spin), tr.style(ansiBold, r.name),
+			visibleControls(r.arg), tr.style(ansiDim, formatDuration(now.Sub(r.start))), r.calls()), w))
+	}
+	for _, q := range u.queued {
+		lines = append(lines, tr.style(ansiDim, truncateWidth("queued: "+visibleControls(strings.ReplaceAll(q, "\n", "↵")), w)))
+	}
+	lines = append(lines, u.statusLine(now, spin, w))
+	var below []string
+	row, col := -1, 0
+	if u.dialog != nil {
+		below, row, col = u.dialog.lines(w)
+	} else {
+		below, row, col = inputLines(&u.editor, w, tr.style(ansiBold+ansiCyan, "›")+" ")
+		below = append(below, u.menu.lines(w, tr)...)
+		if u.hint != "" {
+			below = append(below, tr.style(ansiDim, truncateWidth(u.hint, w)))
+		}
+	}
+	if row >= 0 {
+		row += len(lines)
+	}
+	return frame{append(lines, below...), row, col}
+}
+
+// statusLine is one line: what is happening now, then the model, context
+// use, tokens and cost, session, MCP servers, permission mode and sandbox.
+func (u *tui) statusLine(now time.Time, spin string, width int) string {
+	app := u.app
+	var parts []string
+	if u.activity != "" {
+		parts = append(parts, fmt.Sprintf("%s %s %s", spin, u.activity, formatDuration(now.Sub(u.activityAt))))
+	}
+	tokens := formatTokens(u.usage.InputTokens+u.usage.OutputTokens) + " tokens"
+	if u.cost > 0 {
+		tokens += fmt.Sprintf(" $%.2f", u.cost)
+	}
+	parts = append(parts, fmt.Sprintf("%s (%s)", app.Model, app.Provider.Name()), fmt.Sprintf("ctx %.0f%%", app.Agent.ContextUsage().Percent),
+		tokens, "session "+app.SessionID[:min(8, len(app.SessionID))])
+	if mcp := app.MCP.StatusLine(); mcp != "" {
+		parts = append(parts, mcp)
+	}
+	sandbox := map[bool]string{true: "sandboxed", false: "no sandbox"}[app.Sandbox.Sandboxed()]
+	parts = append(parts, string(app.Perms.Mode()), sandbox)
+	return u.tr.style(ansiDim, truncateWidth(strings.Join(parts, " · "), width))
+}
+
+// formatTokens shows a token count briefly: 950, 12.3k, 1.2M.
+func formatTokens(n int) string {
+	switch {
+	case n < 1000:
+		return fmt.Sprint(n)
+	case n < 1_000_000:
+		return fmt.Sprintf("%.1fk", float64(n)/1000)
+	}
+	return fmt.Sprintf("%.1fM", float64(n)/1_000_000)
+}
+
+// inputLines lays out an input box: a prompt marker, the text wrapped to
 // width (continuation lines indented), and the cursor's row and column.
 func inputLines(e *lineEditor, width int, marker string) (lines []string, row, col int) {
-	const indent = 2
-	avail := max(width-indent-1, 8)
-	lineStart, curRow, curCol := 0, 0, 0
+	avail := max(width-3, 8)
+	start := 0
 	for _, logical := range strings.Split(e.text(), "\n") {
 		runes := []rune(logical)
-		if cursorIn := e.cursor - lineStart; cursorIn >= 0 && cursorIn <= len(runes) {
-			w := displayWidth(visibleControls(string(runes[:cursorIn])))
-			curRow, curCol = len(lines)+w/avail, indent+w%avail
+		if in := e.cursor - start; in >= 0 && in <= len(runes) {
+			w := displayWidth(visibleControls(string(runes[:in])))
+			row, col = len(lines)+w/avail, 2+w%avail
 		}
 		for _, p := range wrapWidth(visibleControls(logical), avail) {
 			lines = append(lines, "  "+p)
 		}
-		lineStart += len(runes) + 1
+		start += len(runes) + 1
 	}
-	if curRow >= len(lines) {
+	if row >= len(lines) {
 		lines = append(lines, "  ")
 	}
-	lines[0] = marker + lines[0][indent:]
-	return lines, curRow, curCol
+	lines[0] = marker + lines[0][2:]
+	return lines, row, col
+}
+
+// wideRanges are the code points a terminal draws two columns wide: East
+// Asian wide and fullwidth characters and emoji.
+var wideRanges = [][2]rune{
+	{0x1100, 0x115F}, {0x231A, 0x231B}, {0x2329, 0x232A}, {0x23E9, 0x23EC}, {0x23F0, 0x23F0},
+	{0x23F3, 0x23F3}, {0x25FD, 0x25FE}, {0x2614, 0x2615}, {0x2648, 0x2653}, {0x267F, 0x267F},
+	{0x2693, 0x2693}, {0x26A1, 0x26A1}, {0x26AA, 0x26AB}, {0x26BD, 0x26BE}, {0x26C4, 0x26C5},
+	{0x26CE, 0x26CE}, {0x26D4, 0x26D4}, {0x26EA, 0x26EA}, {0x26F2, 0x26F5}, {0x26FA, 0x26FD},
+	{0x2705, 0x2705}, {0x270A, 0x270B}, {0x2728, 0x2728}, {0x274C, 0x274C}, {0x274E, 0x274E},
+	{0x2753, 0x2755}, {0x2757, 0x2757}, {0x2795, 0x2797}, {0x27B0, 0x27B0}, {0x27BF, 0x27BF},
+	{0x2B1B, 0x2B1C}, {0x2B50, 0x2B50}, {0x2B55, 0x2B55}, {0x2E80, 0x303E}, {0x3041, 0x33FF},
+	{0x3400, 0x4DBF}, {0x4E00, 0x9FFF}, {0xA000, 0xA4CF}, {0xA960, 0xA97F}, {0xAC00, 0xD7A3},
+	{0xF900, 0xFAFF}, {0xFE10, 0xFE19}, {0xFE30, 0xFE6F}, {0xFF00, 0xFF60}, {0xFFE0, 0xFFE6},
+	{0x16FE0, 0x16FE4}, {0x17000, 0x18CFF}, {0x1B000, 0x1B2FF}, {0x1F004, 0x1F004}, {0x1F0CF, 0x1F0CF},
+	{0x1F18E, 0x1F18E}, {0x1F191, 0x1F19A}, {0x1F200, 0x1F202}, {0x1F210, 0x1F23B}, {0x1F240, 0x1F248},
+	{0x1F250, 0x1F251}, {0x1F260, 0x1F265}, {0x1F300, 0x1F64F}, {0x1F680, 0x1F6FF}, {0x1F7E0, 0x1F7EB},
+	{0x1F90C, 0x1F9FF}, {0x1FA70, 0x1FAFF}, {0x20000, 0x2FFFD}, {0x30000, 0x3FFFD},
+}
+
+// runeWidth is the number of columns a terminal gives r: 0 for combining
+// marks and invisible format characters, 2 for wide characters, else 1.
+func runeWidth(r rune) int {
+	switch {
+	case r < 0x300:
+		return 1
+	case unicode.In(r, unicode.Mn, unicode.Me, unicode.Cf) || r == 0xFE0F:
+		return 0
+	}
+	i := sort.Search(len(wideRanges), func(i int) bool { return wideRanges[i][1] >= r })
+	if i < len(wideRanges) && r >= wideRanges[i][0] {
+		return 2
+	}
+	return 1
+}
+
+// cell returns the size in bytes of the character or ANSI escape sequence
+// at the start of s and the columns it takes (0 for an escape).
+func cell(s string) (size, width int) {
+	switch {
+	case s[0] != 0x1b:
+		r, size := utf8.DecodeRuneInString(s)
+		return size, runeWidth(r)
+	case len(s) < 2 || s[1] != '[':
+		return 1, 0
+	}
+	if i := strings.IndexFunc(s[2:], isFinalByte); i >= 0 {
+		return i + 3, 0
+	}
+	return len(s), 0
+}
+
+// displayWidth is the number of columns s takes on a terminal; coloured
+// text measures as its letters.
+func displayWidth(s string) int {
+	w := 0
+	for i := 0; i < len(s); {
+		size, cw := cell(s[i:])
+		i, w = i+size, w+cw
+	}
+	return w
+}
+
+// truncateWidth cuts s to at most max columns, ending with "…" when cut.
+// Escape sequences are kept, so a cut coloured string still resets.
+func truncateWidth(s string, max int) string {
+	if displayWidth(s) <= max {
+		return s
+	}
+	for i, w := 0, 0; ; {
+		size, cw := cell(s[i:])
+		if w+cw > max-1 {
+			if strings.Contains(s, "\x1b") {
+				return s[:i] + "…" + ansiReset
+			}
+			return s[:i] + "…"
+		}
+		i, w = i+size, w+cw
+	}
+}
+
+// wrapWidth splits a line without newlines into pieces of at most width
+// columns, breaking between characters.
+func wrapWidth(line string, width int) []string {
+	var out []string
+	start, w := 0, 0
+	for i, r := range line {
+		if rw := runeWidth(r); w+rw > width && i > start {
+			out, start, w = append(out, line[start:i]), i, rw
+		} else {
+			w += rw
+		}
+	}
+	return append(out, line[start:])
 }

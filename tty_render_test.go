@@ -23,7 +23,7 @@ func plainTUI(t testing.TB, out io.Writer) *tui {
 	app.SessionID = "0123456789abcdef"
 	app.Sandbox = nil // the status line then reads the same on every machine
 	u := newTUI(app, out, 80, 24)
-	u.tr.color, u.tr.md.color = false, false
+	u.tr.color = false
 	return u
 }
 
@@ -116,21 +116,23 @@ func TestInputFrameWrapsAndPlacesTheCursor(t *testing.T) {
 }
 
 func TestMarkdownLines(t *testing.T) {
-	m := markdown{color: true}
+	var out strings.Builder
+	tr := transcript{out: &out, color: true}
 	tests := []struct{ in, want string }{
 		{"## Title", ansiBold + "Title" + ansiReset},
 		{"use **care** and `go vet`", "use " + ansiBold + "care" + ansiReset + " and " + ansiCyan + "go vet" + ansiReset},
 		{"- item", "• item"},
 		{"> quoted", ansiDim + "│ quoted" + ansiReset},
-		{"```go", ""},
+		{"```go", ""}, // a fence line is not shown
 		{"x := **1**", "  " + ansiCyan + "x := **1**" + ansiReset},
 		{"```", ""},
 		{"after", "after"},
 	}
 	for _, tt := range tests {
-		got, _ := m.line(tt.in)
-		if got != tt.want {
-			t.Errorf("line(%q) = %q, want %q", tt.in, got, tt.want)
+		out.Reset()
+		tr.textLine(tt.in)
+		if got := strings.TrimSuffix(out.String(), "\n"); got != tt.want {
+			t.Errorf("textLine(%q) printed %q, want %q", tt.in, got, tt.want)
 		}
 	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -14,7 +15,7 @@ import (
 type transcript struct {
 	out      *strings.Builder
 	color    bool
-	md       markdown
+	inFence  bool   // a fenced code block of the reply is open
 	partial  string // the text line still arriving
 	streamed bool   // the current reply's text arrived as deltas
 	thinking strings.Builder
@@ -52,7 +53,7 @@ func (t *transcript) println(s string) {
 	t.out.WriteByte('\n')
 }
 
-// event records one loop event. A subagent's events only count towards
+// event records one loop event; a subagent's events only count towards
 // its task call's line.
 func (t *transcript) event(e Event, now time.Time) {
 	if e.ParentToolUseID != "" {
@@ -91,24 +92,13 @@ func (t *transcript) event(e Event, now time.Time) {
 	}
 }
 
-// text adds streamed reply text: each completed line is styled and
-// printed; the rest waits in partial.
+// text adds streamed reply text: each completed line is printed, the rest
+// waits in partial.
 func (t *transcript) text(s string) {
 	t.partial += s
-	for {
-		i := strings.IndexByte(t.partial, '\n')
-		if i < 0 {
-			return
-		}
-		t.textLine(t.partial[:i])
-		t.partial = t.partial[i+1:]
-	}
-}
-
-// textLine prints one complete line of reply text.
-func (t *transcript) textLine(s string) {
-	if line, ok := t.md.line(stripTags(s, false)); ok {
-		t.println(line)
+	for line, rest, ok := strings.Cut(t.partial, "\n"); ok; line, rest, ok = strings.Cut(rest, "\n") {
+		t.textLine(line)
+		t.partial = rest
 	}
 }
 
@@ -117,8 +107,55 @@ func (t *transcript) endText() {
 	if strings.TrimSpace(stripTags(t.partial, false)) != "" {
 		t.textLine(t.partial)
 	}
-	t.partial = ""
-	t.md.inFence = false
+	t.partial, t.inFence = "", false
+}
+
+// Inline Markdown the transcript styles: **bold**, `code`, list bullets.
+var (
+	mdBold = regexp.MustCompile(`\*\*([^*]+)\*\*`)
+	mdCode = regexp.MustCompile("`([^`]+)`")
+	mdList = regexp.MustCompile(`^(\s*)[-*+] `)
+)
+
+// textLine prints one complete line of reply text, its Markdown styled
+// when colour is on; fence lines are then not shown.
+func (t *transcript) textLine(s string) {
+	s = stripTags(s, false)
+	fence := strings.HasPrefix(strings.TrimSpace(s), "```")
+	t.inFence = t.inFence != fence
+	heading := strings.TrimLeft(s, "#")
+	switch {
+	case !t.color:
+	case fence:
+		return
+	case t.inFence:
+		s = "  " + ansiCyan + s + ansiReset
+	case len(heading) < len(s) && strings.HasPrefix(heading, " ") && len(s)-len(heading) <= 6:
+		s = ansiBold + strings.TrimSpace(heading) + ansiReset
+	case strings.HasPrefix(s, "> "):
+		s = ansiDim + "│ " + s[2:] + ansiReset
+	default:
+		s = mdList.ReplaceAllString(s, "$1• ")
+		s = mdCode.ReplaceAllString(mdBold.ReplaceAllString(s, ansiBold+"$1"+ansiReset), ansiCyan+"$1"+ansiReset)
+	}
+	t.println(s)
+}
+
+// hiddenTags are the markers the model puts around progress updates and
+// answers; the transcript never shows them.
+var hiddenTags = []string{"<progress>", "</progress>", "<final>", "</final>"}
+
+// stripTags removes the hidden tags from text. When partial is set (the
+// line is still arriving), a trailing start of a tag is held back too.
+func stripTags(s string, partial bool) string {
+	for _, t := range hiddenTags {
+		s = strings.ReplaceAll(s, t, "")
+	}
+	i := strings.LastIndexByte(s, '<')
+	if partial && i >= 0 && slices.ContainsFunc(hiddenTags, func(t string) bool { return strings.HasPrefix(t, s[i:]) }) {
+		return s[:i]
+	}
+	return s
 }
 
 // flushThinking prints finished thinking as one dimmed, folded line.
@@ -158,15 +195,13 @@ func (t *transcript) toolEnd(e Event, now time.Time) {
 // form: the command, the path, the pattern; otherwise compact JSON.
 func keyArgument(raw json.RawMessage) string {
 	var in map[string]any
-	if json.Unmarshal(raw, &in) != nil {
-		return compactJSON(raw, 80)
-	}
+	err := json.Unmarshal(raw, &in)
 	for _, name := range []string{"command", "path", "file_path", "pattern", "url", "query", "question", "id", "name", "description"} {
 		if s, ok := in[name].(string); ok && s != "" {
 			return strings.ReplaceAll(s, "\n", "↵")
 		}
 	}
-	if len(in) == 0 {
+	if err == nil && len(in) == 0 {
 		return ""
 	}
 	return compactJSON(raw, 80)
