@@ -59,6 +59,50 @@ type Delta struct {
 	Text string
 }
 
+// replyBuilder assembles a reply from streamed pieces, showing text and
+// thinking as they come.
+type replyBuilder struct {
+	resp  ModelResponse
+	parts []strings.Builder // per block: its text, thinking or tool input so far
+	emit  func(Delta)
+}
+
+// open starts block b and returns its position.
+func (r *replyBuilder) open(b Block) int {
+	r.resp.Content = append(r.resp.Content, b)
+	r.parts = append(r.parts, strings.Builder{})
+	return len(r.parts) - 1
+}
+
+// add appends a streamed piece to block i if the block is of type kind.
+func (r *replyBuilder) add(i int, kind, piece string) {
+	if piece == "" || r.resp.Content[i].Type != kind {
+		return
+	}
+	r.parts[i].WriteString(piece)
+	switch kind {
+	case BlockText:
+		r.emit(Delta{Kind: DeltaText, Text: piece})
+	case BlockThinking:
+		r.emit(Delta{Kind: DeltaThinking, Text: piece})
+	}
+}
+
+// finish sets every block's text, thinking or tool input from what was streamed.
+func (r *replyBuilder) finish() ModelResponse {
+	for i := range r.resp.Content {
+		switch b := &r.resp.Content[i]; b.Type {
+		case BlockText:
+			b.Text = r.parts[i].String()
+		case BlockThinking:
+			b.Thinking = r.parts[i].String()
+		case BlockToolUse:
+			b.Input = toolInput(r.parts[i].String())
+		}
+	}
+	return r.resp
+}
+
 // Provider is a model behind an API: Stream sends the request, calls
 // onDelta for each piece of text or thinking, and returns the assembled
 // reply; cancelling ctx aborts it.

@@ -291,10 +291,6 @@ type anthropicEvent struct {
 		StopReason  string `json:"stop_reason"`
 	} `json:"delta"`
 	Usage *Usage `json:"usage"`
-	Error *struct {
-		Type    string `json:"type"`
-		Message string `json:"message"`
-	} `json:"error"`
 }
 
 // mergeUsage takes the counts of a message_start or message_delta into
@@ -306,15 +302,13 @@ func mergeUsage(u Usage, usage *Usage) {
 
 // anthropicAssembler builds a reply from stream events.
 type anthropicAssembler struct {
-	resp  ModelResponse
-	at    map[int]int       // stream index → position in resp.Content
-	parts []strings.Builder // per block: its text, thinking or tool input so far
-	emit  func(Delta)
+	replyBuilder
+	at map[int]int // stream index → position in resp.Content
 }
 
 // parseAnthropicStream reads a Messages API stream up to message_stop.
 func parseAnthropicStream(events *SSEReader, emit func(Delta)) (ModelResponse, error) {
-	s := &anthropicAssembler{at: map[int]int{}, emit: emit}
+	s := &anthropicAssembler{replyBuilder{emit: emit}, map[int]int{}}
 	for {
 		ev, err := events.Next()
 		if err != nil {
@@ -330,9 +324,11 @@ func parseAnthropicStream(events *SSEReader, emit func(Delta)) (ModelResponse, e
 		if err := json.Unmarshal([]byte(ev.Data), &data); err != nil {
 			return ModelResponse{}, fmt.Errorf("decoding anthropic %s event: %w", ev.Event, err)
 		}
-		done, err := s.apply(data)
-		if err != nil || done {
-			return s.resp, err
+		if data.Type == "error" {
+			return ModelResponse{}, streamErrorEvent("anthropic", ev.Data)
+		}
+		if s.apply(data) {
+			return s.resp, nil
 		}
 	}
 }
@@ -357,7 +353,7 @@ func plainTextDelta(data string) (index int, text string, ok bool) {
 }
 
 // apply takes one event into the reply. It reports true at message_stop.
-func (s *anthropicAssembler) apply(ev anthropicEvent) (bool, error) {
+func (s *anthropicAssembler) apply(ev anthropicEvent) bool {
 	switch ev.Type {
 	case "message_start":
 		if ev.Message != nil {
@@ -376,11 +372,9 @@ func (s *anthropicAssembler) apply(ev anthropicEvent) (bool, error) {
 		}
 	case "message_stop":
 		s.finish()
-		return true, nil
-	case "error":
-		return false, anthropicStreamError(ev)
+		return true
 	}
-	return false, nil
+	return false
 }
 
 // start opens a content block; unknown types are skipped with their deltas.
@@ -389,10 +383,8 @@ func (s *anthropicAssembler) start(ev anthropicEvent) {
 	if cb == nil || !slices.Contains([]string{BlockText, BlockThinking, BlockRedactedThinking, BlockToolUse}, cb.Type) {
 		return
 	}
-	i := len(s.resp.Content)
+	i := s.open(Block{Type: cb.Type, Signature: cb.Signature, Data: cb.Data, ID: cb.ID, Name: cb.Name})
 	s.at[ev.Index] = i
-	s.resp.Content = append(s.resp.Content, Block{Type: cb.Type, Signature: cb.Signature, Data: cb.Data, ID: cb.ID, Name: cb.Name})
-	s.parts = append(s.parts, strings.Builder{})
 	if in := bytes.TrimSpace(cb.Input); cb.Type == BlockToolUse && len(in) > 0 && !bytes.Equal(in, []byte("{}")) {
 		s.parts[i].Write(in)
 	}
@@ -417,46 +409,4 @@ func (s *anthropicAssembler) delta(ev anthropicEvent) {
 	case "input_json_delta":
 		s.add(i, BlockToolUse, d.PartialJSON)
 	}
-}
-
-// add appends a streamed piece to block i if the block is of type kind,
-// showing text and thinking as they come.
-func (s *anthropicAssembler) add(i int, kind, piece string) {
-	if piece == "" || s.resp.Content[i].Type != kind {
-		return
-	}
-	s.parts[i].WriteString(piece)
-	switch kind {
-	case BlockText:
-		s.emit(Delta{Kind: DeltaText, Text: piece})
-	case BlockThinking:
-		s.emit(Delta{Kind: DeltaThinking, Text: piece})
-	}
-}
-
-// finish sets every block's text and tool input from what was streamed.
-func (s *anthropicAssembler) finish() {
-	for i := range s.resp.Content {
-		switch b := &s.resp.Content[i]; b.Type {
-		case BlockText:
-			b.Text = s.parts[i].String()
-		case BlockThinking:
-			b.Thinking = s.parts[i].String()
-		case BlockToolUse:
-			b.Input = toolInput(s.parts[i].String())
-		}
-	}
-}
-
-// anthropicStreamError is the error of an error event; overload and internal errors are retried.
-func anthropicStreamError(ev anthropicEvent) error {
-	e := &APIError{Provider: "anthropic", Message: "unknown error"}
-	if ev.Error != nil {
-		e.Type, e.Message = ev.Error.Type, ev.Error.Message
-	}
-	switch e.Type {
-	case "overloaded_error", "api_error", "rate_limit_error":
-		e.Retryable = true
-	}
-	return e
 }

@@ -75,13 +75,16 @@ type openAIMessage struct {
 	ToolCallID string           `json:"tool_call_id,omitempty"`
 }
 
-// openAIToolCall is a tool call of an assistant message.
+// openAIToolCall is a tool call of an assistant message, or a fragment of
+// one in a stream; Arguments is a JSON string (in a stream a piece of
+// one), or from some servers a whole object.
 type openAIToolCall struct {
+	Index    *int   `json:"index,omitempty"`
 	ID       string `json:"id"`
 	Type     string `json:"type"`
 	Function struct {
-		Name      string `json:"name"`
-		Arguments string `json:"arguments"`
+		Name      string          `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
 	} `json:"function"`
 }
 
@@ -203,7 +206,8 @@ func openAIAssistant(m Message) (openAIMessage, bool) {
 	}
 	for _, use := range m.ToolUses() {
 		call := openAIToolCall{ID: use.ID, Type: "function"}
-		call.Function.Name, call.Function.Arguments = use.Name, openAIArguments(use.Input)
+		call.Function.Name = use.Name
+		call.Function.Arguments, _ = json.Marshal(openAIArguments(use.Input))
 		msg.ToolCalls = append(msg.ToolCalls, call)
 	}
 	return msg, msg.Content != nil || len(msg.ToolCalls) > 0
@@ -223,14 +227,40 @@ func openAIArguments(input json.RawMessage) string {
 	return string(trimmed)
 }
 
+// openAIPart is one part of a user message's content: text or an image.
+type openAIPart struct {
+	Type     string            `json:"type"` // "text" or "image_url"
+	Text     string            `json:"text,omitempty"`
+	ImageURL map[string]string `json:"image_url,omitempty"`
+}
+
+// openAIParts returns a user message's text and images as content parts,
+// or nil when it has no image (its content is then a plain string).
+func openAIParts(m Message) []openAIPart {
+	if !slices.ContainsFunc(m.Content, func(b Block) bool { return b.Type == BlockImage && b.Source != nil }) {
+		return nil
+	}
+	var parts []openAIPart
+	for _, b := range m.Content {
+		switch {
+		case b.Type == BlockText && b.Text != "":
+			parts = append(parts, openAIPart{Type: "text", Text: b.Text})
+		case b.Type == BlockImage && b.Source != nil:
+			url := cmp.Or(b.Source.URL, "data:"+b.Source.MediaType+";base64,"+b.Source.Data)
+			parts = append(parts, openAIPart{Type: "image_url", ImageURL: map[string]string{"url": url}})
+		}
+	}
+	return parts
+}
+
 // openAIChunk is the data of one stream event.
 type openAIChunk struct {
 	Choices []struct {
 		Delta struct {
-			Content          string                `json:"content"`
-			ReasoningContent json.RawMessage       `json:"reasoning_content"`
-			Reasoning        json.RawMessage       `json:"reasoning"`
-			ToolCalls        []openAIToolCallDelta `json:"tool_calls"`
+			Content          string           `json:"content"`
+			ReasoningContent json.RawMessage  `json:"reasoning_content"`
+			Reasoning        json.RawMessage  `json:"reasoning"`
+			ToolCalls        []openAIToolCall `json:"tool_calls"`
 		} `json:"delta"`
 		FinishReason string `json:"finish_reason"`
 	} `json:"choices"`
@@ -245,41 +275,23 @@ type openAIChunk struct {
 	Error json.RawMessage `json:"error"`
 }
 
-// openAIToolCallDelta is a fragment of a streamed tool call; Arguments is
-// a piece of a JSON string, or from some servers a whole object.
-type openAIToolCallDelta struct {
-	Index    *int   `json:"index"`
-	ID       string `json:"id"`
-	Function struct {
-		Name      string          `json:"name"`
-		Arguments json.RawMessage `json:"arguments"`
-	} `json:"function"`
-}
-
-// openAICall is a tool call being assembled.
-type openAICall struct {
-	id, name string
-	args     strings.Builder
-}
-
-// openAIAssembler builds a reply from stream chunks.
+// openAIAssembler builds a reply from stream chunks: one thinking block,
+// one text block and the tool calls, opened as their first piece comes.
 type openAIAssembler struct {
-	thinking, text strings.Builder
-	calls          []*openAICall
-	byIndex        map[int]*openAICall
-	finish         string
-	usage          Usage
-	emit           func(Delta)
+	replyBuilder
+	thinking, text int         // the positions of those blocks; -1 until opened
+	calls          map[int]int // a tool call's index → its position
+	finishReason   string
 }
 
 // parseOpenAIStream reads a Chat Completions stream up to [DONE], or to
 // its end after a finish_reason.
 func parseOpenAIStream(events *SSEReader, emit func(Delta)) (ModelResponse, error) {
-	s := &openAIAssembler{byIndex: map[int]*openAICall{}, emit: emit}
+	s := &openAIAssembler{replyBuilder: replyBuilder{emit: emit}, thinking: -1, text: -1, calls: map[int]int{}}
 	for {
 		ev, err := events.Next()
 		if err != nil {
-			if err := readError(err); err != errTruncated || s.finish == "" {
+			if err := readError(err); err != errTruncated || s.finishReason == "" {
 				return ModelResponse{}, err
 			}
 			return s.response(), nil
@@ -292,7 +304,7 @@ func parseOpenAIStream(events *SSEReader, emit func(Delta)) (ModelResponse, erro
 			return ModelResponse{}, fmt.Errorf("decoding an openai stream chunk: %w", err)
 		}
 		if len(chunk.Error) > 0 && string(chunk.Error) != "null" {
-			return ModelResponse{}, openAIStreamError([]byte(ev.Data))
+			return ModelResponse{}, streamErrorEvent("openai", ev.Data)
 		}
 		s.apply(chunk)
 	}
@@ -305,26 +317,29 @@ func (s *openAIAssembler) apply(chunk openAIChunk) {
 		if u.PromptTokensDetails != nil && u.PromptTokensDetails.CachedTokens > 0 {
 			cached = u.PromptTokensDetails.CachedTokens
 		}
-		s.usage = Usage{InputTokens: u.PromptTokens - cached, OutputTokens: u.CompletionTokens, CacheReadInputTokens: cached}
+		s.resp.Usage = Usage{InputTokens: u.PromptTokens - cached, OutputTokens: u.CompletionTokens, CacheReadInputTokens: cached}
 	}
 	if len(chunk.Choices) == 0 {
 		return
 	}
 	c := chunk.Choices[0]
-	if piece := reasoningPiece(c.Delta.ReasoningContent, c.Delta.Reasoning); piece != "" {
-		s.thinking.WriteString(piece)
-		s.emit(Delta{Kind: DeltaThinking, Text: piece})
-	}
-	if c.Delta.Content != "" {
-		s.text.WriteString(c.Delta.Content)
-		s.emit(Delta{Kind: DeltaText, Text: c.Delta.Content})
-	}
+	s.addOnce(&s.thinking, BlockThinking, reasoningPiece(c.Delta.ReasoningContent, c.Delta.Reasoning))
+	s.addOnce(&s.text, BlockText, c.Delta.Content)
 	for i, d := range c.Delta.ToolCalls {
 		s.toolCall(i, d)
 	}
-	if c.FinishReason != "" {
-		s.finish = c.FinishReason
+	s.finishReason = cmp.Or(c.FinishReason, s.finishReason)
+}
+
+// addOnce adds a piece to the block of kind at *at, opening it first.
+func (s *openAIAssembler) addOnce(at *int, kind, piece string) {
+	if piece == "" {
+		return
 	}
+	if *at < 0 {
+		*at = s.open(Block{Type: kind})
+	}
+	s.add(*at, kind, piece)
 }
 
 // reasoningPiece is a delta's reasoning_content, or else its reasoning
@@ -341,112 +356,52 @@ func reasoningPiece(reasoningContent, reasoning json.RawMessage) string {
 
 // toolCall adds a fragment to the call at its index (else its position);
 // a new id at a used index starts a new call.
-func (s *openAIAssembler) toolCall(position int, d openAIToolCallDelta) {
+func (s *openAIAssembler) toolCall(position int, d openAIToolCall) {
 	index := position
 	if d.Index != nil {
 		index = *d.Index
 	}
-	call := s.byIndex[index]
-	if call == nil || (d.ID != "" && call.id != "" && d.ID != call.id) {
-		call = &openAICall{}
-		s.byIndex[index] = call
-		s.calls = append(s.calls, call)
+	i, ok := s.calls[index]
+	if !ok || (d.ID != "" && s.resp.Content[i].ID != "" && d.ID != s.resp.Content[i].ID) {
+		i = s.open(Block{Type: BlockToolUse})
+		s.calls[index] = i
 	}
-	if call.id == "" {
-		call.id = d.ID
-	}
-	if name := d.Function.Name; name != "" && name != call.name {
-		call.name += name
+	call := &s.resp.Content[i]
+	call.ID = cmp.Or(call.ID, d.ID)
+	if name := d.Function.Name; name != "" && name != call.Name {
+		call.Name += name
 	}
 	args := bytes.TrimSpace(d.Function.Arguments)
 	var piece string
 	switch {
 	case len(args) == 0 || string(args) == "null":
 	case json.Unmarshal(args, &piece) == nil:
-		call.args.WriteString(piece)
+		s.add(i, BlockToolUse, piece)
 	default: // a whole JSON value replaces whatever came before
-		call.args.Reset()
-		call.args.Write(args)
+		s.parts[i].Reset()
+		s.parts[i].Write(args)
 	}
 }
 
-// response assembles the reply: thinking, then text, then tool calls.
+// response assembles the reply: thinking, then text, then tool calls,
+// each call with an id.
 func (s *openAIAssembler) response() ModelResponse {
-	resp := ModelResponse{StopReason: openAIStopReason(s.finish, len(s.calls) > 0), Usage: s.usage}
-	if s.thinking.Len() > 0 {
-		resp.Content = append(resp.Content, Block{Type: BlockThinking, Thinking: s.thinking.String()})
-	}
-	if s.text.Len() > 0 {
-		resp.Content = append(resp.Content, Block{Type: BlockText, Text: s.text.String()})
-	}
-	for i, call := range s.calls {
-		id := call.id
-		if id == "" {
-			id = fmt.Sprintf("call_%d", i)
+	resp := s.finish()
+	order := map[string]int{BlockThinking: 0, BlockText: 1, BlockToolUse: 2}
+	slices.SortStableFunc(resp.Content, func(a, b Block) int { return order[a.Type] - order[b.Type] })
+	calls := 0
+	for i := range resp.Content {
+		if b := &resp.Content[i]; b.Type == BlockToolUse {
+			b.ID = cmp.Or(b.ID, fmt.Sprintf("call_%d", calls))
+			calls++
 		}
-		resp.Content = append(resp.Content, Block{Type: BlockToolUse, ID: id, Name: call.name, Input: toolInput(call.args.String())})
+	}
+	resp.StopReason = map[string]string{"length": StopMaxTokens, "content_filter": StopRefusal, "tool_calls": StopToolUse, "function_call": StopToolUse}[s.finishReason]
+	if resp.StopReason == "" {
+		resp.StopReason = StopEndTurn
+		if calls > 0 {
+			resp.StopReason = StopToolUse
+		}
 	}
 	return resp
-}
-
-// openAIStopReason maps a finish_reason; a reply with tool calls stops for tool use.
-func openAIStopReason(finish string, hasCalls bool) string {
-	switch finish {
-	case "length":
-		return StopMaxTokens
-	case "content_filter":
-		return StopRefusal
-	case "tool_calls", "function_call":
-		return StopToolUse
-	}
-	if hasCalls {
-		return StopToolUse
-	}
-	return StopEndTurn
-}
-
-// openAIStreamError is the error of an error chunk; server-side failures are retried.
-func openAIStreamError(data []byte) error {
-	e := parseErrorBody(data)
-	e.Provider = "openai"
-	if e.Message == "" {
-		e.Message = "unknown error"
-	}
-	kind := strings.ToLower(e.Type)
-	for _, word := range []string{"server_error", "overloaded", "internal", "500", "502", "503", "504", "529"} {
-		if strings.Contains(kind, word) {
-			e.Retryable = true
-		}
-	}
-	return e
-}
-
-// openAIPart is one part of a user message's content: text or an image.
-type openAIPart struct {
-	Type     string `json:"type"` // "text" or "image_url"
-	Text     string `json:"text,omitempty"`
-	ImageURL *struct {
-		URL string `json:"url"`
-	} `json:"image_url,omitempty"`
-}
-
-// openAIParts returns a user message's text and images as content parts,
-// or nil when it has no image (its content is then a plain string).
-func openAIParts(m Message) []openAIPart {
-	if !slices.ContainsFunc(m.Content, func(b Block) bool { return b.Type == BlockImage && b.Source != nil }) {
-		return nil
-	}
-	var parts []openAIPart
-	for _, b := range m.Content {
-		switch {
-		case b.Type == BlockText && b.Text != "":
-			parts = append(parts, openAIPart{Type: "text", Text: b.Text})
-		case b.Type == BlockImage && b.Source != nil:
-			p := openAIPart{Type: "image_url", ImageURL: &struct {
-				URL string `json:"url"`
-			}{cmp.Or(b.Source.URL, "data:"+b.Source.MediaType+";base64,"+b.Source.Data)}}
-			parts = append(parts, p)
-		}
-	}
-	return parts
 }

@@ -315,6 +315,18 @@ func parseErrorBody(body []byte) *APIError {
 	return e
 }
 
+// streamErrorEvent is the error of an error event in a stream, whose data
+// holds an error object; overload, rate limits and server-side failures are retried.
+func streamErrorEvent(provider, data string) error {
+	e := parseErrorBody([]byte(data))
+	e.Provider, e.Message = provider, cmp.Or(e.Message, "unknown error")
+	kind := strings.ToLower(e.Type)
+	for _, word := range []string{"overloaded", "api_error", "rate_limit_error", "server_error", "internal", "500", "502", "503", "504", "529"} {
+		e.Retryable = e.Retryable || strings.Contains(kind, word)
+	}
+	return e
+}
+
 // isSpendLimit reports whether a 429 is about money (quota, credit, spend
 // limit), which waiting does not fix; only narrow phrases match.
 func isSpendLimit(e *APIError) bool {

@@ -100,12 +100,18 @@ func (s *SSEReader) Next() (SSEEvent, error) {
 			s.started = true
 			line = bytes.TrimPrefix(line, utf8BOM)
 		}
-		ev, ok, err := s.processLine(line)
-		if err != nil {
-			s.err = err
-		} else if ok {
-			return ev, nil
+		if len(line) > 0 {
+			s.err = s.processField(line)
+			continue
 		}
+		// A blank line ends the event; one without data is dropped.
+		if !s.hasData {
+			s.eventType = ""
+			continue
+		}
+		ev := SSEEvent{Event: cmp.Or(s.eventType, "message"), Data: string(s.data[:len(s.data)-1]), ID: s.lastID, Retry: s.retry}
+		s.data, s.hasData, s.eventType = s.data[:0], false, ""
+		return ev, nil
 	}
 	return SSEEvent{}, s.err
 }
@@ -115,14 +121,10 @@ func (s *SSEReader) tooLong() error {
 	return fmt.Errorf("%w (over %d bytes)", errSSETooLong, s.maxLine)
 }
 
-// processLine applies one line to the event being built. It reports the
-// event when the line is the blank line that dispatches it.
-func (s *SSEReader) processLine(line []byte) (SSEEvent, bool, error) {
-	if len(line) == 0 {
-		return s.dispatch()
-	}
+// processField applies one field line (or comment) to the event being built.
+func (s *SSEReader) processField(line []byte) error {
 	if line[0] == ':' {
-		return SSEEvent{}, false, nil // a comment
+		return nil // a comment
 	}
 	field, value, found := bytes.Cut(line, []byte(":"))
 	if found {
@@ -133,7 +135,7 @@ func (s *SSEReader) processLine(line []byte) (SSEEvent, bool, error) {
 		s.eventType = string(value)
 	case "data":
 		if len(s.data)+len(value)+1 > s.maxLine {
-			return SSEEvent{}, false, s.tooLong()
+			return s.tooLong()
 		}
 		s.data = append(append(s.data, value...), '\n')
 		s.hasData = true
@@ -146,16 +148,5 @@ func (s *SSEReader) processLine(line []byte) (SSEEvent, bool, error) {
 			s.retry = time.Duration(ms) * time.Millisecond
 		}
 	}
-	return SSEEvent{}, false, nil
-}
-
-// dispatch ends the event being built, returning it if it has data.
-func (s *SSEReader) dispatch() (SSEEvent, bool, error) {
-	defer func() {
-		s.data, s.hasData, s.eventType = s.data[:0], false, ""
-	}()
-	if !s.hasData {
-		return SSEEvent{}, false, nil
-	}
-	return SSEEvent{Event: cmp.Or(s.eventType, "message"), Data: string(s.data[:len(s.data)-1]), ID: s.lastID, Retry: s.retry}, true, nil
+	return nil
 }
