@@ -13,22 +13,19 @@ import (
 	"time"
 )
 
-// Timing of the terminal UI.
+// Timing and texts of the terminal UI.
 const (
 	frameInterval  = 16 * time.Millisecond  // the shortest time between two redraws while text streams
 	spinnerTick    = 100 * time.Millisecond // how often the activity's clock is redrawn
 	exitArmTimeout = 2 * time.Second        // how long a first Ctrl-C at the prompt waits for the second
+	exitHint       = "Press Ctrl-C again to exit."
 )
-
-// exitHint is shown after a first Ctrl-C at an idle prompt.
-const exitHint = "Press Ctrl-C again to exit."
 
 // spinnerFrames animate the status line while something runs.
 var spinnerFrames = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
 
-// tui is minicode's interactive face on a terminal: the transcript goes
-// once into the normal scrollback and only the live region at the bottom
-// is redrawn. The main loop, the key reader and the ticker share it under mu.
+// tui is minicode's interactive face on a terminal: the transcript goes once
+// into the scrollback and only the live region at the bottom is redrawn.
 type tui struct {
 	app    *App
 	out    io.Writer
@@ -41,6 +38,7 @@ type tui struct {
 	restore func()                     // puts the terminal's modes back; nil in tests
 	history []Message                  // the conversation, owned by the main loop
 	asking  sync.Mutex                 // held while a permission question waits
+	answer  strings.Reader             // what a question's reader has not read yet
 
 	mu            sync.Mutex
 	width, height int
@@ -60,18 +58,7 @@ type tui struct {
 	usage         Usage       // tokens used this session
 	cost          float64     // their price in dollars, where the model's price is known
 	lastDraw      time.Time
-	drawQueued    bool
-}
-
-// terminalPair returns stdin and stdout as files when both are terminals,
-// which is when minicode runs its terminal UI rather than line mode.
-func terminalPair(stdin io.Reader, stdout io.Writer) (in, out *os.File, ok bool) {
-	in, okIn := stdin.(*os.File)
-	out, okOut := stdout.(*os.File)
-	if !okIn || !okOut || !isTerminal(int(in.Fd())) || !isTerminal(int(out.Fd())) {
-		return nil, nil, false
-	}
-	return in, out, true
+	dirty         bool // something changed that the next tick draws
 }
 
 // newTUI builds the UI for app, drawing on out at the given size.
@@ -99,7 +86,7 @@ func (app *App) runTUI(ctx context.Context, in, out *os.File) error {
 	u.restore = restore
 	app.asker = notifyingAsker{u, app.Env.Hooks}
 	app.Agent.Emit = u.event
-	*app.lines = *NewLineReader(&answerSource{u: u})
+	*app.lines = *NewLineReader(u)
 	defer app.writeTo(u)()
 	fmt.Fprint(out, "\x1b[?2004h") // bracketed paste on
 	defer u.close()
@@ -108,9 +95,8 @@ func (app *App) runTUI(ctx context.Context, in, out *os.File) error {
 	if u.history = app.Session.View(); len(u.history) > 0 {
 		u.tr.println(fmt.Sprintf("Resumed session %s (%d messages).", app.SessionID, len(u.history)))
 	}
-	if app.Opts.ResumePick { // --resume without an id offers the session picker
-		u.editor.set("/resume ")
-		u.menu.update(&u.editor, app)
+	if app.Opts.ResumePick { // --resume without an id
+		u.offerSessions()
 	}
 	u.draw()
 	u.mu.Unlock()
@@ -144,7 +130,7 @@ func (u *tui) close() {
 	if hint := u.app.resumeHint(); hint != "" {
 		u.tr.println(hint)
 	}
-	u.out.Write(u.screen.render(u.scroll.String(), frame{row: -1}, u.width))
+	u.out.Write(u.screen.render(u.scroll.String(), frame{row: -1}))
 	fmt.Fprint(u.out, showCursor+"\x1b[?2004l")
 }
 
@@ -177,8 +163,7 @@ func (u *tui) busy(ctx context.Context, activity string, fn func(context.Context
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	u.mu.Lock()
-	u.cancel = cancel
-	u.setActivity(activity)
+	u.cancel, u.activity, u.activityAt = cancel, activity, time.Now()
 	u.draw()
 	u.mu.Unlock()
 	fn(runCtx)
@@ -201,46 +186,48 @@ func (u *tui) turn(ctx context.Context, prompt slashPrompt) {
 	u.draw()
 	u.mu.Unlock()
 	res := u.app.runPrompt(ctx, u.history, prompt)
-	u.history = res.Messages
 	u.mu.Lock()
 	defer u.mu.Unlock()
+	u.history = res.Messages
 	u.usage.Add(res.Usage)
 	u.cost += costUSD(u.app.Model, res.Usage)
 }
 
-// command runs a slash command and prints what it says. A custom command
+// command runs a slash command and prints what it says; a custom command
 // or skill returns the prompt it expands to, for a turn.
 func (u *tui) command(ctx context.Context, input string) (prompt *slashPrompt) {
 	name, args, _ := strings.Cut(strings.TrimPrefix(input, "/"), " ")
 	if name == "resume" && strings.TrimSpace(args) == "" {
 		u.mu.Lock()
 		defer u.mu.Unlock()
-		u.editor.set("/resume ")
-		u.menu.update(&u.editor, u.app)
-		u.tr.println(u.tr.style(ansiDim, "Pick a session with the arrows and Enter, or type its number."))
+		u.offerSessions()
 		u.draw()
 		return nil
 	}
-	var out string
-	var quit bool
-	var err error
 	u.busy(ctx, "running /"+name, func(ctx context.Context) {
-		prompt, out, quit, err = u.app.slashInput(ctx, input, &u.history)
+		p, out, quit, err := u.app.slashInput(ctx, input, &u.history)
 		u.app.Session.Sync(u.history)
+		u.mu.Lock()
+		defer u.mu.Unlock()
+		if err != nil {
+			p, out = nil, u.tr.style(ansiRed, "error: "+err.Error())
+		}
+		if out != "" {
+			u.tr.println(out)
+		}
+		if quit {
+			u.exit()
+		}
+		prompt = p
 	})
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	if err != nil {
-		prompt, out = nil, u.tr.style(ansiRed, "error: "+err.Error())
-	}
-	if out != "" {
-		u.tr.println(out)
-	}
-	if quit {
-		u.exit()
-	}
-	u.draw()
 	return prompt
+}
+
+// offerSessions puts "/resume " in the input box, whose menu lists the saved sessions.
+func (u *tui) offerSessions() {
+	u.editor.set("/resume ")
+	u.menu.update(&u.editor, u.app)
+	u.tr.println(u.tr.style(ansiDim, "Pick a session with the arrows and Enter, or type its number."))
 }
 
 // echo prints what the user sent into the transcript.
@@ -253,12 +240,11 @@ func (u *tui) echo(input string) {
 }
 
 // event receives the loop's events while a turn runs; a new activity,
-// such as a reply's first text, is drawn at once.
+// such as a reply's first text, is drawn at once, the rest at the next tick.
 func (u *tui) event(e Event) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
-	now := time.Now()
-	u.tr.event(e, now)
+	u.tr.event(e, time.Now())
 	activity := u.activity
 	switch {
 	case e.Kind == EventToolStart:
@@ -269,40 +255,15 @@ func (u *tui) event(e Event) {
 	case e.Kind == EventThinkingDelta || e.Kind == EventToolResults:
 		activity = "thinking"
 	}
+	u.dirty = true
 	if activity != u.activity {
-		u.setActivity(activity)
+		u.activity, u.activityAt = activity, time.Now()
 		u.draw()
-		return
-	}
-	u.requestDraw(now)
-}
-
-// setActivity names what is happening now and restarts its clock.
-func (u *tui) setActivity(a string) {
-	u.activity, u.activityAt = a, time.Now()
-}
-
-// requestDraw redraws now, or one frame interval after the last frame,
-// so a fast stream costs a bounded number of frames.
-func (u *tui) requestDraw(now time.Time) {
-	wait := frameInterval - now.Sub(u.lastDraw)
-	if wait <= 0 {
-		u.draw()
-	} else if !u.drawQueued {
-		u.drawQueued = true
-		time.AfterFunc(wait, func() {
-			defer u.restoreOnPanic()
-			u.mu.Lock()
-			defer u.mu.Unlock()
-			u.drawQueued = false
-			u.draw()
-		})
 	}
 }
 
-// draw prints the finished lines and redraws the live region. It reads
-// the terminal's size first, as a frame drawn before SIGWINCH arrives
-// must already know of a resize.
+// draw prints the finished lines and redraws the live region, reading the
+// terminal's size first, as a frame drawn before SIGWINCH must know of a resize.
 func (u *tui) draw() {
 	if u.size != nil {
 		if w, h := u.size(); w != u.width || h != u.height {
@@ -310,10 +271,9 @@ func (u *tui) draw() {
 			u.width, u.height = w, h
 		}
 	}
-	f := fitFrame(u.frame(time.Now()), u.height)
-	u.out.Write(u.screen.render(u.scroll.String(), f, u.width))
+	u.out.Write(u.screen.render(u.scroll.String(), fitFrame(u.frame(time.Now()), u.height)))
 	u.scroll.Reset()
-	u.lastDraw = time.Now()
+	u.lastDraw, u.dirty = time.Now(), false
 }
 
 // restoreOnPanic puts the terminal back before a panic in one of the
@@ -327,14 +287,14 @@ func (u *tui) restoreOnPanic() {
 	}
 }
 
-// tick redraws the activity's clock while something runs, redraws when
-// the terminal is resized, and takes an interrupt signal (kill -INT) as Ctrl-C.
+// tick draws what changed, at most once a frame, and the activity's clock;
+// it redraws on a resize and takes an interrupt signal (kill -INT) as Ctrl-C.
 func (u *tui) tick(ctx context.Context) {
 	defer u.restoreOnPanic()
 	signals := make(chan os.Signal, 4)
 	signal.Notify(signals, syscall.SIGWINCH, os.Interrupt)
 	defer signal.Stop(signals)
-	ticker := time.NewTicker(spinnerTick)
+	ticker := time.NewTicker(frameInterval)
 	defer ticker.Stop()
 	for {
 		select {
@@ -352,11 +312,10 @@ func (u *tui) tick(ctx context.Context) {
 		case now := <-ticker.C:
 			u.mu.Lock()
 			if u.hint == exitHint && now.Sub(u.armedAt) > exitArmTimeout {
-				u.hint = ""
-				u.draw()
+				u.hint, u.dirty = "", true
 			}
-			if u.activity != "" {
-				u.requestDraw(now)
+			if u.dirty || u.activity != "" && now.Sub(u.lastDraw) >= spinnerTick {
+				u.draw()
 			}
 			u.mu.Unlock()
 		}
@@ -372,28 +331,20 @@ func (u *tui) Write(p []byte) (int, error) {
 	for _, line := range strings.Split(strings.TrimRight(string(p), "\n"), "\n") {
 		u.tr.println(visibleControls(line))
 	}
-	u.requestDraw(time.Now())
+	u.dirty = true
 	return len(p), nil
 }
 
-// answerSource is where line-by-line questions asked while the UI runs
-// (an MCP server asking for input) read their answers from the input box.
-type answerSource struct {
-	u    *tui
-	rest []byte // what did not fit the last read
-}
-
-// Read waits for the next line the user enters.
-func (s *answerSource) Read(p []byte) (int, error) {
-	if len(s.rest) == 0 {
+// Read gives questions asked line by line while the UI runs (an MCP
+// server's) the next line the user enters in the input box.
+func (u *tui) Read(p []byte) (int, error) {
+	if u.answer.Len() == 0 {
 		answers := make(chan string, 1)
-		s.u.mu.Lock()
-		s.u.answers, s.u.hint = answers, "Type your answer and press Enter."
-		s.u.draw()
-		s.u.mu.Unlock()
-		s.rest = []byte(<-answers + "\n")
+		u.mu.Lock()
+		u.answers, u.hint = answers, "Type your answer and press Enter."
+		u.draw()
+		u.mu.Unlock()
+		u.answer.Reset(<-answers + "\n")
 	}
-	n := copy(p, s.rest)
-	s.rest = s.rest[n:]
-	return n, nil
+	return u.answer.Read(p)
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 )
 
 // Ask puts a permission question: the question and its diff go into the
@@ -18,7 +19,7 @@ func (u *tui) Ask(ctx context.Context, p Prompt) (Answer, error) {
 	d.printQuestion(max(5, u.height-16))
 	u.dialog = d
 	activity := u.activity
-	u.setActivity("waiting for approval")
+	u.activity, u.activityAt = "waiting for approval", time.Now()
 	u.draw()
 	u.mu.Unlock()
 	var err error
@@ -30,7 +31,7 @@ func (u *tui) Ask(ctx context.Context, p Prompt) (Answer, error) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	u.dialog = nil
-	u.setActivity(activity)
+	u.activity, u.activityAt = activity, time.Now()
 	defer u.draw()
 	if err != nil {
 		return Answer{}, err
@@ -48,7 +49,7 @@ type approvalDialog struct {
 	sel      int // the highlighted choice (or save place)
 	answer   Answer
 	guidance lineEditor
-	done     chan struct{} // closed when answered
+	done     chan struct{} // closed when answered, and the dialog closes
 }
 
 // printQuestion prints what is asked, why, and the diff folded to fold lines.
@@ -65,46 +66,37 @@ func (d *approvalDialog) printQuestion(fold int) {
 	tr.out.WriteString(text)
 }
 
-// handle applies a key to the dialog.
-func (d *approvalDialog) handle(k key) {
+// handle applies a key to the dialog and reports whether it has its answer.
+func (d *approvalDialog) handle(k key) (answered bool) {
 	targets := d.prompt.SaveTargets
 	switch {
-	case d.finished():
 	case k.name == "esc" && d.answer.Choice != "":
 		d.answer.Choice, d.sel = "", 0
 	case d.answer.Choice == ChoiceDenyGuidance && k.name == "enter":
 		d.answer.Guidance = strings.TrimSpace(d.guidance.text())
-		close(d.done)
+		return true
 	case d.answer.Choice == ChoiceDenyGuidance:
 		d.guidance.handle(k)
 	case d.answer.Choice != "":
-		if i, ok := menuKey(k, &d.sel, len(targets)); ok {
+		i, ok := menuKey(k, &d.sel, len(targets))
+		if ok {
 			d.answer.SaveTo = targets[i].Target
-			close(d.done)
 		}
+		return ok
 	case k.name == "esc":
 		d.answer.Choice = ChoiceDenyOnce
-		close(d.done)
+		return true
 	case k == key{"rune", "d"} && d.prompt.Diff != "":
 		text, _ := renderDiff(d.prompt.Diff, d.tr.color, 0)
 		d.tr.out.WriteString(text)
 	default:
 		if i, ok := menuKey(k, &d.sel, len(d.prompt.Choices)); ok {
-			d.pick(d.prompt.Choices[i])
+			return d.pick(d.prompt.Choices[i])
 		} else if c, ok := findChoice(d.prompt.Choices, k.text); ok && k.name == "rune" {
-			d.pick(c)
+			return d.pick(c)
 		}
 	}
-}
-
-// finished reports whether the dialog has its answer.
-func (d *approvalDialog) finished() bool {
-	select {
-	case <-d.done:
-		return true
-	default:
-		return false
-	}
+	return false
 }
 
 // menuKey moves a menu's selection with the arrows and reports the entry
@@ -123,17 +115,18 @@ func menuKey(k key, sel *int, n int) (int, bool) {
 	return 0, false
 }
 
-// pick takes a choice; one with a follow-up question keeps the dialog open.
-func (d *approvalDialog) pick(c Choice) {
+// pick takes a choice and reports whether that answers the question, or
+// a follow-up question (guidance, where to save the rule) comes next.
+func (d *approvalDialog) pick(c Choice) (answered bool) {
 	d.answer.Choice, d.sel = c.ID, 0
-	always := c.ID == ChoiceAllowAlways || c.ID == ChoiceDenyAlways
-	switch targets := d.prompt.SaveTargets; {
-	case c.ID == ChoiceDenyGuidance || always && len(targets) > 1:
-		return
-	case always && len(targets) == 1:
+	targets := d.prompt.SaveTargets
+	if c.ID != ChoiceAllowAlways && c.ID != ChoiceDenyAlways {
+		return c.ID != ChoiceDenyGuidance
+	}
+	if len(targets) == 1 {
 		d.answer.SaveTo = targets[0].Target
 	}
-	close(d.done)
+	return len(targets) <= 1
 }
 
 // describe says in a few words what was answered.

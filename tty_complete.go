@@ -17,13 +17,12 @@ import (
 // the word being typed, and a note shown beside it.
 type completion struct{ value, note string }
 
-// completionMenu offers completions for the word before the cursor:
-// slash commands, their arguments, and @file mentions.
+// completionMenu offers completions for the word before the cursor (slash
+// commands, their arguments, @file mentions); Esc empties it until the text changes.
 type completionMenu struct {
 	items  []completion
 	sel    int
 	word   string // the word being completed, which ends at the cursor
-	hidden bool
 	before string // the text before the cursor when the menu was built
 }
 
@@ -33,7 +32,7 @@ func (m *completionMenu) update(e *lineEditor, app *App) {
 	if before == m.before {
 		return
 	}
-	m.before, m.hidden, m.sel = before, false, 0
+	m.before, m.sel = before, 0
 	start := strings.LastIndexAny(before, " \n") + 1
 	m.word, m.items = before[start:], completionsFor(before[:start], before[start:], app)
 }
@@ -101,23 +100,17 @@ func fileCompletions(workspace, partial string) []completion {
 	return out
 }
 
-// visible reports whether the menu is shown.
-func (m *completionMenu) visible() bool { return !m.hidden && len(m.items) > 0 }
-
 // handle applies a key meant for the menu and reports whether it was.
 func (m *completionMenu) handle(k key, e *lineEditor) bool {
 	switch {
-	case k.name == "tab" && m.visible():
-		if p := commonPrefix(m.items); len(m.items) > 1 && len(p) > len(m.word) {
-			m.apply(e, p, false)
-		} else {
-			m.apply(e, m.items[m.sel].value, true)
-		}
-	case k.name == "tab":
-	case (k.name == "up" || k.name == "down") && m.visible():
-		menuKey(k, &m.sel, len(m.items))
-	case k.name == "enter" && m.visible() && m.items[m.sel].value != m.word:
+	case len(m.items) == 0:
+		return k.name == "tab"
+	case k.name == "tab" && len(m.items) > 1 && len(commonPrefix(m.items)) > len(m.word):
+		m.apply(e, commonPrefix(m.items), false)
+	case k.name == "tab" || k.name == "enter" && m.items[m.sel].value != m.word:
 		m.apply(e, m.items[m.sel].value, true)
+	case k.name == "up" || k.name == "down":
+		menuKey(k, &m.sel, len(m.items))
 	default:
 		return false
 	}
@@ -147,9 +140,6 @@ func commonPrefix(items []completion) string {
 
 // lines draws up to six entries of the menu around the chosen one.
 func (m *completionMenu) lines(width int, tr *transcript) []string {
-	if !m.visible() {
-		return nil
-	}
 	const shown = 6
 	first := min(max(0, m.sel-shown/2), max(0, len(m.items)-shown))
 	var out []string

@@ -135,7 +135,7 @@ func TestApprovalDialogFrame(t *testing.T) {
 
 func TestQuestionsReadTheirAnswerFromTheInputBox(t *testing.T) {
 	u := plainTUI(t, io.Discard)
-	lines := NewLineReader(&answerSource{u: u})
+	lines := NewLineReader(u)
 	got := make(chan string, 1)
 	go func() {
 		line, _ := lines.ReadLine(context.Background())

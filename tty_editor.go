@@ -41,10 +41,7 @@ func (e *lineEditor) insert(s string) {
 // remove deletes buf[from:to] and puts the cursor at from; kill keeps
 // the text for Ctrl-Y.
 func (e *lineEditor) remove(from, to int, kill bool) {
-	if from >= to {
-		return
-	}
-	if kill {
+	if kill && from < to {
 		e.killed = string(e.buf[from:to])
 	}
 	e.buf, e.cursor = slices.Delete(e.buf, from, to), from
@@ -122,8 +119,7 @@ func isWord(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) || r
 // notWord reports whether r separates words.
 func notWord(r rune) bool { return !isWord(r) }
 
-// verticalMove moves between the lines of a multi-line input, and past
-// its first or last line through the history.
+// verticalMove moves between the lines of the input, and past its first or last through the history.
 func (e *lineEditor) verticalMove(up bool) {
 	start, end := e.back(e.cursor, inLine), e.forward(e.cursor, inLine)
 	col := e.cursor - start
@@ -138,12 +134,11 @@ func (e *lineEditor) verticalMove(up bool) {
 	}
 }
 
-// recall shows the previous (up) or next history entry; going down past
-// the newest entry brings back the draft.
+// recall shows the previous (up) or next history entry, or past the newest the draft.
 func (e *lineEditor) recall(up bool) {
 	pos := e.histPos + 1
 	if up {
-		pos = e.histPos - 1
+		pos -= 2
 	}
 	if pos < 0 || pos > len(e.history) {
 		return
@@ -152,9 +147,8 @@ func (e *lineEditor) recall(up bool) {
 		e.draft = e.text()
 	}
 	e.histPos = pos
-	if pos == len(e.history) {
-		e.set(e.draft)
-	} else {
+	e.set(e.draft)
+	if pos < len(e.history) {
 		e.set(e.history[pos])
 	}
 }

@@ -115,11 +115,14 @@ func (u *tui) handleKey(k key) {
 	case k.name == "ctrl-c":
 		u.interrupt()
 	case u.dialog != nil:
-		u.dialog.handle(k)
+		if u.dialog.handle(k) {
+			close(u.dialog.done)
+			u.dialog = nil
+		}
 	case k.name == "esc" && u.cancel != nil:
 		u.cancel()
 	case k.name == "esc":
-		u.menu.hidden = true
+		u.menu.items = nil
 	case k.name == "ctrl-d" && len(u.editor.buf) == 0 && u.cancel == nil:
 		u.exit()
 	case k.name == "ctrl-d":

@@ -34,7 +34,7 @@ type liveScreen struct {
 
 // render returns the bytes that print text (finished lines, each ending
 // in "\n") above the region and then draw f in place of the last frame.
-func (s *liveScreen) render(text string, f frame, width int) []byte {
+func (s *liveScreen) render(text string, f frame) []byte {
 	var b strings.Builder
 	b.WriteString(hideCursor)
 	if s.cursorRow > 0 {

@@ -44,7 +44,7 @@ func TestLiveScreenRender(t *testing.T) {
 			"\x1b[?25l\x1b[1A\r\x1b[Jdialog"},
 	}
 	for i, st := range steps {
-		if got := string(s.render(st.text, st.f, 80)); got != st.want {
+		if got := string(s.render(st.text, st.f)); got != st.want {
 			t.Errorf("step %d: got %q, want %q", i, got, st.want)
 		}
 	}

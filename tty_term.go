@@ -1,24 +1,33 @@
 package main
 
 import (
+	"io"
+	"os"
 	"sync"
 	"syscall"
 	"unsafe"
 )
 
+// terminalPair returns stdin and stdout as files when both are terminals,
+// which is when minicode runs its terminal UI rather than line mode.
+func terminalPair(stdin io.Reader, stdout io.Writer) (in, out *os.File, ok bool) {
+	in, _ = stdin.(*os.File)
+	out, _ = stdout.(*os.File)
+	return in, out, isTerminal(in) && isTerminal(out)
+}
+
+// isTerminal reports whether f is a terminal.
+func isTerminal(f *os.File) bool {
+	var t syscall.Termios
+	return f != nil && ioctl(int(f.Fd()), ioctlGetTermios, unsafe.Pointer(&t)) == nil
+}
+
 // ioctl performs a terminal ioctl whose argument is a pointer.
 func ioctl(fd int, req uint, arg unsafe.Pointer) error {
-	_, _, errno := syscall.Syscall(syscall.SYS_IOCTL, uintptr(fd), uintptr(req), uintptr(arg))
-	if errno != 0 {
+	if _, _, errno := syscall.Syscall(syscall.SYS_IOCTL, uintptr(fd), uintptr(req), uintptr(arg)); errno != 0 {
 		return errno
 	}
 	return nil
-}
-
-// isTerminal reports whether fd is a terminal.
-func isTerminal(fd int) bool {
-	var t syscall.Termios
-	return ioctl(fd, ioctlGetTermios, unsafe.Pointer(&t)) == nil
 }
 
 // enterRaw switches the terminal fd to raw input (keys arrive one by one,
