@@ -1,9 +1,10 @@
 package main
 
 import (
-	"cmp"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -27,235 +28,162 @@ type errNotSimple string
 // Error says what the check did not understand.
 func (e errNotSimple) Error() string { return "the command uses " + string(e) }
 
+// shellToken matches the token at the start of a line's rest: blanks, an
+// operator joining commands, a redirection with its descriptor, or a
+// single-quoted, double-quoted, escaped or plain piece of a word.
+var shellToken = regexp.MustCompile(`^(?:([ \t]+)|(&&|\|\||[;|\n])|([0-9]*(?:>>|>\||[<>]&[0-9-]|[<>]))|'([^']*)'|"((?:[^"\\$` + "`" + `]|\\[^\n$` + "`" + `])*)"|\\([^\n])|([^\s'"\\;&|<>$` + "`" + `(){}!]+))`)
+
+// forbiddenTokens start what the check never analyses, wherever they
+// stand outside quotes (after a descriptor's digits too).
+var forbiddenTokens = []struct{ prefix, what string }{
+	{"<<", "here-documents, <> or process substitution"}, {"<>", "here-documents, <> or process substitution"},
+	{"<(", "here-documents, <> or process substitution"}, {">(", "here-documents, <> or process substitution"},
+	{"&>", "&> (write the two redirections separately)"}, {"|&", "|&"}, {"$", "$ (variables, substitutions or expansions)"},
+	{"`", "backquotes (command substitution)"}, {"(", "parentheses (subshells, functions, arithmetic or process substitution)"},
+	{")", "parentheses (subshells, functions, arithmetic or process substitution)"},
+	{"{", "braces (groups or brace expansion)"}, {"}", "braces (groups or brace expansion)"}, {"!", "! (negation or history)"},
+}
+
+// lexeme is a word of a line, or an operator: a separator (;, &&, ||, |,
+// newline) or a redirection (>, 2>>, <, >&1, ...).
+type lexeme struct {
+	text         string
+	op, redirect bool
+	globbed      bool // a word with an unquoted *, ? or [
+}
+
+// lexLine splits a line into tokens, or says why it is beyond the check.
+func lexLine(line string) ([]lexeme, error) {
+	var toks []lexeme
+	var word strings.Builder
+	inWord, globbed := false, false
+	for i := 0; i < len(line); {
+		rest := line[i:]
+		if rest[0] == '#' && !inWord {
+			i += strings.IndexByte(rest+"\n", '\n')
+			continue
+		}
+		if !inWord && strings.HasPrefix(rest, "{}") && (len(rest) == 2 || strings.IndexByte(" \t\n;|&", rest[2]) >= 0) {
+			word.WriteString("{}") // find's placeholder, not a group
+			inWord, i = true, i+2
+			continue
+		}
+		for _, f := range forbiddenTokens {
+			if strings.HasPrefix(strings.TrimLeft(rest, "0123456789"), f.prefix) {
+				return nil, errNotSimple(f.what)
+			}
+		}
+		m := shellToken.FindStringSubmatchIndex(rest)
+		if m == nil {
+			return nil, errNotSimple(unknownToken(rest))
+		}
+		g := 1
+		for m[2*g] < 0 {
+			g++
+		}
+		text, next := rest[m[2*g]:m[2*g+1]], rest[m[1]:]
+		i += m[1]
+		switch {
+		case g <= 3:
+			if inWord && g == 3 {
+				return nil, errNotSimple("a redirection glued to a word")
+			}
+			if inWord {
+				toks = append(toks, lexeme{text: word.String(), globbed: globbed})
+			}
+			word.Reset()
+			inWord, globbed = false, false
+			if g == 3 && strings.Contains(text, "&") && next != "" && strings.IndexByte(" \t\n;|&", next[0]) < 0 {
+				return nil, errNotSimple("a descriptor copy that is not &0 to &9 or &-")
+			}
+			if g > 1 {
+				toks = append(toks, lexeme{text: text, op: true, redirect: g == 3})
+			}
+			continue
+		case g == 5:
+			text = strings.NewReplacer(`\"`, `"`, `\\`, `\`).Replace(text)
+		case g == 7:
+			globbed = globbed || strings.ContainsAny(text, "*?[")
+			if so := word.String() + text; strings.Contains(text, "~") && (strings.Contains(so, "=~") || strings.Contains(so, ":~")) {
+				return nil, errNotSimple("~ after = or :")
+			}
+		}
+		word.WriteString(text)
+		inWord = true
+	}
+	if inWord {
+		toks = append(toks, lexeme{text: word.String(), globbed: globbed})
+	}
+	return toks, nil
+}
+
+// unknownToken names what stops the tokens of a line at rest.
+func unknownToken(rest string) string {
+	switch rest[0] {
+	case '&':
+		return "& (a background job)"
+	case '>', '<':
+		return "a descriptor copy that is not &0 to &9 or &-"
+	case '\\':
+		return "a line continuation"
+	case '"':
+		if strings.Contains(rest[1:], `"`) {
+			return "$, backquotes or a line continuation inside double quotes"
+		}
+	}
+	if rest[0] == '\'' || rest[0] == '"' {
+		return "an unclosed quote"
+	}
+	return "the character " + strconv.Quote(rest[:1])
+}
+
 // parseCommandLine splits a line into simple commands joined by ;, &&,
 // ||, | and newlines; anything else (expansions, substitutions, groups,
 // here-documents, line continuations, ...) is an errNotSimple.
 func parseCommandLine(line string) ([]simpleCommand, error) {
-	p := &lineParser{}
-	for i := 0; i < len(line); i++ {
-		n, err := p.step(line, i)
-		if err != nil {
-			return nil, err
-		}
-		i += n
-	}
-	if err := p.endCommand(); err != nil {
+	toks, err := lexLine(line)
+	if err != nil {
 		return nil, err
 	}
-	return p.cmds, nil
-}
-
-// lineParser is the state of parseCommandLine.
-type lineParser struct {
-	cmds    []simpleCommand
-	cur     simpleCommand
-	word    strings.Builder
-	inWord  bool
-	quoted  bool  // the current word has a quoted part
-	globbed bool  // the current word has an unquoted pattern character
-	pending *bool // a redirection waits for its file: whether it writes
-}
-
-// step consumes line[i] and what belongs to it, returning how many more
-// bytes it used.
-func (p *lineParser) step(line string, i int) (int, error) {
-	c, rest := line[i], line[i+1:]
-	switch {
-	case c == '\'':
-		end := strings.IndexByte(rest, '\'')
-		if end < 0 {
-			return 0, errNotSimple("an unclosed quote")
-		}
-		p.word.WriteString(rest[:end])
-		p.inWord, p.quoted = true, true
-		return end + 1, nil
-	case c == '"':
-		n, err := doubleQuoted(rest, &p.word)
-		p.inWord, p.quoted = true, true
-		return n, err
-	case c == '\\':
-		if rest == "" || rest[0] == '\n' {
-			return 0, errNotSimple("a line continuation")
-		}
-		p.word.WriteByte(rest[0])
-		p.inWord = true
-		return 1, nil
-	case c == ' ' || c == '\t':
-		return 0, p.endWord()
-	case c == '#' && !p.inWord:
-		if end := strings.IndexByte(rest, '\n'); end >= 0 {
-			return end, nil
-		}
-		return len(rest), nil
-	case c == '\n' || c == ';' || c == '|' || c == '&':
-		return p.separator(c, rest)
-	case c == '>' || c == '<':
-		return p.redirection(line[i:])
-	case c == '{' && !p.inWord && strings.HasPrefix(rest, "}") && (len(rest) == 1 || strings.IndexByte(" \t\n;|&", rest[1]) >= 0):
-		p.word.WriteString("{}") // find's placeholder, not a group
-		p.inWord = true
-		return 1, nil
-	case strings.IndexByte("$`(){}!", c) >= 0:
-		return 0, errNotSimple(describeSpecial(c))
-	case c == '~' && p.inWord && !p.quoted && strings.HasSuffix(p.word.String(), "=") || c == '~' && strings.HasSuffix(p.word.String(), ":"):
-		return 0, errNotSimple("~ after = or :")
-	default:
-		if c == '*' || c == '?' || c == '[' && strings.Contains(rest, "]") {
-			p.cur.Globbed, p.globbed = true, true
-		}
-		p.word.WriteByte(c)
-		p.inWord = true
-	}
-	return 0, nil
-}
-
-// separator ends the current command at ;, &&, ||, | or a newline.
-func (p *lineParser) separator(c byte, rest string) (int, error) {
-	if err := p.endWord(); err != nil {
-		return 0, err
-	}
-	next := byte(0)
-	if rest != "" {
-		next = rest[0]
-	}
-	switch {
-	case c == '&' && next == '>':
-		return 0, errNotSimple("&> (write the two redirections separately)")
-	case c == '&' && next != '&':
-		return 0, errNotSimple("& (a background job)")
-	case c == '|' && next == '&':
-		return 0, errNotSimple("|&")
-	}
-	if err := p.endCommand(); err != nil {
-		return 0, err
-	}
-	if (c == '&' || c == '|') && next == c {
-		return 1, nil
-	}
-	return 0, nil
-}
-
-// endWord finishes a command word or the file of a pending redirection.
-func (p *lineParser) endWord() error {
-	if !p.inWord {
-		return nil
-	}
-	w := p.word.String()
-	p.word.Reset()
-	globbed := p.globbed
-	p.inWord, p.quoted, p.globbed = false, false, false
-	if p.pending != nil && globbed {
-		return errNotSimple("a pattern as the file of a redirection")
-	}
-	if p.pending != nil {
-		p.cur.Redirects = append(p.cur.Redirects, redirect{Out: *p.pending, Target: w})
-		p.pending = nil
-		return nil
-	}
-	p.cur.Words = append(p.cur.Words, w)
-	return nil
-}
-
-// endCommand finishes the current simple command.
-func (p *lineParser) endCommand() error {
-	if err := p.endWord(); err != nil {
-		return err
-	}
-	if p.pending != nil {
-		return errNotSimple("a redirection without a file")
-	}
-	if len(p.cur.Words) > 0 || len(p.cur.Redirects) > 0 {
-		p.cmds = append(p.cmds, p.cur)
-	}
-	p.cur = simpleCommand{}
-	return nil
-}
-
-// redirection reads a redirection operator at the start of s (a word of
-// digits before it is its descriptor), returning the bytes used beyond
-// the first.
-func (p *lineParser) redirection(s string) (int, error) {
-	if p.inWord {
-		if p.quoted || strings.Trim(p.word.String(), "0123456789") != "" {
-			return 0, errNotSimple("a redirection glued to a word")
-		}
-		p.word.Reset()
-		p.inWord = false
-	}
-	if p.pending != nil {
-		return 0, errNotSimple("a redirection without a file")
-	}
-	out := s[0] == '>'
-	n := 1
-	switch {
-	case strings.HasPrefix(s, "<<"), strings.HasPrefix(s, "<>"), strings.HasPrefix(s, "<("), strings.HasPrefix(s, ">("):
-		return 0, errNotSimple("here-documents, <> or process substitution")
-	case strings.HasPrefix(s, ">>"), strings.HasPrefix(s, ">|"):
-		n = 2
-	case strings.HasPrefix(s, ">&"), strings.HasPrefix(s, "<&"):
-		if len(s) > 2 && strings.IndexByte("0123456789-", s[2]) >= 0 && (len(s) == 3 || strings.IndexByte(" \t\n;|&", s[3]) >= 0) {
-			p.cur.Redirects = append(p.cur.Redirects, redirect{Out: out, Target: "&" + s[2:3]})
-			return 2, nil
-		}
-		return 0, errNotSimple("a descriptor copy that is not &0 to &9 or &-")
-	}
-	p.pending = &out
-	for n < len(s) && (s[n] == ' ' || s[n] == '\t') {
-		n++
-	}
-	return n - 1, nil
-}
-
-// doubleQuoted copies a double-quoted string's text into word and returns
-// the bytes used, closing quote included; $ and backquotes are beyond the
-// check.
-func doubleQuoted(s string, word *strings.Builder) (int, error) {
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; c {
-		case '"':
-			return i + 1, nil
-		case '$', '`':
-			return 0, errNotSimple(describeSpecial(c) + " inside double quotes")
-		case '\\':
-			if i+1 < len(s) && s[i+1] == '\n' {
-				return 0, errNotSimple("a line continuation")
+	var cmds []simpleCommand
+	var cur simpleCommand
+	for i := 0; i <= len(toks); i++ {
+		switch {
+		case i == len(toks) || toks[i].op && !toks[i].redirect:
+			if len(cur.Words) > 0 || len(cur.Redirects) > 0 {
+				cmds = append(cmds, cur)
 			}
-			if i+1 < len(s) && strings.IndexByte("\"\\", s[i+1]) >= 0 {
-				i++
-			}
-			word.WriteByte(s[i])
+			cur = simpleCommand{}
+		case !toks[i].op:
+			cur.Words = append(cur.Words, toks[i].text)
+			cur.Globbed = cur.Globbed || toks[i].globbed
+		case strings.Contains(toks[i].text, "&"):
+			op := toks[i].text
+			cur.Redirects = append(cur.Redirects, redirect{Out: strings.Contains(op, ">"), Target: op[strings.IndexByte(op, '&'):]})
+		case i+1 == len(toks) || toks[i+1].op:
+			return nil, errNotSimple("a redirection without a file")
+		case toks[i+1].globbed:
+			return nil, errNotSimple("a pattern as the file of a redirection")
 		default:
-			word.WriteByte(c)
+			cur.Redirects = append(cur.Redirects, redirect{Out: strings.Contains(toks[i].text, ">"), Target: toks[i+1].text})
+			i++
 		}
 	}
-	return 0, errNotSimple("an unclosed quote")
-}
-
-// describeSpecial names what a special character starts.
-func describeSpecial(c byte) string {
-	parens, braces := "parentheses (subshells, functions, arithmetic or process substitution)", "braces (groups or brace expansion)"
-	return cmp.Or(map[byte]string{'$': "$ (variables, substitutions or expansions)", '`': "backquotes (command substitution)",
-		'(': parens, ')': parens, '{': braces, '}': braces}[c], string(c))
+	return cmds, nil
 }
 
 // unanalysedPrograms are shell keywords and builtins after which the
 // check cannot know what runs.
-var unanalysedPrograms = map[string]bool{
-	"if": true, "then": true, "else": true, "elif": true, "fi": true, "for": true, "while": true, "until": true, "do": true,
-	"done": true, "case": true, "esac": true, "select": true, "function": true, "time": true, "coproc": true, "[[": true,
-	"eval": true, "source": true, ".": true, "exec": true, "trap": true, "alias": true, "unalias": true, "builtin": true,
-	"command": true, "enable": true, "set": true, "shopt": true, "declare": true, "typeset": true, "local": true,
-	"export": true, "readonly": true, "unset": true, "hash": true, "let": true, "pushd": true, "popd": true, "fc": true,
-}
+var unanalysedPrograms = strings.Fields(`if then else elif fi for while until do done case esac select function time coproc [[
+	eval source . exec trap alias unalias builtin command enable set shopt declare typeset local export readonly unset hash let pushd popd fc`)
 
 // checkProgram returns why a command's program is beyond the check.
 func checkProgram(c simpleCommand) error {
 	if len(c.Words) == 0 {
 		return errNotSimple("a redirection without a command")
 	}
-	name := c.Words[0]
-	switch {
-	case unanalysedPrograms[name]:
+	switch name := c.Words[0]; {
+	case slices.Contains(unanalysedPrograms, name):
 		return errNotSimple(name + ", which runs or changes other commands")
 	case strings.Contains(name, "=") && !strings.HasPrefix(name, "="):
 		return errNotSimple("a variable assignment")
@@ -279,105 +207,91 @@ func programTokens(c simpleCommand) []string {
 }
 
 // riskyFlags are the flags that make programs run other programs or write
-// files, which prefix rules do not cover; long flags match alone or with
-// "=value", short letters inside a cluster such as -no.
+// files, which prefix rules do not cover: long ones alone or with
+// "=value" (abbreviated too, as GNU tools accept them), short letters
+// inside a cluster such as -no; xargs always runs another program.
 var riskyFlags = map[string]struct {
-	long  []string
-	short string
-	all   bool // every use runs other programs
+	long   []string
+	short  string
+	abbrev bool
 }{
 	"go": {long: []string{"-exec", "-toolexec", "-o", "-C", "-coverprofile", "-cpuprofile", "-memprofile", "-blockprofile",
 		"-mutexprofile", "-trace", "-outputdir", "-modfile", "-overlay", "-pkgdir", "-w"}},
 	"git": {long: []string{"-c", "--config-env", "--exec-path", "--output", "--output-directory", "-o", "--upload-pack",
-		"--receive-pack", "--exec", "-x", "--ext-diff", "--git-dir", "--work-tree", "--template", "-C"}},
+		"--receive-pack", "--exec", "-x", "--ext-diff", "--git-dir", "--work-tree", "--template", "-C"}, abbrev: true},
 	"find":  {long: []string{"-exec", "-execdir", "-ok", "-okdir", "-fprint", "-fprint0", "-fprintf", "-fls", "-delete"}},
-	"sed":   {long: []string{"--in-place"}, short: "i"},
-	"sort":  {long: []string{"--output", "--compress-program"}, short: "o"},
-	"tar":   {long: []string{"--to-command", "--use-compress-program", "--checkpoint-action", "--info-script", "--new-volume-script", "--rmt-command", "--rsh-command"}, short: "IF"},
-	"xargs": {all: true},
+	"sed":   {long: []string{"--in-place", "--file"}, short: "if", abbrev: true},
+	"sort":  {long: []string{"--output", "--compress-program"}, short: "o", abbrev: true},
+	"tar":   {long: []string{"--to-command", "--use-compress-program", "--checkpoint-action", "--info-script", "--new-volume-script", "--rmt-command", "--rsh-command"}, short: "IF", abbrev: true},
+	"xargs": {},
 }
 
-// riskyFlag returns the first of a command's flags in riskyFlags, or "".
+// riskyFlag returns the first of a command's flags in riskyFlags, or "";
+// tar's first argument is a cluster of letters even without a dash.
 func riskyFlag(words []string) string {
 	prog := filepath.Base(words[0])
 	flags, ok := riskyFlags[prog]
-	if !ok {
+	switch {
+	case !ok:
 		return ""
-	}
-	if flags.all {
+	case prog == "xargs":
 		return prog
-	}
-	for _, w := range words[1:] {
-		name, _, _ := strings.Cut(w, "=")
-		if slices.Contains(flags.long, name) || slices.Contains(flags.long, strings.TrimPrefix(name, "-")) {
-			return w
-		}
-		if len(w) > 1 && w[0] == '-' && w[1] != '-' && flags.short != "" && strings.ContainsAny(strings.TrimLeft(name, "-"), flags.short) {
-			return w
-		}
-	}
-	if prog == "sed" && sedScriptWrites(words[1:]) {
+	case prog == "sed" && slices.ContainsFunc(sedScripts(words[1:]), func(s string) bool {
+		return strings.ContainsAny(sedDelimited.ReplaceAllString(s, ""), "wWeRr")
+	}):
 		return "a w, e or r command in the sed script"
+	}
+	for i, w := range words[1:] {
+		name, _, _ := strings.Cut(w, "=")
+		bare := strings.TrimLeft(name, "-")
+		long := strings.HasPrefix(w, "-") && slices.ContainsFunc(flags.long, func(f string) bool {
+			f = strings.TrimLeft(f, "-")
+			return bare == f || flags.abbrev && strings.HasPrefix(name, "--") && bare != "" && strings.HasPrefix(f, bare)
+		})
+		cluster := len(w) > 1 && w[0] == '-' && w[1] != '-' || prog == "tar" && i == 0 && !strings.HasPrefix(w, "-")
+		if long || cluster && strings.ContainsAny(bare, flags.short) {
+			return w
+		}
 	}
 	return ""
 }
 
-// sedScriptWrites reports whether a sed script may write or read files or
-// run commands (w, W, e, r, R, or s with w or e); what it cannot follow
-// counts as writing.
-func sedScriptWrites(args []string) bool {
-	for _, a := range args {
-		if strings.HasPrefix(a, "-") {
+// sedDelimited matches the parts of a sed script that hold text rather
+// than commands: s and y commands with their flags, and /regexp/
+// addresses; what is left names the commands.
+var sedDelimited = regexp.MustCompile(`[sy]/(?:[^\\/]|\\.)*/(?:[^\\/]|\\.)*/[gpiImM0-9]*|/(?:[^\\/]|\\.)*/`)
+
+// sedScripts returns a sed command's scripts: the values of -e and
+// --expression, or else its first operand.
+func sedScripts(args []string) []string {
+	var scripts, operands []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		name, value, hasValue := strings.Cut(a, "=")
+		switch {
+		case a == "--":
+			operands = append(operands, args[i+1:]...)
+			i = len(args)
+			continue
+		case len(name) > 2 && strings.HasPrefix("--expression", name):
+		case len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.Contains(a, "e"):
+			value, hasValue = a[strings.IndexByte(a, 'e')+1:], strings.IndexByte(a, 'e')+1 < len(a)
+		case !strings.HasPrefix(a, "-"):
+			operands = append(operands, a)
+			continue
+		default:
 			continue
 		}
-		for i := 0; i < len(a); i++ {
-			switch c := a[i]; {
-			case c == 's' || c == 'y':
-				if i+1 >= len(a) {
-					return true
-				}
-				end, ok := skipDelimited(a, i+1, 2)
-				if !ok {
-					return true
-				}
-				for i = end; i < len(a) && strings.IndexByte("gpiImM0123456789", a[i]) >= 0; i++ {
-				}
-				if i < len(a) && (a[i] == 'w' || a[i] == 'e') {
-					return true
-				}
-				i--
-			case c == '/' || c == '\\':
-				end, ok := skipDelimited(a, i, 1)
-				if !ok {
-					return true
-				}
-				i = end - 1
-			case strings.IndexByte("wWeRr", c) >= 0:
-				return true
-			}
-		}
-		return false // only the first operand is the script
-	}
-	return false
-}
-
-// skipDelimited skips n parts delimited by s[start] (as in s/a/b/) and
-// returns the index after the last delimiter.
-func skipDelimited(s string, start, n int) (int, bool) {
-	delim := s[start]
-	if delim == '\\' && start+1 < len(s) {
-		start, delim = start+1, s[start+1]
-	}
-	i := start + 1
-	for ; n > 0 && i < len(s); i++ {
-		switch s[i] {
-		case '\\':
+		if !hasValue && i+1 < len(args) {
 			i++
-		case delim:
-			n--
+			value = args[i]
 		}
+		scripts = append(scripts, value)
 	}
-	return i, n == 0
+	if len(scripts) == 0 && len(operands) > 0 {
+		return operands[:1]
+	}
+	return scripts
 }
 
 // destructiveReason returns why a command destroys work beyond recovery,

@@ -98,6 +98,13 @@ func TestCommandCheck(t *testing.T) {
 		{name: "git log --output", allow: []string{"run_command(git log:*)"}, req: run("git log --output x"), want: VerdictAsk},
 		{name: "git -c", allow: []string{"run_command(git:*)"}, req: run("git -c core.pager=evil log"), want: VerdictAsk},
 		{name: "tar --to-command", allow: []string{"run_command(tar:*)"}, req: run("tar -xf a.tar --to-command=sh"), want: VerdictAsk},
+		{name: "sed w in a second -e", allow: []string{"run_command(sed:*)"}, req: run("sed -e 's/a/b/' -e 'w out' b.go"), want: VerdictAsk},
+		{name: "sed script after --", allow: []string{"run_command(sed:*)"}, req: run("sed -- 'w out' -e x"), want: VerdictAsk},
+		{name: "sed script from a file", allow: []string{"run_command(sed:*)"}, req: run("sed -fx b.go"), want: VerdictAsk},
+		{name: "sed abbreviated --in-place", allow: []string{"run_command(sed:*)"}, req: run("sed --in s/a/b/ b.go"), want: VerdictAsk},
+		{name: "sort abbreviated --output", allow: []string{"run_command(sort:*)"}, req: run("sort --out=x b.go"), want: VerdictAsk},
+		{name: "tar -I without a dash", allow: []string{"run_command(tar:*)"}, req: run("tar cIf sh x.tar ."), want: VerdictAsk},
+		{name: "# inside a word is no comment", allow: []string{"run_command(echo:*)"}, req: run("echo 'x'#; curl x"), want: VerdictAsk},
 		{name: "xargs always runs", allow: []string{"run_command(xargs:*)"}, req: run("xargs ls"), want: VerdictAsk},
 		{name: "exact rule may name a risky flag", allow: []string{"run_command(go build -o app .)"}, req: run("go build -o app ."), want: VerdictAllow},
 
