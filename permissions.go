@@ -26,28 +26,26 @@ const (
 	AccessExternal Access = "external" // calling an MCP server's tool
 )
 
-// PermissionRequest describes one tool call for the permission check;
-// the registry fills in Tool, ToolUseID, Input, HookDecision and Grants.
+// PermissionRequest describes one tool call for the permission check.
 type PermissionRequest struct {
 	Tool        string
 	ToolUseID   string
 	Input       json.RawMessage
 	Access      Access
-	Paths       []string // paths the call touches, as the model gave them
-	Command     string   // the shell command, for AccessExecute
-	Unsandboxed string   // the model's reason for running Command outside the sandbox
-	URL         string   // the address, for AccessNetwork
-	Diff        string   // unified diff of the change, for AccessWrite
-	// Plan computes Diff and Summary by reading the file once the call is
-	// not denied; its error is shown only if the file may be read.
-	Plan         func() (diff, summary string, err error)
+	Paths       []string                                 // paths the call touches, as the model gave them
+	Command     string                                   // the shell command, for AccessExecute
+	Unsandboxed string                                   // the model's reason for running Command outside the sandbox
+	URL         string                                   // the address, for AccessNetwork
+	Diff        string                                   // unified diff of the change, for AccessWrite
+	Plan        func() (diff, summary string, err error) // reads the file for Diff and Summary once the call is not denied
+
 	Summary      string // one line saying what the call does
 	HookDecision string // a PreToolUse hook's "allow" or "ask"
 	Grants       []Rule // allow rules of the running skill or command
 }
 
-// Authorizer decides whether a tool call may run. A nil error allows it;
-// an error denies it, and its text goes back to the model as the result.
+// Authorizer decides whether a tool call may run: an error denies it and
+// goes back to the model as the result.
 type Authorizer interface {
 	Authorize(ctx context.Context, req PermissionRequest) error
 }
@@ -55,8 +53,7 @@ type Authorizer interface {
 // PermissionMode is the user's standing choice of how much to allow.
 type PermissionMode string
 
-// The permission modes (modeMeanings says what each allows). Deny rules
-// hold in every mode.
+// The permission modes, described in modeMeanings.
 const (
 	ModeDefault     PermissionMode = "default"
 	ModeAcceptEdits PermissionMode = "acceptEdits"
@@ -76,8 +73,8 @@ func ParsePermissionMode(name string) (PermissionMode, error) {
 	return "", fmt.Errorf("unknown permission mode %q (use default, acceptEdits, plan, dontAsk or bypassPermissions)", name)
 }
 
-// RuleSet is one source of allow, ask and deny rules, such as a settings
-// file; "./" paths start at Project ("" for the user's own files).
+// RuleSet is one source of rules, such as a settings file, whose "./"
+// paths start at Project ("" for the user's own files).
 type RuleSet struct {
 	Source, Project  string
 	Allow, Ask, Deny []string
@@ -98,8 +95,7 @@ type PermissionConfig struct {
 	Notice                        func(string)
 }
 
-// Denial records one tool call that was not allowed, for the
-// permission_denials list of the JSON result.
+// Denial records one refused tool call for the JSON result.
 type Denial struct {
 	Tool      string          `json:"tool_name"`
 	ToolUseID string          `json:"tool_use_id"`
@@ -107,29 +103,25 @@ type Denial struct {
 	Reason    string          `json:"reason"`
 }
 
-// Permissions is the one permission check every tool call passes; it is
-// safe for concurrent use and asks one question at a time. A call is
-// split into parts (paths, simple commands, hosts), each judged in the
-// order of judge; one denied part denies the call, one that asks asks.
+// Permissions is the one permission check every tool call passes, safe
+// for concurrent use and asking one question at a time.
 type Permissions struct {
 	workspace, home, tempDir string
 	readableDirs, addDirs    []string
-	protectedDirs            []string // whose files always ask before a change
 	projectFile, userFile    string
 	notice                   func(string)
 	asker                    Asker
 	askSlot                  chan struct{} // held while a question is open
 	mu                       sync.Mutex    // guards the fields below
 	mode                     PermissionMode
-	deny, ask, allow         []Rule          // from settings and flags
-	savedAllow, savedDeny    []Rule          // from permissions.json and "always" answers
+	deny, ask, allow         []Rule          // from settings, flags, permissions.json and "always" answers
 	turnFiles                map[string]bool // files whose edits are allowed this turn
 	turnAllEdits             bool
 	denials                  []Denial
 }
 
-// NewPermissions builds the permission check. A malformed rule or an
-// unreadable permissions.json is an error that names where the problem is.
+// NewPermissions builds the permission check; a bad rule or rule file is
+// an error naming where it is.
 func NewPermissions(cfg PermissionConfig) (*Permissions, error) {
 	p := &Permissions{workspace: cfg.Workspace, asker: cfg.Asker, notice: cfg.Notice, mode: cmp.Or(cfg.Mode, ModeDefault),
 		askSlot: make(chan struct{}, 1), turnFiles: map[string]bool{}}
@@ -143,9 +135,6 @@ func NewPermissions(cfg PermissionConfig) (*Permissions, error) {
 	}
 	p.projectFile, p.userFile, p.tempDir, p.home = paths[0], paths[1], paths[2], paths[3]
 	p.readableDirs, p.addDirs = paths[4:4+len(cfg.ReadableDirs)], paths[4+len(cfg.ReadableDirs):]
-	if p.userFile != "" {
-		p.protectedDirs = append(p.protectedDirs, filepath.Dir(p.userFile))
-	}
 	if err := p.loadRules(cfg); err != nil {
 		return nil, err
 	}
@@ -172,29 +161,18 @@ func resolveConfigPaths(paths []string) ([]string, error) {
 	return out, nil
 }
 
-// loadRules parses the rules of the settings, the flags and the saved
-// permissions.json files.
+// loadRules parses the rules of the settings, flags and rule files.
 func (p *Permissions) loadRules(cfg PermissionConfig) error {
-	for _, set := range cfg.Settings {
-		allow, err := parseRules(set.Allow, set.Source, set.Project)
-		ask, askErr := parseRules(set.Ask, set.Source, set.Project)
-		deny, denyErr := parseRules(set.Deny, set.Source, set.Project)
-		if err := cmp.Or(err, askErr, denyErr); err != nil {
-			return err
-		}
-		p.allow, p.ask, p.deny = append(p.allow, allow...), append(p.ask, ask...), append(p.deny, deny...)
-	}
-	for _, f := range []struct {
-		dst   *[]Rule
-		lists []string
-		flag  string
-	}{{&p.allow, cfg.AllowedTools, "--allowedTools"}, {&p.deny, cfg.DisallowedTools, "--disallowedTools"}} {
-		for _, list := range f.lists {
-			rules, err := ParseRuleList(list, f.flag)
+	for _, set := range withFlagRules(cfg.Settings, cfg.AllowedTools, cfg.DisallowedTools) {
+		for _, l := range []struct {
+			dst   *[]Rule
+			texts []string
+		}{{&p.allow, set.Allow}, {&p.ask, set.Ask}, {&p.deny, set.Deny}} {
+			rules, err := parseRules(l.texts, set.Source, set.Project)
 			if err != nil {
-				return fmt.Errorf("%s: %w", f.flag, err)
+				return err
 			}
-			*f.dst = append(*f.dst, rules...)
+			*l.dst = append(*l.dst, rules...)
 		}
 	}
 	for _, file := range []string{p.projectFile, p.userFile} {
@@ -205,15 +183,25 @@ func (p *Permissions) loadRules(cfg PermissionConfig) error {
 		if err != nil {
 			return err
 		}
-		p.savedAllow = append(p.savedAllow, allow...)
-		p.savedDeny = append(p.savedDeny, deny...)
+		p.allow, p.deny = append(p.allow, allow...), append(p.deny, deny...)
 	}
 	return nil
 }
 
-// Authorize allows, denies, or asks the user and applies the answer; with
-// no Asker, what would ask is denied with a message naming the flag that
-// would allow it. Every denial is recorded for Denials.
+// withFlagRules adds --allowedTools and --disallowedTools to the sets.
+func withFlagRules(sets []RuleSet, allowed, disallowed []string) []RuleSet {
+	sets = slices.Clone(sets)
+	for _, list := range allowed {
+		sets = append(sets, RuleSet{Source: "--allowedTools", Allow: []string{list}})
+	}
+	for _, list := range disallowed {
+		sets = append(sets, RuleSet{Source: "--disallowedTools", Deny: []string{list}})
+	}
+	return sets
+}
+
+// Authorize allows, denies, or asks the user and applies the answer;
+// headless, what would ask is denied, naming the flag that would allow it.
 func (p *Permissions) Authorize(ctx context.Context, req PermissionRequest) error {
 	asker := p.asker
 	d := hookAdjusted(p.decide(req), req.HookDecision)
@@ -278,65 +266,57 @@ func describeCall(req PermissionRequest) string {
 	return req.Tool
 }
 
-// apply carries out the user's answer: it records what the choice
-// promises and allows or denies this call.
+// apply carries out the user's answer for this call and what it promises.
 func (p *Permissions) apply(req PermissionRequest, d Decision, prompt Prompt, a Answer) error {
-	if !slices.ContainsFunc(prompt.Choices, func(c Choice) bool { return c.ID == a.Choice }) {
-		return p.refuse(req, fmt.Sprintf("permission not granted: %s: the answer %q was not one of the choices", describeCall(req), a.Choice))
-	}
 	what := describeCall(req)
-	switch a.Choice {
-	case ChoiceAllowFileTurn:
-		p.mu.Lock()
-		for _, t := range d.asking {
-			if t.kind == targetPath {
-				p.turnFiles[t.abs] = true
-			}
+	if !slices.ContainsFunc(prompt.Choices, func(c Choice) bool { return c.ID == a.Choice }) {
+		return p.refuse(req, fmt.Sprintf("permission not granted: %s: the answer %q was not one of the choices", what, a.Choice))
+	}
+	p.mu.Lock()
+	for _, t := range d.asking {
+		if a.Choice == ChoiceAllowFileTurn && t.kind == targetPath {
+			p.turnFiles[t.abs] = true
 		}
-		p.mu.Unlock()
-	case ChoiceAllowEditsTurn:
-		p.mu.Lock()
-		p.turnAllEdits = true
-		p.mu.Unlock()
-	case ChoiceAllowAlways:
-		p.remember(a.SaveTo, p.grantRules(req, d.asking, a.SaveTo), true)
+	}
+	p.turnAllEdits = p.turnAllEdits || a.Choice == ChoiceAllowEditsTurn
+	p.mu.Unlock()
+	switch a.Choice {
+	case ChoiceAllowAlways, ChoiceDenyAlways:
+		p.remember(a.SaveTo, p.grantRules(req, d.asking, a.SaveTo), a.Choice == ChoiceAllowAlways)
+	}
+	switch a.Choice {
 	case ChoiceDenyOnce:
 		return p.refuse(req, "the user rejected "+what)
 	case ChoiceDenyGuidance:
 		return p.refuse(req, fmt.Sprintf("the user rejected %s and said: %s", what, a.Guidance))
 	case ChoiceDenyAlways:
-		p.remember(a.SaveTo, p.grantRules(req, d.asking, a.SaveTo), false)
 		return p.refuse(req, "the user rejected "+what+" and denied it from now on")
 	}
 	return nil
 }
 
 // grantRules are the rules an "always" answer saves, one per part that
-// asked; edits are saved with the Edit alias, covering every writing tool.
+// asked; paths are saved with the Edit or Read alias.
 func (p *Permissions) grantRules(req PermissionRequest, asking []target, to SaveTarget) []Rule {
 	var rules []Rule
 	for _, t := range asking {
-		var r Rule
+		r := Rule{Tool: req.Tool}
 		switch {
 		case t.kind == targetPath:
-			spec := "/" + escapeGlob(t.abs)
+			r.Spec = "/" + escapeGlob(t.abs)
 			if to == SaveProject {
-				spec = p.relGlob(t.abs)
+				r.Spec = p.relGlob(t.abs)
 			}
-			r = Rule{Tool: req.Tool, Spec: spec}
-			switch {
-			case t.write:
-				r = Rule{Tool: editAlias, Spec: spec, Claude: true}
-			case req.Access == AccessExecute:
-				r = Rule{Tool: readAlias, Spec: spec, Claude: true}
+			if t.write {
+				r.Tool, r.Claude = editAlias, true
+			} else if req.Access == AccessExecute {
+				r.Tool, r.Claude = readAlias, true
 			}
 		case t.kind == targetCommand && t.parseErr == nil:
-			r = Rule{Tool: req.Tool, Spec: quoteWords(t.cmd.Words)}
+			r.Spec = quoteWords(t.cmd.Words)
 		case t.kind == targetHost:
-			r = Rule{Tool: req.Tool, Spec: "domain:" + t.host}
-		case t.kind == targetTool:
-			r = Rule{Tool: req.Tool}
-		default:
+			r.Spec = "domain:" + t.host
+		case t.kind != targetTool:
 			continue
 		}
 		if !slices.Contains(rules, r) {
@@ -358,9 +338,8 @@ func quoteWords(words []string) string {
 	return strings.Join(quoted, " ")
 }
 
-// remember keeps rules from an "always" answer in memory and in the
-// chosen permissions.json; if saving fails they hold for this session,
-// and Notice is told.
+// remember keeps an "always" answer's rules, in the chosen permissions.json
+// too; if saving fails they hold for this session, and Notice is told.
 func (p *Permissions) remember(to SaveTarget, rules []Rule, allow bool) {
 	file := map[SaveTarget]string{SaveProject: p.projectFile, SaveUser: p.userFile}[to]
 	for i, r := range rules {
@@ -377,9 +356,9 @@ func (p *Permissions) remember(to SaveTarget, rules []Rule, allow bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if allow {
-		p.savedAllow = append(p.savedAllow, rules...)
+		p.allow = append(p.allow, rules...)
 	} else {
-		p.savedDeny = append(p.savedDeny, rules...)
+		p.deny = append(p.deny, rules...)
 	}
 }
 
@@ -390,11 +369,11 @@ func (p *Permissions) warn(msg string) {
 	}
 }
 
-// WarnUnknownTools warns about every rule whose tool name matches none of
-// the known tools: such a rule protects or allows nothing.
+// WarnUnknownTools warns about every rule that names none of the known
+// tools, and so protects or allows nothing.
 func (p *Permissions) WarnUnknownTools(known []string) {
 	p.mu.Lock()
-	rules := slices.Concat(p.deny, p.ask, p.allow, p.savedAllow, p.savedDeny)
+	rules := slices.Concat(p.deny, p.ask, p.allow)
 	p.mu.Unlock()
 	for _, r := range rules {
 		if !r.knownTool(known) {
@@ -447,8 +426,7 @@ var modeMeanings = map[PermissionMode]string{
 	ModeDontAsk:     "what the rules allow runs; whatever would ask is denied",
 }
 
-// Describe shows the mode, the rules with their sources and the grants in
-// force: the text of /permissions.
+// Describe shows the mode, the rules and the grants: the text of /permissions.
 func (p *Permissions) Describe() string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -459,9 +437,9 @@ func (p *Permissions) Describe() string {
 		title string
 		rules []Rule
 	}{
-		{"Deny rules", slices.Concat(p.deny, p.savedDeny)},
+		{"Deny rules", p.deny},
 		{"Ask rules", p.ask},
-		{"Allow rules", slices.Concat(p.allow, p.savedAllow)},
+		{"Allow rules", p.allow},
 	} {
 		fmt.Fprintf(&b, "%s:\n", group.title)
 		if len(group.rules) == 0 {

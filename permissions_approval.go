@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 )
 
@@ -110,23 +111,20 @@ func (p *Permissions) prompt(req PermissionRequest, d Decision) Prompt {
 
 // promptKind classifies a question by the parts of the request that ask.
 func promptKind(req PermissionRequest, d Decision) PromptKind {
-	if req.Access == AccessWrite {
+	has := func(k targetKind) bool {
+		return slices.ContainsFunc(d.asking, func(t target) bool { return t.kind == k })
+	}
+	switch {
+	case req.Access == AccessWrite:
 		return PromptEdit
+	case has(targetCommand):
+		return PromptCommand
+	case has(targetHost):
+		return PromptNetwork
+	case has(targetPath):
+		return PromptPath
 	}
-	kind := PromptTool
-	for _, t := range d.asking {
-		switch t.kind {
-		case targetCommand:
-			return PromptCommand
-		case targetHost:
-			kind = PromptNetwork
-		case targetPath:
-			if kind == PromptTool {
-				kind = PromptPath
-			}
-		}
-	}
-	return kind
+	return PromptTool
 }
 
 // choicesFor lists the answers to a question of a kind: a strict one

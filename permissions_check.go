@@ -265,7 +265,7 @@ func (p *Permissions) judge(req PermissionRequest, t target) Decision {
 		return Decision{Verdict: VerdictDeny, Reason: fmt.Sprintf("plan mode allows only reading, and %s would %s; present the plan instead, and the user will leave plan mode to carry it out", req.Tool, accessVerbs[req.Access])}
 	}
 	if t.kind == targetUnsandboxed {
-		if _, ok := p.firstMatch(req, t, false, p.allow, p.savedAllow); ok {
+		if _, ok := p.firstMatch(req, t, false, p.allow); ok {
 			return Decision{Verdict: VerdictAllow}
 		}
 		return Decision{Verdict: VerdictAsk, Strict: true, Reason: "the model asks to run this command outside the sandbox, because: " + req.Unsandboxed,
@@ -284,7 +284,7 @@ func (p *Permissions) judge(req PermissionRequest, t target) Decision {
 		return Decision{Verdict: VerdictAsk, Reason: fmt.Sprintf("the rule %s (%s) asks", r, r.Source), Strict: true,
 			Hint: fmt.Sprintf("remove the ask rule %s from %s", r, r.Source)}
 	}
-	if _, ok := p.firstMatch(req, t, false, p.allow, req.Grants, p.savedAllow); ok ||
+	if _, ok := p.firstMatch(req, t, false, p.allow, req.Grants); ok ||
 		t.kind == targetPath && req.Access == AccessWrite && (p.turnFiles[t.abs] || p.turnAllEdits && t.inside) {
 		return Decision{Verdict: VerdictAllow}
 	}
@@ -295,13 +295,13 @@ func (p *Permissions) judge(req PermissionRequest, t target) Decision {
 // line beyond the check, or whose words hold patterns, is denied too: no
 // one can tell whether it runs the denied program.
 func (p *Permissions) denied(req PermissionRequest, t target) (Decision, bool) {
-	if r, ok := p.firstMatch(req, t, true, p.deny, p.savedDeny); ok {
+	if r, ok := p.firstMatch(req, t, true, p.deny); ok {
 		return Decision{Verdict: VerdictDeny, Reason: fmt.Sprintf("denied by the rule %s (%s)", r, r.Source)}, true
 	}
 	if t.kind != targetCommand || t.parseErr == nil && !t.cmd.Globbed {
 		return Decision{}, false
 	}
-	for _, r := range slices.Concat(p.deny, p.savedDeny) {
+	for _, r := range p.deny {
 		if r.matchesTool(req.Tool, req.Access) {
 			why := "words with patterns could expand to the program it denies"
 			if t.parseErr != nil {
@@ -411,10 +411,8 @@ func (p *Permissions) protectedReason(req PermissionRequest, t target) string {
 				return fmt.Sprintf("%s configures or instructs agents, so changing it always asks", path)
 			}
 		}
-		for _, dir := range p.protectedDirs {
-			if within(dir, path) {
-				return fmt.Sprintf("%s is in %s, which is protected: changes there always ask", path, dir)
-			}
+		if dir := filepath.Dir(p.userFile); p.userFile != "" && within(dir, path) {
+			return fmt.Sprintf("%s is in %s, which is protected: changes there always ask", path, dir)
 		}
 		for _, f := range startupFiles {
 			if within(filepath.Join(p.home, f), path) {

@@ -297,18 +297,20 @@ func loadRuleFile(file string) (allow, deny []Rule, err error) {
 	return allow, deny, err
 }
 
-// parseRules parses a list of rules from source whose paths start at root.
-func parseRules(texts []string, source, root string) ([]Rule, error) {
-	rules := make([]Rule, 0, len(texts))
-	for _, text := range texts {
-		r, err := ParseRule(text, source)
+// parseRules parses lists of rules from source whose paths start at root.
+func parseRules(lists []string, source, root string) ([]Rule, error) {
+	var all []Rule
+	for _, list := range lists {
+		rules, err := ParseRuleList(list, source)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", source, err)
 		}
-		r.Root = root
-		rules = append(rules, r)
+		for _, r := range rules {
+			r.Root = root
+			all = append(all, r)
+		}
 	}
-	return rules, nil
+	return all, nil
 }
 
 // addToRuleFile adds a rule to a permissions.json, creating it when
@@ -399,18 +401,12 @@ func privateHost(host string) bool {
 // ReadDenyFolders are the folders Read deny rules name, for the sandbox
 // to refuse too; one at or above the workspace is left to the check.
 func ReadDenyFolders(sets []RuleSet, disallowed []string, workspace, home string) []string {
-	for _, list := range disallowed {
-		sets = append(sets, RuleSet{Source: "--disallowedTools", Deny: []string{list}})
-	}
 	var out []string
-	for _, set := range sets {
-		for _, text := range set.Deny {
-			rules, _ := ParseRuleList(text, set.Source)
-			for _, r := range rules {
-				r.Root = set.Project
-				if folder := globFolder(r.pathGlob(workspace, home)); r.Spec != "" && (r.Tool == readAlias || r.Tool == "read_file") && !within(folder, workspace) {
-					out = append(out, folder)
-				}
+	for _, set := range withFlagRules(sets, nil, disallowed) {
+		rules, _ := parseRules(set.Deny, set.Source, set.Project)
+		for _, r := range rules {
+			if folder := globFolder(r.pathGlob(workspace, home)); r.Spec != "" && (r.Tool == readAlias || r.Tool == "read_file") && !within(folder, workspace) {
+				out = append(out, folder)
 			}
 		}
 	}
