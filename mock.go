@@ -13,11 +13,8 @@ import (
 	"time"
 )
 
-// MockProvider is the offline demo model. It is deterministic: it reads
-// the newest user message, picks a tool call or an answer with simple
-// patterns, and streams its reply like a real provider. With a script it
-// instead replays a fixed list of replies, which tests use to drive the
-// real binary.
+// MockProvider is the offline demo model, deterministic replies picked by
+// patterns, or with a script a fixed list of replies that tests drive the binary with.
 type MockProvider struct {
 	mu      sync.Mutex
 	script  []ScriptedReply
@@ -101,8 +98,7 @@ func (m *MockProvider) Stream(ctx context.Context, req ModelRequest, onDelta fun
 	return replyResponse(reply, req, onDelta), nil
 }
 
-// replyResponse streams a reply's thinking and text in small pieces, then
-// returns it assembled as a provider would.
+// replyResponse streams a reply's thinking and text word by word and returns it assembled.
 func replyResponse(r ScriptedReply, req ModelRequest, onDelta func(Delta)) ModelResponse {
 	var resp ModelResponse
 	if r.Thinking != "" {
@@ -114,23 +110,18 @@ func replyResponse(r ScriptedReply, req ModelRequest, onDelta func(Delta)) Model
 		resp.Content = append(resp.Content, Block{Type: BlockText, Text: r.Text})
 	}
 	for i, c := range r.ToolCalls {
-		id := c.ID
-		if id == "" {
-			id = fmt.Sprintf("toolu_mock_%d_%d", len(req.Messages), i)
-		}
+		id := cmp.Or(c.ID, fmt.Sprintf("toolu_mock_%d_%d", len(req.Messages), i))
 		input := c.Input
 		if len(input) == 0 {
 			input = json.RawMessage("{}")
 		}
 		resp.Content = append(resp.Content, Block{Type: BlockToolUse, ID: id, Name: c.Name, Input: input})
 	}
-	resp.StopReason = r.StopReason
-	if resp.StopReason == "" {
-		resp.StopReason = StopEndTurn
-		if len(r.ToolCalls) > 0 {
-			resp.StopReason = StopToolUse
-		}
+	resp.StopReason = StopEndTurn
+	if len(r.ToolCalls) > 0 {
+		resp.StopReason = StopToolUse
 	}
+	resp.StopReason = cmp.Or(r.StopReason, resp.StopReason)
 	// Without scripted usage, tokens are counted as minicode estimates them.
 	resp.Usage = Usage{InputTokens: requestTokenCount(req), OutputTokens: messageTokenCount(Message{Content: resp.Content})}
 	if r.Usage != nil {
@@ -139,8 +130,7 @@ func replyResponse(r ScriptedReply, req ModelRequest, onDelta func(Delta)) Model
 	return resp
 }
 
-// streamWords hands text to onDelta a word at a time, as a network stream
-// would.
+// streamWords hands text to onDelta a word at a time, as a network stream would.
 func streamWords(kind, text string, onDelta func(Delta)) {
 	if onDelta == nil {
 		return
@@ -183,44 +173,51 @@ func demoReply(req ModelRequest, sessionID string) ScriptedReply {
 
 // demoStart answers a new request with its first tool call, or with text.
 func demoStart(req ModelRequest, request string) ScriptedReply {
-	lower := lowerRequest(request)
-	call := func(thinking, text, tool string, input map[string]any) ScriptedReply {
-		if !slices.ContainsFunc(req.Tools, func(s ToolSpec) bool { return s.Name == tool }) {
-			return ScriptedReply{Text: fmt.Sprintf("I would use the %s tool for that, but it is not available in this session.", tool)}
-		}
-		raw, _ := json.Marshal(input)
-		return ScriptedReply{Thinking: thinking, Text: text, ToolCalls: []ScriptedToolCall{{Name: tool, Input: raw}}}
+	r := demoFirstStep(request)
+	if len(r.ToolCalls) == 1 && !slices.ContainsFunc(req.Tools, func(s ToolSpec) bool { return s.Name == r.ToolCalls[0].Name }) {
+		return ScriptedReply{Text: fmt.Sprintf("I would use the %s tool for that, but it is not available in this session.", r.ToolCalls[0].Name)}
 	}
+	return r
+}
+
+// demoFirstStep is the first step of a new request.
+func demoFirstStep(request string) ScriptedReply {
+	lower := lowerRequest(request)
 	switch {
 	case lower == "help" || lower == "/help" || lower == "what can you do":
 		return ScriptedReply{Text: demoHelpText()}
 	case lower == "list files" || lower == "ls" || lower == "list the files":
-		return call("The user wants to see the workspace; list_files shows it.", "I'll list the files in the workspace.", "list_files", map[string]any{})
+		return demoCall("The user wants to see the workspace; list_files shows it.", "I'll list the files in the workspace.", "list_files", map[string]any{})
 	case demoRead.MatchString(request):
 		path := demoRead.FindStringSubmatch(request)[1]
-		return call("Reading "+path+" answers this directly.", "I'll read "+path+".", "read_file", map[string]any{"path": path})
+		return demoCall("Reading "+path+" answers this directly.", "I'll read "+path+".", "read_file", map[string]any{"path": path})
 	case demoFindFirst.MatchString(request):
 		pattern := strings.Trim(demoFindFirst.FindStringSubmatch(request)[1], "\"'")
-		return call("First a search, then the first file it finds.", "I'll search for "+pattern+" first.", "grep_files", map[string]any{"pattern": regexp.QuoteMeta(pattern)})
+		return demoCall("First a search, then the first file it finds.", "I'll search for "+pattern+" first.", "grep_files", map[string]any{"pattern": regexp.QuoteMeta(pattern)})
 	case demoSearch.MatchString(request):
 		pattern := strings.Trim(demoSearch.FindStringSubmatch(request)[1], "\"'")
-		return call("A search of the workspace finds where this appears.", "I'll search the workspace for "+pattern+".", "grep_files", map[string]any{"pattern": regexp.QuoteMeta(pattern)})
+		return demoCall("A search of the workspace finds where this appears.", "I'll search the workspace for "+pattern+".", "grep_files", map[string]any{"pattern": regexp.QuoteMeta(pattern)})
 	case demoReplace.MatchString(request):
 		m := demoReplace.FindStringSubmatch(request)
-		return call("An exact replacement with edit_file; the diff is shown before it is applied.", "I'll replace the text in "+m[3]+".", "edit_file", map[string]any{"path": m[3], "old_string": m[1], "new_string": m[2]})
+		return demoCall("An exact replacement with edit_file; the diff is shown before it is applied.", "I'll replace the text in "+m[3]+".", "edit_file", map[string]any{"path": m[3], "old_string": m[1], "new_string": m[2]})
 	case demoCreate.MatchString(request):
 		m := demoCreate.FindStringSubmatch(request)
-		return call("Creating the file with write_file.", "I'll create "+m[1]+".", "write_file", map[string]any{"path": m[1], "content": m[2] + "\n"})
+		return demoCall("Creating the file with write_file.", "I'll create "+m[1]+".", "write_file", map[string]any{"path": m[1], "content": m[2] + "\n"})
 	case demoRun.MatchString(request):
 		command := demoRun.FindStringSubmatch(request)[1]
-		return call("Running the command in the workspace.", "<progress>Running `"+command+"`.</progress>", "run_command", map[string]any{"command": command})
+		return demoCall("Running the command in the workspace.", "<progress>Running `"+command+"`.</progress>", "run_command", map[string]any{"command": command})
 	case strings.HasPrefix(lower, "ask me"):
-		return call("I need something from the user before I can go on.", "", "ask_user", map[string]any{"question": "Which word should I search the workspace for?"})
+		return demoCall("I need something from the user before I can go on.", "", "ask_user", map[string]any{"question": "Which word should I search the workspace for?"})
 	case strings.Contains(lower, "explain yourself") || strings.Contains(lower, "how do you work"):
 		return ScriptedReply{Thinking: "Explaining the mechanism.", Text: "I am a deterministic demo model. Your message went through the same loop a real model uses: the loop sent the conversation to me, I streamed this reply (thinking first, then text), and because it has no tool calls it ended the turn as a final answer."}
 	default:
 		return demoSuggest(request)
 	}
+}
+
+// demoCall is a reply that calls one tool with input.
+func demoCall(thinking, text, tool string, input any) ScriptedReply {
+	return ScriptedReply{Thinking: thinking, Text: text, ToolCalls: []ScriptedToolCall{demoInput(tool, input)}}
 }
 
 // demoSummary answers after the tools ran: it reports the results.
@@ -243,9 +240,8 @@ func demoSummary(history []Message, results []Block) ScriptedReply {
 // demoPath finds the path of a tool call in a transcript line.
 var demoPath = regexp.MustCompile(`"path":\s*"([^"]+)"`)
 
-// demoCompactSummary answers a summary request (scripted or not) with a
-// summary built from the transcript it was given: the requests, the
-// files the calls named, the errors, and how many calls there were.
+// demoCompactSummary answers a summary request (scripted or not) with the
+// transcript's requests, the files its calls named, its errors and its number of calls.
 func demoCompactSummary(transcript string) ScriptedReply {
 	var requests, files, errs []string
 	calls, focus := 0, ""

@@ -7,16 +7,10 @@ import (
 	"strings"
 )
 
-// "demo compaction" fills the demo model's context window with the
-// workspace's files until every compaction layer has run: it lists the
-// workspace, then reads files in name order, one a step with read_file
-// (a result micro compact may clear, since the call can be run again) and
-// the others through subagents, whose reports cannot be re-run and so
-// stay until snip and auto compact remove them. (Collapse rarely runs
-// here: snip, which is cheaper, makes enough room first.) It knows where
-// it is from what it still sees: the newest file it read, the markers
-// the layers left, and the file list, which it lists again once the list
-// has been compacted away.
+// "demo compaction" lists the workspace and reads its files, one a step with
+// read_file (whose results micro compact may clear) and the others through
+// subagents (whose reports stay until snip and auto compact remove them),
+// until every layer has run; it knows where it is from what it still sees.
 
 // demoLayerMarks are the texts the compaction layers leave in the history.
 var demoLayerMarks = []struct{ layer, mark string }{
@@ -26,8 +20,7 @@ var demoLayerMarks = []struct{ layer, mark string }{
 	{LayerCompact, "was compacted into this summary"},
 }
 
-// demoListCall lists every file of the workspace, the compaction demo's
-// source of files to read.
+// demoListCall lists every file of the workspace, the files the compaction demo reads.
 var demoListCall = ScriptedToolCall{Name: "list_files", Input: json.RawMessage(`{"recursive":true,"limit":10000}`)}
 
 // demoCompactionStart is the compaction demo's first step.
@@ -87,8 +80,7 @@ func orNone(list []string, sep string) string {
 	return strings.Join(list, sep)
 }
 
-// demoLayersSeen counts the marks each layer has left in msgs: micro
-// compact placeholders, and the summary messages of the others.
+// demoLayersSeen counts the marks each layer has left in msgs.
 func demoLayersSeen(msgs []Message) map[string]int {
 	seen := map[string]int{}
 	for _, m := range msgs {
@@ -106,8 +98,7 @@ func demoLayersSeen(msgs []Message) map[string]int {
 	return seen
 }
 
-// demoListedFiles reads the newest whole list_files result in msgs: the
-// files it names, folders left out.
+// demoListedFiles reads the files (not folders) of the newest whole list_files result in msgs.
 func demoListedFiles(msgs []Message) ([]string, bool) {
 	for i := len(msgs) - 1; i >= 0; i-- {
 		for _, r := range toolResults(msgs[i]) {
@@ -126,8 +117,7 @@ func demoListedFiles(msgs []Message) ([]string, bool) {
 	return nil, false
 }
 
-// demoFilesRead is how many of files the demo has read: the position
-// after the newest file a read_file or task call named.
+// demoFilesRead is the position in files after the newest one a read_file or task call named.
 func demoFilesRead(msgs []Message, files []string) int {
 	for i := len(msgs) - 1; i >= 0; i-- {
 		calls := msgs[i].ToolUses()

@@ -8,12 +8,10 @@ import (
 	"strings"
 )
 
-// demoRequest is one kind of request the demo model understands: an
-// example to type and what it does.
+// demoRequest is one kind of request the demo model understands: an example and what it does.
 type demoRequest struct{ example, does string }
 
-// demoRequests lists what the demo model understands, for help and for
-// suggestions when a request is not understood.
+// demoRequests lists what the demo model understands, for help and suggestions.
 func demoRequests() []demoRequest {
 	return []demoRequest{
 		{"list files", "list the workspace"},
@@ -45,29 +43,23 @@ func demoHelpText() string {
 	return b.String()
 }
 
-// demoSuggest answers a request the demo model does not understand: one
-// sentence and the closest requests it does, by words in common.
+// demoSuggest answers a request it does not understand with the closest ones it does.
 func demoSuggest(request string) ScriptedReply {
 	words := strings.Fields(strings.ToLower(request))
-	type scored struct {
-		example string
-		score   int
-	}
-	var ranked []scored
-	for _, r := range demoRequests() {
+	score := func(r demoRequest) (n int) {
 		known := strings.Fields(strings.ToLower(r.example + " " + r.does))
-		score := 0
 		for _, w := range words {
 			if len(w) > 2 && slices.Contains(known, w) {
-				score++
+				n++
 			}
 		}
-		ranked = append(ranked, scored{r.example, score})
+		return n
 	}
-	slices.SortStableFunc(ranked, func(a, b scored) int { return b.score - a.score })
+	ranked := demoRequests()
+	slices.SortStableFunc(ranked, func(a, b demoRequest) int { return score(b) - score(a) })
 	var picks []string
-	for _, s := range ranked[:3] {
-		picks = append(picks, "`"+s.example+"`")
+	for _, r := range ranked[:3] {
+		picks = append(picks, "`"+r.example+"`")
 	}
 	return ScriptedReply{Text: "I am the offline demo model and did not understand that; the closest things I can do are " +
 		strings.Join(picks, ", ") + " (type help for the full list)."}
@@ -79,21 +71,17 @@ var (
 	demoStored    = regexp.MustCompile(`[^\s;,()]*tool-results[^\s;,()]*`)
 )
 
-// demoAnswered continues the task after the user answered the demo
-// model's question: the answer is the word to search the workspace for,
-// unless it is itself a request the demo model understands.
+// demoAnswered continues after the user answered the demo model's question:
+// the answer is a request it understands, or else the word to search for.
 func demoAnswered(req ModelRequest, answer string) ScriptedReply {
 	if r := demoStart(req, answer); !strings.HasPrefix(r.Text, "I am the offline demo model and did not understand") {
 		return r
 	}
-	input, _ := json.Marshal(map[string]string{"pattern": regexp.QuoteMeta(answer)})
-	return ScriptedReply{Thinking: "The user answered my question with " + answer + "; that is the text to search for.",
-		Text:      fmt.Sprintf("You answered %q, so I'll search the workspace for it.", answer),
-		ToolCalls: []ScriptedToolCall{{Name: "grep_files", Input: input}}}
+	return demoCall("The user answered my question with "+answer+"; that is the text to search for.",
+		fmt.Sprintf("You answered %q, so I'll search the workspace for it.", answer), "grep_files", map[string]string{"pattern": regexp.QuoteMeta(answer)})
 }
 
-// askedQuestion reports whether the demo model called ask_user since the
-// request before the last message.
+// askedQuestion reports whether ask_user was called since the request before the last message.
 func askedQuestion(msgs []Message) bool {
 	for i := len(msgs) - 2; i >= 0; i-- {
 		m := msgs[i]
@@ -107,8 +95,7 @@ func askedQuestion(msgs []Message) bool {
 	return false
 }
 
-// demoChain finds the request that started the current chain of tool
-// calls and the calls made since, oldest first.
+// demoChain finds the request that started the current tool calls, and those calls.
 func demoChain(msgs []Message) (request string, calls []Block) {
 	for i := len(msgs) - 1; i >= 0; i-- {
 		m := msgs[i]
@@ -138,27 +125,23 @@ func lowerRequest(request string) string {
 	return strings.ToLower(strings.TrimRight(request, ".!?"))
 }
 
-// demoFollowUp is the demo model's reply once tools have run: the next
-// step of a multi-step request, or a final answer that uses the results.
+// demoFollowUp is the next step of a request once tools have run, or its final answer.
 func demoFollowUp(req ModelRequest, results []Block) ScriptedReply {
 	request, calls := demoChain(req.Messages)
 	lower, first := lowerRequest(request), results[0]
-	next := func(text, tool string, input any) ScriptedReply {
-		raw, _ := json.Marshal(input)
-		return ScriptedReply{Thinking: "The result tells me the next step.", Text: text, ToolCalls: []ScriptedToolCall{{Name: tool, Input: raw}}}
-	}
+	next := "The result tells me the next step."
 	switch {
 	case demoFindFirst.MatchString(request) && len(calls) == 1 && !first.IsError:
 		file, _, ok := strings.Cut(first.Content, ":")
 		if !ok || strings.Contains(file, "\n") {
 			return ScriptedReply{Text: "The search found nothing, so there is no first file to show:\n" + first.Content}
 		}
-		return next("The first match is in "+file+"; I'll read it.", "read_file", map[string]string{"path": file})
+		return demoCall(next, "The first match is in "+file+"; I'll read it.", "read_file", map[string]string{"path": file})
 	case demoFindFirst.MatchString(request) && len(calls) == 2 && !first.IsError:
 		file := inputPath(calls[1].Input)
 		return ScriptedReply{Text: fmt.Sprintf("The first file that mentions %s is %s:\n%s", demoFindFirst.FindStringSubmatch(request)[1], file, first.Content)}
 	case lower == "demo error" && len(calls) == 1 && first.IsError:
-		return next("The call failed validation: "+first.Content+"\nI misspelt the field; retrying with `pattern`.", "grep_files", map[string]string{"pattern": "TODO"})
+		return demoCall(next, "The call failed validation: "+first.Content+"\nI misspelt the field; retrying with `pattern`.", "grep_files", map[string]string{"pattern": "TODO"})
 	case lower == "demo error":
 		return ScriptedReply{Text: "My first grep_files call named the field `patern`, so input validation rejected it before the tool ran and told me which field was missing. I corrected the input and the retry worked:\n" + first.Content}
 	case lower == "demo compaction":
@@ -171,7 +154,7 @@ func demoFollowUp(req ModelRequest, results []Block) ScriptedReply {
 		return ScriptedReply{Text: fmt.Sprintf("Together the outputs passed the %d characters one batch may add to the context (a single result may hold %d), so minicode stored the largest on disk and handed me only a preview of each: %s. read_file can page through them.",
 			maxBatchResultChars, maxResultChars, strings.Join(stored, ", "))}
 	case lower == "demo permissions" && len(calls) == 1 && !first.IsError:
-		return next("The edit was approved; now a command, which runs in the sandbox.", "run_command", map[string]string{"command": "cat minicode-demo.txt && ls"})
+		return demoCall(next, "The edit was approved; now a command, which runs in the sandbox.", "run_command", map[string]string{"command": "cat minicode-demo.txt && ls"})
 	case lower == "demo permissions":
 		return ScriptedReply{Text: "Both steps went through the permission check: the file change is shown as a diff before you approve it, and the command ran inside the sandbox, which keeps its writes to the workspace.\n" + demoSummary(req.Messages, results).Text}
 	}

@@ -47,10 +47,10 @@ type ModelResponse struct {
 	Model      string // the model that answered, when a fallback did
 }
 
-// Delta kinds streamed while a reply is produced.
+// Delta kinds streamed while a reply is produced, named as the blocks they fill.
 const (
-	DeltaText     = "text"
-	DeltaThinking = "thinking"
+	DeltaText     = BlockText
+	DeltaThinking = BlockThinking
 )
 
 // Delta is a piece of streamed output, shown to the user as it arrives.
@@ -59,8 +59,7 @@ type Delta struct {
 	Text string
 }
 
-// replyBuilder assembles a reply from streamed pieces, showing text and
-// thinking as they come.
+// replyBuilder assembles a reply from streamed pieces, showing text and thinking as they come.
 type replyBuilder struct {
 	resp  ModelResponse
 	parts []strings.Builder // per block: its text, thinking or tool input so far
@@ -80,11 +79,8 @@ func (r *replyBuilder) add(i int, kind, piece string) {
 		return
 	}
 	r.parts[i].WriteString(piece)
-	switch kind {
-	case BlockText:
-		r.emit(Delta{Kind: DeltaText, Text: piece})
-	case BlockThinking:
-		r.emit(Delta{Kind: DeltaThinking, Text: piece})
+	if kind != BlockToolUse {
+		r.emit(Delta{Kind: kind, Text: piece})
 	}
 }
 
@@ -103,9 +99,8 @@ func (r *replyBuilder) finish() ModelResponse {
 	return r.resp
 }
 
-// Provider is a model behind an API: Stream sends the request, calls
-// onDelta for each piece of text or thinking, and returns the assembled
-// reply; cancelling ctx aborts it.
+// Provider is a model behind an API: Stream sends the request, calls onDelta
+// for each piece of text or thinking, and returns the reply; ctx cancels it.
 type Provider interface {
 	Name() string
 	Stream(ctx context.Context, req ModelRequest, onDelta func(Delta)) (ModelResponse, error)
@@ -117,8 +112,7 @@ type ModelLimits struct {
 	MaxOutput     int `json:"max_output"`
 }
 
-// modelLimitTable maps a model-name prefix to its limits. The longest
-// matching prefix wins ("" matches every model); settings may override any entry.
+// modelLimitTable maps a model-name prefix to its limits; the longest match wins ("" matches all).
 var modelLimitTable = map[string]ModelLimits{
 	"claude-opus-5":     {1_000_000, 128_000},
 	"claude-sonnet-5":   {1_000_000, 128_000},
@@ -142,8 +136,7 @@ var modelLimitTable = map[string]ModelLimits{
 	"":                  {128_000, 8_192},
 }
 
-// byPrefix returns the value of table's longest key that model starts
-// with, and that key's length (-1 when none does).
+// byPrefix returns the value of table's longest key that prefixes model, and its length or -1.
 func byPrefix[V any](table map[string]V, model string) (best V, length int) {
 	length = -1
 	for prefix, v := range table {
@@ -163,21 +156,11 @@ func limitsFor(model string, overrides map[string]ModelLimits) ModelLimits {
 	return limits
 }
 
-// resolveModelAlias turns Claude Code's short model names (sonnet, opus,
-// haiku, fable, their -latest forms, a "[1m]" suffix) into model ids.
+// resolveModelAlias turns Claude Code's short model names (opus, opus-latest, opus[1m], ...) into ids.
 func resolveModelAlias(name string) string {
 	base, _, _ := strings.Cut(name, "[")
-	switch strings.TrimSuffix(strings.TrimPrefix(base, "claude-"), "-latest") {
-	case "opus":
-		return "claude-opus-5-5"
-	case "sonnet":
-		return "claude-sonnet-5-5"
-	case "haiku":
-		return "claude-haiku-5-5"
-	case "fable":
-		return "claude-fable-5-1"
-	}
-	return name
+	aliases := map[string]string{"opus": "claude-opus-5-5", "sonnet": "claude-sonnet-5-5", "haiku": "claude-haiku-5-5", "fable": "claude-fable-5-1"}
+	return cmp.Or(aliases[strings.TrimSuffix(strings.TrimPrefix(base, "claude-"), "-latest")], name)
 }
 
 // modelPrice is what a model costs, in dollars per million tokens.

@@ -19,9 +19,8 @@ const (
 	anthropicVersion     = "2023-06-01"
 )
 
-// Anthropic is a Provider speaking the streaming Messages API; cache
-// breakpoints on the system prompt, the last tool and the newest message
-// let a long conversation be read from the prompt cache.
+// Anthropic is a Provider speaking the streaming Messages API, with cache
+// breakpoints on the system prompt, the last tool and the newest message.
 type Anthropic struct {
 	url    string
 	header http.Header
@@ -57,8 +56,7 @@ func (a *Anthropic) Stream(ctx context.Context, req ModelRequest, onDelta func(D
 	return a.client.stream(ctx, a.url, body, a.header, parseAnthropicStream, onDelta)
 }
 
-// encodeJSON marshals v without HTML escaping, so that text the model
-// wrote is sent back in the form it came in.
+// encodeJSON marshals v without HTML escaping, so the model's text goes back as it came.
 func encodeJSON(v any) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
@@ -71,13 +69,13 @@ func encodeJSON(v any) ([]byte, error) {
 
 // anthropicRequest is the body of POST /v1/messages, Tools and Messages spliced in.
 type anthropicRequest struct {
-	Model     string           `json:"model"`
-	MaxTokens int              `json:"max_tokens"`
-	Stream    bool             `json:"stream"`
-	System    []anthropicBlock `json:"system,omitempty"`
-	Tools     json.RawMessage  `json:"tools,omitempty"`
-	Messages  json.RawMessage  `json:"messages"`
-	Thinking  *thinkingBudget  `json:"thinking,omitempty"`
+	Model     string          `json:"model"`
+	MaxTokens int             `json:"max_tokens"`
+	Stream    bool            `json:"stream"`
+	System    json.RawMessage `json:"system,omitempty"`
+	Tools     json.RawMessage `json:"tools,omitempty"`
+	Messages  json.RawMessage `json:"messages"`
+	Thinking  *thinkingBudget `json:"thinking,omitempty"`
 }
 
 // thinkingBudget turns on extended thinking with a budget of tokens.
@@ -89,21 +87,11 @@ type thinkingBudget struct {
 // cacheBreakpoint ends a JSON object that marks the end of a prefix the API should cache.
 const cacheBreakpoint = `,"cache_control":{"type":"ephemeral"}}`
 
-// anthropicBlock is a content block on the wire; pointers are fields sent even when empty.
-type anthropicBlock struct {
-	Type         string            `json:"type"`
-	Text         *string           `json:"text,omitempty"`
-	Thinking     *string           `json:"thinking,omitempty"`
-	Signature    *string           `json:"signature,omitempty"`
-	Data         *string           `json:"data,omitempty"`
-	ID           string            `json:"id,omitempty"`
-	Name         string            `json:"name,omitempty"`
-	Input        json.RawMessage   `json:"input,omitempty"`
-	ToolUseID    string            `json:"tool_use_id,omitempty"`
-	Content      string            `json:"content,omitempty"`
-	IsError      bool              `json:"is_error,omitempty"`
-	Source       *ImageSource      `json:"source,omitempty"`
-	CacheControl map[string]string `json:"cache_control,omitempty"`
+// anthropicThinking is a thinking block on the wire, its fields sent even when empty.
+type anthropicThinking struct {
+	Type      string `json:"type"`
+	Thinking  string `json:"thinking"`
+	Signature string `json:"signature"`
 }
 
 // anthropicWireBlock is one encoded content block, kept in its message's wireCache.
@@ -124,7 +112,8 @@ func (a *Anthropic) encode(req ModelRequest) (*wireBody, error) {
 		body.MaxTokens = max(body.MaxTokens, req.Thinking+4096) // the answer comes after the thinking
 	}
 	if req.System != "" {
-		body.System = []anthropicBlock{{Type: BlockText, Text: &req.System, CacheControl: map[string]string{"type": "ephemeral"}}}
+		text, _ := encodeJSON(req.System)
+		body.System = json.RawMessage(`[{"type":"text","text":` + string(text) + cacheBreakpoint + `]`)
 	}
 	fields := []splicedField{{"messages", func(out *wireBody) error { return anthropicMessages(out, req.Messages) }}}
 	if len(req.Tools) > 0 {
@@ -143,8 +132,7 @@ func encodeAnthropicTools(specs []ToolSpec) ([]byte, error) {
 	return append(data[:len(data)-2], cacheBreakpoint+"]"...), nil
 }
 
-// anthropicMessages writes the conversation as a JSON array, consecutive
-// messages of one role merged into one.
+// anthropicMessages writes the conversation as a JSON array, merging consecutive messages of one role.
 func anthropicMessages(out *wireBody, msgs []Message) error {
 	out.WriteByte('[')
 	start := out.Len()
@@ -170,8 +158,8 @@ func anthropicMessages(out *wireBody, msgs []Message) error {
 	return nil
 }
 
-// writeAnthropicMessage writes one message of blocks, tool results first;
-// the newest message's last block that is not thinking is a cache breakpoint.
+// writeAnthropicMessage writes one message, tool results first and, in the
+// newest, a cache breakpoint on the last block that is not thinking.
 func writeAnthropicMessage(out *wireBody, comma bool, role Role, group []anthropicWireBlock, newest bool) {
 	if comma {
 		out.WriteByte(',')
@@ -227,31 +215,26 @@ func anthropicBlocksOf(m Message) ([]anthropicWireBlock, error) {
 	return blocks, nil
 }
 
-// toAnthropicBlock translates one block, reporting false for one not to
-// send (empty text); thinking and signatures are copied unchanged.
-func toAnthropicBlock(b Block) (anthropicBlock, bool) {
+// toAnthropicBlock translates one block, reporting false for one not to send (empty text).
+func toAnthropicBlock(b Block) (any, bool) {
 	switch b.Type {
 	case BlockText:
-		if strings.TrimSpace(b.Text) == "" {
-			return anthropicBlock{}, false
-		}
-		return anthropicBlock{Type: b.Type, Text: &b.Text}, true
+		return Block{Type: b.Type, Text: b.Text}, strings.TrimSpace(b.Text) != ""
 	case BlockThinking:
-		return anthropicBlock{Type: b.Type, Thinking: &b.Thinking, Signature: &b.Signature}, true
+		return anthropicThinking{b.Type, b.Thinking, b.Signature}, true
 	case BlockRedactedThinking:
-		return anthropicBlock{Type: b.Type, Data: &b.Data}, true
+		return Block{Type: b.Type, Data: b.Data}, true
 	case BlockToolUse:
-		return anthropicBlock{Type: b.Type, ID: b.ID, Name: b.Name, Input: objectOrEmpty(b.Input)}, true
+		return Block{Type: b.Type, ID: b.ID, Name: b.Name, Input: objectOrEmpty(b.Input)}, true
 	case BlockToolResult:
-		return anthropicBlock{Type: b.Type, ToolUseID: b.ToolUseID, Content: b.Content, IsError: b.IsError}, true
+		return Block{Type: b.Type, ToolUseID: b.ToolUseID, Content: b.Content, IsError: b.IsError}, true
 	case BlockImage:
-		return anthropicBlock{Type: b.Type, Source: b.Source}, b.Source != nil
+		return Block{Type: b.Type, Source: b.Source}, b.Source != nil
 	}
-	return anthropicBlock{}, false
+	return nil, false
 }
 
-// objectOrEmpty returns raw if it is a JSON object, else {}, the only
-// tool input the API accepts.
+// objectOrEmpty returns raw if it is a JSON object, the only tool input the API accepts, else {}.
 func objectOrEmpty(raw json.RawMessage) json.RawMessage {
 	trimmed := bytes.TrimSpace(raw)
 	if len(trimmed) > 0 && trimmed[0] == '{' && json.Valid(trimmed) {
@@ -260,8 +243,7 @@ func objectOrEmpty(raw json.RawMessage) json.RawMessage {
 	return json.RawMessage("{}")
 }
 
-// toolInput turns streamed tool arguments into a block's input: empty is
-// {}, and invalid JSON is kept as a JSON string for the tool to reject.
+// toolInput turns streamed tool arguments into an input: empty is {}, invalid JSON a JSON string.
 func toolInput(raw string) json.RawMessage {
 	trimmed := strings.TrimSpace(raw)
 	switch {
@@ -278,7 +260,7 @@ func toolInput(raw string) json.RawMessage {
 type anthropicEvent struct {
 	Type    string `json:"type"`
 	Index   int    `json:"index"`
-	Message *struct {
+	Message struct {
 		Usage Usage `json:"usage"`
 	} `json:"message"`
 	ContentBlock *Block `json:"content_block"`
@@ -290,11 +272,10 @@ type anthropicEvent struct {
 		Signature   string `json:"signature"`
 		StopReason  string `json:"stop_reason"`
 	} `json:"delta"`
-	Usage *Usage `json:"usage"`
+	Usage Usage `json:"usage"`
 }
 
-// mergeUsage takes the counts of a message_start or message_delta into
-// usage; they are running totals, so a reported count replaces the old.
+// mergeUsage takes the running totals of a message_start or message_delta into usage.
 func mergeUsage(u Usage, usage *Usage) {
 	*usage = Usage{cmp.Or(u.InputTokens, usage.InputTokens), cmp.Or(u.OutputTokens, usage.OutputTokens),
 		cmp.Or(u.CacheCreationInputTokens, usage.CacheCreationInputTokens), cmp.Or(u.CacheReadInputTokens, usage.CacheReadInputTokens)}
@@ -356,20 +337,16 @@ func plainTextDelta(data string) (index int, text string, ok bool) {
 func (s *anthropicAssembler) apply(ev anthropicEvent) bool {
 	switch ev.Type {
 	case "message_start":
-		if ev.Message != nil {
-			mergeUsage(ev.Message.Usage, &s.resp.Usage)
-		}
+		mergeUsage(ev.Message.Usage, &s.resp.Usage)
 	case "content_block_start":
 		s.start(ev)
 	case "content_block_delta":
 		s.delta(ev)
 	case "message_delta":
-		if ev.Delta != nil && ev.Delta.StopReason != "" {
-			s.resp.StopReason = ev.Delta.StopReason
+		if ev.Delta != nil {
+			s.resp.StopReason = cmp.Or(ev.Delta.StopReason, s.resp.StopReason)
 		}
-		if ev.Usage != nil {
-			mergeUsage(*ev.Usage, &s.resp.Usage)
-		}
+		mergeUsage(ev.Usage, &s.resp.Usage)
 	case "message_stop":
 		s.finish()
 		return true
@@ -392,21 +369,16 @@ func (s *anthropicAssembler) start(ev anthropicEvent) {
 	s.add(i, BlockThinking, cb.Thinking)
 }
 
-// delta adds a piece of a content block.
+// delta adds a piece of a content block: text, thinking, tool input or signature.
 func (s *anthropicAssembler) delta(ev anthropicEvent) {
 	d := ev.Delta
 	i, ok := s.at[ev.Index]
-	if d == nil || !ok {
-		return
-	}
-	switch d.Type {
-	case "text_delta":
-		s.add(i, BlockText, d.Text)
-	case "thinking_delta":
-		s.add(i, BlockThinking, d.Thinking)
-	case "signature_delta":
+	switch {
+	case d == nil || !ok:
+	case d.Type == "signature_delta":
 		s.resp.Content[i].Signature += d.Signature
-	case "input_json_delta":
-		s.add(i, BlockToolUse, d.PartialJSON)
+	default: // a delta carries one of these, for a block of its kind
+		kind := map[string]string{"text_delta": BlockText, "thinking_delta": BlockThinking, "input_json_delta": BlockToolUse}[d.Type]
+		s.add(i, kind, d.Text+d.Thinking+d.PartialJSON)
 	}
 }

@@ -145,7 +145,7 @@ func TestAnthropicThinkingRoundTrip(t *testing.T) {
 		t.Fatalf("second Stream error: %v", err)
 	}
 	var sent struct {
-		Messages []struct{ Content []anthropicBlock }
+		Messages []struct{ Content []Block }
 	}
 	body := api.requests()[1].Body
 	if err := json.Unmarshal(body, &sent); err != nil {
@@ -154,8 +154,8 @@ func TestAnthropicThinkingRoundTrip(t *testing.T) {
 	replayed := sent.Messages[1].Content
 	for i, want := range first.Content[:2] {
 		got := replayed[i]
-		if got.Type != want.Type || deref(got.Thinking) != want.Thinking || deref(got.Signature) != want.Signature || deref(got.Data) != want.Data {
-			t.Errorf("block %d replayed as %q, want %q", i, fmt.Sprint(got.Type, deref(got.Thinking), deref(got.Signature), deref(got.Data)), fmt.Sprint(want.Type, want.Thinking, want.Signature, want.Data))
+		if got.Type != want.Type || got.Thinking != want.Thinking || got.Signature != want.Signature || got.Data != want.Data {
+			t.Errorf("block %d replayed as %q, want %q", i, fmt.Sprint(got.Type, got.Thinking, got.Signature, got.Data), fmt.Sprint(want.Type, want.Thinking, want.Signature, want.Data))
 		}
 	}
 	for _, raw := range []string{`"signature":"EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxDeZ+/=="`, `Let me think about <this> & that.\n`} {
@@ -163,14 +163,6 @@ func TestAnthropicThinkingRoundTrip(t *testing.T) {
 			t.Errorf("request body lacks %q", raw)
 		}
 	}
-}
-
-// deref returns the string p points to, or "".
-func deref(p *string) string {
-	if p == nil {
-		return ""
-	}
-	return *p
 }
 
 // streamResult is what a stream gave, as the stream golden files spell it.

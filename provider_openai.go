@@ -12,15 +12,11 @@ import (
 	"strings"
 )
 
-// openAIDefaultBase is the OpenAI API; any compatible server (DeepSeek,
-// Ollama, vLLM, OpenRouter) is reached by setting the base URL.
+// openAIDefaultBase is the OpenAI API; the base URL reaches any compatible server.
 const openAIDefaultBase = "https://api.openai.com/v1"
 
-// OpenAI is a Provider speaking streaming OpenAI-compatible Chat
-// Completions: tool results become "tool" messages ("Error: " when they
-// failed), thinking is not sent, and streamed reasoning comes back as a
-// thinking block. api.openai.com gets max_completion_tokens, which its
-// reasoning models need; other servers get max_tokens.
+// OpenAI is a Provider speaking streaming OpenAI-compatible Chat Completions;
+// thinking is not sent, and streamed reasoning comes back as a thinking block.
 type OpenAI struct {
 	url                 string
 	header              http.Header
@@ -29,8 +25,7 @@ type OpenAI struct {
 	tools               toolsCache
 }
 
-// NewOpenAI returns an OpenAI-compatible provider; without an API key no
-// Authorization header is sent.
+// NewOpenAI returns an OpenAI-compatible provider; api.openai.com gets max_completion_tokens.
 func NewOpenAI(opts ProviderOptions) *OpenAI {
 	base := cmp.Or(strings.TrimRight(opts.BaseURL, "/"), openAIDefaultBase)
 	u, err := url.Parse(base)
@@ -75,9 +70,8 @@ type openAIMessage struct {
 	ToolCallID string           `json:"tool_call_id,omitempty"`
 }
 
-// openAIToolCall is a tool call of an assistant message, or a fragment of
-// one in a stream; Arguments is a JSON string (in a stream a piece of
-// one), or from some servers a whole object.
+// openAIToolCall is a tool call, or a fragment of one in a stream, whose
+// Arguments are a JSON string (or a piece of one), or from some servers an object.
 type openAIToolCall struct {
 	Index    *int   `json:"index,omitempty"`
 	ID       string `json:"id"`
@@ -98,8 +92,7 @@ type openAITool struct {
 	} `json:"function"`
 }
 
-// encodeRequest encodes a model request; a zero MaxTokens is left out,
-// so the server's default applies.
+// encodeRequest encodes a model request; a zero MaxTokens is left to the server.
 func (o *OpenAI) encodeRequest(req ModelRequest) (*wireBody, error) {
 	body := openAIRequest{Model: req.Model, Messages: json.RawMessage("0"), Stream: true}
 	body.StreamOptions.IncludeUsage = true
@@ -153,45 +146,38 @@ func openAIMessages(out *wireBody, system string, msgs []Message) error {
 	return nil
 }
 
-// openAIMessagesOf returns the chat messages one message becomes, joined
-// by commas and cached in the message: a user message's tool results come
-// first as "tool" messages, then its text.
+// openAIMessagesOf returns the chat messages one message becomes, joined by
+// commas and cached: tool results as "tool" messages ("Error: " if failed), then the rest.
 func openAIMessagesOf(m Message) ([]byte, error) {
 	if m.wire != nil && m.wire.encoded.openai {
 		return m.wire.openai, nil
 	}
-	var msgs []openAIMessage
-	if m.Role == RoleAssistant {
+	msgs := []openAIMessage{}
+	for _, b := range m.Content {
+		if b.Type == BlockToolResult {
+			content := b.Content
+			if b.IsError {
+				content = "Error: " + content
+			}
+			msgs = append(msgs, openAIMessage{Role: "tool", Content: &content, ToolCallID: b.ToolUseID})
+		}
+	}
+	text := m.Text()
+	switch parts := openAIParts(m); {
+	case m.Role == RoleAssistant:
 		if msg, ok := openAIAssistant(m); ok {
 			msgs = append(msgs, msg)
 		}
-	} else {
-		for _, b := range m.Content {
-			if b.Type == BlockToolResult {
-				content := b.Content
-				if b.IsError {
-					content = "Error: " + content
-				}
-				msgs = append(msgs, openAIMessage{Role: "tool", Content: &content, ToolCallID: b.ToolUseID})
-			}
-		}
-		if parts := openAIParts(m); parts != nil {
-			msgs = append(msgs, openAIMessage{Role: "user", Content: parts})
-		} else if text := m.Text(); text != "" {
-			msgs = append(msgs, openAIMessage{Role: "user", Content: &text})
-		}
+	case parts != nil:
+		msgs = append(msgs, openAIMessage{Role: "user", Content: parts})
+	case text != "":
+		msgs = append(msgs, openAIMessage{Role: "user", Content: &text})
 	}
-	var data []byte
-	for i, msg := range msgs {
-		enc, err := encodeJSON(msg)
-		if err != nil {
-			return nil, fmt.Errorf("encoding a %s message: %w", msg.Role, err)
-		}
-		if i > 0 {
-			data = append(data, ',')
-		}
-		data = append(data, enc...)
+	data, err := encodeJSON(msgs)
+	if err != nil {
+		return nil, fmt.Errorf("encoding a %s message: %w", m.Role, err)
 	}
+	data = data[1 : len(data)-1] // the messages without the brackets of their list
 	if m.wire != nil {
 		m.wire.openai, m.wire.encoded.openai = data, true
 	}
@@ -213,8 +199,7 @@ func openAIAssistant(m Message) (openAIMessage, bool) {
 	return msg, msg.Content != nil || len(msg.ToolCalls) > 0
 }
 
-// openAIArguments turns a tool input back into the arguments the model
-// wrote, undoing toolInput.
+// openAIArguments turns a tool input back into the arguments the model wrote, undoing toolInput.
 func openAIArguments(input json.RawMessage) string {
 	trimmed := bytes.TrimSpace(input)
 	var text string
@@ -234,8 +219,7 @@ type openAIPart struct {
 	ImageURL map[string]string `json:"image_url,omitempty"`
 }
 
-// openAIParts returns a user message's text and images as content parts,
-// or nil when it has no image (its content is then a plain string).
+// openAIParts returns a user message's text and images as content parts, or nil without images.
 func openAIParts(m Message) []openAIPart {
 	if !slices.ContainsFunc(m.Content, func(b Block) bool { return b.Type == BlockImage && b.Source != nil }) {
 		return nil
@@ -275,8 +259,7 @@ type openAIChunk struct {
 	Error json.RawMessage `json:"error"`
 }
 
-// openAIAssembler builds a reply from stream chunks: one thinking block,
-// one text block and the tool calls, opened as their first piece comes.
+// openAIAssembler builds a reply of one thinking block, one text block and tool calls.
 type openAIAssembler struct {
 	replyBuilder
 	thinking, text int         // the positions of those blocks; -1 until opened
@@ -284,8 +267,7 @@ type openAIAssembler struct {
 	finishReason   string
 }
 
-// parseOpenAIStream reads a Chat Completions stream up to [DONE], or to
-// its end after a finish_reason.
+// parseOpenAIStream reads a Chat Completions stream up to [DONE], or its end after a finish_reason.
 func parseOpenAIStream(events *SSEReader, emit func(Delta)) (ModelResponse, error) {
 	s := &openAIAssembler{replyBuilder: replyBuilder{emit: emit}, thinking: -1, text: -1, calls: map[int]int{}}
 	for {
@@ -342,8 +324,7 @@ func (s *openAIAssembler) addOnce(at *int, kind, piece string) {
 	s.add(*at, kind, piece)
 }
 
-// reasoningPiece is a delta's reasoning_content, or else its reasoning
-// (some servers send both); a field that is no string is ignored.
+// reasoningPiece is a delta's reasoning_content, or else its reasoning, if a string.
 func reasoningPiece(reasoningContent, reasoning json.RawMessage) string {
 	var piece string
 	for _, raw := range []json.RawMessage{reasoningContent, reasoning} {
@@ -354,8 +335,7 @@ func reasoningPiece(reasoningContent, reasoning json.RawMessage) string {
 	return ""
 }
 
-// toolCall adds a fragment to the call at its index (else its position);
-// a new id at a used index starts a new call.
+// toolCall adds a fragment to the call at its index (else its position), or a new id's new call.
 func (s *openAIAssembler) toolCall(position int, d openAIToolCall) {
 	index := position
 	if d.Index != nil {
@@ -383,8 +363,7 @@ func (s *openAIAssembler) toolCall(position int, d openAIToolCall) {
 	}
 }
 
-// response assembles the reply: thinking, then text, then tool calls,
-// each call with an id.
+// response assembles the reply: thinking, then text, then tool calls, each with an id.
 func (s *openAIAssembler) response() ModelResponse {
 	resp := s.finish()
 	order := map[string]int{BlockThinking: 0, BlockText: 1, BlockToolUse: 2}

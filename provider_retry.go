@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -58,8 +59,7 @@ func (e *APIError) Error() string {
 	return msg
 }
 
-// streamError is a failure of the connection or the stream (reset, cut
-// short, stalled): worth a retry, a stall only once.
+// streamError is a failure of the connection or the stream, worth a retry (a stall only once).
 type streamError struct {
 	error
 	stalled bool
@@ -74,9 +74,8 @@ var errTruncated = &streamError{error: errors.New("the stream ended before the r
 // streamParser assembles the reply of one 200 response, emitting each delta.
 type streamParser func(events *SSEReader, emit func(Delta)) (ModelResponse, error)
 
-// streamClient sends a streaming request with timeouts and retries it with
-// capped exponential backoff; once text was shown, a retry happens only
-// with a notice that the partial reply is discarded.
+// streamClient sends a streaming request with timeouts and retries it with capped
+// exponential backoff, saying so when a partial reply the user saw is discarded.
 type streamClient struct {
 	ProviderOptions
 	provider                string
@@ -97,8 +96,7 @@ func newStreamClient(provider, baseURLVar string, opts ProviderOptions) streamCl
 		backoffBase: defaultBackoffBase, backoffMax: defaultBackoffMax, sleep: sleepContext}
 }
 
-// stream POSTs body to address with header and parses the streamed reply,
-// retrying what is worth retrying, until ctx is cancelled.
+// stream POSTs body to address and parses the streamed reply, retrying what is worth it.
 func (c *streamClient) stream(ctx context.Context, address string, body *wireBody, header http.Header, parse streamParser, onDelta func(Delta)) (ModelResponse, error) {
 	if onDelta == nil {
 		onDelta = func(Delta) {}
@@ -144,9 +142,8 @@ func (c *streamClient) stream(ctx context.Context, address string, body *wireBod
 	}
 }
 
-// retryWait decides whether err is worth retrying after attempt (0 for
-// the first), and how long to wait first: what a 429 asks, else base
-// doubled each time, capped at max, its upper half random.
+// retryWait decides whether err is worth retrying after attempt (from 0), and
+// how long to wait: what a 429 asks, else doubling from base to max, its upper half random.
 func (c *streamClient) retryWait(err error, attempt int) (time.Duration, bool) {
 	var apiErr *APIError
 	var streamErr *streamError
@@ -204,8 +201,7 @@ func (c *streamClient) attempt(ctx context.Context, send func(context.Context) (
 	return resp, shown, nil
 }
 
-// attemptError names the real reason an attempt failed: the caller's
-// cancellation, a stall detected by a timer, or err itself.
+// attemptError names why an attempt failed: the caller's cancellation, a stall, or err.
 func attemptError(ctx, actx context.Context, err error) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
@@ -232,8 +228,7 @@ func (ir idleReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// connectionError classifies a failure to get a response: a reset, EOF or
-// timeout is retryable; anything else names the address and its variable.
+// connectionError makes a reset, EOF or timeout retryable, and names the address for the rest.
 func (c *streamClient) connectionError(err error) error {
 	var netErr net.Error
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
@@ -315,8 +310,7 @@ func parseErrorBody(body []byte) *APIError {
 	return e
 }
 
-// streamErrorEvent is the error of an error event in a stream, whose data
-// holds an error object; overload, rate limits and server-side failures are retried.
+// streamErrorEvent is the error of an error event; overload, rate limits and server failures are retried.
 func streamErrorEvent(provider, data string) error {
 	e := parseErrorBody([]byte(data))
 	e.Provider, e.Message = provider, cmp.Or(e.Message, "unknown error")
@@ -327,19 +321,14 @@ func streamErrorEvent(provider, data string) error {
 	return e
 }
 
-// isSpendLimit reports whether a 429 is about money (quota, credit, spend
-// limit), which waiting does not fix; only narrow phrases match.
+// isSpendLimit reports whether a 429 is about money, which waiting does not fix.
 func isSpendLimit(e *APIError) bool {
 	kind, message := strings.ToLower(e.Type), strings.ToLower(e.Message)
 	if strings.Contains(kind, "insufficient_quota") || strings.Contains(kind, "billing") {
 		return true
 	}
-	for _, phrase := range []string{"current quota", "credit balance", "spend limit", "spending limit", "usage limit"} {
-		if strings.Contains(message, phrase) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc([]string{"current quota", "credit balance", "spend limit", "spending limit", "usage limit"},
+		func(phrase string) bool { return strings.Contains(message, phrase) })
 }
 
 // retryAfter reads retry-after-ms, or retry-after as seconds or a date; 0 when absent.
@@ -359,10 +348,8 @@ func retryAfter(h http.Header, now time.Time) time.Duration {
 
 // sleepContext waits d, or until ctx is cancelled.
 func sleepContext(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
 	select {
-	case <-t.C:
+	case <-time.After(d):
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()

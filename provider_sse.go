@@ -11,8 +11,7 @@ import (
 	"time"
 )
 
-// SSEEvent is one event of a Server-Sent Events stream, as the HTML
-// standard's event-stream format defines it.
+// SSEEvent is one event of a Server-Sent Events stream, as the HTML standard defines it.
 type SSEEvent struct {
 	Event string        // the event type; "message" when the stream gave none
 	Data  string        // the data lines joined with "\n"
@@ -20,9 +19,7 @@ type SSEEvent struct {
 	Retry time.Duration // the latest valid retry field, or 0
 }
 
-// SSEReader reads events from a Server-Sent Events stream for both
-// providers and the MCP client: lines end in CR, LF or CRLF, and each
-// event is returned as soon as its blank line has been read.
+// SSEReader reads the events of a Server-Sent Events stream, each as soon as its blank line comes.
 type SSEReader struct {
 	lines   *bufio.Scanner
 	maxLine int
@@ -43,8 +40,7 @@ var errSSETooLong = errors.New("event stream: a line or event is too long")
 // utf8BOM is the byte-order mark that may open a stream; it is skipped.
 var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 
-// newSSEReader returns a reader of the events in r; a line or an event's
-// data longer than maxLine bytes is an error.
+// newSSEReader returns a reader of the events in r, lines and events at most maxLine bytes.
 func newSSEReader(r io.Reader, maxLine int) *SSEReader {
 	s := &SSEReader{lines: bufio.NewScanner(r), maxLine: maxLine}
 	s.lines.Buffer(make([]byte, min(4096, maxLine+2)), maxLine+2) // a skipped LF, the line, its end
@@ -52,11 +48,8 @@ func newSSEReader(r io.Reader, maxLine int) *SSEReader {
 	return s
 }
 
-// splitLine is the scanner's split function: a line ends at CR, LF or
-// CRLF. A line is returned at its CR at once; the LF that may follow is
-// skipped when it comes, so a live stream never waits for it. An
-// unterminated line at the end of the stream is dropped, like the event
-// it belongs to.
+// splitLine splits lines at CR, LF or CRLF, returning a line at its CR at once
+// and skipping an LF after it when it comes; an unterminated last line is dropped.
 func (s *SSEReader) splitLine(data []byte, atEOF bool) (int, []byte, error) {
 	skip := 0
 	if s.skipLF && len(data) > 0 && data[0] == '\n' {
@@ -80,10 +73,8 @@ func (s *SSEReader) splitLine(data []byte, atEOF bool) (int, []byte, error) {
 	return skip + i + 1, line[:i], nil
 }
 
-// Next returns the next event. At the end of the stream it returns io.EOF;
-// an event that was not finished by a blank line before the end is
-// dropped, as the standard requires. Any other error is returned as is,
-// and every later call returns it again.
+// Next returns the next event, or io.EOF at the end (an unfinished event is
+// dropped); a read error is returned by this and every later call.
 func (s *SSEReader) Next() (SSEEvent, error) {
 	for s.err == nil {
 		if !s.lines.Scan() {

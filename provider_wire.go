@@ -8,9 +8,7 @@ import (
 	"sync"
 )
 
-// wireCache is what is computed once per message, so that a step costs
-// the same at any length of history: each provider's encoding and the
-// estimated token count.
+// wireCache holds what is computed once per message, each provider's encoding and the token estimate.
 type wireCache struct {
 	anthropic []anthropicWireBlock // the content blocks
 	openai    []byte               // the chat messages, joined by commas
@@ -34,8 +32,7 @@ type toolsCache struct {
 	json  []byte
 }
 
-// field is the tools field of a request: the encoding of specs, made by
-// encode only when they differ from the previous request's.
+// field is the tools field of a request, encoded only when specs differ from the previous request's.
 func (c *toolsCache) field(specs []ToolSpec, encode func([]ToolSpec) ([]byte, error)) splicedField {
 	return splicedField{"tools", func(out *wireBody) error {
 		c.mu.Lock()
@@ -55,9 +52,8 @@ func (c *toolsCache) field(specs []ToolSpec, encode func([]ToolSpec) ([]byte, er
 	}}
 }
 
-// wireBody is a request body made of copied bytes and referenced ones:
-// the cached encodings of messages and tools are referenced, not copied,
-// so that building a request costs only its small parts.
+// wireBody is a request body of copied bytes and referenced ones, the cached
+// encodings of messages and tools, so building a request costs only its small parts.
 type wireBody struct {
 	bytes.Buffer // the copied bytes
 	refs         []wireRef
@@ -88,17 +84,14 @@ func (w *wireBody) buffers() *net.Buffers {
 	return &bufs
 }
 
-// splicedField is a field of a request body written apart from the rest:
-// name is its key, write writes its value.
+// splicedField is a field of a request body whose value write writes apart from the rest.
 type splicedField struct {
 	name  string
 	write func(*wireBody) error
 }
 
-// spliceJSON encodes body, in which each field of fields (in the order
-// they appear) holds the placeholder 0, with every placeholder replaced by
-// what its field writes; msgs sizes the body. Placeholders cannot be
-// confused with text: strings are quoted, so `"name":0` only occurs as a field.
+// spliceJSON encodes body with each placeholder 0 of fields (in order) replaced by what it
+// writes; `"name":0` only occurs as a field, since strings are quoted.
 func spliceJSON(body any, msgs []Message, fields ...splicedField) (*wireBody, error) {
 	head, err := encodeJSON(body)
 	if err != nil {
