@@ -93,10 +93,8 @@ func (d ToolDef[T]) Tool() *Tool {
 		Timeout:     d.Timeout,
 		Decode: func(raw json.RawMessage) (any, error) {
 			var in T
-			if err := decodeInput(raw, &in); err != nil {
-				return nil, err
-			}
-			return in, nil
+			err := decodeInput(raw, &in)
+			return in, err
 		},
 		Run: func(ctx context.Context, env *ToolEnv, input any) (ToolOutput, error) {
 			return d.Run(ctx, env, input.(T))
@@ -153,14 +151,23 @@ func decodeInput(raw json.RawMessage, in any) error {
 // jsonKind names a Go type the way a JSON schema would: "a string", "an
 // integer".
 func jsonKind(t reflect.Type) string {
-	kind := jsonType(t)
-	if kind == "" || kind == "object" {
+	switch kind := jsonType(t); kind {
+	case "", "object":
 		return "an object"
-	}
-	if strings.ContainsAny(kind[:1], "aeiou") {
+	case "integer", "array":
 		return "an " + kind
+	default:
+		return "a " + kind
 	}
-	return "a " + kind
+}
+
+// jsonTypes are the JSON schema types of Go kinds; a kind not listed
+// takes any value.
+var jsonTypes = map[reflect.Kind]string{
+	reflect.String: "string", reflect.Bool: "boolean", reflect.Float32: "number", reflect.Float64: "number",
+	reflect.Int: "integer", reflect.Int8: "integer", reflect.Int16: "integer", reflect.Int32: "integer", reflect.Int64: "integer",
+	reflect.Uint: "integer", reflect.Uint8: "integer", reflect.Uint16: "integer", reflect.Uint32: "integer", reflect.Uint64: "integer",
+	reflect.Slice: "array", reflect.Array: "array", reflect.Map: "object", reflect.Struct: "object",
 }
 
 // jsonType is the JSON schema type of a Go type; "" when any value fits.
@@ -171,22 +178,7 @@ func jsonType(t reflect.Type) string {
 	if t == reflect.TypeFor[json.RawMessage]() {
 		return ""
 	}
-	switch t.Kind() {
-	case reflect.String:
-		return "string"
-	case reflect.Bool:
-		return "boolean"
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		return "integer"
-	case reflect.Float32, reflect.Float64:
-		return "number"
-	case reflect.Slice, reflect.Array:
-		return "array"
-	case reflect.Map, reflect.Struct:
-		return "object"
-	}
-	return ""
+	return jsonTypes[t.Kind()]
 }
 
 // jsonName is the JSON name of a struct field ("" for skipped fields).
@@ -195,10 +187,7 @@ func jsonName(f reflect.StructField) string {
 	if name == "-" {
 		return ""
 	}
-	if name == "" {
-		return f.Name
-	}
-	return name
+	return cmp.Or(name, f.Name)
 }
 
 // schemaFor generates the JSON schema of a Go type from its fields' json,
@@ -219,8 +208,7 @@ func schemaFor(t reflect.Type) map[string]any {
 		return map[string]any{"type": kind}
 	}
 	props, required := map[string]any{}, []string{}
-	for i := range t.NumField() {
-		f := t.Field(i)
+	for f := range t.Fields() {
 		name := jsonName(f)
 		if !f.IsExported() || name == "" {
 			continue
@@ -229,38 +217,26 @@ func schemaFor(t reflect.Type) map[string]any {
 		if desc := f.Tag.Get("desc"); desc != "" {
 			prop["description"] = desc
 		}
-		for _, rule := range strings.Split(f.Tag.Get("validate"), ",") {
-			applyRule(prop, f.Type, rule, name, &required)
+		bound := map[string][2]string{"string": {"minLength", "maxLength"}, "array": {"minItems", "maxItems"}}[jsonType(f.Type)]
+		if bound[0] == "" {
+			bound = [2]string{"minimum", "maximum"}
+		}
+		for rule := range strings.SplitSeq(f.Tag.Get("validate"), ",") {
+			key, param, _ := strings.Cut(rule, "=")
+			switch key {
+			case "required":
+				required = append(required, name)
+			case "oneof":
+				prop["enum"] = strings.Fields(param)
+			case "min", "gte":
+				prop[bound[0]] = json.Number(param)
+			case "max", "lte":
+				prop[bound[1]] = json.Number(param)
+			}
 		}
 		props[name] = prop
 	}
 	return map[string]any{"type": kind, "properties": props, "required": required, "additionalProperties": false}
-}
-
-// applyRule adds what one validate rule means to a property's schema.
-func applyRule(prop map[string]any, t reflect.Type, rule, name string, required *[]string) {
-	key, param, _ := strings.Cut(rule, "=")
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	bound := map[reflect.Kind][2]string{
-		reflect.String: {"minLength", "maxLength"},
-		reflect.Slice:  {"minItems", "maxItems"},
-	}[t.Kind()]
-	if bound[0] == "" {
-		bound = [2]string{"minimum", "maximum"}
-	}
-	var n json.Number = json.Number(param)
-	switch key {
-	case "required":
-		*required = append(*required, name)
-	case "oneof":
-		prop["enum"] = strings.Fields(param)
-	case "min", "gte":
-		prop[bound[0]] = n
-	case "max", "lte":
-		prop[bound[1]] = n
-	}
 }
 
 // Registry holds the tools offered to the model and runs their calls.
@@ -282,7 +258,7 @@ func NewRegistry(tools ...*Tool) *Registry {
 func (r *Registry) Add(t *Tool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if i := r.index(t.Name); i >= 0 {
+	if i := slices.IndexFunc(r.tools, func(old *Tool) bool { return old.Name == t.Name }); i >= 0 {
 		r.tools[i] = t
 	} else {
 		r.tools = append(r.tools, t)
@@ -298,17 +274,12 @@ func (r *Registry) Remove(match func(name string) bool) {
 
 // Get returns the tool named name.
 func (r *Registry) Get(name string) (*Tool, bool) {
-	r.mu.RLock()
-	defer r.mu.RUnlock()
-	if i := r.index(name); i >= 0 {
-		return r.tools[i], true
+	tools := r.Tools()
+	i := slices.IndexFunc(tools, func(t *Tool) bool { return t.Name == name })
+	if i < 0 {
+		return nil, false
 	}
-	return nil, false
-}
-
-// index is the position of the tool named name, or -1; r.mu is held.
-func (r *Registry) index(name string) int {
-	return slices.IndexFunc(r.tools, func(t *Tool) bool { return t.Name == name })
+	return tools[i], true
 }
 
 // Tools returns the registered tools in registration order.
@@ -363,24 +334,9 @@ func (r *Registry) execute(ctx context.Context, env *ToolEnv, call Block, hookDe
 			out = ToolOutput{Text: fmt.Sprintf("tool %s crashed: %v", call.Name, p), IsError: true}
 		}
 	}()
-	input, err := tool.Decode(call.Input)
+	input, err := permit(ctx, env, tool, call, hookDecision)
 	if err != nil {
 		return ToolOutput{Text: err.Error(), IsError: true}
-	}
-	if tool.Permission != nil {
-		req, err := tool.Permission(env, input)
-		if err != nil {
-			return ToolOutput{Text: err.Error(), IsError: true}
-		}
-		req.Tool, req.ToolUseID, req.Input = tool.Name, call.ID, call.Input
-		req.HookDecision, req.Grants = hookDecision, toolGrants(ctx)
-		replaced, err := authorize(ctx, env, tool, req)
-		if err != nil {
-			return ToolOutput{Text: err.Error(), IsError: true}
-		}
-		if replaced != nil {
-			input = replaced
-		}
 	}
 	timeout := cmp.Or(tool.Timeout, defaultToolTimeout)
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
@@ -397,32 +353,32 @@ func (r *Registry) execute(ctx context.Context, env *ToolEnv, call Block, hookDe
 	return out
 }
 
-// authorize runs the permission check of a call. When whoever approved
-// it changed its input, it returns the new input, decoded and checked
-// again as approved (a deny rule still refuses it); else nil.
-func authorize(ctx context.Context, env *ToolEnv, tool *Tool, req PermissionRequest) (any, error) {
-	if env.Perms == nil {
-		return nil, nil
+// permit decodes a call's input and runs its permission check. When
+// whoever approved it changed the input, the new input is decoded and
+// checked again as approved (a deny rule still refuses it) and returned.
+func permit(ctx context.Context, env *ToolEnv, tool *Tool, call Block, hookDecision string) (any, error) {
+	raw, changed := call.Input, false
+	for {
+		input, err := tool.Decode(raw)
+		if err != nil && changed {
+			return nil, fmt.Errorf("the changed input is not valid: %w", err)
+		}
+		if err != nil || tool.Permission == nil {
+			return input, err
+		}
+		req, err := tool.Permission(env, input)
+		if err != nil || env.Perms == nil {
+			return input, err
+		}
+		req.Tool, req.ToolUseID, req.Input = tool.Name, call.ID, raw
+		req.HookDecision, req.Grants = hookDecision, toolGrants(ctx)
+		err = env.Perms.Authorize(ctx, req)
+		var replaced *InputReplaced
+		if changed || !errors.As(err, &replaced) {
+			return input, err
+		}
+		raw, hookDecision, changed = replaced.Input, "allow", true
 	}
-	err := env.Perms.Authorize(ctx, req)
-	var replaced *InputReplaced
-	if !errors.As(err, &replaced) {
-		return nil, err
-	}
-	input, err := tool.Decode(replaced.Input)
-	if err != nil {
-		return nil, fmt.Errorf("the changed input is not valid: %w", err)
-	}
-	again, err := tool.Permission(env, input)
-	if err != nil {
-		return nil, err
-	}
-	again.Tool, again.ToolUseID, again.Input = req.Tool, req.ToolUseID, replaced.Input
-	again.HookDecision, again.Grants = "allow", req.Grants
-	if err := env.Perms.Authorize(ctx, again); err != nil {
-		return nil, err
-	}
-	return input, nil
 }
 
 // names lists the registered tool names, sorted.
@@ -431,8 +387,7 @@ func (r *Registry) names() []string {
 	for _, t := range r.Tools() {
 		names = append(names, t.Name)
 	}
-	slices.Sort(names)
-	return names
+	return slices.Sorted(slices.Values(names))
 }
 
 // isParallel reports whether calls of the named tool may run in parallel:

@@ -5,8 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
 	"strings"
-	"unicode"
 )
 
 // EditFileInput is the input of edit_file.
@@ -197,14 +197,24 @@ func lineAt(content string, i int) int {
 // when whitespace is ignored, or else which lines of the file are most
 // like old_string and how they differ.
 func describeNearMiss(content, old string) error {
-	if start, end, ok := matchIgnoringSpace(content, old); ok {
+	if first, last, ok := matchIgnoringSpace(content, old); ok {
 		return fmt.Errorf("old_string was not found exactly, but lines %d-%d match it when whitespace is ignored: "+
-			"they differ only in spaces, tabs, indentation or line endings; copy those lines exactly and retry",
-			lineAt(content, start), lineAt(content, end))
+			"they differ only in spaces, tabs, indentation or line endings; copy those lines exactly and retry", first, last)
 	}
 	fileLines := strings.Split(content, "\n")
 	oldLines := strings.Split(strings.TrimSuffix(old, "\n"), "\n")
-	at, equal := closestWindow(fileLines, oldLines)
+	at, equal := 0, 0 // the run of len(oldLines) file lines with the most lines equal to old's, ignoring surrounding space
+	for start := 0; start+len(oldLines) <= len(fileLines); start++ {
+		n := 0
+		for i, want := range oldLines {
+			if want = strings.TrimSpace(want); want != "" && strings.TrimSpace(fileLines[start+i]) == want {
+				n++
+			}
+		}
+		if n > equal {
+			at, equal = start, n
+		}
+	}
 	if equal == 0 {
 		return describeSimilarLine(fileLines, oldLines)
 	}
@@ -220,63 +230,24 @@ func describeNearMiss(content, old string) error {
 }
 
 // matchIgnoringSpace finds old in content with all whitespace removed from
-// both, returning the byte range in content that it covers.
-func matchIgnoringSpace(content, old string) (start, end int, ok bool) {
-	squeezedOld, _ := squeeze(old)
-	if squeezedOld == "" {
+// both, returning the first and last line (from 1) of content it covers.
+func matchIgnoringSpace(content, old string) (first, last int, ok bool) {
+	want := strings.Join(strings.Fields(old), "")
+	var squeezed strings.Builder
+	var ends []int // squeezed length at the end of each line
+	for line := range strings.SplitSeq(content, "\n") {
+		for _, word := range strings.Fields(line) {
+			squeezed.WriteString(word)
+		}
+		ends = append(ends, squeezed.Len())
+	}
+	i := strings.Index(squeezed.String(), want)
+	if want == "" || i < 0 {
 		return 0, 0, false
 	}
-	squeezed, offsets := squeeze(content)
-	i := strings.Index(squeezed, squeezedOld)
-	if i < 0 {
-		return 0, 0, false
-	}
-	return offsets[i], offsets[i+len(squeezedOld)-1], true
-}
-
-// squeeze removes whitespace from s, returning for each byte kept its
-// offset in s.
-func squeeze(s string) (string, []int) {
-	var b strings.Builder
-	offsets := make([]int, 0, len(s))
-	for i, r := range s {
-		if unicode.IsSpace(r) {
-			continue
-		}
-		n := b.Len()
-		b.WriteRune(r)
-		for range b.Len() - n {
-			offsets = append(offsets, i)
-		}
-	}
-	return b.String(), offsets
-}
-
-// closestWindow finds the run of len(old) file lines with the most lines
-// equal to old's, ignoring surrounding space: its index and that count.
-func closestWindow(file, old []string) (at, equal int) {
-	trimmedOld, trimmedFile := trimAll(old), trimAll(file)
-	for start := 0; start+len(old) <= len(file); start++ {
-		n := 0
-		for i, want := range trimmedOld {
-			if want != "" && trimmedFile[start+i] == want {
-				n++
-			}
-		}
-		if n > equal {
-			at, equal = start, n
-		}
-	}
-	return at, equal
-}
-
-// trimAll trims the space around each line.
-func trimAll(lines []string) []string {
-	out := make([]string, len(lines))
-	for i, l := range lines {
-		out[i] = strings.TrimSpace(l)
-	}
-	return out
+	first, _ = slices.BinarySearch(ends, i+1)
+	last, _ = slices.BinarySearch(ends, i+len(want))
+	return first + 1, last + 1, true
 }
 
 // Bounds of the search for a similar line.

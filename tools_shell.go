@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"os/exec"
 	"slices"
 	"strings"
@@ -68,8 +67,7 @@ func runCommandTool(procs *processManager) *Tool {
 }
 
 // runForeground runs command and waits for it, killing its whole process
-// group when the timeout passes or ctx is cancelled, and when the shell
-// exits, so that nothing it started lingers.
+// group on timeout, on cancel and when the shell exits.
 func runForeground(ctx context.Context, sb *Sandbox, dir, command string, unsandboxed bool, timeout time.Duration) (ToolOutput, error) {
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -83,26 +81,21 @@ func runForeground(ctx context.Context, sb *Sandbox, dir, command string, unsand
 	stopped := ""
 	switch {
 	case ctx.Err() != nil:
-		stopped = "Command cancelled; it and every process it started were killed."
+		stopped = "Command cancelled; it and every process it started were killed.\n"
 	case runCtx.Err() != nil:
-		stopped = fmt.Sprintf("Command timed out after %s; it and every process it started were killed.", timeout)
-	}
-	var b strings.Builder
-	if stopped != "" {
-		b.WriteString(stopped + "\n")
+		stopped = fmt.Sprintf("Command timed out after %s; it and every process it started were killed.\n", timeout)
 	}
 	out, errOut := stdout.String(), stderr.String()
-	fmt.Fprintf(&b, "Exit code: %s\n\nstdout:\n%s\n\nstderr:\n%s\n", exitStatus(cmd), out, errOut)
+	text := fmt.Sprintf("%sExit code: %s\n\nstdout:\n%s\n\nstderr:\n%s\n", stopped, exitStatus(cmd), out, errOut)
 	failed := stopped != "" || cmd.ProcessState.ExitCode() != 0
 	if note := sb.refusalNote(out + errOut); failed && !unsandboxed && note != "" {
-		b.WriteString("\n" + note + "\n")
+		text += "\n" + note + "\n"
 	}
-	return ToolOutput{Text: b.String(), IsError: failed}, nil
+	return ToolOutput{Text: text, IsError: failed}, nil
 }
 
-// startCommand starts command under bash in dir (sandboxed unless
-// unsandboxed), in a process group of its own that is killed when ctx
-// ends; output still arriving pipeGrace after that is cut off.
+// startCommand starts command under bash in dir, in a process group of
+// its own that is killed when ctx ends.
 func startCommand(ctx context.Context, sb *Sandbox, dir, command string, unsandboxed bool, stdout, stderr io.Writer) (*exec.Cmd, error) {
 	cmd := sb.Command(ctx, dir, command)
 	cmd.SysProcAttr = commandProcAttr()
@@ -120,8 +113,7 @@ func killGroup(cmd *exec.Cmd, sig syscall.Signal) error {
 	return syscall.Kill(-cmd.Process.Pid, sig)
 }
 
-// exitStatus describes how the shell ended: its exit code, or the signal
-// that killed it.
+// exitStatus is the shell's exit code, or the signal that killed it.
 func exitStatus(cmd *exec.Cmd) string {
 	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 		return fmt.Sprintf("none, killed by signal %s", ws.Signal())
@@ -129,18 +121,16 @@ func exitStatus(cmd *exec.Cmd) string {
 	return fmt.Sprint(cmd.ProcessState.ExitCode())
 }
 
-// boundedOutput collects a stream in bounded memory: up to headMax bytes
-// of its start and the newest tailMax bytes, with a count of what was
-// dropped in between. It is safe for concurrent use.
+// boundedOutput collects a stream in bounded memory, safe for concurrent
+// use: up to headMax bytes of its start and the newest tailMax bytes.
 type boundedOutput struct {
 	mu               sync.Mutex
 	headMax, tailMax int
 	head, tail       []byte
-	dropped          int
+	dropped          int // bytes dropped between head and tail
 }
 
-// newBoundedOutput returns an empty collector that keeps about budget
-// bytes: half from the start, half from the end.
+// newBoundedOutput returns a collector keeping budget/2 bytes of each end.
 func newBoundedOutput(budget int) *boundedOutput {
 	return &boundedOutput{headMax: budget / 2, tailMax: budget / 2}
 }
@@ -159,8 +149,8 @@ func (o *boundedOutput) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// take returns the kept output, invalid UTF-8 replaced, and how many bytes
-// were dropped, and empties the collector.
+// take empties the collector, returning what it kept (invalid UTF-8
+// replaced) and how many bytes it dropped.
 func (o *boundedOutput) take() (head, tail string, dropped int) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
@@ -171,8 +161,8 @@ func (o *boundedOutput) take() (head, tail string, dropped int) {
 	return head, tail, dropped
 }
 
-// String is the kept output, with a note where the middle was dropped. It
-// is "(empty)" when nothing was written.
+// String is the kept output, "(empty)" when there is none, with a note
+// where the middle was dropped.
 func (o *boundedOutput) String() string {
 	head, tail, dropped := o.take()
 	switch {
@@ -190,20 +180,17 @@ const (
 	killGrace       = 2 * time.Second // between SIGTERM and SIGKILL
 )
 
-// processManager keeps the commands run_command started in the
-// background, for command_output, command_kill and Close.
+// processManager keeps the commands run_command started in the background.
 type processManager struct {
 	sandbox *Sandbox
 	mu      sync.Mutex
-	procs   map[string]*backgroundProcess
-	next    int
+	procs   []*backgroundProcess
 	closed  bool
 }
 
-// newProcessManager returns a manager with no processes, whose commands
-// run in sb (nil: no sandbox).
+// newProcessManager returns a manager whose commands run in sb (nil: no sandbox).
 func newProcessManager(sb *Sandbox) *processManager {
-	return &processManager{sandbox: sb, procs: map[string]*backgroundProcess{}}
+	return &processManager{sandbox: sb}
 }
 
 // backgroundProcess is one command running in the background.
@@ -230,9 +217,8 @@ func (m *processManager) start(dir, command string, unsandboxed bool) (ToolOutpu
 		cancel()
 		return ToolOutput{}, err
 	}
-	m.next++
-	p := &backgroundProcess{id: fmt.Sprintf("bg%d", m.next), started: time.Now(), cmd: cmd, log: log, done: make(chan struct{})}
-	m.procs[p.id] = p
+	p := &backgroundProcess{id: fmt.Sprintf("bg%d", len(m.procs)+1), started: time.Now(), cmd: cmd, log: log, done: make(chan struct{})}
+	m.procs = append(m.procs, p)
 	go func() {
 		_ = cmd.Wait()
 		killGroup(cmd, syscall.SIGKILL)
@@ -247,15 +233,15 @@ func (m *processManager) start(dir, command string, unsandboxed bool) (ToolOutpu
 func (m *processManager) get(id string) (*backgroundProcess, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if p, ok := m.procs[id]; ok {
-		return p, nil
+	var ids []string
+	for _, p := range m.procs {
+		if p.id == id {
+			return p, nil
+		}
+		ids = append(ids, p.id)
 	}
-	if m.next == 0 {
+	if ids == nil {
 		return nil, fmt.Errorf("no background process %q: none was started", id)
-	}
-	ids := make([]string, m.next)
-	for i := range ids {
-		ids[i] = fmt.Sprintf("bg%d", i+1)
 	}
 	return nil, fmt.Errorf("no background process %q; known ids: %s", id, strings.Join(ids, ", "))
 }
@@ -265,7 +251,7 @@ func (m *processManager) get(id string) (*backgroundProcess, error) {
 func (m *processManager) Close() {
 	m.mu.Lock()
 	m.closed = true
-	procs := slices.Collect(maps.Values(m.procs))
+	procs := slices.Clone(m.procs)
 	m.mu.Unlock()
 	for _, p := range procs {
 		p.stop(syscall.SIGKILL)
@@ -275,8 +261,7 @@ func (m *processManager) Close() {
 	}
 }
 
-// stop sends sig to the process's group unless the command already
-// ended, and marks it as killed.
+// stop sends sig to the process's group unless the command already ended.
 func (p *backgroundProcess) stop(sig syscall.Signal) {
 	select {
 	case <-p.done:
@@ -300,8 +285,7 @@ func (p *backgroundProcess) status() string {
 	return "exited " + exitStatus(p.cmd)
 }
 
-// report is the process's status and the output it wrote since the last
-// report.
+// report is the process's status and its output since the last report.
 func (p *backgroundProcess) report() string {
 	out := p.log.unread()
 	if out == "" {
@@ -310,8 +294,7 @@ func (p *backgroundProcess) report() string {
 	return fmt.Sprintf("%s: %s\n%s\n", p.id, p.status(), cutMiddle(out, 2*commandStreamBudget))
 }
 
-// unread returns a background process's output since the last call, with
-// a note about the oldest bytes dropped past tailMax.
+// unread returns the output since the last call, noting dropped bytes.
 func (o *boundedOutput) unread() string {
 	_, out, dropped := o.take()
 	if dropped > 0 {

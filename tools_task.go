@@ -12,12 +12,10 @@ import (
 )
 
 // A subagent is a second agent loop the model starts with the task tool
-// (Claude Code calls it Task): it gets its own conversation, holding only
-// the prompt, a system prompt and a tool set from its definition, the
-// same provider and the same permission check, and only its final answer
-// goes back to the parent. Definitions are Markdown files in
-// .claude/agents/ (front matter name, description, tools, model; the body
-// is the system prompt); general-purpose is built in.
+// (Claude Code's Task): a conversation of its own with the system prompt
+// and tools of its definition (Markdown in .claude/agents/, or the built-in
+// general-purpose), the parent's provider and permission check; only its
+// final answer goes back.
 
 // Defaults of subagents.
 const (
@@ -44,23 +42,22 @@ func generalPurposeAgent() *AgentDef {
 		Prompt: "You are a subagent of minicode, a coding agent. Do the task you are given with the tools you have, then reply with a concise final answer holding everything the requester needs: it sees only that answer, not your tool calls."}
 }
 
-// LoadAgents reads the agent definitions of the folders, then adds the
-// built-in general-purpose agent unless a file replaces it.
+// LoadAgents reads the agent definitions of the folders, the first of a
+// name winning, then the built-in general-purpose agent unless replaced.
 func LoadAgents(dirs []string) []*AgentDef {
 	var defs []*AgentDef
 	for _, dir := range dirs {
 		files, _ := filepath.Glob(filepath.Join(dir, "*.md"))
 		for _, path := range files {
-			def := readAgentDef(path)
-			if !slices.ContainsFunc(defs, func(d *AgentDef) bool { return d.Name == def.Name }) {
-				defs = append(defs, def)
-			}
+			defs = append(defs, readAgentDef(path))
 		}
 	}
-	if !slices.ContainsFunc(defs, func(d *AgentDef) bool { return d.Name == "general-purpose" }) {
-		defs = append(defs, generalPurposeAgent())
-	}
-	return defs
+	seen := map[string]bool{}
+	return slices.DeleteFunc(append(defs, generalPurposeAgent()), func(d *AgentDef) bool {
+		dup := seen[d.Name]
+		seen[d.Name] = true
+		return dup
+	})
 }
 
 // readAgentDef reads one definition file.
@@ -107,8 +104,7 @@ type TaskInput struct {
 	SubagentType string `json:"subagent_type,omitempty" desc:"The agent to use (default general-purpose)."`
 }
 
-// Tool is the task tool. Several task calls of one reply run in parallel,
-// at most defaultSubagentParallel at once.
+// Tool is the task tool, whose calls run at most defaultSubagentParallel at once.
 func (s *Subagents) Tool() *Tool {
 	s.slots = make(chan struct{}, defaultSubagentParallel)
 	var list strings.Builder
@@ -150,13 +146,20 @@ func (s *Subagents) Describe() string {
 	return strings.TrimRight(b.String(), "\n")
 }
 
-// run runs one subagent to its end and returns its answer with a line of
-// usage. A subagent that uses up its steps returns what it has, noted.
+// run runs one subagent to its end and returns its answer (or, when it used
+// up its steps, what it had) with a line of usage.
 func (s *Subagents) run(ctx context.Context, name, prompt string) (ToolOutput, error) {
-	def := s.find(name)
-	if def == nil {
-		return ToolOutput{}, fmt.Errorf("no agent named %q; the agents are: %s", name, strings.Join(s.names(), ", "))
+	i := slices.IndexFunc(s.Agents, func(d *AgentDef) bool { return d.Name == name })
+	if i < 0 {
+		var names []string
+		for _, d := range s.Agents {
+			if d.Problem == "" {
+				names = append(names, d.Name)
+			}
+		}
+		return ToolOutput{}, fmt.Errorf("no agent named %q; the agents are: %s", name, strings.Join(names, ", "))
 	}
+	def := s.Agents[i]
 	if def.Problem != "" {
 		return ToolOutput{}, fmt.Errorf("agent %q cannot be used: %s: %s", name, def.Path, def.Problem)
 	}
@@ -220,25 +223,6 @@ func tagged(listen func(Event), parentCall string) func(Event) {
 			listen(e)
 		}
 	}
-}
-
-// find returns the definition named name, or nil.
-func (s *Subagents) find(name string) *AgentDef {
-	if i := slices.IndexFunc(s.Agents, func(d *AgentDef) bool { return d.Name == name }); i >= 0 {
-		return s.Agents[i]
-	}
-	return nil
-}
-
-// names lists the usable agents.
-func (s *Subagents) names() []string {
-	var names []string
-	for _, d := range s.Agents {
-		if d.Problem == "" {
-			names = append(names, d.Name)
-		}
-	}
-	return names
 }
 
 // lastAnswer returns the text of the last assistant message that has any.
