@@ -24,8 +24,7 @@ const (
 // spinnerFrames animate the status line while something runs.
 var spinnerFrames = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
 
-// tui is minicode's interactive face on a terminal: the transcript goes once
-// into the scrollback and only the live region at the bottom is redrawn.
+// tui is the terminal UI: the transcript goes once into the scrollback; only the live region below is redrawn.
 type tui struct {
 	app    *App
 	out    io.Writer
@@ -72,8 +71,7 @@ func newTUI(app *App, out io.Writer, width, height int) *tui {
 	return u
 }
 
-// runTUI runs the interactive session on a terminal, from the banner until
-// the user leaves or ctx ends, restoring the terminal's modes on every way out.
+// runTUI runs the interactive session until the user leaves or ctx ends, restoring the terminal on every way out.
 func (app *App) runTUI(ctx context.Context, in, out *os.File) error {
 	restore, err := enterRaw(int(in.Fd()))
 	if err != nil {
@@ -105,8 +103,7 @@ func (app *App) runTUI(ctx context.Context, in, out *os.File) error {
 	return u.loop(ctx)
 }
 
-// writeTo sends what minicode's parts print on its output and error
-// streams to w, and returns a function that puts the streams back.
+// writeTo sends what minicode prints on stdout and stderr to w until the returned function is called.
 func (app *App) writeTo(w io.Writer) (restore func()) {
 	sw, stderr := app.stdout.(*syncWriter), app.stderr
 	sw.mu.Lock()
@@ -120,8 +117,7 @@ func (app *App) writeTo(w io.Writer) (restore func()) {
 	}
 }
 
-// close clears the live region, says how to come back, and turns off the
-// terminal modes the UI turned on.
+// close clears the live region, says how to resume, and turns off the UI's terminal modes.
 func (u *tui) close() {
 	u.mu.Lock()
 	defer u.mu.Unlock()
@@ -193,8 +189,7 @@ func (u *tui) turn(ctx context.Context, prompt slashPrompt) {
 	u.cost += costUSD(u.app.Model, res.Usage)
 }
 
-// command runs a slash command and prints what it says; a custom command
-// or skill returns the prompt it expands to, for a turn.
+// command runs a slash command and prints what it says; it returns a custom command's or skill's prompt.
 func (u *tui) command(ctx context.Context, input string) (prompt *slashPrompt) {
 	name, args, _ := strings.Cut(strings.TrimPrefix(input, "/"), " ")
 	if name == "resume" && strings.TrimSpace(args) == "" {
@@ -239,8 +234,7 @@ func (u *tui) echo(input string) {
 	}
 }
 
-// event receives the loop's events while a turn runs; a new activity,
-// such as a reply's first text, is drawn at once, the rest at the next tick.
+// event takes a turn's events; a new activity, such as a reply's first text, is drawn at once, the rest on a tick.
 func (u *tui) event(e Event) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
@@ -262,8 +256,7 @@ func (u *tui) event(e Event) {
 	}
 }
 
-// draw prints the finished lines and redraws the live region, reading the
-// terminal's size first, as a frame drawn before SIGWINCH must know of a resize.
+// draw prints the finished lines and redraws the live region at the terminal's size now (SIGWINCH may be late).
 func (u *tui) draw() {
 	if u.size != nil {
 		if w, h := u.size(); w != u.width || h != u.height {
@@ -271,13 +264,12 @@ func (u *tui) draw() {
 			u.width, u.height = w, h
 		}
 	}
-	u.out.Write(u.screen.render(u.scroll.String(), fitFrame(u.frame(time.Now()), u.height)))
+	u.out.Write(u.screen.render(u.scroll.String(), u.frame(time.Now())))
 	u.scroll.Reset()
 	u.lastDraw, u.dirty = time.Now(), false
 }
 
-// restoreOnPanic puts the terminal back before a panic in one of the
-// UI's goroutines ends the program; deferred first in each of them.
+// restoreOnPanic, deferred first in each UI goroutine, puts the terminal back before a panic ends the program.
 func (u *tui) restoreOnPanic() {
 	if p := recover(); p != nil {
 		if u.restore != nil {
@@ -287,8 +279,7 @@ func (u *tui) restoreOnPanic() {
 	}
 }
 
-// tick draws what changed, at most once a frame, and the activity's clock;
-// it redraws on a resize and takes an interrupt signal (kill -INT) as Ctrl-C.
+// tick draws changes once a frame and the activity's clock, redraws on a resize and takes SIGINT as Ctrl-C.
 func (u *tui) tick(ctx context.Context) {
 	defer u.restoreOnPanic()
 	signals := make(chan os.Signal, 4)
@@ -322,8 +313,7 @@ func (u *tui) tick(ctx context.Context) {
 	}
 }
 
-// Write prints what other parts of minicode write while the UI runs (MCP
-// servers' and permission notices) into the transcript as finished lines.
+// Write prints what other parts of minicode write (such as MCP notices) into the transcript.
 func (u *tui) Write(p []byte) (int, error) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
@@ -335,8 +325,7 @@ func (u *tui) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// Read gives questions asked line by line while the UI runs (an MCP
-// server's) the next line the user enters in the input box.
+// Read gives questions asked line by line (an MCP server's) the next line entered in the input box.
 func (u *tui) Read(p []byte) (int, error) {
 	if u.answer.Len() == 0 {
 		answers := make(chan string, 1)

@@ -8,9 +8,8 @@ import (
 	"time"
 )
 
-// Ask puts a permission question: the question and its diff go into the
-// transcript and the answer is picked in a menu in the live region, until
-// ctx ends (Ctrl-C cancels the turn). Parallel questions wait their turn.
+// Ask prints a permission question and its diff and waits, until ctx ends, for the answer picked in a
+// menu in the live region; parallel questions wait their turn.
 func (u *tui) Ask(ctx context.Context, p Prompt) (Answer, error) {
 	u.asking.Lock()
 	defer u.asking.Unlock()
@@ -40,9 +39,8 @@ func (u *tui) Ask(ctx context.Context, p Prompt) (Answer, error) {
 	return d.answer, nil
 }
 
-// approvalDialog is the menu of one permission question. Once a choice is
-// picked that asks more (guidance, or where to save a rule), answer.Choice
-// is set and the dialog shows that follow-up question.
+// approvalDialog is the menu of one permission question; once answer.Choice is set, it asks the follow-up
+// question (guidance, or where to save the rule).
 type approvalDialog struct {
 	prompt   Prompt
 	tr       *transcript
@@ -99,8 +97,7 @@ func (d *approvalDialog) handle(k key) (answered bool) {
 	return false
 }
 
-// menuKey moves a menu's selection with the arrows and reports the entry
-// picked by Enter or by its number.
+// menuKey moves a menu's selection with the arrows and reports the entry Enter or a number picks.
 func menuKey(k key, sel *int, n int) (int, bool) {
 	switch {
 	case k.name == "up":
@@ -115,8 +112,7 @@ func menuKey(k key, sel *int, n int) (int, bool) {
 	return 0, false
 }
 
-// pick takes a choice and reports whether that answers the question, or
-// a follow-up question (guidance, where to save the rule) comes next.
+// pick takes a choice and reports whether it answers the question (else a follow-up comes).
 func (d *approvalDialog) pick(c Choice) (answered bool) {
 	d.answer.Choice, d.sel = c.ID, 0
 	targets := d.prompt.SaveTargets

@@ -13,12 +13,10 @@ import (
 	"unicode/utf8"
 )
 
-// completion is one entry of the completion menu: the text that replaces
-// the word being typed, and a note shown beside it.
+// completion is a menu entry: the text that replaces the word typed, and a note.
 type completion struct{ value, note string }
 
-// completionMenu offers completions for the word before the cursor (slash
-// commands, their arguments, @file mentions); Esc empties it until the text changes.
+// completionMenu completes the word before the cursor; Esc empties it until the text changes.
 type completionMenu struct {
 	items  []completion
 	sel    int
@@ -75,8 +73,7 @@ func sessionCompletions(app *App) []completion {
 	return out
 }
 
-// fileCompletions lists the files and folders whose path relative to the
-// workspace starts with partial, as @mentions.
+// fileCompletions lists as @mentions the workspace's files and folders whose path starts with partial.
 func fileCompletions(workspace, partial string) []completion {
 	dir, base := path.Split(partial)
 	entries, err := os.ReadDir(filepath.Join(workspace, filepath.FromSlash(dir)))
@@ -117,8 +114,7 @@ func (m *completionMenu) handle(k key, e *lineEditor) bool {
 	return true
 }
 
-// apply replaces the word being completed with value; a finished word is
-// followed by a space (a folder by nothing, so its files come next).
+// apply replaces the word with value, and a space when finished (not after a folder, whose files come next).
 func (m *completionMenu) apply(e *lineEditor, value string, finished bool) {
 	if finished && !strings.HasSuffix(value, "/") {
 		value += " "
@@ -158,8 +154,7 @@ var mentionPattern = regexp.MustCompile(`(?:^|\s)@(\S+)`)
 // maxAttachment is the largest file an @mention attaches.
 const maxAttachment = 256 * 1024
 
-// attachMentions returns input followed by the contents of each file it
-// mentions with @path, and notes in the transcript what was attached.
+// attachMentions appends to input each file it mentions with @path, noting in the transcript what it attached.
 func attachMentions(input, workspace string, tr *transcript) string {
 	var b strings.Builder
 	b.WriteString(input)

@@ -5,8 +5,7 @@ import (
 	"unicode"
 )
 
-// lineEditor is the input box's text and cursor, edited by keys as a shell
-// line editor would (Emacs keys, a kill buffer, history).
+// lineEditor is the input box, edited as in a shell: Emacs keys, a kill buffer, history.
 type lineEditor struct {
 	buf     []rune
 	cursor  int      // index into buf
@@ -38,8 +37,7 @@ func (e *lineEditor) insert(s string) {
 	e.cursor += len(r)
 }
 
-// remove deletes buf[from:to] and puts the cursor at from; kill keeps
-// the text for Ctrl-Y.
+// remove deletes buf[from:to], the cursor going to from; kill keeps the text for Ctrl-Y.
 func (e *lineEditor) remove(from, to int, kill bool) {
 	if kill && from < to {
 		e.killed = string(e.buf[from:to])
@@ -47,8 +45,7 @@ func (e *lineEditor) remove(from, to int, kill bool) {
 	e.buf, e.cursor = slices.Delete(e.buf, from, to), from
 }
 
-// handle applies one key and reports whether Enter asks for the input to
-// be sent (after a trailing backslash, Enter starts a new line instead).
+// handle applies a key and reports whether Enter sends the input (after a backslash it starts a line).
 func (e *lineEditor) handle(k key) (submit bool) {
 	switch k.name {
 	case "rune", "paste":

@@ -10,8 +10,7 @@ import (
 	"unicode/utf8"
 )
 
-// key is one keypress or pasted block from the terminal: "rune" (a typed
-// character) or "paste" with its text, else a name such as "enter" or "ctrl-a".
+// key is a keypress, named as "enter" or "ctrl-a", or "rune" (typed) or "paste" text.
 type key struct{ name, text string }
 
 // The markers a terminal puts around pasted text in bracketed paste mode.
@@ -20,25 +19,17 @@ const (
 	pasteEnd   = "\x1b[201~"
 )
 
-// keyNames maps the control characters and escape sequences the UI uses
-// to key names.
+// keyNames names the keys other than Ctrl and a letter; SS3 sequences (ESC O) are looked up as CSI (ESC [).
 var keyNames = map[string]string{
-	"\r": "enter", "\n": "enter", "\t": "tab", "\x7f": "backspace", "\b": "backspace",
-	"\x01": "ctrl-a", "\x02": "ctrl-b", "\x03": "ctrl-c", "\x04": "ctrl-d", "\x05": "ctrl-e",
-	"\x06": "ctrl-f", "\x0b": "ctrl-k", "\x0e": "down", "\x0f": "ctrl-o", "\x10": "up",
-	"\x15": "ctrl-u", "\x17": "ctrl-w", "\x19": "ctrl-y",
-	"\x1b[A": "up", "\x1b[B": "down", "\x1b[C": "right", "\x1b[D": "left",
-	"\x1bOA": "up", "\x1bOB": "down", "\x1bOC": "right", "\x1bOD": "left",
-	"\x1b[H": "home", "\x1b[F": "end", "\x1bOH": "home", "\x1bOF": "end",
+	"\r": "enter", "\n": "enter", "\t": "tab", "\x7f": "backspace", "\b": "backspace", "\x0e": "down", "\x10": "up",
+	"\x1b[A": "up", "\x1b[B": "down", "\x1b[C": "right", "\x1b[D": "left", "\x1b[H": "home", "\x1b[F": "end",
 	"\x1b[1~": "home", "\x1b[4~": "end", "\x1b[7~": "home", "\x1b[8~": "end",
-	"\x1b[3~": "delete", "\x1b[1;5C": "alt-f", "\x1b[1;5D": "alt-b",
-	"\x1b[1;3C": "alt-f", "\x1b[1;3D": "alt-b", "\x1b[Z": "shift-tab",
+	"\x1b[3~": "delete", "\x1b[1;5C": "alt-f", "\x1b[1;5D": "alt-b", "\x1b[1;3C": "alt-f", "\x1b[1;3D": "alt-b",
 	"\x1b\r": "alt-enter", "\x1b\n": "alt-enter", "\x1b\x7f": "alt-backspace", "\x1b\b": "alt-backspace",
 	"\x1bb": "alt-b", "\x1bf": "alt-f",
 }
 
-// decodeKey returns the first key of buf and the bytes it used, or n = 0
-// when buf holds only the start of a sequence; ESC alone is the Esc key.
+// decodeKey returns the first key of buf and its length, or 0 for the start of a sequence.
 func decodeKey(buf []byte) (k key, n int) {
 	s := string(buf[:min(len(buf), 32)])
 	switch {
@@ -55,7 +46,7 @@ func decodeKey(buf []byte) (k key, n int) {
 		return key{}, 0
 	case s[0] == 0x1b && (s[1] == '[' || s[1] == 'O'): // CSI and SS3: parameters, then a final byte
 		if i := strings.IndexFunc(s[2:], isFinalByte); i >= 0 {
-			return key{name: cmp.Or(keyNames[s[:i+3]], "ignored")}, i + 3
+			return key{name: cmp.Or(keyNames["\x1b["+s[2:i+3]], "ignored")}, i + 3
 		} else if len(s) == 32 {
 			return key{name: "ignored"}, len(s)
 		}
@@ -67,7 +58,7 @@ func decodeKey(buf []byte) (k key, n int) {
 	case keyNames[s[:1]] != "":
 		return key{name: keyNames[s[:1]]}, 1
 	case s[0] < 0x20:
-		return key{name: "ignored"}, 1
+		return key{name: "ctrl-" + string(rune('a'+s[0]-1))}, 1
 	case !utf8.FullRuneInString(s):
 		return key{}, 0
 	}
@@ -78,8 +69,7 @@ func decodeKey(buf []byte) (k key, n int) {
 // isFinalByte reports whether r ends a CSI escape sequence.
 func isFinalByte(r rune) bool { return r >= 0x40 && r <= 0x7e }
 
-// readKeys reads the terminal's input, applies each key and redraws after
-// every read, until the input closes and the session ends.
+// readKeys applies the terminal's keys and redraws after each read, until the input closes.
 func (u *tui) readKeys(in *os.File) {
 	defer u.restoreOnPanic()
 	var buf []byte
@@ -92,11 +82,7 @@ func (u *tui) readKeys(in *os.File) {
 		}
 		buf = append(buf, chunk[:n]...)
 		u.mu.Lock()
-		for len(buf) > 0 {
-			k, used := decodeKey(buf)
-			if used == 0 {
-				break
-			}
+		for k, used := decodeKey(buf); used > 0; k, used = decodeKey(buf) {
 			buf = buf[used:]
 			u.handleKey(k)
 		}
@@ -105,8 +91,7 @@ func (u *tui) readKeys(in *os.File) {
 	}
 }
 
-// handleKey applies one key: to the approval dialog when one is open,
-// else to the input box, its menu, or the running turn.
+// handleKey applies a key to the approval dialog when one is open, else to the input, its menu or the turn.
 func (u *tui) handleKey(k key) {
 	if k.name != "ctrl-c" {
 		u.hint = ""
@@ -138,8 +123,7 @@ func (u *tui) handleKey(k key) {
 	}
 }
 
-// interrupt is Ctrl-C: it cancels what runs, or clears the input, or,
-// pressed twice at an empty prompt, ends the session.
+// interrupt is Ctrl-C: it cancels what runs, or clears the input, or, twice at an empty prompt, quits.
 func (u *tui) interrupt() {
 	now := time.Now()
 	switch {
@@ -154,8 +138,7 @@ func (u *tui) interrupt() {
 	}
 }
 
-// submit sends the input: as the answer to a question that waits for one,
-// else as a task, at once when idle or after the running turn.
+// submit sends the input as the answer to a waiting question, else as a task for the main loop.
 func (u *tui) submit() {
 	text := strings.TrimSpace(u.editor.text())
 	switch {
@@ -181,8 +164,7 @@ func (u *tui) submit() {
 	}
 }
 
-// expandLatest prints the newest folded entry (a tool's result or the
-// model's thinking) in full, up to its last 400 lines.
+// expandLatest prints the newest folded result or thinking in full, up to its last 400 lines.
 func (u *tui) expandLatest() {
 	if u.tr.latest == "" {
 		return

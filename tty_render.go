@@ -17,23 +17,19 @@ const (
 	showCursor  = "\x1b[?25h"
 )
 
-// frame is one drawing of the live region: its lines, each at most the
-// terminal's width, and where the cursor goes (hidden when row < 0).
+// frame is one drawing of the live region: its lines and the cursor (hidden when row < 0).
 type frame struct {
 	lines    []string
 	row, col int
 }
 
-// liveScreen draws frames of the live region at the bottom of the terminal,
-// below the finished text it prints into the scrollback, so a redraw costs
-// the size of the region, not of the conversation.
+// liveScreen draws the live region below the finished text, so a redraw costs the region's size only.
 type liveScreen struct {
 	cursorRow int   // the row of the region the terminal's cursor is on
 	widths    []int // display widths of the lines last drawn
 }
 
-// render returns the bytes that print text (finished lines, each ending
-// in "\n") above the region and then draw f in place of the last frame.
+// render returns the bytes that print text (lines ending in "\n") and then draw f over the last frame.
 func (s *liveScreen) render(text string, f frame) []byte {
 	var b strings.Builder
 	b.WriteString(hideCursor)
@@ -60,8 +56,7 @@ func (s *liveScreen) render(text string, f frame) []byte {
 	return []byte(b.String())
 }
 
-// resized recounts the rows above the cursor after the terminal's width
-// changed, as the terminal may have re-wrapped the lines last drawn.
+// resized recounts the rows above the cursor in the lines last drawn, as a new width re-wraps them.
 func (s *liveScreen) resized(width int) {
 	rows := 0
 	for _, w := range s.widths[:min(s.cursorRow, len(s.widths))] {
@@ -79,20 +74,8 @@ func (t *transcript) menuEntry(text string, chosen bool, width int) string {
 	return line
 }
 
-// fitFrame keeps a frame within height rows, dropping lines from its top
-// (the least important part) and moving the cursor with them.
-func fitFrame(f frame, height int) frame {
-	if extra := len(f.lines) - max(height-1, 1); extra > 0 {
-		f.lines = f.lines[extra:]
-		if f.row >= 0 {
-			f.row = max(f.row-extra, 0)
-		}
-	}
-	return f
-}
-
-// frame lays out the live region: what is still arriving, the running
-// tools, the status line, and the dialog or the input box with its menu.
+// frame lays out the live region: text arriving, tools running, the status line and the dialog or the
+// input box with its menu; past the terminal's height, the top goes.
 func (u *tui) frame(now time.Time) frame {
 	w, tr := max(u.width-1, 10), &u.tr
 	var lines []string
@@ -106,8 +89,7 @@ func (u *tui) frame(now time.Time) frame {
 	}
 	spin := spinnerFrames[int(now.Sub(u.activityAt)/spinnerTick)%len(spinnerFrames)]
 	for _, r := range tr.running {
-		lines = append(lines, truncateWidth(fmt.Sprintf("%s %s %s %s%s", tr.style(ansiYellow, spin), tr.style(ansiBold, r.name),
-			visibleControls(r.arg), tr.style(ansiDim, formatDuration(now.Sub(r.start))), r.calls()), w))
+		lines = append(lines, truncateWidth(tr.toolLine(tr.style(ansiYellow, spin), r, formatDuration(now.Sub(r.start))), w))
 	}
 	for _, q := range u.queued {
 		lines = append(lines, tr.style(ansiDim, truncateWidth("queued: "+visibleControls(strings.ReplaceAll(q, "\n", "↵")), w)))
@@ -127,11 +109,17 @@ func (u *tui) frame(now time.Time) frame {
 	if row >= 0 {
 		row += len(lines)
 	}
-	return frame{append(lines, below...), row, col}
+	lines = append(lines, below...)
+	if extra := len(lines) - max(u.height-1, 1); extra > 0 {
+		lines = lines[extra:]
+		if row >= 0 {
+			row = max(row-extra, 0)
+		}
+	}
+	return frame{lines, row, col}
 }
 
-// statusLine is one line: what is happening now, then the model, context
-// use, tokens and cost, session, MCP servers, permission mode and sandbox.
+// statusLine shows the activity, model, context use, tokens, cost, session, MCP, mode and sandbox.
 func (u *tui) statusLine(now time.Time, spin string, width int) string {
 	app := u.app
 	var parts []string
@@ -163,8 +151,7 @@ func formatTokens(n int) string {
 	return fmt.Sprintf("%.1fM", float64(n)/1_000_000)
 }
 
-// inputLines lays out an input box: a prompt marker, the text wrapped to
-// width (continuation lines indented), and the cursor's row and column.
+// inputLines lays out an input box behind marker, wrapped to width, and the cursor's row and column.
 func inputLines(e *lineEditor, width int, marker string) (lines []string, row, col int) {
 	avail := max(width-3, 8)
 	start := 0
@@ -186,8 +173,7 @@ func inputLines(e *lineEditor, width int, marker string) (lines []string, row, c
 	return lines, row, col
 }
 
-// wideRanges are the code points a terminal draws two columns wide: East
-// Asian wide and fullwidth characters and emoji.
+// wideRanges are the code points drawn two columns wide: East Asian wide and fullwidth ones and emoji.
 var wideRanges = [][2]rune{
 	{0x1100, 0x115F}, {0x231A, 0x231B}, {0x2329, 0x232A}, {0x23E9, 0x23EC}, {0x23F0, 0x23F0},
 	{0x23F3, 0x23F3}, {0x25FD, 0x25FE}, {0x2614, 0x2615}, {0x2648, 0x2653}, {0x267F, 0x267F},
@@ -204,8 +190,7 @@ var wideRanges = [][2]rune{
 	{0x1F90C, 0x1F9FF}, {0x1FA70, 0x1FAFF}, {0x20000, 0x2FFFD}, {0x30000, 0x3FFFD},
 }
 
-// runeWidth is the number of columns a terminal gives r: 0 for combining
-// marks and invisible format characters, 2 for wide characters, else 1.
+// runeWidth is the columns r takes: 0 for combining marks and format characters, 2 for wide ones, else 1.
 func runeWidth(r rune) int {
 	switch {
 	case r < 0x300:
@@ -220,8 +205,7 @@ func runeWidth(r rune) int {
 	return 1
 }
 
-// cell returns the size in bytes of the character or ANSI escape sequence
-// at the start of s and the columns it takes (0 for an escape).
+// cell returns the bytes and columns of the character or ANSI escape (0 columns) at the start of s.
 func cell(s string) (size, width int) {
 	switch {
 	case s[0] != 0x1b:
@@ -236,8 +220,7 @@ func cell(s string) (size, width int) {
 	return len(s), 0
 }
 
-// displayWidth is the number of columns s takes on a terminal; coloured
-// text measures as its letters.
+// displayWidth is the number of columns s takes on a terminal, escapes not counted.
 func displayWidth(s string) int {
 	w := 0
 	for i := 0; i < len(s); {
@@ -247,8 +230,7 @@ func displayWidth(s string) int {
 	return w
 }
 
-// truncateWidth cuts s to at most max columns, ending with "…" when cut.
-// Escape sequences are kept, so a cut coloured string still resets.
+// truncateWidth cuts s to max columns, ending with "…" (and a reset, when s is coloured).
 func truncateWidth(s string, max int) string {
 	if displayWidth(s) <= max {
 		return s
@@ -265,8 +247,7 @@ func truncateWidth(s string, max int) string {
 	}
 }
 
-// wrapWidth splits a line without newlines into pieces of at most width
-// columns, breaking between characters.
+// wrapWidth splits a line into pieces of at most width columns, breaking between characters.
 func wrapWidth(line string, width int) []string {
 	var out []string
 	start, w := 0, 0

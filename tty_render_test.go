@@ -50,10 +50,14 @@ func TestLiveScreenRender(t *testing.T) {
 	}
 }
 
-func TestFitFrameKeepsTheBottom(t *testing.T) {
-	f := fitFrame(frame{lines: []string{"1", "2", "3", "4", "5"}, row: 3, col: 1}, 4)
-	if strings.Join(f.lines, ",") != "3,4,5" || f.row != 1 {
-		t.Errorf("got %q row %d, want 3,4,5 row 1", f.lines, f.row)
+func TestFrameKeepsTheBottom(t *testing.T) {
+	u := plainTUI(t, io.Discard)
+	u.height = 4
+	u.editor.set("1\n2\n3\n4")
+	u.editor.cursor = 5 // on the third line
+	f := u.frame(time.Now())
+	if strings.Join(f.lines, ",") != "  2,  3,  4" || f.row != 1 {
+		t.Errorf("got %q row %d, want the input's last three lines, the cursor on the middle one", f.lines, f.row)
 	}
 }
 

@@ -8,8 +8,7 @@ import (
 	"unsafe"
 )
 
-// terminalPair returns stdin and stdout as files when both are terminals,
-// which is when minicode runs its terminal UI rather than line mode.
+// terminalPair returns stdin and stdout as files when both are terminals, for the terminal UI.
 func terminalPair(stdin io.Reader, stdout io.Writer) (in, out *os.File, ok bool) {
 	in, _ = stdin.(*os.File)
 	out, _ = stdout.(*os.File)
@@ -30,9 +29,8 @@ func ioctl(fd int, req uint, arg unsafe.Pointer) error {
 	return nil
 }
 
-// enterRaw switches the terminal fd to raw input (keys arrive one by one,
-// unechoed, Ctrl-C as a key; "\n" still starts a new line) and returns a
-// function, safe to call any number of times, that puts its modes back.
+// enterRaw switches the terminal to raw input (keys one by one, unechoed, Ctrl-C a key; output unchanged)
+// and returns a function, safe to call again, that puts its modes back.
 func enterRaw(fd int) (restore func(), err error) {
 	var saved syscall.Termios
 	if err := ioctl(fd, ioctlGetTermios, unsafe.Pointer(&saved)); err != nil {
@@ -49,8 +47,7 @@ func enterRaw(fd int) (restore func(), err error) {
 	return sync.OnceFunc(func() { _ = ioctl(fd, ioctlSetTermios, unsafe.Pointer(&saved)) }), nil
 }
 
-// terminalSize returns the width and height of the terminal fd, or 80x24
-// when it cannot be read.
+// terminalSize returns the width and height of the terminal fd, or 80x24 when unknown.
 func terminalSize(fd int) (width, height int) {
 	var ws struct{ rows, cols, x, y uint16 }
 	if ioctl(fd, syscall.TIOCGWINSZ, unsafe.Pointer(&ws)) != nil || ws.cols == 0 || ws.rows == 0 {

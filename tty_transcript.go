@@ -9,9 +9,8 @@ import (
 	"time"
 )
 
-// transcript turns the loop's events into the lines of the conversation:
-// finished lines go to out, to be printed once into the scrollback, and
-// what still changes stays here for the live region to draw.
+// transcript turns the loop's events into lines: finished ones go to out, for the scrollback, and what
+// still changes stays here for the live region.
 type transcript struct {
 	out      *strings.Builder
 	color    bool
@@ -31,12 +30,13 @@ type toolRun struct {
 	subCalls      int // a task call's subagent: the tool calls it made so far
 }
 
-// calls notes how many tool calls a task's subagent has made.
-func (r *toolRun) calls() string {
-	if r.subCalls == 0 {
-		return ""
+// toolLine is a tool call's mark, name, key argument, time taken and (for a task) subagent's calls.
+func (t *transcript) toolLine(mark string, r *toolRun, took string) string {
+	line := fmt.Sprintf("%s %s %s %s", mark, t.style(ansiBold, r.name), visibleControls(cut(r.arg, 120)), t.style(ansiDim, took))
+	if r.subCalls > 0 {
+		line += fmt.Sprintf(" · %d tool calls", r.subCalls)
 	}
-	return fmt.Sprintf(" · %d tool calls", r.subCalls)
+	return line
 }
 
 // style wraps s in an ANSI style when colour is on.
@@ -53,8 +53,7 @@ func (t *transcript) println(s string) {
 	t.out.WriteByte('\n')
 }
 
-// event records one loop event; a subagent's events only count towards
-// its task call's line.
+// event records a loop event; a subagent's only count its task's tool calls.
 func (t *transcript) event(e Event, now time.Time) {
 	if e.ParentToolUseID != "" {
 		for _, r := range t.running {
@@ -92,8 +91,7 @@ func (t *transcript) event(e Event, now time.Time) {
 	}
 }
 
-// text adds streamed reply text: each completed line is printed, the rest
-// waits in partial.
+// text adds streamed reply text, printing each completed line.
 func (t *transcript) text(s string) {
 	t.partial += s
 	for line, rest, ok := strings.Cut(t.partial, "\n"); ok; line, rest, ok = strings.Cut(rest, "\n") {
@@ -117,8 +115,7 @@ var (
 	mdList = regexp.MustCompile(`^(\s*)[-*+] `)
 )
 
-// textLine prints one complete line of reply text, its Markdown styled
-// when colour is on; fence lines are then not shown.
+// textLine prints a line of reply text, its Markdown styled when colour is on (fences then hidden).
 func (t *transcript) textLine(s string) {
 	s = stripTags(s, false)
 	fence := strings.HasPrefix(strings.TrimSpace(s), "```")
@@ -141,12 +138,10 @@ func (t *transcript) textLine(s string) {
 	t.println(s)
 }
 
-// hiddenTags are the markers the model puts around progress updates and
-// answers; the transcript never shows them.
+// hiddenTags mark the model's progress updates and answers; the transcript never shows them.
 var hiddenTags = []string{"<progress>", "</progress>", "<final>", "</final>"}
 
-// stripTags removes the hidden tags from text. When partial is set (the
-// line is still arriving), a trailing start of a tag is held back too.
+// stripTags removes the hidden tags, and in a partial line the start of one at its end.
 func stripTags(s string, partial bool) string {
 	for _, t := range hiddenTags {
 		s = strings.ReplaceAll(s, t, "")
@@ -171,8 +166,7 @@ func (t *transcript) flushThinking(now time.Time) {
 	t.thinking.Reset()
 }
 
-// toolEnd prints a finished tool call: its mark, name, key argument,
-// duration and a short preview of the result.
+// toolEnd prints a finished call and a preview: the result's first lines, or a command's last ones.
 func (t *transcript) toolEnd(e Event, now time.Time) {
 	run := &toolRun{name: e.Call.Name, arg: keyArgument(e.Call.Input), start: now}
 	if i := slices.IndexFunc(t.running, func(r *toolRun) bool { return r.id == e.Call.ID }); i >= 0 {
@@ -183,16 +177,20 @@ func (t *transcript) toolEnd(e Event, now time.Time) {
 	if e.Result.IsError {
 		mark = t.style(ansiRed, "✗")
 	}
-	took := t.style(ansiDim, fmt.Sprintf("(%s)", formatDuration(now.Sub(run.start))))
-	t.println(fmt.Sprintf("%s %s %s %s%s", mark, t.style(ansiBold, run.name), visibleControls(cut(run.arg, 120)), took, run.calls()))
-	for _, line := range resultPreview(run.name, e.Result.Content) {
+	t.println(t.toolLine(mark, run, "("+formatDuration(now.Sub(run.start))+")"))
+	preview := strings.Split(strings.TrimSpace(e.Result.Content), "\n")
+	if run.name == "run_command" && strings.Contains(e.Result.Content, "Exit code: ") {
+		preview = commandPreview(e.Result.Content)
+	} else if len(preview) > 3 {
+		preview = append(preview[:2], fmt.Sprintf("… %d more lines (Ctrl-O shows all)", len(preview)-2))
+	}
+	for _, line := range preview {
 		t.println(t.style(ansiDim, "  │ "+visibleControls(cut(line, 160))))
 	}
 	t.latest = e.Result.Content
 }
 
-// keyArgument shows the input that matters of a tool call in readable
-// form: the command, the path, the pattern; otherwise compact JSON.
+// keyArgument shows a tool call's main input (command, path, pattern...), else its compact JSON.
 func keyArgument(raw json.RawMessage) string {
 	var in map[string]any
 	err := json.Unmarshal(raw, &in)
@@ -207,38 +205,19 @@ func keyArgument(raw json.RawMessage) string {
 	return compactJSON(raw, 80)
 }
 
-// resultPreview is a few lines of a tool's result: for commands the last
-// lines of output and the exit code, otherwise the first lines.
-func resultPreview(tool, content string) []string {
-	if tool == "run_command" && strings.Contains(content, "Exit code: ") {
-		return commandPreview(content)
-	}
-	lines := strings.Split(strings.TrimSpace(content), "\n")
-	if len(lines) > 3 {
-		lines = append(lines[:2], fmt.Sprintf("… %d more lines (Ctrl-O shows all)", len(lines)-2))
-	}
-	return lines
-}
-
-// commandPreview shows the last lines of a command's output and how it
-// ended, from run_command's "Exit code / stdout / stderr" layout.
+// commandPreview shows a run_command result's last output lines and its exit code.
 func commandPreview(content string) []string {
 	head, streams, _ := strings.Cut(content, "\nstdout:\n")
-	var output, out []string
+	var out []string
 	for _, l := range strings.Split(strings.Replace(streams, "\n\nstderr:\n", "\n", 1), "\n") {
 		if t := strings.TrimSpace(l); t != "" && t != "(empty)" {
-			output = append(output, l)
+			out = append(out, l)
 		}
 	}
-	if n := len(output) - 3; n > 0 {
-		out, output = []string{fmt.Sprintf("… %d earlier lines (Ctrl-O shows all)", n)}, output[n:]
+	if n := len(out) - 3; n > 0 {
+		out = append([]string{fmt.Sprintf("… %d earlier lines (Ctrl-O shows all)", n)}, out[n:]...)
 	}
-	for _, l := range strings.Split(strings.TrimSpace(head), "\n") {
-		if l != "" {
-			output = append(output, strings.Replace(l, "Exit code: ", "exit ", 1))
-		}
-	}
-	return append(out, output...)
+	return append(out, strings.Split(strings.Replace(strings.TrimSpace(head), "Exit code: ", "exit ", 1), "\n")...)
 }
 
 // formatDuration shows a duration as "0.4s", "12s" or "3m05s".
