@@ -11,6 +11,7 @@ import (
 	"sync"
 	"syscall"
 	"time"
+	"unsafe"
 )
 
 // Timing and texts of the terminal UI.
@@ -58,6 +59,54 @@ type tui struct {
 	cost          float64     // their price in dollars, where the model's price is known
 	lastDraw      time.Time
 	dirty         bool // something changed that the next tick draws
+}
+
+// terminalPair returns stdin and stdout as files when both are terminals, for the terminal UI.
+func terminalPair(stdin io.Reader, stdout io.Writer) (in, out *os.File, ok bool) {
+	in, _ = stdin.(*os.File)
+	out, _ = stdout.(*os.File)
+	return in, out, isTerminal(in) && isTerminal(out)
+}
+
+// isTerminal reports whether f is a terminal.
+func isTerminal(f *os.File) bool {
+	var t syscall.Termios
+	return f != nil && ioctl(int(f.Fd()), ioctlGetTermios, unsafe.Pointer(&t)) == nil
+}
+
+// ioctl performs a terminal ioctl whose argument is a pointer.
+func ioctl(fd int, req uint, arg unsafe.Pointer) error {
+	if _, _, errno := syscall.Syscall(syscall.SYS_IOCTL, uintptr(fd), uintptr(req), uintptr(arg)); errno != 0 {
+		return errno
+	}
+	return nil
+}
+
+// enterRaw switches the terminal to raw input (keys one by one, unechoed, Ctrl-C a key; output unchanged)
+// and returns a function, safe to call again, that puts its modes back.
+func enterRaw(fd int) (restore func(), err error) {
+	var saved syscall.Termios
+	if err := ioctl(fd, ioctlGetTermios, unsafe.Pointer(&saved)); err != nil {
+		return nil, err
+	}
+	raw := saved
+	raw.Iflag &^= syscall.ICRNL | syscall.INLCR | syscall.IGNCR | syscall.IXON | syscall.ISTRIP | syscall.BRKINT
+	raw.Lflag &^= syscall.ECHO | syscall.ECHONL | syscall.ICANON | syscall.ISIG | syscall.IEXTEN
+	raw.Cflag |= syscall.CS8
+	raw.Cc[syscall.VMIN], raw.Cc[syscall.VTIME] = 1, 0
+	if err := ioctl(fd, ioctlSetTermios, unsafe.Pointer(&raw)); err != nil {
+		return nil, err
+	}
+	return sync.OnceFunc(func() { _ = ioctl(fd, ioctlSetTermios, unsafe.Pointer(&saved)) }), nil
+}
+
+// terminalSize returns the width and height of the terminal fd, or 80x24 when unknown.
+func terminalSize(fd int) (width, height int) {
+	var ws struct{ rows, cols, x, y uint16 }
+	if ioctl(fd, syscall.TIOCGWINSZ, unsafe.Pointer(&ws)) != nil || ws.cols == 0 || ws.rows == 0 {
+		return 80, 24
+	}
+	return int(ws.cols), int(ws.rows)
 }
 
 // newTUI builds the UI for app, drawing on out at the given size.
@@ -143,11 +192,7 @@ func (u *tui) loop(ctx context.Context) error {
 			u.queued = u.queued[1:]
 			u.echo(input)
 			u.mu.Unlock()
-			prompt := &slashPrompt{Prompt: input}
-			if strings.HasPrefix(input, "/") {
-				prompt = u.command(ctx, input)
-			}
-			if prompt != nil {
+			if prompt := u.command(ctx, input); prompt != nil {
 				u.busy(ctx, "thinking", func(ctx context.Context) { u.turn(ctx, *prompt) })
 			}
 		}
@@ -179,7 +224,6 @@ func (u *tui) busy(ctx context.Context, activity string, fn func(context.Context
 func (u *tui) turn(ctx context.Context, prompt slashPrompt) {
 	u.mu.Lock()
 	prompt.Prompt = attachMentions(prompt.Prompt, u.app.Workspace, &u.tr)
-	u.draw()
 	u.mu.Unlock()
 	res := u.app.runPrompt(ctx, u.history, prompt)
 	u.mu.Lock()
@@ -189,10 +233,14 @@ func (u *tui) turn(ctx context.Context, prompt slashPrompt) {
 	u.cost += costUSD(u.app.Model, res.Usage)
 }
 
-// command runs a slash command and prints what it says; it returns a custom command's or skill's prompt.
+// command runs input if it is a slash command, printing what it says, and returns the prompt for a
+// turn: a custom command's or skill's, or the input itself.
 func (u *tui) command(ctx context.Context, input string) (prompt *slashPrompt) {
 	name, args, _ := strings.Cut(strings.TrimPrefix(input, "/"), " ")
-	if name == "resume" && strings.TrimSpace(args) == "" {
+	switch {
+	case !strings.HasPrefix(input, "/"):
+		return &slashPrompt{Prompt: input}
+	case name == "resume" && strings.TrimSpace(args) == "":
 		u.mu.Lock()
 		defer u.mu.Unlock()
 		u.offerSessions()

@@ -45,8 +45,14 @@ func completionsFor(head, word string, app *App) []completion {
 		for _, c := range app.slashCommandList() {
 			all = append(all, completion{"/" + c.name, c.help})
 		}
-	case command == "/resume":
-		all = sessionCompletions(app)
+	case command == "/resume": // the workspace's other sessions, newest first
+		infos, _ := listSessions(app.sessionsDir())
+		for _, s := range infos {
+			if s.ID != app.SessionID {
+				title := cmp.Or(s.Title, strings.Join(strings.Fields(s.FirstPrompt), " "))
+				all = append(all, completion{s.ID, fmt.Sprintf("%s, %d messages: %s", formatAge(time.Since(s.Modified)), s.Messages, title)})
+			}
+		}
 	case command == "/permissions":
 		all = []completion{{value: string(ModeDefault)}, {value: string(ModeAcceptEdits)}, {value: string(ModePlan)}, {value: string(ModeBypass)}}
 	case command == "/mcp":
@@ -57,20 +63,6 @@ func completionsFor(head, word string, app *App) []completion {
 		}
 	}
 	return slices.DeleteFunc(all, func(c completion) bool { return !strings.HasPrefix(c.value, word) })
-}
-
-// sessionCompletions offers the workspace's saved sessions, newest first.
-func sessionCompletions(app *App) []completion {
-	infos, _ := listSessions(app.sessionsDir())
-	var out []completion
-	for _, s := range infos {
-		if s.ID == app.SessionID {
-			continue
-		}
-		title := cmp.Or(s.Title, strings.Join(strings.Fields(s.FirstPrompt), " "))
-		out = append(out, completion{s.ID, fmt.Sprintf("%s, %d messages: %s", formatAge(time.Since(s.Modified)), s.Messages, title)})
-	}
-	return out
 }
 
 // fileCompletions lists as @mentions the workspace's files and folders whose path starts with partial.

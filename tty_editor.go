@@ -60,7 +60,7 @@ func (e *lineEditor) handle(k key) (submit bool) {
 		e.insert("\n")
 	case "backspace":
 		e.remove(max(e.cursor-1, 0), e.cursor, false)
-	case "delete":
+	case "delete", "ctrl-d":
 		e.remove(e.cursor, min(e.cursor+1, len(e.buf)), false)
 	case "up", "down":
 		e.verticalMove(k.name == "up")

@@ -110,8 +110,6 @@ func (u *tui) handleKey(k key) {
 		u.menu.items = nil
 	case k.name == "ctrl-d" && len(u.editor.buf) == 0 && u.cancel == nil:
 		u.exit()
-	case k.name == "ctrl-d":
-		u.editor.handle(key{name: "delete"})
 	case k.name == "ctrl-o":
 		u.expandLatest()
 	case u.menu.handle(k, &u.editor):

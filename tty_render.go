@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -121,34 +122,24 @@ func (u *tui) frame(now time.Time) frame {
 
 // statusLine shows the activity, model, context use, tokens, cost, session, MCP, mode and sandbox.
 func (u *tui) statusLine(now time.Time, spin string, width int) string {
-	app := u.app
-	var parts []string
+	app, activity := u.app, ""
 	if u.activity != "" {
-		parts = append(parts, fmt.Sprintf("%s %s %s", spin, u.activity, formatDuration(now.Sub(u.activityAt))))
+		activity = fmt.Sprintf("%s %s %s", spin, u.activity, formatDuration(now.Sub(u.activityAt)))
 	}
-	tokens := formatTokens(u.usage.InputTokens+u.usage.OutputTokens) + " tokens"
+	n := float64(u.usage.InputTokens + u.usage.OutputTokens)
+	tokens := fmt.Sprintf("%.0f tokens", n)
+	if n >= 1e6 {
+		tokens = fmt.Sprintf("%.1fM tokens", n/1e6)
+	} else if n >= 1e3 {
+		tokens = fmt.Sprintf("%.1fk tokens", n/1e3)
+	}
 	if u.cost > 0 {
 		tokens += fmt.Sprintf(" $%.2f", u.cost)
 	}
-	parts = append(parts, fmt.Sprintf("%s (%s)", app.Model, app.Provider.Name()), fmt.Sprintf("ctx %.0f%%", app.Agent.ContextUsage().Percent),
-		tokens, "session "+app.SessionID[:min(8, len(app.SessionID))])
-	if mcp := app.MCP.StatusLine(); mcp != "" {
-		parts = append(parts, mcp)
-	}
 	sandbox := map[bool]string{true: "sandboxed", false: "no sandbox"}[app.Sandbox.Sandboxed()]
-	parts = append(parts, string(app.Perms.Mode()), sandbox)
-	return u.tr.style(ansiDim, truncateWidth(strings.Join(parts, " · "), width))
-}
-
-// formatTokens shows a token count briefly: 950, 12.3k, 1.2M.
-func formatTokens(n int) string {
-	switch {
-	case n < 1000:
-		return fmt.Sprint(n)
-	case n < 1_000_000:
-		return fmt.Sprintf("%.1fk", float64(n)/1000)
-	}
-	return fmt.Sprintf("%.1fM", float64(n)/1_000_000)
+	parts := []string{activity, fmt.Sprintf("%s (%s)", app.Model, app.Provider.Name()), fmt.Sprintf("ctx %.0f%%", app.Agent.ContextUsage().Percent),
+		tokens, "session " + app.SessionID[:min(8, len(app.SessionID))], app.MCP.StatusLine(), string(app.Perms.Mode()), sandbox}
+	return u.tr.style(ansiDim, truncateWidth(strings.Join(slices.DeleteFunc(parts, func(p string) bool { return p == "" }), " · "), width))
 }
 
 // inputLines lays out an input box behind marker, wrapped to width, and the cursor's row and column.
@@ -232,31 +223,25 @@ func displayWidth(s string) int {
 
 // truncateWidth cuts s to max columns, ending with "…" (and a reset, when s is coloured).
 func truncateWidth(s string, max int) string {
-	if displayWidth(s) <= max {
+	switch {
+	case displayWidth(s) <= max:
 		return s
+	case strings.Contains(s, "\x1b"):
+		return wrapWidth(s, max-1)[0] + "…" + ansiReset
 	}
-	for i, w := 0, 0; ; {
+	return wrapWidth(s, max-1)[0] + "…"
+}
+
+// wrapWidth splits s into pieces of at most width columns, breaking between characters.
+func wrapWidth(s string, width int) []string {
+	var out []string
+	start, w := 0, 0
+	for i := 0; i < len(s); {
 		size, cw := cell(s[i:])
-		if w+cw > max-1 {
-			if strings.Contains(s, "\x1b") {
-				return s[:i] + "…" + ansiReset
-			}
-			return s[:i] + "…"
+		if w+cw > width && i > start {
+			out, start, w = append(out, s[start:i]), i, 0
 		}
 		i, w = i+size, w+cw
 	}
-}
-
-// wrapWidth splits a line into pieces of at most width columns, breaking between characters.
-func wrapWidth(line string, width int) []string {
-	var out []string
-	start, w := 0, 0
-	for i, r := range line {
-		if rw := runeWidth(r); w+rw > width && i > start {
-			out, start, w = append(out, line[start:i]), i, rw
-		} else {
-			w += rw
-		}
-	}
-	return append(out, line[start:])
+	return append(out, s[start:])
 }
