@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"regexp"
@@ -62,28 +63,9 @@ func (m *MockProvider) Stream(ctx context.Context, req ModelRequest, onDelta fun
 	if err := ctx.Err(); err != nil {
 		return ModelResponse{}, err
 	}
-	var reply ScriptedReply
-	switch {
-	case req.System == summarySystemPrompt:
-		reply = demoCompactSummary(req.Messages[len(req.Messages)-1].Text())
-	case m.script != nil:
-		m.mu.Lock()
-		if m.next >= len(m.script) {
-			m.mu.Unlock()
-			return ModelResponse{}, fmt.Errorf("the mock script has no reply left (it holds %d)", len(m.script))
-		}
-		reply = m.script[m.next]
-		m.next++
-		m.mu.Unlock()
-		if reply.Error != "" {
-			return ModelResponse{}, fmt.Errorf("%s", reply.Error)
-		}
-	default:
-		sessionID := ""
-		if m.session != nil {
-			sessionID = m.session()
-		}
-		reply = demoReply(req, sessionID)
+	reply, err := m.reply(req)
+	if err != nil {
+		return ModelResponse{}, err
 	}
 	if m.delay > 0 && onDelta != nil {
 		forward := onDelta
@@ -96,6 +78,27 @@ func (m *MockProvider) Stream(ctx context.Context, req ModelRequest, onDelta fun
 		}
 	}
 	return replyResponse(reply, req, onDelta), nil
+}
+
+// reply picks the reply to req: a summary, the script's next reply, or the demo model's answer.
+func (m *MockProvider) reply(req ModelRequest) (ScriptedReply, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	switch {
+	case req.System == summarySystemPrompt:
+		return demoCompactSummary(req.Messages[len(req.Messages)-1].Text()), nil
+	case m.script == nil && m.session != nil:
+		return demoReply(req, m.session()), nil
+	case m.script == nil:
+		return demoReply(req, ""), nil
+	case m.next >= len(m.script):
+		return ScriptedReply{}, fmt.Errorf("the mock script has no reply left (it holds %d)", len(m.script))
+	}
+	m.next++
+	if r := m.script[m.next-1]; r.Error != "" {
+		return r, errors.New(r.Error)
+	}
+	return m.script[m.next-1], nil
 }
 
 // replyResponse streams a reply's thinking and text word by word and returns it assembled.
@@ -222,19 +225,16 @@ func demoCall(thinking, text, tool string, input any) ScriptedReply {
 
 // demoSummary answers after the tools ran: it reports the results.
 func demoSummary(history []Message, results []Block) ScriptedReply {
-	var b strings.Builder
-	for i, r := range results {
-		if i > 0 {
-			b.WriteString("\n\n")
-		}
+	var reports []string
+	for _, r := range results {
 		name := toolNameOf(history, r.ToolUseID)
+		report := fmt.Sprintf("Result of %s:\n%s", name, r.Content)
 		if r.IsError {
-			fmt.Fprintf(&b, "%s failed: %s", name, r.Content)
-			continue
+			report = fmt.Sprintf("%s failed: %s", name, r.Content)
 		}
-		fmt.Fprintf(&b, "Result of %s:\n%s", name, r.Content)
+		reports = append(reports, report)
 	}
-	return ScriptedReply{Text: b.String()}
+	return ScriptedReply{Text: strings.Join(reports, "\n\n")}
 }
 
 // demoPath finds the path of a tool call in a transcript line.

@@ -138,8 +138,9 @@ func demoFollowUp(req ModelRequest, results []Block) ScriptedReply {
 		}
 		return demoCall(next, "The first match is in "+file+"; I'll read it.", "read_file", map[string]string{"path": file})
 	case demoFindFirst.MatchString(request) && len(calls) == 2 && !first.IsError:
-		file := inputPath(calls[1].Input)
-		return ScriptedReply{Text: fmt.Sprintf("The first file that mentions %s is %s:\n%s", demoFindFirst.FindStringSubmatch(request)[1], file, first.Content)}
+		var read struct{ Path string }
+		_ = json.Unmarshal(calls[1].Input, &read)
+		return ScriptedReply{Text: fmt.Sprintf("The first file that mentions %s is %s:\n%s", demoFindFirst.FindStringSubmatch(request)[1], read.Path, first.Content)}
 	case lower == "demo error" && len(calls) == 1 && first.IsError:
 		return demoCall(next, "The call failed validation: "+first.Content+"\nI misspelt the field; retrying with `pattern`.", "grep_files", map[string]string{"pattern": "TODO"})
 	case lower == "demo error":
@@ -159,13 +160,6 @@ func demoFollowUp(req ModelRequest, results []Block) ScriptedReply {
 		return ScriptedReply{Text: "Both steps went through the permission check: the file change is shown as a diff before you approve it, and the command ran inside the sandbox, which keeps its writes to the workspace.\n" + demoSummary(req.Messages, results).Text}
 	}
 	return demoSummary(req.Messages, results)
-}
-
-// inputPath reads the path of a file tool's input.
-func inputPath(input json.RawMessage) string {
-	var in struct{ Path string }
-	_ = json.Unmarshal(input, &in)
-	return in.Path
 }
 
 // demoMechanism starts one of the mechanism demos, or reports false.

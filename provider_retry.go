@@ -98,9 +98,6 @@ func newStreamClient(provider, baseURLVar string, opts ProviderOptions) streamCl
 
 // stream POSTs body to address and parses the streamed reply, retrying what is worth it.
 func (c *streamClient) stream(ctx context.Context, address string, body *wireBody, header http.Header, parse streamParser, onDelta func(Delta)) (ModelResponse, error) {
-	if onDelta == nil {
-		onDelta = func(Delta) {}
-	}
 	header = header.Clone()
 	header.Set("content-type", "application/json")
 	header.Set("accept", "text/event-stream")
@@ -171,6 +168,12 @@ func (c *streamClient) retryWait(err error, attempt int) (time.Duration, bool) {
 func (c *streamClient) attempt(ctx context.Context, send func(context.Context) (*http.Response, error), parse streamParser, onDelta func(Delta)) (resp ModelResponse, shown bool, err error) {
 	actx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
+	defer func() { // a stall detected by a timer is the real reason of the failure
+		var stalled *streamError
+		if cause := context.Cause(actx); err != nil && errors.As(cause, &stalled) {
+			err = cause
+		}
+	}()
 	stall := func(msg string) func() {
 		return func() { cancel(&streamError{errors.New(msg), true}) }
 	}
@@ -178,13 +181,13 @@ func (c *streamClient) attempt(ctx context.Context, send func(context.Context) (
 	defer firstByte.Stop()
 	httpResp, err := send(actx)
 	if err != nil {
-		return ModelResponse{}, false, attemptError(ctx, actx, c.connectionError(err))
+		return ModelResponse{}, false, c.connectionError(err)
 	}
 	defer httpResp.Body.Close()
 	if httpResp.StatusCode != http.StatusOK || strings.HasPrefix(httpResp.Header.Get("Content-Type"), "application/json") {
 		// A JSON body instead of a stream is an error even with 200: some
 		// proxies answer that way.
-		return ModelResponse{}, false, attemptError(ctx, actx, readAPIError(c.provider, httpResp))
+		return ModelResponse{}, false, readAPIError(c.provider, httpResp)
 	}
 
 	firstByte.Stop()
@@ -193,24 +196,11 @@ func (c *streamClient) attempt(ctx context.Context, send func(context.Context) (
 	events := newSSEReader(idleReader{httpResp.Body, idle, c.Timeout}, maxStreamLine)
 	resp, err = parse(events, func(d Delta) {
 		shown = shown || (c.ShowsText && d.Kind == DeltaText)
-		onDelta(d)
+		if onDelta != nil {
+			onDelta(d)
+		}
 	})
-	if err != nil {
-		return ModelResponse{}, shown, attemptError(ctx, actx, err)
-	}
-	return resp, shown, nil
-}
-
-// attemptError names why an attempt failed: the caller's cancellation, a stall, or err.
-func attemptError(ctx, actx context.Context, err error) error {
-	if ctx.Err() != nil {
-		return ctx.Err()
-	}
-	var stalled *streamError
-	if cause := context.Cause(actx); errors.As(cause, &stalled) {
-		return cause
-	}
-	return err
+	return resp, shown, err
 }
 
 // idleReader runs the idle timer only while a Read waits for the server.

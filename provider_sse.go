@@ -27,8 +27,7 @@ type SSEReader struct {
 	started bool  // the first line (which may carry a byte-order mark) is done
 	err     error // the sticky error, once reading has failed
 
-	data      []byte // the data buffer of the event being built
-	hasData   bool   // at least one data field was seen
+	data      []byte // the data lines of the event being built, each ending in "\n"
 	eventType string
 	lastID    string
 	retry     time.Duration
@@ -36,9 +35,6 @@ type SSEReader struct {
 
 // errSSETooLong reports a line or an event past the reader's limit.
 var errSSETooLong = errors.New("event stream: a line or event is too long")
-
-// utf8BOM is the byte-order mark that may open a stream; it is skipped.
-var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 
 // newSSEReader returns a reader of the events in r, lines and events at most maxLine bytes.
 func newSSEReader(r io.Reader, maxLine int) *SSEReader {
@@ -89,19 +85,19 @@ func (s *SSEReader) Next() (SSEEvent, error) {
 		line := s.lines.Bytes()
 		if !s.started {
 			s.started = true
-			line = bytes.TrimPrefix(line, utf8BOM)
+			line = bytes.TrimPrefix(line, []byte("\ufeff")) // a byte-order mark
 		}
 		if len(line) > 0 {
 			s.err = s.processField(line)
 			continue
 		}
 		// A blank line ends the event; one without data is dropped.
-		if !s.hasData {
+		if len(s.data) == 0 {
 			s.eventType = ""
 			continue
 		}
 		ev := SSEEvent{Event: cmp.Or(s.eventType, "message"), Data: string(s.data[:len(s.data)-1]), ID: s.lastID, Retry: s.retry}
-		s.data, s.hasData, s.eventType = s.data[:0], false, ""
+		s.data, s.eventType = s.data[:0], ""
 		return ev, nil
 	}
 	return SSEEvent{}, s.err
@@ -129,7 +125,6 @@ func (s *SSEReader) processField(line []byte) error {
 			return s.tooLong()
 		}
 		s.data = append(append(s.data, value...), '\n')
-		s.hasData = true
 	case "id":
 		if bytes.IndexByte(value, 0) < 0 {
 			s.lastID = string(value)
