@@ -13,7 +13,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 )
 
@@ -76,22 +75,23 @@ type App struct {
 	Session      *Session // the conversation and its journal
 	SessionID    string
 
-	lines          *LineReader // the input lines, shared by line mode and its questions
-	asker          Asker       // how permission questions are put: line mode's or the terminal UI's
-	stdout, stderr io.Writer
-	getenv         func(string) string
-	closers        []func()
+	lines   *LineReader // the input lines, shared by line mode and its questions
+	asker   Asker       // how permission questions are put: line mode's or the terminal UI's
+	stdout  *lineWriter // shared by the answers, notices and questions
+	stderr  io.Writer
+	getenv  func(string) string
+	closers []func()
 }
 
 // newApp builds an App from options and the environment. MCP servers
 // start in the background and live until ctx ends or the app closes.
-func newApp(ctx context.Context, opts Options, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) (*App, error) {
-	if !opts.Print {
-		// Line mode's output and background notices share one writer.
-		stdout = &syncWriter{w: stdout}
-	}
-	app := &App{Opts: opts, lines: NewLineReader(stdin), stdout: stdout, stderr: stderr, getenv: getenv}
-	var err error
+func newApp(ctx context.Context, opts Options, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) (_ *App, err error) {
+	app := &App{Opts: opts, lines: NewLineReader(stdin), stdout: &lineWriter{w: stdout}, stderr: stderr, getenv: getenv}
+	defer func() {
+		if err != nil {
+			app.Close()
+		}
+	}()
 	if app.Home, err = minicodeHome(getenv); err != nil {
 		return nil, err
 	}
@@ -126,19 +126,17 @@ func newApp(ctx context.Context, opts Options, stdin io.Reader, stdout, stderr i
 	if err := app.setupPermissions(dirs); err != nil {
 		return nil, err
 	}
-	app.Registry = NewRegistry(keepTools(app.builtinTools(), app.Opts.Tools, app.notice)...)
+	builtins := newBuiltins(BuiltinConfig{SearchEndpoint: app.Settings.WebSearchURL, Sandbox: app.Sandbox})
+	app.closers = append(app.closers, builtins.Processes.Close)
+	app.Registry = NewRegistry(keepTools(builtins.Tools, app.Opts.Tools, app.notice)...)
 	app.Perms.WarnUnknownTools(append(app.Registry.names(), "task", "load_skill"))
 	if len(app.Skills.Skills) > 0 {
 		app.Registry.Add(app.Skills.Tool())
 	}
 	app.Memory = LoadMemory(app.Home, userHome(app.getenv), app.Workspace, app.Trusted)
 	app.Memory.watchReads(app.Registry)
-	if err := app.startMCP(ctx, servers); err != nil {
-		app.Close()
-		return nil, err
-	}
+	app.startMCP(ctx, servers)
 	if err := app.setupAgent(limits); err != nil {
-		app.Close()
 		return nil, err
 	}
 	app.startSession(ctx)
@@ -238,17 +236,14 @@ func (app *App) Close() {
 	}
 }
 
-// startMCP starts the configured MCP servers in the background. Their
-// notices and progress are shown as they come: on stderr with -p, in the
-// output of line mode otherwise.
-func (app *App) startMCP(ctx context.Context, servers []MCPServerConfig) error {
+// startMCP starts the configured MCP servers in the background; their
+// notices and progress show on stderr with -p, in line mode's output
+// otherwise.
+func (app *App) startMCP(ctx context.Context, servers []MCPServerConfig) {
 	elicitor := Elicitor(&LineElicitor{ReadLine: app.lines.ReadLine, Out: app.stdout})
-	notices := app.stdout
+	var notices io.Writer = app.stdout
 	if app.Opts.Print {
-		var err error
-		if elicitor, err = elicitorFor(cmp.Or(app.Opts.MCPElicitation, "decline"), nil, app.stderr); err != nil {
-			return err
-		}
+		elicitor, _ = elicitorFor(app.Opts.MCPElicitation, nil, app.stderr) // checked with the flags
 		notices = app.stderr
 	}
 	m := NewMCPManager(servers, app.Registry, MCPOptions{
@@ -268,7 +263,6 @@ func (app *App) startMCP(ctx context.Context, servers []MCPServerConfig) error {
 	m.Start(ctx)
 	app.MCP = m
 	app.closers = append(app.closers, m.Close)
-	return nil
 }
 
 // notice tells the user something that happened while the model was
@@ -289,23 +283,11 @@ func (app *App) debugf(format string, args ...any) {
 	}
 }
 
-// Ask puts a permission question to the user through the interface in
-// use: line mode or the terminal UI.
+// Ask runs the Notification hooks, then puts a permission question through
+// the interface in use: line mode, the terminal UI or the program.
 func (app *App) Ask(ctx context.Context, p Prompt) (Answer, error) {
+	app.Env.Hooks.Run(ctx, HookInput{HookEventName: HookNotification, Message: "minicode needs your permission: " + p.Title})
 	return app.asker.Ask(ctx, p)
-}
-
-// syncWriter serialises writes from several goroutines.
-type syncWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-// Write writes p whole before another write may start.
-func (s *syncWriter) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.w.Write(p)
 }
 
 // resolveWorkspace makes the workspace absolute and resolves its symlinks.
@@ -429,37 +411,27 @@ func apiTimeout(v string) (time.Duration, error) {
 	return time.Duration(ms) * time.Millisecond, nil
 }
 
-// setupPermissions builds the permission check from the mode (parsed
-// here, once), the rules of the settings files and flags, and the saved
-// answers. Stored tool results and the skills' folders may be read without
-// asking. In headless mode nobody can be asked; otherwise questions are
-// asked on the input lines.
+// setupPermissions builds the permission check from the mode, the rules
+// of the settings and flags, and the saved answers; stored tool results and
+// the skills' folders are readable. With -p nobody is asked, unless a
+// program answers (runStreamInput sets app.asker).
 func (app *App) setupPermissions(dirs []string) error {
 	mode, err := ParsePermissionMode(cmp.Or(app.Opts.PermissionMode, app.Settings.Permissions.DefaultMode))
 	if err != nil {
 		return usageError{err.Error()}
 	}
-	readable := []string{filepath.Join(app.Home, "tool-results")}
+	cfg := PermissionConfig{Mode: mode, Workspace: app.Workspace, Home: userHome(app.getenv), TempDir: app.Sandbox.TempDir,
+		ReadableDirs: []string{filepath.Join(app.Home, "tool-results")}, Settings: app.Settings.ruleSets,
+		ProjectFile: filepath.Join(app.Workspace, ".minicode", "permissions.json"), UserFile: filepath.Join(app.Home, "permissions.json"),
+		AllowedTools: app.Opts.AllowedTools, DisallowedTools: app.Opts.DisallowedTools, AddDirs: dirs,
+		Notice: func(msg string) { fmt.Fprintln(app.stderr, msg) }}
 	for _, skill := range app.Skills.Skills {
-		readable = append(readable, skill.Dir)
+		cfg.ReadableDirs = append(cfg.ReadableDirs, skill.Dir)
 	}
-	cfg := PermissionConfig{
-		Mode:         mode,
-		Workspace:    app.Workspace,
-		ReadableDirs: readable,
-		Home:         userHome(app.getenv),
-		TempDir:      app.Sandbox.TempDir,
-		Settings:     app.Settings.ruleSets,
-		ProjectFile:  filepath.Join(app.Workspace, ".minicode", "permissions.json"),
-		UserFile:     filepath.Join(app.Home, "permissions.json"),
-		Notice:       func(msg string) { fmt.Fprintln(app.stderr, msg) },
+	if !app.Opts.Print {
+		app.asker = &LineAsker{In: app.lines, Out: app.stdout}
 	}
-	cfg.AllowedTools, cfg.DisallowedTools, cfg.AddDirs = app.Opts.AllowedTools, app.Opts.DisallowedTools, dirs
-	switch {
-	case app.Opts.PermissionPromptTool == "stdio":
-		cfg.Asker = app // the program answers: runStreamInput sets app.asker
-	case !app.Opts.Print:
-		app.asker = notifyingAsker{&LineAsker{In: app.lines, Out: app.stdout}, app.Env.Hooks}
+	if !app.Opts.Print || app.Opts.PermissionPromptTool == "stdio" {
 		cfg.Asker = app
 	}
 	perms, err := NewPermissions(cfg)
@@ -502,9 +474,9 @@ How to work:
 - If you cannot go on without the user, use ask_user.
 `
 
-// runTurnWithCleanup runs one turn, recording it in the session as it
-// happens, and then, on every path (an answer, an error, a limit, an
-// interruption, a panic), does what must follow every turn: see endTurn.
+// runTurnWithCleanup runs one turn, recording it in the session, and on
+// every path (even a panic) clears the turn's grants, gives every tool call
+// exactly one result and flushes the session.
 func (app *App) runTurnWithCleanup(ctx context.Context, history []Message, input string, images ...Block) (res TurnResult) {
 	app.Session.RecordSettings(app.Model, app.Perms.Mode())
 	app.Session.Sync(history)
@@ -515,25 +487,10 @@ func (app *App) runTurnWithCleanup(ctx context.Context, history []Message, input
 			fmt.Fprintf(app.stderr, "%s\n%s", msg, debug.Stack())
 			res = TurnResult{Messages: app.Session.View(), End: EndError, Text: msg, Err: errors.New(msg)}
 		}
-		app.endTurn(&res)
+		app.Perms.EndTurn()
+		res.Messages = closeToolCalls(res.Messages)
+		app.Session.Sync(res.Messages)
+		app.Session.Flush()
 	}()
 	return app.Agent.RunTurn(ctx, history, input, images...)
-}
-
-// endTurn is the one cleanup after every turn: grants made for this turn
-// are cleared, every tool call in the history gets exactly one result,
-// and the session stores the turn's messages and is flushed to disk.
-func (app *App) endTurn(res *TurnResult) {
-	app.Perms.EndTurn()
-	res.Messages = closeToolCalls(res.Messages)
-	app.Session.Sync(res.Messages)
-	app.Session.Flush()
-}
-
-// builtinTools builds the built-in tools and arranges for them to be
-// released when the app closes.
-func (app *App) builtinTools() []*Tool {
-	b := newBuiltins(BuiltinConfig{SearchEndpoint: app.Settings.WebSearchURL, Sandbox: app.Sandbox})
-	app.closers = append(app.closers, b.Processes.Close)
-	return b.Tools
 }

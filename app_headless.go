@@ -20,25 +20,23 @@ import (
 // resultRecord is the final object of --output-format json and the last
 // line of stream-json.
 type resultRecord struct {
-	Type           string                `json:"type"`
-	Subtype        string                `json:"subtype"`
-	IsError        bool                  `json:"is_error"`
-	APIErrorStatus *int                  `json:"api_error_status"`
-	DurationMS     int64                 `json:"duration_ms"`
-	DurationAPIMS  int64                 `json:"duration_api_ms"`
-	NumTurns       int                   `json:"num_turns"`
-	Result         string                `json:"result"`
-	StopReason     *string               `json:"stop_reason"`
-	SessionID      string                `json:"session_id"`
-	TotalCostUSD   float64               `json:"total_cost_usd"`
-	Usage          resultUsage           `json:"usage"`
-	ModelUsage     map[string]modelUsage `json:"modelUsage"`
-	// PermissionDenials lists the tool calls that were not allowed.
-	PermissionDenials []Denial `json:"permission_denials"`
-	Errors            []string `json:"errors,omitempty"` // why an error subtype ended the run
-	// StructuredOutput is the answer as JSON, with --json-schema.
-	StructuredOutput json.RawMessage `json:"structured_output,omitempty"`
-	UUID             string          `json:"uuid"`
+	Type              string                `json:"type"`
+	Subtype           string                `json:"subtype"`
+	IsError           bool                  `json:"is_error"`
+	APIErrorStatus    *int                  `json:"api_error_status"`
+	DurationMS        int64                 `json:"duration_ms"`
+	DurationAPIMS     int64                 `json:"duration_api_ms"`
+	NumTurns          int                   `json:"num_turns"`
+	Result            string                `json:"result"`
+	StopReason        *string               `json:"stop_reason"`
+	SessionID         string                `json:"session_id"`
+	TotalCostUSD      float64               `json:"total_cost_usd"`
+	Usage             resultUsage           `json:"usage"`
+	ModelUsage        map[string]modelUsage `json:"modelUsage"`
+	PermissionDenials []Denial              `json:"permission_denials"` // the calls of the task that were not allowed
+	Errors            []string              `json:"errors,omitempty"`   // why an error subtype ended the run
+	StructuredOutput  json.RawMessage       `json:"structured_output,omitempty"`
+	UUID              string                `json:"uuid"`
 }
 
 // resultUsage is a run's token count, with the cache fields always present.
@@ -61,25 +59,24 @@ type modelUsage struct {
 	MaxOutputTokens          int     `json:"maxOutputTokens"`
 }
 
-// runHeadless runs the task with nobody to ask (or, with --input-format
-// stream-json, the turns a program sends: see app_sdk.go), and prints the
-// outcome in the chosen output format. It returns errTaskFailed when the
-// task did not succeed, and the context's error when interrupted.
+// runHeadless runs the task (or, with --input-format stream-json, the turns
+// a program sends: see app_sdk.go) with nobody to ask, and prints the
+// outcome; it returns errTaskFailed when the task failed.
 func (app *App) runHeadless(ctx context.Context, task string) error {
-	out := &lineWriter{w: app.stdout}
 	meter := &meteredProvider{Provider: app.Agent.Provider, usage: map[string]Usage{}, budget: app.Opts.MaxBudgetUSD}
 	app.Agent.Provider = meter
-	app.Agent.Emit = app.headlessEvents(out, meter)
+	app.Agent.Emit = app.headlessEvents(meter)
 	if app.Opts.InputFormat == "stream-json" {
-		return app.runStreamInput(ctx, out, meter)
+		return app.runStreamInput(ctx, app.stdout, meter)
 	}
 	if app.Opts.OutputFormat == "stream-json" {
-		out.json(app.initRecord())
+		app.stdout.json(app.initRecord())
 	}
-	return app.runHeadlessTask(ctx, task, out, meter)
+	return app.runHeadlessTask(ctx, task, app.stdout, meter)
 }
 
-// runHeadlessTask runs one task and prints its result.
+// runHeadlessTask runs one task, which may be a custom command, and prints
+// its result.
 func (app *App) runHeadlessTask(ctx context.Context, task string, out *lineWriter, meter *meteredProvider, images ...Block) error {
 	start := time.Now()
 	meter.reset()
@@ -95,8 +92,7 @@ func (app *App) runHeadlessTask(ctx context.Context, task string, out *lineWrite
 	denied := len(app.Perms.Denials())
 	res := app.runPrompt(ctx, app.Session.View(), prompt)
 	structured, res := app.structuredAnswer(ctx, res)
-	record := app.resultOf(res, meter)
-	record.PermissionDenials = record.PermissionDenials[denied:] // this task's alone
+	record := app.resultOf(res, meter, denied)
 	if app.structured != nil && record.Subtype == "success" {
 		record.StructuredOutput = structured
 		if structured == nil {
@@ -105,15 +101,10 @@ func (app *App) runHeadlessTask(ctx context.Context, task string, out *lineWrite
 		}
 	}
 	record.DurationMS = time.Since(start).Milliseconds()
-	switch app.Opts.OutputFormat {
-	case "json", "stream-json":
+	if app.Opts.OutputFormat == "json" || app.Opts.OutputFormat == "stream-json" {
 		out.json(record)
-	default:
-		// A turn that did not succeed has already said why on stderr.
-		if res.End == EndFinal || res.End == EndAskUser {
-			_, err := fmt.Fprintln(app.stdout, res.Text)
-			out.err = cmp.Or(out.err, err)
-		}
+	} else if res.End == EndFinal || res.End == EndAskUser { // a failed turn has said why on stderr
+		fmt.Fprintln(out, res.Text)
 	}
 	switch {
 	case res.End == EndCancelled:
@@ -126,12 +117,13 @@ func (app *App) runHeadlessTask(ctx context.Context, task string, out *lineWrite
 	return nil
 }
 
-// resultOf builds the result record of a turn. A turn the model answered
-// is a success even if some calls were denied; they are listed.
-func (app *App) resultOf(res TurnResult, meter *meteredProvider) resultRecord {
+// resultOf builds the result record of a turn, listing the calls denied
+// after the first denied ones. A turn the model answered is a success even
+// if some calls were denied.
+func (app *App) resultOf(res TurnResult, meter *meteredProvider, denied int) resultRecord {
 	r := resultRecord{
 		Type: "result", Subtype: resultSubtype(res.End), Result: res.Text, SessionID: app.SessionID,
-		NumTurns: res.Steps, PermissionDenials: append([]Denial{}, app.Perms.Denials()...), UUID: newSessionID(),
+		NumTurns: res.Steps, PermissionDenials: append([]Denial{}, app.Perms.Denials()[denied:]...), UUID: newSessionID(),
 		Usage: resultUsage{InputTokens: res.Usage.InputTokens, OutputTokens: res.Usage.OutputTokens, ServiceTier: "standard",
 			CacheCreationInputTokens: res.Usage.CacheCreationInputTokens, CacheReadInputTokens: res.Usage.CacheReadInputTokens},
 		ModelUsage: map[string]modelUsage{},
@@ -139,8 +131,7 @@ func (app *App) resultOf(res TurnResult, meter *meteredProvider) resultRecord {
 	if errors.Is(res.Err, errBudgetSpent) {
 		r.Subtype = "error_max_budget_usd"
 	}
-	r.IsError = r.Subtype != "success"
-	if r.IsError {
+	if r.IsError = r.Subtype != "success"; r.IsError {
 		r.Errors = []string{res.Text}
 	}
 	var apiErr *APIError
@@ -170,28 +161,35 @@ func resultSubtype(end TurnEnd) string {
 		return "success"
 	case EndMaxSteps:
 		return "error_max_turns"
-	default:
-		return "error_during_execution"
 	}
+	return "error_during_execution"
 }
 
-// lineWriter writes JSON lines, safe for use from several goroutines, and
-// remembers the first write error.
+// lineWriter is minicode's output: it serialises writes from several
+// goroutines, remembers the first write error and writes JSON lines.
 type lineWriter struct {
 	mu  sync.Mutex
 	w   io.Writer
 	err error
 }
 
+// Write writes p whole before another write may start.
+func (l *lineWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n, err := l.w.Write(p)
+	l.err = cmp.Or(l.err, err)
+	return n, err
+}
+
 // json writes v as one line.
 func (l *lineWriter) json(v any) {
 	data, err := json.Marshal(v)
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if err == nil {
-		_, err = l.w.Write(append(data, '\n'))
+	if err != nil {
+		l.mu.Lock()
+		l.err = cmp.Or(l.err, err)
+		l.mu.Unlock()
+		return
 	}
-	if err != nil && l.err == nil {
-		l.err = err
-	}
+	l.Write(append(data, '\n'))
 }

@@ -109,7 +109,8 @@ func (app *App) apiKeySource() string {
 // headlessEvents returns the loop's event handler for -p: notices go to
 // stderr; with stream-json, replies, tool results and (if asked) the
 // streamed deltas become lines.
-func (app *App) headlessEvents(out *lineWriter, meter *meteredProvider) func(Event) {
+func (app *App) headlessEvents(meter *meteredProvider) func(Event) {
+	out := app.stdout
 	stream := app.Opts.OutputFormat == "stream-json"
 	partial := stream && app.Opts.IncludePartialMessages
 	blocks := partialBlocks{emit: func(event map[string]any) {
@@ -165,26 +166,30 @@ func (p *partialBlocks) reply(done bool) {
 		p.emit(map[string]any{"type": "message_start", "message": map[string]any{"type": "message", "role": "assistant", "content": []any{}}})
 		return
 	}
-	if p.kind != "" {
-		p.emit(map[string]any{"type": "content_block_stop", "index": p.index})
-	}
+	p.closeBlock()
 	p.emit(map[string]any{"type": "message_stop"})
 }
 
-// delta passes on one piece of text or thinking.
+// delta passes on one piece of text or thinking, opening a block of its
+// kind when the previous piece was of the other kind.
 func (p *partialBlocks) delta(kind EventKind, text string) {
-	block, delta := map[string]any{"type": "text", "text": ""}, map[string]any{"type": "text_delta", "text": text}
+	name := "text"
 	if kind == EventThinkingDelta {
-		block, delta = map[string]any{"type": "thinking", "thinking": ""}, map[string]any{"type": "thinking_delta", "thinking": text}
+		name = "thinking"
 	}
 	if kind != p.kind {
-		if p.kind != "" {
-			p.emit(map[string]any{"type": "content_block_stop", "index": p.index})
-		}
+		p.closeBlock()
 		p.index, p.kind = p.index+1, kind
-		p.emit(map[string]any{"type": "content_block_start", "index": p.index, "content_block": block})
+		p.emit(map[string]any{"type": "content_block_start", "index": p.index, "content_block": map[string]any{"type": name, name: ""}})
 	}
-	p.emit(map[string]any{"type": "content_block_delta", "index": p.index, "delta": delta})
+	p.emit(map[string]any{"type": "content_block_delta", "index": p.index, "delta": map[string]any{"type": name + "_delta", name: text}})
+}
+
+// closeBlock ends the open content block, if any.
+func (p *partialBlocks) closeBlock() {
+	if p.kind != "" {
+		p.emit(map[string]any{"type": "content_block_stop", "index": p.index})
+	}
 }
 
 // meteredProvider wraps the model to learn each reply's model, stop
@@ -265,20 +270,15 @@ func (m *meteredProvider) totals() (time.Duration, map[string]Usage, replyInfo) 
 	return m.apiTime, maps.Clone(m.usage), m.last
 }
 
-// streamInput is a user message of --input-format stream-json: its
-// content is a string or a list of content blocks.
-type streamInput struct {
-	Type    string `json:"type"`
-	Message struct {
-		Role    string          `json:"role"`
-		Content json.RawMessage `json:"content"`
-	} `json:"message"`
-}
-
 // streamInputPrompt returns the prompt of one input line: its text
 // blocks joined by newlines (other kinds replaced by a note) and its images.
 func streamInputPrompt(line string) (slashPrompt, error) {
-	var in streamInput
+	var in struct {
+		Type    string `json:"type"`
+		Message struct {
+			Content json.RawMessage `json:"content"` // a string or a list of blocks
+		} `json:"message"`
+	}
 	if err := json.Unmarshal([]byte(line), &in); err != nil {
 		return slashPrompt{}, err
 	}

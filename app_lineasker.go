@@ -10,10 +10,9 @@ import (
 	"strings"
 )
 
-// LineReader reads lines from a reader on behalf of several users in
-// turn (the app reading tasks, the asker reading answers). A read that a
-// cancelled caller gave up on is handed to the next caller rather than
-// lost. It serves one caller at a time.
+// LineReader reads lines for several users in turn (the app reading tasks,
+// the asker reading answers): a line that a cancelled caller gave up on
+// goes to the next caller rather than being lost.
 type LineReader struct {
 	r       *bufio.Reader
 	pending chan lineResult
@@ -30,8 +29,8 @@ func NewLineReader(r io.Reader) *LineReader {
 	return &LineReader{r: bufio.NewReader(r)}
 }
 
-// ReadLine returns the next line without its line ending. It returns
-// io.EOF at the end of input and ctx's error when ctx ends first.
+// ReadLine returns the next line without its line ending, io.EOF at the
+// end of input, or ctx's error when ctx ends first.
 func (l *LineReader) ReadLine(ctx context.Context) (string, error) {
 	if l.pending == nil {
 		ch := make(chan lineResult, 1)
@@ -53,9 +52,9 @@ func (l *LineReader) ReadLine(ctx context.Context) (string, error) {
 	}
 }
 
-// LineAsker asks permission questions in line mode: it prints the
-// question, the diff (folded when long; "d" shows all of it) and the
-// choices, and reads the answer as one line.
+// LineAsker asks permission questions in line mode: the question, the diff
+// (folded when long; "d" shows all of it) and the choices, answered by a
+// line.
 type LineAsker struct {
 	In   *LineReader
 	Out  io.Writer
@@ -64,35 +63,6 @@ type LineAsker struct {
 
 // Ask prints the prompt and reads answers until one is valid.
 func (a *LineAsker) Ask(ctx context.Context, p Prompt) (Answer, error) {
-	a.printPrompt(p, cmp.Or(a.Fold, defaultDiffFold))
-	var keys []string
-	for _, c := range p.Choices {
-		keys = append(keys, c.Key)
-	}
-	for {
-		fmt.Fprintf(a.Out, "choice [%s]: ", strings.Join(keys, "/"))
-		line, err := a.readAnswer(ctx, "the answer")
-		if err != nil {
-			return Answer{}, err
-		}
-		key, rest, _ := strings.Cut(strings.TrimSpace(line), " ")
-		if key == "d" && p.Diff != "" {
-			text, _ := renderDiff(p.Diff, false, 0)
-			fmt.Fprint(a.Out, text)
-			continue
-		}
-		choice, ok := findChoice(p.Choices, key)
-		if !ok {
-			fmt.Fprintf(a.Out, "unknown choice %q\n", line)
-			continue
-		}
-		return a.complete(ctx, p, Answer{Choice: choice.ID, Guidance: strings.TrimSpace(rest)})
-	}
-}
-
-// printPrompt writes the question, its reasons, the folded diff and the
-// choices.
-func (a *LineAsker) printPrompt(p Prompt, fold int) {
 	fmt.Fprintf(a.Out, "\nPermission needed: %s\n", p.Title)
 	if p.Reason != "" {
 		fmt.Fprintf(a.Out, "  why: %s\n", p.Reason)
@@ -101,11 +71,28 @@ func (a *LineAsker) printPrompt(p Prompt, fold int) {
 		fmt.Fprintf(a.Out, "  warning: %s\n", p.Warning)
 	}
 	if p.Diff != "" {
-		text, _ := renderDiff(p.Diff, false, fold)
+		text, _ := renderDiff(p.Diff, false, cmp.Or(a.Fold, defaultDiffFold))
 		fmt.Fprint(a.Out, text)
 	}
+	var keys []string
 	for _, c := range p.Choices {
 		fmt.Fprintf(a.Out, "  %s  %-26s %s\n", c.Key, c.Label, c.Meaning)
+		keys = append(keys, c.Key)
+	}
+	for {
+		line, err := a.read(ctx, "choice ["+strings.Join(keys, "/")+"]: ", "the answer")
+		if err != nil {
+			return Answer{}, err
+		}
+		key, guidance, _ := strings.Cut(line, " ")
+		if key == "d" && p.Diff != "" {
+			text, _ := renderDiff(p.Diff, false, 0)
+			fmt.Fprint(a.Out, text)
+		} else if choice, ok := findChoice(p.Choices, key); ok {
+			return a.complete(ctx, p, Answer{Choice: choice.ID, Guidance: strings.TrimSpace(guidance)})
+		} else {
+			fmt.Fprintf(a.Out, "unknown choice %q\n", line)
+		}
 	}
 }
 
@@ -118,55 +105,48 @@ func findChoice(choices []Choice, key string) (Choice, bool) {
 	return choices[i], true
 }
 
-// readAnswer reads one answer line and echoes it: line mode's input is
-// not a terminal, so nothing else shows what was answered.
-func (a *LineAsker) readAnswer(ctx context.Context, what string) (string, error) {
+// read prints a question and reads its answer, trimmed, and echoes it:
+// line mode's input is not a terminal, so nothing else shows it.
+func (a *LineAsker) read(ctx context.Context, question, what string) (string, error) {
+	fmt.Fprint(a.Out, question)
 	line, err := a.In.ReadLine(ctx)
 	if err != nil {
 		return "", fmt.Errorf("reading %s: %w", what, err)
 	}
 	fmt.Fprintln(a.Out, line)
-	return line, nil
+	return strings.TrimSpace(line), nil
 }
 
-// complete asks the follow-up questions of a choice: the guidance for
-// the model, or where to save an "always" answer.
+// complete asks a choice's follow-up questions: the guidance for the
+// model, or where to save an "always" answer.
 func (a *LineAsker) complete(ctx context.Context, p Prompt, ans Answer) (Answer, error) {
+	var err error
 	if ans.Choice == ChoiceDenyGuidance && ans.Guidance == "" {
-		fmt.Fprint(a.Out, "guidance for the model: ")
-		line, err := a.readAnswer(ctx, "the guidance")
-		if err != nil {
+		if ans.Guidance, err = a.read(ctx, "guidance for the model: ", "the guidance"); err != nil {
 			return Answer{}, err
 		}
-		ans.Guidance = strings.TrimSpace(line)
 	}
 	if (ans.Choice != ChoiceAllowAlways && ans.Choice != ChoiceDenyAlways) || len(p.SaveTargets) == 0 {
 		return ans, nil
 	}
 	ans.SaveTo = p.SaveTargets[0].Target
-	if len(p.SaveTargets) == 1 {
-		return ans, nil
-	}
-	var opts []string
+	var places []string
 	for _, o := range p.SaveTargets {
-		opts = append(opts, saveOptionText(o))
+		places = append(places, saveOptionText(o))
 	}
-	for {
-		fmt.Fprintf(a.Out, "save to %s (Enter: %s)? ", strings.Join(opts, ", "), p.SaveTargets[0].Target)
-		line, err := a.readAnswer(ctx, "where to save")
+	for len(p.SaveTargets) > 1 {
+		line, err := a.read(ctx, fmt.Sprintf("save to %s (Enter: %s)? ", strings.Join(places, ", "), ans.SaveTo), "where to save")
 		if err != nil {
 			return Answer{}, err
 		}
-		line = strings.TrimSpace(line)
 		i := slices.IndexFunc(p.SaveTargets, func(o SaveOption) bool { return line == string(o.Target[:1]) || line == string(o.Target) })
-		if i >= 0 {
-			ans.SaveTo = p.SaveTargets[i].Target
-		}
 		if i >= 0 || line == "" {
-			return ans, nil
+			ans.SaveTo = p.SaveTargets[max(i, 0)].Target
+			break
 		}
 		fmt.Fprintf(a.Out, "unknown place %q\n", line)
 	}
+	return ans, nil
 }
 
 // saveOptionText shows a save option with its key and file.

@@ -56,7 +56,7 @@ func (app *App) runStreamInput(ctx context.Context, out *lineWriter, meter *mete
 	c := &sdkConn{app: app, out: out, meter: meter, wake: make(chan struct{}, 1), waiting: map[string]chan controlAnswer{},
 		mcp: map[string]*mcpSDK{}}
 	if app.Opts.PermissionPromptTool == "stdio" {
-		app.asker = notifyingAsker{c, app.Env.Hooks}
+		app.asker = c
 	}
 	readCtx, stopReading := context.WithCancel(ctx)
 	defer stopReading()

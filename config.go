@@ -158,7 +158,7 @@ func parseSettings(data []byte, source string, project bool) (Settings, error) {
 	if err != nil {
 		return Settings{}, fmt.Errorf("settings file %s: %w", source, err)
 	}
-	for _, k := range append(ignored, unknownHookFields(keys["hooks"])...) {
+	for _, k := range ignored {
 		s.Unknown = append(s.Unknown, fmt.Sprintf("%s (%s)", k, source))
 	}
 	if err := checkContextSettings(source, data, &s); err != nil {

@@ -18,15 +18,14 @@ import (
 	"time"
 )
 
-// Hooks are shell commands the user attaches to points of a session, in
-// Claude Code's format: the "hooks" key of a settings file maps an event
-// name to a list of {matcher, hooks: [{type: "command", command, timeout}]}.
-// Each command gets the event as JSON on stdin and answers with its exit
-// code: 0 goes on (stdout may add context), 2 blocks with stderr as the
-// reason, anything else is an error shown to the user that blocks nothing.
-// A JSON object on stdout may instead decide: {"decision": "block",
-// "reason": …}, {"continue": false, "stopReason": …}, or
-// {"hookSpecificOutput": {"permissionDecision": "allow"|"deny"|"ask"}}.
+// Hooks are shell commands attached to points of a session, in Claude
+// Code's format: the "hooks" key of a settings file maps an event to a list
+// of {matcher, hooks: [{type: "command", command, timeout}]}. A command reads
+// the event as JSON on stdin; exit 0 goes on (stdout may add context), exit
+// 2 blocks with stderr as the reason, any other exit is shown and blocks
+// nothing. A JSON object on stdout may decide instead: {"decision": "block"},
+// {"continue": false, "stopReason": …} or {"hookSpecificOutput":
+// {"permissionDecision": "allow"|"deny"|"ask"}}.
 
 // HookEvent names a point of a session where hooks run.
 type HookEvent string
@@ -56,9 +55,8 @@ const defaultHookTimeout = 60 * time.Second
 type HookSettings map[HookEvent][]HookMatcher
 
 // HookMatcher is one entry of an event's list: the hooks to run when the
-// matcher fits. For tool events the matcher is a tool name or a regular
-// expression over tool names (minicode's or Claude Code's, such as Bash or
-// Edit|Write); "" and "*" match everything.
+// matcher, a regular expression over tool names (minicode's or Claude
+// Code's), fits; "" and "*" match everything.
 type HookMatcher struct {
 	Matcher string        `json:"matcher,omitempty"`
 	Hooks   []HookCommand `json:"hooks"`
@@ -74,28 +72,30 @@ type HookCommand struct {
 	Command string  `json:"command"`
 	Timeout float64 `json:"timeout,omitempty"` // seconds; 0 means defaultHookTimeout
 
-	// call, when set, runs the hook instead of Command: it gets the
-	// event's JSON and returns what a command would print on stdout.
+	// call, when set, gets the event's JSON and returns what a command
+	// would print on stdout.
 	call func(ctx context.Context, input []byte) (string, error)
 }
 
-// check validates the hooks read from one settings file (data) and
-// compiles the matchers; a mistake names the line and field. Events and
-// hook types minicode lacks are taken out and returned, to be listed. Events
-// go in name order, so that the list and the first error are stable.
+// check validates and compiles the hooks read from one settings file
+// (data), naming the line and field of a mistake; events, hook types and
+// fields minicode lacks are taken out and returned, in name order.
 func (hs HookSettings) check(data []byte, source string) (ignored []string, err error) {
 	at := func(needle string) int {
 		return lineOf(data, max(int64(bytes.Index(data, []byte(needle))), 0))
 	}
+	var raw struct {
+		Hooks map[HookEvent][]map[string]json.RawMessage `json:"hooks"`
+	}
+	_ = json.Unmarshal(data, &raw) // decoded into hs already
 	for _, event := range slices.Sorted(maps.Keys(hs)) {
-		matchers := hs[event]
 		if !slices.Contains(hookEvents(), event) {
 			delete(hs, event)
 			ignored = append(ignored, "hooks."+string(event))
 			continue
 		}
-		for i := range matchers {
-			m := &matchers[i]
+		for i := range hs[event] {
+			m, rawMatcher := &hs[event][i], raw.Hooks[event][i]
 			m.source = source
 			if err := m.compile(); err != nil {
 				return nil, fmt.Errorf("line %d: field \"hooks.%s[%d].matcher\": %v", at(m.Matcher), event, i, err)
@@ -103,6 +103,9 @@ func (hs HookSettings) check(data []byte, source string) (ignored []string, err 
 			if len(m.Hooks) == 0 {
 				return nil, fmt.Errorf("line %d: field \"hooks.%s[%d].hooks\": the list of commands is missing or empty", at(`"`+string(event)+`"`), event, i)
 			}
+			ignored = appendUnknown(ignored, fmt.Sprintf("hooks.%s[%d]", event, i), rawMatcher, reflect.TypeFor[HookMatcher]())
+			var rawHooks []map[string]json.RawMessage
+			_ = json.Unmarshal(rawMatcher["hooks"], &rawHooks)
 			var commands []HookCommand
 			for j, h := range m.Hooks {
 				field := fmt.Sprintf("hooks.%s[%d].hooks[%d]", event, i, j)
@@ -115,44 +118,13 @@ func (hs HookSettings) check(data []byte, source string) (ignored []string, err 
 					return nil, fmt.Errorf("line %d: field %q must not be negative", at(h.Command), field+".timeout")
 				default:
 					commands = append(commands, h)
+					ignored = appendUnknown(ignored, field, rawHooks[j], reflect.TypeFor[HookCommand]())
 				}
 			}
 			m.Hooks = commands
 		}
 	}
 	return ignored, nil
-}
-
-// unknownHookFields lists the fields of the hooks of known events (raw is
-// a settings file's "hooks") that minicode does not use, such as "if".
-func unknownHookFields(raw json.RawMessage) []string {
-	var events map[HookEvent][]map[string]json.RawMessage
-	if json.Unmarshal(raw, &events) != nil { // check has reported real mistakes
-		return nil
-	}
-	var out []string
-	for _, event := range slices.Sorted(maps.Keys(events)) {
-		if !slices.Contains(hookEvents(), event) {
-			continue // listed whole by check
-		}
-		for i, m := range events[event] {
-			for _, k := range unknownKeys(m, reflect.TypeFor[HookMatcher]()) {
-				out = append(out, fmt.Sprintf("hooks.%s[%d].%s", event, i, k))
-			}
-			var hooks []map[string]json.RawMessage
-			_ = json.Unmarshal(m["hooks"], &hooks)
-			for j, h := range hooks {
-				var typ string
-				if json.Unmarshal(h["type"], &typ) != nil || typ != "command" {
-					continue // listed whole by check
-				}
-				for _, k := range unknownKeys(h, reflect.TypeFor[HookCommand]()) {
-					out = append(out, fmt.Sprintf("hooks.%s[%d].hooks[%d].%s", event, i, j, k))
-				}
-			}
-		}
-	}
-	return out
 }
 
 // compile compiles the matcher; "" and "*" match every tool.
@@ -167,6 +139,15 @@ func (m *HookMatcher) compile() error {
 	return nil
 }
 
+// appendUnknown adds to list the keys of an object that no field of the
+// struct type t takes, each named after the object's field path.
+func appendUnknown(list []string, path string, object map[string]json.RawMessage, t reflect.Type) []string {
+	for _, k := range unknownKeys(object, t) {
+		list = append(list, path+"."+k)
+	}
+	return list
+}
+
 // merge adds over's hooks after base's: hooks from every settings file run.
 func (hs HookSettings) merge(over HookSettings) HookSettings {
 	out := maps.Clone(hs)
@@ -179,8 +160,8 @@ func (hs HookSettings) merge(over HookSettings) HookSettings {
 	return out
 }
 
-// HookInput is the JSON a hook reads on stdin. Fields that do not belong
-// to the event are left out.
+// HookInput is the JSON a hook reads on stdin, without the fields of
+// other events.
 type HookInput struct {
 	SessionID          string          `json:"session_id"`
 	TranscriptPath     string          `json:"transcript_path"`
@@ -243,8 +224,8 @@ type Hooks struct {
 	Notice     func(string) // shows hook errors to the user
 }
 
-// Run runs the hooks of in's event whose matcher fits, all at once, and
-// combines their verdicts; cancelling ctx kills them.
+// Run runs the fitting hooks of in's event at once and combines their
+// verdicts; cancelling ctx kills them.
 func (h *Hooks) Run(ctx context.Context, in HookInput) HookVerdict {
 	if h == nil {
 		return HookVerdict{}
@@ -309,9 +290,14 @@ func (h *Hooks) runOne(ctx context.Context, event HookEvent, c HookCommand, stdi
 		}
 		return h.readReply(event, c, out)
 	}
+	// bash -c in the sandbox of run_command, in a process group of its own
+	// that a timeout or a cancelled turn kills whole.
 	stdout, stderr := &cappedBuffer{max: maxResultChars}, &cappedBuffer{max: maxResultChars}
-	cmd := hookProcess(runCtx, h.Sandbox, h.Workspace, c.Command)
+	cmd := h.Sandbox.Command(runCtx, h.Workspace, c.Command)
+	cmd.Env = append(cmd.Env, "CLAUDE_PROJECT_DIR="+h.Workspace, "MINICODE_PROJECT_DIR="+h.Workspace)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = bytes.NewReader(stdin), stdout, stderr
+	cmd.SysProcAttr, cmd.WaitDelay = commandProcAttr(), time.Second
+	cmd.Cancel = func() error { return killGroup(cmd, syscall.SIGKILL) }
 	err := h.Sandbox.Start(cmd, false)
 	if err == nil {
 		err = cmd.Wait()
@@ -336,8 +322,8 @@ func (h *Hooks) runOne(ctx context.Context, event HookEvent, c HookCommand, stdi
 	return h.readReply(event, c, stdout.String())
 }
 
-// readReply reads what a hook that exited 0 printed: a JSON decision, or
-// plain text that becomes context.
+// readReply reads what a hook that exited 0 printed: a JSON decision or
+// plain context.
 func (h *Hooks) readReply(event HookEvent, c HookCommand, out string) HookVerdict {
 	out = strings.TrimSpace(out)
 	if !strings.HasPrefix(out, "{") {
@@ -369,8 +355,8 @@ func (h *Hooks) readReply(event HookEvent, c HookCommand, out string) HookVerdic
 	return v
 }
 
-// cappedBuffer keeps the first max bytes written to it and drops the
-// rest, so that a hook printing without end cannot fill the memory.
+// cappedBuffer keeps the first max bytes written to it, so that a hook
+// printing without end cannot fill the memory.
 type cappedBuffer struct {
 	buf []byte
 	max int
@@ -390,16 +376,4 @@ func (h *Hooks) notice(msg string) {
 	if h.Notice != nil {
 		h.Notice(msg)
 	}
-}
-
-// hookProcess prepares a hook command: bash -c in the workspace, to be
-// started by sb.Start in the sandbox of run_command, in a process group of
-// its own that a timeout or a cancelled turn kills whole.
-func hookProcess(ctx context.Context, sb *Sandbox, dir, command string) *exec.Cmd {
-	cmd := sb.Command(ctx, dir, command)
-	cmd.Env = append(cmd.Env, "CLAUDE_PROJECT_DIR="+dir, "MINICODE_PROJECT_DIR="+dir)
-	cmd.SysProcAttr = commandProcAttr()
-	cmd.Cancel = func() error { return killGroup(cmd, syscall.SIGKILL) }
-	cmd.WaitDelay = time.Second
-	return cmd
 }

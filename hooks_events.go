@@ -75,19 +75,6 @@ func hookAdjusted(d Decision, hookDecision string) Decision {
 	return d
 }
 
-// notifyingAsker runs the Notification hooks each time a permission
-// question is put to the user.
-type notifyingAsker struct {
-	Asker
-	hooks *Hooks
-}
-
-// Ask notifies, then asks.
-func (n notifyingAsker) Ask(ctx context.Context, p Prompt) (Answer, error) {
-	n.hooks.Run(ctx, HookInput{HookEventName: HookNotification, Message: "minicode needs your permission: " + p.Title})
-	return n.Asker.Ask(ctx, p)
-}
-
 // Describe lists the hooks in force, by event: the text of /hooks.
 func (h *Hooks) Describe() string {
 	if h == nil || len(h.Config) == 0 {

@@ -88,8 +88,7 @@ const version = "0.1.0"
 func main() {
 	log.SetFlags(0)
 	log.SetPrefix("minicode: ")
-	// Ctrl-C is Run's to handle: it ends -p, but in line mode it only
-	// interrupts the turn.
+	// Ctrl-C is Run's: it ends -p but only interrupts a turn in line mode.
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGHUP)
 	err := Run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv)
 	stop()
@@ -115,12 +114,11 @@ func usageErrorf(format string, args ...any) error {
 	return usageError{fmt.Sprintf(format, args...)}
 }
 
-// errTaskFailed marks a task that ran but did not succeed; its output has
-// already said why.
+// errTaskFailed marks a task that ran but failed, as its output said.
 var errTaskFailed = errors.New("the task failed")
 
-// exitCode maps the result of Run to the process's exit status, printing
-// the error unless it was already reported.
+// exitCode maps Run's result to the exit status, printing an error not
+// yet reported.
 func exitCode(err error, stderr io.Writer) int {
 	var usage usageError
 	switch {
@@ -139,8 +137,8 @@ func exitCode(err error, stderr io.Writer) int {
 	}
 }
 
-// Run is minicode with its arguments and standard streams: it dispatches
-// subcommands, parses flags, builds the app and runs it.
+// Run is minicode with its arguments and standard streams: a subcommand,
+// or the app built from the flags.
 func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) error {
 	if len(args) > 0 {
 		switch args[0] {
@@ -187,10 +185,8 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	return app.runLineMode(ctx, interrupts)
 }
 
-// parseFlags reads the command line. Flags may come before or after the
-// task, so "-p 'list files' --output-format json" works; "--flag=value"
-// works too, and list flags may be repeated. A new flag is one line in
-// the table below (and one in usageText).
+// parseFlags reads the command line, whose flags may come before or after
+// the task ("-p 'list files' --output-format json").
 func parseFlags(args []string, stderr io.Writer) (opts Options, showVersion bool, err error) {
 	var skipPermissions bool
 	fs := newFlagSet(&opts, &skipPermissions, &showVersion)
@@ -216,14 +212,10 @@ func parseFlags(args []string, stderr io.Writer) (opts Options, showVersion bool
 	if skipPermissions {
 		opts.PermissionMode = string(ModeBypass)
 	}
-	if err := checkFlagValues(opts); err != nil {
-		return opts, false, err
-	}
-	if err := checkSessionFlags(opts); err != nil {
-		return opts, false, err
-	}
-	if err := checkProgramFlags(opts); err != nil {
-		return opts, false, err
+	for _, check := range []func(Options) error{checkFlagValues, checkSessionFlags, checkProgramFlags} {
+		if err := check(opts); err != nil {
+			return opts, false, err
+		}
 	}
 	if len(words) > 0 && !opts.Print {
 		return opts, false, usageErrorf("unexpected argument %q (to run a task, use -p %q)", words[0], strings.Join(words, " "))
@@ -232,8 +224,8 @@ func parseFlags(args []string, stderr io.Writer) (opts Options, showVersion bool
 	return opts, showVersion, nil
 }
 
-// newFlagSet defines every flag of the command line on opts, with the
-// two that are not options of their own.
+// newFlagSet defines every flag of the command line on opts (a new flag
+// is one line here and one in usageText).
 func newFlagSet(opts *Options, skipPermissions, showVersion *bool) *flag.FlagSet {
 	fs := flag.NewFlagSet("minicode", flag.ContinueOnError)
 	fs.SetOutput(io.Discard) // errors are reported once, by exitCode
@@ -293,8 +285,8 @@ func checkFlagValues(opts Options) error {
 	return nil
 }
 
-// describeFlagError turns the flag package's message into one that
-// names the flag as it is written, with two dashes.
+// describeFlagError names the flag of a flag package error as it is
+// written, with two dashes.
 func describeFlagError(err error) error {
 	msg := err.Error()
 	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: "); ok {
@@ -306,9 +298,8 @@ func describeFlagError(err error) error {
 	return usageError{msg}
 }
 
-// variadicValue says, for a flag that as in Claude Code takes every
-// following argument that looks like one of its values, which arguments
-// do; nil for other flags.
+// variadicValue tells which following arguments a flag that takes several
+// values (as in Claude Code) takes; nil for other flags.
 func variadicValue(arg string) func(string) bool {
 	switch strings.TrimLeft(arg, "-") {
 	case "add-dir":
@@ -354,10 +345,9 @@ func isFile(path string) bool {
 	return err == nil && info.Mode().IsRegular()
 }
 
-// looksLikeRule reports whether s reads as permission rules, such as
-// Read, mcp__github or Bash(go test:*),Edit, rather than a task: names
-// that are capitalised or hold an underscore, and no space outside
-// parentheses.
+// looksLikeRule reports whether s reads as permission rules (Read,
+// mcp__github, Bash(go test:*),Edit) rather than a task: capitalised or
+// underscored names, and no space outside parentheses.
 func looksLikeRule(s string) bool {
 	rules := splitRuleList(s)
 	if len(rules) == 0 || len(rules) != len(strings.Split(s, ",")) && strings.Count(s, "(") == 0 {
@@ -396,8 +386,7 @@ func splitRuleList(s string) []string {
 	return rules
 }
 
-// appendTo is a repeatable flag whose values add up; split cuts one
-// value into the values it holds.
+// appendTo is a repeatable flag whose values, cut by split, add up.
 func appendTo(values *[]string, split func(string) []string) func(string) error {
 	return func(v string) error {
 		*values = append(*values, split(v)...)
@@ -456,8 +445,7 @@ With no API key, minicode runs its offline demo model: try "help" or "list files
 Exit codes: 0 success, 1 task failed, 2 usage error, 130 interrupted.
 `
 
-// runSubcommand runs "minicode mcp ..." or "minicode skills ..." in the
-// current folder.
+// runSubcommand runs "minicode mcp ..." or "minicode skills ..." here.
 func runSubcommand(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) error {
 	home, err := minicodeHome(getenv)
 	if err != nil {

@@ -131,7 +131,7 @@ func (app *App) runTUI(ctx context.Context, in, out *os.File) error {
 	u := newTUI(app, out, width, height)
 	u.size = func() (int, int) { return terminalSize(int(out.Fd())) }
 	u.restore = restore
-	app.asker = notifyingAsker{u, app.Env.Hooks}
+	app.asker = u
 	app.Agent.Emit = u.event
 	*app.lines = *NewLineReader(u)
 	defer app.writeTo(u)()
@@ -154,7 +154,7 @@ func (app *App) runTUI(ctx context.Context, in, out *os.File) error {
 
 // writeTo sends what minicode prints on stdout and stderr to w until the returned function is called.
 func (app *App) writeTo(w io.Writer) (restore func()) {
-	sw, stderr := app.stdout.(*syncWriter), app.stderr
+	sw, stderr := app.stdout, app.stderr
 	sw.mu.Lock()
 	defer sw.mu.Unlock()
 	stdout := sw.w
