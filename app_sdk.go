@@ -26,7 +26,6 @@ type sdkConn struct {
 	waiting map[string]chan controlAnswer // our requests awaiting an answer
 	next    int                           // for our request ids
 	cancel  context.CancelFunc            // cancels the running turn; nil when idle
-	model   string                        // the model set by set_model; "" for the session's
 	started bool                          // initialize has been answered
 	mcp     map[string]*mcpSDK            // the MCP servers the program runs
 	sdkMCP  []string                      // those started, for the first turn to wait for
@@ -145,18 +144,15 @@ func (c *sdkConn) handle(ctx context.Context, line string) error {
 
 // answer handles one control request and writes its response.
 func (c *sdkConn) answer(ctx context.Context, id string, raw json.RawMessage) {
+	a := controlAnswer{Subtype: "success", RequestID: id}
 	resp, err := c.control(ctx, raw)
-	if err != nil {
-		c.out.json(map[string]any{"type": "control_response",
-			"response": controlAnswer{Subtype: "error", RequestID: id, Error: err.Error()}})
-		return
+	if err == nil {
+		a.Response, err = json.Marshal(resp)
 	}
-	data, err := json.Marshal(resp)
 	if err != nil {
-		data = []byte("{}")
+		a.Subtype, a.Error = "error", err.Error()
 	}
-	c.out.json(map[string]any{"type": "control_response",
-		"response": controlAnswer{Subtype: "success", RequestID: id, Response: data}})
+	c.out.json(map[string]any{"type": "control_response", "response": a})
 }
 
 // nextPrompt waits for the next user message; false: none will come.

@@ -72,9 +72,6 @@ func (c *sdkConn) control(ctx context.Context, raw json.RawMessage) (any, error)
 			model = resolveModelAlias(*head.Model)
 		}
 		c.meter.useModel(model)
-		c.mu.Lock()
-		c.model = model
-		c.mu.Unlock()
 		return map[string]any{}, nil
 	case "mcp_status":
 		return map[string]any{"mcpServers": c.mcpStatus()}, nil
@@ -86,30 +83,21 @@ func (c *sdkConn) control(ctx context.Context, raw json.RawMessage) (any, error)
 	return nil, fmt.Errorf("unsupported control request %q", head.Subtype)
 }
 
-// mcpServerState is one server in the answer to mcp_status: its state,
-// why it failed, and the tools it offers under their own names.
-type mcpServerState struct {
-	Name   string        `json:"name"`
-	Status string        `json:"status"`
-	Error  string        `json:"error,omitempty"`
-	Tools  []sdkToolName `json:"tools"`
-}
-
-// sdkToolName names one tool of a server in mcp_status.
-type sdkToolName struct {
-	Name string `json:"name"`
-}
-
-// mcpStatus describes every MCP server and the tools it has registered.
-func (c *sdkConn) mcpStatus() []mcpServerState {
-	states := []mcpServerState{}
+// mcpStatus describes every MCP server for mcp_status: its state, why it
+// failed, and the tools it offers under their own names.
+func (c *sdkConn) mcpStatus() []map[string]any {
+	states := []map[string]any{}
 	tools := c.app.Registry.Tools()
 	for _, s := range c.app.MCP.Status() {
-		st := mcpServerState{Name: s.Name, Status: sdkServerStatus(s.State), Error: s.Error, Tools: []sdkToolName{}}
+		own := []map[string]string{}
 		for _, t := range tools {
 			if name, ok := strings.CutPrefix(t.Name, "mcp__"+s.Name+"__"); ok {
-				st.Tools = append(st.Tools, sdkToolName{name})
+				own = append(own, map[string]string{"name": name})
 			}
+		}
+		st := map[string]any{"name": s.Name, "status": sdkServerStatus(s.State), "tools": own}
+		if s.Error != "" {
+			st["error"] = s.Error
 		}
 		states = append(states, st)
 	}
@@ -188,15 +176,11 @@ func (c *sdkConn) describe() map[string]any {
 // contextUsage reports how full the model's context is.
 func (c *sdkConn) contextUsage() map[string]any {
 	u := c.app.Agent.ContextUsage()
+	c.meter.mu.Lock()
+	model := cmp.Or(c.meter.model, c.app.Model) // as set_model left it
+	c.meter.mu.Unlock()
 	return map[string]any{"totalTokens": u.Tokens, "maxTokens": u.Window, "rawMaxTokens": u.Window,
-		"percentage": u.Percent, "model": c.currentModel()}
-}
-
-// currentModel is the model that answers next.
-func (c *sdkConn) currentModel() string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return cmp.Or(c.model, c.app.Model)
+		"percentage": u.Percent, "model": model}
 }
 
 // registerHooks adds the program's hook functions, called back with

@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"sync"
+	"sync/atomic"
 )
 
 // structuredOutput is the answer asked for by --json-schema (or
@@ -16,9 +16,7 @@ import (
 type structuredOutput struct {
 	schema  any  // the decoded schema, for checking
 	wrapped bool // the schema is not an object: the answer is the "output" field
-
-	mu    sync.Mutex
-	value json.RawMessage
+	value   atomic.Pointer[json.RawMessage]
 }
 
 // structuredRetries is how often the model is reminded to call
@@ -49,7 +47,8 @@ func (app *App) useJSONSchema(schema json.RawMessage) error {
 		ReadOnly:    true,
 		Decode:      so.decode,
 		Run: func(_ context.Context, _ *ToolEnv, input any) (ToolOutput, error) {
-			so.set(input.(json.RawMessage))
+			v := input.(json.RawMessage)
+			so.value.Store(&v)
 			return ToolOutput{Text: "Structured output recorded. Finish with a one-line final message."}, nil
 		},
 	})
@@ -73,20 +72,12 @@ func (so *structuredOutput) decode(raw json.RawMessage) (any, error) {
 	return json.RawMessage(data), err
 }
 
-// set records the answer of this turn.
-func (so *structuredOutput) set(v json.RawMessage) {
-	so.mu.Lock()
-	so.value = v
-	so.mu.Unlock()
-}
-
 // take returns the answer given since the last take, or nil.
 func (so *structuredOutput) take() json.RawMessage {
-	so.mu.Lock()
-	defer so.mu.Unlock()
-	v := so.value
-	so.value = nil
-	return v
+	if v := so.value.Swap(nil); v != nil {
+		return *v
+	}
+	return nil
 }
 
 // structuredAnswer returns the structured output of the turn that ended

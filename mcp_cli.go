@@ -217,7 +217,7 @@ func mcpTools(ctx context.Context, args []string, stdout io.Writer, home, worksp
 	if len(args) != 1 {
 		return usageErrorf("usage: minicode mcp tools NAME|URL")
 	}
-	sess, c, err := connectCLI(ctx, args[0], DeclineElicitor{}, home, workspace)
+	sess, c, err := connectCLI(ctx, args[0], nil, home, workspace)
 	if err != nil {
 		return err
 	}
@@ -281,11 +281,12 @@ func mcpCall(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	return nil
 }
 
-// elicitorFor picks how `mcp call` answers a server's questions.
+// elicitorFor picks how `mcp call` answers a server's questions (nil
+// declines them).
 func elicitorFor(mode string, stdin io.Reader, stderr io.Writer) (Elicitor, error) {
 	switch mode {
 	case "decline", "":
-		return DeclineElicitor{}, nil
+		return nil, nil
 	case "defaults":
 		return DefaultsElicitor{}, nil
 	case "ask":

@@ -71,17 +71,12 @@ func (c MCPServerConfig) validate() error {
 	return nil
 }
 
-// mcpConfigPaths returns the user file and the project file, in order of
-// increasing precedence.
-func mcpConfigPaths(home, workspace string) []string {
-	return []string{filepath.Join(home, userMCPFile), filepath.Join(workspace, projectMCPFile)}
-}
-
 // LoadMCPConfig reads the servers of the user's and the project's files; a
 // project entry replaces a user entry of the same name.
 func LoadMCPConfig(home, workspace string) ([]MCPServerConfig, error) {
 	byName := map[string]MCPServerConfig{}
-	for _, path := range mcpConfigPaths(home, workspace) {
+	for _, project := range []bool{false, true} {
+		path := mcpConfigFile(home, workspace, project)
 		servers, err := readMCPFile(path)
 		if err != nil {
 			return nil, err
@@ -215,24 +210,6 @@ func expandVars(s string, lookup func(string) string) string {
 	return b.String()
 }
 
-// expandedMap applies expandVars to every value of m.
-func expandedMap(m map[string]string) map[string]string {
-	out := make(map[string]string, len(m))
-	for k, v := range m {
-		out[k] = expandVars(v, os.Getenv)
-	}
-	return out
-}
-
-// envList turns a map into KEY=VALUE entries, sorted.
-func envList(m map[string]string) []string {
-	var out []string
-	for _, k := range slices.Sorted(maps.Keys(m)) {
-		out = append(out, k+"="+m[k])
-	}
-	return out
-}
-
 // transport builds the transport a server's config asks for, with ${VAR}
 // filled in; a stdio server speaks the framing it spoke last time.
 func (m *MCPManager) transport(c MCPServerConfig) mcpTransport {
@@ -241,7 +218,11 @@ func (m *MCPManager) transport(c MCPServerConfig) mcpTransport {
 	case c.Type == "sdk":
 		return &mcpSDK{server: c.Name} // no program serves it
 	case c.isHTTP():
-		return newMCPHTTP(expand(c.URL), expandedMap(c.Headers), c.Type == "sse")
+		headers := maps.Clone(c.Headers)
+		for k, v := range headers {
+			headers[k] = expand(v)
+		}
+		return newMCPHTTP(expand(c.URL), headers, c.Type == "sse")
 	}
 	dir := expand(c.Cwd)
 	if dir != "" && !filepath.IsAbs(dir) {
@@ -251,8 +232,11 @@ func (m *MCPManager) transport(c MCPServerConfig) mcpTransport {
 	for i, a := range c.Args {
 		args[i] = expand(a)
 	}
+	var env []string
+	for _, k := range slices.Sorted(maps.Keys(c.Env)) {
+		env = append(env, k+"="+expand(c.Env[k]))
+	}
 	framing, _ := m.framings.Load(c.Name)
 	framingText, _ := framing.(string)
-	return newMCPStdio(expand(c.Command), args, envList(expandedMap(c.Env)), dir, framingText,
-		func(f string) { m.framings.Store(c.Name, f) })
+	return newMCPStdio(expand(c.Command), args, env, dir, framingText, func(f string) { m.framings.Store(c.Name, f) })
 }

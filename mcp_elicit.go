@@ -50,14 +50,6 @@ type Elicitor interface {
 	Elicit(ctx context.Context, req ElicitRequest) (ElicitResult, error)
 }
 
-// DeclineElicitor declines every request: nobody is there to answer.
-type DeclineElicitor struct{}
-
-// Elicit declines.
-func (DeclineElicitor) Elicit(context.Context, ElicitRequest) (ElicitResult, error) {
-	return ElicitResult{Action: ElicitDecline}, nil
-}
-
 // DefaultsElicitor accepts with the schema's defaults (--mcp-elicitation
 // defaults), or declines when a required field has none.
 type DefaultsElicitor struct{}

@@ -68,9 +68,6 @@ func TestDefaultsElicitor(t *testing.T) {
 	if got := fmt.Sprintln(res.Action, res.Content); got != "accept map[age:30 name:John Doe status:active]\n" {
 		t.Errorf("got %q", got)
 	}
-	if res, _ := (DeclineElicitor{}).Elicit(t.Context(), ElicitRequest{}); res.Action != ElicitDecline {
-		t.Errorf("DeclineElicitor: %q", res.Action)
-	}
 }
 
 func TestSessionElicit(t *testing.T) {

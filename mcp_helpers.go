@@ -11,18 +11,14 @@ import (
 
 // Inputs of the helper tools that reach MCP resources and prompts.
 type (
-	// listMCPResourcesInput selects whose resources to list.
-	listMCPResourcesInput struct {
+	// listMCPInput selects whose resources or prompts to list.
+	listMCPInput struct {
 		Server string `json:"server,omitempty" desc:"Only this MCP server (default: all servers)"`
 	}
 	// readMCPResourceInput names one resource.
 	readMCPResourceInput struct {
 		Server string `json:"server" validate:"required" desc:"The MCP server that has the resource"`
 		URI    string `json:"uri" validate:"required" desc:"The resource URI, as listed by list_mcp_resources"`
-	}
-	// listMCPPromptsInput selects whose prompts to list.
-	listMCPPromptsInput struct {
-		Server string `json:"server,omitempty" desc:"Only this MCP server (default: all servers)"`
 	}
 	// getMCPPromptInput names one prompt and its arguments.
 	getMCPPromptInput struct {
@@ -38,11 +34,11 @@ func mcpHelperTools(m *MCPManager) (resources, prompts []*Tool) {
 		return PermissionRequest{Access: AccessExternal, Summary: what}
 	}
 	resources = []*Tool{
-		ToolDef[listMCPResourcesInput]{
+		ToolDef[listMCPInput]{
 			Name:        "list_mcp_resources",
 			Description: "List the resources (files, records, documents) that connected MCP servers offer.",
 			ReadOnly:    true,
-			Run: func(ctx context.Context, _ *ToolEnv, in listMCPResourcesInput) (ToolOutput, error) {
+			Run: func(ctx context.Context, _ *ToolEnv, in listMCPInput) (ToolOutput, error) {
 				return m.listEach(ctx, in.Server, "resources/list", "resources", formatResource)
 			},
 		}.Tool(),
@@ -58,11 +54,11 @@ func mcpHelperTools(m *MCPManager) (resources, prompts []*Tool) {
 		}.Tool(),
 	}
 	prompts = []*Tool{
-		ToolDef[listMCPPromptsInput]{
+		ToolDef[listMCPInput]{
 			Name:        "list_mcp_prompts",
 			Description: "List the prompt templates that connected MCP servers offer.",
 			ReadOnly:    true,
-			Run: func(ctx context.Context, _ *ToolEnv, in listMCPPromptsInput) (ToolOutput, error) {
+			Run: func(ctx context.Context, _ *ToolEnv, in listMCPInput) (ToolOutput, error) {
 				return m.listEach(ctx, in.Server, "prompts/list", "prompts", formatPrompt)
 			},
 		}.Tool(),

@@ -60,8 +60,9 @@ func (t *mcpHTTP) open(ctx context.Context, deliver func(rpcMessage), lost func(
 	return nil
 }
 
-// send POSTs one message and handles the answer: 202 for notifications
-// and replies, JSON or an SSE stream for requests.
+// send POSTs one message (to the HTTP+SSE endpoint once there is one) and
+// handles the answer: 202 for notifications, replies and HTTP+SSE, JSON or
+// an SSE stream for requests.
 func (t *mcpHTTP) send(ctx context.Context, msg rpcMessage) error {
 	body, err := json.Marshal(msg)
 	if err != nil {
@@ -70,9 +71,6 @@ func (t *mcpHTTP) send(ctx context.Context, msg rpcMessage) error {
 	t.mu.Lock()
 	legacy, expired := t.legacyPost, t.expired
 	t.mu.Unlock()
-	if legacy != "" {
-		return t.postLegacy(legacy, body)
-	}
 	if expired && msg.Method != "initialize" {
 		return errMCPSessionExpired
 	}
@@ -80,7 +78,7 @@ func (t *mcpHTTP) send(ctx context.Context, msg rpcMessage) error {
 	// until its reply has been read, for anything else until the headers.
 	reqCtx, end := context.WithCancel(t.life)
 	detach := context.AfterFunc(ctx, end)
-	resp, err := t.do(reqCtx, http.MethodPost, t.url, bytes.NewReader(body), msg.Method == "initialize", "")
+	resp, err := t.do(reqCtx, http.MethodPost, cmp.Or(legacy, t.url), bytes.NewReader(body), msg.Method == "initialize" || legacy != "", "")
 	if err != nil || !msg.isRequest() {
 		detach()
 	}
@@ -88,7 +86,7 @@ func (t *mcpHTTP) send(ctx context.Context, msg rpcMessage) error {
 		end()
 		return err
 	}
-	if msg.Method == "initialize" && (resp.StatusCode == 400 || resp.StatusCode == 404 || resp.StatusCode == 405) {
+	if legacy == "" && msg.Method == "initialize" && (resp.StatusCode == 400 || resp.StatusCode == 404 || resp.StatusCode == 405) {
 		end() // before the body is closed, so that the connection is not reused
 		resp.Body.Close()
 		if err := t.connectLegacy(ctx); err != nil {
@@ -256,8 +254,9 @@ func (t *mcpHTTP) established(ctx context.Context) error {
 	return nil
 }
 
-// do sends one HTTP request with the transport's headers.
-func (t *mcpHTTP) do(ctx context.Context, method, target string, body io.Reader, initialize bool, lastEventID string) (*http.Response, error) {
+// do sends one HTTP request with the transport's headers; a bare one
+// carries no session headers.
+func (t *mcpHTTP) do(ctx context.Context, method, target string, body io.Reader, bare bool, lastEventID string) (*http.Response, error) {
 	req, err := http.NewRequestWithContext(ctx, method, target, body)
 	if err != nil {
 		return nil, fmt.Errorf("bad MCP server URL: %w", err)
@@ -274,10 +273,10 @@ func (t *mcpHTTP) do(ctx context.Context, method, target string, body io.Reader,
 		req.Header.Set("Last-Event-ID", lastEventID)
 	}
 	t.mu.Lock()
-	if t.sessionID != "" && !initialize {
+	if t.sessionID != "" && !bare {
 		req.Header.Set("Mcp-Session-Id", t.sessionID)
 	}
-	if t.version != "" && !initialize {
+	if t.version != "" && !bare {
 		req.Header.Set("MCP-Protocol-Version", t.version)
 	}
 	t.mu.Unlock()
@@ -381,22 +380,6 @@ func (t *mcpHTTP) connectLegacy(ctx context.Context) error {
 		end()
 		return fmt.Errorf("waiting for the endpoint event: %w", ctx.Err())
 	}
-}
-
-// postLegacy POSTs one message to the HTTP+SSE endpoint, bound to the
-// transport: cancelling an exchange can break the connection the next reuses.
-func (t *mcpHTTP) postLegacy(endpoint string, body []byte) error {
-	ctx, cancel := context.WithTimeout(t.life, defaultMCPCallTimeout)
-	defer cancel()
-	resp, err := t.do(ctx, http.MethodPost, endpoint, bytes.NewReader(body), true, "")
-	if err != nil {
-		return err
-	}
-	if resp.StatusCode/100 != 2 {
-		return statusError(resp)
-	}
-	drain(resp)
-	return nil
 }
 
 // close ends the streams and, when there is a session, DELETEs it.
