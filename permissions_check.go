@@ -14,11 +14,11 @@ import (
 // Verdict is what the permission decision concludes.
 type Verdict int
 
-// The three verdicts.
+// The three verdicts: run it, refuse it, or let the user decide.
 const (
-	VerdictAllow Verdict = iota // run it
-	VerdictDeny                 // refuse it; the reason goes back to the model
-	VerdictAsk                  // the user decides (headless: refuse it)
+	VerdictAllow Verdict = iota
+	VerdictDeny
+	VerdictAsk
 )
 
 // Decision is the outcome of decide for one request or one part of it.
@@ -57,7 +57,8 @@ type target struct {
 	host       string // host: normalised; socket: the device path
 }
 
-// decide judges a request without asking anyone.
+// decide judges a request without asking anyone: one denied part denies
+// it, one that asks asks.
 func (p *Permissions) decide(req PermissionRequest) Decision {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -69,20 +70,16 @@ func (p *Permissions) decide(req PermissionRequest) Decision {
 	var reasons, hints []string
 	for _, t := range targets {
 		v := p.judge(req, t)
-		switch v.Verdict {
-		case VerdictDeny:
-			return Decision{Verdict: VerdictDeny, Reason: v.Reason}
-		case VerdictAsk:
-			d.Verdict = VerdictAsk
-			d.Strict = d.Strict || v.Strict
-			d.asking = append(d.asking, t)
-			reasons = appendNew(reasons, v.Reason)
-			hints = appendNew(hints, v.Hint)
+		if v.Verdict == VerdictDeny {
+			return v
+		}
+		if v.Verdict == VerdictAsk {
+			d.Verdict, d.Strict, d.asking = VerdictAsk, d.Strict || v.Strict, append(d.asking, t)
+			reasons, hints = appendNew(reasons, v.Reason), appendNew(hints, v.Hint)
 			d.Warning = cmp.Or(v.Warning, d.Warning)
 		}
 	}
-	d.Reason = strings.Join(reasons, "; ")
-	d.Hint = strings.Join(hints, " and ")
+	d.Reason, d.Hint = strings.Join(reasons, "; "), strings.Join(hints, " and ")
 	if d.Verdict == VerdictAsk && p.mode == ModeDontAsk {
 		return Decision{Verdict: VerdictDeny, Reason: d.Reason + " (the dontAsk mode denies what would ask)", Hint: d.Hint}
 	}
@@ -108,10 +105,10 @@ func (p *Permissions) targetsOf(req PermissionRequest) ([]target, error) {
 		}
 		targets = append(targets, t)
 	}
-	switch req.Access {
-	case AccessExecute:
+	if req.Access == AccessExecute {
 		targets = append(targets, p.commandTargets(req.Command)...)
-	case AccessNetwork:
+	}
+	if req.Access == AccessNetwork {
 		host, err := urlHost(req.URL)
 		if err != nil {
 			return nil, err
@@ -180,23 +177,20 @@ func (p *Permissions) commandTargets(line string) []target {
 	var targets []target
 	for _, c := range cmds {
 		targets = append(targets, target{kind: targetCommand, cmd: c})
+		for _, r := range c.Redirects {
+			switch {
+			case strings.HasPrefix(r.Target, "/dev/tcp/"), strings.HasPrefix(r.Target, "/dev/udp/"):
+				targets = append(targets, target{kind: targetSocket, host: r.Target})
+			case !strings.HasPrefix(r.Target, "&"):
+				targets = append(targets, p.namedTargets(dirs, r.Target, r.Out)...)
+			}
+		}
 		var named []string
 		for _, w := range c.Words[1:] {
 			if v := pathInWord(w); v != "" {
 				named = append(named, v)
+				targets = append(targets, p.namedTargets(dirs, v, false)...)
 			}
-		}
-		for _, r := range c.Redirects {
-			switch {
-			case strings.HasPrefix(r.Target, "&"):
-			case strings.HasPrefix(r.Target, "/dev/tcp/"), strings.HasPrefix(r.Target, "/dev/udp/"):
-				targets = append(targets, target{kind: targetSocket, host: r.Target})
-			default:
-				targets = append(targets, p.namedTargets(dirs, r.Target, r.Out)...)
-			}
-		}
-		for _, n := range named {
-			targets = append(targets, p.namedTargets(dirs, n, false)...)
 		}
 		if c.Words[0] == "cd" {
 			dirs = p.afterCd(dirs, named)
@@ -258,8 +252,8 @@ func (p *Permissions) afterCd(dirs, args []string) []string {
 // plan mode, leaving the sandbox, protected files, bypass mode, what
 // always asks, ask rules, allow rules and grants, the mode's default.
 func (p *Permissions) judge(req PermissionRequest, t target) Decision {
-	if v, ok := p.denied(req, t); ok {
-		return v
+	if r, ok := p.firstMatch(req, t, true, p.deny); ok {
+		return Decision{Verdict: VerdictDeny, Reason: fmt.Sprintf("denied by the rule %s (%s)%s", r, r.Source, unclearNote(t, r))}
 	}
 	if p.mode == ModePlan && (req.Access == AccessWrite || req.Access == AccessExecute || req.Access == AccessExternal) {
 		return Decision{Verdict: VerdictDeny, Reason: fmt.Sprintf("plan mode allows only reading, and %s would %s; present the plan instead, and the user will leave plan mode to carry it out", req.Tool, accessVerbs[req.Access])}
@@ -291,26 +285,16 @@ func (p *Permissions) judge(req PermissionRequest, t target) Decision {
 	return p.modeDefault(req, t)
 }
 
-// denied applies the deny rules. While a deny rule for commands exists, a
-// line beyond the check, or whose words hold patterns, is denied too: no
-// one can tell whether it runs the denied program.
-func (p *Permissions) denied(req PermissionRequest, t target) (Decision, bool) {
-	if r, ok := p.firstMatch(req, t, true, p.deny); ok {
-		return Decision{Verdict: VerdictDeny, Reason: fmt.Sprintf("denied by the rule %s (%s)", r, r.Source)}, true
+// unclearNote explains a deny rule that covers a command only because the
+// check cannot tell whether the command runs the program it names.
+func unclearNote(t target, r Rule) string {
+	switch {
+	case t.kind != targetCommand || r.Spec == "" || t.parseErr == nil && r.namesProgram(t.cmd):
+		return ""
+	case t.parseErr != nil:
+		return "; " + t.parseErr.Error() + ", so the check cannot tell whether it runs the program it denies; write the command as plain words"
 	}
-	if t.kind != targetCommand || t.parseErr == nil && !t.cmd.Globbed {
-		return Decision{}, false
-	}
-	for _, r := range p.deny {
-		if r.matchesTool(req.Tool, req.Access) {
-			why := "words with patterns could expand to the program it denies"
-			if t.parseErr != nil {
-				why = t.parseErr.Error() + ", so the check cannot tell whether it runs the program it denies"
-			}
-			return Decision{Verdict: VerdictDeny, Reason: fmt.Sprintf("the rule %s (%s) is in force and %s; write the command as plain words", r, r.Source, why)}, true
-		}
-	}
-	return Decision{}, false
+	return "; words with patterns could expand to the program it denies; write the command as plain words"
 }
 
 // accessVerbs say what a kind of access does, to finish a sentence.
@@ -322,8 +306,8 @@ const unsandboxedRule = "sandbox:false"
 
 // firstMatch returns the first rule of the lists that covers the target.
 // Broad matching (deny and ask rules) also matches a path as written, lets
-// a rule without a specifier cover paths outside the workspace, and finds
-// a program anywhere in a command.
+// a rule without a specifier cover paths outside the workspace, and
+// covers a command whenever the check cannot be sure it misses it.
 func (p *Permissions) firstMatch(req PermissionRequest, t target, broad bool, lists ...[]Rule) (Rule, bool) {
 	tool, access := req.Tool, req.Access
 	if t.kind == targetPath && req.Access == AccessExecute {
@@ -332,11 +316,9 @@ func (p *Permissions) firstMatch(req PermissionRequest, t target, broad bool, li
 			tool, access = "write_file", AccessWrite
 		}
 	}
-	for _, list := range lists {
-		for _, r := range list {
-			if r.matchesTool(tool, access) && p.ruleCovers(r, t, broad) {
-				return r, true
-			}
+	for _, r := range slices.Concat(lists...) {
+		if r.matchesTool(tool, access) && p.ruleCovers(r, t, broad) {
+			return r, true
 		}
 	}
 	return Rule{}, false
@@ -346,17 +328,14 @@ func (p *Permissions) firstMatch(req PermissionRequest, t target, broad bool, li
 func (p *Permissions) ruleCovers(r Rule, t target, broad bool) bool {
 	switch t.kind {
 	case targetPath:
-		if broad && r.Spec == "" {
-			return true
-		}
-		return r.matchesPath(t.abs, p.workspace, p.home, t.inside) || broad && r.matchesPath(t.lexical, p.workspace, p.home, t.inside) ||
-			broad && t.dir && r.Spec != "" && within(t.abs, globFolder(r.pathGlob(p.workspace, p.home)))
+		return broad && r.Spec == "" || r.matchesPath(t.abs, p.workspace, p.home, t.inside) ||
+			broad && (r.matchesPath(t.lexical, p.workspace, p.home, t.inside) || t.dir && within(t.abs, globFolder(r.pathGlob(p.workspace, p.home))))
 	case targetCommand:
 		switch {
-		case t.parseErr != nil:
-			return r.Spec == ""
 		case broad:
-			return r.namesProgram(t.cmd)
+			return r.Spec == "" || t.parseErr != nil || t.cmd.Globbed || r.namesProgram(t.cmd)
+		case t.parseErr != nil:
+			return false
 		}
 		return r.matchesCommand(t.cmd)
 	case targetHost:
@@ -371,11 +350,10 @@ func (p *Permissions) ruleCovers(r Rule, t target, broad bool) bool {
 // character: a deny rule covers a folder holding what it names.
 func globFolder(glob string) string {
 	elems := strings.Split(glob, "/")
-	i := slices.IndexFunc(elems, func(e string) bool { return strings.ContainsAny(e, "*?[\\") })
-	if i < 0 {
-		return glob
+	if i := slices.IndexFunc(elems, func(e string) bool { return strings.ContainsAny(e, "*?[\\") }); i >= 0 {
+		return strings.Join(elems[:i], "/")
 	}
-	return strings.Join(elems[:i], "/")
+	return glob
 }
 
 // strictReason returns why a target asks whatever the rules say, or "".
@@ -414,10 +392,8 @@ func (p *Permissions) protectedReason(req PermissionRequest, t target) string {
 		if dir := filepath.Dir(p.userFile); p.userFile != "" && within(dir, path) {
 			return fmt.Sprintf("%s is in %s, which is protected: changes there always ask", path, dir)
 		}
-		for _, f := range startupFiles {
-			if within(filepath.Join(p.home, f), path) {
-				return fmt.Sprintf("%s runs in every new shell, so changing it always asks", path)
-			}
+		if slices.ContainsFunc(startupFiles, func(f string) bool { return within(filepath.Join(p.home, f), path) }) {
+			return fmt.Sprintf("%s runs in every new shell, so changing it always asks", path)
 		}
 	}
 	return ""
@@ -427,10 +403,7 @@ func (p *Permissions) protectedReason(req PermissionRequest, t target) string {
 func (p *Permissions) modeDefault(req PermissionRequest, t target) Decision {
 	ruleTool := req.Tool
 	if t.kind == targetPath && req.Access == AccessExecute {
-		ruleTool = readAlias
-		if t.write {
-			ruleTool = editAlias
-		}
+		ruleTool = map[bool]string{false: readAlias, true: editAlias}[t.write]
 	}
 	ask := func(reason, hint string) Decision { return Decision{Verdict: VerdictAsk, Reason: reason, Hint: hint} }
 	switch {
@@ -467,11 +440,8 @@ func flagHint(tool, spec string) string {
 }
 
 // relGlob is the glob naming exactly one path: relative to the workspace
-// when inside it, absolute (//) otherwise; "" for no path.
+// when inside it, absolute (//) otherwise.
 func (p *Permissions) relGlob(abs string) string {
-	if abs == "" {
-		return ""
-	}
 	if rel, err := filepath.Rel(p.workspace, abs); err == nil && within(p.workspace, abs) && rel != "." {
 		return "./" + escapeGlob(filepath.ToSlash(rel))
 	}
