@@ -44,8 +44,7 @@ type PermissionRequest struct {
 	Grants       []Rule // allow rules of the running skill or command
 }
 
-// Authorizer decides whether a tool call may run: an error denies it and
-// goes back to the model as the result.
+// Authorizer decides whether a tool call may run; an error denies it.
 type Authorizer interface {
 	Authorize(ctx context.Context, req PermissionRequest) error
 }
@@ -73,8 +72,7 @@ func ParsePermissionMode(name string) (PermissionMode, error) {
 	return "", fmt.Errorf("unknown permission mode %q (use default, acceptEdits, plan, dontAsk or bypassPermissions)", name)
 }
 
-// RuleSet is one source of rules, such as a settings file, whose "./"
-// paths start at Project ("" for the user's own files).
+// RuleSet is one source of rules; their "./" paths start at Project.
 type RuleSet struct {
 	Source, Project  string
 	Allow, Ask, Deny []string
@@ -103,8 +101,7 @@ type Denial struct {
 	Reason    string          `json:"reason"`
 }
 
-// Permissions is the one permission check every tool call passes, safe
-// for concurrent use and asking one question at a time.
+// Permissions is the check every tool call passes, asking one question at a time.
 type Permissions struct {
 	workspace, home, tempDir string
 	readableDirs, addDirs    []string
@@ -120,8 +117,7 @@ type Permissions struct {
 	denials                  []Denial
 }
 
-// NewPermissions builds the permission check; a bad rule or rule file is
-// an error naming where it is.
+// NewPermissions builds the check; a bad rule is an error naming where it is.
 func NewPermissions(cfg PermissionConfig) (*Permissions, error) {
 	p := &Permissions{workspace: cfg.Workspace, asker: cfg.Asker, notice: cfg.Notice, mode: cmp.Or(cfg.Mode, ModeDefault),
 		askSlot: make(chan struct{}, 1), turnFiles: map[string]bool{}}
@@ -141,8 +137,7 @@ func NewPermissions(cfg PermissionConfig) (*Permissions, error) {
 	return p, nil
 }
 
-// resolveConfigPaths makes configured paths absolute with symlinks
-// resolved, whether or not they exist yet; "" stays "".
+// resolveConfigPaths makes paths absolute with symlinks resolved; "" stays "".
 func resolveConfigPaths(paths []string) ([]string, error) {
 	out := make([]string, len(paths))
 	for i, path := range paths {
@@ -200,8 +195,7 @@ func withFlagRules(sets []RuleSet, allowed, disallowed []string) []RuleSet {
 	return sets
 }
 
-// Authorize allows, denies, or asks the user and applies the answer;
-// headless, what would ask is denied, naming the flag that would allow it.
+// Authorize allows, denies, or asks the user (headless: denies, naming a flag).
 func (p *Permissions) Authorize(ctx context.Context, req PermissionRequest) error {
 	asker := p.asker
 	d := hookAdjusted(p.decide(req), req.HookDecision)
@@ -295,8 +289,7 @@ func (p *Permissions) apply(req PermissionRequest, d Decision, prompt Prompt, a 
 	return nil
 }
 
-// grantRules are the rules an "always" answer saves, one per part that
-// asked; paths are saved with the Edit or Read alias.
+// grantRules are the rules an "always" answer saves, one per part that asked.
 func (p *Permissions) grantRules(req PermissionRequest, asking []target, to SaveTarget) []Rule {
 	var rules []Rule
 	for _, t := range asking {
@@ -338,8 +331,7 @@ func quoteWords(words []string) string {
 	return strings.Join(quoted, " ")
 }
 
-// remember keeps an "always" answer's rules, in the chosen permissions.json
-// too; if saving fails they hold for this session, and Notice is told.
+// remember keeps an "always" answer's rules, saved to the chosen file if it can.
 func (p *Permissions) remember(to SaveTarget, rules []Rule, allow bool) {
 	file := map[SaveTarget]string{SaveProject: p.projectFile, SaveUser: p.userFile}[to]
 	for i, r := range rules {
@@ -369,8 +361,7 @@ func (p *Permissions) warn(msg string) {
 	}
 }
 
-// WarnUnknownTools warns about every rule that names none of the known
-// tools, and so protects or allows nothing.
+// WarnUnknownTools warns about every rule naming none of the known tools.
 func (p *Permissions) WarnUnknownTools(known []string) {
 	p.mu.Lock()
 	rules := slices.Concat(p.deny, p.ask, p.allow)

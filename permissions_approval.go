@@ -39,8 +39,7 @@ const (
 	ChoiceDenyAlways     ChoiceID = "deny_always"      // save a deny rule
 )
 
-// Choice is one answer offered in a prompt, with the key that picks it in
-// line mode.
+// Choice is one answer offered in a prompt, with the key that picks it.
 type Choice struct {
 	ID      ChoiceID
 	Key     string
@@ -84,8 +83,7 @@ type Answer struct {
 	Input    string     // with ChoiceAllowOnce: JSON input replacing the model's
 }
 
-// InputReplaced is the answer when whoever approved a call changed its
-// input; the registry runs it with Input, still subject to deny rules.
+// InputReplaced is the answer that approves a call with a changed Input.
 type InputReplaced struct{ Input json.RawMessage }
 
 // Error says what happened, for a caller that does not look.
@@ -98,14 +96,9 @@ func (p *Permissions) prompt(req PermissionRequest, d Decision) Prompt {
 	for _, r := range p.grantRules(req, d.asking, SaveProject) {
 		saved = append(saved, r.String())
 	}
-	title := cmp.Or(req.Summary, describeCall(req))
-	var targets []SaveOption
-	for _, o := range []SaveOption{{SaveProject, p.projectFile}, {SaveUser, p.userFile}, {SaveSession, ""}} {
-		if o.File != "" || o.Target == SaveSession {
-			targets = append(targets, o)
-		}
-	}
-	return Prompt{Request: req, Kind: kind, Title: title, Reason: d.Reason, Warning: d.Warning,
+	targets := slices.DeleteFunc([]SaveOption{{SaveProject, p.projectFile}, {SaveUser, p.userFile}, {SaveSession, ""}},
+		func(o SaveOption) bool { return o.File == "" && o.Target != SaveSession })
+	return Prompt{Request: req, Kind: kind, Title: cmp.Or(req.Summary, describeCall(req)), Reason: d.Reason, Warning: d.Warning,
 		Diff: req.Diff, Choices: choicesFor(kind, d.Strict, strings.Join(saved, ", ")), SaveTargets: targets}
 }
 
@@ -127,8 +120,7 @@ func promptKind(req PermissionRequest, d Decision) PromptKind {
 	return PromptTool
 }
 
-// choicesFor lists the answers to a question of a kind: a strict one
-// offers no grant, and without saved rules no "always" answer.
+// choicesFor lists the answers to a question; a strict one offers no grant.
 func choicesFor(kind PromptKind, strict bool, saved string) []Choice {
 	var all []Choice
 	if kind == PromptEdit {
@@ -150,14 +142,8 @@ func choicesFor(kind PromptKind, strict bool, saved string) []Choice {
 			{ChoiceDenyGuidance, "g", "deny with guidance", "refuse, and tell the model what to do instead"},
 		}
 	}
-	var out []Choice
-	for _, c := range all {
+	return slices.DeleteFunc(all, func(c Choice) bool {
 		grant := c.ID == ChoiceAllowFileTurn || c.ID == ChoiceAllowEditsTurn || c.ID == ChoiceAllowAlways
-		saves := c.ID == ChoiceAllowAlways || c.ID == ChoiceDenyAlways
-		if strict && grant || saves && saved == "" {
-			continue
-		}
-		out = append(out, c)
-	}
-	return out
+		return strict && grant || (c.ID == ChoiceAllowAlways || c.ID == ChoiceDenyAlways) && saved == ""
+	})
 }

@@ -57,8 +57,7 @@ type target struct {
 	host       string // host: normalised; socket: the device path
 }
 
-// decide judges a request without asking anyone: one denied part denies
-// it, one that asks asks.
+// decide judges a request's parts without asking: one denied denies it all.
 func (p *Permissions) decide(req PermissionRequest) Decision {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -94,8 +93,7 @@ func appendNew(list []string, s string) []string {
 	return append(list, s)
 }
 
-// targetsOf splits a request into the parts it is judged by; a path that
-// cannot be resolved is an error.
+// targetsOf splits a request into the parts it is judged by.
 func (p *Permissions) targetsOf(req PermissionRequest) ([]target, error) {
 	var targets []target
 	for _, given := range req.Paths {
@@ -159,9 +157,8 @@ func expandHome(home, path string) string {
 // harmlessDevices are files a command may name without reaching anything.
 var harmlessDevices = []string{"/dev/null", "/dev/zero", "/dev/stdin", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/random", "/dev/urandom"}
 
-// commandTargets are each simple command of a line and each path its
-// arguments and redirections name, from every folder an earlier cd may
-// have moved to; a line beyond the check is one target with the reason.
+// commandTargets are a line's simple commands and the paths they name,
+// from every folder an earlier cd may have moved to.
 func (p *Permissions) commandTargets(line string) []target {
 	cmds, err := parseCommandLine(line)
 	for _, c := range cmds {
@@ -199,8 +196,7 @@ func (p *Permissions) commandTargets(line string) []target {
 	return targets
 }
 
-// pathInWord is the path an argument may name: the word, or a flag's
-// value (--out=PATH, -I/usr/include).
+// pathInWord is the path an argument may name (x, --out=x, -I/x).
 func pathInWord(w string) string {
 	if !strings.HasPrefix(w, "-") {
 		return w
@@ -214,8 +210,7 @@ func pathInWord(w string) string {
 	return ""
 }
 
-// namedTargets are the path targets of a name a command uses, from each
-// folder it may run in; the private temp folder counts as inside.
+// namedTargets are the targets of a path a command names, from each folder.
 func (p *Permissions) namedTargets(dirs []string, name string, write bool) []target {
 	if fd, ok := strings.CutPrefix(name, "/dev/fd/"); slices.Contains(harmlessDevices, name) || ok && fd != "" && strings.Trim(fd, "0123456789") == "" {
 		return nil
@@ -232,8 +227,7 @@ func (p *Permissions) namedTargets(dirs []string, name string, write bool) []tar
 	return targets
 }
 
-// afterCd is where later commands may run after cd: the old folders (it
-// may fail) and its destination (home without an argument).
+// afterCd is where later commands may run after cd: the old folders and its destination.
 func (p *Permissions) afterCd(dirs, args []string) []string {
 	dest := p.home
 	if len(args) > 0 {
@@ -248,9 +242,7 @@ func (p *Permissions) afterCd(dirs, args []string) []string {
 	return append(dirs, out...)
 }
 
-// judge runs one target through the stages of the decision: deny rules,
-// plan mode, leaving the sandbox, protected files, bypass mode, what
-// always asks, ask rules, allow rules and grants, the mode's default.
+// judge runs one target through the stages of the decision, in order.
 func (p *Permissions) judge(req PermissionRequest, t target) Decision {
 	if r, ok := p.firstMatch(req, t, true, p.deny); ok {
 		return Decision{Verdict: VerdictDeny, Reason: fmt.Sprintf("denied by the rule %s (%s)%s", r, r.Source, unclearNote(t, r))}
@@ -285,8 +277,7 @@ func (p *Permissions) judge(req PermissionRequest, t target) Decision {
 	return p.modeDefault(req, t)
 }
 
-// unclearNote explains a deny rule that covers a command only because the
-// check cannot tell whether the command runs the program it names.
+// unclearNote explains a deny rule that covers a command the check cannot read.
 func unclearNote(t target, r Rule) string {
 	switch {
 	case t.kind != targetCommand || r.Spec == "" || t.parseErr == nil && r.namesProgram(t.cmd):
@@ -300,14 +291,11 @@ func unclearNote(t target, r Rule) string {
 // accessVerbs say what a kind of access does, to finish a sentence.
 var accessVerbs = map[Access]string{AccessWrite: "change files", AccessExecute: "run a command", AccessExternal: "call an MCP tool that may change things"}
 
-// unsandboxedRule is the rule that lets commands leave the sandbox
-// without asking.
+// unsandboxedRule is the rule that lets commands leave the sandbox.
 const unsandboxedRule = "sandbox:false"
 
-// firstMatch returns the first rule of the lists that covers the target.
-// Broad matching (deny and ask rules) also matches a path as written, lets
-// a rule without a specifier cover paths outside the workspace, and
-// covers a command whenever the check cannot be sure it misses it.
+// firstMatch returns the first rule of the lists that covers the target;
+// broad matching (deny and ask rules) also covers whatever may be it.
 func (p *Permissions) firstMatch(req PermissionRequest, t target, broad bool, lists ...[]Rule) (Rule, bool) {
 	tool, access := req.Tool, req.Access
 	if t.kind == targetPath && req.Access == AccessExecute {
@@ -346,8 +334,7 @@ func (p *Permissions) ruleCovers(r Rule, t target, broad bool) bool {
 	return r.Spec == ""
 }
 
-// globFolder is the folder a glob starts in, before its first pattern
-// character: a deny rule covers a folder holding what it names.
+// globFolder is the folder a glob starts in, before its first pattern.
 func globFolder(glob string) string {
 	elems := strings.Split(glob, "/")
 	if i := slices.IndexFunc(elems, func(e string) bool { return strings.ContainsAny(e, "*?[\\") }); i >= 0 {
@@ -373,9 +360,8 @@ func strictReason(t target) string {
 var startupFiles = []string{".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc", ".zshenv",
 	".zprofile", ".zlogin", ".inputrc", ".config/fish"}
 
-// protectedReason returns why a write (or a command naming the path)
-// always asks: the repository's data, and files through which an agent
-// could widen its permissions, run programs or instruct agents.
+// protectedReason returns why a path that configures or instructs agents
+// always asks when written or named by a command.
 func (p *Permissions) protectedReason(req PermissionRequest, t target) string {
 	if t.kind != targetPath || !t.write && req.Access != AccessExecute {
 		return ""
@@ -439,8 +425,7 @@ func flagHint(tool, spec string) string {
 	return fmt.Sprintf("rerun with --allowedTools %q", Rule{Tool: tool, Spec: spec}.String())
 }
 
-// relGlob is the glob naming exactly one path: relative to the workspace
-// when inside it, absolute (//) otherwise.
+// relGlob is the glob naming exactly one path, relative when inside.
 func (p *Permissions) relGlob(abs string) string {
 	if rel, err := filepath.Rel(p.workspace, abs); err == nil && within(p.workspace, abs) && rel != "." {
 		return "./" + escapeGlob(filepath.ToSlash(rel))
@@ -448,12 +433,10 @@ func (p *Permissions) relGlob(abs string) string {
 	return "/" + escapeGlob(abs)
 }
 
-// subcommand matches words that read as a subcommand, such as "test" in
-// "go test".
+// subcommand matches words that read as a subcommand, such as "test".
 var subcommand = regexp.MustCompile(`^[a-z][a-z0-9-]*$`)
 
-// suggestPrefix proposes a prefix rule for a command: its program, and
-// its subcommand if it has one.
+// suggestPrefix proposes a prefix rule: the program and its subcommand.
 func suggestPrefix(words []string) string {
 	switch {
 	case len(words) == 0:

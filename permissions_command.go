@@ -8,8 +8,7 @@ import (
 	"strings"
 )
 
-// simpleCommand is one command of a line the check understands: plain
-// words (quotes removed) and its redirections.
+// simpleCommand is one command of a line: plain words and redirections.
 type simpleCommand struct {
 	Words     []string
 	Redirects []redirect
@@ -28,13 +27,11 @@ type errNotSimple string
 // Error says what the check did not understand.
 func (e errNotSimple) Error() string { return "the command uses " + string(e) }
 
-// shellToken matches the token at the start of a line's rest: blanks, an
-// operator joining commands, a redirection with its descriptor, or a
-// single-quoted, double-quoted, escaped or plain piece of a word.
+// shellToken matches blanks, a separator, a redirection, or a quoted,
+// escaped or plain piece of a word.
 var shellToken = regexp.MustCompile(`^(?:([ \t]+)|(&&|\|\||[;|\n])|([0-9]*(?:>>|>\||[<>]&[0-9-]|[<>]))|'([^']*)'|"((?:[^"\\$` + "`" + `]|\\[^\n$` + "`" + `])*)"|\\([^\n])|([^\s'"\\;&|<>$` + "`" + `(){}!]+))`)
 
-// forbiddenTokens start what the check never analyses, wherever they
-// stand outside quotes (after a descriptor's digits too).
+// forbiddenTokens start what the check never analyses.
 var forbiddenTokens = []struct{ prefix, what string }{
 	{"<<", "here-documents, <> or process substitution"}, {"<>", "here-documents, <> or process substitution"},
 	{"<(", "here-documents, <> or process substitution"}, {">(", "here-documents, <> or process substitution"},
@@ -44,8 +41,7 @@ var forbiddenTokens = []struct{ prefix, what string }{
 	{"{", "braces (groups or brace expansion)"}, {"}", "braces (groups or brace expansion)"}, {"!", "! (negation or history)"},
 }
 
-// lexeme is a word of a line, or an operator: a separator (;, &&, ||, |,
-// newline) or a redirection (>, 2>>, <, >&1, ...).
+// lexeme is a word, or an operator: a separator or a redirection.
 type lexeme struct {
 	text         string
 	op, redirect bool
@@ -138,8 +134,7 @@ func unknownToken(rest string) string {
 }
 
 // parseCommandLine splits a line into simple commands joined by ;, &&,
-// ||, | and newlines; anything else (expansions, substitutions, groups,
-// here-documents, line continuations, ...) is an errNotSimple.
+// ||, | and newlines; anything else is an errNotSimple.
 func parseCommandLine(line string) ([]simpleCommand, error) {
 	toks, err := lexLine(line)
 	if err != nil {
@@ -172,8 +167,7 @@ func parseCommandLine(line string) ([]simpleCommand, error) {
 	return cmds, nil
 }
 
-// unanalysedPrograms are shell keywords and builtins after which the
-// check cannot know what runs.
+// unanalysedPrograms are keywords and builtins that run unknown commands.
 var unanalysedPrograms = strings.Fields(`if then else elif fi for while until do done case esac select function time coproc [[
 	eval source . exec trap alias unalias builtin command enable set shopt declare typeset local export readonly unset hash let pushd popd fc`)
 
@@ -193,9 +187,8 @@ func checkProgram(c simpleCommand) error {
 	return nil
 }
 
-// programTokens are the names a deny rule is matched against: the base
-// names of every word, and of every piece of a word a shell could split
-// again (`bash -c 'curl x'`).
+// programTokens are the base names of every word and piece of a word
+// (`bash -c 'curl x'`), matched against deny rules.
 func programTokens(c simpleCommand) []string {
 	var tokens []string
 	for _, w := range c.Words {
@@ -206,10 +199,8 @@ func programTokens(c simpleCommand) []string {
 	return tokens
 }
 
-// riskyFlags are the flags that make programs run other programs or write
-// files, which prefix rules do not cover: long ones alone or with
-// "=value" (abbreviated too, as GNU tools accept them), short letters
-// inside a cluster such as -no; xargs always runs another program.
+// riskyFlags make programs run others or write files, so prefix rules
+// do not cover them; GNU long flags count abbreviated too.
 var riskyFlags = map[string]struct {
 	long   []string
 	short  string
@@ -226,8 +217,7 @@ var riskyFlags = map[string]struct {
 	"xargs": {},
 }
 
-// riskyFlag returns the first of a command's flags in riskyFlags, or "";
-// tar's first argument is a cluster of letters even without a dash.
+// riskyFlag returns the first of a command's flags in riskyFlags, or "".
 func riskyFlag(words []string) string {
 	prog := filepath.Base(words[0])
 	flags, ok := riskyFlags[prog]
@@ -256,13 +246,10 @@ func riskyFlag(words []string) string {
 	return ""
 }
 
-// sedDelimited matches the parts of a sed script that hold text rather
-// than commands: s and y commands with their flags, and /regexp/
-// addresses; what is left names the commands.
+// sedDelimited matches the s, y and /address/ parts of a sed script.
 var sedDelimited = regexp.MustCompile(`[sy]/(?:[^\\/]|\\.)*/(?:[^\\/]|\\.)*/[gpiImM0-9]*|/(?:[^\\/]|\\.)*/`)
 
-// sedScripts returns a sed command's scripts: the values of -e and
-// --expression, or else its first operand.
+// sedScripts returns the values of -e and --expression, or else the first operand.
 func sedScripts(args []string) []string {
 	var scripts, operands []string
 	for i := 0; i < len(args); i++ {
@@ -294,9 +281,7 @@ func sedScripts(args []string) []string {
 	return scripts
 }
 
-// destructiveReason returns why a command destroys work beyond recovery,
-// or ""; every word counts as a possible program, so wrappers do not hide
-// it.
+// destructiveReason returns why a command destroys work for good, or "".
 func destructiveReason(words []string) string {
 	for i, w := range words {
 		args := words[i+1:]

@@ -6,8 +6,7 @@ import (
 	"github.com/pmezard/go-difflib/difflib"
 )
 
-// unifiedDiff returns the unified diff (3 lines of context) that turns
-// before into after, labelled with path; "" when they are equal.
+// unifiedDiff returns the unified diff that turns before into after.
 func unifiedDiff(path, before, after string) string {
 	if before == after {
 		return ""
@@ -25,8 +24,7 @@ func unifiedDiff(path, before, after string) string {
 	return text
 }
 
-// diffLines splits text into lines that each end in a newline; a last line
-// without one is marked the way diff(1) marks it.
+// diffLines splits text into lines, marking a missing final newline.
 func diffLines(text string) []string {
 	if text == "" {
 		return nil

@@ -5,8 +5,7 @@ import (
 	"strings"
 )
 
-// defaultDiffFold is how many diff lines a prompt shows before folding
-// the rest away.
+// defaultDiffFold is how many diff lines a prompt shows before folding.
 const defaultDiffFold = 40
 
 // ANSI escapes used to colour diffs.
@@ -19,25 +18,18 @@ const (
 	ansiCyan  = "\x1b[36m"
 )
 
-// renderDiff prepares a unified diff for the terminal: file headers bold,
-// hunk headers cyan, removed lines red, added lines green (when color is
-// set), and control characters from the files shown as ^X so they cannot
-// drive the terminal. When fold is positive and the diff is longer, only
-// the first fold lines are shown, followed by a line saying how many more
-// there are; hidden is that number. Every line ends with a newline.
+// renderDiff prepares a diff for the terminal, folded after fold lines.
 func renderDiff(diff string, color bool, fold int) (text string, hidden int) {
 	lines := strings.Split(strings.TrimSuffix(diff, "\n"), "\n")
 	if diff == "" {
 		lines = nil
 	}
 	if fold > 0 && len(lines) > fold {
-		hidden = len(lines) - fold
-		lines = lines[:fold]
+		hidden, lines = len(lines)-fold, lines[:fold]
 	}
 	var b strings.Builder
 	for _, line := range lines {
-		b.WriteString(colorDiffLine(visibleControls(line), color))
-		b.WriteByte('\n')
+		b.WriteString(colorDiffLine(visibleControls(line), color) + "\n")
 	}
 	if hidden > 0 {
 		note := fmt.Sprintf("… %d more lines (press d to show all)", hidden)
@@ -49,8 +41,7 @@ func renderDiff(diff string, color bool, fold int) (text string, hidden int) {
 	return b.String(), hidden
 }
 
-// colorDiffLine wraps one diff line in the colour its first characters
-// call for.
+// colorDiffLine wraps one diff line in the colour its start calls for.
 func colorDiffLine(line string, color bool) string {
 	for _, c := range []struct{ prefix, code string }{{"+++ ", ansiBold}, {"--- ", ansiBold}, {"@@", ansiCyan}, {"+", ansiGreen}, {"-", ansiRed}, {`\`, ansiDim}} {
 		if color && strings.HasPrefix(line, c.prefix) {
@@ -60,23 +51,18 @@ func colorDiffLine(line string, color bool) string {
 	return line
 }
 
-// visibleControls replaces control characters other than tab with caret
-// notation (ESC becomes ^[), so a file's bytes are shown, never obeyed.
+// visibleControls writes control characters but tab in caret notation.
 func visibleControls(line string) string {
 	if !strings.ContainsFunc(line, isControl) {
 		return line
 	}
 	var b strings.Builder
 	for _, r := range line {
-		switch {
-		case r == 0x7f:
-			b.WriteString("^?")
-		case isControl(r):
+		if isControl(r) {
 			b.WriteByte('^')
-			b.WriteRune(r + '@')
-		default:
-			b.WriteRune(r)
+			r = (r + '@') & 0x7f // DEL becomes ^?
 		}
+		b.WriteRune(r)
 	}
 	return b.String()
 }

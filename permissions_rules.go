@@ -17,11 +17,7 @@ import (
 	"strings"
 )
 
-// Rule is one permission rule, `tool` or `tool(specifier)` in minicode's
-// or Claude Code's tool names: Read(src/**), edit_file(…), Edit(…),
-// run_command(go test:*), Bash(go vet ./...), run_command(sandbox:false),
-// WebFetch(domain:go.dev), mcp__github. Paths follow gitignore (see
-// pathGlob); a rule without a specifier covers the workspace only.
+// Rule is one permission rule such as Read(src/**) or run_command(go test:*).
 type Rule struct {
 	Tool   string // tool name, wildcard pattern, mcp__server, Read or Edit
 	Spec   string // what is inside the parentheses
@@ -47,85 +43,75 @@ func (r Rule) String() string {
 	return r.Tool + "(" + r.Spec + ")"
 }
 
-// ParseRule parses one rule from source; a malformed rule is an error
-// naming what is wrong.
+// ParseRule parses one rule; a malformed one is an error saying why.
 func ParseRule(text, source string) (Rule, error) {
 	text = strings.TrimSpace(text)
 	name, spec, hasSpec := strings.Cut(text, "(")
-	name = strings.TrimSpace(name)
-	if hasSpec {
-		if !strings.HasSuffix(spec, ")") {
-			return Rule{}, fmt.Errorf("rule %q: missing closing parenthesis", text)
-		}
-		spec = strings.TrimSpace(strings.TrimSuffix(spec, ")"))
-		if spec == "" {
-			return Rule{}, fmt.Errorf("rule %q: empty parentheses (write %q for the whole tool)", text, name)
-		}
+	name, spec = strings.TrimSpace(name), strings.TrimSpace(strings.TrimSuffix(spec, ")"))
+	fail := func(format string, args ...any) (Rule, error) {
+		return Rule{}, fmt.Errorf("rule %q: "+format, append([]any{text}, args...)...)
 	}
-	if name == "" || strings.Trim(name, "_-.*abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789") != "" {
-		return Rule{}, fmt.Errorf("rule %q: tool name %q may hold only letters, digits, _ - . and *", text, name)
+	switch {
+	case hasSpec && !strings.HasSuffix(text, ")"):
+		return fail("missing closing parenthesis")
+	case hasSpec && spec == "":
+		return fail("empty parentheses (write %q for the whole tool)", name)
+	case name == "" || strings.Trim(name, "_-.*abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789") != "":
+		return fail("tool name %q may hold only letters, digits, _ - . and *", name)
+	case spec == ":*" || spec == "domain:":
+		return fail("empty command prefix or domain")
 	}
 	r := Rule{Tool: name, Spec: spec, Source: source}
 	if c := claudeTools()[name]; c.rule != "" {
 		r.Tool, r.Claude = c.rule, true
 	}
-	switch {
-	case spec == "*" || spec == "**":
+	if spec == "*" || spec == "**" {
 		r.Spec = ""
-	case spec == ":*" || spec == "domain:":
-		return Rule{}, fmt.Errorf("rule %q: empty command prefix or domain", text)
-	case r.Tool == commandTool && r.Spec != "" && spec != unsandboxedRule:
-		if _, _, err := commandSpec(spec); err != nil {
-			return Rule{}, fmt.Errorf("rule %q: %w", text, err)
-		}
+	}
+	if _, _, err := r.command(); r.Tool == commandTool && r.Spec != "" && r.Spec != unsandboxedRule && err != nil {
+		return fail("%w", err)
 	}
 	return r, nil
 }
 
-// commandSpec parses the command a rule names: its words, and whether
-// they are a prefix ("go test:*", or "go test *" as Claude Code writes it).
-func commandSpec(spec string) ([]string, bool, error) {
-	prefix := false
-	for _, suffix := range []string{":*", " *"} {
-		if s, ok := strings.CutSuffix(spec, suffix); ok {
-			spec, prefix = s, true
-		}
+// command parses a rule's command: its words, and whether they are a prefix.
+func (r Rule) command() ([]string, bool, error) {
+	spec, prefix := strings.CutSuffix(r.Spec, ":*")
+	if !prefix {
+		spec, prefix = strings.CutSuffix(spec, " *")
 	}
 	cmds, err := parseCommandLine(spec)
-	if err != nil {
+	switch {
+	case r.Spec == "" || r.Spec == unsandboxedRule:
+		return nil, false, errors.New("no command")
+	case err != nil:
 		return nil, false, fmt.Errorf("the command cannot be judged: %w", err)
-	}
-	if len(cmds) != 1 || len(cmds[0].Redirects) > 0 || len(cmds[0].Words) == 0 {
+	case len(cmds) != 1 || len(cmds[0].Redirects) > 0 || len(cmds[0].Words) == 0:
 		return nil, false, errors.New("a rule names one command without redirections (each part of a chained command is judged on its own)")
 	}
 	return cmds[0].Words, prefix, nil
 }
 
-// ParseRuleList parses a comma-separated list of rules, as --allowedTools
-// takes; commas inside parentheses belong to the rule.
+// ParseRuleList parses a comma-separated list of rules.
 func ParseRuleList(list, source string) ([]Rule, error) {
 	var rules []Rule
 	depth, start := 0, 0
-	for i := 0; i <= len(list); i++ {
-		if i < len(list) {
-			switch list[i] {
-			case '(':
-				depth++
-			case ')':
-				depth--
+	for i, c := range list + "," {
+		switch {
+		case c == '(':
+			depth++
+		case c == ')':
+			depth--
+		case c == ',' && (depth == 0 || i == len(list)):
+			if item := strings.TrimSpace(list[start:i]); item != "" {
+				r, err := ParseRule(item, source)
+				if err != nil {
+					return nil, err
+				}
+				rules = append(rules, r)
 			}
-			if list[i] != ',' || depth > 0 {
-				continue
-			}
+			start = i + 1
 		}
-		if item := strings.TrimSpace(list[start:i]); item != "" {
-			r, err := ParseRule(item, source)
-			if err != nil {
-				return nil, err
-			}
-			rules = append(rules, r)
-		}
-		start = i + 1
 	}
 	if depth != 0 {
 		return nil, fmt.Errorf("rule list %q: unbalanced parentheses", list)
@@ -149,8 +135,7 @@ func (r Rule) matchesTool(tool string, access Access) bool {
 	return ok
 }
 
-// knownTool reports whether a rule's name can match a tool of known, an
-// alias or an MCP tool.
+// knownTool reports whether a rule's name can match a known tool.
 func (r Rule) knownTool(known []string) bool {
 	if r.Tool == editAlias || r.Tool == readAlias || strings.HasPrefix(r.Tool, "mcp__") {
 		return true
@@ -158,14 +143,10 @@ func (r Rule) knownTool(known []string) bool {
 	return slices.ContainsFunc(known, func(t string) bool { ok, _ := path.Match(r.Tool, t); return ok })
 }
 
-// matchesPath reports whether the rule's glob covers an absolute path or
-// a folder holding it.
+// matchesPath reports whether the rule covers a path or a folder above it.
 func (r Rule) matchesPath(abs, workspace, home string, inside bool) bool {
-	if r.Spec == "" {
-		return inside
-	}
-	if strings.HasPrefix(r.Spec, "domain:") || r.Spec == unsandboxedRule {
-		return false
+	if r.Spec == "" || strings.HasPrefix(r.Spec, "domain:") || r.Spec == unsandboxedRule {
+		return r.Spec == "" && inside
 	}
 	glob := r.pathGlob(workspace, home)
 	for p := abs; ; p = filepath.Dir(p) {
@@ -178,10 +159,8 @@ func (r Rule) matchesPath(abs, workspace, home string, inside bool) bool {
 	}
 }
 
-// pathGlob makes a rule's path an absolute glob: `x` or `./x` starts at
-// the project (a name without a slash at any depth), `~/x` at home, `//x`
-// is absolute, and `/x` absolute in minicode's names but at the project
-// in Claude Code's.
+// pathGlob makes a rule's path absolute: `x` and `./x` start at the
+// project, `~/x` at home, `/x` there too in Claude Code's names.
 func (r Rule) pathGlob(workspace, home string) string {
 	spec, root := r.Spec, cmp.Or(r.Root, workspace)
 	switch {
@@ -204,31 +183,25 @@ func (r Rule) pathGlob(workspace, home string) string {
 	return filepath.Clean(spec)
 }
 
-// matchesCommand reports whether an allow rule covers a simple command:
-// "prefix:*" its leading words (without a risky flag), else all words.
+// matchesCommand reports whether an allow rule covers a simple command.
 func (r Rule) matchesCommand(cmd simpleCommand) bool {
-	if r.Spec == "" {
+	want, prefix, err := r.command()
+	switch {
+	case r.Spec == "":
 		return true
-	}
-	want, prefix, err := commandSpec(r.Spec)
-	if err != nil || r.Spec == unsandboxedRule {
+	case err != nil:
 		return false
-	}
-	if !prefix {
+	case !prefix:
 		return slices.Equal(cmd.Words, want)
 	}
 	return len(cmd.Words) >= len(want) && slices.Equal(cmd.Words[:len(want)], want) && riskyFlag(cmd.Words) == ""
 }
 
-// namesProgram reports whether a deny or ask rule covers a command: its
-// first word is any of the command's programTokens, and the rest follow.
+// namesProgram reports whether a deny or ask rule names any of a command's programs.
 func (r Rule) namesProgram(cmd simpleCommand) bool {
-	if r.Spec == "" {
-		return true
-	}
-	want, _, err := commandSpec(r.Spec)
-	if err != nil || r.Spec == unsandboxedRule {
-		return false
+	want, _, err := r.command()
+	if r.Spec == "" || err != nil {
+		return r.Spec == ""
 	}
 	tokens := programTokens(cmd)
 	for i, t := range tokens {
@@ -251,8 +224,7 @@ func (r Rule) namesProgram(cmd simpleCommand) bool {
 // commandTool is the built-in tool that runs shell commands.
 const commandTool = "run_command"
 
-// matchesHost reports whether a rule covers a host: "domain:" the domain
-// and its subdomains, no specifier every public host.
+// matchesHost reports whether a rule covers a host or a domain above it.
 func (r Rule) matchesHost(host string) bool {
 	if r.Spec == "" {
 		return !privateHost(host)
@@ -270,15 +242,13 @@ func escapeGlob(p string) string {
 	return strings.NewReplacer(`*`, `\*`, `?`, `\?`, `[`, `\[`, `]`, `\]`, `\`, `\\`).Replace(p)
 }
 
-// ruleFile is the format of permissions.json, where "always" answers are
-// saved.
+// ruleFile is the format of permissions.json, which keeps "always" answers.
 type ruleFile struct {
 	Allow []string `json:"allow"`
 	Deny  []string `json:"deny"`
 }
 
-// loadRuleFile reads a permissions.json; a missing file holds no rules, a
-// malformed one is an error naming the file and the line or rule.
+// loadRuleFile reads a permissions.json; a missing one holds no rules.
 func loadRuleFile(file string) (allow, deny []Rule, err error) {
 	data, err := os.ReadFile(file)
 	if errors.Is(err, fs.ErrNotExist) || err == nil && strings.TrimSpace(string(data)) == "" {
@@ -313,31 +283,20 @@ func parseRules(lists []string, source, root string) ([]Rule, error) {
 	return all, nil
 }
 
-// addToRuleFile adds a rule to a permissions.json, creating it when
-// needed; the file is replaced in one step.
+// addToRuleFile adds a rule to a permissions.json, replacing it in one step.
 func addToRuleFile(file string, r Rule, allow bool) error {
 	rf := ruleFile{Allow: []string{}, Deny: []string{}} // shown as [] when empty
 	data, err := os.ReadFile(file)
-	switch {
-	case err == nil:
-		if err := json.Unmarshal(data, &rf); err != nil {
-			return fmt.Errorf("reading %s: %w", file, err)
-		}
-	case !errors.Is(err, fs.ErrNotExist):
+	if err == nil {
+		err = json.Unmarshal(data, &rf)
+	}
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("reading %s: %w", file, err)
 	}
-	list := &rf.Deny
-	if allow {
-		list = &rf.Allow
+	if list := map[bool]*[]string{true: &rf.Allow, false: &rf.Deny}[allow]; !slices.Contains(*list, r.String()) {
+		*list = append(*list, r.String())
 	}
-	if slices.Contains(*list, r.String()) {
-		return nil
-	}
-	*list = append(*list, r.String())
-	out, err := json.MarshalIndent(rf, "", "  ")
-	if err != nil {
-		return fmt.Errorf("encoding %s: %w", file, err)
-	}
+	out, _ := json.MarshalIndent(rf, "", "  ") // lists of strings always encode
 	if err := writeFileAtomic(file, append(out, '\n'), 0o644); err != nil {
 		return fmt.Errorf("saving %s: %w", file, err)
 	}
@@ -356,8 +315,7 @@ func urlHost(address string) (string, error) {
 	return normalHost(u.Hostname()), nil
 }
 
-// normalHost writes a host the one way rules compare it: lower case,
-// localhost as 127.0.0.1, any literal IP address in its plain form.
+// normalHost writes a host, localhost and IP literals too, one way only.
 func normalHost(host string) string {
 	host = strings.TrimSuffix(strings.Trim(strings.ToLower(host), "[]"), ".")
 	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
@@ -372,8 +330,7 @@ func normalHost(host string) string {
 	return host
 }
 
-// parseIPv4Literal reads an IPv4 address in any form inet_aton accepts:
-// up to four parts, the last filling the remaining bytes.
+// parseIPv4Literal reads an IPv4 address in any form inet_aton accepts.
 func parseIPv4Literal(host string) (netip.Addr, bool) {
 	parts := strings.Split(host, ".")
 	var value uint64
@@ -391,15 +348,13 @@ func parseIPv4Literal(host string) (netip.Addr, bool) {
 	return netip.AddrFrom4([4]byte(binary.BigEndian.AppendUint32(nil, uint32(value)))), true
 }
 
-// privateHost reports whether a normalised host is a loopback, private,
-// link-local or unspecified address.
+// privateHost reports whether a host is a loopback, private or link-local address.
 func privateHost(host string) bool {
 	ip, err := netip.ParseAddr(host)
 	return err == nil && (ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() || ip.IsUnspecified())
 }
 
-// ReadDenyFolders are the folders Read deny rules name, for the sandbox
-// to refuse too; one at or above the workspace is left to the check.
+// ReadDenyFolders are the folders outside the workspace Read deny rules name.
 func ReadDenyFolders(sets []RuleSet, disallowed []string, workspace, home string) []string {
 	var out []string
 	for _, set := range withFlagRules(sets, nil, disallowed) {

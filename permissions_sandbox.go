@@ -12,8 +12,7 @@ import (
 	"syscall"
 )
 
-// SandboxSettings are the "sandbox" settings; Enabled false turns the
-// sandbox off, as on a machine without Landlock.
+// SandboxSettings are the "sandbox" settings; Enabled false turns it off.
 type SandboxSettings struct {
 	Enabled    *bool    `json:"enabled,omitempty"`
 	Network    bool     `json:"network,omitempty"`    // allow TCP connect and bind
@@ -53,8 +52,7 @@ type SandboxConfig struct {
 	Getenv    func(string) string
 }
 
-// Sandbox runs commands under Landlock (see Status), or plainly where
-// Landlock is missing; Close removes its temp folder.
+// Sandbox runs commands under Landlock, or plainly where it is missing.
 type Sandbox struct {
 	ABI     int    // the Landlock ABI in use; 0 when there is no sandbox
 	Reason  string // why there is no sandbox
@@ -66,16 +64,15 @@ type Sandbox struct {
 // NewSandbox detects Landlock and prepares the ruleset for cfg.
 func NewSandbox(cfg SandboxConfig) (*Sandbox, error) {
 	s := &Sandbox{network: cfg.Settings.Network, ruleset: -1}
-	s.ABI, s.Reason = landlockABI()
-	if cfg.Settings.Enabled != nil && !*cfg.Settings.Enabled {
+	if s.ABI, s.Reason = landlockABI(); cfg.Settings.Enabled != nil && !*cfg.Settings.Enabled {
 		s.ABI, s.Reason = 0, sandboxDisabled
 	}
 	if s.ABI == 0 {
 		return s, nil
 	}
-	var err error
-	if s.TempDir, err = os.MkdirTemp("", "minicode-tmp-"); err == nil {
-		s.TempDir, err = filepath.EvalSymlinks(s.TempDir)
+	dir, err := os.MkdirTemp("", "minicode-tmp-")
+	if err == nil {
+		s.TempDir, err = filepath.EvalSymlinks(dir)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("creating the sandbox temp folder: %w", err)
@@ -110,24 +107,21 @@ func (s *Sandbox) Close() {
 
 // Status says in one line what the sandbox enforces, or that there is none.
 func (s *Sandbox) Status() string {
-	if s == nil {
+	switch {
+	case s == nil:
 		return "no sandbox: commands are limited by the permission check alone"
-	}
-	if s.ABI == 0 {
+	case s.ABI == 0:
 		return "no sandbox (" + s.Reason + "): commands are limited by the permission check alone"
 	}
-	net := "no network"
-	if s.network {
-		net = "network allowed"
-	} else if s.ABI < 4 {
+	net := map[bool]string{false: "no network", true: "network allowed"}[s.network]
+	if !s.network && s.ABI < 4 {
 		net = "network not limited (needs Landlock ABI 4)"
 	}
 	return fmt.Sprintf("Landlock sandbox (ABI %d): commands write only in the workspace, %s and build caches; %s; secrets such as ~/.ssh unreadable",
 		s.ABI, s.TempDir, net)
 }
 
-// Command prepares command to run under bash in dir, with the
-// environment every command gets; Start starts it.
+// Command prepares command to run under bash in dir; Start starts it.
 func (s *Sandbox) Command(ctx context.Context, dir, command string) *exec.Cmd {
 	cmd := exec.CommandContext(ctx, "bash", "-c", command)
 	cmd.Dir = dir
@@ -138,8 +132,7 @@ func (s *Sandbox) Command(ctx context.Context, dir, command string) *exec.Cmd {
 	return cmd
 }
 
-// Start starts cmd confined by the sandbox, unless unsandboxed is set or
-// there is no sandbox.
+// Start starts cmd confined by the sandbox, unless unsandboxed is set.
 func (s *Sandbox) Start(cmd *exec.Cmd, unsandboxed bool) error {
 	if !s.Sandboxed() || unsandboxed {
 		return cmd.Start()
@@ -150,8 +143,7 @@ func (s *Sandbox) Start(cmd *exec.Cmd, unsandboxed bool) error {
 // Sandboxed reports whether commands run in the sandbox unless asked not to.
 func (s *Sandbox) Sandboxed() bool { return s != nil && s.ABI > 0 }
 
-// refusalNote is what a failed sandboxed command's result adds when the
-// sandbox may have refused something.
+// refusalNote is what a failed sandboxed command's result adds.
 func (s *Sandbox) refusalNote(output string) string {
 	if !s.Sandboxed() || !strings.Contains(output, "Permission denied") && !strings.Contains(output, "Operation not permitted") {
 		return ""
@@ -161,8 +153,7 @@ func (s *Sandbox) refusalNote(output string) string {
 		"refused what the task needs, run the command again with \"sandbox\": false and a \"reason\"; the user will be asked."
 }
 
-// existingPaths resolves paths (~ and relative ones start at home) and
-// keeps those that exist.
+// existingPaths resolves paths from home and keeps those that exist.
 func existingPaths(home string, paths []string) []string {
 	var out []string
 	for _, p := range paths {
@@ -194,10 +185,9 @@ func cachePaths(home string, getenv func(string) string) []string {
 	return existingPaths(home, paths)
 }
 
-// expandRule grants access beneath root except under the denied paths:
-// Landlock only adds rights, so a folder above a denied path keeps all
-// but reading files and each entry is granted on its own (a file made
-// there later stays unreadable); a link is walked where it leads.
+// expandRule grants access beneath root but not under the denied paths:
+// a folder above one keeps all but reading files, and each entry is
+// granted on its own, a link where it leads.
 func expandRule(root string, access uint64, denied []string) []sandboxRule {
 	real, err := filepath.EvalSymlinks(root)
 	if err != nil {

@@ -13,8 +13,7 @@ import (
 	"unsafe"
 )
 
-// The Landlock system calls (the same numbers on every Linux architecture)
-// and the other constants the sandbox needs.
+// The Landlock system calls (the same on every architecture) and flags.
 const (
 	sysLandlockCreateRuleset = 444
 	sysLandlockAddRule       = 445
@@ -34,8 +33,7 @@ type landlockRulesetAttr struct {
 	handledFS, handledNet, scoped uint64
 }
 
-// landlockABI returns the kernel's Landlock ABI version, or 0 and why
-// there is none.
+// landlockABI returns the kernel's Landlock ABI, or 0 and why there is none.
 func landlockABI() (int, string) {
 	abi, _, errno := syscall.Syscall(sysLandlockCreateRuleset, 0, 0, landlockVersionFlag)
 	switch {
@@ -49,15 +47,12 @@ func landlockABI() (int, string) {
 	return int(abi), ""
 }
 
-// commandProcAttr makes a command the leader of its own process group, so
-// that it and what it starts are stopped together, and kills it if
-// minicode dies without stopping it.
+// commandProcAttr puts a command in its own process group, killed with minicode.
 func commandProcAttr() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 }
 
-// newRuleset creates the Landlock ruleset of the rules with what the ABI
-// handles and returns its file descriptor.
+// newRuleset creates the Landlock ruleset of the rules and returns its fd.
 func newRuleset(abi int, rules []sandboxRule, network bool) (int, error) {
 	attr := landlockRulesetAttr{handledFS: accessWrite &^ accessRefer &^ accessTruncate &^ accessIoctlDev}
 	size := unsafe.Sizeof(attr.handledFS)
@@ -91,8 +86,7 @@ func newRuleset(abi int, rules []sandboxRule, network bool) (int, error) {
 	return int(fd), nil
 }
 
-// addPathRule grants a rule's rights beneath its path (a file only the
-// file rights); a path that is gone is skipped.
+// addPathRule grants a rule's rights beneath its path, if it exists.
 func addPathRule(ruleset int, r sandboxRule, handled uint64) error {
 	fd, err := syscall.Open(r.path, oPath|syscall.O_CLOEXEC, 0)
 	if err != nil {

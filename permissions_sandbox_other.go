@@ -13,8 +13,7 @@ func landlockABI() (int, string) {
 	return 0, "Landlock exists only on Linux"
 }
 
-// commandProcAttr makes a command the leader of its own process group, so
-// that it and what it starts are stopped together.
+// commandProcAttr puts a command in its own process group.
 func commandProcAttr() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Setpgid: true}
 }
