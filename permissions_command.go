@@ -51,66 +51,69 @@ type lexeme struct {
 // lexLine splits a line into tokens, or says why it is beyond the check.
 func lexLine(line string) ([]lexeme, error) {
 	var toks []lexeme
-	var word strings.Builder
-	inWord, globbed := false, false
+	var word *lexeme // the word being read
 	for i := 0; i < len(line); {
-		rest := line[i:]
-		if rest[0] == '#' && !inWord {
-			i += strings.IndexByte(rest+"\n", '\n')
-			continue
+		g, text, n, err := nextToken(line[i:], word != nil)
+		if err != nil {
+			return nil, err
 		}
-		if !inWord && strings.HasPrefix(rest, "{}") && (len(rest) == 2 || strings.IndexByte(" \t\n;|&", rest[2]) >= 0) {
-			word.WriteString("{}") // find's placeholder, not a group
-			inWord, i = true, i+2
-			continue
-		}
-		for _, f := range forbiddenTokens {
-			if strings.HasPrefix(strings.TrimLeft(rest, "0123456789"), f.prefix) {
-				return nil, errNotSimple(f.what)
-			}
-		}
-		m := shellToken.FindStringSubmatchIndex(rest)
-		if m == nil {
-			return nil, errNotSimple(unknownToken(rest))
-		}
-		g := 1
-		for m[2*g] < 0 {
-			g++
-		}
-		text, next := rest[m[2*g]:m[2*g+1]], rest[m[1]:]
-		i += m[1]
+		i += n
 		switch {
+		case g == 3 && word != nil:
+			return nil, errNotSimple("a redirection glued to a word")
 		case g <= 3:
-			if inWord && g == 3 {
-				return nil, errNotSimple("a redirection glued to a word")
-			}
-			if inWord {
-				toks = append(toks, lexeme{text: word.String(), globbed: globbed})
-			}
-			word.Reset()
-			inWord, globbed = false, false
-			if g == 3 && strings.Contains(text, "&") && next != "" && strings.IndexByte(" \t\n;|&", next[0]) < 0 {
-				return nil, errNotSimple("a descriptor copy that is not &0 to &9 or &-")
+			if word != nil {
+				toks, word = append(toks, *word), nil
 			}
 			if g > 1 {
 				toks = append(toks, lexeme{text: text, op: true, redirect: g == 3})
 			}
 			continue
-		case g == 5:
+		case word == nil:
+			word = &lexeme{}
+		}
+		switch g {
+		case 5:
 			text = strings.NewReplacer(`\"`, `"`, `\\`, `\`).Replace(text)
-		case g == 7:
-			globbed = globbed || strings.ContainsAny(text, "*?[")
-			if so := word.String() + text; strings.Contains(text, "~") && (strings.Contains(so, "=~") || strings.Contains(so, ":~")) {
+		case 7:
+			word.globbed = word.globbed || strings.ContainsAny(text, "*?[")
+			if so := word.text + text; strings.Contains(text, "~") && (strings.Contains(so, "=~") || strings.Contains(so, ":~")) {
 				return nil, errNotSimple("~ after = or :")
 			}
 		}
-		word.WriteString(text)
-		inWord = true
+		word.text += text
 	}
-	if inWord {
-		toks = append(toks, lexeme{text: word.String(), globbed: globbed})
+	if word != nil {
+		toks = append(toks, *word)
 	}
 	return toks, nil
+}
+
+// nextToken reads the token at the start of rest: its group in
+// shellToken (a comment counts as blanks), its text and its length.
+func nextToken(rest string, inWord bool) (group int, text string, n int, err error) {
+	switch {
+	case rest[0] == '#' && !inWord:
+		return 1, "", strings.IndexByte(rest+"\n", '\n'), nil
+	case !inWord && strings.HasPrefix(rest, "{}") && (len(rest) == 2 || strings.IndexByte(" \t\n;|&", rest[2]) >= 0):
+		return 7, "{}", 2, nil // find's placeholder, not a group
+	}
+	for _, f := range forbiddenTokens {
+		if strings.HasPrefix(strings.TrimLeft(rest, "0123456789"), f.prefix) {
+			return 0, "", 0, errNotSimple(f.what)
+		}
+	}
+	m := shellToken.FindStringSubmatchIndex(rest)
+	if m == nil {
+		return 0, "", 0, errNotSimple(unknownToken(rest))
+	}
+	for group = 1; m[2*group] < 0; group++ {
+	}
+	text = rest[m[2*group]:m[2*group+1]]
+	if group == 3 && strings.Contains(text, "&") && len(rest) > m[1] && strings.IndexByte(" \t\n;|&", rest[m[1]]) < 0 {
+		return 0, "", 0, errNotSimple("a descriptor copy that is not &0 to &9 or &-")
+	}
+	return group, text, m[1], nil
 }
 
 // unknownToken names what stops the tokens of a line at rest.
