@@ -83,16 +83,8 @@ func demoAnswered(req ModelRequest, answer string) ScriptedReply {
 
 // askedQuestion reports whether ask_user was called since the request before the last message.
 func askedQuestion(msgs []Message) bool {
-	for i := len(msgs) - 2; i >= 0; i-- {
-		m := msgs[i]
-		if m.Role == RoleUser && m.Text() != "" && len(toolResults(m)) == 0 {
-			return false
-		}
-		if slices.ContainsFunc(m.ToolUses(), func(b Block) bool { return b.Name == "ask_user" }) {
-			return true
-		}
-	}
-	return false
+	_, calls := demoChain(msgs[:len(msgs)-1])
+	return slices.ContainsFunc(calls, func(b Block) bool { return b.Name == "ask_user" })
 }
 
 // demoChain finds the request that started the current tool calls, and those calls.

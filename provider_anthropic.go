@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"strconv"
@@ -36,9 +37,7 @@ func NewAnthropic(opts ProviderOptions) *Anthropic {
 	} else {
 		h.Set("x-api-key", opts.APIKey)
 	}
-	for name, values := range opts.Headers {
-		h[name] = values
-	}
+	maps.Copy(h, opts.Headers)
 	h.Set("anthropic-version", anthropicVersion)
 	base := cmp.Or(strings.TrimRight(opts.BaseURL, "/"), anthropicDefaultBase)
 	return &Anthropic{url: base + "/v1/messages", header: h, client: newStreamClient("anthropic", "ANTHROPIC_BASE_URL", opts)}
@@ -115,12 +114,11 @@ func (a *Anthropic) encode(req ModelRequest) (*wireBody, error) {
 		text, _ := encodeJSON(req.System)
 		body.System = json.RawMessage(`[{"type":"text","text":` + string(text) + cacheBreakpoint + `]`)
 	}
-	fields := []splicedField{{"messages", func(out *wireBody) error { return anthropicMessages(out, req.Messages) }}}
 	if len(req.Tools) > 0 {
 		body.Tools = json.RawMessage("0")
-		fields = slices.Insert(fields, 0, a.tools.field(req.Tools, encodeAnthropicTools))
 	}
-	return spliceJSON(body, req.Messages, fields...)
+	return spliceJSON(body, req.Messages, a.tools.field(req.Tools, encodeAnthropicTools),
+		splicedField{"messages", func(out *wireBody) error { return anthropicMessages(out, req.Messages) }})
 }
 
 // encodeAnthropicTools encodes the tools, with a cache breakpoint on the last.
@@ -190,10 +188,10 @@ func writeAnthropicMessage(out *wireBody, comma bool, role Role, group []anthrop
 
 // anthropicBlocksOf returns a message's encoded blocks, cached in the message.
 func anthropicBlocksOf(m Message) ([]anthropicWireBlock, error) {
-	if m.wire != nil && m.wire.encoded.anthropic {
+	if m.wire != nil && m.wire.anthropic != nil {
 		return m.wire.anthropic, nil
 	}
-	var blocks []anthropicWireBlock
+	blocks := []anthropicWireBlock{}
 	for _, b := range m.Content {
 		wire, ok := toAnthropicBlock(b)
 		if !ok {
@@ -210,7 +208,7 @@ func anthropicBlocksOf(m Message) ([]anthropicWireBlock, error) {
 		blocks = append(blocks, block)
 	}
 	if m.wire != nil {
-		m.wire.anthropic, m.wire.encoded.anthropic = blocks, true
+		m.wire.anthropic = blocks
 	}
 	return blocks, nil
 }

@@ -101,12 +101,11 @@ func (o *OpenAI) encodeRequest(req ModelRequest) (*wireBody, error) {
 	} else {
 		body.MaxTokens = req.MaxTokens
 	}
-	fields := []splicedField{{"messages", func(out *wireBody) error { return openAIMessages(out, req.System, req.Messages) }}}
 	if len(req.Tools) > 0 {
 		body.Tools = json.RawMessage("0")
-		fields = append(fields, o.tools.field(req.Tools, encodeOpenAITools))
 	}
-	return spliceJSON(body, req.Messages, fields...)
+	return spliceJSON(body, req.Messages, splicedField{"messages", func(out *wireBody) error { return openAIMessages(out, req.System, req.Messages) }},
+		o.tools.field(req.Tools, encodeOpenAITools))
 }
 
 // encodeOpenAITools declares the tools as functions.
@@ -122,14 +121,10 @@ func encodeOpenAITools(specs []ToolSpec) ([]byte, error) {
 // openAIMessages writes the system prompt and each message's cached encoding as a JSON array.
 func openAIMessages(out *wireBody, system string, msgs []Message) error {
 	out.WriteByte('[')
-	sep := false
-	if system != "" {
-		data, err := encodeJSON(openAIMessage{Role: "system", Content: &system})
-		if err != nil {
-			return err
-		}
-		out.Write(data)
-		sep = true
+	sep := system != ""
+	if sep {
+		text, _ := encodeJSON(system)
+		out.WriteString(`{"role":"system","content":` + string(text) + `}`)
 	}
 	for _, m := range msgs {
 		data, err := openAIMessagesOf(m)
@@ -149,7 +144,7 @@ func openAIMessages(out *wireBody, system string, msgs []Message) error {
 // openAIMessagesOf returns the chat messages one message becomes, joined by
 // commas and cached: tool results as "tool" messages ("Error: " if failed), then the rest.
 func openAIMessagesOf(m Message) ([]byte, error) {
-	if m.wire != nil && m.wire.encoded.openai {
+	if m.wire != nil && m.wire.openai != nil {
 		return m.wire.openai, nil
 	}
 	msgs := []openAIMessage{}
@@ -179,7 +174,7 @@ func openAIMessagesOf(m Message) ([]byte, error) {
 	}
 	data = data[1 : len(data)-1] // the messages without the brackets of their list
 	if m.wire != nil {
-		m.wire.openai, m.wire.encoded.openai = data, true
+		m.wire.openai = data
 	}
 	return data, nil
 }
@@ -242,8 +237,8 @@ type openAIChunk struct {
 	Choices []struct {
 		Delta struct {
 			Content          string           `json:"content"`
-			ReasoningContent json.RawMessage  `json:"reasoning_content"`
-			Reasoning        json.RawMessage  `json:"reasoning"`
+			ReasoningContent any              `json:"reasoning_content"` // a string, or ignored
+			Reasoning        any              `json:"reasoning"`
 			ToolCalls        []openAIToolCall `json:"tool_calls"`
 		} `json:"delta"`
 		FinishReason string `json:"finish_reason"`
@@ -305,7 +300,11 @@ func (s *openAIAssembler) apply(chunk openAIChunk) {
 		return
 	}
 	c := chunk.Choices[0]
-	s.addOnce(&s.thinking, BlockThinking, reasoningPiece(c.Delta.ReasoningContent, c.Delta.Reasoning))
+	reasoning, _ := c.Delta.ReasoningContent.(string) // some servers send both fields
+	if reasoning == "" {
+		reasoning, _ = c.Delta.Reasoning.(string)
+	}
+	s.addOnce(&s.thinking, BlockThinking, reasoning)
 	s.addOnce(&s.text, BlockText, c.Delta.Content)
 	for i, d := range c.Delta.ToolCalls {
 		s.toolCall(i, d)
@@ -322,17 +321,6 @@ func (s *openAIAssembler) addOnce(at *int, kind, piece string) {
 		*at = s.open(Block{Type: kind})
 	}
 	s.add(*at, kind, piece)
-}
-
-// reasoningPiece is a delta's reasoning_content, or else its reasoning, if a string.
-func reasoningPiece(reasoningContent, reasoning json.RawMessage) string {
-	var piece string
-	for _, raw := range []json.RawMessage{reasoningContent, reasoning} {
-		if json.Unmarshal(raw, &piece) == nil && piece != "" {
-			return piece
-		}
-	}
-	return ""
 }
 
 // toolCall adds a fragment to the call at its index (else its position), or a new id's new call.

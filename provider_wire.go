@@ -10,9 +10,8 @@ import (
 
 // wireCache holds what is computed once per message, each provider's encoding and the token estimate.
 type wireCache struct {
-	anthropic []anthropicWireBlock // the content blocks
-	openai    []byte               // the chat messages, joined by commas
-	encoded   struct{ anthropic, openai bool }
+	anthropic []anthropicWireBlock // the content blocks; nil until encoded
+	openai    []byte               // the chat messages, joined by commas; nil until encoded
 	tokens    int
 }
 
@@ -90,8 +89,8 @@ type splicedField struct {
 	write func(*wireBody) error
 }
 
-// spliceJSON encodes body with each placeholder 0 of fields (in order) replaced by what it
-// writes; `"name":0` only occurs as a field, since strings are quoted.
+// spliceJSON encodes body with each placeholder 0 of fields (in order, if present) replaced
+// by what it writes; `"name":0` only occurs as a field, since strings are quoted.
 func spliceJSON(body any, msgs []Message, fields ...splicedField) (*wireBody, error) {
 	head, err := encodeJSON(body)
 	if err != nil {
@@ -103,7 +102,7 @@ func spliceJSON(body any, msgs []Message, fields ...splicedField) (*wireBody, er
 		key := []byte(`"` + f.name + `":0`)
 		at := bytes.Index(head, key)
 		if at < 0 {
-			return nil, fmt.Errorf("the request has no %s field", f.name)
+			continue // a field left out, like tools when there are none
 		}
 		at += len(key) - 1
 		out.Write(head[:at])
