@@ -49,8 +49,7 @@ type Options struct {
 	ProgramOptions                // flags of a program driving minicode (app_sdk_flags.go)
 }
 
-// App is one running minicode: its configuration, the model, the tools and
-// the permission check, wired together.
+// App is one running minicode: configuration, model, tools and permissions wired together.
 type App struct {
 	Opts         Options
 	Home         string // $MINICODE_HOME
@@ -143,8 +142,7 @@ func newApp(ctx context.Context, opts Options, stdin io.Reader, stdout, stderr i
 	return app, nil
 }
 
-// extraDirs are the folders of --add-dir and additionalDirectories, with
-// ~/ expanded and made absolute; each must exist.
+// extraDirs are the existing folders of --add-dir and additionalDirectories, made absolute.
 func (app *App) extraDirs() ([]string, error) {
 	var dirs []string
 	for _, dir := range append(slices.Clip(app.Opts.AddDirs), app.Settings.Permissions.AdditionalDirectories...) {
@@ -160,9 +158,8 @@ func (app *App) extraDirs() ([]string, error) {
 	return dirs, nil
 }
 
-// setupSandbox prepares the sandbox that confines commands and the hooks:
-// the extra folders are writable like the workspace, and folders a Read
-// deny rule names are unreadable.
+// setupSandbox prepares the sandbox of commands and hooks: the extra folders
+// are writable, and folders a Read deny rule names unreadable.
 func (app *App) setupSandbox(dirs []string) error {
 	sandbox := app.Settings.Sandbox
 	sandbox.AllowWrite = append(slices.Clip(sandbox.AllowWrite), dirs...)
@@ -178,8 +175,7 @@ func (app *App) setupSandbox(dirs []string) error {
 	return nil
 }
 
-// setupAgent builds the agent loop, with its limits from the flags, the
-// settings and the model, and the subagents it may start.
+// setupAgent builds the agent loop and the subagents it may start.
 func (app *App) setupAgent(limits ModelLimits) error {
 	maxTokens, err := maxOutputTokens(app.getenv("CLAUDE_CODE_MAX_OUTPUT_TOKENS"), app.Settings.MaxTokens, limits.MaxOutput)
 	if err != nil {
@@ -210,8 +206,8 @@ func (app *App) setupAgent(limits ModelLimits) error {
 	return nil
 }
 
-// startSession runs the SessionStart hooks; what they print becomes part
-// of the system prompt. The SessionEnd hooks run when the app closes.
+// startSession runs the SessionStart hooks, whose output joins the system
+// prompt, and arranges for the SessionEnd hooks to run at Close.
 func (app *App) startSession(ctx context.Context) {
 	source := "startup"
 	if len(app.Session.View()) > 0 {
@@ -228,8 +224,7 @@ func (app *App) startSession(ctx context.Context) {
 	})
 }
 
-// Close stops what the app started (background commands, servers) and
-// closes the session's journal.
+// Close stops what the app started and closes the session's journal.
 func (app *App) Close() {
 	for _, close := range slices.Backward(app.closers) {
 		close()
@@ -265,9 +260,8 @@ func (app *App) startMCP(ctx context.Context, servers []MCPServerConfig) {
 	app.closers = append(app.closers, m.Close)
 }
 
-// notice tells the user something that happened while the model was
-// answering, such as a retry: through the loop's events, so that it shows
-// in order with the streamed text, or on stderr before the loop runs.
+// notice tells the user something, such as a retry: through the loop's
+// events, in order with the streamed text, or on stderr before the loop runs.
 func (app *App) notice(msg string) {
 	if app.Agent != nil && app.Agent.Emit != nil {
 		app.Agent.Emit(Event{Kind: EventNotice, Text: msg})
@@ -307,8 +301,7 @@ func resolveWorkspace(dir string) (string, error) {
 	return real, nil
 }
 
-// setupProvider picks the provider and model: flags, then the
-// environment, then settings; with nothing configured, the demo model.
+// setupProvider picks the provider and model from flags, environment and settings.
 func (app *App) setupProvider() error {
 	env := app.getenv
 	name := app.providerName()
@@ -357,8 +350,7 @@ func (app *App) setupProvider() error {
 	return nil
 }
 
-// providerName is the provider asked for (flag, environment, settings),
-// or else the one whose API key is set, or else the offline demo model.
+// providerName is the provider asked for, else the one whose API key is set, else the demo.
 func (app *App) providerName() string {
 	env := app.getenv
 	name := cmp.Or(app.Opts.Provider, env("MINICODE_PROVIDER"))
@@ -377,8 +369,7 @@ func (app *App) providerName() string {
 	return "mock"
 }
 
-// newMockProvider is the demo model (with MINICODE_DEMO_DELAY between
-// streamed pieces), or the scripted replies of --mock-script.
+// newMockProvider is the demo model, or the scripted replies of --mock-script.
 func (app *App) newMockProvider() (*MockProvider, error) {
 	mock := &MockProvider{session: func() string { return app.SessionID }}
 	if d := app.getenv("MINICODE_DEMO_DELAY"); d != "" {
@@ -398,8 +389,7 @@ func (app *App) newMockProvider() (*MockProvider, error) {
 	return mock, nil
 }
 
-// apiTimeout reads API_TIMEOUT_MS: how long to wait for the first byte of
-// a reply and for each next piece of it. It is 0 (the default) when unset.
+// apiTimeout reads API_TIMEOUT_MS, the wait for each piece of a reply (0 when unset).
 func apiTimeout(v string) (time.Duration, error) {
 	if v == "" {
 		return 0, nil

@@ -8,8 +8,7 @@ import (
 	"strings"
 )
 
-// slashCommand is a command typed at the prompt, such as /help: a
-// built-in one runs, a custom command or a skill becomes a prompt.
+// slashCommand is a command typed at the prompt: a built-in one runs, a custom command or a skill becomes a prompt.
 type slashCommand struct {
 	name string
 	help string
@@ -53,8 +52,7 @@ func describeWith(text func(*App) string) func(context.Context, *App, string, *[
 	}
 }
 
-// slashCommandList lists every slash command: the built-in ones, then the
-// custom commands and the skills whose names are not taken before them.
+// slashCommandList lists the built-in commands, then the custom commands and skills of names not yet taken.
 func (app *App) slashCommandList() []slashCommand {
 	var out []slashCommand
 	for _, c := range append(slashCommands(), app.customSlashCommands()...) {
@@ -73,9 +71,8 @@ func findSlashCommand(cmds []slashCommand, name string) *slashCommand {
 	return nil
 }
 
-// slashInput handles a line that starts with "/": a built-in command runs
-// and returns what to show; a custom command or a skill returns the
-// prompt to send. A name that is none of these is an error.
+// slashInput runs a built-in command, returning what to show, or returns a
+// custom command's or skill's prompt; an unknown name is an error.
 func (app *App) slashInput(ctx context.Context, input string, history *[]Message) (sp *slashPrompt, out string, quit bool, err error) {
 	name, args, _ := strings.Cut(strings.TrimPrefix(input, "/"), " ")
 	args = strings.TrimSpace(args)
@@ -141,8 +138,7 @@ func cmdInit(ctx context.Context, app *App, _ string, _ *[]Message) (string, boo
 	return fmt.Sprintf("Wrote AGENTS.md (%d lines). It is read at the next start.", strings.Count(content, "\n")), false, nil
 }
 
-// cmdPermissions shows the permission mode and rules, or switches the
-// mode when one is named.
+// cmdPermissions shows the permission mode and rules, or switches the mode.
 func cmdPermissions(_ context.Context, app *App, args string, _ *[]Message) (string, bool, error) {
 	if args != "" {
 		if err := app.Perms.SetMode(PermissionMode(args)); err != nil {
@@ -152,8 +148,7 @@ func cmdPermissions(_ context.Context, app *App, args string, _ *[]Message) (str
 	return app.Perms.Describe(), false, nil
 }
 
-// cmdCompact runs one context layer on the conversation now and says what
-// it saved.
+// cmdCompact runs one context layer now and says what it saved.
 func cmdCompact(layer string) func(context.Context, *App, string, *[]Message) (string, bool, error) {
 	return func(ctx context.Context, app *App, focus string, h *[]Message) (string, bool, error) {
 		msgs, c, err := app.Agent.Compact(ctx, *h, layer, focus)
@@ -168,8 +163,7 @@ func cmdCompact(layer string) func(context.Context, *App, string, *[]Message) (s
 	}
 }
 
-// cmdModel shows the model in use, or switches to the one named, with its
-// context limits.
+// cmdModel shows the model in use, or switches to the one named.
 func cmdModel(_ context.Context, app *App, args string, _ *[]Message) (string, bool, error) {
 	if args != "" {
 		model := resolveModelAlias(args)

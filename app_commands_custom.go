@@ -33,8 +33,7 @@ type CustomCommand struct {
 	Problem      string // why the file cannot be used; "" when it can
 }
 
-// slashPrompt is the prompt a custom command or a skill turns into, with
-// what it may do while it runs.
+// slashPrompt is the prompt a custom command or a skill turns into, with what it may do.
 type slashPrompt struct {
 	Prompt string
 	Grants []Rule  // calls these rules cover run without asking (deny rules still hold)
@@ -44,9 +43,7 @@ type slashPrompt struct {
 	Images []Block // image blocks sent after the prompt's text
 }
 
-// definitionDirs lists the folders searched for the definitions of a kind
-// ("commands" or "agents"), first match of a name winning: the project's,
-// then the user's.
+// definitionDirs lists the folders of "commands" or "agents", the project's before the user's.
 func definitionDirs(kind, home, userHome, workspace string) []string {
 	dirs := []string{filepath.Join(workspace, ".minicode", kind), filepath.Join(workspace, ".claude", kind)}
 	if home != "" {
@@ -58,8 +55,7 @@ func definitionDirs(kind, home, userHome, workspace string) []string {
 	return dirs
 }
 
-// LoadCustomCommands reads every command file of the folders. A file that
-// cannot be used is returned with Problem set, so that it can be listed.
+// LoadCustomCommands reads the command files of the folders, first of a name; a broken one has Problem set.
 func LoadCustomCommands(dirs []string) []*CustomCommand {
 	var cmds []*CustomCommand
 	seen := map[string]bool{}
@@ -101,8 +97,7 @@ func readCustomCommand(name, path string) *CustomCommand {
 	return c
 }
 
-// readDefinition reads a Markdown file with YAML front matter, which is
-// optional unless required is set.
+// readDefinition reads a Markdown file with front matter, optional unless required.
 func readDefinition(path string, required bool) (map[string]any, string, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -115,22 +110,11 @@ func readDefinition(path string, required bool) (map[string]any, string, error) 
 	if err != nil {
 		return nil, "", err
 	}
-	// An argument hint such as "[pr] [priority]" is not valid YAML, so
-	// it is taken as written.
-	var hint string
-	var kept []string
-	for _, line := range strings.Split(header, "\n") {
-		if v, ok := strings.CutPrefix(line, "argument-hint:"); ok {
-			hint = strings.Trim(strings.TrimSpace(v), `"'`)
-			continue
-		}
-		kept = append(kept, line)
-	}
-	// A key that cannot be read is left out; such files have no place to
-	// show the warning.
-	meta, _ := parseFrontMatter(strings.Join(kept, "\n"))
-	if hint != "" {
-		meta["argument-hint"] = hint
+	// An argument hint such as "[pr] [priority]" is not valid YAML: it is
+	// taken as written. A key that cannot be read is left out unseen.
+	meta, _ := parseFrontMatter(hintPattern.ReplaceAllString(header, ""))
+	if m := hintPattern.FindStringSubmatch(header); m != nil && m[1] != "" {
+		meta["argument-hint"] = m[1]
 	}
 	return meta, strings.TrimLeft(body, "\n"), nil
 }
@@ -152,15 +136,15 @@ func grantRules(entries []string) ([]Rule, error) {
 	return rules, nil
 }
 
-// Positional and inline-command patterns of a command body.
+// Patterns of a command body and of its argument hint.
 var (
 	argumentPattern = regexp.MustCompile(`\$([1-9])`)
 	shellPattern    = regexp.MustCompile("!`([^`\n]+)`")
 	filePattern     = regexp.MustCompile(`(?:^|\s)@([^\s@]+)`)
+	hintPattern     = regexp.MustCompile(`(?m)^argument-hint:[ \t]*["']?(.*?)["']?[ \t]*$`)
 )
 
-// expandBody fills a body's $ARGUMENTS and $1 … $9 with args. When the body
-// names no argument at all, non-empty args are appended to it.
+// expandBody fills a body's $ARGUMENTS and $1 … $9, or appends args when it names none.
 func expandBody(body, args string) string {
 	words := strings.Fields(args)
 	if !strings.Contains(body, "$ARGUMENTS") && !argumentPattern.MatchString(body) && args != "" {
@@ -175,10 +159,9 @@ func expandBody(body, args string) string {
 	})
 }
 
-// expandCommand turns a command and its arguments into the prompt: the
-// body filled in, each !`command` replaced by its output and each @file's
-// contents attached. Commands and reads go through the registry, so the
-// permission check (with the command's grants) and the hooks apply.
+// expandCommand turns a command into its prompt: the body filled in, each
+// !`command` replaced by its output and each @file attached, through the
+// registry so that permissions (with the command's grants) and hooks apply.
 func (app *App) expandCommand(ctx context.Context, c *CustomCommand, args string) (slashPrompt, error) {
 	if c.Problem != "" {
 		return slashPrompt{}, fmt.Errorf("/%s cannot be used: %s: %s", c.Name, c.Path, c.Problem)
@@ -227,9 +210,7 @@ func (app *App) runTool(ctx context.Context, name string, input any) ToolOutput 
 	return app.Registry.Execute(ctx, app.Env, Block{Type: BlockToolUse, ID: "command_" + name, Name: name, Input: raw})
 }
 
-// customSlashCommands lists the custom commands, then the skills, each
-// turning into its prompt when run; a skill's name taken by a custom
-// command is left out.
+// customSlashCommands lists the custom commands, then the skills of names not yet taken.
 func (app *App) customSlashCommands() []slashCommand {
 	var out []slashCommand
 	for _, c := range app.Commands {
@@ -251,9 +232,7 @@ func (app *App) customSlashCommands() []slashCommand {
 	return out
 }
 
-// skillPrompt is the prompt of a skill invoked as /name args: its
-// instructions, with $ARGUMENTS filled in, and its allowed-tools granted
-// (unless it is an untrusted project's).
+// skillPrompt is the prompt of /skill-name args, granting its allowed-tools unless the project is untrusted.
 func (app *App) skillPrompt(s *Skill, args string) (slashPrompt, error) {
 	fresh := readSkill(s.Dir, s.Source)
 	if fresh.Problem != "" {
@@ -284,8 +263,7 @@ func (app *App) runPrompt(ctx context.Context, history []Message, sp slashPrompt
 	return app.runTurnWithCleanup(ctx, history, sp.Prompt, sp.Images...)
 }
 
-// runForked runs a skill in a subagent: only what the user typed and the
-// subagent's answer join the conversation.
+// runForked runs a skill in a subagent; only the input and the answer join the conversation.
 func (app *App) runForked(ctx context.Context, history []Message, sp slashPrompt) TurnResult {
 	defer app.Perms.EndTurn()
 	out, err := app.Subagents.run(withToolUseID(ctx, "fork_"+newSessionID()), "general-purpose", sp.Prompt)

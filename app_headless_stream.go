@@ -35,9 +35,7 @@ type initServer struct {
 	Status string `json:"status"`
 }
 
-// messageRecord is an assistant, user or stream_event line of
-// stream-json: a message, or one streamed piece of a reply as the Messages
-// API's event (--include-partial-messages).
+// messageRecord is an assistant, user or stream_event line of stream-json.
 type messageRecord struct {
 	Type            string         `json:"type"`
 	Message         any            `json:"message,omitempty"`
@@ -150,9 +148,8 @@ func parentOf(e Event) *string {
 	return &e.ParentToolUseID
 }
 
-// partialBlocks turns streamed deltas into the Messages API's events: a
-// reply opens with message_start, each run of one kind of delta is a
-// content block, and the reply closes with message_stop.
+// partialBlocks turns streamed deltas into the Messages API's events, one
+// content block per run of one kind of delta.
 type partialBlocks struct {
 	emit  func(map[string]any)
 	index int
@@ -192,8 +189,7 @@ func (p *partialBlocks) closeBlock() {
 	}
 }
 
-// meteredProvider wraps the model to learn each reply's model, stop
-// reason and usage, and the time spent waiting for the API.
+// meteredProvider wraps the model to learn each reply's model, stop reason, usage and API time.
 type meteredProvider struct {
 	Provider
 	onReply func(done bool) // called as a reply starts and ends; may be nil
@@ -247,8 +243,7 @@ func (m *meteredProvider) Stream(ctx context.Context, req ModelRequest, onDelta 
 	return resp, err
 }
 
-// useModel makes model answer from the next request on; "" goes back to
-// the requests' own model.
+// useModel makes model answer from the next request on ("" for the requests' own).
 func (m *meteredProvider) useModel(model string) {
 	m.mu.Lock()
 	m.model = model
@@ -262,16 +257,14 @@ func (m *meteredProvider) reset() {
 	m.apiTime, m.usage, m.last = 0, map[string]Usage{}, replyInfo{}
 }
 
-// totals returns the time spent in the API, the usage by model and the
-// latest reply since the last reset.
+// totals returns the API time, usage by model and latest reply since the last reset.
 func (m *meteredProvider) totals() (time.Duration, map[string]Usage, replyInfo) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.apiTime, maps.Clone(m.usage), m.last
 }
 
-// streamInputPrompt returns the prompt of one input line: its text
-// blocks joined by newlines (other kinds replaced by a note) and its images.
+// streamInputPrompt returns the prompt of one input line: its text blocks and images.
 func streamInputPrompt(line string) (slashPrompt, error) {
 	var in struct {
 		Type    string `json:"type"`

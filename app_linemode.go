@@ -10,10 +10,9 @@ import (
 	"strings"
 )
 
-// runLineMode reads tasks line by line and prints the answers without
-// terminal escapes, when stdin is not a terminal. A line ending in a
-// backslash goes on; "/" starts a command. Ctrl-C cancels the turn; twice
-// at the prompt, the end of input or /exit end the session.
+// runLineMode reads tasks (a line ending in a backslash goes on; "/"
+// starts a command) and prints answers without terminal escapes. Ctrl-C
+// cancels the turn; twice at the prompt, the end of input or /exit end it.
 func (app *App) runLineMode(ctx context.Context, interrupts <-chan os.Signal) error {
 	fmt.Fprintln(app.stdout, app.banner())
 	r := &lineRenderer{w: app.stdout, usage: app.Agent.ContextUsage}
@@ -41,26 +40,21 @@ func (app *App) runLineMode(ctx context.Context, interrupts <-chan os.Signal) er
 		if err := inputs.Add(input); err != nil {
 			fmt.Fprintf(app.stdout, "! %v\n", err)
 		}
-		prompt := slashPrompt{Prompt: input}
+		prompt := &slashPrompt{Prompt: input}
 		if strings.HasPrefix(input, "/") {
-			var sp *slashPrompt
 			var quit bool
-			interrupted := withInterrupts(ctx, interrupts, func(ctx context.Context) { sp, quit = app.lineCommand(ctx, input, &history) })
-			switch {
-			case quit:
+			interrupted := withInterrupts(ctx, interrupts, func(ctx context.Context) { prompt, quit = app.lineCommand(ctx, input, &history) })
+			if quit {
 				return nil
-			case interrupted:
+			} else if interrupted {
 				fmt.Fprintln(app.stdout, "interrupted")
-				continue
-			case sp == nil:
+			}
+			if interrupted || prompt == nil {
 				continue
 			}
-			prompt = *sp
 		}
 		var res TurnResult
-		withInterrupts(ctx, interrupts, func(ctx context.Context) {
-			res = app.runPrompt(ctx, history, prompt)
-		})
+		withInterrupts(ctx, interrupts, func(ctx context.Context) { res = app.runPrompt(ctx, history, *prompt) })
 		history = res.Messages
 		r.endTurn(res)
 		fmt.Fprintf(app.stdout, "(context: %s)\n", app.Agent.ContextUsage())
@@ -70,9 +64,8 @@ func (app *App) runLineMode(ctx context.Context, interrupts <-chan os.Signal) er
 	}
 }
 
-// lineCommand runs a slash command, prints what it says and records what
-// it changed; it returns a custom command's or skill's prompt, and whether
-// the session ends.
+// lineCommand runs a slash command and prints what it says; it returns a
+// custom command's or skill's prompt, and whether the session ends.
 func (app *App) lineCommand(ctx context.Context, input string, history *[]Message) (sp *slashPrompt, quit bool) {
 	sp, out, quit, err := app.slashInput(ctx, input, history)
 	if err != nil {
@@ -85,8 +78,8 @@ func (app *App) lineCommand(ctx context.Context, input string, history *[]Messag
 	return sp, quit
 }
 
-// prompt reads the next input. A Ctrl-C at the prompt asks for a second
-// one, which ends the session like the end of input (io.EOF).
+// prompt reads the next input; a second Ctrl-C in a row ends the session
+// like the end of input (io.EOF).
 func (app *App) prompt(ctx context.Context, interrupts <-chan os.Signal) (string, error) {
 	armed := false
 	for {
@@ -129,8 +122,7 @@ func withInterrupts(ctx context.Context, interrupts <-chan os.Signal, fn func(co
 	return <-interrupted
 }
 
-// readInput reads one input, joining lines that end in a backslash. It
-// returns io.EOF when the input has ended.
+// readInput reads one input, joining lines that end in a backslash.
 func readInput(ctx context.Context, in *LineReader) (string, error) {
 	var lines []string
 	for {
@@ -171,8 +163,7 @@ type lineRenderer struct {
 	usage    func() ContextUsage
 }
 
-// event prints one loop event. Of a subagent's events only its tool
-// calls are shown, indented under the task call.
+// event prints one loop event; of a subagent's, only its tool calls.
 func (r *lineRenderer) event(e Event) {
 	if e.ParentToolUseID != "" {
 		if e.Kind == EventToolStart {
@@ -196,17 +187,13 @@ func (r *lineRenderer) event(e Event) {
 		r.newline()
 		fmt.Fprintf(r.w, "→ %s %s\n", e.Call.Name, compactJSON(e.Call.Input, 200))
 	case EventToolEnd:
-		mark := "ok"
-		if e.Result.IsError {
-			mark = "error"
-		}
-		fmt.Fprintf(r.w, "  %s: %s\n", mark, firstLine(e.Result.Content, 200))
+		fmt.Fprintf(r.w, "  %s: %s\n", map[bool]string{false: "ok", true: "error"}[e.Result.IsError], firstLine(e.Result.Content, 200))
 	case EventNotice:
 		r.newline()
 		fmt.Fprintf(r.w, "! %s\n", e.Text)
 	case EventCompact:
-		if e.Compaction.Trigger == "manual" {
-			return // the command says what it did
+		if e.Compaction.Trigger == "manual" { // the command says what it did
+			return
 		}
 		r.newline()
 		fmt.Fprintf(r.w, "· %s (context now %s)\n", e.Text, r.usage())
@@ -217,10 +204,9 @@ func (r *lineRenderer) event(e Event) {
 func (r *lineRenderer) endTurn(res TurnResult) {
 	r.newline()
 	r.streamed = false
-	switch res.End {
-	case EndError:
-		fmt.Fprintf(r.w, "(the turn ended with an error; you can try again)\n")
-	case EndCancelled:
+	if res.End == EndError {
+		fmt.Fprintln(r.w, "(the turn ended with an error; you can try again)")
+	} else if res.End == EndCancelled {
 		fmt.Fprintln(r.w, "interrupted")
 	}
 }

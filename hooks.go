@@ -65,8 +65,7 @@ type HookMatcher struct {
 	re     *regexp.Regexp // the compiled matcher; nil matches everything
 }
 
-// HookCommand is one hook: a command run with bash -c in the workspace,
-// or a function of the program driving minicode (app_sdk.go).
+// HookCommand is one hook: a bash command, or a function of the program driving minicode.
 type HookCommand struct {
 	Type    string  `json:"type"`
 	Command string  `json:"command"`
@@ -139,8 +138,7 @@ func (m *HookMatcher) compile() error {
 	return nil
 }
 
-// appendUnknown adds to list the keys of an object that no field of the
-// struct type t takes, each named after the object's field path.
+// appendUnknown adds the keys of object that the struct type t lacks, as path.key.
 func appendUnknown(list []string, path string, object map[string]json.RawMessage, t reflect.Type) []string {
 	for _, k := range unknownKeys(object, t) {
 		list = append(list, path+"."+k)
@@ -160,8 +158,7 @@ func (hs HookSettings) merge(over HookSettings) HookSettings {
 	return out
 }
 
-// HookInput is the JSON a hook reads on stdin, without the fields of
-// other events.
+// HookInput is the JSON a hook reads on stdin.
 type HookInput struct {
 	SessionID          string          `json:"session_id"`
 	TranscriptPath     string          `json:"transcript_path"`
@@ -355,8 +352,7 @@ func (h *Hooks) readReply(event HookEvent, c HookCommand, out string) HookVerdic
 	return v
 }
 
-// cappedBuffer keeps the first max bytes written to it, so that a hook
-// printing without end cannot fill the memory.
+// cappedBuffer keeps the first max bytes written, so an endless hook cannot fill the memory.
 type cappedBuffer struct {
 	buf []byte
 	max int

@@ -8,15 +8,12 @@ import (
 	"strings"
 )
 
-// beforeTool runs the PreToolUse hooks of a call. Claude Code's hooks read
-// file paths as tool_input.file_path, so a path input is offered under that
-// name too.
+// beforeTool runs the PreToolUse hooks of a call.
 func (h *Hooks) beforeTool(ctx context.Context, call Block) HookVerdict {
 	return h.Run(ctx, HookInput{HookEventName: HookPreToolUse, ToolName: call.Name, ToolUseID: call.ID, ToolInput: hookToolInput(call.Input)})
 }
 
-// afterTool runs the PostToolUse hooks of a call. What a blocking hook
-// says, or the context it adds, is appended to the result for the model.
+// afterTool runs the PostToolUse hooks of a call, appending what they say to the result.
 func (h *Hooks) afterTool(ctx context.Context, call Block, out ToolOutput) ToolOutput {
 	if h == nil || len(h.Config[HookPostToolUse]) == 0 {
 		return out
@@ -36,7 +33,7 @@ func (h *Hooks) afterTool(ctx context.Context, call Block, out ToolOutput) ToolO
 	return out
 }
 
-// hookToolInput adds file_path next to path in a tool input.
+// hookToolInput adds file_path next to path in a tool input, the name Claude Code's hooks read.
 func hookToolInput(raw json.RawMessage) json.RawMessage {
 	var fields map[string]any
 	if json.Unmarshal(raw, &fields) != nil {
@@ -51,19 +48,13 @@ func hookToolInput(raw json.RawMessage) json.RawMessage {
 	return raw
 }
 
-// PreCompact runs the PreCompact hooks before the model summarises the
-// conversation (the compact and collapse layers); trigger is "manual"
-// (/compact, /collapse) or "auto". Compaction goes ahead whatever they
-// answer; their errors are shown.
+// PreCompact runs the PreCompact hooks before a summary; trigger is "manual" or "auto".
 func (h *Hooks) PreCompact(ctx context.Context, trigger, instructions string) {
 	h.Run(ctx, HookInput{HookEventName: HookPreCompact, Trigger: trigger, CustomInstructions: instructions})
 }
 
-// hookAdjusted applies a PreToolUse hook's permission answer to what the
-// permission check decided. It can only tighten the rules: a deny stays a
-// deny; "allow" settles an ordinary question but not one that an ask rule,
-// a destructive command or a protected file forces; "ask" turns an allowed
-// call into a question.
+// hookAdjusted applies a PreToolUse hook's answer to the permission check's:
+// a deny stays, "allow" settles only a question nothing forces, "ask" asks.
 func hookAdjusted(d Decision, hookDecision string) Decision {
 	switch {
 	case hookDecision == "allow" && d.Verdict == VerdictAsk && !d.Strict:

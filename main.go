@@ -10,13 +10,11 @@
 //	minicode skills list|add|remove ...
 //	minicode trust [--revoke] [DIR]
 //
-// With no API key configured, minicode runs its offline demo model, which
-// understands a few plain requests ("list files", "read main.go", "help")
-// and answers through the real agent loop, with real tools.
+// With no API key, minicode runs its offline demo model, which understands
+// a few plain requests ("list files", "help") through the real agent loop.
 //
-// "minicode --help" lists the flags. Claude Code's names work too
-// (--allowedTools, --output-format stream-json, --resume, ...);
-// "--flag=value" is accepted and list flags may be repeated.
+// "minicode --help" lists the flags; Claude Code's names work too
+// (--allowedTools, --output-format stream-json, --resume, ...).
 //
 // Environment: ANTHROPIC_API_KEY, ANTHROPIC_AUTH_TOKEN, ANTHROPIC_BASE_URL,
 // ANTHROPIC_MODEL, ANTHROPIC_CUSTOM_HEADERS, ANTHROPIC_SMALL_FAST_MODEL,
@@ -26,20 +24,17 @@
 //
 // Every session is saved as it happens in
 // ~/.minicode/projects/<workspace>/<session-id>.jsonl; -c or --resume
-// continues one. In line mode, Ctrl-C stops the running turn, and twice at
-// the prompt ends minicode.
+// continues one. In line mode, Ctrl-C stops the turn; twice, minicode.
 //
 // Settings are read from ~/.claude/settings.json, ~/.minicode/settings.json,
 // the project's .claude/settings.json, .minicode/settings.json and
-// .claude/settings.local.json, then --settings; flags and environment win
-// over all. A settings file with a mistake stops minicode with the file,
-// line and field named; keys minicode does not use are listed in a notice.
+// .claude/settings.local.json, then --settings; flags and environment win.
+// A mistake stops minicode with the file, line and field named.
 //
-// Workspace trust: the parts of a project that run code or widen what the
-// model may do (stdio servers in .mcp.json, allow rules, hooks, env, a
-// wider sandbox or mode, skills' allowed-tools) take effect only once the
-// workspace is trusted: the first interactive start asks; "minicode trust
-// [DIR]" trusts without asking and "minicode trust --revoke" takes it back.
+// The parts of a project that run code or widen what the model may do
+// (stdio servers in .mcp.json, allow rules, hooks, env, ...) take effect
+// only in a trusted workspace: the first interactive start asks, and
+// "minicode trust [--revoke] [DIR]" decides without asking.
 //
 // Exit codes: 0 success (the model answered, even if some calls were
 // denied); 1 the task failed (model error, max turns); 2 usage error; 130
