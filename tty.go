@@ -34,8 +34,8 @@ type tui struct {
 	quit   chan struct{} // closed when the user leaves
 	exit   func()        // ends the session: closes quit, once
 
-	size    func() (width, height int) // the terminal's size now; nil keeps it fixed
-	restore func()                     // puts the terminal's modes back; nil in tests
+	size    func() (width, height int) // the terminal's size now
+	restore func()                     // puts the terminal's modes back
 	history []Message                  // the conversation, owned by the main loop
 	asking  sync.Mutex                 // held while a permission question waits
 	answer  strings.Reader             // what a question's reader has not read yet
@@ -109,12 +109,12 @@ func terminalSize(fd int) (width, height int) {
 	return int(ws.cols), int(ws.rows)
 }
 
-// newTUI builds the UI for app, drawing on out at the given size.
+// newTUI builds the UI for app, drawing on out at a fixed size.
 func newTUI(app *App, out io.Writer, width, height int) *tui {
-	color := app.getenv("NO_COLOR") == "" && app.getenv("TERM") != "dumb"
-	u := &tui{app: app, out: out, width: width, height: height, inputs: make(chan string, 64), quit: make(chan struct{})}
+	u := &tui{app: app, out: out, width: width, height: height, inputs: make(chan string, 64), quit: make(chan struct{}), restore: func() {}}
 	u.exit = sync.OnceFunc(func() { close(u.quit) })
-	u.tr = transcript{out: &u.scroll, color: color}
+	u.size = func() (int, int) { return width, height }
+	u.tr = transcript{out: &u.scroll, color: app.getenv("NO_COLOR") == "" && app.getenv("TERM") != "dumb"}
 	u.hist, u.editor.history = openHistory(app.Home, app.Workspace)
 	u.editor.reset()
 	return u
@@ -127,8 +127,7 @@ func (app *App) runTUI(ctx context.Context, in, out *os.File) error {
 		return fmt.Errorf("setting up the terminal: %w", err)
 	}
 	defer restore()
-	width, height := terminalSize(int(out.Fd()))
-	u := newTUI(app, out, width, height)
+	u := newTUI(app, out, 0, 0) // the first frame reads the size
 	u.size = func() (int, int) { return terminalSize(int(out.Fd())) }
 	u.restore = restore
 	app.asker = u
@@ -154,15 +153,14 @@ func (app *App) runTUI(ctx context.Context, in, out *os.File) error {
 
 // writeTo sends what minicode prints on stdout and stderr to w until the returned function is called.
 func (app *App) writeTo(w io.Writer) (restore func()) {
-	sw, stderr := app.stdout, app.stderr
+	sw := app.stdout
 	sw.mu.Lock()
 	defer sw.mu.Unlock()
-	stdout := sw.w
+	stdout, stderr := sw.w, app.stderr
 	sw.w, app.stderr = w, w
 	return func() {
-		sw.mu.Lock()
-		defer sw.mu.Unlock()
-		sw.w, app.stderr = stdout, stderr
+		app.writeTo(stdout)
+		app.stderr = stderr
 	}
 }
 
@@ -306,11 +304,9 @@ func (u *tui) event(e Event) {
 
 // draw prints the finished lines and redraws the live region at the terminal's size now (SIGWINCH may be late).
 func (u *tui) draw() {
-	if u.size != nil {
-		if w, h := u.size(); w != u.width || h != u.height {
-			u.screen.resized(w)
-			u.width, u.height = w, h
-		}
+	if w, h := u.size(); w != u.width || h != u.height {
+		u.screen.resized(w)
+		u.width, u.height = w, h
 	}
 	u.out.Write(u.screen.render(u.scroll.String(), u.frame(time.Now())))
 	u.scroll.Reset()
@@ -320,9 +316,7 @@ func (u *tui) draw() {
 // restoreOnPanic, deferred first in each UI goroutine, puts the terminal back before a panic ends the program.
 func (u *tui) restoreOnPanic() {
 	if p := recover(); p != nil {
-		if u.restore != nil {
-			u.restore()
-		}
+		u.restore()
 		panic(p)
 	}
 }

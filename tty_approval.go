@@ -8,8 +8,8 @@ import (
 	"time"
 )
 
-// Ask prints a permission question and its diff and waits, until ctx ends, for the answer picked in a
-// menu in the live region; parallel questions wait their turn.
+// Ask prints a permission question and its diff, waits until ctx ends for the answer picked in a menu
+// in the live region, and notes what was answered; parallel questions wait their turn.
 func (u *tui) Ask(ctx context.Context, p Prompt) (Answer, error) {
 	u.asking.Lock()
 	defer u.asking.Unlock()
@@ -21,22 +21,30 @@ func (u *tui) Ask(ctx context.Context, p Prompt) (Answer, error) {
 	u.activity, u.activityAt = "waiting for approval", time.Now()
 	u.draw()
 	u.mu.Unlock()
-	var err error
 	select {
 	case <-d.done:
 	case <-ctx.Done():
-		err = fmt.Errorf("waiting for an answer: %w", ctx.Err())
 	}
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	u.dialog = nil
 	u.activity, u.activityAt = activity, time.Now()
 	defer u.draw()
-	if err != nil {
-		return Answer{}, err
+	if ctx.Err() != nil {
+		return Answer{}, fmt.Errorf("waiting for an answer: %w", ctx.Err())
 	}
-	u.tr.println(u.tr.style(ansiDim, "  → "+d.describe()))
-	return d.answer, nil
+	said, a := string(d.answer.Choice), d.answer
+	if i := slices.IndexFunc(p.Choices, func(c Choice) bool { return c.ID == a.Choice }); i >= 0 {
+		said = p.Choices[i].Label
+	}
+	if a.SaveTo != "" {
+		said += " (saved: " + string(a.SaveTo) + ")"
+	}
+	if a.Guidance != "" {
+		said += ": " + visibleControls(a.Guidance)
+	}
+	u.tr.println(u.tr.style(ansiDim, "  → "+said))
+	return a, nil
 }
 
 // approvalDialog is the menu of one permission question; once answer.Choice is set, it asks the follow-up
@@ -123,22 +131,6 @@ func (d *approvalDialog) pick(c Choice) (answered bool) {
 		d.answer.SaveTo = targets[0].Target
 	}
 	return len(targets) <= 1
-}
-
-// describe says in a few words what was answered.
-func (d *approvalDialog) describe() string {
-	a := d.answer
-	text := string(a.Choice)
-	if i := slices.IndexFunc(d.prompt.Choices, func(c Choice) bool { return c.ID == a.Choice }); i >= 0 {
-		text = d.prompt.Choices[i].Label
-	}
-	if a.SaveTo != "" {
-		text += " (saved: " + string(a.SaveTo) + ")"
-	}
-	if a.Guidance != "" {
-		text += ": " + visibleControls(a.Guidance)
-	}
-	return text
 }
 
 // lines draws the dialog, and where the cursor goes (row < 0: hidden).

@@ -68,10 +68,7 @@ func completionsFor(head, word string, app *App) []completion {
 // fileCompletions lists as @mentions the workspace's files and folders whose path starts with partial.
 func fileCompletions(workspace, partial string) []completion {
 	dir, base := path.Split(partial)
-	entries, err := os.ReadDir(filepath.Join(workspace, filepath.FromSlash(dir)))
-	if err != nil {
-		return nil
-	}
+	entries, _ := os.ReadDir(filepath.Join(workspace, filepath.FromSlash(dir)))
 	var out []completion
 	for _, e := range entries {
 		name := e.Name()
@@ -148,8 +145,7 @@ const maxAttachment = 256 * 1024
 
 // attachMentions appends to input each file it mentions with @path, noting in the transcript what it attached.
 func attachMentions(input, workspace string, tr *transcript) string {
-	var b strings.Builder
-	b.WriteString(input)
+	out := input
 	for _, m := range mentionPattern.FindAllStringSubmatch(input, -1) {
 		name, abs := m[1], filepath.Join(workspace, m[1])
 		if filepath.IsAbs(name) {
@@ -168,8 +164,8 @@ func attachMentions(input, workspace string, tr *transcript) string {
 			tr.println(tr.style(ansiYellow, "! "+err.Error()))
 			continue
 		}
-		fmt.Fprintf(&b, "\n\n<file path=%q>\n%s\n</file>", name, strings.TrimSuffix(string(data), "\n"))
+		out += fmt.Sprintf("\n\n<file path=%q>\n%s\n</file>", name, strings.TrimSuffix(string(data), "\n"))
 		tr.println(tr.style(ansiDim, fmt.Sprintf("  attached %s (%d lines)", name, strings.Count(string(data), "\n"))))
 	}
-	return b.String()
+	return out
 }

@@ -38,8 +38,7 @@ func decodeKey(buf []byte) (k key, n int) {
 		if end < 0 {
 			return key{}, 0
 		}
-		text := strings.ReplaceAll(string(buf[len(pasteStart):end]), "\r\n", "\n")
-		return key{"paste", strings.ReplaceAll(text, "\r", "\n")}, end + len(pasteEnd)
+		return key{"paste", strings.NewReplacer("\r\n", "\n", "\r", "\n").Replace(string(buf[len(pasteStart):end]))}, end + len(pasteEnd)
 	case s == "\x1b":
 		return key{name: "esc"}, 1
 	case strings.HasPrefix(pasteStart, s):
@@ -93,9 +92,7 @@ func (u *tui) readKeys(in *os.File) {
 
 // handleKey applies a key to the approval dialog when one is open, else to the input, its menu or the turn.
 func (u *tui) handleKey(k key) {
-	if k.name != "ctrl-c" {
-		u.hint = ""
-	}
+	u.hint = ""
 	switch {
 	case k.name == "ctrl-c":
 		u.interrupt()
@@ -123,16 +120,15 @@ func (u *tui) handleKey(k key) {
 
 // interrupt is Ctrl-C: it cancels what runs, or clears the input, or, twice at an empty prompt, quits.
 func (u *tui) interrupt() {
-	now := time.Now()
 	switch {
 	case u.cancel != nil:
 		u.cancel()
 	case len(u.editor.buf) > 0:
 		u.editor.reset()
-	case now.Sub(u.armedAt) < exitArmTimeout:
+	case time.Since(u.armedAt) < exitArmTimeout:
 		u.exit()
 	default:
-		u.armedAt, u.hint = now, exitHint
+		u.armedAt, u.hint = time.Now(), exitHint
 	}
 }
 

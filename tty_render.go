@@ -26,8 +26,8 @@ type frame struct {
 
 // liveScreen draws the live region below the finished text, so a redraw costs the region's size only.
 type liveScreen struct {
-	cursorRow int   // the row of the region the terminal's cursor is on
-	widths    []int // display widths of the lines last drawn
+	cursorRow int      // the row of the region the terminal's cursor is on
+	lines     []string // the lines last drawn
 }
 
 // render returns the bytes that print text (lines ending in "\n") and then draw f over the last frame.
@@ -38,11 +38,7 @@ func (s *liveScreen) render(text string, f frame) []byte {
 		fmt.Fprintf(&b, "\x1b[%dA", s.cursorRow)
 	}
 	b.WriteString("\r\x1b[J" + strings.ReplaceAll(text, "\n", "\r\n") + strings.Join(f.lines, "\r\n"))
-	s.widths = s.widths[:0]
-	for _, line := range f.lines {
-		s.widths = append(s.widths, displayWidth(line))
-	}
-	s.cursorRow = len(f.lines) - 1
+	s.lines, s.cursorRow = f.lines, len(f.lines)-1
 	if f.row >= 0 {
 		if up := s.cursorRow - f.row; up > 0 {
 			fmt.Fprintf(&b, "\x1b[%dA", up)
@@ -60,8 +56,8 @@ func (s *liveScreen) render(text string, f frame) []byte {
 // resized recounts the rows above the cursor in the lines last drawn, as a new width re-wraps them.
 func (s *liveScreen) resized(width int) {
 	rows := 0
-	for _, w := range s.widths[:min(s.cursorRow, len(s.widths))] {
-		rows += max(1, (w+width-1)/width)
+	for _, line := range s.lines[:min(s.cursorRow, len(s.lines))] {
+		rows += max(1, (displayWidth(line)+width-1)/width)
 	}
 	s.cursorRow = rows
 }
