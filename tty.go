@@ -153,11 +153,10 @@ func (app *App) runTUI(ctx context.Context, in, out *os.File) error {
 
 // writeTo sends what minicode prints on stdout and stderr to w until the returned function is called.
 func (app *App) writeTo(w io.Writer) (restore func()) {
-	sw := app.stdout
-	sw.mu.Lock()
-	defer sw.mu.Unlock()
-	stdout, stderr := sw.w, app.stderr
-	sw.w, app.stderr = w, w
+	app.stdout.mu.Lock()
+	defer app.stdout.mu.Unlock()
+	stdout, stderr := app.stdout.w, app.stderr
+	app.stdout.w, app.stderr = w, w
 	return func() {
 		app.writeTo(stdout)
 		app.stderr = stderr
