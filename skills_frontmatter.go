@@ -1,18 +1,22 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 )
 
-// Front matter is the YAML between a first line "---" and the next "---"
-// of SKILL.md, agent and command files: "key: value" with plain or quoted
-// values, [flow] and "- block" lists, | and > blocks, and one level of
-// maps. Values are strings, []any of strings, map[string]any or nil;
-// anything else leaves its key out with a warning naming the line.
+// Front matter is the YAML between a first line "---" and the next "---" of
+// SKILL.md, agent and command files. minicode reads the part of YAML such
+// files use: "key: value" with plain or quoted values, | and > blocks,
+// [a, b] and "- item" lists, and one level of maps, giving strings, []any,
+// map[string]any or nil; a key it cannot read is left out with a warning
+// naming its line.
 
 // splitFrontMatter separates the front matter from the body of a Markdown
 // file, accepting a byte order mark and Windows line endings; both parts
@@ -38,32 +42,28 @@ func splitFrontMatter(data []byte) (header, body string, err error) {
 // parseFrontMatter reads a header split off by splitFrontMatter; a key it
 // cannot read is left out, with a warning naming its line.
 func parseFrontMatter(header string) (map[string]any, []string) {
-	below := func(line string) bool { // a line that belongs to the key above
-		return line == "" || line[0] == ' ' || line[0] == '\t' || line[0] == '#' || line == "-" || strings.HasPrefix(line, "- ")
+	below := func(line string) bool { // blank, indented, a comment or a list item: part of the key above
+		return line == "" || strings.IndexByte(" \t#", line[0]) >= 0 || line == "-" || strings.HasPrefix(line, "- ")
 	}
 	meta, warnings := map[string]any{}, []string(nil)
 	lines := strings.Split(strings.TrimSuffix(header, "\n"), "\n")
-	for i := 0; i < len(lines); i++ {
+	for i, end := 0, 0; i < len(lines); i = end {
+		for end = i + 1; end < len(lines) && below(lines[end]); end++ {
+		}
 		if below(lines[i]) {
 			continue // comments, and indented lines with no key above
 		}
-		at := i + 2
+		more := slices.DeleteFunc(slices.Clone(lines[i+1:end]), func(l string) bool { return strings.HasPrefix(l, "#") })
 		key, value, ok := splitKey(lines[i])
-		var more []string
-		for ; i+1 < len(lines) && below(lines[i+1]); i++ {
-			if !strings.HasPrefix(lines[i+1], "#") {
-				more = append(more, lines[i+1])
-			}
-		}
 		v, err := parseValue(value, more)
 		_, dup := meta[key]
 		switch {
 		case !ok:
-			warnings = append(warnings, fmt.Sprintf(`front matter line %d: expected "key: value"; the line is left out`, at))
+			warnings = append(warnings, fmt.Sprintf(`front matter line %d: expected "key: value"; the line is left out`, i+2))
 		case err != nil:
-			warnings = append(warnings, fmt.Sprintf("front matter line %d: %s: %v; the key is left out", at, key, err))
+			warnings = append(warnings, fmt.Sprintf("front matter line %d: %s: %v; the key is left out", i+2, key, err))
 		case dup:
-			warnings = append(warnings, fmt.Sprintf("front matter line %d: %s appears twice; the first value is kept", at, key))
+			warnings = append(warnings, fmt.Sprintf("front matter line %d: %s appears twice; the first value is kept", i+2, key))
 		default:
 			meta[key] = v
 		}
@@ -79,9 +79,10 @@ func parseValue(v string, more []string) (any, error) {
 	case v[0] == '|' || v[0] == '>':
 		return blockScalar(v, more)
 	case v[0] == '[':
-		return flowList(strings.Join(append([]string{v}, more...), " "))
+		return flowList(foldPlain(append([]string{v}, more...))[1:])
 	}
-	return scalar(foldPlain(append([]string{v}, more...)))
+	s, _, err := scalar(foldPlain(append([]string{v}, more...)), "")
+	return s, err
 }
 
 // splitKey splits "key: value"; the key may be quoted.
@@ -98,33 +99,34 @@ func splitKey(line string) (key, value string, ok bool) {
 // nestedValue reads the lines below a key without a value: a block list,
 // one level of map, plain text, or nothing (nil).
 func nestedValue(lines []string) (any, error) {
-	var items []string
+	var list []any
+	m, indent := map[string]any{}, -1
 	for _, l := range lines {
-		if t := strings.TrimSpace(l); t != "" && t[0] != '#' {
-			items = append(items, l)
-		}
-	}
-	if len(items) == 0 {
-		return nil, nil
-	}
-	_, isList := listItem(items[0])
-	if _, _, isMap := splitKey(strings.TrimSpace(items[0])); !isMap && !isList {
-		return scalar(foldPlain(lines))
-	}
-	list, m := []any{}, map[string]any{}
-	for _, l := range items {
-		item, isItem := listItem(l)
-		key, value, isKey := splitKey(strings.TrimSpace(l))
+		t := strings.TrimSpace(l)
+		item, isItem := strings.CutPrefix(t+" ", "- ")
+		key, value, isKey := splitKey(t)
 		var err error
 		switch {
-		case leadingSpaces(l) != leadingSpaces(items[0]):
+		case t == "" || t[0] == '#':
+			continue
+		case indent < 0 && !isItem && !isKey:
+			s, _, err := scalar(foldPlain(lines), "")
+			return s, err
+		case indent < 0:
+			indent = leadingSpaces(l)
+			if isItem {
+				list = []any{}
+			}
+		}
+		switch {
+		case leadingSpaces(l) != indent:
 			return nil, errors.New("nesting deeper than one level is not supported")
-		case isItem != isList:
+		case isItem != (list != nil):
 			return nil, errors.New("a list and a map are mixed")
-		case isList && strings.Contains(item+" ", ": "):
+		case isItem && strings.Contains(item, ": "):
 			return nil, errors.New("a list of maps is not supported")
-		case isList:
-			item, err = scalar(item)
+		case isItem:
+			item, _, err = scalar(item, "")
 			list = append(list, item)
 		case !isKey:
 			return nil, errors.New(`expected "key: value"`)
@@ -135,16 +137,13 @@ func nestedValue(lines []string) (any, error) {
 			return nil, err
 		}
 	}
-	if isList {
+	switch {
+	case indent < 0:
+		return nil, nil
+	case list != nil:
 		return list, nil
 	}
 	return m, nil
-}
-
-// listItem returns the text of a block list item "- text".
-func listItem(line string) (string, bool) {
-	item, ok := strings.CutPrefix(strings.TrimSpace(line)+" ", "- ")
-	return strings.TrimSpace(item), ok
 }
 
 // leadingSpaces counts the spaces that indent a line.
@@ -152,29 +151,26 @@ func leadingSpaces(line string) int {
 	return len(line) - len(strings.TrimLeft(line, " "))
 }
 
+// blockHeader matches the header of a block: | or >, then an optional
+// chomping indicator and indentation digit in either order.
+var blockHeader = regexp.MustCompile(`^[|>]([-+]?[1-9]?|[1-9][-+])$`)
+
 // blockScalar reads a literal (|) or folded (>) block: a header with an
 // optional chomping indicator (- strips the final line break, + keeps the
 // trailing blank lines) and indentation digit, then the lines below.
 func blockScalar(header string, lines []string) (string, error) {
-	chomp, indent := byte(0), 0
-	for _, c := range []byte(stripComment(header[1:])) {
-		switch {
-		case (c == '-' || c == '+') && chomp == 0:
-			chomp = c
-		case c >= '1' && c <= '9' && indent == 0:
-			indent = int(c - '0')
-		default:
-			return "", fmt.Errorf("bad block header %q", header)
-		}
+	flags, _, _ := strings.Cut(header, " #")
+	if flags = strings.TrimSpace(flags); !blockHeader.MatchString(flags) {
+		return "", fmt.Errorf("bad block header %q", header)
 	}
+	chomp := strings.Trim(flags[1:], "123456789")
+	indent, _ := strconv.Atoi(strings.Trim(flags[1:], "+-"))
 	body := make([]string, len(lines))
 	for i, l := range lines {
 		if strings.TrimSpace(l) == "" {
 			continue
 		}
-		if indent == 0 {
-			indent = leadingSpaces(l)
-		}
+		indent = cmp.Or(indent, leadingSpaces(l))
 		if leadingSpaces(l) < indent {
 			return "", errors.New("a line of the block is indented less than its first")
 		}
@@ -184,39 +180,38 @@ func blockScalar(header string, lines []string) (string, error) {
 	if header[0] == '>' {
 		text = foldLines(body)
 	}
-	content := strings.TrimRight(text, "\n")
-	switch {
-	case chomp == '-' || content == "":
+	switch content := strings.TrimRight(text, "\n"); {
+	case chomp == "-" || content == "":
 		return content, nil
-	case chomp == '+':
-		return content + "\n" + strings.Repeat("\n", len(text)-len(content)), nil
+	case chomp == "+":
+		return text + "\n", nil
+	default:
+		return content + "\n", nil
 	}
-	return content + "\n", nil
 }
 
-// foldLines joins the lines of a folded block: neighbouring lines with a
-// space, a blank line as a line break; more-indented lines keep theirs.
+// foldLines joins lines as a folded block does: the line break between two
+// lines of text becomes a space, and a blank line a line break, but breaks
+// next to a more-indented line stay.
 func foldLines(lines []string) string {
 	var b strings.Builder
-	blanks, started, prevIndented := 0, false, false
-	for _, l := range lines {
-		if l == "" {
-			blanks++
-			continue
-		}
-		indented := l[0] == ' '
-		switch {
-		case started && blanks == 0 && !indented && !prevIndented:
-			b.WriteByte(' ')
-		case started && (indented || prevIndented):
-			b.WriteString(strings.Repeat("\n", blanks+1))
-		default:
-			b.WriteString(strings.Repeat("\n", blanks))
-		}
+	for i, l := range lines {
 		b.WriteString(l)
-		blanks, started, prevIndented = 0, true, indented
+		next := "" // the next line with text
+		for _, n := range lines[i+1:] {
+			if next = n; n != "" {
+				break
+			}
+		}
+		switch {
+		case i == len(lines)-1:
+		case l == "" || l[0] == ' ' || next == "" || next[0] == ' ':
+			b.WriteByte('\n')
+		case lines[i+1] != "":
+			b.WriteByte(' ')
+		}
 	}
-	return b.String() + strings.Repeat("\n", blanks)
+	return b.String()
 }
 
 // foldPlain folds a plain or quoted value continued on the lines below,
@@ -231,53 +226,55 @@ func foldPlain(lines []string) string {
 	return strings.TrimSpace(foldLines(kept))
 }
 
-// scalar reads a plain or quoted value, with an optional comment after it.
-func scalar(s string) (string, error) {
-	s = strings.TrimSpace(s)
+// scalar reads the quoted or plain value s starts with, a plain one ending
+// before a " #" comment or any byte of stop, and returns the text after it;
+// with no stop, only a comment may follow.
+func scalar(s, stop string) (v, rest string, err error) {
+	s = strings.TrimLeft(s, " \n")
 	switch {
 	case s == "":
-		return "", nil
 	case s[0] == '"' || s[0] == '\'':
-		v, rest, err := quoted(s)
-		if rest = strings.TrimSpace(rest); err == nil && rest != "" && rest[0] != '#' {
-			err = fmt.Errorf("unexpected text %q after the quoted value", rest)
+		v, rest, err = quoted(s)
+	case strings.IndexByte("[]{}&*!|>%@`", s[0]) >= 0:
+		err = fmt.Errorf("values starting with %q are not supported", s[0])
+	default:
+		end := len(s)
+		if i := strings.IndexAny(s, stop); i >= 0 {
+			end = i
 		}
-		return v, err
-	case strings.ContainsRune("[]{}&*!|>%@`", rune(s[0])):
-		return "", fmt.Errorf("values starting with %q are not supported", s[0])
+		if i := strings.Index(s[:end], " #"); i >= 0 {
+			end = i
+		}
+		v, rest = strings.TrimSpace(s[:end]), s[end:]
 	}
-	return stripComment(s), nil
+	if rest = strings.TrimLeft(rest, " \n"); err == nil && stop == "" && rest != "" && rest[0] != '#' {
+		err = fmt.Errorf("unexpected text %q after the quoted value", rest)
+	}
+	return v, rest, err
 }
 
-// flowList reads "[a, 'b', "c"]" into its items.
+// flowList reads the items of a "[a, 'b', "c"]" list, s being the text
+// after the "[".
 func flowList(s string) ([]any, error) {
 	items := []any{}
-	for s = s[1:]; ; s = strings.TrimPrefix(s, ",") {
-		s = strings.TrimLeft(s, " ")
-		item, err := "", error(nil)
-		switch {
-		case s == "":
-			return nil, errors.New("the [list] is not closed")
-		case s[0] == ']':
-			if rest := strings.TrimSpace(s[1:]); rest != "" && rest[0] != '#' {
+	for {
+		if rest, ok := strings.CutPrefix(strings.TrimLeft(s, " \n"), "]"); ok {
+			if rest = strings.TrimSpace(rest); rest != "" && rest[0] != '#' {
 				return nil, fmt.Errorf("unexpected text %q after the list", rest)
 			}
 			return items, nil
-		case s[0] == '"' || s[0] == '\'':
-			item, s, err = quoted(s)
-			s = strings.TrimLeft(s, " ")
-		default:
-			end := strings.IndexAny(s+"]", ",]")
-			item, err = scalar(s[:end])
-			s = s[end:]
 		}
-		if err == nil && s != "" && s[0] != ',' && s[0] != ']' {
-			err = fmt.Errorf("unexpected text %q in the list", s)
-		}
-		if err != nil {
+		item, rest, err := scalar(s, ",]")
+		switch {
+		case err != nil:
 			return nil, err
+		case rest == "":
+			return nil, errors.New("the [list] is not closed")
+		case rest[0] != ',' && rest[0] != ']':
+			return nil, fmt.Errorf("unexpected text %q in the list", rest)
 		}
 		items = append(items, item)
+		s = strings.TrimPrefix(rest, ",")
 	}
 }
 
@@ -301,10 +298,4 @@ func quoted(s string) (value, rest string, err error) {
 		}
 	}
 	return "", "", errors.New("the quoted string is not closed")
-}
-
-// stripComment removes a " #" comment and the spaces around a value.
-func stripComment(s string) string {
-	s, _, _ = strings.Cut(s, " #")
-	return strings.TrimSpace(s)
 }
