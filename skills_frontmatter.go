@@ -11,16 +11,12 @@ import (
 	"unicode/utf8"
 )
 
-// Front matter is the YAML between a first line "---" and the next "---" of
-// SKILL.md, agent and command files. minicode reads the part of YAML such
-// files use: "key: value" with plain or quoted values, | and > blocks,
-// [a, b] and "- item" lists, and one level of maps, giving strings, []any,
-// map[string]any or nil; a key it cannot read is left out with a warning
-// naming its line.
+// Front matter is the YAML that opens SKILL.md, agent and command files;
+// minicode reads the part of YAML they use: "key: value" with plain or
+// quoted values, | and > blocks, [a, b] and "- item" lists, one level of maps.
 
-// splitFrontMatter separates the front matter from the body of a Markdown
-// file, accepting a byte order mark and Windows line endings; both parts
-// come back with "\n" line endings.
+// splitFrontMatter separates the front matter between "---" lines from the
+// body of a Markdown file, both with "\n" line endings.
 func splitFrontMatter(data []byte) (header, body string, err error) {
 	text := strings.ReplaceAll(strings.TrimPrefix(string(data), "\uFEFF"), "\r\n", "\n")
 	if !utf8.ValidString(text) {
@@ -39,8 +35,8 @@ func splitFrontMatter(data []byte) (header, body string, err error) {
 	return "", "", errors.New(`the front matter is not closed: add a line "---" after it`)
 }
 
-// parseFrontMatter reads a header split off by splitFrontMatter; a key it
-// cannot read is left out, with a warning naming its line.
+// parseFrontMatter reads a header into strings, []any, map[string]any or
+// nil; a key it cannot read is left out, with a warning naming its line.
 func parseFrontMatter(header string) (map[string]any, []string) {
 	below := func(line string) bool { // blank, indented, a comment or a list item: part of the key above
 		return line == "" || strings.IndexByte(" \t#", line[0]) >= 0 || line == "-" || strings.HasPrefix(line, "- ")
@@ -151,13 +147,11 @@ func leadingSpaces(line string) int {
 	return len(line) - len(strings.TrimLeft(line, " "))
 }
 
-// blockHeader matches the header of a block: | or >, then an optional
-// chomping indicator and indentation digit in either order.
+// blockHeader matches "|" or ">" with optional chomping and indentation indicators.
 var blockHeader = regexp.MustCompile(`^[|>]([-+]?[1-9]?|[1-9][-+])$`)
 
-// blockScalar reads a literal (|) or folded (>) block: a header with an
-// optional chomping indicator (- strips the final line break, + keeps the
-// trailing blank lines) and indentation digit, then the lines below.
+// blockScalar reads a literal (|) or folded (>) block; "-" strips the final
+// line break, "+" keeps the trailing blank lines.
 func blockScalar(header string, lines []string) (string, error) {
 	flags, _, _ := strings.Cut(header, " #")
 	if flags = strings.TrimSpace(flags); !blockHeader.MatchString(flags) {
@@ -190,9 +184,8 @@ func blockScalar(header string, lines []string) (string, error) {
 	}
 }
 
-// foldLines joins lines as a folded block does: the line break between two
-// lines of text becomes a space, and a blank line a line break, but breaks
-// next to a more-indented line stay.
+// foldLines joins lines with a space, except around blank and more-indented
+// lines, whose line breaks stay (a blank line's own break is dropped).
 func foldLines(lines []string) string {
 	var b strings.Builder
 	for i, l := range lines {
@@ -214,8 +207,7 @@ func foldLines(lines []string) string {
 	return b.String()
 }
 
-// foldPlain folds a plain or quoted value continued on the lines below,
-// as a folded block without comments and indentation.
+// foldPlain folds a value continued on the lines below, without comments.
 func foldPlain(lines []string) string {
 	var kept []string
 	for _, l := range lines {
@@ -226,9 +218,8 @@ func foldPlain(lines []string) string {
 	return strings.TrimSpace(foldLines(kept))
 }
 
-// scalar reads the quoted or plain value s starts with, a plain one ending
-// before a " #" comment or any byte of stop, and returns the text after it;
-// with no stop, only a comment may follow.
+// scalar reads the value s starts with and returns the text after it: a plain
+// value ends at a " #" comment or a byte of stop; with no stop, only a comment may follow.
 func scalar(s, stop string) (v, rest string, err error) {
 	s = strings.TrimLeft(s, " \n")
 	switch {
@@ -253,8 +244,7 @@ func scalar(s, stop string) (v, rest string, err error) {
 	return v, rest, err
 }
 
-// flowList reads the items of a "[a, 'b', "c"]" list, s being the text
-// after the "[".
+// flowList reads the items of a "[a, 'b', "c"]" list after its "[".
 func flowList(s string) ([]any, error) {
 	items := []any{}
 	for {
@@ -278,9 +268,8 @@ func flowList(s string) ([]any, error) {
 	}
 }
 
-// quoted reads the quoted string s starts with and returns the text after
-// it: double quotes take Go's escapes; in single quotes a doubled quote
-// stands for one.
+// quoted reads the string s starts with, in double quotes with Go's escapes
+// or in single quotes (a doubled quote for one), and returns the text after it.
 func quoted(s string) (value, rest string, err error) {
 	q := s[0]
 	for i := 1; i < len(s); i++ {

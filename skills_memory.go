@@ -2,7 +2,6 @@ package main
 
 import (
 	"cmp"
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Project memory is what the user writes down once for every session:
@@ -40,38 +40,38 @@ type MemoryFile struct {
 	rank         int    // 0 for the workspace folder, growing with distance
 }
 
-// Memory is the project memory of one workspace.
+// Memory is the project memory of one workspace, with what it keeps back
+// until the model reads a file it applies to.
 type Memory struct {
 	Files    []*MemoryFile // from the most general to the nearest
 	Notes    []string      // includes not followed, files not readable
 	Searched []string      // the folders looked in
 
-	lazy lazyMemory // what is added as the model reads files
-}
-
-// memoryLoader collects memory files and follows their includes.
-type memoryLoader struct {
-	mem      *Memory
-	loaded   map[string]*MemoryFile // by real path
-	userHome string                 // for @~/ includes
-	external bool                   // project files may include absolute and @~/ paths (trusted)
+	mu        sync.Mutex             // held by ForRead, which parallel tool calls run
+	loaded    map[string]*MemoryFile // by real path
+	userHome  string                 // for @~/ includes
+	trusted   bool                   // project files may include absolute and @~/ paths
+	workspace string
+	seen      map[string]bool // folders whose CLAUDE.md was looked for
+	rules     []pathRule      // rule files waiting for a file their paths match
 }
 
 // LoadMemory finds and reads the memory files for ws (absolute, symlinks
 // resolved); home is $MINICODE_HOME ("" for none). Problems with single
 // files become notes in the result.
 func LoadMemory(home, userHome, ws string, trusted bool) *Memory {
-	l := &memoryLoader{mem: &Memory{}, loaded: map[string]*MemoryFile{}, userHome: userHome, external: trusted}
+	m := &Memory{loaded: map[string]*MemoryFile{}, userHome: userHome, trusted: trusted, workspace: ws, seen: map[string]bool{ws: true}}
+	names := []string{"AGENTS.md", "CLAUDE.md", filepath.Join(".claude", "CLAUDE.md"), "CLAUDE.local.md", "MINI.md"}
 	dirs := []string{ws} // from / down to the workspace
 	for d := ws; d != filepath.Dir(d); d = filepath.Dir(d) {
 		dirs = append([]string{filepath.Dir(d)}, dirs...)
 	}
 	if real, err := filepath.EvalSymlinks(filepath.Join(userHome, ".claude")); userHome != "" && err == nil {
-		l.loadFiles(real, []string{"CLAUDE.md"}, "user", real, len(dirs)+1)
-		l.loadRules(filepath.Join(real, "rules"), "user", real, len(dirs)+1)
+		m.loadFiles(real, []string{"CLAUDE.md"}, "user", real, len(dirs)+1)
+		m.loadRules(filepath.Join(real, "rules"), "user", real, len(dirs)+1)
 	}
 	if real, err := filepath.EvalSymlinks(home); home != "" && err == nil {
-		l.loadDir(real, "user", real, len(dirs))
+		m.loadFiles(real, names, "user", real, len(dirs))
 	}
 	root, inRepo := findRepoRoot(ws)
 	for i, dir := range dirs {
@@ -79,12 +79,11 @@ func LoadMemory(home, userHome, ws string, trusted bool) *Memory {
 		if inRepo && within(root, dir) {
 			boundary = root
 		}
-		l.loadDir(dir, "project", boundary, len(dirs)-1-i)
+		m.loadFiles(dir, names, "project", boundary, len(dirs)-1-i)
 	}
-	l.loadRules(filepath.Join(ws, ".claude", "rules"), "project", ws, 0)
-	l.mem.applyCaps()
-	l.mem.lazy.loader, l.mem.lazy.workspace, l.mem.lazy.seen = l, ws, map[string]bool{ws: true}
-	return l.mem
+	m.loadRules(filepath.Join(ws, ".claude", "rules"), "project", ws, 0)
+	m.applyCaps()
+	return m
 }
 
 // findRepoRoot returns the nearest folder at or above dir that holds a
@@ -100,29 +99,24 @@ func findRepoRoot(dir string) (string, bool) {
 	}
 }
 
-// loadDir loads the memory files of one folder, in a fixed order.
-func (l *memoryLoader) loadDir(dir, level, boundary string, rank int) {
-	l.loadFiles(dir, []string{"AGENTS.md", "CLAUDE.md", filepath.Join(".claude", "CLAUDE.md"), "CLAUDE.local.md", "MINI.md"}, level, boundary, rank)
-}
-
 // loadFiles loads the named files of one folder that exist, in order.
-func (l *memoryLoader) loadFiles(dir string, names []string, level, boundary string, rank int) {
-	l.mem.Searched = append(l.mem.Searched, dir)
+func (m *Memory) loadFiles(dir string, names []string, level, boundary string, rank int) {
+	m.Searched = append(m.Searched, dir)
 	for _, name := range names {
 		path := filepath.Join(dir, name)
 		if info, err := os.Stat(path); err == nil && info.Mode().IsRegular() {
-			l.loadFile(&MemoryFile{Path: path, Level: level, rank: rank}, boundary, nil)
+			m.loadFile(&MemoryFile{Path: path, Level: level, rank: rank}, boundary, nil)
 		}
 	}
 }
 
 // loadFile reads one memory file, then the files it includes, depth first;
 // stack holds the real paths of the files including this one.
-func (l *memoryLoader) loadFile(f *MemoryFile, boundary string, stack []string) {
+func (m *Memory) loadFile(f *MemoryFile, boundary string, stack []string) {
 	real, err := filepath.EvalSymlinks(f.Path)
-	if prev, ok := l.loaded[real]; err == nil && ok {
+	if prev, ok := m.loaded[real]; err == nil && ok {
 		f.Skipped, f.Cut, f.Size = true, "not loaded: duplicate of "+prev.Path, prev.Size
-		l.mem.Files = append(l.mem.Files, f)
+		m.Files = append(m.Files, f)
 		return
 	}
 	content, size := "", 0
@@ -130,22 +124,22 @@ func (l *memoryLoader) loadFile(f *MemoryFile, boundary string, stack []string) 
 		content, size, err = readMemoryFile(real)
 	}
 	if err != nil {
-		l.note(f.Path, "cannot be read: %v", err)
+		m.note(f.Path, "cannot be read: %v", err)
 		return
 	}
 	if strings.IndexByte(content, 0) >= 0 {
-		l.note(f.Path, "is not a text file; not loaded")
+		m.note(f.Path, "is not a text file; not loaded")
 		return
 	}
 	f.Size, f.Content = size, content
 	if size > maxMemoryFileBytes {
 		f.Cut = fmt.Sprintf("cut to %s (the limit for one file)", kb(len(content)))
 	}
-	l.loaded[real] = f
-	l.mem.Files = append(l.mem.Files, f)
+	m.loaded[real] = f
+	m.Files = append(m.Files, f)
 	stack = append(stack, real)
 	for _, ref := range includeRefs(f.Content) {
-		l.include(f, ref, boundary, stack)
+		m.include(f, ref, boundary, stack)
 	}
 }
 
@@ -168,34 +162,34 @@ func readMemoryFile(path string) (content string, size int, err error) {
 }
 
 // include follows one @ref found in f.
-func (l *memoryLoader) include(f *MemoryFile, ref, boundary string, stack []string) {
-	if rest, ok := strings.CutPrefix(ref, "~/"); ok && l.userHome != "" {
-		ref = filepath.Join(l.userHome, rest)
+func (m *Memory) include(f *MemoryFile, ref, boundary string, stack []string) {
+	if rest, ok := strings.CutPrefix(ref, "~/"); ok && m.userHome != "" {
+		ref = filepath.Join(m.userHome, rest)
 	}
-	target, err := resolveInclude(filepath.Dir(f.Path), ref, boundary, f.Level == "user" || l.external)
+	target, err := resolveInclude(filepath.Dir(f.Path), ref, boundary, f.Level == "user" || m.trusted)
 	switch {
 	case errors.Is(err, fs.ErrNotExist) && !strings.ContainsAny(ref, "/."):
 		return // "@name" in prose is a mention, not a path
 	case err != nil:
-		l.note(f.Path, "@%s not included: %v", ref, err)
+		m.note(f.Path, "@%s not included: %v", ref, err)
 		return
 	}
 	for i, p := range stack {
 		if p == target {
-			l.note(f.Path, "@%s not included: it would make a cycle (%s -> %s)", ref, strings.Join(stack[i:], " -> "), target)
+			m.note(f.Path, "@%s not included: it would make a cycle (%s -> %s)", ref, strings.Join(stack[i:], " -> "), target)
 			return
 		}
 	}
 	if len(stack) > maxIncludeDepth {
-		l.note(f.Path, "@%s not included: includes nest deeper than %d levels", ref, maxIncludeDepth)
+		m.note(f.Path, "@%s not included: includes nest deeper than %d levels", ref, maxIncludeDepth)
 		return
 	}
-	l.loadFile(&MemoryFile{Path: target, Level: f.Level, IncludedFrom: f.Path, rank: f.rank}, boundary, stack)
+	m.loadFile(&MemoryFile{Path: target, Level: f.Level, IncludedFrom: f.Path, rank: f.rank}, boundary, stack)
 }
 
 // note records a problem with a memory file.
-func (l *memoryLoader) note(path, format string, args ...any) {
-	l.mem.Notes = append(l.mem.Notes, path+": "+fmt.Sprintf(format, args...))
+func (m *Memory) note(path, format string, args ...any) {
+	m.Notes = append(m.Notes, path+": "+fmt.Sprintf(format, args...))
 }
 
 // includeRefs finds the "@path" tokens of a memory file: words starting
@@ -257,18 +251,17 @@ func resolveInclude(dir, ref, boundary string, external bool) (string, error) {
 func (m *Memory) applyCaps() {
 	order := slices.Clone(m.Files)
 	slices.SortStableFunc(order, func(a, b *MemoryFile) int { return a.rank - b.rank })
-	seen := map[[sha256.Size]byte]*MemoryFile{}
+	seen := map[string]*MemoryFile{} // by content
 	total := 0
 	for _, f := range order {
 		if f.Skipped || strings.TrimSpace(f.Content) == "" {
 			continue
 		}
-		sum := sha256.Sum256([]byte(f.Content))
-		if prev, ok := seen[sum]; ok {
+		if prev, ok := seen[f.Content]; ok {
 			f.Skipped, f.Content, f.Cut = true, "", "not loaded: duplicate of "+prev.Path
 			continue
 		}
-		seen[sum] = f
+		seen[f.Content] = f
 		room := maxMemoryTotalBytes - total
 		switch {
 		case len(f.Content) > room && room < minMemoryPieceBytes:
