@@ -22,15 +22,6 @@ import (
 // maxInitScanFiles bounds how many files /init looks at to count languages.
 const maxInitScanFiles = 5000
 
-// projectFacts is what /init learned about a project.
-type projectFacts struct {
-	Languages []string // e.g. "Go (12 files)", most files first
-	Module    string   // the Go module path, when there is one
-	Commands  []string // "Build: `go build ./...`" and the like
-	Layout    []string // top-level folders
-	Notes     []string // other things worth knowing
-}
-
 // languageByExt names the language of a file extension, "" for none.
 func languageByExt(ext string) string {
 	for _, l := range []struct{ name, exts string }{
@@ -46,8 +37,9 @@ func languageByExt(ext string) string {
 	return ""
 }
 
-// inspectProject gathers the facts /init writes down.
-func inspectProject(ctx context.Context, workspace string) projectFacts {
+// projectCommands lists the build, test and lint commands that the
+// project's build files name.
+func projectCommands(workspace string) []string {
 	exists := func(names ...string) bool {
 		return slices.ContainsFunc(names, func(name string) bool {
 			_, err := os.Stat(filepath.Join(workspace, name))
@@ -62,37 +54,32 @@ func inspectProject(ctx context.Context, workspace string) projectFacts {
 		}
 		return otherwise
 	}
-	f := projectFacts{Languages: countLanguages(ctx, workspace), Layout: topFolders(workspace)}
-	add := func(commands ...string) { f.Commands = append(f.Commands, commands...) }
+	var cmds []string
 	if exists("go.mod") {
-		f.Module = goModule(filepath.Join(workspace, "go.mod"))
-		add("Build: `go build ./...`", "Test: `go test ./...`", "Vet: `go vet ./...`", "Format: `gofmt -w .`")
+		cmds = append(cmds, "Build: `go build ./...`", "Test: `go test ./...`", "Vet: `go vet ./...`", "Format: `gofmt -w .`")
 	}
 	if exists("package.json") {
-		add(npmCommands(workspace, pick("npm run", "pnpm-lock.yaml", "pnpm", "yarn.lock", "yarn", "bun.lock", "bun run", "bun.lockb", "bun run"))...)
+		cmds = append(cmds, npmCommands(workspace, pick("npm run", "pnpm-lock.yaml", "pnpm", "yarn.lock", "yarn", "bun.lock", "bun run", "bun.lockb", "bun run"))...)
 	}
 	if exists("Cargo.toml") {
-		add("Build: `cargo build`", "Test: `cargo test`", "Lint: `cargo clippy`")
+		cmds = append(cmds, "Build: `cargo build`", "Test: `cargo test`", "Lint: `cargo clippy`")
 	}
 	if exists("pyproject.toml", "setup.py", "requirements.txt") {
-		add("Test: `" + pick("", "uv.lock", "uv run ", "poetry.lock", "poetry run ") + "pytest`")
+		cmds = append(cmds, "Test: `"+pick("", "uv.lock", "uv run ", "poetry.lock", "poetry run ")+"pytest`")
 	}
 	if exists("pom.xml") {
-		add("Build: `mvn -q package`", "Test: `mvn test`")
+		cmds = append(cmds, "Build: `mvn -q package`", "Test: `mvn test`")
 	}
 	if gradle := pick("gradle", "gradlew", "./gradlew"); exists("build.gradle", "build.gradle.kts") {
-		add("Build: `"+gradle+" build`", "Test: `"+gradle+" test`")
+		cmds = append(cmds, "Build: `"+gradle+" build`", "Test: `"+gradle+" test`")
 	}
 	if exists("CMakeLists.txt") {
-		add("Build: `cmake -B build && cmake --build build`", "Test: `ctest --test-dir build`")
+		cmds = append(cmds, "Build: `cmake -B build && cmake --build build`", "Test: `ctest --test-dir build`")
 	}
 	if targets := makeTargets(filepath.Join(workspace, "Makefile")); len(targets) > 0 {
-		add("Make targets: " + strings.Join(targets, ", ") + " (run as `make <target>`)")
+		cmds = append(cmds, "Make targets: "+strings.Join(targets, ", ")+" (run as `make <target>`)")
 	}
-	if exists(".github/workflows") {
-		f.Notes = append(f.Notes, "CI is configured in .github/workflows; keep it passing.")
-	}
-	return f
+	return cmds
 }
 
 // countLanguages counts source files by language, passing over hidden,
@@ -202,32 +189,30 @@ func makeTargets(path string) []string {
 	return targets
 }
 
-// starterAgents writes the AGENTS.md text for the facts found.
-func starterAgents(f projectFacts) string {
+// starterAgents writes the AGENTS.md text for the project in workspace.
+func starterAgents(ctx context.Context, workspace string) string {
 	var b strings.Builder
 	b.WriteString("# AGENTS.md\n\nInstructions for coding agents working in this project. Keep it short and current: it is read at the start of every session.\n\n## Project\n\n")
-	if len(f.Languages) == 0 {
+	if langs := countLanguages(ctx, workspace); len(langs) == 0 {
 		b.WriteString("- No source files or build files were found when this file was written. Describe what the project is and how it is built here.\n")
 	} else {
-		fmt.Fprintf(&b, "- Languages: %s\n", strings.Join(f.Languages, ", "))
+		fmt.Fprintf(&b, "- Languages: %s\n", strings.Join(langs, ", "))
 	}
-	if f.Module != "" {
-		fmt.Fprintf(&b, "- Go module: %s\n", f.Module)
+	if module := goModule(filepath.Join(workspace, "go.mod")); module != "" {
+		fmt.Fprintf(&b, "- Go module: %s\n", module)
 	}
-	if len(f.Layout) > 0 {
-		fmt.Fprintf(&b, "- Top-level folders: %s\n", strings.Join(f.Layout, ", "))
+	if dirs := topFolders(workspace); len(dirs) > 0 {
+		fmt.Fprintf(&b, "- Top-level folders: %s\n", strings.Join(dirs, ", "))
 	}
-	if len(f.Commands) > 0 {
-		b.WriteString("\n## Commands\n\n")
-		for _, c := range f.Commands {
-			fmt.Fprintf(&b, "- %s\n", c)
-		}
+	cmds := projectCommands(workspace)
+	if len(cmds) > 0 {
+		fmt.Fprintf(&b, "\n## Commands\n\n- %s\n", strings.Join(cmds, "\n- "))
 	}
 	b.WriteString("\n## Conventions\n\n")
-	for _, n := range f.Notes {
-		fmt.Fprintf(&b, "- %s\n", n)
+	if _, err := os.Stat(filepath.Join(workspace, ".github", "workflows")); err == nil {
+		b.WriteString("- CI is configured in .github/workflows; keep it passing.\n")
 	}
-	if len(f.Commands) > 0 {
+	if len(cmds) > 0 {
 		b.WriteString("- Run the tests after each change, and before calling a task done.\n")
 	}
 	b.WriteString("- Follow the style of the code around a change; keep changes small and focused.\n")
@@ -243,7 +228,7 @@ func initAgentsFile(ctx context.Context, env *ToolEnv, workspace string) (string
 	if _, err := os.Lstat(path); err == nil {
 		return "", exists
 	}
-	content := starterAgents(inspectProject(ctx, workspace))
+	content := starterAgents(ctx, workspace)
 	req := PermissionRequest{
 		Tool:    "init",
 		Access:  AccessWrite,

@@ -85,7 +85,7 @@ func TestInspectProject(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
 			writeFiles(t, dir, tt.files)
-			got := starterAgents(inspectProject(context.Background(), dir))
+			got := starterAgents(context.Background(), dir)
 			for _, w := range tt.want {
 				if !strings.Contains(got, w) {
 					t.Errorf("AGENTS.md = %q\nwant it to contain %q", got, w)
