@@ -32,8 +32,7 @@ type ToolOutput struct {
 	Stop     string // why a hook said {"continue": false}: the turn ends after the batch
 }
 
-// ToolEnv is what tools may use: the workspace they are confined to, where
-// large results go, and the permission check.
+// ToolEnv is what tools may use: workspace, results folder, permissions, hooks.
 type ToolEnv struct {
 	Workspace  string // absolute, symlinks resolved
 	ResultsDir string // where results over maxResultChars are stored
@@ -41,8 +40,7 @@ type ToolEnv struct {
 	Hooks      *Hooks // PreToolUse and PostToolUse hooks; nil runs none
 }
 
-// Tool is one capability offered to the model: built-in tools are made
-// with ToolDef, MCP tools from what their server declares.
+// Tool is one capability offered to the model, built-in or from MCP.
 type Tool struct {
 	Name        string
 	Description string
@@ -57,9 +55,8 @@ type Tool struct {
 	Run        func(ctx context.Context, env *ToolEnv, input any) (ToolOutput, error)
 }
 
-// ToolDef declares a built-in tool whose input is the struct T: the JSON
-// schema is generated from T's json, desc and validate tags, and the same
-// validate tags check every call, so the two never disagree.
+// ToolDef declares a built-in tool whose input is the struct T: T's json,
+// desc and validate tags make the JSON schema and check every call alike.
 type ToolDef[T any] struct {
 	Name        string
 	Description string
@@ -108,8 +105,7 @@ func (d ToolDef[T]) Tool() *Tool {
 	return t
 }
 
-// decodeInput unmarshals a tool call's JSON into in and validates it,
-// returning an error that names the field and the rule.
+// decodeInput unmarshals and validates a call's input, naming field and rule.
 func decodeInput(raw json.RawMessage, in any) error {
 	if len(strings.TrimSpace(string(raw))) == 0 {
 		raw = json.RawMessage("{}")
@@ -148,8 +144,7 @@ func decodeInput(raw json.RawMessage, in any) error {
 	return nil
 }
 
-// jsonKind names a Go type the way a JSON schema would: "a string", "an
-// integer".
+// jsonKind names a Go type as JSON does: "a string", "an integer".
 func jsonKind(t reflect.Type) string {
 	switch kind := jsonType(t); kind {
 	case "", "object":
@@ -161,8 +156,7 @@ func jsonKind(t reflect.Type) string {
 	}
 }
 
-// jsonTypes are the JSON schema types of Go kinds; a kind not listed
-// takes any value.
+// jsonTypes are the JSON schema types of Go kinds; others take any value.
 var jsonTypes = map[reflect.Kind]string{
 	reflect.String: "string", reflect.Bool: "boolean", reflect.Float32: "number", reflect.Float64: "number",
 	reflect.Int: "integer", reflect.Int8: "integer", reflect.Int16: "integer", reflect.Int32: "integer", reflect.Int64: "integer",
@@ -190,8 +184,7 @@ func jsonName(f reflect.StructField) string {
 	return cmp.Or(name, f.Name)
 }
 
-// schemaFor generates the JSON schema of a Go type from its fields' json,
-// desc and validate (required, oneof, min, max) tags.
+// schemaFor generates the JSON schema of a Go type from its fields' tags.
 func schemaFor(t reflect.Type) map[string]any {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
@@ -298,10 +291,8 @@ func (r *Registry) Specs() []ToolSpec {
 	return specs
 }
 
-// Execute runs one tool call through the PreToolUse hooks, input
-// validation, the permission check, the run under a timeout and the
-// PostToolUse hooks; every outcome, a panic included, becomes a result the
-// model can read.
+// Execute runs one call through the hooks, validation, the permission
+// check and the run; every outcome, a panic included, becomes a result.
 func (r *Registry) Execute(ctx context.Context, env *ToolEnv, call Block) ToolOutput {
 	var hooks *Hooks
 	if env != nil {
@@ -322,8 +313,7 @@ func (r *Registry) Execute(ctx context.Context, env *ToolEnv, call Block) ToolOu
 	return hooks.afterTool(ctx, call, out)
 }
 
-// execute is Execute between the hooks; hookDecision is what the
-// PreToolUse hooks said about permission.
+// execute is Execute between the hooks, whose permission say is hookDecision.
 func (r *Registry) execute(ctx context.Context, env *ToolEnv, call Block, hookDecision string) (out ToolOutput) {
 	tool, ok := r.Get(call.Name)
 	if !ok {
@@ -353,9 +343,8 @@ func (r *Registry) execute(ctx context.Context, env *ToolEnv, call Block, hookDe
 	return out
 }
 
-// permit decodes a call's input and runs its permission check. When
-// whoever approved it changed the input, the new input is decoded and
-// checked again as approved (a deny rule still refuses it) and returned.
+// permit decodes a call's input and runs its permission check; an input
+// an approver changed is decoded and checked again, as approved.
 func permit(ctx context.Context, env *ToolEnv, tool *Tool, call Block, hookDecision string) (any, error) {
 	raw, changed := call.Input, false
 	for {
@@ -390,16 +379,14 @@ func (r *Registry) names() []string {
 	return slices.Sorted(slices.Values(names))
 }
 
-// isParallel reports whether calls of the named tool may run in parallel:
-// it changes nothing, or it bounds its own concurrency.
+// isParallel reports whether the named tool is read-only or bounds its own concurrency.
 func (r *Registry) isParallel(name string) bool {
 	t, ok := r.Get(name)
 	return ok && (t.ReadOnly || t.Concurrent)
 }
 
-// storeLargeResults writes to dir each result over maxResultChars, then
-// the largest until the batch fits maxBatchResultChars, leaving a preview
-// and the file's path in their place.
+// storeLargeResults moves to dir each result over maxResultChars, then the
+// largest until the batch fits maxBatchResultChars, leaving previews.
 func storeLargeResults(dir string, results []Block) {
 	total := 0
 	for _, r := range results {

@@ -10,9 +10,8 @@ type AskUserInput struct {
 	Question string `json:"question" validate:"required" desc:"The question, complete in itself: the user sees only this text."`
 }
 
-// askUserTool lets the model put a question to the user. The tool itself
-// only records the question; the agent loop ends the turn after the batch
-// and the user's answer arrives as the next message.
+// askUserTool lets the model ask the user; the turn ends after the batch
+// and the answer arrives as the next message.
 func askUserTool() *Tool {
 	return ToolDef[AskUserInput]{
 		Name: "ask_user",

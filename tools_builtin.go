@@ -5,8 +5,7 @@ import (
 	"path/filepath"
 )
 
-// defaultSearchEndpoint is where web_search asks when no endpoint is
-// configured: DuckDuckGo's plain HTML results page.
+// defaultSearchEndpoint is DuckDuckGo's plain HTML results page.
 const defaultSearchEndpoint = "https://html.duckduckgo.com/html/"
 
 // BuiltinConfig configures the built-in tools.
@@ -15,8 +14,7 @@ type BuiltinConfig struct {
 	Sandbox        *Sandbox // where run_command runs commands; nil runs them plainly
 }
 
-// Builtins holds the built-in tools and the background processes they
-// share, which the app closes at exit.
+// Builtins holds the built-in tools and their background processes.
 type Builtins struct {
 	Tools     []*Tool
 	Processes *processManager
@@ -46,8 +44,7 @@ func newBuiltins(cfg BuiltinConfig) *Builtins {
 	}
 }
 
-// displayPath is how a tool names a resolved path to the model: relative
-// to the workspace when inside it, absolute otherwise.
+// displayPath names a path to the model: relative when in the workspace.
 func displayPath(env *ToolEnv, abs string) string {
 	if within(env.Workspace, abs) {
 		rel, err := filepath.Rel(env.Workspace, abs)
@@ -58,8 +55,7 @@ func displayPath(env *ToolEnv, abs string) string {
 	return abs
 }
 
-// resolveInput resolves a path given by the model against the workspace,
-// with a one-line error the model can act on.
+// resolveInput resolves a path given by the model against the workspace.
 func resolveInput(env *ToolEnv, path string) (string, error) {
 	abs, _, err := resolvePath(env.Workspace, path)
 	if err != nil {

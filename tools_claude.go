@@ -1,7 +1,6 @@
 package main
 
-// claudeTool is what one of Claude Code's tool names stands for in
-// minicode.
+// claudeTool is what one of Claude Code's tool names stands for.
 type claudeTool struct {
 	// tools are the minicode tools the name stands for in hook matchers,
 	// the tool lists of agents, skills and commands, and --tools.
@@ -11,9 +10,8 @@ type claudeTool struct {
 	rule string
 }
 
-// claudeTools maps Claude Code's tool names to minicode's, so that rules,
-// hook matchers, agent definitions and tool lists written for Claude Code
-// work unchanged.
+// claudeTools maps Claude Code's tool names to minicode's, so that what
+// was written for Claude Code works unchanged.
 func claudeTools() map[string]claudeTool {
 	return map[string]claudeTool{
 		"Bash":         {[]string{"run_command", "command_output", "command_kill"}, commandTool},
@@ -32,8 +30,8 @@ func claudeTools() map[string]claudeTool {
 	}
 }
 
-// minicodeToolNames turns a tool name as a definition lists it (minicode's
-// or Claude Code's) into the minicode tools it stands for.
+// minicodeToolNames turns a tool name (minicode's or Claude Code's) into
+// the minicode tools it stands for.
 func minicodeToolNames(name string) []string {
 	if ours := claudeTools()[name].tools; ours != nil {
 		return ours
@@ -41,8 +39,7 @@ func minicodeToolNames(name string) []string {
 	return []string{name}
 }
 
-// toolNamesFor returns the names a minicode tool answers to: its own and
-// the Claude Code names that stand for it.
+// toolNamesFor returns a minicode tool's names: its own and Claude Code's.
 func toolNamesFor(tool string) []string {
 	names := []string{tool}
 	for claude, c := range claudeTools() {

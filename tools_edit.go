@@ -72,9 +72,8 @@ type fileEdit struct {
 	replaced      int // occurrences replaced over all edits
 }
 
-// planEdits loads the file at path and applies edits to its text in
-// memory, in order. It writes nothing; Permission and Run both call it, so
-// the diff the user approves is the change that is made.
+// planEdits applies edits to the file's text in memory, in order; the
+// permission check and the run both call it, so the diff approved is made.
 func planEdits(env *ToolEnv, path string, edits []EditSpec) (fileEdit, error) {
 	abs, err := resolveInput(env, path)
 	if err != nil {
@@ -103,8 +102,7 @@ func planEdits(env *ToolEnv, path string, edits []EditSpec) (fileEdit, error) {
 	return p, nil
 }
 
-// planEdit applies one replacement to content, inserting the new text
-// literally.
+// planEdit applies one replacement to content.
 func planEdit(content string, e EditSpec) (string, int, error) {
 	if e.OldString == *e.NewString {
 		return "", 0, errors.New("old_string and new_string are the same; nothing would change")
@@ -125,8 +123,7 @@ func planEdit(content string, e EditSpec) (string, int, error) {
 	}
 }
 
-// planFileEdit is the permission request of edit_file and patch_file; the
-// file is read for the diff only once the write is not refused.
+// planFileEdit is the permission request of edit_file and patch_file.
 func planFileEdit(env *ToolEnv, path string, edits []EditSpec) (PermissionRequest, error) {
 	abs, err := resolveInput(env, path)
 	if err != nil {
@@ -173,8 +170,7 @@ func diffStat(diff string) string {
 	return fmt.Sprintf("+%d -%d lines", added, removed)
 }
 
-// occurrenceLines lists the line numbers where old starts in content, at
-// most max of them.
+// occurrenceLines lists the first max lines where old starts in content.
 func occurrenceLines(content, old string, max int) string {
 	var lines []string
 	for at := 0; len(lines) < max; at += len(old) {
@@ -193,9 +189,7 @@ func lineAt(content string, i int) int {
 	return strings.Count(content[:i], "\n") + 1
 }
 
-// describeNearMiss explains a failed exact match: where the text matches
-// when whitespace is ignored, or else which lines of the file are most
-// like old_string and how they differ.
+// describeNearMiss explains a failed exact match by the closest text.
 func describeNearMiss(content, old string) error {
 	if first, last, ok := matchIgnoringSpace(content, old); ok {
 		return fmt.Errorf("old_string was not found exactly, but lines %d-%d match it when whitespace is ignored: "+
@@ -229,8 +223,8 @@ func describeNearMiss(content, old string) error {
 	return errors.New(msg + "; read those lines again and copy them exactly")
 }
 
-// matchIgnoringSpace finds old in content with all whitespace removed from
-// both, returning the first and last line (from 1) of content it covers.
+// matchIgnoringSpace finds old in content ignoring all whitespace,
+// returning the first and last line it covers.
 func matchIgnoringSpace(content, old string) (first, last int, ok bool) {
 	want := strings.Join(strings.Fields(old), "")
 	var squeezed strings.Builder
@@ -257,8 +251,7 @@ const (
 	similarEnough    = 0.6    // least similarity worth reporting
 )
 
-// describeSimilarLine names the file line most like old_string's first
-// non-blank line, when one is similar enough.
+// describeSimilarLine names the line most like old's first non-blank one.
 func describeSimilarLine(file, old []string) error {
 	want := ""
 	for _, l := range old {
@@ -279,8 +272,7 @@ func describeSimilarLine(file, old []string) error {
 		best+1, bestScore*100, clip(file[best], similarLineBytes), clip(want, similarLineBytes))
 }
 
-// similarity is 1 minus the edit distance of a and b over the longer
-// length: 1 for equal strings, 0 for nothing in common.
+// similarity is 1 minus the edit distance of a and b over the longer length.
 func similarity(a, b string) float64 {
 	if len(a) == 0 && len(b) == 0 {
 		return 1

@@ -311,8 +311,7 @@ func describeOpenError(err error) error {
 	}
 }
 
-// maxEditBytes bounds the files write_file, edit_file and patch_file load
-// whole to compare or change.
+// maxEditBytes bounds the files the writing tools load whole.
 const maxEditBytes = 10 << 20
 
 // WriteFileInput is the input of write_file.
@@ -387,8 +386,7 @@ func loadForWrite(env *ToolEnv, path string) (abs, content string, existed bool,
 	return abs, content, true, nil
 }
 
-// loadText reads a whole text file for changing it, refusing folders,
-// binary files and files over maxEditBytes.
+// loadText reads a whole text file to change it, refusing binary and huge ones.
 func loadText(abs string) (string, error) {
 	info, err := os.Stat(abs)
 	if err != nil {
@@ -410,15 +408,13 @@ func loadText(abs string) (string, error) {
 	return string(data), nil
 }
 
-// writeAtomic replaces the file at abs with content, as writeFileAtomic
-// does; a new file gets mode 0644.
+// writeAtomic is writeFileAtomic for text; a new file gets mode 0644.
 func writeAtomic(abs, content string) error {
 	return writeFileAtomic(abs, []byte(content), 0o644)
 }
 
-// writeFileAtomic replaces the file at path with data through a synced
-// temporary file renamed over it, so that a crash or a full disk never
-// leaves half a file; an existing file keeps its mode, a new one gets perm.
+// writeFileAtomic replaces path through a synced temporary file renamed
+// over it, keeping an existing file's mode; a new file gets perm.
 func writeFileAtomic(path string, data []byte, perm fs.FileMode) error {
 	return replaceFile(path, perm, func(w io.Writer) error {
 		_, err := w.Write(data)

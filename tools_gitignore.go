@@ -8,19 +8,15 @@ import (
 	"strings"
 )
 
-// ignoreRule is one pattern line of a .gitignore file: globs, "**", "!"
-// to re-include, a trailing "/" for folders only, and a leading or inner
-// "/" to anchor the pattern to the folder holding the .gitignore.
+// ignoreRule is one pattern line of a .gitignore file.
 type ignoreRule struct {
-	base     string   // folder of the .gitignore, slash-separated, relative to the match root ("" for the root)
-	segments []string // the pattern split at "/"
+	base     []string // the names of the folder of the .gitignore, from the match root
+	segments []string // the pattern split at "/", after "**" unless it held a "/"
 	negate   bool     // the pattern started with "!"
 	dirOnly  bool     // the pattern ended with "/"
-	anchored bool     // the pattern held a "/": it matches paths below base, not names at any depth
 }
 
-// parseGitignore reads the rules of a .gitignore whose folder is base,
-// relative to the match root.
+// parseGitignore reads the rules of a .gitignore in the folder base.
 func parseGitignore(base, content string) []ignoreRule {
 	var rules []ignoreRule
 	for _, line := range strings.Split(content, "\n") {
@@ -31,7 +27,7 @@ func parseGitignore(base, content string) []ignoreRule {
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue
 		}
-		r := ignoreRule{base: base}
+		r := ignoreRule{base: splitPattern(base)}
 		if line, r.negate = strings.CutPrefix(line, "!"); !r.negate && (strings.HasPrefix(line, `\!`) || strings.HasPrefix(line, `\#`)) {
 			line = line[1:]
 		}
@@ -40,49 +36,34 @@ func parseGitignore(base, content string) []ignoreRule {
 		if line == "" {
 			continue
 		}
-		r.anchored = strings.Contains(line, "/")
-		r.segments = splitPattern(strings.TrimPrefix(line, "/"))
+		if r.segments = splitPattern(line); !strings.Contains(line, "/") {
+			r.segments = append([]string{"**"}, r.segments...)
+		}
 		rules = append(rules, r)
 	}
 	return rules
 }
 
-// splitPattern splits a slash-separated glob or path into its names,
-// dropping empty ones (a leading "/", doubled slashes).
+// splitPattern splits a slash-separated glob or path into its names.
 func splitPattern(pattern string) []string {
 	return slices.DeleteFunc(strings.Split(pattern, "/"), func(s string) bool { return s == "" })
 }
 
-// matches reports whether the rule applies to rel, a slash-separated path
-// relative to the match root.
-func (r ignoreRule) matches(rel string, isDir bool) bool {
-	if r.dirOnly && !isDir {
-		return false
-	}
-	if r.base != "" {
-		if !strings.HasPrefix(rel, r.base+"/") {
-			return false
-		}
-		rel = rel[len(r.base)+1:]
-	}
-	if !r.anchored {
-		ok, _ := path.Match(r.segments[0], path.Base(rel))
-		return ok
-	}
-	return matchSegments(r.segments, splitPattern(rel))
+// matches reports whether the rule applies to the path of these names.
+func (r ignoreRule) matches(names []string, isDir bool) bool {
+	return (isDir || !r.dirOnly) && len(names) > len(r.base) && slices.Equal(names[:len(r.base)], r.base) &&
+		matchSegments(r.segments, names[len(r.base):])
 }
 
-// matchGlob reports whether the slash-separated path name matches glob,
-// minicode's one glob: `*`, `?` and `[…]` work within one name as in
-// path.Match, and `**` stands for any number of names, at least one at the
-// end ("src/**" is what is inside src, not src itself).
+// matchGlob reports whether the slash-separated path name matches glob:
+// `*`, `?` and `[…]` work within one name, and `**` stands for any number
+// of names, at least one at the end ("src/**" is what is inside src).
 func matchGlob(glob, name string) bool {
 	return matchSegments(splitPattern(filepath.ToSlash(glob)), splitPattern(filepath.ToSlash(name)))
 }
 
 // matchSegments matches path names against glob names, backtracking only
-// to the latest "**", so that its time stays within the product of the
-// two lengths.
+// to the latest "**", in time within the product of the two lengths.
 func matchSegments(glob, names []string) bool {
 	if len(glob) > 0 && glob[len(glob)-1] == "**" {
 		glob = append(glob[:len(glob)-1:len(glob)-1], "*", "**")
@@ -113,23 +94,24 @@ func matchName(glob, name string) bool {
 	return ok && err == nil
 }
 
-// ignoreSet is the rules in force in one folder: those of every
-// .gitignore from the match root down to it, in order.
+// ignoreSet is the rules in force in one folder, outermost first.
 type ignoreSet []ignoreRule
 
-// ignored reports whether rel is excluded: the last rule that matches it
-// decides.
+// ignored reports whether rel is excluded: the last matching rule decides.
 func (s ignoreSet) ignored(rel string, isDir bool) bool {
+	if len(s) == 0 {
+		return false
+	}
+	names := splitPattern(rel)
 	for i := len(s) - 1; i >= 0; i-- {
-		if s[i].matches(rel, isDir) {
+		if s[i].matches(names, isDir) {
 			return !s[i].negate
 		}
 	}
 	return false
 }
 
-// enter returns the rules in force inside dir (absolute), whose path
-// relative to the match root is rel: s plus dir's own .gitignore, if any.
+// enter returns the rules in force inside dir, at rel: s and dir's .gitignore.
 func (s ignoreSet) enter(dir, rel string) ignoreSet {
 	data, err := os.ReadFile(filepath.Join(dir, ".gitignore"))
 	if err != nil {

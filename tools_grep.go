@@ -111,9 +111,8 @@ func runGrepFiles(ctx context.Context, env *ToolEnv, in GrepFilesInput) (ToolOut
 	return ToolOutput{Text: formatGrep(env, in.Pattern, root, results)}, nil
 }
 
-// grepSearch is one grep_files search, shared by its workers. Lines are
-// found by bytes.Index on the text every match contains, far faster than
-// the regexp engine scans, and only those lines go through the expression.
+// grepSearch is one grep_files search, shared by its workers: bytes.Index
+// finds lines holding the literal, and only those meet the expression.
 type grepSearch struct {
 	re      *regexp.Regexp
 	literal []byte // text every match contains, or nil
@@ -128,8 +127,7 @@ type grepMatch struct {
 	text string
 }
 
-// grepResults is what a search found: the first lines in path order, and
-// the totals.
+// grepResults is what a search found: the first lines in path order, and totals.
 type grepResults struct {
 	shown firstN[grepMatch]
 	files int // files with a match
@@ -147,19 +145,15 @@ func (g *grepSearch) run(ctx context.Context, files <-chan string) *grepResults 
 	}}}
 	for range max(2, runtime.GOMAXPROCS(0)) {
 		wg.Go(func() {
-			buf := &grepBuffers{}
+			w := &grepWorker{grepSearch: g}
 			for file := range files {
-				if ctx.Err() != nil {
-					continue
-				}
-				m, err := g.searchFile(ctx, file, buf)
-				if err != nil || m.count == 0 {
+				if ctx.Err() != nil || w.searchFile(ctx, file) != nil || w.count == 0 {
 					continue
 				}
 				mu.Lock()
 				results.files++
-				results.total += m.count
-				for _, match := range m.shown {
+				results.total += w.count
+				for _, match := range w.shown {
 					results.shown.add(match)
 				}
 				mu.Unlock()
@@ -171,40 +165,34 @@ func (g *grepSearch) run(ctx context.Context, files <-chan string) *grepResults 
 	return results
 }
 
-// fileMatches is what one file contributed to a search.
-type fileMatches struct {
-	path  string
-	shown []grepMatch // at most the search's limit
-	count int         // all matching lines
+// grepWorker is one worker of a search: its buffers, reused from file to
+// file, and what the file it searched last holds.
+type grepWorker struct {
+	*grepSearch
+	chunk, lower []byte      // the part of the file being searched, and its ASCII lower-case copy
+	shown        []grepMatch // the file's first matching lines
+	count        int         // the file's matching lines
 }
 
-// grepBuffers are the buffers one worker reuses from file to file.
-type grepBuffers struct {
-	chunk []byte // the part of the file being searched
-	lower []byte // its ASCII lower-case copy, for a case-folded literal
-}
-
-// searchFile searches one file in chunks of whole lines, so memory stays
-// bounded, stopping between chunks when ctx ends; binary files (a NUL byte
-// in the first 8 KB) are skipped.
-func (g *grepSearch) searchFile(ctx context.Context, file string, buf *grepBuffers) (fileMatches, error) {
-	m := fileMatches{path: file}
+// searchFile searches one file in chunks of whole lines, skipping binary files.
+func (w *grepWorker) searchFile(ctx context.Context, file string) error {
+	w.shown, w.count = nil, 0
 	f, err := os.Open(file)
 	if err != nil {
-		return m, err
+		return err
 	}
 	defer f.Close()
-	b, line := slices.Grow(buf.chunk[:0], grepChunkBytes), 1
-	defer func() { buf.chunk = b[:0] }()
+	b, line := slices.Grow(w.chunk[:0], grepChunkBytes), 1
+	defer func() { w.chunk = b[:0] }()
 	for first := true; ; first = false {
 		n, err := io.ReadFull(f, b[len(b):cap(b)])
 		b = b[:len(b)+n]
 		eof := errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
 		switch {
 		case err != nil && !eof:
-			return m, err
+			return err
 		case first && bytes.IndexByte(b[:min(len(b), binarySniffBytes)], 0) >= 0:
-			return m, nil
+			return nil
 		}
 		end := len(b)
 		if !eof {
@@ -215,25 +203,25 @@ func (g *grepSearch) searchFile(ctx context.Context, file string, buf *grepBuffe
 			}
 			end = cmp.Or(end, len(b))
 		}
-		line = g.searchChunk(b[:end], line, &m, buf)
+		line = w.searchChunk(b[:end], file, line)
 		b = b[:copy(b, b[end:])]
 		if eof {
-			return m, nil
+			return nil
 		}
 		if err := ctx.Err(); err != nil {
-			return m, err
+			return err
 		}
 	}
 }
 
-// searchChunk records the matching lines of chunk, whose first line is
-// number line, and returns the number of the line after it.
-func (g *grepSearch) searchChunk(chunk []byte, line int, m *fileMatches, buf *grepBuffers) int {
+// searchChunk records the matches of chunk, whose first line is number
+// line of file, and returns the number of the line after it.
+func (w *grepWorker) searchChunk(chunk []byte, file string, line int) int {
 	next := line + bytes.Count(chunk, []byte{'\n'})
-	haystack, literal := chunk, g.literal
-	if g.fold {
-		buf.lower = asciiLower(buf.lower[:0], chunk)
-		haystack = buf.lower
+	haystack, literal := chunk, w.literal
+	if w.fold {
+		w.lower = asciiLower(w.lower[:0], chunk)
+		haystack = w.lower
 		if bytes.Contains(chunk, []byte("\u017f")) || bytes.Contains(chunk, []byte("\u212a")) {
 			literal = nil // the long s and the Kelvin sign match s and k
 		}
@@ -256,10 +244,10 @@ func (g *grepSearch) searchChunk(chunk []byte, line int, m *fileMatches, buf *gr
 			lineEnd = start + i
 		}
 		line += bytes.Count(chunk[pos:lineStart], []byte{'\n'})
-		if text := bytes.TrimSuffix(chunk[lineStart:lineEnd], []byte{'\r'}); g.re.Match(text) {
-			if m.count++; len(m.shown) < g.limit {
+		if text := bytes.TrimSuffix(chunk[lineStart:lineEnd], []byte{'\r'}); w.re.Match(text) {
+			if w.count++; len(w.shown) < w.limit {
 				text = text[:min(len(text), grepMaxLineChars+utf8.UTFMax)]
-				m.shown = append(m.shown, grepMatch{m.path, line, clip(strings.ToValidUTF8(string(text), "\uFFFD"), grepMaxLineChars)})
+				w.shown = append(w.shown, grepMatch{file, line, clip(strings.ToValidUTF8(string(text), "\uFFFD"), grepMaxLineChars)})
 			}
 		}
 		pos = lineEnd + 1
@@ -268,8 +256,7 @@ func (g *grepSearch) searchChunk(chunk []byte, line int, m *fileMatches, buf *gr
 	return next
 }
 
-// asciiLower appends b to dst with the ASCII letters in lower case; other
-// bytes, and so every offset, stay as they are.
+// asciiLower appends b to dst with the ASCII letters in lower case.
 func asciiLower(dst, b []byte) []byte {
 	dst = append(dst, b...)
 	for i, c := range dst {
@@ -296,9 +283,8 @@ func formatGrep(env *ToolEnv, pattern, root string, results *grepResults) string
 	return b.String()
 }
 
-// globMatches reports whether the file at rel (slash-separated, relative
-// to the searched folder) passes the glob filter: a glob without a slash
-// matches the file's name at any depth, one with a slash its whole path.
+// globMatches reports whether rel passes the glob filter: a glob without a
+// slash matches the file's name at any depth, one with a slash its path.
 func globMatches(glob, rel string) bool {
 	if glob == "" {
 		return true
@@ -310,10 +296,8 @@ func globMatches(glob, rel string) bool {
 	return matchGlob(glob, rel)
 }
 
-// requiredLiteral returns text that every match of expr must contain:
-// the longest top-level literal piece of the expression. Under ignore case
-// (fold) it is the longest run of the piece, in lower case, whose letters
-// have only ASCII variants besides the Kelvin sign and the long s.
+// requiredLiteral returns text every match of expr contains, in lower case
+// under ignore case (fold), where only letters with ASCII variants count.
 func requiredLiteral(expr string) (lit []byte, fold bool) {
 	re, err := syntax.Parse(expr, syntax.Perl)
 	if err != nil {
@@ -342,8 +326,8 @@ func requiredLiteral(expr string) (lit []byte, fold bool) {
 	return lit, fold
 }
 
-// longestASCIIFoldRun returns, in lower case, the longest run of runes
-// whose every case variant is ASCII, the Kelvin sign or the long s.
+// longestASCIIFoldRun is the longest run of runes whose case variants are
+// ASCII, the Kelvin sign or the long s, in lower case.
 func longestASCIIFoldRun(runes []rune) []byte {
 	var best, run []byte
 	for _, r := range append(runes, utf8.RuneError) {
@@ -363,8 +347,7 @@ func longestASCIIFoldRun(runes []rune) []byte {
 	return best
 }
 
-// syntaxMessage is the reason the regular expression expr did not
-// compile, naming the offending part when it is not the whole.
+// syntaxMessage is why expr did not compile, naming the offending part.
 func syntaxMessage(err error, expr string) string {
 	var se *syntax.Error
 	if !errors.As(err, &se) {

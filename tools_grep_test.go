@@ -201,10 +201,10 @@ func TestGrepSearchFileStopsOnCancel(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	g := &grepSearch{re: regexp.MustCompile("needle"), literal: []byte("needle"), limit: 1}
-	m, err := g.searchFile(ctx, path, &grepBuffers{})
-	if !errors.Is(err, context.Canceled) || m.count > grepChunkBytes/7 {
-		t.Errorf("cancelled search = %d matches, error %v; want at most one chunk's %d and %v", m.count, err, grepChunkBytes/7, context.Canceled)
+	w := &grepWorker{grepSearch: &grepSearch{re: regexp.MustCompile("needle"), literal: []byte("needle"), limit: 1}}
+	err := w.searchFile(ctx, path)
+	if !errors.Is(err, context.Canceled) || w.count > grepChunkBytes/7 {
+		t.Errorf("cancelled search = %d matches, error %v; want at most one chunk's %d and %v", w.count, err, grepChunkBytes/7, context.Canceled)
 	}
 }
 

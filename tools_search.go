@@ -16,8 +16,7 @@ import (
 // listDefaultLimit is how many entries list_files returns by default.
 const listDefaultLimit = 500
 
-// skippedDirs are folders no search looks into: version control data and
-// installed packages, which are huge and never what the model is after.
+// skippedDirs are huge folders no search looks into.
 var skippedDirs = map[string]bool{".git": true, "node_modules": true}
 
 // visitFunc is called by walkTree for each entry, with its slash-separated
@@ -25,8 +24,7 @@ var skippedDirs = map[string]bool{".git": true, "node_modules": true}
 type visitFunc func(rel string, d fs.DirEntry) error
 
 // walkTree visits the tree below root in name order, skipping .git,
-// node_modules, folders it cannot read and what the .gitignore files
-// exclude, those between the workspace and root included.
+// node_modules, unreadable folders and what .gitignore files exclude.
 func walkTree(ctx context.Context, workspace, root string, visit visitFunc) error {
 	matchRoot := root
 	if within(workspace, root) {
@@ -40,7 +38,7 @@ func walkTree(ctx context.Context, workspace, root string, visit visitFunc) erro
 	rules := ignoreSet(nil).enter(matchRoot, "")
 	dir, rel := matchRoot, ""
 	for _, name := range splitPattern(prefix) {
-		dir, rel = filepath.Join(dir, name), joinRel(rel, name)
+		dir, rel = filepath.Join(dir, name), path.Join(rel, name)
 		rules = rules.enter(dir, rel)
 	}
 	folderRules := map[string]ignoreSet{".": rules} // by slash-separated folder path
@@ -51,7 +49,7 @@ func walkTree(ctx context.Context, workspace, root string, visit visitFunc) erro
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		isDir, matchRel, rules := d.IsDir(), joinRel(prefix, rel), folderRules[path.Dir(rel)]
+		isDir, matchRel, rules := d.IsDir(), path.Join(prefix, rel), folderRules[path.Dir(rel)]
 		if (isDir && skippedDirs[d.Name()]) || rules.ignored(matchRel, isDir) {
 			return skipEntry(isDir)
 		}
@@ -68,21 +66,12 @@ func walkTree(ctx context.Context, workspace, root string, visit visitFunc) erro
 	})
 }
 
-// skipEntry is what a WalkDir function returns to leave out one entry: a
-// folder's contents are skipped, a file is simply not visited.
+// skipEntry is what a WalkDir function returns to leave out one entry.
 func skipEntry(isDir bool) error {
 	if isDir {
 		return fs.SkipDir
 	}
 	return nil
-}
-
-// joinRel joins a slash-separated folder path and a name; "" is the root.
-func joinRel(dir, name string) string {
-	if dir == "" {
-		return name
-	}
-	return dir + "/" + name
 }
 
 // ListFilesInput is the input of list_files.
@@ -189,17 +178,15 @@ type globHit struct {
 	modTime int64
 }
 
-// firstN keeps the first n items of a stream in the order cmp gives,
-// holding at most about 2n at a time, so that memory and the cost of
-// sorting do not grow with the size of the tree searched.
+// firstN keeps the first n items of a stream in cmp's order, holding at
+// most about 2n, so memory does not grow with the tree searched.
 type firstN[T any] struct {
 	n     int
 	cmp   func(a, b T) int
 	items []T
 }
 
-// add records one item, dropping those that can no longer be among the
-// first n.
+// add records one item.
 func (f *firstN[T]) add(item T) {
 	f.items = append(f.items, item)
 	if len(f.items) > 2*f.n {

@@ -66,8 +66,7 @@ func runCommandTool(procs *processManager) *Tool {
 	}.Tool()
 }
 
-// runForeground runs command and waits for it, killing its whole process
-// group on timeout, on cancel and when the shell exits.
+// runForeground runs command, then kills what is left of its process group.
 func runForeground(ctx context.Context, sb *Sandbox, dir, command string, unsandboxed bool, timeout time.Duration) (ToolOutput, error) {
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -94,8 +93,7 @@ func runForeground(ctx context.Context, sb *Sandbox, dir, command string, unsand
 	return ToolOutput{Text: text, IsError: failed}, nil
 }
 
-// startCommand starts command under bash in dir, in a process group of
-// its own that is killed when ctx ends.
+// startCommand starts command in a process group killed when ctx ends.
 func startCommand(ctx context.Context, sb *Sandbox, dir, command string, unsandboxed bool, stdout, stderr io.Writer) (*exec.Cmd, error) {
 	cmd := sb.Command(ctx, dir, command)
 	cmd.SysProcAttr = commandProcAttr()
@@ -121,8 +119,8 @@ func exitStatus(cmd *exec.Cmd) string {
 	return fmt.Sprint(cmd.ProcessState.ExitCode())
 }
 
-// boundedOutput collects a stream in bounded memory, safe for concurrent
-// use: up to headMax bytes of its start and the newest tailMax bytes.
+// boundedOutput keeps up to headMax bytes of a stream's start and the
+// newest tailMax bytes; it is safe for concurrent use.
 type boundedOutput struct {
 	mu               sync.Mutex
 	headMax, tailMax int
@@ -149,8 +147,7 @@ func (o *boundedOutput) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// take empties the collector, returning what it kept (invalid UTF-8
-// replaced) and how many bytes it dropped.
+// take empties the collector, returning what it kept and dropped.
 func (o *boundedOutput) take() (head, tail string, dropped int) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
@@ -161,8 +158,7 @@ func (o *boundedOutput) take() (head, tail string, dropped int) {
 	return head, tail, dropped
 }
 
-// String is the kept output, "(empty)" when there is none, with a note
-// where the middle was dropped.
+// String is the kept output with a note where the middle was dropped.
 func (o *boundedOutput) String() string {
 	head, tail, dropped := o.take()
 	switch {
@@ -246,8 +242,7 @@ func (m *processManager) get(id string) (*backgroundProcess, error) {
 	return nil, fmt.Errorf("no background process %q; known ids: %s", id, strings.Join(ids, ", "))
 }
 
-// Close stops every background process still running and waits until
-// they are gone.
+// Close stops every background process and waits until they are gone.
 func (m *processManager) Close() {
 	m.mu.Lock()
 	m.closed = true

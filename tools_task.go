@@ -11,11 +11,8 @@ import (
 	"time"
 )
 
-// A subagent is a second agent loop the model starts with the task tool
-// (Claude Code's Task): a conversation of its own with the system prompt
-// and tools of its definition (Markdown in .claude/agents/, or the built-in
-// general-purpose), the parent's provider and permission check; only its
-// final answer goes back.
+// A subagent is a second agent loop, started with the task tool: its own
+// conversation, prompt and tools; only its final answer goes back.
 
 // Defaults of subagents.
 const (
@@ -42,8 +39,8 @@ func generalPurposeAgent() *AgentDef {
 		Prompt: "You are a subagent of minicode, a coding agent. Do the task you are given with the tools you have, then reply with a concise final answer holding everything the requester needs: it sees only that answer, not your tool calls."}
 }
 
-// LoadAgents reads the agent definitions of the folders, the first of a
-// name winning, then the built-in general-purpose agent unless replaced.
+// LoadAgents reads the agent definitions of the folders, then general-purpose;
+// the first of a name wins.
 func LoadAgents(dirs []string) []*AgentDef {
 	var defs []*AgentDef
 	for _, dir := range dirs {
@@ -146,8 +143,7 @@ func (s *Subagents) Describe() string {
 	return strings.TrimRight(b.String(), "\n")
 }
 
-// run runs one subagent to its end and returns its answer (or, when it used
-// up its steps, what it had) with a line of usage.
+// run runs one subagent to its end and returns its answer and usage.
 func (s *Subagents) run(ctx context.Context, name, prompt string) (ToolOutput, error) {
 	i := slices.IndexFunc(s.Agents, func(d *AgentDef) bool { return d.Name == name })
 	if i < 0 {
@@ -187,8 +183,7 @@ func (s *Subagents) run(ctx context.Context, name, prompt string) (ToolOutput, e
 	return ToolOutput{Text: res.Text + "\n\n" + usage, IsError: true}, nil
 }
 
-// child builds the agent loop of one subagent. Its events reach the
-// parent's listener tagged with the id of the task call that started it.
+// child builds the agent loop of one subagent.
 func (s *Subagents) child(ctx context.Context, def *AgentDef, depth int) *Agent {
 	parent, parentCall := s.Parent, toolUseID(ctx)
 	tools := NewRegistry()
@@ -214,8 +209,7 @@ func (s *Subagents) child(ctx context.Context, def *AgentDef, depth int) *Agent 
 	}
 }
 
-// tagged passes a subagent's events on to listen, marked with the id of
-// the task call that started it.
+// tagged passes events on to listen, marked with the task call's id.
 func tagged(listen func(Event), parentCall string) func(Event) {
 	return func(e Event) {
 		if listen != nil {
@@ -256,8 +250,7 @@ func toolUseID(ctx context.Context) string {
 	return id
 }
 
-// subagentDepth returns how many subagents deep ctx runs; 0 in the main
-// agent.
+// subagentDepth returns how many subagents deep ctx runs.
 func subagentDepth(ctx context.Context) int {
 	d, _ := ctx.Value(keySubagentDepth).(int)
 	return d

@@ -27,8 +27,7 @@ const (
 	webUserAgent        = "minicode/1.0 (terminal coding agent)"
 )
 
-// webClient is what the web tools share: the search endpoint and how host
-// names are resolved.
+// webClient is what the web tools share.
 type webClient struct {
 	searchEndpoint string
 	lookup         func(ctx context.Context, host string) ([]netip.Addr, error)
@@ -44,10 +43,8 @@ func newWebClient(cfg BuiltinConfig) *webClient {
 	}
 }
 
-// checkedRedirects returns the HTTP client of one call of tool: at most
-// webMaxRedirects redirects, to http(s) only, each hop judged again by the
-// permission check as a fetch of its own, so that a rule for one host never
-// lets a redirect reach another; and every connection made by dialChecked.
+// checkedRedirects returns the HTTP client of one call of tool, which
+// judges every redirect again as a fetch of its own and dials by dialChecked.
 func (w *webClient) checkedRedirects(ctx context.Context, env *ToolEnv, tool string) *http.Client {
 	transport := http.DefaultTransport.(*http.Transport).Clone()
 	transport.DisableKeepAlives = true // the transport lives for one call
@@ -68,9 +65,8 @@ func (w *webClient) checkedRedirects(ctx context.Context, env *ToolEnv, tool str
 	}}
 }
 
-// dialChecked connects to addr. Each loopback, private or link-local
-// address a host name resolves to is judged by the permission check as the
-// literal address would be (literal addresses were judged with the request).
+// dialChecked connects to addr, judging each private address a host name
+// resolves to as the literal address would be.
 func (w *webClient) dialChecked(ctx context.Context, env *ToolEnv, tool, network, addr string) (net.Conn, error) {
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
@@ -122,33 +118,47 @@ func checkWebURL(raw string) (*url.URL, error) {
 	return u, nil
 }
 
-// get fetches u and returns the response with at most webMaxBodyBytes of
-// its body, refusing error statuses.
-func (w *webClient) get(ctx context.Context, client *http.Client, u *url.URL) (*http.Response, []byte, bool, error) {
+// webPage is what a fetch got: its final address, media type and text.
+type webPage struct {
+	url       *url.URL
+	status    int
+	mediaType string
+	text      string
+	cut       bool // the body was longer than webMaxBodyBytes
+}
+
+// get fetches u, refusing error statuses, and decodes the body to UTF-8.
+func get(ctx context.Context, client *http.Client, u *url.URL) (webPage, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	if err != nil {
-		return nil, nil, false, err
+		return webPage{}, err
 	}
 	req.Header.Set("User-Agent", webUserAgent)
 	req.Header.Set("Accept", "text/html, text/plain, application/json, text/*;q=0.8, */*;q=0.1")
 	resp, err := client.Do(req)
 	if err != nil {
-		var uerr *url.Error
-		if errors.As(err, &uerr) {
+		if uerr, ok := err.(*url.Error); ok {
 			err = uerr.Err
 		}
-		return nil, nil, false, fmt.Errorf("fetching %s: %w", u, err)
+		return webPage{}, fmt.Errorf("fetching %s: %w", u, err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return nil, nil, false, fmt.Errorf("fetching %s: HTTP %s", u, resp.Status)
+		return webPage{}, fmt.Errorf("fetching %s: HTTP %s", u, resp.Status)
 	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, webMaxBodyBytes+1))
 	if err != nil {
-		return nil, nil, false, fmt.Errorf("reading %s: %w", u, err)
+		return webPage{}, fmt.Errorf("reading %s: %w", u, err)
 	}
-	cut := len(body) > webMaxBodyBytes
-	return resp, body[:min(len(body), webMaxBodyBytes)], cut, nil
+	page := webPage{url: resp.Request.URL, status: resp.StatusCode, cut: len(body) > webMaxBodyBytes}
+	body = body[:min(len(body), webMaxBodyBytes)]
+	header := cmp.Or(resp.Header.Get("Content-Type"), http.DetectContentType(body))
+	mediaType, params, err := mime.ParseMediaType(header)
+	if err != nil {
+		mediaType = "application/octet-stream"
+	}
+	page.mediaType, page.text = mediaType, decodeCharset(body, strings.ToLower(params["charset"]))
+	return page, nil
 }
 
 // WebFetchInput is the input of web_fetch.
@@ -173,60 +183,39 @@ func webFetchTool(w *webClient) *Tool {
 			return PermissionRequest{Access: AccessNetwork, URL: u.String(), Summary: "fetch " + u.String()}, nil
 		},
 		Run: func(ctx context.Context, env *ToolEnv, in WebFetchInput) (ToolOutput, error) {
-			return w.fetch(ctx, w.checkedRedirects(ctx, env, "web_fetch"), in)
+			return fetch(ctx, w.checkedRedirects(ctx, env, "web_fetch"), in)
 		},
 	}.Tool()
 }
 
 // fetch performs one web_fetch call.
-func (w *webClient) fetch(ctx context.Context, client *http.Client, in WebFetchInput) (ToolOutput, error) {
+func fetch(ctx context.Context, client *http.Client, in WebFetchInput) (ToolOutput, error) {
 	u, err := checkWebURL(in.URL)
 	if err != nil {
 		return ToolOutput{}, err
 	}
-	resp, body, cut, err := w.get(ctx, client, u)
+	page, err := get(ctx, client, u)
 	if err != nil {
 		return ToolOutput{}, err
 	}
-	final := resp.Request.URL
-	mediaType, charset := contentType(resp.Header.Get("Content-Type"), body)
-	if !isTextType(mediaType) {
-		return ToolOutput{}, fmt.Errorf("%s is %s, not text; web_fetch returns text only", final, mediaType)
+	if !isTextType(page.mediaType) {
+		return ToolOutput{}, fmt.Errorf("%s is %s, not text; web_fetch returns text only", page.url, page.mediaType)
 	}
-	page := decodeCharset(body, charset)
-	var b strings.Builder
-	fmt.Fprintf(&b, "URL: %s\n", final)
-	if mediaType == "text/html" || mediaType == "application/xhtml+xml" {
-		title, text := htmlToText(page, final)
-		if title != "" {
-			fmt.Fprintf(&b, "Title: %s\n", title)
+	head, text := "URL: "+page.url.String()+"\n", page.text
+	if page.mediaType == "text/html" || page.mediaType == "application/xhtml+xml" {
+		var title string
+		if title, text = htmlToText(text, page.url); title != "" {
+			head += "Title: " + title + "\n"
 		}
-		page = text
 	}
-	if cut {
-		fmt.Fprintf(&b, "Note: only the first %d bytes of the page were read.\n", webMaxBodyBytes)
+	if page.cut {
+		head += fmt.Sprintf("Note: only the first %d bytes of the page were read.\n", webMaxBodyBytes)
 	}
-	b.WriteString("\n")
-	limit := optInt(in.MaxChars, webDefaultChars)
-	if len(page) > limit {
-		keep := runeFloor(page, limit)
-		page = fmt.Sprintf("%s\n[... cut at %d characters; %d more not shown ...]\n", page[:keep], keep, len(page)-keep)
+	if limit := optInt(in.MaxChars, webDefaultChars); len(text) > limit {
+		keep := runeFloor(text, limit)
+		text = fmt.Sprintf("%s\n[... cut at %d characters; %d more not shown ...]\n", text[:keep], keep, len(text)-keep)
 	}
-	b.WriteString(page)
-	return ToolOutput{Text: b.String()}, nil
-}
-
-// contentType returns the media type and charset of a response, sniffing
-// the body when the server did not say.
-func contentType(header string, body []byte) (mediaType, charset string) {
-	if header == "" {
-		header = http.DetectContentType(body)
-	}
-	mediaType, params, err := mime.ParseMediaType(header)
-	if err != nil {
-		return "application/octet-stream", ""
-	}
-	return mediaType, strings.ToLower(params["charset"])
+	return ToolOutput{Text: head + "\n" + text}, nil
 }
 
 // isTextType reports whether a media type is text a model can read.
@@ -236,8 +225,7 @@ func isTextType(mediaType string) bool {
 		kind == "application" && slices.Contains(strings.Fields("json xml javascript x-javascript ecmascript x-yaml yaml toml x-sh"), sub)
 }
 
-// decodeCharset turns a body into a UTF-8 string: each byte of a Latin-1
-// body is its character, and anything else invalid as UTF-8 is replaced.
+// decodeCharset turns a body into UTF-8, reading Latin-1 byte by byte.
 func decodeCharset(body []byte, charset string) string {
 	latin1 := slices.Contains(strings.Fields("iso-8859-1 latin1 latin-1 windows-1252 cp1252 us-ascii"), charset)
 	if !latin1 || utf8.Valid(body) {
@@ -301,13 +289,12 @@ func (w *webClient) search(ctx context.Context, client *http.Client, in WebSearc
 	if err != nil {
 		return ToolOutput{}, err
 	}
-	resp, body, _, err := w.get(ctx, client, u)
+	page, err := get(ctx, client, u)
 	if err != nil {
 		return ToolOutput{}, fmt.Errorf("web search failed: %w", err)
 	}
-	_, charset := contentType(resp.Header.Get("Content-Type"), body)
-	results := parseSearchResults(decodeCharset(body, charset), resp.Request.URL)
-	if len(results) == 0 && resp.StatusCode == http.StatusAccepted {
+	results := parseSearchResults(page.text, page.url)
+	if len(results) == 0 && page.status == http.StatusAccepted {
 		return ToolOutput{}, errors.New("web search failed: the search engine refused the request (rate limit or bot check); try again later")
 	}
 	kept := slices.DeleteFunc(results, func(r searchResult) bool {
@@ -326,10 +313,8 @@ func (w *webClient) search(ctx context.Context, client *http.Client, in WebSearc
 	return ToolOutput{Text: b.String()}, nil
 }
 
-// parseSearchResults reads the results from a page in DuckDuckGo's HTML
-// shape: each result's link has the class result__a, and its snippet the
-// class result__snippet. Links through DuckDuckGo's redirect are unwrapped
-// and ads, which lead back to DuckDuckGo, are dropped.
+// parseSearchResults reads the results of a DuckDuckGo HTML page, unwrapping
+// its redirect links and dropping ads (links back to DuckDuckGo).
 func parseSearchResults(page string, base *url.URL) []searchResult {
 	var results []searchResult
 	var capture *string // the text being collected, if any
@@ -358,8 +343,7 @@ func parseSearchResults(page string, base *url.URL) []searchResult {
 	})
 }
 
-// unwrapRedirect returns the target of a search engine's redirect link
-// (its uddg parameter), or the link itself made absolute.
+// unwrapRedirect returns a redirect link's target, or the link made absolute.
 func unwrapRedirect(href string, base *url.URL) string {
 	u, err := url.Parse(strings.TrimSpace(href))
 	if err != nil {
@@ -374,8 +358,7 @@ func unwrapRedirect(href string, base *url.URL) string {
 	return u.String()
 }
 
-// domainListed reports whether the host of rawURL is one of domains or a
-// subdomain of one.
+// domainListed reports whether rawURL's host is in domains or below one.
 func domainListed(rawURL string, domains []string) bool {
 	u, err := url.Parse(rawURL)
 	if err != nil {

@@ -19,18 +19,15 @@ type htmlToken struct {
 	attrs map[string]string // lower-case attribute names, unescaped values; the first of a name wins
 }
 
-// Patterns of HTML markup: where markup may begin, a whole tag, and one
-// attribute of a tag.
+// Patterns of HTML markup: where markup may begin, a tag, an attribute.
 var (
 	htmlMarkupStart = regexp.MustCompile(`<(?:[a-zA-Z!?]|/[a-zA-Z])`)
 	htmlTag         = regexp.MustCompile(`^<(/?)([a-zA-Z][^\t\n\f\r />]*)((?:[^>"']|"[^"]*"|'[^']*')*)>`)
 	htmlAttr        = regexp.MustCompile(`([^\t\n\f\r /=>]+)(?:[\t\n\f\r ]*=[\t\n\f\r ]*("[^"]*"|'[^']*'|[^\t\n\f\r >]*))?`)
 )
 
-// htmlTokens splits a page into tokens, forgiving as browsers are: a stray
-// "<" is text, an unclosed tag or comment ends the document, comments and
-// declarations are skipped, and the content of script, style, title,
-// textarea and xmp runs to their end tag whatever it looks like.
+// htmlTokens splits a page into tokens as forgivingly as browsers do;
+// script, style, title, textarea and xmp content runs to its end tag.
 func htmlTokens(page string) iter.Seq[htmlToken] {
 	return func(yield func(htmlToken) bool) {
 		for page != "" {
@@ -86,8 +83,7 @@ func htmlTokens(page string) iter.Seq[htmlToken] {
 	}
 }
 
-// after returns what follows the first end in s from offset from on, or
-// "" when there is none.
+// after returns what follows the first end in s[from:], or "".
 func after(s string, from int, end string) string {
 	_, rest, ok := strings.Cut(s[from:], end)
 	if !ok {
@@ -96,8 +92,7 @@ func after(s string, from int, end string) string {
 	return rest
 }
 
-// indexEndTag finds the end tag of the element name in s, in any letter
-// case, returning len(s) when there is none.
+// indexEndTag finds the end tag of the element name in s, or len(s).
 func indexEndTag(s, name string) int {
 	for i := 0; ; i += 2 {
 		j := strings.Index(s[i:], "</")
@@ -115,17 +110,14 @@ func (t htmlToken) hasClass(class string) bool {
 	return slices.Contains(strings.Fields(t.attrs["class"]), class)
 }
 
-// skippedTags are elements whose content is not part of a page's text,
-// and blockTags those that start on a new line.
+// skippedTags are elements whose content is not text; blockTags start lines.
 const (
 	skippedTags = " script style noscript template svg iframe object canvas head select "
 	blockTags   = " div section article main header footer nav aside ul ol li tr dl dt dd figure figcaption hr br form "
 )
 
-// htmlToText turns an HTML page into readable text: the title, headings
-// marked with #, list items with -, links as [text](url) with url resolved
-// against base, preformatted text kept as it is, and no scripts, styles or
-// other invisible parts.
+// htmlToText turns an HTML page into readable text: headings marked with
+// #, list items with -, links as [text](url), no scripts or styles.
 func htmlToText(page string, base *url.URL) (title, text string) {
 	c := textConverter{base: base}
 	for t := range htmlTokens(page) {
@@ -207,8 +199,7 @@ func (c *textConverter) start(t htmlToken) {
 	}
 }
 
-// end handles a closing tag, and the line breaks an opening tag shares
-// with it.
+// end handles a closing tag, and the line breaks an opening tag shares.
 func (c *textConverter) end(name string) {
 	switch {
 	case name == "a" && len(c.hrefs) > 0:
@@ -274,8 +265,7 @@ func (c *textConverter) newline(n int) {
 	c.out.WriteString(strings.Repeat("\n", max(0, n-have)))
 }
 
-// resolve makes a link target absolute against the page's address; links
-// that lead nowhere useful (scripts, fragments of this page) become "".
+// resolve makes a link absolute; links to scripts or this page become "".
 func (c *textConverter) resolve(href string) string {
 	href = strings.TrimSpace(href)
 	u, err := url.Parse(href)
