@@ -404,24 +404,14 @@ func storeLargeResults(dir string, results []Block) {
 		if len(r.Content) <= resultPreviewChars {
 			continue
 		}
-		stored, err := storeResult(dir, r.ToolUseID, r.Content)
-		if err != nil {
-			stored = fmt.Sprintf("%s\n\n[output of %d characters cut here; storing it failed: %v]", prefix(r.Content, resultPreviewChars), len(r.Content), err)
+		name := cmp.Or(strings.NewReplacer("/", "_", "\\", "_", ".", "_").Replace(r.ToolUseID), fmt.Sprintf("result-%d", time.Now().UnixNano()))
+		path := filepath.Join(dir, name+".txt")
+		note := fmt.Sprintf("output of %d characters was too large and is stored in %s; read it with read_file using offset and limit", len(r.Content), path)
+		if err := writeFileAtomic(path, []byte(r.Content), 0o644); err != nil {
+			note = fmt.Sprintf("output of %d characters cut here; storing it failed: %v", len(r.Content), err)
 		}
+		stored := prefix(r.Content, resultPreviewChars) + "\n\n[" + note + "]"
 		total += len(stored) - len(r.Content)
 		r.Content = stored
 	}
-}
-
-// storeResult writes content to dir and returns the text that replaces it.
-func storeResult(dir, id, content string) (string, error) {
-	name := strings.NewReplacer("/", "_", "\\", "_", ".", "_").Replace(id)
-	if name == "" {
-		name = fmt.Sprintf("result-%d", time.Now().UnixNano())
-	}
-	path := filepath.Join(dir, name+".txt")
-	if err := writeFileAtomic(path, []byte(content), 0o644); err != nil {
-		return "", err
-	}
-	return fmt.Sprintf("%s\n\n[output of %d characters was too large and is stored in %s; read it with read_file using offset and limit]", prefix(content, resultPreviewChars), len(content), path), nil
 }

@@ -37,17 +37,12 @@ func editFileTool() *Tool {
 		Description: "Replace an exact piece of text in a file. old_string must match the file exactly (whitespace included) and occur once, " +
 			"or set replace_all. On a mismatch nothing is written and the error shows the closest text in the file.",
 		Permission: func(env *ToolEnv, in EditFileInput) (PermissionRequest, error) {
-			return planFileEdit(env, in.Path, []EditSpec{in.spec()})
+			return planFileEdit(env, in.Path, []EditSpec{{in.OldString, in.NewString, in.ReplaceAll}})
 		},
 		Run: func(ctx context.Context, env *ToolEnv, in EditFileInput) (ToolOutput, error) {
-			return applyFileEdit(env, in.Path, []EditSpec{in.spec()})
+			return applyFileEdit(env, in.Path, []EditSpec{{in.OldString, in.NewString, in.ReplaceAll}})
 		},
 	}.Tool()
-}
-
-// spec is the edit of an edit_file call.
-func (in EditFileInput) spec() EditSpec {
-	return EditSpec{OldString: in.OldString, NewString: in.NewString, ReplaceAll: in.ReplaceAll}
 }
 
 // patchFileTool applies several replacements to one file at once.
@@ -89,33 +84,33 @@ func planEdits(env *ToolEnv, path string, edits []EditSpec) (fileEdit, error) {
 	}
 	p.after = p.before
 	for i, e := range edits {
-		text, n, err := planEdit(p.after, e)
-		if err != nil {
-			if len(edits) > 1 {
-				return p, fmt.Errorf("%s: edit %d of %d (edits[%d]) failed, nothing was written: %w", p.name, i+1, len(edits), i, err)
-			}
+		n := 0
+		p.after, n, err = planEdit(p.after, e)
+		switch {
+		case err != nil && len(edits) > 1:
+			return p, fmt.Errorf("%s: edit %d of %d (edits[%d]) failed, nothing was written: %w", p.name, i+1, len(edits), i, err)
+		case err != nil:
 			return p, fmt.Errorf("%s: %w", p.name, err)
 		}
-		p.after = text
 		p.replaced += n
 	}
 	return p, nil
 }
 
-// planEdit applies one replacement to content.
+// planEdit applies one replacement to content, which it returns unchanged on failure.
 func planEdit(content string, e EditSpec) (string, int, error) {
 	if e.OldString == *e.NewString {
-		return "", 0, errors.New("old_string and new_string are the same; nothing would change")
+		return content, 0, errors.New("old_string and new_string are the same; nothing would change")
 	}
 	n := strings.Count(content, e.OldString)
 	replacedSize := len(content) + n*(len(*e.NewString)-len(e.OldString))
 	switch {
 	case n == 0:
-		return "", 0, describeNearMiss(content, e.OldString)
+		return content, 0, describeNearMiss(content, e.OldString)
 	case n > 1 && !e.ReplaceAll:
-		return "", 0, fmt.Errorf("old_string occurs %d times (at lines %s); include more surrounding lines to make it unique, or set replace_all", n, occurrenceLines(content, e.OldString, 10))
+		return content, 0, fmt.Errorf("old_string occurs %d times (at lines %s); include more surrounding lines to make it unique, or set replace_all", n, occurrenceLines(content, e.OldString, 10))
 	case e.ReplaceAll && replacedSize > maxEditBytes:
-		return "", 0, fmt.Errorf("replacing all %d occurrences would make the file %d bytes, over the limit of %d for edits; use run_command", n, replacedSize, maxEditBytes)
+		return content, 0, fmt.Errorf("replacing all %d occurrences would make the file %d bytes, over the limit of %d for edits; use run_command", n, replacedSize, maxEditBytes)
 	case e.ReplaceAll:
 		return strings.ReplaceAll(content, e.OldString, *e.NewString), n, nil
 	default:
