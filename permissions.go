@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -28,20 +27,19 @@ const (
 
 // PermissionRequest describes one tool call for the permission check.
 type PermissionRequest struct {
-	Tool        string
-	ToolUseID   string
-	Input       json.RawMessage
-	Access      Access
-	Paths       []string                                 // paths the call touches, as the model gave them
-	Command     string                                   // the shell command, for AccessExecute
-	Unsandboxed string                                   // the model's reason for running Command outside the sandbox
-	URL         string                                   // the address, for AccessNetwork
-	Diff        string                                   // unified diff of the change, for AccessWrite
-	Plan        func() (diff, summary string, err error) // reads the file for Diff and Summary once the call is not denied
-
-	Summary      string // one line saying what the call does
-	HookDecision string // a PreToolUse hook's "allow" or "ask"
-	Grants       []Rule // allow rules of the running skill or command
+	Tool         string
+	ToolUseID    string
+	Input        json.RawMessage
+	Access       Access
+	Paths        []string                                 // paths the call touches, as the model gave them
+	Command      string                                   // the shell command, for AccessExecute
+	Unsandboxed  string                                   // the model's reason for running Command outside the sandbox
+	URL          string                                   // the address, for AccessNetwork
+	Diff         string                                   // unified diff of the change, for AccessWrite
+	Plan         func() (diff, summary string, err error) // reads the file for Diff and Summary once the call is not denied
+	Summary      string                                   // one line saying what the call does
+	HookDecision string                                   // a PreToolUse hook's "allow" or "ask"
+	Grants       []Rule                                   // allow rules of the running skill or command
 }
 
 // Authorizer decides whether a tool call may run; an error denies it.
@@ -111,16 +109,15 @@ type Permissions struct {
 	askSlot                  chan struct{} // held while a question is open
 	mu                       sync.Mutex    // guards the fields below
 	mode                     PermissionMode
-	deny, ask, allow         []Rule          // from settings, flags, permissions.json and "always" answers
-	turnFiles                map[string]bool // files whose edits are allowed this turn
-	turnAllEdits             bool
+	deny, ask, allow         []Rule // from settings, flags, permissions.json and "always" answers
+	turn                     []Rule // edits allowed until the turn ends
 	denials                  []Denial
 }
 
 // NewPermissions builds the check; a bad rule is an error naming where it is.
 func NewPermissions(cfg PermissionConfig) (*Permissions, error) {
 	p := &Permissions{workspace: cfg.Workspace, asker: cfg.Asker, notice: cfg.Notice, mode: cmp.Or(cfg.Mode, ModeDefault),
-		askSlot: make(chan struct{}, 1), turnFiles: map[string]bool{}}
+		askSlot: make(chan struct{}, 1)}
 	home := cfg.Home
 	if home == "" {
 		home, _ = os.UserHomeDir()
@@ -159,16 +156,13 @@ func resolveConfigPaths(paths []string) ([]string, error) {
 // loadRules parses the rules of the settings, flags and rule files.
 func (p *Permissions) loadRules(cfg PermissionConfig) error {
 	for _, set := range withFlagRules(cfg.Settings, cfg.AllowedTools, cfg.DisallowedTools) {
-		for _, l := range []struct {
-			dst   *[]Rule
-			texts []string
-		}{{&p.allow, set.Allow}, {&p.ask, set.Ask}, {&p.deny, set.Deny}} {
-			rules, err := parseRules(l.texts, set.Source, set.Project)
-			if err != nil {
-				return err
-			}
-			*l.dst = append(*l.dst, rules...)
+		allow, err := parseRules(set.Allow, set.Source, set.Project)
+		ask, askErr := parseRules(set.Ask, set.Source, set.Project)
+		deny, denyErr := parseRules(set.Deny, set.Source, set.Project)
+		if err := cmp.Or(err, askErr, denyErr); err != nil {
+			return err
 		}
+		p.allow, p.ask, p.deny = append(p.allow, allow...), append(p.ask, ask...), append(p.deny, deny...)
 	}
 	for _, file := range []string{p.projectFile, p.userFile} {
 		if file == "" {
@@ -269,10 +263,12 @@ func (p *Permissions) apply(req PermissionRequest, d Decision, prompt Prompt, a 
 	p.mu.Lock()
 	for _, t := range d.asking {
 		if a.Choice == ChoiceAllowFileTurn && t.kind == targetPath {
-			p.turnFiles[t.abs] = true
+			p.turn = append(p.turn, Rule{Tool: editAlias, Spec: "/" + escapeGlob(t.abs), Claude: true})
 		}
 	}
-	p.turnAllEdits = p.turnAllEdits || a.Choice == ChoiceAllowEditsTurn
+	if a.Choice == ChoiceAllowEditsTurn {
+		p.turn = append(p.turn, Rule{Tool: editAlias})
+	}
 	p.mu.Unlock()
 	switch a.Choice {
 	case ChoiceAllowAlways, ChoiceDenyAlways:
@@ -378,8 +374,7 @@ func (p *Permissions) WarnUnknownTools(known []string) {
 func (p *Permissions) EndTurn() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.turnFiles = map[string]bool{}
-	p.turnAllEdits = false
+	p.turn = nil
 }
 
 // Mode returns the current permission mode.
@@ -424,32 +419,21 @@ func (p *Permissions) Describe() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Permission mode: %s (%s)\n", p.mode, modeMeanings[p.mode])
 	fmt.Fprintf(&b, "Workspace: %s\n", p.workspace)
-	for _, group := range []struct {
-		title string
-		rules []Rule
-	}{
-		{"Deny rules", p.deny},
-		{"Ask rules", p.ask},
-		{"Allow rules", p.allow},
-	} {
-		fmt.Fprintf(&b, "%s:\n", group.title)
-		if len(group.rules) == 0 {
+	for i, rules := range [][]Rule{p.deny, p.ask, p.allow} {
+		fmt.Fprintf(&b, "%s rules:\n", []string{"Deny", "Ask", "Allow"}[i])
+		if len(rules) == 0 {
 			b.WriteString("  (none)\n")
 		}
-		for _, r := range group.rules {
+		for _, r := range rules {
 			fmt.Fprintf(&b, "  %-40s from %s\n", r, r.Source)
 		}
 	}
 	b.WriteString("Allowed for this turn:\n")
-	files := slices.Sorted(maps.Keys(p.turnFiles))
-	switch {
-	case p.turnAllEdits:
-		b.WriteString("  every edit inside the workspace\n")
-	case len(files) == 0:
+	if len(p.turn) == 0 {
 		b.WriteString("  (nothing)\n")
 	}
-	for _, f := range files {
-		fmt.Fprintf(&b, "  edits to %s\n", f)
+	for _, r := range p.turn {
+		fmt.Fprintf(&b, "  edits to %s\n", cmp.Or(strings.TrimPrefix(r.Spec, "/"), "every file inside the workspace"))
 	}
 	for _, f := range []struct{ name, path string }{{"Project", p.projectFile}, {"User", p.userFile}} {
 		if f.path != "" {

@@ -270,8 +270,7 @@ func (p *Permissions) judge(req PermissionRequest, t target) Decision {
 		return Decision{Verdict: VerdictAsk, Reason: fmt.Sprintf("the rule %s (%s) asks", r, r.Source), Strict: true,
 			Hint: fmt.Sprintf("remove the ask rule %s from %s", r, r.Source)}
 	}
-	if _, ok := p.firstMatch(req, t, false, p.allow, req.Grants); ok ||
-		t.kind == targetPath && req.Access == AccessWrite && (p.turnFiles[t.abs] || p.turnAllEdits && t.inside) {
+	if _, ok := p.firstMatch(req, t, false, p.allow, req.Grants, p.turn); ok {
 		return Decision{Verdict: VerdictAllow}
 	}
 	return p.modeDefault(req, t)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/pmezard/go-difflib/difflib"
@@ -36,4 +37,71 @@ func diffLines(text string) []string {
 		lines[last] += "\n\\ No newline at end of file\n"
 	}
 	return lines
+}
+
+// defaultDiffFold is how many diff lines a prompt shows before folding.
+const defaultDiffFold = 40
+
+// ANSI escapes used to colour diffs.
+const (
+	ansiReset = "\x1b[0m"
+	ansiBold  = "\x1b[1m"
+	ansiDim   = "\x1b[2m"
+	ansiRed   = "\x1b[31m"
+	ansiGreen = "\x1b[32m"
+	ansiCyan  = "\x1b[36m"
+)
+
+// renderDiff prepares a diff for the terminal, folded after fold lines.
+func renderDiff(diff string, color bool, fold int) (text string, hidden int) {
+	lines := strings.Split(strings.TrimSuffix(diff, "\n"), "\n")
+	if diff == "" {
+		lines = nil
+	}
+	if fold > 0 && len(lines) > fold {
+		hidden, lines = len(lines)-fold, lines[:fold]
+	}
+	var b strings.Builder
+	for _, line := range lines {
+		b.WriteString(colorDiffLine(visibleControls(line), color) + "\n")
+	}
+	if hidden > 0 {
+		note := fmt.Sprintf("… %d more lines (press d to show all)", hidden)
+		if color {
+			note = ansiDim + note + ansiReset
+		}
+		b.WriteString(note + "\n")
+	}
+	return b.String(), hidden
+}
+
+// colorDiffLine wraps one diff line in the colour its start calls for.
+func colorDiffLine(line string, color bool) string {
+	for _, c := range []struct{ prefix, code string }{{"+++ ", ansiBold}, {"--- ", ansiBold}, {"@@", ansiCyan}, {"+", ansiGreen}, {"-", ansiRed}, {`\`, ansiDim}} {
+		if color && strings.HasPrefix(line, c.prefix) {
+			return c.code + line + ansiReset
+		}
+	}
+	return line
+}
+
+// visibleControls writes control characters but tab in caret notation.
+func visibleControls(line string) string {
+	if !strings.ContainsFunc(line, isControl) {
+		return line
+	}
+	var b strings.Builder
+	for _, r := range line {
+		if isControl(r) {
+			b.WriteByte('^')
+			r = (r + '@') & 0x7f // DEL becomes ^?
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// isControl reports whether r is an ASCII control character other than tab.
+func isControl(r rune) bool {
+	return r != '\t' && (r < 0x20 || r == 0x7f)
 }
