@@ -116,41 +116,33 @@ type Permissions struct {
 
 // NewPermissions builds the check; a bad rule is an error naming where it is.
 func NewPermissions(cfg PermissionConfig) (*Permissions, error) {
-	p := &Permissions{workspace: cfg.Workspace, asker: cfg.Asker, notice: cfg.Notice, mode: cmp.Or(cfg.Mode, ModeDefault),
-		askSlot: make(chan struct{}, 1)}
-	home := cfg.Home
-	if home == "" {
-		home, _ = os.UserHomeDir()
-	}
-	paths, err := resolveConfigPaths(slices.Concat([]string{cfg.ProjectFile, cfg.UserFile, cfg.TempDir, home}, cfg.ReadableDirs, cfg.AddDirs))
-	if err != nil {
-		return nil, err
-	}
-	p.projectFile, p.userFile, p.tempDir, p.home = paths[0], paths[1], paths[2], paths[3]
-	p.readableDirs, p.addDirs = paths[4:4+len(cfg.ReadableDirs)], paths[4+len(cfg.ReadableDirs):]
-	if err := p.loadRules(cfg); err != nil {
-		return nil, err
-	}
-	return p, nil
-}
-
-// resolveConfigPaths makes paths absolute with symlinks resolved; "" stays "".
-func resolveConfigPaths(paths []string) ([]string, error) {
-	out := make([]string, len(paths))
-	for i, path := range paths {
+	p := &Permissions{workspace: cfg.Workspace, asker: cfg.Asker, notice: cfg.Notice, mode: cmp.Or(cfg.Mode, ModeDefault), askSlot: make(chan struct{}, 1)}
+	var errs []error
+	resolve := func(path string) string { // absolute, with symlinks resolved whether or not it exists yet
 		if path == "" {
-			continue
+			return ""
 		}
 		abs, err := filepath.Abs(path)
 		if err == nil {
 			abs, err = resolveExisting(abs)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("resolving %s: %w", path, err)
+			errs = append(errs, fmt.Errorf("resolving %s: %w", path, err))
 		}
-		out[i] = abs
+		return abs
 	}
-	return out, nil
+	home, _ := os.UserHomeDir()
+	p.projectFile, p.userFile, p.tempDir, p.home = resolve(cfg.ProjectFile), resolve(cfg.UserFile), resolve(cfg.TempDir), resolve(cmp.Or(cfg.Home, home))
+	for _, dir := range cfg.ReadableDirs {
+		p.readableDirs = append(p.readableDirs, resolve(dir))
+	}
+	for _, dir := range cfg.AddDirs {
+		p.addDirs = append(p.addDirs, resolve(dir))
+	}
+	if err := cmp.Or(errors.Join(errs...), p.loadRules(cfg)); err != nil {
+		return nil, err
+	}
+	return p, nil
 }
 
 // loadRules parses the rules of the settings, flags and rule files.

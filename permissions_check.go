@@ -3,6 +3,7 @@ package main
 import (
 	"cmp"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -107,11 +108,11 @@ func (p *Permissions) targetsOf(req PermissionRequest) ([]target, error) {
 		targets = append(targets, p.commandTargets(req.Command)...)
 	}
 	if req.Access == AccessNetwork {
-		host, err := urlHost(req.URL)
-		if err != nil {
-			return nil, err
+		u, err := url.Parse(req.URL)
+		if err != nil || u.Hostname() == "" {
+			return nil, fmt.Errorf("address %q has no host", req.URL)
 		}
-		targets = append(targets, target{kind: targetHost, host: host})
+		targets = append(targets, target{kind: targetHost, host: normalHost(u.Hostname())})
 	}
 	if req.Unsandboxed != "" {
 		targets = append(targets, target{kind: targetUnsandboxed})

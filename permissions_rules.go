@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io/fs"
 	"net/netip"
-	"net/url"
 	"os"
 	"path"
 	"path/filepath"
@@ -301,18 +300,6 @@ func addToRuleFile(file string, r Rule, allow bool) error {
 		return fmt.Errorf("saving %s: %w", file, err)
 	}
 	return nil
-}
-
-// urlHost returns the normalised host of an address (see normalHost).
-func urlHost(address string) (string, error) {
-	u, err := url.Parse(address)
-	if err != nil {
-		return "", fmt.Errorf("parsing address %q: %w", address, err)
-	}
-	if u.Hostname() == "" {
-		return "", fmt.Errorf("address %q has no host", address)
-	}
-	return normalHost(u.Hostname()), nil
 }
 
 // normalHost writes a host, localhost and IP literals too, one way only.

@@ -54,16 +54,13 @@ func commandProcAttr() *syscall.SysProcAttr {
 
 // newRuleset creates the Landlock ruleset of the rules and returns its fd.
 func newRuleset(abi int, rules []sandboxRule, network bool) (int, error) {
-	attr := landlockRulesetAttr{handledFS: accessWrite &^ accessRefer &^ accessTruncate &^ accessIoctlDev}
-	size := unsafe.Sizeof(attr.handledFS)
-	for _, f := range []struct {
-		abi  int
-		bits uint64
-	}{{2, accessRefer}, {3, accessTruncate}, {5, accessIoctlDev}} {
-		if abi >= f.abi {
-			attr.handledFS |= f.bits
+	attr := landlockRulesetAttr{handledFS: accessWrite}
+	for minABI, right := range map[int]uint64{2: accessRefer, 3: accessTruncate, 5: accessIoctlDev} {
+		if abi < minABI {
+			attr.handledFS &^= right
 		}
 	}
+	size := unsafe.Sizeof(attr.handledFS)
 	if abi >= 4 {
 		size = 2 * unsafe.Sizeof(attr.handledFS)
 		if !network {
