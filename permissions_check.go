@@ -219,7 +219,7 @@ func (p *Permissions) namedTargets(dirs []string, name string, write bool) []tar
 	var targets []target
 	for _, dir := range dirs {
 		t, err := p.pathTarget(dir, name, write)
-		if err != nil {
+		if err != nil || dotPattern.MatchString(name) {
 			t = target{kind: targetPath, abs: name, lexical: name, write: write}
 		}
 		t.inside = t.inside || p.tempDir != "" && within(p.tempDir, t.abs)
@@ -227,6 +227,9 @@ func (p *Permissions) namedTargets(dirs []string, name string, write bool) []tar
 	}
 	return targets
 }
+
+// dotPattern matches a path with a pattern that older shells let match "..".
+var dotPattern = regexp.MustCompile(`(^|/)\.[?*[]`)
 
 // afterCd is where later commands may run after cd: the old folders and its destination.
 func (p *Permissions) afterCd(dirs, args []string) []string {
