@@ -412,18 +412,16 @@ type mcpListing struct {
 	err   error
 }
 
-// mcpRun is one session as its owner's goroutine sees it; connecting and
-// listing run on a worker goroutine that reports on listed.
+// mcpRun is one session as its owner's goroutine sees it; a worker
+// goroutine connects and lists the tools, again on each list_changed.
 type mcpRun struct {
 	srv      *mcpServer
-	ctx      context.Context
+	ctx      context.Context // the worker's; ends with the session
 	cancel   context.CancelFunc
 	sess     *mcpSession
-	listed   chan mcpListing
-	listing  bool // a worker is connecting or listing
-	again    bool // list again when it is done: list_changed came meanwhile
-	up       bool // the session has been ready
-	ended    bool // the session failed or was lost
+	worked   chan struct{} // closed when the worker returns
+	up       bool          // the session has been ready
+	ended    bool          // the session failed or was lost
 	tools    []string
 	warnings []string
 	waiting  chan<- error  // a restart waiting for the outcome
@@ -434,7 +432,7 @@ type mcpRun struct {
 // loss) until a restart request, which it returns, or ctx ends; then the
 // session is closed and its tools unregistered.
 func (srv *mcpServer) serve(ctx context.Context, waiting chan<- error) chan<- error {
-	changed, lost := make(chan struct{}, 1), make(chan error, 1)
+	changed, lost, listed := make(chan struct{}, 1), make(chan error, 1), make(chan mcpListing)
 	opts := srv.m.sessionOptions()
 	opts.OnNotify = func(method string) {
 		if method == "notifications/tools/list_changed" {
@@ -454,29 +452,19 @@ func (srv *mcpServer) serve(ctx context.Context, waiting chan<- error) chan<- er
 	if tr == nil {
 		tr = srv.m.transport(srv.cfg)
 	}
-	r := &mcpRun{srv: srv, sess: newMCPSession(srv.name, tr, opts), listed: make(chan mcpListing, 1),
-		waiting: waiting, lostSeen: lostSeen}
+	r := &mcpRun{srv: srv, sess: newMCPSession(srv.name, tr, opts), worked: make(chan struct{}), waiting: waiting, lostSeen: lostSeen}
 	r.ctx, r.cancel = context.WithCancel(ctx)
 	defer r.end()
 	srv.publish(r, MCPStarting, "")
-	r.work(func() ([]mcpToolInfo, error) {
-		if err := r.sess.connect(r.ctx, srv.cfg.startupTimeout()); err != nil {
-			return nil, err
-		}
-		return r.sess.listTools(r.ctx, srv.cfg.callTimeout())
-	})
+	go r.list(listed, changed)
 	for {
 		select {
-		case l := <-r.listed:
+		case l := <-listed:
 			r.onListed(l)
-		case <-changed:
-			r.again = true
-			if !r.listing && r.up && !r.ended {
-				r.relist()
-			}
 		case err := <-lost:
 			r.fail(err)
 			r.release()
+			r.cancel()
 		case next := <-srv.restart:
 			tell(r.waiting, errors.New("restarted again"))
 			return next
@@ -486,32 +474,41 @@ func (srv *mcpServer) serve(ctx context.Context, waiting chan<- error) chan<- er
 	}
 }
 
-// work runs list on the worker goroutine.
-func (r *mcpRun) work(list func() ([]mcpToolInfo, error)) {
-	r.listing = true
-	go func() {
-		tools, err := list()
-		r.listed <- mcpListing{tools, err}
-	}()
-}
-
-// relist lists the tools again after list_changed.
-func (r *mcpRun) relist() {
-	r.again = false
-	r.work(func() ([]mcpToolInfo, error) { return r.sess.listTools(r.ctx, r.srv.cfg.callTimeout()) })
+// list is the worker: connect, list the tools, and list them again after
+// each list_changed, until the first listing fails or the session ends.
+func (r *mcpRun) list(listed chan<- mcpListing, changed <-chan struct{}) {
+	defer close(r.worked)
+	err := r.sess.connect(r.ctx, r.srv.cfg.startupTimeout())
+	for first := true; ; first = false {
+		var tools []mcpToolInfo
+		if err == nil {
+			tools, err = r.sess.listTools(r.ctx, r.srv.cfg.callTimeout())
+		}
+		select {
+		case listed <- mcpListing{tools, err}:
+		case <-r.ctx.Done():
+			return
+		}
+		if err != nil && first {
+			return
+		}
+		err = nil
+		select {
+		case <-changed:
+		case <-r.ctx.Done():
+			return
+		}
+	}
 }
 
 // onListed takes the outcome of connecting or listing.
 func (r *mcpRun) onListed(l mcpListing) {
-	r.listing = false
 	switch {
 	case r.ended || r.ctx.Err() != nil:
-		r.sess.close() // the worker was the last to use it
-		return
 	case l.err != nil && !r.up:
+		<-r.worked // it returns after a first failure
 		r.sess.close()
 		r.fail(l.err)
-		return
 	case l.err != nil:
 		r.srv.m.notice(r.srv.name, "refreshing tools failed: %v", l.err)
 	default:
@@ -527,9 +524,6 @@ func (r *mcpRun) onListed(l mcpListing) {
 			r.waiting = nil
 		}
 	}
-	if r.again {
-		r.relist()
-	}
 }
 
 // fail records a failed or lost session and tells the user; the tools
@@ -539,7 +533,6 @@ func (r *mcpRun) fail(err error) {
 		return // already reported, or ended on purpose
 	}
 	r.ended = true
-	r.cancel()
 	r.srv.publish(r, MCPFailed, err.Error())
 	r.srv.m.emit(MCPEvent{Kind: MCPEventNotice, Server: r.srv.name, Text: fmt.Sprintf("MCP server %s failed: %s", r.srv.name, firstLineOf(err.Error()))})
 	r.srv.settle()
@@ -547,13 +540,11 @@ func (r *mcpRun) fail(err error) {
 	r.waiting = nil
 }
 
-// end closes the session once the worker is done and unregisters its tools.
+// end stops the worker, closes the session and unregisters its tools.
 func (r *mcpRun) end() {
 	r.release()
 	r.cancel()
-	if r.listing {
-		<-r.listed
-	}
+	<-r.worked
 	r.sess.close()
 	r.srv.m.register(r.srv, r.tools, nil)
 	r.srv.m.refreshHelpers()
