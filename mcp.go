@@ -78,10 +78,7 @@ type mcpTransport interface {
 	// and lost is called once if the connection ends by itself.
 	open(ctx context.Context, deliver func(rpcMessage), lost func(error)) error
 	send(ctx context.Context, msg rpcMessage) error // errMCPSessionExpired: initialize again
-	negotiated(version string)                      // the version chosen, before notifications/initialized
-	established(ctx context.Context) error          // the handshake is done
 	close() error                                   // returns once all it started has ended
-	diagnostics() string                            // what the server said on stderr, or ""
 }
 
 // errMCPSessionExpired reports that a server no longer knows our session.
@@ -199,11 +196,17 @@ func (s *mcpSession) initialize(ctx context.Context, timeout time.Duration) erro
 		return fmt.Errorf("MCP server %s speaks protocol version %q; minicode supports %v", s.server, info.ProtocolVersion, mcpSupportedVersions())
 	}
 	s.info.Store(&info)
-	s.tr.negotiated(info.ProtocolVersion)
+	web, _ := s.tr.(*mcpHTTP) // HTTP sends the version with each request and may open a stream
+	if web != nil {
+		web.negotiated(info.ProtocolVersion)
+	}
 	if err := s.notify(ctx, "notifications/initialized", nil); err != nil {
 		return fmt.Errorf("initializing MCP server %s: %w", s.server, err)
 	}
-	return s.tr.established(ctx)
+	if web != nil {
+		web.established(ctx)
+	}
+	return nil
 }
 
 // serverInfo returns what the server said in the handshake.
@@ -434,8 +437,8 @@ func (s *mcpSession) ended() error {
 
 // explain adds the server's recent stderr to an error.
 func (s *mcpSession) explain(err error) error {
-	if d := s.tr.diagnostics(); d != "" {
-		return fmt.Errorf("%w\nserver stderr (last lines):\n%s", err, d)
+	if stdio, ok := s.tr.(*mcpStdio); ok && stdio.diagnostics() != "" {
+		return fmt.Errorf("%w\nserver stderr (last lines):\n%s", err, stdio.diagnostics())
 	}
 	return err
 }

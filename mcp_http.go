@@ -226,7 +226,7 @@ func (t *mcpHTTP) negotiated(version string) {
 }
 
 // established opens the optional GET stream, if the server offers one.
-func (t *mcpHTTP) established(ctx context.Context) error {
+func (t *mcpHTTP) established(ctx context.Context) {
 	t.mu.Lock()
 	legacy, stopOld := t.legacyPost != "", t.stopListen
 	t.mu.Unlock()
@@ -234,7 +234,7 @@ func (t *mcpHTTP) established(ctx context.Context) error {
 		stopOld()
 	}
 	if legacy {
-		return nil
+		return
 	}
 	listenCtx, stop := context.WithCancel(t.life)
 	detach := context.AfterFunc(ctx, stop) // only until the stream is open
@@ -245,13 +245,13 @@ func (t *mcpHTTP) established(ctx context.Context) error {
 			drain(resp)
 		}
 		stop()
-		return nil
+		return
 	}
 	t.mu.Lock()
 	t.stopListen = stop
 	t.mu.Unlock()
 	go t.follow(listenCtx, resp.Body, "")
-	return nil
+	return
 }
 
 // do sends one HTTP request with the transport's headers; a bare one
@@ -415,6 +415,3 @@ func mcpEvents(body io.Reader, onEvent func(SSEEvent) bool) error {
 		}
 	}
 }
-
-// diagnostics has nothing to add over HTTP: errors carry the status.
-func (t *mcpHTTP) diagnostics() string { return "" }

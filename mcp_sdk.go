@@ -63,15 +63,6 @@ func (t *mcpSDK) close() error {
 	return nil
 }
 
-// negotiated needs nothing: the program's transport has no headers.
-func (t *mcpSDK) negotiated(string) {}
-
-// established needs nothing more.
-func (t *mcpSDK) established(context.Context) error { return nil }
-
-// diagnostics has nothing to add: errors come in the control responses.
-func (t *mcpSDK) diagnostics() string { return "" }
-
 // serveMCP starts the MCP servers the program runs (named in initialize,
 // or configured with type "sdk") and returns their names.
 func (c *sdkConn) serveMCP(ctx context.Context, named []string) []string {

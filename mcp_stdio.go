@@ -144,12 +144,6 @@ func (t *mcpStdio) write(ctx context.Context, body []byte, lsp bool) error {
 	}
 }
 
-// negotiated needs nothing on stdio.
-func (t *mcpStdio) negotiated(string) {}
-
-// established needs nothing on stdio.
-func (t *mcpStdio) established(context.Context) error { return nil }
-
 // readLoop reads messages until stdout ends, then reports the exit; a
 // server that garbled its stdout is stopped at once.
 func (t *mcpStdio) readLoop(r *bufio.Reader, deliver func(rpcMessage), lost func(error)) {

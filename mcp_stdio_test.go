@@ -38,7 +38,7 @@ func TestMCPStdioFakeServers(t *testing.T) {
 			if st.State != MCPReady || st.Tools != 6 {
 				t.Fatalf("status = %+v, want ready with 6 tools", st)
 			}
-			if d := m.list()[0].view.Load().session.tr.diagnostics(); !strings.Contains(d, "in "+filepath.Join(workspace, "sub")+` with FAKE_GREETING="hi "`) {
+			if d := m.list()[0].view.Load().session.tr.(*mcpStdio).diagnostics(); !strings.Contains(d, "in "+filepath.Join(workspace, "sub")+` with FAKE_GREETING="hi "`) {
 				t.Errorf("server stderr %q: want it started in the cwd with the env", d)
 			}
 			if _, ok := reg.Get("list_mcp_resources"); ok {
@@ -58,14 +58,14 @@ func TestMCPStdioFakeServers(t *testing.T) {
 			checkToolRefresh(t, reg)
 			// The first start probed with an unframed initialize; a restart
 			// speaks the remembered framing from the first byte.
-			probed := strings.Contains(m.list()[0].view.Load().session.tr.diagnostics(), "without Content-Length")
+			probed := strings.Contains(m.list()[0].view.Load().session.tr.(*mcpStdio).diagnostics(), "without Content-Length")
 			if probed != (c.mode == "lsp") {
 				t.Errorf("unframed probe seen by the server: %v, want %v", probed, c.mode == "lsp")
 			}
 			if err := m.Restart(t.Context(), "fake"); err != nil {
 				t.Fatal(err)
 			}
-			if d := m.list()[0].view.Load().session.tr.diagnostics(); strings.Contains(d, "without Content-Length") {
+			if d := m.list()[0].view.Load().session.tr.(*mcpStdio).diagnostics(); strings.Contains(d, "without Content-Length") {
 				t.Errorf("after the restart the server still got unframed lines: %q", d)
 			}
 		})
@@ -176,9 +176,9 @@ func TestMCPStdioTimeoutCancels(t *testing.T) {
 		t.Fatalf("err = %v, want a timeout", err)
 	}
 	// The server is told: it logs the cancellation on stderr.
-	for deadline := time.Now().Add(5 * time.Second); !strings.Contains(sess.tr.diagnostics(), "cancelled request"); time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(5 * time.Second); !strings.Contains(sess.tr.(*mcpStdio).diagnostics(), "cancelled request"); time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {
-			t.Fatalf("no notifications/cancelled reached the server; stderr: %q", sess.tr.diagnostics())
+			t.Fatalf("no notifications/cancelled reached the server; stderr: %q", sess.tr.(*mcpStdio).diagnostics())
 		}
 	}
 	var reports []MCPProgress
@@ -272,7 +272,7 @@ func TestMCPStdioCancelAndLateReply(t *testing.T) {
 	if _, err := sess.callTool(ctx, "hang", nil, time.Minute, nil); err == nil || ctx.Err() == nil {
 		t.Fatalf("err = %v, want the call to end with its context", err)
 	}
-	waitFor(t, "notifications/cancelled", func() bool { return strings.Contains(sess.tr.diagnostics(), "cancelled request 2") })
+	waitFor(t, "notifications/cancelled", func() bool { return strings.Contains(sess.tr.(*mcpStdio).diagnostics(), "cancelled request 2") })
 	// A reply that comes after its request gave up is dropped, and the
 	// next request gets its own reply.
 	if _, err := sess.callTool(t.Context(), "slow", nil, 5*time.Millisecond, nil); err == nil {
