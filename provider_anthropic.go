@@ -23,8 +23,6 @@ const (
 // Anthropic is a Provider speaking the streaming Messages API, with cache
 // breakpoints on the system prompt, the last tool and the newest message.
 type Anthropic struct {
-	url    string
-	header http.Header
 	client streamClient
 	tools  toolsCache
 }
@@ -40,7 +38,7 @@ func NewAnthropic(opts ProviderOptions) *Anthropic {
 	maps.Copy(h, opts.Headers)
 	h.Set("anthropic-version", anthropicVersion)
 	base := cmp.Or(strings.TrimRight(opts.BaseURL, "/"), anthropicDefaultBase)
-	return &Anthropic{url: base + "/v1/messages", header: h, client: newStreamClient("anthropic", "ANTHROPIC_BASE_URL", opts)}
+	return &Anthropic{client: newStreamClient("anthropic", "ANTHROPIC_BASE_URL", base+"/v1/messages", h, opts)}
 }
 
 // Name returns "anthropic".
@@ -52,7 +50,7 @@ func (a *Anthropic) Stream(ctx context.Context, req ModelRequest, onDelta func(D
 	if err != nil {
 		return ModelResponse{}, fmt.Errorf("encoding the anthropic request: %w", err)
 	}
-	return a.client.stream(ctx, a.url, body, a.header, parseAnthropicStream, onDelta)
+	return a.client.stream(ctx, body, parseAnthropicStream, onDelta)
 }
 
 // encodeJSON marshals v without HTML escaping, so the model's text goes back as it came.

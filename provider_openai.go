@@ -18,8 +18,6 @@ const openAIDefaultBase = "https://api.openai.com/v1"
 // OpenAI is a Provider speaking streaming OpenAI-compatible Chat Completions;
 // thinking is not sent, and streamed reasoning comes back as a thinking block.
 type OpenAI struct {
-	url                 string
-	header              http.Header
 	maxCompletionTokens bool // send max_completion_tokens instead of max_tokens
 	client              streamClient
 	tools               toolsCache
@@ -33,8 +31,8 @@ func NewOpenAI(opts ProviderOptions) *OpenAI {
 	if opts.APIKey != "" {
 		h.Set("Authorization", "Bearer "+opts.APIKey)
 	}
-	return &OpenAI{url: base + "/chat/completions", header: h, maxCompletionTokens: err == nil && u.Hostname() == "api.openai.com",
-		client: newStreamClient("openai", "OPENAI_BASE_URL", opts)}
+	return &OpenAI{maxCompletionTokens: err == nil && u.Hostname() == "api.openai.com",
+		client: newStreamClient("openai", "OPENAI_BASE_URL", base+"/chat/completions", h, opts)}
 }
 
 // Name returns "openai".
@@ -46,7 +44,7 @@ func (o *OpenAI) Stream(ctx context.Context, req ModelRequest, onDelta func(Delt
 	if err != nil {
 		return ModelResponse{}, fmt.Errorf("encoding the openai request: %w", err)
 	}
-	return o.client.stream(ctx, o.url, body, o.header, parseOpenAIStream, onDelta)
+	return o.client.stream(ctx, body, parseOpenAIStream, onDelta)
 }
 
 // openAIRequest is the body of POST /chat/completions, Messages and Tools spliced in.

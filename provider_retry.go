@@ -80,33 +80,34 @@ type streamClient struct {
 	ProviderOptions
 	provider                string
 	baseURLVar              string // the environment variable that sets the API's address
+	url                     string
+	header                  http.Header
 	client                  *http.Client
 	backoffBase, backoffMax time.Duration
 	sleep                   func(ctx context.Context, d time.Duration) error // tests record the waits instead
 }
 
-// newStreamClient fills in the defaults of opts.
-func newStreamClient(provider, baseURLVar string, opts ProviderOptions) streamClient {
+// newStreamClient is a client of the API at url, sending header, with the defaults of opts filled in.
+func newStreamClient(provider, baseURLVar, url string, header http.Header, opts ProviderOptions) streamClient {
 	opts.MaxRetries = max(0, cmp.Or(opts.MaxRetries, defaultMaxRetries)) // negative: never
 	opts.Timeout = cmp.Or(opts.Timeout, defaultTimeout)
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.DialContext = (&net.Dialer{Timeout: connectTimeout, KeepAlive: 30 * time.Second}).DialContext
 	t.TLSHandshakeTimeout = connectTimeout
-	return streamClient{ProviderOptions: opts, provider: provider, baseURLVar: baseURLVar, client: &http.Client{Transport: t},
+	header.Set("content-type", "application/json")
+	header.Set("accept", "text/event-stream")
+	return streamClient{ProviderOptions: opts, provider: provider, baseURLVar: baseURLVar, url: url, header: header, client: &http.Client{Transport: t},
 		backoffBase: defaultBackoffBase, backoffMax: defaultBackoffMax, sleep: sleepContext}
 }
 
-// stream POSTs body to address and parses the streamed reply, retrying what is worth it.
-func (c *streamClient) stream(ctx context.Context, address string, body *wireBody, header http.Header, parse streamParser, onDelta func(Delta)) (ModelResponse, error) {
-	header = header.Clone()
-	header.Set("content-type", "application/json")
-	header.Set("accept", "text/event-stream")
+// stream POSTs body and parses the streamed reply, retrying what is worth it.
+func (c *streamClient) stream(ctx context.Context, body *wireBody, parse streamParser, onDelta func(Delta)) (ModelResponse, error) {
 	send := func(ctx context.Context) (*http.Response, error) {
-		r, err := http.NewRequestWithContext(ctx, http.MethodPost, address, body.buffers())
+		r, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, body.buffers())
 		if err != nil {
 			return nil, fmt.Errorf("building the %s request: %w", c.provider, err)
 		}
-		r.ContentLength, r.Header = int64(body.Len()+body.refBytes), header
+		r.ContentLength, r.Header = int64(body.Len()+body.refBytes), c.header.Clone()
 		return c.client.Do(r)
 	}
 	stalls := 0

@@ -486,7 +486,7 @@ func TestCancelDuringBackoff(t *testing.T) {
 // TestBackoffDelay checks the doubling, the cap and the jitter range.
 func TestBackoffDelay(t *testing.T) {
 	t.Parallel()
-	c := newStreamClient("x", "X_BASE_URL", ProviderOptions{MaxRetries: 200})
+	c := newStreamClient("x", "X_BASE_URL", "http://x", http.Header{}, ProviderOptions{MaxRetries: 200})
 	c.backoffBase, c.backoffMax = 100*time.Millisecond, time.Second
 	busy := &streamError{error: errors.New("connection failed")}
 	for attempt, full := range []time.Duration{100, 200, 400, 800, 1000, 1000} {
@@ -532,7 +532,7 @@ func TestRetryAfter(t *testing.T) {
 // TestNewStreamClientDefaults checks the defaults of zero options.
 func TestNewStreamClientDefaults(t *testing.T) {
 	t.Parallel()
-	c := newStreamClient("x", "X_BASE_URL", ProviderOptions{})
+	c := newStreamClient("x", "X_BASE_URL", "http://x", http.Header{}, ProviderOptions{})
 	got := fmt.Sprint(c.MaxRetries, c.Timeout, c.backoffBase, c.backoffMax, c.client != nil)
 	want := fmt.Sprint(defaultMaxRetries, defaultTimeout, defaultBackoffBase, defaultBackoffMax, true)
 	if got != want {
