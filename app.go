@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"runtime/debug"
 	"slices"
@@ -294,8 +293,7 @@ func resolveWorkspace(dir string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("workspace %s: %w", dir, err)
 	}
-	info, err := os.Stat(real)
-	if err != nil || !info.IsDir() {
+	if !isDir(real) {
 		return "", usageErrorf("workspace %s is not a folder", dir)
 	}
 	return real, nil
@@ -320,7 +318,7 @@ func (app *App) setupProvider() error {
 			return usageErrorf("the anthropic provider needs ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN")
 		}
 		if opts.Headers, err = parseCustomHeaders(env("ANTHROPIC_CUSTOM_HEADERS")); err != nil {
-			return usageError{err.Error()}
+			return usageError{err}
 		}
 		app.Provider = NewAnthropic(opts)
 		app.SummaryModel = resolveModelAlias(env("ANTHROPIC_SMALL_FAST_MODEL"))
@@ -352,13 +350,11 @@ func (app *App) setupProvider() error {
 
 // providerName is the provider asked for, else the one whose API key is set, else the demo.
 func (app *App) providerName() string {
-	env := app.getenv
-	name := cmp.Or(app.Opts.Provider, env("MINICODE_PROVIDER"))
-	if name == "" && strings.EqualFold(env("MINI_CODE_MODEL_MODE"), "mock") {
-		name = "mock"
+	env, mode := app.getenv, ""
+	if strings.EqualFold(env("MINI_CODE_MODEL_MODE"), "mock") {
+		mode = "mock"
 	}
-	name = cmp.Or(name, app.Settings.Provider)
-	switch {
+	switch name := cmp.Or(app.Opts.Provider, env("MINICODE_PROVIDER"), mode, app.Settings.Provider); {
 	case name != "":
 		return name
 	case env("ANTHROPIC_API_KEY") != "" || env("ANTHROPIC_AUTH_TOKEN") != "":
@@ -408,7 +404,7 @@ func apiTimeout(v string) (time.Duration, error) {
 func (app *App) setupPermissions(dirs []string) error {
 	mode, err := ParsePermissionMode(cmp.Or(app.Opts.PermissionMode, app.Settings.Permissions.DefaultMode))
 	if err != nil {
-		return usageError{err.Error()}
+		return usageError{err}
 	}
 	cfg := PermissionConfig{Mode: mode, Workspace: app.Workspace, Home: userHome(app.getenv), TempDir: app.Sandbox.TempDir,
 		ReadableDirs: []string{filepath.Join(app.Home, "tool-results")}, Settings: app.Settings.ruleSets,

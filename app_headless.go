@@ -140,8 +140,8 @@ func (app *App) resultOf(res TurnResult, meter *meteredProvider, denied int) res
 	}
 	apiTime, usage, last := meter.totals()
 	r.DurationAPIMS = apiTime.Milliseconds()
-	if last.stopReason != "" {
-		r.StopReason = &last.stopReason
+	if last.StopReason != "" {
+		r.StopReason = &last.StopReason
 	}
 	for model, u := range usage {
 		limits := limitsFor(model, app.Settings.Limits)

@@ -125,10 +125,10 @@ func (app *App) headlessEvents(meter *meteredProvider) func(Event) {
 			blocks.delta(e.Kind, e.Text)
 		case stream && e.Kind == EventAssistant:
 			_, _, last := meter.totals()
-			msg := assistantMessage{ID: last.id, Type: "message", Role: RoleAssistant, Model: cmp.Or(last.model, app.Model),
-				Content: e.Message.Content, Usage: last.usage}
-			if last.stopReason != "" {
-				msg.StopReason = &last.stopReason
+			msg := assistantMessage{ID: "msg_" + strings.ReplaceAll(newSessionID(), "-", ""), Type: "message", Role: RoleAssistant,
+				Model: cmp.Or(last.Model, app.Model), Content: e.Message.Content, Usage: last.Usage}
+			if last.StopReason != "" {
+				msg.StopReason = &last.StopReason
 			}
 			out.json(messageRecord{Type: "assistant", Message: msg, ParentToolUseID: parentOf(e), SessionID: app.SessionID, UUID: newSessionID()})
 		case stream && e.Kind == EventCompact && e.ParentToolUseID == "":
@@ -197,20 +197,14 @@ type meteredProvider struct {
 	mu      sync.Mutex
 	apiTime time.Duration
 	usage   map[string]Usage // by the model that answered
-	last    replyInfo
-	model   string  // replaces the request's model when set (a program's set_model)
-	budget  float64 // dollars the session may spend; 0 is no limit
-	spent   float64 // dollars spent in the session
+	last    ModelResponse    // the latest reply, with the model that answered
+	model   string           // replaces the request's model when set (a program's set_model)
+	budget  float64          // dollars the session may spend; 0 is no limit
+	spent   float64          // dollars spent in the session
 }
 
 // errBudgetSpent stops a session that has cost more than --max-budget-usd.
 var errBudgetSpent = errors.New("the session has used up its budget (--max-budget-usd)")
-
-// replyInfo is what the API said about one reply.
-type replyInfo struct {
-	id, model, stopReason string
-	usage                 Usage
-}
 
 // Stream calls the model and records the reply.
 func (m *meteredProvider) Stream(ctx context.Context, req ModelRequest, onDelta func(Delta)) (ModelResponse, error) {
@@ -238,7 +232,8 @@ func (m *meteredProvider) Stream(ctx context.Context, req ModelRequest, onDelta 
 		u.Add(resp.Usage)
 		m.usage[model] = u
 		m.spent += costUSD(model, resp.Usage)
-		m.last = replyInfo{id: "msg_" + strings.ReplaceAll(newSessionID(), "-", ""), model: model, stopReason: resp.StopReason, usage: resp.Usage}
+		m.last = resp
+		m.last.Model = model
 	}
 	return resp, err
 }
@@ -254,11 +249,11 @@ func (m *meteredProvider) useModel(model string) {
 func (m *meteredProvider) reset() {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.apiTime, m.usage, m.last = 0, map[string]Usage{}, replyInfo{}
+	m.apiTime, m.usage, m.last = 0, map[string]Usage{}, ModelResponse{}
 }
 
 // totals returns the API time, usage by model and latest reply since the last reset.
-func (m *meteredProvider) totals() (time.Duration, map[string]Usage, replyInfo) {
+func (m *meteredProvider) totals() (time.Duration, map[string]Usage, ModelResponse) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.apiTime, maps.Clone(m.usage), m.last
@@ -279,11 +274,10 @@ func streamInputPrompt(line string) (slashPrompt, error) {
 		return slashPrompt{}, fmt.Errorf("type %q, want a user message", in.Type)
 	}
 	var text string
-	if json.Unmarshal(in.Message.Content, &text) == nil {
-		return slashPrompt{Prompt: text}, nil
-	}
 	var blocks []Block
-	if err := json.Unmarshal(in.Message.Content, &blocks); err != nil {
+	if json.Unmarshal(in.Message.Content, &text) == nil {
+		blocks = []Block{{Type: BlockText, Text: text}}
+	} else if json.Unmarshal(in.Message.Content, &blocks) != nil {
 		return slashPrompt{}, fmt.Errorf("message content must be a string or a list of blocks")
 	}
 	var p slashPrompt

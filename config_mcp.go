@@ -28,7 +28,7 @@ func loadRunMCPServers(home, workspace string, flagValues []string, strict bool)
 			err = fmt.Errorf("--mcp-config: %s does not exist", v)
 		}
 		if err != nil {
-			return nil, usageError{err.Error()}
+			return nil, usageError{err}
 		}
 		for _, name := range slices.Sorted(maps.Keys(byName)) {
 			c := byName[name]

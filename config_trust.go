@@ -123,7 +123,7 @@ func parseInterspersed(fs *flag.FlagSet, args []string) error {
 			if errors.Is(err, flag.ErrHelp) {
 				return err
 			}
-			return usageError{err.Error()}
+			return usageError{err}
 		}
 		if fs.NArg() == 0 {
 			return fs.Parse(words)

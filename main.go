@@ -99,14 +99,11 @@ const (
 )
 
 // usageError is a mistake in how minicode was called.
-type usageError struct{ msg string }
-
-// Error returns the message.
-func (e usageError) Error() string { return e.msg }
+type usageError struct{ error }
 
 // usageErrorf formats a usageError.
 func usageErrorf(format string, args ...any) error {
-	return usageError{fmt.Sprintf(format, args...)}
+	return usageError{fmt.Errorf(format, args...)}
 }
 
 // errTaskFailed marks a task that ran but failed, as its output said.
@@ -290,7 +287,7 @@ func describeFlagError(err error) error {
 	if rest, ok := strings.CutPrefix(msg, "flag needs an argument: "); ok {
 		return usageErrorf("flag --%s needs a value", strings.TrimLeft(rest, "-"))
 	}
-	return usageError{msg}
+	return usageError{err}
 }
 
 // variadicValue tells which following arguments a flag that takes several
@@ -300,7 +297,10 @@ func variadicValue(arg string) func(string) bool {
 	case "add-dir":
 		return isDir
 	case "mcp-config":
-		return func(s string) bool { return strings.HasPrefix(s, "{") || isFile(s) }
+		return func(s string) bool {
+			info, err := os.Stat(s)
+			return strings.HasPrefix(s, "{") || err == nil && info.Mode().IsRegular()
+		}
 	case "allowedTools", "allowed-tools", "disallowedTools", "disallowed-tools":
 		return looksLikeRule
 	}
@@ -332,12 +332,6 @@ func spreadVariadic(args []string) []string {
 func isDir(path string) bool {
 	info, err := os.Stat(path)
 	return err == nil && info.IsDir()
-}
-
-// isFile reports whether path names an existing file.
-func isFile(path string) bool {
-	info, err := os.Stat(path)
-	return err == nil && info.Mode().IsRegular()
 }
 
 // looksLikeRule reports whether s reads as permission rules (Read,
