@@ -141,11 +141,11 @@ func (app *App) runTUI(ctx context.Context, in, out *os.File) error {
 	if u.history = app.Session.View(); len(u.history) > 0 {
 		u.tr.println(fmt.Sprintf("Resumed session %s (%d messages).", app.SessionID, len(u.history)))
 	}
-	if app.Opts.ResumePick { // --resume without an id
-		u.offerSessions()
-	}
 	u.draw()
 	u.mu.Unlock()
+	if app.Opts.ResumePick { // --resume without an id
+		u.command(ctx, "/resume")
+	}
 	go u.readKeys(in)
 	go u.tick(ctx)
 	return u.loop(ctx)
@@ -240,7 +240,9 @@ func (u *tui) command(ctx context.Context, input string) (prompt *slashPrompt) {
 	case name == "resume" && strings.TrimSpace(args) == "":
 		u.mu.Lock()
 		defer u.mu.Unlock()
-		u.offerSessions()
+		u.editor.set("/resume ") // its menu lists the saved sessions
+		u.menu.update(&u.editor, u.app)
+		u.tr.println(u.tr.style(ansiDim, "Pick a session with the arrows and Enter, or type its number."))
 		u.draw()
 		return nil
 	}
@@ -261,13 +263,6 @@ func (u *tui) command(ctx context.Context, input string) (prompt *slashPrompt) {
 		prompt = p
 	})
 	return prompt
-}
-
-// offerSessions puts "/resume " in the input box, whose menu lists the saved sessions.
-func (u *tui) offerSessions() {
-	u.editor.set("/resume ")
-	u.menu.update(&u.editor, u.app)
-	u.tr.println(u.tr.style(ansiDim, "Pick a session with the arrows and Enter, or type its number."))
 }
 
 // echo prints what the user sent into the transcript.

@@ -39,8 +39,18 @@ func (m *completionMenu) update(e *lineEditor, app *App) {
 func completionsFor(head, word string, app *App) []completion {
 	var all []completion
 	switch command := strings.Join(strings.Fields(head), " "); {
-	case strings.HasPrefix(word, "@"):
-		all = fileCompletions(app.Workspace, word[1:])
+	case strings.HasPrefix(word, "@"): // up to 50 files and folders, hidden ones when asked for
+		dir, base := path.Split(word[1:])
+		entries, _ := os.ReadDir(filepath.Join(app.Workspace, filepath.FromSlash(dir)))
+		for _, e := range entries {
+			hidden := strings.HasPrefix(e.Name(), ".") && !strings.HasPrefix(base, ".")
+			if name := e.Name(); strings.HasPrefix(name, base) && !hidden && len(all) < 50 {
+				if e.IsDir() {
+					name += "/"
+				}
+				all = append(all, completion{value: "@" + dir + name})
+			}
+		}
 	case head == "" && strings.HasPrefix(word, "/"):
 		for _, c := range app.slashCommandList() {
 			all = append(all, completion{"/" + c.name, c.help})
@@ -63,27 +73,6 @@ func completionsFor(head, word string, app *App) []completion {
 		}
 	}
 	return slices.DeleteFunc(all, func(c completion) bool { return !strings.HasPrefix(c.value, word) })
-}
-
-// fileCompletions lists as @mentions the workspace's files and folders whose path starts with partial.
-func fileCompletions(workspace, partial string) []completion {
-	dir, base := path.Split(partial)
-	entries, _ := os.ReadDir(filepath.Join(workspace, filepath.FromSlash(dir)))
-	var out []completion
-	for _, e := range entries {
-		name := e.Name()
-		if !strings.HasPrefix(name, base) || strings.HasPrefix(name, ".") && !strings.HasPrefix(base, ".") {
-			continue
-		}
-		if e.IsDir() {
-			name += "/"
-		}
-		out = append(out, completion{value: "@" + dir + name})
-		if len(out) == 50 {
-			break
-		}
-	}
-	return out
 }
 
 // handle applies a key meant for the menu and reports whether it was.

@@ -92,16 +92,13 @@ func (u *tui) frame(now time.Time) frame {
 		lines = append(lines, tr.style(ansiDim, truncateWidth("queued: "+visibleControls(strings.ReplaceAll(q, "\n", "↵")), w)))
 	}
 	lines = append(lines, u.statusLine(now, spin, w))
-	var below []string
-	row, col := -1, 0
+	below, row, col := inputLines(&u.editor, w, tr.style(ansiBold+ansiCyan, "›")+" ")
+	below = append(below, u.menu.lines(w, tr)...)
+	if u.hint != "" {
+		below = append(below, tr.style(ansiDim, truncateWidth(u.hint, w)))
+	}
 	if u.dialog != nil {
 		below, row, col = u.dialog.lines(w)
-	} else {
-		below, row, col = inputLines(&u.editor, w, tr.style(ansiBold+ansiCyan, "›")+" ")
-		below = append(below, u.menu.lines(w, tr)...)
-		if u.hint != "" {
-			below = append(below, tr.style(ansiDim, truncateWidth(u.hint, w)))
-		}
 	}
 	if row >= 0 {
 		row += len(lines)
