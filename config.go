@@ -14,10 +14,8 @@ import (
 	"strings"
 )
 
-// Settings are the user's choices read from settings files, Claude Code's
-// and minicode's alike; flags and environment variables override them. A
-// new key is a field here (and, if it runs code or widens permissions, a
-// line in wideningKeys).
+// Settings are the user's choices from Claude Code's and minicode's settings
+// files; flags and environment variables override them.
 type Settings struct {
 	Provider      string                 `json:"provider,omitempty"`  // anthropic, openai or mock
 	Model         string                 `json:"model,omitempty"`     // model name or alias sent to the provider
@@ -61,16 +59,16 @@ type PermissionsSettings struct {
 	AdditionalDirectories []string `json:"additionalDirectories,omitempty"`
 }
 
-// wideningKey is one setting that runs code or widens what the model may
-// do: set says whether a file uses it, drop removes it.
+// wideningKey is a setting that runs code or widens what the model may do: set
+// says whether a file uses it, drop removes it.
 type wideningKey struct {
 	name string
 	set  bool
 	drop func()
 }
 
-// wideningKeys lists the settings a project's files may use only in a
-// trusted workspace; what tightens (deny, ask, plan mode) always applies.
+// wideningKeys lists the settings a project's files may use only in a trusted
+// workspace.
 func (s *Settings) wideningKeys() []wideningKey {
 	p := &s.Permissions
 	return []wideningKey{
@@ -87,8 +85,8 @@ func (s *Settings) wideningKeys() []wideningKey {
 	}
 }
 
-// settingsFiles are the settings files in increasing precedence:
-// the user's (Claude Code's, then minicode's), then the project's.
+// settingsFiles are the settings files, the user's then the project's, in
+// increasing precedence.
 func settingsFiles(home, userHome, workspace string) []Settings {
 	return []Settings{
 		{source: filepath.Join(userHome, ".claude", "settings.json")},
@@ -99,9 +97,8 @@ func settingsFiles(home, userHome, workspace string) []Settings {
 	}
 }
 
-// loadSettings reads every settings file that exists, in increasing
-// precedence, then each --settings value (a file or inline JSON). A
-// malformed file is an error that names the file, the line and the field.
+// loadSettings reads every settings file that exists, then each --settings
+// value (a file or inline JSON).
 func loadSettings(home, userHome, workspace string, flagValues []string) ([]Settings, error) {
 	var layers []Settings
 	add := func(data []byte, source string, project bool) error {
@@ -138,8 +135,8 @@ func loadSettings(home, userHome, workspace string, flagValues []string) ([]Sett
 	return layers, nil
 }
 
-// parseSettings decodes one settings file. Keys it does not know are
-// listed in Unknown; a known key of the wrong type is an error.
+// parseSettings decodes one settings file, listing the keys it does not know
+// in Unknown.
 func parseSettings(data []byte, source string, project bool) (Settings, error) {
 	s := Settings{source: source, project: project}
 	if err := decodeJSON(data, &s, false); err != nil {
@@ -167,8 +164,8 @@ func parseSettings(data []byte, source string, project bool) (Settings, error) {
 	return s, nil
 }
 
-// unknownKeys returns the keys of m that no field of the struct type t
-// takes, sorted.
+// unknownKeys returns the keys of m that no field of the struct type t takes,
+// sorted.
 func unknownKeys(m map[string]json.RawMessage, t reflect.Type) []string {
 	known := map[string]bool{}
 	for i := range t.NumField() {
@@ -185,15 +182,13 @@ func unknownKeys(m map[string]json.RawMessage, t reflect.Type) []string {
 	return out
 }
 
-// decodeStrict decodes a JSON document whose fields must all be known,
-// describing any problem with its line number.
+// decodeStrict decodes a JSON document whose fields must all be known.
 func decodeStrict(data []byte, v any) error {
 	return decodeJSON(data, v, true)
 }
 
-// decodeJSON decodes a JSON document that holds exactly one value and
-// describes any problem with its line number; strict makes unknown
-// fields an error.
+// decodeJSON decodes a JSON document of exactly one value, describing any
+// problem with its line number.
 func decodeJSON(data []byte, v any, strict bool) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if strict {
@@ -226,8 +221,8 @@ func lineOf(data []byte, offset int64) int {
 	return lineAt(string(data), int(min(offset, int64(len(data)))))
 }
 
-// projectWidening lists what the project's settings files would enable
-// in a trusted workspace, each with its file.
+// projectWidening lists what the project's settings files would enable in a
+// trusted workspace.
 func projectWidening(layers []Settings) []string {
 	var out []string
 	for _, s := range layers {
@@ -240,9 +235,9 @@ func projectWidening(layers []Settings) []string {
 	return out
 }
 
-// mergeSettings lays the layers over one another in order and keeps each
-// file's permission rules as one more rule set. Unless trusted, the
-// project's widening keys are dropped and listed in Ignored.
+// mergeSettings lays the layers over one another, keeping each file's
+// permission rules as one rule set; unless trusted, the project's widening
+// keys are dropped and listed in Ignored.
 func mergeSettings(layers []Settings, workspace string, trusted bool) Settings {
 	var base Settings
 	if !trusted {
@@ -277,9 +272,8 @@ func mergeSettings(layers []Settings, workspace string, trusted bool) Settings {
 	return base
 }
 
-// mergeValue lays over on top of base: a set value wins, lists add up,
-// structs merge field by field and maps key by key (lists in them adding
-// up too).
+// mergeValue lays over on top of base: a set value wins, lists add up, structs
+// and maps merge.
 func mergeValue(base, over reflect.Value) {
 	switch over.Kind() {
 	case reflect.Struct:
@@ -324,8 +318,7 @@ func minicodeHome(env func(string) string) (string, error) {
 	return filepath.Join(home, ".minicode"), nil
 }
 
-// userHome returns the user's home folder: $HOME as env gives it, or what
-// the system says; "" when neither knows.
+// userHome returns $HOME as env gives it, or what the system says.
 func userHome(env func(string) string) string {
 	if h := env("HOME"); h != "" {
 		return h

@@ -8,9 +8,9 @@ import (
 	"strings"
 )
 
-// loadRunMCPServers returns the MCP servers of this run: the user's and
-// the project's (unless strict), then each --mcp-config value's (a file
-// or inline JSON), a later entry replacing an earlier one of its name.
+// loadRunMCPServers returns the user's and (unless strict) the project's MCP
+// servers, then each --mcp-config value's, a later one replacing an earlier
+// one of its name.
 func loadRunMCPServers(home, workspace string, flagValues []string, strict bool) ([]MCPServerConfig, error) {
 	var servers []MCPServerConfig
 	if !strict {
@@ -43,11 +43,9 @@ func loadRunMCPServers(home, workspace string, flagValues []string, strict bool)
 	return servers, nil
 }
 
-// selectProjectServers applies disabledMcpjsonServers, enabledMcpjsonServers
-// and enableAllProjectMcpServers to the project's .mcp.json servers, and
-// skips them all in an untrusted workspace (a stdio one runs the project's
-// code, an HTTP one gets the user's ${VAR} values). A skipped server gives
-// way to the user's server of the same name, if any.
+// selectProjectServers applies the enabled and disabled lists to the project's
+// .mcp.json servers, all skipped in an untrusted workspace; a skipped server
+// gives way to the user's of its name.
 func selectProjectServers(servers []MCPServerConfig, s Settings, workspace string, trusted bool) []MCPServerConfig {
 	projectFile := filepath.Join(workspace, projectMCPFile)
 	onlyListed := len(s.EnabledMCPJSONServers) > 0 && !s.EnableAllProjectMCPServers

@@ -27,9 +27,9 @@ type trustAnswers struct {
 	Workspaces map[string]bool `json:"workspaces"`
 }
 
-// workspaceTrust reports whether the workspace is trusted and whether the
-// user has answered for it: the nearest answer for it or a folder above
-// wins, minicode's before Claude Code's.
+// workspaceTrust reports whether the workspace is trusted and whether the user
+// has answered: the nearest answer for it or a folder above wins, minicode's
+// before Claude Code's.
 func workspaceTrust(home, userHome, workspace string) (trusted, answered bool) {
 	mine := readTrustAnswers(home).Workspaces
 	var claude struct {
@@ -80,8 +80,7 @@ func saveTrust(home, workspace string, trusted bool) error {
 	return nil
 }
 
-// runTrustCommand is "minicode trust [--revoke] [DIR]": it trusts a
-// workspace (by default the current folder), or takes the trust back.
+// runTrustCommand is "minicode trust [--revoke] [DIR]".
 func runTrustCommand(args []string, stdout, stderr io.Writer, getenv func(string) string) error {
 	fs := flag.NewFlagSet("minicode trust", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -114,8 +113,8 @@ func runTrustCommand(args []string, stdout, stderr io.Writer, getenv func(string
 	return nil
 }
 
-// parseInterspersed parses flags that may come before or after the
-// positional arguments, which are left in fs.Args.
+// parseInterspersed parses flags that may come before or after the positional
+// arguments.
 func parseInterspersed(fs *flag.FlagSet, args []string) error {
 	var words []string
 	for {
@@ -133,8 +132,7 @@ func parseInterspersed(fs *flag.FlagSet, args []string) error {
 	}
 }
 
-// projectEnables lists what the project would enable in a trusted
-// workspace: settings, MCP servers, skills' and commands' allowed-tools.
+// projectEnables lists what the project would enable in a trusted workspace.
 func (app *App) projectEnables(layers []Settings, servers []MCPServerConfig) []string {
 	out := projectWidening(layers)
 	for _, c := range servers {
@@ -159,10 +157,8 @@ func (app *App) projectEnables(layers []Settings, servers []MCPServerConfig) []s
 	return out
 }
 
-// decideTrust settles whether the workspace is trusted: the first
-// interactive start where the project would enable something (wide) asks
-// once and remembers; otherwise an untrusted workspace runs without those
-// parts, with a notice naming them.
+// decideTrust settles whether the workspace is trusted, asking once on the
+// first interactive start where the project would enable something.
 func (app *App) decideTrust(ctx context.Context, wide []string) (bool, error) {
 	trusted, answered := workspaceTrust(app.Home, userHome(app.getenv), app.Workspace)
 	if trusted || len(wide) == 0 {
@@ -188,9 +184,8 @@ func (app *App) decideTrust(ctx context.Context, wide []string) (bool, error) {
 	return false, nil
 }
 
-// loadConfig reads the settings files and the MCP configuration, settles
-// whether the workspace is trusted, and applies the settings' env. It
-// returns the MCP servers to start.
+// loadConfig reads the settings and MCP configuration, settles trust and
+// applies the settings' env; it returns the MCP servers to start.
 func (app *App) loadConfig(ctx context.Context) ([]MCPServerConfig, error) {
 	layers, err := loadSettings(app.Home, userHome(app.getenv), app.Workspace, app.Opts.Settings)
 	if err != nil {
