@@ -46,8 +46,8 @@ type skillRoot struct {
 }
 
 // skillRoots lists the folders searched for skills, first match winning:
-// .minicode/skills and .claude/skills in the workspace and each parent up
-// to the repository root, then $MINICODE_HOME/skills and ~/.claude/skills.
+// .minicode/skills and .claude/skills from the workspace up to the repository
+// root, then the user's.
 func skillRoots(home, userHome, workspace string) []skillRoot {
 	var roots []skillRoot
 	add := func(source string, dirs ...string) {
@@ -74,8 +74,8 @@ func skillRoots(home, userHome, workspace string) []skillRoot {
 	return roots
 }
 
-// readSkill reads and checks the SKILL.md in dir; a skill that cannot be
-// used comes back with Problem set, so that it can be listed with why.
+// readSkill reads the SKILL.md in dir; a skill that cannot be used has Problem
+// set.
 func readSkill(dir, source string) *Skill {
 	s := &Skill{Dir: dir, Path: filepath.Join(dir, "SKILL.md"), Source: source, Name: filepath.Base(dir)}
 	if info, err := os.Stat(s.Path); err == nil && !info.Mode().IsRegular() {
@@ -103,10 +103,8 @@ func readSkill(dir, source string) *Skill {
 	return s
 }
 
-// applyFrontMatter fills the skill's fields from Meta. As in Claude Code,
-// a missing name is the folder's, a missing description the body's first
-// line, names and descriptions out of limits are only warnings, and
-// when_to_use joins the description.
+// applyFrontMatter fills the skill's fields from Meta, lenient as Claude Code:
+// what breaks the format's rules is a warning.
 func (s *Skill) applyFrontMatter(body string) error {
 	if name, ok := s.Meta["name"].(string); ok && name != "" {
 		s.Name = name
@@ -134,8 +132,8 @@ func (s *Skill) applyFrontMatter(body string) error {
 	return err
 }
 
-// checkSkillName applies the naming rules: 1 to 64 lowercase letters,
-// digits and hyphens, with no hyphen at either end or twice in a row.
+// checkSkillName wants 1 to 64 lowercase letters, digits and single hyphens
+// inside.
 func checkSkillName(name string) error {
 	if len(name) > maxSkillNameLen {
 		return fmt.Errorf("the name %q is %d characters long; the limit is %d", name, len(name), maxSkillNameLen)
@@ -151,8 +149,8 @@ func checkSkillName(name string) error {
 	return nil
 }
 
-// allowedTools reads allowed-tools: a list, or a string of names separated
-// by spaces or commas ("run_command(git log:*)" stays one name).
+// allowedTools reads allowed-tools: a list, or names separated by spaces or
+// commas.
 func allowedTools(v any) ([]string, error) {
 	switch v := v.(type) {
 	case nil:
@@ -169,8 +167,8 @@ func allowedTools(v any) ([]string, error) {
 	return nil, errors.New("allowed-tools must be a list of tool names")
 }
 
-// SkillSet is every skill found: those in use, those hidden by an earlier
-// skill of the same name, and those that could not be read.
+// SkillSet is every skill found: in use, shadowed by an earlier one of its
+// name, or invalid.
 type SkillSet struct {
 	Skills   []*Skill            // in use, in discovery order
 	Shadowed map[string][]*Skill // by name: skills hidden by the one in use
@@ -178,9 +176,8 @@ type SkillSet struct {
 	Searched []string            // the folders searched, in order
 }
 
-// DiscoverSkills finds the skills for a workspace; home ($MINICODE_HOME)
-// and userHome may be "". A skill that cannot be read is listed as
-// invalid and the rest still load.
+// DiscoverSkills finds the skills for a workspace; home and userHome may be
+// "".
 func DiscoverSkills(home, userHome, workspace string) *SkillSet {
 	set := &SkillSet{Shadowed: map[string][]*Skill{}}
 	for _, root := range skillRoots(home, userHome, workspace) {
@@ -199,8 +196,7 @@ func DiscoverSkills(home, userHome, workspace string) *SkillSet {
 	return set
 }
 
-// scanSkillRoot reads every skill folder (one holding a SKILL.md) directly
-// inside root, in name order.
+// scanSkillRoot reads every skill folder directly inside root, in name order.
 func scanSkillRoot(root skillRoot) []*Skill {
 	entries, _ := os.ReadDir(root.Dir) // a missing folder holds no skills
 	var skills []*Skill
@@ -235,8 +231,7 @@ func (set *SkillSet) Names() []string {
 	return names
 }
 
-// Describe is the text of /skills and `minicode skills list`: each skill in
-// use with its folder, what it shadows, and each invalid skill with why.
+// Describe is the text of /skills and `minicode skills list`.
 func (set *SkillSet) Describe() string {
 	var b strings.Builder
 	if len(set.Skills) == 0 {
@@ -265,8 +260,7 @@ func (set *SkillSet) Describe() string {
 	return b.String()
 }
 
-// PromptSection is the system prompt's list of skills (names and
-// descriptions, within maxSkillPromptBytes); "" when there are none.
+// PromptSection is the system prompt's list of skills, "" when there are none.
 func (set *SkillSet) PromptSection() string {
 	if len(set.Skills) == 0 {
 		return ""
@@ -289,8 +283,7 @@ type loadSkillInput struct {
 	Name string `json:"name" validate:"required" desc:"The skill's name, as listed under Skills in the system prompt."`
 }
 
-// Tool is the load_skill tool over this set: it returns the skill's
-// instructions (read again on each call), its folder and its files.
+// Tool is the load_skill tool, which reads the skill again on each call.
 func (set *SkillSet) Tool() *Tool {
 	return ToolDef[loadSkillInput]{
 		Name:        "load_skill",
@@ -331,8 +324,8 @@ func (set *SkillSet) load(ctx context.Context, name string) (ToolOutput, error) 
 	return ToolOutput{Text: b.String()}, nil
 }
 
-// listSkillFiles lists up to maxSkillListedFiles files under dir (which may
-// be a symlink), relative to it, leaving out hidden files and folders.
+// listSkillFiles lists the visible files under dir, relative to it, up to
+// maxSkillListedFiles.
 func listSkillFiles(ctx context.Context, dir string) ([]string, error) {
 	dir, err := filepath.EvalSymlinks(dir)
 	if err != nil {

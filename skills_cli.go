@@ -22,8 +22,7 @@ Skills are installed into $MINICODE_HOME/skills, or with --project into
 .minicode/skills in the workspace.
 `
 
-// runSkillsCommand runs `minicode skills ...` with the arguments after
-// "skills"; home is $MINICODE_HOME.
+// runSkillsCommand runs `minicode skills ...`; home is $MINICODE_HOME.
 func runSkillsCommand(args []string, stdout, stderr io.Writer, home, userHome, workspace string) error {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, skillsUsage)
@@ -61,8 +60,7 @@ func runSkillsCommand(args []string, stdout, stderr io.Writer, home, userHome, w
 	return usageErrorf("unknown skills subcommand %q; use list, add or remove", args[0])
 }
 
-// skillsArgs separates the --project flag, which may come anywhere, from
-// the other arguments.
+// skillsArgs separates the --project flag from the other arguments.
 func skillsArgs(args []string) (positional []string, project bool, err error) {
 	for _, a := range args {
 		switch {
@@ -77,9 +75,8 @@ func skillsArgs(args []string) (positional []string, project bool, err error) {
 	return positional, project, nil
 }
 
-// addSkill checks the skill folder at src and copies it into root under
-// the skill's name: beside its final place first, then renamed in, so
-// that a failed copy leaves nothing half-installed.
+// addSkill copies the skill folder at src into root, staged beside its place
+// and renamed in.
 func addSkill(stdout io.Writer, src, root string) error {
 	src, err := filepath.Abs(src)
 	if err != nil {
@@ -125,8 +122,7 @@ func addSkill(stdout io.Writer, src, root string) error {
 	return nil
 }
 
-// holdsFolder reports whether dir, symlinks resolved, is path or holds it
-// (copying a folder into itself would never end).
+// holdsFolder reports whether dir, symlinks resolved, is path or holds it.
 func holdsFolder(dir, path string) bool {
 	realDir, dirErr := filepath.EvalSymlinks(dir)
 	absPath, absErr := filepath.Abs(path)
@@ -134,8 +130,8 @@ func holdsFolder(dir, path string) bool {
 	return cmp.Or(dirErr, absErr, err) == nil && within(realDir, realPath)
 }
 
-// removeSkill deletes the skill called name from root: the folder of that
-// name, or else the folder whose SKILL.md carries that name.
+// removeSkill deletes the skill called name, by folder name or by SKILL.md
+// name, from root.
 func removeSkill(stdout io.Writer, name, root string) error {
 	dir := ""
 	if _, err := os.Stat(filepath.Join(root, name, "SKILL.md")); err == nil && filepath.Base(name) == name && name != "." && name != ".." {

@@ -37,8 +37,7 @@ func languageByExt(ext string) string {
 	return ""
 }
 
-// projectCommands lists the build, test and lint commands that the
-// project's build files name.
+// projectCommands lists the commands the project's build files name.
 func projectCommands(workspace string) []string {
 	exists := func(names ...string) bool {
 		return slices.ContainsFunc(names, func(name string) bool {
@@ -82,9 +81,8 @@ func projectCommands(workspace string) []string {
 	return cmds
 }
 
-// countLanguages counts source files by language, passing over hidden,
-// dependency and build folders and those it cannot read, and returns
-// "Language (n files)" entries, most files first.
+// countLanguages counts the project's own source files by language, most
+// first.
 func countLanguages(ctx context.Context, workspace string) []string {
 	counts := map[string]int{}
 	seen := 0
@@ -113,8 +111,7 @@ func countLanguages(ctx context.Context, workspace string) []string {
 	return langs
 }
 
-// skippedFolder reports whether a folder holds dependencies or build
-// output rather than the project's own code.
+// skippedFolder reports whether a folder holds dependencies or build output.
 func skippedFolder(name string) bool {
 	return slices.Contains([]string{"node_modules", "vendor", "target", "dist", "build", "__pycache__", "venv"}, name)
 }
@@ -148,8 +145,7 @@ func goModule(path string) string {
 	return ""
 }
 
-// npmCommands reads package.json's scripts and names the commands that
-// run them with run ("npm run", "pnpm", ...).
+// npmCommands names the commands that run package.json's scripts with run.
 func npmCommands(workspace, run string) []string {
 	var pkg struct {
 		Scripts map[string]string `json:"scripts"`
@@ -173,8 +169,8 @@ func npmCommands(workspace, run string) []string {
 	return cmds
 }
 
-// makeTarget matches a Makefile rule line such as "test: build", but not
-// a file rule such as "main.o: main.c".
+// makeTarget matches a Makefile rule "test: build", not a file rule "main.o:
+// main.c".
 var makeTarget = regexp.MustCompile(`^([A-Za-z0-9][A-Za-z0-9_-]*)\s*:([^=]|$)`)
 
 // makeTargets lists the explicit targets of a Makefile, in file order.
@@ -219,9 +215,8 @@ func starterAgents(ctx context.Context, workspace string) string {
 	return b.String()
 }
 
-// initAgentsFile writes a starter AGENTS.md into workspace and returns its
-// content. It asks env.Perms first, showing the whole file as a diff; an
-// existing AGENTS.md is left alone and reported as an error.
+// initAgentsFile writes a starter AGENTS.md through the permission check,
+// never over an existing one.
 func initAgentsFile(ctx context.Context, env *ToolEnv, workspace string) (string, error) {
 	path := filepath.Join(workspace, "AGENTS.md")
 	exists := fmt.Errorf("%s already exists; /init never overwrites it", path)

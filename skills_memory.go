@@ -40,8 +40,8 @@ type MemoryFile struct {
 	rank         int    // 0 for the workspace folder, growing with distance
 }
 
-// Memory is the project memory of one workspace, with what it keeps back
-// until the model reads a file it applies to.
+// Memory is the project memory of one workspace, with what waits for the
+// model's reads.
 type Memory struct {
 	Files    []*MemoryFile // from the most general to the nearest
 	Notes    []string      // includes not followed, files not readable
@@ -56,9 +56,8 @@ type Memory struct {
 	rules     []pathRule      // rule files waiting for a file their paths match
 }
 
-// LoadMemory finds and reads the memory files for ws (absolute, symlinks
-// resolved); home is $MINICODE_HOME ("" for none). Problems with single
-// files become notes in the result.
+// LoadMemory reads the memory files for ws (absolute, symlinks resolved); home
+// is $MINICODE_HOME, "" for none.
 func LoadMemory(home, userHome, ws string, trusted bool) *Memory {
 	m := &Memory{loaded: map[string]*MemoryFile{}, userHome: userHome, trusted: trusted, workspace: ws, seen: map[string]bool{ws: true}}
 	names := []string{"AGENTS.md", "CLAUDE.md", filepath.Join(".claude", "CLAUDE.md"), "CLAUDE.local.md", "MINI.md"}
@@ -86,8 +85,8 @@ func LoadMemory(home, userHome, ws string, trusted bool) *Memory {
 	return m
 }
 
-// findRepoRoot returns the nearest folder at or above dir that holds a
-// .git folder or file (worktrees and submodules have a file).
+// findRepoRoot returns the nearest folder at or above dir holding a .git
+// folder or file.
 func findRepoRoot(dir string) (string, bool) {
 	for d := dir; ; d = filepath.Dir(d) {
 		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
@@ -110,8 +109,8 @@ func (m *Memory) loadFiles(dir string, names []string, level, boundary string, r
 	}
 }
 
-// loadFile reads one memory file, then the files it includes, depth first;
-// stack holds the real paths of the files including this one.
+// loadFile reads one memory file, then the files it includes; stack holds the
+// real paths of the files including it.
 func (m *Memory) loadFile(f *MemoryFile, boundary string, stack []string) {
 	real, err := filepath.EvalSymlinks(f.Path)
 	if prev, ok := m.loaded[real]; err == nil && ok {
@@ -143,9 +142,8 @@ func (m *Memory) loadFile(f *MemoryFile, boundary string, stack []string) {
 	}
 }
 
-// readMemoryFile reads a memory file cut (at a line break) to
-// maxMemoryFileBytes, with "\n" line endings and no byte order mark; size
-// is the file's size on disk.
+// readMemoryFile reads a memory file cut at a line break to
+// maxMemoryFileBytes, and its size on disk.
 func readMemoryFile(path string) (content string, size int, err error) {
 	file, err := os.Open(path)
 	if err != nil {
@@ -192,8 +190,7 @@ func (m *Memory) note(path, format string, args ...any) {
 	m.Notes = append(m.Notes, path+": "+fmt.Sprintf(format, args...))
 }
 
-// includeRefs finds the "@path" tokens of a memory file: words starting
-// with @ outside fenced code blocks, without trailing punctuation.
+// includeRefs finds the "@path" words of a memory file outside code.
 func includeRefs(text string) []string {
 	var refs []string
 	fence := ""
@@ -222,8 +219,8 @@ func includeRefs(text string) []string {
 	return refs
 }
 
-// resolveInclude turns an include reference into the real path of a file:
-// a relative one must stay inside boundary, an absolute one needs external.
+// resolveInclude turns an include into a real path: a relative one stays
+// inside boundary, an absolute one needs external.
 func resolveInclude(dir, ref, boundary string, external bool) (string, error) {
 	abs := filepath.IsAbs(ref)
 	if abs && !external || strings.HasPrefix(ref, "~") {
@@ -245,9 +242,8 @@ func resolveInclude(dir, ref, boundary string, external bool) (string, error) {
 	return real, nil
 }
 
-// applyCaps decides what of each file goes into the prompt: nearest first,
-// leaving out a file whose content was taken already, and cutting or
-// leaving out the rest once maxMemoryTotalBytes is reached.
+// applyCaps decides what of each file goes into the prompt, nearest first,
+// within maxMemoryTotalBytes and without repeats.
 func (m *Memory) applyCaps() {
 	order := slices.Clone(m.Files)
 	slices.SortStableFunc(order, func(a, b *MemoryFile) int { return a.rank - b.rank })
@@ -282,8 +278,7 @@ func kb(n int) string {
 	return fmt.Sprintf("%.1f KB", float64(n)/1024)
 }
 
-// Describe is the text of /memory: each file found, its size and what was
-// cut or left out, then the notes.
+// Describe is the text of /memory.
 func (m *Memory) Describe() string {
 	var b strings.Builder
 	loaded, total := 0, 0
@@ -314,8 +309,8 @@ func (m *Memory) Describe() string {
 	return b.String()
 }
 
-// PromptSection is the memory part of the system prompt, "" when there is
-// none; the nearest file comes last, to have the last word.
+// PromptSection is the memory part of the system prompt, the nearest file
+// last.
 func (m *Memory) PromptSection() string {
 	if text := memoryText(m.Files); text != "" {
 		return "# Project memory\n\nThe user's standing instructions, from memory files. They run from the most general to the nearest to the workspace; where they disagree, the nearer one wins.\n" + text

@@ -19,8 +19,8 @@ type pathRule struct {
 	globs []string // relative to the workspace
 }
 
-// loadRules reads the rule files of a .claude/rules folder: one without
-// paths is loaded now, one with paths waits for a file it matches.
+// loadRules loads the rule files of a .claude/rules folder; one with paths
+// waits for a file it matches.
 func (m *Memory) loadRules(dir, level, boundary string, rank int) {
 	entries, _ := os.ReadDir(dir) // no folder, no rules
 	for _, e := range entries {
@@ -42,8 +42,7 @@ func (m *Memory) loadRules(dir, level, boundary string, rank int) {
 	}
 }
 
-// rulePaths reads the paths: globs of a rule's front matter (a list or a
-// comma-separated string).
+// rulePaths reads the paths: globs of a rule's front matter.
 func rulePaths(data []byte) []string {
 	header, _, err := splitFrontMatter(data)
 	if err != nil {
@@ -65,8 +64,7 @@ func rulePaths(data []byte) []string {
 	return slices.DeleteFunc(globs, func(g string) bool { return g == "" })
 }
 
-// ForRead loads the memory that applies to the file at abs and was not
-// loaded yet, as text to add to what the model read ("" for none).
+// ForRead returns the memory not loaded yet that applies to the file at abs.
 func (m *Memory) ForRead(abs string) string {
 	if !within(m.workspace, abs) {
 		return ""
@@ -96,8 +94,7 @@ func (m *Memory) ForRead(abs string) string {
 	return ""
 }
 
-// watchReads makes read_file add the memory that applies to the file it
-// read, the first time.
+// watchReads makes read_file add the memory that applies to the file it read.
 func (m *Memory) watchReads(reg *Registry) {
 	t, ok := reg.Get("read_file")
 	if !ok || t.Permission == nil {
