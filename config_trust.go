@@ -13,25 +13,18 @@ import (
 	"strings"
 )
 
-// Workspace trust: a cloned repository must not run its code or widen what
-// the model may do just because minicode was opened in it. What would
-// (.mcp.json servers, allow rules, env, a permissive mode, allowed-tools)
-// waits until the user trusts the workspace, in $MINICODE_HOME/trust.json
-// or in Claude Code's ~/.claude.json; what tightens always applies.
+// Workspace trust: what a project's files would run or allow (.mcp.json
+// servers, allow rules, env, a permissive mode, allowed-tools) waits until
+// the user trusts the workspace; what tightens always applies.
 
 // trustFileName is the file in $MINICODE_HOME that keeps the answers.
 const trustFileName = "trust.json"
-
-// trustAnswers is the content of the trust file: {"workspaces": {"/dir": true}}.
-type trustAnswers struct {
-	Workspaces map[string]bool `json:"workspaces"`
-}
 
 // workspaceTrust reports whether the workspace is trusted and whether the user
 // has answered: the nearest answer for it or a folder above wins, minicode's
 // before Claude Code's.
 func workspaceTrust(home, userHome, workspace string) (trusted, answered bool) {
-	mine := readTrustAnswers(home).Workspaces
+	mine := readTrustAnswers(home)
 	var claude struct {
 		Projects map[string]struct {
 			HasTrustDialogAccepted bool `json:"hasTrustDialogAccepted"`
@@ -53,27 +46,26 @@ func workspaceTrust(home, userHome, workspace string) (trusted, answered bool) {
 	}
 }
 
-// readTrustAnswers reads the trust file; a missing or broken one trusts
-// nothing.
-func readTrustAnswers(home string) trustAnswers {
-	var t trustAnswers
+// readTrustAnswers reads the answers of the trust file, {"workspaces":
+// {"/dir": true}}; a missing or broken one trusts nothing.
+func readTrustAnswers(home string) map[string]bool {
+	var t struct {
+		Workspaces map[string]bool `json:"workspaces"`
+	}
 	if data, err := os.ReadFile(filepath.Join(home, trustFileName)); err == nil {
 		_ = json.Unmarshal(data, &t)
 	}
 	if t.Workspaces == nil {
-		t.Workspaces = map[string]bool{}
+		return map[string]bool{}
 	}
-	return t
+	return t.Workspaces
 }
 
 // saveTrust records the user's answer for a workspace.
 func saveTrust(home, workspace string, trusted bool) error {
-	t := readTrustAnswers(home)
-	t.Workspaces[workspace] = trusted
-	data, err := json.MarshalIndent(t, "", "  ")
-	if err != nil {
-		return err
-	}
+	answers := readTrustAnswers(home)
+	answers[workspace] = trusted
+	data, _ := json.MarshalIndent(map[string]any{"workspaces": answers}, "", "  ") // a map of bools always encodes
 	if err := writeAtomic(filepath.Join(home, trustFileName), string(data)+"\n"); err != nil {
 		return fmt.Errorf("saving workspace trust: %w", err)
 	}

@@ -113,7 +113,9 @@ func TestFirstInteractiveStartAsksOnce(t *testing.T) {
 			if !strings.Contains(r.stdout, "Trust this workspace?") || !strings.Contains(r.stdout, "MCP server evil runs sh -c touch") {
 				t.Fatalf("first start did not ask, naming what the project enables: %q", r.stdout)
 			}
-			var saved trustAnswers
+			var saved struct {
+				Workspaces map[string]bool `json:"workspaces"`
+			}
 			data, _ := os.ReadFile(filepath.Join(mhome, trustFileName))
 			if err := json.Unmarshal(data, &saved); err != nil || saved.Workspaces[ws] != (answer == "y") {
 				t.Errorf("trust file = %s (%v), want %s remembered as %v", data, err, ws, answer == "y")

@@ -12,10 +12,8 @@ import (
 	"unicode/utf8"
 )
 
-// A skill is a folder holding a SKILL.md (front matter with a name and a
-// description, then Markdown instructions) and the files those
-// instructions refer to. The system prompt lists every skill's name and
-// description; the model calls load_skill to read one when a task needs it.
+// A skill is a folder holding a SKILL.md (front matter, then instructions)
+// and its files; the prompt lists the skills, and load_skill reads one.
 
 // Limits of the skill format and of what skills may add to the prompt.
 const (
@@ -214,10 +212,8 @@ func scanSkillRoot(root skillRoot) []*Skill {
 
 // Find returns the skill in use with the given name, or nil.
 func (set *SkillSet) Find(name string) *Skill {
-	for _, s := range set.Skills {
-		if s.Name == name {
-			return s
-		}
+	if i := slices.IndexFunc(set.Skills, func(s *Skill) bool { return s.Name == name }); i >= 0 {
+		return set.Skills[i]
 	}
 	return nil
 }

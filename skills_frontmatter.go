@@ -74,10 +74,12 @@ func parseValue(v string, more []string) (any, error) {
 		return nestedValue(more)
 	case v[0] == '|' || v[0] == '>':
 		return blockScalar(v, more)
-	case v[0] == '[':
-		return flowList(foldPlain(append([]string{v}, more...))[1:])
 	}
-	s, _, err := scalar(foldPlain(append([]string{v}, more...)), "")
+	text := foldPlain(append([]string{v}, more...))
+	if text[0] == '[' {
+		return flowList(text[1:])
+	}
+	s, _, err := scalar(text, "")
 	return s, err
 }
 

@@ -15,9 +15,8 @@ import (
 	"strings"
 )
 
-// /init looks at a project and writes a starter AGENTS.md (its languages,
-// build and test commands, conventions) through the permission check,
-// never over an existing one.
+// /init looks at a project and writes a starter AGENTS.md: its languages,
+// build and test commands, conventions.
 
 // maxInitScanFiles bounds how many files /init looks at to count languages.
 const maxInitScanFiles = 5000

@@ -13,12 +13,9 @@ import (
 	"sync"
 )
 
-// Project memory is what the user writes down once for every session:
-// AGENTS.md, CLAUDE.md, CLAUDE.local.md and MINI.md files from / down to
-// the workspace, in $MINICODE_HOME and ~/.claude, and .claude/rules, with
-// "@path" includes. It goes into the system prompt within limits that
-// keep the files nearest the workspace; memory for part of the project
-// waits for the model to read there (skills_memory_lazy.go).
+// Project memory is the user's standing instructions (AGENTS.md, CLAUDE.md,
+// MINI.md, .claude/rules, with "@path" includes) from / down to the
+// workspace and in the homes, put into the system prompt within limits.
 
 // Limits on project memory.
 const (

@@ -9,9 +9,8 @@ import (
 	"strings"
 )
 
-// Memory for part of a project (the CLAUDE.md of a folder inside the
-// workspace, a .claude/rules file with "paths:" globs) joins what read_file
-// returns the first time the model reads a file it applies to.
+// Memory for part of a project (a folder's CLAUDE.md, a rule with "paths:")
+// joins what read_file returns the first time the model reads there.
 
 // pathRule is a rule file that applies to the files its globs match.
 type pathRule struct {
