@@ -50,7 +50,7 @@ type Authorizer interface {
 // PermissionMode is the user's standing choice of how much to allow.
 type PermissionMode string
 
-// The permission modes, described in modeMeanings.
+// The permission modes, each described in modeMeanings.
 const (
 	ModeDefault     PermissionMode = "default"
 	ModeAcceptEdits PermissionMode = "acceptEdits"
@@ -61,10 +61,7 @@ const (
 
 // ParsePermissionMode checks a mode name; "" is the default mode.
 func ParsePermissionMode(name string) (PermissionMode, error) {
-	switch m := PermissionMode(name); m {
-	case "":
-		return ModeDefault, nil
-	case ModeDefault, ModeAcceptEdits, ModePlan, ModeBypass, ModeDontAsk:
+	if m := cmp.Or(PermissionMode(name), ModeDefault); modeMeanings[m] != "" {
 		return m, nil
 	}
 	return "", fmt.Errorf("unknown permission mode %q (use default, acceptEdits, plan, dontAsk or bypassPermissions)", name)

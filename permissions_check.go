@@ -251,8 +251,9 @@ func (p *Permissions) judge(req PermissionRequest, t target) Decision {
 	if r, ok := p.firstMatch(req, t, true, p.deny); ok {
 		return Decision{Verdict: VerdictDeny, Reason: fmt.Sprintf("denied by the rule %s (%s)%s", r, r.Source, unclearNote(t, r))}
 	}
-	if p.mode == ModePlan && (req.Access == AccessWrite || req.Access == AccessExecute || req.Access == AccessExternal) {
-		return Decision{Verdict: VerdictDeny, Reason: fmt.Sprintf("plan mode allows only reading, and %s would %s; present the plan instead, and the user will leave plan mode to carry it out", req.Tool, accessVerbs[req.Access])}
+	verbs := map[Access]string{AccessWrite: "change files", AccessExecute: "run a command", AccessExternal: "call an MCP tool that may change things"}
+	if p.mode == ModePlan && verbs[req.Access] != "" {
+		return Decision{Verdict: VerdictDeny, Reason: fmt.Sprintf("plan mode allows only reading, and %s would %s; present the plan instead, and the user will leave plan mode to carry it out", req.Tool, verbs[req.Access])}
 	}
 	if t.kind == targetUnsandboxed {
 		if _, ok := p.firstMatch(req, t, false, p.allow); ok {
@@ -290,9 +291,6 @@ func unclearNote(t target, r Rule) string {
 	}
 	return "; words with patterns could expand to the program it denies; write the command as plain words"
 }
-
-// accessVerbs say what a kind of access does, to finish a sentence.
-var accessVerbs = map[Access]string{AccessWrite: "change files", AccessExecute: "run a command", AccessExternal: "call an MCP tool that may change things"}
 
 // unsandboxedRule is the rule that lets commands leave the sandbox.
 const unsandboxedRule = "sandbox:false"
