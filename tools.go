@@ -360,7 +360,7 @@ func permit(ctx context.Context, env *ToolEnv, tool *Tool, call Block, hookDecis
 			return input, err
 		}
 		req.Tool, req.ToolUseID, req.Input = tool.Name, call.ID, raw
-		req.HookDecision, req.Grants = hookDecision, toolGrants(ctx)
+		req.HookDecision, req.Grants = hookDecision, contextValue[[]Rule](ctx, keyToolGrants)
 		err = env.Perms.Authorize(ctx, req)
 		var replaced *InputReplaced
 		if changed || !errors.As(err, &replaced) {

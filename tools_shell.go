@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -84,7 +85,7 @@ func runForeground(ctx context.Context, sb *Sandbox, dir, command string, unsand
 	case runCtx.Err() != nil:
 		stopped = fmt.Sprintf("Command timed out after %s; it and every process it started were killed.\n", timeout)
 	}
-	out, errOut := stdout.String(), stderr.String()
+	out, errOut := cmp.Or(stdout.take(), "(empty)"), cmp.Or(stderr.take(), "(empty)")
 	text := fmt.Sprintf("%sExit code: %s\n\nstdout:\n%s\n\nstderr:\n%s\n", stopped, exitStatus(cmd), out, errOut)
 	failed := stopped != "" || cmd.ProcessState.ExitCode() != 0
 	if note := sb.refusalNote(out + errOut); failed && !unsandboxed && note != "" {
@@ -147,25 +148,20 @@ func (o *boundedOutput) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// take empties the collector, returning what it kept and dropped.
-func (o *boundedOutput) take() (head, tail string, dropped int) {
+// take empties the collector, returning what it kept (invalid UTF-8
+// replaced) with a note where bytes were dropped.
+func (o *boundedOutput) take() string {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	extra := max(0, len(o.tail)-o.tailMax)
-	head, tail = strings.ToValidUTF8(string(o.head), "\uFFFD"), strings.ToValidUTF8(string(o.tail[extra:]), "\uFFFD")
-	dropped = o.dropped + extra
+	head, tail := strings.ToValidUTF8(string(o.head), "\uFFFD"), strings.ToValidUTF8(string(o.tail[extra:]), "\uFFFD")
+	dropped := o.dropped + extra
 	o.head, o.tail, o.dropped = nil, nil, 0
-	return head, tail, dropped
-}
-
-// String is the kept output with a note where the middle was dropped.
-func (o *boundedOutput) String() string {
-	head, tail, dropped := o.take()
 	switch {
-	case head == "":
-		return "(empty)"
 	case dropped == 0:
 		return head + tail
+	case o.headMax == 0:
+		return fmt.Sprintf("[... %d older bytes of output dropped ...]\n%s", dropped, tail)
 	}
 	return fmt.Sprintf("%s\n[... %d bytes of output omitted ...]\n%s", head, dropped, tail)
 }
@@ -282,20 +278,8 @@ func (p *backgroundProcess) status() string {
 
 // report is the process's status and its output since the last report.
 func (p *backgroundProcess) report() string {
-	out := p.log.unread()
-	if out == "" {
-		out = "(no new output)"
-	}
+	out := cmp.Or(p.log.take(), "(no new output)")
 	return fmt.Sprintf("%s: %s\n%s\n", p.id, p.status(), cutMiddle(out, 2*commandStreamBudget))
-}
-
-// unread returns the output since the last call, noting dropped bytes.
-func (o *boundedOutput) unread() string {
-	_, out, dropped := o.take()
-	if dropped > 0 {
-		out = fmt.Sprintf("[... %d older bytes of output dropped ...]\n%s", dropped, out)
-	}
-	return out
 }
 
 // CommandIDInput names a background process.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -284,7 +285,7 @@ func TestBoundedOutput(t *testing.T) {
 		for _, w := range tc.writes {
 			o.Write([]byte(w))
 		}
-		if got := o.String(); got != tc.want {
+		if got := cmp.Or(o.take(), "(empty)"); got != tc.want {
 			t.Errorf("%s: got %q, want %q", tc.name, got, tc.want)
 		}
 	}
@@ -307,10 +308,10 @@ func TestUnreadLog(t *testing.T) {
 		for _, w := range tc.writes {
 			l.Write([]byte(w))
 		}
-		if got := l.unread(); got != tc.want {
+		if got := l.take(); got != tc.want {
 			t.Errorf("%s: take = %q, want %q", tc.name, clip(got, 100), clip(tc.want, 100))
 		}
-		if again := l.unread(); again != "" {
+		if again := l.take(); again != "" {
 			t.Errorf("%s: second take = %q, want nothing", tc.name, clip(again, 100))
 		}
 	}

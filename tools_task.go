@@ -159,7 +159,7 @@ func (s *Subagents) run(ctx context.Context, name, prompt string) (ToolOutput, e
 	if def.Problem != "" {
 		return ToolOutput{}, fmt.Errorf("agent %q cannot be used: %s: %s", name, def.Path, def.Problem)
 	}
-	depth := subagentDepth(ctx) + 1
+	depth := contextValue[int](ctx, keySubagentDepth) + 1
 	if depth == 1 {
 		select {
 		case s.slots <- struct{}{}:
@@ -185,7 +185,7 @@ func (s *Subagents) run(ctx context.Context, name, prompt string) (ToolOutput, e
 
 // child builds the agent loop of one subagent.
 func (s *Subagents) child(ctx context.Context, def *AgentDef, depth int) *Agent {
-	parent, parentCall := s.Parent, toolUseID(ctx)
+	parent, parentCall := s.Parent, contextValue[string](ctx, keyToolUseID)
 	tools := NewRegistry()
 	for _, t := range parent.Tools.Tools() {
 		switch {
@@ -244,25 +244,13 @@ func withToolUseID(ctx context.Context, id string) context.Context {
 	return context.WithValue(ctx, keyToolUseID, id)
 }
 
-// toolUseID returns the id of the tool call ctx runs, or "".
-func toolUseID(ctx context.Context) string {
-	id, _ := ctx.Value(keyToolUseID).(string)
-	return id
-}
-
-// subagentDepth returns how many subagents deep ctx runs.
-func subagentDepth(ctx context.Context) int {
-	d, _ := ctx.Value(keySubagentDepth).(int)
-	return d
+// contextValue returns the value ctx holds under key, or T's zero value.
+func contextValue[T any](ctx context.Context, key contextKey) T {
+	v, _ := ctx.Value(key).(T)
+	return v
 }
 
 // withToolGrants lets the calls run under ctx use rules without asking.
 func withToolGrants(ctx context.Context, rules []Rule) context.Context {
-	return context.WithValue(ctx, keyToolGrants, append(toolGrants(ctx), rules...))
-}
-
-// toolGrants returns the allow rules granted to calls run under ctx.
-func toolGrants(ctx context.Context) []Rule {
-	rules, _ := ctx.Value(keyToolGrants).([]Rule)
-	return rules
+	return context.WithValue(ctx, keyToolGrants, append(contextValue[[]Rule](ctx, keyToolGrants), rules...))
 }

@@ -42,12 +42,12 @@ func htmlTokens(page string) iter.Seq[htmlToken] {
 				page = page[i:]
 				continue
 			}
-			switch {
+			switch { // an unclosed comment or declaration ends the page
 			case strings.HasPrefix(page, "<!--"):
-				page = after(page, 4, "-->")
+				_, page, _ = strings.Cut(page[4:], "-->")
 				continue
 			case page[1] == '!' || page[1] == '?':
-				page = after(page, 2, ">")
+				_, page, _ = strings.Cut(page[2:], ">")
 				continue
 			}
 			m := htmlTag.FindStringSubmatch(page)
@@ -81,15 +81,6 @@ func htmlTokens(page string) iter.Seq[htmlToken] {
 			}
 		}
 	}
-}
-
-// after returns what follows the first end in s[from:], or "".
-func after(s string, from int, end string) string {
-	_, rest, ok := strings.Cut(s[from:], end)
-	if !ok {
-		return ""
-	}
-	return rest
 }
 
 // indexEndTag finds the end tag of the element name in s, or len(s).
