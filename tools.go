@@ -267,12 +267,12 @@ func (r *Registry) Remove(match func(name string) bool) {
 
 // Get returns the tool named name.
 func (r *Registry) Get(name string) (*Tool, bool) {
-	tools := r.Tools()
-	i := slices.IndexFunc(tools, func(t *Tool) bool { return t.Name == name })
-	if i < 0 {
-		return nil, false
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	if i := slices.IndexFunc(r.tools, func(t *Tool) bool { return t.Name == name }); i >= 0 {
+		return r.tools[i], true
 	}
-	return tools[i], true
+	return nil, false
 }
 
 // Tools returns the registered tools in registration order.

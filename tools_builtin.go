@@ -46,11 +46,8 @@ func newBuiltins(cfg BuiltinConfig) *Builtins {
 
 // displayPath names a path to the model: relative when in the workspace.
 func displayPath(env *ToolEnv, abs string) string {
-	if within(env.Workspace, abs) {
-		rel, err := filepath.Rel(env.Workspace, abs)
-		if err == nil {
-			return filepath.ToSlash(rel)
-		}
+	if rel, err := filepath.Rel(env.Workspace, abs); err == nil && within(env.Workspace, abs) {
+		return filepath.ToSlash(rel)
 	}
 	return abs
 }

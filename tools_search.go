@@ -97,14 +97,11 @@ func listFilesTool() *Tool {
 
 // runListFiles performs one list_files call.
 func runListFiles(ctx context.Context, env *ToolEnv, in ListFilesInput) (ToolOutput, error) {
-	root, err := resolveInput(env, in.Path)
+	root, err := resolveDir(env, "list_files", in.Path)
 	if err != nil {
 		return ToolOutput{}, err
 	}
 	name := displayPath(env, root)
-	if err := requireDir(root); err != nil {
-		return ToolOutput{}, fmt.Errorf("list_files %s: %w", name, err)
-	}
 	limit := optInt(in.Limit, listDefaultLimit)
 	var shown []string
 	total := 0
@@ -134,18 +131,23 @@ func runListFiles(ctx context.Context, env *ToolEnv, in ListFilesInput) (ToolOut
 	return ToolOutput{Text: text}, nil
 }
 
-// requireDir checks that path is an existing folder.
-func requireDir(path string) error {
-	info, err := os.Stat(path)
+// resolveDir resolves the folder that tool lists or searches.
+func resolveDir(env *ToolEnv, tool, path string) (string, error) {
+	root, err := resolveInput(env, path)
+	if err != nil {
+		return "", err
+	}
+	info, err := os.Stat(root)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return errors.New("no such folder")
-	case err != nil:
-		return err
-	case !info.IsDir():
-		return errors.New("is a file, not a folder; use read_file to read it")
+		err = errors.New("no such folder")
+	case err == nil && !info.IsDir():
+		err = errors.New("is a file, not a folder; use read_file to read it")
 	}
-	return nil
+	if err != nil {
+		return "", fmt.Errorf("%s %s: %w", tool, displayPath(env, root), err)
+	}
+	return root, nil
 }
 
 // globDefaultLimit is how many paths glob_files returns by default.
@@ -208,12 +210,9 @@ func runGlobFiles(ctx context.Context, env *ToolEnv, in GlobFilesInput) (ToolOut
 			return ToolOutput{}, fmt.Errorf("invalid glob %q: %v", in.Pattern, err)
 		}
 	}
-	root, err := resolveInput(env, in.Path)
+	root, err := resolveDir(env, "glob_files", in.Path)
 	if err != nil {
 		return ToolOutput{}, err
-	}
-	if err := requireDir(root); err != nil {
-		return ToolOutput{}, fmt.Errorf("glob_files %s: %w", displayPath(env, root), err)
 	}
 	found := firstN[globHit]{n: optInt(in.Limit, globDefaultLimit), cmp: func(a, b globHit) int {
 		return cmp.Or(cmp.Compare(b.modTime, a.modTime), strings.Compare(a.path, b.path))
