@@ -11,9 +11,7 @@ import (
 )
 
 // sdkConn is minicode's end of the program interface (--input-format
-// stream-json, as the Agent SDK drives Claude Code): it reads stdin line by
-// line, runs user messages as turns of one session, answers control
-// requests at once and matches control responses to its own requests.
+// stream-json): user messages become turns, control requests go both ways.
 type sdkConn struct {
 	app   *App
 	out   *lineWriter
@@ -49,8 +47,7 @@ type controlAnswer struct {
 }
 
 // runStreamInput runs the turns that arrive on stdin until it ends; only a
-// failure to write or an interrupt of minicode itself is an error, as the
-// result lines say how each turn went.
+// failure to write or an interrupt of minicode itself is an error.
 func (app *App) runStreamInput(ctx context.Context, out *lineWriter, meter *meteredProvider) error {
 	c := &sdkConn{app: app, out: out, meter: meter, wake: make(chan struct{}, 1), waiting: map[string]chan controlAnswer{},
 		mcp: map[string]*mcpSDK{}}

@@ -10,9 +10,8 @@ import (
 	"sync/atomic"
 )
 
-// structuredOutput is the answer asked for by --json-schema (or
-// initialize's jsonSchema), which the model gives by calling the
-// structured_output tool, and the one given in the current turn.
+// structuredOutput is the answer --json-schema asks for, which the model
+// gives by calling the structured_output tool.
 type structuredOutput struct {
 	schema  any  // the decoded schema, for checking
 	wrapped bool // the schema is not an object: the answer is the "output" field
@@ -96,9 +95,8 @@ func (app *App) structuredAnswer(ctx context.Context, res TurnResult) (json.RawM
 	return v, res
 }
 
-// checkSchema checks v against the data-shape keywords of JSON Schema
-// (type, enum, const, properties, required, additionalProperties false,
-// items, minItems, maxItems); at names the place for the error message.
+// checkSchema checks v against JSON Schema's data-shape keywords; at names
+// the place for the error message.
 func checkSchema(schema, v any, at string) error {
 	s, ok := schema.(map[string]any)
 	if !ok {

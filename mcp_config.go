@@ -23,8 +23,7 @@ const (
 )
 
 // MCPServerConfig is one configured server: a stdio Command, an HTTP URL
-// (Type "http", or "sse" for the legacy transport), or Type "sdk" for one
-// the driving program runs.
+// (Type "http" or legacy "sse"), or Type "sdk" run by the driving program.
 type MCPServerConfig struct {
 	Type             string            `json:"type,omitempty"`
 	Command          string            `json:"command,omitempty"`

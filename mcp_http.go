@@ -23,9 +23,8 @@ const (
 	mcpErrorBodyLimit = 500
 )
 
-// mcpHTTP speaks Streamable HTTP (a POST a message, answered with JSON or
-// SSE; an optional GET stream; resumption with Last-Event-ID), or the older
-// HTTP+SSE transport for a server that refuses the initialize POST.
+// mcpHTTP speaks Streamable HTTP, or the older HTTP+SSE transport to a
+// server that refuses the initialize POST.
 type mcpHTTP struct {
 	url        string
 	headers    map[string]string
@@ -251,7 +250,6 @@ func (t *mcpHTTP) established(ctx context.Context) {
 	t.stopListen = stop
 	t.mu.Unlock()
 	go t.follow(listenCtx, resp.Body, "")
-	return
 }
 
 // do sends one HTTP request with the transport's headers; a bare one

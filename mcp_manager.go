@@ -53,9 +53,8 @@ type MCPOptions struct {
 	Program       bool           // a program drives minicode and runs the "sdk" servers
 }
 
-// MCPManager runs the MCP servers and keeps their tools in the registry.
-// Each server is owned by one goroutine (mcpServer.run); the manager reads
-// what the owners publish and asks them for restarts.
+// MCPManager runs the MCP servers and keeps their tools in the registry;
+// each server is owned by one goroutine (mcpServer.run).
 type MCPManager struct {
 	reg      *Registry
 	opts     MCPOptions
@@ -305,9 +304,8 @@ func (m *MCPManager) sessionOptions() mcpSessionOptions {
 	return opts
 }
 
-// register replaces a server's tools in the registry and returns their
-// names; a taken name gets a numeric suffix and a warning. The gone tools
-// are removed last, so a call during a refresh never finds its tool missing.
+// register replaces a server's tools in the registry (a taken name gets a
+// suffix and a warning; gone tools go last) and returns their names.
 func (m *MCPManager) register(srv *mcpServer, old []string, tools []mcpToolInfo) (names, warnings []string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -428,9 +426,8 @@ type mcpRun struct {
 	lostSeen chan struct{} // closed once a loss has been recorded
 }
 
-// serve runs one session (connect, list, relist on list_changed, record a
-// loss) until a restart request, which it returns, or ctx ends; then the
-// session is closed and its tools unregistered.
+// serve runs one session until a restart request, which it returns, or
+// until ctx ends.
 func (srv *mcpServer) serve(ctx context.Context, waiting chan<- error) chan<- error {
 	changed, lost, listed := make(chan struct{}, 1), make(chan error, 1), make(chan mcpListing)
 	opts := srv.m.sessionOptions()

@@ -5,17 +5,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sync"
+	"sync/atomic"
 )
 
 // mcpSDK reaches an MCP server the driving program runs, with mcp_message
 // control requests both ways (a request's reply comes in the response).
 type mcpSDK struct {
-	conn   *sdkConn // nil when no program drives minicode
-	server string
-
-	mu      sync.Mutex
-	deliver func(rpcMessage) // nil while closed
+	conn    *sdkConn // nil when no program drives minicode
+	server  string
+	deliver atomic.Pointer[func(rpcMessage)] // nil while closed
 }
 
 // open starts taking the server's messages.
@@ -23,9 +21,7 @@ func (t *mcpSDK) open(_ context.Context, deliver func(rpcMessage), _ func(error)
 	if t.conn == nil {
 		return errors.New(`a server of type "sdk" is run by the program driving minicode, and none does (--input-format stream-json)`)
 	}
-	t.mu.Lock()
-	t.deliver = deliver
-	t.mu.Unlock()
+	t.deliver.Store(&deliver)
 	return nil
 }
 
@@ -47,19 +43,14 @@ func (t *mcpSDK) send(ctx context.Context, msg rpcMessage) error {
 
 // receive passes a message from the server to the session, if it is open.
 func (t *mcpSDK) receive(m rpcMessage) {
-	t.mu.Lock()
-	deliver := t.deliver
-	t.mu.Unlock()
-	if deliver != nil {
-		deliver(m)
+	if deliver := t.deliver.Load(); deliver != nil {
+		(*deliver)(m)
 	}
 }
 
 // close stops delivering: the server itself lives in the program.
 func (t *mcpSDK) close() error {
-	t.mu.Lock()
-	t.deliver = nil
-	t.mu.Unlock()
+	t.deliver.Store(nil)
 	return nil
 }
 

@@ -2,9 +2,8 @@ package main
 
 import "syscall"
 
-// mcpProcAttr starts a stdio server in its own process group, so that
-// stopping it also stops what a wrapper (npx, uvx, a shell script) started,
-// and has the kernel kill it if minicode dies without stopping it.
+// mcpProcAttr starts a stdio server in its own process group (stopping it
+// stops what a wrapper started), killed by the kernel if minicode dies.
 func mcpProcAttr() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 }
