@@ -114,11 +114,8 @@ func newApp(ctx context.Context, opts Options, stdin io.Reader, stdout, stderr i
 		return nil, err
 	}
 	app.closers = append(app.closers, func() { app.Session.Close() })
-	dirs, err := app.extraDirs()
+	dirs, err := app.setupSandbox()
 	if err != nil {
-		return nil, err
-	}
-	if err := app.setupSandbox(dirs); err != nil {
 		return nil, err
 	}
 	if err := app.setupPermissions(dirs); err != nil {
@@ -141,9 +138,10 @@ func newApp(ctx context.Context, opts Options, stdin io.Reader, stdout, stderr i
 	return app, nil
 }
 
-// extraDirs are the existing folders of --add-dir and additionalDirectories, made absolute.
-func (app *App) extraDirs() ([]string, error) {
-	var dirs []string
+// setupSandbox prepares the sandbox of commands and hooks: the folders of
+// --add-dir and additionalDirectories (returned, absolute) are writable, and
+// folders a Read deny rule names unreadable.
+func (app *App) setupSandbox() (dirs []string, err error) {
 	for _, dir := range append(slices.Clip(app.Opts.AddDirs), app.Settings.Permissions.AdditionalDirectories...) {
 		if rest, ok := strings.CutPrefix(dir, "~/"); ok {
 			dir = filepath.Join(userHome(app.getenv), rest)
@@ -154,24 +152,16 @@ func (app *App) extraDirs() ([]string, error) {
 		}
 		dirs = append(dirs, abs)
 	}
-	return dirs, nil
-}
-
-// setupSandbox prepares the sandbox of commands and hooks: the extra folders
-// are writable, and folders a Read deny rule names unreadable.
-func (app *App) setupSandbox(dirs []string) error {
 	sandbox := app.Settings.Sandbox
 	sandbox.AllowWrite = append(slices.Clip(sandbox.AllowWrite), dirs...)
 	sandbox.DenyRead = append(slices.Clip(sandbox.DenyRead), ReadDenyFolders(app.Settings.ruleSets, app.Opts.DisallowedTools, app.Workspace, userHome(app.getenv))...)
-	sb, err := NewSandbox(SandboxConfig{Workspace: app.Workspace, Home: userHome(app.getenv), Settings: sandbox, Getenv: app.getenv})
-	if err != nil {
-		return err
+	if app.Sandbox, err = NewSandbox(SandboxConfig{Workspace: app.Workspace, Home: userHome(app.getenv), Settings: sandbox, Getenv: app.getenv}); err != nil {
+		return nil, err
 	}
-	app.Sandbox = sb
 	app.closers = append(app.closers, app.Sandbox.Close)
 	app.Env.Hooks = &Hooks{Config: app.Settings.Hooks, SessionID: app.SessionID, Workspace: app.Workspace,
-		Transcript: app.Session.Path, Sandbox: sb, Notice: app.notice}
-	return nil
+		Transcript: app.Session.Path, Sandbox: app.Sandbox, Notice: app.notice}
+	return dirs, nil
 }
 
 // setupAgent builds the agent loop and the subagents it may start.

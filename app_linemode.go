@@ -125,7 +125,7 @@ func withInterrupts(ctx context.Context, interrupts <-chan os.Signal, fn func(co
 // readInput reads one input, joining lines that end in a backslash.
 func readInput(ctx context.Context, in *LineReader) (string, error) {
 	var lines []string
-	for {
+	for more := true; more; {
 		line, err := in.ReadLine(ctx)
 		if errors.Is(err, io.EOF) && len(lines) > 0 {
 			break
@@ -133,11 +133,8 @@ func readInput(ctx context.Context, in *LineReader) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		line, more := strings.CutSuffix(line, `\`)
+		line, more = strings.CutSuffix(line, `\`)
 		lines = append(lines, line)
-		if !more {
-			break
-		}
 	}
 	return strings.TrimSpace(strings.Join(lines, "\n")), nil
 }
