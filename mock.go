@@ -114,11 +114,7 @@ func replyResponse(r ScriptedReply, req ModelRequest, onDelta func(Delta)) Model
 	}
 	for i, c := range r.ToolCalls {
 		id := cmp.Or(c.ID, fmt.Sprintf("toolu_mock_%d_%d", len(req.Messages), i))
-		input := c.Input
-		if len(input) == 0 {
-			input = json.RawMessage("{}")
-		}
-		resp.Content = append(resp.Content, Block{Type: BlockToolUse, ID: id, Name: c.Name, Input: input})
+		resp.Content = append(resp.Content, Block{Type: BlockToolUse, ID: id, Name: c.Name, Input: toolInput(string(c.Input))})
 	}
 	resp.StopReason = StopEndTurn
 	if len(r.ToolCalls) > 0 {
@@ -135,16 +131,13 @@ func replyResponse(r ScriptedReply, req ModelRequest, onDelta func(Delta)) Model
 
 // streamWords hands text to onDelta a word at a time, as a network stream would.
 func streamWords(kind, text string, onDelta func(Delta)) {
-	if onDelta == nil {
-		return
-	}
-	for len(text) > 0 {
-		i := strings.IndexByte(text[1:], ' ') + 1
-		if i == 0 {
-			i = len(text)
+	for onDelta != nil && text != "" {
+		n := len(text)
+		if i := strings.IndexByte(text[1:], ' '); i >= 0 {
+			n = i + 1 // up to the next word's space
 		}
-		onDelta(Delta{Kind: kind, Text: text[:i]})
-		text = text[i:]
+		onDelta(Delta{Kind: kind, Text: text[:n]})
+		text = text[n:]
 	}
 }
 

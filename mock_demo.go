@@ -160,10 +160,7 @@ func demoMechanism(lower, sessionID string) (ScriptedReply, bool) {
 	case "demo compaction":
 		return demoCompactionStart(), true
 	case "demo big output":
-		calls := make([]ScriptedToolCall, 7)
-		for i := range calls {
-			calls[i] = ScriptedToolCall{Name: "run_command", Input: json.RawMessage(`{"command":"seq 1 9000; seq 1 9000 >&2"}`)}
-		}
+		calls := slices.Repeat([]ScriptedToolCall{{Name: "run_command", Input: json.RawMessage(`{"command":"seq 1 9000; seq 1 9000 >&2"}`)}}, 7)
 		return ScriptedReply{Thinking: "Seven long outputs in one batch pass the batch limit.", Text: "<progress>Running seven commands that each print about 32,000 characters.</progress>", ToolCalls: calls}, true
 	case "demo error":
 		return ScriptedReply{Thinking: "Searching for TODO shows how a bad tool input is caught.", Text: "I'll search for TODO.",

@@ -160,10 +160,14 @@ func writeAnthropicMessage(out *wireBody, comma bool, role Role, group []anthrop
 	if comma {
 		out.WriteByte(',')
 	}
-	out.WriteString(`{"role":"`)
-	out.WriteString(string(role))
-	out.WriteString(`","content":[`)
-	slices.SortStableFunc(group, func(a, b anthropicWireBlock) int { return a.rank - b.rank })
+	if role == RoleAssistant {
+		out.WriteString(`{"role":"assistant","content":[`)
+	} else {
+		out.WriteString(`{"role":"user","content":[`)
+	}
+	if len(group) > 1 {
+		slices.SortStableFunc(group, func(a, b anthropicWireBlock) int { return a.rank - b.rank })
+	}
 	mark := -1
 	for i, b := range group {
 		if newest && !b.thinking {
