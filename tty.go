@@ -167,7 +167,6 @@ func (app *App) writeTo(w io.Writer) (restore func()) {
 func (u *tui) close() {
 	u.mu.Lock()
 	defer u.mu.Unlock()
-	u.dialog, u.activity, u.hint = nil, "", ""
 	u.tr.endText()
 	if hint := u.app.resumeHint(); hint != "" {
 		u.tr.println(hint)

@@ -74,7 +74,6 @@ func (d *approvalDialog) printQuestion(fold int) {
 
 // handle applies a key to the dialog and reports whether it has its answer.
 func (d *approvalDialog) handle(k key) (answered bool) {
-	targets := d.prompt.SaveTargets
 	switch {
 	case k.name == "esc" && d.answer.Choice != "":
 		d.answer.Choice, d.sel = "", 0
@@ -84,9 +83,9 @@ func (d *approvalDialog) handle(k key) (answered bool) {
 	case d.answer.Choice == ChoiceDenyGuidance:
 		d.guidance.handle(k)
 	case d.answer.Choice != "":
-		i, ok := menuKey(k, &d.sel, len(targets))
+		i, ok := menuKey(k, &d.sel, len(d.prompt.SaveTargets))
 		if ok {
-			d.answer.SaveTo = targets[i].Target
+			d.answer.SaveTo = d.prompt.SaveTargets[i].Target
 		}
 		return ok
 	case k.name == "esc":

@@ -132,7 +132,7 @@ func (u *tui) interrupt() {
 	}
 }
 
-// submit sends the input as the answer to a waiting question, else as a task for the main loop.
+// submit sends the input as the answer to a waiting question, else as a task, kept in the history.
 func (u *tui) submit() {
 	text := strings.TrimSpace(u.editor.text())
 	switch {
@@ -145,14 +145,14 @@ func (u *tui) submit() {
 	case text == "":
 		return
 	}
-	u.editor.remember(text)
-	if err := u.hist.Add(text); err != nil {
-		u.tr.println(u.tr.style(ansiYellow, "! "+err.Error()))
-	}
 	select {
 	case u.inputs <- text:
 		u.queued = append(u.queued, text)
+		u.editor.history = slices.Compact(append(u.editor.history, text))
 		u.editor.reset()
+		if err := u.hist.Add(text); err != nil {
+			u.tr.println(u.tr.style(ansiYellow, "! "+err.Error()))
+		}
 	default:
 		u.hint = "Too many inputs are waiting; this one was kept in the input box."
 	}
@@ -240,7 +240,7 @@ func (e *lineEditor) handle(k key) (submit bool) {
 	case "end", "ctrl-e":
 		e.cursor = e.forward(e.cursor, inLine)
 	case "alt-b":
-		e.cursor = e.wordLeft()
+		e.cursor = e.back(e.back(e.cursor, notWord), isWord)
 	case "alt-f":
 		e.cursor = e.forward(e.forward(e.cursor, notWord), isWord)
 	case "ctrl-u":
@@ -248,7 +248,7 @@ func (e *lineEditor) handle(k key) (submit bool) {
 	case "ctrl-k":
 		e.remove(e.cursor, e.forward(e.cursor, inLine), true)
 	case "ctrl-w", "alt-backspace":
-		e.remove(e.wordLeft(), e.cursor, true)
+		e.remove(e.back(e.back(e.cursor, notWord), isWord), e.cursor, true)
 	case "ctrl-y":
 		e.insert(e.killed)
 	}
@@ -270,9 +270,6 @@ func (e *lineEditor) forward(i int, in func(rune) bool) int {
 	}
 	return i
 }
-
-// wordLeft is the start of the word before the cursor.
-func (e *lineEditor) wordLeft() int { return e.back(e.back(e.cursor, notWord), isWord) }
 
 // inLine reports whether r belongs to a line, i.e. is not a newline.
 func inLine(r rune) bool { return r != '\n' }
@@ -311,14 +308,5 @@ func (e *lineEditor) recall(up bool) {
 		e.draft = e.text()
 	}
 	e.histPos = pos
-	e.set(e.draft)
-	if pos < len(e.history) {
-		e.set(e.history[pos])
-	}
-}
-
-// remember adds a sent input to the editor's history.
-func (e *lineEditor) remember(input string) {
-	e.history = slices.Compact(append(e.history, input))
-	e.histPos = len(e.history)
+	e.set(append(slices.Clip(e.history), e.draft)[pos])
 }
