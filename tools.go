@@ -77,8 +77,7 @@ var inputValidator = func() *validator.Validate {
 
 // Tool builds the registry entry for d.
 func (d ToolDef[T]) Tool() *Tool {
-	var zero T
-	schema, err := json.Marshal(schemaFor(reflect.TypeOf(zero)))
+	schema, err := json.Marshal(schemaFor(reflect.TypeFor[T]()))
 	if err != nil {
 		panic(fmt.Sprintf("tool %s: schema: %v", d.Name, err))
 	}

@@ -1,5 +1,7 @@
 package main
 
+import "slices"
+
 // claudeTool is what one of Claude Code's tool names stands for.
 type claudeTool struct {
 	// tools are the minicode tools the name stands for in hook matchers,
@@ -43,10 +45,8 @@ func minicodeToolNames(name string) []string {
 func toolNamesFor(tool string) []string {
 	names := []string{tool}
 	for claude, c := range claudeTools() {
-		for _, o := range c.tools {
-			if o == tool {
-				names = append(names, claude)
-			}
+		if slices.Contains(c.tools, tool) {
+			names = append(names, claude)
 		}
 	}
 	return names

@@ -286,14 +286,10 @@ func formatGrep(env *ToolEnv, pattern, root string, results *grepResults) string
 // globMatches reports whether rel passes the glob filter: a glob without a
 // slash matches the file's name at any depth, one with a slash its path.
 func globMatches(glob, rel string) bool {
-	if glob == "" {
-		return true
-	}
 	if !strings.Contains(glob, "/") {
-		ok, _ := path.Match(glob, path.Base(rel))
-		return ok
+		glob = "**/" + glob
 	}
-	return matchGlob(glob, rel)
+	return glob == "**/" || matchGlob(glob, rel)
 }
 
 // requiredLiteral returns text every match of expr contains, in lower case
