@@ -59,30 +59,34 @@ type PermissionsSettings struct {
 	AdditionalDirectories []string `json:"additionalDirectories,omitempty"`
 }
 
-// wideningKey is a setting that runs code or widens what the model may do: set
-// says whether a file uses it, drop removes it.
-type wideningKey struct {
-	name string
-	set  bool
-	drop func()
-}
-
-// wideningKeys lists the settings a project's files may use only in a trusted
-// workspace.
-func (s *Settings) wideningKeys() []wideningKey {
-	p := &s.Permissions
-	return []wideningKey{
+// dropWidening removes the settings a project's files may use only in a
+// trusted workspace (they run code or widen what the model may do) and
+// names them, each with its file.
+func (s *Settings) dropWidening() []string {
+	p, sb := &s.Permissions, &s.Sandbox
+	var names []string
+	for _, k := range []struct {
+		name string
+		set  bool
+		drop func()
+	}{
 		{"permissions.allow", len(p.Allow) > 0, func() { p.Allow = nil }},
 		{"permissions.defaultMode", p.DefaultMode != "" && p.DefaultMode != string(ModePlan) && p.DefaultMode != string(ModeDefault), func() { p.DefaultMode = "" }},
 		{"permissions.additionalDirectories", len(p.AdditionalDirectories) > 0, func() { p.AdditionalDirectories = nil }},
 		{"env", len(s.Env) > 0, func() { s.Env = nil }},
 		{"hooks", len(s.Hooks) > 0, func() { s.Hooks = nil }},
-		{"sandbox.enabled", s.Sandbox.Enabled != nil && !*s.Sandbox.Enabled, func() { s.Sandbox.Enabled = nil }},
-		{"sandbox.network", s.Sandbox.Network, func() { s.Sandbox.Network = false }},
-		{"sandbox.allowWrite", len(s.Sandbox.AllowWrite) > 0, func() { s.Sandbox.AllowWrite = nil }},
+		{"sandbox.enabled", sb.Enabled != nil && !*sb.Enabled, func() { sb.Enabled = nil }},
+		{"sandbox.network", sb.Network, func() { sb.Network = false }},
+		{"sandbox.allowWrite", len(sb.AllowWrite) > 0, func() { sb.AllowWrite = nil }},
 		{"enabledMcpjsonServers", len(s.EnabledMCPJSONServers) > 0, func() { s.EnabledMCPJSONServers = nil }},
 		{"enableAllProjectMcpServers", s.EnableAllProjectMCPServers, func() { s.EnableAllProjectMCPServers = false }},
+	} {
+		if k.set {
+			names = append(names, fmt.Sprintf("%s (%s)", k.name, s.source))
+			k.drop()
+		}
 	}
+	return names
 }
 
 // settingsFiles are the settings files, the user's then the project's, in
@@ -182,11 +186,6 @@ func unknownKeys(m map[string]json.RawMessage, t reflect.Type) []string {
 	return out
 }
 
-// decodeStrict decodes a JSON document whose fields must all be known.
-func decodeStrict(data []byte, v any) error {
-	return decodeJSON(data, v, true)
-}
-
 // decodeJSON decodes a JSON document of exactly one value, describing any
 // problem with its line number.
 func decodeJSON(data []byte, v any, strict bool) error {
@@ -226,10 +225,8 @@ func lineOf(data []byte, offset int64) int {
 func projectWidening(layers []Settings) []string {
 	var out []string
 	for _, s := range layers {
-		for _, k := range s.wideningKeys() {
-			if s.project && k.set {
-				out = append(out, fmt.Sprintf("%s (%s)", k.name, s.source))
-			}
+		if s.project {
+			out = append(out, s.dropWidening()...) // s is a copy
 		}
 	}
 	return out
@@ -240,14 +237,9 @@ func projectWidening(layers []Settings) []string {
 // keys are dropped and listed in Ignored.
 func mergeSettings(layers []Settings, workspace string, trusted bool) Settings {
 	var base Settings
-	if !trusted {
-		base.Ignored = projectWidening(layers)
-	}
 	for _, over := range layers {
-		for _, k := range over.wideningKeys() {
-			if over.project && !trusted && k.set {
-				k.drop()
-			}
+		if over.project && !trusted {
+			base.Ignored = append(base.Ignored, over.dropWidening()...)
 		}
 		p := &over.Permissions
 		if len(p.Allow)+len(p.Ask)+len(p.Deny) > 0 {

@@ -320,7 +320,7 @@ func TestPreCompactHook(t *testing.T) {
 	ws := t.TempDir()
 	var settings Settings
 	data := []byte(`{"hooks": {"PreCompact": [{"matcher": "manual", "hooks": [{"type": "command", "command": "cat > compact.json"}]}]}}`)
-	if err := decodeStrict(data, &settings); err != nil {
+	if err := decodeJSON(data, &settings, true); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := settings.Hooks.check(data, "test"); err != nil {

@@ -257,7 +257,7 @@ func loadRuleFile(file string) (allow, deny []Rule, err error) {
 		return nil, nil, fmt.Errorf("reading %s: %w", file, err)
 	}
 	var rf ruleFile
-	if err := decodeStrict(data, &rf); err != nil {
+	if err := decodeJSON(data, &rf, true); err != nil {
 		return nil, nil, fmt.Errorf("permissions file %s: %w", file, err)
 	}
 	if allow, err = parseRules(rf.Allow, file, ""); err == nil {

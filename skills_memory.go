@@ -169,11 +169,9 @@ func (m *Memory) include(f *MemoryFile, ref, boundary string, stack []string) {
 		m.note(f.Path, "@%s not included: %v", ref, err)
 		return
 	}
-	for i, p := range stack {
-		if p == target {
-			m.note(f.Path, "@%s not included: it would make a cycle (%s -> %s)", ref, strings.Join(stack[i:], " -> "), target)
-			return
-		}
+	if i := slices.Index(stack, target); i >= 0 {
+		m.note(f.Path, "@%s not included: it would make a cycle (%s -> %s)", ref, strings.Join(stack[i:], " -> "), target)
+		return
 	}
 	if len(stack) > maxIncludeDepth {
 		m.note(f.Path, "@%s not included: includes nest deeper than %d levels", ref, maxIncludeDepth)
