@@ -39,14 +39,12 @@ type Settings struct {
 	EnableAllProjectMCPServers bool     `json:"enableAllProjectMcpServers,omitempty"`
 	Schema                     string   `json:"$schema,omitempty"` // for editors; minicode ignores it
 
-	Unknown []string `json:"-"` // keys no field takes, each with its file
-	Ignored []string `json:"-"` // what an untrusted project asked for and did not get
-	// ruleSets keeps each file's permission rules apart, so that a bad
-	// rule is reported with the file it came from.
-	ruleSets        []RuleSet
-	source          string // the file these settings were read from
-	project         bool   // the file is the workspace's, not the user's
-	contextWindowAt string // the file and line of ContextWindow, for later errors
+	Unknown         []string  `json:"-"` // keys no field takes, each with its file
+	Ignored         []string  `json:"-"` // what an untrusted project asked for and did not get
+	ruleSets        []RuleSet // each file's permission rules, for errors naming the file
+	source          string    // the file these settings were read from
+	project         bool      // the file is the workspace's, not the user's
+	contextWindowAt string    // the file and line of ContextWindow, for later errors
 }
 
 // PermissionsSettings are the permission mode and rules from settings.

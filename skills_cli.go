@@ -79,11 +79,8 @@ func skillsArgs(args []string) (positional []string, project bool, err error) {
 // and renamed in.
 func addSkill(stdout io.Writer, src, root string) error {
 	src, err := filepath.Abs(src)
-	if err != nil {
-		return fmt.Errorf("cannot add %s: %w", src, err)
-	}
-	info, err := os.Stat(src)
-	if err != nil {
+	info, statErr := os.Stat(src)
+	if err = cmp.Or(err, statErr); err != nil {
 		return fmt.Errorf("cannot add %s: %w", src, err)
 	}
 	if !info.IsDir() {

@@ -76,7 +76,7 @@ func parseValue(v string, more []string) (any, error) {
 		return blockScalar(v, more)
 	}
 	text := foldPlain(append([]string{v}, more...))
-	if text[0] == '[' {
+	if strings.HasPrefix(text, "[") {
 		return flowList(text[1:])
 	}
 	s, _, err := scalar(text, "")

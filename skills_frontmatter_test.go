@@ -44,6 +44,7 @@ func TestParseFrontMatter(t *testing.T) {
 		{name: "folded header comment", in: "d: > # folded\n  one\n", want: map[string]any{"d": "one\n"}},
 		{name: "comments and blanks", in: "# top\n\nname: x\n  # indented comment\n", want: map[string]any{"name": "x"}},
 		{name: "empty document", in: "", want: map[string]any{}},
+		{name: "only a comment after the key", in: "d: # nothing\n", want: map[string]any{"d": ""}},
 		{name: "scalars stay strings", in: "a: true\nb: 1.0\nc: null\n", want: map[string]any{"a": "true", "b": "1.0", "c": "null"}},
 
 		{name: "duplicate key", in: "name: a\nname: b\n", want: map[string]any{"name": "a"}, warnings: []string{`front matter line 3: name appears twice; the first value is kept`}},
