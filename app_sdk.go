@@ -23,7 +23,7 @@ type sdkConn struct {
 	closed  bool                          // stdin has ended
 	waiting map[string]chan controlAnswer // our requests awaiting an answer
 	next    int                           // for our request ids
-	cancel  context.CancelFunc            // cancels the running turn; nil when idle
+	cancel  context.CancelFunc            // cancels the running (or last) turn
 	started bool                          // initialize has been answered
 	mcp     map[string]*mcpSDK            // the MCP servers the program runs
 	sdkMCP  []string                      // those started, for the first turn to wait for
@@ -74,10 +74,7 @@ func (app *App) runStreamInput(ctx context.Context, out *lineWriter, meter *mete
 		c.cancel = cancel
 		c.mu.Unlock()
 		err := app.runHeadlessTask(turnCtx, p.Prompt, out, meter, p.Images...)
-		c.interrupt() // and forget the turn
-		c.mu.Lock()
-		c.cancel = nil
-		c.mu.Unlock()
+		cancel()
 		switch {
 		case ctx.Err() != nil:
 			return ctx.Err()

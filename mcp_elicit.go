@@ -77,13 +77,12 @@ type LineElicitor struct {
 
 // NewLineElicitor reads answers from in and writes prompts to out.
 func NewLineElicitor(in io.Reader, out io.Writer) *LineElicitor {
-	r := bufio.NewReader(in)
+	lines := bufio.NewScanner(in)
 	return &LineElicitor{Out: out, ReadLine: func(context.Context) (string, error) {
-		line, err := r.ReadString('\n')
-		if err == io.EOF && line != "" {
-			err = nil
+		if lines.Scan() {
+			return lines.Text(), nil
 		}
-		return strings.TrimRight(line, "\r\n"), err
+		return "", cmp.Or(lines.Err(), io.EOF)
 	}}
 }
 

@@ -204,16 +204,19 @@ func (t *mcpHTTP) follow(ctx context.Context, body io.ReadCloser, wantID string)
 // readEvents delivers one SSE body's messages and reports whether wantID
 // was answered, the last event id and the retry delay asked for.
 func (t *mcpHTTP) readEvents(body io.Reader, wantID string) (answered bool, lastID string, retry time.Duration) {
-	_ = mcpEvents(body, func(ev SSEEvent) bool {
+	events := newSSEReader(body, maxMCPMessage)
+	for !answered {
+		ev, err := events.Next()
+		if err != nil {
+			break
+		}
 		lastID, retry = ev.ID, ev.Retry
 		var m rpcMessage
-		if ev.Event != "message" || json.Unmarshal([]byte(ev.Data), &m) != nil {
-			return true
+		if ev.Event == "message" && json.Unmarshal([]byte(ev.Data), &m) == nil {
+			t.deliver(m)
+			answered = wantID != "" && m.isResponse() && idKey(m.ID) == wantID
 		}
-		t.deliver(m)
-		answered = wantID != "" && m.isResponse() && idKey(m.ID) == wantID
-		return !answered
-	})
+	}
 	return answered, lastID, retry
 }
 
@@ -343,7 +346,8 @@ func (t *mcpHTTP) connectLegacy(ctx context.Context) error {
 	go func() {
 		defer end()
 		defer resp.Body.Close()
-		_ = mcpEvents(resp.Body, func(ev SSEEvent) bool {
+		events := newSSEReader(resp.Body, maxMCPMessage)
+		for ev, err := events.Next(); err == nil; ev, err = events.Next() {
 			var m rpcMessage
 			switch {
 			case ev.Event == "endpoint":
@@ -354,8 +358,7 @@ func (t *mcpHTTP) connectLegacy(ctx context.Context) error {
 			case json.Unmarshal([]byte(ev.Data), &m) == nil:
 				t.deliver(m)
 			}
-			return true
-		})
+		}
 		if t.life.Err() == nil {
 			t.lost(errors.New("the server closed its event stream"))
 		}
@@ -394,22 +397,4 @@ func (t *mcpHTTP) close() error {
 	}
 	t.stop()
 	return nil
-}
-
-// mcpEvents calls onEvent for each event of an SSE body until the body
-// ends or onEvent returns false.
-func mcpEvents(body io.Reader, onEvent func(SSEEvent) bool) error {
-	events := newSSEReader(body, maxMCPMessage)
-	for {
-		ev, err := events.Next()
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		if !onEvent(ev) {
-			return nil
-		}
-	}
 }
