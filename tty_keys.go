@@ -31,7 +31,7 @@ var keyNames = map[string]string{
 	"\x1bb": "alt-b", "\x1bf": "alt-f",
 }
 
-// decodeKey returns the first key of buf and its length, or 0 for the start of a sequence.
+// decodeKey returns the first key of buf and its length, or 0 for the start of a sequence; ESC alone is Esc.
 func decodeKey(buf []byte) (k key, n int) {
 	s := string(buf[:min(len(buf), 32)])
 	switch {
