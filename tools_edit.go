@@ -249,10 +249,8 @@ const (
 // describeSimilarLine names the line most like old's first non-blank one.
 func describeSimilarLine(file, old []string) error {
 	want := ""
-	for _, l := range old {
-		if want = strings.TrimSpace(l); want != "" {
-			break
-		}
+	if i := slices.IndexFunc(old, func(l string) bool { return strings.TrimSpace(l) != "" }); i >= 0 {
+		want = strings.TrimSpace(old[i])
 	}
 	best, bestScore := -1, 0.0
 	for i, l := range file[:min(len(file), similarScanLines)] {

@@ -84,13 +84,11 @@ func (w *webClient) dialChecked(ctx context.Context, env *ToolEnv, tool, network
 		return nil, fmt.Errorf("resolving %s: %w", host, err)
 	}
 	for _, ip := range ips {
-		if !privateHost(ip.Unmap().String()) {
-			continue
-		}
-		literal := "http://" + net.JoinHostPort(ip.Unmap().String(), port) + "/"
-		if err := env.Perms.Authorize(ctx, PermissionRequest{Tool: tool, Access: AccessNetwork, URL: literal,
-			Summary: fmt.Sprintf("connect to %s, which %s resolves to", ip.Unmap(), host)}); err != nil {
-			return nil, err
+		if ip := ip.Unmap().String(); privateHost(ip) {
+			if err := env.Perms.Authorize(ctx, PermissionRequest{Tool: tool, Access: AccessNetwork, URL: "http://" + net.JoinHostPort(ip, port) + "/",
+				Summary: fmt.Sprintf("connect to %s, which %s resolves to", ip, host)}); err != nil {
+				return nil, err
+			}
 		}
 	}
 	var errs []error
