@@ -76,7 +76,7 @@ func (t *transcript) menuEntry(text string, chosen bool, width int) string {
 func (u *tui) frame(now time.Time) frame {
 	w, tr := max(u.width-1, 10), &u.tr
 	var lines []string
-	if p := stripTags(tr.partial, true); p != "" {
+	if p := stripTags(endCells(tr.partial.String(), 3*w), true); p != "" {
 		rows := wrapWidth(visibleControls(p), w)
 		lines = rows[max(0, len(rows)-3):]
 	}
@@ -223,6 +223,16 @@ func truncateWidth(s string, max int) string {
 		return wrapWidth(s, max-1)[0] + "…" + ansiReset
 	}
 	return wrapWidth(s, max-1)[0] + "…"
+}
+
+// endCells is about the last cells of a line (at least that many bytes), cut at a character, so that
+// showing the end of a long line arriving costs the same however long it grew.
+func endCells(s string, cells int) string {
+	i := max(0, len(s)-4*cells)
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[i:]
 }
 
 // wrapWidth splits s into pieces of at most width columns, breaking between characters.

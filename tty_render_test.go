@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -185,5 +186,31 @@ func TestNoColorTurnsColourOff(t *testing.T) {
 		if hasColor := strings.Contains(out.String(), "\x1b[3"); hasColor != wantColor {
 			t.Errorf("%v: colour %v, want %v: %q", env, hasColor, wantColor, out.String())
 		}
+	}
+}
+
+// TestLongLineStreamsInLinearSpace streams one 128 KB line without a newline
+// in 16-byte deltas, drawing a frame every 64 of them: the memory allocated
+// stays a small multiple of the text (appending to one string, or wrapping
+// the whole line for every frame, allocates hundreds of times more), and the
+// finished line is printed whole.
+func TestLongLineStreamsInLinearSpace(t *testing.T) {
+	u := plainTUI(t, io.Discard)
+	text := strings.Repeat("x", 128<<10)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for i := 0; i < len(text); i += 16 {
+		u.tr.event(Event{Kind: EventTextDelta, Text: text[i : i+16]}, time.Now())
+		if i%(64*16) == 0 {
+			u.frame(time.Now())
+		}
+	}
+	runtime.ReadMemStats(&after)
+	u.tr.event(Event{Kind: EventAssistant, Message: &Message{}}, time.Now())
+	if allocated := after.TotalAlloc - before.TotalAlloc; allocated > 16*uint64(len(text)) {
+		t.Errorf("streaming %d bytes allocated %d bytes; want at most 16 times the text", len(text), allocated)
+	}
+	if got := strings.Count(u.scroll.String(), "x"); got != len(text) {
+		t.Errorf("printed %d of the %d characters", got, len(text))
 	}
 }

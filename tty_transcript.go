@@ -14,9 +14,9 @@ import (
 type transcript struct {
 	out      *strings.Builder
 	color    bool
-	inFence  bool   // a fenced code block of the reply is open
-	partial  string // the text line still arriving
-	streamed bool   // the current reply's text arrived as deltas
+	inFence  bool            // a fenced code block of the reply is open
+	partial  strings.Builder // the text line still arriving
+	streamed bool            // the current reply's text arrived as deltas
 	thinking strings.Builder
 	thinkAt  time.Time
 	running  []*toolRun
@@ -93,19 +93,22 @@ func (t *transcript) event(e Event, now time.Time) {
 
 // text adds streamed reply text, printing each completed line.
 func (t *transcript) text(s string) {
-	t.partial += s
-	for line, rest, ok := strings.Cut(t.partial, "\n"); ok; line, rest, ok = strings.Cut(rest, "\n") {
-		t.textLine(line)
-		t.partial = rest
+	for line, rest, ok := strings.Cut(s, "\n"); ok; line, rest, ok = strings.Cut(s, "\n") {
+		t.partial.WriteString(line)
+		t.textLine(t.partial.String())
+		t.partial.Reset()
+		s = rest
 	}
+	t.partial.WriteString(s)
 }
 
 // endText prints the last, unterminated line of a reply.
 func (t *transcript) endText() {
-	if strings.TrimSpace(stripTags(t.partial, false)) != "" {
-		t.textLine(t.partial)
+	if line := t.partial.String(); strings.TrimSpace(stripTags(line, false)) != "" {
+		t.textLine(line)
 	}
-	t.partial, t.inFence = "", false
+	t.partial.Reset()
+	t.inFence = false
 }
 
 // Inline Markdown the transcript styles: **bold**, `code`, list bullets.
