@@ -266,7 +266,7 @@ func (s *mcpSession) request(ctx context.Context, method string, params map[stri
 		select {
 		case err := <-sent:
 			if err != nil {
-				return nil, cmp.Or(s.ended(), err)
+				return nil, cmp.Or(context.Cause(s.life), err)
 			}
 			sent = nil
 		case r := <-p.reply:
@@ -283,7 +283,7 @@ func (s *mcpSession) request(ctx context.Context, method string, params map[stri
 			s.cancelRequest(method, key, "cancelled by the user")
 			return nil, ctx.Err()
 		case <-s.life.Done():
-			return nil, s.ended()
+			return nil, context.Cause(s.life)
 		}
 	}
 }
@@ -424,15 +424,6 @@ func (s *mcpSession) lost(err error) {
 		s.opts.OnLost(err)
 	}
 	s.end(err)
-}
-
-// ended is the error a request gets once the session is over, or nil
-// while it lasts.
-func (s *mcpSession) ended() error {
-	if s.life.Err() == nil {
-		return nil
-	}
-	return context.Cause(s.life)
 }
 
 // explain adds the server's recent stderr to an error.
