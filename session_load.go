@@ -164,15 +164,25 @@ func listSessions(dir string) ([]SessionInfo, error) {
 	return infos, nil
 }
 
-// newestSession returns the id of the session of dir written last ("" if none), reading only the folder.
+// newestSession returns the id of the session of dir written last ("" if none), by the files' times;
+// files written within the same clock tick are told apart by their newest records.
 func newestSession(dir string) string {
 	paths, _ := filepath.Glob(filepath.Join(dir, "*.jsonl"))
-	newest, when := "", time.Time{}
+	newest, when, tied := "", time.Time{}, false
 	for _, path := range paths {
 		id := strings.TrimSuffix(filepath.Base(path), ".jsonl")
-		if info, err := os.Stat(path); err == nil && isSessionID(id) && info.ModTime().After(when) {
-			newest, when = id, info.ModTime()
+		info, err := os.Stat(path)
+		if err != nil || !isSessionID(id) || info.ModTime().Before(when) {
+			continue
 		}
+		tied = info.ModTime().Equal(when)
+		newest, when = id, info.ModTime()
+	}
+	if !tied {
+		return newest
+	}
+	if infos, err := listSessions(dir); err == nil && len(infos) > 0 {
+		return infos[0].ID
 	}
 	return newest
 }

@@ -525,25 +525,38 @@ func BenchmarkResumeLongSession(b *testing.B) {
 
 // TestSessionListOrdersByRecordTime lists sessions whose files carry the
 // same modification time (the file clock is coarse; quick turns tie) by
-// the time of their newest record.
+// the time of their newest record, and -c picks the newest that way,
+// whichever comes first in the folder.
 func TestSessionListOrdersByRecordTime(t *testing.T) {
-	dir, same := t.TempDir(), time.Now().Truncate(time.Second)
-	var ids []string
-	for i := range 2 { // the older first in the folder's order
-		id := fmt.Sprintf("00000000-0000-4000-8000-00000000000%d", i)
-		rec := fmt.Sprintf(`{"version":1,"type":"user","id":"r%d","time":%q,"payload":{"message":{"role":"user","content":[{"type":"text","text":"task %d"}]}}}`,
-			i, same.Add(time.Duration(i+1)*time.Millisecond).Format(time.RFC3339Nano), i)
-		path := filepath.Join(dir, id+".jsonl")
-		if err := os.WriteFile(path, []byte(rec+"\n"), 0o600); err != nil {
-			t.Fatal(err)
+	for _, newerFirst := range []bool{false, true} {
+		dir, same := t.TempDir(), time.Now().Truncate(time.Second)
+		var ids []string
+		for i := range 2 {
+			id := fmt.Sprintf("00000000-0000-4000-8000-00000000000%d", i)
+			at := same.Add(time.Duration(i+1) * time.Millisecond)
+			if newerFirst {
+				at = same.Add(time.Duration(2-i) * time.Millisecond)
+			}
+			rec := fmt.Sprintf(`{"version":1,"type":"user","id":"r%d","time":%q,"payload":{"message":{"role":"user","content":[{"type":"text","text":"task %d"}]}}}`,
+				i, at.Format(time.RFC3339Nano), i)
+			path := filepath.Join(dir, id+".jsonl")
+			if err := os.WriteFile(path, []byte(rec+"\n"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Chtimes(path, same, same); err != nil {
+				t.Fatal(err)
+			}
+			ids = append(ids, id)
 		}
-		if err := os.Chtimes(path, same, same); err != nil {
-			t.Fatal(err)
+		if newerFirst {
+			ids[0], ids[1] = ids[1], ids[0] // ids[1] is the newer
 		}
-		ids = append(ids, id)
-	}
-	infos, err := listSessions(dir)
-	if err != nil || len(infos) != 2 || infos[0].ID != ids[1] || infos[1].ID != ids[0] {
-		t.Fatalf("listSessions = %+v, %v; want %s (newer record) first, then %s", infos, err, ids[1], ids[0])
+		infos, err := listSessions(dir)
+		if err != nil || len(infos) != 2 || infos[0].ID != ids[1] || infos[1].ID != ids[0] {
+			t.Fatalf("listSessions = %+v, %v; want %s (newer record) first, then %s", infos, err, ids[1], ids[0])
+		}
+		if got := newestSession(dir); got != ids[1] {
+			t.Errorf("newestSession = %s, want %s (the newer record)", got, ids[1])
+		}
 	}
 }
