@@ -75,7 +75,6 @@ type Session struct {
 	torn    bool          // the file does not end with a newline
 	failed  error         // why the journal is not being written; nil while it is
 	buf     bytes.Buffer  // the lines being written, kept for the next write
-	calls   int           // the tool calls of the newest reply
 	warn    func(string)
 }
 
@@ -150,9 +149,6 @@ func (s *Session) AddUser(m Message) {
 // add appends m to the view and records it as a user or assistant message.
 func (s *Session) add(m Message) {
 	s.view = append(s.view, m)
-	if m.Role == RoleAssistant {
-		s.calls = len(m.ToolUses())
-	}
 	s.write(string(m.Role), RecordPayload{Message: &m}) // recordUser or recordAssistant
 }
 
@@ -169,8 +165,8 @@ func (s *Session) Event(e Event) {
 		s.add(*e.Message)
 	case e.Kind == EventToolStart && e.Call != nil:
 		s.write(recordToolStarted, RecordPayload{Call: e.Call})
-	case e.Kind == EventToolEnd && e.Result != nil && s.calls > 1:
-		// A lone call's result is recorded once, in the message that follows at once.
+	case e.Kind == EventToolEnd && e.Result != nil && len(s.view) > 0 && len(s.view[len(s.view)-1].ToolUses()) > 1:
+		// The reply whose calls run is the newest message; a lone call's result is recorded once, in the message that follows at once.
 		s.write(recordToolFinished, RecordPayload{Result: e.Result})
 	case e.Kind == EventCompact && e.Compaction != nil:
 		c := e.Compaction
