@@ -110,19 +110,15 @@ func (app *App) apiKeySource() string {
 func (app *App) headlessEvents(meter *meteredProvider) func(Event) {
 	out := app.stdout
 	stream := app.Opts.OutputFormat == "stream-json"
-	partial := stream && app.Opts.IncludePartialMessages
-	blocks := partialBlocks{emit: func(event map[string]any) {
-		out.json(messageRecord{Type: "stream_event", Event: event, SessionID: app.SessionID, UUID: newSessionID()})
-	}}
-	if partial {
-		meter.onReply = blocks.reply
+	if stream && app.Opts.IncludePartialMessages {
+		meter.partial = func(event map[string]any) {
+			out.json(messageRecord{Type: "stream_event", Event: event, SessionID: app.SessionID, UUID: newSessionID()})
+		}
 	}
 	return func(e Event) {
 		switch {
 		case e.Kind == EventNotice:
 			fmt.Fprintln(app.stderr, e.Text)
-		case partial && (e.Kind == EventTextDelta || e.Kind == EventThinkingDelta):
-			blocks.delta(e.Kind, e.Text)
 		case stream && e.Kind == EventAssistant:
 			_, _, last := meter.totals()
 			msg := assistantMessage{ID: "msg_" + strings.ReplaceAll(newSessionID(), "-", ""), Type: "message", Role: RoleAssistant,
@@ -148,51 +144,43 @@ func parentOf(e Event) *string {
 	return &e.ParentToolUseID
 }
 
-// partialBlocks turns streamed deltas into the Messages API's events, one
-// content block per run of one kind of delta.
-type partialBlocks struct {
-	emit  func(map[string]any)
-	index int
-	kind  EventKind
-}
-
-// reply marks the start (done false) or the end (done true) of a reply.
-func (p *partialBlocks) reply(done bool) {
-	if !done {
-		p.index, p.kind = -1, ""
-		p.emit(map[string]any{"type": "message_start", "message": map[string]any{"type": "message", "role": "assistant", "content": []any{}}})
-		return
+// streamEvents passes a reply's deltas on to onDelta and, as the Messages
+// API's events, to emit (one content block per run of one kind of delta).
+// It starts the reply; the second function it returns ends it.
+func streamEvents(emit func(map[string]any), onDelta func(Delta)) (func(Delta), func()) {
+	index, kind := -1, ""
+	closeBlock := func() {
+		if kind != "" {
+			emit(map[string]any{"type": "content_block_stop", "index": index})
+		}
 	}
-	p.closeBlock()
-	p.emit(map[string]any{"type": "message_stop"})
-}
-
-// delta passes on one piece of text or thinking, opening a block of its
-// kind when the previous piece was of the other kind.
-func (p *partialBlocks) delta(kind EventKind, text string) {
-	name := "text"
-	if kind == EventThinkingDelta {
-		name = "thinking"
+	end := func() {
+		closeBlock()
+		emit(map[string]any{"type": "message_stop"})
 	}
-	if kind != p.kind {
-		p.closeBlock()
-		p.index, p.kind = p.index+1, kind
-		p.emit(map[string]any{"type": "content_block_start", "index": p.index, "content_block": map[string]any{"type": name, name: ""}})
+	emit(map[string]any{"type": "message_start", "message": map[string]any{"type": "message", "role": "assistant", "content": []any{}}})
+	if onDelta == nil {
+		return nil, end // nobody shows this reply (a summary)
 	}
-	p.emit(map[string]any{"type": "content_block_delta", "index": p.index, "delta": map[string]any{"type": name + "_delta", name: text}})
-}
-
-// closeBlock ends the open content block, if any.
-func (p *partialBlocks) closeBlock() {
-	if p.kind != "" {
-		p.emit(map[string]any{"type": "content_block_stop", "index": p.index})
-	}
+	return func(d Delta) {
+		name := "text"
+		if d.Kind == DeltaThinking {
+			name = "thinking"
+		}
+		if name != kind {
+			closeBlock()
+			index, kind = index+1, name
+			emit(map[string]any{"type": "content_block_start", "index": index, "content_block": map[string]any{"type": name, name: ""}})
+		}
+		emit(map[string]any{"type": "content_block_delta", "index": index, "delta": map[string]any{"type": name + "_delta", name: d.Text}})
+		onDelta(d)
+	}, end
 }
 
 // meteredProvider wraps the model to learn each reply's model, stop reason, usage and API time.
 type meteredProvider struct {
 	Provider
-	onReply func(done bool) // called as a reply starts and ends; may be nil
+	partial func(event map[string]any) // takes the replies' streamed events; may be nil
 
 	mu      sync.Mutex
 	apiTime time.Duration
@@ -215,14 +203,13 @@ func (m *meteredProvider) Stream(ctx context.Context, req ModelRequest, onDelta 
 	if over {
 		return ModelResponse{}, errBudgetSpent
 	}
-	if m.onReply != nil {
-		m.onReply(false)
+	endReply := func() {}
+	if m.partial != nil {
+		onDelta, endReply = streamEvents(m.partial, onDelta)
 	}
 	start := time.Now()
 	resp, err := m.Provider.Stream(ctx, req, onDelta)
-	if m.onReply != nil {
-		m.onReply(true)
-	}
+	endReply()
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.apiTime += time.Since(start)
@@ -259,25 +246,17 @@ func (m *meteredProvider) totals() (time.Duration, map[string]Usage, ModelRespon
 	return m.apiTime, maps.Clone(m.usage), m.last
 }
 
-// streamInputPrompt returns the prompt of one input line: its text blocks and images.
-func streamInputPrompt(line string) (slashPrompt, error) {
-	var in struct {
-		Type    string `json:"type"`
-		Message struct {
-			Content json.RawMessage `json:"content"` // a string or a list of blocks
-		} `json:"message"`
+// streamInputPrompt returns the prompt of a user message: its text blocks and images.
+func streamInputPrompt(message json.RawMessage) (slashPrompt, error) {
+	var msg struct {
+		Content json.RawMessage `json:"content"` // a string or a list of blocks
 	}
-	if err := json.Unmarshal([]byte(line), &in); err != nil {
-		return slashPrompt{}, err
-	}
-	if in.Type != "user" {
-		return slashPrompt{}, fmt.Errorf("type %q, want a user message", in.Type)
-	}
+	json.Unmarshal(message, &msg) // a message that is not an object has no content
 	var text string
 	var blocks []Block
-	if json.Unmarshal(in.Message.Content, &text) == nil {
+	if json.Unmarshal(msg.Content, &text) == nil {
 		blocks = []Block{{Type: BlockText, Text: text}}
-	} else if json.Unmarshal(in.Message.Content, &blocks) != nil {
+	} else if json.Unmarshal(msg.Content, &blocks) != nil {
 		return slashPrompt{}, fmt.Errorf("message content must be a string or a list of blocks")
 	}
 	var p slashPrompt

@@ -19,12 +19,12 @@ type sdkConn struct {
 
 	mu      sync.Mutex
 	queue   []slashPrompt                 // user messages waiting for their turn
-	wake    chan struct{}                 // signalled when the queue or closed changes
 	closed  bool                          // stdin has ended
+	arrived *sync.Cond                    // signalled when the queue or closed changes
 	waiting map[string]chan controlAnswer // our requests awaiting an answer
 	next    int                           // for our request ids
 	cancel  context.CancelFunc            // cancels the running (or last) turn
-	started bool                          // initialize has been answered
+	started bool                          // initialize has been answered (read's goroutine only)
 	mcp     map[string]*mcpSDK            // the MCP servers the program runs
 	sdkMCP  []string                      // those started, for the first turn to wait for
 }
@@ -49,8 +49,8 @@ type controlAnswer struct {
 // runStreamInput runs the turns that arrive on stdin until it ends; only a
 // failure to write or an interrupt of minicode itself is an error.
 func (app *App) runStreamInput(ctx context.Context, out *lineWriter, meter *meteredProvider) error {
-	c := &sdkConn{app: app, out: out, meter: meter, wake: make(chan struct{}, 1), waiting: map[string]chan controlAnswer{},
-		mcp: map[string]*mcpSDK{}}
+	c := &sdkConn{app: app, out: out, meter: meter, waiting: map[string]chan controlAnswer{}, mcp: map[string]*mcpSDK{}}
+	c.arrived = sync.NewCond(&c.mu)
 	if app.Opts.PermissionPromptTool == "stdio" {
 		app.asker = c
 	}
@@ -58,7 +58,7 @@ func (app *App) runStreamInput(ctx context.Context, out *lineWriter, meter *mete
 	defer stopReading()
 	go c.read(readCtx)
 	for n := 0; ; n++ {
-		p, ok := c.nextPrompt(ctx)
+		p, ok := c.nextPrompt()
 		if !ok {
 			break
 		}
@@ -113,14 +113,14 @@ func (c *sdkConn) handle(ctx context.Context, line string) error {
 	}
 	switch in.Type {
 	case "user":
-		p, err := streamInputPrompt(line)
+		p, err := streamInputPrompt(in.Message)
 		if err != nil {
 			return err
 		}
 		c.mu.Lock()
 		c.queue = append(c.queue, p)
 		c.mu.Unlock()
-		c.signal()
+		c.arrived.Signal()
 	case "control_request":
 		c.answer(ctx, in.RequestID, in.Request)
 	case "control_response":
@@ -149,35 +149,20 @@ func (c *sdkConn) answer(ctx context.Context, id string, raw json.RawMessage) {
 	c.out.json(map[string]any{"type": "control_response", "response": a})
 }
 
-// nextPrompt waits for the next user message; false: none will come.
-func (c *sdkConn) nextPrompt(ctx context.Context) (slashPrompt, bool) {
-	for {
-		c.mu.Lock()
-		if len(c.queue) > 0 {
-			p := c.queue[0]
-			c.queue = c.queue[1:]
-			c.mu.Unlock()
-			return p, true
-		}
-		closed := c.closed
-		c.mu.Unlock()
-		if closed {
-			return slashPrompt{}, false
-		}
-		select {
-		case <-c.wake:
-		case <-ctx.Done():
-			return slashPrompt{}, false
-		}
+// nextPrompt waits for the next user message; false: none will come (stdin
+// has ended, as it does when ctx ends).
+func (c *sdkConn) nextPrompt() (slashPrompt, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for len(c.queue) == 0 && !c.closed {
+		c.arrived.Wait()
 	}
-}
-
-// signal wakes nextPrompt.
-func (c *sdkConn) signal() {
-	select {
-	case c.wake <- struct{}{}:
-	default:
+	if len(c.queue) == 0 {
+		return slashPrompt{}, false
 	}
+	p := c.queue[0]
+	c.queue = c.queue[1:]
+	return p, true
 }
 
 // end marks stdin as ended: queued turns still run, our requests fail.
@@ -189,7 +174,7 @@ func (c *sdkConn) end() {
 		delete(c.waiting, id)
 	}
 	c.mu.Unlock()
-	c.signal()
+	c.arrived.Broadcast()
 }
 
 // interrupt cancels the running turn, as Ctrl-C does.

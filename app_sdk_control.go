@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 )
 
@@ -53,19 +54,16 @@ func (c *sdkConn) control(ctx context.Context, raw json.RawMessage) (any, error)
 	app := c.app
 	switch head.Subtype {
 	case "initialize":
-		c.mu.Lock()
-		again := c.started
-		c.started = true
-		c.mu.Unlock()
-		if again {
-			return nil, errors.New("already initialized")
-		}
 		return c.initialize(ctx, raw)
 	case "interrupt":
 		c.interrupt()
 		return map[string]any{}, nil
 	case "set_permission_mode":
-		return map[string]any{}, c.setMode(head.Mode)
+		m := PermissionMode(head.Mode) // SetMode checks the name
+		if m == ModeBypass && !app.Opts.AllowSkipPermissions && app.Perms.Mode() != ModeBypass {
+			return nil, errors.New("bypassPermissions needs --allow-dangerously-skip-permissions")
+		}
+		return map[string]any{}, app.Perms.SetMode(m)
 	case "set_model":
 		model := app.Model
 		if head.Model != nil && *head.Model != "" && *head.Model != "default" {
@@ -76,7 +74,11 @@ func (c *sdkConn) control(ctx context.Context, raw json.RawMessage) (any, error)
 	case "mcp_status":
 		return map[string]any{"mcpServers": c.mcpStatus()}, nil
 	case "get_context_usage":
-		return c.contextUsage(), nil
+		u := app.Agent.ContextUsage()
+		c.meter.mu.Lock()
+		model := cmp.Or(c.meter.model, app.Model) // as set_model left it
+		c.meter.mu.Unlock()
+		return map[string]any{"totalTokens": u.Tokens, "maxTokens": u.Window, "rawMaxTokens": u.Window, "percentage": u.Percent, "model": model}, nil
 	case "mcp_message":
 		return map[string]any{}, c.mcpMessage(head.Server, head.Message)
 	}
@@ -104,18 +106,12 @@ func (c *sdkConn) mcpStatus() []map[string]any {
 	return states
 }
 
-// setMode switches the permission mode. Bypassing permissions needs
-// --allow-dangerously-skip-permissions (or starting in that mode).
-func (c *sdkConn) setMode(mode string) error {
-	m := PermissionMode(mode) // SetMode checks the name
-	if m == ModeBypass && !c.app.Opts.AllowSkipPermissions && c.app.Perms.Mode() != ModeBypass {
-		return errors.New("bypassPermissions needs --allow-dangerously-skip-permissions")
-	}
-	return c.app.Perms.SetMode(m)
-}
-
 // initialize applies the program's setup and describes the session.
 func (c *sdkConn) initialize(ctx context.Context, raw json.RawMessage) (any, error) {
+	if c.started {
+		return nil, errors.New("already initialized")
+	}
+	c.started = true
 	var in initializeRequest
 	if err := json.Unmarshal(raw, &in); err != nil {
 		return nil, fmt.Errorf("malformed initialize: %v", err)
@@ -138,7 +134,8 @@ func (c *sdkConn) initialize(ctx context.Context, raw json.RawMessage) (any, err
 		for _, t := range a.Tools {
 			def.Tools = append(def.Tools, minicodeToolNames(t)...)
 		}
-		app.addAgent(def)
+		app.Subagents.Agents = slices.DeleteFunc(app.Subagents.Agents, func(a *AgentDef) bool { return a.Name == name })
+		app.Subagents.Agents = append(app.Subagents.Agents, def)
 	}
 	c.registerHooks(in.Hooks)
 	started := c.serveMCP(ctx, in.SDKMCPServers)
@@ -173,16 +170,6 @@ func (c *sdkConn) describe() map[string]any {
 	}
 }
 
-// contextUsage reports how full the model's context is.
-func (c *sdkConn) contextUsage() map[string]any {
-	u := c.app.Agent.ContextUsage()
-	c.meter.mu.Lock()
-	model := cmp.Or(c.meter.model, c.app.Model) // as set_model left it
-	c.meter.mu.Unlock()
-	return map[string]any{"totalTokens": u.Tokens, "maxTokens": u.Window, "rawMaxTokens": u.Window,
-		"percentage": u.Percent, "model": model}
-}
-
 // registerHooks adds the program's hook functions, called back with
 // hook_callback and answered as a command hook's JSON output.
 func (c *sdkConn) registerHooks(events map[HookEvent][]sdkHookOn) {
@@ -203,7 +190,7 @@ func (c *sdkConn) registerHooks(events map[HookEvent][]sdkHookOn) {
 			added[event] = append(added[event], hm)
 		}
 	}
-	c.app.addHooks(added)
+	c.app.Env.Hooks.Config = c.app.Env.Hooks.Config.merge(added)
 }
 
 // hookCallback returns the function that runs the program's hook id.

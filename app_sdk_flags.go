@@ -27,8 +27,8 @@ type ProgramOptions struct {
 func addProgramFlags(fs *flag.FlagSet, p *ProgramOptions) {
 	fs.StringVar(&p.PermissionPromptTool, "permission-prompt-tool", "", "")
 	fs.BoolVar(&p.AllowSkipPermissions, "allow-dangerously-skip-permissions", false, "")
-	fs.Var(optionalList{&p.Tools}, "tools", "")
-	fs.Var(optionalList{&p.SettingSources}, "setting-sources", "")
+	fs.Func("tools", "", setList(&p.Tools))
+	fs.Func("setting-sources", "", setList(&p.SettingSources))
 	fs.BoolVar(&p.NoSessionPersistence, "no-session-persistence", false, "")
 	fs.StringVar(&p.JSONSchema, "json-schema", "", "")
 	fs.Float64Var(&p.MaxBudgetUSD, "max-budget-usd", 0, "")
@@ -74,27 +74,18 @@ func (p ProgramOptions) thinkingBudget() int {
 	return 0
 }
 
-// optionalList is a comma-separated list flag that may be given empty
+// setList is a comma-separated list flag that may be given empty
 // ("--tools="), unlike a missing flag, which leaves the list nil.
-type optionalList struct{ list *[]string }
-
-// String returns the list as given.
-func (f optionalList) String() string {
-	if f.list == nil {
-		return ""
-	}
-	return strings.Join(*f.list, ",")
-}
-
-// Set records the list; an empty value is an empty, non-nil list.
-func (f optionalList) Set(value string) error {
-	*f.list = []string{}
-	for _, v := range strings.Split(value, ",") {
-		if v = strings.TrimSpace(v); v != "" {
-			*f.list = append(*f.list, v)
+func setList(list *[]string) func(string) error {
+	return func(value string) error {
+		*list = []string{}
+		for v := range strings.SplitSeq(value, ",") {
+			if v = strings.TrimSpace(v); v != "" {
+				*list = append(*list, v)
+			}
 		}
+		return nil
 	}
-	return nil
 }
 
 // keepTools keeps the tools --tools names (in minicode's or Claude Code's
@@ -120,22 +111,18 @@ func keepSources(layers, files []Settings, kinds []string) []Settings {
 	if kinds == nil {
 		return layers
 	}
-	kindOf := map[string]string{}
-	for _, f := range files {
+	return slices.DeleteFunc(layers, func(l Settings) bool {
+		i := slices.IndexFunc(files, func(f Settings) bool { return f.source == l.source })
+		if i < 0 {
+			return false
+		}
+		kind := "user"
 		switch {
-		case strings.HasSuffix(f.source, "settings.local.json"):
-			kindOf[f.source] = "local"
-		case f.project:
-			kindOf[f.source] = "project"
-		default:
-			kindOf[f.source] = "user"
+		case strings.HasSuffix(l.source, "settings.local.json"):
+			kind = "local"
+		case files[i].project:
+			kind = "project"
 		}
-	}
-	var kept []Settings
-	for _, l := range layers {
-		if k, ok := kindOf[l.source]; !ok || slices.Contains(kinds, k) {
-			kept = append(kept, l)
-		}
-	}
-	return kept
+		return !slices.Contains(kinds, kind)
+	})
 }

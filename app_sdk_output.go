@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"sync/atomic"
@@ -95,25 +96,44 @@ func (app *App) structuredAnswer(ctx context.Context, res TurnResult) (json.RawM
 	return v, res
 }
 
-// checkSchema checks v against JSON Schema's data-shape keywords; at names
-// the place for the error message.
+// checkSchema checks v against JSON Schema's data-shape keywords (type,
+// enum, const, required, properties, additionalProperties, items, minItems,
+// maxItems); at names the place for the error message.
 func checkSchema(schema, v any, at string) error {
-	s, ok := schema.(map[string]any)
-	if !ok {
-		return nil // true, or a schema form not checked
+	s, _ := schema.(map[string]any) // true, or a schema form not checked, checks nothing
+	types, isList := s["type"].([]any)
+	if !isList {
+		types = []any{s["type"]}
 	}
-	if t, ok := s["type"]; ok && !typeMatches(t, v) {
-		return fmt.Errorf("%s must be of type %v", at, t)
-	}
-	if enum, ok := s["enum"].([]any); ok && !slices.ContainsFunc(enum, func(e any) bool { return sameJSON(e, v) }) {
+	enum, hasEnum := s["enum"].([]any)
+	c, hasConst := s["const"]
+	switch _, typed := s["type"]; {
+	case typed && !slices.ContainsFunc(types, func(t any) bool { return hasJSONType(v, t) }):
+		return fmt.Errorf("%s must be of type %v", at, s["type"])
+	case hasEnum && !slices.ContainsFunc(enum, func(e any) bool { return sameJSON(e, v) }):
 		return fmt.Errorf("%s must be one of %v", at, enum)
-	}
-	if c, ok := s["const"]; ok && !sameJSON(c, v) {
+	case hasConst && !sameJSON(c, v):
 		return fmt.Errorf("%s must be %v", at, c)
 	}
 	switch v := v.(type) {
 	case map[string]any:
-		return checkObject(s, v, at)
+		required, _ := s["required"].([]any)
+		for _, r := range required {
+			if name, _ := r.(string); name != "" {
+				if _, ok := v[name]; !ok {
+					return fmt.Errorf("%s.%s is required", at, name)
+				}
+			}
+		}
+		props, _ := s["properties"].(map[string]any)
+		for _, name := range slices.Sorted(maps.Keys(v)) {
+			if _, known := props[name]; !known && s["additionalProperties"] == false {
+				return fmt.Errorf("%s.%s is not allowed", at, name)
+			}
+			if err := checkSchema(props[name], v[name], at+"."+name); err != nil {
+				return err
+			}
+		}
 	case []any:
 		if n, ok := s["minItems"].(float64); ok && float64(len(v)) < n {
 			return fmt.Errorf("%s needs at least %v items", at, n)
@@ -130,60 +150,22 @@ func checkSchema(schema, v any, at string) error {
 	return nil
 }
 
-// checkObject checks an object's required, known and extra properties.
-func checkObject(s map[string]any, v map[string]any, at string) error {
-	props, _ := s["properties"].(map[string]any)
-	for _, r := range asList(s["required"]) {
-		if name, _ := r.(string); name != "" {
-			if _, ok := v[name]; !ok {
-				return fmt.Errorf("%s.%s is required", at, name)
-			}
-		}
-	}
-	for name, value := range v {
-		p, known := props[name]
-		if !known && s["additionalProperties"] == false {
-			return fmt.Errorf("%s.%s is not allowed", at, name)
-		}
-		if err := checkSchema(p, value, at+"."+name); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// typeMatches reports whether v has the JSON Schema type t (a name or a
-// list of names).
-func typeMatches(t, v any) bool {
-	names := asList(t)
-	if names == nil {
-		names = []any{t}
-	}
-	var kind string
+// hasJSONType reports whether the decoded JSON value v is of the JSON
+// Schema type t; an integer is a number without a fraction.
+func hasJSONType(v, t any) bool {
 	switch x := v.(type) {
 	case map[string]any:
-		kind = "object"
+		return t == "object"
 	case []any:
-		kind = "array"
+		return t == "array"
 	case string:
-		kind = "string"
+		return t == "string"
 	case float64:
-		kind = "number"
-		if x == math.Trunc(x) && slices.Contains(names, any("integer")) {
-			return true
-		}
+		return t == "number" || t == "integer" && x == math.Trunc(x)
 	case bool:
-		kind = "boolean"
-	case nil:
-		kind = "null"
+		return t == "boolean"
 	}
-	return slices.Contains(names, any(kind))
-}
-
-// asList returns v as a list, or nil when it is not one.
-func asList(v any) []any {
-	l, _ := v.([]any)
-	return l
+	return t == "null"
 }
 
 // sameJSON reports whether two decoded JSON values are equal.
@@ -191,16 +173,4 @@ func sameJSON(a, b any) bool {
 	x, errA := json.Marshal(a)
 	y, errB := json.Marshal(b)
 	return errA == nil && errB == nil && string(x) == string(y)
-}
-
-// addHooks adds hooks to the session's (hooks a program registered).
-func (app *App) addHooks(added HookSettings) {
-	app.Env.Hooks.Config = app.Env.Hooks.Config.merge(added)
-}
-
-// addAgent adds a subagent definition; one of the same name is replaced.
-func (app *App) addAgent(def *AgentDef) {
-	s := app.Subagents
-	s.Agents = slices.DeleteFunc(s.Agents, func(a *AgentDef) bool { return a.Name == def.Name })
-	s.Agents = append(s.Agents, def)
 }
