@@ -39,7 +39,7 @@ type slashPrompt struct {
 	Grants []Rule  // calls these rules cover run without asking (deny rules still hold)
 	Model  string  // the model for this turn; "" keeps the session's
 	Fork   bool    // run in a subagent (a skill with context: fork)
-	Input  string  // what the user typed, kept in the history of a forked run
+	Input  string  // what the user typed for a command or skill ("" for a plain prompt)
 	Images []Block // image blocks sent after the prompt's text
 }
 
@@ -163,10 +163,10 @@ func expandBody(body, args string) string {
 // !`command` replaced by its output and each @file attached, through the
 // registry so that permissions (with the command's grants) and hooks apply.
 func (app *App) expandCommand(ctx context.Context, c *CustomCommand, args string) (slashPrompt, error) {
-	if c.Problem != "" {
-		return slashPrompt{}, fmt.Errorf("/%s cannot be used: %s: %s", c.Name, c.Path, c.Problem)
+	grants, err := grantRules(c.AllowedTools)
+	if c.Problem != "" || err != nil {
+		return slashPrompt{}, fmt.Errorf("/%s cannot be used: %s: %s", c.Name, c.Path, cmp.Or(c.Problem, fmt.Sprint(err)))
 	}
-	grants, _ := grantRules(c.AllowedTools)
 	why := "its allowed-tools do not include Bash"
 	if !app.Trusted && within(app.Workspace, c.Path) {
 		grants, why = nil, "this workspace is not trusted, so its commands run nothing ('minicode trust' allows it)"
@@ -210,7 +210,8 @@ func (app *App) runTool(ctx context.Context, name string, input any) ToolOutput 
 	return app.Registry.Execute(ctx, app.Env, Block{Type: BlockToolUse, ID: "command_" + name, Name: name, Input: raw})
 }
 
-// customSlashCommands lists the custom commands, then the skills of names not yet taken.
+// customSlashCommands lists the custom commands, then the skills of names
+// not yet taken; a skill, read afresh, expands as a command does.
 func (app *App) customSlashCommands() []slashCommand {
 	var out []slashCommand
 	for _, c := range app.Commands {
@@ -224,30 +225,17 @@ func (app *App) customSlashCommands() []slashCommand {
 	}
 	for _, s := range app.Skills.Skills {
 		if findSlashCommand(out, s.Name) == nil {
-			out = append(out, slashCommand{name: s.Name, help: "skill: " + oneLine(s.Description, 80), prompt: func(_ context.Context, args string) (slashPrompt, error) {
-				return app.skillPrompt(s, args)
+			out = append(out, slashCommand{name: s.Name, help: "skill: " + oneLine(s.Description, 80), prompt: func(ctx context.Context, args string) (slashPrompt, error) {
+				s := readSkill(s.Dir, s.Source)
+				model, _ := s.Meta["model"].(string)
+				p, err := app.expandCommand(ctx, &CustomCommand{Name: s.Name, Path: s.Path, AllowedTools: s.AllowedTools, Model: model, Problem: s.Problem,
+					Body: fmt.Sprintf("Follow the skill %q. Its folder is %s; paths in it are relative to that folder.\n\n%s", s.Name, s.Dir, s.Body)}, args)
+				p.Fork = s.Meta["context"] == "fork"
+				return p, err
 			}})
 		}
 	}
 	return out
-}
-
-// skillPrompt is the prompt of /skill-name args, granting its allowed-tools unless the project is untrusted.
-func (app *App) skillPrompt(s *Skill, args string) (slashPrompt, error) {
-	fresh := readSkill(s.Dir, s.Source)
-	if fresh.Problem != "" {
-		return slashPrompt{}, fmt.Errorf("skill %s cannot be used: %s", s.Name, fresh.Problem)
-	}
-	grants, err := grantRules(fresh.AllowedTools)
-	if err != nil {
-		return slashPrompt{}, fmt.Errorf("skill %s: %w", s.Name, err)
-	}
-	if !app.Trusted && within(app.Workspace, s.Dir) {
-		grants = nil
-	}
-	model, _ := fresh.Meta["model"].(string)
-	prompt := fmt.Sprintf("Follow the skill %q. Its folder is %s; paths in it are relative to that folder.\n\n%s", s.Name, s.Dir, expandBody(fresh.Body, args))
-	return slashPrompt{Prompt: prompt, Grants: grants, Model: model, Fork: fresh.Meta["context"] == "fork"}, nil
 }
 
 // runPrompt runs a turn for a prompt, with its grants and model.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -161,5 +162,23 @@ func TestUntrustedProjectCommandsRunNothing(t *testing.T) {
 	res := runMinicode(t, []string{"ANTHROPIC_API_KEY=k", "ANTHROPIC_BASE_URL=" + srv.URL}, "", "-p", "/git:log", "--workspace", commandWorkspace(t))
 	if len(requests()) != 0 || !strings.Contains(res.stderr, "this workspace is not trusted, so its commands run nothing") {
 		t.Errorf("%d requests, stderr %q; want none and a message about trust", len(requests()), res.stderr)
+	}
+}
+
+func TestCommandMentionsAreAttachedOnceInTheTUI(t *testing.T) {
+	u := plainTUI(t, io.Discard)
+	ws := u.app.Workspace
+	writeFiles(t, ws, map[string]string{"notes.txt": "remember the milk\n", ".claude/commands/notes.md": "Summarise @notes.txt for me.\n"})
+	u.app.Commands = LoadCustomCommands([]string{filepath.Join(ws, ".claude", "commands")})
+	for _, input := range []string{"/notes", "Summarise @notes.txt for me."} {
+		prompt := u.command(t.Context(), input)
+		if prompt == nil {
+			t.Fatalf("%q gave no prompt; transcript %q", input, u.scroll.String())
+		}
+		u.history = nil
+		u.turn(t.Context(), *prompt)
+		if got := u.history[0].Text(); strings.Count(got, "remember the milk") != 1 {
+			t.Errorf("%q sent %q, want the file attached once", input, got)
+		}
 	}
 }

@@ -25,16 +25,16 @@ type ProgramOptions struct {
 
 // addProgramFlags defines the program interface's flags.
 func addProgramFlags(fs *flag.FlagSet, p *ProgramOptions) {
-	fs.StringVar(&p.PermissionPromptTool, "permission-prompt-tool", "", "")
-	fs.BoolVar(&p.AllowSkipPermissions, "allow-dangerously-skip-permissions", false, "")
-	fs.Func("tools", "", setList(&p.Tools))
-	fs.Func("setting-sources", "", setList(&p.SettingSources))
-	fs.BoolVar(&p.NoSessionPersistence, "no-session-persistence", false, "")
-	fs.StringVar(&p.JSONSchema, "json-schema", "", "")
-	fs.Float64Var(&p.MaxBudgetUSD, "max-budget-usd", 0, "")
-	fs.StringVar(&p.Thinking, "thinking", "", "")
-	fs.IntVar(&p.MaxThinkingTokens, "max-thinking-tokens", 0, "")
-	fs.StringVar(&p.Effort, "effort", "", "")
+	fs.StringVar(&p.PermissionPromptTool, "permission-prompt-tool", "", "with `stdio` and --input-format stream-json, ask the program (can_use_tool)")
+	fs.BoolVar(&p.AllowSkipPermissions, "allow-dangerously-skip-permissions", false, "let the program switch to bypassPermissions")
+	fs.Func("tools", "the built-in tools offered, a comma-separated `LIST` (default: all)", setList(&p.Tools))
+	fs.Func("setting-sources", "the settings files read, a `LIST` of user, project and local (default: all)", setList(&p.SettingSources))
+	fs.BoolVar(&p.NoSessionPersistence, "no-session-persistence", false, "keep the session in memory only")
+	fs.StringVar(&p.JSONSchema, "json-schema", "", "the final answer as JSON matching `SCHEMA` (structured_output)")
+	fs.Float64Var(&p.MaxBudgetUSD, "max-budget-usd", 0, "stop once the session has cost more than `N` dollars")
+	fs.StringVar(&p.Thinking, "thinking", "", "the thinking `MODE`: adaptive, enabled or disabled")
+	fs.IntVar(&p.MaxThinkingTokens, "max-thinking-tokens", 0, "let the model think up to `N` tokens")
+	fs.StringVar(&p.Effort, "effort", "", "the model's effort `LEVEL`: low, medium, high, xhigh or max")
 }
 
 // checkProgramFlags rejects program-interface flags that cannot work.

@@ -272,25 +272,50 @@ func combineVerdicts(vs []HookVerdict) HookVerdict {
 	return out
 }
 
-// runOne runs one hook command and reads its answer.
+// runOne runs one hook and reads its answer.
 func (h *Hooks) runOne(ctx context.Context, event HookEvent, c HookCommand, stdin []byte) HookVerdict {
 	timeout := cmp.Or(time.Duration(c.Timeout*float64(time.Second)), defaultHookTimeout)
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	if c.call != nil {
-		out, err := c.call(runCtx, stdin)
-		if err != nil {
-			if ctx.Err() == nil {
-				h.notice(fmt.Sprintf("%s hook %s failed: %v", event, c.Command, err))
-			}
-			return HookVerdict{}
-		}
-		return h.readReply(event, c, out)
+	call := c.call
+	if call == nil {
+		call = func(ctx context.Context, stdin []byte) (string, error) { return h.runCommand(ctx, c.Command, stdin) }
 	}
-	// bash -c in the sandbox of run_command, in a process group of its own
-	// that a timeout or a cancelled turn kills whole.
-	stdout, stderr := &cappedBuffer{max: maxResultChars}, &cappedBuffer{max: maxResultChars}
-	cmd := h.Sandbox.Command(runCtx, h.Workspace, c.Command)
+	out, err := call(runCtx, stdin)
+	var exit *hookExitError
+	switch {
+	case ctx.Err() != nil:
+		return HookVerdict{}
+	case runCtx.Err() != nil:
+		h.notice(fmt.Sprintf("%s hook %q timed out after %s and was killed", event, c.Command, timeout))
+		return HookVerdict{}
+	case errors.As(err, &exit) && exit.code == 2:
+		return HookVerdict{Block: true, Reason: cmp.Or(exit.stderr, "blocked by a "+string(event)+" hook")}
+	case errors.As(err, &exit) && (exit.code == 126 || exit.code == 127):
+		h.notice(fmt.Sprintf("%s hook %q could not run (exit %d, command not found or not executable): %s", event, c.Command, exit.code, exit.stderr))
+		return HookVerdict{}
+	case err != nil:
+		h.notice(fmt.Sprintf("%s hook %q failed: %v", event, c.Command, err))
+		return HookVerdict{}
+	}
+	return h.readReply(event, c, out)
+}
+
+// hookExitError is a hook command's exit with a status other than 0, and what it said on stderr.
+type hookExitError struct {
+	code   int
+	stderr string
+}
+
+// Error says how the command ended.
+func (e *hookExitError) Error() string { return fmt.Sprintf("exit status %d: %s", e.code, e.stderr) }
+
+// runCommand runs a hook's command with bash -c in the sandbox of
+// run_command, in a process group of its own that a timeout or a cancelled
+// turn kills whole, and returns its stdout.
+func (h *Hooks) runCommand(ctx context.Context, command string, stdin []byte) (string, error) {
+	stdout, stderr := newBoundedOutput(commandStreamBudget), newBoundedOutput(commandStreamBudget)
+	cmd := h.Sandbox.Command(ctx, h.Workspace, command)
 	cmd.Env = append(cmd.Env, "CLAUDE_PROJECT_DIR="+h.Workspace, "MINICODE_PROJECT_DIR="+h.Workspace)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = bytes.NewReader(stdin), stdout, stderr
 	cmd.SysProcAttr, cmd.WaitDelay = commandProcAttr(), time.Second
@@ -299,24 +324,11 @@ func (h *Hooks) runOne(ctx context.Context, event HookEvent, c HookCommand, stdi
 	if err == nil {
 		err = cmd.Wait()
 	}
-	errText := strings.TrimSpace(stderr.String())
 	var exit *exec.ExitError
-	switch {
-	case ctx.Err() != nil:
-		return HookVerdict{}
-	case runCtx.Err() != nil:
-		h.notice(fmt.Sprintf("%s hook %q timed out after %s and was killed", event, c.Command, timeout))
-		return HookVerdict{}
-	case errors.As(err, &exit) && exit.ExitCode() == 2:
-		return HookVerdict{Block: true, Reason: cmp.Or(errText, "blocked by a "+string(event)+" hook")}
-	case errors.As(err, &exit) && (exit.ExitCode() == 126 || exit.ExitCode() == 127):
-		h.notice(fmt.Sprintf("%s hook %q could not run (exit %d, command not found or not executable): %s", event, c.Command, exit.ExitCode(), errText))
-		return HookVerdict{}
-	case err != nil:
-		h.notice(fmt.Sprintf("%s hook %q failed: %v: %s", event, c.Command, err, errText))
-		return HookVerdict{}
+	if errors.As(err, &exit) && exit.ExitCode() > 0 {
+		return "", &hookExitError{exit.ExitCode(), strings.TrimSpace(stderr.take())}
 	}
-	return h.readReply(event, c, stdout.String())
+	return stdout.take(), err
 }
 
 // readReply reads what a hook that exited 0 printed: a JSON decision or
@@ -351,21 +363,6 @@ func (h *Hooks) readReply(event HookEvent, c HookCommand, out string) HookVerdic
 	}
 	return v
 }
-
-// cappedBuffer keeps the first max bytes written, so an endless hook cannot fill the memory.
-type cappedBuffer struct {
-	buf []byte
-	max int
-}
-
-// Write keeps what fits and reports all of p written.
-func (b *cappedBuffer) Write(p []byte) (int, error) {
-	b.buf = append(b.buf, p[:min(len(p), max(b.max-len(b.buf), 0))]...)
-	return len(p), nil
-}
-
-// String returns what was kept.
-func (b *cappedBuffer) String() string { return string(b.buf) }
 
 // notice shows a hook problem to the user.
 func (h *Hooks) notice(msg string) {

@@ -10,11 +10,10 @@
 //	minicode skills list|add|remove ...
 //	minicode trust [--revoke] [DIR]
 //
-// With no API key, minicode runs its offline demo model, which understands
-// a few plain requests ("list files", "help") through the real agent loop.
-//
 // "minicode --help" lists the flags; Claude Code's names work too
-// (--allowedTools, --output-format stream-json, --resume, ...).
+// (--allowedTools, --output-format stream-json, --resume, ...). With no API
+// key, the offline demo model answers a few plain requests ("list files",
+// "help") through the real agent loop.
 //
 // Environment: ANTHROPIC_API_KEY, ANTHROPIC_AUTH_TOKEN, ANTHROPIC_BASE_URL,
 // ANTHROPIC_MODEL, ANTHROPIC_CUSTOM_HEADERS, ANTHROPIC_SMALL_FAST_MODEL,
@@ -22,23 +21,20 @@
 // OPENAI_BASE_URL, MINICODE_MODEL, MINICODE_PROVIDER, MINICODE_HOME
 // (default ~/.minicode) and MINI_CODE_MODEL_MODE=mock.
 //
-// Every session is saved as it happens in
+// Each session is saved as it happens in
 // ~/.minicode/projects/<workspace>/<session-id>.jsonl; -c or --resume
 // continues one. In line mode, Ctrl-C stops the turn; twice, minicode.
 //
-// Settings are read from ~/.claude/settings.json, ~/.minicode/settings.json,
+// Settings come from ~/.claude/settings.json, ~/.minicode/settings.json,
 // the project's .claude/settings.json, .minicode/settings.json and
 // .claude/settings.local.json, then --settings; flags and environment win.
-// A mistake stops minicode with the file, line and field named.
+// A mistake stops minicode with the file, line and field named. What a
+// project's files would run or allow (stdio servers in .mcp.json, allow
+// rules, hooks, env, ...) applies only in a trusted workspace: the first
+// interactive start asks, and "minicode trust [--revoke] [DIR]" decides.
 //
-// The parts of a project that run code or widen what the model may do
-// (stdio servers in .mcp.json, allow rules, hooks, env, ...) take effect
-// only in a trusted workspace: the first interactive start asks, and
-// "minicode trust [--revoke] [DIR]" decides without asking.
-//
-// Exit codes: 0 success (the model answered, even if some calls were
-// denied); 1 the task failed (model error, max turns); 2 usage error; 130
-// interrupted.
+// Exit codes: 0 success (even if some calls were denied); 1 the task failed
+// (model error, max turns); 2 usage error; 130 interrupted.
 //
 // Example:
 //
@@ -193,7 +189,7 @@ func parseFlags(args []string, stderr io.Writer) (opts Options, showVersion bool
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
-				fmt.Fprint(stderr, usageText)
+				printUsage(stderr, fs)
 				return opts, false, err
 			}
 			return opts, false, describeFlagError(err)
@@ -222,45 +218,44 @@ func parseFlags(args []string, stderr io.Writer) (opts Options, showVersion bool
 	return opts, showVersion, nil
 }
 
-// newFlagSet defines every flag of the command line on opts (a new flag
-// is one line here and one in usageText).
+// newFlagSet defines every flag of the command line on opts; a flag's usage
+// is its line in --help, naming its value in back quotes, and a flag with no
+// usage is another name of the flag before it.
 func newFlagSet(opts *Options, skipPermissions, showVersion *bool) *flag.FlagSet {
 	fs := flag.NewFlagSet("minicode", flag.ContinueOnError)
 	fs.SetOutput(io.Discard) // errors are reported once, by exitCode
 	fs.Usage = func() {}
+	fs.BoolVar(&opts.Print, "print", false, "run one task to completion and exit (or -p)")
 	fs.BoolVar(&opts.Print, "p", false, "")
-	fs.BoolVar(&opts.Print, "print", false, "")
-	fs.StringVar(&opts.OutputFormat, "output-format", "text", "")
-	fs.StringVar(&opts.InputFormat, "input-format", "", "")
-	fs.BoolVar(&opts.IncludePartialMessages, "include-partial-messages", false, "")
-	fs.BoolVar(&opts.Verbose, "verbose", false, "")
-	fs.BoolFunc("debug", "", func(v string) error { // any value but false, such as a filter ("--debug=api")
+	fs.StringVar(&opts.OutputFormat, "output-format", "text", "the output `FORMAT`: text (default), json or stream-json")
+	fs.StringVar(&opts.InputFormat, "input-format", "", "the input `FORMAT`: text, or stream-json (user messages as JSON lines on stdin)")
+	fs.BoolVar(&opts.IncludePartialMessages, "include-partial-messages", false, "stream-json: add stream_event lines with the streamed deltas")
+	fs.BoolVar(&opts.Verbose, "verbose", false, "accepted (stream-json output is always complete)")
+	fs.BoolFunc("debug", "log what is loaded and sent, on stderr", func(v string) error { // any value but false, such as a filter ("--debug=api")
 		opts.Debug = v != "false"
 		return nil
 	})
-	fs.StringVar(&opts.Model, "model", "", "")
-	fs.StringVar(&opts.FallbackModel, "fallback-model", "", "")
-	fs.StringVar(&opts.Provider, "provider", "", "")
-	fs.StringVar(&opts.SystemPrompt, "system-prompt", "", "")
-	fs.StringVar(&opts.AppendSystemPrompt, "append-system-prompt", "", "")
-	fs.StringVar(&opts.PermissionMode, "permission-mode", "", "")
-	fs.BoolVar(skipPermissions, "dangerously-skip-permissions", false, "")
-	for _, name := range []string{"allowedTools", "allowed-tools"} {
-		fs.Func(name, "", appendTo(&opts.AllowedTools, splitRuleList))
-	}
-	for _, name := range []string{"disallowedTools", "disallowed-tools"} {
-		fs.Func(name, "", appendTo(&opts.DisallowedTools, splitRuleList))
-	}
+	fs.StringVar(&opts.Model, "model", "", "the model: a `NAME` or an alias (sonnet, opus, haiku)")
+	fs.StringVar(&opts.FallbackModel, "fallback-model", "", "the model `NAME` used when the model is overloaded or missing")
+	fs.StringVar(&opts.Provider, "provider", "", "the provider `NAME`: anthropic, openai or mock (default: the one whose API key is set; else mock)")
+	fs.StringVar(&opts.SystemPrompt, "system-prompt", "", "replace the built-in system prompt with `TEXT`")
+	fs.StringVar(&opts.AppendSystemPrompt, "append-system-prompt", "", "add `TEXT` to the end of the system prompt")
+	fs.StringVar(&opts.PermissionMode, "permission-mode", "", "the permission `MODE`: default, acceptEdits, plan, dontAsk or bypassPermissions")
+	fs.BoolVar(skipPermissions, "dangerously-skip-permissions", false, "the same as --permission-mode bypassPermissions")
+	fs.Func("allowedTools", "allow what `RULES` name, split by commas or spaces: \"Read Bash(go test:*)\" (or --allowed-tools)", appendTo(&opts.AllowedTools, splitRuleList))
+	fs.Func("allowed-tools", "", appendTo(&opts.AllowedTools, splitRuleList))
+	fs.Func("disallowedTools", "deny what `RULES` name (or --disallowed-tools)", appendTo(&opts.DisallowedTools, splitRuleList))
+	fs.Func("disallowed-tools", "", appendTo(&opts.DisallowedTools, splitRuleList))
 	oneValue := func(v string) []string { return []string{v} }
-	fs.Func("add-dir", "", appendTo(&opts.AddDirs, oneValue))
-	fs.Func("settings", "", appendTo(&opts.Settings, oneValue))
-	fs.Func("mcp-config", "", appendTo(&opts.MCPConfig, oneValue))
-	fs.BoolVar(&opts.StrictMCPConfig, "strict-mcp-config", false, "")
-	fs.IntVar(&opts.MaxTurns, "max-turns", 0, "")
-	fs.StringVar(&opts.Workspace, "workspace", "", "")
-	fs.StringVar(&opts.MockScript, "mock-script", "", "")
-	fs.StringVar(&opts.MCPElicitation, "mcp-elicitation", "", "")
-	fs.BoolVar(showVersion, "version", false, "")
+	fs.Func("add-dir", "more folders `DIR...` the tools may use", appendTo(&opts.AddDirs, oneValue))
+	fs.Func("settings", "one more settings `FILE` or JSON, read last", appendTo(&opts.Settings, oneValue))
+	fs.Func("mcp-config", "more MCP servers, from `FILE...` or JSON", appendTo(&opts.MCPConfig, oneValue))
+	fs.BoolVar(&opts.StrictMCPConfig, "strict-mcp-config", false, "use only the MCP servers of --mcp-config")
+	fs.IntVar(&opts.MaxTurns, "max-turns", 0, "at most `N` model round trips per task (default 50)")
+	fs.StringVar(&opts.Workspace, "workspace", "", "the folder `DIR` the agent works in (default: the current folder)")
+	fs.StringVar(&opts.MockScript, "mock-script", "", "the mock provider replays the scripted replies of `FILE`")
+	fs.StringVar(&opts.MCPElicitation, "mcp-elicitation", "", "with -p, the `MODE` of answering MCP servers' questions: decline (default) or defaults")
+	fs.BoolVar(showVersion, "version", false, "print the version")
 	addSessionFlags(fs, opts)
 	addProgramFlags(fs, &opts.ProgramOptions)
 	return fs
@@ -389,7 +384,7 @@ func appendTo(values *[]string, split func(string) []string) func(string) error 
 	}
 }
 
-// usageText is printed by --help.
+// usageText is the start of --help; the flags follow.
 const usageText = `minicode: a coding agent for the terminal.
 
 Usage:
@@ -399,46 +394,22 @@ Usage:
   minicode skills list|add|remove ...            manage skills
   minicode trust [--revoke] [DIR]                trust a workspace's project files (or stop)
 
-Flags (--flag=value works; list flags may be repeated):
-  -p, --print                 run one task to completion and exit
-  --output-format FORMAT      text (default), json or stream-json
-  --input-format FORMAT       text, or stream-json: user messages as JSON lines on stdin
-  --include-partial-messages  stream-json: stream_event lines with the streamed deltas
-  --verbose, --debug          accepted; --debug logs what is loaded and sent, on stderr
-  --model NAME                model name or alias (sonnet, opus, haiku)
-  --fallback-model NAME       used when the model is overloaded or missing
-  --provider NAME             anthropic, openai or mock (default: from the API key found; else mock)
-  --system-prompt TEXT        replace the built-in system prompt
-  --append-system-prompt TEXT add to the end of the system prompt
-  --permission-mode MODE      default, acceptEdits, plan, dontAsk or bypassPermissions
-  --dangerously-skip-permissions   the same as --permission-mode bypassPermissions
-  --allowedTools RULES        rules that allow, by commas or spaces: "Read Bash(go test:*)"
-  --disallowedTools RULES     rules that deny (--allowed-tools, --disallowed-tools too)
-  --add-dir DIR...            more folders the tools may use
-  --settings FILE|JSON        one more settings file, read last
-  --mcp-config FILE|JSON...   more MCP servers; --strict-mcp-config uses only these
-  --max-turns N               model round trips per task (default 50)
-  --workspace DIR             the folder the agent works in (default: current folder)
-  --mock-script FILE          the mock provider replays scripted replies from FILE
-  --mcp-elicitation MODE      with -p: answer MCP servers' questions with decline (default) or defaults
-  -c, --continue              continue the newest session of this workspace
-  -r, --resume [ID]           continue session ID; alone, list the sessions to pick one
-  --session-id UUID           the id of the new session
-  --fork-session              with --continue or --resume: continue into a new session
-  --no-session-persistence    keep the session in memory only
-  --permission-prompt-tool stdio   with --input-format stream-json: ask the program (can_use_tool)
-  --allow-dangerously-skip-permissions   let the program switch to bypassPermissions
-  --tools LIST                the built-in tools offered (default: all)
-  --setting-sources LIST      the settings files read: user, project, local (default: all)
-  --json-schema SCHEMA        the final answer as JSON matching SCHEMA (structured_output)
-  --max-budget-usd N          stop once the session has cost more than N dollars
-  --thinking MODE, --max-thinking-tokens N, --effort LEVEL   how much the model thinks
-  --version                   print the version
-  --help                      print this help
-
 With no API key, minicode runs its offline demo model: try "help" or "list files".
 Exit codes: 0 success, 1 task failed, 2 usage error, 130 interrupted.
+
+Flags (--flag=value works; list flags may be repeated; -h or --help prints this):
 `
+
+// printUsage prints --help: usageText, then each flag by name.
+func printUsage(w io.Writer, fs *flag.FlagSet) {
+	fmt.Fprint(w, usageText)
+	fs.VisitAll(func(f *flag.Flag) {
+		if f.Usage != "" {
+			arg, help := flag.UnquoteUsage(f)
+			fmt.Fprintf(w, "  --%-34s %s\n", strings.TrimSpace(f.Name+" "+arg), help)
+		}
+	})
+}
 
 // runSubcommand runs "minicode mcp ..." or "minicode skills ..." here.
 func runSubcommand(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) error {

@@ -7,8 +7,8 @@ import (
 
 // addSessionFlags defines -c/--continue, --resume/-r [ID], --session-id and --fork-session.
 func addSessionFlags(fs *flag.FlagSet, opts *Options) {
+	fs.BoolVar(&opts.Continue, "continue", false, "continue the newest session of this workspace (or -c)")
 	fs.BoolVar(&opts.Continue, "c", false, "")
-	fs.BoolVar(&opts.Continue, "continue", false, "")
 	// --resume alone (a boolean flag: "true") asks for the list; joinResumeValue has joined "--resume ID".
 	resume := func(value string) error {
 		opts.Resume, opts.ResumePick = value, value == "true"
@@ -17,10 +17,10 @@ func addSessionFlags(fs *flag.FlagSet, opts *Options) {
 		}
 		return nil
 	}
-	fs.BoolFunc("resume", "", resume)
+	fs.BoolFunc("resume", "continue the session `[ID]`; without an ID, list the sessions to pick one (or -r)", resume)
 	fs.BoolFunc("r", "", resume)
-	fs.StringVar(&opts.SessionID, "session-id", "", "")
-	fs.BoolVar(&opts.ForkSession, "fork-session", false, "")
+	fs.StringVar(&opts.SessionID, "session-id", "", "the `UUID` of the new session")
+	fs.BoolVar(&opts.ForkSession, "fork-session", false, "with --continue or --resume: continue into a new session")
 }
 
 // joinResumeValue rewrites "--resume ID" as "--resume=ID" when the next word is no flag and holds no space.

@@ -218,9 +218,11 @@ func (u *tui) busy(ctx context.Context, activity string, fn func(context.Context
 
 // turn sends one task to the model and shows the turn as it happens.
 func (u *tui) turn(ctx context.Context, prompt slashPrompt) {
-	u.mu.Lock()
-	prompt.Prompt = attachMentions(prompt.Prompt, u.app.Workspace, &u.tr)
-	u.mu.Unlock()
+	if prompt.Input == "" { // a command's or skill's expansion attaches its own @files
+		u.mu.Lock()
+		prompt.Prompt = attachMentions(prompt.Prompt, u.app.Workspace, &u.tr)
+		u.mu.Unlock()
+	}
 	res := u.app.runPrompt(ctx, u.history, prompt)
 	u.mu.Lock()
 	defer u.mu.Unlock()
