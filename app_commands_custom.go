@@ -92,6 +92,10 @@ func readCustomCommand(name, path string) *CustomCommand {
 	}
 	c.Description, _ = meta["description"].(string)
 	c.ArgumentHint, _ = meta["argument-hint"].(string)
+	if list, ok := meta["argument-hint"].([]any); ok { // "[message]" reads as a list
+		words, _ := allowedTools(list)
+		c.ArgumentHint = "[" + strings.Join(words, ", ") + "]"
+	}
 	c.Model, _ = meta["model"].(string)
 	c.Body = body
 	return c
@@ -110,12 +114,7 @@ func readDefinition(path string, required bool) (map[string]any, string, error) 
 	if err != nil {
 		return nil, "", err
 	}
-	// An argument hint such as "[pr] [priority]" is not valid YAML: it is
-	// taken as written. A key that cannot be read is left out unseen.
-	meta, _ := parseFrontMatter(hintPattern.ReplaceAllString(header, ""))
-	if m := hintPattern.FindStringSubmatch(header); m != nil && m[1] != "" {
-		meta["argument-hint"] = m[1]
-	}
+	meta, _ := parseFrontMatter(header) // a key that cannot be read is left out unseen
 	return meta, strings.TrimLeft(body, "\n"), nil
 }
 
@@ -136,12 +135,11 @@ func grantRules(entries []string) ([]Rule, error) {
 	return rules, nil
 }
 
-// Patterns of a command body and of its argument hint.
+// Patterns of a command body.
 var (
 	argumentPattern = regexp.MustCompile(`\$([1-9])`)
 	shellPattern    = regexp.MustCompile("!`([^`\n]+)`")
 	filePattern     = regexp.MustCompile(`(?:^|\s)@([^\s@]+)`)
-	hintPattern     = regexp.MustCompile(`(?m)^argument-hint:[ \t]*["']?(.*?)["']?[ \t]*$`)
 )
 
 // expandBody fills a body's $ARGUMENTS and $1 … $9, or appends args when it names none.

@@ -55,6 +55,20 @@ func TestLoadCustomCommands(t *testing.T) {
 	}
 }
 
+// TestCustomCommandArgumentHint checks that argument hints in brackets are
+// shown as written, whether or not they read as a YAML list.
+func TestCustomCommandArgumentHint(t *testing.T) {
+	for _, hint := range []string{"[message]", "[pr] [priority]", "add [tag] | remove [tag]", "[a, b]"} {
+		path := filepath.Join(t.TempDir(), "c.md")
+		if err := os.WriteFile(path, []byte("---\nargument-hint: "+hint+"\n---\nDo it.\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if got := readCustomCommand("c", path).ArgumentHint; got != hint {
+			t.Errorf("argument-hint: %s gives %q, want %q", hint, got, hint)
+		}
+	}
+}
+
 // commandWorkspace is a workspace with custom commands and a skill.
 func commandWorkspace(t *testing.T) string {
 	t.Helper()
