@@ -155,7 +155,7 @@ func (app *App) setupSandbox() (dirs []string, err error) {
 	sandbox := app.Settings.Sandbox
 	sandbox.AllowWrite = append(slices.Clip(sandbox.AllowWrite), dirs...)
 	sandbox.DenyRead = append(slices.Clip(sandbox.DenyRead), ReadDenyFolders(app.Settings.ruleSets, app.Opts.DisallowedTools, app.Workspace, userHome(app.getenv))...)
-	if app.Sandbox, err = NewSandbox(SandboxConfig{Workspace: app.Workspace, Home: userHome(app.getenv), Settings: sandbox, Getenv: app.getenv}); err != nil {
+	if app.Sandbox, err = NewSandbox(app.Workspace, userHome(app.getenv), sandbox, app.getenv); err != nil {
 		return nil, err
 	}
 	app.closers = append(app.closers, app.Sandbox.Close)

@@ -217,7 +217,7 @@ func (c *sdkConn) Ask(ctx context.Context, p Prompt) (Answer, error) {
 		"tool_use_id": p.Request.ToolUseID, "decision_reason": p.Reason, "title": p.Title,
 		"permission_suggestions": []map[string]any{{"type": "addRules", "behavior": "allow", "destination": "session",
 			"rules": []map[string]any{{"toolName": p.Request.Tool}}}}}
-	if p.Kind == PromptPath && len(p.Request.Paths) > 0 {
+	if p.Request.Access == AccessRead && len(p.Request.Paths) > 0 {
 		req["blocked_path"] = p.Request.Paths[0]
 	}
 	raw, err := c.request(ctx, req)

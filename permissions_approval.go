@@ -13,18 +13,6 @@ type Asker interface {
 	Ask(ctx context.Context, p Prompt) (Answer, error)
 }
 
-// PromptKind says what a question is about; it decides the choices.
-type PromptKind string
-
-// The kinds of permission question.
-const (
-	PromptEdit    PromptKind = "edit"    // a change to a file, shown as a diff
-	PromptCommand PromptKind = "command" // a shell command
-	PromptPath    PromptKind = "path"    // reading outside the workspace
-	PromptNetwork PromptKind = "network" // fetching from the web
-	PromptTool    PromptKind = "tool"    // another tool, such as an MCP tool
-)
-
 // ChoiceID identifies an answer to a permission question.
 type ChoiceID string
 
@@ -60,7 +48,6 @@ const (
 // Prompt is one permission question.
 type Prompt struct {
 	Request     PermissionRequest
-	Kind        PromptKind
 	Title       string // what the call wants to do, in one line
 	Reason      string // why it needs asking ("rm -r deletes files ...")
 	Warning     string // what the user must not miss, such as a write outside the workspace
@@ -91,39 +78,27 @@ func (e *InputReplaced) Error() string { return "the call was approved with a ch
 
 // prompt builds the question for a request that asks.
 func (p *Permissions) prompt(req PermissionRequest, d Decision) Prompt {
-	kind := promptKind(req, d)
 	var saved []string
 	for _, r := range p.grantRules(req, d.asking, SaveProject) {
 		saved = append(saved, r.String())
 	}
 	targets := slices.DeleteFunc([]SaveOption{{SaveProject, p.projectFile}, {SaveUser, p.userFile}, {SaveSession, ""}},
 		func(o SaveOption) bool { return o.File == "" && o.Target != SaveSession })
-	return Prompt{Request: req, Kind: kind, Title: cmp.Or(req.Summary, describeCall(req)), Reason: d.Reason, Warning: d.Warning,
-		Diff: req.Diff, Choices: choicesFor(kind, d.Strict, strings.Join(saved, ", ")), SaveTargets: targets}
+	return Prompt{Request: req, Title: cmp.Or(req.Summary, describeCall(req)), Reason: d.Reason, Warning: d.Warning,
+		Diff: req.Diff, Choices: choicesFor(req.Access == AccessWrite, d.Strict, strings.Join(saved, ", ")), SaveTargets: targets}
 }
 
-// promptKind classifies a question by the parts of the request that ask.
-func promptKind(req PermissionRequest, d Decision) PromptKind {
-	has := func(k targetKind) bool {
-		return slices.ContainsFunc(d.asking, func(t target) bool { return t.kind == k })
+// choicesFor lists the answers to a question about an edit or another
+// call; a strict one offers no grant.
+func choicesFor(edit, strict bool, saved string) []Choice {
+	all := []Choice{
+		{ChoiceAllowOnce, "y", "allow once", "allow this call; the next one asks again"},
+		{ChoiceAllowAlways, "a", "allow always", "allow, and save the rule " + saved},
+		{ChoiceDenyOnce, "n", "deny", "refuse this call"},
+		{ChoiceDenyAlways, "x", "deny always", "refuse, and save the deny rule " + saved},
+		{ChoiceDenyGuidance, "g", "deny with guidance", "refuse, and tell the model what to do instead"},
 	}
-	switch {
-	case req.Access == AccessWrite:
-		return PromptEdit
-	case has(targetCommand):
-		return PromptCommand
-	case has(targetHost):
-		return PromptNetwork
-	case has(targetPath):
-		return PromptPath
-	}
-	return PromptTool
-}
-
-// choicesFor lists the answers to a question; a strict one offers no grant.
-func choicesFor(kind PromptKind, strict bool, saved string) []Choice {
-	var all []Choice
-	if kind == PromptEdit {
+	if edit {
 		all = []Choice{
 			{ChoiceAllowOnce, "y", "apply once", "apply this change; the next one asks again"},
 			{ChoiceAllowFileTurn, "f", "allow this file this turn", "apply, and apply further edits to this file without asking until this turn ends"},
@@ -132,14 +107,6 @@ func choicesFor(kind PromptKind, strict bool, saved string) []Choice {
 			{ChoiceDenyOnce, "n", "reject once", "do not apply this change"},
 			{ChoiceDenyGuidance, "g", "reject with guidance", "do not apply it, and tell the model what to do instead"},
 			{ChoiceDenyAlways, "x", "always reject this file", "do not apply it, and save the deny rule " + saved},
-		}
-	} else {
-		all = []Choice{
-			{ChoiceAllowOnce, "y", "allow once", "allow this call; the next one asks again"},
-			{ChoiceAllowAlways, "a", "allow always", "allow, and save the rule " + saved},
-			{ChoiceDenyOnce, "n", "deny", "refuse this call"},
-			{ChoiceDenyAlways, "x", "deny always", "refuse, and save the deny rule " + saved},
-			{ChoiceDenyGuidance, "g", "deny with guidance", "refuse, and tell the model what to do instead"},
 		}
 	}
 	return slices.DeleteFunc(all, func(c Choice) bool {

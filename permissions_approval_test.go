@@ -24,11 +24,11 @@ func longDiff() string {
 // the answer it returns and what it printed.
 func TestLineAsker(t *testing.T) {
 	t.Parallel()
-	edit := Prompt{Kind: PromptEdit, Title: "edit_file big.txt", Reason: "edits need approval in default mode",
-		Diff: longDiff(), Choices: choicesFor(PromptEdit, false, "Edit(big.txt)"),
+	edit := Prompt{Title: "edit_file big.txt", Reason: "edits need approval in default mode",
+		Diff: longDiff(), Choices: choicesFor(true, false, "Edit(big.txt)"),
 		SaveTargets: []SaveOption{{SaveProject, "/w/.minicode/permissions.json"}, {SaveUser, "/h/permissions.json"}, {SaveSession, ""}}}
-	command := Prompt{Kind: PromptCommand, Title: `run_command "rm -rf build"`, Reason: "rm -r deletes files and folders irrecoverably",
-		Warning: "be careful", Choices: choicesFor(PromptCommand, true, "run_command(rm -rf build)"), SaveTargets: edit.SaveTargets}
+	command := Prompt{Title: `run_command "rm -rf build"`, Reason: "rm -r deletes files and folders irrecoverably",
+		Warning: "be careful", Choices: choicesFor(false, true, "run_command(rm -rf build)"), SaveTargets: edit.SaveTargets}
 	tests := []struct {
 		name   string
 		prompt Prompt
@@ -79,7 +79,7 @@ func TestLineAsker(t *testing.T) {
 // answer.
 func TestLineAskerEnd(t *testing.T) {
 	t.Parallel()
-	p := Prompt{Kind: PromptCommand, Title: "x", Choices: choicesFor(PromptCommand, false, "run_command(x)")}
+	p := Prompt{Title: "x", Choices: choicesFor(false, false, "run_command(x)")}
 	for _, input := range []string{"", "zz\n", "g\n"} {
 		a := &LineAsker{In: NewLineReader(strings.NewReader(input)), Out: io.Discard}
 		if got, err := a.Ask(context.Background(), p); !errors.Is(err, io.EOF) {

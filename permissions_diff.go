@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/pmezard/go-difflib/difflib"
@@ -12,16 +13,13 @@ func unifiedDiff(path, before, after string) string {
 	if before == after {
 		return ""
 	}
-	text, err := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{
+	text, _ := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{ // writing to a string never fails
 		A:        diffLines(before),
 		B:        diffLines(after),
 		FromFile: "a/" + path,
 		ToFile:   "b/" + path,
 		Context:  3,
 	})
-	if err != nil {
-		return ""
-	}
 	return text
 }
 
@@ -54,16 +52,13 @@ const (
 
 // renderDiff prepares a diff for the terminal, folded after fold lines.
 func renderDiff(diff string, color bool, fold int) (text string, hidden int) {
-	lines := strings.Split(strings.TrimSuffix(diff, "\n"), "\n")
-	if diff == "" {
-		lines = nil
-	}
+	lines := slices.Collect(strings.Lines(diff))
 	if fold > 0 && len(lines) > fold {
 		hidden, lines = len(lines)-fold, lines[:fold]
 	}
 	var b strings.Builder
 	for _, line := range lines {
-		b.WriteString(colorDiffLine(visibleControls(line), color) + "\n")
+		b.WriteString(colorDiffLine(visibleControls(strings.TrimSuffix(line, "\n")), color) + "\n")
 	}
 	if hidden > 0 {
 		note := fmt.Sprintf("… %d more lines (press d to show all)", hidden)

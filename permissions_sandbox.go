@@ -35,23 +35,6 @@ const (
 	sandboxDisabled = "turned off by the setting sandbox.enabled"
 )
 
-// secretPaths are the files under HOME that sandboxed commands never read.
-var secretPaths = []string{".ssh", ".aws", ".gnupg", ".config/gcloud", ".netrc"}
-
-// sandboxRule grants access rights beneath one path.
-type sandboxRule struct {
-	path   string
-	access uint64
-}
-
-// SandboxConfig is what NewSandbox needs.
-type SandboxConfig struct {
-	Workspace string
-	Home      string
-	Settings  SandboxSettings
-	Getenv    func(string) string
-}
-
 // Sandbox runs commands under Landlock, or plainly where it is missing.
 type Sandbox struct {
 	ABI     int    // the Landlock ABI in use; 0 when there is no sandbox
@@ -61,10 +44,11 @@ type Sandbox struct {
 	ruleset int // the Landlock ruleset's file descriptor
 }
 
-// NewSandbox detects Landlock and prepares the ruleset for cfg.
-func NewSandbox(cfg SandboxConfig) (*Sandbox, error) {
-	s := &Sandbox{network: cfg.Settings.Network, ruleset: -1}
-	if s.ABI, s.Reason = landlockABI(); cfg.Settings.Enabled != nil && !*cfg.Settings.Enabled {
+// NewSandbox detects Landlock and prepares the ruleset confining commands
+// to workspace; home and getenv locate the secrets and the build caches.
+func NewSandbox(workspace, home string, settings SandboxSettings, getenv func(string) string) (*Sandbox, error) {
+	s := &Sandbox{network: settings.Network, ruleset: -1}
+	if s.ABI, s.Reason = landlockABI(); settings.Enabled != nil && !*settings.Enabled {
 		s.ABI, s.Reason = 0, sandboxDisabled
 	}
 	if s.ABI == 0 {
@@ -77,15 +61,12 @@ func NewSandbox(cfg SandboxConfig) (*Sandbox, error) {
 	if err != nil {
 		return nil, fmt.Errorf("creating the sandbox temp folder: %w", err)
 	}
-	denied := existingPaths(cfg.Home, slices.Concat(secretPaths, cfg.Settings.DenyRead))
-	write := slices.Concat([]string{cfg.Workspace, s.TempDir}, cachePaths(cfg.Home, cfg.Getenv),
-		existingPaths(cfg.Home, cfg.Settings.AllowWrite))
-	rules := expandRule("/", accessRead, denied)
-	for _, dir := range write {
-		rules = append(rules, expandRule(dir, accessWrite, denied)...)
-	}
-	for _, dev := range []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/random", "/dev/urandom", "/dev/shm", "/dev/pts", "/dev/ptmx"} {
-		rules = append(rules, sandboxRule{dev, accessWrite})
+	denied := existingPaths(home, slices.Concat([]string{".ssh", ".aws", ".gnupg", ".config/gcloud", ".netrc"}, settings.DenyRead))
+	rules := map[string]uint64{} // path: the access rights granted beneath it
+	expandRule(rules, "/", accessRead, denied)
+	for _, dir := range slices.Concat([]string{workspace, s.TempDir}, cachePaths(home, getenv), existingPaths(home, settings.AllowWrite),
+		[]string{"/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/random", "/dev/urandom", "/dev/shm", "/dev/pts", "/dev/ptmx"}) {
+		expandRule(rules, dir, accessWrite, denied)
 	}
 	if s.ruleset, err = newRuleset(s.ABI, rules, s.network); err != nil {
 		s.Close()
@@ -134,10 +115,10 @@ func (s *Sandbox) Command(ctx context.Context, dir, command string) *exec.Cmd {
 
 // Start starts cmd confined by the sandbox, unless unsandboxed is set.
 func (s *Sandbox) Start(cmd *exec.Cmd, unsandboxed bool) error {
-	if !s.Sandboxed() || unsandboxed {
-		return cmd.Start()
+	if s.Sandboxed() && !unsandboxed {
+		return startConfined(cmd, s.ruleset)
 	}
-	return startConfined(cmd, s.ruleset)
+	return cmd.Start()
 }
 
 // Sandboxed reports whether commands run in the sandbox unless asked not to.
@@ -167,11 +148,11 @@ func existingPaths(home string, paths []string) []string {
 	return out
 }
 
-// cachePaths are the existing build caches of Go, Node, Python and Rust.
+// cachePaths are the build caches of Go, Node, Python and Rust.
 func cachePaths(home string, getenv func(string) string) []string {
 	cache := cmp.Or(getenv("XDG_CACHE_HOME"), filepath.Join(home, ".cache"))
 	gopath := cmp.Or(strings.Split(getenv("GOPATH"), ":")[0], filepath.Join(home, "go"))
-	paths := []string{
+	return []string{
 		cmp.Or(getenv("GOCACHE"), filepath.Join(cache, "go-build")),
 		cmp.Or(getenv("GOMODCACHE"), filepath.Join(gopath, "pkg", "mod")),
 		cmp.Or(getenv("npm_config_cache"), filepath.Join(home, ".npm")),
@@ -182,35 +163,26 @@ func cachePaths(home string, getenv func(string) string) []string {
 		cmp.Or(getenv("CARGO_HOME"), filepath.Join(home, ".cargo")),
 		cmp.Or(getenv("RUSTUP_HOME"), filepath.Join(home, ".rustup")),
 	}
-	return existingPaths(home, paths)
 }
 
 // expandRule grants access beneath root but not under the denied paths:
 // a folder above one keeps all but reading files, and each entry is
 // granted on its own, a link where it leads.
-func expandRule(root string, access uint64, denied []string) []sandboxRule {
+func expandRule(rules map[string]uint64, root string, access uint64, denied []string) {
 	real, err := filepath.EvalSymlinks(root)
-	if err != nil {
-		return nil
-	}
-	link := real != filepath.Clean(root)
-	var above bool
-	for _, d := range denied {
-		if within(d, real) {
-			return nil
-		}
-		above = above || within(real, d)
+	if err != nil || slices.ContainsFunc(denied, func(d string) bool { return within(d, real) }) {
+		return
 	}
 	switch {
-	case !above:
-		return []sandboxRule{{real, access}}
-	case link:
-		return nil // the folder it leads to is walked under its own name
+	case !slices.ContainsFunc(denied, func(d string) bool { return within(real, d) }):
+		rules[real] |= access
+		return
+	case real != filepath.Clean(root):
+		return // a link: the folder it leads to is walked under its own name
 	}
-	rules := []sandboxRule{{real, access &^ (accessReadFile | accessExecute | accessRefer)}}
+	rules[real] |= access &^ (accessReadFile | accessExecute | accessRefer)
 	entries, _ := os.ReadDir(real)
 	for _, e := range entries {
-		rules = append(rules, expandRule(filepath.Join(real, e.Name()), access, denied)...)
+		expandRule(rules, filepath.Join(real, e.Name()), access, denied)
 	}
-	return rules
 }

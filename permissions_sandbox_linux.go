@@ -52,30 +52,28 @@ func commandProcAttr() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 }
 
-// newRuleset creates the Landlock ruleset of the rules and returns its fd.
-func newRuleset(abi int, rules []sandboxRule, network bool) (int, error) {
+// newRuleset creates the Landlock ruleset granting rules (path: rights)
+// and returns its fd; rights and features the kernel's ABI lacks are left out.
+func newRuleset(abi int, rules map[string]uint64, network bool) (int, error) {
 	attr := landlockRulesetAttr{handledFS: accessWrite}
 	for minABI, right := range map[int]uint64{2: accessRefer, 3: accessTruncate, 5: accessIoctlDev} {
 		if abi < minABI {
 			attr.handledFS &^= right
 		}
 	}
-	size := unsafe.Sizeof(attr.handledFS)
-	if abi >= 4 {
-		size = 2 * unsafe.Sizeof(attr.handledFS)
-		if !network {
-			attr.handledNet = landlockNetBindTCP | landlockNetConnectTCP
-		}
+	if abi >= 4 && !network {
+		attr.handledNet = landlockNetBindTCP | landlockNetConnectTCP
 	}
 	if abi >= 6 {
-		size, attr.scoped = unsafe.Sizeof(attr), landlockScopeAll
+		attr.scoped = landlockScopeAll
 	}
-	fd, _, errno := syscall.Syscall(sysLandlockCreateRuleset, uintptr(unsafe.Pointer(&attr)), size, 0)
+	// An older kernel takes the whole struct as long as the fields it lacks are zero.
+	fd, _, errno := syscall.Syscall(sysLandlockCreateRuleset, uintptr(unsafe.Pointer(&attr)), unsafe.Sizeof(attr), 0)
 	if errno != 0 {
 		return -1, fmt.Errorf("creating the Landlock ruleset: %w", errno)
 	}
-	for _, r := range rules {
-		if err := addPathRule(int(fd), r, attr.handledFS); err != nil {
+	for path, access := range rules {
+		if err := addPathRule(int(fd), path, access&attr.handledFS); err != nil {
 			syscall.Close(int(fd))
 			return -1, err
 		}
@@ -83,23 +81,16 @@ func newRuleset(abi int, rules []sandboxRule, network bool) (int, error) {
 	return int(fd), nil
 }
 
-// addPathRule grants a rule's rights beneath its path, if it exists.
-func addPathRule(ruleset int, r sandboxRule, handled uint64) error {
-	fd, err := syscall.Open(r.path, oPath|syscall.O_CLOEXEC, 0)
+// addPathRule grants access beneath path, if it exists.
+func addPathRule(ruleset int, path string, access uint64) error {
+	fd, err := syscall.Open(path, oPath|syscall.O_CLOEXEC, 0)
 	if err != nil {
 		return nil
 	}
 	defer syscall.Close(fd)
 	var st syscall.Stat_t
-	if err := syscall.Fstat(fd, &st); err != nil {
-		return nil
-	}
-	access := r.access & handled
-	if st.Mode&syscall.S_IFMT != syscall.S_IFDIR {
+	if syscall.Fstat(fd, &st) == nil && st.Mode&syscall.S_IFMT != syscall.S_IFDIR {
 		access &= accessFileOnly
-	}
-	if access == 0 {
-		return nil
 	}
 	// struct landlock_path_beneath_attr is packed: 12 bytes, written by hand.
 	var buf [12]byte
@@ -107,7 +98,7 @@ func addPathRule(ruleset int, r sandboxRule, handled uint64) error {
 	binary.NativeEndian.PutUint32(buf[8:], uint32(int32(fd)))
 	_, _, errno := syscall.Syscall6(sysLandlockAddRule, uintptr(ruleset), landlockRulePathBeneath, uintptr(unsafe.Pointer(&buf[0])), 0, 0, 0)
 	if errno != 0 {
-		return fmt.Errorf("adding the Landlock rule for %s: %w", r.path, errno)
+		return fmt.Errorf("adding the Landlock rule for %s: %w", path, errno)
 	}
 	return nil
 }
@@ -119,50 +110,34 @@ func startConfined(cmd *exec.Cmd, ruleset int) error {
 	started := make(chan error, 1)
 	go func() {
 		runtime.LockOSThread()
-		pid := 0
-		defer func() { outliveChildren(pid) }()
-		err := restrictThread(ruleset)
-		if err == nil {
-			err = cmd.Start()
+		defer outliveChildren()
+		if _, _, errno := syscall.RawSyscall6(syscall.SYS_PRCTL, prSetNoNewPrivs, 1, 0, 0, 0, 0); errno != 0 {
+			started <- fmt.Errorf("setting no_new_privs: %w", errno)
+		} else if _, _, errno := syscall.Syscall(sysLandlockRestrictSelf, uintptr(ruleset), 0, 0); errno != 0 {
+			started <- fmt.Errorf("applying the Landlock ruleset: %w", errno)
+		} else {
+			started <- cmd.Start()
 		}
-		if err == nil {
-			pid = cmd.Process.Pid
-		}
-		started <- err
 	}()
 	return <-started
 }
 
-// restrictThread applies the ruleset to the calling thread.
-func restrictThread(ruleset int) error {
-	if _, _, errno := syscall.RawSyscall6(syscall.SYS_PRCTL, prSetNoNewPrivs, 1, 0, 0, 0, 0); errno != 0 {
-		return fmt.Errorf("setting no_new_privs: %w", errno)
-	}
-	if _, _, errno := syscall.Syscall(sysLandlockRestrictSelf, uintptr(ruleset), 0, 0); errno != 0 {
-		return fmt.Errorf("applying the Landlock ruleset: %w", errno)
-	}
-	return nil
-}
-
-// outliveChildren returns once pid (0: none) and every other child of the
-// calling thread have exited: the kernel sends the parent-death signal
-// when the thread that forked a child ends, and the thread may have forked
+// outliveChildren returns once every child of the calling thread has
+// exited and been collected: the kernel sends the parent-death signal when
+// the thread that forked a child ends, and the thread may have forked
 // others (an MCP server) before it was locked.
-func outliveChildren(pid int) {
+func outliveChildren() {
 	children := fmt.Sprintf("/proc/self/task/%d/children", syscall.Gettid())
-	for prev := 0; ; prev = pid {
-		if pid > 0 {
-			if pid == prev {
-				time.Sleep(10 * time.Millisecond) // exited, waiting for its owner to collect it
-			}
-			var info [128]byte // siginfo_t
-			for errno := syscall.EINTR; errno == syscall.EINTR; {
-				_, _, errno = syscall.Syscall6(syscall.SYS_WAITID, pPID, uintptr(pid), uintptr(unsafe.Pointer(&info[0])), syscall.WEXITED|syscall.WNOWAIT, 0, 0)
-			}
-		}
+	for {
 		list, _ := os.ReadFile(children)
-		if pid, _ = strconv.Atoi(strings.Fields(string(list) + " 0")[0]); pid == 0 {
+		pid, _ := strconv.Atoi(strings.Fields(string(list) + " 0")[0])
+		if pid == 0 {
 			return
 		}
+		var info [128]byte // siginfo_t
+		for errno := syscall.EINTR; errno == syscall.EINTR; {
+			_, _, errno = syscall.Syscall6(syscall.SYS_WAITID, pPID, uintptr(pid), uintptr(unsafe.Pointer(&info[0])), syscall.WEXITED|syscall.WNOWAIT, 0, 0)
+		}
+		time.Sleep(10 * time.Millisecond) // exited: its owner collects it
 	}
 }

@@ -19,7 +19,7 @@ func commandProcAttr() *syscall.SysProcAttr {
 }
 
 // newRuleset fails: NewSandbox asks for one only where Landlock exists.
-func newRuleset(int, []sandboxRule, bool) (int, error) {
+func newRuleset(int, map[string]uint64, bool) (int, error) {
 	return -1, errors.New("Landlock exists only on Linux")
 }
 

@@ -52,7 +52,7 @@ func (tr sandboxTree) sandbox(t *testing.T, settings SandboxSettings) *Sandbox {
 		}
 		return ""
 	}
-	sb, err := NewSandbox(SandboxConfig{Workspace: tr.ws, Home: tr.home, Settings: settings, Getenv: getenv})
+	sb, err := NewSandbox(tr.ws, tr.home, settings, getenv)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -250,7 +250,7 @@ func TestSandboxKeepsOtherChildren(t *testing.T) {
 		if abi > 0 {
 			syscall.Close(sb.ruleset)
 			var err error
-			if sb.ruleset, err = newRuleset(abi, []sandboxRule{{"/", accessWrite}}, true); err != nil {
+			if sb.ruleset, err = newRuleset(abi, map[string]uint64{"/": accessWrite}, true); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -368,7 +368,7 @@ func BenchmarkSandboxedCommand(b *testing.B) {
 	}
 	ws := b.TempDir()
 	home, _ := os.UserHomeDir()
-	sb, err := NewSandbox(SandboxConfig{Workspace: ws, Home: home, Getenv: os.Getenv})
+	sb, err := NewSandbox(ws, home, SandboxSettings{}, os.Getenv)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -219,18 +219,17 @@ func TestPromptChoices(t *testing.T) {
 	tr := newTestTree(t)
 	tests := []struct {
 		req     PermissionRequest
-		kind    PromptKind
 		choices string
 		reason  string
 	}{
-		{editReq("b.go"), PromptEdit, "y f e a n g x", "edits need approval"},
-		{editReq(".git/config"), PromptEdit, "y n g x", ".git"},
-		{runReq("go test ./..."), PromptCommand, "y a n x g", "running a command"},
-		{runReq("rm -rf build"), PromptCommand, "y n x g", "rm -r or -f deletes files for good"},
-		{runReq(`echo "open`), PromptCommand, "y n g", "does not analyse"},
-		{PermissionRequest{Tool: "read_file", Access: AccessRead, Paths: []string{"/etc/hostname"}}, PromptPath, "y a n x g", "outside"},
-		{PermissionRequest{Tool: "web_fetch", Access: AccessNetwork, URL: "https://go.dev"}, PromptNetwork, "y a n x g", "go.dev"},
-		{PermissionRequest{Tool: "mcp__gh__x", Access: AccessExternal}, PromptTool, "y a n x g", "mcp__gh__x"},
+		{editReq("b.go"), "y f e a n g x", "edits need approval"},
+		{editReq(".git/config"), "y n g x", ".git"},
+		{runReq("go test ./..."), "y a n x g", "running a command"},
+		{runReq("rm -rf build"), "y n x g", "rm -r or -f deletes files for good"},
+		{runReq(`echo "open`), "y n g", "does not analyse"},
+		{PermissionRequest{Tool: "read_file", Access: AccessRead, Paths: []string{"/etc/hostname"}}, "y a n x g", "outside"},
+		{PermissionRequest{Tool: "web_fetch", Access: AccessNetwork, URL: "https://go.dev"}, "y a n x g", "go.dev"},
+		{PermissionRequest{Tool: "mcp__gh__x", Access: AccessExternal}, "y a n x g", "mcp__gh__x"},
 	}
 	for _, tt := range tests {
 		asker := &scriptedAsker{answers: []Answer{{Choice: ChoiceDenyOnce}}}
@@ -246,8 +245,8 @@ func TestPromptChoices(t *testing.T) {
 		for _, c := range pr.Choices {
 			keys = append(keys, c.Key)
 		}
-		if pr.Kind != tt.kind || strings.Join(keys, " ") != tt.choices || !strings.Contains(pr.Reason, tt.reason) {
-			t.Errorf("%s: prompt kind %q choices %q reason %q, want %q %q %q", describeCall(tt.req), pr.Kind, keys, pr.Reason, tt.kind, tt.choices, tt.reason)
+		if strings.Join(keys, " ") != tt.choices || !strings.Contains(pr.Reason, tt.reason) {
+			t.Errorf("%s: prompt choices %q reason %q, want %q %q", describeCall(tt.req), keys, pr.Reason, tt.choices, tt.reason)
 		}
 		if len(pr.SaveTargets) != 3 || pr.SaveTargets[0].Target != SaveProject {
 			t.Errorf("%s: save targets %v, want project, user, session", describeCall(tt.req), pr.SaveTargets)

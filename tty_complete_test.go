@@ -70,7 +70,7 @@ func TestMentionAttachesTheFile(t *testing.T) {
 
 func TestApprovalDialog(t *testing.T) {
 	edit := Prompt{Title: "edit a.txt", Diff: "--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-old\n+new\n",
-		Choices:     choicesFor(PromptEdit, false, "Edit(a.txt)"),
+		Choices:     choicesFor(true, false, "Edit(a.txt)"),
 		SaveTargets: []SaveOption{{SaveProject, "/ws/.minicode/permissions.json"}, {SaveUser, "/home/permissions.json"}, {SaveSession, ""}}}
 	tests := []struct {
 		keys string
@@ -117,7 +117,7 @@ func TestApprovalDialog(t *testing.T) {
 func TestApprovalDialogFrame(t *testing.T) {
 	u := plainTUI(t, io.Discard)
 	u.dialog = &approvalDialog{tr: &u.tr, prompt: Prompt{Title: "run rm -r build", Diff: "x",
-		Choices: choicesFor(PromptCommand, true, "")}}
+		Choices: choicesFor(false, true, "")}}
 	u.dialog.printQuestion(10)
 	want := "mock (mock) · ctx 0% · 0 tokens · session 01234567 · default · no sandbox\n" +
 		"> 1. allow once (y)          allow this call; the next one asks again\n" +
