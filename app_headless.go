@@ -122,14 +122,21 @@ func (app *App) runHeadlessTask(ctx context.Context, task string, out *lineWrite
 // if some calls were denied.
 func (app *App) resultOf(res TurnResult, meter *meteredProvider, denied int) resultRecord {
 	r := resultRecord{
-		Type: "result", Subtype: resultSubtype(res.End), Result: res.Text, SessionID: app.SessionID,
+		Type: "result", Result: res.Text, SessionID: app.SessionID,
 		NumTurns: res.Steps, PermissionDenials: append([]Denial{}, app.Perms.Denials()[denied:]...), UUID: newSessionID(),
 		Usage: resultUsage{InputTokens: res.Usage.InputTokens, OutputTokens: res.Usage.OutputTokens, ServiceTier: "standard",
 			CacheCreationInputTokens: res.Usage.CacheCreationInputTokens, CacheReadInputTokens: res.Usage.CacheReadInputTokens},
 		ModelUsage: map[string]modelUsage{},
 	}
-	if errors.Is(res.Err, errBudgetSpent) {
+	switch {
+	case errors.Is(res.Err, errBudgetSpent):
 		r.Subtype = "error_max_budget_usd"
+	case res.End == EndFinal || res.End == EndAskUser:
+		r.Subtype = "success"
+	case res.End == EndMaxSteps:
+		r.Subtype = "error_max_turns"
+	default:
+		r.Subtype = "error_during_execution"
 	}
 	if r.IsError = r.Subtype != "success"; r.IsError {
 		r.Errors = []string{res.Text}
@@ -154,17 +161,6 @@ func (app *App) resultOf(res TurnResult, meter *meteredProvider, denied int) res
 	return r
 }
 
-// resultSubtype names a turn's ending in the result record.
-func resultSubtype(end TurnEnd) string {
-	switch end {
-	case EndFinal, EndAskUser:
-		return "success"
-	case EndMaxSteps:
-		return "error_max_turns"
-	}
-	return "error_during_execution"
-}
-
 // lineWriter is minicode's output: it serialises writes from several
 // goroutines, remembers the first write error and writes JSON lines.
 type lineWriter struct {
@@ -182,14 +178,11 @@ func (l *lineWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// json writes v as one line.
+// json writes v as one line (with one Write).
 func (l *lineWriter) json(v any) {
-	data, err := json.Marshal(v)
-	if err != nil {
+	if err := json.NewEncoder(l).Encode(v); err != nil {
 		l.mu.Lock()
 		l.err = cmp.Or(l.err, err)
 		l.mu.Unlock()
-		return
 	}
-	l.Write(append(data, '\n'))
 }

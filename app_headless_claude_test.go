@@ -256,7 +256,7 @@ func TestInitLineDescribesTheSession(t *testing.T) {
 	}
 	if init.APIKeySource != "ANTHROPIC_API_KEY" || !slices.Contains(init.Skills, "notes") || !slices.Contains(init.SlashCommands, "notes") ||
 		!slices.Contains(init.SlashCommands, "compact") && !slices.Contains(init.SlashCommands, "status") ||
-		len(init.MCPServers) != 1 || init.MCPServers[0].Name != "gone" || !slices.Contains([]string{"pending", "failed"}, init.MCPServers[0].Status) {
+		len(init.MCPServers) != 1 || init.MCPServers[0]["name"] != "gone" || !slices.Contains([]string{"pending", "failed"}, init.MCPServers[0]["status"]) {
 		t.Errorf("init = %+v", init)
 	}
 }

@@ -14,25 +14,19 @@ import (
 
 // initRecord is the system/init line of stream-json.
 type initRecord struct {
-	Type           string       `json:"type"`
-	Subtype        string       `json:"subtype"`
-	CWD            string       `json:"cwd"`
-	SessionID      string       `json:"session_id"`
-	Tools          []string     `json:"tools"`
-	MCPServers     []initServer `json:"mcp_servers"`
-	Model          string       `json:"model"`
-	PermissionMode string       `json:"permissionMode"`
-	SlashCommands  []string     `json:"slash_commands"`
-	APIKeySource   string       `json:"apiKeySource"`
-	Skills         []string     `json:"skills"`
-	Sandbox        string       `json:"sandbox"` // what limits commands
-	UUID           string       `json:"uuid"`
-}
-
-// initServer is one server in the init line: connected, pending or failed.
-type initServer struct {
-	Name   string `json:"name"`
-	Status string `json:"status"`
+	Type           string              `json:"type"`
+	Subtype        string              `json:"subtype"`
+	CWD            string              `json:"cwd"`
+	SessionID      string              `json:"session_id"`
+	Tools          []string            `json:"tools"`
+	MCPServers     []map[string]string `json:"mcp_servers"` // name and status: connected, pending or failed
+	Model          string              `json:"model"`
+	PermissionMode string              `json:"permissionMode"`
+	SlashCommands  []string            `json:"slash_commands"`
+	APIKeySource   string              `json:"apiKeySource"`
+	Skills         []string            `json:"skills"`
+	Sandbox        string              `json:"sandbox"` // what limits commands
+	UUID           string              `json:"uuid"`
 }
 
 // messageRecord is an assistant, user or stream_event line of stream-json.
@@ -76,12 +70,12 @@ type compactMetadata struct {
 func (app *App) initRecord() initRecord {
 	r := initRecord{Type: "system", Subtype: "init", CWD: app.Workspace, SessionID: app.SessionID, Model: app.Model,
 		PermissionMode: string(app.Perms.Mode()), APIKeySource: app.apiKeySource(), Sandbox: app.Sandbox.Status(),
-		Tools: []string{}, MCPServers: []initServer{}, SlashCommands: []string{}, Skills: app.Skills.Names(), UUID: newSessionID()}
+		Tools: []string{}, MCPServers: []map[string]string{}, SlashCommands: []string{}, Skills: app.Skills.Names(), UUID: newSessionID()}
 	for _, t := range app.Registry.Tools() {
 		r.Tools = append(r.Tools, t.Name)
 	}
 	for _, s := range app.MCP.Status() {
-		r.MCPServers = append(r.MCPServers, initServer{Name: s.Name, Status: sdkServerStatus(s.State)})
+		r.MCPServers = append(r.MCPServers, map[string]string{"name": s.Name, "status": sdkServerStatus(s.State)})
 	}
 	for _, c := range app.slashCommandList() {
 		r.SlashCommands = append(r.SlashCommands, c.name)
@@ -115,6 +109,13 @@ func (app *App) headlessEvents(meter *meteredProvider) func(Event) {
 			out.json(messageRecord{Type: "stream_event", Event: event, SessionID: app.SessionID, UUID: newSessionID()})
 		}
 	}
+	message := func(typ string, e Event, msg any) {
+		r := messageRecord{Type: typ, Message: msg, SessionID: app.SessionID, UUID: newSessionID()}
+		if e.ParentToolUseID != "" { // a subagent's, started by this task call
+			r.ParentToolUseID = &e.ParentToolUseID
+		}
+		out.json(r)
+	}
 	return func(e Event) {
 		switch {
 		case e.Kind == EventNotice:
@@ -126,22 +127,14 @@ func (app *App) headlessEvents(meter *meteredProvider) func(Event) {
 			if last.StopReason != "" {
 				msg.StopReason = &last.StopReason
 			}
-			out.json(messageRecord{Type: "assistant", Message: msg, ParentToolUseID: parentOf(e), SessionID: app.SessionID, UUID: newSessionID()})
+			message("assistant", e, msg)
 		case stream && e.Kind == EventCompact && e.ParentToolUseID == "":
 			out.json(compactBoundaryRecord{Type: "system", Subtype: "compact_boundary", SessionID: app.SessionID, UUID: newSessionID(),
 				CompactMetadata: compactMetadata{Trigger: e.Compaction.Trigger, PreTokens: e.Compaction.PreTokens}})
 		case stream && e.Kind == EventToolResults:
-			out.json(messageRecord{Type: "user", Message: e.Message, ParentToolUseID: parentOf(e), SessionID: app.SessionID, UUID: newSessionID()})
+			message("user", e, e.Message)
 		}
 	}
-}
-
-// parentOf is the task call whose subagent produced an event, or nil.
-func parentOf(e Event) *string {
-	if e.ParentToolUseID == "" {
-		return nil
-	}
-	return &e.ParentToolUseID
 }
 
 // streamEvents passes a reply's deltas on to onDelta and, as the Messages

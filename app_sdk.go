@@ -13,9 +13,10 @@ import (
 // sdkConn is minicode's end of the program interface (--input-format
 // stream-json): user messages become turns, control requests go both ways.
 type sdkConn struct {
-	app   *App
-	out   *lineWriter
-	meter *meteredProvider // the model calls: set_model changes their model
+	app     *App
+	out     *lineWriter
+	meter   *meteredProvider // the model calls: set_model changes their model
+	started bool             // initialize has been answered (read's goroutine only)
 
 	mu      sync.Mutex
 	queue   []slashPrompt                 // user messages waiting for their turn
@@ -24,7 +25,6 @@ type sdkConn struct {
 	waiting map[string]chan controlAnswer // our requests awaiting an answer
 	next    int                           // for our request ids
 	cancel  context.CancelFunc            // cancels the running (or last) turn
-	started bool                          // initialize has been answered (read's goroutine only)
 	mcp     map[string]*mcpSDK            // the MCP servers the program runs
 	sdkMCP  []string                      // those started, for the first turn to wait for
 }
@@ -58,7 +58,7 @@ func (app *App) runStreamInput(ctx context.Context, out *lineWriter, meter *mete
 	defer stopReading()
 	go c.read(readCtx)
 	for n := 0; ; n++ {
-		p, ok := c.nextPrompt()
+		p, turnCtx, ok := c.nextTurn(ctx)
 		if !ok {
 			break
 		}
@@ -69,12 +69,8 @@ func (app *App) runStreamInput(ctx context.Context, out *lineWriter, meter *mete
 			app.MCP.Wait(ctx, servers...)
 			out.json(app.initRecord()) // after initialize, so it shows the program's setup
 		}
-		turnCtx, cancel := context.WithCancel(ctx)
-		c.mu.Lock()
-		c.cancel = cancel
-		c.mu.Unlock()
 		err := app.runHeadlessTask(turnCtx, p.Prompt, out, meter, p.Images...)
-		cancel()
+		c.interrupt() // the turn is over: this frees its context
 		switch {
 		case ctx.Err() != nil:
 			return ctx.Err()
@@ -122,12 +118,26 @@ func (c *sdkConn) handle(ctx context.Context, line string) error {
 		c.mu.Unlock()
 		c.arrived.Signal()
 	case "control_request":
-		c.answer(ctx, in.RequestID, in.Request)
-	case "control_response":
+		a := controlAnswer{Subtype: "success", RequestID: in.RequestID}
+		resp, err := c.control(ctx, in.Request)
+		if err == nil {
+			a.Response, err = json.Marshal(resp)
+		}
+		if err != nil {
+			a.Subtype, a.Error = "error", err.Error()
+		}
+		c.out.json(map[string]any{"type": "control_response", "response": a})
+	case "control_response": // the answer to a request of ours
 		if in.Response == nil {
 			return errors.New("control_response without a response")
 		}
-		c.deliver(*in.Response)
+		c.mu.Lock()
+		ch := c.waiting[in.Response.RequestID]
+		delete(c.waiting, in.Response.RequestID)
+		c.mu.Unlock()
+		if ch != nil {
+			ch <- *in.Response
+		}
 	case "control_cancel_request", "keep_alive":
 		// Nothing of ours to withdraw: minicode's requests end with their turn.
 	default:
@@ -136,33 +146,23 @@ func (c *sdkConn) handle(ctx context.Context, line string) error {
 	return nil
 }
 
-// answer handles one control request and writes its response.
-func (c *sdkConn) answer(ctx context.Context, id string, raw json.RawMessage) {
-	a := controlAnswer{Subtype: "success", RequestID: id}
-	resp, err := c.control(ctx, raw)
-	if err == nil {
-		a.Response, err = json.Marshal(resp)
-	}
-	if err != nil {
-		a.Subtype, a.Error = "error", err.Error()
-	}
-	c.out.json(map[string]any{"type": "control_response", "response": a})
-}
-
-// nextPrompt waits for the next user message; false: none will come (stdin
-// has ended, as it does when ctx ends).
-func (c *sdkConn) nextPrompt() (slashPrompt, bool) {
+// nextTurn waits for the next user message and returns it with the
+// context of its turn, which interrupt cancels; false: none will come
+// (stdin has ended, as it does when ctx ends).
+func (c *sdkConn) nextTurn(ctx context.Context) (slashPrompt, context.Context, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for len(c.queue) == 0 && !c.closed {
 		c.arrived.Wait()
 	}
 	if len(c.queue) == 0 {
-		return slashPrompt{}, false
+		return slashPrompt{}, nil, false
 	}
 	p := c.queue[0]
 	c.queue = c.queue[1:]
-	return p, true
+	turnCtx, cancel := context.WithCancel(ctx)
+	c.cancel = cancel
+	return p, turnCtx, true
 }
 
 // end marks stdin as ended: queued turns still run, our requests fail.
@@ -212,16 +212,5 @@ func (c *sdkConn) request(ctx context.Context, body map[string]any) (json.RawMes
 		c.mu.Unlock()
 		c.out.json(map[string]any{"type": "control_cancel_request", "request_id": id})
 		return nil, ctx.Err()
-	}
-}
-
-// deliver hands an answer to the request waiting for it.
-func (c *sdkConn) deliver(a controlAnswer) {
-	c.mu.Lock()
-	ch, ok := c.waiting[a.RequestID]
-	delete(c.waiting, a.RequestID)
-	c.mu.Unlock()
-	if ok {
-		ch <- a
 	}
 }

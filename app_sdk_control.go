@@ -15,28 +15,19 @@ import (
 // initializeRequest is what a program sends first: how the session should
 // be set up, in the Agent SDK's field names.
 type initializeRequest struct {
-	SystemPrompt       []string                  `json:"systemPrompt"`
-	AppendSystemPrompt string                    `json:"appendSystemPrompt"`
-	Agents             map[string]sdkAgent       `json:"agents"`
-	JSONSchema         json.RawMessage           `json:"jsonSchema"`
-	Hooks              map[HookEvent][]sdkHookOn `json:"hooks"`
-	SDKMCPServers      []string                  `json:"sdkMcpServers"`
-}
-
-// sdkAgent is a subagent defined by the program.
-type sdkAgent struct {
-	Description string   `json:"description"`
-	Prompt      string   `json:"prompt"`
-	Tools       []string `json:"tools"`
-	Model       string   `json:"model"`
-}
-
-// sdkHookOn is one matcher of a hook event whose hooks are functions of
-// the program, called back through hook_callback.
-type sdkHookOn struct {
-	Matcher         string   `json:"matcher"`
-	HookCallbackIDs []string `json:"hookCallbackIds"`
-	Timeout         float64  `json:"timeout"`
+	SystemPrompt       []string                 `json:"systemPrompt"`
+	AppendSystemPrompt string                   `json:"appendSystemPrompt"`
+	JSONSchema         json.RawMessage          `json:"jsonSchema"`
+	Hooks              map[HookEvent][]struct { // the program's hook functions, by event
+		Matcher         string   `json:"matcher"`
+		HookCallbackIDs []string `json:"hookCallbackIds"`
+		Timeout         float64  `json:"timeout"`
+	} `json:"hooks"`
+	SDKMCPServers []string            `json:"sdkMcpServers"`
+	Agents        map[string]struct { // the subagents the program defines
+		Description, Prompt, Model string
+		Tools                      []string
+	} `json:"agents"`
 }
 
 // control answers one control request of the program.
@@ -137,7 +128,7 @@ func (c *sdkConn) initialize(ctx context.Context, raw json.RawMessage) (any, err
 		app.Subagents.Agents = slices.DeleteFunc(app.Subagents.Agents, func(a *AgentDef) bool { return a.Name == name })
 		app.Subagents.Agents = append(app.Subagents.Agents, def)
 	}
-	c.registerHooks(in.Hooks)
+	c.registerHooks(in)
 	started := c.serveMCP(ctx, in.SDKMCPServers)
 	c.mu.Lock()
 	c.sdkMCP = started
@@ -153,10 +144,8 @@ func (c *sdkConn) describe() map[string]any {
 		commands = append(commands, map[string]any{"name": strings.TrimPrefix(s.name, "/"), "description": s.help, "argumentHint": ""})
 	}
 	agents := []map[string]any{}
-	if app.Subagents != nil {
-		for _, a := range app.Subagents.Agents {
-			agents = append(agents, map[string]any{"name": a.Name, "description": a.Description, "model": a.Model})
-		}
+	for _, a := range app.Subagents.Agents {
+		agents = append(agents, map[string]any{"name": a.Name, "description": a.Description, "model": a.Model})
 	}
 	models := []map[string]any{}
 	for _, alias := range []string{"sonnet", "opus", "haiku"} {
@@ -171,17 +160,24 @@ func (c *sdkConn) describe() map[string]any {
 }
 
 // registerHooks adds the program's hook functions, called back with
-// hook_callback and answered as a command hook's JSON output.
-func (c *sdkConn) registerHooks(events map[HookEvent][]sdkHookOn) {
-	if len(events) == 0 {
-		return
-	}
+// hook_callback (a request of ours) and answered as a command hook's JSON
+// output.
+func (c *sdkConn) registerHooks(in initializeRequest) {
 	added := HookSettings{}
-	for event, matchers := range events {
+	for event, matchers := range in.Hooks {
 		for _, m := range matchers {
 			hm := HookMatcher{Matcher: m.Matcher, source: "the program's initialize request"}
 			for _, id := range m.HookCallbackIDs {
-				hm.Hooks = append(hm.Hooks, HookCommand{Type: "callback", Command: "callback " + id, Timeout: m.Timeout, call: c.hookCallback(id)})
+				call := func(ctx context.Context, input []byte) (string, error) {
+					var in struct {
+						ToolUseID string `json:"tool_use_id"`
+					}
+					json.Unmarshal(input, &in) // a missing id is fine
+					resp, err := c.request(ctx, map[string]any{"subtype": "hook_callback", "callback_id": id,
+						"input": json.RawMessage(input), "tool_use_id": in.ToolUseID})
+					return string(resp), err
+				}
+				hm.Hooks = append(hm.Hooks, HookCommand{Type: "callback", Command: "callback " + id, Timeout: m.Timeout, call: call})
 			}
 			if err := hm.compile(); err != nil {
 				c.app.notice(fmt.Sprintf("%s hook from the program: %v", event, err))
@@ -191,19 +187,6 @@ func (c *sdkConn) registerHooks(events map[HookEvent][]sdkHookOn) {
 		}
 	}
 	c.app.Env.Hooks.Config = c.app.Env.Hooks.Config.merge(added)
-}
-
-// hookCallback returns the function that runs the program's hook id.
-func (c *sdkConn) hookCallback(id string) func(ctx context.Context, input []byte) (string, error) {
-	return func(ctx context.Context, input []byte) (string, error) {
-		var toolUseID struct {
-			ID string `json:"tool_use_id"`
-		}
-		json.Unmarshal(input, &toolUseID) // a missing id is fine
-		resp, err := c.request(ctx, map[string]any{"subtype": "hook_callback", "callback_id": id,
-			"input": json.RawMessage(input), "tool_use_id": toolUseID.ID})
-		return string(resp), err
-	}
 }
 
 // Ask puts a permission question to the program as can_use_tool: allow
