@@ -155,11 +155,10 @@ func expandHome(home, path string) string {
 	return path
 }
 
-// harmlessDevices are files a command may name without reaching anything.
-var harmlessDevices = []string{"/dev/null", "/dev/zero", "/dev/stdin", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/random", "/dev/urandom"}
+// harmlessDevice matches the files a command may name without reaching anything.
+var harmlessDevice = regexp.MustCompile(`^/dev/(null|zero|stdin|stdout|stderr|tty|random|urandom|fd/[0-9]+)$`)
 
-// commandTargets are a line's simple commands and the paths they name,
-// from every folder an earlier cd may have moved to.
+// commandTargets are a line's simple commands and the paths they name.
 func (p *Permissions) commandTargets(line string) []target {
 	cmds, err := parseCommandLine(line)
 	for _, c := range cmds {
@@ -171,27 +170,32 @@ func (p *Permissions) commandTargets(line string) []target {
 	if err != nil {
 		return []target{{kind: targetCommand, parseErr: err}}
 	}
-	dirs := []string{p.workspace}
+	dirs := []string{p.workspace} // every folder an earlier cd may have moved to
 	var targets []target
 	for _, c := range cmds {
 		targets = append(targets, target{kind: targetCommand, cmd: c})
 		for _, r := range c.Redirects {
-			switch {
-			case strings.HasPrefix(r.Target, "/dev/tcp/"), strings.HasPrefix(r.Target, "/dev/udp/"):
-				targets = append(targets, target{kind: targetSocket, host: r.Target})
-			case !strings.HasPrefix(r.Target, "&"):
-				targets = append(targets, p.namedTargets(dirs, r.Target, r.Out)...)
+			switch file := r[1:]; {
+			case strings.HasPrefix(file, "/dev/tcp/"), strings.HasPrefix(file, "/dev/udp/"):
+				targets = append(targets, target{kind: targetSocket, host: file})
+			case !strings.HasPrefix(file, "&"):
+				targets = append(targets, p.namedTargets(dirs, file, r[0] == '>')...)
 			}
 		}
-		var named []string
+		dest := p.home // where a cd goes: its last path, or home
 		for _, w := range c.Words[1:] {
 			if v := pathInWord(w); v != "" {
-				named = append(named, v)
+				dest = v
 				targets = append(targets, p.namedTargets(dirs, v, false)...)
 			}
 		}
-		if c.Words[0] == "cd" {
-			dirs = p.afterCd(dirs, named)
+		if c.Words[0] != "cd" {
+			continue
+		}
+		for _, d := range dirs {
+			if t, err := p.pathTarget(d, dest, false); err == nil {
+				dirs = append(dirs, t.abs)
+			}
 		}
 	}
 	return targets
@@ -213,7 +217,7 @@ func pathInWord(w string) string {
 
 // namedTargets are the targets of a path a command names, from each folder.
 func (p *Permissions) namedTargets(dirs []string, name string, write bool) []target {
-	if fd, ok := strings.CutPrefix(name, "/dev/fd/"); slices.Contains(harmlessDevices, name) || ok && fd != "" && strings.Trim(fd, "0123456789") == "" {
+	if harmlessDevice.MatchString(name) {
 		return nil
 	}
 	var targets []target
@@ -230,21 +234,6 @@ func (p *Permissions) namedTargets(dirs []string, name string, write bool) []tar
 
 // dotPattern matches a path with a pattern that older shells let match "..".
 var dotPattern = regexp.MustCompile(`(^|/)\.[?*[]`)
-
-// afterCd is where later commands may run after cd: the old folders and its destination.
-func (p *Permissions) afterCd(dirs, args []string) []string {
-	dest := p.home
-	if len(args) > 0 {
-		dest = args[len(args)-1]
-	}
-	var out []string
-	for _, d := range dirs {
-		if t, err := p.pathTarget(d, dest, false); err == nil {
-			out = append(out, t.abs)
-		}
-	}
-	return append(dirs, out...)
-}
 
 // judge runs one target through the stages of the decision, in order.
 func (p *Permissions) judge(req PermissionRequest, t target) Decision {
@@ -283,13 +272,11 @@ func (p *Permissions) judge(req PermissionRequest, t target) Decision {
 
 // unclearNote explains a deny rule that covers a command the check cannot read.
 func unclearNote(t target, r Rule) string {
-	switch {
-	case t.kind != targetCommand || r.Spec == "" || t.parseErr == nil && r.namesProgram(t.cmd):
+	if t.kind != targetCommand || r.Spec == "" || t.parseErr == nil && r.namesProgram(t.cmd) {
 		return ""
-	case t.parseErr != nil:
-		return "; " + t.parseErr.Error() + ", so the check cannot tell whether it runs the program it denies; write the command as plain words"
 	}
-	return "; words with patterns could expand to the program it denies; write the command as plain words"
+	return fmt.Sprintf("; %v, so the check cannot tell whether it runs the program it denies; write the command as plain words",
+		cmp.Or[error](t.parseErr, errNotSimple("words with patterns")))
 }
 
 // unsandboxedRule is the rule that lets commands leave the sandbox.
@@ -320,11 +307,8 @@ func (p *Permissions) ruleCovers(r Rule, t target, broad bool) bool {
 		return broad && r.Spec == "" || r.matchesPath(t.abs, p.workspace, p.home, t.inside) ||
 			broad && (r.matchesPath(t.lexical, p.workspace, p.home, t.inside) || t.dir && within(t.abs, globFolder(r.pathGlob(p.workspace, p.home))))
 	case targetCommand:
-		switch {
-		case broad:
+		if broad {
 			return r.Spec == "" || t.parseErr != nil || t.cmd.Globbed || r.namesProgram(t.cmd)
-		case t.parseErr != nil:
-			return false
 		}
 		return r.matchesCommand(t.cmd)
 	case targetHost:
@@ -392,31 +376,32 @@ func (p *Permissions) modeDefault(req PermissionRequest, t target) Decision {
 	if t.kind == targetPath && req.Access == AccessExecute {
 		ruleTool = map[bool]string{false: readAlias, true: editAlias}[t.write]
 	}
-	ask := func(reason, hint string) Decision { return Decision{Verdict: VerdictAsk, Reason: reason, Hint: hint} }
+	ask := func(reason, hint, warning string) Decision {
+		return Decision{Verdict: VerdictAsk, Reason: reason, Hint: hint, Warning: warning}
+	}
 	switch {
 	case t.kind == targetCommand:
-		return ask("running a command needs approval", flagHint(req.Tool, suggestPrefix(t.cmd.Words)))
+		return ask("running a command needs approval", flagHint(req.Tool, suggestPrefix(t.cmd.Words)), "")
 	case t.kind == targetSocket:
-		return ask("the command opens a network connection through "+t.host, "rerun with --permission-mode bypassPermissions")
+		return ask("the command opens a network connection through "+t.host, "rerun with --permission-mode bypassPermissions", "")
 	case t.kind == targetHost && privateHost(t.host):
-		return Decision{Verdict: VerdictAsk, Reason: t.host + " is a loopback, private or link-local address, which needs a rule naming it",
-			Warning: "this reaches a machine on your own network or computer", Hint: flagHint(req.Tool, "domain:"+t.host)}
+		return ask(t.host+" is a loopback, private or link-local address, which needs a rule naming it",
+			flagHint(req.Tool, "domain:"+t.host), "this reaches a machine on your own network or computer")
 	case t.kind == targetHost:
-		return ask("fetching from "+t.host+" needs approval", flagHint(req.Tool, "domain:"+t.host))
+		return ask("fetching from "+t.host+" needs approval", flagHint(req.Tool, "domain:"+t.host), "")
 	case t.kind == targetPath && t.write && !t.inside:
-		return Decision{Verdict: VerdictAsk, Reason: "writes outside the workspace: " + t.abs,
-			Warning: "this writes outside the workspace (" + t.abs + ")", Hint: flagHint(ruleTool, "/"+escapeGlob(t.abs))}
+		return ask("writes outside the workspace: "+t.abs, flagHint(ruleTool, p.relGlob(t.abs)), "this writes outside the workspace ("+t.abs+")")
 	case t.kind == targetPath && t.write && (p.mode == ModeAcceptEdits || req.Access == AccessExecute):
 		return Decision{Verdict: VerdictAllow}
 	case t.kind == targetPath && t.write:
 		return ask("edits need approval in "+string(p.mode)+" mode",
-			"rerun with --permission-mode acceptEdits or "+strings.TrimPrefix(flagHint(editAlias, p.relGlob(t.abs)), "rerun with "))
+			"rerun with --permission-mode acceptEdits or "+strings.TrimPrefix(flagHint(editAlias, p.relGlob(t.abs)), "rerun with "), "")
 	case t.kind == targetPath && !t.inside && !slices.ContainsFunc(p.readableDirs, func(dir string) bool { return within(dir, t.abs) }):
-		return ask("reaches outside the workspace: "+t.abs, flagHint(ruleTool, "/"+escapeGlob(t.abs)))
+		return ask("reaches outside the workspace: "+t.abs, flagHint(ruleTool, p.relGlob(t.abs)), "")
 	case t.kind == targetPath && t.links > 1:
-		return ask(fmt.Sprintf("%s has %d hard links, so it may be a file outside the workspace", t.abs, t.links), flagHint(ruleTool, p.relGlob(t.abs)))
+		return ask(fmt.Sprintf("%s has %d hard links, so it may be a file outside the workspace", t.abs, t.links), flagHint(ruleTool, p.relGlob(t.abs)), "")
 	case t.kind == targetTool && req.Access != AccessRead:
-		return ask("calling "+req.Tool+" needs approval", flagHint(req.Tool, ""))
+		return ask("calling "+req.Tool+" needs approval", flagHint(req.Tool, ""), "")
 	}
 	return Decision{Verdict: VerdictAllow}
 }
@@ -439,10 +424,7 @@ var subcommand = regexp.MustCompile(`^[a-z][a-z0-9-]*$`)
 
 // suggestPrefix proposes a prefix rule: the program and its subcommand.
 func suggestPrefix(words []string) string {
-	switch {
-	case len(words) == 0:
-		return ""
-	case len(words) >= 2 && subcommand.MatchString(words[1]):
+	if len(words) >= 2 && subcommand.MatchString(words[1]) {
 		return words[0] + " " + words[1] + ":*"
 	}
 	return words[0] + ":*"

@@ -105,6 +105,9 @@ func TestCommandCheck(t *testing.T) {
 		{name: "sort abbreviated --output", allow: []string{"run_command(sort:*)"}, req: run("sort --out=x b.go"), want: VerdictAsk},
 		{name: "tar -I without a dash", allow: []string{"run_command(tar:*)"}, req: run("tar cIf sh x.tar ."), want: VerdictAsk},
 		{name: "# inside a word is no comment", allow: []string{"run_command(echo:*)"}, req: run("echo 'x'#; curl x"), want: VerdictAsk},
+		{name: "sed -e: a script given as a value asks", allow: []string{"run_command(sed:*)"}, req: run("sed -e s/a/b/ b.go"), want: VerdictAsk},
+		{name: "sed -l takes a value, not the script", allow: []string{"run_command(sed:*)"}, req: run("sed -l 5 '1e id' b.go"), want: VerdictAsk},
+		{name: "sed --line-length takes a value", allow: []string{"run_command(sed:*)"}, req: run("sed --line-length 5 'w out' b.go"), want: VerdictAsk},
 		{name: "xargs always runs", allow: []string{"run_command(xargs:*)"}, req: run("xargs ls"), want: VerdictAsk},
 		{name: "exact rule may name a risky flag", allow: []string{"run_command(go build -o app .)"}, req: run("go build -o app ."), want: VerdictAllow},
 
@@ -132,6 +135,7 @@ func TestCommandCheck(t *testing.T) {
 		{name: "copy over the MCP servers", allow: all, req: run("cp evil.json .mcp.json"), want: VerdictAsk, reason: ".mcp.json", strict: true},
 		{name: "redirect to a shell start-up file", mode: ModeBypass, req: run("echo x >> ~/.bashrc"), want: VerdictAsk, reason: "every new shell", strict: true},
 		{name: "redirect to a pattern", allow: []string{"run_command(echo:*)"}, req: run("echo x >> .gi?/config"), want: VerdictAsk, reason: "pattern", strict: true},
+		{name: "redirect to a file named like a descriptor", allow: []string{"run_command(echo:*)"}, req: run("echo x > '&x'"), want: VerdictAsk, reason: "&", strict: true},
 		{name: "redirect into .git", allow: all, req: run("echo x >> .git/config"), want: VerdictAsk, reason: ".git", strict: true},
 		{name: "redirect to a hard-linked file", allow: all, req: run("echo x > hard.txt"), want: VerdictAsk, reason: "hard links", strict: true},
 		{name: "cd, then a relative write is judged from there", allow: []string{"run_command(cd:*)", "run_command(echo:*)"}, req: run("cd src && echo x > ../.git/config"), want: VerdictAsk, reason: ".git", strict: true},

@@ -91,33 +91,6 @@ func (r Rule) command() ([]string, bool, error) {
 	return cmds[0].Words, prefix, nil
 }
 
-// ParseRuleList parses a comma-separated list of rules.
-func ParseRuleList(list, source string) ([]Rule, error) {
-	var rules []Rule
-	depth, start := 0, 0
-	for i, c := range list + "," {
-		switch {
-		case c == '(':
-			depth++
-		case c == ')':
-			depth--
-		case c == ',' && (depth == 0 || i == len(list)):
-			if item := strings.TrimSpace(list[start:i]); item != "" {
-				r, err := ParseRule(item, source)
-				if err != nil {
-					return nil, err
-				}
-				rules = append(rules, r)
-			}
-			start = i + 1
-		}
-	}
-	if depth != 0 {
-		return nil, fmt.Errorf("rule list %q: unbalanced parentheses", list)
-	}
-	return rules, nil
-}
-
 // matchesTool reports whether the rule's name covers a request's tool.
 func (r Rule) matchesTool(tool string, access Access) bool {
 	switch {
@@ -136,10 +109,7 @@ func (r Rule) matchesTool(tool string, access Access) bool {
 
 // knownTool reports whether a rule's name can match a known tool.
 func (r Rule) knownTool(known []string) bool {
-	if r.Tool == editAlias || r.Tool == readAlias || strings.HasPrefix(r.Tool, "mcp__") {
-		return true
-	}
-	return slices.ContainsFunc(known, func(t string) bool { ok, _ := path.Match(r.Tool, t); return ok })
+	return strings.HasPrefix(r.Tool, "mcp__") || slices.ContainsFunc(known, func(t string) bool { return r.matchesTool(t, AccessWrite) })
 }
 
 // matchesPath reports whether the rule covers a path or a folder above it.
@@ -148,14 +118,7 @@ func (r Rule) matchesPath(abs, workspace, home string, inside bool) bool {
 		return r.Spec == "" && inside
 	}
 	glob := r.pathGlob(workspace, home)
-	for p := abs; ; p = filepath.Dir(p) {
-		if matchGlob(glob, p) {
-			return true
-		}
-		if p == filepath.Dir(p) {
-			return false
-		}
-	}
+	return matchGlob(glob, abs) || matchGlob(glob+"/**", abs)
 }
 
 // pathGlob makes a rule's path absolute: `x` and `./x` start at the
@@ -202,7 +165,12 @@ func (r Rule) namesProgram(cmd simpleCommand) bool {
 	if r.Spec == "" || err != nil {
 		return r.Spec == ""
 	}
-	tokens := programTokens(cmd)
+	var tokens []string // the base names of every word and piece of a word (`bash -c 'curl x'`)
+	for _, w := range cmd.Words {
+		for _, t := range strings.FieldsFunc(w, func(r rune) bool { return strings.ContainsRune(" \t\n;&|()<>`$'\"{},=", r) }) {
+			tokens = append(tokens, filepath.Base(t))
+		}
+	}
 	for i, t := range tokens {
 		if t != filepath.Base(want[0]) {
 			continue
@@ -266,20 +234,35 @@ func loadRuleFile(file string) (allow, deny []Rule, err error) {
 	return allow, deny, err
 }
 
-// parseRules parses lists of rules from source whose paths start at root.
+// parseRules parses comma-separated lists of rules from source whose
+// paths start at root; commas inside parentheses belong to a rule.
 func parseRules(lists []string, source, root string) ([]Rule, error) {
-	var all []Rule
+	var rules []Rule
 	for _, list := range lists {
-		rules, err := ParseRuleList(list, source)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", source, err)
+		depth, start := 0, 0
+		for i, c := range list + "," {
+			switch {
+			case c == '(':
+				depth++
+			case c == ')':
+				depth--
+			case c == ',' && (depth == 0 || i == len(list)):
+				if item := strings.TrimSpace(list[start:i]); item != "" {
+					r, err := ParseRule(item, source)
+					if err != nil {
+						return nil, fmt.Errorf("%s: %w", source, err)
+					}
+					r.Root = root
+					rules = append(rules, r)
+				}
+				start = i + 1
+			}
 		}
-		for _, r := range rules {
-			r.Root = root
-			all = append(all, r)
+		if depth != 0 {
+			return nil, fmt.Errorf("%s: rule list %q: unbalanced parentheses", source, list)
 		}
 	}
-	return all, nil
+	return rules, nil
 }
 
 // addToRuleFile adds a rule to a permissions.json, replacing it in one step.

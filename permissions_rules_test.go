@@ -27,9 +27,9 @@ func TestParseRuleList(t *testing.T) {
 		{" , read_file ,", []string{"read_file"}},
 	}
 	for _, tt := range tests {
-		rules, err := ParseRuleList(tt.list, "--allowedTools")
+		rules, err := parseRules([]string{tt.list}, "--allowedTools", "")
 		if err != nil {
-			t.Errorf("ParseRuleList(%q): %v", tt.list, err)
+			t.Errorf("parseRules(%q): %v", tt.list, err)
 			continue
 		}
 		var got []string
@@ -40,7 +40,7 @@ func TestParseRuleList(t *testing.T) {
 			}
 		}
 		if strings.Join(got, " ; ") != strings.Join(tt.want, " ; ") {
-			t.Errorf("ParseRuleList(%q) = %q, want %q", tt.list, got, tt.want)
+			t.Errorf("parseRules(%q) = %q, want %q", tt.list, got, tt.want)
 		}
 	}
 }
@@ -66,8 +66,8 @@ func TestParseRuleErrors(t *testing.T) {
 			t.Errorf("ParseRule(%q) error = %v, want one naming the rule and saying %q", tt.rule, err, tt.want)
 		}
 	}
-	if _, err := ParseRuleList("read_file,edit_file((x)", "--allowedTools"); err == nil {
-		t.Errorf("ParseRuleList with unbalanced parentheses: no error")
+	if _, err := parseRules([]string{"read_file,edit_file((x)"}, "--allowedTools", ""); err == nil {
+		t.Errorf("parseRules with unbalanced parentheses: no error")
 	}
 }
 
