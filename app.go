@@ -129,7 +129,7 @@ func newApp(ctx context.Context, opts Options, stdin io.Reader, stdout, stderr i
 		app.Registry.Add(app.Skills.Tool())
 	}
 	app.Memory = LoadMemory(app.Home, userHome(app.getenv), app.Workspace, app.Trusted)
-	app.Memory.watchReads(app.Registry)
+	app.Env.Memory = app.Memory
 	app.startMCP(ctx, servers)
 	if err := app.setupAgent(limits); err != nil {
 		return nil, err

@@ -30,6 +30,20 @@ func BenchmarkReadFileLarge(b *testing.B) {
 	}
 }
 
+// BenchmarkReadFile reads a whole 20 KB file, as each step of
+// BenchmarkLongSession does: B/op is about the file's size (the read
+// buffer) plus the answer.
+func BenchmarkReadFile(b *testing.B) {
+	env := &ToolEnv{Workspace: longSessionWorkspace(b, 1, 20_000)}
+	in := ReadFileInput{Path: "file0.txt"}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := runReadFile(context.Background(), env, in); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // grepBenchPatterns are the searches BenchmarkGrep times; the same
 // patterns work with ripgrep for comparison.
 var grepBenchPatterns = []struct {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -91,22 +90,4 @@ func (m *Memory) ForRead(abs string) string {
 		return "\n\n<system-reminder>\nInstructions from memory files that apply to this file (follow them for work here):\n" + text + "</system-reminder>"
 	}
 	return ""
-}
-
-// watchReads makes read_file add the memory that applies to the file it read.
-func (m *Memory) watchReads(reg *Registry) {
-	t, ok := reg.Get("read_file")
-	if !ok || t.Permission == nil {
-		return
-	}
-	run := t.Run
-	t.Run = func(ctx context.Context, env *ToolEnv, in any) (ToolOutput, error) {
-		out, err := run(ctx, env, in)
-		req, perr := t.Permission(env, in)
-		if err != nil || out.IsError || perr != nil || len(req.Paths) != 1 {
-			return out, err
-		}
-		out.Text += m.ForRead(req.Paths[0]) // absolute, links resolved
-		return out, nil
-	}
 }

@@ -37,7 +37,8 @@ type ToolEnv struct {
 	Workspace  string // absolute, symlinks resolved
 	ResultsDir string // where results over maxResultChars are stored
 	Perms      Authorizer
-	Hooks      *Hooks // PreToolUse and PostToolUse hooks; nil runs none
+	Hooks      *Hooks  // PreToolUse and PostToolUse hooks; nil runs none
+	Memory     *Memory // memory read_file adds for the files it reads; nil adds none
 }
 
 // Tool is one capability offered to the model, built-in or from MCP.

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -46,241 +47,230 @@ func readFileTool() *Tool {
 	}.Tool()
 }
 
-// runReadFile performs one read_file call.
+// runReadFile performs one read_file call and adds the memory that
+// applies to the file.
 func runReadFile(ctx context.Context, env *ToolEnv, in ReadFileInput) (ToolOutput, error) {
 	abs, err := resolveInput(env, in.Path)
 	if err != nil {
 		return ToolOutput{}, err
 	}
 	name := displayPath(env, abs)
-	offset := optInt(in.Offset, 1)
-	w, err := readWindow(ctx, abs, offset, optInt(in.Limit, readDefaultLimit))
+	text, err := readNumbered(ctx, abs, name, optInt(in.Offset, 1), optInt(in.Limit, readDefaultLimit))
 	if err != nil {
 		return ToolOutput{}, fmt.Errorf("read_file %s: %w", name, err)
 	}
-	if w.total == 0 {
-		return ToolOutput{Text: name + ": empty file (0 lines)"}, nil
+	if env.Memory != nil {
+		text += env.Memory.ForRead(abs)
 	}
-	if offset > w.total {
-		return ToolOutput{}, fmt.Errorf("read_file %s: offset %d is past the end of the file (%s)", name, offset, plural(w.total, "line", "lines"))
-	}
-	return ToolOutput{Text: w.header(name) + "\n" + w.body()}, nil
+	return ToolOutput{Text: text}, nil
 }
 
-// fileWindow is the part of a file that read_file returns.
-type fileWindow struct {
-	lines       []string // the selected lines, long ones already cut
-	first       int      // line number of lines[0]
-	total       int      // lines in the whole file
-	cutLines    int      // how many selected lines were cut
-	invalidUTF8 bool     // some selected line was not valid UTF-8
-	binaryAt    int64    // where binary data begins after the text; -1 if nowhere
-}
-
-// readWindow streams the file at path, keeping limit lines from line
-// offset and only counting the rest; the text ends at the first NUL byte.
-func readWindow(ctx context.Context, path string, offset, limit int) (fileWindow, error) {
-	w := fileWindow{first: offset, binaryAt: -1}
+// readNumbered returns lines offset to offset+limit-1 of the file at path,
+// numbered, under a header. A first pass counts the lines and measures the
+// window, so that a second writes the answer once, header first; only a
+// buffer of the file is held at a time.
+func readNumbered(ctx context.Context, path, name string, offset, limit int) (string, error) {
 	info, err := os.Stat(path)
 	if err != nil {
-		return w, describeOpenError(err)
+		return "", describeOpenError(err)
 	}
 	if err := requireRegular(info); err != nil {
-		return w, err
+		return "", err
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return w, describeOpenError(err)
+		return "", describeOpenError(err)
 	}
 	defer f.Close()
-	size := min(readBufferBytes, max(binarySniffBytes, info.Size()+1)) // a small file needs no large buffer
-	br := bufio.NewReaderSize(&textReader{r: f, binaryAt: &w.binaryAt}, int(size))
-	var text []byte // the current line, in a buffer reused for every line
-	if br.Peek(binarySniffBytes); w.binaryAt >= 0 && w.binaryAt < binarySniffBytes {
-		return w, fmt.Errorf("is a binary file (%d bytes); read_file shows text only", info.Size())
+	r := &lineReader{ctx: ctx, file: f, binaryAt: -1}
+	r.br = bufio.NewReaderSize(r, int(min(readBufferBytes, info.Size()+1)))
+	r.lines(offset, offset-1, nil)
+	start, size := r.read-int64(r.br.Buffered()), 0
+	r.lines(offset, offset-1+limit, func() { size += len(r.numbered) })
+	last := r.n
+	total := last + r.countRest()
+	switch {
+	case r.err != nil:
+		return "", r.err
+	case r.binaryAt >= 0 && r.binaryAt < binarySniffBytes:
+		return "", fmt.Errorf("is a binary file (%d bytes); read_file shows text only", info.Size())
+	case total == 0:
+		return name + ": empty file (0 lines)", nil
+	case offset > total:
+		return "", fmt.Errorf("offset %d is past the end of the file (%s)", offset, plural(total, "line", "lines"))
 	}
-	for w.total < offset-1+limit {
-		if w.total%4096 == 0 && ctx.Err() != nil {
-			return w, ctx.Err()
+	var b strings.Builder
+	b.Grow(len(name) + 250 + min(size, readBudgetChars+150))
+	r.writeHeader(&b, name, offset, last, total)
+	_, r.err = f.Seek(start, io.SeekStart)
+	r.read, r.binaryAt, r.n = start, -1, offset-1
+	r.br.Reset(r)
+	at, omitted := 0, 0 // bytes of the lines so far; the first line left out
+	r.lines(offset, last, func() {
+		switch { // over readBudgetChars, the head and tail are kept
+		case size <= readBudgetChars || at+len(r.numbered) <= readBudgetChars/2:
+			b.Write(r.numbered)
+		case at < size-readBudgetChars/2:
+			omitted = cmp.Or(omitted, r.n)
+		default:
+			if omitted > 0 {
+				fmt.Fprintf(&b, "[... lines %d-%d omitted to keep this result short; read them with offset=%d limit=%d ...]\n",
+					omitted, r.n-1, omitted, r.n-omitted)
+				omitted = 0
+			}
+			b.Write(r.numbered)
 		}
-		keep := w.total+1 >= offset
-		var full int
-		var ok bool
-		text, full, ok, err = nextLine(br, keep, text[:0])
-		if err != nil {
-			return w, err
-		}
-		if !ok {
-			return w, nil
-		}
-		w.total++
-		if keep {
-			w.add(text, full)
-		}
-	}
-	rest, err := countLines(ctx, br)
-	w.total += rest
-	return w, err
+		at += len(r.numbered)
+	})
+	return b.String(), r.err
 }
 
-// add appends one selected line, cutting it and replacing invalid UTF-8.
-func (w *fileWindow) add(text []byte, full int) {
-	cut := full > readMaxLineChars
-	if cut {
+// writeHeader writes the first line of read_file's answer: which lines
+// these are, of how many, where to continue, and what is not shown as it is.
+func (r *lineReader) writeHeader(b *strings.Builder, name string, offset, last, total int) {
+	if offset == 1 && last == total {
+		fmt.Fprintf(b, "%s: %s", name, plural(total, "line", "lines"))
+	} else {
+		fmt.Fprintf(b, "%s: lines %d-%d of %d", name, offset, last, total)
+	}
+	if last < total {
+		fmt.Fprintf(b, "; more follows, continue with offset=%d", last+1)
+	}
+	if r.cut > 0 {
+		fmt.Fprintf(b, "; %s cut at %d characters", plural(r.cut, "long line", "long lines"), readMaxLineChars)
+	}
+	if r.invalid {
+		b.WriteString("; not valid UTF-8, invalid bytes shown as \uFFFD")
+	}
+	if r.binaryAt >= 0 {
+		fmt.Fprintf(b, "; binary data from byte %d on is not shown", r.binaryAt)
+	}
+	b.WriteByte('\n')
+}
+
+// lineReader reads a file line by line up to its first NUL byte, where
+// its binary part begins: its buffer reads through its Read method, which
+// ends the file there. The first error ends the reading and stays in err.
+type lineReader struct {
+	ctx      context.Context
+	file     io.Reader
+	br       *bufio.Reader
+	err      error
+	read     int64  // bytes read from the file
+	binaryAt int64  // where the first NUL byte is; -1 until one is found
+	n        int    // number of the line read last
+	line     []byte // the line without its ending, cut a rune past readMaxLineChars
+	full     int    // its length before the cut
+	numbered []byte // a line as read_file shows it, reused for every line
+	cut      int    // lines appendNumbered cut
+	invalid  bool   // appendNumbered met invalid UTF-8
+}
+
+// Read reads the file up to its first NUL byte.
+func (r *lineReader) Read(p []byte) (int, error) {
+	if r.binaryAt >= 0 {
+		return 0, io.EOF
+	}
+	n, err := r.file.Read(p)
+	if i := bytes.IndexByte(p[:n], 0); i >= 0 {
+		r.binaryAt, n, err = r.read+int64(i), i, io.EOF
+	}
+	r.read += int64(n)
+	return n, err
+}
+
+// lines reads lines up to line last, and calls visit for each from line
+// first on, shown in r.numbered; it stops early at the end of the text.
+func (r *lineReader) lines(first, last int, visit func()) {
+	for r.n < last && r.next() {
+		if r.n >= first {
+			r.numbered = r.appendNumbered(r.numbered[:0])
+			visit()
+		}
+	}
+}
+
+// next reads the next line; it returns false at the end of the text.
+func (r *lineReader) next() bool {
+	if r.n%4096 == 0 && r.err == nil {
+		r.err = r.ctx.Err()
+	}
+	r.line, r.full = r.line[:0], 0
+	for r.err == nil {
+		chunk, err := r.br.ReadSlice('\n')
+		r.full += len(chunk)
+		if room := readMaxLineChars + utf8.UTFMax - len(r.line); room > 0 {
+			r.line = append(r.line, chunk[:min(room, len(chunk))]...)
+		}
+		switch {
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		case err == nil: // a whole line: drop its ending
+			r.full--
+			if len(chunk) > 1 && chunk[len(chunk)-2] == '\r' {
+				r.full--
+			}
+			r.line = r.line[:min(len(r.line), r.full)]
+		case !errors.Is(err, io.EOF):
+			r.err = err
+			return false
+		case r.full == 0: // nothing after the last newline
+			return false
+		}
+		r.n++
+		return true
+	}
+	return false
+}
+
+// appendNumbered appends the line as read_file shows it: its number, its
+// text cut before a rune and with invalid UTF-8 replaced, and a note if
+// it was cut.
+func (r *lineReader) appendNumbered(dst []byte) []byte {
+	var digits [20]byte
+	num := strconv.AppendInt(digits[:0], int64(r.n), 10)
+	dst = append(dst, "      "[min(6, len(num)):]...)
+	dst = append(append(dst, num...), '\t')
+	text := r.line
+	if r.full > readMaxLineChars {
 		n := readMaxLineChars
 		for n > 0 && !utf8.RuneStart(text[n]) {
 			n--
 		}
 		text = text[:n]
 	}
-	line := string(text)
-	if !utf8.ValidString(line) {
-		w.invalidUTF8 = true
-		line = strings.ToValidUTF8(line, "\uFFFD")
-	}
-	if cut {
-		w.cutLines++
-		line += fmt.Sprintf(" [... line cut: %d characters in all]", full)
-	}
-	w.lines = append(w.lines, line)
-}
-
-// header is the first line of the answer: which lines these are, of how
-// many, and where to continue.
-func (w fileWindow) header(name string) string {
-	last := w.first + len(w.lines) - 1
-	var b strings.Builder
-	if w.first == 1 && last == w.total {
-		fmt.Fprintf(&b, "%s: %s", name, plural(w.total, "line", "lines"))
+	if utf8.Valid(text) {
+		dst = append(dst, text...)
 	} else {
-		fmt.Fprintf(&b, "%s: lines %d-%d of %d", name, w.first, last, w.total)
+		r.invalid = true
+		dst = append(dst, bytes.ToValidUTF8(text, []byte("\uFFFD"))...)
 	}
-	if last < w.total {
-		fmt.Fprintf(&b, "; more follows, continue with offset=%d", last+1)
+	if r.full > readMaxLineChars {
+		r.cut++
+		dst = fmt.Appendf(dst, " [... line cut: %d characters in all]", r.full)
 	}
-	if w.cutLines > 0 {
-		fmt.Fprintf(&b, "; %s cut at %d characters", plural(w.cutLines, "long line", "long lines"), readMaxLineChars)
-	}
-	if w.invalidUTF8 {
-		b.WriteString("; not valid UTF-8, invalid bytes shown as \uFFFD")
-	}
-	if w.binaryAt >= 0 {
-		fmt.Fprintf(&b, "; binary data from byte %d on is not shown", w.binaryAt)
-	}
-	return b.String()
+	return append(dst, '\n')
 }
 
-// textReader reads a file up to its first NUL byte, where its binary part
-// begins, and ends there as if the file ended.
-type textReader struct {
-	r        io.Reader
-	read     int64
-	binaryAt *int64 // set to the NUL's offset once found
-}
-
-// Read implements io.Reader.
-func (t *textReader) Read(p []byte) (int, error) {
-	if *t.binaryAt >= 0 {
-		return 0, io.EOF
-	}
-	n, err := t.r.Read(p)
-	if i := bytes.IndexByte(p[:n], 0); i >= 0 {
-		*t.binaryAt = t.read + int64(i)
-		n, err = i, io.EOF
-	}
-	t.read += int64(n)
-	return n, err
-}
-
-// body numbers the selected lines. When they exceed readBudgetChars, the
-// head and tail are kept and a note says which lines to read next.
-func (w fileWindow) body() string {
-	var b strings.Builder
-	ends := make([]int, len(w.lines)+1) // line i is all[ends[i]:ends[i+1]]
-	for _, line := range w.lines {
-		ends[0] += len(line) + 8
-	}
-	b.Grow(ends[0])
-	for i, line := range w.lines {
-		num := strconv.Itoa(w.first + i)
-		b.WriteString("      "[min(6, len(num)):])
-		b.WriteString(num)
-		b.WriteByte('\t')
-		b.WriteString(line)
-		b.WriteByte('\n')
-		ends[i+1] = b.Len()
-	}
-	all := b.String()
-	if len(all) <= readBudgetChars {
-		return all
-	}
-	head := 0
-	for head < len(w.lines) && ends[head+1] <= readBudgetChars/2 {
-		head++
-	}
-	tail := len(w.lines)
-	for tail > head && len(all)-ends[tail-1] <= readBudgetChars/2 {
-		tail--
-	}
-	from, to := w.first+head, w.first+tail-1
-	note := fmt.Sprintf("[... lines %d-%d omitted to keep this result short; read them with offset=%d limit=%d ...]\n", from, to, from, to-from+1)
-	return all[:ends[head]] + note + all[ends[tail]:]
-}
-
-// nextLine reads one line from br without its line ending. When keep is
-// false the line is only skipped. At most a few bytes past readMaxLineChars
-// are kept; full is the line's real length. ok is false at the end of the
-// file. The line is appended to text.
-func nextLine(br *bufio.Reader, keep bool, text []byte) (_ []byte, full int, ok bool, err error) {
-	for {
-		chunk, err := br.ReadSlice('\n')
-		full += len(chunk)
-		if keep && len(text) <= readMaxLineChars {
-			text = append(text, chunk[:min(len(chunk), readMaxLineChars+utf8.UTFMax-len(text))]...)
-		}
-		switch {
-		case errors.Is(err, bufio.ErrBufferFull):
-			continue
-		case errors.Is(err, io.EOF):
-			return text, full, full > 0, nil
-		case err != nil:
-			return nil, 0, false, err
-		}
-		full--
-		if len(chunk) >= 2 && chunk[len(chunk)-2] == '\r' {
-			full--
-		}
-		if len(text) > full {
-			text = text[:full]
-		}
-		return text, full, true, nil
-	}
-}
-
-// countLines counts the lines left in br: newlines, plus one for a last
-// line without a newline.
-func countLines(ctx context.Context, br *bufio.Reader) (int, error) {
+// countRest counts the lines after the current one, to the end of the text.
+func (r *lineReader) countRest() int {
 	n, last := 0, byte('\n')
-	for {
-		if err := ctx.Err(); err != nil {
-			return n, err
-		}
-		chunk, err := br.Peek(max(1, br.Buffered()))
+	for r.err == nil {
+		chunk, err := r.br.Peek(max(1, r.br.Buffered()))
+		n += bytes.Count(chunk, []byte{'\n'})
 		if len(chunk) > 0 {
-			n += bytes.Count(chunk, []byte{'\n'})
 			last = chunk[len(chunk)-1]
-			br.Discard(len(chunk))
 		}
+		r.br.Discard(len(chunk))
 		if errors.Is(err, io.EOF) {
-			if last != '\n' {
-				n++
-			}
-			return n, nil
+			break
 		}
-		if err != nil {
-			return n, err
-		}
+		r.err = cmp.Or(err, r.ctx.Err())
 	}
+	if last != '\n' {
+		n++
+	}
+	return n
 }
 
 // requireRegular refuses folders, devices, pipes and sockets: only
