@@ -30,7 +30,7 @@ func (app *App) runLineMode(ctx context.Context, interrupts <-chan os.Signal) er
 	}
 	inputs, _ := openHistory(app.Home, app.Workspace)
 	for {
-		input, err := app.prompt(ctx, interrupts)
+		input, err := app.readInput(ctx, interrupts)
 		if errors.Is(err, io.EOF) {
 			return nil
 		}
@@ -78,27 +78,35 @@ func (app *App) lineCommand(ctx context.Context, input string, history *[]Messag
 	return sp, quit
 }
 
-// prompt reads the next input; a second Ctrl-C in a row ends the session
-// like the end of input (io.EOF).
-func (app *App) prompt(ctx context.Context, interrupts <-chan os.Signal) (string, error) {
-	armed := false
-	for {
-		var input string
+// readInput reads the next input, joining lines that end in a backslash; a
+// second Ctrl-C in a row ends the session like the end of input (io.EOF).
+func (app *App) readInput(ctx context.Context, interrupts <-chan os.Signal) (string, error) {
+	var lines []string
+	for armed := false; ; {
+		var line string
 		var err error
-		interrupted := withInterrupts(ctx, interrupts, func(ctx context.Context) {
-			input, err = readInput(ctx, app.lines)
-		})
+		interrupted := withInterrupts(ctx, interrupts, func(ctx context.Context) { line, err = app.lines.ReadLine(ctx) })
 		switch {
 		case interrupted && armed:
 			return "", io.EOF
 		case interrupted:
-			armed = true
+			armed, lines = true, nil
 			fmt.Fprintln(app.stdout, "(press Ctrl-C again to exit)")
+			continue
+		case errors.Is(err, io.EOF) && len(lines) > 0:
 		case err != nil:
 			return "", err
-		case input != "":
-			return input, nil
 		}
+		line, more := strings.CutSuffix(line, `\`)
+		if lines = append(lines, line); more && err == nil {
+			continue
+		}
+		if input := strings.TrimSpace(strings.Join(lines, "\n")); input != "" {
+			return input, nil
+		} else if err != nil {
+			return "", err
+		}
+		lines = nil
 	}
 }
 
@@ -120,23 +128,6 @@ func withInterrupts(ctx context.Context, interrupts <-chan os.Signal, fn func(co
 	fn(fnCtx)
 	close(done)
 	return <-interrupted
-}
-
-// readInput reads one input, joining lines that end in a backslash.
-func readInput(ctx context.Context, in *LineReader) (string, error) {
-	var lines []string
-	for more := true; more; {
-		line, err := in.ReadLine(ctx)
-		if errors.Is(err, io.EOF) && len(lines) > 0 {
-			break
-		}
-		if err != nil {
-			return "", err
-		}
-		line, more = strings.CutSuffix(line, `\`)
-		lines = append(lines, line)
-	}
-	return strings.TrimSpace(strings.Join(lines, "\n")), nil
 }
 
 // banner is the first thing an interactive session shows.

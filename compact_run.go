@@ -162,10 +162,10 @@ func (a *Agent) compactWith(ctx context.Context, msgs []Message, layer, trigger,
 			c.Summary = c.Splices[0].With[0].Text()
 		}
 	case LayerCollapse:
-		a.hooks().PreCompact(ctx, trigger, focus)
+		a.hooks().Run(ctx, HookInput{HookEventName: HookPreCompact, Trigger: trigger, CustomInstructions: focus})
 		c.Splices, c.Summary, err = a.collapse(ctx, msgs, pre.usable())
 	case LayerCompact:
-		a.hooks().PreCompact(ctx, trigger, focus)
+		a.hooks().Run(ctx, HookInput{HookEventName: HookPreCompact, Trigger: trigger, CustomInstructions: focus})
 		budget := min(40_000, pre.usable()/4)
 		if keepLittle {
 			budget = 0

@@ -148,12 +148,11 @@ func appendUnknown(list []string, path string, object map[string]json.RawMessage
 
 // merge adds over's hooks after base's: hooks from every settings file run.
 func (hs HookSettings) merge(over HookSettings) HookSettings {
-	out := maps.Clone(hs)
-	for e, ms := range over {
-		if out == nil {
-			out = HookSettings{}
+	out := HookSettings{}
+	for _, layer := range []HookSettings{hs, over} {
+		for e, ms := range layer {
+			out[e] = append(out[e], ms...)
 		}
-		out[e] = append(slices.Clip(out[e]), ms...)
 	}
 	return out
 }

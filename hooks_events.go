@@ -8,11 +8,6 @@ import (
 	"strings"
 )
 
-// beforeTool runs the PreToolUse hooks of a call.
-func (h *Hooks) beforeTool(ctx context.Context, call Block) HookVerdict {
-	return h.Run(ctx, HookInput{HookEventName: HookPreToolUse, ToolName: call.Name, ToolUseID: call.ID, ToolInput: hookToolInput(call.Input)})
-}
-
 // afterTool runs the PostToolUse hooks of a call, appending what they say to the result.
 func (h *Hooks) afterTool(ctx context.Context, call Block, out ToolOutput) ToolOutput {
 	if h == nil || len(h.Config[HookPostToolUse]) == 0 {
@@ -46,11 +41,6 @@ func hookToolInput(raw json.RawMessage) json.RawMessage {
 		}
 	}
 	return raw
-}
-
-// PreCompact runs the PreCompact hooks before a summary; trigger is "manual" or "auto".
-func (h *Hooks) PreCompact(ctx context.Context, trigger, instructions string) {
-	h.Run(ctx, HookInput{HookEventName: HookPreCompact, Trigger: trigger, CustomInstructions: instructions})
 }
 
 // hookAdjusted applies a PreToolUse hook's answer to the permission check's:

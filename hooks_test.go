@@ -327,11 +327,11 @@ func TestPreCompactHook(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := &Hooks{Config: settings.Hooks, SessionID: "s1", Workspace: ws}
-	h.PreCompact(t.Context(), "auto", "")
+	h.Run(t.Context(), HookInput{HookEventName: HookPreCompact, Trigger: "auto"})
 	if _, err := os.Stat(filepath.Join(ws, "compact.json")); err == nil {
 		t.Fatal("a PreCompact hook matching manual ran for an automatic compaction")
 	}
-	h.PreCompact(t.Context(), "manual", "keep the test names")
+	h.Run(t.Context(), HookInput{HookEventName: HookPreCompact, Trigger: "manual", CustomInstructions: "keep the test names"})
 	got, _ := os.ReadFile(filepath.Join(ws, "compact.json"))
 	for _, want := range []string{`"hook_event_name":"PreCompact"`, `"trigger":"manual"`, `"custom_instructions":"keep the test names"`, `"session_id":"s1"`} {
 		if !strings.Contains(string(got), want) {
@@ -491,7 +491,7 @@ func BenchmarkPreToolUseHook(b *testing.B) {
 	h := &Hooks{Workspace: b.TempDir(), Config: HookSettings{HookPreToolUse: {{Hooks: []HookCommand{{Type: "command", Command: "cat > /dev/null"}}}}}}
 	call := Block{ID: "toolu_1", Name: "run_command", Input: json.RawMessage(`{"command":"ls"}`)}
 	for b.Loop() {
-		if v := h.beforeTool(b.Context(), call); v.Block {
+		if v := h.Run(b.Context(), HookInput{HookEventName: HookPreToolUse, ToolName: call.Name, ToolUseID: call.ID, ToolInput: call.Input}); v.Block {
 			b.Fatal("blocked")
 		}
 	}

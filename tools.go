@@ -298,7 +298,7 @@ func (r *Registry) Execute(ctx context.Context, env *ToolEnv, call Block) ToolOu
 	if env != nil {
 		hooks = env.Hooks
 	}
-	hook := hooks.beforeTool(ctx, call)
+	hook := hooks.Run(ctx, HookInput{HookEventName: HookPreToolUse, ToolName: call.Name, ToolUseID: call.ID, ToolInput: hookToolInput(call.Input)})
 	if hook.Block || hook.Stop {
 		out := ToolOutput{Text: "A PreToolUse hook blocked this call: " + hook.Reason, IsError: true}
 		if hook.Stop {
