@@ -208,8 +208,8 @@ func (app *App) runTool(ctx context.Context, name string, input any) ToolOutput 
 	return app.Registry.Execute(ctx, app.Env, Block{Type: BlockToolUse, ID: "command_" + name, Name: name, Input: raw})
 }
 
-// customSlashCommands lists the custom commands, then the skills of names
-// not yet taken; a skill, read afresh, expands as a command does.
+// customSlashCommands lists the custom commands, then the skills, which
+// expand as commands do, read afresh; the first of a name is in use.
 func (app *App) customSlashCommands() []slashCommand {
 	var out []slashCommand
 	for _, c := range app.Commands {
@@ -222,16 +222,14 @@ func (app *App) customSlashCommands() []slashCommand {
 		}})
 	}
 	for _, s := range app.Skills.Skills {
-		if findSlashCommand(out, s.Name) == nil {
-			out = append(out, slashCommand{name: s.Name, help: "skill: " + oneLine(s.Description, 80), prompt: func(ctx context.Context, args string) (slashPrompt, error) {
-				s := readSkill(s.Dir, s.Source)
-				model, _ := s.Meta["model"].(string)
-				p, err := app.expandCommand(ctx, &CustomCommand{Name: s.Name, Path: s.Path, AllowedTools: s.AllowedTools, Model: model, Problem: s.Problem,
-					Body: fmt.Sprintf("Follow the skill %q. Its folder is %s; paths in it are relative to that folder.\n\n%s", s.Name, s.Dir, s.Body)}, args)
-				p.Fork = s.Meta["context"] == "fork"
-				return p, err
-			}})
-		}
+		out = append(out, slashCommand{name: s.Name, help: "skill: " + oneLine(s.Description, 80), prompt: func(ctx context.Context, args string) (slashPrompt, error) {
+			s := readSkill(s.Dir, s.Source)
+			model, _ := s.Meta["model"].(string)
+			p, err := app.expandCommand(ctx, &CustomCommand{Name: s.Name, Path: s.Path, AllowedTools: s.AllowedTools, Model: model, Problem: s.Problem,
+				Body: fmt.Sprintf("Follow the skill %q. Its folder is %s; paths in it are relative to that folder.\n\n%s", s.Name, s.Dir, s.Body)}, args)
+			p.Fork = s.Meta["context"] == "fork"
+			return p, err
+		}})
 	}
 	return out
 }

@@ -276,58 +276,46 @@ func (h *Hooks) runOne(ctx context.Context, event HookEvent, c HookCommand, stdi
 	timeout := cmp.Or(time.Duration(c.Timeout*float64(time.Second)), defaultHookTimeout)
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	call := c.call
-	if call == nil {
-		call = func(ctx context.Context, stdin []byte) (string, error) { return h.runCommand(ctx, c.Command, stdin) }
+	var out, errText string
+	var err error
+	if c.call != nil {
+		out, err = c.call(runCtx, stdin)
+	} else {
+		out, errText, err = h.runCommand(runCtx, c.Command, stdin)
 	}
-	out, err := call(runCtx, stdin)
-	var exit *hookExitError
+	var exit *exec.ExitError
 	switch {
 	case ctx.Err() != nil:
 		return HookVerdict{}
 	case runCtx.Err() != nil:
 		h.notice(fmt.Sprintf("%s hook %q timed out after %s and was killed", event, c.Command, timeout))
 		return HookVerdict{}
-	case errors.As(err, &exit) && exit.code == 2:
-		return HookVerdict{Block: true, Reason: cmp.Or(exit.stderr, "blocked by a "+string(event)+" hook")}
-	case errors.As(err, &exit) && (exit.code == 126 || exit.code == 127):
-		h.notice(fmt.Sprintf("%s hook %q could not run (exit %d, command not found or not executable): %s", event, c.Command, exit.code, exit.stderr))
+	case errors.As(err, &exit) && exit.ExitCode() == 2:
+		return HookVerdict{Block: true, Reason: cmp.Or(errText, "blocked by a "+string(event)+" hook")}
+	case errors.As(err, &exit) && (exit.ExitCode() == 126 || exit.ExitCode() == 127):
+		h.notice(fmt.Sprintf("%s hook %q could not run (exit %d, command not found or not executable): %s", event, c.Command, exit.ExitCode(), errText))
 		return HookVerdict{}
 	case err != nil:
-		h.notice(fmt.Sprintf("%s hook %q failed: %v", event, c.Command, err))
+		h.notice(strings.TrimSuffix(fmt.Sprintf("%s hook %q failed: %v: %s", event, c.Command, err, errText), ": "))
 		return HookVerdict{}
 	}
 	return h.readReply(event, c, out)
 }
 
-// hookExitError is a hook command's exit with a status other than 0, and what it said on stderr.
-type hookExitError struct {
-	code   int
-	stderr string
-}
-
-// Error says how the command ended.
-func (e *hookExitError) Error() string { return fmt.Sprintf("exit status %d: %s", e.code, e.stderr) }
-
 // runCommand runs a hook's command with bash -c in the sandbox of
 // run_command, in a process group of its own that a timeout or a cancelled
-// turn kills whole, and returns its stdout.
-func (h *Hooks) runCommand(ctx context.Context, command string, stdin []byte) (string, error) {
-	stdout, stderr := newBoundedOutput(commandStreamBudget), newBoundedOutput(commandStreamBudget)
+// turn kills whole.
+func (h *Hooks) runCommand(ctx context.Context, command string, stdin []byte) (stdout, stderr string, err error) {
+	out, errOut := newBoundedOutput(commandStreamBudget), newBoundedOutput(commandStreamBudget)
 	cmd := h.Sandbox.Command(ctx, h.Workspace, command)
 	cmd.Env = append(cmd.Env, "CLAUDE_PROJECT_DIR="+h.Workspace, "MINICODE_PROJECT_DIR="+h.Workspace)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = bytes.NewReader(stdin), stdout, stderr
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = bytes.NewReader(stdin), out, errOut
 	cmd.SysProcAttr, cmd.WaitDelay = commandProcAttr(), time.Second
 	cmd.Cancel = func() error { return killGroup(cmd, syscall.SIGKILL) }
-	err := h.Sandbox.Start(cmd, false)
-	if err == nil {
+	if err = h.Sandbox.Start(cmd, false); err == nil {
 		err = cmd.Wait()
 	}
-	var exit *exec.ExitError
-	if errors.As(err, &exit) && exit.ExitCode() > 0 {
-		return "", &hookExitError{exit.ExitCode(), strings.TrimSpace(stderr.take())}
-	}
-	return stdout.take(), err
+	return out.take(), strings.TrimSpace(errOut.take()), err
 }
 
 // readReply reads what a hook that exited 0 printed: a JSON decision or
