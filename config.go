@@ -218,18 +218,6 @@ func lineOf(data []byte, offset int64) int {
 	return lineAt(string(data), int(min(offset, int64(len(data)))))
 }
 
-// projectWidening lists what the project's settings files would enable in a
-// trusted workspace.
-func projectWidening(layers []Settings) []string {
-	var out []string
-	for _, s := range layers {
-		if s.project {
-			out = append(out, s.dropWidening()...) // s is a copy
-		}
-	}
-	return out
-}
-
 // mergeSettings lays the layers over one another, keeping each file's
 // permission rules as one rule set; unless trusted, the project's widening
 // keys are dropped and listed in Ignored.

@@ -74,30 +74,29 @@ func saveTrust(home, workspace string, trusted bool) error {
 
 // runTrustCommand is "minicode trust [--revoke] [DIR]".
 func runTrustCommand(args []string, stdout, stderr io.Writer, getenv func(string) string) error {
-	fs := flag.NewFlagSet("minicode trust", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	revoke := fs.Bool("revoke", false, "take the trust back")
-	fs.Usage = func() {
+	if slices.ContainsFunc(args, func(a string) bool { return a == "-h" || a == "-help" || a == "--help" }) {
 		fmt.Fprintln(stderr, "usage: minicode trust [--revoke] [DIR]")
+		return flag.ErrHelp
 	}
-	if err := parseInterspersed(fs, args); err != nil {
+	dirs, revoke, err := commandArgs(args, "revoke")
+	if err != nil {
 		return err
 	}
-	if fs.NArg() > 1 {
-		return usageErrorf("trust takes one folder, not %q", strings.Join(fs.Args(), " "))
+	if len(dirs) > 1 {
+		return usageErrorf("trust takes one folder, not %q", strings.Join(dirs, " "))
 	}
 	home, err := minicodeHome(getenv)
 	if err != nil {
 		return err
 	}
-	dir, err := resolveWorkspace(fs.Arg(0))
+	dir, err := resolveWorkspace(strings.Join(dirs, ""))
 	if err != nil {
 		return err
 	}
-	if err := saveTrust(home, dir, !*revoke); err != nil {
+	if err := saveTrust(home, dir, !revoke); err != nil {
 		return err
 	}
-	if *revoke {
+	if revoke {
 		fmt.Fprintf(stdout, "%s is no longer trusted: its project settings, servers and skills' allowed-tools are ignored.\n", dir)
 	} else {
 		fmt.Fprintf(stdout, "%s is trusted: its project settings, servers and skills' allowed-tools take effect.\n", dir)
@@ -105,28 +104,9 @@ func runTrustCommand(args []string, stdout, stderr io.Writer, getenv func(string
 	return nil
 }
 
-// parseInterspersed parses flags that may come before or after the positional
-// arguments.
-func parseInterspersed(fs *flag.FlagSet, args []string) error {
-	var words []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return err
-			}
-			return usageError{err}
-		}
-		if fs.NArg() == 0 {
-			return fs.Parse(words)
-		}
-		words = append(words, fs.Arg(0))
-		args = fs.Args()[1:]
-	}
-}
-
 // projectEnables lists what the project would enable in a trusted workspace.
 func (app *App) projectEnables(layers []Settings, servers []MCPServerConfig) []string {
-	out := projectWidening(layers)
+	out := mergeSettings(layers, app.Workspace, false).Ignored
 	for _, c := range servers {
 		switch {
 		case c.Source != filepath.Join(app.Workspace, projectMCPFile):

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -197,5 +198,32 @@ func TestUntrustedWorkspaceStartsNoProjectHTTPServer(t *testing.T) {
 	}
 	if strings.Contains(r.stderr, "s3cret") {
 		t.Errorf("stderr %q shows the variable's value", r.stderr)
+	}
+}
+
+// TestTrustCommandArguments checks the arguments of minicode trust: help,
+// a flag it does not know, and more than one folder.
+func TestTrustCommandArguments(t *testing.T) {
+	t.Parallel()
+	getenv := func(name string) string { return map[string]string{"MINICODE_HOME": t.TempDir()}[name] }
+	tests := []struct {
+		args      []string
+		wantErr   string
+		wantUsage bool
+	}{
+		{args: []string{"--help"}, wantErr: "flag: help requested"},
+		{args: []string{"--force"}, wantErr: "unknown flag --force; the only flag is --revoke", wantUsage: true},
+		{args: []string{"a", "b", "--revoke"}, wantErr: `trust takes one folder, not "a b"`, wantUsage: true},
+	}
+	for _, tt := range tests {
+		var stdout, stderr strings.Builder
+		err := runTrustCommand(tt.args, &stdout, &stderr, getenv)
+		var usage usageError
+		if err == nil || err.Error() != tt.wantErr || errors.As(err, &usage) != tt.wantUsage || stdout.Len() > 0 {
+			t.Errorf("trust %q: error %v (usage error %v), stdout %q; want %q (usage error %v)", tt.args, err, errors.As(err, &usage), stdout.String(), tt.wantErr, tt.wantUsage)
+		}
+		if help := strings.Contains(stderr.String(), "usage: minicode trust [--revoke] [DIR]"); help != (tt.args[0] == "--help") {
+			t.Errorf("trust %q: stderr %q", tt.args, stderr.String())
+		}
 	}
 }

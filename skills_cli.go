@@ -28,7 +28,7 @@ func runSkillsCommand(args []string, stdout, stderr io.Writer, home, userHome, w
 		fmt.Fprint(stderr, skillsUsage)
 		return usageErrorf("minicode skills needs a subcommand: list, add or remove")
 	}
-	positional, project, err := skillsArgs(args[1:])
+	positional, project, err := commandArgs(args[1:], "project")
 	if err != nil {
 		return err
 	}
@@ -60,19 +60,20 @@ func runSkillsCommand(args []string, stdout, stderr io.Writer, home, userHome, w
 	return usageErrorf("unknown skills subcommand %q; use list, add or remove", args[0])
 }
 
-// skillsArgs separates the --project flag from the other arguments.
-func skillsArgs(args []string) (positional []string, project bool, err error) {
+// commandArgs separates a subcommand's one boolean flag, --name, from its
+// other arguments.
+func commandArgs(args []string, name string) (positional []string, set bool, err error) {
 	for _, a := range args {
 		switch {
-		case a == "--project" || a == "-project":
-			project = true
+		case a == "--"+name || a == "-"+name:
+			set = true
 		case strings.HasPrefix(a, "-") && a != "-":
-			return nil, false, usageErrorf("unknown flag %s; the only flag is --project", a)
+			return nil, false, usageErrorf("unknown flag %s; the only flag is --%s", a, name)
 		default:
 			positional = append(positional, a)
 		}
 	}
-	return positional, project, nil
+	return positional, set, nil
 }
 
 // addSkill copies the skill folder at src into root, staged beside its place

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"maps"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -38,69 +39,56 @@ func languageByExt(ext string) string {
 
 // projectCommands lists the commands the project's build files name.
 func projectCommands(workspace string) []string {
-	exists := func(names ...string) bool {
+	has := func(names ...string) bool {
 		return slices.ContainsFunc(names, func(name string) bool {
 			_, err := os.Stat(filepath.Join(workspace, name))
 			return err == nil
 		})
 	}
-	pick := func(otherwise string, markerThenValue ...string) string {
+	first := func(otherwise string, markerThenValue ...string) string {
 		for i := 0; i < len(markerThenValue); i += 2 {
-			if exists(markerThenValue[i]) {
+			if has(markerThenValue[i]) {
 				return markerThenValue[i+1]
 			}
 		}
 		return otherwise
 	}
 	var cmds []string
-	if exists("go.mod") {
-		cmds = append(cmds, "Build: `go build ./...`", "Test: `go test ./...`", "Vet: `go vet ./...`", "Format: `gofmt -w .`")
+	add := func(marked bool, lines ...string) {
+		if marked {
+			cmds = append(cmds, lines...)
+		}
 	}
-	if exists("package.json") {
-		cmds = append(cmds, npmCommands(workspace, pick("npm run", "pnpm-lock.yaml", "pnpm", "yarn.lock", "yarn", "bun.lock", "bun run", "bun.lockb", "bun run"))...)
-	}
-	if exists("Cargo.toml") {
-		cmds = append(cmds, "Build: `cargo build`", "Test: `cargo test`", "Lint: `cargo clippy`")
-	}
-	if exists("pyproject.toml", "setup.py", "requirements.txt") {
-		cmds = append(cmds, "Test: `"+pick("", "uv.lock", "uv run ", "poetry.lock", "poetry run ")+"pytest`")
-	}
-	if exists("pom.xml") {
-		cmds = append(cmds, "Build: `mvn -q package`", "Test: `mvn test`")
-	}
-	if gradle := pick("gradle", "gradlew", "./gradlew"); exists("build.gradle", "build.gradle.kts") {
-		cmds = append(cmds, "Build: `"+gradle+" build`", "Test: `"+gradle+" test`")
-	}
-	if exists("CMakeLists.txt") {
-		cmds = append(cmds, "Build: `cmake -B build && cmake --build build`", "Test: `ctest --test-dir build`")
-	}
-	if targets := makeTargets(filepath.Join(workspace, "Makefile")); len(targets) > 0 {
-		cmds = append(cmds, "Make targets: "+strings.Join(targets, ", ")+" (run as `make <target>`)")
-	}
+	add(has("go.mod"), "Build: `go build ./...`", "Test: `go test ./...`", "Vet: `go vet ./...`", "Format: `gofmt -w .`")
+	add(has("package.json"), npmCommands(workspace, first("npm run", "pnpm-lock.yaml", "pnpm", "yarn.lock", "yarn", "bun.lock", "bun run", "bun.lockb", "bun run"))...)
+	add(has("Cargo.toml"), "Build: `cargo build`", "Test: `cargo test`", "Lint: `cargo clippy`")
+	add(has("pyproject.toml", "setup.py", "requirements.txt"), "Test: `"+first("", "uv.lock", "uv run ", "poetry.lock", "poetry run ")+"pytest`")
+	add(has("pom.xml"), "Build: `mvn -q package`", "Test: `mvn test`")
+	gradle := first("gradle", "gradlew", "./gradlew")
+	add(has("build.gradle", "build.gradle.kts"), "Build: `"+gradle+" build`", "Test: `"+gradle+" test`")
+	add(has("CMakeLists.txt"), "Build: `cmake -B build && cmake --build build`", "Test: `ctest --test-dir build`")
+	targets := makeTargets(filepath.Join(workspace, "Makefile"))
+	add(len(targets) > 0, "Make targets: "+strings.Join(targets, ", ")+" (run as `make <target>`)")
 	return cmds
 }
 
 // countLanguages counts the project's own source files by language, most
 // first.
 func countLanguages(ctx context.Context, workspace string) []string {
-	counts := map[string]int{}
-	seen := 0
-	filepath.WalkDir(workspace, func(path string, d fs.DirEntry, err error) error {
+	counts, seen := map[string]int{}, 0
+	walkTree(ctx, workspace, workspace, func(rel string, d fs.DirEntry) error {
 		switch {
-		case ctx.Err() != nil || seen >= maxInitScanFiles:
-			return filepath.SkipAll
-		case err != nil:
-			return nil // an unreadable folder is passed over; the walk goes on
-		case d.IsDir() && path != workspace && (strings.HasPrefix(d.Name(), ".") || skippedFolder(d.Name())):
-			return filepath.SkipDir
+		case seen >= maxInitScanFiles:
+			return fs.SkipAll
+		case d.IsDir() && (strings.HasPrefix(d.Name(), ".") || skippedFolder(d.Name())):
+			return fs.SkipDir
 		case !d.IsDir():
 			seen++
-			if lang := languageByExt(filepath.Ext(d.Name())); lang != "" {
-				counts[lang]++
-			}
+			counts[languageByExt(path.Ext(rel))]++
 		}
 		return nil
 	})
+	delete(counts, "") // files of no language
 	langs := slices.SortedFunc(maps.Keys(counts), func(a, b string) int {
 		return cmp.Or(counts[b]-counts[a], strings.Compare(a, b))
 	})
@@ -117,10 +105,7 @@ func skippedFolder(name string) bool {
 
 // topFolders lists the workspace's visible top-level folders.
 func topFolders(workspace string) []string {
-	entries, err := os.ReadDir(workspace)
-	if err != nil {
-		return nil
-	}
+	entries, _ := os.ReadDir(workspace) // an unreadable workspace lists none
 	var dirs []string
 	for _, e := range entries {
 		if e.IsDir() && !strings.HasPrefix(e.Name(), ".") && !skippedFolder(e.Name()) {
@@ -130,16 +115,14 @@ func topFolders(workspace string) []string {
 	return dirs
 }
 
+// goModulePath matches the module line of a go.mod file.
+var goModulePath = regexp.MustCompile(`(?m)^\s*module\s+"?([^"\s]+)`)
+
 // goModule reads the module path from a go.mod file.
 func goModule(path string) string {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return ""
-	}
-	for line := range strings.Lines(string(data)) {
-		if rest, ok := strings.CutPrefix(strings.TrimSpace(line), "module "); ok {
-			return strings.Trim(strings.TrimSpace(rest), `"`)
-		}
+	data, _ := os.ReadFile(path) // no go.mod, no module
+	if m := goModulePath.FindSubmatch(data); m != nil {
+		return string(m[1])
 	}
 	return ""
 }
@@ -170,15 +153,15 @@ func npmCommands(workspace, run string) []string {
 
 // makeTarget matches a Makefile rule "test: build", not a file rule "main.o:
 // main.c".
-var makeTarget = regexp.MustCompile(`^([A-Za-z0-9][A-Za-z0-9_-]*)\s*:([^=]|$)`)
+var makeTarget = regexp.MustCompile(`(?m)^([A-Za-z0-9][A-Za-z0-9_-]*)[ \t]*:([^=]|$)`)
 
 // makeTargets lists the explicit targets of a Makefile, in file order.
 func makeTargets(path string) []string {
 	data, _ := os.ReadFile(path) // no Makefile, no targets
 	var targets []string
-	for line := range strings.Lines(string(data)) {
-		if m := makeTarget.FindStringSubmatch(line); m != nil && !slices.Contains(targets, m[1]) {
-			targets = append(targets, m[1])
+	for _, m := range makeTarget.FindAllSubmatch(data, -1) {
+		if !slices.Contains(targets, string(m[1])) {
+			targets = append(targets, string(m[1]))
 		}
 	}
 	return targets

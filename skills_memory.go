@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -185,29 +186,26 @@ func (m *Memory) note(path, format string, args ...any) {
 	m.Notes = append(m.Notes, path+": "+fmt.Sprintf(format, args...))
 }
 
+// codeSpan matches a `code span`, or a backquote left open to the line's end.
+var codeSpan = regexp.MustCompile("`[^`]*`?")
+
 // includeRefs finds the "@path" words of a memory file outside code.
 func includeRefs(text string) []string {
 	var refs []string
 	fence := ""
-	for _, line := range strings.Split(text, "\n") {
-		trimmed := strings.TrimSpace(line)
-		if fence == "" && (strings.HasPrefix(trimmed, "```") || strings.HasPrefix(trimmed, "~~~")) {
-			fence = trimmed[:3]
-			continue
-		}
-		if fence != "" {
+	for line := range strings.Lines(text) {
+		switch trimmed := strings.TrimSpace(line); {
+		case fence != "":
 			if strings.HasPrefix(trimmed, fence) {
 				fence = ""
 			}
-			continue
-		}
-		spans := strings.Split(line, "`")
-		for i := 1; i < len(spans); i += 2 {
-			spans[i] = "" // inside a code span
-		}
-		for _, word := range strings.Fields(strings.Join(spans, " ")) {
-			if ref := strings.TrimRight(strings.TrimPrefix(word, "@"), ".,;:!?)\"'"); len(word) > 1 && word[0] == '@' && ref != "" {
-				refs = append(refs, ref)
+		case strings.HasPrefix(trimmed, "```") || strings.HasPrefix(trimmed, "~~~"):
+			fence = trimmed[:3]
+		default:
+			for _, word := range strings.Fields(codeSpan.ReplaceAllString(line, " ")) {
+				if ref := strings.TrimRight(strings.TrimPrefix(word, "@"), ".,;:!?)\"'"); len(word) > 1 && word[0] == '@' && ref != "" {
+					refs = append(refs, ref)
+				}
 			}
 		}
 	}
