@@ -114,6 +114,9 @@ type Permissions struct {
 // NewPermissions builds the check; a bad rule is an error naming where it is.
 func NewPermissions(cfg PermissionConfig) (*Permissions, error) {
 	p := &Permissions{workspace: cfg.Workspace, asker: cfg.Asker, notice: cfg.Notice, mode: cmp.Or(cfg.Mode, ModeDefault), askSlot: make(chan struct{}, 1)}
+	if p.notice == nil {
+		p.notice = func(string) {}
+	}
 	var errs []error
 	resolve := func(path string) string { // absolute, with symlinks resolved whether or not it exists yet
 		if path == "" {
@@ -168,32 +171,23 @@ func (p *Permissions) loadRules(cfg PermissionConfig) error {
 
 // withFlagRules adds --allowedTools and --disallowedTools to the sets.
 func withFlagRules(sets []RuleSet, allowed, disallowed []string) []RuleSet {
-	sets = slices.Clone(sets)
-	for _, list := range allowed {
-		sets = append(sets, RuleSet{Source: "--allowedTools", Allow: []string{list}})
-	}
-	for _, list := range disallowed {
-		sets = append(sets, RuleSet{Source: "--disallowedTools", Deny: []string{list}})
-	}
-	return sets
+	return append(slices.Clone(sets), RuleSet{Source: "--allowedTools", Allow: allowed}, RuleSet{Source: "--disallowedTools", Deny: disallowed})
 }
 
 // Authorize allows, denies, or asks the user (headless: denies, naming a flag).
 func (p *Permissions) Authorize(ctx context.Context, req PermissionRequest) error {
-	asker := p.asker
 	d := hookAdjusted(p.decide(req), req.HookDecision)
 	if d.Verdict != VerdictDeny && req.Plan != nil {
 		diff, summary, err := req.Plan()
 		if err != nil && p.decide(PermissionRequest{Tool: "read_file", Access: AccessRead, Paths: req.Paths}).Verdict != VerdictAllow {
 			return fmt.Errorf("%s cannot be carried out, and why is not shown because reading %s needs permission; read it with read_file first",
 				req.Tool, strings.Join(req.Paths, ", "))
-		}
-		if err != nil {
+		} else if err != nil {
 			return err
 		}
 		req.Diff, req.Summary = diff, cmp.Or(summary, req.Summary)
 	}
-	if d.Verdict == VerdictAsk && asker != nil {
+	if d.Verdict == VerdictAsk && p.asker != nil {
 		select {
 		case p.askSlot <- struct{}{}:
 		case <-ctx.Done():
@@ -207,12 +201,12 @@ func (p *Permissions) Authorize(ctx context.Context, req PermissionRequest) erro
 		return nil
 	case d.Verdict == VerdictDeny:
 		return p.refuse(req, fmt.Sprintf("permission denied: %s: %s", describeCall(req), d.Reason))
-	case asker == nil:
+	case p.asker == nil:
 		return p.refuse(req, fmt.Sprintf("permission denied: %s needs approval (%s), and nobody can approve it in headless mode; to allow it, %s",
 			describeCall(req), d.Reason, d.Hint))
 	}
 	prompt := p.prompt(req, d)
-	answer, err := asker.Ask(ctx, prompt)
+	answer, err := p.asker.Ask(ctx, prompt)
 	if err != nil {
 		return p.refuse(req, fmt.Sprintf("permission not granted: %s: %v", describeCall(req), err))
 	}
@@ -246,22 +240,19 @@ func describeCall(req PermissionRequest) string {
 // apply carries out the user's answer for this call and what it promises.
 func (p *Permissions) apply(req PermissionRequest, d Decision, prompt Prompt, a Answer) error {
 	what := describeCall(req)
-	if !slices.ContainsFunc(prompt.Choices, func(c Choice) bool { return c.ID == a.Choice }) {
+	switch {
+	case !slices.ContainsFunc(prompt.Choices, func(c Choice) bool { return c.ID == a.Choice }):
 		return p.refuse(req, fmt.Sprintf("permission not granted: %s: the answer %q was not one of the choices", what, a.Choice))
-	}
-	p.mu.Lock()
-	for _, t := range d.asking {
-		if a.Choice == ChoiceAllowFileTurn && t.kind == targetPath {
-			p.turn = append(p.turn, Rule{Tool: editAlias, Spec: "/" + escapeGlob(t.abs), Claude: true})
-		}
-	}
-	if a.Choice == ChoiceAllowEditsTurn {
-		p.turn = append(p.turn, Rule{Tool: editAlias})
-	}
-	p.mu.Unlock()
-	switch a.Choice {
-	case ChoiceAllowAlways, ChoiceDenyAlways:
+	case a.Choice == ChoiceAllowAlways || a.Choice == ChoiceDenyAlways:
 		p.remember(a.SaveTo, p.grantRules(req, d.asking, a.SaveTo), a.Choice == ChoiceAllowAlways)
+	case a.Choice == ChoiceAllowFileTurn || a.Choice == ChoiceAllowEditsTurn:
+		grants := []Rule{{Tool: editAlias}}
+		if a.Choice == ChoiceAllowFileTurn {
+			grants = p.grantRules(req, d.asking, SaveSession)
+		}
+		p.mu.Lock()
+		p.turn = append(p.turn, grants...)
+		p.mu.Unlock()
 	}
 	switch a.Choice {
 	case ChoiceDenyOnce:
@@ -325,7 +316,7 @@ func (p *Permissions) remember(to SaveTarget, rules []Rule, allow bool) {
 			continue
 		}
 		if err := addToRuleFile(file, r, allow); err != nil {
-			p.warn(fmt.Sprintf("the rule %s holds for this session only: %v", r, err))
+			p.notice(fmt.Sprintf("the rule %s holds for this session only: %v", r, err))
 		} else {
 			rules[i].Source = file
 		}
@@ -339,13 +330,6 @@ func (p *Permissions) remember(to SaveTarget, rules []Rule, allow bool) {
 	}
 }
 
-// warn tells Notice about a problem that does not stop a call.
-func (p *Permissions) warn(msg string) {
-	if p.notice != nil {
-		p.notice(msg)
-	}
-}
-
 // WarnUnknownTools warns about every rule naming none of the known tools.
 func (p *Permissions) WarnUnknownTools(known []string) {
 	p.mu.Lock()
@@ -353,7 +337,7 @@ func (p *Permissions) WarnUnknownTools(known []string) {
 	p.mu.Unlock()
 	for _, r := range rules {
 		if !r.knownTool(known) {
-			p.warn(fmt.Sprintf("warning: the rule %s (%s) names no known tool, so it matches nothing; tools: %s",
+			p.notice(fmt.Sprintf("warning: the rule %s (%s) names no known tool, so it matches nothing; tools: %s",
 				r, r.Source, strings.Join(known, ", ")))
 		}
 	}

@@ -1,13 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"os"
 	"os/exec"
 	"runtime"
-	"strconv"
-	"strings"
 	"syscall"
 	"time"
 	"unsafe"
@@ -25,13 +24,7 @@ const (
 	landlockScopeAll         = 1<<0 | 1<<1 // abstract unix sockets and signals
 	prSetNoNewPrivs          = 38
 	oPath                    = 0x200000 // O_PATH, which package syscall does not name
-	pPID                     = 1        // waitid's P_PID
 )
-
-// landlockRulesetAttr is struct landlock_ruleset_attr.
-type landlockRulesetAttr struct {
-	handledFS, handledNet, scoped uint64
-}
 
 // landlockABI returns the kernel's Landlock ABI, or 0 and why there is none.
 func landlockABI() (int, string) {
@@ -55,25 +48,27 @@ func commandProcAttr() *syscall.SysProcAttr {
 // newRuleset creates the Landlock ruleset granting rules (path: rights)
 // and returns its fd; rights and features the kernel's ABI lacks are left out.
 func newRuleset(abi int, rules map[string]uint64, network bool) (int, error) {
-	attr := landlockRulesetAttr{handledFS: accessWrite}
+	// struct landlock_ruleset_attr: the file system rights, the network
+	// rights and the scopes it handles; older kernels take the whole struct
+	// as long as the fields they lack are zero.
+	attr := [3]uint64{accessWrite}
 	for minABI, right := range map[int]uint64{2: accessRefer, 3: accessTruncate, 5: accessIoctlDev} {
 		if abi < minABI {
-			attr.handledFS &^= right
+			attr[0] &^= right
 		}
 	}
 	if abi >= 4 && !network {
-		attr.handledNet = landlockNetBindTCP | landlockNetConnectTCP
+		attr[1] = landlockNetBindTCP | landlockNetConnectTCP
 	}
 	if abi >= 6 {
-		attr.scoped = landlockScopeAll
+		attr[2] = landlockScopeAll
 	}
-	// An older kernel takes the whole struct as long as the fields it lacks are zero.
 	fd, _, errno := syscall.Syscall(sysLandlockCreateRuleset, uintptr(unsafe.Pointer(&attr)), unsafe.Sizeof(attr), 0)
 	if errno != 0 {
 		return -1, fmt.Errorf("creating the Landlock ruleset: %w", errno)
 	}
 	for path, access := range rules {
-		if err := addPathRule(int(fd), path, access&attr.handledFS); err != nil {
+		if err := addPathRule(int(fd), path, access&attr[0]); err != nil {
 			syscall.Close(int(fd))
 			return -1, err
 		}
@@ -122,22 +117,16 @@ func startConfined(cmd *exec.Cmd, ruleset int) error {
 	return <-started
 }
 
-// outliveChildren returns once every child of the calling thread has
-// exited and been collected: the kernel sends the parent-death signal when
-// the thread that forked a child ends, and the thread may have forked
-// others (an MCP server) before it was locked.
+// outliveChildren returns once the calling thread has no children left:
+// the kernel sends the parent-death signal when the thread that forked a
+// child ends, and the thread may have forked others (an MCP server) before
+// it was locked. Where the kernel does not list them, it never returns.
 func outliveChildren() {
 	children := fmt.Sprintf("/proc/self/task/%d/children", syscall.Gettid())
 	for {
-		list, _ := os.ReadFile(children)
-		pid, _ := strconv.Atoi(strings.Fields(string(list) + " 0")[0])
-		if pid == 0 {
+		if list, err := os.ReadFile(children); err == nil && len(bytes.TrimSpace(list)) == 0 {
 			return
 		}
-		var info [128]byte // siginfo_t
-		for errno := syscall.EINTR; errno == syscall.EINTR; {
-			_, _, errno = syscall.Syscall6(syscall.SYS_WAITID, pPID, uintptr(pid), uintptr(unsafe.Pointer(&info[0])), syscall.WEXITED|syscall.WNOWAIT, 0, 0)
-		}
-		time.Sleep(10 * time.Millisecond) // exited: its owner collects it
+		time.Sleep(50 * time.Millisecond)
 	}
 }
