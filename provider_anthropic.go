@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"cmp"
-	"context"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -23,8 +22,8 @@ const (
 // Anthropic is a Provider speaking the streaming Messages API, with cache
 // breakpoints on the system prompt, the last tool and the newest message.
 type Anthropic struct {
-	client streamClient
-	tools  toolsCache
+	streamClient
+	tools toolsCache
 }
 
 // NewAnthropic returns an Anthropic provider.
@@ -38,19 +37,9 @@ func NewAnthropic(opts ProviderOptions) *Anthropic {
 	maps.Copy(h, opts.Headers)
 	h.Set("anthropic-version", anthropicVersion)
 	base := cmp.Or(strings.TrimRight(opts.BaseURL, "/"), anthropicDefaultBase)
-	return &Anthropic{client: newStreamClient("anthropic", "ANTHROPIC_BASE_URL", base+"/v1/messages", h, opts)}
-}
-
-// Name returns "anthropic".
-func (a *Anthropic) Name() string { return "anthropic" }
-
-// Stream sends req and streams the reply; see streamClient for retries.
-func (a *Anthropic) Stream(ctx context.Context, req ModelRequest, onDelta func(Delta)) (ModelResponse, error) {
-	body, err := a.encode(req)
-	if err != nil {
-		return ModelResponse{}, fmt.Errorf("encoding the anthropic request: %w", err)
-	}
-	return a.client.stream(ctx, body, parseAnthropicStream, onDelta)
+	a := &Anthropic{streamClient: newStreamClient("anthropic", "ANTHROPIC_BASE_URL", base+"/v1/messages", h, opts)}
+	a.build, a.parse = a.encode, parseAnthropicStream
+	return a
 }
 
 // encodeJSON marshals v without HTML escaping, so the model's text goes back as it came.
@@ -62,23 +51,6 @@ func encodeJSON(v any) ([]byte, error) {
 		return nil, err
 	}
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
-}
-
-// anthropicRequest is the body of POST /v1/messages, Tools and Messages spliced in.
-type anthropicRequest struct {
-	Model     string          `json:"model"`
-	MaxTokens int             `json:"max_tokens"`
-	Stream    bool            `json:"stream"`
-	System    json.RawMessage `json:"system,omitempty"`
-	Tools     json.RawMessage `json:"tools,omitempty"`
-	Messages  json.RawMessage `json:"messages"`
-	Thinking  *thinkingBudget `json:"thinking,omitempty"`
-}
-
-// thinkingBudget turns on extended thinking with a budget of tokens.
-type thinkingBudget struct {
-	Type         string `json:"type"` // enabled
-	BudgetTokens int    `json:"budget_tokens"`
 }
 
 // cacheBreakpoint ends a JSON object that marks the end of a prefix the API should cache.
@@ -100,23 +72,37 @@ type anthropicWireBlock struct {
 
 // encode encodes a model request; a zero MaxTokens means the model's output ceiling.
 func (a *Anthropic) encode(req ModelRequest) (*wireBody, error) {
-	body := anthropicRequest{Model: req.Model, MaxTokens: req.MaxTokens, Stream: true, Messages: json.RawMessage("0")}
-	if body.MaxTokens <= 0 {
-		body.MaxTokens = limitsFor(req.Model, nil).MaxOutput
+	maxTokens := req.MaxTokens
+	if maxTokens <= 0 {
+		maxTokens = limitsFor(req.Model, nil).MaxOutput
 	}
 	if req.Thinking > 0 {
-		body.Thinking = &thinkingBudget{Type: "enabled", BudgetTokens: req.Thinking}
-		body.MaxTokens = max(body.MaxTokens, req.Thinking+4096) // the answer comes after the thinking
+		maxTokens = max(maxTokens, req.Thinking+4096) // the answer comes after the thinking
 	}
+	out := newWireBody(req.Messages)
+	out.WriteString(`{"model":`)
+	out.writeJSONString(req.Model)
+	fmt.Fprintf(out, `,"max_tokens":%d,"stream":true`, maxTokens)
 	if req.System != "" {
-		text, _ := encodeJSON(req.System)
-		body.System = json.RawMessage(`[{"type":"text","text":` + string(text) + cacheBreakpoint + `]`)
+		out.WriteString(`,"system":[{"type":"text","text":`)
+		out.writeJSONString(req.System)
+		out.WriteString(cacheBreakpoint + "]")
 	}
 	if len(req.Tools) > 0 {
-		body.Tools = json.RawMessage("0")
+		out.WriteString(`,"tools":`)
+		if err := a.tools.write(out, req.Tools, encodeAnthropicTools); err != nil {
+			return nil, err
+		}
 	}
-	return spliceJSON(body, req.Messages, a.tools.field(req.Tools, encodeAnthropicTools),
-		splicedField{"messages", func(out *wireBody) error { return anthropicMessages(out, req.Messages) }})
+	out.WriteString(`,"messages":`)
+	if err := anthropicMessages(out, req.Messages); err != nil {
+		return nil, err
+	}
+	if req.Thinking > 0 {
+		fmt.Fprintf(out, `,"thinking":{"type":"enabled","budget_tokens":%d}`, req.Thinking)
+	}
+	out.WriteByte('}')
+	return out, nil
 }
 
 // encodeAnthropicTools encodes the tools, with a cache breakpoint on the last.

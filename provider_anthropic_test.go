@@ -16,7 +16,7 @@ var anthropicKit = providerKit{
 	name: "anthropic",
 	new: func(opts ProviderOptions) (Provider, *streamClient) {
 		a := NewAnthropic(opts)
-		return a, &a.client
+		return a, &a.streamClient
 	},
 	reply: func(text string) string { return anthropicTextStream(text, StopEndTurn) },
 	cut: func(text string) string {
@@ -282,5 +282,41 @@ func TestToolInput(t *testing.T) {
 		if got := string(toolInput(tt.raw)); got != tt.want {
 			t.Errorf("toolInput(%q) = %q, want %q", tt.raw, got, tt.want)
 		}
+	}
+}
+
+// TestAnthropicThinkingBudget checks that extended thinking is asked for
+// with its budget_tokens, and that max_tokens leaves room for the answer.
+func TestAnthropicThinkingBudget(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name             string
+		thinking, maxOut int
+		wantThinking     string // the thinking field as sent; "" means absent
+		wantMaxTokens    int
+	}{
+		{"off", 0, 1000, "", 1000},
+		{"budget within max_tokens", 2000, 16000, `{"type":"enabled","budget_tokens":2000}`, 16000},
+		{"max_tokens raised past the budget", 8000, 1000, `{"type":"enabled","budget_tokens":8000}`, 8000 + 4096},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			api := newFakeAPI(t, sseReply(anthropicKit.reply("ok")))
+			req := ModelRequest{Model: "claude-sonnet-4-5", MaxTokens: tt.maxOut, Thinking: tt.thinking, Messages: []Message{userText("think")}}
+			if _, err := NewAnthropic(ProviderOptions{BaseURL: api.srv.URL, APIKey: "k"}).Stream(context.Background(), req, nil); err != nil {
+				t.Fatalf("Stream error: %v", err)
+			}
+			var sent struct {
+				MaxTokens int             `json:"max_tokens"`
+				Thinking  json.RawMessage `json:"thinking"`
+			}
+			if err := json.Unmarshal(api.requests()[0].Body, &sent); err != nil {
+				t.Fatal(err)
+			}
+			if string(sent.Thinking) != tt.wantThinking || sent.MaxTokens != tt.wantMaxTokens {
+				t.Errorf("thinking = %q, max_tokens = %d; want %q, %d", sent.Thinking, sent.MaxTokens, tt.wantThinking, tt.wantMaxTokens)
+			}
+		})
 	}
 }

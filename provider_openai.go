@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"cmp"
-	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -18,8 +17,8 @@ const openAIDefaultBase = "https://api.openai.com/v1"
 // OpenAI is a Provider speaking streaming OpenAI-compatible Chat Completions;
 // thinking is not sent, and streamed reasoning comes back as a thinking block.
 type OpenAI struct {
+	streamClient
 	maxCompletionTokens bool // send max_completion_tokens instead of max_tokens
-	client              streamClient
 	tools               toolsCache
 }
 
@@ -31,33 +30,35 @@ func NewOpenAI(opts ProviderOptions) *OpenAI {
 	if opts.APIKey != "" {
 		h.Set("Authorization", "Bearer "+opts.APIKey)
 	}
-	return &OpenAI{maxCompletionTokens: err == nil && u.Hostname() == "api.openai.com",
-		client: newStreamClient("openai", "OPENAI_BASE_URL", base+"/chat/completions", h, opts)}
+	o := &OpenAI{streamClient: newStreamClient("openai", "OPENAI_BASE_URL", base+"/chat/completions", h, opts),
+		maxCompletionTokens: err == nil && u.Hostname() == "api.openai.com"}
+	o.build, o.parse = o.encodeRequest, parseOpenAIStream
+	return o
 }
 
-// Name returns "openai".
-func (o *OpenAI) Name() string { return "openai" }
-
-// Stream sends req and streams the reply; see streamClient for retries.
-func (o *OpenAI) Stream(ctx context.Context, req ModelRequest, onDelta func(Delta)) (ModelResponse, error) {
-	body, err := o.encodeRequest(req)
-	if err != nil {
-		return ModelResponse{}, fmt.Errorf("encoding the openai request: %w", err)
+// encodeRequest encodes a model request; a zero MaxTokens is left to the server.
+func (o *OpenAI) encodeRequest(req ModelRequest) (*wireBody, error) {
+	out := newWireBody(req.Messages)
+	out.WriteString(`{"model":`)
+	out.writeJSONString(req.Model)
+	out.WriteString(`,"messages":`)
+	if err := openAIMessages(out, req.System, req.Messages); err != nil {
+		return nil, err
 	}
-	return o.client.stream(ctx, body, parseOpenAIStream, onDelta)
-}
-
-// openAIRequest is the body of POST /chat/completions, Messages and Tools spliced in.
-type openAIRequest struct {
-	Model               string          `json:"model"`
-	Messages            json.RawMessage `json:"messages"`
-	Tools               json.RawMessage `json:"tools,omitempty"`
-	MaxTokens           int             `json:"max_tokens,omitempty"`
-	MaxCompletionTokens int             `json:"max_completion_tokens,omitempty"`
-	Stream              bool            `json:"stream"`
-	StreamOptions       struct {
-		IncludeUsage bool `json:"include_usage"`
-	} `json:"stream_options"`
+	if len(req.Tools) > 0 {
+		out.WriteString(`,"tools":`)
+		if err := o.tools.write(out, req.Tools, encodeOpenAITools); err != nil {
+			return nil, err
+		}
+	}
+	if field := "max_tokens"; req.MaxTokens != 0 {
+		if o.maxCompletionTokens {
+			field = "max_completion_tokens"
+		}
+		fmt.Fprintf(out, `,%q:%d`, field, req.MaxTokens)
+	}
+	out.WriteString(`,"stream":true,"stream_options":{"include_usage":true}}`)
+	return out, nil
 }
 
 // openAIMessage is one chat message; Content is null when it only calls tools.
@@ -88,22 +89,6 @@ type openAITool struct {
 		Description string          `json:"description"`
 		Parameters  json.RawMessage `json:"parameters"`
 	} `json:"function"`
-}
-
-// encodeRequest encodes a model request; a zero MaxTokens is left to the server.
-func (o *OpenAI) encodeRequest(req ModelRequest) (*wireBody, error) {
-	body := openAIRequest{Model: req.Model, Messages: json.RawMessage("0"), Stream: true}
-	body.StreamOptions.IncludeUsage = true
-	if o.maxCompletionTokens {
-		body.MaxCompletionTokens = req.MaxTokens
-	} else {
-		body.MaxTokens = req.MaxTokens
-	}
-	if len(req.Tools) > 0 {
-		body.Tools = json.RawMessage("0")
-	}
-	return spliceJSON(body, req.Messages, splicedField{"messages", func(out *wireBody) error { return openAIMessages(out, req.System, req.Messages) }},
-		o.tools.field(req.Tools, encodeOpenAITools))
 }
 
 // encodeOpenAITools declares the tools as functions.

@@ -14,7 +14,7 @@ var openAIKit = providerKit{
 	name: "openai",
 	new: func(opts ProviderOptions) (Provider, *streamClient) {
 		o := NewOpenAI(opts)
-		return o, &o.client
+		return o, &o.streamClient
 	},
 	reply: func(text string) string {
 		return openAIChunks(`{"choices":[{"index":0,"delta":{"role":"assistant","content":""}}]}`, openAIContent(text),

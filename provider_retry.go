@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -74,8 +75,8 @@ var errTruncated = &streamError{error: errors.New("the stream ended before the r
 // streamParser assembles the reply of one 200 response, emitting each delta.
 type streamParser func(events *SSEReader, emit func(Delta)) (ModelResponse, error)
 
-// streamClient sends a streaming request with timeouts and retries it with capped
-// exponential backoff, saying so when a partial reply the user saw is discarded.
+// streamClient is a Provider over HTTP: it sends a request with timeouts and retries it with
+// capped exponential backoff, saying so when a partial reply the user saw is discarded.
 type streamClient struct {
 	ProviderOptions
 	provider                string
@@ -83,6 +84,8 @@ type streamClient struct {
 	url                     string
 	header                  http.Header
 	client                  *http.Client
+	build                   func(ModelRequest) (*wireBody, error) // the API's request body
+	parse                   streamParser                          // the API's stream
 	backoffBase, backoffMax time.Duration
 	sleep                   func(ctx context.Context, d time.Duration) error // tests record the waits instead
 }
@@ -100,19 +103,18 @@ func newStreamClient(provider, baseURLVar, url string, header http.Header, opts 
 		backoffBase: defaultBackoffBase, backoffMax: defaultBackoffMax, sleep: sleepContext}
 }
 
-// stream POSTs body and parses the streamed reply, retrying what is worth it.
-func (c *streamClient) stream(ctx context.Context, body *wireBody, parse streamParser, onDelta func(Delta)) (ModelResponse, error) {
-	send := func(ctx context.Context) (*http.Response, error) {
-		r, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, body.buffers())
-		if err != nil {
-			return nil, fmt.Errorf("building the %s request: %w", c.provider, err)
-		}
-		r.ContentLength, r.Header = int64(body.Len()+body.refBytes), c.header.Clone()
-		return c.client.Do(r)
+// Name returns the provider's name.
+func (c *streamClient) Name() string { return c.provider }
+
+// Stream POSTs req and parses the streamed reply, retrying what is worth it.
+func (c *streamClient) Stream(ctx context.Context, req ModelRequest, onDelta func(Delta)) (ModelResponse, error) {
+	body, err := c.build(req)
+	if err != nil {
+		return ModelResponse{}, fmt.Errorf("encoding the %s request: %w", c.provider, err)
 	}
 	stalls := 0
 	for attempt := 0; ; attempt++ {
-		resp, shown, err := c.attempt(ctx, send, parse, onDelta)
+		resp, shown, err := c.attempt(ctx, body, onDelta)
 		if err == nil {
 			return resp, nil
 		}
@@ -165,37 +167,43 @@ func (c *streamClient) retryWait(err error, attempt int) (time.Duration, bool) {
 	return d/2 + rand.N(d/2+1), true
 }
 
-// attempt sends the request once and parses the reply, reporting whether text was shown.
-func (c *streamClient) attempt(ctx context.Context, send func(context.Context) (*http.Response, error), parse streamParser, onDelta func(Delta)) (resp ModelResponse, shown bool, err error) {
+// attempt sends the request once and parses the reply, reporting whether text was shown;
+// one timer stops a server silent for the timeout, before the response or inside the stream.
+func (c *streamClient) attempt(ctx context.Context, body *wireBody, onDelta func(Delta)) (resp ModelResponse, shown bool, err error) {
 	actx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	defer func() { // a stall detected by a timer is the real reason of the failure
+	defer func() { // a stall detected by the timer is the real reason of the failure
 		var stalled *streamError
 		if cause := context.Cause(actx); err != nil && errors.As(cause, &stalled) {
 			err = cause
 		}
 	}()
-	stall := func(msg string) func() {
-		return func() { cancel(&streamError{errors.New(msg), true}) }
+	var responded atomic.Bool
+	timer := time.AfterFunc(c.Timeout, func() {
+		msg := fmt.Sprintf("no response from the server within %s", c.Timeout)
+		if responded.Load() {
+			msg = fmt.Sprintf("no data for %s", c.Timeout)
+		}
+		cancel(&streamError{errors.New(msg), true})
+	})
+	defer timer.Stop()
+	r, err := http.NewRequestWithContext(actx, http.MethodPost, c.url, body.buffers())
+	if err != nil {
+		return ModelResponse{}, false, fmt.Errorf("building the %s request: %w", c.provider, err)
 	}
-	firstByte := time.AfterFunc(c.Timeout, stall(fmt.Sprintf("no response from the server within %s", c.Timeout)))
-	defer firstByte.Stop()
-	httpResp, err := send(actx)
+	r.ContentLength, r.Header = int64(body.Len()+body.refBytes), c.header.Clone()
+	httpResp, err := c.client.Do(r)
 	if err != nil {
 		return ModelResponse{}, false, c.connectionError(err)
 	}
 	defer httpResp.Body.Close()
 	if httpResp.StatusCode != http.StatusOK || strings.HasPrefix(httpResp.Header.Get("Content-Type"), "application/json") {
-		// A JSON body instead of a stream is an error even with 200: some
-		// proxies answer that way.
+		// A JSON body instead of a stream is an error even with 200: some proxies answer that way.
 		return ModelResponse{}, false, readAPIError(c.provider, httpResp)
 	}
-
-	firstByte.Stop()
-	idle := time.AfterFunc(c.Timeout, stall(fmt.Sprintf("no data for %s", c.Timeout)))
-	defer idle.Stop()
-	events := newSSEReader(idleReader{httpResp.Body, idle, c.Timeout}, maxStreamLine)
-	resp, err = parse(events, func(d Delta) {
+	responded.Store(true)
+	events := newSSEReader(idleReader{httpResp.Body, timer, c.Timeout}, maxStreamLine)
+	resp, err = c.parse(events, func(d Delta) {
 		shown = shown || (c.ShowsText && d.Kind == DeltaText)
 		if onDelta != nil {
 			onDelta(d)

@@ -31,24 +31,22 @@ type toolsCache struct {
 	json  []byte
 }
 
-// field is the tools field of a request, encoded only when specs differ from the previous request's.
-func (c *toolsCache) field(specs []ToolSpec, encode func([]ToolSpec) ([]byte, error)) splicedField {
-	return splicedField{"tools", func(out *wireBody) error {
-		c.mu.Lock()
-		defer c.mu.Unlock()
-		same := c.json != nil && slices.EqualFunc(c.specs, specs, func(a, b ToolSpec) bool {
-			return a.Name == b.Name && a.Description == b.Description && bytes.Equal(a.InputSchema, b.InputSchema)
-		})
-		if !same {
-			data, err := encode(specs)
-			if err != nil {
-				return fmt.Errorf("encoding the tools: %w", err)
-			}
-			c.specs, c.json = slices.Clone(specs), data
+// write writes the encoded tools, encoding them only when specs differ from the previous request's.
+func (c *toolsCache) write(out *wireBody, specs []ToolSpec, encode func([]ToolSpec) ([]byte, error)) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	same := c.json != nil && slices.EqualFunc(c.specs, specs, func(a, b ToolSpec) bool {
+		return a.Name == b.Name && a.Description == b.Description && bytes.Equal(a.InputSchema, b.InputSchema)
+	})
+	if !same {
+		data, err := encode(specs)
+		if err != nil {
+			return fmt.Errorf("encoding the tools: %w", err)
 		}
-		out.Ref(c.json)
-		return nil
-	}}
+		c.specs, c.json = slices.Clone(specs), data
+	}
+	out.Ref(c.json)
+	return nil
 }
 
 // wireBody is a request body of copied bytes and referenced ones, the cached
@@ -83,34 +81,15 @@ func (w *wireBody) buffers() *net.Buffers {
 	return &bufs
 }
 
-// splicedField is a field of a request body whose value write writes apart from the rest.
-type splicedField struct {
-	name  string
-	write func(*wireBody) error
+// newWireBody returns an empty body with room for a request of msgs.
+func newWireBody(msgs []Message) *wireBody {
+	out := &wireBody{refs: make([]wireRef, 0, 2*len(msgs)+2)}
+	out.Grow(256 + 48*len(msgs))
+	return out
 }
 
-// spliceJSON encodes body with each placeholder 0 of fields (in order, if present) replaced
-// by what it writes; `"name":0` only occurs as a field, since strings are quoted.
-func spliceJSON(body any, msgs []Message, fields ...splicedField) (*wireBody, error) {
-	head, err := encodeJSON(body)
-	if err != nil {
-		return nil, err
-	}
-	out := &wireBody{refs: make([]wireRef, 0, 2*len(msgs)+2)}
-	out.Grow(len(head) + 48*len(msgs))
-	for _, f := range fields {
-		key := []byte(`"` + f.name + `":0`)
-		at := bytes.Index(head, key)
-		if at < 0 {
-			continue // a field left out, like tools when there are none
-		}
-		at += len(key) - 1
-		out.Write(head[:at])
-		if err := f.write(out); err != nil {
-			return nil, err
-		}
-		head = head[at+1:]
-	}
-	out.Write(head)
-	return out, nil
+// writeJSONString writes s as a JSON string.
+func (w *wireBody) writeJSONString(s string) {
+	data, _ := encodeJSON(s)
+	w.Write(data)
 }
