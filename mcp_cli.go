@@ -70,16 +70,16 @@ func mcpAdd(args []string, stdout io.Writer, home, workspace string) error {
 	fs := flag.NewFlagSet("mcp add", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	project := fs.Bool("project", false, "")
-	env, headers := map[string]string{}, map[string]string{}
-	fs.Func("env", "", keyValue(env))
-	fs.Func("header", "", keyValue(headers))
-	rawURL := fs.String("url", "", "")
-	kind := fs.String("type", "", "")
+	c := MCPServerConfig{Env: map[string]string{}, Headers: map[string]string{}}
+	fs.Func("env", "", keyValue(c.Env))
+	fs.Func("header", "", keyValue(c.Headers))
+	fs.StringVar(&c.URL, "url", "", "")
+	fs.StringVar(&c.Type, "type", "", "")
 	name, command, err := parseNamed(fs, args)
 	if err != nil {
 		return err
 	}
-	c := MCPServerConfig{Name: name, Type: *kind, URL: *rawURL, Env: env, Headers: headers}
+	c.Name = name
 	if c.URL != "" {
 		c.Type = cmp.Or(c.Type, "http")
 	}
@@ -96,12 +96,7 @@ func mcpAdd(args []string, stdout io.Writer, home, workspace string) error {
 		return usageErrorf("mcp add: %v", err)
 	}
 	path := mcpConfigFile(home, workspace, *project)
-	err = editMCPFile(path, func(servers map[string]json.RawMessage) error {
-		raw, err := json.Marshal(c)
-		servers[name] = raw
-		return err
-	})
-	if err != nil {
+	if _, err := editMCPFile(path, name, &c); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "Added MCP server %s to %s\n", name, path)
@@ -161,16 +156,11 @@ func mcpRemove(args []string, stdout io.Writer, home, workspace string) error {
 		return usageErrorf("mcp remove needs one NAME")
 	}
 	path := mcpConfigFile(home, workspace, *project)
-	found := false
-	err = editMCPFile(path, func(servers map[string]json.RawMessage) error {
-		_, found = servers[name]
-		delete(servers, name)
-		return nil
-	})
-	if err != nil {
+	found, err := editMCPFile(path, name, nil)
+	switch {
+	case err != nil:
 		return err
-	}
-	if !found {
+	case !found:
 		return fmt.Errorf("no MCP server named %q in %s", name, path)
 	}
 	fmt.Fprintf(stdout, "Removed MCP server %s from %s\n", name, path)

@@ -153,38 +153,34 @@ func mcpConfigFile(home, workspace string, project bool) string {
 	return filepath.Join(home, userMCPFile)
 }
 
-// editMCPFile lets change edit a config file's servers, keeping the
-// file's other keys.
-func editMCPFile(path string, change func(servers map[string]json.RawMessage) error) error {
+// editMCPFile saves c as the server name in a config file, or removes it
+// when c is nil, keeping the file's other keys; found tells whether the
+// name was there before.
+func editMCPFile(path, name string, c *MCPServerConfig) (found bool, err error) {
 	top := map[string]json.RawMessage{}
 	data, err := os.ReadFile(path)
 	switch {
 	case err == nil:
 		if err := json.Unmarshal(data, &top); err != nil {
-			return fmt.Errorf("%s: %s", path, describeJSONError(data, 0, err))
+			return false, fmt.Errorf("%s: %s", path, describeJSONError(data, 0, err))
 		}
 	case !errors.Is(err, fs.ErrNotExist):
-		return fmt.Errorf("reading %s: %w", path, err)
+		return false, fmt.Errorf("reading %s: %w", path, err)
 	}
 	servers := map[string]json.RawMessage{}
 	if raw, ok := top["mcpServers"]; ok {
 		if err := json.Unmarshal(raw, &servers); err != nil {
-			return fmt.Errorf("%s: mcpServers: %s", path, describeJSONError(data, int64(bytes.Index(data, raw)), err))
+			return false, fmt.Errorf("%s: mcpServers: %s", path, describeJSONError(data, int64(bytes.Index(data, raw)), err))
 		}
 	}
-	if err := change(servers); err != nil {
-		return err
+	_, found = servers[name]
+	delete(servers, name)
+	if c != nil {
+		servers[name], _ = json.Marshal(c)
 	}
-	raw, err := json.Marshal(servers)
-	if err != nil {
-		return err
-	}
-	top["mcpServers"] = raw
-	out, err := json.MarshalIndent(top, "", "  ")
-	if err != nil {
-		return err
-	}
-	return writeFileAtomic(path, append(out, '\n'), 0o600)
+	top["mcpServers"], _ = json.Marshal(servers)
+	out, _ := json.MarshalIndent(top, "", "  ")
+	return found, writeFileAtomic(path, append(out, '\n'), 0o600)
 }
 
 // expandVars replaces ${VAR} with the variable's value, and

@@ -84,8 +84,8 @@ func NewMCPManager(configs []MCPServerConfig, reg *Registry, opts MCPOptions) *M
 
 // newMCPServer prepares one server; a nil tr means the one its config asks for.
 func newMCPServer(m *MCPManager, c MCPServerConfig, tr mcpTransport) *mcpServer {
-	srv := &mcpServer{m: m, name: c.Name, cfg: c, tr: tr, restart: make(chan chan<- error), settled: make(chan struct{}), done: make(chan struct{})}
-	srv.view.Store(&mcpView{status: ServerStatus{Name: c.Name, State: MCPStarting}})
+	srv := &mcpServer{m: m, name: c.Name, cfg: c, tr: tr, restart: make(chan chan<- *mcpView), done: make(chan struct{})}
+	srv.view.Store(&mcpView{status: ServerStatus{Name: c.Name, State: MCPStarting}, replaced: make(chan struct{})})
 	return srv
 }
 
@@ -164,18 +164,11 @@ func (m *MCPManager) Close() {
 }
 
 // Wait blocks until every server (or every named one) is ready or has
-// failed its first start, or ctx ends, or the manager closes.
+// failed its start, or ctx ends, or the manager closes.
 func (m *MCPManager) Wait(ctx context.Context, names ...string) {
 	for _, srv := range m.list() {
-		if len(names) > 0 && !slices.Contains(names, srv.name) {
-			continue
-		}
-		select {
-		case <-srv.settled:
-		case <-ctx.Done():
-			return
-		case <-m.life.Done():
-			return
+		if len(names) == 0 || slices.Contains(names, srv.name) {
+			_ = srv.outcome(ctx, srv.view.Load())
 		}
 	}
 }
@@ -211,22 +204,16 @@ func (m *MCPManager) Restart(ctx context.Context, name string) error {
 	if srv == nil {
 		return m.unknownServer(name)
 	}
-	outcome := make(chan error, 1)
+	started := make(chan *mcpView, 1)
 	select {
-	case srv.restart <- outcome:
+	case srv.restart <- started:
+		return srv.outcome(ctx, <-started)
 	case <-srv.done:
-		return errStopped
 	case <-m.life.Done():
-		return errStopped
 	case <-ctx.Done():
 		return ctx.Err()
 	}
-	select {
-	case err := <-outcome:
-		return err
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	return errStopped
 }
 
 // SlashCommand runs "/mcp" and "/mcp restart NAME", returning the text to show.
@@ -351,15 +338,15 @@ type mcpServer struct {
 	tr       mcpTransport // given by AddServer; nil: built from cfg per session
 	launched bool         // run has been started (guarded by the manager's mu)
 	view     atomic.Pointer[mcpView]
-	restart  chan chan<- error // a restart request, answered with its outcome
-	settled  chan struct{}     // closed when the first start has an outcome
-	done     chan struct{}     // closed when run returns
+	restart  chan chan<- *mcpView // a restart request, answered with the new start's view
+	done     chan struct{}        // closed when run returns
 }
 
 // mcpView is what others may read of a server, replaced whole by its owner.
 type mcpView struct {
-	status  ServerStatus
-	session *mcpSession // set while the server is ready
+	status   ServerStatus
+	session  *mcpSession   // set while the server is ready
+	replaced chan struct{} // closed when a newer view takes this one's place
 }
 
 // callTool runs a tool if the server is up, or explains why it cannot.
@@ -376,31 +363,33 @@ func (srv *mcpServer) callTool(ctx context.Context, tool string, args []byte) (T
 	return ToolOutput{}, fmt.Errorf("MCP server %s is not available (%s); restart it with /mcp restart %s", srv.name, firstLineOf(v.status.Error), srv.name)
 }
 
+// outcome follows the server's views from v until its start has an
+// outcome: nil once ready, the failure once failed.
+func (srv *mcpServer) outcome(ctx context.Context, v *mcpView) error {
+	for v.status.State == MCPStarting {
+		select {
+		case <-v.replaced:
+			v = srv.view.Load()
+		case <-srv.done:
+			return errStopped
+		case <-srv.m.life.Done():
+			return errStopped
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	if v.status.State == MCPFailed {
+		return errors.New(v.status.Error)
+	}
+	return nil
+}
+
 // run owns the server until ctx ends, one session after another.
 func (srv *mcpServer) run(ctx context.Context) {
 	defer srv.m.running.Done()
 	defer close(srv.done)
-	defer srv.settle()
-	var waiting chan<- error
 	for ctx.Err() == nil {
-		waiting = srv.serve(ctx, waiting)
-	}
-	tell(waiting, errStopped)
-}
-
-// settle marks the first start as decided, once.
-func (srv *mcpServer) settle() {
-	select {
-	case <-srv.settled:
-	default:
-		close(srv.settled)
-	}
-}
-
-// tell passes the outcome of a start to a waiting restart, if any.
-func tell(waiting chan<- error, err error) {
-	if waiting != nil {
-		waiting <- err // buffered: the restart may have stopped waiting
+		srv.serve(ctx)
 	}
 }
 
@@ -418,17 +407,14 @@ type mcpRun struct {
 	cancel   context.CancelFunc
 	sess     *mcpSession
 	worked   chan struct{} // closed when the worker returns
-	up       bool          // the session has been ready
-	ended    bool          // the session failed or was lost
 	tools    []string
 	warnings []string
-	waiting  chan<- error  // a restart waiting for the outcome
 	lostSeen chan struct{} // closed once a loss has been recorded
 }
 
-// serve runs one session until a restart request, which it returns, or
-// until ctx ends.
-func (srv *mcpServer) serve(ctx context.Context, waiting chan<- error) chan<- error {
+// serve runs one session until a restart request or the end of ctx; a
+// restart is answered with a view that the next start will replace.
+func (srv *mcpServer) serve(ctx context.Context) {
 	changed, lost, listed := make(chan struct{}, 1), make(chan error, 1), make(chan mcpListing)
 	opts := srv.m.sessionOptions()
 	opts.OnNotify = func(method string) {
@@ -449,7 +435,7 @@ func (srv *mcpServer) serve(ctx context.Context, waiting chan<- error) chan<- er
 	if tr == nil {
 		tr = srv.m.transport(srv.cfg)
 	}
-	r := &mcpRun{srv: srv, sess: newMCPSession(srv.name, tr, opts), worked: make(chan struct{}), waiting: waiting, lostSeen: lostSeen}
+	r := &mcpRun{srv: srv, sess: newMCPSession(srv.name, tr, opts), worked: make(chan struct{}), lostSeen: lostSeen}
 	r.ctx, r.cancel = context.WithCancel(ctx)
 	defer r.end()
 	srv.publish(r, MCPStarting, "")
@@ -462,11 +448,11 @@ func (srv *mcpServer) serve(ctx context.Context, waiting chan<- error) chan<- er
 			r.fail(err)
 			r.release()
 			r.cancel()
-		case next := <-srv.restart:
-			tell(r.waiting, errors.New("restarted again"))
-			return next
+		case started := <-srv.restart:
+			started <- srv.publish(r, MCPStarting, "") // buffered
+			return
 		case <-ctx.Done():
-			return r.waiting
+			return
 		}
 	}
 }
@@ -500,9 +486,10 @@ func (r *mcpRun) list(listed chan<- mcpListing, changed <-chan struct{}) {
 
 // onListed takes the outcome of connecting or listing.
 func (r *mcpRun) onListed(l mcpListing) {
+	state := r.srv.view.Load().status.State
 	switch {
-	case r.ended || r.ctx.Err() != nil:
-	case l.err != nil && !r.up:
+	case state == MCPFailed || r.ctx.Err() != nil:
+	case l.err != nil && state == MCPStarting:
 		<-r.worked // it returns after a first failure
 		r.sess.close()
 		r.fail(l.err)
@@ -514,27 +501,16 @@ func (r *mcpRun) onListed(l mcpListing) {
 			r.srv.m.notice(r.srv.name, "%s", w)
 		}
 		r.srv.publish(r, MCPReady, "")
-		if !r.up {
-			r.up = true
-			r.srv.settle()
-			tell(r.waiting, nil)
-			r.waiting = nil
-		}
 	}
 }
 
-// fail records a failed or lost session and tells the user; the tools
-// stay registered, so that a call explains how to restart.
+// fail records a failed or lost session and tells the user, once; the
+// tools stay registered, so that a call explains how to restart.
 func (r *mcpRun) fail(err error) {
-	if r.ended || r.ctx.Err() != nil {
-		return // already reported, or ended on purpose
+	if r.srv.view.Load().status.State != MCPFailed && r.ctx.Err() == nil {
+		r.srv.publish(r, MCPFailed, err.Error())
+		r.srv.m.emit(MCPEvent{Kind: MCPEventNotice, Server: r.srv.name, Text: fmt.Sprintf("MCP server %s failed: %s", r.srv.name, firstLineOf(err.Error()))})
 	}
-	r.ended = true
-	r.srv.publish(r, MCPFailed, err.Error())
-	r.srv.m.emit(MCPEvent{Kind: MCPEventNotice, Server: r.srv.name, Text: fmt.Sprintf("MCP server %s failed: %s", r.srv.name, firstLineOf(err.Error()))})
-	r.srv.settle()
-	tell(r.waiting, err)
-	r.waiting = nil
 }
 
 // end stops the worker, closes the session and unregisters its tools.
@@ -555,15 +531,17 @@ func (r *mcpRun) release() {
 	}
 }
 
-// publish replaces the server's view and tells the UI of a state change.
-func (srv *mcpServer) publish(r *mcpRun, state MCPState, errText string) {
-	v := &mcpView{status: ServerStatus{Name: srv.name, State: state, Tools: len(r.tools), Error: errText, Warnings: r.warnings}}
+// publish replaces the server's view, and tells the UI of a state change.
+func (srv *mcpServer) publish(r *mcpRun, state MCPState, errText string) *mcpView {
+	v := &mcpView{status: ServerStatus{Name: srv.name, State: state, Tools: len(r.tools), Error: errText, Warnings: r.warnings}, replaced: make(chan struct{})}
 	if state == MCPReady {
 		v.session = r.sess
 	}
 	old := srv.view.Swap(v)
+	close(old.replaced)
 	srv.m.refreshHelpers()
 	if old.status.State != state {
 		srv.m.emit(MCPEvent{Kind: MCPEventState, Server: srv.name, Text: string(state)})
 	}
+	return v
 }
