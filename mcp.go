@@ -17,19 +17,13 @@ import (
 	"time"
 )
 
-// MCP protocol versions. The client asks for the newest one it speaks and
-// accepts a server that answers with any of the older ones it still knows.
+// The MCP protocol version the client asks for, and its default timeouts.
 const (
 	mcpProtocolVersion       = "2025-11-25"
 	defaultMCPStartupTimeout = 30 * time.Second
 	defaultMCPCallTimeout    = 60 * time.Second
 	mcpCancelGrace           = 2 * time.Second // how long sending notifications/cancelled may take
 )
-
-// mcpSupportedVersions lists the protocol versions a server may answer with.
-func mcpSupportedVersions() []string {
-	return []string{"2025-11-25", "2025-06-18", "2025-03-26"}
-}
 
 // JSON-RPC error codes used by the client.
 const (
@@ -93,15 +87,6 @@ type MCPProgress struct {
 	Message  string
 }
 
-// mcpSessionOptions configure what the client offers a server.
-type mcpSessionOptions struct {
-	ClientVersion string
-	Roots         []string            // offered to servers that ask (roots/list)
-	Elicitor      Elicitor            // answers elicitation/create
-	OnNotify      func(method string) // other notifications; must not block
-	OnLost        func(err error)     // called once if the connection ends by itself
-}
-
 // mcpServerInfo is what a server said about itself in the handshake.
 type mcpServerInfo struct {
 	ProtocolVersion string `json:"protocolVersion"`
@@ -110,11 +95,9 @@ type mcpServerInfo struct {
 		Version string `json:"version"`
 	} `json:"serverInfo"`
 	Capabilities struct {
-		Tools     *struct{} `json:"tools"`
 		Resources *struct{} `json:"resources"`
 		Prompts   *struct{} `json:"prompts"`
 	} `json:"capabilities"`
-	Instructions string `json:"instructions"`
 }
 
 // mcpPending is one request waiting for its reply.
@@ -127,9 +110,11 @@ type mcpPending struct {
 // mcpSession is one live connection to an MCP server: it matches replies
 // to requests, answers the server's requests and runs the handshake.
 type mcpSession struct {
-	server string
-	tr     mcpTransport
-	opts   mcpSessionOptions
+	server   string
+	tr       mcpTransport
+	opts     MCPOptions          // the client's version, the workspace root and the Elicitor
+	onNotify func(method string) // other notifications; must not block
+	onLost   func(err error)     // called once if the connection ends by itself
 
 	nextID    atomic.Int64
 	mu        sync.Mutex
@@ -144,7 +129,7 @@ type mcpSession struct {
 }
 
 // newMCPSession wraps a transport; nothing is sent until connect.
-func newMCPSession(server string, tr mcpTransport, opts mcpSessionOptions) *mcpSession {
+func newMCPSession(server string, tr mcpTransport, opts MCPOptions) *mcpSession {
 	life, end := context.WithCancelCause(context.Background())
 	return &mcpSession{server: server, tr: tr, opts: opts, life: life, end: end,
 		pending: map[string]*mcpPending{}, incoming: map[string]context.CancelFunc{}}
@@ -176,7 +161,7 @@ func (s *mcpSession) initialize(ctx context.Context, timeout time.Duration) erro
 	s.handshake.Lock()
 	defer s.handshake.Unlock()
 	caps := map[string]any{"elicitation": map[string]any{"form": map[string]any{}}}
-	if len(s.opts.Roots) > 0 {
+	if s.opts.Workspace != "" {
 		caps["roots"] = map[string]any{"listChanged": false}
 	}
 	params := map[string]any{
@@ -192,8 +177,8 @@ func (s *mcpSession) initialize(ctx context.Context, timeout time.Duration) erro
 	if err := json.Unmarshal(raw, &info); err != nil {
 		return fmt.Errorf("initializing MCP server %s: bad initialize result: %w", s.server, err)
 	}
-	if !slices.Contains(mcpSupportedVersions(), info.ProtocolVersion) {
-		return fmt.Errorf("MCP server %s speaks protocol version %q; minicode supports %v", s.server, info.ProtocolVersion, mcpSupportedVersions())
+	if supported := []string{mcpProtocolVersion, "2025-06-18", "2025-03-26"}; !slices.Contains(supported, info.ProtocolVersion) {
+		return fmt.Errorf("MCP server %s speaks protocol version %q; minicode supports %v", s.server, info.ProtocolVersion, supported)
 	}
 	s.info.Store(&info)
 	web, _ := s.tr.(*mcpHTTP) // HTTP sends the version with each request and may open a stream
@@ -311,11 +296,7 @@ func (s *mcpSession) cancelRequest(method, key, reason string) {
 func (s *mcpSession) notify(ctx context.Context, method string, params any) error {
 	msg := rpcMessage{JSONRPC: "2.0", Method: method}
 	if params != nil {
-		body, err := json.Marshal(params)
-		if err != nil {
-			return fmt.Errorf("encoding %s: %w", method, err)
-		}
-		msg.Params = body
+		msg.Params, _ = json.Marshal(params) // maps of plain values
 	}
 	return s.tr.send(ctx, msg)
 }
@@ -356,8 +337,8 @@ func (s *mcpSession) receive(m rpcMessage) {
 		if stop != nil {
 			stop()
 		}
-	case m.Method != "" && s.opts.OnNotify != nil:
-		s.opts.OnNotify(m.Method)
+	case m.Method != "" && s.onNotify != nil:
+		s.onNotify(m.Method)
 	}
 }
 
@@ -403,13 +384,9 @@ func (s *mcpSession) answer(ctx context.Context, m rpcMessage) (any, *rpcError) 
 	switch {
 	case m.Method == "ping":
 		return struct{}{}, nil
-	case m.Method == "roots/list" && len(s.opts.Roots) > 0:
-		roots := make([]map[string]string, len(s.opts.Roots))
-		for i, dir := range s.opts.Roots {
-			u := url.URL{Scheme: "file", Path: filepath.ToSlash(dir)}
-			roots[i] = map[string]string{"uri": u.String(), "name": filepath.Base(dir)}
-		}
-		return map[string]any{"roots": roots}, nil
+	case m.Method == "roots/list" && s.opts.Workspace != "":
+		root := url.URL{Scheme: "file", Path: filepath.ToSlash(s.opts.Workspace)}
+		return map[string]any{"roots": []map[string]string{{"uri": root.String(), "name": filepath.Base(s.opts.Workspace)}}}, nil
 	case m.Method == "elicitation/create":
 		return s.elicit(ctx, m.Params)
 	}
@@ -420,8 +397,8 @@ func (s *mcpSession) answer(ctx context.Context, m rpcMessage) (any, *rpcError) 
 // every waiting request fails with the reason.
 func (s *mcpSession) lost(err error) {
 	err = s.explain(fmt.Errorf("MCP server %s is not connected: %w", s.server, err))
-	if s.opts.OnLost != nil {
-		s.opts.OnLost(err)
+	if s.onLost != nil {
+		s.onLost(err)
 	}
 	s.end(err)
 }

@@ -22,7 +22,7 @@ func BenchmarkMCPConnectEverything(b *testing.B) {
 	c := everythingStdio(b)
 	for b.Loop() {
 		m := NewMCPManager(nil, nil, MCPOptions{})
-		sess := newMCPSession(c.Name, m.transport(c), m.sessionOptions())
+		sess := newMCPSession(c.Name, m.transport(c), m.opts)
 		if err := sess.connect(context.Background(), c.startupTimeout()); err != nil {
 			b.Fatal(err)
 		}

@@ -192,10 +192,8 @@ func connectCLI(ctx context.Context, target string, elicitor Elicitor, home, wor
 	if err != nil {
 		return nil, c, err
 	}
-	m := NewMCPManager(nil, nil, MCPOptions{Workspace: workspace})
-	opts := m.sessionOptions()
-	opts.Elicitor = elicitor
-	sess := newMCPSession(c.Name, m.transport(c), opts)
+	m := NewMCPManager(nil, nil, MCPOptions{Workspace: workspace, Elicitor: elicitor})
+	sess := newMCPSession(c.Name, m.transport(c), m.opts)
 	if err := sess.connect(ctx, c.startupTimeout()); err != nil {
 		return nil, c, err
 	}

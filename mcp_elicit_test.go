@@ -84,7 +84,7 @@ func TestSessionElicit(t *testing.T) {
 		{"url mode declined", DefaultsElicitor{}, `{"mode":"url","url":"https://x","message":"m"}`, `{"action":"decline"}`},
 	}
 	for _, c := range cases {
-		s := newMCPSession("s", nil, mcpSessionOptions{Elicitor: c.elicitor})
+		s := newMCPSession("s", nil, MCPOptions{Elicitor: c.elicitor})
 		res, rerr := s.elicit(t.Context(), json.RawMessage(c.params))
 		got, _ := json.Marshal(res)
 		if rerr != nil || string(got) != c.want {

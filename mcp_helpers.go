@@ -30,8 +30,8 @@ type (
 
 // mcpHelperTools builds the resource pair and the prompt pair of tools.
 func mcpHelperTools(m *MCPManager) (resources, prompts []*Tool) {
-	external := func(what string) PermissionRequest {
-		return PermissionRequest{Access: AccessExternal, Summary: what}
+	external := func(format string, args ...any) (PermissionRequest, error) {
+		return PermissionRequest{Access: AccessExternal, Summary: fmt.Sprintf(format, args...)}, nil
 	}
 	resources = []*Tool{
 		ToolDef[listMCPInput]{
@@ -46,7 +46,7 @@ func mcpHelperTools(m *MCPManager) (resources, prompts []*Tool) {
 			Name:        "read_mcp_resource",
 			Description: "Read one resource from an MCP server by its URI.",
 			Permission: func(_ *ToolEnv, in readMCPResourceInput) (PermissionRequest, error) {
-				return external(fmt.Sprintf("read %s from MCP server %s", in.URI, in.Server)), nil
+				return external("read %s from MCP server %s", in.URI, in.Server)
 			},
 			Run: func(ctx context.Context, _ *ToolEnv, in readMCPResourceInput) (ToolOutput, error) {
 				return m.readResource(ctx, in.Server, in.URI)
@@ -66,7 +66,7 @@ func mcpHelperTools(m *MCPManager) (resources, prompts []*Tool) {
 			Name:        "get_mcp_prompt",
 			Description: "Fetch a prompt template from an MCP server, filled in with the given arguments.",
 			Permission: func(_ *ToolEnv, in getMCPPromptInput) (PermissionRequest, error) {
-				return external(fmt.Sprintf("get prompt %s from MCP server %s", in.Name, in.Server)), nil
+				return external("get prompt %s from MCP server %s", in.Name, in.Server)
 			},
 			Run: func(ctx context.Context, _ *ToolEnv, in getMCPPromptInput) (ToolOutput, error) {
 				return m.getPrompt(ctx, in.Server, in.Name, in.Arguments)
@@ -91,14 +91,13 @@ func (m *MCPManager) refreshHelpers() {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for _, t := range append(resourceTools, promptTools...) {
-		want := resources && slices.Contains(resourceTools, t) || prompts && slices.Contains(promptTools, t)
-		switch {
-		case want && !m.helpers[t.Name]:
+		_, present := m.reg.Get(t.Name)
+		switch want := resources && slices.Contains(resourceTools, t) || prompts && slices.Contains(promptTools, t); {
+		case want && !present:
 			m.reg.Add(t)
-		case !want && m.helpers[t.Name]:
+		case !want && present:
 			m.reg.Remove(func(name string) bool { return name == t.Name })
 		}
-		m.helpers[t.Name] = want
 	}
 }
 

@@ -29,7 +29,6 @@ type mcpHTTP struct {
 	url        string
 	headers    map[string]string
 	legacyOnly bool
-	client     *http.Client
 
 	deliver func(rpcMessage)
 	lost    func(error)
@@ -47,7 +46,7 @@ type mcpHTTP struct {
 // newMCPHTTP describes a server at rawURL; legacy forces HTTP+SSE.
 func newMCPHTTP(rawURL string, headers map[string]string, legacy bool) *mcpHTTP {
 	life, stop := context.WithCancel(context.Background())
-	return &mcpHTTP{url: rawURL, headers: headers, legacyOnly: legacy, client: &http.Client{}, life: life, stop: stop}
+	return &mcpHTTP{url: rawURL, headers: headers, legacyOnly: legacy, life: life, stop: stop}
 }
 
 // open remembers where messages go; the first POST makes the connection.
@@ -63,10 +62,7 @@ func (t *mcpHTTP) open(ctx context.Context, deliver func(rpcMessage), lost func(
 // handles the answer: 202 for notifications, replies and HTTP+SSE, JSON or
 // an SSE stream for requests.
 func (t *mcpHTTP) send(ctx context.Context, msg rpcMessage) error {
-	body, err := json.Marshal(msg)
-	if err != nil {
-		return fmt.Errorf("encoding message: %w", err)
-	}
+	body, _ := json.Marshal(msg) // its raw parts are valid JSON
 	t.mu.Lock()
 	legacy, expired := t.legacyPost, t.expired
 	t.mu.Unlock()
@@ -99,15 +95,14 @@ func (t *mcpHTTP) send(ctx context.Context, msg rpcMessage) error {
 // readReply delivers what came back for a message: a JSON body at once, an
 // SSE stream on its own goroutine; end releases the exchange.
 func (t *mcpHTTP) readReply(ctx context.Context, end context.CancelFunc, resp *http.Response, msg rpcMessage) error {
-	if t.sessionLost(resp, msg.Method) {
-		defer end()
-		return errMCPSessionExpired
-	}
 	mediaType, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	switch {
 	case resp.StatusCode/100 != 2:
 		defer end()
-		return statusError(resp)
+		if err := statusError(resp); !t.sessionLost(resp, msg.Method, err) {
+			return err
+		}
+		return errMCPSessionExpired
 	case msg.Method == "initialize":
 		t.mu.Lock()
 		t.sessionID, t.expired = resp.Header.Get("Mcp-Session-Id"), false
@@ -162,7 +157,7 @@ func (t *mcpHTTP) follow(ctx context.Context, body io.ReadCloser, wantID string)
 	lastID, retry, failures := "", mcpDefaultRetry, 0
 	for {
 		if body != nil {
-			answered, id, delay := t.readEvents(body, wantID)
+			answered, id, delay := t.readEvents(body, wantID, nil)
 			body.Close()
 			if answered || ctx.Err() != nil {
 				return
@@ -201,9 +196,10 @@ func (t *mcpHTTP) follow(ctx context.Context, body io.ReadCloser, wantID string)
 	}
 }
 
-// readEvents delivers one SSE body's messages and reports whether wantID
-// was answered, the last event id and the retry delay asked for.
-func (t *mcpHTTP) readEvents(body io.Reader, wantID string) (answered bool, lastID string, retry time.Duration) {
+// readEvents delivers one SSE body's messages (and an HTTP+SSE endpoint
+// event's data to endpoint) and reports whether wantID was answered, the
+// last event id and the retry delay asked for.
+func (t *mcpHTTP) readEvents(body io.Reader, wantID string, endpoint chan<- string) (answered bool, lastID string, retry time.Duration) {
 	events := newSSEReader(body, maxMCPMessage)
 	for !answered {
 		ev, err := events.Next()
@@ -212,7 +208,13 @@ func (t *mcpHTTP) readEvents(body io.Reader, wantID string) (answered bool, last
 		}
 		lastID, retry = ev.ID, ev.Retry
 		var m rpcMessage
-		if ev.Event == "message" && json.Unmarshal([]byte(ev.Data), &m) == nil {
+		switch {
+		case ev.Event == "endpoint" && endpoint != nil:
+			select {
+			case endpoint <- ev.Data:
+			default: // only the first one counts
+			}
+		case ev.Event == "message" && json.Unmarshal([]byte(ev.Data), &m) == nil:
 			t.deliver(m)
 			answered = wantID != "" && m.isResponse() && idKey(m.ID) == wantID
 		}
@@ -281,31 +283,25 @@ func (t *mcpHTTP) do(ctx context.Context, method, target string, body io.Reader,
 		req.Header.Set("MCP-Protocol-Version", t.version)
 	}
 	t.mu.Unlock()
-	resp, err := t.client.Do(req)
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		return nil, fmt.Errorf("%s %s: %w", method, target, err)
 	}
 	return resp, nil
 }
 
-// sessionLost reports whether the server forgot the session the request
-// carried (404, or 400 naming the session).
-func (t *mcpHTTP) sessionLost(resp *http.Response, method string) bool {
-	if method == "initialize" || (resp.StatusCode != 404 && resp.StatusCode != 400) {
+// sessionLost reports whether a failed exchange says that the server forgot
+// the session the request carried (404, or 400 naming the session).
+func (t *mcpHTTP) sessionLost(resp *http.Response, method string, failure error) bool {
+	named := resp.StatusCode == 400 && strings.Contains(strings.ToLower(failure.Error()), "session")
+	if method == "initialize" || resp.StatusCode != 404 && !named {
 		return false
 	}
 	sent := resp.Request.Header.Get("Mcp-Session-Id")
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if sent == "" {
-		drain(resp)
 		return t.expired
-	}
-	text, _ := io.ReadAll(io.LimitReader(resp.Body, mcpErrorBodyLimit))
-	drain(resp)
-	if resp.StatusCode == 400 && !strings.Contains(strings.ToLower(string(text)), "session") {
-		resp.Body = io.NopCloser(bytes.NewReader(text))
-		return false
 	}
 	if t.sessionID == sent {
 		t.sessionID, t.expired = "", true
@@ -345,20 +341,8 @@ func (t *mcpHTTP) connectLegacy(ctx context.Context) error {
 	endpoint := make(chan string, 1)
 	go func() {
 		defer end()
-		defer resp.Body.Close()
-		events := newSSEReader(resp.Body, maxMCPMessage)
-		for ev, err := events.Next(); err == nil; ev, err = events.Next() {
-			var m rpcMessage
-			switch {
-			case ev.Event == "endpoint":
-				select {
-				case endpoint <- ev.Data:
-				default: // only the first one counts
-				}
-			case json.Unmarshal([]byte(ev.Data), &m) == nil:
-				t.deliver(m)
-			}
-		}
+		t.readEvents(resp.Body, "", endpoint)
+		resp.Body.Close()
 		if t.life.Err() == nil {
 			t.lost(errors.New("the server closed its event stream"))
 		}

@@ -200,7 +200,7 @@ func TestMCPStreamableHTTP(t *testing.T) {
 			fake, srv := newFakeHTTPServer(t, useSSE)
 			cfg := MCPServerConfig{Name: "web", Type: "http", URL: srv.URL, Headers: map[string]string{"Authorization": "Bearer ${MCP_TEST_TOKEN}"}}
 			m := NewMCPManager(nil, nil, MCPOptions{})
-			sess := newMCPSession(cfg.Name, m.transport(cfg), m.sessionOptions())
+			sess := newMCPSession(cfg.Name, m.transport(cfg), m.opts)
 			ctx := context.Background()
 			if err := sess.connect(ctx, 5*time.Second); err != nil {
 				t.Fatal(err)
@@ -415,7 +415,7 @@ func TestMCPLegacyStartupTimeoutClosesStream(t *testing.T) {
 	t.Cleanup(srv.Close)
 	t.Cleanup(func() { close(stop) })
 	c := MCPServerConfig{Name: "old", Type: "sse", URL: srv.URL}
-	sess := newMCPSession(c.Name, NewMCPManager(nil, nil, MCPOptions{}).transport(c), mcpSessionOptions{})
+	sess := newMCPSession(c.Name, NewMCPManager(nil, nil, MCPOptions{}).transport(c), MCPOptions{})
 	err := sess.connect(t.Context(), 300*time.Millisecond)
 	if err == nil || !strings.Contains(err.Error(), "waiting for the endpoint event") {
 		t.Fatalf("err = %v, want the endpoint wait to fail", err)

@@ -67,12 +67,11 @@ type MCPManager struct {
 
 	mu      sync.Mutex // guards started, adding servers and every registry change
 	started bool
-	helpers map[string]bool // helper tools currently registered
 }
 
 // NewMCPManager prepares the servers; Start launches them.
 func NewMCPManager(configs []MCPServerConfig, reg *Registry, opts MCPOptions) *MCPManager {
-	m := &MCPManager{reg: reg, opts: opts, helpers: map[string]bool{}}
+	m := &MCPManager{reg: reg, opts: opts}
 	m.life, m.stop = context.WithCancel(context.Background())
 	servers := make([]*mcpServer, len(configs))
 	for i, c := range configs {
@@ -282,15 +281,6 @@ func (m *MCPManager) notice(server, format string, args ...any) {
 	m.emit(MCPEvent{Kind: MCPEventNotice, Server: server, Text: fmt.Sprintf("MCP server %s: ", server) + fmt.Sprintf(format, args...)})
 }
 
-// sessionOptions are the options every session of this manager gets.
-func (m *MCPManager) sessionOptions() mcpSessionOptions {
-	opts := mcpSessionOptions{ClientVersion: m.opts.ClientVersion, Elicitor: m.opts.Elicitor}
-	if m.opts.Workspace != "" {
-		opts.Roots = []string{m.opts.Workspace}
-	}
-	return opts
-}
-
 // register replaces a server's tools in the registry (a taken name gets a
 // suffix and a warning; gone tools go last) and returns their names.
 func (m *MCPManager) register(srv *mcpServer, old []string, tools []mcpToolInfo) (names, warnings []string) {
@@ -415,9 +405,13 @@ type mcpRun struct {
 // serve runs one session until a restart request or the end of ctx; a
 // restart is answered with a view that the next start will replace.
 func (srv *mcpServer) serve(ctx context.Context) {
-	changed, lost, listed := make(chan struct{}, 1), make(chan error, 1), make(chan mcpListing)
-	opts := srv.m.sessionOptions()
-	opts.OnNotify = func(method string) {
+	tr := srv.tr
+	if tr == nil {
+		tr = srv.m.transport(srv.cfg)
+	}
+	changed, lost, listed, lostSeen := make(chan struct{}, 1), make(chan error, 1), make(chan mcpListing), make(chan struct{})
+	r := &mcpRun{srv: srv, sess: newMCPSession(srv.name, tr, srv.m.opts), worked: make(chan struct{}), lostSeen: lostSeen}
+	r.sess.onNotify = func(method string) {
 		if method == "notifications/tools/list_changed" {
 			select {
 			case changed <- struct{}{}:
@@ -425,17 +419,10 @@ func (srv *mcpServer) serve(ctx context.Context) {
 			}
 		}
 	}
-	// A loss is recorded before any request learns of it.
-	lostSeen := make(chan struct{})
-	opts.OnLost = func(err error) {
+	r.sess.onLost = func(err error) { // a loss is recorded before any request learns of it
 		lost <- err // buffered; called once
 		<-lostSeen
 	}
-	tr := srv.tr
-	if tr == nil {
-		tr = srv.m.transport(srv.cfg)
-	}
-	r := &mcpRun{srv: srv, sess: newMCPSession(srv.name, tr, opts), worked: make(chan struct{}), lostSeen: lostSeen}
 	r.ctx, r.cancel = context.WithCancel(ctx)
 	defer r.end()
 	srv.publish(r, MCPStarting, "")

@@ -260,7 +260,7 @@ func TestMCPEverythingCancellation(t *testing.T) {
 func connectTestSession(t *testing.T, c MCPServerConfig) *mcpSession {
 	t.Helper()
 	m := NewMCPManager(nil, nil, MCPOptions{Workspace: t.TempDir()})
-	sess := newMCPSession(c.Name, m.transport(c), m.sessionOptions())
+	sess := newMCPSession(c.Name, m.transport(c), m.opts)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if err := sess.connect(ctx, c.startupTimeout()); err != nil {
