@@ -106,10 +106,7 @@ func (t *mcpStdio) open(_ context.Context, deliver func(rpcMessage), lost func(e
 
 // send writes one message in the current framing.
 func (t *mcpStdio) send(ctx context.Context, msg rpcMessage) error {
-	body, err := json.Marshal(msg)
-	if err != nil {
-		return fmt.Errorf("encoding message: %w", err)
-	}
+	body, _ := json.Marshal(msg) // its raw parts are valid JSON
 	t.mu.Lock()
 	lsp := t.lsp
 	if !t.settled && msg.Method == "initialize" {
