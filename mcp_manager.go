@@ -31,12 +31,11 @@ type ServerStatus struct {
 
 // MCPEvent kinds sent to MCPOptions.OnEvent.
 const (
-	MCPEventState    = "state"    // a server changed state
 	MCPEventProgress = "progress" // a tool call reported progress
 	MCPEventNotice   = "notice"   // something the user should know
 )
 
-// MCPEvent is a state change, a tool call's progress or a notice.
+// MCPEvent is a tool call's progress or a notice.
 type MCPEvent struct {
 	Kind     string
 	Server   string
@@ -495,8 +494,8 @@ func (r *mcpRun) onListed(l mcpListing) {
 // tools stay registered, so that a call explains how to restart.
 func (r *mcpRun) fail(err error) {
 	if r.srv.view.Load().status.State != MCPFailed && r.ctx.Err() == nil {
-		r.srv.publish(r, MCPFailed, err.Error())
 		r.srv.m.emit(MCPEvent{Kind: MCPEventNotice, Server: r.srv.name, Text: fmt.Sprintf("MCP server %s failed: %s", r.srv.name, firstLineOf(err.Error()))})
+		r.srv.publish(r, MCPFailed, err.Error())
 	}
 }
 
@@ -518,17 +517,14 @@ func (r *mcpRun) release() {
 	}
 }
 
-// publish replaces the server's view, and tells the UI of a state change.
+// publish replaces the server's view.
 func (srv *mcpServer) publish(r *mcpRun, state MCPState, errText string) *mcpView {
 	v := &mcpView{status: ServerStatus{Name: srv.name, State: state, Tools: len(r.tools), Error: errText, Warnings: r.warnings}, replaced: make(chan struct{})}
 	if state == MCPReady {
 		v.session = r.sess
 	}
 	old := srv.view.Swap(v)
-	close(old.replaced)
 	srv.m.refreshHelpers()
-	if old.status.State != state {
-		srv.m.emit(MCPEvent{Kind: MCPEventState, Server: srv.name, Text: string(state)})
-	}
+	close(old.replaced) // after the helper tools follow the new state
 	return v
 }

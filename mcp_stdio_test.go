@@ -110,7 +110,10 @@ func TestMCPStdioStartupFailures(t *testing.T) {
 		t.Run(c.mode, func(t *testing.T) {
 			t.Parallel()
 			cfg := fakeStdioConfig(t, "fake", c.mode)
-			cfg.StartupTimeoutMs = 500
+			cfg.StartupTimeoutMs = 20000 // time enough to start on a busy machine
+			if c.mode == "hang" {
+				cfg.StartupTimeoutMs = 500
+			}
 			m, reg := startManager(t, []MCPServerConfig{cfg}, MCPOptions{})
 			st := m.Status()[0]
 			if st.State != MCPFailed {
