@@ -92,14 +92,7 @@ func (app *App) runHeadlessTask(ctx context.Context, task string, out *lineWrite
 	denied := len(app.Perms.Denials())
 	res := app.runPrompt(ctx, app.Session.View(), prompt)
 	structured, res := app.structuredAnswer(ctx, res)
-	record := app.resultOf(res, meter, denied)
-	if app.structured != nil && record.Subtype == "success" {
-		record.StructuredOutput = structured
-		if structured == nil {
-			record.Subtype, record.IsError = "error_max_structured_output_retries", true
-			record.Errors = []string{"the model did not deliver its answer through structured_output"}
-		}
-	}
+	record := app.resultOf(res, structured, meter, denied)
 	record.DurationMS = time.Since(start).Milliseconds()
 	if app.Opts.OutputFormat == "json" || app.Opts.OutputFormat == "stream-json" {
 		out.json(record)
@@ -119,10 +112,10 @@ func (app *App) runHeadlessTask(ctx context.Context, task string, out *lineWrite
 
 // resultOf builds the result record of a turn, listing the calls denied
 // after the first denied ones. A turn the model answered is a success even
-// if some calls were denied.
-func (app *App) resultOf(res TurnResult, meter *meteredProvider, denied int) resultRecord {
+// if some calls were denied, unless it owes a structured answer.
+func (app *App) resultOf(res TurnResult, structured json.RawMessage, meter *meteredProvider, denied int) resultRecord {
 	r := resultRecord{
-		Type: "result", Result: res.Text, SessionID: app.SessionID,
+		Type: "result", Result: res.Text, SessionID: app.SessionID, StructuredOutput: structured,
 		NumTurns: res.Steps, PermissionDenials: append([]Denial{}, app.Perms.Denials()[denied:]...), UUID: newSessionID(),
 		Usage: resultUsage{InputTokens: res.Usage.InputTokens, OutputTokens: res.Usage.OutputTokens, ServiceTier: "standard",
 			CacheCreationInputTokens: res.Usage.CacheCreationInputTokens, CacheReadInputTokens: res.Usage.CacheReadInputTokens},
@@ -131,12 +124,14 @@ func (app *App) resultOf(res TurnResult, meter *meteredProvider, denied int) res
 	switch {
 	case errors.Is(res.Err, errBudgetSpent):
 		r.Subtype = "error_max_budget_usd"
-	case res.End == EndFinal || res.End == EndAskUser:
-		r.Subtype = "success"
 	case res.End == EndMaxSteps:
 		r.Subtype = "error_max_turns"
-	default:
+	case res.End != EndFinal && res.End != EndAskUser:
 		r.Subtype = "error_during_execution"
+	case app.structured != nil && structured == nil:
+		r.Subtype, res.Text = "error_max_structured_output_retries", "the model did not deliver its answer through structured_output"
+	default:
+		r.Subtype = "success"
 	}
 	if r.IsError = r.Subtype != "success"; r.IsError {
 		r.Errors = []string{res.Text}

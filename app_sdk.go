@@ -180,10 +180,9 @@ func (c *sdkConn) end() {
 // interrupt cancels the running turn, as Ctrl-C does.
 func (c *sdkConn) interrupt() {
 	c.mu.Lock()
-	cancel := c.cancel
-	c.mu.Unlock()
-	if cancel != nil {
-		cancel()
+	defer c.mu.Unlock()
+	if c.cancel != nil {
+		c.cancel()
 	}
 }
 

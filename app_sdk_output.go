@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"reflect"
 	"slices"
 	"sync/atomic"
 )
@@ -63,7 +64,8 @@ func (so *structuredOutput) decode(raw json.RawMessage) (any, error) {
 		return nil, fmt.Errorf("structured_output: the input is not JSON: %v", err)
 	}
 	if so.wrapped {
-		v = v.(map[string]any)["output"]
+		input, _ := v.(map[string]any)
+		v = input["output"] // missing from an input that is not an object
 	}
 	if err := checkSchema(so.schema, v, "output"); err != nil {
 		return nil, fmt.Errorf("structured_output does not match the schema: %v; call it again with a corrected answer", err)
@@ -153,19 +155,11 @@ func checkSchema(schema, v any, at string) error {
 // hasJSONType reports whether the decoded JSON value v is of the JSON
 // Schema type t; an integer is a number without a fraction.
 func hasJSONType(v, t any) bool {
-	switch x := v.(type) {
-	case map[string]any:
-		return t == "object"
-	case []any:
-		return t == "array"
-	case string:
-		return t == "string"
-	case float64:
-		return t == "number" || t == "integer" && x == math.Trunc(x)
-	case bool:
-		return t == "boolean"
+	if v == nil {
+		return t == "null"
 	}
-	return t == "null"
+	kind := jsonType(reflect.TypeOf(v))
+	return t == kind || t == "integer" && kind == "number" && v.(float64) == math.Trunc(v.(float64))
 }
 
 // sameJSON reports whether two decoded JSON values are equal.

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -473,5 +474,45 @@ func TestSDKDenialsPerResult(t *testing.T) {
 	}
 	if code := p.finish(); code != 0 {
 		t.Errorf("exit code %d", code)
+	}
+}
+
+// TestStructuredOutputChecksTheSchema feeds structured_output inputs to
+// the tool --json-schema adds: each answer that breaks the schema is
+// refused with where and why, and a valid one is passed on.
+func TestStructuredOutputChecksTheSchema(t *testing.T) {
+	object := `{"type":"object","properties":{"n":{"type":"integer"},"tags":{"type":"array","items":{"enum":["a","b"]},"maxItems":2},` +
+		`"o":{"type":"object","properties":{"k":{"type":["string","null"]}},"required":["k"],"additionalProperties":false},"c":{"const":1}},"required":["n"]}`
+	tests := []struct{ schema, input, want string }{
+		{object, `{"n":"three"}`, "output.n must be of type integer"},
+		{object, `{"n":1.5}`, "output.n must be of type integer"},
+		{object, `{}`, "output.n is required"},
+		{object, `{"n":1,"tags":["a","b","a"]}`, "output.tags takes at most 2 items"},
+		{object, `{"n":1,"tags":["z"]}`, "output.tags[0] must be one of [a b]"},
+		{object, `{"n":1,"o":{}}`, "output.o.k is required"},
+		{object, `{"n":1,"o":{"k":1}}`, "output.o.k must be of type [string null]"},
+		{object, `{"n":1,"o":{"k":null,"x":1}}`, "output.o.x is not allowed"},
+		{object, `{"n":1,"c":2}`, "output.c must be 1"},
+		{object, `"str"`, "output must be of type object"},
+		{object, `{"n":2,"tags":["b"],"o":{"k":"v"},"c":1,"extra":true}`, ""},
+		{`{"type":"array","items":{"type":"integer"},"minItems":1}`, `{"output":[]}`, "output needs at least 1 items"},
+		{`{"type":"array"}`, `"str"`, "output must be of type array"},
+		{`{"type":"array","items":{"type":"integer"}}`, `{"output":[1,2]}`, ""},
+	}
+	for _, tt := range tests {
+		app := &App{Registry: NewRegistry()}
+		if err := app.useJSONSchema(json.RawMessage(tt.schema)); err != nil {
+			t.Fatal(err)
+		}
+		tool, _ := app.Registry.Get("structured_output")
+		v, err := tool.Decode(json.RawMessage(tt.input))
+		switch {
+		case tt.want == "" && err != nil:
+			t.Errorf("%s: %v, want it accepted", tt.input, err)
+		case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want+";")):
+			t.Errorf("%s: error %q, want %q", tt.input, fmt.Sprint(err), tt.want)
+		case tt.want == "" && string(v.(json.RawMessage)) == "":
+			t.Errorf("%s: no answer passed on", tt.input)
+		}
 	}
 }
