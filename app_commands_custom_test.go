@@ -95,6 +95,7 @@ func TestCustomCommandsInHeadlessMode(t *testing.T) {
 		{"/nope", "", "", "its allowed-tools do not include Bash"},
 		{"/bad", "", "", "/bad cannot be used"},
 		{"/touch-it a.txt", "Touch the file a.txt.", "", ""},
+		{"/touch-it @notes.txt", "Contents of notes.txt:", "", ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.task, func(t *testing.T) {
