@@ -79,18 +79,19 @@ func runGrepFiles(ctx context.Context, env *ToolEnv, in GrepFilesInput) (ToolOut
 	if err != nil {
 		return ToolOutput{}, fmt.Errorf("grep_files %s: %w", displayPath(env, root), describeOpenError(err))
 	}
-	g := &grepSearch{re: re, limit: optInt(in.Limit, grepDefaultLimit)}
+	g := &grepSearch{re: re, shown: firstN[grepMatch]{n: optInt(in.Limit, grepDefaultLimit), cmp: func(a, b grepMatch) int {
+		return cmp.Or(strings.Compare(a.path, b.path), a.line-b.line)
+	}}}
 	g.literal, g.fold = requiredLiteral(expr)
 	files := make(chan string, 256)
-	walkErr := make(chan error, 1)
+	var walkErr error // read once the files are closed
 	go func() {
 		defer close(files)
 		if !info.IsDir() {
 			files <- root
-			walkErr <- nil
 			return
 		}
-		walkErr <- walkTree(ctx, env.Workspace, root, func(rel string, d fs.DirEntry) error {
+		walkErr = walkTree(ctx, env.Workspace, root, func(rel string, d fs.DirEntry) error {
 			if d.Type().IsRegular() && globMatches(in.Glob, rel) {
 				select {
 				case files <- filepath.Join(root, filepath.FromSlash(rel)):
@@ -101,14 +102,14 @@ func runGrepFiles(ctx context.Context, env *ToolEnv, in GrepFilesInput) (ToolOut
 			return nil
 		})
 	}()
-	results := g.run(ctx, files)
-	if err := <-walkErr; err != nil {
-		return ToolOutput{}, fmt.Errorf("grep_files: %w", err)
+	g.run(ctx, files)
+	if walkErr != nil {
+		return ToolOutput{}, fmt.Errorf("grep_files: %w", walkErr)
 	}
 	if err := ctx.Err(); err != nil {
 		return ToolOutput{}, err
 	}
-	return ToolOutput{Text: formatGrep(env, in.Pattern, root, results)}, nil
+	return ToolOutput{Text: g.format(env, in.Pattern, root)}, nil
 }
 
 // grepSearch is one grep_files search, shared by its workers: bytes.Index
@@ -117,7 +118,10 @@ type grepSearch struct {
 	re      *regexp.Regexp
 	literal []byte // text every match contains, or nil
 	fold    bool   // literal is lower case, to look for in a lower-cased copy
-	limit   int
+	mu      sync.Mutex
+	shown   firstN[grepMatch] // the first matching lines in path order
+	files   int               // files with a match
+	total   int               // matching lines
 }
 
 // grepMatch is one matching line.
@@ -127,22 +131,9 @@ type grepMatch struct {
 	text string
 }
 
-// grepResults is what a search found: the first lines in path order, and totals.
-type grepResults struct {
-	shown firstN[grepMatch]
-	files int // files with a match
-	total int // matching lines
-}
-
 // run searches the files it receives with one worker per CPU.
-func (g *grepSearch) run(ctx context.Context, files <-chan string) *grepResults {
-	var (
-		mu sync.Mutex
-		wg sync.WaitGroup
-	)
-	results := &grepResults{shown: firstN[grepMatch]{n: g.limit, cmp: func(a, b grepMatch) int {
-		return cmp.Or(strings.Compare(a.path, b.path), a.line-b.line)
-	}}}
+func (g *grepSearch) run(ctx context.Context, files <-chan string) {
+	var wg sync.WaitGroup
 	for range max(2, runtime.GOMAXPROCS(0)) {
 		wg.Go(func() {
 			w := &grepWorker{grepSearch: g}
@@ -150,19 +141,18 @@ func (g *grepSearch) run(ctx context.Context, files <-chan string) *grepResults 
 				if ctx.Err() != nil || w.searchFile(ctx, file) != nil || w.count == 0 {
 					continue
 				}
-				mu.Lock()
-				results.files++
-				results.total += w.count
+				g.mu.Lock()
+				g.files++
+				g.total += w.count
 				for _, match := range w.shown {
-					results.shown.add(match)
+					g.shown.add(match)
 				}
-				mu.Unlock()
+				g.mu.Unlock()
 			}
 		})
 	}
 	wg.Wait()
-	results.shown.trim()
-	return results
+	g.shown.trim()
 }
 
 // grepWorker is one worker of a search: its buffers, reused from file to
@@ -245,7 +235,7 @@ func (w *grepWorker) searchChunk(chunk []byte, file string, line int) int {
 		}
 		line += bytes.Count(chunk[pos:lineStart], []byte{'\n'})
 		if text := bytes.TrimSuffix(chunk[lineStart:lineEnd], []byte{'\r'}); w.re.Match(text) {
-			if w.count++; len(w.shown) < w.limit {
+			if w.count++; len(w.shown) < w.grepSearch.shown.n {
 				text = text[:min(len(text), grepMaxLineChars+utf8.UTFMax)]
 				w.shown = append(w.shown, grepMatch{file, line, clip(strings.ToValidUTF8(string(text), "\uFFFD"), grepMaxLineChars)})
 			}
@@ -267,19 +257,19 @@ func asciiLower(dst, b []byte) []byte {
 	return dst
 }
 
-// formatGrep prints the matches shown in path order, and the totals.
-func formatGrep(env *ToolEnv, pattern, root string, results *grepResults) string {
-	if results.files == 0 {
+// format prints the matches shown in path order, and the totals.
+func (g *grepSearch) format(env *ToolEnv, pattern, root string) string {
+	if g.files == 0 {
 		return fmt.Sprintf("No matches for %q in %s.", pattern, displayPath(env, root))
 	}
 	var b strings.Builder
-	for _, m := range results.shown.items {
+	for _, m := range g.shown.items {
 		fmt.Fprintf(&b, "%s:%d:%s\n", displayPath(env, m.path), m.line, m.text)
 	}
-	if more := results.total - len(results.shown.items); more > 0 {
+	if more := g.total - len(g.shown.items); more > 0 {
 		fmt.Fprintf(&b, "[... %d more matching lines not shown; narrow the pattern, path or glob, or raise limit ...]\n", more)
 	}
-	fmt.Fprintf(&b, "(%s in %s)\n", plural(results.total, "matching line", "matching lines"), plural(results.files, "file", "files"))
+	fmt.Fprintf(&b, "(%s in %s)\n", plural(g.total, "matching line", "matching lines"), plural(g.files, "file", "files"))
 	return b.String()
 }
 

@@ -201,7 +201,7 @@ func TestGrepSearchFileStopsOnCancel(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	w := &grepWorker{grepSearch: &grepSearch{re: regexp.MustCompile("needle"), literal: []byte("needle"), limit: 1}}
+	w := &grepWorker{grepSearch: &grepSearch{re: regexp.MustCompile("needle"), literal: []byte("needle"), shown: firstN[grepMatch]{n: 1}}}
 	err := w.searchFile(ctx, path)
 	if !errors.Is(err, context.Canceled) || w.count > grepChunkBytes/7 {
 		t.Errorf("cancelled search = %d matches, error %v; want at most one chunk's %d and %v", w.count, err, grepChunkBytes/7, context.Canceled)

@@ -51,12 +51,12 @@ func walkTree(ctx context.Context, workspace, root string, visit visitFunc) erro
 		}
 		isDir, matchRel, rules := d.IsDir(), path.Join(prefix, rel), folderRules[path.Dir(rel)]
 		if (isDir && skippedDirs[d.Name()]) || rules.ignored(matchRel, isDir) {
-			return skipEntry(isDir)
+			if isDir {
+				return fs.SkipDir
+			}
+			return nil
 		}
 		if err := visit(rel, d); err != nil {
-			if errors.Is(err, fs.SkipDir) {
-				return skipEntry(isDir)
-			}
 			return err
 		}
 		if isDir {
@@ -64,14 +64,6 @@ func walkTree(ctx context.Context, workspace, root string, visit visitFunc) erro
 		}
 		return nil
 	})
-}
-
-// skipEntry is what a WalkDir function returns to leave out one entry.
-func skipEntry(isDir bool) error {
-	if isDir {
-		return fs.SkipDir
-	}
-	return nil
 }
 
 // ListFilesInput is the input of list_files.

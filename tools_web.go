@@ -43,28 +43,6 @@ func newWebClient(cfg BuiltinConfig) *webClient {
 	}
 }
 
-// checkedRedirects returns the HTTP client of one call of tool, which
-// judges every redirect again as a fetch of its own and dials by dialChecked.
-func (w *webClient) checkedRedirects(ctx context.Context, env *ToolEnv, tool string) *http.Client {
-	transport := http.DefaultTransport.(*http.Transport).Clone()
-	transport.DisableKeepAlives = true // the transport lives for one call
-	transport.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
-		return w.dialChecked(ctx, env, tool, network, addr)
-	}
-	return &http.Client{Timeout: webTimeout, Transport: transport, CheckRedirect: func(req *http.Request, via []*http.Request) error {
-		switch {
-		case len(via) > webMaxRedirects:
-			return fmt.Errorf("stopped after %d redirects", webMaxRedirects)
-		case req.URL.Scheme != "http" && req.URL.Scheme != "https":
-			return fmt.Errorf("redirect to unsupported address %s", req.URL)
-		case env == nil || env.Perms == nil:
-			return nil
-		}
-		return env.Perms.Authorize(ctx, PermissionRequest{Tool: tool, Access: AccessNetwork, URL: req.URL.String(),
-			Summary: fmt.Sprintf("follow a redirect from %s to %s", via[len(via)-1].URL, req.URL)})
-	}}
-}
-
 // dialChecked connects to addr, judging each private address a host name
 // resolves to as the literal address would be.
 func (w *webClient) dialChecked(ctx context.Context, env *ToolEnv, tool, network, addr string) (net.Conn, error) {
@@ -125,8 +103,27 @@ type webPage struct {
 	cut       bool // the body was longer than webMaxBodyBytes
 }
 
-// get fetches u, refusing error statuses, and decodes the body to UTF-8.
-func get(ctx context.Context, client *http.Client, u *url.URL) (webPage, error) {
+// get fetches u for tool, refusing error statuses, and decodes the body
+// to UTF-8. Its client lives for this call: it judges every redirect again
+// as a fetch of its own and dials by dialChecked.
+func (w *webClient) get(ctx context.Context, env *ToolEnv, tool string, u *url.URL) (webPage, error) {
+	transport := http.DefaultTransport.(*http.Transport).Clone()
+	transport.DisableKeepAlives = true
+	transport.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		return w.dialChecked(ctx, env, tool, network, addr)
+	}
+	client := &http.Client{Timeout: webTimeout, Transport: transport, CheckRedirect: func(req *http.Request, via []*http.Request) error {
+		switch {
+		case len(via) > webMaxRedirects:
+			return fmt.Errorf("stopped after %d redirects", webMaxRedirects)
+		case req.URL.Scheme != "http" && req.URL.Scheme != "https":
+			return fmt.Errorf("redirect to unsupported address %s", req.URL)
+		case env == nil || env.Perms == nil:
+			return nil
+		}
+		return env.Perms.Authorize(ctx, PermissionRequest{Tool: tool, Access: AccessNetwork, URL: req.URL.String(),
+			Summary: fmt.Sprintf("follow a redirect from %s to %s", via[len(via)-1].URL, req.URL)})
+	}}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	if err != nil {
 		return webPage{}, err
@@ -181,18 +178,18 @@ func webFetchTool(w *webClient) *Tool {
 			return PermissionRequest{Access: AccessNetwork, URL: u.String(), Summary: "fetch " + u.String()}, nil
 		},
 		Run: func(ctx context.Context, env *ToolEnv, in WebFetchInput) (ToolOutput, error) {
-			return fetch(ctx, w.checkedRedirects(ctx, env, "web_fetch"), in)
+			return w.fetch(ctx, env, in)
 		},
 	}.Tool()
 }
 
 // fetch performs one web_fetch call.
-func fetch(ctx context.Context, client *http.Client, in WebFetchInput) (ToolOutput, error) {
+func (w *webClient) fetch(ctx context.Context, env *ToolEnv, in WebFetchInput) (ToolOutput, error) {
 	u, err := checkWebURL(in.URL)
 	if err != nil {
 		return ToolOutput{}, err
 	}
-	page, err := get(ctx, client, u)
+	page, err := w.get(ctx, env, "web_fetch", u)
 	if err != nil {
 		return ToolOutput{}, err
 	}
@@ -264,7 +261,7 @@ func webSearchTool(w *webClient) *Tool {
 			return PermissionRequest{Access: AccessNetwork, URL: u.String(), Summary: fmt.Sprintf("search the web for %q", in.Query)}, nil
 		},
 		Run: func(ctx context.Context, env *ToolEnv, in WebSearchInput) (ToolOutput, error) {
-			return w.search(ctx, w.checkedRedirects(ctx, env, "web_search"), in)
+			return w.search(ctx, env, in)
 		},
 	}.Tool()
 }
@@ -282,12 +279,12 @@ func (w *webClient) searchURL(query string) (*url.URL, error) {
 }
 
 // search performs one web_search call.
-func (w *webClient) search(ctx context.Context, client *http.Client, in WebSearchInput) (ToolOutput, error) {
+func (w *webClient) search(ctx context.Context, env *ToolEnv, in WebSearchInput) (ToolOutput, error) {
 	u, err := w.searchURL(in.Query)
 	if err != nil {
 		return ToolOutput{}, err
 	}
-	page, err := get(ctx, client, u)
+	page, err := w.get(ctx, env, "web_search", u)
 	if err != nil {
 		return ToolOutput{}, fmt.Errorf("web search failed: %w", err)
 	}
