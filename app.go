@@ -121,9 +121,9 @@ func newApp(ctx context.Context, opts Options, stdin io.Reader, stdout, stderr i
 	if err := app.setupPermissions(dirs); err != nil {
 		return nil, err
 	}
-	builtins := newBuiltins(BuiltinConfig{SearchEndpoint: app.Settings.WebSearchURL, Sandbox: app.Sandbox})
-	app.closers = append(app.closers, builtins.Processes.Close)
-	app.Registry = NewRegistry(keepTools(builtins.Tools, app.Opts.Tools, app.notice)...)
+	builtins, procs := newBuiltins(app.Settings.WebSearchURL, app.Sandbox)
+	app.closers = append(app.closers, procs.Close)
+	app.Registry = NewRegistry(keepTools(builtins, app.Opts.Tools, app.notice)...)
 	app.Perms.WarnUnknownTools(append(app.Registry.names(), "task", "load_skill"))
 	if len(app.Skills.Skills) > 0 {
 		app.Registry.Add(app.Skills.Tool())

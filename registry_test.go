@@ -134,9 +134,9 @@ func TestResolvePath(t *testing.T) {
 		{"sub/../../ws/sub", ws + "/sub", true},
 	}
 	for _, tc := range cases {
-		abs, inside, err := resolvePath(ws, tc.path)
-		if err != nil || abs != tc.wantAbs || inside != tc.wantInside {
-			t.Errorf("resolvePath(%q) = %q, %v, %v; want %q, %v", tc.path, abs, inside, err, tc.wantAbs, tc.wantInside)
+		abs, err := resolveInput(&ToolEnv{Workspace: ws}, tc.path)
+		if inside := within(ws, abs); err != nil || abs != tc.wantAbs || inside != tc.wantInside {
+			t.Errorf("resolveInput(%q) = %q, %v, %v; want %q, %v", tc.path, abs, inside, err, tc.wantAbs, tc.wantInside)
 		}
 	}
 }

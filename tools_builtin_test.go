@@ -73,10 +73,10 @@ func (p *recordingPerms) Authorize(ctx context.Context, req PermissionRequest) e
 }
 
 func TestBuiltinsHaveValidSchemas(t *testing.T) {
-	b := newBuiltins(BuiltinConfig{})
-	defer b.Processes.Close()
+	tools, procs := newBuiltins("", nil)
+	defer procs.Close()
 	seen := map[string]bool{}
-	for _, tool := range b.Tools {
+	for _, tool := range tools {
 		if seen[tool.Name] {
 			t.Errorf("tool %q registered twice", tool.Name)
 		}

@@ -249,13 +249,13 @@ func TestBackgroundKillAfterExit(t *testing.T) {
 func TestProcessManagerCloseStopsAll(t *testing.T) {
 	t.Parallel()
 	env := newTestEnv(t, nil)
-	b := newBuiltins(BuiltinConfig{})
-	run := runCommandTool(b.Processes)
+	_, procs := newBuiltins("", nil)
+	run := runCommandTool(procs)
 	for i := range 2 {
 		callTool(t, env, run, fmt.Sprintf(`{"command":"sleep 300 & echo $! > p%d.pid; wait","run_in_background":true}`, i))
 	}
 	pids := []int{readPid(t, filepath.Join(env.Workspace, "p0.pid")), readPid(t, filepath.Join(env.Workspace, "p1.pid"))}
-	b.Processes.Close()
+	procs.Close()
 	for _, pid := range pids {
 		if !processGone(pid) {
 			t.Errorf("process %d survived Close", pid)

@@ -239,7 +239,8 @@ func TestSubagentLimits(t *testing.T) {
 		{0, 1, false, "reached its limit of 1 steps"},
 		{2, 3, true, "a.txt starts with alph"},
 	} {
-		parent := &Agent{Provider: provider, Model: "m", Tools: NewRegistry(newBuiltins(BuiltinConfig{}).Tools...), Env: &ToolEnv{Workspace: ws, ResultsDir: t.TempDir()}}
+		builtins, _ := newBuiltins("", nil)
+		parent := &Agent{Provider: provider, Model: "m", Tools: NewRegistry(builtins...), Env: &ToolEnv{Workspace: ws, ResultsDir: t.TempDir()}}
 		s := &Subagents{Parent: parent, Agents: LoadAgents(nil), MaxDepth: tc.depth, MaxSteps: tc.steps}
 		parent.Tools.Add(s.Tool())
 		out, err := s.run(context.Background(), "general-purpose", "Read a.txt")

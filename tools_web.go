@@ -17,14 +17,15 @@ import (
 	"unicode/utf8"
 )
 
-// Limits of the web tools.
+// Limits and defaults of the web tools.
 const (
-	webTimeout          = 30 * time.Second
-	webMaxRedirects     = 5
-	webMaxBodyBytes     = 5 << 20 // more of a page is not read
-	webDefaultChars     = 40_000  // text web_fetch returns by default
-	searchDefaultResult = 8
-	webUserAgent        = "minicode/1.0 (terminal coding agent)"
+	defaultSearchEndpoint = "https://html.duckduckgo.com/html/" // DuckDuckGo's plain HTML results page
+	webTimeout            = 30 * time.Second
+	webMaxRedirects       = 5
+	webMaxBodyBytes       = 5 << 20 // more of a page is not read
+	webDefaultChars       = 40_000  // text web_fetch returns by default
+	searchDefaultResult   = 8
+	webUserAgent          = "minicode/1.0 (terminal coding agent)"
 )
 
 // webClient is what the web tools share.
@@ -33,10 +34,10 @@ type webClient struct {
 	lookup         func(ctx context.Context, host string) ([]netip.Addr, error)
 }
 
-// newWebClient builds the web tools' client from cfg.
-func newWebClient(cfg BuiltinConfig) *webClient {
+// newWebClient builds the web tools' client; "" searches DuckDuckGo.
+func newWebClient(searchEndpoint string) *webClient {
 	return &webClient{
-		searchEndpoint: cmp.Or(cfg.SearchEndpoint, defaultSearchEndpoint),
+		searchEndpoint: cmp.Or(searchEndpoint, defaultSearchEndpoint),
 		lookup: func(ctx context.Context, host string) ([]netip.Addr, error) {
 			return net.DefaultResolver.LookupNetIP(ctx, "ip", host)
 		},

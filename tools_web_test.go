@@ -76,7 +76,7 @@ func TestWebFetch(t *testing.T) {
 	t.Parallel()
 	srv := newWebServer(t)
 	env := newTestEnv(t, nil)
-	tool := webFetchTool(newWebClient(BuiltinConfig{}))
+	tool := webFetchTool(newWebClient(""))
 	tests := []struct {
 		name    string
 		input   string
@@ -128,7 +128,7 @@ func TestWebFetchCancelAndPermission(t *testing.T) {
 	env := newTestEnv(t, nil)
 	perms := &recordingPerms{}
 	env.Perms = perms
-	reg := NewRegistry(webFetchTool(newWebClient(BuiltinConfig{})))
+	reg := NewRegistry(webFetchTool(newWebClient("")))
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(200*time.Millisecond, cancel)
 	start := time.Now()
@@ -185,7 +185,7 @@ func TestWebSearch(t *testing.T) {
 	t.Parallel()
 	srv, queries := newSearchServer(t)
 	env := newTestEnv(t, nil)
-	tool := webSearchTool(newWebClient(BuiltinConfig{SearchEndpoint: srv.URL + "/html/"}))
+	tool := webSearchTool(newWebClient(srv.URL + "/html/"))
 	const tutorial = "1. Tutorial: Getting started with generics - The Go Programming Language\n   https://go.dev/doc/tutorial/generics\n   This tutorial introduces the basics of generics in Go. With generics, you can declare & use functions or types.\n"
 	tests := []struct {
 		name    string
@@ -215,7 +215,7 @@ func TestWebSearch(t *testing.T) {
 	if seen := queries(); len(seen) == 0 || seen[0] != "golang generics" {
 		t.Errorf("server saw queries %q, want the first to be %q", seen, "golang generics")
 	}
-	broken := webSearchTool(newWebClient(BuiltinConfig{SearchEndpoint: srv.URL + "/elsewhere/"}))
+	broken := webSearchTool(newWebClient(srv.URL + "/elsewhere/"))
 	if out := callTool(t, env, broken, `{"query":"x"}`); !out.IsError || !strings.Contains(out.Text, "web search failed") {
 		t.Errorf("search against a missing endpoint = %q, want an error", out.Text)
 	}
@@ -260,7 +260,7 @@ func TestWebFetchRedirectsAreChecked(t *testing.T) {
 		t.Fatal(err)
 	}
 	env.Perms = perms
-	tool := webFetchTool(newWebClient(BuiltinConfig{}))
+	tool := webFetchTool(newWebClient(""))
 	out := callTool(t, env, tool, fmt.Sprintf(`{"url":%q}`, srv.URL+"/away"))
 	if !out.IsError || !strings.Contains(out.Text, "elsewhere.invalid") || !strings.Contains(out.Text, "permission denied") {
 		t.Errorf("redirect to another host = %q, want a permission denial naming it", out.Text)
@@ -294,7 +294,7 @@ func TestWebFetchJudgesTheAddressANameResolvesTo(t *testing.T) {
 			t.Fatal(err)
 		}
 		env.Perms = perms
-		w := newWebClient(BuiltinConfig{})
+		w := newWebClient("")
 		w.lookup = func(ctx context.Context, host string) ([]netip.Addr, error) {
 			if host != "intranet.test" {
 				return nil, fmt.Errorf("no such host %q", host)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -10,26 +11,23 @@ import (
 	"strings"
 )
 
-// resolvePath turns a path given by the model, relative to the workspace
-// (absolute, symlinks resolved), into an absolute path with symlinks
-// resolved, and reports whether it lies inside the workspace.
-func resolvePath(workspace, path string) (abs string, inside bool, err error) {
-	if path == "" {
-		path = "."
-	}
-	if strings.HasPrefix(path, "~/") {
-		if home, herr := os.UserHomeDir(); herr == nil {
-			path = home + path[1:]
+// resolveInput turns a path given by the model, relative to the workspace
+// or absolute, into an absolute path with symlinks resolved.
+func resolveInput(env *ToolEnv, path string) (string, error) {
+	abs := cmp.Or(path, ".")
+	if strings.HasPrefix(abs, "~/") {
+		if home, err := os.UserHomeDir(); err == nil {
+			abs = home + abs[1:]
 		}
 	}
-	if !filepath.IsAbs(path) {
-		path = workspace + "/" + path
+	if !filepath.IsAbs(abs) {
+		abs = env.Workspace + "/" + abs
 	}
-	abs, err = resolveExisting(path)
+	abs, err := resolveExisting(abs)
 	if err != nil {
-		return "", false, err
+		return "", fmt.Errorf("cannot resolve path %q: %w", path, err)
 	}
-	return abs, within(workspace, abs), nil
+	return abs, nil
 }
 
 // maxLinkHops bounds how many symlinks resolveExisting follows.
