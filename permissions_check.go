@@ -203,13 +203,13 @@ func (p *Permissions) commandTargets(line string) []target {
 
 // pathInWord is the path an argument may name (x, --out=x, -I/x).
 func pathInWord(w string) string {
-	if !strings.HasPrefix(w, "-") {
+	_, value, ok := strings.Cut(w, "=")
+	switch {
+	case !strings.HasPrefix(w, "-"):
 		return w
-	}
-	if _, v, ok := strings.Cut(w, "="); ok {
-		return v
-	}
-	if len(w) > 2 && w[1] != '-' && strings.ContainsAny(w[2:], "/~") {
+	case ok:
+		return value
+	case len(w) > 2 && w[1] != '-' && strings.ContainsAny(w[2:], "/~"):
 		return w[2:]
 	}
 	return ""
@@ -321,9 +321,8 @@ func (p *Permissions) ruleCovers(r Rule, t target, broad bool) bool {
 
 // globFolder is the folder a glob starts in, before its first pattern.
 func globFolder(glob string) string {
-	elems := strings.Split(glob, "/")
-	if i := slices.IndexFunc(elems, func(e string) bool { return strings.ContainsAny(e, "*?[\\") }); i >= 0 {
-		return strings.Join(elems[:i], "/")
+	if i := strings.IndexAny(glob, "*?[\\"); i >= 0 {
+		return filepath.Dir(glob[:i+1])
 	}
 	return glob
 }

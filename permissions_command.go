@@ -151,17 +151,14 @@ func checkProgram(c simpleCommand) error {
 
 // riskyFlags are the flags (without dashes) that make programs run others
 // or write files, so prefix rules do not cover them; short ones count in
-// a cluster, and long ones abbreviated where the program allows it.
-var riskyFlags = map[string]struct {
-	long, short string
-	abbrev      bool
-}{
+// a cluster, and long ones written with -- also abbreviated.
+var riskyFlags = map[string]struct{ long, short string }{
 	"go":    {long: "exec toolexec o C coverprofile cpuprofile memprofile blockprofile mutexprofile trace outputdir modfile overlay pkgdir w"},
-	"git":   {long: "c config-env exec-path output output-directory o upload-pack receive-pack exec x ext-diff git-dir work-tree template C", abbrev: true},
+	"git":   {long: "c config-env exec-path output output-directory o upload-pack receive-pack exec x ext-diff git-dir work-tree template C"},
 	"find":  {long: "exec execdir ok okdir fprint fprint0 fprintf fls delete"},
-	"sed":   {long: "expression in-place file line-length", short: "eifl", abbrev: true},
-	"sort":  {long: "output compress-program", short: "o", abbrev: true},
-	"tar":   {long: "to-command use-compress-program checkpoint-action info-script new-volume-script rmt-command rsh-command", short: "IF", abbrev: true},
+	"sed":   {long: "expression in-place file line-length", short: "eifl"},
+	"sort":  {long: "output compress-program", short: "o"},
+	"tar":   {long: "to-command use-compress-program checkpoint-action info-script new-volume-script rmt-command rsh-command", short: "IF"},
 	"xargs": {},
 }
 
@@ -181,7 +178,7 @@ func riskyFlag(words []string) string {
 		name, _, _ := strings.Cut(w, "=")
 		bare := strings.TrimLeft(name, "-")
 		long := strings.HasPrefix(w, "-") && slices.ContainsFunc(strings.Fields(flags.long), func(f string) bool {
-			return bare == f || flags.abbrev && strings.HasPrefix(name, "--") && bare != "" && strings.HasPrefix(f, bare)
+			return bare == f || strings.HasPrefix(name, "--") && bare != "" && strings.HasPrefix(f, bare)
 		})
 		cluster := len(w) > 1 && w[0] == '-' && w[1] != '-' || prog == "tar" && i == 0 && !strings.HasPrefix(w, "-")
 		if long || cluster && strings.ContainsAny(bare, flags.short) {

@@ -31,9 +31,6 @@ const (
 	readAlias = "Read" // every reading tool
 )
 
-// readingTools are the tools the Read alias covers.
-var readingTools = []string{"read_file", "grep_files", "glob_files", "list_files"}
-
 // String writes the rule back in the form it is parsed from.
 func (r Rule) String() string {
 	if r.Spec == "" {
@@ -67,7 +64,7 @@ func ParseRule(text, source string) (Rule, error) {
 	if spec == "*" || spec == "**" {
 		r.Spec = ""
 	}
-	if _, _, err := r.command(); r.Tool == commandTool && r.Spec != "" && r.Spec != unsandboxedRule && err != nil {
+	if _, _, err := r.command(); r.Tool == "run_command" && r.Spec != "" && r.Spec != unsandboxedRule && err != nil {
 		return fail("%w", err)
 	}
 	return r, nil
@@ -97,7 +94,7 @@ func (r Rule) matchesTool(tool string, access Access) bool {
 	case r.Tool == editAlias:
 		return access == AccessWrite
 	case r.Tool == readAlias:
-		return slices.Contains(readingTools, tool)
+		return slices.Contains([]string{"read_file", "grep_files", "glob_files", "list_files"}, tool)
 	case r.Tool == tool:
 		return true
 	case strings.HasPrefix(r.Tool, "mcp__") && strings.Count(r.Tool, "__") == 1:
@@ -114,8 +111,8 @@ func (r Rule) knownTool(known []string) bool {
 
 // matchesPath reports whether the rule covers a path or a folder above it.
 func (r Rule) matchesPath(abs, workspace, home string, inside bool) bool {
-	if r.Spec == "" || strings.HasPrefix(r.Spec, "domain:") || r.Spec == unsandboxedRule {
-		return r.Spec == "" && inside
+	if r.Spec == "" {
+		return inside
 	}
 	glob := r.pathGlob(workspace, home)
 	return matchGlob(glob, abs) || matchGlob(glob+"/**", abs)
@@ -148,13 +145,8 @@ func (r Rule) pathGlob(workspace, home string) string {
 // matchesCommand reports whether an allow rule covers a simple command.
 func (r Rule) matchesCommand(cmd simpleCommand) bool {
 	want, prefix, err := r.command()
-	switch {
-	case r.Spec == "":
-		return true
-	case err != nil:
-		return false
-	case !prefix:
-		return slices.Equal(cmd.Words, want)
+	if r.Spec == "" || err != nil || !prefix {
+		return r.Spec == "" || err == nil && slices.Equal(cmd.Words, want)
 	}
 	return len(cmd.Words) >= len(want) && slices.Equal(cmd.Words[:len(want)], want) && riskyFlag(cmd.Words) == ""
 }
@@ -171,25 +163,14 @@ func (r Rule) namesProgram(cmd simpleCommand) bool {
 			tokens = append(tokens, filepath.Base(t))
 		}
 	}
-	for i, t := range tokens {
-		if t != filepath.Base(want[0]) {
-			continue
-		}
-		rest := want[1:]
-		for _, u := range tokens[i+1:] {
-			if len(rest) > 0 && u == rest[0] {
-				rest = rest[1:]
-			}
-		}
-		if len(rest) == 0 {
-			return true
+	i := slices.Index(tokens, filepath.Base(want[0])) // the rule's words after it, in order
+	for _, u := range tokens[i+1:] {
+		if len(want) > 1 && u == want[1] {
+			want = want[1:]
 		}
 	}
-	return false
+	return i >= 0 && len(want) == 1
 }
-
-// commandTool is the built-in tool that runs shell commands.
-const commandTool = "run_command"
 
 // matchesHost reports whether a rule covers a host or a domain above it.
 func (r Rule) matchesHost(host string) bool {
@@ -306,14 +287,14 @@ func parseIPv4Literal(host string) (netip.Addr, bool) {
 	var value uint64
 	for i, part := range parts {
 		n, err := strconv.ParseUint(part, 0, 32)
-		limit, shift := uint64(255), 8*(3-i)
+		bits := 8 // a byte each, the last part the rest
 		if i == len(parts)-1 {
-			limit, shift = 1<<(8*(5-len(parts)))-1, 0
+			bits = 8 * (5 - len(parts))
 		}
-		if err != nil || part == "" || len(parts) > 4 || n > limit {
+		if err != nil || len(parts) > 4 || n >= 1<<bits {
 			return netip.Addr{}, false
 		}
-		value |= n << shift
+		value = value<<bits | n
 	}
 	return netip.AddrFrom4([4]byte(binary.BigEndian.AppendUint32(nil, uint32(value)))), true
 }

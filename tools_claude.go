@@ -16,7 +16,7 @@ type claudeTool struct {
 // was written for Claude Code works unchanged.
 func claudeTools() map[string]claudeTool {
 	return map[string]claudeTool{
-		"Bash":         {[]string{"run_command", "command_output", "command_kill"}, commandTool},
+		"Bash":         {[]string{"run_command", "command_output", "command_kill"}, "run_command"},
 		"Read":         {[]string{"read_file"}, readAlias},
 		"Write":        {[]string{"write_file"}, editAlias},
 		"Edit":         {[]string{"edit_file", "patch_file"}, editAlias},
