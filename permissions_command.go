@@ -21,54 +21,33 @@ type errNotSimple string
 // Error says what the check did not understand.
 func (e errNotSimple) Error() string { return "the command uses " + string(e) }
 
-// shellToken matches one token; its groups are 1 blanks, 2 a construct the
-// check never analyses, 3 a separator, 4 a redirection, and the pieces of
-// a word: 5 single-quoted, 6 double-quoted, 7 escaped, 8 plain.
-var shellToken = regexp.MustCompile(`^(?:([ \t]+)|([0-9]*(?:<<|<>|[<>]\(|&>)|\|&|[$` + "`" + `(){}!])|(&&|\|\||[;|\n])|([0-9]*(?:>>|>\||[<>]&[0-9-]|[<>]))|'([^']*)'|"((?:[^"\\$` + "`" + `]|\\[^\n$` + "`" + `])*)"|\\([^\n])|([^\s'"\\;&|<>$` + "`" + `(){}!]+))`)
+// shellToken matches the tokens of a line, one after another; its groups
+// are 1 blanks (and a comment), 2 a construct the check never analyses,
+// 3 a separator (and a comment), 4 a redirection, the pieces of a word:
+// 5 single-quoted, 6 double-quoted, 7 escaped, 8 plain, and 9 any other
+// character, which stops the check too.
+var shellToken = regexp.MustCompile(`([ \t]+(?:#[^\n]*)?|^#[^\n]*)|([0-9]*(?:<<|<>|[<>]\(|&>|[<>]&[0-9-][^ \t\n;|&])|\|&|[$` + "`" + `()}!]|\{(?:[^}]|$))|((?:&&|\|\||[;|\n])(?:[ \t]*#[^\n]*)?)|([0-9]*(?:>>|>\||[<>]&[0-9-]|[<>]))|'([^']*)'|"((?:[^"\\$` + "`" + `]|\\[^\n$` + "`" + `])*)"|\\([^\n])|((?:\{\}|[^\s'"\\;&|<>$` + "`" + `(){}!])+)|([\s\S])`)
 
-// stopReasons say what the constructs that stop the check are, by token
-// (digits before it dropped) or by the character no token matches.
+// stopReasons say what stops the check, by the start of the token (digits
+// before it dropped).
 var stopReasons = []struct{ tokens, what string }{
-	{"<< <> <( >(", "here-documents, <> or process substitution"}, {"&>", "&> (write the two redirections separately)"},
-	{"|&", "|&"}, {"$", "$ (variables, substitutions or expansions)"}, {"`", "backquotes (command substitution)"},
-	{"( )", "parentheses (subshells, functions, arithmetic or process substitution)"}, {"{ }", "braces (groups or brace expansion)"},
-	{"!", "! (negation or history)"}, {"&", "& (a background job)"}, {`\`, "a line continuation"}, {"'", "an unclosed quote"},
+	{"<< <> <( >(", "here-documents, <> or process substitution"}, {">& <&", "a descriptor copy that is not &0 to &9 or &-"},
+	{"&>", "&> (write the two redirections separately)"}, {"|&", "|&"}, {"$", "$ (variables, substitutions or expansions)"},
+	{"`", "backquotes (command substitution)"}, {"( )", "parentheses (subshells, functions, arithmetic or process substitution)"},
+	{"{ }", "braces (groups or brace expansion)"}, {"!", "! (negation or history)"}, {"&", "& (a background job)"},
+	{`\`, "a line continuation"}, {"'", "an unclosed quote"},
 	{`"`, "an unclosed quote, or $, backquotes or a line continuation inside double quotes"},
 }
 
 // stopReason is the error for a token that stops the check.
 func stopReason(token string) error {
+	token = strings.TrimLeft(token, "0123456789")
 	for _, s := range stopReasons {
-		if slices.Contains(strings.Fields(s.tokens), token) {
+		if slices.ContainsFunc(strings.Fields(s.tokens), func(t string) bool { return strings.HasPrefix(token, t) }) {
 			return errNotSimple(s.what)
 		}
 	}
 	return errNotSimple("the character " + strconv.Quote(token))
-}
-
-// nextToken reads the token at the start of rest: its group in
-// shellToken (a comment counts as blanks), its text and its length.
-func nextToken(rest string, inWord bool) (group int, text string, n int, err error) {
-	switch {
-	case rest[0] == '#' && !inWord:
-		return 1, "", strings.IndexByte(rest+"\n", '\n'), nil
-	case !inWord && strings.HasPrefix(rest, "{}") && (len(rest) == 2 || strings.IndexByte(" \t\n;|&", rest[2]) >= 0):
-		return 8, "{}", 2, nil // find's placeholder, not a group
-	}
-	m := shellToken.FindStringSubmatchIndex(rest)
-	if m == nil {
-		return 0, "", 0, stopReason(rest[:1])
-	}
-	for group = 1; m[2*group] < 0; group++ {
-	}
-	text = rest[m[2*group]:m[2*group+1]]
-	switch {
-	case group == 2:
-		return 0, "", 0, stopReason(strings.TrimLeft(text, "0123456789"))
-	case group == 4 && strings.Contains(text, "&") && len(rest) > m[1] && strings.IndexByte(" \t\n;|&", rest[m[1]]) < 0:
-		return 0, "", 0, errNotSimple("a descriptor copy that is not &0 to &9 or &-")
-	}
-	return group, text, m[1], nil
 }
 
 // parseCommandLine splits a line into simple commands joined by ;, &&,
@@ -78,13 +57,15 @@ func parseCommandLine(line string) ([]simpleCommand, error) {
 	var cur simpleCommand
 	var word, pending string // the word being read; a redirection waiting for its file
 	inWord, globbed := false, false
-	for i := 0; i <= len(line); {
-		group, text, n, err := 3, "", 1, error(nil) // the end of the line ends the last command
-		if i < len(line) {
-			group, text, n, err = nextToken(line[i:], inWord)
+	for _, m := range append(shellToken.FindAllStringSubmatchIndex(line, -1), nil) {
+		group, text := 3, "" // nil: the end of the line ends the last command
+		if m != nil {
+			for group = 1; m[2*group] < 0; group++ {
+			}
+			text = line[m[2*group]:m[2*group+1]]
 		}
-		if i += n; err != nil {
-			return nil, err
+		if group == 2 || group == 9 {
+			return nil, stopReason(text)
 		}
 		if group >= 5 {
 			if group == 6 {
