@@ -238,7 +238,12 @@ var dotPattern = regexp.MustCompile(`(^|/)\.[?*[]`)
 // judge runs one target through the stages of the decision, in order.
 func (p *Permissions) judge(req PermissionRequest, t target) Decision {
 	if r, ok := p.firstMatch(req, t, true, p.deny); ok {
-		return Decision{Verdict: VerdictDeny, Reason: fmt.Sprintf("denied by the rule %s (%s)%s", r, r.Source, unclearNote(t, r))}
+		note := "" // why a rule covers a command the check cannot read
+		if t.kind == targetCommand && r.Spec != "" && (t.parseErr != nil || !r.namesProgram(t.cmd)) {
+			note = fmt.Sprintf("; %v, so the check cannot tell whether it runs the program it denies; write the command as plain words",
+				cmp.Or[error](t.parseErr, errNotSimple("words with patterns")))
+		}
+		return Decision{Verdict: VerdictDeny, Reason: fmt.Sprintf("denied by the rule %s (%s)%s", r, r.Source, note)}
 	}
 	verbs := map[Access]string{AccessWrite: "change files", AccessExecute: "run a command", AccessExternal: "call an MCP tool that may change things"}
 	if p.mode == ModePlan && verbs[req.Access] != "" {
@@ -270,15 +275,6 @@ func (p *Permissions) judge(req PermissionRequest, t target) Decision {
 	return p.modeDefault(req, t)
 }
 
-// unclearNote explains a deny rule that covers a command the check cannot read.
-func unclearNote(t target, r Rule) string {
-	if t.kind != targetCommand || r.Spec == "" || t.parseErr == nil && r.namesProgram(t.cmd) {
-		return ""
-	}
-	return fmt.Sprintf("; %v, so the check cannot tell whether it runs the program it denies; write the command as plain words",
-		cmp.Or[error](t.parseErr, errNotSimple("words with patterns")))
-}
-
 // unsandboxedRule is the rule that lets commands leave the sandbox.
 const unsandboxedRule = "sandbox:false"
 
@@ -300,20 +296,27 @@ func (p *Permissions) firstMatch(req PermissionRequest, t target, broad bool, li
 	return Rule{}, false
 }
 
-// ruleCovers reports whether one rule covers one target.
+// ruleCovers reports whether one rule covers one target: a path or a
+// folder above it, a command, a host or a domain above it.
 func (p *Permissions) ruleCovers(r Rule, t target, broad bool) bool {
-	switch t.kind {
-	case targetPath:
-		return broad && r.Spec == "" || r.matchesPath(t.abs, p.workspace, p.home, t.inside) ||
-			broad && (r.matchesPath(t.lexical, p.workspace, p.home, t.inside) || t.dir && within(t.abs, globFolder(r.pathGlob(p.workspace, p.home))))
-	case targetCommand:
-		if broad {
-			return r.Spec == "" || t.parseErr != nil || t.cmd.Globbed || r.namesProgram(t.cmd)
-		}
+	switch {
+	case t.kind == targetPath && r.Spec == "":
+		return broad || t.inside
+	case t.kind == targetPath:
+		glob := r.pathGlob(p.workspace, p.home)
+		covers := func(path string) bool { return matchGlob(glob, path) || matchGlob(glob+"/**", path) }
+		return covers(t.abs) || broad && (covers(t.lexical) || t.dir && within(t.abs, globFolder(glob)))
+	case t.kind == targetCommand && broad:
+		return r.Spec == "" || t.parseErr != nil || t.cmd.Globbed || r.namesProgram(t.cmd)
+	case t.kind == targetCommand:
 		return r.matchesCommand(t.cmd)
-	case targetHost:
-		return r.matchesHost(t.host)
-	case targetUnsandboxed:
+	case t.kind == targetHost && r.Spec == "":
+		return broad || !privateHost(t.host)
+	case t.kind == targetHost:
+		domain, ok := strings.CutPrefix(r.Spec, "domain:")
+		domain = normalHost(strings.TrimPrefix(domain, "*."))
+		return ok && (t.host == domain || strings.HasSuffix(t.host, "."+domain))
+	case t.kind == targetUnsandboxed:
 		return r.Spec == unsandboxedRule || broad && r.Spec == ""
 	}
 	return r.Spec == ""

@@ -195,6 +195,7 @@ func TestDecide(t *testing.T) {
 		{name: "private address", allow: []string{"web_fetch"}, req: fetch("http://10.1.2.3/"), want: VerdictAsk, reason: "private"},
 		{name: "link-local address", allow: []string{"web_fetch"}, req: fetch("http://169.254.169.254/latest"), want: VerdictAsk, reason: "link-local"},
 		{name: "loopback allowed by a rule naming it", allow: []string{"web_fetch(domain:localhost)"}, req: fetch("http://[::ffff:127.0.0.1]/"), want: VerdictAllow},
+		{name: "a bare deny rule covers loopback too", deny: []string{"web_fetch"}, req: fetch("http://localhost/"), want: VerdictDeny},
 		{name: "deny on 127.0.0.1 covers localhost", allow: []string{"web_fetch"}, deny: []string{"web_fetch(domain:127.0.0.1)"}, req: fetch("http://localhost:9/"), want: VerdictDeny},
 		{name: "deny on 127.0.0.1 covers IPv4-mapped IPv6", deny: []string{"web_fetch(domain:127.0.0.1)"}, req: fetch("http://[::ffff:127.0.0.1]/"), want: VerdictDeny},
 		{name: "deny on 127.0.0.1 covers decimal", deny: []string{"WebFetch(domain:127.0.0.1)"}, req: fetch("http://2130706433/"), want: VerdictDeny},

@@ -134,22 +134,19 @@ func checkProgram(c simpleCommand) error {
 // or write files, so prefix rules do not cover them; short ones count in
 // a cluster, and long ones written with -- also abbreviated.
 var riskyFlags = map[string]struct{ long, short string }{
-	"go":    {long: "exec toolexec o C coverprofile cpuprofile memprofile blockprofile mutexprofile trace outputdir modfile overlay pkgdir w"},
-	"git":   {long: "c config-env exec-path output output-directory o upload-pack receive-pack exec x ext-diff git-dir work-tree template C"},
-	"find":  {long: "exec execdir ok okdir fprint fprint0 fprintf fls delete"},
-	"sed":   {long: "expression in-place file line-length", short: "eifl"},
-	"sort":  {long: "output compress-program", short: "o"},
-	"tar":   {long: "to-command use-compress-program checkpoint-action info-script new-volume-script rmt-command rsh-command", short: "IF"},
-	"xargs": {},
+	"go":   {long: "exec toolexec o C coverprofile cpuprofile memprofile blockprofile mutexprofile trace outputdir modfile overlay pkgdir w"},
+	"git":  {long: "c config-env exec-path output output-directory o upload-pack receive-pack exec x ext-diff git-dir work-tree template C"},
+	"find": {long: "exec execdir ok okdir fprint fprint0 fprintf fls delete"},
+	"sed":  {long: "expression in-place file line-length", short: "eifl"},
+	"sort": {long: "output compress-program", short: "o"},
+	"tar":  {long: "to-command use-compress-program checkpoint-action info-script new-volume-script rmt-command rsh-command", short: "IF"},
 }
 
-// riskyFlag returns the first of a command's flags in riskyFlags, or "".
+// riskyFlag returns the first of a command's flags in riskyFlags, or why
+// the command runs others whatever its flags (xargs, sed's w, e and r).
 func riskyFlag(words []string) string {
-	prog := filepath.Base(words[0])
-	flags, ok := riskyFlags[prog]
+	prog, flags := filepath.Base(words[0]), riskyFlags[filepath.Base(words[0])]
 	switch {
-	case !ok:
-		return ""
 	case prog == "xargs":
 		return prog
 	case prog == "sed" && strings.ContainsAny(sedDelimited.ReplaceAllString(sedScript(words[1:]), ""), "wWeRr"):

@@ -109,15 +109,6 @@ func (r Rule) knownTool(known []string) bool {
 	return strings.HasPrefix(r.Tool, "mcp__") || slices.ContainsFunc(known, func(t string) bool { return r.matchesTool(t, AccessWrite) })
 }
 
-// matchesPath reports whether the rule covers a path or a folder above it.
-func (r Rule) matchesPath(abs, workspace, home string, inside bool) bool {
-	if r.Spec == "" {
-		return inside
-	}
-	glob := r.pathGlob(workspace, home)
-	return matchGlob(glob, abs) || matchGlob(glob+"/**", abs)
-}
-
 // pathGlob makes a rule's path absolute: `x` and `./x` start at the
 // project, `~/x` at home, `/x` there too in Claude Code's names.
 func (r Rule) pathGlob(workspace, home string) string {
@@ -170,19 +161,6 @@ func (r Rule) namesProgram(cmd simpleCommand) bool {
 		}
 	}
 	return i >= 0 && len(want) == 1
-}
-
-// matchesHost reports whether a rule covers a host or a domain above it.
-func (r Rule) matchesHost(host string) bool {
-	if r.Spec == "" {
-		return !privateHost(host)
-	}
-	domain, ok := strings.CutPrefix(r.Spec, "domain:")
-	if !ok {
-		return false
-	}
-	domain = normalHost(strings.TrimPrefix(domain, "*."))
-	return host == domain || strings.HasSuffix(host, "."+domain)
 }
 
 // escapeGlob quotes the glob characters of a literal path.

@@ -185,8 +185,9 @@ func TestRuleMatchesHost(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	p := &Permissions{}
 	for host, want := range map[string]bool{"go.dev": true, "pkg.go.dev": true, "notgo.dev": false, "go.dev.evil.com": false, "GO.DEV.": false} {
-		if got := r.matchesHost(host); got != want {
+		if got := p.ruleCovers(r, target{kind: targetHost, host: host}, false); got != want {
 			t.Errorf("%s matches host %q = %v, want %v", r, host, got, want)
 		}
 	}
