@@ -63,27 +63,22 @@ type PermissionsSettings struct {
 func (s *Settings) dropWidening() []string {
 	p, sb := &s.Permissions, &s.Sandbox
 	var names []string
-	for _, k := range []struct {
-		name string
-		set  bool
-		drop func()
-	}{
-		{"permissions.allow", len(p.Allow) > 0, func() { p.Allow = nil }},
-		{"permissions.defaultMode", p.DefaultMode != "" && p.DefaultMode != string(ModePlan) && p.DefaultMode != string(ModeDefault), func() { p.DefaultMode = "" }},
-		{"permissions.additionalDirectories", len(p.AdditionalDirectories) > 0, func() { p.AdditionalDirectories = nil }},
-		{"env", len(s.Env) > 0, func() { s.Env = nil }},
-		{"hooks", len(s.Hooks) > 0, func() { s.Hooks = nil }},
-		{"sandbox.enabled", sb.Enabled != nil && !*sb.Enabled, func() { sb.Enabled = nil }},
-		{"sandbox.network", sb.Network, func() { sb.Network = false }},
-		{"sandbox.allowWrite", len(sb.AllowWrite) > 0, func() { sb.AllowWrite = nil }},
-		{"enabledMcpjsonServers", len(s.EnabledMCPJSONServers) > 0, func() { s.EnabledMCPJSONServers = nil }},
-		{"enableAllProjectMcpServers", s.EnableAllProjectMCPServers, func() { s.EnableAllProjectMCPServers = false }},
-	} {
-		if k.set {
-			names = append(names, fmt.Sprintf("%s (%s)", k.name, s.source))
-			k.drop()
+	drop := func(name string, field any, set bool) {
+		if set {
+			names = append(names, fmt.Sprintf("%s (%s)", name, s.source))
+			reflect.ValueOf(field).Elem().SetZero()
 		}
 	}
+	drop("permissions.allow", &p.Allow, len(p.Allow) > 0)
+	drop("permissions.defaultMode", &p.DefaultMode, p.DefaultMode != "" && p.DefaultMode != string(ModePlan) && p.DefaultMode != string(ModeDefault))
+	drop("permissions.additionalDirectories", &p.AdditionalDirectories, len(p.AdditionalDirectories) > 0)
+	drop("env", &s.Env, len(s.Env) > 0)
+	drop("hooks", &s.Hooks, len(s.Hooks) > 0)
+	drop("sandbox.enabled", &sb.Enabled, sb.Enabled != nil && !*sb.Enabled)
+	drop("sandbox.network", &sb.Network, sb.Network)
+	drop("sandbox.allowWrite", &sb.AllowWrite, len(sb.AllowWrite) > 0)
+	drop("enabledMcpjsonServers", &s.EnabledMCPJSONServers, len(s.EnabledMCPJSONServers) > 0)
+	drop("enableAllProjectMcpServers", &s.EnableAllProjectMCPServers, s.EnableAllProjectMCPServers)
 	return names
 }
 

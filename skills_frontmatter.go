@@ -83,22 +83,26 @@ func readValue(v string, more []string, nested bool) (any, bool) {
 		}
 		return text, ok
 	}
-	if v != "" {
-		return inlineValue(foldPlain(append([]string{v}, more...)))
-	}
 	lines, ok := dedent(more, false)
-	if !ok || len(lines) == 0 {
-		return nil, ok
+	first := " " // the first line below, and a space
+	if len(lines) > 0 {
+		first = lines[0] + " "
 	}
-	_, _, isKey := strings.Cut(lines[0]+" ", ": ")
+	_, _, isKey := strings.Cut(first, ": ")
 	switch {
-	case lines[0] == "-" || strings.HasPrefix(lines[0], "- "):
-	case isKey:
+	case v == "" && (!ok || len(lines) == 0):
+		return nil, ok
+	case v == "" && strings.HasPrefix(first, "- "):
+		return blockList(lines)
+	case v == "" && isKey:
 		m, warnings := parseMap(lines, 0, true)
 		return m, !nested && len(warnings) == 0
-	default:
-		return inlineValue(foldPlain(lines))
 	}
+	return inlineValue(foldPlain(append([]string{v}, more...)))
+}
+
+// blockList reads "- item" lines into a list of strings.
+func blockList(lines []string) ([]any, bool) {
 	list := []any{}
 	for _, l := range lines {
 		item, ok := strings.CutPrefix(l, "- ")
