@@ -139,34 +139,22 @@ func NewPermissions(cfg PermissionConfig) (*Permissions, error) {
 	for _, dir := range cfg.AddDirs {
 		p.addDirs = append(p.addDirs, resolve(dir))
 	}
-	if err := cmp.Or(errors.Join(errs...), p.loadRules(cfg)); err != nil {
-		return nil, err
-	}
-	return p, nil
-}
-
-// loadRules parses the rules of the settings, flags and rule files.
-func (p *Permissions) loadRules(cfg PermissionConfig) error {
 	for _, set := range withFlagRules(cfg.Settings, cfg.AllowedTools, cfg.DisallowedTools) {
 		allow, err := parseRules(set.Allow, set.Source, set.Project)
 		ask, askErr := parseRules(set.Ask, set.Source, set.Project)
 		deny, denyErr := parseRules(set.Deny, set.Source, set.Project)
-		if err := cmp.Or(err, askErr, denyErr); err != nil {
-			return err
-		}
+		errs = append(errs, err, askErr, denyErr)
 		p.allow, p.ask, p.deny = append(p.allow, allow...), append(p.ask, ask...), append(p.deny, deny...)
 	}
-	for _, file := range []string{p.projectFile, p.userFile} {
-		if file == "" {
-			continue
-		}
+	for _, file := range slices.DeleteFunc([]string{p.projectFile, p.userFile}, func(f string) bool { return f == "" }) {
 		allow, deny, err := loadRuleFile(file)
-		if err != nil {
-			return err
-		}
+		errs = append(errs, err)
 		p.allow, p.deny = append(p.allow, allow...), append(p.deny, deny...)
 	}
-	return nil
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return p, nil
 }
 
 // withFlagRules adds --allowedTools and --disallowedTools to the sets.
@@ -240,20 +228,23 @@ func describeCall(req PermissionRequest) string {
 // apply carries out the user's answer for this call and what it promises.
 func (p *Permissions) apply(req PermissionRequest, d Decision, prompt Prompt, a Answer) error {
 	what := describeCall(req)
-	switch {
-	case !slices.ContainsFunc(prompt.Choices, func(c Choice) bool { return c.ID == a.Choice }):
+	if !slices.ContainsFunc(prompt.Choices, func(c Choice) bool { return c.ID == a.Choice }) {
 		return p.refuse(req, fmt.Sprintf("permission not granted: %s: the answer %q was not one of the choices", what, a.Choice))
-	case a.Choice == ChoiceAllowAlways || a.Choice == ChoiceDenyAlways:
-		p.remember(a.SaveTo, p.grantRules(req, d.asking, a.SaveTo), a.Choice == ChoiceAllowAlways)
-	case a.Choice == ChoiceAllowFileTurn || a.Choice == ChoiceAllowEditsTurn:
-		grants := []Rule{{Tool: editAlias}}
-		if a.Choice == ChoiceAllowFileTurn {
-			grants = p.grantRules(req, d.asking, SaveSession)
-		}
-		p.mu.Lock()
-		p.turn = append(p.turn, grants...)
-		p.mu.Unlock()
 	}
+	rules := p.grantRules(req, d.asking, a.SaveTo)
+	switch a.Choice {
+	case ChoiceAllowFileTurn:
+		rules = slices.DeleteFunc(rules, func(r Rule) bool { return r.Tool != editAlias }) // the files written, nothing else
+	case ChoiceAllowEditsTurn:
+		rules = []Rule{{Tool: editAlias}}
+	case ChoiceAllowAlways, ChoiceDenyAlways:
+		p.save(a.SaveTo, rules, a.Choice == ChoiceAllowAlways)
+	}
+	p.mu.Lock()
+	if list := map[ChoiceID]*[]Rule{ChoiceAllowFileTurn: &p.turn, ChoiceAllowEditsTurn: &p.turn, ChoiceAllowAlways: &p.allow, ChoiceDenyAlways: &p.deny}[a.Choice]; list != nil {
+		*list = append(*list, rules...)
+	}
+	p.mu.Unlock()
 	switch a.Choice {
 	case ChoiceDenyOnce:
 		return p.refuse(req, "the user rejected "+what)
@@ -307,8 +298,9 @@ func quoteWords(words []string) string {
 	return strings.Join(quoted, " ")
 }
 
-// remember keeps an "always" answer's rules, saved to the chosen file if it can.
-func (p *Permissions) remember(to SaveTarget, rules []Rule, allow bool) {
+// save writes an "always" answer's rules to the chosen file, if it can,
+// and notes where each is kept.
+func (p *Permissions) save(to SaveTarget, rules []Rule, allow bool) {
 	file := map[SaveTarget]string{SaveProject: p.projectFile, SaveUser: p.userFile}[to]
 	for i, r := range rules {
 		rules[i].Source = "this session"
@@ -320,13 +312,6 @@ func (p *Permissions) remember(to SaveTarget, rules []Rule, allow bool) {
 		} else {
 			rules[i].Source = file
 		}
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if allow {
-		p.allow = append(p.allow, rules...)
-	} else {
-		p.deny = append(p.deny, rules...)
 	}
 }
 

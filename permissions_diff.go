@@ -25,14 +25,9 @@ func unifiedDiff(path, before, after string) string {
 
 // diffLines splits text into lines, marking a missing final newline.
 func diffLines(text string) []string {
-	if text == "" {
-		return nil
-	}
-	lines := strings.SplitAfter(text, "\n")
-	if last := len(lines) - 1; lines[last] == "" {
-		lines = lines[:last]
-	} else {
-		lines[last] += "\n\\ No newline at end of file\n"
+	lines := slices.Collect(strings.Lines(text))
+	if n := len(lines); n > 0 && !strings.HasSuffix(lines[n-1], "\n") {
+		lines[n-1] += "\n\\ No newline at end of file\n"
 	}
 	return lines
 }
@@ -61,18 +56,14 @@ func renderDiff(diff string, color bool, fold int) (text string, hidden int) {
 		b.WriteString(colorDiffLine(visibleControls(strings.TrimSuffix(line, "\n")), color) + "\n")
 	}
 	if hidden > 0 {
-		note := fmt.Sprintf("… %d more lines (press d to show all)", hidden)
-		if color {
-			note = ansiDim + note + ansiReset
-		}
-		b.WriteString(note + "\n")
+		b.WriteString(colorDiffLine(fmt.Sprintf("… %d more lines (press d to show all)", hidden), color) + "\n")
 	}
 	return b.String(), hidden
 }
 
-// colorDiffLine wraps one diff line in the colour its start calls for.
+// colorDiffLine wraps a rendered diff line in the colour its start calls for.
 func colorDiffLine(line string, color bool) string {
-	for _, c := range []struct{ prefix, code string }{{"+++ ", ansiBold}, {"--- ", ansiBold}, {"@@", ansiCyan}, {"+", ansiGreen}, {"-", ansiRed}, {`\`, ansiDim}} {
+	for _, c := range []struct{ prefix, code string }{{"+++ ", ansiBold}, {"--- ", ansiBold}, {"@@", ansiCyan}, {"+", ansiGreen}, {"-", ansiRed}, {`\`, ansiDim}, {"…", ansiDim}} {
 		if color && strings.HasPrefix(line, c.prefix) {
 			return c.code + line + ansiReset
 		}

@@ -54,11 +54,8 @@ func NewSandbox(workspace, home string, settings SandboxSettings, getenv func(st
 	if s.ABI == 0 {
 		return s, nil
 	}
-	dir, err := os.MkdirTemp("", "minicode-tmp-")
-	if err == nil {
-		s.TempDir, err = filepath.EvalSymlinks(dir)
-	}
-	if err != nil {
+	var err error
+	if s.TempDir, err = os.MkdirTemp("", "minicode-tmp-"); err != nil {
 		return nil, fmt.Errorf("creating the sandbox temp folder: %w", err)
 	}
 	denied := existingPaths(home, slices.Concat([]string{".ssh", ".aws", ".gnupg", ".config/gcloud", ".netrc"}, settings.DenyRead))

@@ -88,9 +88,7 @@ func addPathRule(ruleset int, path string, access uint64) error {
 		access &= accessFileOnly
 	}
 	// struct landlock_path_beneath_attr is packed: 12 bytes, written by hand.
-	var buf [12]byte
-	binary.NativeEndian.PutUint64(buf[:8], access)
-	binary.NativeEndian.PutUint32(buf[8:], uint32(int32(fd)))
+	buf := binary.NativeEndian.AppendUint32(binary.NativeEndian.AppendUint64(nil, access), uint32(fd))
 	_, _, errno := syscall.Syscall6(sysLandlockAddRule, uintptr(ruleset), landlockRulePathBeneath, uintptr(unsafe.Pointer(&buf[0])), 0, 0, 0)
 	if errno != 0 {
 		return fmt.Errorf("adding the Landlock rule for %s: %w", path, errno)
