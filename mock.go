@@ -70,10 +70,7 @@ func (m *MockProvider) Stream(ctx context.Context, req ModelRequest, onDelta fun
 	if m.delay > 0 && onDelta != nil {
 		forward := onDelta
 		onDelta = func(d Delta) {
-			select {
-			case <-ctx.Done():
-			case <-time.After(m.delay):
-			}
+			_ = sleepContext(ctx, m.delay)
 			forward(d)
 		}
 	}

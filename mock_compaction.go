@@ -74,10 +74,7 @@ func demoInput(tool string, input any) ScriptedToolCall {
 
 // orNone joins a list with sep, or says "none".
 func orNone(list []string, sep string) string {
-	if len(list) == 0 {
-		return "none"
-	}
-	return strings.Join(list, sep)
+	return cmp.Or(strings.Join(list, sep), "none")
 }
 
 // demoLayersSeen counts the marks each layer has left in msgs.

@@ -63,19 +63,25 @@ type Delta struct {
 type replyBuilder struct {
 	resp  ModelResponse
 	parts []strings.Builder // per block: its text, thinking or tool input so far
+	at    map[int]int       // the stream's key for a block → its position
 	emit  func(Delta)
 }
 
-// open starts block b and returns its position.
-func (r *replyBuilder) open(b Block) int {
+// open starts block b under key (in place of the block the key named before) and returns its position.
+func (r *replyBuilder) open(key int, b Block) int {
+	if r.at == nil {
+		r.at = map[int]int{}
+	}
 	r.resp.Content = append(r.resp.Content, b)
 	r.parts = append(r.parts, strings.Builder{})
+	r.at[key] = len(r.parts) - 1
 	return len(r.parts) - 1
 }
 
-// add appends a streamed piece to block i if the block is of type kind.
-func (r *replyBuilder) add(i int, kind, piece string) {
-	if piece == "" || r.resp.Content[i].Type != kind {
+// add appends a streamed piece to the block under key if it is open and of type kind.
+func (r *replyBuilder) add(key int, kind, piece string) {
+	i, ok := r.at[key]
+	if piece == "" || !ok || r.resp.Content[i].Type != kind {
 		return
 	}
 	r.parts[i].WriteString(piece)

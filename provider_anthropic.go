@@ -267,24 +267,19 @@ func mergeUsage(u Usage, usage *Usage) {
 		cmp.Or(u.CacheCreationInputTokens, usage.CacheCreationInputTokens), cmp.Or(u.CacheReadInputTokens, usage.CacheReadInputTokens)}
 }
 
-// anthropicAssembler builds a reply from stream events.
-type anthropicAssembler struct {
-	replyBuilder
-	at map[int]int // stream index → position in resp.Content
-}
+// anthropicAssembler builds a reply from stream events, its blocks keyed by their stream index.
+type anthropicAssembler struct{ replyBuilder }
 
 // parseAnthropicStream reads a Messages API stream up to message_stop.
 func parseAnthropicStream(events *SSEReader, emit func(Delta)) (ModelResponse, error) {
-	s := &anthropicAssembler{replyBuilder{emit: emit}, map[int]int{}}
+	s := &anthropicAssembler{replyBuilder{emit: emit}}
 	for {
 		ev, err := events.Next()
 		if err != nil {
 			return ModelResponse{}, readError(err)
 		}
 		if index, text, ok := plainTextDelta(ev.Data); ok {
-			if i, open := s.at[index]; open {
-				s.add(i, BlockText, text)
-			}
+			s.add(index, BlockText, text)
 			continue
 		}
 		var data anthropicEvent
@@ -346,13 +341,12 @@ func (s *anthropicAssembler) start(ev anthropicEvent) {
 	if cb == nil || !slices.Contains([]string{BlockText, BlockThinking, BlockRedactedThinking, BlockToolUse}, cb.Type) {
 		return
 	}
-	i := s.open(Block{Type: cb.Type, Signature: cb.Signature, Data: cb.Data, ID: cb.ID, Name: cb.Name})
-	s.at[ev.Index] = i
+	i := s.open(ev.Index, Block{Type: cb.Type, Signature: cb.Signature, Data: cb.Data, ID: cb.ID, Name: cb.Name})
 	if in := bytes.TrimSpace(cb.Input); cb.Type == BlockToolUse && len(in) > 0 && !bytes.Equal(in, []byte("{}")) {
 		s.parts[i].Write(in)
 	}
-	s.add(i, BlockText, cb.Text)
-	s.add(i, BlockThinking, cb.Thinking)
+	s.add(ev.Index, BlockText, cb.Text)
+	s.add(ev.Index, BlockThinking, cb.Thinking)
 }
 
 // delta adds a piece of a content block: text, thinking, tool input or signature.
@@ -365,6 +359,6 @@ func (s *anthropicAssembler) delta(ev anthropicEvent) {
 		s.resp.Content[i].Signature += d.Signature
 	default: // a delta carries one of these, for a block of its kind
 		kind := map[string]string{"text_delta": BlockText, "thinking_delta": BlockThinking, "input_json_delta": BlockToolUse}[d.Type]
-		s.add(i, kind, d.Text+d.Thinking+d.PartialJSON)
+		s.add(ev.Index, kind, d.Text+d.Thinking+d.PartialJSON)
 	}
 }

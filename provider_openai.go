@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"math"
 	"net/http"
 	"net/url"
 	"slices"
@@ -140,16 +141,23 @@ func openAIMessagesOf(m Message) ([]byte, error) {
 			msgs = append(msgs, openAIMessage{Role: "tool", Content: &content, ToolCallID: b.ToolUseID})
 		}
 	}
-	text := m.Text()
-	switch parts := openAIParts(m); {
-	case m.Role == RoleAssistant:
-		if msg, ok := openAIAssistant(m); ok {
-			msgs = append(msgs, msg)
+	msg := openAIMessage{Role: "user"} // an assistant message goes without its thinking
+	if text := m.Text(); text != "" {
+		msg.Content = &text
+	}
+	if m.Role == RoleAssistant {
+		msg.Role = "assistant"
+		for _, use := range m.ToolUses() {
+			call := openAIToolCall{ID: use.ID, Type: "function"}
+			call.Function.Name = use.Name
+			call.Function.Arguments, _ = json.Marshal(openAIArguments(use.Input))
+			msg.ToolCalls = append(msg.ToolCalls, call)
 		}
-	case parts != nil:
-		msgs = append(msgs, openAIMessage{Role: "user", Content: parts})
-	case text != "":
-		msgs = append(msgs, openAIMessage{Role: "user", Content: &text})
+	} else if parts := openAIParts(m); parts != nil {
+		msg.Content = parts
+	}
+	if msg.Content != nil || len(msg.ToolCalls) > 0 {
+		msgs = append(msgs, msg)
 	}
 	data, err := encodeJSON(msgs)
 	if err != nil {
@@ -160,21 +168,6 @@ func openAIMessagesOf(m Message) ([]byte, error) {
 		m.wire.openai = data
 	}
 	return data, nil
-}
-
-// openAIAssistant translates an assistant message without its thinking, reporting false if empty.
-func openAIAssistant(m Message) (openAIMessage, bool) {
-	msg := openAIMessage{Role: "assistant"}
-	if text := m.Text(); text != "" {
-		msg.Content = &text
-	}
-	for _, use := range m.ToolUses() {
-		call := openAIToolCall{ID: use.ID, Type: "function"}
-		call.Function.Name = use.Name
-		call.Function.Arguments, _ = json.Marshal(openAIArguments(use.Input))
-		msg.ToolCalls = append(msg.ToolCalls, call)
-	}
-	return msg, msg.Content != nil || len(msg.ToolCalls) > 0
 }
 
 // openAIArguments turns a tool input back into the arguments the model wrote, undoing toolInput.
@@ -237,17 +230,21 @@ type openAIChunk struct {
 	Error json.RawMessage `json:"error"`
 }
 
-// openAIAssembler builds a reply of one thinking block, one text block and tool calls.
+// openAIAssembler builds a reply of one thinking block, one text block and tool calls, keyed by their index.
 type openAIAssembler struct {
 	replyBuilder
-	thinking, text int         // the positions of those blocks; -1 until opened
-	calls          map[int]int // a tool call's index → its position
-	finishReason   string
+	finishReason string
 }
+
+// The keys of the thinking and the text block, apart from any tool call's index.
+const (
+	openAIThinkingKey = math.MinInt + iota
+	openAITextKey
+)
 
 // parseOpenAIStream reads a Chat Completions stream up to [DONE], or its end after a finish_reason.
 func parseOpenAIStream(events *SSEReader, emit func(Delta)) (ModelResponse, error) {
-	s := &openAIAssembler{replyBuilder: replyBuilder{emit: emit}, thinking: -1, text: -1, calls: map[int]int{}}
+	s := &openAIAssembler{replyBuilder: replyBuilder{emit: emit}}
 	for {
 		ev, err := events.Next()
 		if err != nil {
@@ -287,23 +284,20 @@ func (s *openAIAssembler) apply(chunk openAIChunk) {
 	if reasoning == "" {
 		reasoning, _ = c.Delta.Reasoning.(string)
 	}
-	s.addOnce(&s.thinking, BlockThinking, reasoning)
-	s.addOnce(&s.text, BlockText, c.Delta.Content)
+	s.addOnce(openAIThinkingKey, BlockThinking, reasoning)
+	s.addOnce(openAITextKey, BlockText, c.Delta.Content)
 	for i, d := range c.Delta.ToolCalls {
 		s.toolCall(i, d)
 	}
 	s.finishReason = cmp.Or(c.FinishReason, s.finishReason)
 }
 
-// addOnce adds a piece to the block of kind at *at, opening it first.
-func (s *openAIAssembler) addOnce(at *int, kind, piece string) {
-	if piece == "" {
-		return
+// addOnce adds a piece to the block of kind under key, opening it first.
+func (s *openAIAssembler) addOnce(key int, kind, piece string) {
+	if _, ok := s.at[key]; !ok && piece != "" {
+		s.open(key, Block{Type: kind})
 	}
-	if *at < 0 {
-		*at = s.open(Block{Type: kind})
-	}
-	s.add(*at, kind, piece)
+	s.add(key, kind, piece)
 }
 
 // toolCall adds a fragment to the call at its index (else its position), or a new id's new call.
@@ -312,10 +306,9 @@ func (s *openAIAssembler) toolCall(position int, d openAIToolCall) {
 	if d.Index != nil {
 		index = *d.Index
 	}
-	i, ok := s.calls[index]
+	i, ok := s.at[index]
 	if !ok || (d.ID != "" && s.resp.Content[i].ID != "" && d.ID != s.resp.Content[i].ID) {
-		i = s.open(Block{Type: BlockToolUse})
-		s.calls[index] = i
+		i = s.open(index, Block{Type: BlockToolUse})
 	}
 	call := &s.resp.Content[i]
 	call.ID = cmp.Or(call.ID, d.ID)
@@ -327,7 +320,7 @@ func (s *openAIAssembler) toolCall(position int, d openAIToolCall) {
 	switch {
 	case len(args) == 0 || string(args) == "null":
 	case json.Unmarshal(args, &piece) == nil:
-		s.add(i, BlockToolUse, piece)
+		s.add(index, BlockToolUse, piece)
 	default: // a whole JSON value replaces whatever came before
 		s.parts[i].Reset()
 		s.parts[i].Write(args)

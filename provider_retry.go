@@ -268,12 +268,7 @@ func readAPIError(provider string, resp *http.Response) *APIError {
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
 	e := parseErrorBody(body)
 	e.Provider, e.Status = provider, resp.StatusCode
-	if e.Message == "" {
-		e.Message = clip(strings.TrimSpace(string(body)), 500)
-	}
-	if e.Message == "" {
-		e.Message = http.StatusText(resp.StatusCode)
-	}
+	e.Message = cmp.Or(e.Message, clip(strings.TrimSpace(string(body)), 500), http.StatusText(resp.StatusCode))
 	e.RetryAfter = retryAfter(resp.Header, time.Now())
 	switch resp.StatusCode {
 	case http.StatusTooManyRequests:
