@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -27,15 +28,6 @@ type sdkConn struct {
 	cancel  context.CancelFunc            // cancels the running (or last) turn
 	mcp     map[string]*mcpSDK            // the MCP servers the program runs
 	sdkMCP  []string                      // those started, for the first turn to wait for
-}
-
-// streamLine is one line of stdin, of any type.
-type streamLine struct {
-	Type      string          `json:"type"`
-	RequestID string          `json:"request_id"`
-	Request   json.RawMessage `json:"request"`
-	Response  *controlAnswer  `json:"response"`
-	Message   json.RawMessage `json:"message"`
 }
 
 // controlAnswer is the response part of a control_response line.
@@ -71,11 +63,8 @@ func (app *App) runStreamInput(ctx context.Context, out *lineWriter, meter *mete
 		}
 		err := app.runHeadlessTask(turnCtx, p.Prompt, out, meter, p.Images...)
 		c.interrupt() // the turn is over: this frees its context
-		switch {
-		case ctx.Err() != nil:
-			return ctx.Err()
-		case out.err != nil:
-			return err
+		if ctx.Err() != nil || out.err != nil {
+			return cmp.Or(ctx.Err(), err)
 		}
 	}
 	return ctx.Err()
@@ -103,7 +92,13 @@ func (c *sdkConn) read(ctx context.Context) {
 
 // handle acts on one line of stdin.
 func (c *sdkConn) handle(ctx context.Context, line string) error {
-	var in streamLine
+	var in struct {
+		Type      string          `json:"type"`
+		RequestID string          `json:"request_id"`
+		Request   json.RawMessage `json:"request"`
+		Response  *controlAnswer  `json:"response"`
+		Message   json.RawMessage `json:"message"`
+	}
 	if err := json.Unmarshal([]byte(line), &in); err != nil {
 		return fmt.Errorf("not JSON: %w", err)
 	}
