@@ -33,8 +33,7 @@ const (
 	rpcConnectionLost = -32000
 )
 
-// rpcMessage is any JSON-RPC 2.0 message; IDs are kept raw so that 0 and
-// string ids survive the round trip.
+// rpcMessage is any JSON-RPC 2.0 message, its id kept raw to survive the round trip.
 type rpcMessage struct {
 	JSONRPC string          `json:"jsonrpc"`
 	ID      json.RawMessage `json:"id,omitempty"`
@@ -65,11 +64,9 @@ func (e *rpcError) Error() string {
 	return fmt.Sprintf("%s (code %d)", e.Message, e.Code)
 }
 
-// mcpTransport carries JSON-RPC messages to and from one server; the
-// session opens it once and closes it once.
+// mcpTransport carries JSON-RPC messages to and from one server.
 type mcpTransport interface {
-	// open starts the connection: incoming messages go to deliver in order,
-	// and lost is called once if the connection ends by itself.
+	// open connects: messages go to deliver in order; lost is called once if the connection ends by itself.
 	open(ctx context.Context, deliver func(rpcMessage), lost func(error)) error
 	send(ctx context.Context, msg rpcMessage) error // errMCPSessionExpired: initialize again
 	close() error                                   // returns once all it started has ended
@@ -107,8 +104,7 @@ type mcpPending struct {
 	onProgress func(MCPProgress)
 }
 
-// mcpSession is one live connection to an MCP server: it matches replies
-// to requests, answers the server's requests and runs the handshake.
+// mcpSession is one connection to an MCP server: handshake, requests both ways and their replies.
 type mcpSession struct {
 	server   string
 	tr       mcpTransport
@@ -135,8 +131,7 @@ func newMCPSession(server string, tr mcpTransport, opts MCPOptions) *mcpSession 
 		pending: map[string]*mcpPending{}, incoming: map[string]context.CancelFunc{}}
 }
 
-// connect opens the transport and runs the handshake within timeout. On
-// failure the session is closed, with whatever the transport had opened.
+// connect opens the transport and runs the handshake within timeout, or closes the session.
 func (s *mcpSession) connect(ctx context.Context, timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)
 	ctx, cancel := context.WithDeadline(ctx, deadline)
@@ -144,8 +139,7 @@ func (s *mcpSession) connect(ctx context.Context, timeout time.Duration) error {
 	err := s.tr.open(ctx, s.receive, s.lost)
 	if err != nil {
 		err = fmt.Errorf("starting MCP server %s: %w", s.server, err)
-	} else if err = s.initialize(ctx, timeout); err != nil && time.Until(deadline) <= 0 {
-		// The startup deadline and the request's own timeout end together.
+	} else if err = s.initialize(ctx, timeout); err != nil && time.Until(deadline) <= 0 { // whichever timer fired
 		err = fmt.Errorf("MCP server %s did not answer initialize within %s", s.server, timeout)
 	}
 	if err != nil {
@@ -155,8 +149,7 @@ func (s *mcpSession) connect(ctx context.Context, timeout time.Duration) error {
 	return err
 }
 
-// initialize runs the MCP handshake: initialize, check the version the
-// server chose, then notifications/initialized.
+// initialize runs the handshake: initialize, the version check, notifications/initialized.
 func (s *mcpSession) initialize(ctx context.Context, timeout time.Duration) error {
 	s.handshake.Lock()
 	defer s.handshake.Unlock()
@@ -202,8 +195,7 @@ func (s *mcpSession) serverInfo() mcpServerInfo {
 	return mcpServerInfo{}
 }
 
-// call sends a request and waits for its result. If the server lost our
-// session (HTTP), it initializes again and retries once.
+// call sends a request and waits for its result, initializing again once if the server lost our session.
 func (s *mcpSession) call(ctx context.Context, method string, params map[string]any, timeout time.Duration, onProgress func(MCPProgress)) (json.RawMessage, error) {
 	raw, err := s.request(ctx, method, params, timeout, onProgress)
 	if errors.Is(err, errMCPSessionExpired) {
@@ -215,8 +207,7 @@ func (s *mcpSession) call(ctx context.Context, method string, params map[string]
 	return raw, err
 }
 
-// request sends one request and waits for the reply within timeout, which
-// progress resets; a timeout or a cancelled ctx sends notifications/cancelled.
+// request sends one request and waits for the reply within timeout, which progress resets.
 func (s *mcpSession) request(ctx context.Context, method string, params map[string]any, timeout time.Duration, onProgress func(MCPProgress)) (json.RawMessage, error) {
 	ctx, done := context.WithCancel(ctx)
 	defer done()
@@ -280,8 +271,7 @@ func (s *mcpSession) forget(key string) {
 	s.mu.Unlock()
 }
 
-// cancelRequest tells the server we no longer want an answer (never for
-// initialize, which the protocol forbids cancelling).
+// cancelRequest tells the server we no longer want an answer (initialize may not be cancelled).
 func (s *mcpSession) cancelRequest(method, key, reason string) {
 	s.forget(key)
 	if method == "initialize" || s.life.Err() != nil {
@@ -301,8 +291,7 @@ func (s *mcpSession) notify(ctx context.Context, method string, params any) erro
 	return s.tr.send(ctx, msg)
 }
 
-// receive routes one incoming message: a reply, a server request or a
-// notification.
+// receive routes one incoming message: a reply, a server request or a notification.
 func (s *mcpSession) receive(m rpcMessage) {
 	var p struct {
 		RequestID json.RawMessage `json:"requestId"`
@@ -349,8 +338,7 @@ func (s *mcpSession) lookup(id json.RawMessage) *mcpPending {
 	return s.pending[idKey(id)]
 }
 
-// serve answers a server's request on its own goroutine, so that a slow
-// answer never stalls the connection.
+// serve answers a server's request on its own goroutine, so a slow answer stalls nothing.
 func (s *mcpSession) serve(m rpcMessage) {
 	ctx, stop := context.WithCancel(s.life)
 	key := idKey(m.ID)
@@ -378,8 +366,7 @@ func (s *mcpSession) serve(m rpcMessage) {
 	}()
 }
 
-// answer computes the result of a server's request: ping, roots/list and
-// elicitation/create; anything else gets "method not found".
+// answer computes the result of a server's ping, roots/list or elicitation/create.
 func (s *mcpSession) answer(ctx context.Context, m rpcMessage) (any, *rpcError) {
 	switch {
 	case m.Method == "ping":
@@ -393,8 +380,7 @@ func (s *mcpSession) answer(ctx context.Context, m rpcMessage) (any, *rpcError) 
 	return nil, &rpcError{Code: rpcMethodNotFound, Message: "method not found: " + m.Method}
 }
 
-// lost records that the transport ended: the owner hears first, then
-// every waiting request fails with the reason.
+// lost ends the session when the transport ended: the owner hears first, then the requests.
 func (s *mcpSession) lost(err error) {
 	err = s.explain(fmt.Errorf("MCP server %s is not connected: %w", s.server, err))
 	if s.onLost != nil {
@@ -411,8 +397,7 @@ func (s *mcpSession) explain(err error) error {
 	return err
 }
 
-// close ends the session and the transport, and returns once the
-// transport has let go of everything; later calls do nothing.
+// close ends the session and the transport once, and returns when the transport let go.
 func (s *mcpSession) close() error {
 	var err error
 	s.closing.Do(func() {

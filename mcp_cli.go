@@ -12,8 +12,7 @@ import (
 	"strings"
 )
 
-// errMCPToolFailed reports that `mcp call`'s tool answered with isError,
-// which exits with status 1 once its text has been printed.
+// errMCPToolFailed reports that `mcp call`'s tool answered with isError: exit status 1.
 var errMCPToolFailed = fmt.Errorf("the MCP tool reported an error: %w", errTaskFailed)
 
 // mcpUsage is the help of `minicode mcp`.
@@ -103,8 +102,7 @@ func mcpAdd(args []string, stdout io.Writer, home, workspace string) error {
 	return nil
 }
 
-// parseNamed parses a command's flags and its NAME, given before or after
-// them; what follows (without a leading --) is returned too.
+// parseNamed parses a command's flags and its NAME, before or after them, and what follows.
 func parseNamed(fs *flag.FlagSet, args []string) (string, []string, error) {
 	name := ""
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
@@ -269,8 +267,7 @@ func mcpCall(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	return nil
 }
 
-// elicitorFor picks how `mcp call` answers a server's questions (nil
-// declines them).
+// elicitorFor picks how `mcp call` answers a server's questions (nil declines them).
 func elicitorFor(mode string, stdin io.Reader, stderr io.Writer) (Elicitor, error) {
 	switch mode {
 	case "decline", "":

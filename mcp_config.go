@@ -15,15 +15,13 @@ import (
 	"time"
 )
 
-// Where MCP servers are configured: the project's .mcp.json and the user's
-// $MINICODE_HOME/mcp.json, both in the common {"mcpServers": {...}} format.
+// The project's and the user's ($MINICODE_HOME) files of {"mcpServers": {...}}.
 const (
 	projectMCPFile = ".mcp.json"
 	userMCPFile    = "mcp.json"
 )
 
-// MCPServerConfig is one configured server: a stdio Command, an HTTP URL
-// (Type "http" or legacy "sse"), or Type "sdk" run by the driving program.
+// MCPServerConfig is a stdio Command, an HTTP URL (Type "http" or legacy "sse"), or Type "sdk".
 type MCPServerConfig struct {
 	Type             string            `json:"type,omitempty"`
 	Command          string            `json:"command,omitempty"`
@@ -70,8 +68,7 @@ func (c MCPServerConfig) validate() error {
 	return nil
 }
 
-// LoadMCPConfig reads the servers of the user's and the project's files; a
-// project entry replaces a user entry of the same name.
+// LoadMCPConfig reads the user's servers, then the project's, which replace those of their name.
 func LoadMCPConfig(home, workspace string) ([]MCPServerConfig, error) {
 	byName := map[string]MCPServerConfig{}
 	for _, project := range []bool{false, true} {
@@ -110,8 +107,7 @@ func readMCPFile(path string) (map[string]MCPServerConfig, error) {
 	return parseMCPServers(data, path)
 }
 
-// parseMCPServers reads the mcpServers of a config document; path names
-// it in errors.
+// parseMCPServers reads the mcpServers of a config document; path names it in errors.
 func parseMCPServers(data []byte, path string) (map[string]MCPServerConfig, error) {
 	var file struct {
 		MCPServers map[string]json.RawMessage `json:"mcpServers"`
@@ -131,8 +127,7 @@ func parseMCPServers(data []byte, path string) (map[string]MCPServerConfig, erro
 	return servers, nil
 }
 
-// describeJSONError says where in data a decoding error happened; base
-// is where the decoded part starts within data.
+// describeJSONError says on which line a decoding error happened; base is where the part starts.
 func describeJSONError(data []byte, base int64, err error) string {
 	var syntax *json.SyntaxError
 	var typ *json.UnmarshalTypeError
@@ -153,9 +148,7 @@ func mcpConfigFile(home, workspace string, project bool) string {
 	return filepath.Join(home, userMCPFile)
 }
 
-// editMCPFile saves c as the server name in a config file, or removes it
-// when c is nil, keeping the file's other keys; found tells whether the
-// name was there before.
+// editMCPFile saves c as server name in a config file, or removes the server when c is nil.
 func editMCPFile(path, name string, c *MCPServerConfig) (found bool, err error) {
 	top := map[string]json.RawMessage{}
 	data, err := os.ReadFile(path)
@@ -183,8 +176,7 @@ func editMCPFile(path, name string, c *MCPServerConfig) (found bool, err error) 
 	return found, writeFileAtomic(path, append(out, '\n'), 0o600)
 }
 
-// expandVars replaces ${VAR} with the variable's value, and
-// ${VAR:-default} with the default when it is unset or empty.
+// expandVars replaces ${VAR} with its value, and ${VAR:-default} with default if that is empty.
 func expandVars(s string, lookup func(string) string) string {
 	var b strings.Builder
 	for {
@@ -205,8 +197,7 @@ func expandVars(s string, lookup func(string) string) string {
 	return b.String()
 }
 
-// transport builds the transport a server's config asks for, with ${VAR}
-// filled in; a stdio server speaks the framing it spoke last time.
+// transport builds the transport a config asks for, ${VAR} filled in, with the framing last spoken.
 func (m *MCPManager) transport(c MCPServerConfig) mcpTransport {
 	expand := func(s string) string { return expandVars(s, os.Getenv) }
 	switch {

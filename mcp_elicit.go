@@ -50,8 +50,7 @@ type Elicitor interface {
 	Elicit(ctx context.Context, req ElicitRequest) (ElicitResult, error)
 }
 
-// DefaultsElicitor accepts with the schema's defaults (--mcp-elicitation
-// defaults), or declines when a required field has none.
+// DefaultsElicitor accepts with the schema's defaults, or declines if a required field has none.
 type DefaultsElicitor struct{}
 
 // Elicit accepts with the defaults.
@@ -68,8 +67,7 @@ func (DefaultsElicitor) Elicit(_ context.Context, req ElicitRequest) (ElicitResu
 	return ElicitResult{Action: ElicitAccept, Content: content}, nil
 }
 
-// LineElicitor asks field by field on a line-oriented terminal; ReadLine
-// returns one line without its ending.
+// LineElicitor asks field by field on a line terminal; ReadLine returns a line without its end.
 type LineElicitor struct {
 	ReadLine func(ctx context.Context) (string, error)
 	Out      io.Writer
@@ -134,8 +132,7 @@ func fieldPrompt(f ElicitField) string {
 	return s + ": "
 }
 
-// parseFieldAnswer converts a typed answer to the field's type: the value
-// to set (nil: none), or a problem to show before asking again.
+// parseFieldAnswer converts an answer to the field's value (nil: none), or says what is wrong.
 func parseFieldAnswer(f ElicitField, answer string) (any, string) {
 	bools := map[string]bool{"y": true, "yes": true, "true": true, "n": false, "no": false, "false": false}
 	switch {
@@ -164,8 +161,7 @@ func parseFieldAnswer(f ElicitField, answer string) (any, string) {
 	return answer, ""
 }
 
-// elicit answers a server's elicitation/create request through the
-// configured Elicitor. Only form mode is offered; anything else is declined.
+// elicit answers a server's elicitation/create in form mode through the Elicitor, or declines.
 func (s *mcpSession) elicit(ctx context.Context, params json.RawMessage) (any, *rpcError) {
 	var p struct {
 		Mode            string          `json:"mode"`
@@ -193,8 +189,7 @@ func (s *mcpSession) elicit(ctx context.Context, params json.RawMessage) (any, *
 	return reply, nil
 }
 
-// elicitFields reads a requested schema's properties in the order written
-// (a map would lose the order the form should follow).
+// elicitFields reads a requested schema's properties in the order written, the form's order.
 func elicitFields(schema json.RawMessage) ([]ElicitField, error) {
 	var s struct {
 		Properties json.RawMessage `json:"properties"`

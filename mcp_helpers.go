@@ -76,8 +76,7 @@ func mcpHelperTools(m *MCPManager) (resources, prompts []*Tool) {
 	return resources, prompts
 }
 
-// refreshHelpers registers the resource and prompt helper tools while some
-// ready server offers resources or prompts, and removes them otherwise.
+// refreshHelpers registers the resource and prompt tools while some ready server offers them.
 func (m *MCPManager) refreshHelpers() {
 	var resources, prompts bool
 	for _, srv := range m.list() {

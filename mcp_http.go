@@ -23,8 +23,7 @@ const (
 	mcpErrorBodyLimit = 500
 )
 
-// mcpHTTP speaks Streamable HTTP, or the older HTTP+SSE transport to a
-// server that refuses the initialize POST.
+// mcpHTTP speaks Streamable HTTP, or HTTP+SSE to a server that refuses the initialize POST.
 type mcpHTTP struct {
 	url        string
 	headers    map[string]string
@@ -58,9 +57,7 @@ func (t *mcpHTTP) open(ctx context.Context, deliver func(rpcMessage), lost func(
 	return nil
 }
 
-// send POSTs one message (to the HTTP+SSE endpoint once there is one) and
-// handles the answer: 202 for notifications, replies and HTTP+SSE, JSON or
-// an SSE stream for requests.
+// send POSTs one message, to the HTTP+SSE endpoint once there is one.
 func (t *mcpHTTP) send(ctx context.Context, msg rpcMessage) error {
 	body, _ := json.Marshal(msg) // its raw parts are valid JSON
 	t.mu.Lock()
@@ -69,8 +66,7 @@ func (t *mcpHTTP) send(ctx context.Context, msg rpcMessage) error {
 	if expired && msg.Method != "initialize" {
 		return errMCPSessionExpired
 	}
-	// The exchange ends with the transport, or with ctx: for a request
-	// until its reply has been read, for anything else until the headers.
+	// ctx ends a request's exchange until its reply is read, another's until the headers.
 	reqCtx, end := context.WithCancel(t.life)
 	detach := context.AfterFunc(ctx, end)
 	resp, err := t.do(reqCtx, http.MethodPost, cmp.Or(legacy, t.url), bytes.NewReader(body), msg.Method == "initialize" || legacy != "", "")
@@ -92,8 +88,7 @@ func (t *mcpHTTP) send(ctx context.Context, msg rpcMessage) error {
 	return t.readReply(reqCtx, end, resp, msg)
 }
 
-// readReply delivers what came back for a message: a JSON body at once, an
-// SSE stream on its own goroutine; end releases the exchange.
+// readReply delivers a JSON reply at once, an SSE one on its own goroutine; end releases the exchange.
 func (t *mcpHTTP) readReply(ctx context.Context, end context.CancelFunc, resp *http.Response, msg rpcMessage) error {
 	mediaType, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	switch {
@@ -151,8 +146,7 @@ func (t *mcpHTTP) deliverJSON(body io.Reader) error {
 	return nil
 }
 
-// follow reads an SSE stream and resumes it with Last-Event-ID when it
-// drops; a request's stream (wantID set) ends with its reply or fails it.
+// follow reads an SSE stream, resuming it with Last-Event-ID; a request's stream ends with its reply.
 func (t *mcpHTTP) follow(ctx context.Context, body io.ReadCloser, wantID string) {
 	lastID, retry, failures := "", mcpDefaultRetry, 0
 	for {
@@ -196,9 +190,8 @@ func (t *mcpHTTP) follow(ctx context.Context, body io.ReadCloser, wantID string)
 	}
 }
 
-// readEvents delivers one SSE body's messages (and an HTTP+SSE endpoint
-// event's data to endpoint) and reports whether wantID was answered, the
-// last event id and the retry delay asked for.
+// readEvents delivers an SSE body's messages (HTTP+SSE's endpoint to endpoint) and reports
+// whether wantID was answered, the last event id and the retry delay asked for.
 func (t *mcpHTTP) readEvents(body io.Reader, wantID string, endpoint chan<- string) (answered bool, lastID string, retry time.Duration) {
 	events := newSSEReader(body, maxMCPMessage)
 	for !answered {
@@ -257,8 +250,7 @@ func (t *mcpHTTP) established(ctx context.Context) {
 	go t.follow(listenCtx, resp.Body, "")
 }
 
-// do sends one HTTP request with the transport's headers; a bare one
-// carries no session headers.
+// do sends one HTTP request with the transport's headers; a bare one has no session headers.
 func (t *mcpHTTP) do(ctx context.Context, method, target string, body io.Reader, bare bool, lastEventID string) (*http.Response, error) {
 	req, err := http.NewRequestWithContext(ctx, method, target, body)
 	if err != nil {
@@ -290,8 +282,7 @@ func (t *mcpHTTP) do(ctx context.Context, method, target string, body io.Reader,
 	return resp, nil
 }
 
-// sessionLost reports whether a failed exchange says that the server forgot
-// the session the request carried (404, or 400 naming the session).
+// sessionLost reports whether the server forgot the request's session (404, or 400 naming it).
 func (t *mcpHTTP) sessionLost(resp *http.Response, method string, failure error) bool {
 	named := resp.StatusCode == 400 && strings.Contains(strings.ToLower(failure.Error()), "session")
 	if method == "initialize" || resp.StatusCode != 404 && !named {
@@ -319,15 +310,13 @@ func statusError(resp *http.Response) error {
 	return fmt.Errorf("the server answered %s", resp.Status)
 }
 
-// drain reads what is left of a body and closes it, so the connection can
-// be reused.
+// drain reads what is left of a body and closes it, so the connection can be reused.
 func drain(resp *http.Response) {
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64*1024))
 	resp.Body.Close()
 }
 
-// connectLegacy opens an HTTP+SSE session: GET the stream and wait for the
-// endpoint event naming where to POST.
+// connectLegacy opens an HTTP+SSE stream and waits for the endpoint event naming where to POST.
 func (t *mcpHTTP) connectLegacy(ctx context.Context) error {
 	streamCtx, end := context.WithCancel(t.life)
 	resp, err := t.do(streamCtx, http.MethodGet, t.url, nil, true, "")

@@ -52,8 +52,7 @@ type MCPOptions struct {
 	Program       bool           // a program drives minicode and runs the "sdk" servers
 }
 
-// MCPManager runs the MCP servers and keeps their tools in the registry;
-// each server is owned by one goroutine (mcpServer.run).
+// MCPManager runs the MCP servers, each owned by one goroutine, and keeps their tools in the registry.
 type MCPManager struct {
 	reg      *Registry
 	opts     MCPOptions
@@ -90,8 +89,7 @@ func newMCPServer(m *MCPManager, c MCPServerConfig, tr mcpTransport) *mcpServer 
 // list returns the servers, in the order they were configured or added.
 func (m *MCPManager) list() []*mcpServer { return *m.servers.Load() }
 
-// Start launches the servers in the background (those of type "sdk" wait
-// for the program to run them); they stop when ctx ends or on Close.
+// Start launches the servers but those a program runs (type "sdk"); they stop with ctx or on Close.
 func (m *MCPManager) Start(ctx context.Context) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -115,8 +113,7 @@ func (m *MCPManager) launch(ctx context.Context, srv *mcpServer) {
 	go srv.run(ctx)
 }
 
-// AddServer starts a server over the given transport; a configured "sdk"
-// server of that name not yet started takes it, any other taken name fails.
+// AddServer starts a server over tr: a configured "sdk" server not yet started, or a new name.
 func (m *MCPManager) AddServer(ctx context.Context, c MCPServerConfig, tr mcpTransport) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -161,8 +158,7 @@ func (m *MCPManager) Close() {
 	m.running.Wait()
 }
 
-// Wait blocks until every server (or every named one) is ready or has
-// failed its start, or ctx ends, or the manager closes.
+// Wait blocks until every server (or every named one) is ready or has failed, or ctx or the manager ends.
 func (m *MCPManager) Wait(ctx context.Context, names ...string) {
 	for _, srv := range m.list() {
 		if len(names) == 0 || slices.Contains(names, srv.name) {
@@ -180,8 +176,7 @@ func (m *MCPManager) Status() []ServerStatus {
 	return out
 }
 
-// StatusLine summarises the servers for the status bar, e.g. "MCP 2
-// ready, 1 failed"; "" when there are none.
+// StatusLine summarises the servers for the status bar, e.g. "MCP 2 ready, 1 failed", or "".
 func (m *MCPManager) StatusLine() string {
 	var parts []string
 	for _, st := range []MCPState{MCPReady, MCPStarting, MCPFailed} {
@@ -195,8 +190,7 @@ func (m *MCPManager) StatusLine() string {
 	return "MCP " + strings.Join(parts, ", ")
 }
 
-// Restart asks a server's owner to start its session again and waits for
-// the outcome.
+// Restart asks a server's owner to start its session again and waits for the outcome.
 func (m *MCPManager) Restart(ctx context.Context, name string) error {
 	srv := m.server(name)
 	if srv == nil {
@@ -280,8 +274,7 @@ func (m *MCPManager) notice(server, format string, args ...any) {
 	m.emit(MCPEvent{Kind: MCPEventNotice, Server: server, Text: fmt.Sprintf("MCP server %s: ", server) + fmt.Sprintf(format, args...)})
 }
 
-// register replaces a server's tools in the registry (a taken name gets a
-// suffix and a warning; gone tools go last) and returns their names.
+// register replaces a server's tools in the registry (a taken name gets a suffix and a warning).
 func (m *MCPManager) register(srv *mcpServer, old []string, tools []mcpToolInfo) (names, warnings []string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -302,8 +295,7 @@ func (m *MCPManager) register(srv *mcpServer, old []string, tools []mcpToolInfo)
 	return names, warnings
 }
 
-// errorSummary shortens a server error to its first line and, when the
-// server's stderr follows, the last thing the server said.
+// errorSummary shortens a server error to its first line and the server's last stderr line.
 func errorSummary(err string) string {
 	lines := strings.Split(strings.TrimSpace(err), "\n")
 	if len(lines) > 2 && strings.HasPrefix(lines[1], "server stderr") {
@@ -318,8 +310,7 @@ func firstLineOf(s string) string {
 	return line
 }
 
-// mcpServer is one server. Its goroutine, run, owns the session; others
-// read the view it publishes and send it restart requests.
+// mcpServer is one server: run owns its session, others read the views it publishes.
 type mcpServer struct {
 	m        *MCPManager
 	name     string
@@ -352,8 +343,7 @@ func (srv *mcpServer) callTool(ctx context.Context, tool string, args []byte) (T
 	return ToolOutput{}, fmt.Errorf("MCP server %s is not available (%s); restart it with /mcp restart %s", srv.name, firstLineOf(v.status.Error), srv.name)
 }
 
-// outcome follows the server's views from v until its start has an
-// outcome: nil once ready, the failure once failed.
+// outcome follows the server's views from v until a start is over: nil when ready, or the failure.
 func (srv *mcpServer) outcome(ctx context.Context, v *mcpView) error {
 	for v.status.State == MCPStarting {
 		select {
@@ -388,8 +378,7 @@ type mcpListing struct {
 	err   error
 }
 
-// mcpRun is one session as its owner's goroutine sees it; a worker
-// goroutine connects and lists the tools, again on each list_changed.
+// mcpRun is one session as its owner sees it, while a worker connects and lists the tools.
 type mcpRun struct {
 	srv      *mcpServer
 	ctx      context.Context // the worker's; ends with the session
@@ -401,8 +390,7 @@ type mcpRun struct {
 	lostSeen chan struct{} // closed once a loss has been recorded
 }
 
-// serve runs one session until a restart request or the end of ctx; a
-// restart is answered with a view that the next start will replace.
+// serve runs one session until a restart request (answered with a view the next start replaces) or ctx ends.
 func (srv *mcpServer) serve(ctx context.Context) {
 	tr := srv.tr
 	if tr == nil {
@@ -443,8 +431,7 @@ func (srv *mcpServer) serve(ctx context.Context) {
 	}
 }
 
-// list is the worker: connect, list the tools, and list them again after
-// each list_changed, until the first listing fails or the session ends.
+// list is the worker: connect and list the tools, again after each list_changed, until a first failure.
 func (r *mcpRun) list(listed chan<- mcpListing, changed <-chan struct{}) {
 	defer close(r.worked)
 	err := r.sess.connect(r.ctx, r.srv.cfg.startupTimeout())
@@ -490,8 +477,7 @@ func (r *mcpRun) onListed(l mcpListing) {
 	}
 }
 
-// fail records a failed or lost session and tells the user, once; the
-// tools stay registered, so that a call explains how to restart.
+// fail records a failed or lost session once; its tools stay, so that a call explains how to restart.
 func (r *mcpRun) fail(err error) {
 	if r.srv.view.Load().status.State != MCPFailed && r.ctx.Err() == nil {
 		r.srv.m.emit(MCPEvent{Kind: MCPEventNotice, Server: r.srv.name, Text: fmt.Sprintf("MCP server %s failed: %s", r.srv.name, firstLineOf(err.Error()))})

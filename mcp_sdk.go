@@ -8,8 +8,7 @@ import (
 	"sync/atomic"
 )
 
-// mcpSDK reaches an MCP server the driving program runs, with mcp_message
-// control requests both ways (a request's reply comes in the response).
+// mcpSDK reaches a server the driving program runs through mcp_message control requests.
 type mcpSDK struct {
 	conn    *sdkConn // nil when no program drives minicode
 	server  string
@@ -54,8 +53,7 @@ func (t *mcpSDK) close() error {
 	return nil
 }
 
-// serveMCP starts the MCP servers the program runs (named in initialize,
-// or configured with type "sdk") and returns their names.
+// serveMCP starts the servers the program runs (named in initialize, or of type "sdk").
 func (c *sdkConn) serveMCP(ctx context.Context, named []string) []string {
 	var started []string
 	for _, name := range append(named, c.app.MCP.sdkServers()...) {

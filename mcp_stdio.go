@@ -19,15 +19,13 @@ import (
 	"time"
 )
 
-// Framings a stdio server may speak. The MCP standard is one JSON message
-// per line; some older servers use LSP-style Content-Length headers.
+// Framings a stdio server may speak: the standard JSON lines, or older LSP-style headers.
 const (
 	framingNDJSON = "ndjson"
 	framingLSP    = "lsp"
 )
 
-// Shutdown follows the MCP specification: close stdin, wait mcpStdinGrace;
-// SIGTERM, wait mcpExitGrace; SIGKILL.
+// Shutdown closes stdin, waits mcpStdinGrace, sends SIGTERM, waits mcpExitGrace, sends SIGKILL.
 const (
 	mcpStdinGrace = 500 * time.Millisecond
 	mcpExitGrace  = time.Second
@@ -35,8 +33,7 @@ const (
 	maxMCPMessage = 64 << 20
 )
 
-// mcpStdio speaks JSON-RPC over a child process's stdin and stdout, in
-// newline-delimited JSON or, if the server answers so, Content-Length framing.
+// mcpStdio speaks JSON-RPC over a child process's stdin and stdout.
 type mcpStdio struct {
 	command  string
 	args     []string
@@ -59,16 +56,14 @@ type mcpStdio struct {
 	initID  string
 }
 
-// newMCPStdio describes a server process; framing is what worked before
-// ("" when unknown). open starts it.
+// newMCPStdio describes a server process; framing is what worked before ("" when unknown).
 func newMCPStdio(command string, args, env []string, dir, framing string, remember func(string)) *mcpStdio {
 	return &mcpStdio{command: command, args: args, env: env, dir: dir, remember: remember,
 		lsp: framing == framingLSP, settled: framing != "",
 		stderr: &lineTail{max: mcpStderrKeep}, exited: make(chan struct{})}
 }
 
-// open starts the process; stopping it sends SIGTERM to its group and
-// SIGKILL a moment later.
+// open starts the process; stopping it sends SIGTERM to its group, SIGKILL a moment later.
 func (t *mcpStdio) open(_ context.Context, deliver func(rpcMessage), lost func(error)) error {
 	ctx, stop := context.WithCancel(context.Background())
 	cmd := exec.CommandContext(ctx, t.command, t.args...)
@@ -116,8 +111,7 @@ func (t *mcpStdio) send(ctx context.Context, msg rpcMessage) error {
 	return t.write(ctx, body, lsp)
 }
 
-// write puts one message on the server's stdin; if the server stops
-// reading, the caller is released when ctx ends and the write goes on.
+// write puts one message on stdin; ctx releases the caller from a write the server does not read.
 func (t *mcpStdio) write(ctx context.Context, body []byte, lsp bool) error {
 	frame := append(body[:len(body):len(body)], '\n') // a copy: body may be sent again
 	if lsp {
@@ -141,8 +135,7 @@ func (t *mcpStdio) write(ctx context.Context, body []byte, lsp bool) error {
 	}
 }
 
-// readLoop reads messages until stdout ends, then reports the exit; a
-// server that garbled its stdout is stopped at once.
+// readLoop reads messages until stdout ends, then reports the exit; garbled output stops the server.
 func (t *mcpStdio) readLoop(r *bufio.Reader, deliver func(rpcMessage), lost func(error)) {
 	err := t.readMessages(r, deliver)
 	grace := mcpExitGrace
@@ -180,8 +173,7 @@ func (t *mcpStdio) readMessages(r *bufio.Reader, deliver func(rpcMessage)) (err 
 	return err
 }
 
-// readMessage reads one line, which may be junk, or one Content-Length
-// framed message, which settles an unknown framing.
+// readMessage reads one line, or one framed message, which settles an unknown framing.
 func (t *mcpStdio) readMessage(r *bufio.Reader) ([]byte, error) {
 	line, err := readLine(r, maxMCPMessage)
 	if err != nil || !isContentLengthHeader(line) {
@@ -203,8 +195,7 @@ func (t *mcpStdio) readMessage(r *bufio.Reader) ([]byte, error) {
 	return body, err
 }
 
-// decode passes on one message; the first settles the framing, and an
-// LSP server that ignored our unframed initialize gets it again, framed.
+// decode passes on one message; the first settles the framing and may resend initialize framed.
 func (t *mcpStdio) decode(body []byte, deliver func(rpcMessage)) {
 	var m rpcMessage
 	if err := json.Unmarshal(body, &m); err != nil || m.JSONRPC != "2.0" {
@@ -224,8 +215,7 @@ func (t *mcpStdio) decode(body []byte, deliver func(rpcMessage)) {
 	deliver(m)
 }
 
-// readLine reads up to and including the next newline, failing on a line
-// longer than max bytes rather than holding all of it in memory.
+// readLine reads up to and including the next newline, failing on a line longer than max bytes.
 func readLine(r *bufio.Reader, max int) ([]byte, error) {
 	var line []byte
 	for {
@@ -245,8 +235,7 @@ func isContentLengthHeader(line []byte) bool {
 	return len(line) >= 15 && strings.EqualFold(string(line[:15]), "Content-Length:")
 }
 
-// close closes the server's stdin and stops its process group if it has
-// not exited after mcpStdinGrace.
+// close closes stdin and stops the process group if the server has not exited after mcpStdinGrace.
 func (t *mcpStdio) close() error {
 	t.closing.Store(true)
 	if t.cmd == nil {
@@ -265,8 +254,7 @@ func (t *mcpStdio) close() error {
 // diagnostics returns the last lines the server wrote to stderr.
 func (t *mcpStdio) diagnostics() string { return t.stderr.String() }
 
-// lineTail is an io.Writer that keeps the end of what is written to it,
-// to show the last lines a server wrote to stderr.
+// lineTail is an io.Writer keeping the last lines a server wrote to stderr.
 type lineTail struct {
 	mu  sync.Mutex
 	max int // lines shown
@@ -287,8 +275,7 @@ func (l *lineTail) note(line string) {
 	_, _ = l.Write([]byte("\n[minicode] " + line + "\n"))
 }
 
-// String returns the last max non-blank lines, oldest first, each cut to
-// 500 bytes.
+// String returns the last max non-blank lines, oldest first, each cut to 500 bytes.
 func (l *lineTail) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()

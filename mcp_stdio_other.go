@@ -4,8 +4,7 @@ package main
 
 import "syscall"
 
-// mcpProcAttr starts a stdio server in its own process group, so that
-// stopping it also stops what a wrapper (npx, uvx, a shell script) started.
+// mcpProcAttr starts a stdio server in its own process group, with what a wrapper starts.
 func mcpProcAttr() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Setpgid: true}
 }

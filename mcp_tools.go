@@ -14,8 +14,7 @@ import (
 	"time"
 )
 
-// Limits on tool names, pagination and calls that keep reporting progress
-// (never past mcpHardMaxFactor call timeouts).
+// Limits on tool names, pages and calls that report progress (mcpHardMaxFactor call timeouts).
 const (
 	maxToolNameLen   = 64
 	maxListPages     = 1000
@@ -124,8 +123,7 @@ func (s *mcpSession) callTool(ctx context.Context, tool string, args json.RawMes
 	return ToolOutput{Text: renderToolResult(res), IsError: res.IsError}, nil
 }
 
-// renderToolResult turns a tool result into text for the model, with
-// structured content as JSON when no text says the same.
+// renderToolResult turns a tool result into text for the model, structured content when no text.
 func renderToolResult(res mcpToolResult) string {
 	var parts []string
 	for _, c := range res.Content {
@@ -173,17 +171,13 @@ func renderResource(r mcpContent) string {
 
 // base64Len is the decoded size of base64 data.
 func base64Len(data string) int {
-	if b, err := base64.StdEncoding.DecodeString(data); err == nil {
-		return len(b)
-	}
-	return len(data) * 3 / 4
+	return base64.RawStdEncoding.DecodedLen(len(strings.TrimRight(data, "=")))
 }
 
 // nonNameChars matches what a tool name may not contain.
 var nonNameChars = regexp.MustCompile(`[^a-zA-Z0-9_-]`)
 
-// mcpToolName is the registry name of a server's tool:
-// mcp__<server>__<tool>, sanitised and at most 64 characters.
+// mcpToolName is a tool's registry name: mcp__<server>__<tool>, sanitised, at most 64 characters.
 func mcpToolName(server, tool string) string {
 	name := "mcp__" + nonNameChars.ReplaceAllString(server, "_") + "__" + nonNameChars.ReplaceAllString(tool, "_")
 	return name[:min(len(name), maxToolNameLen)]
@@ -199,8 +193,7 @@ func uniqueToolName(name string, taken func(string) bool) string {
 	return candidate
 }
 
-// newMCPTool builds the registry entry for one server tool: its calls ask
-// for external access, as an untrusted server's annotations are only hints.
+// newMCPTool builds a server tool's registry entry, whose calls ask for external access.
 func newMCPTool(srv *mcpServer, name string, info mcpToolInfo) *Tool {
 	schema := info.InputSchema
 	if len(bytes.TrimSpace(schema)) == 0 || string(schema) == "null" {
@@ -223,8 +216,7 @@ func newMCPTool(srv *mcpServer, name string, info mcpToolInfo) *Tool {
 	}
 }
 
-// decodeMCPInput checks that the arguments are a JSON object (none: {});
-// the server validates the rest.
+// decodeMCPInput checks that the arguments are a JSON object (none: {}); the server checks the rest.
 func decodeMCPInput(raw json.RawMessage) (any, error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 {
