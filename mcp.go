@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"net/url"
 	"path/filepath"
 	"slices"
@@ -207,30 +206,27 @@ func (s *mcpSession) call(ctx context.Context, method string, params map[string]
 	return raw, err
 }
 
-// request sends one request and waits for the reply within timeout, which progress resets.
+// request sends one request (with a progress token in params if onProgress is set) and waits for the reply within timeout, which progress resets.
 func (s *mcpSession) request(ctx context.Context, method string, params map[string]any, timeout time.Duration, onProgress func(MCPProgress)) (json.RawMessage, error) {
 	ctx, done := context.WithCancel(ctx)
 	defer done()
 	key := strconv.FormatInt(s.nextID.Add(1), 10)
 	if onProgress != nil {
-		params = maps.Clone(params)
-		if params == nil {
-			params = map[string]any{}
-		}
 		params["_meta"] = map[string]any{"progressToken": json.RawMessage(key)}
 	}
 	var body json.RawMessage
 	if params != nil {
-		var err error
-		if body, err = json.Marshal(params); err != nil {
-			return nil, fmt.Errorf("encoding %s: %w", method, err)
-		}
+		body, _ = json.Marshal(params) // plain values, and arguments checked to be JSON
 	}
 	p := &mcpPending{reply: make(chan rpcMessage, 1), progressed: make(chan struct{}, 1), onProgress: onProgress}
 	s.mu.Lock()
 	s.pending[key] = p
 	s.mu.Unlock()
-	defer s.forget(key)
+	defer func() { // a reply that still comes is ignored
+		s.mu.Lock()
+		delete(s.pending, key)
+		s.mu.Unlock()
+	}()
 
 	sent := make(chan error, 1)
 	go func() {
@@ -264,16 +260,8 @@ func (s *mcpSession) request(ctx context.Context, method string, params map[stri
 	}
 }
 
-// forget drops a pending request; a reply that still comes is ignored.
-func (s *mcpSession) forget(key string) {
-	s.mu.Lock()
-	delete(s.pending, key)
-	s.mu.Unlock()
-}
-
 // cancelRequest tells the server we no longer want an answer (initialize may not be cancelled).
 func (s *mcpSession) cancelRequest(method, key, reason string) {
-	s.forget(key)
 	if method == "initialize" || s.life.Err() != nil {
 		return
 	}

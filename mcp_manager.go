@@ -387,7 +387,7 @@ type mcpRun struct {
 	worked   chan struct{} // closed when the worker returns
 	tools    []string
 	warnings []string
-	lostSeen chan struct{} // closed once a loss has been recorded
+	release  func() // lets the session's reader go on once a loss has been recorded
 }
 
 // serve runs one session until a restart request (answered with a view the next start replaces) or ctx ends.
@@ -397,7 +397,7 @@ func (srv *mcpServer) serve(ctx context.Context) {
 		tr = srv.m.transport(srv.cfg)
 	}
 	changed, lost, listed, lostSeen := make(chan struct{}, 1), make(chan error, 1), make(chan mcpListing), make(chan struct{})
-	r := &mcpRun{srv: srv, sess: newMCPSession(srv.name, tr, srv.m.opts), worked: make(chan struct{}), lostSeen: lostSeen}
+	r := &mcpRun{srv: srv, sess: newMCPSession(srv.name, tr, srv.m.opts), worked: make(chan struct{}), release: sync.OnceFunc(func() { close(lostSeen) })}
 	r.sess.onNotify = func(method string) {
 		if method == "notifications/tools/list_changed" {
 			select {
@@ -493,14 +493,6 @@ func (r *mcpRun) end() {
 	r.sess.close()
 	r.srv.m.register(r.srv, r.tools, nil)
 	r.srv.m.refreshHelpers()
-}
-
-// release lets the session's reader go on after reporting a loss.
-func (r *mcpRun) release() {
-	if r.lostSeen != nil {
-		close(r.lostSeen)
-		r.lostSeen = nil
-	}
 }
 
 // publish replaces the server's view.
