@@ -60,7 +60,7 @@ type mcpStdio struct {
 func newMCPStdio(command string, args, env []string, dir, framing string, remember func(string)) *mcpStdio {
 	return &mcpStdio{command: command, args: args, env: env, dir: dir, remember: remember,
 		lsp: framing == framingLSP, settled: framing != "",
-		stderr: &lineTail{max: mcpStderrKeep}, exited: make(chan struct{})}
+		stderr: &lineTail{}, exited: make(chan struct{})}
 }
 
 // open starts the process; stopping it sends SIGTERM to its group, SIGKILL a moment later.
@@ -257,7 +257,6 @@ func (t *mcpStdio) diagnostics() string { return t.stderr.String() }
 // lineTail is an io.Writer keeping the last lines a server wrote to stderr.
 type lineTail struct {
 	mu  sync.Mutex
-	max int // lines shown
 	buf []byte
 }
 
@@ -275,7 +274,7 @@ func (l *lineTail) note(line string) {
 	_, _ = l.Write([]byte("\n[minicode] " + line + "\n"))
 }
 
-// String returns the last max non-blank lines, oldest first, each cut to 500 bytes.
+// String returns the last mcpStderrKeep non-blank lines, oldest first, each cut to 500 bytes.
 func (l *lineTail) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -285,5 +284,5 @@ func (l *lineTail) String() string {
 			lines = append(lines, clip(line, 500))
 		}
 	}
-	return strings.Join(lines[max(0, len(lines)-l.max):], "\n")
+	return strings.Join(lines[max(0, len(lines)-mcpStderrKeep):], "\n")
 }
