@@ -143,10 +143,7 @@ func newApp(ctx context.Context, opts Options, stdin io.Reader, stdout, stderr i
 // folders a Read deny rule names unreadable.
 func (app *App) setupSandbox() (dirs []string, err error) {
 	for _, dir := range append(slices.Clip(app.Opts.AddDirs), app.Settings.Permissions.AdditionalDirectories...) {
-		if rest, ok := strings.CutPrefix(dir, "~/"); ok {
-			dir = filepath.Join(userHome(app.getenv), rest)
-		}
-		abs, err := filepath.Abs(dir)
+		abs, err := filepath.Abs(expandHome(userHome(app.getenv), dir))
 		if err != nil || !isDir(abs) {
 			return nil, usageErrorf("additional folder %s is not a folder", dir)
 		}

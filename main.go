@@ -67,6 +67,7 @@ import (
 	"log"
 	"os"
 	"os/signal"
+	"regexp"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -335,24 +336,17 @@ func isDir(path string) bool {
 	return err == nil && info.IsDir()
 }
 
+// rulePattern is one permission rule: a capitalised or underscored tool
+// name (Read, mcp__github), then maybe "(" and a specifier.
+var rulePattern = regexp.MustCompile(`(?s)^(?:\p{Lu}[\pL\pN_-]*|[\pL\pN-]*_[\pL\pN_-]*)(?:\(.*)?$`)
+
 // looksLikeRule reports whether s reads as permission rules (Read,
-// mcp__github, Bash(go test:*),Edit) rather than a task: capitalised or
-// underscored names, and no space outside parentheses.
+// mcp__github, Bash(go test:*),Edit) rather than a task, which has spaces
+// outside parentheses.
 func looksLikeRule(s string) bool {
 	rules := splitRuleList(s)
-	if len(rules) == 0 || len(rules) != len(strings.Split(s, ",")) && strings.Count(s, "(") == 0 {
-		return false
-	}
-	for _, r := range rules {
-		name, _, _ := strings.Cut(r, "(")
-		valid := name != "" && !strings.ContainsFunc(name, func(c rune) bool {
-			return !(c == '_' || c == '-' || unicode.IsLetter(c) || unicode.IsDigit(c))
-		})
-		if !valid || !unicode.IsUpper([]rune(name)[0]) && !strings.Contains(name, "_") {
-			return false
-		}
-	}
-	return true
+	return len(rules) > 0 && (len(rules) == len(strings.Split(s, ",")) || strings.Contains(s, "(")) &&
+		!slices.ContainsFunc(rules, func(r string) bool { return !rulePattern.MatchString(r) })
 }
 
 // splitRuleList splits a list of rules at commas and spaces outside
