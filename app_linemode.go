@@ -93,7 +93,7 @@ func (app *App) readInput(ctx context.Context, interrupts <-chan os.Signal) (str
 			armed, lines = true, nil
 			fmt.Fprintln(app.stdout, "(press Ctrl-C again to exit)")
 			continue
-		case errors.Is(err, io.EOF) && len(lines) > 0:
+		case errors.Is(err, io.EOF) && len(lines) > 0: // the end of input ends a continued line
 		case err != nil:
 			return "", err
 		}

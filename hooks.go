@@ -178,13 +178,7 @@ type HookInput struct {
 
 // subject is what an event's matchers are compared with.
 func (in HookInput) subject() string {
-	switch in.HookEventName {
-	case HookSessionStart:
-		return in.Source
-	case HookPreCompact:
-		return in.Trigger
-	}
-	return in.ToolName
+	return cmp.Or(map[HookEvent]string{HookSessionStart: in.Source, HookPreCompact: in.Trigger}[in.HookEventName], in.ToolName)
 }
 
 // HookVerdict is what the hooks of one event decided together.
