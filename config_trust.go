@@ -66,7 +66,7 @@ func saveTrust(home, workspace string, trusted bool) error {
 	answers := readTrustAnswers(home)
 	answers[workspace] = trusted
 	data, _ := json.MarshalIndent(map[string]any{"workspaces": answers}, "", "  ") // a map of bools always encodes
-	if err := writeAtomic(filepath.Join(home, trustFileName), string(data)+"\n"); err != nil {
+	if err := writeFileAtomic(filepath.Join(home, trustFileName), append(data, '\n'), 0o644); err != nil {
 		return fmt.Errorf("saving workspace trust: %w", err)
 	}
 	return nil

@@ -328,7 +328,7 @@ func TestUnsandboxedRunAfterApproval(t *testing.T) {
 	t.Parallel()
 	tr := newSandboxTree(t)
 	sb := tr.sandbox(t, SandboxSettings{})
-	procs := newProcessManager(sb)
+	procs := &processManager{sandbox: sb}
 	defer procs.Close()
 	target := filepath.Join(tr.outside, "out")
 	input := fmt.Sprintf(`{"command":"echo hi > %s","sandbox":false,"reason":"write the release notes"}`, target)

@@ -99,7 +99,7 @@ func (h *InputHistory) Add(input string) error {
 		json.NewEncoder(&b).Encode(e)
 	}
 	h.lines = len(entries) - len(entries)/2
-	if err := writeAtomic(h.path, b.String()); err != nil {
+	if err := writeFileAtomic(h.path, []byte(b.String()), 0o644); err != nil {
 		return fmt.Errorf("trimming input history: %w", err)
 	}
 	return nil

@@ -6,7 +6,7 @@ import "path/filepath"
 // page searchEndpoint ("" for DuckDuckGo's) and run_command runs commands
 // in sb (nil runs them plainly). Closing procs stops background commands.
 func newBuiltins(searchEndpoint string, sb *Sandbox) (tools []*Tool, procs *processManager) {
-	procs = newProcessManager(sb)
+	procs = &processManager{sandbox: sb}
 	web := newWebClient(searchEndpoint)
 	return []*Tool{
 		readFileTool(),

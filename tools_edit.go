@@ -142,7 +142,7 @@ func applyFileEdit(env *ToolEnv, path string, edits []EditSpec) (ToolOutput, err
 	if err != nil {
 		return ToolOutput{}, err
 	}
-	if err := writeAtomic(p.abs, p.after); err != nil {
+	if err := writeFileAtomic(p.abs, []byte(p.after), 0o644); err != nil {
 		return ToolOutput{}, fmt.Errorf("writing %s: %w", p.name, err)
 	}
 	return ToolOutput{Text: fmt.Sprintf("Edited %s: %s, %s; the file now has %s",

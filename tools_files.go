@@ -351,7 +351,7 @@ func runWriteFile(ctx context.Context, env *ToolEnv, in WriteFileInput) (ToolOut
 	if existed && before == after {
 		return ToolOutput{Text: fmt.Sprintf("%s unchanged: it already has this content (%s)", name, lines)}, nil
 	}
-	if err := writeAtomic(abs, after); err != nil {
+	if err := writeFileAtomic(abs, []byte(after), 0o644); err != nil {
 		return ToolOutput{}, fmt.Errorf("write_file %s: %w", name, err)
 	}
 	if existed {
@@ -396,11 +396,6 @@ func loadText(abs string) (string, error) {
 		return "", errors.New("is a binary file; only text files can be edited")
 	}
 	return string(data), nil
-}
-
-// writeAtomic is writeFileAtomic for text; a new file gets mode 0644.
-func writeAtomic(abs, content string) error {
-	return writeFileAtomic(abs, []byte(content), 0o644)
 }
 
 // writeFileAtomic replaces path through a synced temporary file renamed

@@ -174,15 +174,10 @@ const (
 
 // processManager keeps the commands run_command started in the background.
 type processManager struct {
-	sandbox *Sandbox
+	sandbox *Sandbox // where commands run; nil runs them plainly
 	mu      sync.Mutex
 	procs   []*backgroundProcess
 	closed  bool
-}
-
-// newProcessManager returns a manager whose commands run in sb (nil: no sandbox).
-func newProcessManager(sb *Sandbox) *processManager {
-	return &processManager{sandbox: sb}
 }
 
 // backgroundProcess is one command running in the background.

@@ -16,7 +16,7 @@ import (
 func TestRunCommand(t *testing.T) {
 	t.Parallel()
 	env := newTestEnv(t, map[string]string{"hello.txt": "hi there\n"})
-	procs := newProcessManager(nil)
+	procs := &processManager{}
 	defer procs.Close()
 	tool := runCommandTool(procs)
 	tests := []struct {
@@ -57,7 +57,7 @@ func TestRunCommand(t *testing.T) {
 func TestRunCommandPermissionRequest(t *testing.T) {
 	t.Parallel()
 	env := newTestEnv(t, nil)
-	procs := newProcessManager(nil)
+	procs := &processManager{}
 	defer procs.Close()
 	perms := &recordingPerms{}
 	env.Perms = perms
@@ -194,7 +194,7 @@ func waitForOutput(t *testing.T, env *ToolEnv, procs *processManager, id, want s
 func TestBackgroundCommands(t *testing.T) {
 	t.Parallel()
 	env := newTestEnv(t, nil)
-	procs := newProcessManager(nil)
+	procs := &processManager{}
 	defer procs.Close()
 	run := runCommandTool(procs)
 
@@ -232,7 +232,7 @@ func TestBackgroundCommands(t *testing.T) {
 func TestBackgroundKillAfterExit(t *testing.T) {
 	t.Parallel()
 	env := newTestEnv(t, nil)
-	procs := newProcessManager(nil)
+	procs := &processManager{}
 	defer procs.Close()
 	callTool(t, env, runCommandTool(procs), `{"command":"setsid bash -c 'echo $$ > escaped.pid; exec sleep 300' & while [ ! -s escaped.pid ]; do sleep 0.05; done; exit 4","run_in_background":true}`)
 	pid := readPid(t, filepath.Join(env.Workspace, "escaped.pid"))

@@ -33,14 +33,8 @@ type AgentDef struct {
 	Problem     string   // why the file cannot be used; "" when it can
 }
 
-// generalPurposeAgent is the built-in agent.
-func generalPurposeAgent() *AgentDef {
-	return &AgentDef{Name: "general-purpose", Description: "General agent for researching questions, searching code and doing multi-step tasks.",
-		Prompt: "You are a subagent of minicode, a coding agent. Do the task you are given with the tools you have, then reply with a concise final answer holding everything the requester needs: it sees only that answer, not your tool calls."}
-}
-
-// LoadAgents reads the agent definitions of the folders, then general-purpose;
-// the first of a name wins.
+// LoadAgents reads the agent definitions of the folders, then the built-in
+// general-purpose agent; the first of a name wins.
 func LoadAgents(dirs []string) []*AgentDef {
 	var defs []*AgentDef
 	for _, dir := range dirs {
@@ -49,8 +43,10 @@ func LoadAgents(dirs []string) []*AgentDef {
 			defs = append(defs, readAgentDef(path))
 		}
 	}
+	defs = append(defs, &AgentDef{Name: "general-purpose", Description: "General agent for researching questions, searching code and doing multi-step tasks.",
+		Prompt: "You are a subagent of minicode, a coding agent. Do the task you are given with the tools you have, then reply with a concise final answer holding everything the requester needs: it sees only that answer, not your tool calls."})
 	seen := map[string]bool{}
-	return slices.DeleteFunc(append(defs, generalPurposeAgent()), func(d *AgentDef) bool {
+	return slices.DeleteFunc(defs, func(d *AgentDef) bool {
 		dup := seen[d.Name]
 		seen[d.Name] = true
 		return dup

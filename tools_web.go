@@ -45,7 +45,7 @@ func newWebClient(searchEndpoint string) *webClient {
 }
 
 // dialChecked connects to addr, judging each private address a host name
-// resolves to as the literal address would be.
+// resolves to as the literal address would be, before dialing it.
 func (w *webClient) dialChecked(ctx context.Context, env *ToolEnv, tool, network, addr string) (net.Conn, error) {
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
@@ -62,17 +62,16 @@ func (w *webClient) dialChecked(ctx context.Context, env *ToolEnv, tool, network
 	if err != nil {
 		return nil, fmt.Errorf("resolving %s: %w", host, err)
 	}
+	var errs []error
 	for _, ip := range ips {
-		if ip := ip.Unmap().String(); privateHost(ip) {
-			if err := env.Perms.Authorize(ctx, PermissionRequest{Tool: tool, Access: AccessNetwork, URL: "http://" + net.JoinHostPort(ip, port) + "/",
-				Summary: fmt.Sprintf("connect to %s, which %s resolves to", ip, host)}); err != nil {
+		addr := net.JoinHostPort(ip.Unmap().String(), port)
+		if privateHost(ip.Unmap().String()) {
+			if err := env.Perms.Authorize(ctx, PermissionRequest{Tool: tool, Access: AccessNetwork, URL: "http://" + addr + "/",
+				Summary: fmt.Sprintf("connect to %s, which %s resolves to", ip.Unmap(), host)}); err != nil {
 				return nil, err
 			}
 		}
-	}
-	var errs []error
-	for _, ip := range ips {
-		conn, err := dialer.DialContext(ctx, network, net.JoinHostPort(ip.Unmap().String(), port))
+		conn, err := dialer.DialContext(ctx, network, addr)
 		if err == nil {
 			return conn, nil
 		}
