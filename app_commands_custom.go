@@ -250,7 +250,7 @@ func (app *App) runPrompt(ctx context.Context, history []Message, sp slashPrompt
 // runForked runs a skill in a subagent; only the input and the answer join the conversation.
 func (app *App) runForked(ctx context.Context, history []Message, sp slashPrompt) TurnResult {
 	defer app.Perms.EndTurn()
-	out, err := app.Subagents.run(withToolUseID(ctx, "fork_"+newSessionID()), "general-purpose", sp.Prompt)
+	out, err := app.Subagents.run(context.WithValue(ctx, keyToolUseID, "fork_"+newSessionID()), "general-purpose", sp.Prompt)
 	switch {
 	case ctx.Err() != nil:
 		return TurnResult{Messages: history, End: EndCancelled, Text: "interrupted", Err: ctx.Err()}

@@ -306,7 +306,7 @@ func (r *Registry) Execute(ctx context.Context, env *ToolEnv, call Block) ToolOu
 		}
 		return out
 	}
-	out := r.execute(withToolUseID(ctx, call.ID), env, call, hook.Permission)
+	out := r.execute(context.WithValue(ctx, keyToolUseID, call.ID), env, call, hook.Permission)
 	if ctx.Err() != nil {
 		return out
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"slices"
 	"strings"
 )
@@ -75,9 +74,10 @@ func planEdits(env *ToolEnv, path string, edits []EditSpec) (fileEdit, error) {
 		return fileEdit{}, err
 	}
 	p := fileEdit{abs: abs, name: displayPath(env, abs)}
-	p.before, err = loadText(abs)
-	if errors.Is(err, fs.ErrNotExist) {
-		return p, fmt.Errorf("%s: no such file; use write_file to create it", p.name)
+	var exists bool
+	p.before, exists, err = loadText(abs)
+	if err == nil && !exists {
+		err = errors.New("no such file; use write_file to create it")
 	}
 	if err != nil {
 		return p, fmt.Errorf("%s: %w", p.name, err)

@@ -65,10 +65,8 @@ func runReadFile(ctx context.Context, env *ToolEnv, in ReadFileInput) (ToolOutpu
 	return ToolOutput{Text: text}, nil
 }
 
-// readNumbered returns lines offset to offset+limit-1 of the file at path,
-// numbered, under a header. A first pass counts the lines and measures the
-// window, so that a second writes the answer once, header first; only a
-// buffer of the file is held at a time.
+// readNumbered returns lines offset to offset+limit-1 of the file, numbered
+// under a header: a first pass counts and measures, a second writes them.
 func readNumbered(ctx context.Context, path, name string, offset, limit int) (string, error) {
 	info, err := os.Stat(path)
 	if err != nil {
@@ -148,9 +146,8 @@ func (r *lineReader) writeHeader(b *strings.Builder, name string, offset, last, 
 	b.WriteByte('\n')
 }
 
-// lineReader reads a file line by line up to its first NUL byte, where
-// its binary part begins: its buffer reads through its Read method, which
-// ends the file there. The first error ends the reading and stays in err.
+// lineReader reads a file's lines up to its first NUL byte, where its
+// binary part begins; the first error ends the reading and stays in err.
 type lineReader struct {
 	ctx      context.Context
 	file     io.Reader
@@ -223,9 +220,8 @@ func (r *lineReader) next() bool {
 	return false
 }
 
-// appendNumbered appends the line as read_file shows it: its number, its
-// text cut before a rune and with invalid UTF-8 replaced, and a note if
-// it was cut.
+// appendNumbered appends the line as read_file shows it: numbered, cut,
+// invalid UTF-8 replaced.
 func (r *lineReader) appendNumbered(dst []byte) []byte {
 	var digits [20]byte
 	num := strconv.AppendInt(digits[:0], int64(r.n), 10)
@@ -330,7 +326,10 @@ func writeFileTool() *Tool {
 				Paths:   []string{abs},
 				Summary: fmt.Sprintf("%s %s (%s)", verb, name, plural(countTextLines(*in.Content), "line", "lines")),
 				Plan: func() (string, string, error) { // read only once the write is not refused
-					_, before, _, err := loadForWrite(env, in.Path)
+					before, _, err := loadText(abs)
+					if err != nil {
+						err = fmt.Errorf("%s: %w", name, err)
+					}
 					return unifiedDiff(name, before, *in.Content), "", err
 				},
 			}, nil
@@ -341,11 +340,15 @@ func writeFileTool() *Tool {
 
 // runWriteFile performs one write_file call.
 func runWriteFile(ctx context.Context, env *ToolEnv, in WriteFileInput) (ToolOutput, error) {
-	abs, before, existed, err := loadForWrite(env, in.Path)
+	abs, err := resolveInput(env, in.Path)
 	if err != nil {
 		return ToolOutput{}, err
 	}
 	name := displayPath(env, abs)
+	before, existed, err := loadText(abs)
+	if err != nil {
+		return ToolOutput{}, fmt.Errorf("%s: %w", name, err)
+	}
 	after := *in.Content
 	lines := plural(countTextLines(after), "line", "lines")
 	if existed && before == after {
@@ -360,42 +363,30 @@ func runWriteFile(ctx context.Context, env *ToolEnv, in WriteFileInput) (ToolOut
 	return ToolOutput{Text: fmt.Sprintf("Created %s (%s)", name, lines)}, nil
 }
 
-// loadForWrite resolves path and reads what it holds now, if anything.
-func loadForWrite(env *ToolEnv, path string) (abs, content string, existed bool, err error) {
-	abs, err = resolveInput(env, path)
-	if err != nil {
-		return "", "", false, err
-	}
-	content, err = loadText(abs)
-	if errors.Is(err, fs.ErrNotExist) {
-		return abs, "", false, nil
-	}
-	if err != nil {
-		return "", "", false, fmt.Errorf("%s: %w", displayPath(env, abs), err)
-	}
-	return abs, content, true, nil
-}
-
-// loadText reads a whole text file to change it, refusing binary and huge ones.
-func loadText(abs string) (string, error) {
+// loadText reads a whole text file to change it, refusing binary and huge
+// ones; a missing file is no error, it only does not exist.
+func loadText(abs string) (content string, exists bool, err error) {
 	info, err := os.Stat(abs)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", false, nil
+	}
+	if err == nil {
+		err = requireRegular(info)
+	}
+	if err == nil && info.Size() > maxEditBytes {
+		err = fmt.Errorf("is %d bytes, too large to edit here (limit %d); use run_command", info.Size(), maxEditBytes)
+	}
 	if err != nil {
-		return "", err
-	}
-	if err := requireRegular(info); err != nil {
-		return "", err
-	}
-	if info.Size() > maxEditBytes {
-		return "", fmt.Errorf("is %d bytes, too large to edit here (limit %d); use run_command", info.Size(), maxEditBytes)
+		return "", false, err
 	}
 	data, err := os.ReadFile(abs)
 	if err != nil {
-		return "", describeOpenError(err)
+		return "", false, describeOpenError(err)
 	}
 	if bytes.IndexByte(data[:min(len(data), binarySniffBytes)], 0) >= 0 {
-		return "", errors.New("is a binary file; only text files can be edited")
+		return "", false, errors.New("is a binary file; only text files can be edited")
 	}
-	return string(data), nil
+	return string(data), true, nil
 }
 
 // writeFileAtomic replaces path through a synced temporary file renamed

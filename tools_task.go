@@ -235,11 +235,6 @@ const (
 	keySubagentDepth                   // how many subagents deep a call runs
 )
 
-// withToolUseID records the id of the tool call a context runs.
-func withToolUseID(ctx context.Context, id string) context.Context {
-	return context.WithValue(ctx, keyToolUseID, id)
-}
-
 // contextValue returns the value ctx holds under key, or T's zero value.
 func contextValue[T any](ctx context.Context, key contextKey) T {
 	v, _ := ctx.Value(key).(T)

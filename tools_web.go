@@ -103,9 +103,8 @@ type webPage struct {
 	cut       bool // the body was longer than webMaxBodyBytes
 }
 
-// get fetches u for tool, refusing error statuses, and decodes the body
-// to UTF-8. Its client lives for this call: it judges every redirect again
-// as a fetch of its own and dials by dialChecked.
+// get fetches u for tool with a client that judges each redirect again and
+// dials by dialChecked, refusing error statuses; the body becomes UTF-8.
 func (w *webClient) get(ctx context.Context, env *ToolEnv, tool string, u *url.URL) (webPage, error) {
 	transport := http.DefaultTransport.(*http.Transport).Clone()
 	transport.DisableKeepAlives = true
