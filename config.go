@@ -142,17 +142,12 @@ func parseSettings(data []byte, source string, project bool) (Settings, error) {
 	var keys, permissions map[string]json.RawMessage
 	_ = json.Unmarshal(data, &keys) // decodeJSON has checked the syntax and types
 	_ = json.Unmarshal(keys["permissions"], &permissions)
-	for _, k := range unknownKeys(keys, reflect.TypeOf(s)) {
-		s.Unknown = append(s.Unknown, fmt.Sprintf("%s (%s)", k, source))
-	}
-	for _, k := range unknownKeys(permissions, reflect.TypeOf(s.Permissions)) {
-		s.Unknown = append(s.Unknown, fmt.Sprintf("permissions.%s (%s)", k, source))
-	}
 	ignored, err := s.Hooks.check(data, source)
 	if err != nil {
 		return Settings{}, fmt.Errorf("settings file %s: %w", source, err)
 	}
-	for _, k := range ignored {
+	unknown := append(unknownKeys(keys, reflect.TypeOf(s), ""), unknownKeys(permissions, reflect.TypeOf(s.Permissions), "permissions.")...)
+	for _, k := range append(unknown, ignored...) {
 		s.Unknown = append(s.Unknown, fmt.Sprintf("%s (%s)", k, source))
 	}
 	if err := checkContextSettings(source, data, &s); err != nil {
@@ -162,8 +157,8 @@ func parseSettings(data []byte, source string, project bool) (Settings, error) {
 }
 
 // unknownKeys returns the keys of m that no field of the struct type t takes,
-// sorted.
-func unknownKeys(m map[string]json.RawMessage, t reflect.Type) []string {
+// sorted, each after prefix.
+func unknownKeys(m map[string]json.RawMessage, t reflect.Type, prefix string) []string {
 	known := map[string]bool{}
 	for i := range t.NumField() {
 		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
@@ -172,7 +167,7 @@ func unknownKeys(m map[string]json.RawMessage, t reflect.Type) []string {
 	var out []string
 	for k := range m {
 		if !known[k] {
-			out = append(out, k)
+			out = append(out, prefix+k)
 		}
 	}
 	slices.Sort(out)

@@ -140,10 +140,7 @@ func (m *HookMatcher) compile() error {
 
 // appendUnknown adds the keys of object that the struct type t lacks, as path.key.
 func appendUnknown(list []string, path string, object map[string]json.RawMessage, t reflect.Type) []string {
-	for _, k := range unknownKeys(object, t) {
-		list = append(list, path+"."+k)
-	}
-	return list
+	return append(list, unknownKeys(object, t, path+".")...)
 }
 
 // merge adds over's hooks after base's: hooks from every settings file run.
