@@ -262,7 +262,13 @@ func (p *Permissions) judge(req PermissionRequest, t target) Decision {
 	if p.mode == ModeBypass {
 		return Decision{Verdict: VerdictAllow}
 	}
-	if reason := strictReason(t); reason != "" {
+	reason := destructiveReason(t.cmd.Words) // what asks whatever the rules say
+	if t.kind == targetCommand && t.parseErr != nil {
+		reason = t.parseErr.Error() + ", which the check does not analyse, so no rule can vouch for it"
+	} else if t.kind == targetPath && t.write && t.links > 1 {
+		reason = fmt.Sprintf("%s has %d hard links, so writing it changes a file elsewhere too", t.abs, t.links)
+	}
+	if reason != "" {
 		return Decision{Verdict: VerdictAsk, Reason: reason, Strict: true, Hint: "rerun with --permission-mode bypassPermissions (nothing else allows it without asking)"}
 	}
 	if r, ok := p.firstMatch(req, t, true, p.ask); ok {
@@ -328,19 +334,6 @@ func globFolder(glob string) string {
 		return filepath.Dir(glob[:i+1])
 	}
 	return glob
-}
-
-// strictReason returns why a target asks whatever the rules say, or "".
-func strictReason(t target) string {
-	switch {
-	case t.kind == targetCommand && t.parseErr != nil:
-		return t.parseErr.Error() + ", which the check does not analyse, so no rule can vouch for it"
-	case t.kind == targetCommand:
-		return destructiveReason(t.cmd.Words)
-	case t.kind == targetPath && t.write && t.links > 1:
-		return fmt.Sprintf("%s has %d hard links, so writing it changes a file elsewhere too", t.abs, t.links)
-	}
-	return ""
 }
 
 // startupFiles are the shell start-up files in HOME.

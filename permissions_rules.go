@@ -198,26 +198,23 @@ func loadRuleFile(file string) (allow, deny []Rule, err error) {
 func parseRules(lists []string, source, root string) ([]Rule, error) {
 	var rules []Rule
 	for _, list := range lists {
-		depth, start := 0, 0
-		for i, c := range list + "," {
-			switch {
-			case c == '(':
-				depth++
-			case c == ')':
-				depth--
-			case c == ',' && (depth == 0 || i == len(list)):
-				if item := strings.TrimSpace(list[start:i]); item != "" {
-					r, err := ParseRule(item, source)
-					if err != nil {
-						return nil, fmt.Errorf("%s: %w", source, err)
-					}
-					r.Root = root
-					rules = append(rules, r)
-				}
-				start = i + 1
+		item, pieces := "", strings.Split(list, ",") // item: the text of a rule so far
+		for i, piece := range pieces {
+			if item += piece; strings.Count(item, "(") > strings.Count(item, ")") && i < len(pieces)-1 {
+				item += ","
+				continue
 			}
+			if item = strings.TrimSpace(item); item != "" {
+				r, err := ParseRule(item, source)
+				if err != nil {
+					return nil, fmt.Errorf("%s: %w", source, err)
+				}
+				r.Root = root
+				rules = append(rules, r)
+			}
+			item = ""
 		}
-		if depth != 0 {
+		if strings.Count(list, "(") != strings.Count(list, ")") {
 			return nil, fmt.Errorf("%s: rule list %q: unbalanced parentheses", source, list)
 		}
 	}
