@@ -125,11 +125,8 @@ func (p *Permissions) targetsOf(req PermissionRequest) ([]target, error) {
 
 // pathTarget resolves a path named from folder dir.
 func (p *Permissions) pathTarget(dir, given string, write bool) (target, error) {
-	lexical := expandHome(p.home, given)
-	if strings.HasPrefix(lexical, "~") {
-		lexical = "/" + lexical // another user's home: somewhere outside
-	}
-	if !filepath.IsAbs(lexical) {
+	lexical := expandHome(p.home, given) // another user's home (~user/x) resolves from / to somewhere outside
+	if !filepath.IsAbs(lexical) && !strings.HasPrefix(lexical, "~") {
 		lexical = dir + "/" + lexical
 	}
 	abs, err := resolveExisting(lexical)

@@ -146,10 +146,11 @@ var riskyFlags = map[string]struct{ long, short string }{
 // the command runs others whatever its flags (xargs, sed's w, e and r).
 func riskyFlag(words []string) string {
 	prog, flags := filepath.Base(words[0]), riskyFlags[filepath.Base(words[0])]
+	script := 1 + slices.IndexFunc(words[1:], func(w string) bool { return !strings.HasPrefix(w, "-") }) // sed's first operand
 	switch {
 	case prog == "xargs":
 		return prog
-	case prog == "sed" && strings.ContainsAny(sedDelimited.ReplaceAllString(sedScript(words[1:]), ""), "wWeRr"):
+	case prog == "sed" && script > 0 && strings.ContainsAny(sedDelimited.ReplaceAllString(words[script], ""), "wWeRr"):
 		return "a w, e or r command in the sed script"
 	}
 	for i, w := range words[1:] {
@@ -166,19 +167,9 @@ func riskyFlag(words []string) string {
 	return ""
 }
 
-// sedDelimited matches the s, y and /address/ parts of a sed script.
+// sedDelimited matches the s, y and /address/ parts of a sed script, its
+// first operand (the flags that take a value, -e among them, are risky).
 var sedDelimited = regexp.MustCompile(`[sy]/(?:[^\\/]|\\.)*/(?:[^\\/]|\\.)*/[gpiImM0-9]*|/(?:[^\\/]|\\.)*/`)
-
-// sedScript is a sed command's script, its first word that is not a flag
-// (the flags that take a value, -e among them, are risky).
-func sedScript(args []string) string {
-	for _, a := range args {
-		if !strings.HasPrefix(a, "-") {
-			return a
-		}
-	}
-	return ""
-}
 
 // destructiveReason returns why a command destroys work for good, or "".
 func destructiveReason(words []string) string {

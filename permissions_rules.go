@@ -44,19 +44,6 @@ func ParseRule(text, source string) (Rule, error) {
 	text = strings.TrimSpace(text)
 	name, spec, hasSpec := strings.Cut(text, "(")
 	name, spec = strings.TrimSpace(name), strings.TrimSpace(strings.TrimSuffix(spec, ")"))
-	fail := func(format string, args ...any) (Rule, error) {
-		return Rule{}, fmt.Errorf("rule %q: "+format, append([]any{text}, args...)...)
-	}
-	switch {
-	case hasSpec && !strings.HasSuffix(text, ")"):
-		return fail("missing closing parenthesis")
-	case hasSpec && spec == "":
-		return fail("empty parentheses (write %q for the whole tool)", name)
-	case name == "" || strings.Trim(name, "_-.*abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789") != "":
-		return fail("tool name %q may hold only letters, digits, _ - . and *", name)
-	case spec == ":*" || spec == "domain:":
-		return fail("empty command prefix or domain")
-	}
 	r := Rule{Tool: name, Spec: spec, Source: source}
 	if c := claudeTools()[name]; c.rule != "" {
 		r.Tool, r.Claude = c.rule, true
@@ -64,8 +51,21 @@ func ParseRule(text, source string) (Rule, error) {
 	if spec == "*" || spec == "**" {
 		r.Spec = ""
 	}
-	if _, _, err := r.command(); r.Tool == "run_command" && r.Spec != "" && r.Spec != unsandboxedRule && err != nil {
-		return fail("%w", err)
+	_, _, err := r.command()
+	switch {
+	case hasSpec && !strings.HasSuffix(text, ")"):
+		err = errors.New("missing closing parenthesis")
+	case hasSpec && spec == "":
+		err = fmt.Errorf("empty parentheses (write %q for the whole tool)", name)
+	case name == "" || strings.Trim(name, "_-.*abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789") != "":
+		err = fmt.Errorf("tool name %q may hold only letters, digits, _ - . and *", name)
+	case spec == ":*" || spec == "domain:":
+		err = errors.New("empty command prefix or domain")
+	case r.Tool != "run_command" || r.Spec == "" || r.Spec == unsandboxedRule:
+		err = nil // only a command rule's specifier is a command
+	}
+	if err != nil {
+		return Rule{}, fmt.Errorf("rule %q: %w", text, err)
 	}
 	return r, nil
 }
@@ -142,7 +142,8 @@ func (r Rule) matchesCommand(cmd simpleCommand) bool {
 	return len(cmd.Words) >= len(want) && slices.Equal(cmd.Words[:len(want)], want) && riskyFlag(cmd.Words) == ""
 }
 
-// namesProgram reports whether a deny or ask rule names any of a command's programs.
+// namesProgram reports whether a deny or ask rule names any of a command's
+// programs: every word of the rule is among the command's.
 func (r Rule) namesProgram(cmd simpleCommand) bool {
 	want, _, err := r.command()
 	if r.Spec == "" || err != nil {
@@ -154,13 +155,7 @@ func (r Rule) namesProgram(cmd simpleCommand) bool {
 			tokens = append(tokens, filepath.Base(t))
 		}
 	}
-	i := slices.Index(tokens, filepath.Base(want[0])) // the rule's words after it, in order
-	for _, u := range tokens[i+1:] {
-		if len(want) > 1 && u == want[1] {
-			want = want[1:]
-		}
-	}
-	return i >= 0 && len(want) == 1
+	return slices.Contains(tokens, filepath.Base(want[0])) && !slices.ContainsFunc(want[1:], func(w string) bool { return !slices.Contains(tokens, w) })
 }
 
 // escapeGlob quotes the glob characters of a literal path.
