@@ -179,18 +179,15 @@ func (p *Permissions) commandTargets(line string) []target {
 				targets = append(targets, p.namedTargets(dirs, file, r[0] == '>')...)
 			}
 		}
-		dest := p.home // where a cd goes: its last path, or home
+		cdTo := []target{{abs: p.home}} // where a cd goes: the last path it names, or home
 		for _, w := range c.Words[1:] {
 			if v := pathInWord(w); v != "" {
-				dest = v
-				targets = append(targets, p.namedTargets(dirs, v, false)...)
+				cdTo = p.namedTargets(dirs, v, false)
+				targets = append(targets, cdTo...)
 			}
 		}
-		if c.Words[0] != "cd" {
-			continue
-		}
-		for _, d := range dirs {
-			if t, err := p.pathTarget(d, dest, false); err == nil {
+		for _, t := range cdTo {
+			if c.Words[0] == "cd" {
 				dirs = append(dirs, t.abs)
 			}
 		}
@@ -285,11 +282,8 @@ const unsandboxedRule = "sandbox:false"
 // broad matching (deny and ask rules) also covers whatever may be it.
 func (p *Permissions) firstMatch(req PermissionRequest, t target, broad bool, lists ...[]Rule) (Rule, bool) {
 	tool, access := req.Tool, req.Access
-	if t.kind == targetPath && req.Access == AccessExecute {
-		tool, access = "read_file", AccessRead // a path a command names is judged as the file tools judge it
-		if t.write {
-			tool, access = "write_file", AccessWrite
-		}
+	if t.kind == targetPath && req.Access == AccessExecute { // a path a command names is judged as the file tools judge it
+		tool, access = map[bool]string{false: "read_file", true: "write_file"}[t.write], map[bool]Access{false: AccessRead, true: AccessWrite}[t.write]
 	}
 	for _, r := range slices.Concat(lists...) {
 		if r.matchesTool(tool, access) && p.ruleCovers(r, t, broad) {
@@ -368,34 +362,34 @@ func (p *Permissions) modeDefault(req PermissionRequest, t target) Decision {
 	if t.kind == targetPath && req.Access == AccessExecute {
 		ruleTool = map[bool]string{false: readAlias, true: editAlias}[t.write]
 	}
-	ask := func(reason, hint, warning string) Decision {
-		return Decision{Verdict: VerdictAsk, Reason: reason, Hint: hint, Warning: warning}
-	}
+	d := Decision{Verdict: VerdictAsk, Hint: flagHint(ruleTool, p.relGlob(t.abs))} // a path's hint
 	switch {
 	case t.kind == targetCommand:
-		return ask("running a command needs approval", flagHint(req.Tool, suggestPrefix(t.cmd.Words)), "")
+		d.Reason, d.Hint = "running a command needs approval", flagHint(req.Tool, suggestPrefix(t.cmd.Words))
 	case t.kind == targetSocket:
-		return ask("the command opens a network connection through "+t.host, "rerun with --permission-mode bypassPermissions", "")
+		d.Reason, d.Hint = "the command opens a network connection through "+t.host, "rerun with --permission-mode bypassPermissions"
 	case t.kind == targetHost && privateHost(t.host):
-		return ask(t.host+" is a loopback, private or link-local address, which needs a rule naming it",
-			flagHint(req.Tool, "domain:"+t.host), "this reaches a machine on your own network or computer")
+		d.Reason, d.Hint = t.host+" is a loopback, private or link-local address, which needs a rule naming it", flagHint(req.Tool, "domain:"+t.host)
+		d.Warning = "this reaches a machine on your own network or computer"
 	case t.kind == targetHost:
-		return ask("fetching from "+t.host+" needs approval", flagHint(req.Tool, "domain:"+t.host), "")
+		d.Reason, d.Hint = "fetching from "+t.host+" needs approval", flagHint(req.Tool, "domain:"+t.host)
 	case t.kind == targetPath && t.write && !t.inside:
-		return ask("writes outside the workspace: "+t.abs, flagHint(ruleTool, p.relGlob(t.abs)), "this writes outside the workspace ("+t.abs+")")
+		d.Reason, d.Warning = "writes outside the workspace: "+t.abs, "this writes outside the workspace ("+t.abs+")"
 	case t.kind == targetPath && t.write && (p.mode == ModeAcceptEdits || req.Access == AccessExecute):
 		return Decision{Verdict: VerdictAllow}
 	case t.kind == targetPath && t.write:
-		return ask("edits need approval in "+string(p.mode)+" mode",
-			"rerun with --permission-mode acceptEdits or "+strings.TrimPrefix(flagHint(editAlias, p.relGlob(t.abs)), "rerun with "), "")
+		d.Reason = "edits need approval in " + string(p.mode) + " mode"
+		d.Hint = "rerun with --permission-mode acceptEdits or " + strings.TrimPrefix(flagHint(editAlias, p.relGlob(t.abs)), "rerun with ")
 	case t.kind == targetPath && !t.inside && !slices.ContainsFunc(p.readableDirs, func(dir string) bool { return within(dir, t.abs) }):
-		return ask("reaches outside the workspace: "+t.abs, flagHint(ruleTool, p.relGlob(t.abs)), "")
+		d.Reason = "reaches outside the workspace: " + t.abs
 	case t.kind == targetPath && t.links > 1:
-		return ask(fmt.Sprintf("%s has %d hard links, so it may be a file outside the workspace", t.abs, t.links), flagHint(ruleTool, p.relGlob(t.abs)), "")
+		d.Reason = fmt.Sprintf("%s has %d hard links, so it may be a file outside the workspace", t.abs, t.links)
 	case t.kind == targetTool && req.Access != AccessRead:
-		return ask("calling "+req.Tool+" needs approval", flagHint(req.Tool, ""), "")
+		d.Reason, d.Hint = "calling "+req.Tool+" needs approval", flagHint(req.Tool, "")
+	default:
+		return Decision{Verdict: VerdictAllow}
 	}
-	return Decision{Verdict: VerdictAllow}
+	return d
 }
 
 // flagHint says which --allowedTools flag allows a tool call.

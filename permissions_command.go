@@ -28,24 +28,23 @@ func (e errNotSimple) Error() string { return "the command uses " + string(e) }
 // character, which stops the check too.
 var shellToken = regexp.MustCompile(`([ \t]+(?:#[^\n]*)?|^#[^\n]*)|([0-9]*(?:<<|<>|[<>]\(|&>|[<>]&[0-9-][^ \t\n;|&])|\|&|[$` + "`" + `()}!]|\{(?:[^}]|$))|((?:&&|\|\||[;|\n])(?:[ \t]*#[^\n]*)?)|([0-9]*(?:>>|>\||[<>]&[0-9-]|[<>]))|'([^']*)'|"((?:[^"\\$` + "`" + `]|\\[^\n$` + "`" + `])*)"|\\([^\n])|((?:\{\}|[^\s'"\\;&|<>$` + "`" + `(){}!])+)|([\s\S])`)
 
-// stopReasons say what stops the check, by the start of the token (digits
-// before it dropped).
-var stopReasons = []struct{ tokens, what string }{
-	{"<< <> <( >(", "here-documents, <> or process substitution"}, {">& <&", "a descriptor copy that is not &0 to &9 or &-"},
-	{"&>", "&> (write the two redirections separately)"}, {"|&", "|&"}, {"$", "$ (variables, substitutions or expansions)"},
-	{"`", "backquotes (command substitution)"}, {"( )", "parentheses (subshells, functions, arithmetic or process substitution)"},
-	{"{ }", "braces (groups or brace expansion)"}, {"!", "! (negation or history)"}, {"&", "& (a background job)"},
-	{`\`, "a line continuation"}, {"'", "an unclosed quote"},
-	{`"`, "an unclosed quote, or $, backquotes or a line continuation inside double quotes"},
+// stopReasons say what stops the check, by the first character of the
+// token (digits before it dropped).
+var stopReasons = map[byte]string{
+	'<': "here-documents, <>, process substitution or a descriptor copy that is not &0 to &9 or &-",
+	'>': "process substitution or a descriptor copy that is not &0 to &9 or &-", '|': "|&",
+	'&': "& (a background job) or &> (write the two redirections separately)", '!': "! (negation or history)",
+	'$': "$ (variables, substitutions or expansions)", '`': "backquotes (command substitution)",
+	'(': "parentheses (subshells, functions, arithmetic or process substitution)", ')': "parentheses (subshells, functions, arithmetic)",
+	'{': "braces (groups or brace expansion)", '}': "braces (groups or brace expansion)", '\\': "a line continuation",
+	'\'': "an unclosed quote", '"': "an unclosed quote, or $, backquotes or a line continuation inside double quotes",
 }
 
 // stopReason is the error for a token that stops the check.
 func stopReason(token string) error {
 	token = strings.TrimLeft(token, "0123456789")
-	for _, s := range stopReasons {
-		if slices.ContainsFunc(strings.Fields(s.tokens), func(t string) bool { return strings.HasPrefix(token, t) }) {
-			return errNotSimple(s.what)
-		}
+	if what, ok := stopReasons[token[0]]; ok {
+		return errNotSimple(what)
 	}
 	return errNotSimple("the character " + strconv.Quote(token))
 }
@@ -85,8 +84,8 @@ func parseCommandLine(line string) ([]simpleCommand, error) {
 				return nil, errNotSimple("a redirection glued to a word")
 			case pending == "":
 				cur.Words, cur.Globbed = append(cur.Words, word), cur.Globbed || globbed
-			case globbed || strings.HasPrefix(word, "&"):
-				return nil, errNotSimple("a pattern or & as the file of a redirection")
+			case globbed || strings.IndexAny(word, "&#") == 0:
+				return nil, errNotSimple("a pattern, & or # as the file of a redirection")
 			default:
 				cur.Redirects, pending = append(cur.Redirects, pending+word), ""
 			}
@@ -96,8 +95,10 @@ func parseCommandLine(line string) ([]simpleCommand, error) {
 		case group == 1:
 		case pending != "":
 			return nil, errNotSimple("a redirection without a file")
+		case group == 3 && len(cur.Words) == 0 && len(cur.Redirects) > 0:
+			return nil, errNotSimple("a redirection without a command")
 		case group == 3:
-			if len(cur.Words)+len(cur.Redirects) > 0 {
+			if len(cur.Words) > 0 {
 				cmds = append(cmds, cur)
 			}
 			cur = simpleCommand{}
@@ -116,9 +117,6 @@ var unanalysedPrograms = strings.Fields(`if then else elif fi for while until do
 
 // checkProgram returns why a command's program is beyond the check.
 func checkProgram(c simpleCommand) error {
-	if len(c.Words) == 0 {
-		return errNotSimple("a redirection without a command")
-	}
 	switch name := c.Words[0]; {
 	case slices.Contains(unanalysedPrograms, name):
 		return errNotSimple(name + ", which runs or changes other commands")

@@ -178,6 +178,8 @@ func TestParseCommandLine(t *testing.T) {
 		{"a &", nil, "background"},
 		{"a &> f", nil, "&>"},
 		{"a >", nil, "without a file"},
+		{"a; > f", nil, "without a command"},
+		{"a >#f", nil, "# as the file"},
 		{"a x>f", nil, "glued"},
 		{"echo a=~/x", nil, "~ after"},
 		{"! a", nil, "!"},

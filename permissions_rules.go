@@ -72,20 +72,17 @@ func ParseRule(text, source string) (Rule, error) {
 
 // command parses a rule's command: its words, and whether they are a prefix.
 func (r Rule) command() ([]string, bool, error) {
-	spec, prefix := strings.CutSuffix(r.Spec, ":*")
-	if !prefix {
-		spec, prefix = strings.CutSuffix(spec, " *")
-	}
+	spec := strings.TrimSuffix(strings.TrimSuffix(r.Spec, ":*"), " *")
 	cmds, err := parseCommandLine(spec)
 	switch {
 	case r.Spec == "" || r.Spec == unsandboxedRule:
 		return nil, false, errors.New("no command")
 	case err != nil:
 		return nil, false, fmt.Errorf("the command cannot be judged: %w", err)
-	case len(cmds) != 1 || len(cmds[0].Redirects) > 0 || len(cmds[0].Words) == 0:
+	case len(cmds) != 1 || len(cmds[0].Redirects) > 0:
 		return nil, false, errors.New("a rule names one command without redirections (each part of a chained command is judged on its own)")
 	}
-	return cmds[0].Words, prefix, nil
+	return cmds[0].Words, spec != r.Spec, nil
 }
 
 // matchesTool reports whether the rule's name covers a request's tool.
@@ -95,12 +92,10 @@ func (r Rule) matchesTool(tool string, access Access) bool {
 		return access == AccessWrite
 	case r.Tool == readAlias:
 		return slices.Contains([]string{"read_file", "grep_files", "glob_files", "list_files"}, tool)
-	case r.Tool == tool:
-		return true
 	case strings.HasPrefix(r.Tool, "mcp__") && strings.Count(r.Tool, "__") == 1:
 		return strings.HasPrefix(tool, r.Tool+"__")
 	}
-	ok, _ := path.Match(r.Tool, tool)
+	ok, _ := path.Match(r.Tool, tool) // a name without * matches only itself
 	return ok
 }
 
@@ -220,7 +215,7 @@ func parseRules(lists []string, source, root string) ([]Rule, error) {
 func addToRuleFile(file string, r Rule, allow bool) error {
 	rf := ruleFile{Allow: []string{}, Deny: []string{}} // shown as [] when empty
 	data, err := os.ReadFile(file)
-	if err == nil {
+	if err == nil && strings.TrimSpace(string(data)) != "" {
 		err = json.Unmarshal(data, &rf)
 	}
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {

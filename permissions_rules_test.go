@@ -255,6 +255,16 @@ func TestRuleFile(t *testing.T) {
 	if allow, deny, err := loadRuleFile(filepath.Join(dir, "missing.json")); err != nil || allow != nil || deny != nil {
 		t.Errorf("loadRuleFile(missing) = %v, %v, %v; want no rules and no error", allow, deny, err)
 	}
+	empty := filepath.Join(dir, "empty.json")
+	if err := os.WriteFile(empty, []byte(" \n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := addToRuleFile(empty, Rule{Tool: "read_file"}, true); err != nil {
+		t.Errorf("addToRuleFile to an empty file: %v", err)
+	}
+	if allow, _, err := loadRuleFile(empty); err != nil || len(allow) != 1 {
+		t.Errorf("after adding to an empty file: allow %v, error %v; want the one rule", allow, err)
+	}
 }
 
 // TestRulePaths checks where each form of a rule's path starts: Claude
