@@ -133,12 +133,11 @@ func NewPermissions(cfg PermissionConfig) (*Permissions, error) {
 	}
 	home, _ := os.UserHomeDir()
 	p.projectFile, p.userFile, p.tempDir, p.home = resolve(cfg.ProjectFile), resolve(cfg.UserFile), resolve(cfg.TempDir), resolve(cmp.Or(cfg.Home, home))
-	for _, dir := range cfg.ReadableDirs {
-		p.readableDirs = append(p.readableDirs, resolve(dir))
+	dirs := slices.Concat(cfg.ReadableDirs, cfg.AddDirs)
+	for i := range dirs {
+		dirs[i] = resolve(dirs[i])
 	}
-	for _, dir := range cfg.AddDirs {
-		p.addDirs = append(p.addDirs, resolve(dir))
-	}
+	p.readableDirs, p.addDirs = dirs[:len(cfg.ReadableDirs):len(cfg.ReadableDirs)], dirs[len(cfg.ReadableDirs):]
 	for _, set := range withFlagRules(cfg.Settings, cfg.AllowedTools, cfg.DisallowedTools) {
 		allow, err := parseRules(set.Allow, set.Source, set.Project)
 		ask, askErr := parseRules(set.Ask, set.Source, set.Project)
@@ -288,9 +287,8 @@ func (p *Permissions) grantRules(req PermissionRequest, asking []target, to Save
 
 // quoteWords writes words back as a command, quoting those that need it.
 func quoteWords(words []string) string {
-	quoted := make([]string, len(words))
+	quoted := slices.Clone(words)
 	for i, w := range words {
-		quoted[i] = w
 		if w == "" || strings.Trim(w, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=@%+,") != "" {
 			quoted[i] = "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
 		}
@@ -375,8 +373,7 @@ func (p *Permissions) Describe() string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	var b strings.Builder
-	fmt.Fprintf(&b, "Permission mode: %s (%s)\n", p.mode, modeMeanings[p.mode])
-	fmt.Fprintf(&b, "Workspace: %s\n", p.workspace)
+	fmt.Fprintf(&b, "Permission mode: %s (%s)\nWorkspace: %s\n", p.mode, modeMeanings[p.mode], p.workspace)
 	for i, rules := range [][]Rule{p.deny, p.ask, p.allow} {
 		fmt.Fprintf(&b, "%s rules:\n", []string{"Deny", "Ask", "Allow"}[i])
 		if len(rules) == 0 {

@@ -35,28 +35,16 @@ func diffLines(text string) []string {
 // defaultDiffFold is how many diff lines a prompt shows before folding.
 const defaultDiffFold = 40
 
-// ANSI escapes used to colour diffs.
-const (
-	ansiReset = "\x1b[0m"
-	ansiBold  = "\x1b[1m"
-	ansiDim   = "\x1b[2m"
-	ansiRed   = "\x1b[31m"
-	ansiGreen = "\x1b[32m"
-	ansiCyan  = "\x1b[36m"
-)
-
 // renderDiff prepares a diff for the terminal, folded after fold lines.
 func renderDiff(diff string, color bool, fold int) (text string, hidden int) {
 	lines := slices.Collect(strings.Lines(diff))
 	if fold > 0 && len(lines) > fold {
-		hidden, lines = len(lines)-fold, lines[:fold]
+		hidden = len(lines) - fold
+		lines = append(lines[:fold], fmt.Sprintf("… %d more lines (press d to show all)", hidden))
 	}
 	var b strings.Builder
 	for _, line := range lines {
 		b.WriteString(colorDiffLine(visibleControls(strings.TrimSuffix(line, "\n")), color) + "\n")
-	}
-	if hidden > 0 {
-		b.WriteString(colorDiffLine(fmt.Sprintf("… %d more lines (press d to show all)", hidden), color) + "\n")
 	}
 	return b.String(), hidden
 }
@@ -69,25 +57,4 @@ func colorDiffLine(line string, color bool) string {
 		}
 	}
 	return line
-}
-
-// visibleControls writes control characters but tab in caret notation.
-func visibleControls(line string) string {
-	if !strings.ContainsFunc(line, isControl) {
-		return line
-	}
-	var b strings.Builder
-	for _, r := range line {
-		if isControl(r) {
-			b.WriteByte('^')
-			r = (r + '@') & 0x7f // DEL becomes ^?
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
-
-// isControl reports whether r is an ASCII control character other than tab.
-func isControl(r rune) bool {
-	return r != '\t' && (r < 0x20 || r == 0x7f)
 }

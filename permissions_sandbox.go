@@ -74,9 +74,7 @@ func NewSandbox(workspace, home string, settings SandboxSettings, getenv func(st
 
 // Close removes the private temp folder and releases the ruleset.
 func (s *Sandbox) Close() {
-	if s.TempDir != "" {
-		os.RemoveAll(s.TempDir)
-	}
+	os.RemoveAll(s.TempDir) // nothing when there is none
 	if s.ruleset >= 0 {
 		syscall.Close(s.ruleset)
 		s.ruleset = -1

@@ -93,3 +93,24 @@ func plural(n int, one, many string) string {
 	}
 	return fmt.Sprintf("%d %s", n, many)
 }
+
+// visibleControls writes control characters but tab in caret notation.
+func visibleControls(line string) string {
+	if !strings.ContainsFunc(line, isControl) {
+		return line
+	}
+	var b strings.Builder
+	for _, r := range line {
+		if isControl(r) {
+			b.WriteByte('^')
+			r = (r + '@') & 0x7f // DEL becomes ^?
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// isControl reports whether r is an ASCII control character other than tab.
+func isControl(r rune) bool {
+	return r != '\t' && (r < 0x20 || r == 0x7f)
+}

@@ -10,9 +10,15 @@ import (
 	"unicode/utf8"
 )
 
-// More ANSI escapes the terminal UI uses.
+// The ANSI escapes the terminal UI and its diffs use.
 const (
+	ansiReset   = "\x1b[0m"
+	ansiBold    = "\x1b[1m"
+	ansiDim     = "\x1b[2m"
+	ansiRed     = "\x1b[31m"
+	ansiGreen   = "\x1b[32m"
 	ansiYellow  = "\x1b[33m"
+	ansiCyan    = "\x1b[36m"
 	ansiReverse = "\x1b[7m"
 	hideCursor  = "\x1b[?25l"
 	showCursor  = "\x1b[?25h"
