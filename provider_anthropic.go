@@ -174,15 +174,29 @@ func writeAnthropicMessage(out *wireBody, comma bool, role Role, group []anthrop
 	out.WriteString("]}")
 }
 
-// anthropicBlocksOf returns a message's encoded blocks, cached in the message.
+// anthropicBlocksOf returns a message's encoded blocks, cached in the message; empty text is not sent.
 func anthropicBlocksOf(m Message) ([]anthropicWireBlock, error) {
 	if m.wire != nil && m.wire.anthropic != nil {
 		return m.wire.anthropic, nil
 	}
 	blocks := []anthropicWireBlock{}
 	for _, b := range m.Content {
-		wire, ok := toAnthropicBlock(b)
-		if !ok {
+		var wire any
+		switch b.Type {
+		case BlockText:
+			wire = Block{Type: b.Type, Text: b.Text}
+		case BlockThinking:
+			wire = anthropicThinking{b.Type, b.Thinking, b.Signature}
+		case BlockRedactedThinking:
+			wire = Block{Type: b.Type, Data: b.Data}
+		case BlockToolUse:
+			wire = Block{Type: b.Type, ID: b.ID, Name: b.Name, Input: objectOrEmpty(b.Input)}
+		case BlockToolResult:
+			wire = Block{Type: b.Type, ToolUseID: b.ToolUseID, Content: b.Content, IsError: b.IsError}
+		case BlockImage:
+			wire = Block{Type: b.Type, Source: b.Source}
+		}
+		if wire == nil || b.Type == BlockText && strings.TrimSpace(b.Text) == "" || b.Type == BlockImage && b.Source == nil {
 			continue
 		}
 		data, err := encodeJSON(wire)
@@ -199,25 +213,6 @@ func anthropicBlocksOf(m Message) ([]anthropicWireBlock, error) {
 		m.wire.anthropic = blocks
 	}
 	return blocks, nil
-}
-
-// toAnthropicBlock translates one block, reporting false for one not to send (empty text).
-func toAnthropicBlock(b Block) (any, bool) {
-	switch b.Type {
-	case BlockText:
-		return Block{Type: b.Type, Text: b.Text}, strings.TrimSpace(b.Text) != ""
-	case BlockThinking:
-		return anthropicThinking{b.Type, b.Thinking, b.Signature}, true
-	case BlockRedactedThinking:
-		return Block{Type: b.Type, Data: b.Data}, true
-	case BlockToolUse:
-		return Block{Type: b.Type, ID: b.ID, Name: b.Name, Input: objectOrEmpty(b.Input)}, true
-	case BlockToolResult:
-		return Block{Type: b.Type, ToolUseID: b.ToolUseID, Content: b.Content, IsError: b.IsError}, true
-	case BlockImage:
-		return Block{Type: b.Type, Source: b.Source}, b.Source != nil
-	}
-	return nil, false
 }
 
 // objectOrEmpty returns raw if it is a JSON object, the only tool input the API accepts, else {}.
