@@ -59,14 +59,12 @@ func (c *sdkConn) serveMCP(ctx context.Context, named []string) []string {
 	for _, name := range append(named, c.app.MCP.sdkServers()...) {
 		tr := &mcpSDK{conn: c, server: name}
 		c.mu.Lock()
-		_, dup := c.mcp[name]
-		if !dup {
-			c.mcp[name] = tr
-		}
-		c.mu.Unlock()
-		if dup {
+		if _, dup := c.mcp[name]; dup {
+			c.mu.Unlock()
 			continue
 		}
+		c.mcp[name] = tr
+		c.mu.Unlock()
 		if err := c.app.MCP.AddServer(ctx, MCPServerConfig{Name: name, Type: "sdk", Source: "the program"}, tr); err != nil {
 			c.app.notice(fmt.Sprintf("MCP server %s from the program: %v", name, err))
 			continue

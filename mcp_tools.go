@@ -31,15 +31,14 @@ type mcpToolInfo struct {
 
 // mcpContent is one item of a tool result, a prompt message or a resource.
 type mcpContent struct {
-	Type     string `json:"type"`
-	Text     string `json:"text"`
-	Data     string `json:"data"`
-	MimeType string `json:"mimeType"`
-	URI      string `json:"uri"`
-	Name     string `json:"name"`
-	Blob     string `json:"blob"`
-	// Resource is the embedded resource of a "resource" item.
-	Resource *mcpContent `json:"resource"`
+	Type     string      `json:"type"`
+	Text     string      `json:"text"`
+	Data     string      `json:"data"`
+	MimeType string      `json:"mimeType"`
+	URI      string      `json:"uri"`
+	Name     string      `json:"name"`
+	Blob     string      `json:"blob"`
+	Resource *mcpContent `json:"resource"` // the embedded resource of a "resource" item
 }
 
 // mcpToolResult is the result of tools/call.
