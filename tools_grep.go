@@ -63,10 +63,8 @@ func runGrepFiles(ctx context.Context, env *ToolEnv, in GrepFilesInput) (ToolOut
 	if err != nil {
 		return ToolOutput{}, fmt.Errorf("invalid regular expression %q: %s", in.Pattern, syntaxMessage(err, expr))
 	}
-	if in.Glob != "" {
-		if _, err := path.Match(in.Glob, ""); err != nil {
-			return ToolOutput{}, fmt.Errorf("invalid glob %q: %v", in.Glob, err)
-		}
+	if _, err := path.Match(in.Glob, ""); err != nil {
+		return ToolOutput{}, fmt.Errorf("invalid glob %q: %v", in.Glob, err)
 	}
 	root, err := resolveInput(env, in.Path)
 	if err != nil {

@@ -196,12 +196,10 @@ func (f *firstN[T]) trim() {
 
 // runGlobFiles performs one glob_files call.
 func runGlobFiles(ctx context.Context, env *ToolEnv, in GlobFilesInput) (ToolOutput, error) {
-	pattern := splitPattern(strings.TrimPrefix(in.Pattern, "./"))
-	for _, seg := range pattern {
-		if _, err := path.Match(seg, ""); err != nil {
-			return ToolOutput{}, fmt.Errorf("invalid glob %q: %v", in.Pattern, err)
-		}
+	if _, err := path.Match(in.Pattern, ""); err != nil {
+		return ToolOutput{}, fmt.Errorf("invalid glob %q: %v", in.Pattern, err)
 	}
+	pattern := splitPattern(strings.TrimPrefix(in.Pattern, "./"))
 	root, err := resolveDir(env, "glob_files", in.Path)
 	if err != nil {
 		return ToolOutput{}, err
