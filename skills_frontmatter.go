@@ -56,10 +56,10 @@ func parseMap(lines []string, first int, nested bool) (map[string]any, []string)
 		}
 		key, value, ok := strings.Cut(lines[i]+" ", ": ")
 		v, read := readValue(strings.TrimSpace(value), lines[i+1:end], nested)
-		_, dup := meta[strings.TrimSpace(key)]
-		switch key = strings.TrimSpace(key); {
+		key = strings.TrimSpace(key)
+		switch _, dup := meta[key]; {
 		case !ok || !read || key == "" || strings.IndexByte(`"'?&*!`, key[0]) >= 0:
-			warnings = append(warnings, fmt.Sprintf("front matter line %d: %q is not in the YAML minicode reads (key: value, quoted text, | and > blocks, lists, one level of maps); it is left out", first+i, lines[i]))
+			warnings = append(warnings, fmt.Sprintf("front matter line %d: %q is not in the YAML minicode reads (key: value, quoted text, | and > blocks, lists, one level of maps); it is left out", first+i, cut(lines[i], 80)))
 		case dup:
 			warnings = append(warnings, fmt.Sprintf("front matter line %d: %s appears twice; the first value is kept", first+i, key))
 		default:

@@ -90,6 +90,7 @@ func TestParseFrontMatterUnsupported(t *testing.T) {
 		{name: "bad block header", in: "d: |x\n  a\nname: x\n", line: 2},
 		{name: "block less indented", in: "name: x\nd: |\n    a\n  b\n", line: 3},
 		{name: "directive", in: "name: x\n%YAML 1.2\n", line: 3},
+		{name: "long line", in: "name: x\nd: &a " + strings.Repeat("long ", 100) + "\n", line: 3},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -97,6 +98,9 @@ func TestParseFrontMatterUnsupported(t *testing.T) {
 			want := fmt.Sprintf("front matter line %d: ", tt.line)
 			if len(warnings) != 1 || !strings.HasPrefix(warnings[0], want) || !strings.Contains(warnings[0], "is not in the YAML minicode reads") {
 				t.Errorf("parseFrontMatter(%q) warnings = %q, want one starting %q", tt.in, warnings, want)
+			}
+			if len(warnings) == 1 && len(warnings[0]) > 250 {
+				t.Errorf("warning %q is too long to read", warnings[0])
 			}
 			if !reflect.DeepEqual(got, map[string]any{"name": "x"}) {
 				t.Errorf("parseFrontMatter(%q) = %q, want only name: x", tt.in, fmt.Sprint(got))
