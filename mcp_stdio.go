@@ -70,7 +70,7 @@ func (t *mcpStdio) open(_ context.Context, deliver func(rpcMessage), lost func(e
 	cmd.Env = append(os.Environ(), t.env...)
 	cmd.Dir = t.dir
 	cmd.Stderr = t.stderr
-	cmd.SysProcAttr = mcpProcAttr()
+	cmd.SysProcAttr = commandProcAttr()
 	cmd.WaitDelay = 2 * mcpExitGrace
 	stdin, errIn := cmd.StdinPipe()
 	stdout, errOut := cmd.StdoutPipe()

@@ -138,17 +138,17 @@ func NewPermissions(cfg PermissionConfig) (*Permissions, error) {
 		dirs[i] = resolve(dirs[i])
 	}
 	p.readableDirs, p.addDirs = dirs[:len(cfg.ReadableDirs):len(cfg.ReadableDirs)], dirs[len(cfg.ReadableDirs):]
-	for _, set := range withFlagRules(cfg.Settings, cfg.AllowedTools, cfg.DisallowedTools) {
+	sets := withFlagRules(cfg.Settings, cfg.AllowedTools, cfg.DisallowedTools)
+	for _, file := range slices.DeleteFunc([]string{p.projectFile, p.userFile}, func(f string) bool { return f == "" }) {
+		rf, err := readRuleFile(file)
+		errs, sets = append(errs, err), append(sets, RuleSet{Source: file, Allow: rf.Allow, Deny: rf.Deny})
+	}
+	for _, set := range sets {
 		allow, err := parseRules(set.Allow, set.Source, set.Project)
 		ask, askErr := parseRules(set.Ask, set.Source, set.Project)
 		deny, denyErr := parseRules(set.Deny, set.Source, set.Project)
 		errs = append(errs, err, askErr, denyErr)
 		p.allow, p.ask, p.deny = append(p.allow, allow...), append(p.ask, ask...), append(p.deny, deny...)
-	}
-	for _, file := range slices.DeleteFunc([]string{p.projectFile, p.userFile}, func(f string) bool { return f == "" }) {
-		allow, deny, err := loadRuleFile(file)
-		errs = append(errs, err)
-		p.allow, p.deny = append(p.allow, allow...), append(p.deny, deny...)
 	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, err

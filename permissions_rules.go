@@ -164,23 +164,20 @@ type ruleFile struct {
 	Deny  []string `json:"deny"`
 }
 
-// loadRuleFile reads a permissions.json; a missing one holds no rules.
-func loadRuleFile(file string) (allow, deny []Rule, err error) {
+// readRuleFile reads a permissions.json; a missing or blank one holds no rules.
+func readRuleFile(file string) (ruleFile, error) {
+	rf := ruleFile{Allow: []string{}, Deny: []string{}} // shown as [] when empty
 	data, err := os.ReadFile(file)
 	if errors.Is(err, fs.ErrNotExist) || err == nil && strings.TrimSpace(string(data)) == "" {
-		return nil, nil, nil
+		return rf, nil
 	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("reading %s: %w", file, err)
+		return rf, fmt.Errorf("reading %s: %w", file, err)
 	}
-	var rf ruleFile
 	if err := decodeJSON(data, &rf, true); err != nil {
-		return nil, nil, fmt.Errorf("permissions file %s: %w", file, err)
+		return rf, fmt.Errorf("permissions file %s: %w", file, err)
 	}
-	if allow, err = parseRules(rf.Allow, file, ""); err == nil {
-		deny, err = parseRules(rf.Deny, file, "")
-	}
-	return allow, deny, err
+	return rf, nil
 }
 
 // parseRules parses comma-separated lists of rules from source whose
@@ -213,13 +210,9 @@ func parseRules(lists []string, source, root string) ([]Rule, error) {
 
 // addToRuleFile adds a rule to a permissions.json, replacing it in one step.
 func addToRuleFile(file string, r Rule, allow bool) error {
-	rf := ruleFile{Allow: []string{}, Deny: []string{}} // shown as [] when empty
-	data, err := os.ReadFile(file)
-	if err == nil && strings.TrimSpace(string(data)) != "" {
-		err = json.Unmarshal(data, &rf)
-	}
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("reading %s: %w", file, err)
+	rf, err := readRuleFile(file)
+	if err != nil {
+		return err
 	}
 	if list := map[bool]*[]string{true: &rf.Allow, false: &rf.Deny}[allow]; !slices.Contains(*list, r.String()) {
 		*list = append(*list, r.String())

@@ -213,6 +213,13 @@ func TestRuleFile(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	file := filepath.Join(dir, "sub", "permissions.json")
+	loadRuleFile := func(file string) (allow, deny []Rule, err error) { // as minicode reads it at start
+		p, err := NewPermissions(PermissionConfig{Workspace: dir, ProjectFile: file})
+		if err != nil {
+			return nil, nil, err
+		}
+		return p.allow, p.deny, nil
+	}
 	for _, r := range []struct {
 		text  string
 		allow bool

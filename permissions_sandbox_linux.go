@@ -40,11 +40,6 @@ func landlockABI() (int, string) {
 	return int(abi), ""
 }
 
-// commandProcAttr puts a command in its own process group, killed with minicode.
-func commandProcAttr() *syscall.SysProcAttr {
-	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-}
-
 // newRuleset creates the Landlock ruleset granting rules (path: rights)
 // and returns its fd; rights and features the kernel's ABI lacks are left out.
 func newRuleset(abi int, rules map[string]uint64, network bool) (int, error) {

@@ -5,17 +5,11 @@ package main
 import (
 	"errors"
 	"os/exec"
-	"syscall"
 )
 
 // landlockABI reports that there is no Landlock outside Linux.
 func landlockABI() (int, string) {
 	return 0, "Landlock exists only on Linux"
-}
-
-// commandProcAttr puts a command in its own process group.
-func commandProcAttr() *syscall.SysProcAttr {
-	return &syscall.SysProcAttr{Setpgid: true}
 }
 
 // newRuleset fails: NewSandbox asks for one only where Landlock exists.
