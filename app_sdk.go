@@ -58,7 +58,9 @@ func (app *App) runStreamInput(ctx context.Context, out *lineWriter, meter *mete
 			c.mu.Lock()
 			servers := c.sdkMCP
 			c.mu.Unlock()
-			app.MCP.Wait(ctx, servers...)
+			if len(servers) > 0 { // the program's servers; the others join as they become ready
+				app.MCP.Wait(ctx, servers...)
+			}
 			out.json(app.initRecord()) // after initialize, so it shows the program's setup
 		}
 		err := app.runHeadlessTask(turnCtx, p.Prompt, out, meter, p.Images...)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -148,4 +149,28 @@ func TestMCPSDKServerWithoutAProgram(t *testing.T) {
 	if err := m.AddServer(t.Context(), MCPServerConfig{Name: "calc", Type: "sdk"}, &mcpSDK{server: "calc"}); err == nil {
 		t.Error("AddServer took the name of a server that already runs")
 	}
+}
+
+// TestSDKFirstTurnDoesNotWaitForStdioServers checks that a stdio MCP server
+// that never answers tools/list does not hold back the first turn: init
+// shows it pending and the model is asked at once.
+func TestSDKFirstTurnDoesNotWaitForStdioServers(t *testing.T) {
+	srv, _ := anthropicServer(t, func(*http.Request, modelRequest) string { return anthropicTextStream("hello there", "end_turn") })
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"slow": map[string]any{"command": exe,
+		"env": map[string]string{fakeMCPEnv: "hanglist", "GORACE": "atexit_sleep_ms=0"}}}})
+	p := startSDK(t, srv.URL, "--mcp-config="+string(cfg))
+	p.control("init", map[string]any{"subtype": "initialize"})
+	p.user("hi")
+	init := p.await("system/init", isType("system", "init"), nil)
+	if servers, _ := json.Marshal(init["mcp_servers"]); !strings.Contains(string(servers), `{"name":"slow","status":"pending"}`) {
+		t.Errorf("init mcp_servers = %s, want slow pending", servers)
+	}
+	if res := p.await("the result", isType("result", ""), nil); res["result"] != "hello there" {
+		t.Errorf("result = %v, want the model's answer", res)
+	}
+	p.finish()
 }
