@@ -109,7 +109,7 @@ type mcpSession struct {
 	tr       mcpTransport
 	opts     MCPOptions          // the client's version, the workspace root and the Elicitor
 	onNotify func(method string) // other notifications; must not block
-	onLost   func(err error)     // called once if the connection ends by itself
+	onLost   func(err error)     // told once if the connection ends by itself; must not block
 
 	nextID    atomic.Int64
 	mu        sync.Mutex
@@ -132,13 +132,12 @@ func newMCPSession(server string, tr mcpTransport, opts MCPOptions) *mcpSession 
 
 // connect opens the transport and runs the handshake within timeout, or closes the session.
 func (s *mcpSession) connect(ctx context.Context, timeout time.Duration) error {
-	deadline := time.Now().Add(timeout)
-	ctx, cancel := context.WithDeadline(ctx, deadline)
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	err := s.tr.open(ctx, s.receive, s.lost)
 	if err != nil {
 		err = fmt.Errorf("starting MCP server %s: %w", s.server, err)
-	} else if err = s.initialize(ctx, timeout); err != nil && time.Until(deadline) <= 0 { // whichever timer fired
+	} else if err = s.initialize(ctx, timeout); err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		err = fmt.Errorf("MCP server %s did not answer initialize within %s", s.server, timeout)
 	}
 	if err != nil {
@@ -173,25 +172,13 @@ func (s *mcpSession) initialize(ctx context.Context, timeout time.Duration) erro
 		return fmt.Errorf("MCP server %s speaks protocol version %q; minicode supports %v", s.server, info.ProtocolVersion, supported)
 	}
 	s.info.Store(&info)
-	web, _ := s.tr.(*mcpHTTP) // HTTP sends the version with each request and may open a stream
-	if web != nil {
+	if web, ok := s.tr.(*mcpHTTP); ok { // HTTP sends the version with each request
 		web.negotiated(info.ProtocolVersion)
 	}
 	if err := s.notify(ctx, "notifications/initialized", nil); err != nil {
 		return fmt.Errorf("initializing MCP server %s: %w", s.server, err)
 	}
-	if web != nil {
-		web.established(ctx)
-	}
 	return nil
-}
-
-// serverInfo returns what the server said in the handshake.
-func (s *mcpSession) serverInfo() mcpServerInfo {
-	if info := s.info.Load(); info != nil {
-		return *info
-	}
-	return mcpServerInfo{}
 }
 
 // call sends a request and waits for its result, initializing again once if the server lost our session.
@@ -368,19 +355,20 @@ func (s *mcpSession) answer(ctx context.Context, m rpcMessage) (any, *rpcError) 
 	return nil, &rpcError{Code: rpcMethodNotFound, Message: "method not found: " + m.Method}
 }
 
-// lost ends the session when the transport ended: the owner hears first, then the requests.
+// lost ends the session when the transport ended, or leaves that to the owner, which records the loss first.
 func (s *mcpSession) lost(err error) {
 	err = s.explain(fmt.Errorf("MCP server %s is not connected: %w", s.server, err))
-	if s.onLost != nil {
+	if s.onLost == nil {
+		s.end(err)
+	} else {
 		s.onLost(err)
 	}
-	s.end(err)
 }
 
 // explain adds the server's recent stderr to an error.
 func (s *mcpSession) explain(err error) error {
-	if stdio, ok := s.tr.(*mcpStdio); ok && stdio.diagnostics() != "" {
-		return fmt.Errorf("%w\nserver stderr (last lines):\n%s", err, stdio.diagnostics())
+	if stdio, ok := s.tr.(*mcpStdio); ok && stdio.stderr.String() != "" {
+		return fmt.Errorf("%w\nserver stderr (last lines):\n%s", err, stdio.stderr.String())
 	}
 	return err
 }

@@ -212,7 +212,7 @@ func mcpTools(ctx context.Context, args []string, stdout io.Writer, home, worksp
 	if err != nil {
 		return err
 	}
-	info := sess.serverInfo()
+	info := sess.info.Load()
 	fmt.Fprintf(stdout, "%s %s (protocol %s): %d tools\n", info.ServerInfo.Name, info.ServerInfo.Version, info.ProtocolVersion, len(tools))
 	for _, t := range tools {
 		fmt.Fprintf(stdout, "\n%s\n", t.Name)

@@ -222,7 +222,10 @@ func (m *MCPManager) transport(c MCPServerConfig) mcpTransport {
 	for _, k := range slices.Sorted(maps.Keys(c.Env)) {
 		env = append(env, k+"="+expand(c.Env[k]))
 	}
-	framing, _ := m.framings.Load(c.Name)
-	framingText, _ := framing.(string)
-	return newMCPStdio(expand(c.Command), args, env, dir, framingText, func(f string) { m.framings.Store(c.Name, f) })
+	t := &mcpStdio{command: expand(c.Command), args: args, env: env, dir: dir, stderr: &lineTail{}, exited: make(chan struct{}),
+		remember: func(lsp bool) { m.framings.Store(c.Name, lsp) }}
+	if lsp, known := m.framings.Load(c.Name); known {
+		t.lsp, t.settled = lsp.(bool), true
+	}
+	return t
 }

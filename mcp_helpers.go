@@ -4,9 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
-	"time"
 )
 
 // Inputs of the helper tools that reach MCP resources and prompts.
@@ -28,12 +26,9 @@ type (
 	}
 )
 
-// mcpHelperTools builds the resource pair and the prompt pair of tools.
-func mcpHelperTools(m *MCPManager) (resources, prompts []*Tool) {
-	external := func(format string, args ...any) (PermissionRequest, error) {
-		return PermissionRequest{Access: AccessExternal, Summary: fmt.Sprintf(format, args...)}, nil
-	}
-	resources = []*Tool{
+// mcpHelperTools builds the tools that list and read resources and list and get prompts.
+func mcpHelperTools(m *MCPManager) []*Tool {
+	return []*Tool{
 		ToolDef[listMCPInput]{
 			Name:        "list_mcp_resources",
 			Description: "List the resources (files, records, documents) that connected MCP servers offer.",
@@ -46,14 +41,12 @@ func mcpHelperTools(m *MCPManager) (resources, prompts []*Tool) {
 			Name:        "read_mcp_resource",
 			Description: "Read one resource from an MCP server by its URI.",
 			Permission: func(_ *ToolEnv, in readMCPResourceInput) (PermissionRequest, error) {
-				return external("read %s from MCP server %s", in.URI, in.Server)
+				return PermissionRequest{Access: AccessExternal, Summary: fmt.Sprintf("read %s from MCP server %s", in.URI, in.Server)}, nil
 			},
 			Run: func(ctx context.Context, _ *ToolEnv, in readMCPResourceInput) (ToolOutput, error) {
 				return m.readResource(ctx, in.Server, in.URI)
 			},
 		}.Tool(),
-	}
-	prompts = []*Tool{
 		ToolDef[listMCPInput]{
 			Name:        "list_mcp_prompts",
 			Description: "List the prompt templates that connected MCP servers offer.",
@@ -66,14 +59,13 @@ func mcpHelperTools(m *MCPManager) (resources, prompts []*Tool) {
 			Name:        "get_mcp_prompt",
 			Description: "Fetch a prompt template from an MCP server, filled in with the given arguments.",
 			Permission: func(_ *ToolEnv, in getMCPPromptInput) (PermissionRequest, error) {
-				return external("get prompt %s from MCP server %s", in.Name, in.Server)
+				return PermissionRequest{Access: AccessExternal, Summary: fmt.Sprintf("get prompt %s from MCP server %s", in.Name, in.Server)}, nil
 			},
 			Run: func(ctx context.Context, _ *ToolEnv, in getMCPPromptInput) (ToolOutput, error) {
 				return m.getPrompt(ctx, in.Server, in.Name, in.Arguments)
 			},
 		}.Tool(),
 	}
-	return resources, prompts
 }
 
 // refreshHelpers registers the resource and prompt tools while some ready server offers them.
@@ -81,17 +73,16 @@ func (m *MCPManager) refreshHelpers() {
 	var resources, prompts bool
 	for _, srv := range m.list() {
 		if sess := srv.view.Load().session; sess != nil {
-			caps := sess.serverInfo().Capabilities
+			caps := sess.info.Load().Capabilities
 			resources = resources || caps.Resources != nil
 			prompts = prompts || caps.Prompts != nil
 		}
 	}
-	resourceTools, promptTools := mcpHelperTools(m)
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	for _, t := range append(resourceTools, promptTools...) {
+	for _, t := range mcpHelperTools(m) {
 		_, present := m.reg.Get(t.Name)
-		switch want := resources && slices.Contains(resourceTools, t) || prompts && slices.Contains(promptTools, t); {
+		switch want := resources && strings.Contains(t.Name, "resource") || prompts && strings.Contains(t.Name, "prompt"); {
 		case want && !present:
 			m.reg.Add(t)
 		case !want && present:
@@ -100,46 +91,27 @@ func (m *MCPManager) refreshHelpers() {
 	}
 }
 
-// mcpReady is a ready server's session.
-type mcpReady struct {
-	name    string
-	sess    *mcpSession
-	timeout time.Duration
-}
-
-// readyServers returns the ready servers' sessions, or only the named one's.
-func (m *MCPManager) readyServers(name string) ([]mcpReady, error) {
-	var out []mcpReady
-	for _, srv := range m.list() {
-		if sess := srv.view.Load().session; sess != nil && (name == "" || srv.name == name) {
-			out = append(out, mcpReady{srv.name, sess, srv.cfg.callTimeout()})
-		}
-	}
-	switch {
-	case name == "" || len(out) > 0:
-		return out, nil
-	case m.server(name) == nil:
-		return nil, m.unknownServer(name)
-	}
-	return nil, fmt.Errorf("MCP server %s is not ready", name)
-}
-
-// listEach runs a list method on the ready servers, an item a line.
+// listEach runs a list method on the ready servers, or the named one, an item a line.
 func (m *MCPManager) listEach(ctx context.Context, server, method, key string, format func(server string, item json.RawMessage) string) (ToolOutput, error) {
-	servers, err := m.readyServers(server)
-	if err != nil {
-		return ToolOutput{}, err
-	}
 	var lines []string
-	for _, srv := range servers {
-		items, err := srv.sess.listAll(ctx, method, key, srv.timeout)
+	for _, srv := range m.list() {
+		sess, err := srv.session()
+		switch {
+		case server != "" && srv.name != server, server == "" && err != nil:
+			continue
+		case err != nil:
+			return ToolOutput{}, err
+		}
+		items, err := sess.listAll(ctx, method, key, srv.cfg.callTimeout())
 		if err != nil {
 			lines = append(lines, fmt.Sprintf("%s: %v", srv.name, err))
-			continue
 		}
 		for _, item := range items {
 			lines = append(lines, format(srv.name, item))
 		}
+	}
+	if server != "" && m.server(server) == nil {
+		return ToolOutput{}, m.unknownServer(server)
 	}
 	if len(lines) == 0 {
 		return ToolOutput{Text: "(none)"}, nil
@@ -228,11 +200,15 @@ func (m *MCPManager) getPrompt(ctx context.Context, server, name string, args ma
 
 // callServer sends one request to the named ready server and decodes the result.
 func (m *MCPManager) callServer(ctx context.Context, server, method string, params map[string]any, out any) error {
-	servers, err := m.readyServers(server)
+	srv := m.server(server)
+	if srv == nil {
+		return m.unknownServer(server)
+	}
+	sess, err := srv.session()
 	if err != nil {
 		return err
 	}
-	raw, err := servers[0].sess.call(ctx, method, params, servers[0].timeout, nil)
+	raw, err := sess.call(ctx, method, params, srv.cfg.callTimeout(), nil)
 	if err != nil {
 		return err
 	}

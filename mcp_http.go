@@ -85,39 +85,41 @@ func (t *mcpHTTP) send(ctx context.Context, msg rpcMessage) error {
 		}
 		return t.send(ctx, msg)
 	}
-	return t.readReply(reqCtx, end, resp, msg)
+	err = t.readReply(reqCtx, end, resp, msg)
+	if err == nil && legacy == "" && msg.Method == "notifications/initialized" {
+		t.listen(ctx)
+	}
+	return err
 }
 
 // readReply delivers a JSON reply at once, an SSE one on its own goroutine; end releases the exchange.
 func (t *mcpHTTP) readReply(ctx context.Context, end context.CancelFunc, resp *http.Response, msg rpcMessage) error {
-	mediaType, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
-	switch {
-	case resp.StatusCode/100 != 2:
+	if resp.StatusCode/100 != 2 {
 		defer end()
 		if err := statusError(resp); !t.sessionLost(resp, msg.Method, err) {
 			return err
 		}
 		return errMCPSessionExpired
-	case msg.Method == "initialize":
+	}
+	if msg.Method == "initialize" {
 		t.mu.Lock()
 		t.sessionID, t.expired = resp.Header.Get("Mcp-Session-Id"), false
 		t.mu.Unlock()
 	}
-	switch {
-	case resp.StatusCode == http.StatusAccepted || resp.StatusCode == http.StatusNoContent:
-		drain(resp)
-		end()
-	case mediaType == "text/event-stream":
+	accepted := resp.StatusCode == http.StatusAccepted || resp.StatusCode == http.StatusNoContent
+	if mediaType, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); !accepted && mediaType == "text/event-stream" {
 		go func() {
 			defer end()
 			t.follow(ctx, resp.Body, idKey(msg.ID))
 		}()
-	default:
-		defer end()
-		defer drain(resp)
-		return t.deliverJSON(resp.Body)
+		return nil
 	}
-	return nil
+	defer end()
+	defer drain(resp)
+	if accepted {
+		return nil
+	}
+	return t.deliverJSON(resp.Body)
 }
 
 // deliverJSON decodes a JSON reply: one message or a batch.
@@ -222,31 +224,25 @@ func (t *mcpHTTP) negotiated(version string) {
 	t.mu.Unlock()
 }
 
-// established opens the optional GET stream, if the server offers one.
-func (t *mcpHTTP) established(ctx context.Context) {
-	t.mu.Lock()
-	legacy, stopOld := t.legacyPost != "", t.stopListen
-	t.mu.Unlock()
-	if stopOld != nil {
-		stopOld()
-	}
-	if legacy {
-		return
-	}
+// listen opens the optional GET stream, on which the server may send at any time, in place of an earlier one.
+func (t *mcpHTTP) listen(ctx context.Context) {
 	listenCtx, stop := context.WithCancel(t.life)
+	t.mu.Lock()
+	if t.stopListen != nil {
+		t.stopListen()
+	}
+	t.stopListen = stop
+	t.mu.Unlock()
 	detach := context.AfterFunc(ctx, stop) // only until the stream is open
 	resp, err := t.do(listenCtx, http.MethodGet, t.url, nil, false, "")
 	detach()
-	if err != nil || resp.StatusCode != http.StatusOK {
-		if err == nil {
-			drain(resp)
-		}
-		stop()
+	if err != nil {
 		return
 	}
-	t.mu.Lock()
-	t.stopListen = stop
-	t.mu.Unlock()
+	if resp.StatusCode != http.StatusOK {
+		drain(resp)
+		return
+	}
 	go t.follow(listenCtx, resp.Body, "")
 }
 

@@ -321,7 +321,7 @@ func TestMCPLegacySSEFallback(t *testing.T) {
 	if err != nil || len(tools) != 1 || tools[0].Name != "legacy-echo" {
 		t.Fatalf("tools = %+v, %v", tools, err)
 	}
-	if v := sess.serverInfo().ProtocolVersion; v != "2025-03-26" {
+	if v := sess.info.Load().ProtocolVersion; v != "2025-03-26" {
 		t.Errorf("version = %q", v)
 	}
 }

@@ -57,7 +57,7 @@ type MCPManager struct {
 	reg      *Registry
 	opts     MCPOptions
 	servers  atomic.Pointer[[]*mcpServer] // replaced whole when a server is added
-	framings sync.Map                     // server name → the framing its stdio process spoke
+	framings sync.Map                     // server name → whether its stdio process spoke Content-Length framing
 
 	life    context.Context // ends when the manager closes
 	stop    context.CancelFunc
@@ -329,18 +329,16 @@ type mcpView struct {
 	replaced chan struct{} // closed when a newer view takes this one's place
 }
 
-// callTool runs a tool if the server is up, or explains why it cannot.
-func (srv *mcpServer) callTool(ctx context.Context, tool string, args []byte) (ToolOutput, error) {
+// session returns the server's session while it is ready, or explains why it is not.
+func (srv *mcpServer) session() (*mcpSession, error) {
 	v := srv.view.Load()
 	switch {
 	case v.session != nil:
-		return v.session.callTool(ctx, tool, args, srv.cfg.callTimeout(), func(p MCPProgress) {
-			srv.m.emit(MCPEvent{Kind: MCPEventProgress, Server: srv.name, Text: p.Message, Progress: &p})
-		})
+		return v.session, nil
 	case v.status.State == MCPStarting:
-		return ToolOutput{}, fmt.Errorf("MCP server %s is still starting; try again in a moment", srv.name)
+		return nil, fmt.Errorf("MCP server %s is still starting; try again in a moment", srv.name)
 	}
-	return ToolOutput{}, fmt.Errorf("MCP server %s is not available (%s); restart it with /mcp restart %s", srv.name, firstLineOf(v.status.Error), srv.name)
+	return nil, fmt.Errorf("MCP server %s is not available (%s); restart it with /mcp restart %s", srv.name, firstLineOf(v.status.Error), srv.name)
 }
 
 // outcome follows the server's views from v until a start is over: nil when ready, or the failure.
@@ -387,7 +385,6 @@ type mcpRun struct {
 	worked   chan struct{} // closed when the worker returns
 	tools    []string
 	warnings []string
-	release  func() // lets the session's reader go on once a loss has been recorded
 }
 
 // serve runs one session until a restart request (answered with a view the next start replaces) or ctx ends.
@@ -396,8 +393,8 @@ func (srv *mcpServer) serve(ctx context.Context) {
 	if tr == nil {
 		tr = srv.m.transport(srv.cfg)
 	}
-	changed, lost, listed, lostSeen := make(chan struct{}, 1), make(chan error, 1), make(chan mcpListing), make(chan struct{})
-	r := &mcpRun{srv: srv, sess: newMCPSession(srv.name, tr, srv.m.opts), worked: make(chan struct{}), release: sync.OnceFunc(func() { close(lostSeen) })}
+	changed, lost, listed := make(chan struct{}, 1), make(chan error, 1), make(chan mcpListing)
+	r := &mcpRun{srv: srv, sess: newMCPSession(srv.name, tr, srv.m.opts), worked: make(chan struct{})}
 	r.sess.onNotify = func(method string) {
 		if method == "notifications/tools/list_changed" {
 			select {
@@ -406,10 +403,7 @@ func (srv *mcpServer) serve(ctx context.Context) {
 			}
 		}
 	}
-	r.sess.onLost = func(err error) { // a loss is recorded before any request learns of it
-		lost <- err // buffered; called once
-		<-lostSeen
-	}
+	r.sess.onLost = func(err error) { lost <- err } // buffered; called once
 	r.ctx, r.cancel = context.WithCancel(ctx)
 	defer r.end()
 	srv.publish(r, MCPStarting, "")
@@ -418,9 +412,9 @@ func (srv *mcpServer) serve(ctx context.Context) {
 		select {
 		case l := <-listed:
 			r.onListed(l)
-		case err := <-lost:
+		case err := <-lost: // recorded before any request learns of it
 			r.fail(err)
-			r.release()
+			r.sess.end(err)
 			r.cancel()
 		case started := <-srv.restart:
 			started <- srv.publish(r, MCPStarting, "") // buffered
@@ -487,7 +481,6 @@ func (r *mcpRun) fail(err error) {
 
 // end stops the worker, closes the session and unregisters its tools.
 func (r *mcpRun) end() {
-	r.release()
 	r.cancel()
 	<-r.worked
 	r.sess.close()

@@ -19,12 +19,6 @@ import (
 	"time"
 )
 
-// Framings a stdio server may speak: the standard JSON lines, or older LSP-style headers.
-const (
-	framingNDJSON = "ndjson"
-	framingLSP    = "lsp"
-)
-
 // Shutdown closes stdin, waits mcpStdinGrace, sends SIGTERM, waits mcpExitGrace, sends SIGKILL.
 const (
 	mcpStdinGrace = 500 * time.Millisecond
@@ -39,7 +33,7 @@ type mcpStdio struct {
 	args     []string
 	env      []string // added to this process's environment
 	dir      string
-	remember func(framing string) // told what the server turned out to speak
+	remember func(lsp bool) // told whether the server turned out to speak Content-Length framing
 
 	cmd     *exec.Cmd
 	stdin   io.WriteCloser
@@ -50,17 +44,10 @@ type mcpStdio struct {
 	writeMu sync.Mutex
 
 	mu      sync.Mutex
-	lsp     bool   // current framing is Content-Length
+	lsp     bool   // current framing is Content-Length rather than JSON lines
 	settled bool   // framing is known (first valid message seen)
 	initMsg []byte // initialize, sent while the framing was unknown
 	initID  string
-}
-
-// newMCPStdio describes a server process; framing is what worked before ("" when unknown).
-func newMCPStdio(command string, args, env []string, dir, framing string, remember func(string)) *mcpStdio {
-	return &mcpStdio{command: command, args: args, env: env, dir: dir, remember: remember,
-		lsp: framing == framingLSP, settled: framing != "",
-		stderr: &lineTail{}, exited: make(chan struct{})}
 }
 
 // open starts the process; stopping it sends SIGTERM to its group, SIGKILL a moment later.
@@ -207,7 +194,7 @@ func (t *mcpStdio) decode(body []byte, deliver func(rpcMessage)) {
 	t.settled, t.initMsg = true, nil
 	t.mu.Unlock()
 	if first && t.remember != nil {
-		t.remember(map[bool]string{true: framingLSP, false: framingNDJSON}[lsp])
+		t.remember(lsp)
 	}
 	if first && lsp && init != nil && !(m.isResponse() && idKey(m.ID) == initID) {
 		_ = t.write(context.Background(), init, true)
@@ -250,9 +237,6 @@ func (t *mcpStdio) close() error {
 	}
 	return nil
 }
-
-// diagnostics returns the last lines the server wrote to stderr.
-func (t *mcpStdio) diagnostics() string { return t.stderr.String() }
 
 // lineTail is an io.Writer keeping the last lines a server wrote to stderr.
 type lineTail struct {

@@ -16,12 +16,12 @@ import (
 func TestMCPStdioFakeServers(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
-		mode    string
-		framing string
+		mode string
+		lsp  bool
 	}{
-		{"ndjson", framingNDJSON},
-		{"lsp", framingLSP},
-		{"garbage", framingNDJSON},
+		{"ndjson", false},
+		{"lsp", true},
+		{"garbage", false},
 	}
 	for _, c := range cases {
 		t.Run(c.mode, func(t *testing.T) {
@@ -38,7 +38,7 @@ func TestMCPStdioFakeServers(t *testing.T) {
 			if st.State != MCPReady || st.Tools != 6 {
 				t.Fatalf("status = %+v, want ready with 6 tools", st)
 			}
-			if d := m.list()[0].view.Load().session.tr.(*mcpStdio).diagnostics(); !strings.Contains(d, "in "+filepath.Join(workspace, "sub")+` with FAKE_GREETING="hi "`) {
+			if d := m.list()[0].view.Load().session.tr.(*mcpStdio).stderr.String(); !strings.Contains(d, "in "+filepath.Join(workspace, "sub")+` with FAKE_GREETING="hi "`) {
 				t.Errorf("server stderr %q: want it started in the cwd with the env", d)
 			}
 			if _, ok := reg.Get("list_mcp_resources"); ok {
@@ -52,20 +52,20 @@ func TestMCPStdioFakeServers(t *testing.T) {
 			if out.Text != "it went wrong" || !out.IsError {
 				t.Errorf("fail = %q (isError %v), want the tool's error passed through", out.Text, out.IsError)
 			}
-			if framing, _ := m.framings.Load("fake"); framing != c.framing {
-				t.Errorf("remembered framing %q, want %q", framing, c.framing)
+			if lsp, _ := m.framings.Load("fake"); lsp != c.lsp {
+				t.Errorf("remembered Content-Length framing %v, want %v", lsp, c.lsp)
 			}
 			checkToolRefresh(t, reg)
 			// The first start probed with an unframed initialize; a restart
 			// speaks the remembered framing from the first byte.
-			probed := strings.Contains(m.list()[0].view.Load().session.tr.(*mcpStdio).diagnostics(), "without Content-Length")
+			probed := strings.Contains(m.list()[0].view.Load().session.tr.(*mcpStdio).stderr.String(), "without Content-Length")
 			if probed != (c.mode == "lsp") {
 				t.Errorf("unframed probe seen by the server: %v, want %v", probed, c.mode == "lsp")
 			}
 			if err := m.Restart(t.Context(), "fake"); err != nil {
 				t.Fatal(err)
 			}
-			if d := m.list()[0].view.Load().session.tr.(*mcpStdio).diagnostics(); strings.Contains(d, "without Content-Length") {
+			if d := m.list()[0].view.Load().session.tr.(*mcpStdio).stderr.String(); strings.Contains(d, "without Content-Length") {
 				t.Errorf("after the restart the server still got unframed lines: %q", d)
 			}
 		})
@@ -179,9 +179,9 @@ func TestMCPStdioTimeoutCancels(t *testing.T) {
 		t.Fatalf("err = %v, want a timeout", err)
 	}
 	// The server is told: it logs the cancellation on stderr.
-	for deadline := time.Now().Add(5 * time.Second); !strings.Contains(sess.tr.(*mcpStdio).diagnostics(), "cancelled request"); time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(5 * time.Second); !strings.Contains(sess.tr.(*mcpStdio).stderr.String(), "cancelled request"); time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {
-			t.Fatalf("no notifications/cancelled reached the server; stderr: %q", sess.tr.(*mcpStdio).diagnostics())
+			t.Fatalf("no notifications/cancelled reached the server; stderr: %q", sess.tr.(*mcpStdio).stderr.String())
 		}
 	}
 	var reports []MCPProgress
@@ -221,7 +221,7 @@ func readStdioStream(t *testing.T, data string, n int) []string {
 		}
 		pw.Close()
 	}()
-	tr := newMCPStdio("", nil, nil, "", "", nil)
+	tr := &mcpStdio{stderr: &lineTail{}}
 	var got []string
 	err := tr.readMessages(bufio.NewReader(pr), func(m rpcMessage) {
 		b, _ := json.Marshal(m)
@@ -275,7 +275,7 @@ func TestMCPStdioCancelAndLateReply(t *testing.T) {
 	if _, err := sess.callTool(ctx, "hang", nil, time.Minute, nil); err == nil || ctx.Err() == nil {
 		t.Fatalf("err = %v, want the call to end with its context", err)
 	}
-	waitFor(t, "notifications/cancelled", func() bool { return strings.Contains(sess.tr.(*mcpStdio).diagnostics(), "cancelled request 2") })
+	waitFor(t, "notifications/cancelled", func() bool { return strings.Contains(sess.tr.(*mcpStdio).stderr.String(), "cancelled request 2") })
 	// A reply that comes after its request gave up is dropped, and the
 	// next request gets its own reply.
 	if _, err := sess.callTool(t.Context(), "slow", nil, 5*time.Millisecond, nil); err == nil {

@@ -210,7 +210,13 @@ func newMCPTool(srv *mcpServer, name string, info mcpToolInfo) *Tool {
 				Summary: fmt.Sprintf("call %s on MCP server %s with %s", info.Name, srv.name, clip(string(args), 200))}, nil
 		},
 		Run: func(ctx context.Context, _ *ToolEnv, input any) (ToolOutput, error) {
-			return srv.callTool(ctx, info.Name, input.(json.RawMessage))
+			sess, err := srv.session()
+			if err != nil {
+				return ToolOutput{}, err
+			}
+			return sess.callTool(ctx, info.Name, input.(json.RawMessage), srv.cfg.callTimeout(), func(p MCPProgress) {
+				srv.m.emit(MCPEvent{Kind: MCPEventProgress, Server: srv.name, Text: p.Message, Progress: &p})
+			})
 		},
 	}
 }
