@@ -66,7 +66,8 @@ func runReadFile(ctx context.Context, env *ToolEnv, in ReadFileInput) (ToolOutpu
 }
 
 // readNumbered returns lines offset to offset+limit-1 of the file, numbered
-// under a header: a first pass counts and measures, a second writes them.
+// under a header: a first pass counts, measures and keeps them while they fit
+// the budget; only a longer answer needs a second pass for its head and tail.
 func readNumbered(ctx context.Context, path, name string, offset, limit int) (string, error) {
 	info, err := os.Stat(path)
 	if err != nil {
@@ -84,7 +85,13 @@ func readNumbered(ctx context.Context, path, name string, offset, limit int) (st
 	r.br = bufio.NewReaderSize(r, int(min(readBufferBytes, info.Size()+1)))
 	r.lines(offset, offset-1, nil)
 	start, size := r.read-int64(r.br.Buffered()), 0
-	r.lines(offset, offset-1+limit, func() { size += len(r.numbered) })
+	var fits bytes.Buffer // the lines, kept while they fit the budget, as they mostly do
+	fits.Grow(int(min(info.Size()+info.Size()/4, readBudgetChars)))
+	r.lines(offset, offset-1+limit, func() {
+		if size += len(r.numbered); size <= readBudgetChars {
+			fits.Write(r.numbered)
+		}
+	})
 	last := r.n
 	total := last + r.countRest()
 	switch {
@@ -100,6 +107,10 @@ func readNumbered(ctx context.Context, path, name string, offset, limit int) (st
 	var b strings.Builder
 	b.Grow(len(name) + 250 + min(size, readBudgetChars+150))
 	r.writeHeader(&b, name, offset, last, total)
+	if size <= readBudgetChars {
+		b.Write(fits.Bytes())
+		return b.String(), r.err
+	}
 	_, r.err = f.Seek(start, io.SeekStart)
 	r.read, r.binaryAt, r.n = start, -1, offset-1
 	r.br.Reset(r)
