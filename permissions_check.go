@@ -362,7 +362,7 @@ func (p *Permissions) modeDefault(req PermissionRequest, t target) Decision {
 	if t.kind == targetPath && req.Access == AccessExecute {
 		ruleTool = map[bool]string{false: readAlias, true: editAlias}[t.write]
 	}
-	d := Decision{Verdict: VerdictAsk, Hint: flagHint(ruleTool, p.relGlob(t.abs))} // a path's hint
+	d := Decision{Verdict: VerdictAsk}
 	switch {
 	case t.kind == targetCommand:
 		d.Reason, d.Hint = "running a command needs approval", flagHint(req.Tool, suggestPrefix(t.cmd.Words))
@@ -388,6 +388,9 @@ func (p *Permissions) modeDefault(req PermissionRequest, t target) Decision {
 		d.Reason, d.Hint = "calling "+req.Tool+" needs approval", flagHint(req.Tool, "")
 	default:
 		return Decision{Verdict: VerdictAllow}
+	}
+	if d.Hint == "" { // a path's hint
+		d.Hint = flagHint(ruleTool, p.relGlob(t.abs))
 	}
 	return d
 }

@@ -153,9 +153,12 @@ func (r Rule) namesProgram(cmd simpleCommand) bool {
 	return slices.Contains(tokens, filepath.Base(want[0])) && !slices.ContainsFunc(want[1:], func(w string) bool { return !slices.Contains(tokens, w) })
 }
 
+// globQuoter quotes the glob characters of a literal path.
+var globQuoter = strings.NewReplacer(`*`, `\*`, `?`, `\?`, `[`, `\[`, `]`, `\]`, `\`, `\\`)
+
 // escapeGlob quotes the glob characters of a literal path.
 func escapeGlob(p string) string {
-	return strings.NewReplacer(`*`, `\*`, `?`, `\?`, `[`, `\[`, `]`, `\]`, `\`, `\\`).Replace(p)
+	return globQuoter.Replace(p)
 }
 
 // ruleFile is the format of permissions.json, which keeps "always" answers.

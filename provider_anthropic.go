@@ -42,10 +42,11 @@ func NewAnthropic(opts ProviderOptions) *Anthropic {
 	return a
 }
 
-// encodeJSON marshals v without HTML escaping, so the model's text goes back as it came.
-func encodeJSON(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
+// encodeJSON marshals v without HTML escaping, so the model's text goes back
+// as it came; size is about the length of v's text, so one buffer holds it.
+func encodeJSON(v any, size int) ([]byte, error) {
+	buf := bytes.NewBuffer(make([]byte, 0, size+size/16+128))
+	enc := json.NewEncoder(buf)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
 		return nil, err
@@ -107,7 +108,7 @@ func (a *Anthropic) encode(req ModelRequest) (*wireBody, error) {
 
 // encodeAnthropicTools encodes the tools, with a cache breakpoint on the last.
 func encodeAnthropicTools(specs []ToolSpec) ([]byte, error) {
-	data, err := encodeJSON(specs)
+	data, err := encodeJSON(specs, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -199,7 +200,7 @@ func anthropicBlocksOf(m Message) ([]anthropicWireBlock, error) {
 		if wire == nil || b.Type == BlockText && strings.TrimSpace(b.Text) == "" || b.Type == BlockImage && b.Source == nil {
 			continue
 		}
-		data, err := encodeJSON(wire)
+		data, err := encodeJSON(wire, len(b.Text)+len(b.Content)+len(b.Input)+len(b.Thinking)+len(b.Data))
 		if err != nil {
 			return nil, fmt.Errorf("encoding a %s block: %w", b.Type, err)
 		}

@@ -99,7 +99,7 @@ func encodeOpenAITools(specs []ToolSpec) ([]byte, error) {
 		tools[i].Type = "function"
 		tools[i].Function.Name, tools[i].Function.Description, tools[i].Function.Parameters = t.Name, t.Description, t.InputSchema
 	}
-	return encodeJSON(tools)
+	return encodeJSON(tools, 0)
 }
 
 // openAIMessages writes the system prompt and each message's cached encoding as a JSON array.
@@ -107,7 +107,7 @@ func openAIMessages(out *wireBody, system string, msgs []Message) error {
 	out.WriteByte('[')
 	sep := system != ""
 	if sep {
-		text, _ := encodeJSON(system)
+		text, _ := encodeJSON(system, len(system))
 		out.WriteString(`{"role":"system","content":` + string(text) + `}`)
 	}
 	for _, m := range msgs {
@@ -159,7 +159,11 @@ func openAIMessagesOf(m Message) ([]byte, error) {
 	if msg.Content != nil || len(msg.ToolCalls) > 0 {
 		msgs = append(msgs, msg)
 	}
-	data, err := encodeJSON(msgs)
+	size := 0
+	for _, b := range m.Content {
+		size += len(b.Text) + len(b.Content) + len(b.Input)
+	}
+	data, err := encodeJSON(msgs, size)
 	if err != nil {
 		return nil, fmt.Errorf("encoding a %s message: %w", m.Role, err)
 	}

@@ -90,6 +90,6 @@ func newWireBody(msgs []Message) *wireBody {
 
 // writeJSONString writes s as a JSON string.
 func (w *wireBody) writeJSONString(s string) {
-	data, _ := encodeJSON(s)
+	data, _ := encodeJSON(s, len(s))
 	w.Write(data)
 }
