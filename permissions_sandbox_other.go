@@ -14,10 +14,10 @@ func landlockABI() (int, string) {
 
 // newRuleset fails: NewSandbox asks for one only where Landlock exists.
 func newRuleset(int, map[string]uint64, bool) (int, error) {
-	return -1, errors.New("Landlock exists only on Linux")
+	return -1, errors.New("the Landlock sandbox exists only on Linux")
 }
 
 // startConfined fails: without a ruleset nothing is started confined.
 func startConfined(*exec.Cmd, int) error {
-	return errors.New("Landlock exists only on Linux")
+	return errors.New("the Landlock sandbox exists only on Linux")
 }
