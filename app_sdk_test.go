@@ -201,6 +201,8 @@ func TestSDKInitializeAndTwoMessages(t *testing.T) {
 	}
 }
 
+// TestSDKUnknownControlRequestIsAnError checks that an unknown or malformed
+// control request gets an error response in JSON's words and the session goes on.
 func TestSDKUnknownControlRequestIsAnError(t *testing.T) {
 	srv, requests := anthropicServer(t, textReplies("unused"))
 	p := startSDK(t, srv.URL)
@@ -208,6 +210,11 @@ func TestSDKUnknownControlRequestIsAnError(t *testing.T) {
 	resp := p.await("the error response", isType("control_response", "error"), nil)["response"].(map[string]any)
 	if resp["request_id"] != "x1" || !strings.Contains(resp["error"].(string), "frobnicate") {
 		t.Errorf("response = %v", resp)
+	}
+	p.control("x2", map[string]any{"subtype": 5})
+	resp = p.await("the error response", isType("control_response", "error"), nil)["response"].(map[string]any)
+	if want := `malformed request: field "subtype" must be a string, got number`; resp["request_id"] != "x2" || resp["error"] != want {
+		t.Errorf("malformed request: response = %v; want the error %q", resp, want)
 	}
 	if code := p.finish(); code != 0 || len(requests()) != 0 {
 		t.Errorf("exit %d after %d model requests; want 0 and none", code, len(requests()))

@@ -111,16 +111,7 @@ func decodeInput(raw json.RawMessage, in any) error {
 		raw = json.RawMessage("{}")
 	}
 	if err := json.Unmarshal(raw, in); err != nil {
-		var typeErr *json.UnmarshalTypeError
-		var syntaxErr *json.SyntaxError
-		switch {
-		case errors.As(err, &typeErr):
-			return fmt.Errorf("invalid input: field %q must be %s, got %s", typeErr.Field, jsonKind(typeErr.Type), typeErr.Value)
-		case errors.As(err, &syntaxErr):
-			return fmt.Errorf("invalid input: not valid JSON (%v)", err)
-		default:
-			return fmt.Errorf("invalid input: %v", err)
-		}
+		return fmt.Errorf("invalid input: %s", jsonError(err))
 	}
 	if err := inputValidator.Struct(in); err != nil {
 		var fieldErrs validator.ValidationErrors
@@ -142,6 +133,19 @@ func decodeInput(raw json.RawMessage, in any) error {
 		return fmt.Errorf("invalid input: %s", strings.Join(msgs, "; "))
 	}
 	return nil
+}
+
+// jsonError describes a decoding error in terms of JSON, not of Go types.
+func jsonError(err error) string {
+	var typeErr *json.UnmarshalTypeError
+	var syntaxErr *json.SyntaxError
+	switch {
+	case errors.As(err, &typeErr):
+		return fmt.Sprintf("field %q must be %s, got %s", typeErr.Field, jsonKind(typeErr.Type), typeErr.Value)
+	case errors.As(err, &syntaxErr):
+		return fmt.Sprintf("not valid JSON (%v)", err)
+	}
+	return err.Error()
 }
 
 // jsonKind names a Go type as JSON does: "a string", "an integer".
