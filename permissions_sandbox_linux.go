@@ -113,11 +113,15 @@ func startConfined(cmd *exec.Cmd, ruleset int) error {
 // outliveChildren returns once the calling thread has no children left:
 // the kernel sends the parent-death signal when the thread that forked a
 // child ends, and the thread may have forked others (an MCP server) before
-// it was locked. Where the kernel does not list them, it never returns.
+// it was locked. Where the kernel does not list them, the thread sleeps for good.
 func outliveChildren() {
 	children := fmt.Sprintf("/proc/self/task/%d/children", syscall.Gettid())
 	for {
-		if list, err := os.ReadFile(children); err == nil && len(bytes.TrimSpace(list)) == 0 {
+		list, err := os.ReadFile(children)
+		switch {
+		case err != nil:
+			select {} // kept, asleep: no polling that would cost CPU for every command run
+		case len(bytes.TrimSpace(list)) == 0:
 			return
 		}
 		time.Sleep(50 * time.Millisecond)
