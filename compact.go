@@ -36,15 +36,9 @@ type CompactThresholds struct {
 	Auto     int `json:"auto,omitempty"`
 }
 
-// withDefaults fills the thresholds left at zero: 50, 70, 75 and 85 percent.
-func (c CompactThresholds) withDefaults() CompactThresholds {
-	return mergeThresholds(CompactThresholds{Micro: 50, Snip: 70, Collapse: 75, Auto: 85}, c)
-}
-
-// mergeThresholds lays over's set thresholds on top of base's.
-func mergeThresholds(base, over CompactThresholds) CompactThresholds {
-	return CompactThresholds{cmp.Or(over.Micro, base.Micro), cmp.Or(over.Snip, base.Snip),
-		cmp.Or(over.Collapse, base.Collapse), cmp.Or(over.Auto, base.Auto)}
+// percents are the thresholds of micro, snip, collapse and auto compact, those left at zero at 50, 70, 75 and 85.
+func (c CompactThresholds) percents() [4]int {
+	return [4]int{cmp.Or(c.Micro, 50), cmp.Or(c.Snip, 70), cmp.Or(c.Collapse, 75), cmp.Or(c.Auto, 85)}
 }
 
 // validate reports a threshold outside 0–100.
@@ -101,17 +95,13 @@ type Compaction struct {
 	PreTokens  int
 	PostTokens int
 	Splices    []Splice
-	Summary    string    // the model's summary (collapse, compact) or snip's marker
 	View       []Message // the history after: what the model sees from now on
 }
-
-// Saved is how many tokens the compaction freed.
-func (c Compaction) Saved() int { return c.PreTokens - c.PostTokens }
 
 // String says what the compaction did, e.g. "snip compact saved 3,000 tokens".
 func (c Compaction) String() string {
 	name := map[string]string{LayerMicro: "micro compact", LayerSnip: "snip compact", LayerCollapse: "context collapse", LayerCompact: "compaction"}[c.Layer]
-	return fmt.Sprintf("%s (%s) saved %s tokens", name, c.Trigger, thousands(c.Saved()))
+	return fmt.Sprintf("%s (%s) saved %s tokens", name, c.Trigger, thousands(c.PreTokens-c.PostTokens))
 }
 
 // applySplices returns msgs with the splices applied, copying it once.
@@ -325,12 +315,6 @@ func snipCompact(msgs []Message) []Splice {
 	}
 	text += "]"
 	return []Splice{{From: best[0], To: best[1], With: []Message{userText(text)}}}
-}
-
-// collapseSpans picks up to two old spans for context collapse: the oldest safe runs.
-func collapseSpans(msgs []Message) [][2]int {
-	runs := safeRuns(msgs)
-	return runs[:min(2, len(runs))]
 }
 
 // compactTail is where the messages auto compact keeps begin: the newest whole rounds within budget tokens, at least one.

@@ -19,7 +19,7 @@ type contextState struct {
 		last   *wireCache
 		reply  *Block
 	}
-	collapseFailures, compactFailures int
+	failures map[string]int // failed collapses and compacts in a row
 }
 
 // ContextUsage returns how full the window is, as of the newest request or compaction; it is safe during a turn.
@@ -79,11 +79,11 @@ func (a *Agent) anchorUsage(req ModelRequest, resp ModelResponse) {
 
 // manageContext runs the layers whose threshold is reached, cheapest first, and fails when the request still does not fit.
 func (a *Agent) manageContext(ctx context.Context, t *turn) error {
-	th := a.Compaction.withDefaults()
+	percents := a.Compaction.percents()
 	for i, layer := range []string{LayerMicro, LayerSnip, LayerCollapse, LayerCompact} {
 		u := a.estimate(t.messages)
-		due := u.Percent >= float64([]int{th.Micro, th.Snip, th.Collapse, th.Auto}[i]) || layer == LayerCompact && u.Tokens > u.usable()
-		if !due || a.disabled(layer) {
+		due := u.Percent >= float64(percents[i]) || layer == LayerCompact && u.Tokens > u.usable()
+		if !due || a.context.failures[layer] >= maxCompactFailures {
 			continue
 		}
 		msgs, _, err := a.compactWith(ctx, t.messages, layer, "auto", "", false)
@@ -104,7 +104,7 @@ func (a *Agent) manageContext(ctx context.Context, t *turn) error {
 
 // compactForRetry compacts to the newest round after the provider said the request was too long, reporting whether the history changed.
 func (a *Agent) compactForRetry(ctx context.Context, t *turn) bool {
-	if ctx.Err() != nil || a.disabled(LayerCompact) {
+	if ctx.Err() != nil || a.context.failures[LayerCompact] >= maxCompactFailures {
 		return false
 	}
 	a.emit(Event{Kind: EventNotice, Text: "The request did not fit the model's context window; compacting to try once more."})
@@ -117,27 +117,16 @@ func (a *Agent) compactForRetry(ctx context.Context, t *turn) bool {
 	return len(c.Splices) > 0
 }
 
-// failures returns the failure count of a model-call layer, and its name.
-func (a *Agent) failures(layer string) (*int, string) {
-	if layer == LayerCompact {
-		return &a.context.compactFailures, "Auto compact"
-	}
-	return &a.context.collapseFailures, "Context collapse"
-}
-
-// disabled reports whether a model-call layer has failed too often.
-func (a *Agent) disabled(layer string) bool {
-	count, _ := a.failures(layer)
-	return (layer == LayerCollapse || layer == LayerCompact) && *count >= maxCompactFailures
-}
-
 // countFailure counts a failed collapse or compact and tells the user, saying when the layer is now off.
 func (a *Agent) countFailure(layer string, err error) {
-	count, name := a.failures(layer)
-	*count++
-	msg := fmt.Sprintf("%s failed (%d of %d): %v", name, *count, maxCompactFailures, err)
-	if *count >= maxCompactFailures {
-		msg = fmt.Sprintf("%s failed %d times in a row (%v), so it is off for this session. Use /compact to try again or /clear to start over.", name, *count, err)
+	if a.context.failures == nil {
+		a.context.failures = map[string]int{}
+	}
+	a.context.failures[layer]++
+	count, name := a.context.failures[layer], map[string]string{LayerCollapse: "Context collapse", LayerCompact: "Auto compact"}[layer]
+	msg := fmt.Sprintf("%s failed (%d of %d): %v", name, count, maxCompactFailures, err)
+	if count >= maxCompactFailures {
+		msg = fmt.Sprintf("%s failed %d times in a row (%v), so it is off for this session. Use /compact to try again or /clear to start over.", name, count, err)
 	}
 	a.emit(Event{Kind: EventNotice, Text: msg})
 }
@@ -158,32 +147,27 @@ func (a *Agent) compactWith(ctx context.Context, msgs []Message, layer, trigger,
 		c.Splices = microCompact(msgs, microKeepPerTool, a.rerunnable)
 	case LayerSnip:
 		c.Splices = snipCompact(msgs)
-		if len(c.Splices) > 0 {
-			c.Summary = c.Splices[0].With[0].Text()
-		}
 	case LayerCollapse:
 		a.hooks().Run(ctx, HookInput{HookEventName: HookPreCompact, Trigger: trigger, CustomInstructions: focus})
-		c.Splices, c.Summary, err = a.collapse(ctx, msgs, pre.usable())
+		c.Splices, err = a.collapse(ctx, msgs, pre.usable())
 	case LayerCompact:
 		a.hooks().Run(ctx, HookInput{HookEventName: HookPreCompact, Trigger: trigger, CustomInstructions: focus})
-		budget := min(40_000, pre.usable()/4)
+		keep := min(40_000, pre.usable()/4)
 		if keepLittle {
-			budget = 0
+			keep = 0
 		}
-		c.Splices, c.Summary, err = a.compactHistory(ctx, msgs, focus, budget, pre.usable())
+		c.Splices, err = a.compactHistory(ctx, msgs, focus, keep, pre.usable())
 	default:
 		return msgs, c, fmt.Errorf("unknown compaction layer %q", layer)
 	}
 	if err != nil {
 		return msgs, c, err
 	}
-	if count, _ := a.failures(layer); layer == LayerCompact || layer == LayerCollapse {
-		*count = 0
-	}
+	delete(a.context.failures, layer)
 	out := applySplices(msgs, c.Splices)
 	if len(c.Splices) == 0 || tokenCount(out) >= tokenCount(msgs) {
 		// Nothing to do, or a summary as long as what it replaces: keep the history.
-		c.Splices, c.Summary, c.PostTokens = nil, "", c.PreTokens
+		c.Splices, c.PostTokens = nil, c.PreTokens
 		return msgs, c, nil
 	}
 	a.context.anchor.last = nil // the provider's count is stale now

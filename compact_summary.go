@@ -95,37 +95,36 @@ func (a *Agent) summarize(ctx context.Context, msgs []Message, focus string, usa
 	return summary, nil
 }
 
-// collapse summarises up to two old spans of msgs, each into one message standing for it.
-func (a *Agent) collapse(ctx context.Context, msgs []Message, usable int) ([]Splice, string, error) {
+// collapse summarises the two oldest safe runs of msgs at most, each into one message standing for it.
+func (a *Agent) collapse(ctx context.Context, msgs []Message, usable int) ([]Splice, error) {
 	var splices []Splice
-	var summaries []string
-	for _, span := range collapseSpans(msgs) {
+	runs := safeRuns(msgs)
+	for _, span := range runs[:min(2, len(runs))] {
 		summary, err := a.summarize(ctx, msgs[span[0]:span[1]], "", usable)
 		if err != nil {
-			return nil, "", err
+			return nil, err
 		}
 		text := fmt.Sprintf("%s%d earlier messages were collapsed into this summary.]\n<summary>\n%s\n</summary>", summaryMarker, span[1]-span[0], summary)
 		splices = append(splices, Splice{From: span[0], To: span[1], With: []Message{userText(text)}})
-		summaries = append(summaries, summary)
 	}
-	return splices, strings.Join(summaries, "\n\n"), nil
+	return splices, nil
 }
 
-// compactHistory replaces all but the newest rounds (keepBudget tokens) with a summary and the user's latest request.
-func (a *Agent) compactHistory(ctx context.Context, msgs []Message, focus string, keepBudget, usable int) ([]Splice, string, error) {
-	from := compactTail(msgs, keepBudget)
+// compactHistory replaces all but the newest rounds (keep tokens) with a summary and the user's latest request.
+func (a *Agent) compactHistory(ctx context.Context, msgs []Message, focus string, keep, usable int) ([]Splice, error) {
+	from := compactTail(msgs, keep)
 	if from == 0 {
-		return nil, "", nil
+		return nil, nil
 	}
 	summary, err := a.summarize(ctx, msgs[:from], focus, usable)
 	if err != nil {
-		return nil, "", err
+		return nil, err
 	}
 	text := fmt.Sprintf("%sthe conversation before this point was compacted into this summary to fit the context window.]\n<summary>\n%s\n</summary>", summaryMarker, summary)
 	if i := newestRequest(msgs); i >= 0 {
 		text += "\n\nThe user's latest request, to continue with: " + clip(msgs[i].Text(), latestRequestChars)
 	}
-	return []Splice{{From: 0, To: from, With: []Message{userText(text)}}}, summary, nil
+	return []Splice{{From: 0, To: from, With: []Message{userText(text)}}}, nil
 }
 
 // isContextTooLong reports whether err is the provider saying the request does not fit the window.

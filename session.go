@@ -5,14 +5,12 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
 	"regexp"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 )
@@ -95,27 +93,12 @@ func newSessionID() string {
 
 // isSessionID reports whether s has the shape of a UUID.
 func isSessionID(s string) bool {
-	for i, c := range s {
-		if dash := i == 8 || i == 13 || i == 18 || i == 23; dash != (c == '-') || !dash && !strings.ContainsRune("0123456789abcdefABCDEF", c) {
-			return false
-		}
-	}
-	return len(s) == 36
+	return regexp.MustCompile(`^[0-9a-fA-F]{8}(-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}$`).MatchString(s)
 }
 
 // projectDir is where a workspace's sessions are kept: its path with every non-alphanumeric replaced by "-", as Claude Code does.
 func projectDir(home, workspace string) string {
 	return filepath.Join(home, "projects", regexp.MustCompile(`[^a-zA-Z0-9]`).ReplaceAllString(workspace, "-"))
-}
-
-// errNotPersisted is why a session asked to stay in memory has no journal.
-var errNotPersisted = errors.New("the session is kept in memory only (--no-session-persistence)")
-
-// KeepInMemory makes the session write no journal, without a warning.
-func (s *Session) KeepInMemory() {
-	s.mu.Lock()
-	s.failed = errNotPersisted
-	s.mu.Unlock()
 }
 
 // View returns a copy of the messages the model sees.
@@ -192,29 +175,22 @@ func spliceView(view []Message, splices []Splice) ([]Message, bool) {
 	return applySplices(view, splices), true
 }
 
-// Compacted records that the model's view was replaced by messages; kind names how.
-func (s *Session) Compacted(kind string, messages []Message) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.view = append([]Message(nil), messages...)
-	s.write(recordCompaction, RecordPayload{Kind: kind, Messages: s.view})
-}
-
 // Sync makes the journal agree with messages: an extension of the recorded view is appended, anything else recorded as a new view.
 func (s *Session) Sync(messages []Message) {
 	s.mu.Lock()
-	n := len(s.view)
-	extends := n <= len(messages) && slices.EqualFunc(s.view, messages[:n], sameMessage)
-	for i := n; extends && i < len(messages); i++ {
-		s.add(messages[i])
-	}
-	s.mu.Unlock()
-	if kind := "sync"; !extends {
-		if len(messages) == 0 {
-			kind = "clear"
+	defer s.mu.Unlock()
+	if n := len(s.view); n <= len(messages) && slices.EqualFunc(s.view, messages[:n], sameMessage) {
+		for _, m := range messages[n:] {
+			s.add(m)
 		}
-		s.Compacted(kind, messages)
+		return
 	}
+	kind := "sync"
+	if len(messages) == 0 {
+		kind = "clear"
+	}
+	s.view = append([]Message(nil), messages...)
+	s.write(recordCompaction, RecordPayload{Kind: kind, Messages: s.view})
 }
 
 // sameMessage reports whether two messages say the same thing.

@@ -29,23 +29,18 @@ func (app *App) openSession() error {
 			fmt.Fprintln(app.stderr, "No earlier session in this workspace; starting a new one.")
 		}
 	}
-	var s *Session
-	switch {
-	case id != "":
+	s := newSession(dir, cmp.Or(o.SessionID, newSessionID()), app.warnSession)
+	if _, err := os.Stat(s.Path); err == nil && id == "" && o.SessionID != "" {
+		return usageErrorf("session %s already exists; continue it with --resume %s", o.SessionID, o.SessionID)
+	}
+	if id != "" {
 		var err error
 		if s, err = app.loadSession(id, o.ForkSession, o.SessionID); err != nil {
 			return err
 		}
-	case o.SessionID != "":
-		s = newSession(dir, o.SessionID, app.warnSession)
-		if _, err := os.Stat(s.Path); err == nil {
-			return usageErrorf("session %s already exists; continue it with --resume %s", o.SessionID, o.SessionID)
-		}
-	default:
-		s = newSession(dir, newSessionID(), app.warnSession)
 	}
 	if o.NoSessionPersistence {
-		s.KeepInMemory()
+		s.failed = errors.New("the session is kept in memory only (--no-session-persistence)")
 	}
 	app.useSession(s)
 	days := cmp.Or(app.Settings.CleanupPeriodDays, new(defaultCleanupPeriodDays))
@@ -216,11 +211,7 @@ func exportMarkdown(title, id string, messages []Message) string {
 		for _, blk := range m.Content {
 			switch blk.Type {
 			case BlockText:
-				who := "User"
-				if m.Role == RoleAssistant {
-					who = "Assistant"
-				}
-				fmt.Fprintf(&b, "\n## %s\n\n%s\n", who, blk.Text)
+				fmt.Fprintf(&b, "\n## %s\n\n%s\n", map[Role]string{RoleUser: "User", RoleAssistant: "Assistant"}[m.Role], blk.Text)
 			case BlockToolUse:
 				fmt.Fprintf(&b, "\n**Tool call** `%s`\n\n%s", blk.Name, codeBlock(compactJSON(blk.Input, 4000)))
 			case BlockToolResult:
@@ -237,15 +228,9 @@ func exportMarkdown(title, id string, messages []Message) string {
 
 // codeBlock fences text with more backticks than any run inside it.
 func codeBlock(text string) string {
-	fence, run := 3, 0
-	for _, r := range text {
-		if r == '`' {
-			run++
-			fence = max(fence, run+1)
-		} else {
-			run = 0
-		}
+	ticks := "```"
+	for strings.Contains(text, ticks) {
+		ticks += "`"
 	}
-	ticks := strings.Repeat("`", fence)
 	return ticks + "\n" + strings.TrimRight(text, "\n") + "\n" + ticks + "\n"
 }

@@ -1,7 +1,7 @@
 package main
 
 import (
-	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -53,17 +53,11 @@ func openHistory(home, workspace string) (*InputHistory, []string) {
 
 // read returns the file's entries, skipping lines that do not parse.
 func (h *InputHistory) read() []historyEntry {
-	f, err := os.Open(h.path)
-	if err != nil {
-		return nil
-	}
-	defer f.Close()
+	data, _ := os.ReadFile(h.path)
 	var out []historyEntry
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 4<<20)
-	for sc.Scan() {
+	for line := range bytes.Lines(data) {
 		var e historyEntry
-		if json.Unmarshal(sc.Bytes(), &e) == nil && e.Display != "" {
+		if json.Unmarshal(line, &e) == nil && e.Display != "" {
 			out = append(out, e)
 		}
 	}

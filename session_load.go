@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -43,12 +44,9 @@ func (j *Journal) FirstPrompt() string {
 
 // readJournal reads a session file, skipping a torn last line or a damaged one with a warning; a newer record format is an error.
 func readJournal(path string) (*Journal, error) {
-	info, err := os.Stat(path)
-	if err != nil {
-		return nil, fmt.Errorf("reading session: %w", err)
-	}
 	data, err := os.ReadFile(path)
-	if err != nil {
+	info, statErr := os.Stat(path)
+	if err = cmp.Or(err, statErr); err != nil {
 		return nil, fmt.Errorf("reading session: %w", err)
 	}
 	j := &Journal{Modified: info.ModTime(), started: map[string]bool{}, finished: map[string]Block{}}

@@ -67,7 +67,7 @@ func TestJournalRoundTripOfEveryRecordType(t *testing.T) {
 	s.Event(Event{Kind: EventToolStart, Call: &call.Content[1]})
 	s.Event(Event{Kind: EventToolEnd, Call: &call.Content[1], Result: &results.Content[0]})
 	s.Event(Event{Kind: EventToolResults, Message: &results})
-	s.Compacted("compact", []Message{summary})
+	s.Sync([]Message{summary})
 	final := assistantText("a.txt says hello")
 	s.Event(Event{Kind: EventAssistant, Message: &final})
 	s.RecordSettings("claude-sonnet-4-5", ModeAcceptEdits)
