@@ -10,18 +10,12 @@ import (
 	"strings"
 )
 
-// LineReader reads lines for several users in turn (the app reading tasks,
-// the asker reading answers): a line that a cancelled caller gave up on
-// goes to the next caller rather than being lost.
+// LineReader reads lines for several users in turn (tasks, then answers): a line a cancelled caller gave up on goes to the next.
 type LineReader struct {
-	r       *bufio.Reader
-	pending chan lineResult
-}
-
-// lineResult is one line read, or the error that ended reading.
-type lineResult struct {
-	line string
-	err  error
+	r     *bufio.Reader
+	ready chan struct{} // while a line is being read; closed once line and err hold it
+	line  string
+	err   error
 }
 
 // NewLineReader returns a LineReader reading r.
@@ -29,32 +23,30 @@ func NewLineReader(r io.Reader) *LineReader {
 	return &LineReader{r: bufio.NewReader(r)}
 }
 
-// ReadLine returns the next line without its line ending, io.EOF at the
-// end of input, or ctx's error when ctx ends first.
+// ReadLine returns the next line without its line ending, io.EOF at the end of input, or ctx's error when ctx ends first.
 func (l *LineReader) ReadLine(ctx context.Context) (string, error) {
-	if l.pending == nil {
-		ch := make(chan lineResult, 1)
-		l.pending = ch
+	if l.ready == nil {
+		ready := make(chan struct{})
+		l.ready = ready
 		go func() {
 			line, err := l.r.ReadString('\n')
 			if err == io.EOF && line != "" {
 				err = nil
 			}
-			ch <- lineResult{strings.TrimRight(line, "\r\n"), err}
+			l.line, l.err = strings.TrimRight(line, "\r\n"), err
+			close(ready)
 		}()
 	}
 	select {
-	case res := <-l.pending:
-		l.pending = nil
-		return res.line, res.err
+	case <-l.ready:
+		l.ready = nil
+		return l.line, l.err
 	case <-ctx.Done():
 		return "", ctx.Err()
 	}
 }
 
-// LineAsker asks permission questions in line mode: the question, the diff
-// (folded when long; "d" shows all of it) and the choices, answered by a
-// line.
+// LineAsker asks permission questions in line mode, answered by a line ("d" shows the whole diff).
 type LineAsker struct {
 	In   *LineReader
 	Out  io.Writer
@@ -63,17 +55,9 @@ type LineAsker struct {
 
 // Ask prints the prompt and reads answers until one is valid.
 func (a *LineAsker) Ask(ctx context.Context, p Prompt) (Answer, error) {
-	fmt.Fprintf(a.Out, "\nPermission needed: %s\n", p.Title)
-	if p.Reason != "" {
-		fmt.Fprintf(a.Out, "  why: %s\n", p.Reason)
-	}
-	if p.Warning != "" {
-		fmt.Fprintf(a.Out, "  warning: %s\n", p.Warning)
-	}
-	if p.Diff != "" {
-		text, _ := renderDiff(p.Diff, false, cmp.Or(a.Fold, defaultDiffFold))
-		fmt.Fprint(a.Out, text)
-	}
+	var b strings.Builder
+	(&transcript{out: &b}).printQuestion(p, cmp.Or(a.Fold, defaultDiffFold))
+	fmt.Fprint(a.Out, "\n"+b.String())
 	var keys []string
 	for _, c := range p.Choices {
 		fmt.Fprintf(a.Out, "  %s  %-26s %s\n", c.Key, c.Label, c.Meaning)
@@ -105,8 +89,7 @@ func findChoice(choices []Choice, key string) (Choice, bool) {
 	return choices[i], true
 }
 
-// read prints a question and reads its answer, trimmed, and echoes it:
-// line mode's input is not a terminal, so nothing else shows it.
+// read prints a question and reads its answer, trimmed, and echoes it, as line mode's input is not a terminal.
 func (a *LineAsker) read(ctx context.Context, question, what string) (string, error) {
 	fmt.Fprint(a.Out, question)
 	line, err := a.In.ReadLine(ctx)
@@ -117,8 +100,7 @@ func (a *LineAsker) read(ctx context.Context, question, what string) (string, er
 	return strings.TrimSpace(line), nil
 }
 
-// complete asks a choice's follow-up questions: the guidance for the
-// model, or where to save an "always" answer.
+// complete asks a choice's follow-up questions: the guidance for the model, or where to save an "always" answer.
 func (a *LineAsker) complete(ctx context.Context, p Prompt, ans Answer) (Answer, error) {
 	var err error
 	if ans.Choice == ChoiceDenyGuidance && ans.Guidance == "" {
@@ -126,7 +108,7 @@ func (a *LineAsker) complete(ctx context.Context, p Prompt, ans Answer) (Answer,
 			return Answer{}, err
 		}
 	}
-	if (ans.Choice != ChoiceAllowAlways && ans.Choice != ChoiceDenyAlways) || len(p.SaveTargets) == 0 {
+	if !savesRule(ans.Choice) || len(p.SaveTargets) == 0 {
 		return ans, nil
 	}
 	ans.SaveTo = p.SaveTargets[0].Target
@@ -148,6 +130,9 @@ func (a *LineAsker) complete(ctx context.Context, p Prompt, ans Answer) (Answer,
 	}
 	return ans, nil
 }
+
+// savesRule reports whether a choice keeps a rule, and so needs a place to save it.
+func savesRule(c ChoiceID) bool { return c == ChoiceAllowAlways || c == ChoiceDenyAlways }
 
 // saveOptionText shows a save option with its key and file.
 func saveOptionText(o SaveOption) string {

@@ -10,9 +10,7 @@ import (
 	"strings"
 )
 
-// runLineMode reads tasks (a line ending in a backslash goes on; "/"
-// starts a command) and prints answers without terminal escapes. Ctrl-C
-// cancels the turn; twice at the prompt, the end of input or /exit end it.
+// runLineMode reads tasks and commands line by line and prints answers without terminal escapes; Ctrl-C cancels a turn.
 func (app *App) runLineMode(ctx context.Context, interrupts <-chan os.Signal) error {
 	fmt.Fprintln(app.stdout, app.banner())
 	r := &lineRenderer{w: app.stdout, usage: app.Agent.ContextUsage}
@@ -64,8 +62,7 @@ func (app *App) runLineMode(ctx context.Context, interrupts <-chan os.Signal) er
 	}
 }
 
-// lineCommand runs a slash command and prints what it says; it returns a
-// custom command's or skill's prompt, and whether the session ends.
+// lineCommand runs a slash command, prints what it says and returns a custom command's or skill's prompt, and whether to quit.
 func (app *App) lineCommand(ctx context.Context, input string, history *[]Message) (sp *slashPrompt, quit bool) {
 	sp, out, quit, err := app.slashInput(ctx, input, history)
 	if err != nil {
@@ -78,23 +75,21 @@ func (app *App) lineCommand(ctx context.Context, input string, history *[]Messag
 	return sp, quit
 }
 
-// readInput reads the next input, joining lines that end in a backslash; a
-// second Ctrl-C in a row ends the session like the end of input (io.EOF).
+// readInput reads the next input, joining lines that end in a backslash; a second Ctrl-C in a row is the end of input.
 func (app *App) readInput(ctx context.Context, interrupts <-chan os.Signal) (string, error) {
 	var lines []string
 	for armed := false; ; {
 		var line string
 		var err error
-		interrupted := withInterrupts(ctx, interrupts, func(ctx context.Context) { line, err = app.lines.ReadLine(ctx) })
-		switch {
-		case interrupted && armed:
-			return "", io.EOF
-		case interrupted:
+		if withInterrupts(ctx, interrupts, func(ctx context.Context) { line, err = app.lines.ReadLine(ctx) }) {
+			if armed {
+				return "", io.EOF
+			}
 			armed, lines = true, nil
 			fmt.Fprintln(app.stdout, "(press Ctrl-C again to exit)")
 			continue
-		case errors.Is(err, io.EOF) && len(lines) > 0: // the end of input ends a continued line
-		case err != nil:
+		}
+		if err != nil && (len(lines) == 0 || !errors.Is(err, io.EOF)) { // the end of input ends a continued line
 			return "", err
 		}
 		line, more := strings.CutSuffix(line, `\`)
@@ -110,23 +105,21 @@ func (app *App) readInput(ctx context.Context, interrupts <-chan os.Signal) (str
 	}
 }
 
-// withInterrupts runs fn with a context that an interrupt cancels, and
-// reports whether one did.
+// withInterrupts runs fn with a context that an interrupt cancels, and reports whether one did.
 func withInterrupts(ctx context.Context, interrupts <-chan os.Signal, fn func(context.Context)) bool {
 	fnCtx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	done, interrupted := make(chan struct{}), make(chan bool, 1)
+	interrupted := make(chan bool, 1)
 	go func() {
 		select {
 		case <-interrupts:
 			cancel()
 			interrupted <- true
-		case <-done:
+		case <-fnCtx.Done():
 			interrupted <- false
 		}
 	}()
 	fn(fnCtx)
-	close(done)
+	cancel()
 	return <-interrupted
 }
 

@@ -82,8 +82,7 @@ func ioctl(fd int, req uint, arg unsafe.Pointer) error {
 	return nil
 }
 
-// enterRaw switches the terminal to raw input (keys one by one, unechoed, Ctrl-C a key; output unchanged)
-// and returns a function, safe to call again, that puts its modes back.
+// enterRaw switches the terminal to raw input (keys one by one, unechoed, Ctrl-C a key) and returns what undoes it.
 func enterRaw(fd int) (restore func(), err error) {
 	var saved syscall.Termios
 	if err := ioctl(fd, ioctlGetTermios, unsafe.Pointer(&saved)); err != nil {
@@ -231,8 +230,7 @@ func (u *tui) turn(ctx context.Context, prompt slashPrompt) {
 	u.cost += costUSD(u.app.Model, res.Usage)
 }
 
-// command runs input if it is a slash command, printing what it says, and returns the prompt for a
-// turn: a custom command's or skill's, or the input itself.
+// command runs input if it is a slash command, printing what it says, and returns the prompt for a turn, if any.
 func (u *tui) command(ctx context.Context, input string) (prompt *slashPrompt) {
 	name, args, _ := strings.Cut(strings.TrimPrefix(input, "/"), " ")
 	switch {

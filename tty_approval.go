@@ -8,14 +8,13 @@ import (
 	"time"
 )
 
-// Ask prints a permission question and its diff, waits until ctx ends for the answer picked in a menu
-// in the live region, and notes what was answered; parallel questions wait their turn.
+// Ask prints a permission question, waits for the answer picked in the live region's menu and notes it; questions take turns.
 func (u *tui) Ask(ctx context.Context, p Prompt) (Answer, error) {
 	u.asking.Lock()
 	defer u.asking.Unlock()
 	d := &approvalDialog{prompt: p, tr: &u.tr, done: make(chan struct{})}
 	u.mu.Lock()
-	d.printQuestion(max(5, u.height-16))
+	u.tr.printQuestion(p, max(5, u.height-16))
 	u.dialog = d
 	activity := u.activity
 	u.activity, u.activityAt = "waiting for approval", time.Now()
@@ -47,8 +46,7 @@ func (u *tui) Ask(ctx context.Context, p Prompt) (Answer, error) {
 	return a, nil
 }
 
-// approvalDialog is the menu of one permission question; once answer.Choice is set, it asks the follow-up
-// question (guidance, or where to save the rule).
+// approvalDialog is the menu of one permission question, then of its follow-up (guidance, or where to save the rule).
 type approvalDialog struct {
 	prompt   Prompt
 	tr       *transcript
@@ -58,18 +56,17 @@ type approvalDialog struct {
 	done     chan struct{} // closed when answered, and the dialog closes
 }
 
-// printQuestion prints what is asked, why, and the diff folded to fold lines.
-func (d *approvalDialog) printQuestion(fold int) {
-	p, tr := d.prompt, d.tr
-	tr.println(tr.style(ansiBold+ansiYellow, "? Permission needed: ") + tr.style(ansiBold, visibleControls(p.Title)))
+// printQuestion prints what a permission prompt asks, why, and its diff folded to fold lines.
+func (t *transcript) printQuestion(p Prompt, fold int) {
+	t.println(t.style(ansiBold+ansiYellow, "? Permission needed: ") + t.style(ansiBold, visibleControls(p.Title)))
 	if p.Reason != "" {
-		tr.println("  why: " + visibleControls(p.Reason))
+		t.println("  why: " + visibleControls(p.Reason))
 	}
 	if p.Warning != "" {
-		tr.println(tr.style(ansiRed, "  warning: "+visibleControls(p.Warning)))
+		t.println(t.style(ansiRed, "  warning: "+visibleControls(p.Warning)))
 	}
-	text, _ := renderDiff(p.Diff, tr.color, fold)
-	tr.out.WriteString(text)
+	text, _ := renderDiff(p.Diff, t.color, fold)
+	t.out.WriteString(text)
 }
 
 // handle applies a key to the dialog and reports whether it has its answer.
@@ -123,7 +120,7 @@ func menuKey(k key, sel *int, n int) (int, bool) {
 func (d *approvalDialog) pick(c Choice) (answered bool) {
 	d.answer.Choice, d.sel = c.ID, 0
 	targets := d.prompt.SaveTargets
-	if c.ID != ChoiceAllowAlways && c.ID != ChoiceDenyAlways {
+	if !savesRule(c.ID) {
 		return c.ID != ChoiceDenyGuidance
 	}
 	if len(targets) == 1 {

@@ -118,7 +118,7 @@ func TestApprovalDialogFrame(t *testing.T) {
 	u := plainTUI(t, io.Discard)
 	u.dialog = &approvalDialog{tr: &u.tr, prompt: Prompt{Title: "run rm -r build", Diff: "x",
 		Choices: choicesFor(false, true, "")}}
-	u.dialog.printQuestion(10)
+	u.tr.printQuestion(u.dialog.prompt, 10)
 	want := "mock (mock) · ctx 0% · 0 tokens · session 01234567 · default · no sandbox\n" +
 		"> 1. allow once (y)          allow this call; the next one asks again\n" +
 		"  2. deny (n)                refuse this call\n" +

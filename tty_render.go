@@ -77,8 +77,7 @@ func (t *transcript) menuEntry(text string, chosen bool, width int) string {
 	return line
 }
 
-// frame lays out the live region: text arriving, tools running, the status line and the dialog or the
-// input box with its menu; past the terminal's height, the top goes.
+// frame lays out the live region (text arriving, tools running, status, dialog or input box); past the terminal's height, the top goes.
 func (u *tui) frame(now time.Time) frame {
 	w, tr := max(u.width-1, 10), &u.tr
 	var lines []string
@@ -231,8 +230,7 @@ func truncateWidth(s string, max int) string {
 	return wrapWidth(s, max-1)[0] + "…"
 }
 
-// endCells is about the last cells of a line (at least that many bytes), cut at a character, so that
-// showing the end of a long line arriving costs the same however long it grew.
+// endCells is about the last cells of a line, cut at a character, so showing a long line's end costs the same however long it grew.
 func endCells(s string, cells int) string {
 	i := max(0, len(s)-4*cells)
 	for i > 0 && !utf8.RuneStart(s[i]) {

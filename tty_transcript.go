@@ -9,8 +9,7 @@ import (
 	"time"
 )
 
-// transcript turns the loop's events into lines: finished ones go to out, for the scrollback, and what
-// still changes stays here for the live region.
+// transcript turns the loop's events into lines: finished ones go to out, what still changes stays for the live region.
 type transcript struct {
 	out      *strings.Builder
 	color    bool
