@@ -232,12 +232,10 @@ func (app *App) startMCP(ctx context.Context, servers []MCPServerConfig) {
 		ClientVersion: version,
 		Elicitor:      elicitor,
 		Program:       app.Opts.InputFormat == "stream-json",
-		OnEvent: func(e MCPEvent) {
-			switch {
-			case e.Kind == MCPEventNotice:
-				fmt.Fprintf(notices, "! %s\n", e.Text)
-			case e.Kind == MCPEventProgress && !app.Opts.Print:
-				fmt.Fprintf(notices, "  … %s: %s\n", e.Server, formatProgress(*e.Progress))
+		OnNotice:      func(text string) { fmt.Fprintf(notices, "! %s\n", text) },
+		OnProgress: func(p MCPProgress) {
+			if !app.Opts.Print {
+				fmt.Fprintf(notices, "  … %s: %s\n", p.Server, formatProgress(p))
 			}
 		},
 	})

@@ -3,13 +3,16 @@ package main
 import (
 	"bytes"
 	"cmp"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"maps"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -176,25 +179,15 @@ func editMCPFile(path, name string, c *MCPServerConfig) (found bool, err error) 
 	return found, writeFileAtomic(path, append(out, '\n'), 0o600)
 }
 
+// varRef matches a ${VAR} or ${VAR:-default} reference.
+var varRef = regexp.MustCompile(`\$\{[^}]*\}`)
+
 // expandVars replaces ${VAR} with its value, and ${VAR:-default} with default if that is empty.
 func expandVars(s string, lookup func(string) string) string {
-	var b strings.Builder
-	for {
-		start := strings.Index(s, "${")
-		if start < 0 {
-			break
-		}
-		end := strings.IndexByte(s[start:], '}')
-		if end < 0 {
-			break
-		}
-		b.WriteString(s[:start])
-		name, fallback, _ := strings.Cut(s[start+2:start+end], ":-")
-		b.WriteString(cmp.Or(lookup(name), fallback))
-		s = s[start+end+1:]
-	}
-	b.WriteString(s)
-	return b.String()
+	return varRef.ReplaceAllStringFunc(s, func(ref string) string {
+		name, fallback, _ := strings.Cut(ref[2:len(ref)-1], ":-")
+		return cmp.Or(lookup(name), fallback)
+	})
 }
 
 // transport builds the transport a config asks for, ${VAR} filled in, with the framing last spoken.
@@ -210,19 +203,19 @@ func (m *MCPManager) transport(c MCPServerConfig) mcpTransport {
 		}
 		return newMCPHTTP(expand(c.URL), headers, c.Type == "sse")
 	}
-	dir := expand(c.Cwd)
-	if dir != "" && !filepath.IsAbs(dir) {
-		dir = filepath.Join(m.opts.Workspace, dir)
+	ctx, stop := context.WithCancel(context.Background())
+	cmd := exec.CommandContext(ctx, expand(c.Command))
+	for _, a := range c.Args {
+		cmd.Args = append(cmd.Args, expand(a))
 	}
-	args := make([]string, len(c.Args))
-	for i, a := range c.Args {
-		args[i] = expand(a)
-	}
-	var env []string
+	cmd.Env = os.Environ()
 	for _, k := range slices.Sorted(maps.Keys(c.Env)) {
-		env = append(env, k+"="+expand(c.Env[k]))
+		cmd.Env = append(cmd.Env, k+"="+expand(c.Env[k]))
 	}
-	t := &mcpStdio{command: expand(c.Command), args: args, env: env, dir: dir, stderr: &lineTail{}, exited: make(chan struct{}),
+	if cmd.Dir = expand(c.Cwd); cmd.Dir != "" && !filepath.IsAbs(cmd.Dir) {
+		cmd.Dir = filepath.Join(m.opts.Workspace, cmd.Dir)
+	}
+	t := &mcpStdio{cmd: cmd, stop: stop, stderr: &lineTail{}, exited: make(chan struct{}),
 		remember: func(lsp bool) { m.framings.Store(c.Name, lsp) }}
 	if lsp, known := m.framings.Load(c.Name); known {
 		t.lsp, t.settled = lsp.(bool), true

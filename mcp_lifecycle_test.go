@@ -96,7 +96,7 @@ func TestMCPCloseWhileStarting(t *testing.T) {
 			t.Parallel()
 			mark, seen := newMark(t), t.TempDir()
 			var events eventLog
-			m := NewMCPManager([]MCPServerConfig{markedConfig(t, "fake", c.mode, mark, seen)}, NewRegistry(), MCPOptions{OnEvent: events.add})
+			m := NewMCPManager([]MCPServerConfig{markedConfig(t, "fake", c.mode, mark, seen)}, NewRegistry(), MCPOptions{OnNotice: events.notice, OnProgress: events.progress})
 			m.Start(t.Context())
 			if c.waitFor != "" {
 				waitFor(t, "the server to receive "+c.waitFor, func() bool {
@@ -112,7 +112,7 @@ func TestMCPCloseWhileStarting(t *testing.T) {
 			if ctx.Err() != nil {
 				t.Fatal("Wait did not return after Close")
 			}
-			if n := events.count(MCPEventNotice); n != 0 {
+			if n := events.count("notice"); n != 0 {
 				t.Errorf("%d notices after Close, want none: %+v", n, events.events)
 			}
 			if st := m.Status()[0]; st.State == MCPFailed {

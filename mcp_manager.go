@@ -29,27 +29,14 @@ type ServerStatus struct {
 	Warnings []string // e.g. tool names changed to avoid a collision
 }
 
-// MCPEvent kinds sent to MCPOptions.OnEvent.
-const (
-	MCPEventProgress = "progress" // a tool call reported progress
-	MCPEventNotice   = "notice"   // something the user should know
-)
-
-// MCPEvent is a tool call's progress or a notice.
-type MCPEvent struct {
-	Kind     string
-	Server   string
-	Text     string
-	Progress *MCPProgress
-}
-
 // MCPOptions configure a manager.
 type MCPOptions struct {
 	Workspace     string // offered as the servers' root; relative cwd starts here
 	ClientVersion string
-	Elicitor      Elicitor       // answers servers' questions; nil declines
-	OnEvent       func(MCPEvent) // may be nil; must not block
-	Program       bool           // a program drives minicode and runs the "sdk" servers
+	Elicitor      Elicitor          // answers servers' questions; nil declines
+	OnNotice      func(string)      // told what the user should know; may be nil; must not block
+	OnProgress    func(MCPProgress) // told a tool call's progress; may be nil; must not block
+	Program       bool              // a program drives minicode and runs the "sdk" servers
 }
 
 // MCPManager runs the MCP servers, each owned by one goroutine, and keeps their tools in the registry.
@@ -262,16 +249,11 @@ func (m *MCPManager) unknownServer(name string) error {
 	return fmt.Errorf("no MCP server named %q; configured: %s", name, strings.Join(names, ", "))
 }
 
-// emit passes an event to the UI.
-func (m *MCPManager) emit(e MCPEvent) {
-	if m.opts.OnEvent != nil {
-		m.opts.OnEvent(e)
-	}
-}
-
 // notice tells the user something about a server.
-func (m *MCPManager) notice(server, format string, args ...any) {
-	m.emit(MCPEvent{Kind: MCPEventNotice, Server: server, Text: fmt.Sprintf("MCP server %s: ", server) + fmt.Sprintf(format, args...)})
+func (m *MCPManager) notice(format string, args ...any) {
+	if m.opts.OnNotice != nil {
+		m.opts.OnNotice(fmt.Sprintf(format, args...))
+	}
 }
 
 // register replaces a server's tools in the registry (a taken name gets a suffix and a warning).
@@ -461,11 +443,11 @@ func (r *mcpRun) onListed(l mcpListing) {
 		r.sess.close()
 		r.fail(l.err)
 	case l.err != nil:
-		r.srv.m.notice(r.srv.name, "refreshing tools failed: %v", l.err)
+		r.srv.m.notice("MCP server %s: refreshing tools failed: %v", r.srv.name, l.err)
 	default:
 		r.tools, r.warnings = r.srv.m.register(r.srv, r.tools, l.tools)
 		for _, w := range r.warnings {
-			r.srv.m.notice(r.srv.name, "%s", w)
+			r.srv.m.notice("MCP server %s: %s", r.srv.name, w)
 		}
 		r.srv.publish(r, MCPReady, "")
 	}
@@ -474,7 +456,7 @@ func (r *mcpRun) onListed(l mcpListing) {
 // fail records a failed or lost session once; its tools stay, so that a call explains how to restart.
 func (r *mcpRun) fail(err error) {
 	if r.srv.view.Load().status.State != MCPFailed && r.ctx.Err() == nil {
-		r.srv.m.emit(MCPEvent{Kind: MCPEventNotice, Server: r.srv.name, Text: fmt.Sprintf("MCP server %s failed: %s", r.srv.name, firstLineOf(err.Error()))})
+		r.srv.m.notice("MCP server %s failed: %s", r.srv.name, firstLineOf(err.Error()))
 		r.srv.publish(r, MCPFailed, err.Error())
 	}
 }

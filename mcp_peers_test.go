@@ -112,17 +112,23 @@ type allowAll struct{}
 // Authorize allows.
 func (allowAll) Authorize(context.Context, PermissionRequest) error { return nil }
 
-// eventLog collects manager events for assertions.
+// eventLog collects the manager's notices and progress reports for assertions.
 type eventLog struct {
 	mu     sync.Mutex
-	events []MCPEvent
+	events []string // "notice: TEXT" or "progress: MESSAGE"
 }
 
-// add records one event.
-func (l *eventLog) add(e MCPEvent) {
+// notice records a notice.
+func (l *eventLog) notice(text string) { l.add("notice", text) }
+
+// progress records a progress report.
+func (l *eventLog) progress(p MCPProgress) { l.add("progress", p.Message) }
+
+// add records one event of kind.
+func (l *eventLog) add(kind, text string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.events = append(l.events, e)
+	l.events = append(l.events, kind+": "+text)
 }
 
 // count returns how many events of kind were seen.
@@ -131,7 +137,7 @@ func (l *eventLog) count(kind string) int {
 	defer l.mu.Unlock()
 	n := 0
 	for _, e := range l.events {
-		if e.Kind == kind {
+		if strings.HasPrefix(e, kind+": ") {
 			n++
 		}
 	}
@@ -177,7 +183,7 @@ func TestMCPEverythingStdio(t *testing.T) {
 	var events eventLog
 	workspace := t.TempDir()
 	m, reg := startManager(t, []MCPServerConfig{everythingStdio(t)},
-		MCPOptions{Workspace: workspace, OnEvent: events.add,
+		MCPOptions{Workspace: workspace, OnNotice: events.notice, OnProgress: events.progress,
 			// The form's first field, name, is required; the rest keep defaults.
 			Elicitor: NewLineElicitor(strings.NewReader("Alice\n"+strings.Repeat("\n", 20)), io.Discard)})
 	if st := m.Status()[0]; st.State != MCPReady {
@@ -223,8 +229,8 @@ func TestMCPEverythingStdio(t *testing.T) {
 		})
 	}
 	out := execTool(t, reg, "mcp__everything__trigger-long-running-operation", `{"duration":0.3,"steps":3}`)
-	if out.IsError || !strings.Contains(out.Text, "completed") || events.count(MCPEventProgress) != 3 {
-		t.Errorf("long operation = %q with %d progress events, want it completed after 3", out.Text, events.count(MCPEventProgress))
+	if out.IsError || !strings.Contains(out.Text, "completed") || events.count("progress") != 3 {
+		t.Errorf("long operation = %q with %d progress events, want it completed after 3", out.Text, events.count("progress"))
 	}
 }
 
@@ -285,7 +291,7 @@ func TestMCPEverythingHTTP(t *testing.T) {
 			base := startEverythingHTTP(t, c.mode)
 			var events eventLog
 			m, reg := startManager(t, []MCPServerConfig{{Name: "ev", Type: c.kind, URL: base + c.path}},
-				MCPOptions{Workspace: t.TempDir(), OnEvent: events.add})
+				MCPOptions{Workspace: t.TempDir(), OnNotice: events.notice, OnProgress: events.progress})
 			if st := m.Status()[0]; st.State != MCPReady || st.Tools < 10 {
 				t.Fatalf("status = %+v", st)
 			}
@@ -294,8 +300,8 @@ func TestMCPEverythingHTTP(t *testing.T) {
 				t.Errorf("echo = %q", out.Text)
 			}
 			out := execTool(t, reg, "mcp__ev__trigger-long-running-operation", `{"duration":0.2,"steps":2}`)
-			if out.IsError || events.count(MCPEventProgress) != 2 {
-				t.Errorf("long operation = %q with %d progress events, want 2", out.Text, events.count(MCPEventProgress))
+			if out.IsError || events.count("progress") != 2 {
+				t.Errorf("long operation = %q with %d progress events, want 2", out.Text, events.count("progress"))
 			}
 		})
 	}

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"net/textproto"
-	"os"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -29,17 +28,13 @@ const (
 
 // mcpStdio speaks JSON-RPC over a child process's stdin and stdout.
 type mcpStdio struct {
-	command  string
-	args     []string
-	env      []string // added to this process's environment
-	dir      string
-	remember func(lsp bool) // told whether the server turned out to speak Content-Length framing
+	cmd      *exec.Cmd          // prepared; open starts it
+	stop     context.CancelFunc // the command's: SIGTERM to the group, SIGKILL after mcpExitGrace
+	remember func(lsp bool)     // told whether the server turned out to speak Content-Length framing
 
-	cmd     *exec.Cmd
-	stdin   io.WriteCloser
+	stdin   io.WriteCloser // set once the process runs
 	stderr  *lineTail
-	stop    context.CancelFunc // SIGTERM to the group, SIGKILL after mcpExitGrace
-	exited  chan struct{}      // closed once the process is reaped
+	exited  chan struct{} // closed once the process is reaped
 	closing atomic.Bool
 	writeMu sync.Mutex
 
@@ -52,17 +47,13 @@ type mcpStdio struct {
 
 // open starts the process; stopping it sends SIGTERM to its group, SIGKILL a moment later.
 func (t *mcpStdio) open(_ context.Context, deliver func(rpcMessage), lost func(error)) error {
-	ctx, stop := context.WithCancel(context.Background())
-	cmd := exec.CommandContext(ctx, t.command, t.args...)
-	cmd.Env = append(os.Environ(), t.env...)
-	cmd.Dir = t.dir
+	cmd := t.cmd
 	cmd.Stderr = t.stderr
 	cmd.SysProcAttr = commandProcAttr()
 	cmd.WaitDelay = 2 * mcpExitGrace
 	stdin, errIn := cmd.StdinPipe()
 	stdout, errOut := cmd.StdoutPipe()
 	if err := errors.Join(errIn, errOut); err != nil {
-		stop()
 		return err
 	}
 	cmd.Cancel = func() error {
@@ -78,10 +69,9 @@ func (t *mcpStdio) open(_ context.Context, deliver func(rpcMessage), lost func(e
 		return syscall.Kill(-pid, syscall.SIGTERM)
 	}
 	if err := cmd.Start(); err != nil {
-		stop()
-		return fmt.Errorf("running %s: %w", t.command, err)
+		return fmt.Errorf("running %s: %w", cmd.Args[0], err)
 	}
-	t.cmd, t.stdin, t.stop = cmd, stdin, stop
+	t.stdin = stdin
 	go t.readLoop(bufio.NewReaderSize(stdout, 64<<10), deliver, lost)
 	return nil
 }
@@ -225,7 +215,8 @@ func isContentLengthHeader(line []byte) bool {
 // close closes stdin and stops the process group if the server has not exited after mcpStdinGrace.
 func (t *mcpStdio) close() error {
 	t.closing.Store(true)
-	if t.cmd == nil {
+	if t.stdin == nil {
+		t.stop()
 		return nil
 	}
 	t.stdin.Close()

@@ -137,7 +137,7 @@ func TestMCPStdioStartupFailures(t *testing.T) {
 func TestMCPStdioServerDiesMidCall(t *testing.T) {
 	t.Parallel()
 	var events eventLog
-	m, reg := startManager(t, []MCPServerConfig{fakeStdioConfig(t, "fake", "ndjson")}, MCPOptions{OnEvent: events.add})
+	m, reg := startManager(t, []MCPServerConfig{fakeStdioConfig(t, "fake", "ndjson")}, MCPOptions{OnNotice: events.notice, OnProgress: events.progress})
 	out := execTool(t, reg, "mcp__fake__crash", `{}`)
 	if !out.IsError || !strings.Contains(out.Text, "exit status 2") || !strings.Contains(out.Text, "crashed on purpose") {
 		t.Errorf("crash = %q, want the exit and the server's last words", out.Text)
@@ -164,7 +164,7 @@ func TestMCPStdioServerDiesMidCall(t *testing.T) {
 	if got := m.SlashCommand(context.Background(), ""); !strings.Contains(got, "fake") || !strings.Contains(got, "ready") {
 		t.Errorf("/mcp = %q", got)
 	}
-	if events.count(MCPEventNotice) == 0 {
+	if events.count("notice") == 0 {
 		t.Error("the crash was not reported as a notice")
 	}
 }

@@ -214,9 +214,7 @@ func newMCPTool(srv *mcpServer, name string, info mcpToolInfo) *Tool {
 			if err != nil {
 				return ToolOutput{}, err
 			}
-			return sess.callTool(ctx, info.Name, input.(json.RawMessage), srv.cfg.callTimeout(), func(p MCPProgress) {
-				srv.m.emit(MCPEvent{Kind: MCPEventProgress, Server: srv.name, Text: p.Message, Progress: &p})
-			})
+			return sess.callTool(ctx, info.Name, input.(json.RawMessage), srv.cfg.callTimeout(), srv.m.opts.OnProgress)
 		},
 	}
 }
