@@ -10,7 +10,6 @@ import (
 	"io"
 	"mime"
 	"net/http"
-	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -334,10 +333,7 @@ func (t *mcpHTTP) connectLegacy(ctx context.Context) error {
 	}()
 	select {
 	case ref := <-endpoint:
-		post, err := url.Parse(t.url)
-		if err == nil {
-			post, err = post.Parse(strings.TrimSpace(ref))
-		}
+		post, err := resp.Request.URL.Parse(strings.TrimSpace(ref))
 		if err != nil {
 			end()
 			return fmt.Errorf("bad endpoint %q: %w", ref, err)

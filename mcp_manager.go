@@ -50,8 +50,7 @@ type MCPManager struct {
 	stop    context.CancelFunc
 	running sync.WaitGroup // the owner goroutines
 
-	mu      sync.Mutex // guards started, adding servers and every registry change
-	started bool
+	mu sync.Mutex // guards launching and adding servers and every registry change
 }
 
 // NewMCPManager prepares the servers; Start launches them.
@@ -80,10 +79,9 @@ func (m *MCPManager) list() []*mcpServer { return *m.servers.Load() }
 func (m *MCPManager) Start(ctx context.Context) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.started || m.life.Err() != nil {
+	if m.life.Err() != nil {
 		return
 	}
-	m.started = true
 	for _, srv := range m.list() {
 		if !srv.launched && (!m.opts.Program || srv.cfg.Type != "sdk") {
 			m.launch(ctx, srv)
@@ -96,8 +94,7 @@ func (m *MCPManager) launch(ctx context.Context, srv *mcpServer) {
 	ctx, cancel := context.WithCancel(ctx)
 	context.AfterFunc(m.life, cancel)
 	srv.launched = true
-	m.running.Add(1)
-	go srv.run(ctx)
+	m.running.Go(func() { srv.run(ctx) })
 }
 
 // AddServer starts a server over tr: a configured "sdk" server not yet started, or a new name.
@@ -123,19 +120,6 @@ func (m *MCPManager) AddServer(ctx context.Context, c MCPServerConfig, tr mcpTra
 
 // errStopped is the error of asking for a server once the manager closed.
 var errStopped = errors.New("the MCP servers have been stopped")
-
-// sdkServers names the configured servers of type "sdk" not yet started.
-func (m *MCPManager) sdkServers() []string {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	var names []string
-	for _, srv := range m.list() {
-		if srv.cfg.Type == "sdk" && !srv.launched {
-			names = append(names, srv.name)
-		}
-	}
-	return names
-}
 
 // Close stops every server and returns once every server process has ended.
 func (m *MCPManager) Close() {
@@ -345,7 +329,6 @@ func (srv *mcpServer) outcome(ctx context.Context, v *mcpView) error {
 
 // run owns the server until ctx ends, one session after another.
 func (srv *mcpServer) run(ctx context.Context) {
-	defer srv.m.running.Done()
 	defer close(srv.done)
 	for ctx.Err() == nil {
 		srv.serve(ctx)

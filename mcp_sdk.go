@@ -55,8 +55,13 @@ func (t *mcpSDK) close() error {
 
 // serveMCP starts the servers the program runs (named in initialize, or of type "sdk").
 func (c *sdkConn) serveMCP(ctx context.Context, named []string) []string {
+	for _, srv := range c.app.MCP.list() {
+		if srv.cfg.Type == "sdk" {
+			named = append(named, srv.name)
+		}
+	}
 	var started []string
-	for _, name := range append(named, c.app.MCP.sdkServers()...) {
+	for _, name := range named {
 		tr := &mcpSDK{conn: c, server: name}
 		c.mu.Lock()
 		if _, dup := c.mcp[name]; dup {
