@@ -1,18 +1,14 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
-	"slices"
+	"regexp"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 )
-
-// Front matter is the YAML that opens SKILL.md, agent and command files.
-// minicode reads the part of YAML they use: "key: value" with plain or quoted
-// values, |, |-, > and >- blocks, [a, b] and "- item" lists, and one level of
-// maps; a key written in any other form is left out with a warning.
 
 // splitFrontMatter separates the front matter between "---" lines from the
 // body of a Markdown file, both with "\n" line endings.
@@ -21,31 +17,25 @@ func splitFrontMatter(data []byte) (header, body string, err error) {
 	if !utf8.ValidString(text) {
 		return "", "", errors.New("the file is not valid UTF-8")
 	}
-	first, rest, _ := strings.Cut(text, "\n")
-	if strings.TrimRight(first, " \t") != "---" {
+	lines := strings.SplitAfter(text, "\n")
+	if strings.TrimRight(lines[0], " \t\n") != "---" {
 		return "", "", errors.New(`no front matter: the file must start with a line "---", then name: and description:, then "---"`)
 	}
-	lines := strings.SplitAfter(rest, "\n")
-	for i, line := range lines {
-		if end := strings.TrimRight(line, " \t\n"); end == "---" || end == "..." {
-			return strings.Join(lines[:i], ""), strings.Join(lines[i+1:], ""), nil
+	for i := 1; i < len(lines); i++ {
+		if end := strings.TrimRight(lines[i], " \t\n"); end == "---" || end == "..." {
+			return strings.Join(lines[1:i], ""), strings.Join(lines[i+1:], ""), nil
 		}
 	}
 	return "", "", errors.New(`the front matter is not closed: add a line "---" after it`)
 }
 
-// parseFrontMatter reads a header into strings, []any, map[string]any or nil;
-// a key it cannot read is left out, with a warning naming its line.
+// parseFrontMatter reads the YAML of SKILL.md, agent and command files (key: value,
+// quoted text, | and > blocks, lists, one level of maps) into strings, []any,
+// map[string]any or nil; a key in any other form is left out with a warning.
 func parseFrontMatter(header string) (map[string]any, []string) {
-	return parseMap(strings.Split(strings.TrimSuffix(header, "\n"), "\n"), 2, false)
-}
-
-// parseMap reads "key: value" lines, the first numbered first, each with the
-// blank, indented, comment and list item lines below it; a nested map holds
-// no map.
-func parseMap(lines []string, first int, nested bool) (map[string]any, []string) {
-	below := func(line string) bool {
-		return line == "" || strings.IndexByte(" \t#", line[0]) >= 0 || line == "-" || strings.HasPrefix(line, "- ")
+	lines := strings.Split(strings.TrimSuffix(header, "\n"), "\n")
+	below := func(line string) bool { // blank, comment, indented and "- item" lines belong to the key above
+		return line == "" || strings.IndexByte(" \t#", line[0]) >= 0 || strings.HasPrefix(line+" ", "- ")
 	}
 	meta, warnings := map[string]any{}, []string(nil)
 	for i, end := 0, 0; i < len(lines); i = end {
@@ -55,13 +45,13 @@ func parseMap(lines []string, first int, nested bool) (map[string]any, []string)
 			continue // comments, and indented lines with no key above
 		}
 		key, value, ok := strings.Cut(lines[i]+" ", ": ")
-		v, read := readValue(strings.TrimSpace(value), lines[i+1:end], nested)
 		key = strings.TrimSpace(key)
+		v, read := readValue(strings.TrimSpace(value), lines[i+1:end])
 		switch _, dup := meta[key]; {
 		case !ok || !read || key == "" || strings.IndexByte(`"'?&*!`, key[0]) >= 0:
-			warnings = append(warnings, fmt.Sprintf("front matter line %d: %q is not in the YAML minicode reads (key: value, quoted text, | and > blocks, lists, one level of maps); it is left out", first+i, cut(lines[i], 80)))
+			warnings = append(warnings, fmt.Sprintf("front matter line %d: %q is not in the YAML minicode reads (key: value, quoted text, | and > blocks, lists, one level of maps); it is left out", i+2, cut(lines[i], 80)))
 		case dup:
-			warnings = append(warnings, fmt.Sprintf("front matter line %d: %s appears twice; the first value is kept", first+i, key))
+			warnings = append(warnings, fmt.Sprintf("front matter line %d: %s appears twice; the first value is kept", i+2, key))
 		default:
 			meta[key] = v
 		}
@@ -70,158 +60,123 @@ func parseMap(lines []string, first int, nested bool) (map[string]any, []string)
 }
 
 // readValue reads the value after "key:" and the lines below it.
-func readValue(v string, more []string, nested bool) (any, bool) {
-	header, _, _ := strings.Cut(v, " #")
-	if header = strings.TrimSpace(header); slices.Contains([]string{"|", "|-", ">", ">-"}, header) {
-		body, ok := dedent(more, true)
-		text := strings.Join(body, "\n")
-		if header[0] == '>' {
-			text = foldLines(body)
-		}
-		if text = strings.TrimRight(text, "\n"); text != "" && header[1:] != "-" {
+func readValue(v string, more []string) (any, bool) {
+	header := strings.TrimSpace(strings.Split(" "+v, " #")[0]) // v without a comment
+	block := header == "|" || header == "|-" || header == ">" || header == ">-"
+	lines, ok := dedent(more, block)
+	body := strings.TrimLeft(strings.Join(lines, "\n"), "\n") // the text below, from its first line
+	switch first, _, _ := strings.Cut(body, "\n"); {
+	case block:
+		text := strings.TrimRight(foldLines(lines, header[0] == '|'), "\n")
+		if text != "" && len(header) == 1 {
 			text += "\n"
 		}
 		return text, ok
-	}
-	lines, ok := dedent(more, false)
-	first := " " // the first line below, and a space
-	if len(lines) > 0 {
-		first = lines[0] + " "
-	}
-	_, _, isKey := strings.Cut(first, ": ")
-	switch {
-	case v == "" && (!ok || len(lines) == 0):
+	case v != "" && header == "":
+		v = "" // only a comment: the lines below, if any, are the value
+	case v != "": // a plain or quoted value, maybe continued below
+	case body == "" || !ok:
 		return nil, ok
-	case v == "" && strings.HasPrefix(first, "- "):
-		return blockList(lines)
-	case v == "" && isKey:
-		m, warnings := parseMap(lines, 0, true)
-		return m, !nested && len(warnings) == 0
-	}
-	return inlineValue(foldPlain(append([]string{v}, more...)))
-}
-
-// blockList reads "- item" lines into a list of strings.
-func blockList(lines []string) ([]any, bool) {
-	list := []any{}
-	for _, l := range lines {
-		item, ok := strings.CutPrefix(l, "- ")
-		item = strings.TrimSpace(item)
-		v, read := inlineValue(item)
-		s, isString := v.(string)
-		if !ok || !read || !isString || strings.IndexAny(item, `"'`) != 0 && strings.Contains(item+" ", ": ") { // a list of maps
-			return nil, false
+	case strings.HasPrefix(first+" ", "- "):
+		list := []any{}
+		for _, l := range strings.FieldsFunc(body, func(r rune) bool { return r == '\n' }) {
+			item, isItem := strings.CutPrefix(l, "- ")
+			item = strings.TrimSpace(item)
+			v, rest, read := inlineValue(item, "")
+			s, isString := v.(string)
+			if !isItem || !read || !isString || rest != "" && rest[0] != '#' || strings.IndexAny(item, `"'`) != 0 && strings.Contains(item+" ", ": ") {
+				return nil, false // a list of lists or maps
+			}
+			list = append(list, s)
 		}
-		list = append(list, s)
-	}
-	return list, true
-}
-
-// dedent removes the indent of the first line with text from the lines, none
-// of which may be indented less; blank lines and comments stay in a block.
-func dedent(lines []string, block bool) ([]string, bool) {
-	var out []string
-	indent := -1
-	for _, l := range lines {
-		t, spaces := strings.TrimSpace(l), len(l)-len(strings.TrimLeft(l, " \t"))
-		switch {
-		case t == "" && block:
-			out = append(out, "")
-			continue
-		case t == "" || t[0] == '#' && (!block || spaces == 0):
-			continue
-		case indent < 0:
-			indent = spaces
-		}
-		if spaces < indent {
-			return nil, false
-		}
-		out = append(out, l[indent:])
-	}
-	return out, true
-}
-
-// inlineValue reads a [a, b] list or a quoted or plain string; text after a
-// list's "]" keeps the value as written, as in "[pr] [priority]".
-func inlineValue(s string) (any, bool) {
-	rest, isList := strings.CutPrefix(s, "[")
-	if !isList {
-		v, rest, ok := scalar(s, "")
-		return v, ok && (rest == "" || rest[0] == '#')
-	}
-	items := []any{}
-	for rest = strings.TrimLeft(rest, " \n"); !strings.HasPrefix(rest, "]"); rest = strings.TrimLeft(rest[1:], " \n") {
-		item, after, ok := scalar(rest, ",]")
-		if !ok || after == "" || after[0] != ',' && after[0] != ']' {
-			return nil, false
-		}
-		items, rest = append(items, item), after
-		if rest[0] == ']' {
-			break
-		}
-	}
-	if after := strings.TrimSpace(rest[1:]); after != "" && after[0] != '#' {
-		return s, true
-	}
-	return items, true
-}
-
-// foldLines joins lines with a space, except around blank and more-indented
-// lines, whose line breaks stay (a blank line's own break is dropped).
-func foldLines(lines []string) string {
-	var b strings.Builder
-	for i, l := range lines {
-		b.WriteString(l)
-		next := "" // the next line with text
-		for _, n := range lines[i+1:] {
-			if next = n; n != "" {
-				break
+		return list, true
+	case strings.Contains(first+" ", ": "):
+		m, warnings := parseFrontMatter(body)
+		for _, x := range m {
+			if _, deeper := x.(map[string]any); deeper {
+				return nil, false // a map in a map
 			}
 		}
-		switch {
-		case i == len(lines)-1:
-		case l == "" || l[0] == ' ' || next == "" || next[0] == ' ':
+		return m, len(warnings) == 0
+	}
+	for i, l := range lines {
+		lines[i] = strings.TrimSpace(l)
+	}
+	value, rest, ok := inlineValue(strings.TrimSpace(foldLines(append([]string{v}, lines...), false)), "")
+	return value, ok && (rest == "" || rest[0] == '#')
+}
+
+// dedent removes the first text line's indent from the lines and says whether none
+// is indented less; comments go, but for those indented in a block.
+func dedent(lines []string, block bool) ([]string, bool) {
+	out, indent, ok := []string{}, -1, true
+	for _, l := range lines {
+		t := strings.TrimLeft(l, " \t")
+		switch n := len(l) - len(t); {
+		case t == "":
+			out = append(out, "")
+		case t[0] == '#' && (!block || n == 0):
+		case indent < 0:
+			indent = n
+			out = append(out, t)
+		default:
+			ok = ok && n >= indent
+			out = append(out, l[min(n, indent):])
+		}
+	}
+	return out, ok
+}
+
+// foldLines joins lines with a space, but a blank line stands for a line break, and
+// the breaks around more-indented lines, or all in a literal block, stay.
+func foldLines(lines []string, literal bool) string {
+	var b strings.Builder
+	last := "" // the last line with text
+	for i, l := range lines {
+		switch keep := literal || strings.HasPrefix(l, " ") || strings.HasPrefix(last, " "); {
+		case l == "" || last != "" && keep:
 			b.WriteByte('\n')
-		case lines[i+1] != "":
+		case last != "" && lines[i-1] != "":
 			b.WriteByte(' ')
 		}
+		b.WriteString(l)
+		last = cmp.Or(l, last)
 	}
 	return b.String()
 }
 
-// foldPlain folds a value continued on the lines below, without comments.
-func foldPlain(lines []string) string {
-	lines = slices.DeleteFunc(slices.Clone(lines), func(l string) bool { return strings.HasPrefix(strings.TrimSpace(l), "#") })
-	for i, l := range lines {
-		lines[i] = strings.TrimSpace(l)
-	}
-	return strings.TrimSpace(foldLines(lines))
-}
+// quoted matches a "double-quoted" string with escapes or a 'single-quoted' one.
+var quoted = regexp.MustCompile(`^(?s:"(?:[^"\\]|\\.)*"|'(?:[^']|'')*')`)
 
-// scalar reads the quoted or plain string s starts with and returns the text
-// after it: a plain one ends at a " #" comment or a byte of stop.
-func scalar(s, stop string) (v, rest string, ok bool) {
+// inlineValue reads the quoted or plain string, or [a, b] list of them, s starts with
+// and returns the text after it; a plain string ends at " #" or a byte of stop, and
+// text after a list's "]" keeps the value as written, as in "[pr] [priority]".
+func inlineValue(s, stop string) (v any, rest string, ok bool) {
 	s = strings.TrimLeft(s, " \n")
-	if s != "" && strings.IndexByte("[]{}&*!|>%@`", s[0]) >= 0 {
-		return "", "", false
-	}
-	for i := 1; s != "" && (s[0] == '"' || s[0] == '\'') && i < len(s); i++ {
-		switch {
-		case s[0] == '"' && s[i] == '\\', s[0] == '\'' && strings.HasPrefix(s[i:], "''"):
-			i++
-		case s[i] == s[0] && s[0] == '\'':
-			return strings.ReplaceAll(s[1:i], "''", "'"), strings.TrimLeft(s[i+1:], " \n"), true
-		case s[i] == s[0]:
-			v, err := strconv.Unquote(strings.ReplaceAll(s[:i+1], "\n", `\n`))
-			return v, strings.TrimLeft(s[i+1:], " \n"), err == nil
+	if q := quoted.FindString(s); q != "" {
+		v, err := strconv.Unquote(strings.ReplaceAll(q, "\n", `\n`))
+		if q[0] == '\'' {
+			v, err = strings.ReplaceAll(q[1:len(q)-1], "''", "'"), nil
 		}
+		return v, strings.TrimLeft(s[len(q):], " \n"), err == nil
 	}
-	end := len(s)
-	if i := strings.IndexAny(s, stop); i >= 0 {
-		end = i
+	if rest, isList := strings.CutPrefix(s, "["); isList && stop == "" {
+		items := []any{}
+		for rest = strings.TrimLeft(rest, " \n"); !strings.HasPrefix(rest, "]"); {
+			item, after, ok := inlineValue(rest, ",]")
+			if !ok || after == "" || after[0] != ',' && after[0] != ']' {
+				return nil, "", false
+			}
+			items, rest = append(items, item), strings.TrimLeft(strings.TrimPrefix(after, ","), " \n")
+		}
+		if after := strings.TrimSpace(rest[1:]); after != "" && after[0] != '#' {
+			return s, "", true
+		}
+		return items, strings.TrimSpace(rest[1:]), true
 	}
-	if i := strings.Index(s[:end], " #"); i >= 0 {
-		end = i
+	plain, _, _ := strings.Cut(s, " #")
+	if i := strings.IndexAny(plain, stop); i >= 0 {
+		plain = plain[:i]
 	}
-	return strings.TrimSpace(s[:end]), strings.TrimLeft(s[end:], " "), s == "" || (s[0] != '"' && s[0] != '\'')
+	return strings.TrimSpace(plain), strings.TrimLeft(s[len(plain):], " "), s == "" || strings.IndexByte("[]{}&*!|>%@`\"'", s[0]) < 0
 }
