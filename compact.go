@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -28,27 +27,12 @@ const (
 	LayerCompact  = "compact"
 )
 
-// CompactThresholds are the utilisations (percent of the usable window) at which the layers run, 0 meaning the default; settings.json's "compaction".
+// CompactThresholds are the utilisations (percent of the usable window) at which the layers run, 0 meaning the default (50, 70, 75, 85); settings.json's "compaction".
 type CompactThresholds struct {
 	Micro    int `json:"micro,omitempty"`
 	Snip     int `json:"snip,omitempty"`
 	Collapse int `json:"collapse,omitempty"`
 	Auto     int `json:"auto,omitempty"`
-}
-
-// percents are the thresholds of micro, snip, collapse and auto compact, those left at zero at 50, 70, 75 and 85.
-func (c CompactThresholds) percents() [4]int {
-	return [4]int{cmp.Or(c.Micro, 50), cmp.Or(c.Snip, 70), cmp.Or(c.Collapse, 75), cmp.Or(c.Auto, 85)}
-}
-
-// validate reports a threshold outside 0–100.
-func (c CompactThresholds) validate() error {
-	for i, v := range []int{c.Micro, c.Snip, c.Collapse, c.Auto} {
-		if v < 0 || v > 100 {
-			return fmt.Errorf("compaction.%s is %d; it must be a percentage from 1 to 100", []string{"micro", "snip", "collapse", "auto"}[i], v)
-		}
-	}
-	return nil
 }
 
 // outputReserve is how much of a window is kept free for the reply.
@@ -239,12 +223,10 @@ func protectedMessages(msgs []Message) []bool {
 	for i, m := range msgs {
 		keep[i] = keep[i] || i >= len(msgs)-keepNewestMessages || i == request || isSummary(m)
 		for _, b := range m.Content {
-			edit := b.Type == BlockToolUse && editTools[b.Name]
-			failed := b.Type == BlockToolResult && b.IsError
-			if edit && i+1 < len(msgs) {
+			if b.Type == BlockToolUse && editTools[b.Name] && i+1 < len(msgs) {
 				keep[i], keep[i+1] = true, true
 			}
-			if failed && i > 0 {
+			if b.Type == BlockToolResult && b.IsError && i > 0 {
 				keep[i], keep[i-1] = true, true
 			}
 		}

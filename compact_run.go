@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"strings"
@@ -79,7 +80,8 @@ func (a *Agent) anchorUsage(req ModelRequest, resp ModelResponse) {
 
 // manageContext runs the layers whose threshold is reached, cheapest first, and fails when the request still does not fit.
 func (a *Agent) manageContext(ctx context.Context, t *turn) error {
-	percents := a.Compaction.percents()
+	th := a.Compaction
+	percents := []int{cmp.Or(th.Micro, 50), cmp.Or(th.Snip, 70), cmp.Or(th.Collapse, 75), cmp.Or(th.Auto, 85)}
 	for i, layer := range []string{LayerMicro, LayerSnip, LayerCollapse, LayerCompact} {
 		u := a.estimate(t.messages)
 		due := u.Percent >= float64(percents[i]) || layer == LayerCompact && u.Tokens > u.usable()
@@ -157,8 +159,6 @@ func (a *Agent) compactWith(ctx context.Context, msgs []Message, layer, trigger,
 			keep = 0
 		}
 		c.Splices, err = a.compactHistory(ctx, msgs, focus, keep, pre.usable())
-	default:
-		return msgs, c, fmt.Errorf("unknown compaction layer %q", layer)
 	}
 	if err != nil {
 		return msgs, c, err
@@ -178,11 +178,8 @@ func (a *Agent) compactWith(ctx context.Context, msgs []Message, layer, trigger,
 
 // rerunnable reports whether a tool's result can be had again by running the same call.
 func (a *Agent) rerunnable(name string) bool {
-	if rerunnableTools[name] {
-		return true
-	}
 	if a.Tools == nil || !strings.HasPrefix(name, "mcp__") {
-		return false
+		return rerunnableTools[name]
 	}
 	t, ok := a.Tools.Get(name)
 	return ok && t.ReadOnly
@@ -197,8 +194,11 @@ func checkContextSettings(path string, data []byte, s *Settings) error {
 			return fmt.Errorf("%s: contextWindow is %d; it must be a positive number of tokens", s.contextWindowAt, *s.ContextWindow)
 		}
 	}
-	if err := s.Compaction.validate(); err != nil {
-		return fmt.Errorf("settings file %s: line %d: %w", path, lineOfKey("compaction"), err)
+	th := s.Compaction
+	for i, v := range []int{th.Micro, th.Snip, th.Collapse, th.Auto} {
+		if v < 0 || v > 100 {
+			return fmt.Errorf("settings file %s: line %d: compaction.%s is %d; it must be a percentage from 1 to 100", path, lineOfKey("compaction"), []string{"micro", "snip", "collapse", "auto"}[i], v)
+		}
 	}
 	return nil
 }

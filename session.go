@@ -45,8 +45,7 @@ type RecordPayload struct {
 	Message *Message `json:"message,omitempty"`
 	Call    *Block   `json:"call,omitempty"`
 	Result  *Block   `json:"result,omitempty"`
-	// Kind says what changed the view (a layer, fork, clear or sync);
-	// Splices say how, or Messages hold the whole new view.
+	// Kind says what changed the view (a layer, fork, clear or sync); Splices say how, or Messages hold the new view.
 	Kind       string    `json:"kind,omitempty"`
 	Splices    []Splice  `json:"splices,omitempty"`
 	Messages   []Message `json:"messages,omitempty"`
@@ -68,11 +67,9 @@ type Session struct {
 	view    []Message     // what the model sees, as far as records tell
 	file    *os.File      // opened by the first message, so an empty session leaves no file
 	lastID  string        // the newest record, parent of the next
-	pending []Record      // settings and renames waiting for the first message
 	setting RecordPayload // the model and mode recorded last
-	torn    bool          // the file does not end with a newline
 	failed  error         // why the journal is not being written; nil while it is
-	buf     bytes.Buffer  // the lines being written, kept for the next write
+	unsaved bytes.Buffer  // lines not written yet: a newline ending a torn file, settings and renames before the first message
 	warn    func(string)
 }
 
@@ -245,31 +242,22 @@ func (s *Session) write(typ string, p RecordPayload) {
 	}
 	r := Record{Version: journalVersion, Type: typ, ID: newSessionID(), ParentID: s.lastID, Time: time.Now().UTC(), Payload: p}
 	s.lastID = r.ID
+	if err := json.NewEncoder(&s.unsaved).Encode(r); err != nil {
+		s.fail(fmt.Errorf("encoding a %s record: %w", typ, err))
+		return
+	}
 	if s.file == nil && (typ == recordSettings || typ == recordRename) {
-		s.pending = append(s.pending, r)
 		return
 	}
 	if err := s.open(); err != nil {
 		s.fail(err)
 		return
 	}
-	s.buf.Reset()
-	if s.torn {
-		s.buf.WriteByte('\n')
-	}
-	enc := json.NewEncoder(&s.buf)
-	for _, rec := range append(s.pending, r) {
-		if err := enc.Encode(rec); err != nil {
-			s.fail(fmt.Errorf("encoding a %s record: %w", rec.Type, err))
-			return
-		}
-	}
-	s.pending = nil
-	if _, err := s.file.Write(s.buf.Bytes()); err != nil {
+	if _, err := s.file.Write(s.unsaved.Bytes()); err != nil {
 		s.fail(fmt.Errorf("writing session %s: %w", s.Path, err))
 		return
 	}
-	s.torn = false
+	s.unsaved.Reset()
 }
 
 // open creates the journal's folder and opens the file for appending, once.

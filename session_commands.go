@@ -68,7 +68,10 @@ func (app *App) loadSession(id string, fork bool, newID string) (*Session, error
 		return forkSession(dir, cmp.Or(newID, newSessionID()), id, j.Title, j.View, app.warnSession), nil
 	}
 	s := newSession(dir, id, app.warnSession)
-	s.view, s.lastID, s.torn, s.Title = j.View, j.LastID, j.Torn, j.Title
+	s.view, s.lastID, s.Title = j.View, j.LastID, j.Title
+	if j.Torn {
+		s.unsaved.WriteByte('\n')
+	}
 	return s, nil
 }
 
@@ -188,7 +191,6 @@ func cmdRename(_ context.Context, app *App, args string, _ *[]Message) (string, 
 func cmdExport(_ context.Context, app *App, args string, history *[]Message) (string, bool, error) {
 	messages, title := *history, app.Session.Title
 	if app.Session.Started() {
-		app.Session.Flush()
 		if j, err := readJournal(app.Session.Path); err == nil {
 			messages = j.Transcript
 		}

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 )
 
@@ -28,7 +27,6 @@ type historyEntry struct {
 
 // InputHistory is what the user typed, kept in history.jsonl and recalled per workspace by Up and Down.
 type InputHistory struct {
-	mu        sync.Mutex
 	path      string
 	workspace string
 	lines     int // entries in the file
@@ -69,8 +67,6 @@ func (h *InputHistory) Add(input string) error {
 	if strings.TrimSpace(input) == "" {
 		return nil
 	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
 	line, _ := json.Marshal(historyEntry{Display: input, Timestamp: time.Now().UnixMilli(), Project: h.workspace})
 	var f *os.File
 	err := os.MkdirAll(filepath.Dir(h.path), 0o700)
