@@ -76,6 +76,7 @@ func findSlashCommand(cmds []slashCommand, name string) *slashCommand {
 func (app *App) slashInput(ctx context.Context, input string, history *[]Message) (sp *slashPrompt, out string, quit bool, err error) {
 	name, args, _ := strings.Cut(strings.TrimPrefix(input, "/"), " ")
 	args = strings.TrimSpace(args)
+	defer func() { app.Session.Sync(*history) }()
 	c := findSlashCommand(app.slashCommandList(), name)
 	switch {
 	case c == nil:

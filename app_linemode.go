@@ -15,16 +15,9 @@ func (app *App) runLineMode(ctx context.Context, interrupts <-chan os.Signal) er
 	fmt.Fprintln(app.stdout, app.banner())
 	r := &lineRenderer{w: app.stdout, usage: app.Agent.ContextUsage}
 	app.Agent.Emit = r.event
-	defer func() {
-		if hint := app.resumeHint(); hint != "" {
-			fmt.Fprintln(app.stdout, hint)
-		}
-	}()
 	history := app.Session.View()
 	if app.Opts.ResumePick {
 		app.lineCommand(ctx, "/resume", &history)
-	} else if len(history) > 0 {
-		fmt.Fprintf(app.stdout, "Resumed session %s (%d messages).\n", app.SessionID, len(history))
 	}
 	inputs, _ := openHistory(app.Home, app.Workspace)
 	for {
@@ -71,7 +64,6 @@ func (app *App) lineCommand(ctx context.Context, input string, history *[]Messag
 	} else if out != "" {
 		fmt.Fprintln(app.stdout, out)
 	}
-	app.Session.Sync(*history)
 	return sp, quit
 }
 
@@ -133,7 +125,11 @@ func (app *App) banner() string {
 	if !app.Sandbox.Sandboxed() {
 		s += "\nWarning: " + app.Sandbox.Status() + "."
 	}
-	return s + "\nType /help for commands."
+	s += "\nType /help for commands."
+	if n := len(app.Session.View()); n > 0 {
+		s += fmt.Sprintf("\nResumed session %s (%d messages).", app.SessionID, n)
+	}
+	return s
 }
 
 // lineRenderer prints loop events as plain lines.

@@ -172,12 +172,17 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return app.runHeadless(ctx, opts.Task)
 	}
 	if in, out, ok := terminalPair(stdin, stdout); ok {
-		return app.runTUI(ctx, in, out)
+		err = app.runTUI(ctx, in, out)
+	} else {
+		interrupts := make(chan os.Signal, 1)
+		signal.Notify(interrupts, os.Interrupt)
+		defer signal.Stop(interrupts)
+		err = app.runLineMode(ctx, interrupts)
 	}
-	interrupts := make(chan os.Signal, 1)
-	signal.Notify(interrupts, os.Interrupt)
-	defer signal.Stop(interrupts)
-	return app.runLineMode(ctx, interrupts)
+	if hint := app.resumeHint(); hint != "" {
+		fmt.Fprintln(app.stdout, hint)
+	}
+	return err
 }
 
 // parseFlags reads the command line, whose flags may come before or after

@@ -137,9 +137,7 @@ func (app *App) runTUI(ctx context.Context, in, out *os.File) error {
 	defer u.close()
 	u.mu.Lock()
 	u.tr.println(u.tr.style(ansiBold, app.banner()))
-	if u.history = app.Session.View(); len(u.history) > 0 {
-		u.tr.println(fmt.Sprintf("Resumed session %s (%d messages).", app.SessionID, len(u.history)))
-	}
+	u.history = app.Session.View()
 	u.draw()
 	u.mu.Unlock()
 	if app.Opts.ResumePick { // --resume without an id
@@ -167,9 +165,6 @@ func (u *tui) close() {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	u.tr.endText()
-	if hint := u.app.resumeHint(); hint != "" {
-		u.tr.println(hint)
-	}
 	u.out.Write(u.screen.render(u.scroll.String(), frame{row: -1}))
 	fmt.Fprint(u.out, showCursor+"\x1b[?2004l")
 }
@@ -247,7 +242,6 @@ func (u *tui) command(ctx context.Context, input string) (prompt *slashPrompt) {
 	}
 	u.busy(ctx, "running /"+name, func(ctx context.Context) {
 		p, out, quit, err := u.app.slashInput(ctx, input, &u.history)
-		u.app.Session.Sync(u.history)
 		u.mu.Lock()
 		defer u.mu.Unlock()
 		if err != nil {

@@ -139,23 +139,21 @@ func (u *tui) submit() {
 	case u.answers != nil:
 		u.echo(text)
 		u.answers <- text
-		u.answers, u.hint = nil, ""
-		u.editor.reset()
-		return
+		u.answers = nil
 	case text == "":
 		return
-	}
-	select {
-	case u.inputs <- text:
+	case len(u.inputs) == cap(u.inputs): // only submit sends, so a free place stays free
+		u.hint = "Too many inputs are waiting; this one was kept in the input box."
+		return
+	default:
+		u.inputs <- text
 		u.queued = append(u.queued, text)
 		u.editor.history = slices.Compact(append(u.editor.history, text))
-		u.editor.reset()
 		if err := u.hist.Add(text); err != nil {
 			u.tr.println(u.tr.style(ansiYellow, "! "+err.Error()))
 		}
-	default:
-		u.hint = "Too many inputs are waiting; this one was kept in the input box."
 	}
+	u.editor.reset()
 }
 
 // expandLatest prints the newest folded result or thinking in full, up to its last 400 lines.
