@@ -14,15 +14,14 @@ import (
 // body of a Markdown file, both with "\n" line endings.
 func splitFrontMatter(data []byte) (header, body string, err error) {
 	text := strings.ReplaceAll(strings.TrimPrefix(string(data), "\uFEFF"), "\r\n", "\n")
-	if !utf8.ValidString(text) {
-		return "", "", errors.New("the file is not valid UTF-8")
-	}
 	lines := strings.SplitAfter(text, "\n")
-	if strings.TrimRight(lines[0], " \t\n") != "---" {
-		return "", "", errors.New(`no front matter: the file must start with a line "---", then name: and description:, then "---"`)
-	}
-	for i := 1; i < len(lines); i++ {
-		if end := strings.TrimRight(lines[i], " \t\n"); end == "---" || end == "..." {
+	for i, line := range lines {
+		switch fence := strings.TrimRight(line, " \t\n"); {
+		case i == 0 && !utf8.ValidString(text):
+			return "", "", errors.New("the file is not valid UTF-8")
+		case i == 0 && fence != "---":
+			return "", "", errors.New(`no front matter: the file must start with a line "---", then name: and description:, then "---"`)
+		case i > 0 && (fence == "---" || fence == "..."):
 			return strings.Join(lines[1:i], ""), strings.Join(lines[i+1:], ""), nil
 		}
 	}
@@ -41,13 +40,11 @@ func parseFrontMatter(header string) (map[string]any, []string) {
 	for i, end := 0, 0; i < len(lines); i = end {
 		for end = i + 1; end < len(lines) && below(lines[end]); end++ {
 		}
-		if below(lines[i]) {
-			continue // comments, and indented lines with no key above
-		}
 		key, value, ok := strings.Cut(lines[i]+" ", ": ")
 		key = strings.TrimSpace(key)
 		v, read := readValue(strings.TrimSpace(value), lines[i+1:end])
 		switch _, dup := meta[key]; {
+		case below(lines[i]): // comments, and indented lines with no key above
 		case !ok || !read || key == "" || strings.IndexByte(`"'?&*!`, key[0]) >= 0:
 			warnings = append(warnings, fmt.Sprintf("front matter line %d: %q is not in the YAML minicode reads (key: value, quoted text, | and > blocks, lists, one level of maps); it is left out", i+2, cut(lines[i], 80)))
 		case dup:
