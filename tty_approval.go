@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -137,10 +138,8 @@ func (d *approvalDialog) lines(width int) (lines []string, row, col int) {
 		in, r, c := inputLines(&d.guidance, width, "> ")
 		return append([]string{tr.style(ansiBold, "Tell the model what to do instead (Enter sends, Esc goes back):")}, in...), r + 1, c
 	case "":
-		labelWidth := 0
-		for _, c := range d.prompt.Choices {
-			labelWidth = max(labelWidth, len(c.Label)+4)
-		}
+		longest := slices.MaxFunc(d.prompt.Choices, func(a, b Choice) int { return cmp.Compare(len(a.Label), len(b.Label)) })
+		labelWidth := len(longest.Label) + 4
 		for i, c := range d.prompt.Choices {
 			lines = append(lines, tr.menuEntry(fmt.Sprintf("%d. %-*s  %s", i+1, labelWidth, c.Label+" ("+c.Key+")", c.Meaning), i == d.sel, width))
 		}
