@@ -15,10 +15,9 @@ type contextState struct {
 	usage ContextUsage // as of the newest request or compaction
 	// anchor is the newest reported usage: the first n messages (the last with cache last) and the reply.
 	anchor struct {
-		tokens int
-		n      int
-		last   *wireCache
-		reply  *Block
+		tokens, n int
+		last      *wireCache
+		reply     *Block
 	}
 	failures map[string]int // failed collapses and compacts in a row
 }
@@ -92,11 +91,9 @@ func (a *Agent) manageContext(ctx context.Context, t *turn) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		if err != nil {
-			a.countFailure(layer, err)
-			continue
+		if err == nil {
+			t.messages = msgs
 		}
-		t.messages = msgs
 	}
 	if u := a.estimate(t.messages); u.Tokens > u.usable() {
 		return fmt.Errorf("the conversation (%s tokens) no longer fits the model's context window of %s tokens and could not be compacted; use /compact or /clear", thousands(u.Tokens), thousands(u.usable()))
@@ -111,15 +108,11 @@ func (a *Agent) compactForRetry(ctx context.Context, t *turn) bool {
 	}
 	a.emit(Event{Kind: EventNotice, Text: "The request did not fit the model's context window; compacting to try once more."})
 	msgs, c, err := a.compactWith(ctx, t.messages, LayerCompact, "auto", "", true)
-	if err != nil {
-		a.countFailure(LayerCompact, err)
-		return false
-	}
 	t.messages = msgs
-	return len(c.Splices) > 0
+	return err == nil && len(c.Splices) > 0
 }
 
-// countFailure counts a failed collapse or compact and tells the user, saying when the layer is now off.
+// countFailure counts a failed automatic collapse or compact and tells the user, saying when the layer is now off.
 func (a *Agent) countFailure(layer string, err error) {
 	if a.context.failures == nil {
 		a.context.failures = map[string]int{}
@@ -138,7 +131,7 @@ func (a *Agent) Compact(ctx context.Context, history []Message, layer, focus str
 	return a.compactWith(ctx, history, layer, "manual", focus, true)
 }
 
-// compactWith applies one layer and emits its event if it changed anything; with keepLittle, compact keeps only the newest round.
+// compactWith applies one layer, emitting its event if it changed anything and counting automatic failures; with keepLittle, compact keeps only the newest round.
 func (a *Agent) compactWith(ctx context.Context, msgs []Message, layer, trigger, focus string, keepLittle bool) ([]Message, Compaction, error) {
 	withWireCaches(msgs)
 	pre := a.estimate(msgs)
@@ -161,6 +154,9 @@ func (a *Agent) compactWith(ctx context.Context, msgs []Message, layer, trigger,
 		c.Splices, err = a.compactHistory(ctx, msgs, focus, keep, pre.usable())
 	}
 	if err != nil {
+		if trigger == "auto" && ctx.Err() == nil {
+			a.countFailure(layer, err)
+		}
 		return msgs, c, err
 	}
 	delete(a.context.failures, layer)

@@ -56,18 +56,12 @@ func transcriptOf(m Message) string {
 		case BlockToolUse:
 			fmt.Fprintf(&b, "[tool call %s] %s\n", blk.Name, blk.Input)
 		case BlockToolResult:
-			label := "tool result"
-			if blk.IsError {
-				label = "tool error"
-			}
+			label := map[bool]string{false: "tool result", true: "tool error"}[blk.IsError]
 			fmt.Fprintf(&b, "[%s] %s\n", label, clip(blk.Content, transcriptResultChars))
 		}
 	}
 	return b.String()
 }
-
-// errBadSummary marks a summary reply that cannot stand for history.
-var errBadSummary = errors.New("unusable summary")
 
 // summarize asks the model to summarise msgs; a reply without a non-empty <summary> within budget is an error.
 func (a *Agent) summarize(ctx context.Context, msgs []Message, focus string, usable int) (string, error) {
@@ -86,11 +80,11 @@ func (a *Agent) summarize(ctx context.Context, msgs []Message, focus string, usa
 	summary = strings.TrimSpace(summary)
 	switch {
 	case strings.TrimSpace(text) == "":
-		return "", fmt.Errorf("%w: the reply was empty", errBadSummary)
+		return "", fmt.Errorf("unusable summary: the reply was empty")
 	case resp.StopReason == StopMaxTokens || len(summary)/charsPerTextToken > budget:
-		return "", fmt.Errorf("%w: the summary was longer than %d tokens", errBadSummary, budget)
+		return "", fmt.Errorf("unusable summary: the summary was longer than %d tokens", budget)
 	case !found || !closed || summary == "":
-		return "", fmt.Errorf("%w: the reply held no <summary>...</summary>", errBadSummary)
+		return "", fmt.Errorf("unusable summary: the reply held no <summary>...</summary>")
 	}
 	return summary, nil
 }
@@ -129,8 +123,8 @@ func (a *Agent) compactHistory(ctx context.Context, msgs []Message, focus string
 
 // isContextTooLong reports whether err is the provider saying the request does not fit the window.
 func isContextTooLong(err error) bool {
-	var apiErr *APIError
-	if !errors.As(err, &apiErr) {
+	apiErr, ok := errors.AsType[*APIError](err)
+	if !ok {
 		return false
 	}
 	kind, msg := strings.ToLower(apiErr.Type), strings.ToLower(apiErr.Message)

@@ -13,9 +13,6 @@ import (
 	"time"
 )
 
-// defaultCleanupPeriodDays is how long sessions are kept when the settings do not say.
-const defaultCleanupPeriodDays = 30
-
 // openSession starts a new, newest (--continue), saved (--resume) or forked session, then prunes old ones.
 func (app *App) openSession() error {
 	dir := app.sessionsDir()
@@ -43,7 +40,7 @@ func (app *App) openSession() error {
 		s.failed = errors.New("the session is kept in memory only (--no-session-persistence)")
 	}
 	app.useSession(s)
-	days := cmp.Or(app.Settings.CleanupPeriodDays, new(defaultCleanupPeriodDays))
+	days := cmp.Or(app.Settings.CleanupPeriodDays, new(30)) // days sessions are kept
 	pruneSessions(app.Home, time.Now().AddDate(0, 0, -*days), s.ID)
 	return nil
 }
@@ -217,10 +214,7 @@ func exportMarkdown(title, id string, messages []Message) string {
 			case BlockToolUse:
 				fmt.Fprintf(&b, "\n**Tool call** `%s`\n\n%s", blk.Name, codeBlock(compactJSON(blk.Input, 4000)))
 			case BlockToolResult:
-				label := "Result"
-				if blk.IsError {
-					label = "Error"
-				}
+				label := map[bool]string{false: "Result", true: "Error"}[blk.IsError]
 				fmt.Fprintf(&b, "\n**%s**\n\n%s", label, codeBlock(blk.Content))
 			}
 		}

@@ -24,12 +24,11 @@ type Journal struct {
 	View       []Message // what the model saw last, compactions applied
 	Transcript []Message // every message ever recorded, for export
 	Title      string
-	LastID     string           // the newest record, parent of the next
-	Torn       bool             // the file does not end with a newline
-	Warnings   []string         // lines that were skipped, and why
-	Modified   time.Time        // when the file was last written
-	started    map[string]bool  // tool calls that began
-	finished   map[string]Block // their results, as each call ended
+	LastID     string            // the newest record, parent of the next
+	Torn       bool              // the file does not end with a newline
+	Warnings   []string          // lines that were skipped, and why
+	Modified   time.Time         // when the file was last written
+	calls      map[string]*Block // tool calls that began, with their results once they ended
 }
 
 // FirstPrompt returns the first thing the user typed in the session.
@@ -49,7 +48,7 @@ func readJournal(path string) (*Journal, error) {
 	if err = cmp.Or(err, statErr); err != nil {
 		return nil, fmt.Errorf("reading session: %w", err)
 	}
-	j := &Journal{Modified: info.ModTime(), started: map[string]bool{}, finished: map[string]Block{}}
+	j := &Journal{Modified: info.ModTime(), calls: map[string]*Block{}}
 	n := 0
 	for line := range bytes.Lines(data) {
 		n++
@@ -88,11 +87,11 @@ func (j *Journal) add(rec Record, line int) {
 		}
 	case recordToolStarted:
 		if p.Call != nil {
-			j.started[p.Call.ID] = true
+			j.calls[p.Call.ID] = nil
 		}
 	case recordToolFinished:
 		if p.Result != nil {
-			j.finished[p.Result.ToolUseID] = *p.Result
+			j.calls[p.Result.ToolUseID] = p.Result
 		}
 	case recordCompaction:
 		view, ok := append([]Message(nil), p.Messages...), true
@@ -121,10 +120,10 @@ func (j *Journal) finish() []Message {
 			if blk.Type != BlockToolResult || answered[blk.ToolUseID] {
 				continue
 			}
-			switch result, ok := j.finished[blk.ToolUseID]; {
-			case ok:
-				m.Content[i] = result
-			case j.started[blk.ToolUseID]:
+			switch result, started := j.calls[blk.ToolUseID]; {
+			case result != nil:
+				m.Content[i] = *result
+			case started:
 				m.Content[i].Content = unknownOutcomeText
 			default:
 				m.Content[i].Content = notRunText
@@ -162,8 +161,7 @@ func listSessions(dir string) ([]SessionInfo, error) {
 	return infos, nil
 }
 
-// newestSession returns the id of the session of dir written last ("" if none), by the files' times;
-// files written within the same clock tick are told apart by their newest records.
+// newestSession returns the id of the session of dir written last, or ""; files of one clock tick are told apart by their records.
 func newestSession(dir string) string {
 	paths, _ := filepath.Glob(filepath.Join(dir, "*.jsonl"))
 	newest, when, tied := "", time.Time{}, false
@@ -179,7 +177,7 @@ func newestSession(dir string) string {
 	if !tied {
 		return newest
 	}
-	if infos, err := listSessions(dir); err == nil && len(infos) > 0 {
+	if infos, _ := listSessions(dir); len(infos) > 0 {
 		return infos[0].ID
 	}
 	return newest
