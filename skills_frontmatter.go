@@ -149,7 +149,6 @@ var quoted = regexp.MustCompile(`^(?s:"(?:[^"\\]|\\.)*"|'(?:[^']|'')*')`)
 // and returns the text after it; a plain string ends at " #" or a byte of stop, and
 // text after a list's "]" keeps the value as written, as in "[pr] [priority]".
 func inlineValue(s, stop string) (v any, rest string, ok bool) {
-	s = strings.TrimLeft(s, " \n")
 	if q := quoted.FindString(s); q != "" {
 		v, err := strconv.Unquote(strings.ReplaceAll(q, "\n", `\n`))
 		if q[0] == '\'' {
