@@ -221,7 +221,7 @@ func (app *App) Close() {
 // notices and progress show on stderr with -p, in line mode's output
 // otherwise.
 func (app *App) startMCP(ctx context.Context, servers []MCPServerConfig) {
-	elicitor := Elicitor(&LineElicitor{ReadLine: app.lines.ReadLine, Out: app.stdout})
+	elicitor := Elicitor((&LineElicitor{ReadLine: app.lines.ReadLine, Out: app.stdout}).Elicit)
 	var notices io.Writer = app.stdout
 	if app.Opts.Print {
 		elicitor, _ = elicitorFor(app.Opts.MCPElicitation, nil, app.stderr) // checked with the flags

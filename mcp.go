@@ -99,8 +99,9 @@ type mcpServerInfo struct {
 // mcpPending is one request waiting for its reply.
 type mcpPending struct {
 	reply      chan rpcMessage
-	progressed chan struct{}
 	onProgress func(MCPProgress)
+	timer      *time.Timer // ends the request unless progress resets it
+	timeout    time.Duration
 }
 
 // mcpSession is one connection to an MCP server: handshake, requests both ways and their replies.
@@ -195,8 +196,6 @@ func (s *mcpSession) call(ctx context.Context, method string, params map[string]
 
 // request sends one request (with a progress token in params if onProgress is set) and waits for the reply within timeout, which progress resets.
 func (s *mcpSession) request(ctx context.Context, method string, params map[string]any, timeout time.Duration, onProgress func(MCPProgress)) (json.RawMessage, error) {
-	ctx, done := context.WithCancel(ctx)
-	defer done()
 	key := strconv.FormatInt(s.nextID.Add(1), 10)
 	if onProgress != nil {
 		params["_meta"] = map[string]any{"progressToken": json.RawMessage(key)}
@@ -205,7 +204,12 @@ func (s *mcpSession) request(ctx context.Context, method string, params map[stri
 	if params != nil {
 		body, _ = json.Marshal(params) // plain values, and arguments checked to be JSON
 	}
-	p := &mcpPending{reply: make(chan rpcMessage, 1), progressed: make(chan struct{}, 1), onProgress: onProgress}
+	ctx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
+	defer context.AfterFunc(s.life, func() { stop(nil) })() // the session's end ends the request too
+	timedOut := fmt.Errorf("MCP server %s did not answer %s within %s", s.server, method, timeout)
+	p := &mcpPending{reply: make(chan rpcMessage, 1), onProgress: onProgress, timeout: timeout, timer: time.AfterFunc(timeout, func() { stop(timedOut) })}
+	defer p.timer.Stop()
 	s.mu.Lock()
 	s.pending[key] = p
 	s.mu.Unlock()
@@ -215,36 +219,29 @@ func (s *mcpSession) request(ctx context.Context, method string, params map[stri
 		s.mu.Unlock()
 	}()
 
-	sent := make(chan error, 1)
-	go func() {
-		sent <- s.tr.send(ctx, rpcMessage{JSONRPC: "2.0", ID: json.RawMessage(key), Method: method, Params: body})
-	}()
-	timer := time.NewTimer(timeout)
-	defer timer.Stop()
-	for {
+	var reply rpcMessage
+	err := s.tr.send(ctx, rpcMessage{JSONRPC: "2.0", ID: json.RawMessage(key), Method: method, Params: body})
+	if err == nil {
 		select {
-		case err := <-sent:
-			if err != nil {
-				return nil, cmp.Or(context.Cause(s.life), err)
-			}
-			sent = nil
-		case r := <-p.reply:
-			if r.Error != nil {
-				return nil, r.Error
-			}
-			return r.Result, nil
-		case <-p.progressed:
-			timer.Reset(timeout)
-		case <-timer.C:
-			s.cancelRequest(method, key, "timed out")
-			return nil, fmt.Errorf("MCP server %s did not answer %s within %s", s.server, method, timeout)
+		case reply = <-p.reply:
 		case <-ctx.Done():
-			s.cancelRequest(method, key, "cancelled by the user")
-			return nil, ctx.Err()
-		case <-s.life.Done():
-			return nil, context.Cause(s.life)
 		}
 	}
+	switch {
+	case reply.Error != nil:
+		return nil, reply.Error
+	case reply.ID != nil:
+		return reply.Result, nil
+	case s.life.Err() != nil:
+		return nil, context.Cause(s.life)
+	case context.Cause(ctx) == timedOut:
+		s.cancelRequest(method, key, "timed out")
+		return nil, timedOut
+	case ctx.Err() != nil:
+		s.cancelRequest(method, key, "cancelled by the user")
+		return nil, context.Cause(ctx)
+	}
+	return nil, err
 }
 
 // cancelRequest tells the server we no longer want an answer (initialize may not be cancelled).
@@ -285,10 +282,7 @@ func (s *mcpSession) receive(m rpcMessage) {
 		s.serve(m)
 	case m.Method == "notifications/progress" && json.Unmarshal(m.Params, &p) == nil:
 		if pend := s.lookup(p.Token); pend != nil {
-			select {
-			case pend.progressed <- struct{}{}:
-			default:
-			}
+			pend.timer.Reset(pend.timeout)
 			if pend.onProgress != nil {
 				p.Server = s.server
 				pend.onProgress(p.MCPProgress)

@@ -273,9 +273,9 @@ func elicitorFor(mode string, stdin io.Reader, stderr io.Writer) (Elicitor, erro
 	case "decline", "":
 		return nil, nil
 	case "defaults":
-		return DefaultsElicitor{}, nil
+		return elicitDefaults, nil
 	case "ask":
-		return NewLineElicitor(stdin, stderr), nil
+		return NewLineElicitor(stdin, stderr).Elicit, nil
 	}
 	return nil, usageErrorf("--mcp-elicitation must be decline, defaults or ask, not %q", mode)
 }

@@ -201,7 +201,9 @@ func (m *MCPManager) transport(c MCPServerConfig) mcpTransport {
 		for k, v := range headers {
 			headers[k] = expand(v)
 		}
-		return newMCPHTTP(expand(c.URL), headers, c.Type == "sse")
+		t := &mcpHTTP{url: expand(c.URL), headers: headers, legacyOnly: c.Type == "sse"}
+		t.life, t.stop = context.WithCancel(context.Background())
+		return t
 	}
 	ctx, stop := context.WithCancel(context.Background())
 	cmd := exec.CommandContext(ctx, expand(c.Command))

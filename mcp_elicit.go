@@ -46,25 +46,20 @@ type ElicitResult struct {
 }
 
 // Elicitor puts a server's question to the user.
-type Elicitor interface {
-	Elicit(ctx context.Context, req ElicitRequest) (ElicitResult, error)
-}
+type Elicitor func(ctx context.Context, req ElicitRequest) ElicitResult
 
-// DefaultsElicitor accepts with the schema's defaults, or declines if a required field has none.
-type DefaultsElicitor struct{}
-
-// Elicit accepts with the defaults.
-func (DefaultsElicitor) Elicit(_ context.Context, req ElicitRequest) (ElicitResult, error) {
+// elicitDefaults accepts with the schema's defaults, or declines if a required field has none.
+func elicitDefaults(_ context.Context, req ElicitRequest) ElicitResult {
 	content := map[string]any{}
 	for _, f := range req.Fields {
 		switch {
 		case f.Default != nil:
 			content[f.Name] = f.Default
 		case f.Required:
-			return ElicitResult{Action: ElicitDecline}, nil
+			return ElicitResult{Action: ElicitDecline}
 		}
 	}
-	return ElicitResult{Action: ElicitAccept, Content: content}, nil
+	return ElicitResult{Action: ElicitAccept, Content: content}
 }
 
 // LineElicitor asks field by field on a line terminal; ReadLine returns a line without its end.
@@ -85,7 +80,7 @@ func NewLineElicitor(in io.Reader, out io.Writer) *LineElicitor {
 }
 
 // Elicit asks for each field in the schema's order.
-func (l *LineElicitor) Elicit(ctx context.Context, req ElicitRequest) (ElicitResult, error) {
+func (l *LineElicitor) Elicit(ctx context.Context, req ElicitRequest) ElicitResult {
 	fmt.Fprintf(l.Out, "MCP server %s asks: %s\n(press Enter to keep a [default]; type :decline or :cancel to refuse)\n", req.Server, req.Message)
 	content := map[string]any{}
 	for i := 0; i < len(req.Fields); {
@@ -95,9 +90,9 @@ func (l *LineElicitor) Elicit(ctx context.Context, req ElicitRequest) (ElicitRes
 		answer := strings.TrimSpace(line)
 		switch {
 		case err != nil || ctx.Err() != nil || answer == ":cancel":
-			return ElicitResult{Action: ElicitCancel}, nil
+			return ElicitResult{Action: ElicitCancel}
 		case answer == ":decline":
-			return ElicitResult{Action: ElicitDecline}, nil
+			return ElicitResult{Action: ElicitDecline}
 		}
 		value, problem := parseFieldAnswer(f, answer)
 		switch {
@@ -109,7 +104,7 @@ func (l *LineElicitor) Elicit(ctx context.Context, req ElicitRequest) (ElicitRes
 		}
 		i++
 	}
-	return ElicitResult{Action: ElicitAccept, Content: content}, nil
+	return ElicitResult{Action: ElicitAccept, Content: content}
 }
 
 // fieldPrompt is the question for one field.
@@ -178,10 +173,7 @@ func (s *mcpSession) elicit(ctx context.Context, params json.RawMessage) (any, *
 	if err != nil {
 		return nil, &rpcError{Code: rpcInvalidParams, Message: "bad requestedSchema: " + err.Error()}
 	}
-	res, err := s.opts.Elicitor.Elicit(ctx, ElicitRequest{Server: s.server, Message: p.Message, Fields: fields})
-	if err != nil {
-		return nil, &rpcError{Code: rpcInternalError, Message: err.Error()}
-	}
+	res := s.opts.Elicitor(ctx, ElicitRequest{Server: s.server, Message: p.Message, Fields: fields})
 	reply := map[string]any{"action": res.Action}
 	if res.Action == ElicitAccept {
 		reply["content"] = res.Content

@@ -28,15 +28,14 @@ type (
 
 // mcpHelperTools builds the tools that list and read resources and list and get prompts.
 func mcpHelperTools(m *MCPManager) []*Tool {
-	return []*Tool{
-		ToolDef[listMCPInput]{
-			Name:        "list_mcp_resources",
-			Description: "List the resources (files, records, documents) that connected MCP servers offer.",
-			ReadOnly:    true,
+	list := func(kind, description string, format func(server string, item json.RawMessage) string) *Tool {
+		return ToolDef[listMCPInput]{Name: "list_mcp_" + kind, Description: description, ReadOnly: true,
 			Run: func(ctx context.Context, _ *ToolEnv, in listMCPInput) (ToolOutput, error) {
-				return m.listEach(ctx, in.Server, "resources/list", "resources", formatResource)
-			},
-		}.Tool(),
+				return m.listEach(ctx, in.Server, kind+"/list", kind, format)
+			}}.Tool()
+	}
+	return []*Tool{
+		list("resources", "List the resources (files, records, documents) that connected MCP servers offer.", formatResource),
 		ToolDef[readMCPResourceInput]{
 			Name:        "read_mcp_resource",
 			Description: "Read one resource from an MCP server by its URI.",
@@ -47,14 +46,7 @@ func mcpHelperTools(m *MCPManager) []*Tool {
 				return m.readResource(ctx, in.Server, in.URI)
 			},
 		}.Tool(),
-		ToolDef[listMCPInput]{
-			Name:        "list_mcp_prompts",
-			Description: "List the prompt templates that connected MCP servers offer.",
-			ReadOnly:    true,
-			Run: func(ctx context.Context, _ *ToolEnv, in listMCPInput) (ToolOutput, error) {
-				return m.listEach(ctx, in.Server, "prompts/list", "prompts", formatPrompt)
-			},
-		}.Tool(),
+		list("prompts", "List the prompt templates that connected MCP servers offer.", formatPrompt),
 		ToolDef[getMCPPromptInput]{
 			Name:        "get_mcp_prompt",
 			Description: "Fetch a prompt template from an MCP server, filled in with the given arguments.",

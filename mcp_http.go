@@ -41,12 +41,6 @@ type mcpHTTP struct {
 	stopListen context.CancelFunc // ends the current GET stream
 }
 
-// newMCPHTTP describes a server at rawURL; legacy forces HTTP+SSE.
-func newMCPHTTP(rawURL string, headers map[string]string, legacy bool) *mcpHTTP {
-	life, stop := context.WithCancel(context.Background())
-	return &mcpHTTP{url: rawURL, headers: headers, legacyOnly: legacy, life: life, stop: stop}
-}
-
 // open remembers where messages go; the first POST makes the connection.
 func (t *mcpHTTP) open(ctx context.Context, deliver func(rpcMessage), lost func(error)) error {
 	t.deliver, t.lost = deliver, lost

@@ -176,7 +176,7 @@ func (t *mcpStdio) readMessage(r *bufio.Reader) ([]byte, error) {
 func (t *mcpStdio) decode(body []byte, deliver func(rpcMessage)) {
 	var m rpcMessage
 	if err := json.Unmarshal(body, &m); err != nil || m.JSONRPC != "2.0" {
-		t.stderr.note("ignored a line on stdout that is not JSON-RPC: " + clip(string(body), 200))
+		fmt.Fprintf(t.stderr, "\n[minicode] ignored a line on stdout that is not JSON-RPC: %s\n", clip(string(body), 200))
 		return
 	}
 	t.mu.Lock()
@@ -242,11 +242,6 @@ func (l *lineTail) Write(p []byte) (int, error) {
 	l.buf = append(l.buf, p...)
 	l.buf = l.buf[max(0, len(l.buf)-16<<10):]
 	return len(p), nil
-}
-
-// note adds a line of our own.
-func (l *lineTail) note(line string) {
-	_, _ = l.Write([]byte("\n[minicode] " + line + "\n"))
 }
 
 // String returns the last mcpStderrKeep non-blank lines, oldest first, each cut to 500 bytes.
