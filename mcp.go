@@ -113,9 +113,8 @@ type mcpSession struct {
 	onLost   func(err error)     // told once if the connection ends by itself; must not block
 
 	nextID    atomic.Int64
-	mu        sync.Mutex
-	pending   map[string]*mcpPending        // our requests, by id
-	incoming  map[string]context.CancelFunc // the server's requests, by id
+	pending   sync.Map // our requests' *mcpPending, by id
+	incoming  sync.Map // the context.CancelFunc of each server's request, by id
 	info      atomic.Pointer[mcpServerInfo]
 	handshake sync.Mutex // one (re)initialization at a time
 
@@ -127,8 +126,7 @@ type mcpSession struct {
 // newMCPSession wraps a transport; nothing is sent until connect.
 func newMCPSession(server string, tr mcpTransport, opts MCPOptions) *mcpSession {
 	life, end := context.WithCancelCause(context.Background())
-	return &mcpSession{server: server, tr: tr, opts: opts, life: life, end: end,
-		pending: map[string]*mcpPending{}, incoming: map[string]context.CancelFunc{}}
+	return &mcpSession{server: server, tr: tr, opts: opts, life: life, end: end}
 }
 
 // connect opens the transport and runs the handshake within timeout, or closes the session.
@@ -210,14 +208,8 @@ func (s *mcpSession) request(ctx context.Context, method string, params map[stri
 	timedOut := fmt.Errorf("MCP server %s did not answer %s within %s", s.server, method, timeout)
 	p := &mcpPending{reply: make(chan rpcMessage, 1), onProgress: onProgress, timeout: timeout, timer: time.AfterFunc(timeout, func() { stop(timedOut) })}
 	defer p.timer.Stop()
-	s.mu.Lock()
-	s.pending[key] = p
-	s.mu.Unlock()
-	defer func() { // a reply that still comes is ignored
-		s.mu.Lock()
-		delete(s.pending, key)
-		s.mu.Unlock()
-	}()
+	s.pending.Store(key, p)
+	defer s.pending.Delete(key) // a reply that still comes is ignored
 
 	var reply rpcMessage
 	err := s.tr.send(ctx, rpcMessage{JSONRPC: "2.0", ID: json.RawMessage(key), Method: method, Params: body})
@@ -289,11 +281,8 @@ func (s *mcpSession) receive(m rpcMessage) {
 			}
 		}
 	case m.Method == "notifications/cancelled" && json.Unmarshal(m.Params, &p) == nil:
-		s.mu.Lock()
-		stop := s.incoming[idKey(p.RequestID)]
-		s.mu.Unlock()
-		if stop != nil {
-			stop()
+		if stop, ok := s.incoming.Load(idKey(p.RequestID)); ok {
+			stop.(context.CancelFunc)()
 		}
 	case m.Method != "" && s.onNotify != nil:
 		s.onNotify(m.Method)
@@ -302,25 +291,18 @@ func (s *mcpSession) receive(m rpcMessage) {
 
 // lookup returns the pending request with the given id, or nil.
 func (s *mcpSession) lookup(id json.RawMessage) *mcpPending {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.pending[idKey(id)]
+	pend, _ := s.pending.Load(idKey(id))
+	p, _ := pend.(*mcpPending)
+	return p
 }
 
 // serve answers a server's request on its own goroutine, so a slow answer stalls nothing.
 func (s *mcpSession) serve(m rpcMessage) {
 	ctx, stop := context.WithCancel(s.life)
-	key := idKey(m.ID)
-	s.mu.Lock()
-	s.incoming[key] = stop
-	s.mu.Unlock()
+	s.incoming.Store(idKey(m.ID), stop)
 	go func() {
-		defer func() {
-			s.mu.Lock()
-			delete(s.incoming, key)
-			s.mu.Unlock()
-			stop()
-		}()
+		defer s.incoming.Delete(idKey(m.ID))
+		defer stop()
 		result, rerr := s.answer(ctx, m)
 		if ctx.Err() != nil {
 			return

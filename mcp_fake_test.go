@@ -124,7 +124,7 @@ func (s *fakeServer) read() ([]byte, error) {
 	if s.mode != "lsp" {
 		return []byte(line), nil
 	}
-	if !isContentLengthHeader([]byte(line)) {
+	if !strings.HasPrefix(strings.ToLower(line), "content-length:") {
 		if strings.TrimSpace(line) != "" {
 			fmt.Fprintln(os.Stderr, "got a line without Content-Length")
 			s.write(map[string]any{"jsonrpc": "2.0", "id": nil, "error": map[string]any{"code": -32700, "message": "expected Content-Length header"}})

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/textproto"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -72,7 +71,7 @@ func (t *mcpStdio) open(_ context.Context, deliver func(rpcMessage), lost func(e
 		return fmt.Errorf("running %s: %w", cmd.Args[0], err)
 	}
 	t.stdin = stdin
-	go t.readLoop(bufio.NewReaderSize(stdout, 64<<10), deliver, lost)
+	go t.readLoop(stdout, deliver, lost)
 	return nil
 }
 
@@ -113,10 +112,18 @@ func (t *mcpStdio) write(ctx context.Context, body []byte, lsp bool) error {
 }
 
 // readLoop reads messages until stdout ends, then reports the exit; garbled output stops the server.
-func (t *mcpStdio) readLoop(r *bufio.Reader, deliver func(rpcMessage), lost func(error)) {
-	err := t.readMessages(r, deliver)
+func (t *mcpStdio) readLoop(stdout io.Reader, deliver func(rpcMessage), lost func(error)) {
+	messages := bufio.NewScanner(stdout)
+	messages.Buffer(make([]byte, 0, 64<<10), maxMCPMessage+4096)
+	messages.Split(t.splitMessage)
+	for messages.Scan() {
+		if body := bytes.TrimSpace(messages.Bytes()); len(body) > 0 {
+			t.decode(body, deliver)
+		}
+	}
+	err := messages.Err() // nil at the end of stdout
 	grace := mcpExitGrace
-	if !errors.Is(err, io.EOF) {
+	if err != nil {
 		grace = 0
 	}
 	kill := time.AfterFunc(grace, t.stop)
@@ -128,7 +135,7 @@ func (t *mcpStdio) readLoop(r *bufio.Reader, deliver func(rpcMessage), lost func
 		return
 	}
 	switch {
-	case !errors.Is(err, io.EOF):
+	case err != nil:
 		lost(fmt.Errorf("reading from the server: %w", err))
 	case killed:
 		lost(errors.New("the server closed its output but did not exit"))
@@ -139,37 +146,32 @@ func (t *mcpStdio) readLoop(r *bufio.Reader, deliver func(rpcMessage), lost func
 	}
 }
 
-// readMessages decodes stdout until it ends.
-func (t *mcpStdio) readMessages(r *bufio.Reader, deliver func(rpcMessage)) (err error) {
-	for err == nil {
-		var body []byte
-		if body, err = t.readMessage(r); len(body) > 0 {
-			t.decode(body, deliver)
-		}
+// splitMessage is the bufio.SplitFunc of stdout: a line, or headers from Content-Length to an
+// empty line and the body they announce, which settles an unknown framing as Content-Length.
+func (t *mcpStdio) splitMessage(data []byte, atEOF bool) (int, []byte, error) {
+	advance, line, err := bufio.ScanLines(data, atEOF)
+	if advance == 0 || len(line) < 15 || !strings.EqualFold(string(line[:15]), "Content-Length:") {
+		return advance, line, err
 	}
-	return err
-}
-
-// readMessage reads one line, or one framed message, which settles an unknown framing.
-func (t *mcpStdio) readMessage(r *bufio.Reader) ([]byte, error) {
-	line, err := readLine(r, maxMCPMessage)
-	if err != nil || !isContentLengthHeader(line) {
-		return bytes.TrimSpace(line), err
-	}
-	value := strings.TrimSpace(string(line[len("Content-Length:"):]))
+	value := strings.TrimSpace(string(line[15:]))
 	n, err := strconv.Atoi(value)
 	if err != nil || n < 0 || n > maxMCPMessage {
-		return nil, fmt.Errorf("bad Content-Length %q", value)
+		return 0, nil, fmt.Errorf("bad Content-Length %q", value)
 	}
-	if _, err := textproto.NewReader(r).ReadMIMEHeader(); err != nil {
-		return nil, err
+	for len(line) > 0 {
+		more := 0
+		if more, line, _ = bufio.ScanLines(data[advance:], false); more == 0 {
+			return 0, nil, nil
+		}
+		advance += more
+	}
+	if len(data) < advance+n {
+		return 0, nil, nil
 	}
 	t.mu.Lock()
 	t.lsp = t.lsp || !t.settled
 	t.mu.Unlock()
-	body := make([]byte, n)
-	_, err = io.ReadFull(r, body)
-	return body, err
+	return advance + n, data[advance : advance+n], nil
 }
 
 // decode passes on one message; the first settles the framing and may resend initialize framed.
@@ -190,26 +192,6 @@ func (t *mcpStdio) decode(body []byte, deliver func(rpcMessage)) {
 		_ = t.write(context.Background(), init, true)
 	}
 	deliver(m)
-}
-
-// readLine reads up to and including the next newline, failing on a line longer than max bytes.
-func readLine(r *bufio.Reader, max int) ([]byte, error) {
-	var line []byte
-	for {
-		chunk, err := r.ReadSlice('\n')
-		if len(line)+len(chunk) > max {
-			return nil, fmt.Errorf("a line longer than %d bytes", max)
-		}
-		line = append(line, chunk...)
-		if err != bufio.ErrBufferFull {
-			return line, err
-		}
-	}
-}
-
-// isContentLengthHeader reports whether a line is a Content-Length header.
-func isContentLengthHeader(line []byte) bool {
-	return len(line) >= 15 && strings.EqualFold(string(line[:15]), "Content-Length:")
 }
 
 // close closes stdin and stops the process group if the server has not exited after mcpStdinGrace.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -222,13 +223,17 @@ func readStdioStream(t *testing.T, data string, n int) []string {
 		pw.Close()
 	}()
 	tr := &mcpStdio{stderr: &lineTail{}}
+	messages := bufio.NewScanner(pr)
+	messages.Split(tr.splitMessage)
 	var got []string
-	err := tr.readMessages(bufio.NewReader(pr), func(m rpcMessage) {
-		b, _ := json.Marshal(m)
-		got = append(got, string(b))
-	})
-	if err != io.EOF {
-		t.Errorf("read error = %v, want EOF", err)
+	for messages.Scan() {
+		tr.decode(bytes.TrimSpace(messages.Bytes()), func(m rpcMessage) {
+			b, _ := json.Marshal(m)
+			got = append(got, string(b))
+		})
+	}
+	if err := messages.Err(); err != nil {
+		t.Errorf("read error = %v, want none", err)
 	}
 	return got
 }
@@ -258,9 +263,12 @@ func FuzzReadStdioMessage(f *testing.F) {
 	f.Add("Content-Length: 5\r\n\r\nhello")
 	f.Add("Content-Length: -1\r\n\r\n")
 	f.Fuzz(func(t *testing.T, data string) {
-		body, err := (&mcpStdio{}).readMessage(bufio.NewReader(strings.NewReader(data)))
-		if err == nil && !strings.Contains(data, string(body)) {
-			t.Errorf("body %q is not in the input %q", body, data)
+		messages := bufio.NewScanner(strings.NewReader(data))
+		messages.Split((&mcpStdio{}).splitMessage)
+		for messages.Scan() {
+			if !strings.Contains(data, messages.Text()) {
+				t.Errorf("body %q is not in the input %q", messages.Text(), data)
+			}
 		}
 	})
 }
@@ -359,26 +367,31 @@ func TestMCPStdioUnreadableOutput(t *testing.T) {
 	}
 }
 
-func TestReadLineLimit(t *testing.T) {
+func TestMCPStdioLineLimit(t *testing.T) {
 	t.Parallel()
+	// A line longer than the limit stops the reading; a last line without
+	// a newline still counts.
 	cases := []struct {
-		input, want, wantErr string
+		input   string
+		want    []string
+		wantErr error
 	}{
-		{"short\nnext", "short\n", ""},
-		{strings.Repeat("x", 40) + "\n", strings.Repeat("x", 40) + "\n", ""},
-		{strings.Repeat("x", 41) + "\n", "", "a line longer than 41 bytes"},
-		{strings.Repeat("x", 100), "", "a line longer than 41 bytes"},
-		{"no newline", "no newline", "EOF"},
+		{"short\nnext", []string{"short", "next"}, nil},
+		{strings.Repeat("x", 40) + "\n", []string{strings.Repeat("x", 40)}, nil},
+		{strings.Repeat("x", 41) + "\n", nil, bufio.ErrTooLong},
+		{strings.Repeat("x", 100), nil, bufio.ErrTooLong},
+		{"no newline", []string{"no newline"}, nil},
 	}
 	for _, c := range cases {
-		// A 16-byte buffer makes long lines arrive in several pieces.
-		line, err := readLine(bufio.NewReaderSize(strings.NewReader(c.input), 16), 41)
-		got := ""
-		if err != nil {
-			got = err.Error()
+		messages := bufio.NewScanner(strings.NewReader(c.input))
+		messages.Buffer(nil, 41)
+		messages.Split((&mcpStdio{}).splitMessage)
+		var got []string
+		for messages.Scan() {
+			got = append(got, messages.Text())
 		}
-		if string(line) != c.want || got != c.wantErr {
-			t.Errorf("readLine(%q) = %q, %q; want %q, %q", c.input, line, got, c.want, c.wantErr)
+		if strings.Join(got, "|") != strings.Join(c.want, "|") || messages.Err() != c.wantErr {
+			t.Errorf("lines of %q = %q, %v; want %q, %v", c.input, got, messages.Err(), c.want, c.wantErr)
 		}
 	}
 }
