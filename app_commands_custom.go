@@ -187,19 +187,34 @@ func (app *App) expandCommand(ctx context.Context, c *CustomCommand, args string
 	if failed != nil {
 		return slashPrompt{}, failed
 	}
+	body, err = app.attachFiles(ctx, body, nil)
+	if err != nil {
+		return slashPrompt{}, fmt.Errorf("/%s: %w", c.Name, err)
+	}
+	return slashPrompt{Prompt: body, Grants: grants, Model: c.Model}, nil
+}
+
+// attachFiles appends the contents of each file text mentions as @path,
+// read with read_file so that permissions and hooks apply, and tells note
+// (if any) what it attached; a mention of no file stays as it is written.
+func (app *App) attachFiles(ctx context.Context, text string, note func(string)) (string, error) {
 	var attached strings.Builder
-	for _, m := range filePattern.FindAllStringSubmatch(body, -1) {
+	for _, m := range filePattern.FindAllStringSubmatch(text, -1) {
 		path := strings.TrimRight(m[1], ".,;:)")
-		if info, err := os.Stat(filepath.Join(app.Workspace, path)); err != nil || info.IsDir() {
+		abs, err := resolveInput(app.Env, path)
+		if info, statErr := os.Stat(abs); err != nil || statErr != nil || info.IsDir() {
 			continue
 		}
 		out := app.runTool(ctx, "read_file", map[string]string{"path": path})
 		if out.IsError {
-			return slashPrompt{}, fmt.Errorf("/%s: @%s: %s", c.Name, path, out.Text)
+			return "", fmt.Errorf("@%s: %s", path, out.Text)
 		}
 		fmt.Fprintf(&attached, "\n\nContents of %s:\n%s", path, out.Text)
+		if note != nil {
+			note("attached " + path)
+		}
 	}
-	return slashPrompt{Prompt: body + attached.String(), Grants: grants, Model: c.Model}, nil
+	return text + attached.String(), nil
 }
 
 // runTool runs one tool call for a command, outside any turn.

@@ -140,6 +140,30 @@ func TestCustomCommandsInLineMode(t *testing.T) {
 	}
 }
 
+// TestMentionsInLineMode checks that line mode attaches a file a prompt
+// mentions with @, says so, and that a mention it may not read stops the
+// prompt with the reason instead of sending it.
+func TestMentionsInLineMode(t *testing.T) {
+	t.Parallel()
+	srv, requests := anthropicServer(t, answerOnce())
+	ws := commandWorkspace(t)
+	secret := filepath.Join(t.TempDir(), "secret.txt")
+	if err := os.WriteFile(secret, []byte("top secret\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := runMinicode(t, []string{"ANTHROPIC_API_KEY=k", "ANTHROPIC_BASE_URL=" + srv.URL, "MINICODE_HOME=" + trustingHome(t, ws)},
+		"read @"+secret+" please\nsummarise @notes.txt, then stop\n", "--workspace", ws, "--disallowedTools", "read_file("+secret+")")
+	reqs := requests()
+	if len(reqs) != 1 || !strings.Contains(reqs[0].Messages[0].Text(), "Contents of notes.txt:\nnotes.txt: ") || strings.Contains(reqs[0].Messages[0].Text(), "top secret") {
+		t.Fatalf("requests %+v, want one with notes.txt attached and nothing of the denied file", reqs)
+	}
+	for _, want := range []string{"error: @" + secret + ": ", "attached notes.txt"} {
+		if !strings.Contains(res.stdout, want) {
+			t.Errorf("line mode printed %q, want it to hold %q", res.stdout, want)
+		}
+	}
+}
+
 func TestSkillAllowedToolsGrantWithinDenyRules(t *testing.T) {
 	t.Parallel()
 	// The model asks to touch a file. Headless, nobody can approve it; the

@@ -45,7 +45,19 @@ func (app *App) runLineMode(ctx context.Context, interrupts <-chan os.Signal) er
 			}
 		}
 		var res TurnResult
-		withInterrupts(ctx, interrupts, func(ctx context.Context) { res = app.runPrompt(ctx, history, *prompt) })
+		withInterrupts(ctx, interrupts, func(ctx context.Context) {
+			if prompt.Input == "" { // a command's or skill's expansion attaches its own @files
+				note := func(msg string) { fmt.Fprintln(app.stdout, "  "+msg) }
+				if prompt.Prompt, err = app.attachFiles(ctx, prompt.Prompt, note); err != nil {
+					return
+				}
+			}
+			res = app.runPrompt(ctx, history, *prompt)
+		})
+		if err != nil {
+			fmt.Fprintf(app.stdout, "error: %v\n", err)
+			continue
+		}
 		history = res.Messages
 		r.endTurn(res)
 		fmt.Fprintf(app.stdout, "(context: %s)\n", app.Agent.ContextUsage())

@@ -213,9 +213,18 @@ func (u *tui) busy(ctx context.Context, activity string, fn func(context.Context
 // turn sends one task to the model and shows the turn as it happens.
 func (u *tui) turn(ctx context.Context, prompt slashPrompt) {
 	if prompt.Input == "" { // a command's or skill's expansion attaches its own @files
-		u.mu.Lock()
-		prompt.Prompt = attachMentions(prompt.Prompt, u.app.Workspace, &u.tr)
-		u.mu.Unlock()
+		text, err := u.app.attachFiles(ctx, prompt.Prompt, func(msg string) {
+			u.mu.Lock()
+			defer u.mu.Unlock()
+			u.tr.println(u.tr.style(ansiDim, "  "+msg))
+		})
+		if err != nil {
+			u.mu.Lock()
+			defer u.mu.Unlock()
+			u.tr.println(u.tr.style(ansiRed, "error: "+err.Error()))
+			return
+		}
+		prompt.Prompt = text
 	}
 	res := u.app.runPrompt(ctx, u.history, prompt)
 	u.mu.Lock()

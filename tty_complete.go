@@ -6,7 +6,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -122,39 +121,6 @@ func (m *completionMenu) lines(width int, tr *transcript) []string {
 	}
 	if len(m.items) > shown {
 		out = append(out, fmt.Sprintf("  (%d of %d; Tab completes)", m.sel+1, len(m.items)))
-	}
-	return out
-}
-
-// mentionPattern finds @file mentions in an input.
-var mentionPattern = regexp.MustCompile(`(?:^|\s)@(\S+)`)
-
-// maxAttachment is the largest file an @mention attaches.
-const maxAttachment = 256 * 1024
-
-// attachMentions appends to input each file it mentions with @path, noting in the transcript what it attached.
-func attachMentions(input, workspace string, tr *transcript) string {
-	out := input
-	for _, m := range mentionPattern.FindAllStringSubmatch(input, -1) {
-		name, abs := m[1], filepath.Join(workspace, m[1])
-		if filepath.IsAbs(name) {
-			abs = name
-		}
-		info, err := os.Stat(abs)
-		if err != nil || !info.Mode().IsRegular() {
-			continue
-		}
-		if info.Size() > maxAttachment {
-			tr.println(tr.style(ansiYellow, fmt.Sprintf("! %s is larger than %d KB and was not attached", name, maxAttachment/1024)))
-			continue
-		}
-		data, err := os.ReadFile(abs)
-		if err != nil {
-			tr.println(tr.style(ansiYellow, "! "+err.Error()))
-			continue
-		}
-		out += fmt.Sprintf("\n\n<file path=%q>\n%s\n</file>", name, strings.TrimSuffix(string(data), "\n"))
-		tr.println(tr.style(ansiDim, fmt.Sprintf("  attached %s (%d lines)", name, strings.Count(string(data), "\n"))))
 	}
 	return out
 }

@@ -58,12 +58,12 @@ func TestMentionAttachesTheFile(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(u.app.Workspace, "notes.txt"), []byte("remember the milk\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	got := attachMentions("summarise @notes.txt and @missing.txt", u.app.Workspace, &u.tr)
-	want := "summarise @notes.txt and @missing.txt\n\n<file path=\"notes.txt\">\nremember the milk\n</file>"
-	if got != want {
+	u.turn(t.Context(), slashPrompt{Prompt: "summarise @notes.txt and @missing.txt."})
+	got := u.history[0].Text()
+	if want := "summarise @notes.txt and @missing.txt.\n\nContents of notes.txt:\nnotes.txt: 1 line\n     1\tremember the milk\n"; got != want {
 		t.Errorf("message got %q, want %q", got, want)
 	}
-	if !strings.Contains(u.scroll.String(), "attached notes.txt (1 lines)") {
+	if !strings.Contains(u.scroll.String(), "attached notes.txt") {
 		t.Errorf("the transcript does not say what was attached: %q", u.scroll.String())
 	}
 }
