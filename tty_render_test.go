@@ -92,6 +92,10 @@ func TestTranscriptFrames(t *testing.T) {
 			"mock (mock) · ctx 0% · 0 tokens · session 01234567 · default · no sandbox\n› "},
 		{Event{Kind: EventNotice, Text: "retrying in 2s"}, 5 * time.Second, "! retrying in 2s\n",
 			"mock (mock) · ctx 0% · 0 tokens · session 01234567 · default · no sandbox\n› "},
+		{Event{Kind: EventCompact, Compaction: &Compaction{Trigger: "auto"}, Text: "snip compact (auto) saved 3,000 tokens"}, 6 * time.Second,
+			"· snip compact (auto) saved 3,000 tokens\n", "mock (mock) · ctx 0% · 0 tokens · session 01234567 · default · no sandbox\n› "},
+		{Event{Kind: EventCompact, Compaction: &Compaction{Trigger: "manual"}, Text: "compaction (manual) saved 9 tokens"}, 6 * time.Second, // /compact says it
+			"", "mock (mock) · ctx 0% · 0 tokens · session 01234567 · default · no sandbox\n› "},
 	}
 	for i, st := range steps {
 		u.activityAt = at(st.now)

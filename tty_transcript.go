@@ -87,6 +87,11 @@ func (t *transcript) event(e Event, now time.Time) {
 	case EventNotice:
 		t.endText()
 		t.println(t.style(ansiYellow, "! "+e.Text))
+	case EventCompact:
+		if e.Compaction.Trigger != "manual" { // a command says what it did
+			t.endText()
+			t.println(t.style(ansiDim, "· "+e.Text))
+		}
 	}
 }
 
