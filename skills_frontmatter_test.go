@@ -35,6 +35,7 @@ func TestParseFrontMatter(t *testing.T) {
 		{name: "block list with comments", in: "tools:\n  # read\n  - a # first\n\n  - 'b: c'\n", want: map[string]any{"tools": []any{"a", "b: c"}}},
 		{name: "one level of map", in: "metadata:\n  version: \"1.0\"\n  tags: [a, b]\n  empty:\nname: x\n", want: map[string]any{"metadata": map[string]any{"version": "1.0", "tags": []any{"a", "b"}, "empty": nil}, "name": "x"}},
 		{name: "block in a map", in: "m:\n  d: >-\n    one\n    two\n", want: map[string]any{"m": map[string]any{"d": "one two"}}},
+		{name: "blank line in a block in a map", in: "m:\n  d: |\n    a\n\n    b\n", want: map[string]any{"m": map[string]any{"d": "a\n\nb\n"}}},
 		{name: "empty value", in: "license:\nname: x\n", want: map[string]any{"license": nil, "name": "x"}},
 		{name: "value on next line", in: "description:\n  Text on the next line\n", want: map[string]any{"description": "Text on the next line"}},
 		{name: "literal clip", in: "d: |\n  line one\n    indented\n  line three\n\nname: x\n", want: map[string]any{"d": "line one\n  indented\nline three\n", "name": "x"}},
@@ -47,6 +48,7 @@ func TestParseFrontMatter(t *testing.T) {
 		{name: "comments and blanks", in: "# top\n\nname: x\n  # indented comment\n", want: map[string]any{"name": "x"}},
 		{name: "empty document", in: "", want: map[string]any{}},
 		{name: "only a comment after the key", in: "d: # nothing\n", want: map[string]any{"d": ""}},
+		{name: "a comment after the key, the value below", in: "d: # note\n  text below\n", want: map[string]any{"d": "text below"}},
 		{name: "scalars stay strings", in: "a: true\nb: 1.0\nc: null\n", want: map[string]any{"a": "true", "b": "1.0", "c": "null"}},
 	}
 	for _, tt := range tests {
