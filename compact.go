@@ -248,16 +248,12 @@ func newestRequest(msgs []Message) int {
 func safeRuns(msgs []Message) [][2]int {
 	protected := protectedMessages(msgs)
 	var runs [][2]int
-	for i := 0; i < len(msgs); {
-		if protected[i] {
+	for i := 0; i < len(msgs); i++ {
+		from := i
+		for i < len(msgs) && !protected[i] {
 			i++
-			continue
 		}
-		from, to := i, i
-		for to < len(msgs) && !protected[to] {
-			to++
-		}
-		i = to
+		to := i
 		for from < to && isCallResults(msgs[from]) {
 			from++
 		}

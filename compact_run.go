@@ -87,12 +87,9 @@ func (a *Agent) manageContext(ctx context.Context, t *turn) error {
 		if !due || a.context.failures[layer] >= maxCompactFailures {
 			continue
 		}
-		msgs, _, err := a.compactWith(ctx, t.messages, layer, "auto", "", false)
+		t.messages, _, _ = a.compactWith(ctx, t.messages, layer, "auto", "", false) // unchanged when it fails
 		if ctx.Err() != nil {
 			return ctx.Err()
-		}
-		if err == nil {
-			t.messages = msgs
 		}
 	}
 	if u := a.estimate(t.messages); u.Tokens > u.usable() {

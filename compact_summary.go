@@ -33,11 +33,10 @@ func summaryTranscript(msgs []Message, budget int) string {
 	size, limit := 0, budget*charsPerCodeToken
 	for i := len(msgs) - 1; i >= 0; i-- {
 		part := transcriptOf(msgs[i])
-		if size+len(part) > limit {
+		if size += len(part); size > limit {
 			parts = append(parts, fmt.Sprintf("[%d earlier messages left out to fit the context window]", i+1))
 			break
 		}
-		size += len(part)
 		parts = append(parts, part)
 	}
 	slices.Reverse(parts)
@@ -56,8 +55,7 @@ func transcriptOf(m Message) string {
 		case BlockToolUse:
 			fmt.Fprintf(&b, "[tool call %s] %s\n", blk.Name, blk.Input)
 		case BlockToolResult:
-			label := map[bool]string{false: "tool result", true: "tool error"}[blk.IsError]
-			fmt.Fprintf(&b, "[%s] %s\n", label, clip(blk.Content, transcriptResultChars))
+			fmt.Fprintf(&b, "[%s] %s\n", map[bool]string{false: "tool result", true: "tool error"}[blk.IsError], clip(blk.Content, transcriptResultChars))
 		}
 	}
 	return b.String()

@@ -45,15 +45,14 @@ type RecordPayload struct {
 	Call    *Block   `json:"call,omitempty"`
 	Result  *Block   `json:"result,omitempty"`
 	// Kind says what changed the view (a layer, fork, clear or sync); Splices say how, or Messages hold the new view.
-	Kind       string    `json:"kind,omitempty"`
-	Splices    []Splice  `json:"splices,omitempty"`
-	Messages   []Message `json:"messages,omitempty"`
-	ForkedFrom string    `json:"forked_from,omitempty"`
-	Title      string    `json:"title,omitempty"`
-	Model      string    `json:"model,omitempty"`
-	// PermissionMode is recorded for the reader, never restored on resume.
-	PermissionMode  string `json:"permission_mode,omitempty"`
-	ParentToolUseID string `json:"parent_tool_use_id,omitempty"` // the task call of a sidechain record's subagent
+	Kind            string    `json:"kind,omitempty"`
+	Splices         []Splice  `json:"splices,omitempty"`
+	Messages        []Message `json:"messages,omitempty"`
+	ForkedFrom      string    `json:"forked_from,omitempty"`
+	Title           string    `json:"title,omitempty"`
+	Model           string    `json:"model,omitempty"`
+	PermissionMode  string    `json:"permission_mode,omitempty"`    // for the reader: never restored on resume
+	ParentToolUseID string    `json:"parent_tool_use_id,omitempty"` // the task call of a sidechain record's subagent
 }
 
 // Session is one conversation: the messages the model sees and the journal recording them.

@@ -136,10 +136,9 @@ func cmdResume(ctx context.Context, app *App, args string, history *[]Message) (
 	if args == "" {
 		fmt.Fprintf(app.stdout, "%s\nPick a session by number (Enter to stay in this one): ", formatSessionList(infos, time.Now()))
 		line, err := app.lines.ReadLine(ctx)
-		if err != nil || strings.TrimSpace(line) == "" {
+		if args = strings.TrimSpace(line); err != nil || args == "" {
 			return "", false, nil
 		}
-		args = strings.TrimSpace(line)
 	}
 	id := args
 	if n, err := strconv.Atoi(args); err == nil {
@@ -187,10 +186,8 @@ func cmdRename(_ context.Context, app *App, args string, _ *[]Message) (string, 
 // cmdExport writes the whole recorded conversation, compacted parts included, to a Markdown file.
 func cmdExport(_ context.Context, app *App, args string, history *[]Message) (string, bool, error) {
 	messages, title := *history, app.Session.Title
-	if app.Session.Started() {
-		if j, err := readJournal(app.Session.Path); err == nil {
-			messages = j.Transcript
-		}
+	if j, err := readJournal(app.Session.Path); err == nil && app.Session.Started() {
+		messages = j.Transcript
 	}
 	path := cmp.Or(args, "session-"+app.SessionID[:8]+".md")
 	if !filepath.IsAbs(path) {
@@ -214,8 +211,7 @@ func exportMarkdown(title, id string, messages []Message) string {
 			case BlockToolUse:
 				fmt.Fprintf(&b, "\n**Tool call** `%s`\n\n%s", blk.Name, codeBlock(compactJSON(blk.Input, 4000)))
 			case BlockToolResult:
-				label := map[bool]string{false: "Result", true: "Error"}[blk.IsError]
-				fmt.Fprintf(&b, "\n**%s**\n\n%s", label, codeBlock(blk.Content))
+				fmt.Fprintf(&b, "\n**%s**\n\n%s", map[bool]string{false: "Result", true: "Error"}[blk.IsError], codeBlock(blk.Content))
 			}
 		}
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"flag"
+	"slices"
 	"strings"
 )
 
@@ -25,20 +26,15 @@ func addSessionFlags(fs *flag.FlagSet, opts *Options) {
 
 // joinResumeValue rewrites "--resume ID" as "--resume=ID" when the next word is no flag and holds no space.
 func joinResumeValue(args []string) []string {
-	out := make([]string, 0, len(args))
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		name := strings.TrimLeft(a, "-")
-		if (name == "resume" || name == "r") && a != name && i+1 < len(args) {
-			if next := args[i+1]; next != "" && !strings.HasPrefix(next, "-") && !strings.ContainsAny(next, " \t\n") {
-				out = append(out, a+"="+next)
-				i++
-				continue
-			}
+	args = slices.Clone(args)
+	for i := 0; i+1 < len(args); i++ {
+		name, next := strings.TrimLeft(args[i], "-"), args[i+1]
+		if (name == "resume" || name == "r") && name != args[i] && next != "" && !strings.HasPrefix(next, "-") && !strings.ContainsAny(next, " \t\n") {
+			args[i] += "=" + next
+			args = slices.Delete(args, i+1, i+2)
 		}
-		out = append(out, a)
 	}
-	return out
+	return args
 }
 
 // checkSessionFlags rejects session flags that cannot go together.

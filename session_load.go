@@ -208,9 +208,8 @@ func formatAge(d time.Duration) string {
 		return fmt.Sprintf("%dm ago", int(d.Minutes()))
 	case d < 24*time.Hour:
 		return fmt.Sprintf("%dh ago", int(d.Hours()))
-	default:
-		return fmt.Sprintf("%dd ago", int(d.Hours()/24))
 	}
+	return fmt.Sprintf("%dd ago", int(d.Hours()/24))
 }
 
 // pruneSessions removes every workspace's sessions (and stored results) written before cutoff, but keep, and counts them.
