@@ -68,7 +68,7 @@ type mcpTransport interface {
 	// open connects: messages go to deliver in order; lost is called once if the connection ends by itself.
 	open(ctx context.Context, deliver func(rpcMessage), lost func(error)) error
 	send(ctx context.Context, msg rpcMessage) error // errMCPSessionExpired: initialize again
-	close() error                                   // returns once all it started has ended
+	close()                                         // returns once all it started has ended
 }
 
 // errMCPSessionExpired reports that a server no longer knows our session.
@@ -108,9 +108,9 @@ type mcpPending struct {
 type mcpSession struct {
 	server   string
 	tr       mcpTransport
-	opts     MCPOptions          // the client's version, the workspace root and the Elicitor
-	onNotify func(method string) // other notifications; must not block
-	onLost   func(err error)     // told once if the connection ends by itself; must not block
+	opts     MCPOptions      // the client's version, the workspace root and the Elicitor
+	onChange func()          // told of notifications/tools/list_changed; must not block
+	onLost   func(err error) // told once if the connection ends by itself (an owner ends the session then); must not block
 
 	nextID    atomic.Int64
 	pending   sync.Map // our requests' *mcpPending, by id
@@ -126,7 +126,7 @@ type mcpSession struct {
 // newMCPSession wraps a transport; nothing is sent until connect.
 func newMCPSession(server string, tr mcpTransport, opts MCPOptions) *mcpSession {
 	life, end := context.WithCancelCause(context.Background())
-	return &mcpSession{server: server, tr: tr, opts: opts, life: life, end: end}
+	return &mcpSession{server: server, tr: tr, opts: opts, life: life, end: end, onLost: end}
 }
 
 // connect opens the transport and runs the handshake within timeout, or closes the session.
@@ -284,8 +284,8 @@ func (s *mcpSession) receive(m rpcMessage) {
 		if stop, ok := s.incoming.Load(idKey(p.RequestID)); ok {
 			stop.(context.CancelFunc)()
 		}
-	case m.Method != "" && s.onNotify != nil:
-		s.onNotify(m.Method)
+	case m.Method == "notifications/tools/list_changed" && s.onChange != nil:
+		s.onChange()
 	}
 }
 
@@ -331,14 +331,9 @@ func (s *mcpSession) answer(ctx context.Context, m rpcMessage) (any, *rpcError) 
 	return nil, &rpcError{Code: rpcMethodNotFound, Message: "method not found: " + m.Method}
 }
 
-// lost ends the session when the transport ended, or leaves that to the owner, which records the loss first.
+// lost reports that the transport ended: by default it ends the session, an owner records the loss first.
 func (s *mcpSession) lost(err error) {
-	err = s.explain(fmt.Errorf("MCP server %s is not connected: %w", s.server, err))
-	if s.onLost == nil {
-		s.end(err)
-	} else {
-		s.onLost(err)
-	}
+	s.onLost(s.explain(fmt.Errorf("MCP server %s is not connected: %w", s.server, err)))
 }
 
 // explain adds the server's recent stderr to an error.
@@ -350,11 +345,9 @@ func (s *mcpSession) explain(err error) error {
 }
 
 // close ends the session and the transport once, and returns when the transport let go.
-func (s *mcpSession) close() error {
-	var err error
+func (s *mcpSession) close() {
 	s.closing.Do(func() {
 		s.end(fmt.Errorf("MCP server %s is not connected: the session was closed", s.server))
-		err = s.tr.close()
+		s.tr.close()
 	})
-	return err
 }

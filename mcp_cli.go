@@ -35,12 +35,10 @@ func runMCPCommand(ctx context.Context, args []string, stdin io.Reader, stdout, 
 	}
 	rest := args[1:]
 	switch args[0] {
-	case "add":
-		return mcpAdd(rest, stdout, home, workspace)
+	case "add", "remove":
+		return mcpEdit(args[0], rest, stdout, home, workspace)
 	case "list":
 		return mcpList(stdout, home, workspace)
-	case "remove":
-		return mcpRemove(rest, stdout, home, workspace)
 	case "tools":
 		return mcpTools(ctx, rest, stdout, home, workspace)
 	case "call":
@@ -64,41 +62,53 @@ func keyValue(m map[string]string) func(string) error {
 	}
 }
 
-// mcpAdd saves a server definition.
-func mcpAdd(args []string, stdout io.Writer, home, workspace string) error {
-	fs := flag.NewFlagSet("mcp add", flag.ContinueOnError)
+// mcpEdit runs `mcp add`, which saves a server, and `mcp remove`, which deletes one, in the user's or the project's file.
+func mcpEdit(verb string, args []string, stdout io.Writer, home, workspace string) error {
+	fs := flag.NewFlagSet("mcp "+verb, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	project := fs.Bool("project", false, "")
-	c := MCPServerConfig{Env: map[string]string{}, Headers: map[string]string{}}
-	fs.Func("env", "", keyValue(c.Env))
-	fs.Func("header", "", keyValue(c.Headers))
-	fs.StringVar(&c.URL, "url", "", "")
-	fs.StringVar(&c.Type, "type", "", "")
-	name, command, err := parseNamed(fs, args)
-	if err != nil {
-		return err
+	c := &MCPServerConfig{Env: map[string]string{}, Headers: map[string]string{}}
+	if verb == "add" {
+		fs.Func("env", "", keyValue(c.Env))
+		fs.Func("header", "", keyValue(c.Headers))
+		fs.StringVar(&c.URL, "url", "", "")
+		fs.StringVar(&c.Type, "type", "", "")
 	}
-	c.Name = name
-	if c.URL != "" {
-		c.Type = cmp.Or(c.Type, "http")
-	}
-	if len(command) > 0 {
-		c.Command, c.Args = command[0], command[1:]
-	}
+	name, rest, err := parseNamed(fs, args)
 	switch {
+	case err != nil:
+		return err
+	case verb == "remove" && (name == "" || len(rest) > 0):
+		return usageErrorf("mcp remove needs one NAME")
+	case verb == "remove":
+		c = nil
 	case name == "":
 		return usageErrorf("mcp add needs a NAME\n%s", mcpUsage)
-	case c.URL != "" && c.Command != "":
+	case c.URL != "" && len(rest) > 0:
 		return usageErrorf("mcp add: give either --url or a command, not both")
+	case c.URL != "":
+		c.Type = cmp.Or(c.Type, "http")
+	case len(rest) > 0:
+		c.Command, c.Args = rest[0], rest[1:]
 	}
-	if err := c.validate(); err != nil {
-		return usageErrorf("mcp add: %v", err)
+	if c != nil {
+		c.Name = name
+		if err := c.validate(); err != nil {
+			return usageErrorf("mcp add: %v", err)
+		}
 	}
 	path := mcpConfigFile(home, workspace, *project)
-	if _, err := editMCPFile(path, name, &c); err != nil {
+	found, err := editMCPFile(path, name, c)
+	switch {
+	case err != nil:
 		return err
+	case c != nil:
+		fmt.Fprintf(stdout, "Added MCP server %s to %s\n", name, path)
+	case !found:
+		return fmt.Errorf("no MCP server named %q in %s", name, path)
+	default:
+		fmt.Fprintf(stdout, "Removed MCP server %s from %s\n", name, path)
 	}
-	fmt.Fprintf(stdout, "Added MCP server %s to %s\n", name, path)
 	return nil
 }
 
@@ -138,30 +148,6 @@ func mcpList(stdout io.Writer, home, workspace string) error {
 		}
 		fmt.Fprintf(stdout, "%s\t%s\t%s\t(%s)\n", c.Name, cmp.Or(c.Type, "stdio"), target, c.Source)
 	}
-	return nil
-}
-
-// mcpRemove deletes a server from the user's or the project's file.
-func mcpRemove(args []string, stdout io.Writer, home, workspace string) error {
-	fs := flag.NewFlagSet("mcp remove", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	project := fs.Bool("project", false, "")
-	name, rest, err := parseNamed(fs, args)
-	if err != nil {
-		return err
-	}
-	if name == "" || len(rest) > 0 {
-		return usageErrorf("mcp remove needs one NAME")
-	}
-	path := mcpConfigFile(home, workspace, *project)
-	found, err := editMCPFile(path, name, nil)
-	switch {
-	case err != nil:
-		return err
-	case !found:
-		return fmt.Errorf("no MCP server named %q in %s", name, path)
-	}
-	fmt.Fprintf(stdout, "Removed MCP server %s from %s\n", name, path)
 	return nil
 }
 

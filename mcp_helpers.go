@@ -73,11 +73,9 @@ func (m *MCPManager) refreshHelpers() {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for _, t := range mcpHelperTools(m) {
-		_, present := m.reg.Get(t.Name)
-		switch want := resources && strings.Contains(t.Name, "resource") || prompts && strings.Contains(t.Name, "prompt"); {
-		case want && !present:
-			m.reg.Add(t)
-		case !want && present:
+		if resources && strings.Contains(t.Name, "resource") || prompts && strings.Contains(t.Name, "prompt") {
+			m.reg.Add(t) // in the place of the same tool if it is there
+		} else {
 			m.reg.Remove(func(name string) bool { return name == t.Name })
 		}
 	}

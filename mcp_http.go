@@ -17,9 +17,8 @@ import (
 
 // Streamable HTTP settings.
 const (
-	mcpDefaultRetry   = time.Second // reconnect delay when the server gave none
-	mcpMaxReconnects  = 5           // failed reconnects in a row before giving up
-	mcpErrorBodyLimit = 500
+	mcpDefaultRetry  = time.Second // reconnect delay when the server gave none
+	mcpMaxReconnects = 5           // failed reconnects in a row before giving up
 )
 
 // mcpHTTP speaks Streamable HTTP, or HTTP+SSE to a server that refuses the initialize POST.
@@ -291,7 +290,7 @@ func (t *mcpHTTP) sessionLost(resp *http.Response, method string, failure error)
 
 // statusError describes a failed HTTP exchange with the start of its body.
 func statusError(resp *http.Response) error {
-	text, _ := io.ReadAll(io.LimitReader(resp.Body, mcpErrorBodyLimit))
+	text, _ := io.ReadAll(io.LimitReader(resp.Body, 500))
 	drain(resp)
 	if msg := strings.TrimSpace(string(text)); msg != "" {
 		return fmt.Errorf("the server answered %s: %s", resp.Status, msg)
@@ -343,7 +342,7 @@ func (t *mcpHTTP) connectLegacy(ctx context.Context) error {
 }
 
 // close ends the streams and, when there is a session, DELETEs it.
-func (t *mcpHTTP) close() error {
+func (t *mcpHTTP) close() {
 	t.mu.Lock()
 	id := t.sessionID
 	t.mu.Unlock()
@@ -355,5 +354,4 @@ func (t *mcpHTTP) close() error {
 		cancel()
 	}
 	t.stop()
-	return nil
 }

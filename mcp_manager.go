@@ -360,12 +360,10 @@ func (srv *mcpServer) serve(ctx context.Context) {
 	}
 	changed, lost, listed := make(chan struct{}, 1), make(chan error, 1), make(chan mcpListing)
 	r := &mcpRun{srv: srv, sess: newMCPSession(srv.name, tr, srv.m.opts), worked: make(chan struct{})}
-	r.sess.onNotify = func(method string) {
-		if method == "notifications/tools/list_changed" {
-			select {
-			case changed <- struct{}{}:
-			default:
-			}
+	r.sess.onChange = func() {
+		select {
+		case changed <- struct{}{}:
+		default:
 		}
 	}
 	r.sess.onLost = func(err error) { lost <- err } // buffered; called once

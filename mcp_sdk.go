@@ -48,9 +48,8 @@ func (t *mcpSDK) receive(m rpcMessage) {
 }
 
 // close stops delivering: the server itself lives in the program.
-func (t *mcpSDK) close() error {
+func (t *mcpSDK) close() {
 	t.deliver.Store(nil)
-	return nil
 }
 
 // serveMCP starts the servers the program runs (named in initialize, or of type "sdk").

@@ -195,11 +195,11 @@ func (t *mcpStdio) decode(body []byte, deliver func(rpcMessage)) {
 }
 
 // close closes stdin and stops the process group if the server has not exited after mcpStdinGrace.
-func (t *mcpStdio) close() error {
+func (t *mcpStdio) close() {
 	t.closing.Store(true)
 	if t.stdin == nil {
 		t.stop()
-		return nil
+		return
 	}
 	t.stdin.Close()
 	select {
@@ -208,7 +208,6 @@ func (t *mcpStdio) close() error {
 		t.stop()
 		<-t.exited
 	}
-	return nil
 }
 
 // lineTail is an io.Writer keeping the last lines a server wrote to stderr.

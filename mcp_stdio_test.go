@@ -307,9 +307,7 @@ func TestMCPStdioShutdown(t *testing.T) {
 			t.Parallel()
 			sess := connectTestSession(t, fakeStdioConfig(t, "fake", mode))
 			tr := sess.tr.(*mcpStdio)
-			if err := sess.close(); err != nil {
-				t.Fatal(err)
-			}
+			sess.close()
 			if got := tr.cmd.ProcessState.String(); got != want {
 				t.Errorf("the server ended with %q, want %q", got, want)
 			}
@@ -333,7 +331,8 @@ func TestMCPStdioServerStopsReading(t *testing.T) {
 			finished <- fmt.Errorf("the blocked call ended with %v, want the call timeout", err)
 			return
 		}
-		finished <- sess.close()
+		sess.close()
+		finished <- nil
 	}()
 	select {
 	case err := <-finished:
@@ -401,11 +400,11 @@ func TestMCPStdioShutdownReachesWhatAWrapperStarted(t *testing.T) {
 	// The wrapper shell dies at SIGTERM, but the stubborn server it started
 	// holds stdout and ignores SIGTERM: only a signal to the whole process
 	// group ends it, and with it the session.
-	cfg := fakeStdioConfig(t, "fake", "stubborn")
+	mark := newMark(t)
+	cfg := markedConfig(t, "fake", "stubborn", mark, "")
 	cfg.Args = []string{"-c", `"$0"; exit $?`, cfg.Command}
 	cfg.Command = "sh"
 	sess := connectTestSession(t, cfg)
-	if err := sess.close(); err != nil {
-		t.Errorf("close = %v, want the server and its wrapper ended", err)
-	}
+	sess.close()
+	noProcessLeft(t, mark, "after close", 2*time.Second)
 }
