@@ -131,12 +131,13 @@ func newMCPSession(server string, tr mcpTransport, opts MCPOptions) *mcpSession 
 
 // connect opens the transport and runs the handshake within timeout, or closes the session.
 func (s *mcpSession) connect(ctx context.Context, timeout time.Duration) error {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	deadline := time.Now().Add(timeout)
+	ctx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()
 	err := s.tr.open(ctx, s.receive, s.lost)
 	if err != nil {
 		err = fmt.Errorf("starting MCP server %s: %w", s.server, err)
-	} else if err = s.initialize(ctx, timeout); err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+	} else if err = s.initialize(ctx, timeout); err != nil && !time.Now().Before(deadline) { // the context's or the request's timer may tell first
 		err = fmt.Errorf("MCP server %s did not answer initialize within %s", s.server, timeout)
 	}
 	if err != nil {
