@@ -103,7 +103,7 @@ func TestMCPStdioStartupFailures(t *testing.T) {
 		want    []string
 		summary string // the line /mcp shows
 	}{
-		{"hang", []string{"did not answer initialize within 500ms", "fake server starting in mode hang"}, "failed      0 tools  MCP server fake did not answer initialize within 500ms — fake server starting"},
+		{"hang", []string{"did not answer initialize within 2s", "fake server starting in mode hang"}, "failed      0 tools  MCP server fake did not answer initialize within 2s — fake server starting"},
 		{"exit", []string{"the server exited", "exit status 3", "fatal: missing configuration file"}, "exit status 3 — fatal: missing configuration file\n"},
 		{"oldver", []string{`protocol version "2024-01-01"`, "2025-11-25"}, `protocol version "2024-01-01"`},
 	}
@@ -113,7 +113,7 @@ func TestMCPStdioStartupFailures(t *testing.T) {
 			cfg := fakeStdioConfig(t, "fake", c.mode)
 			cfg.StartupTimeoutMs = 20000 // time enough to start on a busy machine
 			if c.mode == "hang" {
-				cfg.StartupTimeoutMs = 500
+				cfg.StartupTimeoutMs = 2000 // time enough for the server to start and say so, on a busy machine
 			}
 			m, reg := startManager(t, []MCPServerConfig{cfg}, MCPOptions{})
 			st := m.Status()[0]
@@ -173,10 +173,10 @@ func TestMCPStdioServerDiesMidCall(t *testing.T) {
 func TestMCPStdioTimeoutCancels(t *testing.T) {
 	t.Parallel()
 	cfg := fakeStdioConfig(t, "fake", "ndjson")
-	cfg.TimeoutMs = 300
+	cfg.TimeoutMs = 1000 // 30 ms between progress reports leaves room on a busy machine
 	sess := connectTestSession(t, cfg)
 	_, err := sess.callTool(context.Background(), "hang", nil, cfg.callTimeout(), nil)
-	if err == nil || !strings.Contains(err.Error(), "did not answer tools/call within 300ms") {
+	if err == nil || !strings.Contains(err.Error(), "did not answer tools/call within 1s") {
 		t.Fatalf("err = %v, want a timeout", err)
 	}
 	// The server is told: it logs the cancellation on stderr.
