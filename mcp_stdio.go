@@ -135,6 +135,8 @@ func (t *mcpStdio) readLoop(stdout io.Reader, deliver func(rpcMessage), lost fun
 		return
 	}
 	switch {
+	case errors.Is(err, bufio.ErrTooLong):
+		lost(fmt.Errorf("the server sent a message larger than %d MB", maxMCPMessage>>20))
 	case err != nil:
 		lost(fmt.Errorf("reading from the server: %w", err))
 	case killed:

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -407,4 +408,20 @@ func TestMCPStdioShutdownReachesWhatAWrapperStarted(t *testing.T) {
 	sess := connectTestSession(t, cfg)
 	sess.close()
 	noProcessLeft(t, mark, "after close", 2*time.Second)
+}
+
+// TestMCPStdioMessageIsBounded checks that a server whose output never ends
+// a message is dropped with the limit named, not read into memory forever.
+func TestMCPStdioMessageIsBounded(t *testing.T) {
+	t.Parallel()
+	cmd := exec.Command("true")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	tr := &mcpStdio{cmd: cmd, stop: func() {}, exited: make(chan struct{})}
+	var got error
+	tr.readLoop(endlessSpaces{}, func(rpcMessage) { t.Error("an oversized message was delivered") }, func(err error) { got = err })
+	if got == nil || got.Error() != "the server sent a message larger than 64 MB" {
+		t.Errorf("lost with %v, want the size named", got)
+	}
 }
