@@ -262,7 +262,7 @@ func (p *Permissions) grantRules(req PermissionRequest, asking []target, to Save
 		r := Rule{Tool: req.Tool}
 		switch {
 		case t.kind == targetPath:
-			r.Spec = "/" + escapeGlob(t.abs)
+			r.Spec = "/" + globQuoter.Replace(t.abs)
 			if to == SaveProject {
 				r.Spec = p.relGlob(t.abs)
 			}

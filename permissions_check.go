@@ -362,7 +362,7 @@ func (p *Permissions) modeDefault(req PermissionRequest, t target) Decision {
 	if t.kind == targetPath && req.Access == AccessExecute {
 		ruleTool = map[bool]string{false: readAlias, true: editAlias}[t.write]
 	}
-	d := Decision{Verdict: VerdictAsk}
+	d := Decision{Verdict: VerdictAsk, Hint: flagHint(ruleTool, p.relGlob(t.abs))} // a path's hint
 	switch {
 	case t.kind == targetCommand:
 		d.Reason, d.Hint = "running a command needs approval", flagHint(req.Tool, suggestPrefix(t.cmd.Words))
@@ -389,9 +389,6 @@ func (p *Permissions) modeDefault(req PermissionRequest, t target) Decision {
 	default:
 		return Decision{Verdict: VerdictAllow}
 	}
-	if d.Hint == "" { // a path's hint
-		d.Hint = flagHint(ruleTool, p.relGlob(t.abs))
-	}
 	return d
 }
 
@@ -403,9 +400,9 @@ func flagHint(tool, spec string) string {
 // relGlob is the glob naming exactly one path, relative when inside.
 func (p *Permissions) relGlob(abs string) string {
 	if rel, err := filepath.Rel(p.workspace, abs); err == nil && within(p.workspace, abs) && rel != "." {
-		return "./" + escapeGlob(filepath.ToSlash(rel))
+		return "./" + globQuoter.Replace(filepath.ToSlash(rel))
 	}
-	return "/" + escapeGlob(abs)
+	return "/" + globQuoter.Replace(abs)
 }
 
 // subcommand matches words that read as a subcommand, such as "test".

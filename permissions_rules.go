@@ -156,11 +156,6 @@ func (r Rule) namesProgram(cmd simpleCommand) bool {
 // globQuoter quotes the glob characters of a literal path.
 var globQuoter = strings.NewReplacer(`*`, `\*`, `?`, `\?`, `[`, `\[`, `]`, `\]`, `\`, `\\`)
 
-// escapeGlob quotes the glob characters of a literal path.
-func escapeGlob(p string) string {
-	return globQuoter.Replace(p)
-}
-
 // ruleFile is the format of permissions.json, which keeps "always" answers.
 type ruleFile struct {
 	Allow []string `json:"allow"`

@@ -167,8 +167,8 @@ func TestMatchGlob(t *testing.T) {
 		{"/w/**/*_test.go", "/w/c.go", false},
 		{"/etc/*", "/etc/hosts", true},
 		{"/w/**/**/**/**/**/**/**/**/z", "/w/a/b/c/d/e/f/g/h/i/j/k/l/m/n/o/p/q/r/s/t/u/v/w/x/y", false},
-		{"/w/" + escapeGlob("a[1]*.go"), "/w/a[1]*.go", true},
-		{"/w/" + escapeGlob("a[1]*.go"), "/w/a1x.go", false},
+		{"/w/" + globQuoter.Replace("a[1]*.go"), "/w/a[1]*.go", true},
+		{"/w/" + globQuoter.Replace("a[1]*.go"), "/w/a1x.go", false},
 	}
 	for _, tt := range tests {
 		if got := matchGlob(tt.glob, tt.name); got != tt.want {

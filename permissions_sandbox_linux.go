@@ -116,14 +116,11 @@ func startConfined(cmd *exec.Cmd, ruleset int) error {
 // it was locked. Where the kernel does not list them, the thread sleeps for good.
 func outliveChildren() {
 	children := fmt.Sprintf("/proc/self/task/%d/children", syscall.Gettid())
-	for {
-		list, err := os.ReadFile(children)
-		switch {
-		case err != nil:
-			select {} // kept, asleep: no polling that would cost CPU for every command run
-		case len(bytes.TrimSpace(list)) == 0:
-			return
-		}
+	list, err := os.ReadFile(children)
+	for ; err == nil && len(bytes.TrimSpace(list)) > 0; list, err = os.ReadFile(children) {
 		time.Sleep(50 * time.Millisecond)
+	}
+	if err != nil {
+		select {} // kept, asleep: no polling that would cost CPU for every command run
 	}
 }
