@@ -111,19 +111,26 @@ func readNumbered(ctx context.Context, path, name string, offset, limit int) (st
 		b.Write(fits.Bytes())
 		return b.String(), r.err
 	}
+	r.headAndTail(&b, f, start, offset, last, size)
+	return b.String(), r.err
+}
+
+// headAndTail reads lines offset to last again from start and writes
+// those that fit the budget from the head and the tail, noting what it leaves out.
+func (r *lineReader) headAndTail(b *strings.Builder, f io.Seeker, start int64, offset, last, size int) {
 	_, r.err = f.Seek(start, io.SeekStart)
 	r.read, r.binaryAt, r.n = start, -1, offset-1
 	r.br.Reset(r)
 	at, omitted := 0, 0 // bytes of the lines so far; the first line left out
 	r.lines(offset, last, func() {
-		switch { // over readBudgetChars, the head and tail are kept
-		case size <= readBudgetChars || at+len(r.numbered) <= readBudgetChars/2:
+		switch {
+		case at+len(r.numbered) <= readBudgetChars/2:
 			b.Write(r.numbered)
 		case at < size-readBudgetChars/2:
 			omitted = cmp.Or(omitted, r.n)
 		default:
 			if omitted > 0 {
-				fmt.Fprintf(&b, "[... lines %d-%d omitted to keep this result short; read them with offset=%d limit=%d ...]\n",
+				fmt.Fprintf(b, "[... lines %d-%d omitted to keep this result short; read them with offset=%d limit=%d ...]\n",
 					omitted, r.n-1, omitted, r.n-omitted)
 				omitted = 0
 			}
@@ -131,7 +138,6 @@ func readNumbered(ctx context.Context, path, name string, offset, limit int) (st
 		}
 		at += len(r.numbered)
 	})
-	return b.String(), r.err
 }
 
 // writeHeader writes the first line of read_file's answer: which lines
