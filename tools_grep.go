@@ -122,6 +122,30 @@ type grepSearch struct {
 	total   int               // matching lines
 }
 
+// cores counts the searches running: while any runs, Go's scheduler has every core.
+var cores struct {
+	sync.Mutex
+	users, saved int
+}
+
+// allCores gives the scheduler every core until the function it returns is called.
+func allCores() (release func()) {
+	cores.Lock()
+	defer cores.Unlock()
+	if cores.users == 0 {
+		cores.saved = runtime.GOMAXPROCS(max(runtime.NumCPU(), runtime.GOMAXPROCS(0)))
+	}
+	cores.users++
+	return func() {
+		cores.Lock()
+		defer cores.Unlock()
+		cores.users--
+		if cores.users == 0 {
+			runtime.GOMAXPROCS(cores.saved)
+		}
+	}
+}
+
 // grepMatch is one matching line.
 type grepMatch struct {
 	path string // absolute
@@ -131,6 +155,7 @@ type grepMatch struct {
 
 // run searches the files it receives with one worker per CPU.
 func (g *grepSearch) run(ctx context.Context, files <-chan string) {
+	defer allCores()()
 	var wg sync.WaitGroup
 	for range max(2, runtime.GOMAXPROCS(0)) {
 		wg.Go(func() {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -220,5 +221,26 @@ func TestGrepFilesEmptyLines(t *testing.T) {
 	out := callTool(t, env, grepFilesTool(), `{"pattern":"^$"}`)
 	if want := "blank.txt:2:\n(1 matching line in 1 file)\n"; out.Text != want {
 		t.Errorf("got %q, want %q", clip(out.Text, 300), want)
+	}
+}
+
+// TestSearchesTakeEveryCore: a process running on one P, as minicode does,
+// has every core while any search runs and one again after the last ends.
+func TestSearchesTakeEveryCore(t *testing.T) {
+	if runtime.NumCPU() < 2 {
+		t.Skip("needs two CPUs")
+	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	first, second := allCores(), allCores()
+	if got := runtime.GOMAXPROCS(0); got != runtime.NumCPU() {
+		t.Errorf("during two searches GOMAXPROCS = %d, want %d", got, runtime.NumCPU())
+	}
+	first()
+	if got := runtime.GOMAXPROCS(0); got != runtime.NumCPU() {
+		t.Errorf("after the first search ended GOMAXPROCS = %d, want %d", got, runtime.NumCPU())
+	}
+	second()
+	if got := runtime.GOMAXPROCS(0); got != 1 {
+		t.Errorf("after both ended GOMAXPROCS = %d, want 1", got)
 	}
 }
