@@ -20,6 +20,7 @@ const (
 	spinnerTick    = 100 * time.Millisecond // how often the activity's clock is redrawn
 	exitArmTimeout = 2 * time.Second        // how long a first Ctrl-C at the prompt waits for the second
 	exitHint       = "Press Ctrl-C again to exit."
+	answerHint     = "Type your answer and press Enter."
 )
 
 // spinnerFrames animate the status line while something runs.
@@ -52,7 +53,8 @@ type tui struct {
 	cancel        context.CancelFunc
 	activity      string // what is happening now; "" when idle
 	activityAt    time.Time
-	hint          string      // a line under the input, such as how to exit
+	hint          string      // a line under the input, such as how to exit; the next key clears it
+	asked         bool        // the model asked the user: answerHint stays until the next input starts
 	armedAt       time.Time   // the first Ctrl-C at an idle prompt
 	answers       chan string // set while a question (an MCP server's) waits for a typed answer
 	usage         Usage       // tokens used this session
@@ -179,7 +181,7 @@ func (u *tui) loop(ctx context.Context) error {
 			return nil
 		case input := <-u.inputs:
 			u.mu.Lock()
-			u.queued = u.queued[1:]
+			u.queued, u.asked = u.queued[1:], false
 			u.echo(input)
 			u.mu.Unlock()
 			if prompt := u.command(ctx, input); prompt != nil {
@@ -229,7 +231,7 @@ func (u *tui) turn(ctx context.Context, prompt slashPrompt) {
 	res := u.app.runPrompt(ctx, u.history, prompt)
 	u.mu.Lock()
 	defer u.mu.Unlock()
-	u.history = res.Messages
+	u.history, u.asked = res.Messages, res.End == EndAskUser
 	u.usage.Add(res.Usage)
 	u.cost += costUSD(u.app.Model, res.Usage)
 }
@@ -368,7 +370,7 @@ func (u *tui) Read(p []byte) (int, error) {
 	if u.answer.Len() == 0 {
 		answers := make(chan string, 1)
 		u.mu.Lock()
-		u.answers, u.hint = answers, "Type your answer and press Enter."
+		u.answers = answers
 		u.draw()
 		u.mu.Unlock()
 		u.answer.Reset(<-answers + "\n")

@@ -143,8 +143,16 @@ func TestQuestionsReadTheirAnswerFromTheInputBox(t *testing.T) {
 	}()
 	waitFor(t, "the question to wait", func() bool { u.mu.Lock(); defer u.mu.Unlock(); return u.answers != nil })
 	u.mu.Lock()
-	for _, k := range typeKeys("blue<enter>") {
+	shown := func() bool { return strings.Contains(strings.Join(u.frame(time.Now()).lines, "\n"), answerHint) }
+	for _, k := range typeKeys("blue") {
 		u.handleKey(k)
+	}
+	if !shown() {
+		t.Errorf("the frame lacks %q while the answer is typed: %q", answerHint, u.frame(time.Now()).lines)
+	}
+	u.handleKey(key{name: "enter"})
+	if shown() {
+		t.Errorf("the frame still shows %q after the answer was sent", answerHint)
 	}
 	u.mu.Unlock()
 	if line := <-got; line != "blue" || len(u.queued) != 0 {

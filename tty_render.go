@@ -99,8 +99,12 @@ func (u *tui) frame(now time.Time) frame {
 	lines = append(lines, u.statusLine(now, spin, w))
 	below, row, col := inputLines(&u.editor, w, tr.style(ansiBold+ansiCyan, "›")+" ")
 	below = append(below, u.menu.lines(w, tr)...)
-	if u.hint != "" {
-		below = append(below, tr.style(ansiDim, truncateWidth(u.hint, w)))
+	hint := u.hint
+	if hint == "" && (u.asked || u.answers != nil) { // a question's hint stays while its answer is typed
+		hint = answerHint
+	}
+	if hint != "" {
+		below = append(below, tr.style(ansiDim, truncateWidth(hint, w)))
 	}
 	if u.dialog != nil {
 		below, row, col = u.dialog.lines(w)

@@ -150,6 +150,7 @@ func TestTUIInTmux(t *testing.T) {
 	t.Run("task, editing and history", func(t *testing.T) { tmuxTaskEditHistory(t, bin) })
 	t.Run("multi-line paste is one turn", func(t *testing.T) { tmuxPaste(t, bin) })
 	t.Run("Ctrl-C twice exits and restores the terminal", func(t *testing.T) { tmuxExit(t, bin, "Ctrl-C") })
+	t.Run("a question's hint stays while the answer is typed", func(t *testing.T) { tmuxAnswer(t, bin) })
 	if testing.Short() {
 		return
 	}
@@ -179,6 +180,26 @@ func tmuxTaskEditHistory(t *testing.T, bin string) {
 	tm.waitInput("› list files")
 	tm.send("Up")
 	tm.waitInput("› read a.txt")
+}
+
+// tmuxAnswer: after the model asks a question, the hint under the input
+// box stays while the answer is typed and goes when it is sent.
+func tmuxAnswer(t *testing.T, bin string) {
+	tm := startTUI(t, bin, 80, 24)
+	tm.send("ask me something", "Enter")
+	tm.waitFor("Which word should I search the workspace for?")
+	tm.waitIdle()
+	tm.send("hel")
+	tm.waitInput("› hel")
+	if s := tm.screen(false, false); !strings.Contains(s, answerHint) {
+		t.Errorf("the screen lacks %q while the answer is typed:\n%s", answerHint, s)
+	}
+	tm.send("lo", "Enter")
+	tm.waitFor(`You answered "hello"`)
+	tm.waitIdle()
+	if s := tm.screen(false, false); strings.Contains(s, answerHint) {
+		t.Errorf("the screen still shows %q after the answer was sent:\n%s", answerHint, s)
+	}
 }
 
 // tmuxPaste: a bracketed paste of several lines is one input, one turn.
