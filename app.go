@@ -70,8 +70,7 @@ type App struct {
 	MCP          *MCPManager
 	Memory       *Memory // AGENTS.md and the like, loaded at start
 	Agent        *Agent
-	Session      *Session // the conversation and its journal
-	SessionID    string
+	Session      *Session // the conversation and its journal; its ID is the session id
 
 	lines   *LineReader // the input lines, shared by line mode and its questions
 	asker   Asker       // how permission questions are put: line mode's or the terminal UI's
@@ -156,7 +155,7 @@ func (app *App) setupSandbox() (dirs []string, err error) {
 		return nil, err
 	}
 	app.closers = append(app.closers, app.Sandbox.Close)
-	app.Env.Hooks = &Hooks{Config: app.Settings.Hooks, SessionID: app.SessionID, Workspace: app.Workspace,
+	app.Env.Hooks = &Hooks{Config: app.Settings.Hooks, SessionID: app.Session.ID, Workspace: app.Workspace,
 		Transcript: app.Session.Path, Sandbox: app.Sandbox, Notice: app.notice}
 	return dirs, nil
 }
@@ -352,7 +351,7 @@ func (app *App) providerName() string {
 
 // newMockProvider is the demo model, or the scripted replies of --mock-script.
 func (app *App) newMockProvider() (*MockProvider, error) {
-	mock := &MockProvider{session: func() string { return app.SessionID }}
+	mock := &MockProvider{session: func() string { return app.Session.ID }}
 	if d := app.getenv("MINICODE_DEMO_DELAY"); d != "" {
 		delay, err := time.ParseDuration(d)
 		if err != nil {

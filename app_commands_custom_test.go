@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -219,5 +220,64 @@ func TestCommandMentionsAreAttachedOnceInTheTUI(t *testing.T) {
 		if got := u.history[0].Text(); strings.Count(got, "remember the milk") != 1 {
 			t.Errorf("%q sent %q, want the file attached once", input, got)
 		}
+	}
+}
+
+// TestMentionsInHeadlessMode checks that -p attaches a file the task
+// mentions with @ in every output format, and that a mention it may not
+// read stops the task with the reason instead of sending it.
+func TestMentionsInHeadlessMode(t *testing.T) {
+	t.Parallel()
+	secret := filepath.Join(t.TempDir(), "secret.txt")
+	if err := os.WriteFile(secret, []byte("top secret\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	deny := []string{"--disallowedTools", "read_file(" + secret + ")"}
+	for _, format := range []string{"text", "json", "stream-json"} {
+		t.Run(format, func(t *testing.T) {
+			srv, requests := anthropicServer(t, answerOnce())
+			ws := commandWorkspace(t)
+			run := func(task string) runResult {
+				return runMinicode(t, []string{"ANTHROPIC_API_KEY=k", "ANTHROPIC_BASE_URL=" + srv.URL, "MINICODE_HOME=" + t.TempDir()}, "",
+					append([]string{"-p", task, "--workspace", ws, "--output-format", format}, deny...)...)
+			}
+			if res := run("summarise @notes.txt, then stop"); res.code != exitOK {
+				t.Fatalf("exit code %d, want 0; stderr %q", res.code, res.stderr)
+			}
+			reqs := requests()
+			if len(reqs) != 1 || !strings.Contains(reqs[0].Messages[0].Text(), "Contents of notes.txt:\nnotes.txt: ") {
+				t.Fatalf("requests %+v, want one with notes.txt attached", reqs)
+			}
+			res := run("read @" + secret + " please")
+			if len(requests()) != 1 || res.code != exitFailed || !strings.Contains(res.stderr, "@"+secret+": ") {
+				t.Errorf("%d requests, exit code %d, stderr %q; want no new request, exit 1 and the reason", len(requests()), res.code, res.stderr)
+			}
+			if format != "text" && (!strings.Contains(res.stdout, `"is_error":true`) || !strings.Contains(res.stdout, "@"+secret+": ")) {
+				t.Errorf("stdout %q, want an error result with the reason", res.stdout)
+			}
+		})
+	}
+}
+
+// TestMentionsInStreamInput checks that a program's user message attaches
+// the files it mentions, and that a mention that cannot be read ends that
+// turn with an error result while the session goes on.
+func TestMentionsInStreamInput(t *testing.T) {
+	srv, requests := anthropicServer(t, textReplies("one", "two"))
+	p := startSDK(t, srv.URL, "--disallowedTools", "read_file(secret.txt)")
+	for name, text := range map[string]string{"notes.txt": "remember the milk\n", "secret.txt": "top secret\n"} {
+		writeFile(t, filepath.Join(p.ws, name), text)
+	}
+	p.user("read @secret.txt")
+	if r := p.await("a result", isType("result", ""), nil); r["is_error"] != true || !strings.Contains(fmt.Sprint(r["errors"]), "@secret.txt: ") {
+		t.Errorf("result %v, want an error naming @secret.txt", r)
+	}
+	p.user("summarise @notes.txt")
+	if r := p.await("a result", isType("result", ""), nil); r["result"] != "one" {
+		t.Errorf("result %v, want one", r)
+	}
+	p.finish()
+	if reqs := requests(); len(reqs) != 1 || !strings.Contains(lastUserText(reqs[0].Messages), "remember the milk") || strings.Contains(fmt.Sprint(reqs), "top secret") {
+		t.Errorf("requests %+v, want one with notes.txt attached and nothing of secret.txt", reqs)
 	}
 }

@@ -80,17 +80,15 @@ func (app *App) runHeadless(ctx context.Context, task string) error {
 func (app *App) runHeadlessTask(ctx context.Context, task string, out *lineWriter, meter *meteredProvider, images ...Block) error {
 	start := time.Now()
 	meter.reset()
-	prompt := slashPrompt{Prompt: task, Images: images}
-	name, args, _ := strings.Cut(strings.TrimPrefix(task, "/"), " ")
-	if c := findSlashCommand(app.customSlashCommands(), name); c != nil && strings.HasPrefix(task, "/") {
-		var err error
-		if prompt, err = c.prompt(ctx, strings.TrimSpace(args)); err != nil {
-			return err
-		}
-		prompt.Input, prompt.Images = task, images
-	}
 	denied := len(app.Perms.Denials())
-	res := app.runPrompt(ctx, app.Session.View(), prompt)
+	prompt, err := app.headlessPrompt(ctx, task, images)
+	var res TurnResult
+	if err != nil { // the prompt is not sent: say why
+		fmt.Fprintf(app.stderr, "minicode: %v\n", err)
+		res = TurnResult{Messages: app.Session.View(), End: EndError, Text: err.Error(), Err: err}
+	} else {
+		res = app.runPrompt(ctx, app.Session.View(), prompt)
+	}
 	structured, res := app.structuredAnswer(ctx, res)
 	record := app.resultOf(res, structured, meter, denied)
 	record.DurationMS = time.Since(start).Milliseconds()
@@ -110,12 +108,25 @@ func (app *App) runHeadlessTask(ctx context.Context, task string, out *lineWrite
 	return nil
 }
 
+// headlessPrompt is the prompt of a task: a custom command's or skill's,
+// or the task with the files it mentions as @path attached.
+func (app *App) headlessPrompt(ctx context.Context, task string, images []Block) (slashPrompt, error) {
+	name, args, _ := strings.Cut(strings.TrimPrefix(task, "/"), " ")
+	if c := findSlashCommand(app.customSlashCommands(), name); c != nil && strings.HasPrefix(task, "/") {
+		p, err := c.prompt(ctx, strings.TrimSpace(args))
+		p.Input, p.Images = task, images
+		return p, err
+	}
+	text, err := app.attachFiles(ctx, task, nil)
+	return slashPrompt{Prompt: text, Images: images}, err
+}
+
 // resultOf builds the result record of a turn, listing the calls denied
 // after the first denied ones. A turn the model answered is a success even
 // if some calls were denied, unless it owes a structured answer.
 func (app *App) resultOf(res TurnResult, structured json.RawMessage, meter *meteredProvider, denied int) resultRecord {
 	r := resultRecord{
-		Type: "result", Result: res.Text, SessionID: app.SessionID, StructuredOutput: structured,
+		Type: "result", Result: res.Text, SessionID: app.Session.ID, StructuredOutput: structured,
 		NumTurns: res.Steps, PermissionDenials: append([]Denial{}, app.Perms.Denials()[denied:]...), UUID: newSessionID(),
 		Usage: resultUsage{InputTokens: res.Usage.InputTokens, OutputTokens: res.Usage.OutputTokens, ServiceTier: "standard",
 			CacheCreationInputTokens: res.Usage.CacheCreationInputTokens, CacheReadInputTokens: res.Usage.CacheReadInputTokens},

@@ -68,7 +68,7 @@ type compactMetadata struct {
 
 // initRecord describes the session before the task runs.
 func (app *App) initRecord() initRecord {
-	r := initRecord{Type: "system", Subtype: "init", CWD: app.Workspace, SessionID: app.SessionID, Model: app.Model,
+	r := initRecord{Type: "system", Subtype: "init", CWD: app.Workspace, SessionID: app.Session.ID, Model: app.Model,
 		PermissionMode: string(app.Perms.Mode()), APIKeySource: app.apiKeySource(), Sandbox: app.Sandbox.Status(),
 		Tools: []string{}, MCPServers: []map[string]string{}, SlashCommands: []string{}, Skills: app.Skills.Names(), UUID: newSessionID()}
 	for _, t := range app.Registry.Tools() {
@@ -106,11 +106,11 @@ func (app *App) headlessEvents(meter *meteredProvider) func(Event) {
 	stream := app.Opts.OutputFormat == "stream-json"
 	if stream && app.Opts.IncludePartialMessages {
 		meter.partial = func(event map[string]any) {
-			out.json(messageRecord{Type: "stream_event", Event: event, SessionID: app.SessionID, UUID: newSessionID()})
+			out.json(messageRecord{Type: "stream_event", Event: event, SessionID: app.Session.ID, UUID: newSessionID()})
 		}
 	}
 	message := func(typ string, e Event, msg any) {
-		r := messageRecord{Type: typ, Message: msg, SessionID: app.SessionID, UUID: newSessionID()}
+		r := messageRecord{Type: typ, Message: msg, SessionID: app.Session.ID, UUID: newSessionID()}
 		if e.ParentToolUseID != "" { // a subagent's, started by this task call
 			r.ParentToolUseID = &e.ParentToolUseID
 		}
@@ -129,7 +129,7 @@ func (app *App) headlessEvents(meter *meteredProvider) func(Event) {
 			}
 			message("assistant", e, msg)
 		case stream && e.Kind == EventCompact && e.ParentToolUseID == "":
-			out.json(compactBoundaryRecord{Type: "system", Subtype: "compact_boundary", SessionID: app.SessionID, UUID: newSessionID(),
+			out.json(compactBoundaryRecord{Type: "system", Subtype: "compact_boundary", SessionID: app.Session.ID, UUID: newSessionID(),
 				CompactMetadata: compactMetadata{Trigger: e.Compaction.Trigger, PreTokens: e.Compaction.PreTokens}})
 		case stream && e.Kind == EventToolResults:
 			message("user", e, e.Message)

@@ -139,7 +139,7 @@ func (app *App) banner() string {
 	}
 	s += "\nType /help for commands."
 	if n := len(app.Session.View()); n > 0 {
-		s += fmt.Sprintf("\nResumed session %s (%d messages).", app.SessionID, n)
+		s += fmt.Sprintf("\nResumed session %s (%d messages).", app.Session.ID, n)
 	}
 	return s
 }

@@ -99,3 +99,34 @@ func TestSkillFoldersAreReadableWithoutAsking(t *testing.T) {
 		t.Errorf("denials = %+v, want only the write into the skill's folder denied (the read allowed)", res.Denials)
 	}
 }
+
+// TestHooksFollowTheSession checks that after /new the hooks are told the
+// new session's id and journal, the same id /new reports.
+func TestHooksFollowTheSession(t *testing.T) {
+	t.Parallel()
+	ws := hookWorkspace(t, `{"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "cat >> prompts.jsonl; echo >> prompts.jsonl"}]}]}`, nil)
+	res := runMinicode(t, []string{"MINICODE_HOME=" + trustingHome(t, ws)}, "list files\n/new\nlist files\n", "--workspace", ws)
+	data, err := os.ReadFile(filepath.Join(ws, "prompts.jsonl"))
+	if err != nil {
+		t.Fatalf("the hook did not run: %v; stdout %q, stderr %q", err, res.stdout, res.stderr)
+	}
+	var inputs []HookInput
+	for line := range strings.Lines(strings.TrimSpace(string(data))) {
+		var in HookInput
+		if err := json.Unmarshal([]byte(line), &in); err != nil {
+			t.Fatalf("hook input %q: %v", line, err)
+		}
+		inputs = append(inputs, in)
+	}
+	if len(inputs) != 2 || inputs[0].SessionID == inputs[1].SessionID {
+		t.Fatalf("hook inputs %+v, want two of different sessions", inputs)
+	}
+	for _, in := range inputs {
+		if filepath.Base(in.TranscriptPath) != in.SessionID+".jsonl" {
+			t.Errorf("transcript_path %q, want the journal of session %q", in.TranscriptPath, in.SessionID)
+		}
+	}
+	if want := "Started session " + inputs[1].SessionID + "."; !strings.Contains(res.stdout, want) {
+		t.Errorf("stdout %q, want it to hold %q", res.stdout, want)
+	}
+}

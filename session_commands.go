@@ -86,10 +86,10 @@ func (app *App) useSession(s *Session) {
 	if app.Session != nil && app.Session != s {
 		app.Session.Close()
 	}
-	app.Session, app.SessionID = s, s.ID
+	app.Session = s
 	app.Env.ResultsDir = filepath.Join(app.Home, "tool-results", s.ID)
 	if app.Env.Hooks != nil {
-		app.Env.Hooks.SessionID = s.ID
+		app.Env.Hooks.SessionID, app.Env.Hooks.Transcript = s.ID, s.Path
 	}
 }
 
@@ -164,14 +164,14 @@ func cmdNew(_ context.Context, app *App, _ string, history *[]Message) (string, 
 	hint := app.resumeHint()
 	app.useSession(newSession(app.sessionsDir(), newSessionID(), app.warnSession))
 	*history = nil
-	return strings.TrimSpace(hint + "\nStarted session " + app.SessionID + "."), false, nil
+	return strings.TrimSpace(hint + "\nStarted session " + app.Session.ID + "."), false, nil
 }
 
 // cmdFork continues the conversation in a new session.
 func cmdFork(_ context.Context, app *App, _ string, history *[]Message) (string, bool, error) {
 	from := app.Session
 	app.useSession(forkSession(app.sessionsDir(), newSessionID(), from.ID, from.Title, *history, app.warnSession))
-	return fmt.Sprintf("Forked session %s into %s; you are now in the fork.", from.ID, app.SessionID), false, nil
+	return fmt.Sprintf("Forked session %s into %s; you are now in the fork.", from.ID, app.Session.ID), false, nil
 }
 
 // cmdRename names the session.
@@ -180,7 +180,7 @@ func cmdRename(_ context.Context, app *App, args string, _ *[]Message) (string, 
 		return "", false, fmt.Errorf("usage: /rename NAME")
 	}
 	app.Session.Rename(args)
-	return fmt.Sprintf("Session %s is now %q.", app.SessionID, args), false, nil
+	return fmt.Sprintf("Session %s is now %q.", app.Session.ID, args), false, nil
 }
 
 // cmdExport writes the whole recorded conversation, compacted parts included, to a Markdown file.
@@ -189,11 +189,11 @@ func cmdExport(_ context.Context, app *App, args string, history *[]Message) (st
 	if j, err := readJournal(app.Session.Path); err == nil && app.Session.Started() {
 		messages = j.Transcript
 	}
-	path := cmp.Or(args, "session-"+app.SessionID[:8]+".md")
+	path := cmp.Or(args, "session-"+app.Session.ID[:8]+".md")
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(app.Workspace, path)
 	}
-	if err := writeFileAtomic(path, []byte(exportMarkdown(title, app.SessionID, messages)), 0o644); err != nil {
+	if err := writeFileAtomic(path, []byte(exportMarkdown(title, app.Session.ID, messages)), 0o644); err != nil {
 		return "", false, fmt.Errorf("exporting the session: %w", err)
 	}
 	return fmt.Sprintf("Wrote %d messages to %s.", len(messages), path), false, nil

@@ -57,7 +57,7 @@ func completionsFor(head, word string, app *App) []completion {
 	case command == "/resume": // the workspace's other sessions, newest first
 		infos, _ := listSessions(app.sessionsDir())
 		for _, s := range infos {
-			if s.ID != app.SessionID {
+			if s.ID != app.Session.ID {
 				title := cmp.Or(s.Title, strings.Join(strings.Fields(s.FirstPrompt), " "))
 				all = append(all, completion{s.ID, fmt.Sprintf("%s, %d messages: %s", formatAge(time.Since(s.Modified)), s.Messages, title)})
 			}

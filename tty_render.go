@@ -140,7 +140,7 @@ func (u *tui) statusLine(now time.Time, spin string, width int) string {
 	}
 	sandbox := map[bool]string{true: "sandboxed", false: "no sandbox"}[app.Sandbox.Sandboxed()]
 	parts := []string{activity, fmt.Sprintf("%s (%s)", app.Model, app.Provider.Name()), fmt.Sprintf("ctx %.0f%%", app.Agent.ContextUsage().Percent),
-		tokens, "session " + app.SessionID[:min(8, len(app.SessionID))], app.MCP.StatusLine(), string(app.Perms.Mode()), sandbox}
+		tokens, "session " + app.Session.ID[:min(8, len(app.Session.ID))], app.MCP.StatusLine(), string(app.Perms.Mode()), sandbox}
 	return u.tr.style(ansiDim, truncateWidth(strings.Join(slices.DeleteFunc(parts, func(p string) bool { return p == "" }), " · "), width))
 }
 

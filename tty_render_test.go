@@ -21,7 +21,7 @@ func plainTUI(t testing.TB, out io.Writer) *tui {
 		t.Fatal(err)
 	}
 	t.Cleanup(app.Close)
-	app.SessionID = "0123456789abcdef"
+	app.Session.ID = "0123456789abcdef"
 	app.Sandbox = nil // the status line then reads the same on every machine
 	u := newTUI(app, out, 80, 24)
 	u.tr.color = false
