@@ -232,7 +232,7 @@ func TestSettingsErrorStopsTheRun(t *testing.T) {
 	home := t.TempDir()
 	writeFile(t, filepath.Join(home, "settings.json"), "{\n  \"maxTurns\": \"ten\"\n}\n")
 	r := runMinicode(t, []string{"MINICODE_HOME=" + home}, "", "-p", "help", "--workspace", t.TempDir())
-	want := "settings file " + filepath.Join(home, "settings.json") + `: line 2: field "maxTurns" must be an integer, not string`
+	want := "settings file " + filepath.Join(home, "settings.json") + `: line 2: field "maxTurns" must be an integer, got string`
 	if r.code != 1 || !strings.Contains(r.stderr, want) {
 		t.Errorf("exit %d, stderr %q; want 1 and %q", r.code, r.stderr, want)
 	}

@@ -40,7 +40,7 @@ func (c *sdkConn) control(ctx context.Context, raw json.RawMessage) (any, error)
 		Message *rpcMessage `json:"message"`
 	}
 	if err := json.Unmarshal(raw, &head); err != nil {
-		return nil, fmt.Errorf("malformed request: %s", jsonError(err))
+		return nil, fmt.Errorf("malformed request: %s", jsonError(err, nil, 0))
 	}
 	app := c.app
 	switch head.Subtype {
@@ -105,7 +105,7 @@ func (c *sdkConn) initialize(ctx context.Context, raw json.RawMessage) (any, err
 	c.started = true
 	var in initializeRequest
 	if err := json.Unmarshal(raw, &in); err != nil {
-		return nil, fmt.Errorf("malformed initialize: %s", jsonError(err))
+		return nil, fmt.Errorf("malformed initialize: %s", jsonError(err, nil, 0))
 	}
 	app := c.app
 	if len(in.SystemPrompt) > 0 {
@@ -214,7 +214,7 @@ func (c *sdkConn) Ask(ctx context.Context, p Prompt) (Answer, error) {
 		Interrupt    bool            `json:"interrupt"`
 	}
 	if err := json.Unmarshal(raw, &r); err != nil {
-		return Answer{}, fmt.Errorf("malformed can_use_tool answer: %s", jsonError(err))
+		return Answer{}, fmt.Errorf("malformed can_use_tool answer: %s", jsonError(err, nil, 0))
 	}
 	switch r.Behavior {
 	case "allow":

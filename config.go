@@ -182,25 +182,18 @@ func decodeJSON(data []byte, v any, strict bool) error {
 		dec.DisallowUnknownFields()
 	}
 	err := dec.Decode(v)
-	if err == nil && dec.More() {
-		return fmt.Errorf("line %d: unexpected data after the JSON object", lineOf(data, dec.InputOffset()))
-	}
-	var syntaxErr *json.SyntaxError
-	var typeErr *json.UnmarshalTypeError
 	field, unknown := strings.CutPrefix(fmt.Sprint(err), "json: unknown field ")
 	switch {
+	case err == nil && dec.More():
+		return fmt.Errorf("line %d: unexpected data after the JSON object", lineOf(data, dec.InputOffset()))
 	case err == nil:
 		return nil
-	case errors.As(err, &syntaxErr):
-		return fmt.Errorf("line %d: %v", lineOf(data, syntaxErr.Offset), err)
-	case errors.As(err, &typeErr):
-		return fmt.Errorf("line %d: field %q must be %s, not %s", lineOf(data, typeErr.Offset), typeErr.Field, jsonKind(typeErr.Type), typeErr.Value)
 	case unknown:
 		return fmt.Errorf("line %d: unknown field %s", lineOf(data, int64(max(0, bytes.Index(data, []byte(field))))), field)
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
 		return fmt.Errorf("the file is empty or ends too soon")
 	}
-	return fmt.Errorf("line %d: %v", lineOf(data, dec.InputOffset()), err)
+	return errors.New(jsonError(err, data, 0))
 }
 
 // lineOf returns the 1-based line of a byte offset in data.

@@ -108,10 +108,10 @@ func TestUntrustedProjectSettingsOnlyTighten(t *testing.T) {
 
 func TestSettingsMistakesInKnownKeysStop(t *testing.T) {
 	cases := []struct{ name, content, want string }{
-		{"env not an object", "{\n\"env\": [\"A=1\"]\n}", `line 2: field "env" must be an object, not array`},
-		{"env value not a string", "{\"env\": {\n\"A\": 1}}", `line 2: field "env" must be a string, not number`},
-		{"bad json", "{\"model\": \"x\",,}", "line 1: invalid character ','"},
-		{"servers list", "{\n\"disabledMcpjsonServers\": \"docs\"}", `line 2: field "disabledMcpjsonServers" must be an array, not string`},
+		{"env not an object", "{\n\"env\": [\"A=1\"]\n}", `line 2: field "env" must be an object, got array`},
+		{"env value not a string", "{\"env\": {\n\"A\": 1}}", `line 2: field "env" must be a string, got number`},
+		{"bad json", "{\"model\": \"x\",,}", "line 1: not valid JSON (invalid character ','"},
+		{"servers list", "{\n\"disabledMcpjsonServers\": \"docs\"}", `line 2: field "disabledMcpjsonServers" must be an array, got string`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

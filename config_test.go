@@ -42,9 +42,9 @@ func TestLoadSettingsMergesProjectOverUser(t *testing.T) {
 
 func TestLoadSettingsErrorsNameFileLineAndField(t *testing.T) {
 	cases := []struct{ name, content, want string }{
-		{"syntax", "{\n  \"model\": \"x\",\n  \"provider\": \n}", "line 4: invalid character '}' looking for beginning of value"},
-		{"wrong type", "{\n\"maxTurns\": \"many\"\n}", `line 2: field "maxTurns" must be an integer, not string`},
-		{"nested wrong type", "{\"permissions\": {\n\"allow\": \"read_file\"}}", `line 2: field "permissions.allow" must be an array, not string`},
+		{"syntax", "{\n  \"model\": \"x\",\n  \"provider\": \n}", "line 4: not valid JSON (invalid character '}' looking for beginning of value)"},
+		{"wrong type", "{\n\"maxTurns\": \"many\"\n}", `line 2: field "maxTurns" must be an integer, got string`},
+		{"nested wrong type", "{\"permissions\": {\n\"allow\": \"read_file\"}}", `line 2: field "permissions.allow" must be an array, got string`},
 		{"empty", "", "the file is empty or ends too soon"},
 		{"trailing data", "{}\n{}", "line 2: unexpected data after the JSON object"},
 	}

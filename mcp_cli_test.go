@@ -69,7 +69,7 @@ func TestLoadMCPConfig(t *testing.T) {
 
 	bad := []struct{ text, want string }{
 		{"{\n  \"mcpServers\": {\n    \"x\": {\"command\": 5}\n  }\n}", `server "x": line 3: field "command" must be a string`},
-		{"{\n  \"mcpServers\": {,}\n}", "line 2: invalid character"},
+		{"{\n  \"mcpServers\": {,}\n}", "line 2: not valid JSON (invalid character"},
 		{`{"mcpServers":{"x":{"type":"http"}}}`, `MCP server "x": type "http" needs a url`},
 		{`{"mcpServers":{"x":{"type":"grpc","command":"c"}}}`, `unknown type "grpc"`},
 	}

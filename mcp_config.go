@@ -116,31 +116,18 @@ func parseMCPServers(data []byte, path string) (map[string]MCPServerConfig, erro
 		MCPServers map[string]json.RawMessage `json:"mcpServers"`
 	}
 	if err := json.Unmarshal(data, &file); err != nil {
-		return nil, fmt.Errorf("%s: %s", path, describeJSONError(data, 0, err))
+		return nil, fmt.Errorf("%s: %s", path, jsonError(err, data, 0))
 	}
 	servers := map[string]MCPServerConfig{}
 	for name, raw := range file.MCPServers {
 		var c MCPServerConfig
 		if err := json.Unmarshal(raw, &c); err != nil {
 			base := int64(bytes.Index(data, raw))
-			return nil, fmt.Errorf("%s: server %q: %s", path, name, describeJSONError(data, base, err))
+			return nil, fmt.Errorf("%s: server %q: %s", path, name, jsonError(err, data, base))
 		}
 		servers[name] = c
 	}
 	return servers, nil
-}
-
-// describeJSONError says on which line a decoding error happened; base is where the part starts.
-func describeJSONError(data []byte, base int64, err error) string {
-	var syntax *json.SyntaxError
-	var typ *json.UnmarshalTypeError
-	switch {
-	case errors.As(err, &syntax):
-		return fmt.Sprintf("line %d: %v", lineOf(data, base+syntax.Offset), err)
-	case errors.As(err, &typ):
-		return fmt.Sprintf("line %d: field %q must be %s, got %s", lineOf(data, base+typ.Offset), typ.Field, jsonKind(typ.Type), typ.Value)
-	}
-	return err.Error()
 }
 
 // mcpConfigFile picks the file `mcp add|remove` edits.
@@ -158,7 +145,7 @@ func editMCPFile(path, name string, c *MCPServerConfig) (found bool, err error) 
 	switch {
 	case err == nil:
 		if err := json.Unmarshal(data, &top); err != nil {
-			return false, fmt.Errorf("%s: %s", path, describeJSONError(data, 0, err))
+			return false, fmt.Errorf("%s: %s", path, jsonError(err, data, 0))
 		}
 	case !errors.Is(err, fs.ErrNotExist):
 		return false, fmt.Errorf("reading %s: %w", path, err)
@@ -166,7 +153,7 @@ func editMCPFile(path, name string, c *MCPServerConfig) (found bool, err error) 
 	servers := map[string]json.RawMessage{}
 	if raw, ok := top["mcpServers"]; ok {
 		if err := json.Unmarshal(raw, &servers); err != nil {
-			return false, fmt.Errorf("%s: mcpServers: %s", path, describeJSONError(data, int64(bytes.Index(data, raw)), err))
+			return false, fmt.Errorf("%s: mcpServers: %s", path, jsonError(err, data, int64(bytes.Index(data, raw))))
 		}
 	}
 	_, found = servers[name]

@@ -111,7 +111,7 @@ func decodeInput(raw json.RawMessage, in any) error {
 		raw = json.RawMessage("{}")
 	}
 	if err := json.Unmarshal(raw, in); err != nil {
-		return fmt.Errorf("invalid input: %s", jsonError(err))
+		return fmt.Errorf("invalid input: %s", jsonError(err, nil, 0))
 	}
 	if err := inputValidator.Struct(in); err != nil {
 		var fieldErrs validator.ValidationErrors
@@ -135,17 +135,23 @@ func decodeInput(raw json.RawMessage, in any) error {
 	return nil
 }
 
-// jsonError describes a decoding error in terms of JSON, not of Go types.
-func jsonError(err error) string {
+// jsonError describes a JSON decoding error in JSON's terms: the field, what
+// it must be and what it is; given the document data, in which the decoded
+// part starts at byte base, it also names the line.
+func jsonError(err error, data []byte, base int64) string {
 	var typeErr *json.UnmarshalTypeError
 	var syntaxErr *json.SyntaxError
+	msg, offset := err.Error(), int64(-1)
 	switch {
 	case errors.As(err, &typeErr):
-		return fmt.Sprintf("field %q must be %s, got %s", typeErr.Field, jsonKind(typeErr.Type), typeErr.Value)
+		msg, offset = fmt.Sprintf("field %q must be %s, got %s", typeErr.Field, jsonKind(typeErr.Type), typeErr.Value), typeErr.Offset
 	case errors.As(err, &syntaxErr):
-		return fmt.Sprintf("not valid JSON (%v)", err)
+		msg, offset = fmt.Sprintf("not valid JSON (%v)", err), syntaxErr.Offset
 	}
-	return err.Error()
+	if data == nil || offset < 0 {
+		return msg
+	}
+	return fmt.Sprintf("line %d: %s", lineOf(data, base+offset), msg)
 }
 
 // jsonKind names a Go type as JSON does: "a string", "an integer".
