@@ -18,14 +18,12 @@ import (
 	"time"
 )
 
-// Hooks are shell commands attached to points of a session, in Claude
-// Code's format: the "hooks" key of a settings file maps an event to a list
-// of {matcher, hooks: [{type: "command", command, timeout}]}. A command reads
-// the event as JSON on stdin; exit 0 goes on (stdout may add context), exit
-// 2 blocks with stderr as the reason, any other exit is shown and blocks
-// nothing. A JSON object on stdout may decide instead: {"decision": "block"},
-// {"continue": false, "stopReason": …} or {"hookSpecificOutput":
-// {"permissionDecision": "allow"|"deny"|"ask"}}.
+// Hooks are shell commands run at points of a session, in Claude Code's format: the "hooks" key of
+// a settings file maps an event to [{matcher, hooks: [{type: "command", command, timeout}]}]. A
+// command reads the event as JSON on stdin; exit 0 goes on (stdout may add context), exit 2 blocks
+// with stderr as the reason, other exits are shown and block nothing. A JSON object on stdout may
+// decide instead: {"decision": "block"}, {"continue": false, "stopReason": …} or
+// {"hookSpecificOutput": {"permissionDecision": "allow"|"deny"|"ask"}}.
 
 // HookEvent names a point of a session where hooks run.
 type HookEvent string
@@ -102,7 +100,7 @@ func (hs HookSettings) check(data []byte, source string) (ignored []string, err 
 			if len(m.Hooks) == 0 {
 				return nil, fmt.Errorf("line %d: field \"hooks.%s[%d].hooks\": the list of commands is missing or empty", at(`"`+string(event)+`"`), event, i)
 			}
-			ignored = appendUnknown(ignored, fmt.Sprintf("hooks.%s[%d]", event, i), rawMatcher, reflect.TypeFor[HookMatcher]())
+			ignored = append(ignored, unknownKeys(rawMatcher, reflect.TypeFor[HookMatcher](), fmt.Sprintf("hooks.%s[%d].", event, i))...)
 			var rawHooks []map[string]json.RawMessage
 			_ = json.Unmarshal(rawMatcher["hooks"], &rawHooks)
 			var commands []HookCommand
@@ -117,7 +115,7 @@ func (hs HookSettings) check(data []byte, source string) (ignored []string, err 
 					return nil, fmt.Errorf("line %d: field %q must not be negative", at(h.Command), field+".timeout")
 				default:
 					commands = append(commands, h)
-					ignored = appendUnknown(ignored, field, rawHooks[j], reflect.TypeFor[HookCommand]())
+					ignored = append(ignored, unknownKeys(rawHooks[j], reflect.TypeFor[HookCommand](), field+".")...)
 				}
 			}
 			m.Hooks = commands
@@ -136,11 +134,6 @@ func (m *HookMatcher) compile() error {
 		m.re = re
 	}
 	return nil
-}
-
-// appendUnknown adds the keys of object that the struct type t lacks, as path.key.
-func appendUnknown(list []string, path string, object map[string]json.RawMessage, t reflect.Type) []string {
-	return append(list, unknownKeys(object, t, path+".")...)
 }
 
 // merge adds over's hooks after base's: hooks from every settings file run.
@@ -309,8 +302,7 @@ func (h *Hooks) runCommand(ctx context.Context, command string, stdin []byte) (s
 	return out.take(), strings.TrimSpace(errOut.take()), err
 }
 
-// readReply reads what a hook that exited 0 printed: a JSON decision or
-// plain context.
+// readReply reads what a hook that exited 0 printed: a JSON decision or plain context.
 func (h *Hooks) readReply(event HookEvent, c HookCommand, out string) HookVerdict {
 	out = strings.TrimSpace(out)
 	if !strings.HasPrefix(out, "{") {
@@ -347,4 +339,70 @@ func (h *Hooks) notice(msg string) {
 	if h.Notice != nil {
 		h.Notice(msg)
 	}
+}
+
+// afterTool runs the PostToolUse hooks of a call, appending what they say to the result.
+func (h *Hooks) afterTool(ctx context.Context, call Block, out ToolOutput) ToolOutput {
+	if h == nil || len(h.Config[HookPostToolUse]) == 0 {
+		return out
+	}
+	response, _ := json.Marshal(map[string]any{"content": out.Text, "is_error": out.IsError})
+	v := h.Run(ctx, HookInput{HookEventName: HookPostToolUse, ToolName: call.Name, ToolUseID: call.ID,
+		ToolInput: hookToolInput(call.Input), ToolResponse: response})
+	if v.Block || v.Stop {
+		out.Text += "\n\nPostToolUse hook: " + v.Reason
+	}
+	if v.Stop {
+		out.Stop = v.Reason
+	}
+	if v.Context != "" {
+		out.Text += "\n\n" + v.Context
+	}
+	return out
+}
+
+// hookToolInput adds file_path next to path in a tool input, the name Claude Code's hooks read.
+func hookToolInput(raw json.RawMessage) json.RawMessage {
+	var fields map[string]any
+	if json.Unmarshal(raw, &fields) != nil {
+		return raw
+	}
+	if p, ok := fields["path"]; ok && fields["file_path"] == nil {
+		fields["file_path"] = p
+		if b, err := json.Marshal(fields); err == nil {
+			return b
+		}
+	}
+	return raw
+}
+
+// hookAdjusted applies a PreToolUse hook's answer to the permission check's:
+// a deny stays, "allow" settles only a question nothing forces, "ask" asks.
+func hookAdjusted(d Decision, hookDecision string) Decision {
+	switch {
+	case hookDecision == "allow" && d.Verdict == VerdictAsk && !d.Strict:
+		return Decision{Verdict: VerdictAllow}
+	case hookDecision == "ask" && d.Verdict == VerdictAllow:
+		return Decision{Verdict: VerdictAsk, Strict: true, Reason: "a PreToolUse hook asks for approval",
+			Hint: "change the PreToolUse hook that asks"}
+	}
+	return d
+}
+
+// Describe lists the hooks in force, by event: the text of /hooks.
+func (h *Hooks) Describe() string {
+	if h == nil || len(h.Config) == 0 {
+		return "No hooks configured. Add them under \"hooks\" in a settings file (see the README)."
+	}
+	var b strings.Builder
+	b.WriteString("Hooks:\n")
+	for _, e := range hookEvents() {
+		for _, m := range h.Config[e] {
+			for _, c := range m.Hooks {
+				timeout := cmp.Or(c.Timeout, defaultHookTimeout.Seconds())
+				fmt.Fprintf(&b, "  %-16s %-14s %s (timeout %gs, from %s)\n", e, cmp.Or(m.Matcher, "*"), c.Command, timeout, m.source)
+			}
+		}
+	}
+	return strings.TrimRight(b.String(), "\n")
 }

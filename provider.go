@@ -69,9 +69,6 @@ type replyBuilder struct {
 
 // open starts block b under key (in place of the block the key named before) and returns its position.
 func (r *replyBuilder) open(key int, b Block) int {
-	if r.at == nil {
-		r.at = map[int]int{}
-	}
 	r.resp.Content = append(r.resp.Content, b)
 	r.parts = append(r.parts, strings.Builder{})
 	r.at[key] = len(r.parts) - 1

@@ -263,12 +263,9 @@ func mergeUsage(u Usage, usage *Usage) {
 		cmp.Or(u.CacheCreationInputTokens, usage.CacheCreationInputTokens), cmp.Or(u.CacheReadInputTokens, usage.CacheReadInputTokens)}
 }
 
-// anthropicAssembler builds a reply from stream events, its blocks keyed by their stream index.
-type anthropicAssembler struct{ replyBuilder }
-
 // parseAnthropicStream reads a Messages API stream up to message_stop.
 func parseAnthropicStream(events *SSEReader, emit func(Delta)) (ModelResponse, error) {
-	s := &anthropicAssembler{replyBuilder{emit: emit}}
+	s := &replyBuilder{at: map[int]int{}, emit: emit} // blocks keyed by their stream index
 	for {
 		ev, err := events.Next()
 		if err != nil {
@@ -285,7 +282,7 @@ func parseAnthropicStream(events *SSEReader, emit func(Delta)) (ModelResponse, e
 		if data.Type == "error" {
 			return ModelResponse{}, streamErrorEvent("anthropic", ev.Data)
 		}
-		if s.apply(data) {
+		if s.applyAnthropic(data) {
 			return s.resp, nil
 		}
 	}
@@ -310,15 +307,15 @@ func plainTextDelta(data string) (index int, text string, ok bool) {
 	return index, text, err == nil
 }
 
-// apply takes one event into the reply. It reports true at message_stop.
-func (s *anthropicAssembler) apply(ev anthropicEvent) bool {
+// applyAnthropic takes one Messages API event into the reply. It reports true at message_stop.
+func (s *replyBuilder) applyAnthropic(ev anthropicEvent) bool {
 	switch ev.Type {
 	case "message_start":
 		mergeUsage(ev.Message.Usage, &s.resp.Usage)
 	case "content_block_start":
-		s.start(ev)
+		s.startAnthropic(ev)
 	case "content_block_delta":
-		s.delta(ev)
+		s.deltaAnthropic(ev)
 	case "message_delta":
 		if ev.Delta != nil {
 			s.resp.StopReason = cmp.Or(ev.Delta.StopReason, s.resp.StopReason)
@@ -331,8 +328,8 @@ func (s *anthropicAssembler) apply(ev anthropicEvent) bool {
 	return false
 }
 
-// start opens a content block; unknown types are skipped with their deltas.
-func (s *anthropicAssembler) start(ev anthropicEvent) {
+// startAnthropic opens a content block; unknown types are skipped with their deltas.
+func (s *replyBuilder) startAnthropic(ev anthropicEvent) {
 	cb := ev.ContentBlock
 	if cb == nil || !slices.Contains([]string{BlockText, BlockThinking, BlockRedactedThinking, BlockToolUse}, cb.Type) {
 		return
@@ -345,8 +342,8 @@ func (s *anthropicAssembler) start(ev anthropicEvent) {
 	s.add(ev.Index, BlockThinking, cb.Thinking)
 }
 
-// delta adds a piece of a content block: text, thinking, tool input or signature.
-func (s *anthropicAssembler) delta(ev anthropicEvent) {
+// deltaAnthropic adds a piece of a content block: text, thinking, tool input or signature.
+func (s *replyBuilder) deltaAnthropic(ev anthropicEvent) {
 	d := ev.Delta
 	i, ok := s.at[ev.Index]
 	switch {

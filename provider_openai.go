@@ -234,31 +234,26 @@ type openAIChunk struct {
 	Error json.RawMessage `json:"error"`
 }
 
-// openAIAssembler builds a reply of one thinking block, one text block and tool calls, keyed by their index.
-type openAIAssembler struct {
-	replyBuilder
-	finishReason string
-}
-
 // The keys of the thinking and the text block, apart from any tool call's index.
 const (
 	openAIThinkingKey = math.MinInt + iota
 	openAITextKey
 )
 
-// parseOpenAIStream reads a Chat Completions stream up to [DONE], or its end after a finish_reason.
+// parseOpenAIStream reads a Chat Completions stream up to [DONE], or its end after a finish_reason;
+// the reply is one thinking block, one text block and tool calls keyed by their index.
 func parseOpenAIStream(events *SSEReader, emit func(Delta)) (ModelResponse, error) {
-	s := &openAIAssembler{replyBuilder: replyBuilder{emit: emit}}
+	s := &replyBuilder{at: map[int]int{}, emit: emit} // resp.StopReason holds the finish_reason until the end
 	for {
 		ev, err := events.Next()
 		if err != nil {
-			if err := readError(err); err != errTruncated || s.finishReason == "" {
+			if err := readError(err); err != errTruncated || s.resp.StopReason == "" {
 				return ModelResponse{}, err
 			}
-			return s.response(), nil
+			return s.openAIResponse(), nil
 		}
 		if strings.TrimSpace(ev.Data) == "[DONE]" {
-			return s.response(), nil
+			return s.openAIResponse(), nil
 		}
 		var chunk openAIChunk
 		if err := json.Unmarshal([]byte(ev.Data), &chunk); err != nil {
@@ -267,12 +262,12 @@ func parseOpenAIStream(events *SSEReader, emit func(Delta)) (ModelResponse, erro
 		if len(chunk.Error) > 0 && string(chunk.Error) != "null" {
 			return ModelResponse{}, streamErrorEvent("openai", ev.Data)
 		}
-		s.apply(chunk)
+		s.applyOpenAI(chunk)
 	}
 }
 
-// apply takes one chunk into the reply; only the first choice counts.
-func (s *openAIAssembler) apply(chunk openAIChunk) {
+// applyOpenAI takes one chunk into the reply; only the first choice counts.
+func (s *replyBuilder) applyOpenAI(chunk openAIChunk) {
 	if u := chunk.Usage; u != nil {
 		cached := u.PromptCacheHitTokens
 		if u.PromptTokensDetails != nil && u.PromptTokensDetails.CachedTokens > 0 {
@@ -291,21 +286,21 @@ func (s *openAIAssembler) apply(chunk openAIChunk) {
 	s.addOnce(openAIThinkingKey, BlockThinking, reasoning)
 	s.addOnce(openAITextKey, BlockText, c.Delta.Content)
 	for i, d := range c.Delta.ToolCalls {
-		s.toolCall(i, d)
+		s.addToolCall(i, d)
 	}
-	s.finishReason = cmp.Or(c.FinishReason, s.finishReason)
+	s.resp.StopReason = cmp.Or(c.FinishReason, s.resp.StopReason)
 }
 
 // addOnce adds a piece to the block of kind under key, opening it first.
-func (s *openAIAssembler) addOnce(key int, kind, piece string) {
+func (s *replyBuilder) addOnce(key int, kind, piece string) {
 	if _, ok := s.at[key]; !ok && piece != "" {
 		s.open(key, Block{Type: kind})
 	}
 	s.add(key, kind, piece)
 }
 
-// toolCall adds a fragment to the call at its index (else its position), or a new id's new call.
-func (s *openAIAssembler) toolCall(position int, d openAIToolCall) {
+// addToolCall adds a fragment to the call at its index (else its position), or a new id's new call.
+func (s *replyBuilder) addToolCall(position int, d openAIToolCall) {
 	index := position
 	if d.Index != nil {
 		index = *d.Index
@@ -331,8 +326,8 @@ func (s *openAIAssembler) toolCall(position int, d openAIToolCall) {
 	}
 }
 
-// response assembles the reply: thinking, then text, then tool calls, each with an id.
-func (s *openAIAssembler) response() ModelResponse {
+// openAIResponse assembles the reply: thinking, then text, then tool calls, each with an id.
+func (s *replyBuilder) openAIResponse() ModelResponse {
 	resp := s.finish()
 	order := map[string]int{BlockThinking: 0, BlockText: 1, BlockToolUse: 2}
 	slices.SortStableFunc(resp.Content, func(a, b Block) int { return order[a.Type] - order[b.Type] })
@@ -343,7 +338,7 @@ func (s *openAIAssembler) response() ModelResponse {
 			calls++
 		}
 	}
-	resp.StopReason = map[string]string{"length": StopMaxTokens, "content_filter": StopRefusal, "tool_calls": StopToolUse, "function_call": StopToolUse}[s.finishReason]
+	resp.StopReason = map[string]string{"length": StopMaxTokens, "content_filter": StopRefusal, "tool_calls": StopToolUse, "function_call": StopToolUse}[resp.StopReason]
 	if resp.StopReason == "" {
 		resp.StopReason = StopEndTurn
 		if calls > 0 {

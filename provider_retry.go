@@ -72,9 +72,6 @@ func (e *streamError) Unwrap() error { return e.error }
 // errTruncated reports a stream that ended before the reply was complete.
 var errTruncated = &streamError{error: errors.New("the stream ended before the reply was complete")}
 
-// streamParser assembles the reply of one 200 response, emitting each delta.
-type streamParser func(events *SSEReader, emit func(Delta)) (ModelResponse, error)
-
 // streamClient is a Provider over HTTP: it sends a request with timeouts and retries it with
 // capped exponential backoff, saying so when a partial reply the user saw is discarded.
 type streamClient struct {
@@ -84,8 +81,8 @@ type streamClient struct {
 	url                     string
 	header                  http.Header
 	client                  *http.Client
-	build                   func(ModelRequest) (*wireBody, error) // the API's request body
-	parse                   streamParser                          // the API's stream
+	build                   func(ModelRequest) (*wireBody, error)                // the API's request body
+	parse                   func(*SSEReader, func(Delta)) (ModelResponse, error) // the API's stream
 	backoffBase, backoffMax time.Duration
 	sleep                   func(ctx context.Context, d time.Duration) error // tests record the waits instead
 }

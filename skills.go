@@ -37,43 +37,7 @@ type Skill struct {
 	Warnings     []string // things worth fixing that do not stop it loading
 }
 
-// skillRoot is one folder that holds skill folders.
-type skillRoot struct {
-	Dir    string
-	Source string // e.g. "project", "user"
-}
-
-// skillRoots lists the folders searched for skills, first match winning:
-// .minicode/skills and .claude/skills from the workspace up to the repository
-// root, then the user's.
-func skillRoots(home, userHome, workspace string) []skillRoot {
-	var roots []skillRoot
-	add := func(source string, dirs ...string) {
-		for _, dir := range dirs {
-			if dir = filepath.Clean(dir); !slices.ContainsFunc(roots, func(r skillRoot) bool { return r.Dir == dir }) {
-				roots = append(roots, skillRoot{Dir: dir, Source: source})
-			}
-		}
-	}
-	workspace = filepath.Clean(workspace)
-	root, inRepo := findRepoRoot(workspace)
-	for d := workspace; ; d = filepath.Dir(d) {
-		add("project", filepath.Join(d, ".minicode", "skills"), filepath.Join(d, ".claude", "skills"))
-		if !inRepo || d == root || d == filepath.Dir(d) {
-			break
-		}
-	}
-	if home != "" {
-		add("user", filepath.Join(home, "skills"))
-	}
-	if userHome != "" {
-		add("user", filepath.Join(userHome, ".claude", "skills"))
-	}
-	return roots
-}
-
-// readSkill reads the SKILL.md in dir; a skill that cannot be used has Problem
-// set.
+// readSkill reads the SKILL.md in dir; a skill that cannot be used has Problem set.
 func readSkill(dir, source string) *Skill {
 	s := &Skill{Dir: dir, Path: filepath.Join(dir, "SKILL.md"), Source: source, Name: filepath.Base(dir)}
 	if info, err := os.Stat(s.Path); err == nil && !info.Mode().IsRegular() {
@@ -101,8 +65,7 @@ func readSkill(dir, source string) *Skill {
 	return s
 }
 
-// applyFrontMatter fills the skill's fields from Meta, lenient as Claude Code:
-// what breaks the format's rules is a warning.
+// applyFrontMatter fills the skill's fields from Meta, lenient as Claude Code: broken rules are warnings.
 func (s *Skill) applyFrontMatter(body string) error {
 	if name, ok := s.Meta["name"].(string); ok && name != "" {
 		s.Name = name
@@ -130,8 +93,7 @@ func (s *Skill) applyFrontMatter(body string) error {
 	return err
 }
 
-// checkSkillName wants 1 to 64 lowercase letters, digits and single hyphens
-// inside.
+// checkSkillName wants 1 to 64 lowercase letters, digits and single hyphens inside.
 func checkSkillName(name string) error {
 	if len(name) > maxSkillNameLen {
 		return fmt.Errorf("the name %q is %d characters long; the limit is %d", name, len(name), maxSkillNameLen)
@@ -147,8 +109,7 @@ func checkSkillName(name string) error {
 	return nil
 }
 
-// allowedTools reads allowed-tools: a list, or names separated by spaces or
-// commas.
+// allowedTools reads allowed-tools: a list, or names separated by spaces or commas.
 func allowedTools(v any) ([]string, error) {
 	switch v := v.(type) {
 	case nil:
@@ -165,8 +126,7 @@ func allowedTools(v any) ([]string, error) {
 	return nil, errors.New("allowed-tools must be a list of tool names")
 }
 
-// SkillSet is every skill found: in use, shadowed by an earlier one of its
-// name, or invalid.
+// SkillSet is every skill found: in use, shadowed by an earlier one of its name, or invalid.
 type SkillSet struct {
 	Skills   []*Skill            // in use, in discovery order
 	Shadowed map[string][]*Skill // by name: skills hidden by the one in use
@@ -174,37 +134,56 @@ type SkillSet struct {
 	Searched []string            // the folders searched, in order
 }
 
-// DiscoverSkills finds the skills for a workspace; home and userHome may be
-// "".
+// DiscoverSkills finds the skills for a workspace, first match winning: .minicode/skills and
+// .claude/skills from the workspace up to the repository root, then the user's (home and userHome may be "").
 func DiscoverSkills(home, userHome, workspace string) *SkillSet {
 	set := &SkillSet{Shadowed: map[string][]*Skill{}}
-	for _, root := range skillRoots(home, userHome, workspace) {
-		set.Searched = append(set.Searched, root.Dir)
-		for _, s := range scanSkillRoot(root) {
-			switch {
-			case s.Problem != "":
-				set.Invalid = append(set.Invalid, s)
-			case set.Find(s.Name) != nil:
-				set.Shadowed[s.Name] = append(set.Shadowed[s.Name], s)
-			default:
-				set.Skills = append(set.Skills, s)
+	scan := func(source string, dirs ...string) {
+		for _, dir := range dirs {
+			if dir = filepath.Clean(dir); slices.Contains(set.Searched, dir) {
+				continue
+			}
+			set.Searched = append(set.Searched, dir)
+			for _, s := range scanSkillRoot(dir, source) {
+				switch {
+				case s.Problem != "":
+					set.Invalid = append(set.Invalid, s)
+				case set.Find(s.Name) != nil:
+					set.Shadowed[s.Name] = append(set.Shadowed[s.Name], s)
+				default:
+					set.Skills = append(set.Skills, s)
+				}
 			}
 		}
+	}
+	workspace = filepath.Clean(workspace)
+	root, inRepo := findRepoRoot(workspace)
+	for d := workspace; ; d = filepath.Dir(d) {
+		scan("project", filepath.Join(d, ".minicode", "skills"), filepath.Join(d, ".claude", "skills"))
+		if !inRepo || d == root || d == filepath.Dir(d) {
+			break
+		}
+	}
+	if home != "" {
+		scan("user", filepath.Join(home, "skills"))
+	}
+	if userHome != "" {
+		scan("user", filepath.Join(userHome, ".claude", "skills"))
 	}
 	return set
 }
 
 // scanSkillRoot reads every skill folder directly inside root, in name order.
-func scanSkillRoot(root skillRoot) []*Skill {
-	entries, _ := os.ReadDir(root.Dir) // a missing folder holds no skills
+func scanSkillRoot(root, source string) []*Skill {
+	entries, _ := os.ReadDir(root) // a missing folder holds no skills
 	var skills []*Skill
 	for _, e := range entries {
-		dir := filepath.Join(root.Dir, e.Name())
+		dir := filepath.Join(root, e.Name())
 		if info, err := os.Stat(dir); strings.HasPrefix(e.Name(), ".") || err != nil || !info.IsDir() {
 			continue
 		}
 		if _, err := os.Stat(filepath.Join(dir, "SKILL.md")); !errors.Is(err, fs.ErrNotExist) {
-			skills = append(skills, readSkill(dir, root.Source))
+			skills = append(skills, readSkill(dir, source))
 		}
 	}
 	return skills
@@ -320,8 +299,7 @@ func (set *SkillSet) load(ctx context.Context, name string) (ToolOutput, error) 
 	return ToolOutput{Text: b.String()}, nil
 }
 
-// listSkillFiles lists the visible files under dir, relative to it, up to
-// maxSkillListedFiles.
+// listSkillFiles lists the visible files under dir, relative to it, up to maxSkillListedFiles.
 func listSkillFiles(ctx context.Context, dir string) ([]string, error) {
 	dir, err := filepath.EvalSymlinks(dir)
 	if err != nil {

@@ -60,8 +60,7 @@ func runSkillsCommand(args []string, stdout, stderr io.Writer, home, userHome, w
 	return usageErrorf("unknown skills subcommand %q; use list, add or remove", args[0])
 }
 
-// commandArgs separates a subcommand's one boolean flag, --name, from its
-// other arguments.
+// commandArgs separates a subcommand's one boolean flag, --name, from its other arguments.
 func commandArgs(args []string, name string) (positional []string, set bool, err error) {
 	for _, a := range args {
 		switch {
@@ -76,8 +75,7 @@ func commandArgs(args []string, name string) (positional []string, set bool, err
 	return positional, set, nil
 }
 
-// addSkill copies the skill folder at src into root, staged beside its place
-// and renamed in.
+// addSkill copies the skill folder at src into root, staged beside its place and renamed in.
 func addSkill(stdout io.Writer, src, root string) error {
 	src, err := filepath.Abs(src)
 	info, statErr := os.Stat(src)
@@ -128,14 +126,13 @@ func holdsFolder(dir, path string) bool {
 	return cmp.Or(dirErr, absErr, err) == nil && within(realDir, realPath)
 }
 
-// removeSkill deletes the skill called name, by folder name or by SKILL.md
-// name, from root.
+// removeSkill deletes the skill called name, by folder name or by SKILL.md name, from root.
 func removeSkill(stdout io.Writer, name, root string) error {
 	dir := ""
 	if _, err := os.Stat(filepath.Join(root, name, "SKILL.md")); err == nil && filepath.Base(name) == name && name != "." && name != ".." {
 		dir = filepath.Join(root, name)
 	}
-	for _, s := range scanSkillRoot(skillRoot{Dir: root}) {
+	for _, s := range scanSkillRoot(root, "") {
 		if dir == "" && s.Name == name {
 			dir = s.Dir
 		}

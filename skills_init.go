@@ -72,8 +72,7 @@ func projectCommands(workspace string) []string {
 	return cmds
 }
 
-// countLanguages counts the project's own source files by language, most
-// first.
+// countLanguages counts the project's own source files by language, most first.
 func countLanguages(ctx context.Context, workspace string) []string {
 	counts, seen := map[string]int{}, 0
 	walkTree(ctx, workspace, workspace, func(rel string, d fs.DirEntry) error {
@@ -151,8 +150,7 @@ func npmCommands(workspace, run string) []string {
 	return cmds
 }
 
-// makeTarget matches a Makefile rule "test: build", not a file rule "main.o:
-// main.c".
+// makeTarget matches a Makefile rule "test: build", not a file rule "main.o: main.c".
 var makeTarget = regexp.MustCompile(`(?m)^([A-Za-z0-9][A-Za-z0-9_-]*)[ \t]*:([^=]|$)`)
 
 // makeTargets lists the explicit targets of a Makefile, in file order.
@@ -197,8 +195,7 @@ func starterAgents(ctx context.Context, workspace string) string {
 	return b.String()
 }
 
-// initAgentsFile writes a starter AGENTS.md through the permission check,
-// never over an existing one.
+// initAgentsFile writes a starter AGENTS.md through the permission check, never over an existing one.
 func initAgentsFile(ctx context.Context, env *ToolEnv, workspace string) (string, error) {
 	path := filepath.Join(workspace, "AGENTS.md")
 	exists := fmt.Errorf("%s already exists; /init never overwrites it", path)

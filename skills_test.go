@@ -114,7 +114,7 @@ func TestReadSkillNotAFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	done := make(chan []*Skill, 1)
-	go func() { done <- scanSkillRoot(skillRoot{Dir: root}) }()
+	go func() { done <- scanSkillRoot(root, "") }()
 	var skills []*Skill
 	select {
 	case skills = <-done:
