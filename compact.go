@@ -35,11 +35,6 @@ type CompactThresholds struct {
 	Auto     int `json:"auto,omitempty"`
 }
 
-// outputReserve is how much of a window is kept free for the reply.
-func outputReserve(limits ModelLimits) int {
-	return min(limits.MaxOutput, maxOutputReserve)
-}
-
 // ContextUsage says how full the window is: the next request's estimated tokens, the window, the part kept for output, and Percent = Tokens / (Window − Reserve).
 type ContextUsage struct {
 	Tokens  int
@@ -194,12 +189,9 @@ func microCompact(msgs []Message, keep int, rerunnable func(string) bool) []Spli
 
 // callOf finds the call that result b answers in the message before it, reporting false if there is none.
 func callOf(calls Message, b Block) (Block, bool) {
-	if b.Type != BlockToolResult || calls.Role != RoleAssistant {
-		return Block{}, false
-	}
-	for _, c := range calls.Content {
-		if c.Type == BlockToolUse && c.ID == b.ToolUseID {
-			return c, true
+	if b.Type == BlockToolResult && calls.Role == RoleAssistant {
+		if i := slices.IndexFunc(calls.Content, func(c Block) bool { return c.Type == BlockToolUse && c.ID == b.ToolUseID }); i >= 0 {
+			return calls.Content[i], true
 		}
 	}
 	return Block{}, false

@@ -38,7 +38,7 @@ func (a *Agent) measure(tokens int) ContextUsage {
 	if limits.ContextWindow == 0 {
 		limits = limitsFor(a.Model, nil)
 	}
-	u := ContextUsage{Tokens: tokens, Window: limits.ContextWindow, Reserve: outputReserve(limits)}
+	u := ContextUsage{Tokens: tokens, Window: limits.ContextWindow, Reserve: min(limits.MaxOutput, maxOutputReserve)}
 	u.Percent = 100 * float64(tokens) / float64(max(1, u.usable()))
 	return u
 }
@@ -203,7 +203,7 @@ func contextLimits(model string, s Settings) (ModelLimits, error) {
 		return limits, nil
 	}
 	limits.ContextWindow = *s.ContextWindow
-	if reserve := outputReserve(limits); limits.ContextWindow <= reserve {
+	if reserve := min(limits.MaxOutput, maxOutputReserve); limits.ContextWindow <= reserve {
 		return limits, fmt.Errorf("%s: contextWindow %d must be larger than the %d tokens kept for the reply of %s", s.contextWindowAt, limits.ContextWindow, reserve, model)
 	}
 	return limits, nil

@@ -186,7 +186,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		defer signal.Stop(interrupts)
 		err = app.runLineMode(ctx, interrupts)
 	}
-	if hint := app.resumeHint(); hint != "" {
+	if hint := app.Session.ResumeHint(); hint != "" {
 		fmt.Fprintln(app.stdout, hint)
 	}
 	return err

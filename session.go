@@ -102,18 +102,24 @@ func (s *Session) View() []Message {
 	return append([]Message(nil), s.view...)
 }
 
-// Saved reports whether the session is being written to its journal.
-func (s *Session) Saved() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.failed == nil
-}
-
 // Started reports whether the journal file exists, so there is something to resume.
 func (s *Session) Started() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.file != nil
+}
+
+// ResumeHint is what minicode says when it ends: how to come back, or that the session was not saved.
+func (s *Session) ResumeHint() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case s.failed != nil:
+		return "This session was not saved."
+	case s.file != nil:
+		return "To resume: minicode --resume " + s.ID
+	}
+	return ""
 }
 
 // AddUser records the user's input and adds it to the view.

@@ -22,7 +22,9 @@ func (app *App) openSession() error {
 	}
 	id := o.Resume
 	if o.Continue {
-		if id = newestSession(dir); id == "" {
+		if infos, _ := listSessions(dir); len(infos) > 0 { // newest first
+			id = infos[0].ID
+		} else {
 			fmt.Fprintln(app.stderr, "No earlier session in this workspace; starting a new one.")
 		}
 	}
@@ -105,17 +107,6 @@ func (app *App) sessionsDir() string { return projectDir(app.Home, app.Workspace
 // warnSession tells the user about a problem with the session's file.
 func (app *App) warnSession(msg string) { fmt.Fprintf(app.stderr, "! %s\n", msg) }
 
-// resumeHint is what minicode says when it ends: how to come back.
-func (app *App) resumeHint() string {
-	switch {
-	case !app.Session.Saved():
-		return "This session was not saved."
-	case app.Session.Started():
-		return "To resume: minicode --resume " + app.Session.ID
-	}
-	return ""
-}
-
 // sessionCommands are the slash commands that manage sessions.
 func sessionCommands() []slashCommand {
 	return []slashCommand{
@@ -161,7 +152,7 @@ func cmdResume(ctx context.Context, app *App, args string, history *[]Message) (
 
 // cmdNew starts an empty session; the current one stays saved.
 func cmdNew(_ context.Context, app *App, _ string, history *[]Message) (string, bool, error) {
-	hint := app.resumeHint()
+	hint := app.Session.ResumeHint()
 	app.useSession(newSession(app.sessionsDir(), newSessionID(), app.warnSession))
 	*history = nil
 	return strings.TrimSpace(hint + "\nStarted session " + app.Session.ID + "."), false, nil

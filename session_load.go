@@ -161,28 +161,6 @@ func listSessions(dir string) ([]SessionInfo, error) {
 	return infos, nil
 }
 
-// newestSession returns the id of the session of dir written last, or ""; files of one clock tick are told apart by their records.
-func newestSession(dir string) string {
-	paths, _ := filepath.Glob(filepath.Join(dir, "*.jsonl"))
-	newest, when, tied := "", time.Time{}, false
-	for _, path := range paths {
-		id := strings.TrimSuffix(filepath.Base(path), ".jsonl")
-		info, err := os.Stat(path)
-		if err != nil || !isSessionID(id) || info.ModTime().Before(when) {
-			continue
-		}
-		tied = info.ModTime().Equal(when)
-		newest, when = id, info.ModTime()
-	}
-	if !tied {
-		return newest
-	}
-	if infos, _ := listSessions(dir); len(infos) > 0 {
-		return infos[0].ID
-	}
-	return newest
-}
-
 // formatSessionList shows sessions numbered from 1: id, age, messages, title and first prompt.
 func formatSessionList(infos []SessionInfo, now time.Time) string {
 	if len(infos) == 0 {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -282,19 +281,8 @@ func (u *tui) echo(input string) {
 func (u *tui) event(e Event) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
-	u.tr.event(e, time.Now())
-	activity := u.activity
-	switch {
-	case e.Kind == EventToolStart:
-		activity = "running " + cut(cmp.Or(keyArgument(e.Call.Input), e.Call.Name), 40)
-	case e.ParentToolUseID != "": // a subagent's reply
-	case e.Kind == EventTextDelta:
-		activity = "writing"
-	case e.Kind == EventThinkingDelta || e.Kind == EventToolResults:
-		activity = "thinking"
-	}
 	u.dirty = true
-	if activity != u.activity {
+	if activity := u.tr.event(e, time.Now()); activity != "" && activity != u.activity {
 		u.activity, u.activityAt = activity, time.Now()
 		u.draw()
 	}

@@ -1,9 +1,9 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -52,15 +52,18 @@ func (t *transcript) println(s string) {
 	t.out.WriteByte('\n')
 }
 
-// event records a loop event; a subagent's only count its task's tool calls.
-func (t *transcript) event(e Event, now time.Time) {
+// event records a loop event and returns the activity it starts, if any; a subagent's events only count its task's tool calls.
+func (t *transcript) event(e Event, now time.Time) (activity string) {
+	if e.Kind == EventToolStart {
+		activity = "running " + cut(cmp.Or(keyArgument(e.Call.Input), e.Call.Name), 40)
+	}
 	if e.ParentToolUseID != "" {
 		for _, r := range t.running {
 			if r.id == e.ParentToolUseID && e.Kind == EventToolStart {
 				r.subCalls++
 			}
 		}
-		return
+		return activity
 	}
 	switch e.Kind {
 	case EventThinkingDelta:
@@ -68,10 +71,14 @@ func (t *transcript) event(e Event, now time.Time) {
 			t.thinkAt = now
 		}
 		t.thinking.WriteString(e.Text)
+		return "thinking"
+	case EventToolResults:
+		return "thinking"
 	case EventTextDelta:
 		t.flushThinking(now)
 		t.streamed = true
 		t.text(e.Text)
+		return "writing"
 	case EventAssistant:
 		t.flushThinking(now)
 		if !t.streamed {
@@ -93,6 +100,7 @@ func (t *transcript) event(e Event, now time.Time) {
 			t.println(t.style(ansiDim, "· "+e.Text))
 		}
 	}
+	return activity
 }
 
 // text adds streamed reply text, printing each completed line.
@@ -115,13 +123,6 @@ func (t *transcript) endText() {
 	t.inFence = false
 }
 
-// Inline Markdown the transcript styles: **bold**, `code`, list bullets.
-var (
-	mdBold = regexp.MustCompile(`\*\*([^*]+)\*\*`)
-	mdCode = regexp.MustCompile("`([^`]+)`")
-	mdList = regexp.MustCompile(`^(\s*)[-*+] `)
-)
-
 // textLine prints a line of reply text, its Markdown styled when colour is on (fences then hidden).
 func (t *transcript) textLine(s string) {
 	s = stripTags(s, false)
@@ -139,10 +140,28 @@ func (t *transcript) textLine(s string) {
 	case strings.HasPrefix(s, "> "):
 		s = ansiDim + "│ " + s[2:] + ansiReset
 	default:
-		s = mdList.ReplaceAllString(s, "$1• ")
-		s = mdCode.ReplaceAllString(mdBold.ReplaceAllString(s, ansiBold+"$1"+ansiReset), ansiCyan+"$1"+ansiReset)
+		if item := strings.TrimLeft(s, " \t\n\f\r"); len(item) > 1 && strings.IndexByte("-*+", item[0]) >= 0 && item[1] == ' ' {
+			s = s[:len(s)-len(item)] + "• " + item[2:]
+		}
+		s = styleSpans(styleSpans(s, "**", ansiBold), "`", ansiCyan)
 	}
 	t.println(s)
+}
+
+// styleSpans styles each non-empty span between two marks that holds no character of the mark, dropping the marks.
+func styleSpans(s, mark, code string) string {
+	var b strings.Builder
+	for i := strings.Index(s, mark); i >= 0; i = strings.Index(s, mark) {
+		span := s[i+len(mark):]
+		if n := strings.IndexByte(span, mark[0]); n > 0 && strings.HasPrefix(span[n:], mark) {
+			b.WriteString(s[:i] + code + span[:n] + ansiReset)
+			s = span[n+len(mark):]
+		} else {
+			b.WriteString(s[:i+1])
+			s = s[i+1:]
+		}
+	}
+	return b.String() + s
 }
 
 // hiddenTags mark the model's progress updates and answers; the transcript never shows them.
