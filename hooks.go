@@ -52,9 +52,8 @@ const defaultHookTimeout = 60 * time.Second
 // HookSettings is the "hooks" key of a settings file.
 type HookSettings map[HookEvent][]HookMatcher
 
-// HookMatcher is one entry of an event's list: the hooks to run when the
-// matcher, a regular expression over tool names (minicode's or Claude
-// Code's), fits; "" and "*" match everything.
+// HookMatcher is one entry of an event's list: the hooks to run when the matcher, a regular
+// expression over tool names (minicode's or Claude Code's), fits; "" and "*" match everything.
 type HookMatcher struct {
 	Matcher string        `json:"matcher,omitempty"`
 	Hooks   []HookCommand `json:"hooks"`
@@ -69,8 +68,7 @@ type HookCommand struct {
 	Command string  `json:"command"`
 	Timeout float64 `json:"timeout,omitempty"` // seconds; 0 means defaultHookTimeout
 
-	// call, when set, gets the event's JSON and returns what a command
-	// would print on stdout.
+	// call, when set, gets the event's JSON and returns what a command would print on stdout.
 	call func(ctx context.Context, input []byte) (string, error)
 }
 
@@ -286,9 +284,8 @@ func (h *Hooks) runOne(ctx context.Context, event HookEvent, c HookCommand, stdi
 	return h.readReply(event, c, out)
 }
 
-// runCommand runs a hook's command with bash -c in the sandbox of
-// run_command, in a process group of its own that a timeout or a cancelled
-// turn kills whole.
+// runCommand runs a hook's command with bash -c in the sandbox of run_command, in a process group
+// of its own that a timeout or a cancelled turn kills whole.
 func (h *Hooks) runCommand(ctx context.Context, command string, stdin []byte) (stdout, stderr string, err error) {
 	out, errOut := newBoundedOutput(commandStreamBudget), newBoundedOutput(commandStreamBudget)
 	cmd := h.Sandbox.Command(ctx, h.Workspace, command)

@@ -131,8 +131,9 @@ func openAIMessagesOf(m Message) ([]byte, error) {
 	if m.wire != nil && m.wire.openai != nil {
 		return m.wire.openai, nil
 	}
-	msgs := []openAIMessage{}
+	msgs, size := []openAIMessage{}, 0
 	for _, b := range m.Content {
+		size += len(b.Text) + len(b.Content) + len(b.Input)
 		if b.Type == BlockToolResult {
 			content := b.Content
 			if b.IsError {
@@ -158,10 +159,6 @@ func openAIMessagesOf(m Message) ([]byte, error) {
 	}
 	if msg.Content != nil || len(msg.ToolCalls) > 0 {
 		msgs = append(msgs, msg)
-	}
-	size := 0
-	for _, b := range m.Content {
-		size += len(b.Text) + len(b.Content) + len(b.Input)
 	}
 	data, err := encodeJSON(msgs, size)
 	if err != nil {

@@ -227,13 +227,12 @@ func (ir idleReader) Read(p []byte) (int, error) {
 // connectionError makes a reset, EOF or timeout retryable, and names the address for the rest.
 func (c *streamClient) connectionError(err error) error {
 	var netErr net.Error
-	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
-		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNABORTED) ||
-		errors.Is(err, syscall.EPIPE) || (errors.As(err, &netErr) && netErr.Timeout()) {
-		return &streamError{error: fmt.Errorf("connection failed: %w", err)}
-	}
 	var urlErr *url.Error
-	if !errors.As(err, &urlErr) {
+	switch {
+	case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) ||
+		errors.Is(err, syscall.ECONNABORTED) || errors.Is(err, syscall.EPIPE) || (errors.As(err, &netErr) && netErr.Timeout()):
+		return &streamError{error: fmt.Errorf("connection failed: %w", err)}
+	case !errors.As(err, &urlErr):
 		return err
 	}
 	reason := urlErr.Err
@@ -281,20 +280,17 @@ func parseErrorBody(body []byte) *APIError {
 	var envelope struct {
 		Error json.RawMessage `json:"error"`
 	}
-	if json.Unmarshal(body, &envelope) != nil || len(envelope.Error) == 0 {
-		return &APIError{}
-	}
-	var message string
-	if json.Unmarshal(envelope.Error, &message) == nil {
-		return &APIError{Message: message}
-	}
 	var obj struct {
 		Message string          `json:"message"`
 		Type    string          `json:"type"`
 		Code    json.RawMessage `json:"code"`
 	}
+	e := &APIError{}
+	if json.Unmarshal(body, &envelope) != nil || json.Unmarshal(envelope.Error, &e.Message) == nil {
+		return e
+	}
 	json.Unmarshal(envelope.Error, &obj)
-	e := &APIError{Message: obj.Message, Type: obj.Type}
+	e.Message, e.Type = obj.Message, obj.Type
 	if code := strings.Trim(string(obj.Code), `" `); code != "" && code != "null" && code != e.Type {
 		e.Type = strings.TrimPrefix(e.Type+", "+code, ", ")
 	}

@@ -22,21 +22,6 @@ import (
 // maxInitScanFiles bounds how many files /init looks at to count languages.
 const maxInitScanFiles = 5000
 
-// languageByExt names the language of a file extension, "" for none.
-func languageByExt(ext string) string {
-	for _, l := range []struct{ name, exts string }{
-		{"Go", ".go"}, {"TypeScript", ".ts .tsx"}, {"JavaScript", ".js .jsx .mjs .cjs"}, {"Python", ".py"},
-		{"Rust", ".rs"}, {"Java", ".java"}, {"Kotlin", ".kt .kts"}, {"Ruby", ".rb"}, {"C", ".c .h"},
-		{"C++", ".cc .cpp .cxx .hpp"}, {"C#", ".cs"}, {"Swift", ".swift"}, {"PHP", ".php"},
-		{"Shell", ".sh .bash"}, {"Lua", ".lua"}, {"Zig", ".zig"},
-	} {
-		if slices.Contains(strings.Fields(l.exts), ext) {
-			return l.name
-		}
-	}
-	return ""
-}
-
 // projectCommands lists the commands the project's build files name.
 func projectCommands(workspace string) []string {
 	has := func(names ...string) bool {
@@ -74,6 +59,10 @@ func projectCommands(workspace string) []string {
 
 // countLanguages counts the project's own source files by language, most first.
 func countLanguages(ctx context.Context, workspace string) []string {
+	language := map[string]string{".go": "Go", ".ts": "TypeScript", ".tsx": "TypeScript", ".js": "JavaScript", ".jsx": "JavaScript",
+		".mjs": "JavaScript", ".cjs": "JavaScript", ".py": "Python", ".rs": "Rust", ".java": "Java", ".kt": "Kotlin", ".kts": "Kotlin",
+		".rb": "Ruby", ".c": "C", ".h": "C", ".cc": "C++", ".cpp": "C++", ".cxx": "C++", ".hpp": "C++", ".cs": "C#",
+		".swift": "Swift", ".php": "PHP", ".sh": "Shell", ".bash": "Shell", ".lua": "Lua", ".zig": "Zig"}
 	counts, seen := map[string]int{}, 0
 	walkTree(ctx, workspace, workspace, func(rel string, d fs.DirEntry) error {
 		switch {
@@ -83,7 +72,7 @@ func countLanguages(ctx context.Context, workspace string) []string {
 			return fs.SkipDir
 		case !d.IsDir():
 			seen++
-			counts[languageByExt(path.Ext(rel))]++
+			counts[language[path.Ext(rel)]]++
 		}
 		return nil
 	})
