@@ -20,7 +20,7 @@ func BenchmarkReadFileLarge(b *testing.B) {
 	}
 	env := &ToolEnv{Workspace: b.TempDir()}
 	lines := writeLargeFile(b, filepath.Join(env.Workspace, "big.txt"), 100<<20)
-	in := ReadFileInput{Path: "big.txt", Offset: ptr(lines / 2), Limit: ptr(100)}
+	in := ReadFileInput{Path: "big.txt", Offset: lines / 2, Limit: 100}
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
@@ -35,7 +35,7 @@ func BenchmarkReadFileLarge(b *testing.B) {
 // buffer) plus the answer.
 func BenchmarkReadFile(b *testing.B) {
 	env := &ToolEnv{Workspace: longSessionWorkspace(b, 1, 20_000)}
-	in := ReadFileInput{Path: "file0.txt"}
+	in := ReadFileInput{Path: "file0.txt", Offset: 1, Limit: 2000}
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := runReadFile(context.Background(), env, in); err != nil {
@@ -77,7 +77,7 @@ func BenchmarkGrep(b *testing.B) {
 	env := &ToolEnv{Workspace: src}
 	for _, p := range grepBenchPatterns {
 		b.Run(p.name+"/minicode", func(b *testing.B) {
-			in := GrepFilesInput{Pattern: p.pattern, IgnoreCase: p.ignoreCase, Limit: ptr(5000)}
+			in := GrepFilesInput{Pattern: p.pattern, IgnoreCase: p.ignoreCase, Limit: 5000}
 			for b.Loop() {
 				if _, err := runGrepFiles(context.Background(), env, in); err != nil {
 					b.Fatal(err)

@@ -57,7 +57,8 @@ type Tool struct {
 }
 
 // ToolDef declares a built-in tool whose input is the struct T: T's json,
-// desc and validate tags make the JSON schema and check every call alike.
+// desc and validate tags make the JSON schema and check every call alike;
+// a field's default tag is its value when the call leaves it out.
 type ToolDef[T any] struct {
 	Name        string
 	Description string
@@ -110,6 +111,12 @@ func decodeInput(raw json.RawMessage, in any) error {
 	if len(strings.TrimSpace(string(raw))) == 0 {
 		raw = json.RawMessage("{}")
 	}
+	v := reflect.ValueOf(in).Elem()
+	for f := range v.Type().Fields() {
+		if def, ok := f.Tag.Lookup("default"); ok {
+			fmt.Sscan(def, v.FieldByIndex(f.Index).Addr().Interface())
+		}
+	}
 	if err := json.Unmarshal(raw, in); err != nil {
 		return fmt.Errorf("invalid input: %s", jsonError(err, nil, 0))
 	}
@@ -156,14 +163,11 @@ func jsonError(err error, data []byte, base int64) string {
 
 // jsonKind names a Go type as JSON does: "a string", "an integer".
 func jsonKind(t reflect.Type) string {
-	switch kind := jsonType(t); kind {
-	case "", "object":
-		return "an object"
-	case "integer", "array":
+	kind := cmp.Or(jsonType(t), "object")
+	if strings.ContainsAny(kind[:1], "aio") {
 		return "an " + kind
-	default:
-		return "a " + kind
 	}
+	return "a " + kind
 }
 
 // jsonTypes are the JSON schema types of Go kinds; others take any value.

@@ -41,11 +41,3 @@ func readPermission(env *ToolEnv, path, verb string) (PermissionRequest, error) 
 	}
 	return PermissionRequest{Access: AccessRead, Paths: []string{abs}, Summary: verb + " " + displayPath(env, abs)}, nil
 }
-
-// optInt returns *p, or def when p is nil.
-func optInt(p *int, def int) int {
-	if p == nil {
-		return def
-	}
-	return *p
-}

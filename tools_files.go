@@ -18,7 +18,6 @@ import (
 
 // Limits of read_file.
 const (
-	readDefaultLimit = 2_000    // lines returned when no limit is given
 	readMaxLineChars = 2_000    // longer lines are cut
 	readBudgetChars  = 40_000   // a longer answer keeps its head and tail
 	binarySniffBytes = 8_192    // a NUL byte in this much marks a binary file; later, where its binary part begins
@@ -28,8 +27,8 @@ const (
 // ReadFileInput is the input of read_file.
 type ReadFileInput struct {
 	Path   string `json:"path" validate:"required" desc:"File to read, relative to the workspace or absolute."`
-	Offset *int   `json:"offset,omitempty" validate:"omitempty,min=1" desc:"First line to return, counting from 1. Default 1."`
-	Limit  *int   `json:"limit,omitempty" validate:"omitempty,min=1,max=10000" desc:"Most lines to return. Default 2000, at most 10000."`
+	Offset int    `json:"offset,omitempty" default:"1" validate:"min=1" desc:"First line to return, counting from 1. Default 1."`
+	Limit  int    `json:"limit,omitempty" default:"2000" validate:"min=1,max=10000" desc:"Most lines to return. Default 2000, at most 10000."`
 }
 
 // readFileTool reads a window of lines from a text file.
@@ -55,7 +54,7 @@ func runReadFile(ctx context.Context, env *ToolEnv, in ReadFileInput) (ToolOutpu
 		return ToolOutput{}, err
 	}
 	name := displayPath(env, abs)
-	text, err := readNumbered(ctx, abs, name, optInt(in.Offset, 1), optInt(in.Limit, readDefaultLimit))
+	text, err := readNumbered(ctx, abs, name, in.Offset, in.Limit)
 	if err != nil {
 		return ToolOutput{}, fmt.Errorf("read_file %s: %w", name, err)
 	}

@@ -200,7 +200,7 @@ func TestReadFileBoundedMemory(t *testing.T) {
 	env := newTestEnv(t, nil)
 	const size = 16 << 20
 	lines := writeLargeFile(t, filepath.Join(env.Workspace, "big.txt"), size)
-	in := ReadFileInput{Path: "big.txt", Offset: ptr(lines / 2), Limit: ptr(100)}
+	in := ReadFileInput{Path: "big.txt", Offset: lines / 2, Limit: 100}
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	out, err := runReadFile(context.Background(), env, in)
@@ -213,9 +213,6 @@ func TestReadFileBoundedMemory(t *testing.T) {
 		t.Errorf("reading 100 lines of a %d-byte file allocated %d bytes, want under %d", size, alloc, size/8)
 	}
 }
-
-// ptr returns a pointer to v.
-func ptr[T any](v T) *T { return &v }
 
 func TestWriteFile(t *testing.T) {
 	t.Parallel()

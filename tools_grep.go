@@ -23,7 +23,6 @@ import (
 
 // Limits of grep_files.
 const (
-	grepDefaultLimit = 200
 	grepMaxLineChars = 200       // matching lines are cut to this
 	grepChunkBytes   = 256 << 10 // each worker reads files in chunks this big
 	grepMaxLineBytes = 4 << 20   // a longer line is searched in pieces
@@ -35,7 +34,7 @@ type GrepFilesInput struct {
 	Path       string `json:"path,omitempty" desc:"File or folder to search, relative to the workspace or absolute. Default: the workspace."`
 	Glob       string `json:"glob,omitempty" desc:"Only search files matching this glob: *.go matches names at any depth, src/**/*.ts matches paths below the searched folder."`
 	IgnoreCase bool   `json:"ignore_case,omitempty" desc:"Match letters regardless of case."`
-	Limit      *int   `json:"limit,omitempty" validate:"omitempty,min=1,max=5000" desc:"Most matching lines to return. Default 200."`
+	Limit      int    `json:"limit,omitempty" default:"200" validate:"min=1,max=5000" desc:"Most matching lines to return. Default 200."`
 }
 
 // grepFilesTool searches file contents with a regular expression.
@@ -77,7 +76,7 @@ func runGrepFiles(ctx context.Context, env *ToolEnv, in GrepFilesInput) (ToolOut
 	if err != nil {
 		return ToolOutput{}, fmt.Errorf("grep_files %s: %w", displayPath(env, root), describeOpenError(err))
 	}
-	g := &grepSearch{re: re, shown: firstN[grepMatch]{n: optInt(in.Limit, grepDefaultLimit), cmp: func(a, b grepMatch) int {
+	g := &grepSearch{re: re, shown: firstN[grepMatch]{n: in.Limit, cmp: func(a, b grepMatch) int {
 		return cmp.Or(strings.Compare(a.path, b.path), a.line-b.line)
 	}}}
 	g.literal, g.fold = requiredLiteral(expr)

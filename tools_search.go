@@ -13,9 +13,6 @@ import (
 	"strings"
 )
 
-// listDefaultLimit is how many entries list_files returns by default.
-const listDefaultLimit = 500
-
 // skippedDirs are huge folders no search looks into.
 var skippedDirs = map[string]bool{".git": true, "node_modules": true}
 
@@ -70,7 +67,7 @@ func walkTree(ctx context.Context, workspace, root string, visit visitFunc) erro
 type ListFilesInput struct {
 	Path      string `json:"path,omitempty" desc:"Folder to list, relative to the workspace or absolute. Default: the workspace."`
 	Recursive bool   `json:"recursive,omitempty" desc:"List everything below the folder, not just its own entries."`
-	Limit     *int   `json:"limit,omitempty" validate:"omitempty,min=1,max=10000" desc:"Most entries to return. Default 500."`
+	Limit     int    `json:"limit,omitempty" default:"500" validate:"min=1,max=10000" desc:"Most entries to return. Default 500."`
 }
 
 // listFilesTool lists the entries of a folder.
@@ -94,12 +91,11 @@ func runListFiles(ctx context.Context, env *ToolEnv, in ListFilesInput) (ToolOut
 		return ToolOutput{}, err
 	}
 	name := displayPath(env, root)
-	limit := optInt(in.Limit, listDefaultLimit)
 	var shown []string
 	total := 0
 	err = walkTree(ctx, env.Workspace, root, func(rel string, d fs.DirEntry) error {
 		total++
-		if len(shown) < limit {
+		if len(shown) < in.Limit {
 			if d.IsDir() {
 				rel += "/"
 			}
@@ -142,14 +138,11 @@ func resolveDir(env *ToolEnv, tool, path string) (string, error) {
 	return root, nil
 }
 
-// globDefaultLimit is how many paths glob_files returns by default.
-const globDefaultLimit = 200
-
 // GlobFilesInput is the input of glob_files.
 type GlobFilesInput struct {
 	Pattern string `json:"pattern" validate:"required" desc:"Glob matched against paths relative to path: * and ? within a name, ** for any number of folders. *.go matches only the top folder; **/*.go matches at any depth."`
 	Path    string `json:"path,omitempty" desc:"Folder to search, relative to the workspace or absolute. Default: the workspace."`
-	Limit   *int   `json:"limit,omitempty" validate:"omitempty,min=1,max=10000" desc:"Most paths to return. Default 200."`
+	Limit   int    `json:"limit,omitempty" default:"200" validate:"min=1,max=10000" desc:"Most paths to return. Default 200."`
 }
 
 // globFilesTool finds files by name pattern.
@@ -204,7 +197,7 @@ func runGlobFiles(ctx context.Context, env *ToolEnv, in GlobFilesInput) (ToolOut
 	if err != nil {
 		return ToolOutput{}, err
 	}
-	found := firstN[globHit]{n: optInt(in.Limit, globDefaultLimit), cmp: func(a, b globHit) int {
+	found := firstN[globHit]{n: in.Limit, cmp: func(a, b globHit) int {
 		return cmp.Or(cmp.Compare(b.modTime, a.modTime), strings.Compare(a.path, b.path))
 	}}
 	total := 0

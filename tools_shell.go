@@ -17,18 +17,17 @@ import (
 
 // Limits of run_command.
 const (
-	commandDefaultTimeout = 2 * time.Minute
-	commandMaxTimeout     = 10 * time.Minute
-	commandStreamBudget   = 16_000          // characters kept of each output stream, head and tail
-	pipeGrace             = 2 * time.Second // how long output may lag behind a finished command
+	commandMaxTimeout   = 10 * time.Minute
+	commandStreamBudget = 16_000          // characters kept of each output stream, head and tail
+	pipeGrace           = 2 * time.Second // how long output may lag behind a finished command
 )
 
 // RunCommandInput is the input of run_command.
 type RunCommandInput struct {
 	Command         string `json:"command" validate:"required" desc:"Shell command, run with bash -c in the workspace folder."`
-	TimeoutMs       *int   `json:"timeout_ms,omitempty" validate:"omitempty,min=1,max=600000" desc:"Time limit in milliseconds. Default 120000 (2 minutes), at most 600000 (10 minutes)."`
+	TimeoutMs       int    `json:"timeout_ms,omitempty" default:"120000" validate:"min=1,max=600000" desc:"Time limit in milliseconds. Default 120000 (2 minutes), at most 600000 (10 minutes)."`
 	RunInBackground bool   `json:"run_in_background,omitempty" desc:"Start the command and return at once with an id; read its output with command_output and stop it with command_kill. Use for servers and watchers."`
-	Sandbox         *bool  `json:"sandbox,omitempty" desc:"Commands run in a sandbox (writes only in the workspace, TMPDIR and build caches; no network; no secrets). Set false, with a reason, only when the sandbox refused what the task needs: the user is always asked."`
+	Sandbox         bool   `json:"sandbox,omitempty" default:"true" desc:"Commands run in a sandbox (writes only in the workspace, TMPDIR and build caches; no network; no secrets). Set false, with a reason, only when the sandbox refused what the task needs: the user is always asked."`
 	Reason          string `json:"reason,omitempty" desc:"Why the command must run outside the sandbox; required when sandbox is false."`
 }
 
@@ -47,7 +46,7 @@ func runCommandTool(procs *processManager) *Tool {
 				summary = "run in the background: " + in.Command
 			}
 			req := PermissionRequest{Access: AccessExecute, Command: in.Command, Summary: summary}
-			if in.Sandbox != nil && !*in.Sandbox && procs.sandbox.Sandboxed() {
+			if !in.Sandbox && procs.sandbox.Sandboxed() {
 				if strings.TrimSpace(in.Reason) == "" {
 					return req, errors.New(`invalid input: "reason" is required when "sandbox" is false`)
 				}
@@ -57,12 +56,11 @@ func runCommandTool(procs *processManager) *Tool {
 			return req, nil
 		},
 		Run: func(ctx context.Context, env *ToolEnv, in RunCommandInput) (ToolOutput, error) {
-			unsandboxed := in.Sandbox != nil && !*in.Sandbox
 			if in.RunInBackground {
-				return procs.start(env.Workspace, in.Command, unsandboxed)
+				return procs.start(env.Workspace, in.Command, !in.Sandbox)
 			}
-			timeout := time.Duration(optInt(in.TimeoutMs, int(commandDefaultTimeout/time.Millisecond))) * time.Millisecond
-			return runForeground(ctx, procs.sandbox, env.Workspace, in.Command, unsandboxed, timeout)
+			timeout := time.Duration(in.TimeoutMs) * time.Millisecond
+			return runForeground(ctx, procs.sandbox, env.Workspace, in.Command, !in.Sandbox, timeout)
 		},
 	}.Tool()
 }

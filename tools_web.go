@@ -23,8 +23,6 @@ const (
 	webTimeout            = 30 * time.Second
 	webMaxRedirects       = 5
 	webMaxBodyBytes       = 5 << 20 // more of a page is not read
-	webDefaultChars       = 40_000  // text web_fetch returns by default
-	searchDefaultResult   = 8
 	webUserAgent          = "minicode/1.0 (terminal coding agent)"
 )
 
@@ -158,7 +156,7 @@ func (w *webClient) get(ctx context.Context, env *ToolEnv, tool string, u *url.U
 // WebFetchInput is the input of web_fetch.
 type WebFetchInput struct {
 	URL      string `json:"url" validate:"required" desc:"The http or https address to fetch."`
-	MaxChars *int   `json:"max_chars,omitempty" validate:"omitempty,min=100,max=200000" desc:"Most characters of text to return. Default 40000."`
+	MaxChars int    `json:"max_chars,omitempty" default:"40000" validate:"min=100,max=200000" desc:"Most characters of text to return. Default 40000."`
 }
 
 // webFetchTool fetches a page and returns it as readable text.
@@ -205,7 +203,7 @@ func (w *webClient) fetch(ctx context.Context, env *ToolEnv, in WebFetchInput) (
 	if page.cut {
 		head += fmt.Sprintf("Note: only the first %d bytes of the page were read.\n", webMaxBodyBytes)
 	}
-	if limit := optInt(in.MaxChars, webDefaultChars); len(text) > limit {
+	if limit := in.MaxChars; len(text) > limit {
 		keep := runeFloor(text, limit)
 		text = fmt.Sprintf("%s\n[... cut at %d characters; %d more not shown ...]\n", text[:keep], keep, len(text)-keep)
 	}
@@ -235,7 +233,7 @@ func decodeCharset(body []byte, charset string) string {
 // WebSearchInput is the input of web_search.
 type WebSearchInput struct {
 	Query          string   `json:"query" validate:"required" desc:"What to search the web for."`
-	MaxResults     *int     `json:"max_results,omitempty" validate:"omitempty,min=1,max=20" desc:"Most results to return. Default 8."`
+	MaxResults     int      `json:"max_results,omitempty" default:"8" validate:"min=1,max=20" desc:"Most results to return. Default 8."`
 	AllowedDomains []string `json:"allowed_domains,omitempty" desc:"Only return results from these domains (and their subdomains)."`
 	BlockedDomains []string `json:"blocked_domains,omitempty" desc:"Never return results from these domains (and their subdomains)."`
 }
@@ -298,7 +296,7 @@ func (w *webClient) search(ctx context.Context, env *ToolEnv, in WebSearchInput)
 		return ToolOutput{Text: fmt.Sprintf("No results for %q.", in.Query)}, nil
 	}
 	var b strings.Builder
-	for i, r := range kept[:min(len(kept), optInt(in.MaxResults, searchDefaultResult))] {
+	for i, r := range kept[:min(len(kept), in.MaxResults)] {
 		fmt.Fprintf(&b, "%d. %s\n   %s\n", i+1, r.title, r.url)
 		if r.snippet != "" {
 			fmt.Fprintf(&b, "   %s\n", r.snippet)
