@@ -65,8 +65,7 @@ func runReadFile(ctx context.Context, env *ToolEnv, in ReadFileInput) (ToolOutpu
 }
 
 // readNumbered returns lines offset to offset+limit-1 of the file, numbered
-// under a header: a first pass counts, measures and keeps them while they fit
-// the budget; only a longer answer needs a second pass for its head and tail.
+// under a header, in one pass that keeps at most twice the budget.
 func readNumbered(ctx context.Context, path, name string, offset, limit int) (string, error) {
 	info, err := os.Stat(path)
 	if err != nil {
@@ -82,15 +81,15 @@ func readNumbered(ctx context.Context, path, name string, offset, limit int) (st
 	defer f.Close()
 	r := &lineReader{ctx: ctx, file: f, binaryAt: -1}
 	r.br = bufio.NewReaderSize(r, int(min(readBufferBytes, info.Size()+1)))
-	r.lines(offset, offset-1, nil)
-	start, size := r.read-int64(r.br.Buffered()), 0
-	var fits bytes.Buffer // the lines, kept while they fit the budget, as they mostly do
-	fits.Grow(int(min(info.Size()+info.Size()/4, readBudgetChars)))
-	r.lines(offset, offset-1+limit, func() {
-		if size += len(r.numbered); size <= readBudgetChars {
-			fits.Write(r.numbered)
+	text := make([]byte, 0, min(info.Size()+info.Size()/4, readBudgetChars))
+	head := -1 // the length of the head once lines are left out
+	for r.n < offset-1+limit && r.next() {
+		if r.n >= offset {
+			if text = r.appendNumbered(text); len(text) > 2*readBudgetChars {
+				text, head = keepEnds(text, head)
+			}
 		}
-	})
+	}
 	last := r.n
 	total := last + r.countRest()
 	switch {
@@ -103,40 +102,34 @@ func readNumbered(ctx context.Context, path, name string, offset, limit int) (st
 	case offset > total:
 		return "", fmt.Errorf("offset %d is past the end of the file (%s)", offset, plural(total, "line", "lines"))
 	}
-	var b strings.Builder
-	b.Grow(len(name) + 250 + min(size, readBudgetChars+150))
-	r.writeHeader(&b, name, offset, last, total)
-	if size <= readBudgetChars {
-		b.Write(fits.Bytes())
-		return b.String(), r.err
+	if head >= 0 || len(text) > readBudgetChars {
+		text, head = keepEnds(text, head)
 	}
-	r.headAndTail(&b, f, start, offset, last, size)
-	return b.String(), r.err
+	var b strings.Builder
+	b.Grow(len(name) + 250 + len(text))
+	r.writeHeader(&b, name, offset, last, total)
+	if head < 0 {
+		b.Write(text)
+		return b.String(), nil
+	}
+	first, end := offset+bytes.Count(text[:head], []byte{'\n'}), last-bytes.Count(text[head:], []byte{'\n'})
+	fmt.Fprintf(&b, "%s[... lines %d-%d omitted to keep this result short; read them with offset=%d limit=%d ...]\n%s",
+		text[:head], first, end, first, end-first+1, text[head:])
+	return b.String(), nil
 }
 
-// headAndTail reads lines offset to last again from start and writes
-// those that fit the budget from the head and the tail, noting what it leaves out.
-func (r *lineReader) headAndTail(b *strings.Builder, f io.Seeker, start int64, offset, last, size int) {
-	_, r.err = f.Seek(start, io.SeekStart)
-	r.read, r.binaryAt, r.n = start, -1, offset-1
-	r.br.Reset(r)
-	at, omitted := 0, 0 // bytes of the lines so far; the first line left out
-	r.lines(offset, last, func() {
-		switch {
-		case at+len(r.numbered) <= readBudgetChars/2:
-			b.Write(r.numbered)
-		case at < size-readBudgetChars/2:
-			omitted = cmp.Or(omitted, r.n)
-		default:
-			if omitted > 0 {
-				fmt.Fprintf(b, "[... lines %d-%d omitted to keep this result short; read them with offset=%d limit=%d ...]\n",
-					omitted, r.n-1, omitted, r.n-omitted)
-				omitted = 0
-			}
-			b.Write(r.numbered)
-		}
-		at += len(r.numbered)
-	})
+// keepEnds drops the middle of numbered lines, keeping the lines that fit
+// half the budget from the head, whose length is head once known, and from the tail.
+func keepEnds(text []byte, head int) ([]byte, int) {
+	if head < 0 {
+		head = bytes.LastIndexByte(text[:readBudgetChars/2], '\n') + 1
+	}
+	tail := len(text) - readBudgetChars/2
+	if tail <= head {
+		return text, head
+	}
+	tail += bytes.IndexByte(text[tail-1:], '\n')
+	return append(text[:head], text[tail:]...), head
 }
 
 // writeHeader writes the first line of read_file's answer: which lines
@@ -174,7 +167,6 @@ type lineReader struct {
 	n        int    // number of the line read last
 	line     []byte // the line without its ending, cut a rune past readMaxLineChars
 	full     int    // its length before the cut
-	numbered []byte // a line as read_file shows it, reused for every line
 	cut      int    // lines appendNumbered cut
 	invalid  bool   // appendNumbered met invalid UTF-8
 }
@@ -190,17 +182,6 @@ func (r *lineReader) Read(p []byte) (int, error) {
 	}
 	r.read += int64(n)
 	return n, err
-}
-
-// lines reads lines up to line last, and calls visit for each from line
-// first on, shown in r.numbered; it stops early at the end of the text.
-func (r *lineReader) lines(first, last int, visit func()) {
-	for r.n < last && r.next() {
-		if r.n >= first {
-			r.numbered = r.appendNumbered(r.numbered[:0])
-			visit()
-		}
-	}
 }
 
 // next reads the next line; it returns false at the end of the text.

@@ -139,9 +139,9 @@ func (o *boundedOutput) Write(p []byte) (int, error) {
 	k := min(o.headMax-len(o.head), len(p))
 	o.head = append(o.head, p[:k]...)
 	o.tail = append(o.tail, p[k:]...)
-	if extra := len(o.tail) - o.tailMax; extra > o.tailMax/2 {
+	if extra := len(o.tail) - o.tailMax; extra > 0 {
 		o.dropped += extra
-		o.tail = append(o.tail[:0], o.tail[extra:]...)
+		o.tail = o.tail[extra:]
 	}
 	return len(p), nil
 }
@@ -151,9 +151,7 @@ func (o *boundedOutput) Write(p []byte) (int, error) {
 func (o *boundedOutput) take() string {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	extra := max(0, len(o.tail)-o.tailMax)
-	head, tail := strings.ToValidUTF8(string(o.head), "\uFFFD"), strings.ToValidUTF8(string(o.tail[extra:]), "\uFFFD")
-	dropped := o.dropped + extra
+	head, tail, dropped := strings.ToValidUTF8(string(o.head), "\uFFFD"), strings.ToValidUTF8(string(o.tail), "\uFFFD"), o.dropped
 	o.head, o.tail, o.dropped = nil, nil, 0
 	switch {
 	case dropped == 0:
