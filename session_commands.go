@@ -15,8 +15,7 @@ import (
 
 // openSession starts a new, newest (--continue), saved (--resume) or forked session, then prunes old ones.
 func (app *App) openSession() error {
-	dir := app.sessionsDir()
-	o := app.Opts
+	dir, o := app.sessionsDir(), app.Opts
 	if o.ResumePick && o.Print {
 		return usageErrorf("--resume needs a session id with -p. Saved sessions:\n%s", savedSessions(dir))
 	}
@@ -50,12 +49,11 @@ func (app *App) openSession() error {
 // loadSession reads saved session id (forked into newID with fork); an unreadable file gives an unsaved session.
 func (app *App) loadSession(id string, fork bool, newID string) (*Session, error) {
 	dir := app.sessionsDir()
-	path := filepath.Join(dir, id+".jsonl")
-	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) || !isSessionID(id) {
+	j, err := readJournal(filepath.Join(dir, id+".jsonl"))
+	switch {
+	case errors.Is(err, fs.ErrNotExist) || !isSessionID(id):
 		return nil, usageErrorf("no session %q in this workspace. Saved sessions:\n%s", id, savedSessions(dir))
-	}
-	j, err := readJournal(path)
-	if err != nil {
+	case err != nil:
 		s := &Session{ID: newSessionID(), warn: app.warnSession}
 		s.fail(fmt.Errorf("cannot resume: %w", err))
 		return s, nil
