@@ -157,7 +157,7 @@ func streamEvents(emit func(map[string]any), onDelta func(Delta)) (func(Delta), 
 	}
 	return func(d Delta) {
 		name := "text"
-		if d.Kind == DeltaThinking {
+		if d.Kind == BlockThinking {
 			name = "thinking"
 		}
 		if name != kind {

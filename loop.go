@@ -224,7 +224,7 @@ func (a *Agent) callModel(ctx context.Context, t *turn) (ModelResponse, error) {
 	}
 	resp, err := a.Provider.Stream(ctx, req, func(d Delta) {
 		kind := EventTextDelta
-		if d.Kind == DeltaThinking {
+		if d.Kind == BlockThinking {
 			kind = EventThinkingDelta
 		}
 		a.emit(Event{Kind: kind, Text: d.Text})

@@ -41,7 +41,7 @@ func (p *scriptedProvider) Stream(ctx context.Context, req ModelRequest, onDelta
 	r := p.replies[n]
 	for _, b := range r.Content {
 		if b.Type == BlockText {
-			onDelta(Delta{Kind: DeltaText, Text: b.Text})
+			onDelta(Delta{Kind: BlockText, Text: b.Text})
 		}
 	}
 	return r, nil

@@ -102,11 +102,11 @@ func (m *MockProvider) reply(req ModelRequest) (ScriptedReply, error) {
 func replyResponse(r ScriptedReply, req ModelRequest, onDelta func(Delta)) ModelResponse {
 	var resp ModelResponse
 	if r.Thinking != "" {
-		streamWords(DeltaThinking, r.Thinking, onDelta)
+		streamWords(BlockThinking, r.Thinking, onDelta)
 		resp.Content = append(resp.Content, Block{Type: BlockThinking, Thinking: r.Thinking, Signature: "mock"})
 	}
 	if r.Text != "" {
-		streamWords(DeltaText, r.Text, onDelta)
+		streamWords(BlockText, r.Text, onDelta)
 		resp.Content = append(resp.Content, Block{Type: BlockText, Text: r.Text})
 	}
 	for i, c := range r.ToolCalls {

@@ -201,7 +201,7 @@ func (c *streamClient) attempt(ctx context.Context, body *wireBody, onDelta func
 	responded.Store(true)
 	events := newSSEReader(idleReader{httpResp.Body, timer, c.Timeout}, maxStreamLine)
 	resp, err = c.parse(events, func(d Delta) {
-		shown = shown || (c.ShowsText && d.Kind == DeltaText)
+		shown = shown || (c.ShowsText && d.Kind == BlockText)
 		if onDelta != nil {
 			onDelta(d)
 		}
