@@ -4,11 +4,9 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
-	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -137,9 +135,8 @@ func newApp(ctx context.Context, opts Options, stdin io.Reader, stdout, stderr i
 	return app, nil
 }
 
-// setupSandbox prepares the sandbox of commands and hooks: the folders of
-// --add-dir and additionalDirectories (returned, absolute) are writable, and
-// folders a Read deny rule names unreadable.
+// setupSandbox prepares the sandbox of commands and hooks, where the folders
+// of --add-dir and additionalDirectories (returned, absolute) are writable.
 func (app *App) setupSandbox() (dirs []string, err error) {
 	for _, dir := range append(slices.Clip(app.Opts.AddDirs), app.Settings.Permissions.AdditionalDirectories...) {
 		abs, err := filepath.Abs(expandHome(userHome(app.getenv), dir))
@@ -202,9 +199,7 @@ func (app *App) startSession(ctx context.Context) {
 	if v.Context != "" {
 		app.Agent.System += "\n# Session start\n\n" + v.Context + "\n"
 	}
-	app.closers = append(app.closers, func() {
-		// The session is over, interrupted or not: the hooks still run,
-		// each within its own timeout.
+	app.closers = append(app.closers, func() { // even after an interrupt, each hook within its timeout
 		app.Env.Hooks.Run(context.Background(), HookInput{HookEventName: HookSessionEnd, Reason: "other"})
 	})
 }
@@ -217,8 +212,7 @@ func (app *App) Close() {
 }
 
 // startMCP starts the configured MCP servers in the background; their
-// notices and progress show on stderr with -p, in line mode's output
-// otherwise.
+// notices show on stderr with -p, in line mode's output otherwise.
 func (app *App) startMCP(ctx context.Context, servers []MCPServerConfig) {
 	elicitor := Elicitor((&LineElicitor{ReadLine: app.lines.ReadLine, Out: app.stdout}).Elicit)
 	var notices io.Writer = app.stdout
@@ -381,10 +375,8 @@ func apiTimeout(v string) (time.Duration, error) {
 	return time.Duration(ms) * time.Millisecond, nil
 }
 
-// setupPermissions builds the permission check from the mode, the rules
-// of the settings and flags, and the saved answers; stored tool results and
-// the skills' folders are readable. With -p nobody is asked, unless a
-// program answers (runStreamInput sets app.asker).
+// setupPermissions builds the permission check from the mode, the rules and
+// the saved answers; with -p nobody is asked, unless a program answers.
 func (app *App) setupPermissions(dirs []string) error {
 	mode, err := ParsePermissionMode(cmp.Or(app.Opts.PermissionMode, app.Settings.Permissions.DefaultMode))
 	if err != nil {
@@ -414,23 +406,21 @@ func (app *App) setupPermissions(dirs []string) error {
 
 // systemPrompt is what the model is told about its job and its place.
 func (app *App) systemPrompt() string {
-	var b strings.Builder
+	prompt := defaultSystemPrompt
 	if app.Opts.SystemPrompt != "" {
-		b.WriteString(app.Opts.SystemPrompt + "\n")
-	} else {
-		b.WriteString(defaultSystemPrompt)
+		prompt = app.Opts.SystemPrompt + "\n"
 	}
-	fmt.Fprintf(&b, "\nWorkspace: %s\nToday: %s\n", app.Workspace, time.Now().Format("2006-01-02"))
-	var structured string
+	prompt += fmt.Sprintf("\nWorkspace: %s\nToday: %s\n", app.Workspace, time.Now().Format("2006-01-02"))
+	sections := []string{app.Skills.PromptSection(), app.Memory.PromptSection(), app.Opts.AppendSystemPrompt}
 	if app.structured != nil {
-		structured = "When the task is done, deliver the answer by calling the structured_output tool with it as the input (it must match the tool's schema), then end with a one-line message."
+		sections = append(sections, "When the task is done, deliver the answer by calling the structured_output tool with it as the input (it must match the tool's schema), then end with a one-line message.")
 	}
-	for _, section := range []string{app.Skills.PromptSection(), app.Memory.PromptSection(), app.Opts.AppendSystemPrompt, structured} {
+	for _, section := range sections {
 		if section != "" {
-			b.WriteString("\n" + section)
+			prompt += "\n" + section
 		}
 	}
-	return b.String()
+	return prompt
 }
 
 // defaultSystemPrompt is the built-in part of the system prompt.
@@ -443,24 +433,3 @@ How to work:
 - When the task is done, reply with your final answer and no tool calls.
 - If you cannot go on without the user, use ask_user.
 `
-
-// runTurnWithCleanup runs one turn, recording it in the session, and on
-// every path (even a panic) clears the turn's grants, gives every tool call
-// exactly one result and flushes the session.
-func (app *App) runTurnWithCleanup(ctx context.Context, history []Message, input string, images ...Block) (res TurnResult) {
-	app.Session.RecordSettings(app.Model, app.Perms.Mode())
-	app.Session.Sync(history)
-	app.Session.AddUser(userPrompt(input, images))
-	defer func() {
-		if p := recover(); p != nil {
-			msg := fmt.Sprintf("internal error: %v", p)
-			fmt.Fprintf(app.stderr, "%s\n%s", msg, debug.Stack())
-			res = TurnResult{Messages: app.Session.View(), End: EndError, Text: msg, Err: errors.New(msg)}
-		}
-		app.Perms.EndTurn()
-		res.Messages = closeToolCalls(res.Messages)
-		app.Session.Sync(res.Messages)
-		app.Session.Flush()
-	}()
-	return app.Agent.RunTurn(ctx, history, input, images...)
-}

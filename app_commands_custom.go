@@ -4,11 +4,13 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime/debug"
 	"slices"
 	"strings"
 )
@@ -249,8 +251,10 @@ func (app *App) customSlashCommands() []slashCommand {
 	return out
 }
 
-// runPrompt runs a turn for a prompt, with its grants and model.
-func (app *App) runPrompt(ctx context.Context, history []Message, sp slashPrompt) TurnResult {
+// runPrompt runs a turn for a prompt, with its grants and model, recording
+// it in the session; on every path (even a panic) it clears the turn's
+// grants, gives every tool call exactly one result and flushes the session.
+func (app *App) runPrompt(ctx context.Context, history []Message, sp slashPrompt) (res TurnResult) {
 	if sp.Model != "" {
 		defer func(model string) { app.Agent.Model = model }(app.Agent.Model)
 		app.Agent.Model = resolveModelAlias(sp.Model)
@@ -259,7 +263,21 @@ func (app *App) runPrompt(ctx context.Context, history []Message, sp slashPrompt
 	if sp.Fork {
 		return app.runForked(ctx, history, sp)
 	}
-	return app.runTurnWithCleanup(ctx, history, sp.Prompt, sp.Images...)
+	app.Session.RecordSettings(app.Model, app.Perms.Mode())
+	app.Session.Sync(history)
+	app.Session.AddUser(userPrompt(sp.Prompt, sp.Images))
+	defer func() {
+		if p := recover(); p != nil {
+			msg := fmt.Sprintf("internal error: %v", p)
+			fmt.Fprintf(app.stderr, "%s\n%s", msg, debug.Stack())
+			res = TurnResult{Messages: app.Session.View(), End: EndError, Text: msg, Err: errors.New(msg)}
+		}
+		app.Perms.EndTurn()
+		res.Messages = closeToolCalls(res.Messages)
+		app.Session.Sync(res.Messages)
+		app.Session.Flush()
+	}()
+	return app.Agent.RunTurn(ctx, history, sp.Prompt, sp.Images...)
 }
 
 // runForked runs a skill in a subagent; only the input and the answer join the conversation.

@@ -59,9 +59,8 @@ type modelUsage struct {
 	MaxOutputTokens          int     `json:"maxOutputTokens"`
 }
 
-// runHeadless runs the task (or, with --input-format stream-json, the turns
-// a program sends: see app_sdk.go) with nobody to ask, and prints the
-// outcome; it returns errTaskFailed when the task failed.
+// runHeadless runs the task, or the turns a program sends (app_sdk.go), and
+// prints the outcome; it returns errTaskFailed when the task failed.
 func (app *App) runHeadless(ctx context.Context, task string) error {
 	meter := &meteredProvider{Provider: app.Agent.Provider, usage: map[string]Usage{}, budget: app.Opts.MaxBudgetUSD}
 	app.Agent.Provider = meter
@@ -75,8 +74,7 @@ func (app *App) runHeadless(ctx context.Context, task string) error {
 	return app.runHeadlessTask(ctx, task, app.stdout, meter)
 }
 
-// runHeadlessTask runs one task, which may be a custom command, and prints
-// its result.
+// runHeadlessTask runs one task, which may be a custom command, and prints its result.
 func (app *App) runHeadlessTask(ctx context.Context, task string, out *lineWriter, meter *meteredProvider, images ...Block) error {
 	start := time.Now()
 	meter.reset()

@@ -99,8 +99,7 @@ func (app *App) apiKeySource() string {
 }
 
 // headlessEvents returns the loop's event handler for -p: notices go to
-// stderr; with stream-json, replies, tool results and (if asked) the
-// streamed deltas become lines.
+// stderr; with stream-json, replies, tool results and deltas become lines.
 func (app *App) headlessEvents(meter *meteredProvider) func(Event) {
 	out := app.stdout
 	stream := app.Opts.OutputFormat == "stream-json"
@@ -137,9 +136,8 @@ func (app *App) headlessEvents(meter *meteredProvider) func(Event) {
 	}
 }
 
-// streamEvents passes a reply's deltas on to onDelta and, as the Messages
-// API's events, to emit (one content block per run of one kind of delta).
-// It starts the reply; the second function it returns ends it.
+// streamEvents starts a reply's Messages API events, passing its deltas to
+// onDelta and, as events, to emit; the second function ends the reply.
 func streamEvents(emit func(map[string]any), onDelta func(Delta)) (func(Delta), func()) {
 	index, kind := -1, ""
 	closeBlock := func() {
@@ -216,13 +214,6 @@ func (m *meteredProvider) Stream(ctx context.Context, req ModelRequest, onDelta 
 		m.last.Model = model
 	}
 	return resp, err
-}
-
-// useModel makes model answer from the next request on ("" for the requests' own).
-func (m *meteredProvider) useModel(model string) {
-	m.mu.Lock()
-	m.model = model
-	m.mu.Unlock()
 }
 
 // reset starts counting a new task.

@@ -17,7 +17,7 @@ func (app *App) runLineMode(ctx context.Context, interrupts <-chan os.Signal) er
 	app.Agent.Emit = r.event
 	history := app.Session.View()
 	if app.Opts.ResumePick {
-		app.lineCommand(ctx, "/resume", &history)
+		app.lineInput(ctx, "/resume", &history)
 	}
 	inputs, _ := openHistory(app.Home, app.Workspace)
 	for {
@@ -31,52 +31,46 @@ func (app *App) runLineMode(ctx context.Context, interrupts <-chan os.Signal) er
 		if err := inputs.Add(input); err != nil {
 			fmt.Fprintf(app.stdout, "! %v\n", err)
 		}
-		prompt := &slashPrompt{Prompt: input}
-		if strings.HasPrefix(input, "/") {
-			var quit bool
-			interrupted := withInterrupts(ctx, interrupts, func(ctx context.Context) { prompt, quit = app.lineCommand(ctx, input, &history) })
-			if quit {
-				return nil
-			} else if interrupted {
-				fmt.Fprintln(app.stdout, "interrupted")
-			}
-			if interrupted || prompt == nil {
-				continue
-			}
+		var res *TurnResult
+		var quit bool
+		interrupted := withInterrupts(ctx, interrupts, func(ctx context.Context) { res, quit = app.lineInput(ctx, input, &history) })
+		switch {
+		case quit:
+			return nil
+		case res != nil:
+			history = res.Messages
+			r.endTurn(*res)
+			fmt.Fprintf(app.stdout, "(context: %s)\n", app.Agent.ContextUsage())
+		case interrupted:
+			fmt.Fprintln(app.stdout, "interrupted")
 		}
-		var res TurnResult
-		withInterrupts(ctx, interrupts, func(ctx context.Context) {
-			if prompt.Input == "" { // a command's or skill's expansion attaches its own @files
-				note := func(msg string) { fmt.Fprintln(app.stdout, "  "+msg) }
-				if prompt.Prompt, err = app.attachFiles(ctx, prompt.Prompt, note); err != nil {
-					return
-				}
-			}
-			res = app.runPrompt(ctx, history, *prompt)
-		})
-		if err != nil {
-			fmt.Fprintf(app.stdout, "error: %v\n", err)
-			continue
-		}
-		history = res.Messages
-		r.endTurn(res)
-		fmt.Fprintf(app.stdout, "(context: %s)\n", app.Agent.ContextUsage())
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
 	}
 }
 
-// lineCommand runs a slash command, prints what it says and returns a custom command's or skill's prompt, and whether to quit.
-func (app *App) lineCommand(ctx context.Context, input string, history *[]Message) (sp *slashPrompt, quit bool) {
-	sp, out, quit, err := app.slashInput(ctx, input, history)
+// lineInput runs a slash command, printing what it says, or a turn for a
+// prompt (a custom command's or skill's, or the input with its @files
+// attached), returning its result; quit ends the session.
+func (app *App) lineInput(ctx context.Context, input string, history *[]Message) (res *TurnResult, quit bool) {
+	prompt, err := &slashPrompt{Prompt: input}, error(nil)
+	if strings.HasPrefix(input, "/") {
+		var out string
+		if prompt, out, quit, err = app.slashInput(ctx, input, history); out != "" {
+			fmt.Fprintln(app.stdout, out)
+		}
+	} else {
+		prompt.Prompt, err = app.attachFiles(ctx, input, func(msg string) { fmt.Fprintln(app.stdout, "  "+msg) })
+	}
 	if err != nil {
 		fmt.Fprintf(app.stdout, "error: %v\n", err)
-		sp = nil
-	} else if out != "" {
-		fmt.Fprintln(app.stdout, out)
 	}
-	return sp, quit
+	if err != nil || prompt == nil {
+		return nil, quit
+	}
+	turn := app.runPrompt(ctx, *history, *prompt)
+	return &turn, false
 }
 
 // readInput reads the next input, joining lines that end in a backslash; a second Ctrl-C in a row is the end of input.

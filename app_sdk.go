@@ -143,9 +143,8 @@ func (c *sdkConn) handle(ctx context.Context, line string) error {
 	return nil
 }
 
-// nextTurn waits for the next user message and returns it with the
-// context of its turn, which interrupt cancels; false: none will come
-// (stdin has ended, as it does when ctx ends).
+// nextTurn waits for the next user message and returns it with the context
+// of its turn, which interrupt cancels; false: stdin has ended.
 func (c *sdkConn) nextTurn(ctx context.Context) (slashPrompt, context.Context, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()

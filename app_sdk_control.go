@@ -60,7 +60,9 @@ func (c *sdkConn) control(ctx context.Context, raw json.RawMessage) (any, error)
 		if head.Model != nil && *head.Model != "" && *head.Model != "default" {
 			model = resolveModelAlias(*head.Model)
 		}
-		c.meter.useModel(model)
+		c.meter.mu.Lock()
+		c.meter.model = model
+		c.meter.mu.Unlock()
 		return map[string]any{}, nil
 	case "mcp_status":
 		return map[string]any{"mcpServers": c.mcpStatus()}, nil
@@ -160,8 +162,7 @@ func (c *sdkConn) describe() map[string]any {
 }
 
 // registerHooks adds the program's hook functions, called back with
-// hook_callback (a request of ours) and answered as a command hook's JSON
-// output.
+// hook_callback and answered as a command hook's JSON output.
 func (c *sdkConn) registerHooks(in initializeRequest) {
 	added := HookSettings{}
 	for event, matchers := range in.Hooks {

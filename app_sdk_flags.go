@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"slices"
-	"strings"
 )
 
 // ProgramOptions are the flags a program driving minicode passes, as the
@@ -27,37 +26,14 @@ type ProgramOptions struct {
 func addProgramFlags(fs *flag.FlagSet, p *ProgramOptions) {
 	fs.StringVar(&p.PermissionPromptTool, "permission-prompt-tool", "", "with `stdio` and --input-format stream-json, ask the program (can_use_tool)")
 	fs.BoolVar(&p.AllowSkipPermissions, "allow-dangerously-skip-permissions", false, "let the program switch to bypassPermissions")
-	fs.Func("tools", "the built-in tools offered, a comma-separated `LIST` (default: all)", setList(&p.Tools))
-	fs.Func("setting-sources", "the settings files read, a `LIST` of user, project and local (default: all)", setList(&p.SettingSources))
+	fs.Func("tools", "the built-in tools offered, a comma-separated `LIST` (default: all)", appendTo(&p.Tools, splitRuleList))
+	fs.Func("setting-sources", "the settings files read, a `LIST` of user, project and local (default: all)", appendTo(&p.SettingSources, splitRuleList))
 	fs.BoolVar(&p.NoSessionPersistence, "no-session-persistence", false, "keep the session in memory only")
 	fs.StringVar(&p.JSONSchema, "json-schema", "", "the final answer as JSON matching `SCHEMA` (structured_output)")
 	fs.Float64Var(&p.MaxBudgetUSD, "max-budget-usd", 0, "stop once the session has cost more than `N` dollars")
 	fs.StringVar(&p.Thinking, "thinking", "", "the thinking `MODE`: adaptive, enabled or disabled")
 	fs.IntVar(&p.MaxThinkingTokens, "max-thinking-tokens", 0, "let the model think up to `N` tokens")
 	fs.StringVar(&p.Effort, "effort", "", "the model's effort `LEVEL`: low, medium, high, xhigh or max")
-}
-
-// checkProgramFlags rejects program-interface flags that cannot work.
-func checkProgramFlags(opts Options) error {
-	p := opts.ProgramOptions
-	switch {
-	case p.PermissionPromptTool != "" && p.PermissionPromptTool != "stdio":
-		return usageErrorf("--permission-prompt-tool %q: minicode asks a program only over stdio (--permission-prompt-tool=stdio)", p.PermissionPromptTool)
-	case p.PermissionPromptTool == "stdio" && opts.InputFormat != "stream-json":
-		return usageErrorf("--permission-prompt-tool=stdio needs --input-format stream-json")
-	case p.MaxBudgetUSD < 0:
-		return usageErrorf("--max-budget-usd must not be negative")
-	case !slices.Contains([]string{"", "adaptive", "enabled", "disabled"}, p.Thinking):
-		return usageErrorf("--thinking must be adaptive, enabled or disabled, not %q", p.Thinking)
-	case !slices.Contains([]string{"", "low", "medium", "high", "xhigh", "max"}, p.Effort):
-		return usageErrorf("--effort must be low, medium, high, xhigh or max, not %q", p.Effort)
-	}
-	for _, s := range p.SettingSources {
-		if !slices.Contains([]string{"user", "project", "local"}, s) {
-			return usageErrorf("--setting-sources: unknown source %q (use user, project or local)", s)
-		}
-	}
-	return nil
 }
 
 // thinkingBudget is the thinking the flags ask for, in tokens: 0 for none
@@ -72,20 +48,6 @@ func (p ProgramOptions) thinkingBudget() int {
 		return map[string]int{"low": 2_000, "medium": 8_000, "high": 16_000, "xhigh": 32_000, "max": 64_000}[cmp.Or(p.Effort, "medium")]
 	}
 	return 0
-}
-
-// setList is a comma-separated list flag that may be given empty
-// ("--tools="), unlike a missing flag, which leaves the list nil.
-func setList(list *[]string) func(string) error {
-	return func(value string) error {
-		*list = []string{}
-		for v := range strings.SplitSeq(value, ",") {
-			if v = strings.TrimSpace(v); v != "" {
-				*list = append(*list, v)
-			}
-		}
-		return nil
-	}
 }
 
 // keepTools keeps the tools --tools names (in minicode's or Claude Code's
@@ -103,26 +65,4 @@ func keepTools(tools []*Tool, names []string, warn func(string)) []*Tool {
 		want = append(want, named...)
 	}
 	return slices.DeleteFunc(slices.Clone(tools), func(t *Tool) bool { return !slices.Contains(want, t.Name) })
-}
-
-// keepSources keeps the layers from settings files of the given kinds and
-// every other layer (--settings); files are the settings files looked for.
-func keepSources(layers, files []Settings, kinds []string) []Settings {
-	if kinds == nil {
-		return layers
-	}
-	return slices.DeleteFunc(layers, func(l Settings) bool {
-		i := slices.IndexFunc(files, func(f Settings) bool { return f.source == l.source })
-		if i < 0 {
-			return false
-		}
-		kind := "user"
-		switch {
-		case strings.HasSuffix(l.source, "settings.local.json"):
-			kind = "local"
-		case files[i].project:
-			kind = "project"
-		}
-		return !slices.Contains(kinds, kind)
-	})
 }

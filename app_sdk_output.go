@@ -74,28 +74,23 @@ func (so *structuredOutput) decode(raw json.RawMessage) (any, error) {
 	return json.RawMessage(data), err
 }
 
-// take returns the answer given since the last take, or nil.
-func (so *structuredOutput) take() json.RawMessage {
-	if v := so.value.Swap(nil); v != nil {
-		return *v
-	}
-	return nil
-}
-
 // structuredAnswer returns the structured output of the turn that ended
 // with res, reminding a model that did not give it structuredRetries times.
 func (app *App) structuredAnswer(ctx context.Context, res TurnResult) (json.RawMessage, TurnResult) {
 	if app.structured == nil {
 		return nil, res
 	}
-	v := app.structured.take()
+	v := app.structured.value.Swap(nil) // the answer given since the last turn
 	for i := 0; v == nil && res.End == EndFinal && i < structuredRetries; i++ {
 		more := app.runPrompt(ctx, app.Session.View(), slashPrompt{Prompt: "Call the structured_output tool now with your final answer; its input must match the tool's schema."})
 		more.Steps += res.Steps
 		more.Usage.Add(res.Usage)
-		res, v = more, app.structured.take()
+		res, v = more, app.structured.value.Swap(nil)
 	}
-	return v, res
+	if v == nil {
+		return nil, res
+	}
+	return *v, res
 }
 
 // checkSchema checks v against JSON Schema's data-shape keywords (type,

@@ -58,8 +58,7 @@ type PermissionsSettings struct {
 }
 
 // dropWidening removes the settings a project's files may use only in a
-// trusted workspace (they run code or widen what the model may do) and
-// names them, each with its file.
+// trusted workspace, naming each with its file.
 func (s *Settings) dropWidening() []string {
 	p, sb := &s.Permissions, &s.Sandbox
 	var names []string
@@ -82,21 +81,10 @@ func (s *Settings) dropWidening() []string {
 	return names
 }
 
-// settingsFiles are the settings files, the user's then the project's, in
-// increasing precedence.
-func settingsFiles(home, userHome, workspace string) []Settings {
-	return []Settings{
-		{source: filepath.Join(userHome, ".claude", "settings.json")},
-		{source: filepath.Join(home, "settings.json")},
-		{source: filepath.Join(workspace, ".claude", "settings.json"), project: true},
-		{source: filepath.Join(workspace, ".minicode", "settings.json"), project: true},
-		{source: filepath.Join(workspace, ".claude", "settings.local.json"), project: true},
-	}
-}
-
-// loadSettings reads every settings file that exists, then each --settings
-// value (a file or inline JSON).
-func loadSettings(home, userHome, workspace string, flagValues []string) ([]Settings, error) {
+// loadSettings reads the settings files that exist, the user's then the
+// project's, of the kinds asked for (user, project, local; nil: all), then
+// each --settings value (a file or inline JSON).
+func loadSettings(home, userHome, workspace string, flagValues, kinds []string) ([]Settings, error) {
 	var layers []Settings
 	add := func(data []byte, source string, project bool) error {
 		s, err := parseSettings(data, source, project)
@@ -104,16 +92,25 @@ func loadSettings(home, userHome, workspace string, flagValues []string) ([]Sett
 		return err
 	}
 	seen := map[string]bool{}
-	for _, f := range settingsFiles(home, userHome, workspace) {
-		data, err := os.ReadFile(f.source)
-		if seen[f.source] || errors.Is(err, fs.ErrNotExist) {
+	for _, f := range []struct{ kind, path string }{
+		{"user", filepath.Join(userHome, ".claude", "settings.json")},
+		{"user", filepath.Join(home, "settings.json")},
+		{"project", filepath.Join(workspace, ".claude", "settings.json")},
+		{"project", filepath.Join(workspace, ".minicode", "settings.json")},
+		{"local", filepath.Join(workspace, ".claude", "settings.local.json")},
+	} {
+		data, err := os.ReadFile(f.path)
+		if seen[f.path] || errors.Is(err, fs.ErrNotExist) {
 			continue // the workspace may be the home folder
 		}
-		seen[f.source] = true
+		seen[f.path] = true
 		if err != nil {
 			return nil, fmt.Errorf("reading settings: %w", err)
 		}
-		if err := add(data, f.source, f.project); err != nil {
+		if kinds != nil && !slices.Contains(kinds, f.kind) {
+			continue
+		}
+		if err := add(data, f.path, f.kind != "user"); err != nil {
 			return nil, err
 		}
 	}
@@ -201,9 +198,8 @@ func lineOf(data []byte, offset int64) int {
 	return lineAt(string(data), int(min(offset, int64(len(data)))))
 }
 
-// mergeSettings lays the layers over one another, keeping each file's
-// permission rules as one rule set; unless trusted, the project's widening
-// keys are dropped and listed in Ignored.
+// mergeSettings lays the layers over one another, keeping each file's rules
+// as one rule set; unless trusted, the project's widening keys are Ignored.
 func mergeSettings(layers []Settings, workspace string, trusted bool) Settings {
 	var base Settings
 	for _, over := range layers {

@@ -25,7 +25,7 @@ func TestClaudeSettingsFilesInPrecedence(t *testing.T) {
 	ws, home, mhome := claudeFixture(t)
 	writeFile(t, filepath.Join(mhome, "settings.json"), `{"maxTurns": 9, "permissions": {"deny": ["web_search"]}}`)
 	writeFile(t, filepath.Join(ws, ".minicode", "settings.json"), `{"maxTurns": 12}`)
-	layers, err := loadSettings(mhome, home, ws, []string{`{"permissions": {"deny": ["run_command(rm:*)"]}}`})
+	layers, err := loadSettings(mhome, home, ws, []string{`{"permissions": {"deny": ["run_command(rm:*)"]}}`}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +74,7 @@ func TestClaudeSettingsFilesInPrecedence(t *testing.T) {
 
 func TestUntrustedProjectSettingsOnlyTighten(t *testing.T) {
 	ws, home, mhome := claudeFixture(t)
-	layers, err := loadSettings(mhome, home, ws, nil)
+	layers, err := loadSettings(mhome, home, ws, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,13 +118,13 @@ func TestSettingsMistakesInKnownKeysStop(t *testing.T) {
 			ws := t.TempDir()
 			path := filepath.Join(ws, ".claude", "settings.local.json")
 			writeFile(t, path, tc.content)
-			_, err := loadSettings(t.TempDir(), t.TempDir(), ws, nil)
+			_, err := loadSettings(t.TempDir(), t.TempDir(), ws, nil, nil)
 			if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("error = %v, want one naming %s and %q", err, path, tc.want)
 			}
 		})
 	}
-	if _, err := loadSettings(t.TempDir(), t.TempDir(), t.TempDir(), []string{"/no/such/settings.json"}); err == nil || !strings.Contains(err.Error(), "--settings") {
+	if _, err := loadSettings(t.TempDir(), t.TempDir(), t.TempDir(), []string{"/no/such/settings.json"}, nil); err == nil || !strings.Contains(err.Error(), "--settings") {
 		t.Errorf("missing --settings file: error = %v, want one naming --settings", err)
 	}
 }

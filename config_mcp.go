@@ -8,9 +8,8 @@ import (
 	"strings"
 )
 
-// loadRunMCPServers returns the user's and (unless strict) the project's MCP
-// servers, then each --mcp-config value's, a later one replacing an earlier
-// one of its name.
+// loadRunMCPServers returns the configured MCP servers (unless strict), then
+// each --mcp-config value's, a later one replacing one of its name.
 func loadRunMCPServers(home, workspace string, flagValues []string, strict bool) ([]MCPServerConfig, error) {
 	var servers []MCPServerConfig
 	if !strict {
@@ -44,8 +43,7 @@ func loadRunMCPServers(home, workspace string, flagValues []string, strict bool)
 }
 
 // selectProjectServers applies the enabled and disabled lists to the project's
-// .mcp.json servers, all skipped in an untrusted workspace; a skipped server
-// gives way to the user's of its name.
+// .mcp.json servers (all skipped unless trusted), the user's taking their place.
 func selectProjectServers(servers []MCPServerConfig, s Settings, workspace string, trusted bool) []MCPServerConfig {
 	projectFile := filepath.Join(workspace, projectMCPFile)
 	onlyListed := len(s.EnabledMCPJSONServers) > 0 && !s.EnableAllProjectMCPServers

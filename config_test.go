@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -23,7 +24,7 @@ func TestLoadSettingsMergesProjectOverUser(t *testing.T) {
 		"permissions":{"allow":["read_file"],"defaultMode":"plan"}}`)
 	writeFile(t, filepath.Join(ws, ".minicode", "settings.json"), `{"model":"local-model",
 		"permissions":{"allow":["run_command(go test:*)"],"deny":["web_fetch"]}}`)
-	layers, err := loadSettings(home, t.TempDir(), ws, nil)
+	layers, err := loadSettings(home, t.TempDir(), ws, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +54,7 @@ func TestLoadSettingsErrorsNameFileLineAndField(t *testing.T) {
 			home := t.TempDir()
 			path := filepath.Join(home, "settings.json")
 			writeFile(t, path, tc.content)
-			_, err := loadSettings(home, t.TempDir(), t.TempDir(), nil)
+			_, err := loadSettings(home, t.TempDir(), t.TempDir(), nil, nil)
 			want := "settings file " + path + ": " + tc.want
 			if err == nil || err.Error() != want {
 				t.Errorf("error = %v, want %q", err, want)
@@ -72,5 +73,27 @@ func TestLimitsForPrefersLongestPrefixAndOverrides(t *testing.T) {
 	}
 	if got := limitsFor("unknown-model", nil); got.ContextWindow != 128_000 {
 		t.Errorf("default limits = %+v", got)
+	}
+}
+
+// TestSettingSourcesPickTheFiles checks that --setting-sources reads only
+// the settings files of the kinds it names, and --settings always.
+func TestSettingSourcesPickTheFiles(t *testing.T) {
+	home, user, ws := t.TempDir(), t.TempDir(), t.TempDir()
+	writeFile(t, filepath.Join(user, ".claude", "settings.json"), `{"model":"user"}`)
+	writeFile(t, filepath.Join(ws, ".claude", "settings.json"), `{"model":"project"}`)
+	writeFile(t, filepath.Join(ws, ".claude", "settings.local.json"), `{"model":"local"}`)
+	for _, tc := range []struct {
+		kinds []string
+		want  string
+	}{{nil, "user project local flag"}, {[]string{}, "flag"}, {[]string{"user"}, "user flag"}, {[]string{"project", "local"}, "project local flag"}} {
+		layers, err := loadSettings(home, user, ws, []string{`{"model":"flag"}`}, tc.kinds)
+		var got []string
+		for _, l := range layers {
+			got = append(got, l.Model)
+		}
+		if err != nil || strings.Join(got, " ") != tc.want {
+			t.Errorf("kinds %q: layers %q (%v), want %q", tc.kinds, got, err, tc.want)
+		}
 	}
 }

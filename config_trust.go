@@ -21,8 +21,7 @@ import (
 const trustFileName = "trust.json"
 
 // workspaceTrust reports whether the workspace is trusted and whether the user
-// has answered: the nearest answer for it or a folder above wins, minicode's
-// before Claude Code's.
+// has answered: the nearest answer, minicode's before Claude Code's, wins.
 func workspaceTrust(home, userHome, workspace string) (trusted, answered bool) {
 	mine := readTrustAnswers(home)
 	var claude struct {
@@ -159,11 +158,10 @@ func (app *App) decideTrust(ctx context.Context, wide []string) (bool, error) {
 // loadConfig reads the settings and MCP configuration, settles trust and
 // applies the settings' env; it returns the MCP servers to start.
 func (app *App) loadConfig(ctx context.Context) ([]MCPServerConfig, error) {
-	layers, err := loadSettings(app.Home, userHome(app.getenv), app.Workspace, app.Opts.Settings)
+	layers, err := loadSettings(app.Home, userHome(app.getenv), app.Workspace, app.Opts.Settings, app.Opts.SettingSources)
 	if err != nil {
 		return nil, err
 	}
-	layers = keepSources(layers, settingsFiles(app.Home, userHome(app.getenv), app.Workspace), app.Opts.SettingSources)
 	servers, err := loadRunMCPServers(app.Home, app.Workspace, app.Opts.MCPConfig, app.Opts.StrictMCPConfig)
 	if err != nil {
 		return nil, err
@@ -181,11 +179,6 @@ func (app *App) loadConfig(ctx context.Context) ([]MCPServerConfig, error) {
 		fmt.Fprintf(app.stderr, "minicode: ignoring settings minicode does not use: %s\n", strings.Join(app.Settings.Unknown, ", "))
 	}
 	app.Trusted = trusted
-	for _, c := range app.Commands {
-		if !trusted && within(app.Workspace, c.Path) {
-			c.AllowedTools = nil
-		}
-	}
 	if env := app.Settings.Env; len(env) > 0 {
 		base := app.getenv
 		app.getenv = func(name string) string {

@@ -219,7 +219,7 @@ func parseFlags(args []string, stderr io.Writer) (opts Options, showVersion bool
 	if skipPermissions {
 		opts.PermissionMode = string(ModeBypass)
 	}
-	for _, check := range []func(Options) error{checkFlagValues, checkSessionFlags, checkProgramFlags} {
+	for _, check := range []func(Options) error{checkFlagValues, checkSessionFlags} {
 		if err := check(opts); err != nil {
 			return opts, false, err
 		}
@@ -276,6 +276,7 @@ func newFlagSet(opts *Options, skipPermissions, showVersion *bool) *flag.FlagSet
 
 // checkFlagValues rejects flag values that cannot work.
 func checkFlagValues(opts Options) error {
+	p := opts.ProgramOptions
 	switch {
 	case !slices.Contains([]string{"text", "json", "stream-json"}, opts.OutputFormat):
 		return usageErrorf("unknown --output-format %q (use text, json or stream-json)", opts.OutputFormat)
@@ -287,6 +288,21 @@ func checkFlagValues(opts Options) error {
 		return usageErrorf("--mcp-elicitation must be decline or defaults, not %q", opts.MCPElicitation)
 	case opts.MaxTurns < 0:
 		return usageErrorf("--max-turns must be a positive number")
+	case p.PermissionPromptTool != "" && p.PermissionPromptTool != "stdio":
+		return usageErrorf("--permission-prompt-tool %q: minicode asks a program only over stdio (--permission-prompt-tool=stdio)", p.PermissionPromptTool)
+	case p.PermissionPromptTool == "stdio" && opts.InputFormat != "stream-json":
+		return usageErrorf("--permission-prompt-tool=stdio needs --input-format stream-json")
+	case p.MaxBudgetUSD < 0:
+		return usageErrorf("--max-budget-usd must not be negative")
+	case !slices.Contains([]string{"", "adaptive", "enabled", "disabled"}, p.Thinking):
+		return usageErrorf("--thinking must be adaptive, enabled or disabled, not %q", p.Thinking)
+	case !slices.Contains([]string{"", "low", "medium", "high", "xhigh", "max"}, p.Effort):
+		return usageErrorf("--effort must be low, medium, high, xhigh or max, not %q", p.Effort)
+	}
+	for _, s := range p.SettingSources {
+		if !slices.Contains([]string{"user", "project", "local"}, s) {
+			return usageErrorf("--setting-sources: unknown source %q (use user, project or local)", s)
+		}
 	}
 	return nil
 }
@@ -382,10 +398,11 @@ func splitRuleList(s string) []string {
 	return rules
 }
 
-// appendTo is a repeatable flag whose values, cut by split, add up.
+// appendTo is a repeatable flag whose values, cut by split, add up; once
+// given, even empty ("--tools="), the list is not nil.
 func appendTo(values *[]string, split func(string) []string) func(string) error {
 	return func(v string) error {
-		*values = append(*values, split(v)...)
+		*values = append(append([]string{}, *values...), split(v)...)
 		return nil
 	}
 }

@@ -408,7 +408,7 @@ func (panickingProvider) Stream(context.Context, ModelRequest, func(Delta)) (Mod
 func TestPanicInTurnStillCleansUp(t *testing.T) {
 	app := testApp(t, t.TempDir(), Options{})
 	app.Agent.Provider = panickingProvider{}
-	res := app.runTurnWithCleanup(context.Background(), nil, "hello")
+	res := app.runPrompt(context.Background(), nil, slashPrompt{Prompt: "hello"})
 	if res.End != EndError || !strings.Contains(res.Text, "provider bug") {
 		t.Errorf("turn = %v %q, want an error naming the panic", res.End, res.Text)
 	}

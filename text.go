@@ -40,8 +40,10 @@ func cutMiddle(s string, budget int) string {
 		return s
 	}
 	half := budget / 2
-	head := s[:runeFloor(s, half)]
-	tail := s[runeCeil(s, len(s)-half):]
+	head, tail := s[:runeFloor(s, half)], s[len(s)-half:]
+	for len(tail) > 0 && !utf8.RuneStart(tail[0]) {
+		tail = tail[1:]
+	}
 	omitted := len(s) - len(head) - len(tail)
 	return fmt.Sprintf("%s\n[... %d characters omitted ...]\n%s", head, omitted, tail)
 }
@@ -74,14 +76,6 @@ func oneLine(s string, n int) string {
 func runeFloor(s string, i int) int {
 	for i > 0 && i < len(s) && !utf8.RuneStart(s[i]) {
 		i--
-	}
-	return i
-}
-
-// runeCeil moves i forward to the start of the next rune.
-func runeCeil(s string, i int) int {
-	for i < len(s) && !utf8.RuneStart(s[i]) {
-		i++
 	}
 	return i
 }
