@@ -63,6 +63,7 @@ type ToolDef[T any] struct {
 	Name        string
 	Description string
 	ReadOnly    bool
+	Concurrent  bool
 	Timeout     time.Duration
 	Permission  func(env *ToolEnv, in T) (PermissionRequest, error)
 	Run         func(ctx context.Context, env *ToolEnv, in T) (ToolOutput, error)
@@ -88,6 +89,7 @@ func (d ToolDef[T]) Tool() *Tool {
 		Description: d.Description,
 		Schema:      schema,
 		ReadOnly:    d.ReadOnly,
+		Concurrent:  d.Concurrent,
 		Timeout:     d.Timeout,
 		Decode: func(raw json.RawMessage) (any, error) {
 			var in T

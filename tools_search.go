@@ -16,27 +16,18 @@ import (
 // skippedDirs are huge folders no search looks into.
 var skippedDirs = map[string]bool{".git": true, "node_modules": true}
 
-// visitFunc is called by walkTree for each entry, with its slash-separated
-// path relative to the root; fs.SkipDir and fs.SkipAll work as in WalkDir.
-type visitFunc func(rel string, d fs.DirEntry) error
-
-// walkTree visits the tree below root in name order, skipping .git,
-// node_modules, unreadable folders and what .gitignore files exclude.
-func walkTree(ctx context.Context, workspace, root string, visit visitFunc) error {
-	matchRoot := root
-	if within(workspace, root) {
-		matchRoot = workspace
+// walkTree calls visit with the slash-separated path below root of each
+// entry, in name order, skipping .git, node_modules, unreadable folders and
+// what .gitignore files exclude; fs.SkipDir and fs.SkipAll work as in WalkDir.
+func walkTree(ctx context.Context, workspace, root string, visit func(rel string, d fs.DirEntry) error) error {
+	matchRoot, prefix := root, "" // where .gitignore paths start, and root's path from there
+	if rel, err := filepath.Rel(workspace, root); err == nil && rel != "." && within(workspace, root) {
+		matchRoot, prefix = workspace, filepath.ToSlash(rel)
 	}
-	prefix, err := filepath.Rel(matchRoot, root)
-	if err != nil {
-		return err
-	}
-	prefix = strings.TrimPrefix(filepath.ToSlash(prefix), ".")
-	rules := ignoreSet(nil).enter(matchRoot, "")
-	dir, rel := matchRoot, ""
+	rules, rel := ignoreSet(nil).enter(matchRoot, ""), ""
 	for _, name := range splitPattern(prefix) {
-		dir, rel = filepath.Join(dir, name), path.Join(rel, name)
-		rules = rules.enter(dir, rel)
+		rel = path.Join(rel, name)
+		rules = rules.enter(filepath.Join(matchRoot, rel), rel)
 	}
 	folderRules := map[string]ignoreSet{".": rules} // by slash-separated folder path
 	return fs.WalkDir(os.DirFS(root), ".", func(rel string, d fs.DirEntry, err error) error {

@@ -54,6 +54,17 @@ func TestListFiles(t *testing.T) {
 	}
 }
 
+// TestListFilesInDotFolderKeepsAnchoredRules lists a folder whose name
+// starts with a dot: the workspace's anchored rules still apply inside it.
+func TestListFilesInDotFolderKeepsAnchoredRules(t *testing.T) {
+	t.Parallel()
+	env := newTestEnv(t, map[string]string{".gitignore": "/.cfg/secret.txt\n", ".cfg/secret.txt": "s\n", ".cfg/ok.txt": "ok\n"})
+	want := ".cfg/: 1 entry\nok.txt\n"
+	if out := callTool(t, env, listFilesTool(), `{"path":".cfg"}`); out.Text != want {
+		t.Errorf("list_files .cfg = %q, want %q", out.Text, want)
+	}
+}
+
 func TestListFilesEmptyAndOutside(t *testing.T) {
 	t.Parallel()
 	env := newTestEnv(t, map[string]string{"only.log": "x\n", ".gitignore": "*.log\n"})

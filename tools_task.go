@@ -106,12 +106,13 @@ func (s *Subagents) Tool() *Tool {
 			fmt.Fprintf(&list, "\n- %s: %s", d.Name, oneLine(d.Description, 200))
 		}
 	}
-	t := ToolDef[TaskInput]{
+	return ToolDef[TaskInput]{
 		Name: "task",
 		Description: "Start a subagent that does a task on its own, with a fresh context, and returns only its final answer. " +
 			"Use it for searches and research whose details would crowd this conversation; give it a complete prompt. " +
 			"Several task calls in one reply run in parallel. Agents:" + list.String(),
-		Timeout: taskTimeout,
+		Timeout:    taskTimeout,
+		Concurrent: true,
 		// Starting a subagent touches nothing (each of its calls is checked
 		// on its own), so only a deny rule stops it.
 		Permission: func(env *ToolEnv, in TaskInput) (PermissionRequest, error) {
@@ -121,8 +122,6 @@ func (s *Subagents) Tool() *Tool {
 			return s.run(ctx, cmp.Or(in.SubagentType, "general-purpose"), in.Prompt)
 		},
 	}.Tool()
-	t.Concurrent = true
-	return t
 }
 
 // Describe lists the agent definitions: the text of /agents.

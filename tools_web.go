@@ -121,13 +121,8 @@ func (w *webClient) get(ctx context.Context, env *ToolEnv, tool string, u *url.U
 		return env.Perms.Authorize(ctx, PermissionRequest{Tool: tool, Access: AccessNetwork, URL: req.URL.String(),
 			Summary: fmt.Sprintf("follow a redirect from %s to %s", via[len(via)-1].URL, req.URL)})
 	}}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
-	if err != nil {
-		return webPage{}, err
-	}
-	req.Header.Set("User-Agent", webUserAgent)
-	req.Header.Set("Accept", "text/html, text/plain, application/json, text/*;q=0.8, */*;q=0.1")
-	resp, err := client.Do(req)
+	resp, err := client.Do((&http.Request{Method: http.MethodGet, URL: u, Header: http.Header{"User-Agent": {webUserAgent},
+		"Accept": {"text/html, text/plain, application/json, text/*;q=0.8, */*;q=0.1"}}}).WithContext(ctx))
 	if err != nil {
 		if uerr, ok := err.(*url.Error); ok {
 			err = uerr.Err
@@ -174,9 +169,7 @@ func webFetchTool(w *webClient) *Tool {
 			}
 			return PermissionRequest{Access: AccessNetwork, URL: u.String(), Summary: "fetch " + u.String()}, nil
 		},
-		Run: func(ctx context.Context, env *ToolEnv, in WebFetchInput) (ToolOutput, error) {
-			return w.fetch(ctx, env, in)
-		},
+		Run: w.fetch,
 	}.Tool()
 }
 
@@ -257,9 +250,7 @@ func webSearchTool(w *webClient) *Tool {
 			}
 			return PermissionRequest{Access: AccessNetwork, URL: u.String(), Summary: fmt.Sprintf("search the web for %q", in.Query)}, nil
 		},
-		Run: func(ctx context.Context, env *ToolEnv, in WebSearchInput) (ToolOutput, error) {
-			return w.search(ctx, env, in)
-		},
+		Run: w.search,
 	}.Tool()
 }
 
