@@ -56,9 +56,8 @@ type Tool struct {
 	Run        func(ctx context.Context, env *ToolEnv, input any) (ToolOutput, error)
 }
 
-// ToolDef declares a built-in tool whose input is the struct T: T's json,
-// desc and validate tags make the JSON schema and check every call alike;
-// a field's default tag is its value when the call leaves it out.
+// ToolDef declares a built-in tool whose input is the struct T: its json, desc,
+// validate and default tags make the JSON schema, check calls and fill gaps.
 type ToolDef[T any] struct {
 	Name        string
 	Description string
@@ -144,9 +143,8 @@ func decodeInput(raw json.RawMessage, in any) error {
 	return nil
 }
 
-// jsonError describes a JSON decoding error in JSON's terms: the field, what
-// it must be and what it is; given the document data, in which the decoded
-// part starts at byte base, it also names the line.
+// jsonError describes a JSON decoding error by field, wanted and given type,
+// and line when given the document data, where the decoded part starts at base.
 func jsonError(err error, data []byte, base int64) string {
 	var typeErr *json.UnmarshalTypeError
 	var syntaxErr *json.SyntaxError

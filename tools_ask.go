@@ -10,8 +10,7 @@ type AskUserInput struct {
 	Question string `json:"question" validate:"required" desc:"The question, complete in itself: the user sees only this text."`
 }
 
-// askUserTool lets the model ask the user; the turn ends after the batch
-// and the answer arrives as the next message.
+// askUserTool lets the model ask the user; the answer is the next message.
 func askUserTool() *Tool {
 	return ToolDef[AskUserInput]{
 		Name: "ask_user",

@@ -2,9 +2,8 @@ package main
 
 import "path/filepath"
 
-// newBuiltins builds every built-in tool: web_search queries the results
-// page searchEndpoint ("" for DuckDuckGo's) and run_command runs commands
-// in sb (nil runs them plainly). Closing procs stops background commands.
+// newBuiltins builds every built-in tool, web_search querying searchEndpoint ("" for
+// DuckDuckGo) and run_command running in sb (nil: plainly); procs.Close stops them.
 func newBuiltins(searchEndpoint string, sb *Sandbox) (tools []*Tool, procs *processManager) {
 	procs = &processManager{sandbox: sb}
 	web := newWebClient(searchEndpoint)

@@ -12,8 +12,7 @@ type claudeTool struct {
 	rule string
 }
 
-// claudeTools maps Claude Code's tool names to minicode's, so that what
-// was written for Claude Code works unchanged.
+// claudeTools maps Claude Code's tool names to minicode's, so its files work unchanged.
 func claudeTools() map[string]claudeTool {
 	return map[string]claudeTool{
 		"Bash":         {[]string{"run_command", "command_output", "command_kill"}, "run_command"},
@@ -32,8 +31,7 @@ func claudeTools() map[string]claudeTool {
 	}
 }
 
-// minicodeToolNames turns a tool name (minicode's or Claude Code's) into
-// the minicode tools it stands for.
+// minicodeToolNames returns the minicode tools a minicode or Claude Code name stands for.
 func minicodeToolNames(name string) []string {
 	if ours := claudeTools()[name].tools; ours != nil {
 		return ours

@@ -218,8 +218,7 @@ func describeNearMiss(content, old string) error {
 	return errors.New(msg + "; read those lines again and copy them exactly")
 }
 
-// matchIgnoringSpace finds old in content ignoring all whitespace,
-// returning the first and last line it covers.
+// matchIgnoringSpace finds the lines of content that match old but for whitespace.
 func matchIgnoringSpace(content, old string) (first, last int, ok bool) {
 	want := strings.Join(strings.Fields(old), "")
 	var squeezed strings.Builder

@@ -46,8 +46,7 @@ func readFileTool() *Tool {
 	}.Tool()
 }
 
-// runReadFile performs one read_file call and adds the memory that
-// applies to the file.
+// runReadFile performs one read_file call, adding the memory that applies to the file.
 func runReadFile(ctx context.Context, env *ToolEnv, in ReadFileInput) (ToolOutput, error) {
 	abs, err := resolveInput(env, in.Path)
 	if err != nil {
@@ -217,8 +216,7 @@ func (r *lineReader) next() bool {
 	return false
 }
 
-// appendNumbered appends the line as read_file shows it: numbered, cut,
-// invalid UTF-8 replaced.
+// appendNumbered appends the line numbered and cut, invalid UTF-8 replaced.
 func (r *lineReader) appendNumbered(dst []byte) []byte {
 	var digits [20]byte
 	num := strconv.AppendInt(digits[:0], int64(r.n), 10)

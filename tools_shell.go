@@ -146,8 +146,7 @@ func (o *boundedOutput) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// take empties the collector, returning what it kept (invalid UTF-8
-// replaced) with a note where bytes were dropped.
+// take empties the collector, returning what it kept with a note where bytes were dropped.
 func (o *boundedOutput) take() string {
 	o.mu.Lock()
 	defer o.mu.Unlock()

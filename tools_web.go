@@ -296,8 +296,7 @@ func (w *webClient) search(ctx context.Context, env *ToolEnv, in WebSearchInput)
 	return ToolOutput{Text: b.String()}, nil
 }
 
-// parseSearchResults reads the results of a DuckDuckGo HTML page, unwrapping
-// its redirect links and dropping ads (links back to DuckDuckGo).
+// parseSearchResults reads a DuckDuckGo results page, unwrapping links and dropping ads.
 func parseSearchResults(page string, base *url.URL) []searchResult {
 	var results []searchResult
 	var capture *string // the text being collected, if any

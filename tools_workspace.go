@@ -11,8 +11,7 @@ import (
 	"strings"
 )
 
-// resolveInput turns a path given by the model, relative to the workspace
-// or absolute, into an absolute path with symlinks resolved.
+// resolveInput makes a path given by the model absolute, with symlinks resolved.
 func resolveInput(env *ToolEnv, path string) (string, error) {
 	abs := cmp.Or(path, ".")
 	if strings.HasPrefix(abs, "~/") {
