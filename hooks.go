@@ -164,11 +164,6 @@ type HookInput struct {
 	StopHookActive     bool            `json:"stop_hook_active,omitempty"`    // Stop: a Stop hook already made the model go on
 }
 
-// subject is what an event's matchers are compared with.
-func (in HookInput) subject() string {
-	return cmp.Or(map[HookEvent]string{HookSessionStart: in.Source, HookPreCompact: in.Trigger}[in.HookEventName], in.ToolName)
-}
-
 // HookVerdict is what the hooks of one event decided together.
 type HookVerdict struct {
 	Block      bool   // a hook exited 2 or decided "block" (or "deny")
@@ -209,8 +204,9 @@ func (h *Hooks) Run(ctx context.Context, in HookInput) HookVerdict {
 		return HookVerdict{}
 	}
 	var cmds []HookCommand
+	subject := cmp.Or(map[HookEvent]string{HookSessionStart: in.Source, HookPreCompact: in.Trigger}[in.HookEventName], in.ToolName)
 	for _, m := range h.Config[in.HookEventName] {
-		if m.re == nil || slices.ContainsFunc(toolNamesFor(in.subject()), m.re.MatchString) {
+		if m.re == nil || slices.ContainsFunc(toolNamesFor(subject), m.re.MatchString) {
 			cmds = append(cmds, m.Hooks...)
 		}
 	}

@@ -155,7 +155,7 @@ func demoReply(req ModelRequest, sessionID string) ScriptedReply {
 		return demoFollowUp(req, results)
 	}
 	request := normaliseRequest(last.Text())
-	if askedQuestion(msgs) {
+	if _, calls := demoChain(msgs[:len(msgs)-1]); slices.ContainsFunc(calls, func(b Block) bool { return b.Name == "ask_user" }) {
 		return demoAnswered(req, request)
 	}
 	if r, ok := demoMechanism(lowerRequest(request), sessionID); ok {

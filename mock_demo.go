@@ -82,12 +82,6 @@ func demoAnswered(req ModelRequest, answer string) ScriptedReply {
 		fmt.Sprintf("You answered %q, so I'll search the workspace for it.", answer), "grep_files", map[string]string{"pattern": regexp.QuoteMeta(answer)})
 }
 
-// askedQuestion reports whether ask_user was called since the request before the last message.
-func askedQuestion(msgs []Message) bool {
-	_, calls := demoChain(msgs[:len(msgs)-1])
-	return slices.ContainsFunc(calls, func(b Block) bool { return b.Name == "ask_user" })
-}
-
 // demoChain finds the request that started the current tool calls, and those calls.
 func demoChain(msgs []Message) (request string, calls []Block) {
 	for i := len(msgs) - 1; i >= 0; i-- {
@@ -159,7 +153,9 @@ func demoFollowUp(req ModelRequest, results []Block) ScriptedReply {
 func demoMechanism(lower, sessionID string) (ScriptedReply, bool) {
 	switch lower {
 	case "demo compaction":
-		return demoCompactionStart(), true
+		return ScriptedReply{Thinking: "To show compaction I must fill my context window; the workspace's files will do.",
+			Text:      "<progress>I'll fill my context window by reading this workspace's files, some myself and some through subagents, and you will see each compaction layer run as the window fills.</progress>",
+			ToolCalls: []ScriptedToolCall{demoListCall}}, true
 	case "demo big output":
 		calls := slices.Repeat([]ScriptedToolCall{{Name: "run_command", Input: json.RawMessage(`{"command":"seq 1 9000; seq 1 9000 >&2"}`)}}, 7)
 		return ScriptedReply{Thinking: "Seven long outputs in one batch pass the batch limit.", Text: "<progress>Running seven commands that each print about 32,000 characters.</progress>", ToolCalls: calls}, true
@@ -194,13 +190,6 @@ var demoLayerMarks = []struct{ layer, mark string }{
 
 // demoListCall lists every file of the workspace, the files the compaction demo reads.
 var demoListCall = ScriptedToolCall{Name: "list_files", Input: json.RawMessage(`{"recursive":true,"limit":10000}`)}
-
-// demoCompactionStart is the compaction demo's first step.
-func demoCompactionStart() ScriptedReply {
-	return ScriptedReply{Thinking: "To show compaction I must fill my context window; the workspace's files will do.",
-		Text:      "<progress>I'll fill my context window by reading this workspace's files, some myself and some through subagents, and you will see each compaction layer run as the window fills.</progress>",
-		ToolCalls: []ScriptedToolCall{demoListCall}}
-}
 
 // demoCompactionStep is the compaction demo's next step after tools ran.
 func demoCompactionStep(msgs []Message) ScriptedReply {

@@ -267,8 +267,11 @@ func readAPIError(provider string, resp *http.Response) *APIError {
 	e.Message = cmp.Or(e.Message, clip(strings.TrimSpace(string(body)), 500), http.StatusText(resp.StatusCode))
 	e.RetryAfter = retryAfter(resp.Header, time.Now())
 	switch resp.StatusCode {
-	case http.StatusTooManyRequests:
-		e.Retryable = !isSpendLimit(e)
+	case http.StatusTooManyRequests: // unless it is about money, which waiting does not fix
+		kind, message := strings.ToLower(e.Type), strings.ToLower(e.Message)
+		e.Retryable = !strings.Contains(kind, "insufficient_quota") && !strings.Contains(kind, "billing") &&
+			!slices.ContainsFunc([]string{"current quota", "credit balance", "spend limit", "spending limit", "usage limit"},
+				func(phrase string) bool { return strings.Contains(message, phrase) })
 	case 500, 502, 503, 504, 529:
 		e.Retryable = true
 	}
@@ -306,16 +309,6 @@ func streamErrorEvent(provider, data string) error {
 		e.Retryable = e.Retryable || strings.Contains(kind, word)
 	}
 	return e
-}
-
-// isSpendLimit reports whether a 429 is about money, which waiting does not fix.
-func isSpendLimit(e *APIError) bool {
-	kind, message := strings.ToLower(e.Type), strings.ToLower(e.Message)
-	if strings.Contains(kind, "insufficient_quota") || strings.Contains(kind, "billing") {
-		return true
-	}
-	return slices.ContainsFunc([]string{"current quota", "credit balance", "spend limit", "spending limit", "usage limit"},
-		func(phrase string) bool { return strings.Contains(message, phrase) })
 }
 
 // retryAfter reads retry-after-ms, or retry-after as seconds or a date; 0 when absent.

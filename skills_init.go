@@ -52,7 +52,13 @@ func projectCommands(workspace string) []string {
 	gradle := first("gradle", "gradlew", "./gradlew")
 	add(has("build.gradle", "build.gradle.kts"), "Build: `"+gradle+" build`", "Test: `"+gradle+" test`")
 	add(has("CMakeLists.txt"), "Build: `cmake -B build && cmake --build build`", "Test: `ctest --test-dir build`")
-	targets := makeTargets(filepath.Join(workspace, "Makefile"))
+	var targets []string // of rules like "test: build", not file rules like "main.o: main.c"
+	makefile, _ := os.ReadFile(filepath.Join(workspace, "Makefile"))
+	for _, m := range regexp.MustCompile(`(?m)^([A-Za-z0-9][A-Za-z0-9_-]*)[ \t]*:([^=]|$)`).FindAllSubmatch(makefile, -1) {
+		if !slices.Contains(targets, string(m[1])) {
+			targets = append(targets, string(m[1]))
+		}
+	}
 	add(len(targets) > 0, "Make targets: "+strings.Join(targets, ", ")+" (run as `make <target>`)")
 	return cmds
 }
@@ -91,30 +97,6 @@ func skippedFolder(name string) bool {
 	return slices.Contains([]string{"node_modules", "vendor", "target", "dist", "build", "__pycache__", "venv"}, name)
 }
 
-// topFolders lists the workspace's visible top-level folders.
-func topFolders(workspace string) []string {
-	entries, _ := os.ReadDir(workspace) // an unreadable workspace lists none
-	var dirs []string
-	for _, e := range entries {
-		if e.IsDir() && !strings.HasPrefix(e.Name(), ".") && !skippedFolder(e.Name()) {
-			dirs = append(dirs, e.Name()+"/")
-		}
-	}
-	return dirs
-}
-
-// goModulePath matches the module line of a go.mod file.
-var goModulePath = regexp.MustCompile(`(?m)^\s*module\s+"?([^"\s]+)`)
-
-// goModule reads the module path from a go.mod file.
-func goModule(path string) string {
-	data, _ := os.ReadFile(path) // no go.mod, no module
-	if m := goModulePath.FindSubmatch(data); m != nil {
-		return string(m[1])
-	}
-	return ""
-}
-
 // npmCommands names the commands that run package.json's scripts with run.
 func npmCommands(workspace, run string) []string {
 	var pkg struct {
@@ -139,21 +121,6 @@ func npmCommands(workspace, run string) []string {
 	return cmds
 }
 
-// makeTarget matches a Makefile rule "test: build", not a file rule "main.o: main.c".
-var makeTarget = regexp.MustCompile(`(?m)^([A-Za-z0-9][A-Za-z0-9_-]*)[ \t]*:([^=]|$)`)
-
-// makeTargets lists the explicit targets of a Makefile, in file order.
-func makeTargets(path string) []string {
-	data, _ := os.ReadFile(path) // no Makefile, no targets
-	var targets []string
-	for _, m := range makeTarget.FindAllSubmatch(data, -1) {
-		if !slices.Contains(targets, string(m[1])) {
-			targets = append(targets, string(m[1]))
-		}
-	}
-	return targets
-}
-
 // starterAgents writes the AGENTS.md text for the project in workspace.
 func starterAgents(ctx context.Context, workspace string) string {
 	var b strings.Builder
@@ -163,10 +130,18 @@ func starterAgents(ctx context.Context, workspace string) string {
 	} else {
 		fmt.Fprintf(&b, "- Languages: %s\n", strings.Join(langs, ", "))
 	}
-	if module := goModule(filepath.Join(workspace, "go.mod")); module != "" {
-		fmt.Fprintf(&b, "- Go module: %s\n", module)
+	gomod, _ := os.ReadFile(filepath.Join(workspace, "go.mod")) // no go.mod, no module
+	if m := regexp.MustCompile(`(?m)^\s*module\s+"?([^"\s]+)`).FindSubmatch(gomod); m != nil {
+		fmt.Fprintf(&b, "- Go module: %s\n", m[1])
 	}
-	if dirs := topFolders(workspace); len(dirs) > 0 {
+	var dirs []string // the visible top-level folders
+	entries, _ := os.ReadDir(workspace)
+	for _, e := range entries {
+		if e.IsDir() && !strings.HasPrefix(e.Name(), ".") && !skippedFolder(e.Name()) {
+			dirs = append(dirs, e.Name()+"/")
+		}
+	}
+	if len(dirs) > 0 {
 		fmt.Fprintf(&b, "- Top-level folders: %s\n", strings.Join(dirs, ", "))
 	}
 	cmds := projectCommands(workspace)
