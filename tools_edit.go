@@ -85,11 +85,10 @@ func planEdits(env *ToolEnv, path string, edits []EditSpec) (fileEdit, error) {
 	p.after = p.before
 	for i, e := range edits {
 		n := 0
-		p.after, n, err = planEdit(p.after, e)
-		switch {
-		case err != nil && len(edits) > 1:
-			return p, fmt.Errorf("%s: edit %d of %d (edits[%d]) failed, nothing was written: %w", p.name, i+1, len(edits), i, err)
-		case err != nil:
+		if p.after, n, err = planEdit(p.after, e); err != nil && len(edits) > 1 {
+			err = fmt.Errorf("edit %d of %d (edits[%d]) failed, nothing was written: %w", i+1, len(edits), i, err)
+		}
+		if err != nil {
 			return p, fmt.Errorf("%s: %w", p.name, err)
 		}
 		p.replaced += n

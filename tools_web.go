@@ -301,7 +301,7 @@ func parseSearchResults(page string, base *url.URL) []searchResult {
 	var results []searchResult
 	var capture *string // the text being collected, if any
 	depth := 0          // open elements inside the captured one
-	for t := range htmlTokens(page) {
+	htmlTokens(page, func(t htmlToken) {
 		switch {
 		case capture != nil && t.name == "":
 			*capture += t.text
@@ -318,7 +318,7 @@ func parseSearchResults(page string, base *url.URL) []searchResult {
 		case !t.end && t.hasClass("result__snippet") && len(results) > 0:
 			capture, depth = &results[len(results)-1].snippet, 0
 		}
-	}
+	})
 	return slices.DeleteFunc(results, func(r searchResult) bool {
 		_, err := checkWebURL(r.url)
 		return err != nil || domainListed(r.url, []string{"duckduckgo.com"})

@@ -2,7 +2,6 @@ package main
 
 import (
 	"html"
-	"iter"
 	"net/url"
 	"regexp"
 	"slices"
@@ -26,59 +25,51 @@ var (
 	htmlAttr        = regexp.MustCompile(`([^\t\n\f\r /=>]+)(?:[\t\n\f\r ]*=[\t\n\f\r ]*("[^"]*"|'[^']*'|[^\t\n\f\r >]*))?`)
 )
 
-// htmlTokens splits a page into tokens as forgivingly as browsers do;
-// script, style, title, textarea and xmp content runs to its end tag.
-func htmlTokens(page string) iter.Seq[htmlToken] {
-	return func(yield func(htmlToken) bool) {
-		for page != "" {
-			i := len(page)
-			if loc := htmlMarkupStart.FindStringIndex(page); loc != nil {
-				i = loc[0]
+// htmlTokens splits a page into tokens as forgivingly as browsers do, passing
+// each to visit; script, style, title, textarea and xmp content runs to its end tag.
+func htmlTokens(page string, visit func(htmlToken)) {
+	for page != "" {
+		i := len(page)
+		if loc := htmlMarkupStart.FindStringIndex(page); loc != nil {
+			i = loc[0]
+		}
+		if i > 0 {
+			visit(htmlToken{text: html.UnescapeString(page[:i])})
+			page = page[i:]
+			continue
+		}
+		switch { // an unclosed comment or declaration ends the page
+		case strings.HasPrefix(page, "<!--"):
+			_, page, _ = strings.Cut(page[4:], "-->")
+			continue
+		case page[1] == '!' || page[1] == '?':
+			_, page, _ = strings.Cut(page[2:], ">")
+			continue
+		}
+		m := htmlTag.FindStringSubmatch(page)
+		if m == nil {
+			return
+		}
+		page = page[len(m[0]):]
+		t := htmlToken{name: strings.ToLower(m[2]), end: m[1] == "/", attrs: map[string]string{}}
+		for _, a := range htmlAttr.FindAllStringSubmatch(m[3], -1) {
+			name, value := strings.ToLower(a[1]), a[2]
+			if len(value) >= 2 && (value[0] == '"' || value[0] == '\'') {
+				value = value[1 : len(value)-1]
 			}
-			if i > 0 {
-				if !yield(htmlToken{text: html.UnescapeString(page[:i])}) {
-					return
-				}
-				page = page[i:]
-				continue
+			if _, seen := t.attrs[name]; !seen {
+				t.attrs[name] = html.UnescapeString(value)
 			}
-			switch { // an unclosed comment or declaration ends the page
-			case strings.HasPrefix(page, "<!--"):
-				_, page, _ = strings.Cut(page[4:], "-->")
-				continue
-			case page[1] == '!' || page[1] == '?':
-				_, page, _ = strings.Cut(page[2:], ">")
-				continue
+		}
+		visit(t)
+		if raw := strings.Contains(" script style textarea title xmp ", " "+t.name+" "); raw && !t.end {
+			n := indexEndTag(page, t.name)
+			text := page[:n]
+			if t.name == "title" || t.name == "textarea" {
+				text = html.UnescapeString(text)
 			}
-			m := htmlTag.FindStringSubmatch(page)
-			if m == nil {
-				return
-			}
-			page = page[len(m[0]):]
-			t := htmlToken{name: strings.ToLower(m[2]), end: m[1] == "/", attrs: map[string]string{}}
-			for _, a := range htmlAttr.FindAllStringSubmatch(m[3], -1) {
-				name, value := strings.ToLower(a[1]), a[2]
-				if len(value) >= 2 && (value[0] == '"' || value[0] == '\'') {
-					value = value[1 : len(value)-1]
-				}
-				if _, seen := t.attrs[name]; !seen {
-					t.attrs[name] = html.UnescapeString(value)
-				}
-			}
-			if !yield(t) {
-				return
-			}
-			if raw := strings.Contains(" script style textarea title xmp ", " "+t.name+" "); raw && !t.end {
-				n := indexEndTag(page, t.name)
-				text := page[:n]
-				if t.name == "title" || t.name == "textarea" {
-					text = html.UnescapeString(text)
-				}
-				if !yield(htmlToken{text: text}) {
-					return
-				}
-				page = page[n:]
-			}
+			visit(htmlToken{text: text})
+			page = page[n:]
 		}
 	}
 }
@@ -111,9 +102,7 @@ const (
 // #, list items with -, links as [text](url), no scripts or styles.
 func htmlToText(page string, base *url.URL) (title, text string) {
 	c := textConverter{base: base}
-	for t := range htmlTokens(page) {
-		c.token(t)
-	}
+	htmlTokens(page, c.token)
 	for len(c.hrefs) > 0 {
 		c.end("a")
 	}

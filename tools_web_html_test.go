@@ -65,9 +65,9 @@ func TestHTMLToText(t *testing.T) {
 func TestHTMLTokenizerAttributes(t *testing.T) {
 	t.Parallel()
 	var tokens []htmlToken
-	for tok := range htmlTokens(`<A HREF="a&amp;b" class='x  y' data-x=1 disabled checked=checked href="dup">`) {
+	htmlTokens(`<A HREF="a&amp;b" class='x  y' data-x=1 disabled checked=checked href="dup">`, func(tok htmlToken) {
 		tokens = append(tokens, tok)
-	}
+	})
 	if len(tokens) != 1 || tokens[0].end || tokens[0].name != "a" {
 		t.Fatalf("tokens = %+v, want one start tag a", tokens)
 	}
