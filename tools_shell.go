@@ -193,10 +193,8 @@ func (m *processManager) start(dir, command string, unsandboxed bool) (ToolOutpu
 		return ToolOutput{}, fmt.Errorf("cannot start background processes: shutting down")
 	}
 	log := &boundedOutput{tailMax: maxUnreadOutput}
-	ctx, cancel := context.WithCancel(context.Background())
-	cmd, err := startCommand(ctx, m.sandbox, dir, command, unsandboxed, log, log)
+	cmd, err := startCommand(context.Background(), m.sandbox, dir, command, unsandboxed, log, log)
 	if err != nil {
-		cancel()
 		return ToolOutput{}, err
 	}
 	p := &backgroundProcess{id: fmt.Sprintf("bg%d", len(m.procs)+1), started: time.Now(), cmd: cmd, log: log, done: make(chan struct{})}
@@ -204,7 +202,6 @@ func (m *processManager) start(dir, command string, unsandboxed bool) (ToolOutpu
 	go func() {
 		_ = cmd.Wait()
 		killGroup(cmd, syscall.SIGKILL)
-		cancel()
 		close(p.done)
 	}()
 	return ToolOutput{Text: fmt.Sprintf("Started background process %s (pid %d). Read its output with command_output {\"id\":%q}; stop it with command_kill.",
