@@ -43,7 +43,17 @@ type Options struct {
 	ResumePick             bool   // --resume alone: list the sessions to pick one
 	SessionID              string // --session-id: the id of the new session
 	ForkSession            bool   // --fork-session: continue into a new session
-	ProgramOptions                // flags of a program driving minicode (app_sdk_flags.go)
+	// The flags of a program driving minicode, as the Agent SDK passes them to Claude Code.
+	PermissionPromptTool string   // "stdio": ask the program with can_use_tool
+	AllowSkipPermissions bool     // set_permission_mode may bypass permissions
+	Tools                []string // the built-in tools offered; nil: all
+	SettingSources       []string // the settings kinds read (user, project, local); nil: all
+	NoSessionPersistence bool     // keep the session in memory only
+	JSONSchema           string   // the final answer is JSON matching this schema
+	MaxBudgetUSD         float64  // stop once the session cost more; 0: no limit
+	Thinking             string   // adaptive, enabled or disabled
+	MaxThinkingTokens    int
+	Effort               string // low, medium, high, xhigh or max
 }
 
 // App is one running minicode: configuration, model, tools and permissions wired together.
@@ -66,7 +76,6 @@ type App struct {
 	Subagents    *Subagents        // the agents the task tool starts
 	Trusted      bool              // the project's files may run code and widen permissions (config_trust.go)
 	MCP          *MCPManager
-	Memory       *Memory // AGENTS.md and the like, loaded at start
 	Agent        *Agent
 	Session      *Session // the conversation and its journal; its ID is the session id
 
@@ -125,8 +134,7 @@ func newApp(ctx context.Context, opts Options, stdin io.Reader, stdout, stderr i
 	if len(app.Skills.Skills) > 0 {
 		app.Registry.Add(app.Skills.Tool())
 	}
-	app.Memory = LoadMemory(app.Home, userHome(app.getenv), app.Workspace, app.Trusted)
-	app.Env.Memory = app.Memory
+	app.Env.Memory = LoadMemory(app.Home, userHome(app.getenv), app.Workspace, app.Trusted)
 	app.startMCP(ctx, servers)
 	if err := app.setupAgent(limits); err != nil {
 		return nil, err
@@ -259,6 +267,37 @@ func (app *App) debugf(format string, args ...any) {
 func (app *App) Ask(ctx context.Context, p Prompt) (Answer, error) {
 	app.Env.Hooks.Run(ctx, HookInput{HookEventName: HookNotification, Message: "minicode needs your permission: " + p.Title})
 	return app.asker.Ask(ctx, p)
+}
+
+// thinkingBudget is the thinking the flags ask for, in tokens: 0 for none
+// asked (the settings decide), -1 for thinking turned off.
+func (o Options) thinkingBudget() int {
+	switch {
+	case o.Thinking == "disabled":
+		return -1
+	case o.MaxThinkingTokens > 0:
+		return o.MaxThinkingTokens
+	case o.Thinking != "" || o.Effort != "":
+		return map[string]int{"low": 2_000, "medium": 8_000, "high": 16_000, "xhigh": 32_000, "max": 64_000}[cmp.Or(o.Effort, "medium")]
+	}
+	return 0
+}
+
+// keepTools keeps the tools --tools names (in minicode's or Claude Code's
+// names) and warns of unknown names.
+func keepTools(tools []*Tool, names []string, warn func(string)) []*Tool {
+	if names == nil || slices.Contains(names, "default") {
+		return tools
+	}
+	var want []string
+	for _, n := range names {
+		named := minicodeToolNames(n)
+		if !slices.ContainsFunc(tools, func(t *Tool) bool { return slices.Contains(named, t.Name) }) {
+			warn(fmt.Sprintf("--tools: there is no tool %q", n))
+		}
+		want = append(want, named...)
+	}
+	return slices.DeleteFunc(slices.Clone(tools), func(t *Tool) bool { return !slices.Contains(want, t.Name) })
 }
 
 // resolveWorkspace makes the workspace absolute and resolves its symlinks.
@@ -411,7 +450,7 @@ func (app *App) systemPrompt() string {
 		prompt = app.Opts.SystemPrompt + "\n"
 	}
 	prompt += fmt.Sprintf("\nWorkspace: %s\nToday: %s\n", app.Workspace, time.Now().Format("2006-01-02"))
-	sections := []string{app.Skills.PromptSection(), app.Memory.PromptSection(), app.Opts.AppendSystemPrompt}
+	sections := []string{app.Skills.PromptSection(), app.Env.Memory.PromptSection(), app.Opts.AppendSystemPrompt}
 	if app.structured != nil {
 		sections = append(sections, "When the task is done, deliver the answer by calling the structured_output tool with it as the input (it must match the tool's schema), then end with a one-line message.")
 	}

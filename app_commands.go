@@ -26,7 +26,7 @@ func slashCommands() []slashCommand {
 		{name: "status", help: "show the model, workspace and permission mode", run: cmdStatus},
 		{name: "permissions", help: "show the permission mode and rules; /permissions MODE switches the mode", run: cmdPermissions},
 		{name: "skills", help: "list the skills found, what they shadow, and invalid ones", run: describeWith(func(app *App) string { return app.Skills.Describe() })},
-		{name: "memory", help: "list the memory files loaded (AGENTS.md, CLAUDE.md, MINI.md) and what was cut", run: describeWith(func(app *App) string { return app.Memory.Describe() })},
+		{name: "memory", help: "list the memory files loaded (AGENTS.md, CLAUDE.md, MINI.md) and what was cut", run: describeWith(func(app *App) string { return app.Env.Memory.Describe() })},
 		{name: "mcp", help: "show the MCP servers and their state; /mcp restart NAME restarts one", run: func(ctx context.Context, app *App, args string, _ *[]Message) (string, bool, error) {
 			return app.MCP.SlashCommand(ctx, args), false, nil
 		}},

@@ -24,7 +24,6 @@ type sdkConn struct {
 	closed  bool                          // stdin has ended
 	arrived *sync.Cond                    // signalled when the queue or closed changes
 	waiting map[string]chan controlAnswer // our requests awaiting an answer
-	next    int                           // for our request ids
 	cancel  context.CancelFunc            // cancels the running (or last) turn
 	mcp     map[string]*mcpSDK            // the MCP servers the program runs
 	sdkMCP  []string                      // those started, for the first turn to wait for
@@ -189,8 +188,7 @@ func (c *sdkConn) request(ctx context.Context, body map[string]any) (json.RawMes
 		c.mu.Unlock()
 		return nil, errors.New("stdin has ended: nobody can answer")
 	}
-	c.next++
-	id := fmt.Sprintf("minicode-%d", c.next)
+	id := "minicode-" + newSessionID()
 	ch := make(chan controlAnswer, 1)
 	c.waiting[id] = ch
 	c.mu.Unlock()

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"reflect"
 	"slices"
 	"strings"
 )
@@ -236,5 +237,5 @@ func (c *sdkConn) Ask(ctx context.Context, p Prompt) (Answer, error) {
 // jsonEqual reports whether two JSON texts hold the same value.
 func jsonEqual(a, b json.RawMessage) bool {
 	var x, y any
-	return json.Unmarshal(a, &x) == nil && json.Unmarshal(b, &y) == nil && sameJSON(x, y)
+	return json.Unmarshal(a, &x) == nil && json.Unmarshal(b, &y) == nil && reflect.DeepEqual(x, y)
 }

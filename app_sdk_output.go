@@ -107,19 +107,18 @@ func checkSchema(schema, v any, at string) error {
 	switch _, typed := s["type"]; {
 	case typed && !slices.ContainsFunc(types, func(t any) bool { return hasJSONType(v, t) }):
 		return fmt.Errorf("%s must be of type %v", at, s["type"])
-	case hasEnum && !slices.ContainsFunc(enum, func(e any) bool { return sameJSON(e, v) }):
+	case hasEnum && !slices.ContainsFunc(enum, func(e any) bool { return reflect.DeepEqual(e, v) }):
 		return fmt.Errorf("%s must be one of %v", at, enum)
-	case hasConst && !sameJSON(c, v):
+	case hasConst && !reflect.DeepEqual(c, v):
 		return fmt.Errorf("%s must be %v", at, c)
 	}
 	switch v := v.(type) {
 	case map[string]any:
 		required, _ := s["required"].([]any)
 		for _, r := range required {
-			if name, _ := r.(string); name != "" {
-				if _, ok := v[name]; !ok {
-					return fmt.Errorf("%s.%s is required", at, name)
-				}
+			name, _ := r.(string)
+			if _, ok := v[name]; !ok && name != "" {
+				return fmt.Errorf("%s.%s is required", at, name)
 			}
 		}
 		props, _ := s["properties"].(map[string]any)
@@ -155,11 +154,4 @@ func hasJSONType(v, t any) bool {
 	}
 	kind := jsonType(reflect.TypeOf(v))
 	return t == kind || t == "integer" && kind == "number" && v.(float64) == math.Trunc(v.(float64))
-}
-
-// sameJSON reports whether two decoded JSON values are equal.
-func sameJSON(a, b any) bool {
-	x, errA := json.Marshal(a)
-	y, errB := json.Marshal(b)
-	return errA == nil && errB == nil && string(x) == string(y)
 }

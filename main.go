@@ -270,13 +270,21 @@ func newFlagSet(opts *Options, skipPermissions, showVersion *bool) *flag.FlagSet
 	fs.StringVar(&opts.MCPElicitation, "mcp-elicitation", "", "with -p, the `MODE` of answering MCP servers' questions: decline (default) or defaults")
 	fs.BoolVar(showVersion, "version", false, "print the version")
 	addSessionFlags(fs, opts)
-	addProgramFlags(fs, &opts.ProgramOptions)
+	fs.StringVar(&opts.PermissionPromptTool, "permission-prompt-tool", "", "with `stdio` and --input-format stream-json, ask the program (can_use_tool)")
+	fs.BoolVar(&opts.AllowSkipPermissions, "allow-dangerously-skip-permissions", false, "let the program switch to bypassPermissions")
+	fs.Func("tools", "the built-in tools offered, a comma-separated `LIST` (default: all)", appendTo(&opts.Tools, splitRuleList))
+	fs.Func("setting-sources", "the settings files read, a `LIST` of user, project and local (default: all)", appendTo(&opts.SettingSources, splitRuleList))
+	fs.BoolVar(&opts.NoSessionPersistence, "no-session-persistence", false, "keep the session in memory only")
+	fs.StringVar(&opts.JSONSchema, "json-schema", "", "the final answer as JSON matching `SCHEMA` (structured_output)")
+	fs.Float64Var(&opts.MaxBudgetUSD, "max-budget-usd", 0, "stop once the session has cost more than `N` dollars")
+	fs.StringVar(&opts.Thinking, "thinking", "", "the thinking `MODE`: adaptive, enabled or disabled")
+	fs.IntVar(&opts.MaxThinkingTokens, "max-thinking-tokens", 0, "let the model think up to `N` tokens")
+	fs.StringVar(&opts.Effort, "effort", "", "the model's effort `LEVEL`: low, medium, high, xhigh or max")
 	return fs
 }
 
 // checkFlagValues rejects flag values that cannot work.
 func checkFlagValues(opts Options) error {
-	p := opts.ProgramOptions
 	switch {
 	case !slices.Contains([]string{"text", "json", "stream-json"}, opts.OutputFormat):
 		return usageErrorf("unknown --output-format %q (use text, json or stream-json)", opts.OutputFormat)
@@ -288,18 +296,18 @@ func checkFlagValues(opts Options) error {
 		return usageErrorf("--mcp-elicitation must be decline or defaults, not %q", opts.MCPElicitation)
 	case opts.MaxTurns < 0:
 		return usageErrorf("--max-turns must be a positive number")
-	case p.PermissionPromptTool != "" && p.PermissionPromptTool != "stdio":
-		return usageErrorf("--permission-prompt-tool %q: minicode asks a program only over stdio (--permission-prompt-tool=stdio)", p.PermissionPromptTool)
-	case p.PermissionPromptTool == "stdio" && opts.InputFormat != "stream-json":
+	case opts.PermissionPromptTool != "" && opts.PermissionPromptTool != "stdio":
+		return usageErrorf("--permission-prompt-tool %q: minicode asks a program only over stdio (--permission-prompt-tool=stdio)", opts.PermissionPromptTool)
+	case opts.PermissionPromptTool == "stdio" && opts.InputFormat != "stream-json":
 		return usageErrorf("--permission-prompt-tool=stdio needs --input-format stream-json")
-	case p.MaxBudgetUSD < 0:
+	case opts.MaxBudgetUSD < 0:
 		return usageErrorf("--max-budget-usd must not be negative")
-	case !slices.Contains([]string{"", "adaptive", "enabled", "disabled"}, p.Thinking):
-		return usageErrorf("--thinking must be adaptive, enabled or disabled, not %q", p.Thinking)
-	case !slices.Contains([]string{"", "low", "medium", "high", "xhigh", "max"}, p.Effort):
-		return usageErrorf("--effort must be low, medium, high, xhigh or max, not %q", p.Effort)
+	case !slices.Contains([]string{"", "adaptive", "enabled", "disabled"}, opts.Thinking):
+		return usageErrorf("--thinking must be adaptive, enabled or disabled, not %q", opts.Thinking)
+	case !slices.Contains([]string{"", "low", "medium", "high", "xhigh", "max"}, opts.Effort):
+		return usageErrorf("--effort must be low, medium, high, xhigh or max, not %q", opts.Effort)
 	}
-	for _, s := range p.SettingSources {
+	for _, s := range opts.SettingSources {
 		if !slices.Contains([]string{"user", "project", "local"}, s) {
 			return usageErrorf("--setting-sources: unknown source %q (use user, project or local)", s)
 		}

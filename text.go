@@ -90,6 +90,7 @@ func plural(n int, one, many string) string {
 
 // visibleControls writes control characters but tab in caret notation.
 func visibleControls(line string) string {
+	isControl := func(r rune) bool { return r != '\t' && (r < 0x20 || r == 0x7f) }
 	if !strings.ContainsFunc(line, isControl) {
 		return line
 	}
@@ -102,9 +103,4 @@ func visibleControls(line string) string {
 		b.WriteRune(r)
 	}
 	return b.String()
-}
-
-// isControl reports whether r is an ASCII control character other than tab.
-func isControl(r rune) bool {
-	return r != '\t' && (r < 0x20 || r == 0x7f)
 }
