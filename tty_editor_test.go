@@ -153,7 +153,7 @@ func TestDecodeKey(t *testing.T) {
 }
 
 func TestDecodeKeyWaitsForTheRestOfASequence(t *testing.T) {
-	for _, partial := range []string{"\x1b[", "\x1b[20", "\x1b[200~half a paste", "\xe6\x97"} {
+	for _, partial := range []string{"", "\x1b[", "\x1b[20", "\x1b[200~half a paste", "\xe6\x97"} {
 		if _, n := decodeKey([]byte(partial)); n != 0 {
 			t.Errorf("%q: decoded %d bytes, want to wait for more", partial, n)
 		}
