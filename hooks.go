@@ -357,16 +357,12 @@ func (h *Hooks) afterTool(ctx context.Context, call Block, out ToolOutput) ToolO
 // hookToolInput adds file_path next to path in a tool input, the name Claude Code's hooks read.
 func hookToolInput(raw json.RawMessage) json.RawMessage {
 	var fields map[string]any
-	if json.Unmarshal(raw, &fields) != nil {
+	if json.Unmarshal(raw, &fields) != nil || fields["path"] == nil || fields["file_path"] != nil {
 		return raw
 	}
-	if p, ok := fields["path"]; ok && fields["file_path"] == nil {
-		fields["file_path"] = p
-		if b, err := json.Marshal(fields); err == nil {
-			return b
-		}
-	}
-	return raw
+	fields["file_path"] = fields["path"]
+	b, _ := json.Marshal(fields) // decoded JSON always encodes
+	return b
 }
 
 // hookAdjusted applies a PreToolUse hook's answer to the permission check's:

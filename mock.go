@@ -31,8 +31,7 @@ type ScriptedReply struct {
 	ToolCalls  []ScriptedToolCall `json:"tool_calls,omitempty"`
 	StopReason string             `json:"stop_reason,omitempty"`
 	Usage      *Usage             `json:"usage,omitempty"`
-	// Error makes this step fail with the given message.
-	Error string `json:"error,omitempty"`
+	Error      string             `json:"error,omitempty"` // makes this step fail with the given message
 }
 
 // ScriptedToolCall is a tool call in a scripted reply.
@@ -138,13 +137,16 @@ func streamWords(kind, text string, onDelta func(Delta)) {
 	}
 }
 
-// The demo model's request patterns.
+// The demo model's request patterns, and those it finds stored results and transcript paths by.
 var (
-	demoRead    = regexp.MustCompile(`(?i)^(?:read|show|cat|open)\s+(?:the\s+)?(?:file\s+)?(\S+)$`)
-	demoSearch  = regexp.MustCompile(`(?i)^(?:search|grep|find)\s+(?:for\s+)?(.+?)$`)
-	demoRun     = regexp.MustCompile(`(?i)^(?:run|execute)\s+(.+)$`)
-	demoReplace = regexp.MustCompile(`(?i)^replace\s+(.+?)\s+with\s+(.+?)\s+in\s+(\S+)$`)
-	demoCreate  = regexp.MustCompile(`(?i)^(?:create|write)\s+(?:a\s+)?(?:file\s+)?(\S+)\s+with\s+(.+)$`)
+	demoFindFirst = regexp.MustCompile(`(?i)^(?:find|search for)\s+(.+?)\s+and\s+(?:show|read|open)\s+(?:me\s+)?the\s+first\s+file$`)
+	demoStored    = regexp.MustCompile(`[^\s;,()]*tool-results[^\s;,()]*`)
+	demoPath      = regexp.MustCompile(`"path":\s*"([^"]+)"`)
+	demoRead      = regexp.MustCompile(`(?i)^(?:read|show|cat|open)\s+(?:the\s+)?(?:file\s+)?(\S+)$`)
+	demoSearch    = regexp.MustCompile(`(?i)^(?:search|grep|find)\s+(?:for\s+)?(.+?)$`)
+	demoRun       = regexp.MustCompile(`(?i)^(?:run|execute)\s+(.+)$`)
+	demoReplace   = regexp.MustCompile(`(?i)^replace\s+(.+?)\s+with\s+(.+?)\s+in\s+(\S+)$`)
+	demoCreate    = regexp.MustCompile(`(?i)^(?:create|write)\s+(?:a\s+)?(?:file\s+)?(\S+)\s+with\s+(.+)$`)
 )
 
 // demoReply is the demo model's answer to the conversation so far.
@@ -156,7 +158,12 @@ func demoReply(req ModelRequest, sessionID string) ScriptedReply {
 	}
 	request := normaliseRequest(last.Text())
 	if _, calls := demoChain(msgs[:len(msgs)-1]); slices.ContainsFunc(calls, func(b Block) bool { return b.Name == "ask_user" }) {
-		return demoAnswered(req, request)
+		// The answer is a request the demo model understands, or else the word to search for.
+		if r := demoStart(req, request); !strings.HasPrefix(r.Text, "I am the offline demo model and did not understand") {
+			return r
+		}
+		return demoCall("The user answered my question with "+request+"; that is the text to search for.",
+			fmt.Sprintf("You answered %q, so I'll search the workspace for it.", request), "grep_files", map[string]string{"pattern": regexp.QuoteMeta(request)})
 	}
 	if r, ok := demoMechanism(lowerRequest(request), sessionID); ok {
 		return r
@@ -226,9 +233,6 @@ func demoSummary(history []Message, results []Block) ScriptedReply {
 	}
 	return ScriptedReply{Text: strings.Join(reports, "\n\n")}
 }
-
-// demoPath finds the path of a tool call in a transcript line.
-var demoPath = regexp.MustCompile(`"path":\s*"([^"]+)"`)
 
 // demoCompactSummary answers a summary request (scripted or not) with the
 // transcript's requests, the files its calls named, its errors and its number of calls.

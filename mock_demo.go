@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 )
@@ -64,22 +63,6 @@ func demoSuggest(request string) ScriptedReply {
 	}
 	return ScriptedReply{Text: "I am the offline demo model and did not understand that; the closest things I can do are " +
 		strings.Join(picks, ", ") + " (type help for the full list)."}
-}
-
-// The demo model's patterns for multi-step requests.
-var (
-	demoFindFirst = regexp.MustCompile(`(?i)^(?:find|search for)\s+(.+?)\s+and\s+(?:show|read|open)\s+(?:me\s+)?the\s+first\s+file$`)
-	demoStored    = regexp.MustCompile(`[^\s;,()]*tool-results[^\s;,()]*`)
-)
-
-// demoAnswered continues after the user answered the demo model's question:
-// the answer is a request it understands, or else the word to search for.
-func demoAnswered(req ModelRequest, answer string) ScriptedReply {
-	if r := demoStart(req, answer); !strings.HasPrefix(r.Text, "I am the offline demo model and did not understand") {
-		return r
-	}
-	return demoCall("The user answered my question with "+answer+"; that is the text to search for.",
-		fmt.Sprintf("You answered %q, so I'll search the workspace for it.", answer), "grep_files", map[string]string{"pattern": regexp.QuoteMeta(answer)})
 }
 
 // demoChain finds the request that started the current tool calls, and those calls.

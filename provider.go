@@ -167,9 +167,10 @@ func resolveModelAlias(name string) string {
 // modelPrice is what a model costs, in dollars per million tokens.
 type modelPrice struct{ input, output float64 }
 
-// priceFor returns a model's price by longest prefix; unknown models are free.
-func priceFor(model string) modelPrice {
-	table := map[string]modelPrice{
+// costUSD prices usage at the model's price, found by longest prefix (unknown models are free);
+// cache writes cost 1.25 times input, reads a tenth.
+func costUSD(model string, u Usage) float64 {
+	p, _ := byPrefix(map[string]modelPrice{
 		"claude-fable-5":  {10, 50},
 		"claude-opus-5-5": {4, 20},
 		"claude-opus-5":   {5, 25},
@@ -183,14 +184,7 @@ func priceFor(model string) modelPrice {
 		"claude-3-5-haiku":  {0.80, 4},
 		"gpt-4.1":           {2, 8},
 		"gpt-4o":            {2.5, 10},
-	}
-	price, _ := byPrefix(table, model)
-	return price
-}
-
-// costUSD prices usage; cache writes cost 1.25 times input, reads a tenth.
-func costUSD(model string, u Usage) float64 {
-	p := priceFor(model)
+	}, model)
 	return (float64(u.InputTokens)*p.input + float64(u.OutputTokens)*p.output +
 		float64(u.CacheCreationInputTokens)*p.input*1.25 + float64(u.CacheReadInputTokens)*p.input*0.1) / 1e6
 }

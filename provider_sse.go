@@ -61,7 +61,7 @@ func (s *SSEReader) splitLine(data []byte, atEOF bool) (int, []byte, error) {
 	}
 	switch {
 	case i > s.maxLine || (i < 0 && len(line) > s.maxLine):
-		return 0, nil, s.tooLong()
+		return 0, nil, fmt.Errorf("%w (over %d bytes)", errSSETooLong, s.maxLine)
 	case i < 0:
 		return 0, nil, nil
 	}
@@ -103,11 +103,6 @@ func (s *SSEReader) Next() (SSEEvent, error) {
 	return SSEEvent{}, s.err
 }
 
-// tooLong is the error for a line or an event past the limit.
-func (s *SSEReader) tooLong() error {
-	return fmt.Errorf("%w (over %d bytes)", errSSETooLong, s.maxLine)
-}
-
 // processField applies one field line (or comment) to the event being built.
 func (s *SSEReader) processField(line []byte) error {
 	if line[0] == ':' {
@@ -122,7 +117,7 @@ func (s *SSEReader) processField(line []byte) error {
 		s.eventType = string(value)
 	case "data":
 		if len(s.data)+len(value)+1 > s.maxLine {
-			return s.tooLong()
+			return fmt.Errorf("%w (over %d bytes)", errSSETooLong, s.maxLine)
 		}
 		s.data = append(append(s.data, value...), '\n')
 	case "id":

@@ -98,10 +98,8 @@ func checkSkillName(name string) error {
 	if len(name) > maxSkillNameLen {
 		return fmt.Errorf("the name %q is %d characters long; the limit is %d", name, len(name), maxSkillNameLen)
 	}
-	for _, r := range name {
-		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-') {
-			return fmt.Errorf("the name %q may use only lowercase letters, digits and hyphens", name)
-		}
+	if strings.Trim(name, "abcdefghijklmnopqrstuvwxyz0123456789-") != "" {
+		return fmt.Errorf("the name %q may use only lowercase letters, digits and hyphens", name)
 	}
 	if strings.HasPrefix(name, "-") || strings.HasSuffix(name, "-") || strings.Contains(name, "--") {
 		return fmt.Errorf("the name %q must not start or end with a hyphen or contain two in a row", name)
