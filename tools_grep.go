@@ -80,28 +80,20 @@ func runGrepFiles(ctx context.Context, env *ToolEnv, in GrepFilesInput) (ToolOut
 		return cmp.Or(strings.Compare(a.path, b.path), a.line-b.line)
 	}}}
 	g.literal, g.fold = requiredLiteral(expr)
-	files := make(chan string, 256)
-	var walkErr error // read once the files are closed
-	go func() {
-		defer close(files)
+	err = g.run(ctx, func(files chan<- string) error {
 		if !info.IsDir() {
 			files <- root
-			return
+			return nil
 		}
-		walkErr = walkTree(ctx, env.Workspace, root, func(rel string, d fs.DirEntry) error {
+		return walkTree(ctx, env.Workspace, root, func(rel string, d fs.DirEntry) error {
 			if d.Type().IsRegular() && globMatches(in.Glob, rel) {
-				select {
-				case files <- filepath.Join(root, filepath.FromSlash(rel)):
-				case <-ctx.Done():
-					return ctx.Err()
-				}
+				files <- filepath.Join(root, filepath.FromSlash(rel))
 			}
 			return nil
 		})
-	}()
-	g.run(ctx, files)
-	if walkErr != nil {
-		return ToolOutput{}, fmt.Errorf("grep_files: %w", walkErr)
+	})
+	if err != nil {
+		return ToolOutput{}, fmt.Errorf("grep_files: %w", err)
 	}
 	if err := ctx.Err(); err != nil {
 		return ToolOutput{}, err
@@ -152,9 +144,10 @@ type grepMatch struct {
 	text string
 }
 
-// run searches the files it receives with one worker per CPU.
-func (g *grepSearch) run(ctx context.Context, files <-chan string) {
+// run searches the files feed sends with one worker per CPU.
+func (g *grepSearch) run(ctx context.Context, feed func(files chan<- string) error) error {
 	defer allCores()()
+	files := make(chan string, 256)
 	var wg sync.WaitGroup
 	for range max(2, runtime.GOMAXPROCS(0)) {
 		wg.Go(func() {
@@ -173,8 +166,11 @@ func (g *grepSearch) run(ctx context.Context, files <-chan string) {
 			}
 		})
 	}
+	err := feed(files)
+	close(files)
 	wg.Wait()
 	g.shown.trim()
+	return err
 }
 
 // grepWorker is one worker of a search: its buffers, reused from file to
