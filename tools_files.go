@@ -358,8 +358,7 @@ func runWriteFile(ctx context.Context, env *ToolEnv, in WriteFileInput) (ToolOut
 	return ToolOutput{Text: fmt.Sprintf("Created %s (%s)", name, lines)}, nil
 }
 
-// loadText reads a whole text file to change it, refusing binary and huge
-// ones; a missing file is no error, it only does not exist.
+// loadText reads a text file to change it, refusing binary and huge ones; a missing one does not exist.
 func loadText(abs string) (content string, exists bool, err error) {
 	info, err := os.Stat(abs)
 	if errors.Is(err, fs.ErrNotExist) {

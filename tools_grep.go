@@ -173,8 +173,7 @@ func (g *grepSearch) run(ctx context.Context, feed func(files chan<- string) err
 	return err
 }
 
-// grepWorker is one worker of a search: its buffers, reused from file to
-// file, and what the file it searched last holds.
+// grepWorker is one worker of a search: buffers reused from file to file, and its last file's matches.
 type grepWorker struct {
 	*grepSearch
 	chunk, lower []byte      // the part of the file being searched, and its ASCII lower-case copy
@@ -222,8 +221,7 @@ func (w *grepWorker) searchFile(ctx context.Context, file string) error {
 	}
 }
 
-// searchChunk records the matches of chunk, whose first line is number
-// line of file, and returns the number of the line after it.
+// searchChunk records the matches of chunk, whose first line is line, and returns the next line's number.
 func (w *grepWorker) searchChunk(chunk []byte, file string, line int) int {
 	next := line + bytes.Count(chunk, []byte{'\n'})
 	haystack, literal := chunk, w.literal
@@ -291,8 +289,7 @@ func (g *grepSearch) format(env *ToolEnv, pattern, root string) string {
 	return b.String()
 }
 
-// globMatches reports whether rel passes the glob filter: a glob without a
-// slash matches the file's name at any depth, one with a slash its path.
+// globMatches reports whether rel passes the glob: one without a slash matches names at any depth.
 func globMatches(glob, rel string) bool {
 	if !strings.Contains(glob, "/") {
 		glob = "**/" + glob

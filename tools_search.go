@@ -156,8 +156,7 @@ type globHit struct {
 	modTime int64
 }
 
-// firstN keeps the first n items of a stream in cmp's order, holding at
-// most about 2n, so memory does not grow with the tree searched.
+// firstN keeps the first n items of a stream in cmp's order, holding at most about 2n.
 type firstN[T any] struct {
 	n     int
 	cmp   func(a, b T) int

@@ -118,8 +118,7 @@ func exitStatus(cmd *exec.Cmd) string {
 	return fmt.Sprint(cmd.ProcessState.ExitCode())
 }
 
-// boundedOutput keeps up to headMax bytes of a stream's start and the
-// newest tailMax bytes; it is safe for concurrent use.
+// boundedOutput keeps the first headMax and newest tailMax bytes of a stream, safe for concurrent use.
 type boundedOutput struct {
 	mu               sync.Mutex
 	headMax, tailMax int

@@ -33,8 +33,7 @@ type AgentDef struct {
 	Problem     string   // why the file cannot be used; "" when it can
 }
 
-// LoadAgents reads the agent definitions of the folders, then the built-in
-// general-purpose agent; the first of a name wins.
+// LoadAgents reads the folders' agent definitions, then the built-in one; the first of a name wins.
 func LoadAgents(dirs []string) []*AgentDef {
 	var defs []*AgentDef
 	for _, dir := range dirs {

@@ -98,8 +98,7 @@ const (
 	blockTags   = " div section article main header footer nav aside ul ol li tr dl dt dd figure figcaption hr br form "
 )
 
-// htmlToText turns an HTML page into readable text: headings marked with
-// #, list items with -, links as [text](url), no scripts or styles.
+// htmlToText turns a page into text: # headings, - list items, [text](url) links, no scripts or styles.
 func htmlToText(page string, base *url.URL) (title, text string) {
 	c := textConverter{base: base}
 	htmlTokens(page, c.token)
