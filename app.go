@@ -245,8 +245,7 @@ func (app *App) startMCP(ctx context.Context, servers []MCPServerConfig) {
 	app.closers = append(app.closers, m.Close)
 }
 
-// notice tells the user something, such as a retry: through the loop's
-// events, in order with the streamed text, or on stderr before the loop runs.
+// notice tells the user something, such as a retry, through the loop's events (or stderr before it runs).
 func (app *App) notice(msg string) {
 	if app.Agent != nil && app.Agent.Emit != nil {
 		app.Agent.Emit(Event{Kind: EventNotice, Text: msg})
@@ -262,15 +261,13 @@ func (app *App) debugf(format string, args ...any) {
 	}
 }
 
-// Ask runs the Notification hooks, then puts a permission question through
-// the interface in use: line mode, the terminal UI or the program.
+// Ask runs the Notification hooks, then puts a permission question through the interface in use.
 func (app *App) Ask(ctx context.Context, p Prompt) (Answer, error) {
 	app.Env.Hooks.Run(ctx, HookInput{HookEventName: HookNotification, Message: "minicode needs your permission: " + p.Title})
 	return app.asker.Ask(ctx, p)
 }
 
-// thinkingBudget is the thinking the flags ask for, in tokens: 0 for none
-// asked (the settings decide), -1 for thinking turned off.
+// thinkingBudget is the thinking the flags ask for, in tokens: 0 leaves it to the settings, -1 turns it off.
 func (o Options) thinkingBudget() int {
 	switch {
 	case o.Thinking == "disabled":
@@ -283,8 +280,7 @@ func (o Options) thinkingBudget() int {
 	return 0
 }
 
-// keepTools keeps the tools --tools names (in minicode's or Claude Code's
-// names) and warns of unknown names.
+// keepTools keeps the tools --tools names (minicode's or Claude Code's) and warns of unknown names.
 func keepTools(tools []*Tool, names []string, warn func(string)) []*Tool {
 	if names == nil || slices.Contains(names, "default") {
 		return tools
@@ -321,11 +317,15 @@ func (app *App) setupProvider() error {
 	env := app.getenv
 	name := app.providerName()
 	model := cmp.Or(app.Opts.Model, env("MINICODE_MODEL"))
-	timeout, err := apiTimeout(env("API_TIMEOUT_MS"))
-	if err != nil {
-		return err
+	opts := ProviderOptions{Notify: app.notice, ShowsText: !app.Opts.Print}
+	if v := env("API_TIMEOUT_MS"); v != "" { // the wait for each piece of a reply
+		ms, err := strconv.Atoi(v)
+		if err != nil || ms <= 0 {
+			return usageErrorf("API_TIMEOUT_MS must be a positive number of milliseconds, not %q", v)
+		}
+		opts.Timeout = time.Duration(ms) * time.Millisecond
 	}
-	opts := ProviderOptions{Notify: app.notice, ShowsText: !app.Opts.Print, Timeout: timeout}
+	var err error
 	switch name {
 	case "anthropic":
 		model = resolveModelAlias(cmp.Or(model, env("ANTHROPIC_MODEL"), app.Settings.Model, "claude-sonnet-4-5"))
@@ -400,18 +400,6 @@ func (app *App) newMockProvider() (*MockProvider, error) {
 		mock.script = script
 	}
 	return mock, nil
-}
-
-// apiTimeout reads API_TIMEOUT_MS, the wait for each piece of a reply (0 when unset).
-func apiTimeout(v string) (time.Duration, error) {
-	if v == "" {
-		return 0, nil
-	}
-	ms, err := strconv.Atoi(v)
-	if err != nil || ms <= 0 {
-		return 0, usageErrorf("API_TIMEOUT_MS must be a positive number of milliseconds, not %q", v)
-	}
-	return time.Duration(ms) * time.Millisecond, nil
 }
 
 // setupPermissions builds the permission check from the mode, the rules and

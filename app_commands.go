@@ -71,8 +71,7 @@ func findSlashCommand(cmds []slashCommand, name string) *slashCommand {
 	return nil
 }
 
-// slashInput runs a built-in command, returning what to show, or returns a
-// custom command's or skill's prompt; an unknown name is an error.
+// slashInput runs a built-in command, returning what to show, or returns a custom command's or skill's prompt.
 func (app *App) slashInput(ctx context.Context, input string, history *[]Message) (sp *slashPrompt, out string, quit bool, err error) {
 	name, args, _ := strings.Cut(strings.TrimPrefix(input, "/"), " ")
 	args = strings.TrimSpace(args)

@@ -47,10 +47,7 @@ type slashPrompt struct {
 
 // definitionDirs lists the folders of "commands" or "agents", the project's before the user's.
 func definitionDirs(kind, home, userHome, workspace string) []string {
-	dirs := []string{filepath.Join(workspace, ".minicode", kind), filepath.Join(workspace, ".claude", kind)}
-	if home != "" {
-		dirs = append(dirs, filepath.Join(home, kind))
-	}
+	dirs := []string{filepath.Join(workspace, ".minicode", kind), filepath.Join(workspace, ".claude", kind), filepath.Join(home, kind)}
 	if userHome != "" {
 		dirs = append(dirs, filepath.Join(userHome, ".claude", kind))
 	}
@@ -120,8 +117,7 @@ func readDefinition(path string, required bool) (map[string]any, string, error) 
 	return meta, strings.TrimLeft(body, "\n"), nil
 }
 
-// grantRules turns allowed-tools entries, in minicode's or Claude Code's
-// names ("Bash(git add:*)", "Read"), into allow rules.
+// grantRules turns allowed-tools entries, in minicode's or Claude Code's names, into allow rules.
 func grantRules(entries []string) ([]Rule, error) {
 	var rules []Rule
 	for _, e := range entries {
@@ -225,8 +221,7 @@ func (app *App) runTool(ctx context.Context, name string, input any) ToolOutput 
 	return app.Registry.Execute(ctx, app.Env, Block{Type: BlockToolUse, ID: "command_" + name, Name: name, Input: raw})
 }
 
-// customSlashCommands lists the custom commands, then the skills, which
-// expand as commands do, read afresh; the first of a name is in use.
+// customSlashCommands lists the custom commands, then the skills (read afresh), which expand as commands do.
 func (app *App) customSlashCommands() []slashCommand {
 	var out []slashCommand
 	for _, c := range app.Commands {

@@ -106,8 +106,7 @@ func (app *App) runHeadlessTask(ctx context.Context, task string, out *lineWrite
 	return nil
 }
 
-// headlessPrompt is the prompt of a task: a custom command's or skill's,
-// or the task with the files it mentions as @path attached.
+// headlessPrompt is a task's prompt: a custom command's or skill's, or the task with its @files attached.
 func (app *App) headlessPrompt(ctx context.Context, task string, images []Block) (slashPrompt, error) {
 	name, args, _ := strings.Cut(strings.TrimPrefix(task, "/"), " ")
 	if c := findSlashCommand(app.customSlashCommands(), name); c != nil && strings.HasPrefix(task, "/") {
@@ -165,8 +164,7 @@ func (app *App) resultOf(res TurnResult, structured json.RawMessage, meter *mete
 	return r
 }
 
-// lineWriter is minicode's output: it serialises writes from several
-// goroutines, remembers the first write error and writes JSON lines.
+// lineWriter is minicode's output: it serialises writes, remembers the first error and writes JSON lines.
 type lineWriter struct {
 	mu  sync.Mutex
 	w   io.Writer

@@ -11,8 +11,7 @@ import (
 	"sync"
 )
 
-// sdkConn is minicode's end of the program interface (--input-format
-// stream-json): user messages become turns, control requests go both ways.
+// sdkConn is minicode's end of the program interface: user messages become turns, control requests go both ways.
 type sdkConn struct {
 	app     *App
 	out     *lineWriter
@@ -37,8 +36,7 @@ type controlAnswer struct {
 	Error     string          `json:"error,omitempty"`
 }
 
-// runStreamInput runs the turns that arrive on stdin until it ends; only a
-// failure to write or an interrupt of minicode itself is an error.
+// runStreamInput runs the turns that arrive on stdin until it ends; only a failed write or an interrupt is an error.
 func (app *App) runStreamInput(ctx context.Context, out *lineWriter, meter *meteredProvider) error {
 	c := &sdkConn{app: app, out: out, meter: meter, waiting: map[string]chan controlAnswer{}, mcp: map[string]*mcpSDK{}}
 	c.arrived = sync.NewCond(&c.mu)

@@ -13,8 +13,7 @@ import (
 	"strings"
 )
 
-// initializeRequest is what a program sends first: how the session should
-// be set up, in the Agent SDK's field names.
+// initializeRequest is what a program sends first: how the session should be set up.
 type initializeRequest struct {
 	SystemPrompt       []string                 `json:"systemPrompt"`
 	AppendSystemPrompt string                   `json:"appendSystemPrompt"`
@@ -79,8 +78,7 @@ func (c *sdkConn) control(ctx context.Context, raw json.RawMessage) (any, error)
 	return nil, fmt.Errorf("unsupported control request %q", head.Subtype)
 }
 
-// mcpStatus describes every MCP server for mcp_status: its state, why it
-// failed, and the tools it offers under their own names.
+// mcpStatus describes every MCP server for mcp_status: its state, why it failed, and its tools.
 func (c *sdkConn) mcpStatus() []map[string]any {
 	states := []map[string]any{}
 	tools := c.app.Registry.Tools()
@@ -191,8 +189,7 @@ func (c *sdkConn) registerHooks(in initializeRequest) {
 	c.app.Env.Hooks.Config = c.app.Env.Hooks.Config.merge(added)
 }
 
-// Ask puts a permission question to the program as can_use_tool: allow
-// (perhaps with a changed input) or deny with a message for the model.
+// Ask puts a permission question to the program as can_use_tool, which allows (maybe changing the input) or denies.
 func (c *sdkConn) Ask(ctx context.Context, p Prompt) (Answer, error) {
 	input := p.Request.Input
 	if len(input) == 0 {

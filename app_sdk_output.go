@@ -12,8 +12,7 @@ import (
 	"sync/atomic"
 )
 
-// structuredOutput is the answer --json-schema asks for, which the model
-// gives by calling the structured_output tool.
+// structuredOutput is the answer --json-schema asks for, given through the structured_output tool.
 type structuredOutput struct {
 	schema  any  // the decoded schema, for checking
 	wrapped bool // the schema is not an object: the answer is the "output" field
@@ -74,8 +73,7 @@ func (so *structuredOutput) decode(raw json.RawMessage) (any, error) {
 	return json.RawMessage(data), err
 }
 
-// structuredAnswer returns the structured output of the turn that ended
-// with res, reminding a model that did not give it structuredRetries times.
+// structuredAnswer returns the structured output of the turn that ended with res, reminding the model if need be.
 func (app *App) structuredAnswer(ctx context.Context, res TurnResult) (json.RawMessage, TurnResult) {
 	if app.structured == nil {
 		return nil, res
@@ -146,8 +144,7 @@ func checkSchema(schema, v any, at string) error {
 	return nil
 }
 
-// hasJSONType reports whether the decoded JSON value v is of the JSON
-// Schema type t; an integer is a number without a fraction.
+// hasJSONType reports whether the decoded JSON value v is of the JSON Schema type t.
 func hasJSONType(v, t any) bool {
 	if v == nil {
 		return t == "null"

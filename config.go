@@ -14,8 +14,7 @@ import (
 	"strings"
 )
 
-// Settings are the user's choices from Claude Code's and minicode's settings
-// files; flags and environment variables override them.
+// Settings are the user's choices from Claude Code's and minicode's settings files; flags and environment win.
 type Settings struct {
 	Provider      string                 `json:"provider,omitempty"`  // anthropic, openai or mock
 	Model         string                 `json:"model,omitempty"`     // model name or alias sent to the provider

@@ -45,8 +45,7 @@ func workspaceTrust(home, userHome, workspace string) (trusted, answered bool) {
 	}
 }
 
-// readTrustAnswers reads the answers of the trust file, {"workspaces":
-// {"/dir": true}}; a missing or broken one trusts nothing.
+// readTrustAnswers reads the trust file, {"workspaces": {"/dir": true}}; a missing or broken one trusts nothing.
 func readTrustAnswers(home string) map[string]bool {
 	var t struct {
 		Workspaces map[string]bool `json:"workspaces"`
@@ -128,8 +127,7 @@ func (app *App) projectEnables(layers []Settings, servers []MCPServerConfig) []s
 	return out
 }
 
-// decideTrust settles whether the workspace is trusted, asking once on the
-// first interactive start where the project would enable something.
+// decideTrust settles whether the workspace is trusted, asking once if the project would enable something.
 func (app *App) decideTrust(ctx context.Context, wide []string) (bool, error) {
 	trusted, answered := workspaceTrust(app.Home, userHome(app.getenv), app.Workspace)
 	if trusted || len(wide) == 0 {
@@ -155,8 +153,7 @@ func (app *App) decideTrust(ctx context.Context, wide []string) (bool, error) {
 	return false, nil
 }
 
-// loadConfig reads the settings and MCP configuration, settles trust and
-// applies the settings' env; it returns the MCP servers to start.
+// loadConfig reads the settings and MCP configuration, settles trust and returns the MCP servers to start.
 func (app *App) loadConfig(ctx context.Context) ([]MCPServerConfig, error) {
 	layers, err := loadSettings(app.Home, userHome(app.getenv), app.Workspace, app.Opts.Settings, app.Opts.SettingSources)
 	if err != nil {
