@@ -79,7 +79,7 @@ type App struct {
 	Agent        *Agent
 	Session      *Session // the conversation and its journal; its ID is the session id
 
-	lines   *LineReader // the input lines, shared by line mode and its questions
+	lines   lineSource  // the input lines, shared by line mode and its questions
 	asker   Asker       // how permission questions are put: line mode's or the terminal UI's
 	stdout  *lineWriter // shared by the answers, notices and questions
 	stderr  io.Writer
@@ -222,7 +222,7 @@ func (app *App) Close() {
 // startMCP starts the configured MCP servers in the background; their
 // notices show on stderr with -p, in line mode's output otherwise.
 func (app *App) startMCP(ctx context.Context, servers []MCPServerConfig) {
-	elicitor := Elicitor((&LineElicitor{ReadLine: app.lines.ReadLine, Out: app.stdout}).Elicit)
+	elicitor := Elicitor((&LineElicitor{ReadLine: func(ctx context.Context) (string, error) { return app.lines.ReadLine(ctx) }, Out: app.stdout}).Elicit)
 	var notices io.Writer = app.stdout
 	if app.Opts.Print {
 		elicitor, _ = elicitorFor(app.Opts.MCPElicitation, nil, app.stderr) // checked with the flags

@@ -10,6 +10,11 @@ import (
 	"strings"
 )
 
+// lineSource gives lines one at a time: stdin's LineReader, or the terminal UI's input box.
+type lineSource interface {
+	ReadLine(ctx context.Context) (string, error)
+}
+
 // LineReader reads lines for several users in turn (tasks, then answers): a line a cancelled caller gave up on goes to the next.
 type LineReader struct {
 	r     *bufio.Reader
@@ -48,7 +53,7 @@ func (l *LineReader) ReadLine(ctx context.Context) (string, error) {
 
 // LineAsker asks permission questions in line mode, answered by a line ("d" shows the whole diff).
 type LineAsker struct {
-	In   *LineReader
+	In   lineSource
 	Out  io.Writer
 	Fold int // diff lines shown before folding; 0 means defaultDiffFold
 }

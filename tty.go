@@ -38,7 +38,6 @@ type tui struct {
 	restore func()                     // puts the terminal's modes back
 	history []Message                  // the conversation, owned by the main loop
 	asking  sync.Mutex                 // held while a permission question waits
-	answer  strings.Reader             // what a question's reader has not read yet
 
 	mu            sync.Mutex
 	width, height int
@@ -132,7 +131,7 @@ func (app *App) runTUI(ctx context.Context, in, out *os.File) error {
 	u.restore = restore
 	app.asker = u
 	app.Agent.Emit = u.event
-	*app.lines = *NewLineReader(u)
+	app.lines = u
 	defer app.writeTo(u)()
 	fmt.Fprint(out, "\x1b[?2004h") // bracketed paste on
 	defer u.close()
@@ -353,15 +352,24 @@ func (u *tui) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// Read gives questions asked line by line (an MCP server's) the next line entered in the input box.
-func (u *tui) Read(p []byte) (int, error) {
-	if u.answer.Len() == 0 {
-		answers := make(chan string, 1)
+// ReadLine gives a question asked line by line (an MCP server's) the next line entered in the
+// input box; when ctx ends first, the box takes tasks again.
+func (u *tui) ReadLine(ctx context.Context) (string, error) {
+	answers := make(chan string, 1)
+	u.mu.Lock()
+	u.answers = answers
+	u.draw()
+	u.mu.Unlock()
+	select {
+	case line := <-answers:
+		return line, nil
+	case <-ctx.Done():
 		u.mu.Lock()
-		u.answers = answers
-		u.draw()
+		if u.answers == answers {
+			u.answers = nil
+			u.draw()
+		}
 		u.mu.Unlock()
-		u.answer.Reset(<-answers + "\n")
+		return "", ctx.Err()
 	}
-	return u.answer.Read(p)
 }

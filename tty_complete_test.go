@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -135,10 +136,9 @@ func TestApprovalDialogFrame(t *testing.T) {
 
 func TestQuestionsReadTheirAnswerFromTheInputBox(t *testing.T) {
 	u := plainTUI(t, io.Discard)
-	lines := NewLineReader(u)
 	got := make(chan string, 1)
 	go func() {
-		line, _ := lines.ReadLine(context.Background())
+		line, _ := u.ReadLine(context.Background())
 		got <- line
 	}()
 	waitFor(t, "the question to wait", func() bool { u.mu.Lock(); defer u.mu.Unlock(); return u.answers != nil })
@@ -157,6 +157,46 @@ func TestQuestionsReadTheirAnswerFromTheInputBox(t *testing.T) {
 	u.mu.Unlock()
 	if line := <-got; line != "blue" || len(u.queued) != 0 {
 		t.Errorf("the question read %q and %d tasks were queued; want the answer and no task", line, len(u.queued))
+	}
+}
+
+// TestCancelledQuestionFreesTheInputBox: once a question waiting for a typed
+// answer is cancelled, the next line typed is a task, and the next question
+// gets the line typed after it.
+func TestCancelledQuestionFreesTheInputBox(t *testing.T) {
+	u := plainTUI(t, io.Discard)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := u.ReadLine(ctx)
+		done <- err
+	}()
+	waitFor(t, "the question to wait", func() bool { u.mu.Lock(); defer u.mu.Unlock(); return u.answers != nil })
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("the cancelled question returned %v, want context.Canceled", err)
+	}
+	typeLine := func(text string) {
+		u.mu.Lock()
+		defer u.mu.Unlock()
+		for _, k := range typeKeys(text) {
+			u.handleKey(k)
+		}
+		u.handleKey(key{name: "enter"})
+	}
+	typeLine("next task")
+	if len(u.queued) != 1 || u.queued[0] != "next task" {
+		t.Errorf("queued tasks = %q, want the line typed after the cancel", u.queued)
+	}
+	got := make(chan string, 1)
+	go func() {
+		line, _ := u.ReadLine(context.Background())
+		got <- line
+	}()
+	waitFor(t, "the second question to wait", func() bool { u.mu.Lock(); defer u.mu.Unlock(); return u.answers != nil })
+	typeLine("green")
+	if line := <-got; line != "green" {
+		t.Errorf("the second question read %q, want %q", line, "green")
 	}
 }
 
