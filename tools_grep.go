@@ -113,7 +113,8 @@ type grepSearch struct {
 	total   int               // matching lines
 }
 
-// cores counts the searches running: while any runs, Go's scheduler has every core.
+// cores counts the searches running: while any runs, Go's scheduler has every core. It is
+// package state because what it guards, GOMAXPROCS, is the process's own.
 var cores struct {
 	sync.Mutex
 	users, saved int
