@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -188,9 +189,12 @@ func scanSkillRoot(root, source string) []*Skill {
 }
 
 // Find returns the skill in use with the given name, or nil.
-func (set *SkillSet) Find(name string) *Skill {
-	if i := slices.IndexFunc(set.Skills, func(s *Skill) bool { return s.Name == name }); i >= 0 {
-		return set.Skills[i]
+func (set *SkillSet) Find(name string) *Skill { return skillNamed(set.Skills, name) }
+
+// skillNamed returns the first of skills with the given name, or nil.
+func skillNamed(skills []*Skill, name string) *Skill {
+	if i := slices.IndexFunc(skills, func(s *Skill) bool { return s.Name == name }); i >= 0 {
+		return skills[i]
 	}
 	return nil
 }
@@ -270,12 +274,7 @@ func (set *SkillSet) Tool() *Tool {
 
 // load is the work of load_skill.
 func (set *SkillSet) load(ctx context.Context, name string) (ToolOutput, error) {
-	found := set.Find(name)
-	for _, s := range set.Invalid {
-		if found == nil && s.Name == name {
-			found = s
-		}
-	}
+	found := cmp.Or(set.Find(name), skillNamed(set.Invalid, name))
 	if found == nil {
 		return ToolOutput{}, fmt.Errorf("no skill named %q; the skills are: %s", name, strings.Join(set.Names(), ", "))
 	}

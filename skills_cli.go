@@ -131,11 +131,8 @@ func removeSkill(stdout io.Writer, name, root string) error {
 	dir := ""
 	if _, err := os.Stat(filepath.Join(root, name, "SKILL.md")); err == nil && filepath.Base(name) == name && name != "." && name != ".." {
 		dir = filepath.Join(root, name)
-	}
-	for _, s := range scanSkillRoot(root, "") {
-		if dir == "" && s.Name == name {
-			dir = s.Dir
-		}
+	} else if s := skillNamed(scanSkillRoot(root, ""), name); s != nil {
+		dir = s.Dir
 	}
 	if dir == "" {
 		return fmt.Errorf("no skill named %q is installed in %s", name, root)
