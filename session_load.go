@@ -168,7 +168,7 @@ func formatSessionList(infos []SessionInfo, now time.Time) string {
 	}
 	var b strings.Builder
 	for i, s := range infos {
-		about := cut(strings.Join(strings.Fields(s.FirstPrompt), " "), 60)
+		about := oneLine(s.FirstPrompt, 60)
 		if s.Title != "" {
 			about = fmt.Sprintf("%q: %s", s.Title, about)
 		}

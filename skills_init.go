@@ -55,9 +55,7 @@ func projectCommands(workspace string) []string {
 	var targets []string // of rules like "test: build", not file rules like "main.o: main.c"
 	makefile, _ := os.ReadFile(filepath.Join(workspace, "Makefile"))
 	for _, m := range regexp.MustCompile(`(?m)^([A-Za-z0-9][A-Za-z0-9_-]*)[ \t]*:([^=]|$)`).FindAllSubmatch(makefile, -1) {
-		if !slices.Contains(targets, string(m[1])) {
-			targets = append(targets, string(m[1]))
-		}
+		targets = appendNew(targets, string(m[1]))
 	}
 	add(len(targets) > 0, "Make targets: "+strings.Join(targets, ", ")+" (run as `make <target>`)")
 	return cmds
