@@ -52,8 +52,7 @@ const defaultHookTimeout = 60 * time.Second
 // HookSettings is the "hooks" key of a settings file.
 type HookSettings map[HookEvent][]HookMatcher
 
-// HookMatcher is one entry of an event's list: the hooks to run when the matcher, a regular
-// expression over tool names (minicode's or Claude Code's), fits; "" and "*" match everything.
+// HookMatcher runs its hooks when Matcher, a regexp over minicode's or Claude Code's tool names, fits; "" and "*" match all.
 type HookMatcher struct {
 	Matcher string        `json:"matcher,omitempty"`
 	Hooks   []HookCommand `json:"hooks"`
@@ -72,9 +71,7 @@ type HookCommand struct {
 	call func(ctx context.Context, input []byte) (string, error)
 }
 
-// check validates and compiles the hooks read from one settings file
-// (data), naming the line and field of a mistake; events, hook types and
-// fields minicode lacks are taken out and returned, in name order.
+// check validates and compiles one settings file's hooks; events, types and fields minicode lacks are dropped and returned.
 func (hs HookSettings) check(data []byte, source string) (ignored []string, err error) {
 	at := func(needle string) int {
 		return lineOf(data, max(int64(bytes.Index(data, []byte(needle))), 0))
@@ -197,8 +194,7 @@ type Hooks struct {
 	Notice     func(string) // shows hook errors to the user
 }
 
-// Run runs the fitting hooks of in's event at once and combines their
-// verdicts; cancelling ctx kills them.
+// Run runs the fitting hooks of in's event at once and combines their verdicts; cancelling ctx kills them.
 func (h *Hooks) Run(ctx context.Context, in HookInput) HookVerdict {
 	if h == nil {
 		return HookVerdict{}
@@ -228,8 +224,7 @@ func (h *Hooks) Run(ctx context.Context, in HookInput) HookVerdict {
 	return combineVerdicts(verdicts)
 }
 
-// combineVerdicts joins the verdicts of one event's hooks: any block
-// blocks, ask beats allow, and reasons and context add up.
+// combineVerdicts joins one event's verdicts: any block blocks, ask beats allow, and reasons and context add up.
 func combineVerdicts(vs []HookVerdict) HookVerdict {
 	var out HookVerdict
 	var reasons, context []string
@@ -280,8 +275,7 @@ func (h *Hooks) runOne(ctx context.Context, event HookEvent, c HookCommand, stdi
 	return h.readReply(event, c, out)
 }
 
-// runCommand runs a hook's command with bash -c in the sandbox of run_command, in a process group
-// of its own that a timeout or a cancelled turn kills whole.
+// runCommand runs a hook's command with bash -c in run_command's sandbox, in a process group that ctx kills whole.
 func (h *Hooks) runCommand(ctx context.Context, command string, stdin []byte) (stdout, stderr string, err error) {
 	out, errOut := newBoundedOutput(commandStreamBudget), newBoundedOutput(commandStreamBudget)
 	cmd := h.Sandbox.Command(ctx, h.Workspace, command)
@@ -365,8 +359,7 @@ func hookToolInput(raw json.RawMessage) json.RawMessage {
 	return b
 }
 
-// hookAdjusted applies a PreToolUse hook's answer to the permission check's:
-// a deny stays, "allow" settles only a question nothing forces, "ask" asks.
+// hookAdjusted applies a PreToolUse hook's answer to d: a deny stays, "allow" settles an unforced question, "ask" asks.
 func hookAdjusted(d Decision, hookDecision string) Decision {
 	switch {
 	case hookDecision == "allow" && d.Verdict == VerdictAsk && !d.Strict:

@@ -13,8 +13,7 @@ import (
 	"unicode/utf8"
 )
 
-// A skill is a folder holding a SKILL.md (front matter, then instructions)
-// and its files; the prompt lists the skills, and load_skill reads one.
+// A skill is a folder: a SKILL.md (front matter, instructions) and its files; the prompt lists skills and load_skill reads one.
 
 // Limits of the skill format and of what skills may add to the prompt.
 const (

@@ -10,8 +10,7 @@ import (
 	"unicode/utf8"
 )
 
-// splitFrontMatter separates the front matter between "---" lines from the
-// body of a Markdown file, both with "\n" line endings.
+// splitFrontMatter separates a Markdown file's front matter, between "---" lines, from its body; both end lines with "\n".
 func splitFrontMatter(data []byte) (header, body string, err error) {
 	text := strings.ReplaceAll(strings.TrimPrefix(string(data), "\uFEFF"), "\r\n", "\n")
 	lines := strings.SplitAfter(text, "\n")

@@ -16,8 +16,7 @@ import (
 	"strings"
 )
 
-// /init looks at a project and writes a starter AGENTS.md: its languages,
-// build and test commands, conventions.
+// /init looks at a project and writes a starter AGENTS.md: its languages, build and test commands, conventions.
 
 // maxInitScanFiles bounds how many files /init looks at to count languages.
 const maxInitScanFiles = 5000

@@ -53,8 +53,7 @@ type Memory struct {
 	rules     []pathRule      // rule files waiting for a file their paths match
 }
 
-// LoadMemory reads the memory files for ws (absolute, symlinks resolved); home
-// is $MINICODE_HOME, "" for none.
+// LoadMemory reads the memory files for ws (absolute, symlinks resolved); home is $MINICODE_HOME, "" for none.
 func LoadMemory(home, userHome, ws string, trusted bool) *Memory {
 	m := &Memory{loaded: map[string]*MemoryFile{}, userHome: userHome, trusted: trusted, workspace: ws, seen: map[string]bool{ws: true}}
 	names := []string{"AGENTS.md", "CLAUDE.md", filepath.Join(".claude", "CLAUDE.md"), "CLAUDE.local.md", "MINI.md"}
@@ -105,8 +104,7 @@ func (m *Memory) loadFiles(dir string, names []string, level, boundary string, r
 	}
 }
 
-// loadFile reads one memory file, then the files it includes; stack holds the
-// real paths of the files including it.
+// loadFile reads one memory file, then those it includes; stack holds the real paths of the files including it.
 func (m *Memory) loadFile(f *MemoryFile, boundary string, stack []string) {
 	real, err := filepath.EvalSymlinks(f.Path)
 	if prev, ok := m.loaded[real]; err == nil && ok {
@@ -209,8 +207,7 @@ func includeRefs(text string) []string {
 	return refs
 }
 
-// resolveInclude turns an include into a real path: a relative one stays
-// inside boundary, an absolute one needs external.
+// resolveInclude turns an include into a real path: a relative one stays inside boundary, an absolute one needs external.
 func resolveInclude(dir, ref, boundary string, external bool) (string, error) {
 	abs := filepath.IsAbs(ref)
 	if abs && !external || strings.HasPrefix(ref, "~") {
@@ -232,8 +229,7 @@ func resolveInclude(dir, ref, boundary string, external bool) (string, error) {
 	return real, nil
 }
 
-// applyCaps decides what of each file goes into the prompt, nearest first,
-// within maxMemoryTotalBytes and without repeats.
+// applyCaps decides what of each file goes into the prompt, nearest first, within maxMemoryTotalBytes and without repeats.
 func (m *Memory) applyCaps() {
 	order := slices.Clone(m.Files)
 	slices.SortStableFunc(order, func(a, b *MemoryFile) int { return a.rank - b.rank })
@@ -326,8 +322,7 @@ func memoryText(files []*MemoryFile) string {
 	return b.String()
 }
 
-// Memory for part of a project (a folder's CLAUDE.md, a rule with "paths:")
-// joins what read_file returns the first time the model reads there.
+// Memory for part of a project (a folder's CLAUDE.md, a rule with "paths:") joins read_file's result on the first read there.
 
 // pathRule is a rule file that applies to the files its globs match.
 type pathRule struct {
