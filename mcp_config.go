@@ -91,11 +91,7 @@ func LoadMCPConfig(home, workspace string) ([]MCPServerConfig, error) {
 			byName[name] = c
 		}
 	}
-	var out []MCPServerConfig
-	for _, name := range slices.Sorted(maps.Keys(byName)) {
-		out = append(out, byName[name])
-	}
-	return out, nil
+	return slices.SortedFunc(maps.Values(byName), func(a, b MCPServerConfig) int { return cmp.Compare(a.Name, b.Name) }), nil
 }
 
 // readMCPFile reads the mcpServers of one file (nil if it does not exist).
