@@ -28,7 +28,6 @@ const (
 const (
 	rpcMethodNotFound = -32601
 	rpcInvalidParams  = -32602
-	rpcInternalError  = -32603
 	rpcConnectionLost = -32000
 )
 
@@ -53,9 +52,8 @@ func idKey(id json.RawMessage) string { return string(bytes.TrimSpace(id)) }
 
 // rpcError is a JSON-RPC error object.
 type rpcError struct {
-	Code    int             `json:"code"`
-	Message string          `json:"message"`
-	Data    json.RawMessage `json:"data,omitempty"`
+	Code    int    `json:"code"`
+	Message string `json:"message"`
 }
 
 // Error describes the error the way a user reads it.

@@ -184,8 +184,7 @@ func (t *mcpHTTP) follow(ctx context.Context, body io.ReadCloser, wantID string)
 	}
 }
 
-// readEvents delivers an SSE body's messages (HTTP+SSE's endpoint to endpoint) and reports
-// whether wantID was answered, the last event id and the retry delay asked for.
+// readEvents delivers an SSE body's messages (an HTTP+SSE endpoint event to endpoint) and reports whether wantID was answered, the last event id and the retry asked for.
 func (t *mcpHTTP) readEvents(body io.Reader, wantID string, endpoint chan<- string) (answered bool, lastID string, retry time.Duration) {
 	events := newSSEReader(body, maxMCPMessage)
 	for !answered {

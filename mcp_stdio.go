@@ -148,8 +148,7 @@ func (t *mcpStdio) readLoop(stdout io.Reader, deliver func(rpcMessage), lost fun
 	}
 }
 
-// splitMessage is the bufio.SplitFunc of stdout: a line, or headers from Content-Length to an
-// empty line and the body they announce, which settles an unknown framing as Content-Length.
+// splitMessage is stdout's bufio.SplitFunc: a JSON line, or a Content-Length frame, which settles an unknown framing.
 func (t *mcpStdio) splitMessage(data []byte, atEOF bool) (int, []byte, error) {
 	advance, line, err := bufio.ScanLines(data, atEOF)
 	if advance == 0 || len(line) < 15 || !strings.EqualFold(string(line[:15]), "Content-Length:") {
