@@ -20,7 +20,6 @@ type Options struct {
 	OutputFormat           string // text, json or stream-json
 	InputFormat            string // text, or stream-json: user messages as JSON lines on stdin
 	IncludePartialMessages bool   // stream-json: stream_event lines with the deltas
-	Verbose                bool   // accepted for Claude Code's scripts; stream-json is always complete
 	Debug                  bool   // log what minicode loads and sends, on stderr
 	Model                  string
 	FallbackModel          string // used when the model is overloaded or unavailable

