@@ -66,16 +66,16 @@ func (app *App) runHeadless(ctx context.Context, task string) error {
 	app.Agent.Provider = meter
 	app.Agent.Emit = app.headlessEvents(meter)
 	if app.Opts.InputFormat == "stream-json" {
-		return app.runStreamInput(ctx, app.stdout, meter)
+		return app.runStreamInput(ctx, meter)
 	}
 	if app.Opts.OutputFormat == "stream-json" {
 		app.stdout.json(app.initRecord())
 	}
-	return app.runHeadlessTask(ctx, task, app.stdout, meter)
+	return app.runHeadlessTask(ctx, task, meter)
 }
 
 // runHeadlessTask runs one task, which may be a custom command, and prints its result.
-func (app *App) runHeadlessTask(ctx context.Context, task string, out *lineWriter, meter *meteredProvider, images ...Block) error {
+func (app *App) runHeadlessTask(ctx context.Context, task string, meter *meteredProvider, images ...Block) error {
 	start := time.Now()
 	meter.reset()
 	denied := len(app.Perms.Denials())
@@ -91,15 +91,15 @@ func (app *App) runHeadlessTask(ctx context.Context, task string, out *lineWrite
 	record := app.resultOf(res, structured, meter, denied)
 	record.DurationMS = time.Since(start).Milliseconds()
 	if app.Opts.OutputFormat == "json" || app.Opts.OutputFormat == "stream-json" {
-		out.json(record)
+		app.stdout.json(record)
 	} else if res.End == EndFinal || res.End == EndAskUser { // a failed turn has said why on stderr
-		fmt.Fprintln(out, res.Text)
+		fmt.Fprintln(app.stdout, res.Text)
 	}
 	switch {
 	case res.End == EndCancelled:
 		return context.Canceled
-	case out.err != nil:
-		return fmt.Errorf("writing the output: %w", out.err)
+	case app.stdout.err != nil:
+		return fmt.Errorf("writing the output: %w", app.stdout.err)
 	case record.IsError:
 		return errTaskFailed
 	}

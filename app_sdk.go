@@ -14,7 +14,6 @@ import (
 // sdkConn is minicode's end of the program interface: user messages become turns, control requests go both ways.
 type sdkConn struct {
 	app     *App
-	out     *lineWriter
 	meter   *meteredProvider // the model calls: set_model changes their model
 	started bool             // initialize has been answered (read's goroutine only)
 
@@ -37,8 +36,8 @@ type controlAnswer struct {
 }
 
 // runStreamInput runs the turns that arrive on stdin until it ends; only a failed write or an interrupt is an error.
-func (app *App) runStreamInput(ctx context.Context, out *lineWriter, meter *meteredProvider) error {
-	c := &sdkConn{app: app, out: out, meter: meter, waiting: map[string]chan controlAnswer{}, mcp: map[string]*mcpSDK{}}
+func (app *App) runStreamInput(ctx context.Context, meter *meteredProvider) error {
+	c := &sdkConn{app: app, meter: meter, waiting: map[string]chan controlAnswer{}, mcp: map[string]*mcpSDK{}}
 	c.arrived = sync.NewCond(&c.mu)
 	if app.Opts.PermissionPromptTool == "stdio" {
 		app.asker = c
@@ -58,11 +57,11 @@ func (app *App) runStreamInput(ctx context.Context, out *lineWriter, meter *mete
 			if len(servers) > 0 { // the program's servers; the others join as they become ready
 				app.MCP.Wait(ctx, servers...)
 			}
-			out.json(app.initRecord()) // after initialize, so it shows the program's setup
+			app.stdout.json(app.initRecord()) // after initialize, so it shows the program's setup
 		}
-		err := app.runHeadlessTask(turnCtx, p.Prompt, out, meter, p.Images...)
+		err := app.runHeadlessTask(turnCtx, p.Prompt, meter, p.Images...)
 		c.interrupt() // the turn is over: this frees its context
-		if ctx.Err() != nil || out.err != nil {
+		if ctx.Err() != nil || app.stdout.err != nil {
 			return cmp.Or(ctx.Err(), err)
 		}
 	}
@@ -120,7 +119,7 @@ func (c *sdkConn) handle(ctx context.Context, line string) error {
 		if err != nil {
 			a.Subtype, a.Error = "error", err.Error()
 		}
-		c.out.json(map[string]any{"type": "control_response", "response": a})
+		c.app.stdout.json(map[string]any{"type": "control_response", "response": a})
 	case "control_response": // the answer to a request of ours
 		if in.Response == nil {
 			return errors.New("control_response without a response")
@@ -190,7 +189,7 @@ func (c *sdkConn) request(ctx context.Context, body map[string]any) (json.RawMes
 	ch := make(chan controlAnswer, 1)
 	c.waiting[id] = ch
 	c.mu.Unlock()
-	c.out.json(map[string]any{"type": "control_request", "request_id": id, "request": body})
+	c.app.stdout.json(map[string]any{"type": "control_request", "request_id": id, "request": body})
 	select {
 	case a := <-ch:
 		if a.Subtype == "error" {
@@ -201,7 +200,7 @@ func (c *sdkConn) request(ctx context.Context, body map[string]any) (json.RawMes
 		c.mu.Lock()
 		delete(c.waiting, id)
 		c.mu.Unlock()
-		c.out.json(map[string]any{"type": "control_cancel_request", "request_id": id})
+		c.app.stdout.json(map[string]any{"type": "control_cancel_request", "request_id": id})
 		return nil, ctx.Err()
 	}
 }
