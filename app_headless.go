@@ -17,8 +17,7 @@ import (
 // system/init line, assistant and user lines as the conversation grows,
 // optional stream_event lines with the streamed deltas, and a result.
 
-// resultRecord is the final object of --output-format json and the last
-// line of stream-json.
+// resultRecord is the final object of --output-format json and the last line of stream-json.
 type resultRecord struct {
 	Type              string                `json:"type"`
 	Subtype           string                `json:"subtype"`

@@ -19,8 +19,7 @@ type structuredOutput struct {
 	value   atomic.Pointer[json.RawMessage]
 }
 
-// structuredRetries is how often the model is reminded to call
-// structured_output before the turn fails.
+// structuredRetries is how often the model is reminded to call structured_output before the turn fails.
 const structuredRetries = 2
 
 // useJSONSchema makes the final answer structured output matching schema.
@@ -55,8 +54,7 @@ func (app *App) useJSONSchema(schema json.RawMessage) error {
 	return nil
 }
 
-// decode checks the model's input against the schema and returns the
-// answer it carries.
+// decode checks the model's input against the schema and returns the answer it carries.
 func (so *structuredOutput) decode(raw json.RawMessage) (any, error) {
 	var v any
 	if err := json.Unmarshal(raw, &v); err != nil {

@@ -56,8 +56,7 @@ type PermissionsSettings struct {
 	AdditionalDirectories []string `json:"additionalDirectories,omitempty"`
 }
 
-// dropWidening removes the settings a project's files may use only in a
-// trusted workspace, naming each with its file.
+// dropWidening removes the settings a project's files may use only in a trusted workspace, naming each with its file.
 func (s *Settings) dropWidening() []string {
 	p, sb := &s.Permissions, &s.Sandbox
 	var names []string
@@ -128,8 +127,7 @@ func loadSettings(home, userHome, workspace string, flagValues, kinds []string) 
 	return layers, nil
 }
 
-// parseSettings decodes one settings file, listing the keys it does not know
-// in Unknown.
+// parseSettings decodes one settings file, listing the keys it does not know in Unknown.
 func parseSettings(data []byte, source string, project bool) (Settings, error) {
 	s := Settings{source: source, project: project}
 	if err := decodeJSON(data, &s, false); err != nil {
@@ -152,8 +150,7 @@ func parseSettings(data []byte, source string, project bool) (Settings, error) {
 	return s, nil
 }
 
-// unknownKeys returns the keys of m that no field of the struct type t takes,
-// sorted, each after prefix.
+// unknownKeys returns the sorted keys of m that no field of the struct type t takes, each after prefix.
 func unknownKeys(m map[string]json.RawMessage, t reflect.Type, prefix string) []string {
 	known := map[string]bool{}
 	for i := range t.NumField() {
@@ -170,8 +167,7 @@ func unknownKeys(m map[string]json.RawMessage, t reflect.Type, prefix string) []
 	return out
 }
 
-// decodeJSON decodes a JSON document of exactly one value, describing any
-// problem with its line number.
+// decodeJSON decodes a JSON document of exactly one value, describing any problem with its line number.
 func decodeJSON(data []byte, v any, strict bool) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if strict {
@@ -228,8 +224,7 @@ func mergeSettings(layers []Settings, workspace string, trusted bool) Settings {
 	return base
 }
 
-// mergeValue lays over on top of base: a set value wins, lists add up, structs
-// and maps merge.
+// mergeValue lays over on top of base: a set value wins, lists add up, structs and maps merge.
 func mergeValue(base, over reflect.Value) {
 	switch over.Kind() {
 	case reflect.Struct:
