@@ -32,6 +32,7 @@ type tui struct {
 	hist   *InputHistory
 	inputs chan string   // inputs sent, in order, for the main loop
 	quit   chan struct{} // closed when the user leaves
+	wake   chan struct{} // restarts the frame clock, stopped while nothing changes
 	exit   func()        // ends the session: closes quit, once
 
 	size    func() (width, height int) // the terminal's size now
@@ -110,7 +111,7 @@ func terminalSize(fd int) (width, height int) {
 
 // newTUI builds the UI for app, drawing on out at a fixed size.
 func newTUI(app *App, out io.Writer, width, height int) *tui {
-	u := &tui{app: app, out: out, width: width, height: height, inputs: make(chan string, 64), quit: make(chan struct{}), restore: func() {}}
+	u := &tui{app: app, out: out, width: width, height: height, inputs: make(chan string, 64), quit: make(chan struct{}), wake: make(chan struct{}, 1), restore: func() {}}
 	u.exit = sync.OnceFunc(func() { close(u.quit) })
 	u.size = func() (int, int) { return width, height }
 	u.tr = transcript{out: &u.scroll, color: app.getenv("NO_COLOR") == "" && app.getenv("TERM") != "dumb"}
@@ -280,7 +281,7 @@ func (u *tui) echo(input string) {
 func (u *tui) event(e Event) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
-	u.dirty = true
+	u.changed()
 	if activity := u.tr.event(e, time.Now()); activity != "" && activity != u.activity {
 		u.activity, u.activityAt = activity, time.Now()
 		u.draw()
@@ -296,6 +297,21 @@ func (u *tui) draw() {
 	u.out.Write(u.screen.render(u.scroll.String(), u.frame(time.Now())))
 	u.scroll.Reset()
 	u.lastDraw, u.dirty = time.Now(), false
+	u.wakeClock() // an activity or a hint drawn now may need the clock
+}
+
+// changed marks the live region for the next frame.
+func (u *tui) changed() {
+	u.dirty = true
+	u.wakeClock()
+}
+
+// wakeClock restarts tick's frame clock if it sleeps.
+func (u *tui) wakeClock() {
+	select {
+	case u.wake <- struct{}{}:
+	default: // already woken
+	}
 }
 
 // restoreOnPanic, deferred first in each UI goroutine, puts the terminal back before a panic ends the program.
@@ -306,7 +322,8 @@ func (u *tui) restoreOnPanic() {
 	}
 }
 
-// tick draws changes once a frame and the activity's clock, redraws on a resize and takes SIGINT as Ctrl-C.
+// tick draws changes once a frame and the activity's clock, redraws on a resize and takes SIGINT as Ctrl-C;
+// at an idle prompt its clock stops, so minicode waiting for input wakes no thread.
 func (u *tui) tick(ctx context.Context) {
 	defer u.restoreOnPanic()
 	signals := make(chan os.Signal, 4)
@@ -327,6 +344,8 @@ func (u *tui) tick(ctx context.Context) {
 			}
 			u.draw()
 			u.mu.Unlock()
+		case <-u.wake:
+			ticker.Reset(frameInterval)
 		case now := <-ticker.C:
 			u.mu.Lock()
 			if u.hint == exitHint && now.Sub(u.armedAt) > exitArmTimeout {
@@ -334,6 +353,9 @@ func (u *tui) tick(ctx context.Context) {
 			}
 			if u.dirty || u.activity != "" && now.Sub(u.lastDraw) >= spinnerTick {
 				u.draw()
+			}
+			if !u.dirty && u.activity == "" && u.hint != exitHint {
+				ticker.Stop() // until wakeClock
 			}
 			u.mu.Unlock()
 		}
@@ -348,7 +370,7 @@ func (u *tui) Write(p []byte) (int, error) {
 	for _, line := range strings.Split(strings.TrimRight(string(p), "\n"), "\n") {
 		u.tr.println(visibleControls(line))
 	}
-	u.dirty = true
+	u.changed()
 	return len(p), nil
 }
 

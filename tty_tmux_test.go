@@ -160,6 +160,7 @@ func TestTUIInTmux(t *testing.T) {
 	t.Run("an edit shows a coloured diff and is approved", func(t *testing.T) { tmuxApproveEdit(t, bin) })
 	t.Run("Ctrl-C during a command kills it and the session goes on", func(t *testing.T) { tmuxInterrupt(t, bin) })
 	t.Run("resize", func(t *testing.T) { tmuxResize(t, bin) })
+	t.Run("an idle prompt wakes no thread", func(t *testing.T) { tmuxIdle(t, bin) })
 }
 
 // tmuxTaskEditHistory: a task's result lands in the scrollback, Ctrl-A
@@ -306,6 +307,39 @@ func tmuxInterrupt(t *testing.T, bin string) {
 	tm.waitInput("›")
 	tm.send("list files", "Enter")
 	tm.waitFor("Result of list_files:")
+}
+
+// tmuxIdle: after a turn, minicode waiting at the prompt is switched in
+// almost never (a frame clock left running would wake it 60 times a second).
+func tmuxIdle(t *testing.T, bin string) {
+	tm := startTUI(t, bin, 80, 24)
+	tm.send("list files", "Enter")
+	tm.waitFor("Result of list_files:")
+	tm.waitIdle()
+	pids := descendantsRunning(tm.panePID(), bin+" --provider mock")
+	if len(pids) != 1 {
+		t.Fatalf("found %d minicode processes in the pane", len(pids))
+	}
+	switches := func() int {
+		statuses, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/status", pids[0]))
+		n := 0
+		for _, path := range statuses {
+			data, _ := os.ReadFile(path)
+			for _, line := range strings.Split(string(data), "\n") {
+				if name, value, ok := strings.Cut(line, ":"); ok && strings.HasSuffix(name, "ctxt_switches") {
+					v, _ := strconv.Atoi(strings.TrimSpace(value))
+					n += v
+				}
+			}
+		}
+		return n
+	}
+	time.Sleep(200 * time.Millisecond) // the last frame
+	before := switches()
+	time.Sleep(time.Second)
+	if n := switches() - before; n > 20 {
+		t.Errorf("the idle process was switched in %d times in a second", n)
+	}
 }
 
 // tmuxResize: after the window shrinks, the live region is laid out for
