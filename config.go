@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -158,12 +159,11 @@ func unknownKeys(m map[string]json.RawMessage, t reflect.Type, prefix string) []
 		known[name] = true
 	}
 	var out []string
-	for k := range m {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		if !known[k] {
 			out = append(out, prefix+k)
 		}
 	}
-	slices.Sort(out)
 	return out
 }
 
