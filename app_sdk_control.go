@@ -35,7 +35,7 @@ func (c *sdkConn) control(ctx context.Context, raw json.RawMessage) (any, error)
 	var head struct {
 		Subtype string      `json:"subtype"`
 		Mode    string      `json:"mode"`
-		Model   *string     `json:"model"`
+		Model   string      `json:"model"`
 		Server  string      `json:"server_name"`
 		Message *rpcMessage `json:"message"`
 	}
@@ -57,8 +57,8 @@ func (c *sdkConn) control(ctx context.Context, raw json.RawMessage) (any, error)
 		return map[string]any{}, app.Perms.SetMode(m)
 	case "set_model":
 		model := app.Model
-		if head.Model != nil && *head.Model != "" && *head.Model != "default" {
-			model = resolveModelAlias(*head.Model)
+		if head.Model != "" && head.Model != "default" {
+			model = resolveModelAlias(head.Model)
 		}
 		c.meter.mu.Lock()
 		c.meter.model = model
