@@ -195,8 +195,7 @@ func (app *App) setupAgent(limits ModelLimits) error {
 	return nil
 }
 
-// startSession runs the SessionStart hooks, whose output joins the system
-// prompt, and arranges for the SessionEnd hooks to run at Close.
+// startSession runs the SessionStart hooks (their output joins the system prompt) and leaves the SessionEnd hooks to Close.
 func (app *App) startSession(ctx context.Context) {
 	source := "startup"
 	if len(app.Session.View()) > 0 {
@@ -218,8 +217,7 @@ func (app *App) Close() {
 	}
 }
 
-// startMCP starts the configured MCP servers in the background; their
-// notices show on stderr with -p, in line mode's output otherwise.
+// startMCP starts the MCP servers in the background; their notices go to stderr with -p, else to line mode's output.
 func (app *App) startMCP(ctx context.Context, servers []MCPServerConfig) {
 	elicitor := Elicitor((&LineElicitor{ReadLine: func(ctx context.Context) (string, error) { return app.lines.ReadLine(ctx) }, Out: app.stdout}).Elicit)
 	var notices io.Writer = app.stdout
