@@ -265,14 +265,13 @@ func (set *SkillSet) Tool() *Tool {
 		Name:        "load_skill",
 		Description: "Load a skill: its full instructions, its folder, and the files in that folder. Call it before doing a task that matches a skill listed in the system prompt.",
 		ReadOnly:    true,
-		Run: func(ctx context.Context, env *ToolEnv, in loadSkillInput) (ToolOutput, error) {
-			return set.load(ctx, in.Name)
-		},
+		Run:         set.load,
 	}.Tool()
 }
 
 // load is the work of load_skill.
-func (set *SkillSet) load(ctx context.Context, name string) (ToolOutput, error) {
+func (set *SkillSet) load(ctx context.Context, _ *ToolEnv, in loadSkillInput) (ToolOutput, error) {
+	name := in.Name
 	found := cmp.Or(set.Find(name), skillNamed(set.Invalid, name))
 	if found == nil {
 		return ToolOutput{}, fmt.Errorf("no skill named %q; the skills are: %s", name, strings.Join(set.Names(), ", "))
