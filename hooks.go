@@ -249,13 +249,7 @@ func (h *Hooks) runOne(ctx context.Context, event HookEvent, c HookCommand, stdi
 	timeout := cmp.Or(time.Duration(c.Timeout*float64(time.Second)), defaultHookTimeout)
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	var out, errText string
-	var err error
-	if c.call != nil {
-		out, err = c.call(runCtx, stdin)
-	} else {
-		out, errText, err = h.runCommand(runCtx, c.Command, stdin)
-	}
+	out, errText, err := h.runCommand(runCtx, c, stdin)
 	var exit *exec.ExitError
 	switch {
 	case ctx.Err() != nil:
@@ -275,10 +269,14 @@ func (h *Hooks) runOne(ctx context.Context, event HookEvent, c HookCommand, stdi
 	return h.readReply(event, c, out)
 }
 
-// runCommand runs a hook's command with bash -c in run_command's sandbox, in a process group that ctx kills whole.
-func (h *Hooks) runCommand(ctx context.Context, command string, stdin []byte) (stdout, stderr string, err error) {
+// runCommand runs a hook's call, or its command with bash -c in run_command's sandbox, in a process group that ctx kills whole.
+func (h *Hooks) runCommand(ctx context.Context, c HookCommand, stdin []byte) (stdout, stderr string, err error) {
+	if c.call != nil {
+		stdout, err = c.call(ctx, stdin)
+		return stdout, "", err
+	}
 	out, errOut := newBoundedOutput(commandStreamBudget), newBoundedOutput(commandStreamBudget)
-	cmd := h.Sandbox.Command(ctx, h.Workspace, command)
+	cmd := h.Sandbox.Command(ctx, h.Workspace, c.Command)
 	cmd.Env = append(cmd.Env, "CLAUDE_PROJECT_DIR="+h.Workspace, "MINICODE_PROJECT_DIR="+h.Workspace)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = bytes.NewReader(stdin), out, errOut
 	cmd.SysProcAttr, cmd.WaitDelay = commandProcAttr(), time.Second
