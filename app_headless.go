@@ -97,8 +97,8 @@ func (app *App) runHeadlessTask(ctx context.Context, task string, meter *metered
 	switch {
 	case res.End == EndCancelled:
 		return context.Canceled
-	case app.stdout.err != nil:
-		return fmt.Errorf("writing the output: %w", app.stdout.err)
+	case app.stdout.failed() != nil:
+		return fmt.Errorf("writing the output: %w", app.stdout.failed())
 	case record.IsError:
 		return errTaskFailed
 	}
@@ -177,6 +177,13 @@ func (l *lineWriter) Write(p []byte) (int, error) {
 	n, err := l.w.Write(p)
 	l.err = cmp.Or(l.err, err)
 	return n, err
+}
+
+// failed returns the first error of a write, if one failed.
+func (l *lineWriter) failed() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.err
 }
 
 // json writes v as one line (with one Write).

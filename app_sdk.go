@@ -61,7 +61,7 @@ func (app *App) runStreamInput(ctx context.Context, meter *meteredProvider) erro
 		}
 		err := app.runHeadlessTask(turnCtx, p.Prompt, meter, p.Images...)
 		c.interrupt() // the turn is over: this frees its context
-		if ctx.Err() != nil || app.stdout.err != nil {
+		if ctx.Err() != nil || app.stdout.failed() != nil {
 			return cmp.Or(ctx.Err(), err)
 		}
 	}
