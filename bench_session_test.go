@@ -34,7 +34,7 @@ func scriptedAnthropicServer(t testing.TB) *httptest.Server {
 		}
 		step := 0
 		for _, m := range req.Messages {
-			step += len(toolResults(m))
+			step += len(m.ToolResults())
 		}
 		w.Header().Set("Content-Type", "text/event-stream")
 		event := func(name string, data any) {

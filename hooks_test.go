@@ -75,7 +75,7 @@ func toolResultsOf(req modelRequest) []Block {
 	if len(req.Messages) == 0 {
 		return nil
 	}
-	return toolResults(req.Messages[len(req.Messages)-1])
+	return req.Messages[len(req.Messages)-1].ToolResults()
 }
 
 // hookWorkspace makes a workspace whose .minicode/settings.json holds the

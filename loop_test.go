@@ -142,7 +142,7 @@ func resultsOf(t *testing.T, msgs []Message, i int) []Block {
 	if i >= len(msgs) {
 		t.Fatalf("history has %d messages, want more than %d", len(msgs), i)
 	}
-	return toolResults(msgs[i])
+	return msgs[i].ToolResults()
 }
 
 func TestLoopReplyKinds(t *testing.T) {
@@ -510,14 +510,14 @@ func TestCloseToolCalls(t *testing.T) {
 	if len(got) != 5 {
 		t.Fatalf("got %d messages, want 5", len(got))
 	}
-	rs := toolResults(got[2])
+	rs := got[2].ToolResults()
 	if len(rs) != 2 || rs[0].ToolUseID != "b" || rs[1].ToolUseID != "a" {
 		t.Errorf("results after the first calls = %+v, want b synthesised first, then a", rs)
 	}
-	if rs := toolResults(got[4]); len(rs) != 1 || rs[0].ToolUseID != "c" || !strings.HasPrefix(rs[0].Content, "interrupted") {
+	if rs := got[4].ToolResults(); len(rs) != 1 || rs[0].ToolUseID != "c" || !strings.HasPrefix(rs[0].Content, "interrupted") {
 		t.Errorf("trailing call result = %+v, want an interrupted result for c", rs)
 	}
-	if len(toolResults(msgs[2])) != 1 {
+	if len(msgs[2].ToolResults()) != 1 {
 		t.Errorf("closeToolCalls changed its input")
 	}
 }

@@ -113,12 +113,18 @@ func (m Message) Text() string {
 }
 
 // ToolUses returns the tool_use blocks of a message in order.
-func (m Message) ToolUses() []Block {
-	var uses []Block
+func (m Message) ToolUses() []Block { return m.blocksOf(BlockToolUse) }
+
+// ToolResults returns the tool_result blocks of a message in order.
+func (m Message) ToolResults() []Block { return m.blocksOf(BlockToolResult) }
+
+// blocksOf returns the blocks of a message of one type, in order.
+func (m Message) blocksOf(typ string) []Block {
+	var out []Block
 	for _, b := range m.Content {
-		if b.Type == BlockToolUse {
-			uses = append(uses, b)
+		if b.Type == typ {
+			out = append(out, b)
 		}
 	}
-	return uses
+	return out
 }

@@ -153,7 +153,7 @@ var (
 func demoReply(req ModelRequest, sessionID string) ScriptedReply {
 	msgs := req.Messages
 	last := msgs[len(msgs)-1]
-	if results := toolResults(last); len(results) > 0 {
+	if results := last.ToolResults(); len(results) > 0 {
 		return demoFollowUp(req, results)
 	}
 	request := normaliseRequest(last.Text())
@@ -261,17 +261,6 @@ func demoCompactSummary(transcript string) ScriptedReply {
 	text := fmt.Sprintf("<summary>\nRequest: %s\nDecisions: the demo model keeps no reasoning; focus: %s\nFiles touched: %s\nErrors: %s\nCurrent state: %d tool calls were made; the last message was: %s\nPending work: continue with the latest request.\n</summary>",
 		first, cmp.Or(focus, "none"), orNone(files, ", "), orNone(errs, "; "), calls, last)
 	return ScriptedReply{Text: text}
-}
-
-// toolResults returns the tool_result blocks of a message.
-func toolResults(m Message) []Block {
-	var out []Block
-	for _, b := range m.Content {
-		if b.Type == BlockToolResult {
-			out = append(out, b)
-		}
-	}
-	return out
 }
 
 // toolNameOf finds the name of the tool whose call had the given id.

@@ -78,7 +78,7 @@ func demoChain(msgs []Message) (request string, calls []Block) {
 			// A compaction summary repeats the request it continues, if any.
 			_, text, _ = strings.Cut(text, "The user's latest request, to continue with: ")
 		}
-		if text != "" && len(toolResults(m)) == 0 {
+		if text != "" && len(m.ToolResults()) == 0 {
 			return normaliseRequest(text), calls
 		}
 	}
@@ -242,7 +242,7 @@ func demoLayersSeen(msgs []Message) map[string]int {
 // demoListedFiles reads the files (not folders) of the newest whole list_files result in msgs.
 func demoListedFiles(msgs []Message) ([]string, bool) {
 	for i := len(msgs) - 1; i >= 0; i-- {
-		for _, r := range toolResults(msgs[i]) {
+		for _, r := range msgs[i].ToolResults() {
 			if toolNameOf(msgs, r.ToolUseID) != "list_files" || r.IsError || strings.HasPrefix(r.Content, microPlaceholderPrefix) {
 				continue
 			}
@@ -265,11 +265,8 @@ func demoFilesRead(msgs []Message, files []string) int {
 		for j := len(calls) - 1; j >= 0; j-- {
 			var in struct{ Path, Prompt string }
 			_ = json.Unmarshal(calls[j].Input, &in)
-			name := cmp.Or(in.Path, strings.TrimPrefix(in.Prompt, "read "))
-			for k, f := range files {
-				if f == name {
-					return k + 1
-				}
+			if k := slices.Index(files, cmp.Or(in.Path, strings.TrimPrefix(in.Prompt, "read "))); k >= 0 {
+				return k + 1
 			}
 		}
 	}

@@ -278,7 +278,7 @@ func TestLineModeCtrlCInterruptsTheTurn(t *testing.T) {
 		switch text := lastUserText(messages); {
 		case text == "stream slowly":
 			return "" // stall mid-stream
-		case text == "run the slow command" && len(toolResults(messages[len(messages)-1])) == 0:
+		case text == "run the slow command" && len(messages[len(messages)-1].ToolResults()) == 0:
 			return anthropicToolStream(Block{ID: "toolu_slow", Name: "run_command", Input: json.RawMessage(fmt.Sprintf(`{"command":%q}`, slowCommand))})
 		default:
 			return anthropicTextStream("Answer to: "+text, "end_turn")
@@ -336,7 +336,7 @@ func checkSavedPrompts(t *testing.T, path string, want ...string) {
 		if m.Role == RoleUser && m.Text() != "" {
 			prompts = append(prompts, m.Text())
 		}
-		calls, results = calls+len(m.ToolUses()), results+len(toolResults(m))
+		calls, results = calls+len(m.ToolUses()), results+len(m.ToolResults())
 	}
 	if !reflect.DeepEqual(prompts, want) || calls != results {
 		t.Errorf("saved prompts %q with %d tool calls and %d results; want %q and a result for each call", prompts, calls, results, want)
@@ -381,7 +381,7 @@ func TestSignalEndsLineModeCleanly(t *testing.T) {
 				t.Fatalf("session files %q, output %q; want one session and the resume hint", files, stdout.String())
 			}
 			j, err := readJournal(files[0])
-			if err != nil || len(j.View) != 3 || len(toolResults(j.View[2])) != 1 || j.Torn {
+			if err != nil || len(j.View) != 3 || len(j.View[2].ToolResults()) != 1 || j.Torn {
 				t.Errorf("saved view = %+v (%v), want the prompt, the call and its result", j.View, err)
 			}
 		})
