@@ -295,13 +295,9 @@ func plainTextDelta(data string) (index int, text string, ok bool) {
 	rest, ok := strings.CutPrefix(data, `{"type":"content_block_delta","index":`)
 	digits, rest, found := strings.Cut(rest, `,"delta":{"type":"text_delta","text":"`)
 	text, closed := strings.CutSuffix(rest, `"}}`)
-	if !ok || !found || !closed || strings.ContainsAny(text, `"\`) || !utf8.ValidString(text) {
+	if !ok || !found || !closed || strings.ContainsAny(text, `"\`) || !utf8.ValidString(text) ||
+		strings.ContainsFunc(text, func(r rune) bool { return r < 0x20 }) {
 		return 0, "", false
-	}
-	for _, r := range text {
-		if r < 0x20 {
-			return 0, "", false
-		}
 	}
 	index, err := strconv.Atoi(digits)
 	return index, text, err == nil

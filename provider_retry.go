@@ -305,9 +305,8 @@ func streamErrorEvent(provider, data string) error {
 	e := parseErrorBody([]byte(data))
 	e.Provider, e.Message = provider, cmp.Or(e.Message, "unknown error")
 	kind := strings.ToLower(e.Type)
-	for _, word := range []string{"overloaded", "api_error", "rate_limit_error", "server_error", "internal", "500", "502", "503", "504", "529"} {
-		e.Retryable = e.Retryable || strings.Contains(kind, word)
-	}
+	e.Retryable = slices.ContainsFunc([]string{"overloaded", "api_error", "rate_limit_error", "server_error", "internal", "500", "502", "503", "504", "529"},
+		func(word string) bool { return strings.Contains(kind, word) })
 	return e
 }
 
