@@ -71,9 +71,7 @@ type ToolDef[T any] struct {
 // inputValidator checks tool inputs; it reports fields by their JSON names.
 var inputValidator = func() *validator.Validate {
 	v := validator.New(validator.WithRequiredStructEnabled())
-	v.RegisterTagNameFunc(func(f reflect.StructField) string {
-		return jsonName(f)
-	})
+	v.RegisterTagNameFunc(jsonName)
 	return v
 }()
 
@@ -402,13 +400,10 @@ func (r *Registry) isParallel(name string) bool {
 // storeLargeResults moves to dir each result over maxResultChars, then the
 // largest until the batch fits maxBatchResultChars, leaving previews.
 func storeLargeResults(dir string, results []Block) {
-	total := 0
-	for _, r := range results {
-		total += len(r.Content)
-	}
-	order := make([]*Block, len(results))
+	order, total := make([]*Block, len(results)), 0
 	for i := range results {
 		order[i] = &results[i]
+		total += len(results[i].Content)
 	}
 	slices.SortStableFunc(order, func(a, b *Block) int { return len(b.Content) - len(a.Content) })
 	for _, r := range order {
