@@ -117,9 +117,5 @@ func (s ignoreSet) enter(dir, rel string) ignoreSet {
 	if err != nil {
 		return s
 	}
-	rules := parseGitignore(rel, string(data))
-	if len(rules) == 0 {
-		return s
-	}
-	return append(s[:len(s):len(s)], rules...)
+	return append(s[:len(s):len(s)], parseGitignore(rel, string(data))...)
 }
