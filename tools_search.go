@@ -212,8 +212,7 @@ func runGlobFiles(ctx context.Context, env *ToolEnv, in GlobFilesInput) (ToolOut
 	found.trim()
 	var b strings.Builder
 	for _, h := range found.items {
-		b.WriteString(displayPath(env, h.path))
-		b.WriteByte('\n')
+		fmt.Fprintln(&b, displayPath(env, h.path))
 	}
 	if more := total - len(found.items); more > 0 {
 		fmt.Fprintf(&b, "[... %d more not shown; narrow the pattern or raise limit ...]\n", more)

@@ -166,15 +166,13 @@ func (s *Subagents) run(ctx context.Context, name, prompt string) (ToolOutput, e
 	res := child.RunTurn(context.WithValue(ctx, keySubagentDepth, depth), nil, prompt)
 	usage := fmt.Sprintf("[subagent %s: %d steps, %d input and %d output tokens]", def.Name, res.Steps, res.Usage.InputTokens, res.Usage.OutputTokens)
 	switch res.End {
-	case EndFinal:
-		return ToolOutput{Text: res.Text + "\n\n" + usage}, nil
 	case EndCancelled:
 		return ToolOutput{}, ctx.Err()
 	case EndMaxSteps:
 		return ToolOutput{Text: lastAnswer(res.Messages) + "\n\n(The subagent reached its limit of " +
 			fmt.Sprint(child.MaxSteps) + " steps before it finished; the text above is what it had.)\n" + usage}, nil
 	}
-	return ToolOutput{Text: res.Text + "\n\n" + usage, IsError: true}, nil
+	return ToolOutput{Text: res.Text + "\n\n" + usage, IsError: res.End != EndFinal}, nil
 }
 
 // child builds the agent loop of one subagent.
