@@ -50,8 +50,7 @@ type Block struct {
 	IsError   bool   `json:"is_error,omitempty"`
 }
 
-// ImageSource is an image block's picture: base64 data with its media
-// type, or a URL.
+// ImageSource is an image block's picture: base64 data with its media type, or a URL.
 type ImageSource struct {
 	Type      string `json:"type"` // "base64" or "url"
 	MediaType string `json:"media_type,omitempty"`
@@ -91,9 +90,7 @@ func userText(text string) Message {
 
 // userPrompt builds the user's turn message: the text, then any images.
 func userPrompt(text string, images []Block) Message {
-	m := userText(text)
-	m.Content = append(m.Content, images...)
-	return m
+	return Message{Role: RoleUser, Content: append([]Block{{Type: BlockText, Text: text}}, images...)}
 }
 
 // assistantText builds an assistant message holding one text block.

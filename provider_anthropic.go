@@ -19,8 +19,7 @@ const (
 	anthropicVersion     = "2023-06-01"
 )
 
-// Anthropic is a Provider speaking the streaming Messages API, with cache
-// breakpoints on the system prompt, the last tool and the newest message.
+// Anthropic is a Provider for the streaming Messages API; it caches the system prompt, the last tool and the newest message.
 type Anthropic struct {
 	streamClient
 	tools toolsCache
@@ -118,7 +117,6 @@ func encodeAnthropicTools(specs []ToolSpec) ([]byte, error) {
 // anthropicMessages writes the conversation as a JSON array, merging consecutive messages of one role.
 func anthropicMessages(out *wireBody, msgs []Message) error {
 	out.WriteByte('[')
-	start := out.Len()
 	group := make([]anthropicWireBlock, 0, 8)
 	var role Role
 	for _, m := range msgs {
@@ -127,7 +125,8 @@ func anthropicMessages(out *wireBody, msgs []Message) error {
 			return err
 		}
 		if len(blocks) > 0 && len(group) > 0 && m.Role != role {
-			writeAnthropicMessage(out, out.Len() > start, role, group, false)
+			writeAnthropicMessage(out, role, group, false)
+			out.WriteByte(',') // another message follows
 			group = group[:0]
 		}
 		if len(blocks) > 0 {
@@ -135,7 +134,7 @@ func anthropicMessages(out *wireBody, msgs []Message) error {
 		}
 	}
 	if len(group) > 0 {
-		writeAnthropicMessage(out, out.Len() > start, role, group, true)
+		writeAnthropicMessage(out, role, group, true)
 	}
 	out.WriteByte(']')
 	return nil
@@ -143,10 +142,7 @@ func anthropicMessages(out *wireBody, msgs []Message) error {
 
 // writeAnthropicMessage writes one message, tool results first and, in the
 // newest, a cache breakpoint on the last block that is not thinking.
-func writeAnthropicMessage(out *wireBody, comma bool, role Role, group []anthropicWireBlock, newest bool) {
-	if comma {
-		out.WriteByte(',')
-	}
+func writeAnthropicMessage(out *wireBody, role Role, group []anthropicWireBlock, newest bool) {
 	if role == RoleAssistant {
 		out.WriteString(`{"role":"assistant","content":[`)
 	} else {
@@ -288,9 +284,8 @@ func parseAnthropicStream(events *SSEReader, emit func(Delta)) (ModelResponse, e
 	}
 }
 
-// plainTextDelta reads a text_delta of the API's usual form whose text
-// needs no unescaping without the JSON decoder, which would cost more than
-// the rest of a long stream; any other form is left to the decoder.
+// plainTextDelta reads a text_delta of the API's usual form, whose text needs no unescaping, without the JSON
+// decoder, which would cost more than the rest of a long stream; any other form is left to the decoder.
 func plainTextDelta(data string) (index int, text string, ok bool) {
 	rest, ok := strings.CutPrefix(data, `{"type":"content_block_delta","index":`)
 	digits, rest, found := strings.Cut(rest, `,"delta":{"type":"text_delta","text":"`)
