@@ -268,8 +268,7 @@ func similarity(a, b string) float64 {
 	if len(a) == 0 && len(b) == 0 {
 		return 1
 	}
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
+	prev, cur := make([]int, len(b)+1), make([]int, len(b)+1) // the previous and current rows of distances
 	for j := range prev {
 		prev[j] = j
 	}
