@@ -50,7 +50,10 @@ func (w *webClient) dialChecked(ctx context.Context, env *ToolEnv, tool, network
 		return nil, err
 	}
 	var dialer net.Dialer
-	if _, err := netip.ParseAddr(normalHost(host)); err == nil || env == nil || env.Perms == nil {
+	switch ip, err := netip.ParseAddr(normalHost(host)); {
+	case err == nil: // the address as judged, never looked up as a name (0x7f.1)
+		return dialer.DialContext(ctx, network, net.JoinHostPort(ip.String(), port))
+	case env == nil || env.Perms == nil:
 		return dialer.DialContext(ctx, network, addr)
 	}
 	ips, err := w.lookup(ctx, host)
@@ -78,7 +81,7 @@ func (w *webClient) dialChecked(ctx context.Context, env *ToolEnv, tool, network
 	return nil, fmt.Errorf("connecting to %s: %w", host, errors.Join(errs...))
 }
 
-// checkWebURL accepts only absolute http and https addresses.
+// checkWebURL accepts only absolute http and https addresses with an ASCII host.
 func checkWebURL(raw string) (*url.URL, error) {
 	u, err := url.Parse(strings.TrimSpace(raw))
 	switch {
@@ -88,8 +91,16 @@ func checkWebURL(raw string) (*url.URL, error) {
 		return nil, fmt.Errorf("invalid URL %q: only http and https addresses can be fetched", raw)
 	case u.Host == "":
 		return nil, fmt.Errorf("invalid URL %q: no host", raw)
+	case foreignHost(u):
+		return nil, fmt.Errorf("invalid URL %q: write a host name in ASCII (an international one in its xn-- form)", raw)
 	}
 	return u, nil
+}
+
+// foreignHost reports whether a URL's host holds other than ASCII, which
+// the HTTP client folds to another name (①②⑦.0.0.1 to 127.0.0.1) before dialing.
+func foreignHost(u *url.URL) bool {
+	return strings.ContainsFunc(u.Host, func(r rune) bool { return r >= utf8.RuneSelf })
 }
 
 // webPage is what a fetch got: its final address, media type and text.
@@ -115,6 +126,8 @@ func (w *webClient) get(ctx context.Context, env *ToolEnv, tool string, u *url.U
 			return fmt.Errorf("stopped after %d redirects", webMaxRedirects)
 		case req.URL.Scheme != "http" && req.URL.Scheme != "https":
 			return fmt.Errorf("redirect to unsupported address %s", req.URL)
+		case foreignHost(req.URL):
+			return fmt.Errorf("redirect to %s, whose host is not ASCII", req.URL)
 		case env == nil || env.Perms == nil:
 			return nil
 		}
