@@ -143,26 +143,26 @@ func existingPaths(home string, paths []string) []string {
 	return out
 }
 
-// cachePaths are the build caches of Go, Node, Python and Rust.
+// cachePaths are the build caches of Go, Node, Python and Rust; not the
+// programs and scripts beside some of them, which run outside the sandbox.
 func cachePaths(home string, getenv func(string) string) []string {
 	cache := cmp.Or(getenv("XDG_CACHE_HOME"), filepath.Join(home, ".cache"))
 	gopath := cmp.Or(strings.Split(getenv("GOPATH"), ":")[0], filepath.Join(home, "go"))
+	cargo := cmp.Or(getenv("CARGO_HOME"), filepath.Join(home, ".cargo"))
 	return []string{
 		cmp.Or(getenv("GOCACHE"), filepath.Join(cache, "go-build")),
 		cmp.Or(getenv("GOMODCACHE"), filepath.Join(gopath, "pkg", "mod")),
 		cmp.Or(getenv("npm_config_cache"), filepath.Join(home, ".npm")),
-		filepath.Join(cache, "yarn"), filepath.Join(home, ".local", "share", "pnpm"),
+		filepath.Join(cache, "yarn"), filepath.Join(home, ".local", "share", "pnpm", "store"),
 		cmp.Or(getenv("PIP_CACHE_DIR"), filepath.Join(cache, "pip")),
 		cmp.Or(getenv("UV_CACHE_DIR"), filepath.Join(cache, "uv")),
 		filepath.Join(cache, "pypoetry"),
-		cmp.Or(getenv("CARGO_HOME"), filepath.Join(home, ".cargo")),
-		cmp.Or(getenv("RUSTUP_HOME"), filepath.Join(home, ".rustup")),
+		filepath.Join(cargo, "registry"), filepath.Join(cargo, "git"),
 	}
 }
 
-// expandRule grants access beneath root but not under the denied paths:
-// a folder above one keeps all but reading files, and each entry is
-// granted on its own, a link where it leads.
+// expandRule grants access beneath root but not under the denied paths: a folder above one keeps
+// all but reading files, and each entry is granted on its own, a link where it leads.
 func expandRule(rules map[string]uint64, root string, access uint64, denied []string) {
 	real, err := filepath.EvalSymlinks(root)
 	if err != nil || slices.ContainsFunc(denied, func(d string) bool { return within(d, real) }) {
