@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -12,7 +13,7 @@ import (
 type simpleCommand struct {
 	Words     []string
 	Redirects []string // ">file" or "<file", or a descriptor copy such as ">&1"
-	Globbed   bool     // some word holds an unquoted *, ? or [, which the shell expands
+	Globbed   bool     // some word or file holds an unquoted *, ? or [, which the shell expands
 }
 
 // errNotSimple says why a line is beyond the check; such a line asks.
@@ -21,11 +22,9 @@ type errNotSimple string
 // Error says what the check did not understand.
 func (e errNotSimple) Error() string { return "the command uses " + string(e) }
 
-// shellToken matches the tokens of a line, one after another; its groups
-// are 1 blanks (and a comment), 2 a construct the check never analyses,
-// 3 a separator (and a comment), 4 a redirection, the pieces of a word:
-// 5 single-quoted, 6 double-quoted, 7 escaped, 8 plain, and 9 any other
-// character, which stops the check too.
+// shellToken matches the tokens of a line, one after another; its groups are 1 blanks (and a comment),
+// 2 a construct the check never analyses, 3 a separator (and a comment), 4 a redirection, the pieces
+// of a word: 5 single-quoted, 6 double-quoted, 7 escaped, 8 plain, and 9 any other character, which stops the check too.
 var shellToken = regexp.MustCompile(`([ \t]+(?:#[^\n]*)?|^#[^\n]*)|([0-9]*(?:<<|<>|[<>]\(|&>|[<>]&[0-9-][^ \t\n;|&])|\|&|[$` + "`" + `()}!]|\{(?:[^}]|$))|((?:&&|\|\||[;|\n])(?:[ \t]*#[^\n]*)?)|([0-9]*(?:>>|>\||[<>]&[0-9-]|[<>]))|'([^']*)'|"((?:[^"\\$` + "`" + `]|\\[^\n$` + "`" + `])*)"|\\([^\n])|((?:\{\}|[^\s'"\\;&|<>$` + "`" + `(){}!])+)|([\s\S])`)
 
 // stopReasons say what stops the check, by the first character of the
@@ -43,10 +42,7 @@ var stopReasons = map[byte]string{
 // stopReason is the error for a token that stops the check.
 func stopReason(token string) error {
 	token = strings.TrimLeft(token, "0123456789")
-	if what, ok := stopReasons[token[0]]; ok {
-		return errNotSimple(what)
-	}
-	return errNotSimple("the character " + strconv.Quote(token))
+	return errNotSimple(cmp.Or(stopReasons[token[0]], "the character "+strconv.Quote(token)))
 }
 
 // parseCommandLine splits a line into simple commands joined by ;, &&,
@@ -55,7 +51,7 @@ func parseCommandLine(line string) ([]simpleCommand, error) {
 	var cmds []simpleCommand
 	var cur simpleCommand
 	var word, pending string // the word being read; a redirection waiting for its file
-	inWord, globbed := false, false
+	inWord := false
 	for _, m := range append(shellToken.FindAllStringSubmatchIndex(line, -1), nil) {
 		group, text := 3, "" // nil: the end of the line ends the last command
 		if m != nil {
@@ -70,7 +66,7 @@ func parseCommandLine(line string) ([]simpleCommand, error) {
 			if group == 6 {
 				text = strings.NewReplacer(`\"`, `"`, `\\`, `\`).Replace(text)
 			} else if group == 8 {
-				globbed = globbed || strings.ContainsAny(text, "*?[")
+				cur.Globbed = cur.Globbed || strings.ContainsAny(text, "*?[")
 				if strings.Contains(text, "~") && (strings.Contains(word+text, "=~") || strings.Contains(word+text, ":~")) {
 					return nil, errNotSimple("~ after = or :")
 				}
@@ -83,13 +79,13 @@ func parseCommandLine(line string) ([]simpleCommand, error) {
 			case group == 4:
 				return nil, errNotSimple("a redirection glued to a word")
 			case pending == "":
-				cur.Words, cur.Globbed = append(cur.Words, word), cur.Globbed || globbed
-			case globbed || strings.IndexAny(word, "&#") == 0:
-				return nil, errNotSimple("a pattern, & or # as the file of a redirection")
+				cur.Words = append(cur.Words, word)
+			case strings.IndexAny(word, "&#") == 0:
+				return nil, errNotSimple("& or # as the file of a redirection")
 			default:
 				cur.Redirects, pending = append(cur.Redirects, pending+word), ""
 			}
-			word, inWord, globbed = "", false, false
+			word, inWord = "", false
 		}
 		switch op := text[strings.IndexAny(text+"<", "<>"):]; {
 		case group == 1:
@@ -115,9 +111,11 @@ func parseCommandLine(line string) ([]simpleCommand, error) {
 var unanalysedPrograms = strings.Fields(`if then else elif fi for while until do done case esac select function time coproc [[
 	eval source . exec trap alias unalias builtin command enable set shopt declare typeset local export readonly unset hash let pushd popd fc`)
 
-// checkProgram returns why a command's program is beyond the check.
+// checkProgram returns why a command's program or its patterns are beyond the check.
 func checkProgram(c simpleCommand) error {
 	switch name := c.Words[0]; {
+	case c.Globbed:
+		return errNotSimple("patterns (*, ? or [) outside quotes, which may match paths outside the workspace, links, protected files or flags")
 	case slices.Contains(unanalysedPrograms, name):
 		return errNotSimple(name + ", which runs or changes other commands")
 	case strings.Contains(name, "=") && !strings.HasPrefix(name, "="):
@@ -128,28 +126,31 @@ func checkProgram(c simpleCommand) error {
 	return nil
 }
 
-// riskyFlags are the flags (without dashes) that make programs run others
-// or write files, so prefix rules do not cover them; short ones count in
-// a cluster, and long ones written with -- also abbreviated.
+// riskyFlags are the flags (without dashes) that make programs run others or write files, so prefix
+// rules do not cover them; short ones count in a cluster, and long ones written with -- also abbreviated.
 var riskyFlags = map[string]struct{ long, short string }{
-	"go":   {long: "exec toolexec o C coverprofile cpuprofile memprofile blockprofile mutexprofile trace outputdir modfile overlay pkgdir w"},
-	"git":  {long: "c config-env exec-path output output-directory o upload-pack receive-pack exec x ext-diff git-dir work-tree template C"},
+	"go":   {long: "exec toolexec vettool ldflags compiler o C coverprofile cpuprofile memprofile blockprofile mutexprofile trace outputdir modfile overlay pkgdir w"},
+	"git":  {long: "c config-env exec-path output output-directory o upload-pack receive-pack exec extcmd open-files-in-pager ext-diff git-dir work-tree template C", short: "xO"},
 	"find": {long: "exec execdir ok okdir fprint fprint0 fprintf fls delete"},
 	"sed":  {long: "expression in-place file line-length", short: "eifl"},
 	"sort": {long: "output compress-program", short: "o"},
 	"tar":  {long: "to-command use-compress-program checkpoint-action info-script new-volume-script rmt-command rsh-command", short: "IF"},
+	"rg":   {long: "pre"},
 }
 
 // riskyFlag returns the first of a command's flags in riskyFlags, or why
-// the command runs others whatever its flags (xargs, sed's w, e and r).
+// the command runs others whatever its flags (xargs, awk, sed's w, e and r).
 func riskyFlag(words []string) string {
 	prog, flags := filepath.Base(words[0]), riskyFlags[filepath.Base(words[0])]
 	script := 1 + slices.IndexFunc(words[1:], func(w string) bool { return !strings.HasPrefix(w, "-") }) // sed's first operand
 	switch {
-	case prog == "xargs":
+	case prog == "xargs" || strings.HasSuffix(prog, "awk"):
 		return prog
 	case prog == "sed" && script > 0 && strings.ContainsAny(sedDelimited.ReplaceAllString(words[script], ""), "wWeRr"):
 		return "a w, e or r command in the sed script"
+	}
+	if prog == "git" && slices.ContainsFunc(words, func(w string) bool { return w == "clone" || w == "ls-remote" }) {
+		flags.short += "u" // their -u names the upload-pack program
 	}
 	for i, w := range words[1:] {
 		name, _, _ := strings.Cut(w, "=")
