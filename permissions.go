@@ -31,7 +31,8 @@ type PermissionRequest struct {
 	ToolUseID    string
 	Input        json.RawMessage
 	Access       Access
-	Paths        []string                                 // paths the call touches, as the model gave them
+	Paths        []string                                 // paths the call touches, absolute
+	Named        []string                                 // the same paths as named, links kept, so rules naming a link hold; nil: Paths
 	Command      string                                   // the shell command, for AccessExecute
 	Unsandboxed  string                                   // the model's reason for running Command outside the sandbox
 	URL          string                                   // the address, for AccessNetwork
@@ -166,7 +167,7 @@ func (p *Permissions) Authorize(ctx context.Context, req PermissionRequest) erro
 	d := hookAdjusted(p.decide(req), req.HookDecision)
 	if d.Verdict != VerdictDeny && req.Plan != nil {
 		diff, summary, err := req.Plan()
-		if err != nil && p.decide(PermissionRequest{Tool: "read_file", Access: AccessRead, Paths: req.Paths}).Verdict != VerdictAllow {
+		if err != nil && p.decide(PermissionRequest{Tool: "read_file", Access: AccessRead, Paths: req.Paths, Named: req.Named}).Verdict != VerdictAllow {
 			return fmt.Errorf("%s cannot be carried out, and why is not shown because reading %s needs permission; read it with read_file first",
 				req.Tool, strings.Join(req.Paths, ", "))
 		} else if err != nil {
@@ -296,8 +297,7 @@ func quoteWords(words []string) string {
 	return strings.Join(quoted, " ")
 }
 
-// save writes an "always" answer's rules to the chosen file, if it can,
-// and notes where each is kept.
+// save writes an "always" answer's rules to the chosen file, if it can, noting where each is kept.
 func (p *Permissions) save(to SaveTarget, rules []Rule, allow bool) {
 	file := map[SaveTarget]string{SaveProject: p.projectFile, SaveUser: p.userFile}[to]
 	for i, r := range rules {

@@ -88,8 +88,7 @@ func (p *Permissions) prompt(req PermissionRequest, d Decision) Prompt {
 		Diff: req.Diff, Choices: choicesFor(req.Access == AccessWrite, d.Strict, strings.Join(saved, ", ")), SaveTargets: targets}
 }
 
-// choicesFor lists the answers to a question about an edit or another
-// call; a strict one offers no grant.
+// choicesFor lists the answers to a question about an edit or another call; a strict one offers no grant.
 func choicesFor(edit, strict bool, saved string) []Choice {
 	all := []Choice{
 		{ChoiceAllowOnce, "y", "allow once", "allow this call; the next one asks again"},

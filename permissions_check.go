@@ -96,8 +96,11 @@ func appendNew(list []string, s string) []string {
 
 // targetsOf splits a request into the parts it is judged by.
 func (p *Permissions) targetsOf(req PermissionRequest) ([]target, error) {
-	var targets []target
-	for _, given := range req.Paths {
+	targets, paths := []target(nil), req.Paths
+	if req.Named != nil { // pathTarget resolves them as well, and deny and ask rules see the names
+		paths = req.Named
+	}
+	for _, given := range paths {
 		t, err := p.pathTarget(p.workspace, given, req.Access == AccessWrite)
 		if err != nil {
 			return nil, fmt.Errorf("cannot check path %q: %w", given, err)
@@ -278,8 +281,7 @@ func (p *Permissions) judge(req PermissionRequest, t target) Decision {
 // unsandboxedRule is the rule that lets commands leave the sandbox.
 const unsandboxedRule = "sandbox:false"
 
-// firstMatch returns the first rule of the lists that covers the target;
-// broad matching (deny and ask rules) also covers whatever may be it.
+// firstMatch returns the first rule of the lists covering the target; broad (deny, ask) also what may be it.
 func (p *Permissions) firstMatch(req PermissionRequest, t target, broad bool, lists ...[]Rule) (Rule, bool) {
 	tool, access := req.Tool, req.Access
 	if t.kind == targetPath && req.Access == AccessExecute { // a path a command names is judged as the file tools judge it
@@ -293,16 +295,21 @@ func (p *Permissions) firstMatch(req PermissionRequest, t target, broad bool, li
 	return Rule{}, false
 }
 
-// ruleCovers reports whether one rule covers one target: a path or a
-// folder above it, a command, a host or a domain above it.
+// ruleCovers reports whether a rule covers a target: a path or folder above, command, host or domain above.
 func (p *Permissions) ruleCovers(r Rule, t target, broad bool) bool {
 	switch {
 	case t.kind == targetPath && r.Spec == "":
 		return broad || t.inside
 	case t.kind == targetPath:
-		glob := r.pathGlob(p.workspace, p.home)
-		covers := func(path string) bool { return matchGlob(glob, path) || matchGlob(glob+"/**", path) }
-		return covers(t.abs) || broad && (covers(t.lexical) || t.dir && within(t.abs, globFolder(glob)))
+		globs := []string{r.pathGlob(p.workspace, p.home)}
+		if folder := globFolder(globs[0]); broad { // deny and ask rules also hold where the links they name lead
+			real, _ := resolveExisting(folder)
+			globs = append(globs, cmp.Or(real, folder)+globs[0][len(folder):])
+		}
+		return slices.ContainsFunc(globs, func(glob string) bool {
+			covers := func(path string) bool { return matchGlob(glob, path) || matchGlob(glob+"/**", path) }
+			return covers(t.abs) || broad && (covers(t.lexical) || t.dir && within(t.abs, globFolder(glob)))
+		})
 	case t.kind == targetCommand && broad:
 		return r.Spec == "" || t.parseErr != nil || t.cmd.Globbed || r.namesProgram(t.cmd)
 	case t.kind == targetCommand:
@@ -331,8 +338,7 @@ func globFolder(glob string) string {
 var startupFiles = []string{".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc", ".zshenv",
 	".zprofile", ".zlogin", ".inputrc", ".config/fish"}
 
-// protectedReason returns why a path that configures or instructs agents
-// always asks when written or named by a command.
+// protectedReason says why a path that configures agents asks when written or named by a command.
 func (p *Permissions) protectedReason(req PermissionRequest, t target) string {
 	if t.kind != targetPath || !t.write && req.Access != AccessExecute {
 		return ""

@@ -104,8 +104,7 @@ func (r Rule) knownTool(known []string) bool {
 	return strings.HasPrefix(r.Tool, "mcp__") || slices.ContainsFunc(known, func(t string) bool { return r.matchesTool(t, AccessWrite) })
 }
 
-// pathGlob makes a rule's path absolute: `x` and `./x` start at the
-// project, `~/x` at home, `/x` there too in Claude Code's names.
+// pathGlob makes a rule's path absolute: `x`, `./x` from the project, `~/x` from home, `/x` too in Claude Code's names.
 func (r Rule) pathGlob(workspace, home string) string {
 	spec, root := r.Spec, cmp.Or(r.Root, workspace)
 	switch {
@@ -137,8 +136,7 @@ func (r Rule) matchesCommand(cmd simpleCommand) bool {
 	return len(cmd.Words) >= len(want) && slices.Equal(cmd.Words[:len(want)], want) && riskyFlag(cmd.Words) == ""
 }
 
-// namesProgram reports whether a deny or ask rule names any of a command's
-// programs: every word of the rule is among the command's.
+// namesProgram reports whether a deny or ask rule names a command's program: all its words are the command's.
 func (r Rule) namesProgram(cmd simpleCommand) bool {
 	want, _, err := r.command()
 	if r.Spec == "" || err != nil {
@@ -178,8 +176,7 @@ func readRuleFile(file string) (ruleFile, error) {
 	return rf, nil
 }
 
-// parseRules parses comma-separated lists of rules from source whose
-// paths start at root; commas inside parentheses belong to a rule.
+// parseRules parses comma-separated lists of rules (commas in parentheses belong to a rule) with paths from root.
 func parseRules(lists []string, source, root string) ([]Rule, error) {
 	var rules []Rule
 	for _, list := range lists {

@@ -5,6 +5,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -35,5 +37,54 @@ func TestWebFetchUnicodeHostsReachNoLoopback(t *testing.T) {
 		if out := callTool(t, env, tool, fmt.Sprintf(`{"url":%q}`, u)); !out.IsError || strings.Contains(out.Text, "internal page") {
 			t.Errorf("fetch %s = %q, want it refused", u, out.Text)
 		}
+	}
+}
+
+// TestDenyRulesNamingALinkHold checks deny rules that name a symbolic link,
+// as a bare name or a folder, against calls naming the link or where it leads.
+func TestDenyRulesNamingALinkHold(t *testing.T) {
+	t.Parallel()
+	env := newTestEnv(t, map[string]string{"config/dev.env": "DBPASS=hunter2\n", "keys/id.txt": "KEY=1\n", "a.txt": "hello\n"})
+	for link, to := range map[string]string{".env": "config/dev.env", "cfglink": "keys"} {
+		if err := os.Symlink(to, filepath.Join(env.Workspace, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	perms, err := NewPermissions(PermissionConfig{Workspace: env.Workspace, Mode: ModeAcceptEdits,
+		DisallowedTools: []string{"Read(.env)", "Edit(.env)", "Read(./cfglink/**)", "Edit(./cfglink/**)"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	env.Perms = perms
+	calls := []struct {
+		tool  *Tool
+		input string
+	}{
+		{readFileTool(), `{"path":".env"}`},
+		{readFileTool(), `{"path":"cfglink/id.txt"}`},
+		{readFileTool(), `{"path":"keys/id.txt"}`},
+		{grepFilesTool(), `{"pattern":"=","path":".env"}`},
+		{grepFilesTool(), `{"pattern":"=","path":"keys"}`},
+		{listFilesTool(), `{"path":"keys"}`},
+		{globFilesTool(), `{"pattern":"*","path":"keys"}`},
+		{writeFileTool(), `{"path":".env","content":"x\n"}`},
+		{writeFileTool(), `{"path":"keys/id.txt","content":"x\n"}`},
+		{editFileTool(), `{"path":".env","old_string":"DBPASS","new_string":"X"}`},
+		{editFileTool(), `{"path":".env","old_string":"no such text","new_string":"X"}`},
+		{patchFileTool(), `{"path":"cfglink/id.txt","edits":[{"old_string":"KEY","new_string":"X"}]}`},
+	}
+	for _, c := range calls {
+		out := callTool(t, env, c.tool, c.input)
+		if !out.IsError || !strings.Contains(out.Text, "denied") || strings.Contains(out.Text, "DBPASS") || strings.Contains(out.Text, "KEY") {
+			t.Errorf("%s %s = %q, want a denial", c.tool.Name, c.input, out.Text)
+		}
+	}
+	for name, want := range map[string]string{"config/dev.env": "DBPASS=hunter2\n", "keys/id.txt": "KEY=1\n"} {
+		if got, _ := os.ReadFile(filepath.Join(env.Workspace, name)); string(got) != want {
+			t.Errorf("%s = %q after the calls, want %q", name, got, want)
+		}
+	}
+	if out := callTool(t, env, readFileTool(), `{"path":"a.txt"}`); out.IsError {
+		t.Errorf("read a.txt = %q, want it allowed", out.Text)
 	}
 }

@@ -126,6 +126,7 @@ func planFileEdit(env *ToolEnv, path string, edits []EditSpec) (PermissionReques
 	return PermissionRequest{
 		Access:  AccessWrite,
 		Paths:   []string{abs},
+		Named:   []string{inputPath(env, path)},
 		Summary: "edit " + displayPath(env, abs),
 		Plan: func() (string, string, error) {
 			p, err := planEdits(env, path, edits)

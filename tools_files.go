@@ -40,7 +40,7 @@ func readFileTool() *Tool {
 			"Very long results keep their head and tail. Binary files and folders are refused (use list_files for folders).",
 		ReadOnly: true,
 		Permission: func(env *ToolEnv, in ReadFileInput) (PermissionRequest, error) {
-			return readPermission(env, in.Path, "read")
+			return namedRead(env, in.Path, "read")
 		},
 		Run: runReadFile,
 	}.Tool()
@@ -319,6 +319,7 @@ func writeFileTool() *Tool {
 			return PermissionRequest{
 				Access:  AccessWrite,
 				Paths:   []string{abs},
+				Named:   []string{inputPath(env, in.Path)},
 				Summary: fmt.Sprintf("%s %s (%s)", verb, name, plural(countTextLines(*in.Content), "line", "lines")),
 				Plan: func() (string, string, error) { // read only once the write is not refused
 					before, _, err := loadText(abs)

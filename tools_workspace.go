@@ -11,8 +11,8 @@ import (
 	"strings"
 )
 
-// resolveInput makes a path given by the model absolute, with symlinks resolved.
-func resolveInput(env *ToolEnv, path string) (string, error) {
+// inputPath makes a path given by the model absolute, its symlinks kept.
+func inputPath(env *ToolEnv, path string) string {
 	abs := cmp.Or(path, ".")
 	if strings.HasPrefix(abs, "~/") {
 		if home, err := os.UserHomeDir(); err == nil {
@@ -22,11 +22,24 @@ func resolveInput(env *ToolEnv, path string) (string, error) {
 	if !filepath.IsAbs(abs) {
 		abs = env.Workspace + "/" + abs
 	}
-	abs, err := resolveExisting(abs)
+	return abs
+}
+
+// resolveInput makes a path given by the model absolute, with symlinks resolved.
+func resolveInput(env *ToolEnv, path string) (string, error) {
+	abs, err := resolveExisting(inputPath(env, path))
 	if err != nil {
 		return "", fmt.Errorf("cannot resolve path %q: %w", path, err)
 	}
 	return abs, nil
+}
+
+// namedRead is readPermission telling the check the path as named too,
+// so a deny rule naming a link holds.
+func namedRead(env *ToolEnv, path, verb string) (PermissionRequest, error) {
+	req, err := readPermission(env, path, verb)
+	req.Named = []string{inputPath(env, path)}
+	return req, err
 }
 
 // maxLinkHops bounds how many symlinks resolveExisting follows.
