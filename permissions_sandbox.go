@@ -63,7 +63,7 @@ func NewSandbox(workspace, home string, settings SandboxSettings, getenv func(st
 	expandRule(rules, "/", accessRead, denied)
 	for _, dir := range slices.Concat([]string{workspace, s.TempDir}, cachePaths(home, getenv), existingPaths(home, settings.AllowWrite),
 		[]string{"/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/random", "/dev/urandom", "/dev/shm", "/dev/pts", "/dev/ptmx"}) {
-		expandRule(rules, dir, accessWrite, denied)
+		expandRule(rules, dir, accessWrite&^accessIoctlDev, denied) // no device ioctls: TIOCSTI types into the user's terminal
 	}
 	if s.ruleset, err = newRuleset(s.ABI, rules, s.network); err != nil {
 		s.Close()
