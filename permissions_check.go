@@ -9,7 +9,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"syscall"
 )
 
 // Verdict is what the permission decision concludes.
@@ -139,10 +138,7 @@ func (p *Permissions) pathTarget(dir, given string, write bool) (target, error) 
 	inside := within(p.workspace, abs) || slices.ContainsFunc(p.addDirs, func(dir string) bool { return within(dir, abs) })
 	t := target{kind: targetPath, abs: abs, lexical: filepath.Clean(lexical), inside: inside, write: write, links: 1}
 	if info, err := os.Stat(abs); err == nil {
-		t.dir = info.IsDir()
-		if st, ok := info.Sys().(*syscall.Stat_t); ok && info.Mode().IsRegular() {
-			t.links = int(st.Nlink)
-		}
+		t.dir, t.links = info.IsDir(), hardLinks(info)
 	}
 	return t, nil
 }

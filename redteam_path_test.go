@@ -88,3 +88,29 @@ func TestDenyRulesNamingALinkHold(t *testing.T) {
 		t.Errorf("read a.txt = %q, want it allowed", out.Text)
 	}
 }
+
+// TestGrepFolderSkipsHardLinkedFiles searches a folder holding a hard link
+// to a file outside the workspace: reading it by name asks, so must a search.
+func TestGrepFolderSkipsHardLinkedFiles(t *testing.T) {
+	t.Parallel()
+	env := newTestEnv(t, map[string]string{"a.txt": "SECRET in the workspace\n"})
+	outside := filepath.Join(t.TempDir(), "secret.txt")
+	if err := os.WriteFile(outside, []byte("SECRET from outside\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Link(outside, filepath.Join(env.Workspace, "hard.txt")); err != nil {
+		t.Fatal(err)
+	}
+	perms, err := NewPermissions(PermissionConfig{Workspace: env.Workspace})
+	if err != nil {
+		t.Fatal(err)
+	}
+	env.Perms = perms
+	out := callTool(t, env, grepFilesTool(), `{"pattern":"SECRET"}`)
+	if out.IsError || !strings.Contains(out.Text, "in the workspace") || strings.Contains(out.Text, "from outside") {
+		t.Errorf("grep = %q, want the workspace's file only", out.Text)
+	}
+	if out := callTool(t, env, grepFilesTool(), `{"pattern":"SECRET","path":"hard.txt"}`); !strings.Contains(out.Text, "hard links") {
+		t.Errorf("grep hard.txt = %q, want it to ask", out.Text)
+	}
+}

@@ -86,7 +86,10 @@ func runGrepFiles(ctx context.Context, env *ToolEnv, in GrepFilesInput) (ToolOut
 			return nil
 		}
 		return walkTree(ctx, env.Workspace, root, func(rel string, d fs.DirEntry) error {
-			if d.Type().IsRegular() && globMatches(in.Glob, rel) {
+			if !d.Type().IsRegular() || !globMatches(in.Glob, rel) {
+				return nil
+			}
+			if info, err := d.Info(); err == nil && hardLinks(info) == 1 { // another name may be outside the workspace: reading it asks
 				files <- filepath.Join(root, filepath.FromSlash(rel))
 			}
 			return nil

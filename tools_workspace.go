@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 )
 
 // inputPath makes a path given by the model absolute, its symlinks kept.
@@ -88,6 +89,14 @@ func resolveExisting(path string) (string, error) {
 		}
 	}
 	return resolved, nil
+}
+
+// hardLinks counts the names of a regular file; anything else has one.
+func hardLinks(info fs.FileInfo) int {
+	if st, ok := info.Sys().(*syscall.Stat_t); ok && info.Mode().IsRegular() {
+		return int(st.Nlink)
+	}
+	return 1
 }
 
 // within reports whether the clean absolute path is dir or lies below it.
