@@ -107,9 +107,11 @@ func parseCommandLine(line string) ([]simpleCommand, error) {
 	return cmds, nil
 }
 
-// unanalysedPrograms are keywords and builtins that run unknown commands.
+// unanalysedPrograms are keywords and builtins that run unknown commands
+// or set variables (PATH, CDPATH, BASH_CMDS) that change what later ones do.
 var unanalysedPrograms = strings.Fields(`if then else elif fi for while until do done case esac select function time coproc [[
-	eval source . exec trap alias unalias builtin command enable set shopt declare typeset local export readonly unset hash let pushd popd fc`)
+	eval source . exec trap alias unalias builtin command enable set shopt declare typeset local export readonly unset hash let pushd popd fc
+	read mapfile readarray getopts`)
 
 // checkProgram returns why a command's program or its patterns are beyond the check.
 func checkProgram(c simpleCommand) error {
@@ -118,6 +120,8 @@ func checkProgram(c simpleCommand) error {
 		return errNotSimple("patterns (*, ? or [) outside quotes, which may match paths outside the workspace, links, protected files or flags")
 	case slices.Contains(unanalysedPrograms, name):
 		return errNotSimple(name + ", which runs or changes other commands")
+	case name == "printf" && slices.ContainsFunc(c.Words, func(w string) bool { return strings.HasPrefix(w, "-v") }):
+		return errNotSimple("printf -v, which sets a variable that changes other commands")
 	case strings.Contains(name, "=") && !strings.HasPrefix(name, "="):
 		return errNotSimple("a variable assignment")
 	case strings.ContainsAny(name, "*?[]"), name == "":
