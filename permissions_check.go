@@ -304,7 +304,7 @@ func (p *Permissions) ruleCovers(r Rule, t target, broad bool) bool {
 		}
 		return slices.ContainsFunc(globs, func(glob string) bool {
 			covers := func(path string) bool { return matchGlob(glob, path) || matchGlob(glob+"/**", path) }
-			return covers(t.abs) || broad && (covers(t.lexical) || t.dir && within(t.abs, globFolder(glob)))
+			return covers(t.abs) || broad && (covers(t.lexical) || t.dir && holdsMatch(glob, t.abs))
 		})
 	case t.kind == targetCommand && broad:
 		return r.Spec == "" || t.parseErr != nil || t.cmd.Globbed || r.namesProgram(t.cmd)

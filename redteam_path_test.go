@@ -114,3 +114,35 @@ func TestGrepFolderSkipsHardLinkedFiles(t *testing.T) {
 		t.Errorf("grep hard.txt = %q, want it to ask", out.Text)
 	}
 }
+
+// TestDenyRulesWithPatternsCoverFolderSearches searches, lists and globs
+// folders below which a deny rule with patterns matches files: a bare name
+// (any depth) or a * between folders.
+func TestDenyRulesWithPatternsCoverFolderSearches(t *testing.T) {
+	t.Parallel()
+	env := newTestEnv(t, map[string]string{"config/.env": "ENVPASS=1\n", "src/a/secret/k.txt": "APIKEY=2\n", "docs/a.md": "fine\n"})
+	perms, err := NewPermissions(PermissionConfig{Workspace: env.Workspace, DisallowedTools: []string{"Read(.env)", "Read(./src/*/secret/**)"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	env.Perms = perms
+	for _, c := range []struct {
+		tool  *Tool
+		input string
+	}{
+		{grepFilesTool(), `{"pattern":"=","path":"config"}`},
+		{grepFilesTool(), `{"pattern":"=","path":"src/a"}`},
+		{listFilesTool(), `{"path":"src/a","recursive":true}`},
+		{globFilesTool(), `{"pattern":"**","path":"src/a"}`},
+	} {
+		if out := callTool(t, env, c.tool, c.input); !out.IsError || !strings.Contains(out.Text, "denied") {
+			t.Errorf("%s %s = %q, want a denial", c.tool.Name, c.input, out.Text)
+		}
+	}
+	if env.Perms, err = NewPermissions(PermissionConfig{Workspace: env.Workspace, DisallowedTools: []string{"Read(./src/*/secret/**)"}}); err != nil {
+		t.Fatal(err)
+	}
+	if out := callTool(t, env, grepFilesTool(), `{"pattern":"fine","path":"docs"}`); out.IsError {
+		t.Errorf("grep docs = %q, want it allowed", out.Text)
+	}
+}

@@ -99,6 +99,17 @@ func hardLinks(info fs.FileInfo) int {
 	return 1
 }
 
+// holdsMatch reports whether a folder may hold a path the glob matches: a head of the glob matches the folder.
+func holdsMatch(glob, folder string) bool {
+	segments, names := splitPattern(filepath.ToSlash(glob)), splitPattern(filepath.ToSlash(folder))
+	for n := range len(segments) {
+		if matchSegments(segments[:n], names) {
+			return true
+		}
+	}
+	return false
+}
+
 // within reports whether the clean absolute path is dir or lies below it.
 func within(dir, path string) bool {
 	rel, err := filepath.Rel(dir, path)
