@@ -331,8 +331,8 @@ func globFolder(glob string) string {
 }
 
 // startupFiles are the shell start-up files in HOME.
-var startupFiles = []string{".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc", ".zshenv",
-	".zprofile", ".zlogin", ".inputrc", ".config/fish"}
+var startupFiles = []string{".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".bash_aliases", ".profile", ".zshrc", ".zshenv",
+	".zprofile", ".zlogin", ".zlogout", ".cshrc", ".tcshrc", ".login", ".kshrc", ".mkshrc", ".inputrc", ".config/fish"}
 
 // protectedReason says why a path that configures agents asks when written or named by a command.
 func (p *Permissions) protectedReason(req PermissionRequest, t target) string {

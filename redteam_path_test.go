@@ -146,3 +146,20 @@ func TestDenyRulesWithPatternsCoverFolderSearches(t *testing.T) {
 		t.Errorf("grep docs = %q, want it allowed", out.Text)
 	}
 }
+
+// TestShellStartupFilesInHomeAsk writes, from a workspace that is home, the
+// start-up files bash, zsh, csh and ksh read: each asks, in acceptEdits too.
+func TestShellStartupFilesInHomeAsk(t *testing.T) {
+	t.Parallel()
+	env := newTestEnv(t, nil)
+	perms, err := NewPermissions(PermissionConfig{Workspace: env.Workspace, Home: env.Workspace, Mode: ModeAcceptEdits})
+	if err != nil {
+		t.Fatal(err)
+	}
+	env.Perms = perms
+	for _, name := range []string{".bash_aliases", ".zlogout", ".cshrc", ".tcshrc", ".login", ".kshrc", ".mkshrc"} {
+		if out := callTool(t, env, writeFileTool(), fmt.Sprintf(`{"path":%q,"content":"x\n"}`, name)); !strings.Contains(out.Text, "every new shell") {
+			t.Errorf("write %s = %q, want it to ask", name, out.Text)
+		}
+	}
+}
