@@ -186,8 +186,8 @@ func destructiveReason(words []string) string {
 			return a == "--recursive" || a == "--force" || len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.ContainsAny(a, "rRf")
 		}):
 			return "rm -r or -f deletes files for good"
-		case prog == "git" && (has("reset") && has("--hard") || has("clean") || has("checkout") && (has("--", ".") || has("-f", "--force")) ||
-			has("restore") || has("branch") && has("-D") || has("stash") && has("drop", "clear") || has("filter-branch")):
+		case prog == "git" && (has("reset") && has("--hard") || has("clean") || has("checkout", "switch") && (has("--", ".") || has("-f", "--force", "--discard-changes")) ||
+			has("restore") || has("branch") && (has("-D") || has("-d", "--delete") && has("-f", "--force")) || has("stash") && has("drop", "clear") || has("filter-branch")):
 			return "git " + strings.Join(args, " ") + " discards work that cannot be recovered"
 		case prog == "git" && has("push") && (has("-f", "--force", "--force-with-lease", "--mirror", "--delete", "-d") ||
 			slices.ContainsFunc(args, func(a string) bool { return strings.HasPrefix(a, "+") || strings.HasPrefix(a, ":") })):
