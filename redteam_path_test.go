@@ -1,10 +1,13 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -161,5 +164,34 @@ func TestShellStartupFilesInHomeAsk(t *testing.T) {
 		if out := callTool(t, env, writeFileTool(), fmt.Sprintf(`{"path":%q,"content":"x\n"}`, name)); !strings.Contains(out.Text, "every new shell") {
 			t.Errorf("write %s = %q, want it to ask", name, out.Text)
 		}
+	}
+}
+
+// TestWebFetchThroughAProxyJudgesTheName fetches through an HTTP proxy,
+// which connects by name: a name that resolves to a loopback address here
+// needs a rule naming that address, as without a proxy.
+func TestWebFetchThroughAProxyJudgesTheName(t *testing.T) {
+	t.Parallel()
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "internal page") }))
+	defer proxy.Close()
+	env := newTestEnv(t, nil)
+	perms, err := NewPermissions(PermissionConfig{Workspace: env.Workspace, AllowedTools: []string{"web_fetch"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	env.Perms = perms
+	w := newWebClient("")
+	w.proxy = func(*http.Request) (*url.URL, error) { return url.Parse(proxy.URL) }
+	w.lookup = func(ctx context.Context, host string) ([]netip.Addr, error) {
+		if host == "intranet.test" {
+			return []netip.Addr{netip.MustParseAddr("127.0.0.1")}, nil
+		}
+		return []netip.Addr{netip.MustParseAddr("93.184.215.14")}, nil
+	}
+	if out := callTool(t, env, webFetchTool(w), `{"url":"http://intranet.test/"}`); !out.IsError || !strings.Contains(out.Text, "127.0.0.1") {
+		t.Errorf("fetch through the proxy = %q, want a denial naming 127.0.0.1", out.Text)
+	}
+	if out := callTool(t, env, webFetchTool(w), `{"url":"http://public.test/"}`); out.IsError || !strings.Contains(out.Text, "internal page") {
+		t.Errorf("fetch of a public name through the proxy = %q, want it fetched", out.Text)
 	}
 }

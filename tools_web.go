@@ -30,6 +30,7 @@ const (
 type webClient struct {
 	searchEndpoint string
 	lookup         func(ctx context.Context, host string) ([]netip.Addr, error)
+	proxy          func(req *http.Request) (*url.URL, error) // the HTTP proxy a request goes through, nil for none
 }
 
 // newWebClient builds the web tools' client; "" searches DuckDuckGo.
@@ -39,6 +40,7 @@ func newWebClient(searchEndpoint string) *webClient {
 		lookup: func(ctx context.Context, host string) ([]netip.Addr, error) {
 			return net.DefaultResolver.LookupNetIP(ctx, "ip", host)
 		},
+		proxy: http.ProxyFromEnvironment,
 	}
 }
 
@@ -81,6 +83,25 @@ func (w *webClient) dialChecked(ctx context.Context, env *ToolEnv, tool, network
 	return nil, fmt.Errorf("connecting to %s: %w", host, errors.Join(errs...))
 }
 
+// judgeProxied judges, before a proxy connects to u's host by name, each
+// private address the name resolves to here; a name that does not resolve here is the proxy's to find.
+func (w *webClient) judgeProxied(ctx context.Context, env *ToolEnv, tool string, u *url.URL) error {
+	if _, err := netip.ParseAddr(normalHost(u.Hostname())); err == nil || env == nil || env.Perms == nil {
+		return nil // an address was judged as the URL's host
+	}
+	ips, _ := w.lookup(ctx, u.Hostname())
+	for _, ip := range ips {
+		if privateHost(ip.Unmap().String()) {
+			addr := net.JoinHostPort(ip.Unmap().String(), cmp.Or(u.Port(), "80"))
+			if err := env.Perms.Authorize(ctx, PermissionRequest{Tool: tool, Access: AccessNetwork, URL: "http://" + addr + "/",
+				Summary: fmt.Sprintf("have the proxy connect to %s, which %s resolves to", ip.Unmap(), u.Hostname())}); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 // checkWebURL accepts only absolute http and https addresses with an ASCII host.
 func checkWebURL(raw string) (*url.URL, error) {
 	u, err := url.Parse(strings.TrimSpace(raw))
@@ -119,6 +140,13 @@ func (w *webClient) get(ctx context.Context, env *ToolEnv, tool string, u *url.U
 	transport.DisableKeepAlives = true
 	transport.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
 		return w.dialChecked(ctx, env, tool, network, addr)
+	}
+	transport.Proxy = func(req *http.Request) (*url.URL, error) {
+		proxy, err := w.proxy(req)
+		if err == nil && proxy != nil {
+			err = w.judgeProxied(req.Context(), env, tool, req.URL)
+		}
+		return proxy, err
 	}
 	client := &http.Client{Timeout: webTimeout, Transport: transport, CheckRedirect: func(req *http.Request, via []*http.Request) error {
 		switch {
