@@ -142,16 +142,14 @@ var riskyFlags = map[string]struct{ long, short string }{
 	"rg":   {long: "pre"},
 }
 
-// riskyFlag returns the first of a command's flags in riskyFlags, or why
-// the command runs others whatever its flags (xargs, awk, sed's w, e and r).
+// riskyFlag returns the first of a command's flags in riskyFlags, or the
+// program when it runs others whatever its flags (xargs, awk, sed's w, e and r).
 func riskyFlag(words []string) string {
 	prog, flags := filepath.Base(words[0]), riskyFlags[filepath.Base(words[0])]
 	script := 1 + slices.IndexFunc(words[1:], func(w string) bool { return !strings.HasPrefix(w, "-") }) // sed's first operand
-	switch {
-	case prog == "xargs" || strings.HasSuffix(prog, "awk"):
+	if prog == "xargs" || strings.HasSuffix(prog, "awk") ||
+		prog == "sed" && script > 0 && strings.ContainsAny(sedDelimited.ReplaceAllString(words[script], ""), "wWeRr") {
 		return prog
-	case prog == "sed" && script > 0 && strings.ContainsAny(sedDelimited.ReplaceAllString(words[script], ""), "wWeRr"):
-		return "a w, e or r command in the sed script"
 	}
 	if prog == "git" && slices.ContainsFunc(words, func(w string) bool { return w == "clone" || w == "ls-remote" }) {
 		flags.short += "u" // their -u names the upload-pack program
@@ -174,10 +172,14 @@ func riskyFlag(words []string) string {
 // first operand (the flags that take a value, -e among them, are risky).
 var sedDelimited = regexp.MustCompile(`[sy]/(?:[^\\/]|\\.)*/(?:[^\\/]|\\.)*/[gpiImM0-9]*|/(?:[^\\/]|\\.)*/`)
 
-// destructiveReason returns why a command destroys work for good, or "".
+// destructiveReason returns why a command, or a script in its words (sh -c), destroys work for good, or "".
 func destructiveReason(words []string) string {
-	for i, w := range words {
-		args := words[i+1:]
+	var tokens []string
+	for _, w := range words {
+		tokens = append(tokens, strings.FieldsFunc(w, func(r rune) bool { return strings.ContainsRune(" \t\n;&|()<>`$'\"{}", r) })...)
+	}
+	for i, w := range tokens {
+		args := tokens[i+1:]
 		has := func(flags ...string) bool {
 			return slices.ContainsFunc(args, func(a string) bool { return slices.Contains(flags, a) })
 		}

@@ -43,9 +43,8 @@ func landlockABI() (int, string) {
 // newRuleset creates the Landlock ruleset granting rules (path: rights)
 // and returns its fd; rights and features the kernel's ABI lacks are left out.
 func newRuleset(abi int, rules map[string]uint64, network bool) (int, error) {
-	// struct landlock_ruleset_attr: the file system rights, the network
-	// rights and the scopes it handles; older kernels take the whole struct
-	// as long as the fields they lack are zero.
+	// struct landlock_ruleset_attr: the file system rights, the network rights and the scopes it
+	// handles; older kernels take the whole struct as long as the fields they lack are zero.
 	attr := [3]uint64{accessWrite}
 	for minABI, right := range map[int]uint64{2: accessRefer, 3: accessTruncate, 5: accessIoctlDev} {
 		if abi < minABI {
@@ -110,10 +109,9 @@ func startConfined(cmd *exec.Cmd, ruleset int) error {
 	return <-started
 }
 
-// outliveChildren returns once the calling thread has no children left:
-// the kernel sends the parent-death signal when the thread that forked a
-// child ends, and the thread may have forked others (an MCP server) before
-// it was locked. Where the kernel does not list them, the thread sleeps for good.
+// outliveChildren returns once the calling thread has no children left: the kernel sends the
+// parent-death signal when the thread that forked a child ends, and the thread may have forked
+// others (an MCP server) before it was locked. Where the kernel does not list them, it sleeps for good.
 func outliveChildren() {
 	children := fmt.Sprintf("/proc/self/task/%d/children", syscall.Gettid())
 	list, err := os.ReadFile(children)
