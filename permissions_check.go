@@ -95,11 +95,8 @@ func appendNew(list []string, s string) []string {
 
 // targetsOf splits a request into the parts it is judged by.
 func (p *Permissions) targetsOf(req PermissionRequest) ([]target, error) {
-	targets, paths := []target(nil), req.Paths
-	if req.Named != nil { // pathTarget resolves them as well, and deny and ask rules see the names
-		paths = req.Named
-	}
-	for _, given := range paths {
+	var targets []target
+	for _, given := range slices.Concat(req.Paths, req.Named) { // Named: what deny and ask rules naming a link see
 		t, err := p.pathTarget(p.workspace, given, req.Access == AccessWrite)
 		if err != nil {
 			return nil, fmt.Errorf("cannot check path %q: %w", given, err)
