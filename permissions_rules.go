@@ -252,10 +252,11 @@ func parseIPv4Literal(host string) (netip.Addr, bool) {
 	return netip.AddrFrom4([4]byte(binary.BigEndian.AppendUint32(nil, uint32(value)))), true
 }
 
-// privateHost reports whether a host is a loopback, private or link-local address.
+// privateHost reports whether a host is a loopback, private (also 100.64/10, shared by NAT and VPNs) or link-local address.
 func privateHost(host string) bool {
 	ip, err := netip.ParseAddr(host)
-	return err == nil && (ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() || ip.IsUnspecified())
+	return err == nil && (ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() || ip.IsUnspecified() ||
+		netip.MustParsePrefix("100.64.0.0/10").Contains(ip))
 }
 
 // ReadDenyFolders are the folders outside the workspace Read deny rules name.

@@ -195,3 +195,22 @@ func TestWebFetchThroughAProxyJudgesTheName(t *testing.T) {
 		t.Errorf("fetch of a public name through the proxy = %q, want it fetched", out.Text)
 	}
 }
+
+// TestSharedAddressSpaceNeedsARule fetches from 100.64.0.0/10, the address
+// space carrier-grade NAT and VPN overlays such as Tailscale give machines
+// of one's own network: like a private address, it needs a rule naming it.
+func TestSharedAddressSpaceNeedsARule(t *testing.T) {
+	t.Parallel()
+	perms, err := NewPermissions(PermissionConfig{Workspace: t.TempDir(), AllowedTools: []string{"web_fetch"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, u := range []string{"http://100.64.0.1/", "http://100.100.100.100/", "http://[::ffff:100.127.255.254]/"} {
+		if d := perms.decide(PermissionRequest{Tool: "web_fetch", Access: AccessNetwork, URL: u}); d.Verdict != VerdictAsk {
+			t.Errorf("fetch %s: verdict %d (%s), want it to ask", u, d.Verdict, d.Reason)
+		}
+	}
+	if d := perms.decide(PermissionRequest{Tool: "web_fetch", Access: AccessNetwork, URL: "http://100.128.0.1/"}); d.Verdict != VerdictAllow {
+		t.Errorf("fetch 100.128.0.1: verdict %d (%s), want it allowed", d.Verdict, d.Reason)
+	}
+}
