@@ -27,8 +27,7 @@ func (e errNotSimple) Error() string { return "the command uses " + string(e) }
 // of a word: 5 single-quoted, 6 double-quoted, 7 escaped, 8 plain, and 9 any other character, which stops the check too.
 var shellToken = regexp.MustCompile(`([ \t]+(?:#[^\n]*)?|^#[^\n]*)|([0-9]*(?:<<|<>|[<>]\(|&>|[<>]&[0-9-][^ \t\n;|&])|\|&|[$` + "`" + `()}!]|\{(?:[^}]|$))|((?:&&|\|\||[;|\n])(?:[ \t]*#[^\n]*)?)|([0-9]*(?:>>|>\||[<>]&[0-9-]|[<>]))|'([^']*)'|"((?:[^"\\$` + "`" + `]|\\[^\n$` + "`" + `])*)"|\\([^\n])|((?:\{\}|[^\s'"\\;&|<>$` + "`" + `(){}!])+)|([\s\S])`)
 
-// stopReasons say what stops the check, by the first character of the
-// token (digits before it dropped).
+// stopReasons say what stops the check, by the first character of the token.
 var stopReasons = map[byte]string{
 	'<': "here-documents, <>, process substitution or a descriptor copy that is not &0 to &9 or &-",
 	'>': "process substitution or a descriptor copy that is not &0 to &9 or &-", '|': "|&",
@@ -39,10 +38,9 @@ var stopReasons = map[byte]string{
 	'\'': "an unclosed quote", '"': "an unclosed quote, or $, backquotes or a line continuation inside double quotes",
 }
 
-// stopReason is the error for a token that stops the check.
+// stopReason is the error for a token that stops the check, by its first character after any digits.
 func stopReason(token string) error {
-	token = strings.TrimLeft(token, "0123456789")
-	return errNotSimple(cmp.Or(stopReasons[token[0]], "the character "+strconv.Quote(token)))
+	return errNotSimple(cmp.Or(stopReasons[strings.TrimLeft(token, "0123456789")[0]], "the character "+strconv.Quote(token)))
 }
 
 // parseCommandLine splits a line into simple commands joined by ;, &&,

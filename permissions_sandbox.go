@@ -58,7 +58,8 @@ func NewSandbox(workspace, home string, settings SandboxSettings, getenv func(st
 	if s.TempDir, err = os.MkdirTemp("", "minicode-tmp-"); err != nil {
 		return nil, fmt.Errorf("creating the sandbox temp folder: %w", err)
 	}
-	denied := existingPaths(home, slices.Concat([]string{".ssh", ".aws", ".gnupg", ".config/gcloud", ".netrc"}, settings.DenyRead))
+	denied := existingPaths(home, slices.Concat([]string{".ssh", ".aws", ".gnupg", ".config/gcloud", ".netrc", ".git-credentials",
+		".config/gh", ".docker/config.json", ".kube", ".pypirc", ".cargo/credentials.toml"}, settings.DenyRead))
 	rules := map[string]uint64{} // path: the access rights granted beneath it
 	expandRule(rules, "/", accessRead, denied)
 	for _, dir := range slices.Concat([]string{workspace, s.TempDir}, cachePaths(home, getenv), existingPaths(home, settings.AllowWrite),

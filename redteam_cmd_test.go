@@ -124,3 +124,25 @@ func TestSandboxNoTerminalIoctls(t *testing.T) {
 		t.Errorf("writing to the terminal was refused too: %q", out.Text)
 	}
 }
+
+// TestSandboxTokenFiles checks that sandboxed commands cannot read the
+// files where git, GitHub's CLI, Docker, Kubernetes, PyPI and Cargo keep
+// tokens, as they cannot read ~/.ssh.
+func TestSandboxTokenFiles(t *testing.T) {
+	t.Parallel()
+	tr := newSandboxTree(t)
+	files := []string{".git-credentials", ".config/gh/hosts.yml", ".docker/config.json", ".kube/config", ".pypirc", ".cargo/credentials.toml"}
+	for _, f := range files {
+		writeTree(t, tr.home, map[string]string{f: "TOKEN\n"})
+	}
+	sb := tr.sandbox(t, SandboxSettings{})
+	for _, f := range files {
+		out, err := runForeground(context.Background(), sb, tr.ws, "cat "+filepath.Join(tr.home, f), false, time.Minute)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !out.IsError || strings.Contains(out.Text, "TOKEN") {
+			t.Errorf("reading ~/%s in the sandbox: %q, want a refusal", f, out.Text)
+		}
+	}
+}
