@@ -379,8 +379,8 @@ func (p *Permissions) modeDefault(req PermissionRequest, t target) Decision {
 	case t.kind == targetPath && t.write:
 		d.Reason = "edits need approval in " + string(p.mode) + " mode"
 		d.Hint = "rerun with --permission-mode acceptEdits or " + strings.TrimPrefix(flagHint(editAlias, p.relGlob(t.abs)), "rerun with ")
-	case t.kind == targetPath && !t.inside && !slices.ContainsFunc(p.readableDirs, func(dir string) bool { return within(dir, t.abs) }):
-		d.Reason = "reaches outside the workspace: " + t.abs
+	case t.kind == targetPath && !t.inside && (t.dir || !slices.ContainsFunc(p.readableDirs, func(dir string) bool { return within(dir, t.abs) })):
+		d.Reason = "reaches outside the workspace: " + t.abs // readable folders' files only: the results folder holds every session's
 	case t.kind == targetPath && t.links > 1:
 		d.Reason = fmt.Sprintf("%s has %d hard links, so it may be a file outside the workspace", t.abs, t.links)
 	case t.kind == targetTool && req.Access != AccessRead:

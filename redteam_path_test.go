@@ -214,3 +214,37 @@ func TestSharedAddressSpaceNeedsARule(t *testing.T) {
 		t.Errorf("fetch 100.128.0.1: verdict %d (%s), want it allowed", d.Verdict, d.Reason)
 	}
 }
+
+// TestStoredResultsFolderIsNotListed lists and searches the tool-results
+// folder, which holds every session's stored results: the model may read a
+// result it was told the path of, but finding others' asks.
+func TestStoredResultsFolderIsNotListed(t *testing.T) {
+	t.Parallel()
+	env := newTestEnv(t, nil)
+	results := filepath.Join(t.TempDir(), "tool-results")
+	writeTree(t, results, map[string]string{"other-session/toolu_1.txt": "SECRET of another project\n", "this-session/toolu_2.txt": "this result\n"})
+	perms, err := NewPermissions(PermissionConfig{Workspace: env.Workspace, ReadableDirs: []string{results}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	env.Perms = perms
+	for _, c := range []struct {
+		tool  *Tool
+		input string
+	}{
+		{listFilesTool(), fmt.Sprintf(`{"path":%q}`, results)},
+		{grepFilesTool(), fmt.Sprintf(`{"pattern":"SECRET","path":%q}`, results)},
+		{globFilesTool(), fmt.Sprintf(`{"pattern":"**","path":%q}`, results)},
+	} {
+		if out := callTool(t, env, c.tool, c.input); !out.IsError || strings.Contains(out.Text, "other-session") {
+			t.Errorf("%s %s = %q, want it to ask", c.tool.Name, c.input, out.Text)
+		}
+	}
+	path := filepath.Join(results, "this-session", "toolu_2.txt")
+	if out := callTool(t, env, readFileTool(), fmt.Sprintf(`{"path":%q}`, path)); out.IsError {
+		t.Errorf("read %s = %q, want it allowed", path, out.Text)
+	}
+	if out := callTool(t, env, grepFilesTool(), fmt.Sprintf(`{"pattern":"this","path":%q}`, path)); out.IsError {
+		t.Errorf("grep %s = %q, want it allowed", path, out.Text)
+	}
+}
