@@ -112,6 +112,10 @@ func (m *Memory) loadFile(f *MemoryFile, boundary string, stack []string) {
 		m.Files = append(m.Files, f)
 		return
 	}
+	if err == nil && f.Level == "project" && !m.trusted && !within(boundary, real) {
+		m.note(f.Path, "not loaded: it links to %s, outside %s; links out are followed only in a trusted workspace (minicode trust)", real, boundary)
+		return
+	}
 	content, size := "", 0
 	if err == nil {
 		content, size, err = readMemoryFile(real)

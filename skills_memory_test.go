@@ -180,6 +180,40 @@ func TestLoadMemoryIncludesOutsideRepository(t *testing.T) {
 	}
 }
 
+// TestLoadMemoryLinksOut checks that a project memory file which is a
+// link to a file outside its project (at the root, in a subfolder read
+// later, or a rule file) is not loaded unless the workspace is trusted.
+func TestLoadMemoryLinksOut(t *testing.T) {
+	t.Parallel()
+	base := realTempDir(t)
+	writeFiles(t, base, map[string]string{
+		"secret.txt":          "SECRET OUTSIDE",
+		"ws/.git/HEAD":        "ref: refs/heads/main\n",
+		"ws/sub/x.go":         "package sub\n",
+		"ws/.claude/rules/.k": "",
+		"ws/docs/own.md":      "OWN DOCS",
+	})
+	ws := filepath.Join(base, "ws")
+	for _, link := range []string{"CLAUDE.md", "sub/CLAUDE.md", ".claude/rules/r.md"} {
+		if err := os.Symlink(filepath.Join(base, "secret.txt"), filepath.Join(ws, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink("docs/own.md", filepath.Join(ws, "AGENTS.md")); err != nil { // a link inside stays fine
+		t.Fatal(err)
+	}
+	for _, trusted := range []bool{false, true} {
+		m := LoadMemory("", "", ws, trusted)
+		text := m.PromptSection() + m.ForRead(filepath.Join(ws, "sub", "x.go"))
+		if got := strings.Contains(text, "SECRET OUTSIDE"); got != trusted || !strings.Contains(text, "OWN DOCS") {
+			t.Errorf("trusted %v: the memory holds the outside file: %v, want %v; its own docs: %v", trusted, got, trusted, strings.Contains(text, "OWN DOCS"))
+		}
+		if notes := strings.Join(m.Notes, "\n"); !trusted && strings.Count(notes, "links out are followed only in a trusted workspace") < 2 {
+			t.Errorf("notes %q should name the links not followed", notes)
+		}
+	}
+}
+
 // TestLoadMemoryNamedPipes checks that a named pipe, as a memory file or
 // an include, is passed over rather than opened, which would wait for a
 // writer that never comes.
