@@ -191,15 +191,15 @@ func (p *Permissions) commandTargets(line string) []target {
 	return targets
 }
 
-// pathInWord is the path an argument may name (x, --out=x, -I/x).
+// pathInWord is the path an argument may name (x, file://x, --out=x, -I/x, -t.git).
 func pathInWord(w string) string {
 	_, value, ok := strings.Cut(w, "=")
 	switch {
 	case !strings.HasPrefix(w, "-"):
-		return w
+		return strings.TrimPrefix(w, "file://")
 	case ok:
-		return value
-	case len(w) > 2 && w[1] != '-' && strings.ContainsAny(w[2:], "/~"):
+		return strings.TrimPrefix(value, "file://")
+	case len(w) > 2 && w[1] != '-':
 		return w[2:]
 	}
 	return ""

@@ -67,6 +67,11 @@ func TestCommandCheckHostileLines(t *testing.T) {
 		{name: "git add -u", allow: allow("git add"), req: run("git add -u"), want: VerdictAllow},
 		{name: "git status -uno", allow: allow("git status"), req: run("git status -uno"), want: VerdictAllow},
 		{name: "go build without risky flags", allow: allow("go build"), req: run("go build -v ./..."), want: VerdictAllow},
+		{name: "a glued option value naming .git", allow: allow("cp"), req: run("cp -t.git b.go"), want: VerdictAsk, strict: true},
+		{name: "a glued option value naming the folder above", allow: allow("cp"), req: run("cp -t.. b.go"), want: VerdictAsk},
+		{name: "a glued option value naming CLAUDE.md", allow: allow("sort"), req: run("sort -oCLAUDE.md notes.txt"), want: VerdictAsk, strict: true},
+		{name: "a file URL outside", allow: allow("curl"), req: run("curl file://" + tr.outside + "/secret.txt"), want: VerdictAsk},
+		{name: "short flags glued together", allow: allow("ls"), req: run("ls -la src"), want: VerdictAllow},
 	})
 }
 
