@@ -338,10 +338,10 @@ func (p *Permissions) protectedReason(req PermissionRequest, t target) string {
 	}
 	for _, path := range []string{t.abs, t.lexical} {
 		for _, elem := range strings.Split(path, "/") {
-			switch elem {
+			switch strings.ToLower(elem) { // one name on case-insensitive file systems
 			case ".git", ".minicode", ".claude":
 				return fmt.Sprintf("%s is inside %s, which is protected: changes there always ask", path, elem)
-			case ".mcp.json", "AGENTS.md", "CLAUDE.md", "CLAUDE.local.md", "MINI.md":
+			case ".mcp.json", "agents.md", "claude.md", "claude.local.md", "mini.md":
 				return fmt.Sprintf("%s configures or instructs agents, so changing it always asks", path)
 			}
 		}

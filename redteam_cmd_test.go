@@ -72,6 +72,10 @@ func TestCommandCheckHostileLines(t *testing.T) {
 		{name: "a glued option value naming CLAUDE.md", allow: allow("sort"), req: run("sort -oCLAUDE.md notes.txt"), want: VerdictAsk, strict: true},
 		{name: "a file URL outside", allow: allow("curl"), req: run("curl file://" + tr.outside + "/secret.txt"), want: VerdictAsk},
 		{name: "short flags glued together", allow: allow("ls"), req: run("ls -la src"), want: VerdictAllow},
+		{name: "a protected name in other case (one file on macOS)", mode: ModeBypass,
+			req: PermissionRequest{Tool: "write_file", Access: AccessWrite, Paths: []string{".GIT/config"}}, want: VerdictAsk, strict: true},
+		{name: "CLAUDE.md in other case", mode: ModeAcceptEdits,
+			req: PermissionRequest{Tool: "write_file", Access: AccessWrite, Paths: []string{"Claude.md"}}, want: VerdictAsk, strict: true},
 	})
 }
 
