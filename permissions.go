@@ -32,7 +32,7 @@ type PermissionRequest struct {
 	Input        json.RawMessage
 	Access       Access
 	Paths        []string                                 // paths the call touches, absolute
-	Named        []string                                 // the same paths as named, links kept, so rules naming a link hold
+	Named        []string                                 // the same paths as named, links kept; judged instead of Paths, so rules naming a link hold
 	Command      string                                   // the shell command, for AccessExecute
 	Unsandboxed  string                                   // the model's reason for running Command outside the sandbox
 	URL          string                                   // the address, for AccessNetwork

@@ -96,7 +96,11 @@ func appendNew(list []string, s string) []string {
 // targetsOf splits a request into the parts it is judged by.
 func (p *Permissions) targetsOf(req PermissionRequest) ([]target, error) {
 	var targets []target
-	for _, given := range slices.Concat(req.Paths, req.Named) { // Named: what deny and ask rules naming a link see
+	paths := req.Paths
+	if len(req.Named) > 0 {
+		paths = req.Named // the same paths as named: each target keeps the name and where it leads
+	}
+	for _, given := range paths {
 		t, err := p.pathTarget(p.workspace, given, req.Access == AccessWrite)
 		if err != nil {
 			return nil, fmt.Errorf("cannot check path %q: %w", given, err)

@@ -43,8 +43,7 @@ func stopReason(token string) error {
 	return errNotSimple(cmp.Or(stopReasons[strings.TrimLeft(token, "0123456789")[0]], "the character "+strconv.Quote(token)))
 }
 
-// parseCommandLine splits a line into simple commands joined by ;, &&,
-// ||, | and newlines; anything else is an errNotSimple.
+// parseCommandLine splits a line into simple commands joined by ;, &&, ||, | and newlines; else errNotSimple.
 func parseCommandLine(line string) ([]simpleCommand, error) {
 	var cmds []simpleCommand
 	var cur simpleCommand

@@ -38,5 +38,5 @@ func readPermission(env *ToolEnv, path, verb string) (PermissionRequest, error) 
 	if err != nil {
 		return PermissionRequest{}, err
 	}
-	return PermissionRequest{Access: AccessRead, Paths: []string{abs}, Summary: verb + " " + displayPath(env, abs)}, nil
+	return PermissionRequest{Access: AccessRead, Paths: []string{abs}, Named: []string{inputPath(env, path)}, Summary: verb + " " + displayPath(env, abs)}, nil
 }

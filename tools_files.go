@@ -40,7 +40,7 @@ func readFileTool() *Tool {
 			"Very long results keep their head and tail. Binary files and folders are refused (use list_files for folders).",
 		ReadOnly: true,
 		Permission: func(env *ToolEnv, in ReadFileInput) (PermissionRequest, error) {
-			return namedRead(env, in.Path, "read")
+			return readPermission(env, in.Path, "read")
 		},
 		Run: runReadFile,
 	}.Tool()

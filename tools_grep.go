@@ -46,7 +46,7 @@ func grepFilesTool() *Tool {
 			"Skips binary files, .git, node_modules and what .gitignore excludes.",
 		ReadOnly: true,
 		Permission: func(env *ToolEnv, in GrepFilesInput) (PermissionRequest, error) {
-			return namedRead(env, in.Path, "search")
+			return readPermission(env, in.Path, "search")
 		},
 		Run: runGrepFiles,
 	}.Tool()

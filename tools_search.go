@@ -69,7 +69,7 @@ func listFilesTool() *Tool {
 			"Skips .git, node_modules and what .gitignore excludes. Returns at most 500 entries (change with limit) and says how many more there are.",
 		ReadOnly: true,
 		Permission: func(env *ToolEnv, in ListFilesInput) (PermissionRequest, error) {
-			return namedRead(env, in.Path, "list")
+			return readPermission(env, in.Path, "list")
 		},
 		Run: runListFiles,
 	}.Tool()
@@ -144,7 +144,7 @@ func globFilesTool() *Tool {
 			"at most 200 (change with limit). Skips .git, node_modules and what .gitignore excludes.",
 		ReadOnly: true,
 		Permission: func(env *ToolEnv, in GlobFilesInput) (PermissionRequest, error) {
-			return namedRead(env, in.Path, "search")
+			return readPermission(env, in.Path, "search")
 		},
 		Run: runGlobFiles,
 	}.Tool()

@@ -35,14 +35,6 @@ func resolveInput(env *ToolEnv, path string) (string, error) {
 	return abs, nil
 }
 
-// namedRead is readPermission telling the check the path as named too,
-// so a deny rule naming a link holds.
-func namedRead(env *ToolEnv, path, verb string) (PermissionRequest, error) {
-	req, err := readPermission(env, path, verb)
-	req.Named = []string{inputPath(env, path)}
-	return req, err
-}
-
 // maxLinkHops bounds how many symlinks resolveExisting follows.
 const maxLinkHops = 40
 
