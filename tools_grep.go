@@ -80,16 +80,14 @@ func runGrepFiles(ctx context.Context, env *ToolEnv, in GrepFilesInput) (ToolOut
 		return cmp.Or(strings.Compare(a.path, b.path), a.line-b.line)
 	}}}
 	g.literal, g.fold = requiredLiteral(expr)
+	g.walked = info.IsDir()
 	err = g.run(ctx, func(files chan<- string) error {
 		if !info.IsDir() {
 			files <- root
 			return nil
 		}
 		return walkTree(ctx, env.Workspace, root, func(rel string, d fs.DirEntry) error {
-			if !d.Type().IsRegular() || !globMatches(in.Glob, rel) {
-				return nil
-			}
-			if info, err := d.Info(); err == nil && hardLinks(info) == 1 { // another name may be outside the workspace: reading it asks
+			if d.Type().IsRegular() && globMatches(in.Glob, rel) {
 				files <- filepath.Join(root, filepath.FromSlash(rel))
 			}
 			return nil
@@ -110,6 +108,7 @@ type grepSearch struct {
 	re      *regexp.Regexp
 	literal []byte // text every match contains, or nil
 	fold    bool   // literal is lower case, to look for in a lower-cased copy
+	walked  bool   // the files come from a folder's walk, not named by the call
 	mu      sync.Mutex
 	shown   firstN[grepMatch] // the first matching lines in path order
 	files   int               // files with a match
@@ -193,6 +192,11 @@ func (w *grepWorker) searchFile(ctx context.Context, file string) error {
 		return err
 	}
 	defer f.Close()
+	if w.walked { // a file with another name, maybe outside the workspace, is passed over: reading it asks
+		if info, err := f.Stat(); err != nil || hardLinks(info) > 1 {
+			return err
+		}
+	}
 	b, line := slices.Grow(w.chunk[:0], grepChunkBytes), 1
 	defer func() { w.chunk = b[:0] }()
 	for first := true; ; first = false {
