@@ -48,7 +48,8 @@
 //	loop.go          the agent loop: one turn, step by step (message.go: the history)
 //	provider*.go     the model: requests, streaming, retries; mock*.go is the demo model
 //	tools*.go        the tools the model calls and their registry
-//	permissions*.go  modes, rules, the command check, approvals, the sandbox
+//	permissions*.go  modes, rules, the command check, approvals
+//	sandbox*.go      the Landlock sandbox; process*.go: process groups, bounded output
 //	compact*.go      keeping the history inside the context window
 //	session*.go      the journal on disk, resume and input history
 //	app*.go          wiring it together: line mode, -p output, slash commands, the program interface

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -263,31 +262,6 @@ func TestProcessManagerCloseStopsAll(t *testing.T) {
 	}
 	if out := callTool(t, env, run, `{"command":"true","run_in_background":true}`); !out.IsError {
 		t.Errorf("start after Close = %q, want an error", out.Text)
-	}
-}
-
-func TestBoundedOutput(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		name   string
-		writes []string
-		want   string
-	}{
-		{"empty", nil, "(empty)"},
-		{"fits", []string{"ab", "cd"}, "abcd"},
-		{"exactly the budget", []string{"abcdefgh"}, "abcdefgh"},
-		{"middle dropped", []string{"abcdefghij"}, "abcd\n[... 2 bytes of output omitted ...]\nghij"},
-		{"many small writes", strings.Split("abcdefghijklmnop", ""), "abcd\n[... 8 bytes of output omitted ...]\nmnop"},
-		{"one huge write", []string{"abcd" + strings.Repeat("x", 1000) + "wxyz"}, "abcd\n[... 1000 bytes of output omitted ...]\nwxyz"},
-	}
-	for _, tc := range tests {
-		o := newBoundedOutput(8)
-		for _, w := range tc.writes {
-			o.Write([]byte(w))
-		}
-		if got := cmp.Or(o.take(), "(empty)"); got != tc.want {
-			t.Errorf("%s: got %q, want %q", tc.name, got, tc.want)
-		}
 	}
 }
 
