@@ -366,12 +366,6 @@ func spreadVariadic(args []string) []string {
 	return out
 }
 
-// isDir reports whether path names an existing folder.
-func isDir(path string) bool {
-	info, err := os.Stat(path)
-	return err == nil && info.IsDir()
-}
-
 // rulePattern is one permission rule: a capitalised or underscored tool
 // name (Read, mcp__github), then maybe "(" and a specifier.
 var rulePattern = regexp.MustCompile(`(?s)^(?:\p{Lu}[\pL\pN_-]*|[\pL\pN-]*_[\pL\pN_-]*)(?:\(.*)?$`)

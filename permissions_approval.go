@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"slices"
 	"strings"
+
+	"github.com/pmezard/go-difflib/difflib"
 )
 
 // Asker puts a permission question to the user and returns the answer.
@@ -112,4 +114,28 @@ func choicesFor(edit, strict bool, saved string) []Choice {
 		grant := c.ID == ChoiceAllowFileTurn || c.ID == ChoiceAllowEditsTurn || c.ID == ChoiceAllowAlways
 		return strict && grant || (c.ID == ChoiceAllowAlways || c.ID == ChoiceDenyAlways) && saved == ""
 	})
+}
+
+// unifiedDiff returns the unified diff that turns before into after.
+func unifiedDiff(path, before, after string) string {
+	if before == after {
+		return ""
+	}
+	text, _ := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{ // writing to a string never fails
+		A:        diffLines(before),
+		B:        diffLines(after),
+		FromFile: "a/" + path,
+		ToFile:   "b/" + path,
+		Context:  3,
+	})
+	return text
+}
+
+// diffLines splits text into lines, marking a missing final newline.
+func diffLines(text string) []string {
+	lines := slices.Collect(strings.Lines(text))
+	if n := len(lines); n > 0 && !strings.HasSuffix(lines[n-1], "\n") {
+		lines[n-1] += "\n\\ No newline at end of file\n"
+	}
+	return lines
 }

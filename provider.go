@@ -335,3 +335,28 @@ func (w *wireBody) writeJSONString(s string) {
 	data, _ := encodeJSON(s, len(s))
 	w.Write(data)
 }
+
+// encodeJSON marshals v without HTML escaping, so the model's text goes back
+// as it came; size is about the length of v's text, so one buffer holds it.
+func encodeJSON(v any, size int) ([]byte, error) {
+	buf := bytes.NewBuffer(make([]byte, 0, size+size/16+128))
+	enc := json.NewEncoder(buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
+// toolInput turns streamed tool arguments into an input: empty is {}, invalid JSON a JSON string.
+func toolInput(raw string) json.RawMessage {
+	trimmed := strings.TrimSpace(raw)
+	switch {
+	case trimmed == "":
+		return json.RawMessage("{}")
+	case json.Valid([]byte(trimmed)):
+		return json.RawMessage(trimmed)
+	}
+	quoted, _ := json.Marshal(raw)
+	return quoted
+}

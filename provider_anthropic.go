@@ -41,18 +41,6 @@ func NewAnthropic(opts ProviderOptions) *Anthropic {
 	return a
 }
 
-// encodeJSON marshals v without HTML escaping, so the model's text goes back
-// as it came; size is about the length of v's text, so one buffer holds it.
-func encodeJSON(v any, size int) ([]byte, error) {
-	buf := bytes.NewBuffer(make([]byte, 0, size+size/16+128))
-	enc := json.NewEncoder(buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
-}
-
 // cacheBreakpoint ends a JSON object that marks the end of a prefix the API should cache.
 const cacheBreakpoint = `,"cache_control":{"type":"ephemeral"}}`
 
@@ -219,19 +207,6 @@ func objectOrEmpty(raw json.RawMessage) json.RawMessage {
 		return trimmed
 	}
 	return json.RawMessage("{}")
-}
-
-// toolInput turns streamed tool arguments into an input: empty is {}, invalid JSON a JSON string.
-func toolInput(raw string) json.RawMessage {
-	trimmed := strings.TrimSpace(raw)
-	switch {
-	case trimmed == "":
-		return json.RawMessage("{}")
-	case json.Valid([]byte(trimmed)):
-		return json.RawMessage(trimmed)
-	}
-	quoted, _ := json.Marshal(raw)
-	return quoted
 }
 
 // anthropicEvent is the data of one stream event.

@@ -10,7 +10,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -280,18 +279,6 @@ func requireRegular(info fs.FileInfo) error {
 	return nil
 }
 
-// describeOpenError turns a failure to open a file into a short sentence.
-func describeOpenError(err error) error {
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return errors.New("no such file")
-	case errors.Is(err, fs.ErrPermission):
-		return errors.New("permission denied by the file system")
-	default:
-		return err
-	}
-}
-
 // maxEditBytes bounds the files the writing tools load whole.
 const maxEditBytes = 10 << 20
 
@@ -382,45 +369,6 @@ func loadText(abs string) (content string, exists bool, err error) {
 		return "", false, errors.New("is a binary file; only text files can be edited")
 	}
 	return string(data), true, nil
-}
-
-// writeFileAtomic replaces path through a synced temporary file renamed
-// over it, keeping an existing file's mode; a new file gets perm.
-func writeFileAtomic(path string, data []byte, perm fs.FileMode) error {
-	return replaceFile(path, perm, func(w io.Writer) error {
-		_, err := w.Write(data)
-		return err
-	})
-}
-
-// replaceFile is writeFileAtomic with the content written by write.
-func replaceFile(path string, perm fs.FileMode, write func(io.Writer) error) error {
-	if info, err := os.Stat(path); err == nil {
-		perm = info.Mode().Perm()
-	}
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("creating folder: %w", err)
-	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return describeOpenError(err)
-	}
-	defer os.Remove(tmp.Name())
-	err = write(tmp)
-	if err == nil {
-		err = tmp.Chmod(perm)
-	}
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	return err
 }
 
 // countTextLines counts lines the way read_file numbers them.

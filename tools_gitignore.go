@@ -2,7 +2,6 @@ package main
 
 import (
 	"os"
-	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -44,54 +43,10 @@ func parseGitignore(base, content string) []ignoreRule {
 	return rules
 }
 
-// splitPattern splits a slash-separated glob or path into its names.
-func splitPattern(pattern string) []string {
-	return slices.DeleteFunc(strings.Split(pattern, "/"), func(s string) bool { return s == "" })
-}
-
 // matches reports whether the rule applies to the path of these names.
 func (r ignoreRule) matches(names []string, isDir bool) bool {
 	return (isDir || !r.dirOnly) && len(names) > len(r.base) && slices.Equal(names[:len(r.base)], r.base) &&
 		matchSegments(r.segments, names[len(r.base):])
-}
-
-// matchGlob reports whether the slash-separated path name matches glob:
-// `*`, `?` and `[…]` work within one name, and `**` stands for any number
-// of names, at least one at the end ("src/**" is what is inside src).
-func matchGlob(glob, name string) bool {
-	return matchSegments(splitPattern(filepath.ToSlash(glob)), splitPattern(filepath.ToSlash(name)))
-}
-
-// matchSegments matches path names against glob names, backtracking only
-// to the latest "**", in time within the product of the two lengths.
-func matchSegments(glob, names []string) bool {
-	if len(glob) > 0 && glob[len(glob)-1] == "**" {
-		glob = append(glob[:len(glob)-1:len(glob)-1], "*", "**")
-	}
-	g, n := 0, 0
-	star, starN := -1, 0 // the latest "**" and the names it has taken so far
-	for g < len(glob) || n < len(names) {
-		switch {
-		case g < len(glob) && glob[g] == "**":
-			star, starN = g, n
-			g++
-		case g < len(glob) && n < len(names) && matchName(glob[g], names[n]):
-			g++
-			n++
-		case star >= 0 && starN < len(names):
-			starN++
-			g, n = star+1, starN
-		default:
-			return false
-		}
-	}
-	return true
-}
-
-// matchName matches one name against one element of a glob.
-func matchName(glob, name string) bool {
-	ok, err := path.Match(glob, name)
-	return ok && err == nil
 }
 
 // ignoreSet is the rules in force in one folder, outermost first.
