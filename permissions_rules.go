@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 )
 
 // Rule is one permission rule such as Read(src/**) or run_command(go test:*).
@@ -68,6 +69,27 @@ func ParseRule(text, source string) (Rule, error) {
 		return Rule{}, fmt.Errorf("rule %q: %w", text, err)
 	}
 	return r, nil
+}
+
+// splitRuleList splits a list of rules at commas and spaces outside
+// parentheses: "Read Bash(go test:*),Edit" is three rules.
+func splitRuleList(s string) []string {
+	var rules []string
+	depth, start := 0, 0
+	for i, c := range s + "," {
+		switch {
+		case c == '(':
+			depth++
+		case c == ')' && depth > 0:
+			depth--
+		case depth == 0 && (c == ',' || unicode.IsSpace(c)) || i == len(s):
+			if r := strings.TrimSpace(s[start:min(i, len(s))]); r != "" {
+				rules = append(rules, r)
+			}
+			start = i + 1
+		}
+	}
+	return rules
 }
 
 // command parses a rule's command: its words, and whether they are a prefix.
