@@ -4,13 +4,11 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
-	"runtime/debug"
 	"slices"
 	"strings"
 )
@@ -33,16 +31,6 @@ type CustomCommand struct {
 	Body         string
 	Path         string
 	Problem      string // why the file cannot be used; "" when it can
-}
-
-// slashPrompt is the prompt a custom command or a skill turns into, with what it may do.
-type slashPrompt struct {
-	Prompt string
-	Grants []Rule  // calls these rules cover run without asking (deny rules still hold)
-	Model  string  // the model for this turn; "" keeps the session's
-	Fork   bool    // run in a subagent (a skill with context: fork)
-	Input  string  // what the user typed for a command or skill ("" for a plain prompt)
-	Images []Block // image blocks sent after the prompt's text
 }
 
 // definitionDirs lists the folders of "commands" or "agents", the project's before the user's.
@@ -244,49 +232,4 @@ func (app *App) customSlashCommands() []slashCommand {
 		}})
 	}
 	return out
-}
-
-// runPrompt runs a turn for a prompt, with its grants and model, recording
-// it in the session; on every path (even a panic) it clears the turn's
-// grants, gives every tool call exactly one result and flushes the session.
-func (app *App) runPrompt(ctx context.Context, history []Message, sp slashPrompt) (res TurnResult) {
-	if sp.Model != "" {
-		defer func(model string) { app.Agent.Model = model }(app.Agent.Model)
-		app.Agent.Model = resolveModelAlias(sp.Model)
-	}
-	ctx = withToolGrants(ctx, sp.Grants)
-	if sp.Fork {
-		return app.runForked(ctx, history, sp)
-	}
-	app.Session.RecordSettings(app.Model, app.Perms.Mode())
-	app.Session.Sync(history)
-	app.Session.AddUser(userPrompt(sp.Prompt, sp.Images))
-	defer func() {
-		if p := recover(); p != nil {
-			msg := fmt.Sprintf("internal error: %v", p)
-			fmt.Fprintf(app.stderr, "%s\n%s", msg, debug.Stack())
-			res = TurnResult{Messages: app.Session.View(), End: EndError, Text: msg, Err: errors.New(msg)}
-		}
-		app.Perms.EndTurn()
-		res.Messages = closeToolCalls(res.Messages)
-		app.Session.Sync(res.Messages)
-		app.Session.Flush()
-	}()
-	return app.Agent.RunTurn(ctx, history, sp.Prompt, sp.Images...)
-}
-
-// runForked runs a skill in a subagent; only the input and the answer join the conversation.
-func (app *App) runForked(ctx context.Context, history []Message, sp slashPrompt) TurnResult {
-	defer app.Perms.EndTurn()
-	out, err := app.Subagents.run(context.WithValue(ctx, keyToolUseID, "fork_"+newSessionID()), "general-purpose", sp.Prompt)
-	switch {
-	case ctx.Err() != nil:
-		return TurnResult{Messages: history, End: EndCancelled, Text: "interrupted", Err: ctx.Err()}
-	case err != nil:
-		app.Agent.emit(Event{Kind: EventNotice, Text: err.Error()})
-		return TurnResult{Messages: history, End: EndError, Text: err.Error(), Err: err}
-	}
-	answer := assistantText(out.Text)
-	app.Agent.emit(Event{Kind: EventAssistant, Message: &answer})
-	return TurnResult{Messages: append(slices.Clone(history), userText(sp.Input), answer), End: EndFinal, Text: out.Text}
 }
