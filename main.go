@@ -89,12 +89,10 @@ func main() {
 	os.Exit(exitCode(err, os.Stderr))
 }
 
-// tuneRuntime fits the runtime to a program that mostly waits, on the model,
-// files and commands, unless GOGC or GOMAXPROCS choose. Each step's request and
-// results are garbage by the next step, so collecting half as often costs a few
-// MiB; with one P a hand-off between goroutines wakes no second thread (grep_files
-// still takes every core). Each saves about 15% of a long session's CPU
-// (BenchmarkLongSession).
+// tuneRuntime fits the runtime to a program that mostly waits, on the model, files and
+// commands, unless GOGC or GOMAXPROCS choose: each step's garbage is collected half as often,
+// for a few MiB, and one P wakes no second thread at a hand-off (grep_files still takes every
+// core). Each saves about 15% of a long session's CPU (BenchmarkLongSession).
 func tuneRuntime() {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(200)

@@ -1,6 +1,14 @@
 package main
 
-import "path/filepath"
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
 
 // newBuiltins builds every built-in tool, web_search querying searchEndpoint ("" for
 // DuckDuckGo) and run_command running in sb (nil: plainly); procs.Close stops them.
@@ -24,6 +32,77 @@ func newBuiltins(searchEndpoint string, sb *Sandbox) (tools []*Tool, procs *proc
 	}, procs
 }
 
+// claudeTool is what one of Claude Code's tool names stands for.
+type claudeTool struct {
+	// tools are the minicode tools the name stands for in hook matchers,
+	// the tool lists of agents, skills and commands, and --tools.
+	tools []string
+	// rule is what a permission rule written with the name covers: one
+	// tool, or the Read or Edit alias; "" keeps the name as written.
+	rule string
+}
+
+// claudeTools maps Claude Code's tool names to minicode's, so its files work unchanged.
+func claudeTools() map[string]claudeTool {
+	return map[string]claudeTool{
+		"Bash":         {[]string{"run_command", "command_output", "command_kill"}, "run_command"},
+		"Read":         {[]string{"read_file"}, readAlias},
+		"Write":        {[]string{"write_file"}, editAlias},
+		"Edit":         {[]string{"edit_file", "patch_file"}, editAlias},
+		"MultiEdit":    {[]string{"patch_file"}, editAlias},
+		"NotebookEdit": {nil, editAlias},
+		"Glob":         {[]string{"glob_files"}, "glob_files"},
+		"Grep":         {[]string{"grep_files"}, "grep_files"},
+		"LS":           {[]string{"list_files"}, "list_files"},
+		"WebFetch":     {[]string{"web_fetch"}, "web_fetch"},
+		"WebSearch":    {[]string{"web_search"}, "web_search"},
+		"Task":         {[]string{"task"}, "task"},
+		"Skill":        {[]string{"load_skill"}, ""},
+	}
+}
+
+// minicodeToolNames returns the minicode tools a minicode or Claude Code name stands for.
+func minicodeToolNames(name string) []string {
+	if ours := claudeTools()[name].tools; ours != nil {
+		return ours
+	}
+	return []string{name}
+}
+
+// toolNamesFor returns a minicode tool's names: its own and Claude Code's.
+func toolNamesFor(tool string) []string {
+	names := []string{tool}
+	for claude, c := range claudeTools() {
+		if slices.Contains(c.tools, tool) {
+			names = append(names, claude)
+		}
+	}
+	return names
+}
+
+// inputPath makes a path given by the model absolute, its symlinks kept.
+func inputPath(env *ToolEnv, path string) string {
+	abs := cmp.Or(path, ".")
+	if strings.HasPrefix(abs, "~/") {
+		if home, err := os.UserHomeDir(); err == nil {
+			abs = home + abs[1:]
+		}
+	}
+	if !filepath.IsAbs(abs) {
+		abs = env.Workspace + "/" + abs
+	}
+	return abs
+}
+
+// resolveInput makes a path given by the model absolute, with symlinks resolved.
+func resolveInput(env *ToolEnv, path string) (string, error) {
+	abs, err := resolveExisting(inputPath(env, path))
+	if err != nil {
+		return "", fmt.Errorf("cannot resolve path %q: %w", path, err)
+	}
+	return abs, nil
+}
+
 // displayPath names a path to the model: relative when in the workspace.
 func displayPath(env *ToolEnv, abs string) string {
 	if rel, err := filepath.Rel(env.Workspace, abs); err == nil && within(env.Workspace, abs) {
@@ -39,4 +118,29 @@ func readPermission(env *ToolEnv, path, verb string) (PermissionRequest, error) 
 		return PermissionRequest{}, err
 	}
 	return PermissionRequest{Access: AccessRead, Paths: []string{abs}, Named: []string{inputPath(env, path)}, Summary: verb + " " + displayPath(env, abs)}, nil
+}
+
+// AskUserInput is the input of ask_user.
+type AskUserInput struct {
+	Question string `json:"question" validate:"required" desc:"The question, complete in itself: the user sees only this text."`
+}
+
+// askUserTool lets the model ask the user; the answer is the next message.
+func askUserTool() *Tool {
+	return ToolDef[AskUserInput]{
+		Name: "ask_user",
+		Description: "Ask the user a question when you cannot go on without their decision or information. " +
+			"The turn pauses after this batch of tool calls; the answer comes as the user's next message. Ask one clear question.",
+		ReadOnly: true,
+		Run: func(ctx context.Context, env *ToolEnv, in AskUserInput) (ToolOutput, error) {
+			q := strings.TrimSpace(in.Question)
+			if q == "" {
+				return ToolOutput{Text: "the question is empty; write the question you want to ask", IsError: true}, nil
+			}
+			return ToolOutput{
+				Text:     "The question was put to the user; their answer will come as the next message.",
+				Question: q,
+			}, nil
+		},
+	}.Tool()
 }
