@@ -88,23 +88,6 @@ func readCustomCommand(name, path string) *CustomCommand {
 	return c
 }
 
-// readDefinition reads a Markdown file with front matter, optional unless required.
-func readDefinition(path string, required bool) (map[string]any, string, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, "", err
-	}
-	if !required && !strings.HasPrefix(strings.TrimPrefix(string(data), "\uFEFF"), "---") {
-		return map[string]any{}, string(data), nil
-	}
-	header, body, err := splitFrontMatter(data)
-	if err != nil {
-		return nil, "", err
-	}
-	meta, _ := parseFrontMatter(header) // a key that cannot be read is left out unseen
-	return meta, strings.TrimLeft(body, "\n"), nil
-}
-
 // grantRules turns allowed-tools entries, in minicode's or Claude Code's names, into allow rules.
 func grantRules(entries []string) ([]Rule, error) {
 	var rules []Rule

@@ -188,11 +188,6 @@ func decodeJSON(data []byte, v any, strict bool) error {
 	return errors.New(jsonError(err, data, 0))
 }
 
-// lineOf returns the 1-based line of a byte offset in data.
-func lineOf(data []byte, offset int64) int {
-	return lineAt(string(data), int(min(offset, int64(len(data)))))
-}
-
 // mergeSettings lays the layers over one another, keeping each file's rules
 // as one rule set; unless trusted, the project's widening keys are Ignored.
 func mergeSettings(layers []Settings, workspace string, trusted bool) Settings {

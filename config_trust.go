@@ -196,3 +196,23 @@ func (app *App) loadConfig(ctx context.Context) ([]MCPServerConfig, error) {
 	}
 	return servers, nil
 }
+
+// selectProjectServers applies the enabled and disabled lists to the project's
+// .mcp.json servers (all skipped unless trusted), the user's taking their place.
+func selectProjectServers(servers []MCPServerConfig, s Settings, workspace string, trusted bool) []MCPServerConfig {
+	projectFile := filepath.Join(workspace, projectMCPFile)
+	onlyListed := len(s.EnabledMCPJSONServers) > 0 && !s.EnableAllProjectMCPServers
+	var out []MCPServerConfig
+	for _, c := range servers {
+		skip := c.Source == projectFile && (!trusted ||
+			slices.Contains(s.DisabledMCPJSONServers, c.Name) ||
+			onlyListed && !slices.Contains(s.EnabledMCPJSONServers, c.Name))
+		switch {
+		case !skip:
+			out = append(out, c)
+		case c.Shadowed != nil:
+			out = append(out, *c.Shadowed)
+		}
+	}
+	return out
+}

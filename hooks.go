@@ -357,18 +357,6 @@ func hookToolInput(raw json.RawMessage) json.RawMessage {
 	return b
 }
 
-// hookAdjusted applies a PreToolUse hook's answer to d: a deny stays, "allow" settles an unforced question, "ask" asks.
-func hookAdjusted(d Decision, hookDecision string) Decision {
-	switch {
-	case hookDecision == "allow" && d.Verdict == VerdictAsk && !d.Strict:
-		return Decision{Verdict: VerdictAllow}
-	case hookDecision == "ask" && d.Verdict == VerdictAllow:
-		return Decision{Verdict: VerdictAsk, Strict: true, Reason: "a PreToolUse hook asks for approval",
-			Hint: "change the PreToolUse hook that asks"}
-	}
-	return d
-}
-
 // Describe lists the hooks in force, by event: the text of /hooks.
 func (h *Hooks) Describe() string {
 	if h == nil || len(h.Config) == 0 {

@@ -159,26 +159,6 @@ func loadRunMCPServers(home, workspace string, flagValues []string, strict bool)
 	return servers, nil
 }
 
-// selectProjectServers applies the enabled and disabled lists to the project's
-// .mcp.json servers (all skipped unless trusted), the user's taking their place.
-func selectProjectServers(servers []MCPServerConfig, s Settings, workspace string, trusted bool) []MCPServerConfig {
-	projectFile := filepath.Join(workspace, projectMCPFile)
-	onlyListed := len(s.EnabledMCPJSONServers) > 0 && !s.EnableAllProjectMCPServers
-	var out []MCPServerConfig
-	for _, c := range servers {
-		skip := c.Source == projectFile && (!trusted ||
-			slices.Contains(s.DisabledMCPJSONServers, c.Name) ||
-			onlyListed && !slices.Contains(s.EnabledMCPJSONServers, c.Name))
-		switch {
-		case !skip:
-			out = append(out, c)
-		case c.Shadowed != nil:
-			out = append(out, *c.Shadowed)
-		}
-	}
-	return out
-}
-
 // mcpConfigFile picks the file `mcp add|remove` edits.
 func mcpConfigFile(home, workspace string, project bool) string {
 	if project {

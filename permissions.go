@@ -204,6 +204,18 @@ func (p *Permissions) Authorize(ctx context.Context, req PermissionRequest) erro
 	return p.apply(req, d, prompt, answer)
 }
 
+// hookAdjusted applies a PreToolUse hook's answer to d: a deny stays, "allow" settles an unforced question, "ask" asks.
+func hookAdjusted(d Decision, hookDecision string) Decision {
+	switch {
+	case hookDecision == "allow" && d.Verdict == VerdictAsk && !d.Strict:
+		return Decision{Verdict: VerdictAllow}
+	case hookDecision == "ask" && d.Verdict == VerdictAllow:
+		return Decision{Verdict: VerdictAsk, Strict: true, Reason: "a PreToolUse hook asks for approval",
+			Hint: "change the PreToolUse hook that asks"}
+	}
+	return d
+}
+
 // refuse records a denial and returns it as the error for the model.
 func (p *Permissions) refuse(req PermissionRequest, reason string) error {
 	p.mu.Lock()

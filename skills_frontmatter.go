@@ -4,11 +4,29 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"os"
 	"regexp"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 )
+
+// readDefinition reads a Markdown file with front matter, optional unless required.
+func readDefinition(path string, required bool) (map[string]any, string, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, "", err
+	}
+	if !required && !strings.HasPrefix(strings.TrimPrefix(string(data), "\uFEFF"), "---") {
+		return map[string]any{}, string(data), nil
+	}
+	header, body, err := splitFrontMatter(data)
+	if err != nil {
+		return nil, "", err
+	}
+	meta, _ := parseFrontMatter(header) // a key that cannot be read is left out unseen
+	return meta, strings.TrimLeft(body, "\n"), nil
+}
 
 // splitFrontMatter separates a Markdown file's front matter, between "---" lines, from its body; both end lines with "\n".
 func splitFrontMatter(data []byte) (header, body string, err error) {

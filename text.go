@@ -104,3 +104,13 @@ func visibleControls(line string) string {
 	}
 	return b.String()
 }
+
+// lineOf returns the 1-based line of a byte offset in data.
+func lineOf(data []byte, offset int64) int {
+	return lineAt(string(data), int(min(offset, int64(len(data)))))
+}
+
+// lineAt is the 1-based line number of byte offset i in content.
+func lineAt(content string, i int) int {
+	return strings.Count(content[:i], "\n") + 1
+}

@@ -179,11 +179,6 @@ func occurrenceLines(content, old string, max int) string {
 	return strings.Join(lines, ", ")
 }
 
-// lineAt is the 1-based line number of byte offset i in content.
-func lineAt(content string, i int) int {
-	return strings.Count(content[:i], "\n") + 1
-}
-
 // describeNearMiss explains a failed exact match by the closest text.
 func describeNearMiss(content, old string) error {
 	if first, last, ok := matchIgnoringSpace(content, old); ok {
