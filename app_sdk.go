@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -18,14 +19,14 @@ type sdkConn struct {
 	meter   *meteredProvider // the model calls: set_model changes their model
 	started bool             // initialize has been answered (read's goroutine only)
 
+	calls   pendingCalls[controlAnswer] // our requests awaiting an answer
 	mu      sync.Mutex
-	queue   []slashPrompt                 // user messages waiting for their turn
-	closed  bool                          // stdin has ended
-	arrived *sync.Cond                    // signalled when the queue or closed changes
-	waiting map[string]chan controlAnswer // our requests awaiting an answer
-	cancel  context.CancelFunc            // cancels the running (or last) turn
-	mcp     map[string]*mcpSDK            // the MCP servers the program runs
-	sdkMCP  []string                      // those started, for the first turn to wait for
+	queue   []slashPrompt      // user messages waiting for their turn
+	closed  bool               // stdin has ended
+	arrived *sync.Cond         // signalled when the queue or closed changes
+	cancel  context.CancelFunc // cancels the running (or last) turn
+	mcp     map[string]*mcpSDK // the MCP servers the program runs
+	sdkMCP  []string           // those started, for the first turn to wait for
 }
 
 // controlAnswer is the response part of a control_response line.
@@ -38,7 +39,7 @@ type controlAnswer struct {
 
 // runStreamInput runs the turns that arrive on stdin until it ends; only a failed write or an interrupt is an error.
 func (app *App) runStreamInput(ctx context.Context, meter *meteredProvider) error {
-	c := &sdkConn{app: app, meter: meter, waiting: map[string]chan controlAnswer{}, mcp: map[string]*mcpSDK{}}
+	c := &sdkConn{app: app, meter: meter, calls: pendingCalls[controlAnswer]{prefix: "minicode-"}, mcp: map[string]*mcpSDK{}}
 	c.arrived = sync.NewCond(&c.mu)
 	if app.Opts.PermissionPromptTool == "stdio" {
 		app.asker = c
@@ -125,13 +126,7 @@ func (c *sdkConn) handle(ctx context.Context, line string) error {
 		if in.Response == nil {
 			return errors.New("control_response without a response")
 		}
-		c.mu.Lock()
-		ch := c.waiting[in.Response.RequestID]
-		delete(c.waiting, in.Response.RequestID)
-		c.mu.Unlock()
-		if ch != nil {
-			ch <- *in.Response
-		}
+		c.calls.answer(in.Response.RequestID, *in.Response)
 	case "control_cancel_request", "keep_alive":
 		// Nothing of ours to withdraw: minicode's requests end with their turn.
 	default:
@@ -162,11 +157,8 @@ func (c *sdkConn) nextTurn(ctx context.Context) (slashPrompt, context.Context, b
 func (c *sdkConn) end() {
 	c.mu.Lock()
 	c.closed = true
-	for id, ch := range c.waiting {
-		ch <- controlAnswer{Subtype: "error", RequestID: id, Error: "stdin ended before the answer"}
-		delete(c.waiting, id)
-	}
 	c.mu.Unlock()
+	c.calls.end(errors.New("stdin has ended: nobody can answer"))
 	c.arrived.Broadcast()
 }
 
@@ -181,28 +173,82 @@ func (c *sdkConn) interrupt() {
 
 // request sends a control request of minicode's and waits for its answer.
 func (c *sdkConn) request(ctx context.Context, body map[string]any) (json.RawMessage, error) {
-	c.mu.Lock()
-	if c.closed {
-		c.mu.Unlock()
-		return nil, errors.New("stdin has ended: nobody can answer")
-	}
-	id := "minicode-" + newSessionID()
-	ch := make(chan controlAnswer, 1)
-	c.waiting[id] = ch
-	c.mu.Unlock()
-	c.app.stdout.json(map[string]any{"type": "control_request", "request_id": id, "request": body})
-	select {
-	case a := <-ch:
-		if a.Subtype == "error" {
-			return nil, fmt.Errorf("%s: %s", body["subtype"], a.Error)
-		}
-		return a.Response, nil
-	case <-ctx.Done():
-		c.mu.Lock()
-		delete(c.waiting, id)
-		c.mu.Unlock()
+	a, err := c.calls.call(ctx, func(id string) {
+		c.app.stdout.json(map[string]any{"type": "control_request", "request_id": id, "request": body})
+	}, func(id string) {
 		c.app.stdout.json(map[string]any{"type": "control_cancel_request", "request_id": id})
-		return nil, ctx.Err()
+	})
+	if err == nil && a.Subtype == "error" {
+		err = errors.New(a.Error)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", body["subtype"], err)
+	}
+	return a.Response, nil
+}
+
+// pendingCalls are the requests minicode sent to the program at the other
+// end of stdin and stdout (an SDK application, an ACP client), waiting for
+// their answers, by id.
+type pendingCalls[T any] struct {
+	prefix  string // of the ids, which are numbers
+	mu      sync.Mutex
+	next    int
+	ended   error // once set, nothing waits and nothing is sent
+	waiting map[string]chan T
+}
+
+// call registers a request, sends it with send(id) and waits for its
+// answer; if ctx ends first, withdraw(id) tells the program so.
+func (p *pendingCalls[T]) call(ctx context.Context, send, withdraw func(id string)) (T, error) {
+	var zero T
+	p.mu.Lock()
+	if p.ended != nil {
+		p.mu.Unlock()
+		return zero, p.ended
+	}
+	p.next++
+	id, ch := p.prefix+strconv.Itoa(p.next), make(chan T, 1)
+	if p.waiting == nil {
+		p.waiting = map[string]chan T{}
+	}
+	p.waiting[id] = ch
+	p.mu.Unlock()
+	send(id)
+	select {
+	case v, ok := <-ch:
+		if !ok {
+			return zero, p.ended
+		}
+		return v, nil
+	case <-ctx.Done():
+		p.mu.Lock()
+		delete(p.waiting, id)
+		p.mu.Unlock()
+		withdraw(id)
+		return zero, ctx.Err()
+	}
+}
+
+// answer hands v to the request id; an answer nobody waits for is dropped.
+func (p *pendingCalls[T]) answer(id string, v T) {
+	p.mu.Lock()
+	ch := p.waiting[id]
+	delete(p.waiting, id)
+	p.mu.Unlock()
+	if ch != nil {
+		ch <- v
+	}
+}
+
+// end fails every waiting request with err, and every later one.
+func (p *pendingCalls[T]) end(err error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.ended = err
+	for id, ch := range p.waiting {
+		close(ch)
+		delete(p.waiting, id)
 	}
 }
 
