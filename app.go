@@ -53,6 +53,7 @@ type Options struct {
 	Thinking             string   // adaptive, enabled or disabled
 	MaxThinkingTokens    int
 	Effort               string // low, medium, high, xhigh or max
+	Editor               bool   // an editor drives minicode over ACP (acp.go): it shows text as it streams and answers permission questions
 }
 
 // App is one running minicode: configuration, model, tools and permissions wired together.
@@ -314,7 +315,7 @@ func (app *App) setupProvider() error {
 	env := app.getenv
 	name := app.providerName()
 	model := cmp.Or(app.Opts.Model, env("MINICODE_MODEL"))
-	opts := ProviderOptions{Notify: app.notice, ShowsText: !app.Opts.Print}
+	opts := ProviderOptions{Notify: app.notice, ShowsText: !app.Opts.Print || app.Opts.Editor}
 	if v := env("API_TIMEOUT_MS"); v != "" { // the wait for each piece of a reply
 		ms, err := strconv.Atoi(v)
 		if err != nil || ms <= 0 {
@@ -417,7 +418,7 @@ func (app *App) setupPermissions(dirs []string) error {
 	if !app.Opts.Print {
 		app.asker = &LineAsker{In: app.lines, Out: app.stdout}
 	}
-	if !app.Opts.Print || app.Opts.PermissionPromptTool == "stdio" {
+	if !app.Opts.Print || app.Opts.PermissionPromptTool == "stdio" || app.Opts.Editor {
 		cfg.Asker = app
 	}
 	perms, err := NewPermissions(cfg)

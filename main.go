@@ -9,6 +9,7 @@
 //	minicode mcp add|list|remove|tools|call ...   (minicode mcp help)
 //	minicode skills list|add|remove ...
 //	minicode trust [--revoke] [DIR]
+//	minicode acp [flags]             serve an editor over the Agent Client Protocol
 //
 // "minicode --help" lists the flags; Claude Code's names work too
 // (--allowedTools, --output-format stream-json, --resume, ...). With no API
@@ -55,6 +56,7 @@
 //	app*.go          wiring it together: line mode, -p output, slash commands, sessions, the program interface
 //	tty*.go          the terminal UI: the transcript in the scrollback, a live region redrawn below it
 //	mcp*.go          the MCP client and the "minicode mcp" commands
+//	acp*.go          the Agent Client Protocol: editors driving minicode
 //	skills*.go       skills, memory files and /init; hooks.go: hooks
 //	config*.go       settings files and workspace trust; files.go, text.go: small helpers
 package main
@@ -150,6 +152,12 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			return runSubcommand(ctx, args, stdin, stdout, stderr, getenv)
 		case "trust":
 			return runTrustCommand(args[1:], stdout, stderr, getenv)
+		case "acp":
+			opts, _, err := parseFlags(args[1:], stderr)
+			if err != nil {
+				return err
+			}
+			return runACP(ctx, opts, stdin, stdout, stderr, getenv)
 		}
 	}
 	opts, showVersion, err := parseFlags(args, stderr)

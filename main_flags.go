@@ -262,6 +262,7 @@ Usage:
   minicode mcp add|list|remove|tools|call ...    manage and try MCP servers
   minicode skills list|add|remove ...            manage skills
   minicode trust [--revoke] [DIR]                trust a workspace's project files (or stop)
+  minicode acp [flags]                           serve an editor over the Agent Client Protocol (stdio)
 
 With no API key, minicode runs its offline demo model: try "help" or "list files".
 Exit codes: 0 success, 1 task failed, 2 usage error, 130 interrupted.

@@ -37,8 +37,16 @@ type ToolEnv struct {
 	Workspace  string // absolute, symlinks resolved
 	ResultsDir string // where results over maxResultChars are stored
 	Perms      Authorizer
-	Hooks      *Hooks  // PreToolUse and PostToolUse hooks; nil runs none
-	Memory     *Memory // memory read_file adds for the files it reads; nil adds none
+	Hooks      *Hooks    // PreToolUse and PostToolUse hooks; nil runs none
+	Memory     *Memory   // memory read_file adds for the files it reads; nil adds none
+	Files      TextFiles // an editor's buffers, read and written in place of the disk; nil: the disk
+}
+
+// TextFiles is an editor's view of the files (acp_tools.go), through which
+// the file tools read and write text; permissions are judged as for the disk.
+type TextFiles interface {
+	ReadText(path string) (string, error)       // errors.ErrUnsupported: read the disk
+	WriteText(path, before, after string) error // before is "" for a new file
 }
 
 // Tool is one capability offered to the model, built-in or from MCP.

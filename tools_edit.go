@@ -75,7 +75,7 @@ func planEdits(env *ToolEnv, path string, edits []EditSpec) (fileEdit, error) {
 	}
 	p := fileEdit{abs: abs, name: displayPath(env, abs)}
 	var exists bool
-	p.before, exists, err = loadText(abs)
+	p.before, exists, err = loadText(env, abs)
 	if err == nil && !exists {
 		err = errors.New("no such file; use write_file to create it")
 	}
@@ -142,7 +142,7 @@ func applyFileEdit(env *ToolEnv, path string, edits []EditSpec) (ToolOutput, err
 	if err != nil {
 		return ToolOutput{}, err
 	}
-	if err := writeFileAtomic(p.abs, []byte(p.after), 0o644); err != nil {
+	if err := writeText(env, p.abs, p.before, p.after); err != nil {
 		return ToolOutput{}, fmt.Errorf("writing %s: %w", p.name, err)
 	}
 	return ToolOutput{Text: fmt.Sprintf("Edited %s: %s, %s; the file now has %s",

@@ -52,7 +52,7 @@ func runReadFile(ctx context.Context, env *ToolEnv, in ReadFileInput) (ToolOutpu
 		return ToolOutput{}, err
 	}
 	name := displayPath(env, abs)
-	text, err := readNumbered(ctx, abs, name, in.Offset, in.Limit)
+	text, err := readNumbered(ctx, env, abs, name, in.Offset, in.Limit)
 	if err != nil {
 		return ToolOutput{}, fmt.Errorf("read_file %s: %w", name, err)
 	}
@@ -64,7 +64,7 @@ func runReadFile(ctx context.Context, env *ToolEnv, in ReadFileInput) (ToolOutpu
 
 // readNumbered returns lines offset to offset+limit-1 of the file, numbered
 // under a header, in one pass that keeps at most twice the budget.
-func readNumbered(ctx context.Context, path, name string, offset, limit int) (string, error) {
+func readNumbered(ctx context.Context, env *ToolEnv, path, name string, offset, limit int) (string, error) {
 	info, err := os.Stat(path)
 	if err != nil {
 		return "", describeOpenError(err)
@@ -72,9 +72,9 @@ func readNumbered(ctx context.Context, path, name string, offset, limit int) (st
 	if err := requireRegular(info); err != nil {
 		return "", err
 	}
-	f, err := os.Open(path)
+	f, err := openText(env, path)
 	if err != nil {
-		return "", describeOpenError(err)
+		return "", err
 	}
 	defer f.Close()
 	r := &lineReader{ctx: ctx, file: f, binaryAt: -1}
@@ -309,7 +309,7 @@ func writeFileTool() *Tool {
 				Named:   []string{inputPath(env, in.Path)},
 				Summary: fmt.Sprintf("%s %s (%s)", verb, name, plural(countTextLines(*in.Content), "line", "lines")),
 				Plan: func() (string, string, error) { // read only once the write is not refused
-					before, _, err := loadText(abs)
+					before, _, err := loadText(env, abs)
 					if err != nil {
 						err = fmt.Errorf("%s: %w", name, err)
 					}
@@ -328,7 +328,7 @@ func runWriteFile(ctx context.Context, env *ToolEnv, in WriteFileInput) (ToolOut
 		return ToolOutput{}, err
 	}
 	name := displayPath(env, abs)
-	before, existed, err := loadText(abs)
+	before, existed, err := loadText(env, abs)
 	if err != nil {
 		return ToolOutput{}, fmt.Errorf("%s: %w", name, err)
 	}
@@ -337,7 +337,7 @@ func runWriteFile(ctx context.Context, env *ToolEnv, in WriteFileInput) (ToolOut
 	if existed && before == after {
 		return ToolOutput{Text: fmt.Sprintf("%s unchanged: it already has this content (%s)", name, lines)}, nil
 	}
-	if err := writeFileAtomic(abs, []byte(after), 0o644); err != nil {
+	if err := writeText(env, abs, before, after); err != nil {
 		return ToolOutput{}, fmt.Errorf("write_file %s: %w", name, err)
 	}
 	if existed {
@@ -347,7 +347,7 @@ func runWriteFile(ctx context.Context, env *ToolEnv, in WriteFileInput) (ToolOut
 }
 
 // loadText reads a text file to change it, refusing binary and huge ones; a missing one does not exist.
-func loadText(abs string) (content string, exists bool, err error) {
+func loadText(env *ToolEnv, abs string) (content string, exists bool, err error) {
 	info, err := os.Stat(abs)
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", false, nil
@@ -361,7 +361,12 @@ func loadText(abs string) (content string, exists bool, err error) {
 	if err != nil {
 		return "", false, err
 	}
-	data, err := os.ReadFile(abs)
+	f, err := openText(env, abs)
+	if err != nil {
+		return "", false, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(f)
 	if err != nil {
 		return "", false, describeOpenError(err)
 	}
@@ -369,6 +374,25 @@ func loadText(abs string) (content string, exists bool, err error) {
 		return "", false, errors.New("is a binary file; only text files can be edited")
 	}
 	return string(data), true, nil
+}
+
+// openText opens a file to read its text: the editor's buffer if env.Files has it, else the disk.
+func openText(env *ToolEnv, path string) (io.ReadCloser, error) {
+	if env.Files != nil {
+		if text, err := env.Files.ReadText(path); !errors.Is(err, errors.ErrUnsupported) {
+			return io.NopCloser(strings.NewReader(text)), err
+		}
+	}
+	f, err := os.Open(path)
+	return f, describeOpenError(err)
+}
+
+// writeText replaces a file's text, before until now ("" for a new file), through env.Files, else on the disk.
+func writeText(env *ToolEnv, abs, before, after string) error {
+	if env.Files != nil {
+		return env.Files.WriteText(abs, before, after)
+	}
+	return writeFileAtomic(abs, []byte(after), 0o644)
 }
 
 // countTextLines counts lines the way read_file numbers them.

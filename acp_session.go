@@ -1,0 +1,190 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// acpSession is one session of an ACP connection: an App working in the
+// client's folder, whose journal is the session's, and the turn running in
+// it. It answers the App's permission questions and is the file tools'
+// view of the editor's buffers (acp_tools.go).
+type acpSession struct {
+	conn    *acpConn
+	app     *App
+	id      string
+	meter   *meteredProvider // the model calls, for the stop reason
+	servers []string         // the client's MCP servers, which a prompt waits for
+
+	mu      sync.Mutex
+	cancel  context.CancelFunc // ends the running turn; nil between turns
+	mode    PermissionMode     // as the client last heard it
+	changes map[string]acpDiff // what running edits wrote, by path, for their tool_call_update
+
+	streamed bool // the reply's text went out as chunks (the turn's goroutine only)
+}
+
+// acpModes are the permission modes a client can switch to, with their names.
+var acpModes = []struct {
+	id   PermissionMode
+	name string
+}{{ModeDefault, "Default"}, {ModeAcceptEdits, "Accept edits"}, {ModePlan, "Plan"}, {ModeBypass, "Bypass permissions"}, {ModeDontAsk, "Don't ask"}}
+
+// acpMCPServer is an MCP server as a client names it: a command (stdio) or a URL (http, sse).
+type acpMCPServer struct {
+	Type, Name, Command, URL string
+	Args                     []string
+	Env, Headers             []struct{ Name, Value string }
+}
+
+// openSession starts a session in the client's folder, or with session/load
+// the saved session named, whose history it replays; the client's MCP
+// servers start as those of --mcp-config do, under the same rules.
+func (c *acpConn) openSession(load bool, params json.RawMessage) (*acpSession, error) {
+	var p struct {
+		CWD        string         `json:"cwd"`
+		SessionID  string         `json:"sessionId"`
+		MCPServers []acpMCPServer `json:"mcpServers"`
+	}
+	if err := acpParams(params, &p, append([]string{"cwd"}, map[bool][]string{true: {"sessionId"}}[load]...)...); err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	open := c.sessions[p.SessionID] != nil
+	c.mu.Unlock()
+	if !filepath.IsAbs(p.CWD) || open {
+		return nil, invalidParams("cwd %q must be an absolute path, and session %q not open already", p.CWD, p.SessionID)
+	}
+	opts := c.opts
+	opts.Workspace, opts.Resume, opts.SessionID, opts.Continue, opts.ResumePick, opts.ForkSession = p.CWD, p.SessionID, "", false, false, false
+	var names []string
+	if len(p.MCPServers) > 0 {
+		opts.MCPConfig = append(slices.Clone(opts.MCPConfig), acpMCPConfig(p.MCPServers, &names))
+	}
+	app, err := newApp(c.life, opts, strings.NewReader(""), c.stderr, c.stderr, c.getenv)
+	if err != nil { // the folder, the saved session or the settings there
+		return nil, invalidParams("%v", err)
+	}
+	s := &acpSession{conn: c, app: app, id: app.Session.ID, servers: names, mode: app.Perms.Mode(), changes: map[string]acpDiff{}}
+	s.meter = &meteredProvider{Provider: app.Agent.Provider, usage: map[string]Usage{}, budget: app.Opts.MaxBudgetUSD}
+	app.Agent.Provider, app.Agent.Emit, app.asker, app.Env.Files = s.meter, s.event, s, s
+	if load {
+		s.replay(app.Session.View())
+	}
+	c.mu.Lock()
+	c.sessions[s.id] = s
+	c.mu.Unlock()
+	return s, nil
+}
+
+// acpMCPConfig writes a client's MCP servers as a --mcp-config value, adding their names to names.
+func acpMCPConfig(list []acpMCPServer, names *[]string) string {
+	pairs := func(list []struct{ Name, Value string }) map[string]string {
+		m := map[string]string{}
+		for _, kv := range list {
+			m[kv.Name] = kv.Value
+		}
+		return m
+	}
+	servers := map[string]MCPServerConfig{}
+	for _, s := range list {
+		servers[s.Name] = MCPServerConfig{Type: s.Type, Command: s.Command, Args: s.Args, Env: pairs(s.Env), URL: s.URL, Headers: pairs(s.Headers)}
+		*names = append(*names, s.Name)
+	}
+	config, _ := json.Marshal(map[string]any{"mcpServers": servers}) // strings only
+	return string(config)
+}
+
+// MarshalJSON is the answer to session/new and session/load: the session's id and its modes.
+func (s *acpSession) MarshalJSON() ([]byte, error) {
+	var modes []map[string]string
+	for _, m := range acpModes {
+		modes = append(modes, map[string]string{"id": string(m.id), "name": m.name, "description": modeMeanings[m.id]})
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return json.Marshal(map[string]any{"sessionId": s.id, "modes": map[string]any{"currentModeId": s.mode, "availableModes": modes}})
+}
+
+// setMode switches the permission mode (session/set_mode), as /permissions MODE does.
+func (s *acpSession) setMode(params json.RawMessage) (any, error) {
+	var p struct {
+		ModeID PermissionMode `json:"modeId"`
+	}
+	if err := acpParams(params, &p, "modeId"); err != nil {
+		return nil, err
+	} else if p.ModeID == "" || s.app.Perms.SetMode(p.ModeID) != nil {
+		return nil, invalidParams("modeId %q is not a mode of minicode (default, acceptEdits, plan, bypassPermissions, dontAsk)", p.ModeID)
+	}
+	s.mu.Lock()
+	s.mode = p.ModeID
+	s.mu.Unlock()
+	return map[string]any{}, nil
+}
+
+// commands are the slash commands offered: all but those that leave or switch sessions, which the client does.
+func (s *acpSession) commands() []slashCommand {
+	return slices.DeleteFunc(s.app.slashCommandList(), func(c slashCommand) bool {
+		return slices.Contains([]string{"exit", "resume", "new", "fork"}, c.name)
+	})
+}
+
+// announceCommands sends the slash commands and skills as an available_commands_update.
+func (s *acpSession) announceCommands() {
+	list := []map[string]string{}
+	for _, c := range s.commands() {
+		list = append(list, map[string]string{"name": c.name, "description": c.help})
+	}
+	s.update(map[string]any{"sessionUpdate": "available_commands_update", "availableCommands": list})
+}
+
+// replay sends a loaded session's history as the updates it was made of.
+func (s *acpSession) replay(history []Message) {
+	calls := map[string]Block{}
+	for _, m := range history {
+		for _, b := range m.Content {
+			switch {
+			case m.Role == RoleUser && b.Type == BlockText:
+				s.chunk("user_message_chunk", b.Text)
+			case b.Type == BlockText, b.Type == BlockThinking:
+				s.chunk(map[string]string{BlockText: "agent_message_chunk", BlockThinking: "agent_thought_chunk"}[b.Type], b.Text+b.Thinking)
+			case b.Type == BlockToolUse:
+				calls[b.ID] = b
+				s.event(Event{Kind: EventToolStart, Call: &b})
+			case b.Type == BlockToolResult:
+				call := calls[b.ToolUseID]
+				s.event(Event{Kind: EventToolEnd, Call: &call, Result: &b})
+			}
+		}
+	}
+}
+
+// update sends one session/update notification.
+func (s *acpSession) update(u map[string]any) {
+	s.conn.notify("session/update", map[string]any{"sessionId": s.id, "update": u})
+}
+
+// startTurn begins a prompt's turn, whose context cancelTurn ends and done
+// releases; false: a turn is running.
+func (s *acpSession) startTurn() (ctx context.Context, done func(), ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cancel != nil {
+		return nil, nil, false
+	}
+	ctx, s.cancel = context.WithCancel(s.conn.life)
+	return ctx, func() { s.cancelTurn(); s.mu.Lock(); s.cancel = nil; s.mu.Unlock() }, true
+}
+
+// cancelTurn stops the running turn as Esc does: the model request, the tools, open questions.
+func (s *acpSession) cancelTurn() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cancel != nil {
+		s.cancel()
+	}
+}
