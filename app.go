@@ -326,7 +326,7 @@ func (app *App) setupProvider() error {
 	var err error
 	switch name {
 	case "anthropic":
-		model = resolveModelAlias(cmp.Or(model, env("ANTHROPIC_MODEL"), app.Settings.Model, "claude-sonnet-4-5"))
+		model = resolveModelAlias(cmp.Or(model, env("ANTHROPIC_MODEL"), app.Settings.Model, "default"))
 		opts.APIKey, opts.AuthToken = env("ANTHROPIC_API_KEY"), env("ANTHROPIC_AUTH_TOKEN")
 		opts.BaseURL = cmp.Or(env("ANTHROPIC_BASE_URL"), app.Settings.BaseURL)
 		if opts.APIKey == "" && opts.AuthToken == "" {

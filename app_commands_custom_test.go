@@ -90,9 +90,9 @@ func TestCustomCommandsInHeadlessMode(t *testing.T) {
 		task, wantPrompt, wantModel, wantErr string
 	}{
 		{"/review 123 high", "Review PR 123 with priority high (all: 123 high).", resolveModelAlias("haiku"), ""},
-		{"/git:log", "Recent: Exit code: 0", "claude-sonnet-4-5", ""},
+		{"/git:log", "Recent: Exit code: 0", "claude-sonnet-5", ""},
 		{"/git:log", "Contents of notes.txt:", "", ""},
-		{"/unknown-thing do it", "/unknown-thing do it", "claude-sonnet-4-5", ""},
+		{"/unknown-thing do it", "/unknown-thing do it", "claude-sonnet-5", ""},
 		{"/nope", "", "", "its allowed-tools do not include Bash"},
 		{"/bad", "", "", "/bad cannot be used"},
 		{"/touch-it a.txt", "Touch the file a.txt.", "", ""},

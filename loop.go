@@ -238,7 +238,13 @@ func (a *Agent) callModel(ctx context.Context, t *turn) (ModelResponse, error) {
 
 // request builds the model request for the current conversation.
 func (a *Agent) request(messages []Message) ModelRequest {
-	req := ModelRequest{Model: a.Model, System: a.System, Messages: messages, MaxTokens: a.MaxTokens, Thinking: a.Thinking}
+	model := modelForMode(a.Model, false) // opusplan: sonnet, and opus in plan mode
+	if a.Env != nil {
+		if modes, ok := a.Env.Perms.(interface{ Mode() PermissionMode }); ok {
+			model = modelForMode(a.Model, modes.Mode() == ModePlan)
+		}
+	}
+	req := ModelRequest{Model: model, System: a.System, Messages: messages, MaxTokens: a.MaxTokens, Thinking: a.Thinking}
 	if a.Tools != nil {
 		req.Tools = a.Tools.Specs()
 	}

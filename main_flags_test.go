@@ -98,14 +98,49 @@ func TestFlagErrors(t *testing.T) {
 }
 
 func TestResolveModelAlias(t *testing.T) {
+	// Claude Code's model configuration: on the Anthropic API opus is Opus 4.8, sonnet Sonnet 5.
 	cases := map[string]string{
-		"sonnet": "claude-sonnet-5-5", "opus": "claude-opus-5-5", "haiku": "claude-haiku-5-5",
-		"sonnet-latest": "claude-sonnet-5-5", "claude-opus-latest": "claude-opus-5-5", "opus[1m]": "claude-opus-5-5",
+		"sonnet": "claude-sonnet-5", "opus": "claude-opus-4-8", "haiku": "claude-haiku-4-5", "fable": "claude-fable-5",
+		"default": "claude-sonnet-5", "best": "claude-fable-5", "opusplan": "opusplan",
+		"sonnet-latest": "claude-sonnet-5", "claude-opus-latest": "claude-opus-4-8", "opus[1m]": "claude-opus-4-8[1m]",
 		"claude-sonnet-4-5": "claude-sonnet-4-5", "gpt-4.1": "gpt-4.1",
 	}
 	for in, want := range cases {
 		if got := resolveModelAlias(in); got != want {
 			t.Errorf("resolveModelAlias(%q) = %q, want %q", in, got, want)
+		}
+	}
+	for _, tc := range []struct {
+		planning bool
+		want     string
+	}{{true, "claude-opus-4-8"}, {false, "claude-sonnet-5"}} {
+		if got := modelForMode("opusplan", tc.planning); got != tc.want {
+			t.Errorf("opusplan while planning=%v = %q, want %q", tc.planning, got, tc.want)
+		}
+	}
+}
+
+func TestModelTable(t *testing.T) {
+	cases := []struct {
+		model       string
+		window, out int
+		known       bool
+	}{
+		{"claude-opus-4-8", 1_000_000, 128_000, true},
+		{"claude-sonnet-4-5", 200_000, 64_000, true},
+		{"claude-sonnet-4-5[1m]", 1_000_000, 64_000, true},
+		{"claude-haiku-4-5-20251001", 200_000, 64_000, true},
+		{"opusplan", 1_000_000, 128_000, true},
+		{"gpt-5.5", 1_050_000, 128_000, true},
+		{"openai/gpt-4o", 128_000, 16_384, true},
+		{"gemini-2.5-flash", 1_048_576, 65_536, true},
+		{"qwen3-coder:30b", 262_144, 65_536, true},
+		{"some-new-model", 128_000, 8_192, false},
+	}
+	for _, tc := range cases {
+		got := limitsFor(tc.model, nil)
+		if _, n := tableEntry(tc.model); got.ContextWindow != tc.window || got.MaxOutput != tc.out || (n > 0) != tc.known {
+			t.Errorf("%s: limits %+v (known %v), want %d and %d (known %v)", tc.model, got, n > 0, tc.window, tc.out, tc.known)
 		}
 	}
 }
@@ -119,7 +154,8 @@ func TestCostUSD(t *testing.T) {
 		{"claude-opus-4-8", Usage{InputTokens: 4000, OutputTokens: 80}, 0.022},
 		{"claude-sonnet-4-5", Usage{InputTokens: 1_000_000, OutputTokens: 1_000_000}, 18},
 		{"claude-sonnet-4-5", Usage{CacheCreationInputTokens: 1_000_000, CacheReadInputTokens: 1_000_000}, 3*1.25 + 0.3},
-		{"claude-haiku-5-5", Usage{InputTokens: 1_000_000, OutputTokens: 1_000_000}, 0.6},
+		{"claude-haiku-4-5", Usage{InputTokens: 1_000_000, OutputTokens: 1_000_000}, 6},
+		{"claude-fable-5", Usage{InputTokens: 1_000_000}, 10},
 		{"mock", Usage{InputTokens: 1000}, 0},
 	}
 	for _, tc := range cases {

@@ -68,8 +68,12 @@ func (a *Anthropic) encode(req ModelRequest) (*wireBody, error) {
 		maxTokens = max(maxTokens, req.Thinking+4096) // the answer comes after the thinking
 	}
 	out := newWireBody(req.Messages)
+	model, long := strings.CutSuffix(req.Model, oneMillionSuffix)
+	if long {
+		out.header = http.Header{"Anthropic-Beta": {oneMillionBeta}}
+	}
 	out.WriteString(`{"model":`)
-	out.writeJSONString(req.Model)
+	out.writeJSONString(model)
 	fmt.Fprintf(out, `,"max_tokens":%d,"stream":true`, maxTokens)
 	if req.System != "" {
 		out.WriteString(`,"system":[{"type":"text","text":`)

@@ -102,6 +102,7 @@ func TestAnthropicRequestGolden(t *testing.T) {
 	}{
 		{"basic", ProviderOptions{APIKey: "sk-test"}, ModelRequest{Model: "claude-sonnet-4-5", System: "You are terse.", MaxTokens: 1000, Messages: []Message{userText("hello")}}},
 		{"auth_token", ProviderOptions{APIKey: "sk-ignored", AuthToken: "bearer-token"}, ModelRequest{Model: "claude-sonnet-4-5", Messages: []Message{userText("hello")}}},
+		{"one_million", ProviderOptions{APIKey: "sk-test"}, ModelRequest{Model: "claude-opus-4-8[1m]", MaxTokens: 100, Messages: []Message{userText("hello")}}},
 		{"tools_conversation", ProviderOptions{APIKey: "sk-test"}, ModelRequest{Model: "claude-opus-4-1", System: "Use tools.", Tools: testTools, MaxTokens: 2048, Messages: toolConversation}},
 		{"thinking_replay", ProviderOptions{APIKey: "sk-test"}, ModelRequest{Model: "claude-sonnet-4-5", MaxTokens: 4096, Messages: thinkingConversation}},
 		{"merged_messages", ProviderOptions{APIKey: "sk-test"}, ModelRequest{Model: "claude-sonnet-4-5", MaxTokens: 100, Messages: []Message{

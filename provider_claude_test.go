@@ -115,8 +115,8 @@ func TestClaudeEnvironmentReachesTheAPI(t *testing.T) {
 	if len(got) != 2 {
 		t.Fatalf("%d requests, want the model's and the fallback's", len(got))
 	}
-	if got[0].model != "claude-opus-5-5" || got[1].model != "claude-haiku-5-5" {
-		t.Errorf("models sent = %q then %q, want the aliases resolved: claude-opus-5-5, then the fallback claude-haiku-5-5", got[0].model, got[1].model)
+	if got[0].model != "claude-opus-4-8" || got[1].model != "claude-haiku-4-5" {
+		t.Errorf("models sent = %q then %q, want the aliases resolved: claude-opus-4-8, then the fallback claude-haiku-4-5", got[0].model, got[1].model)
 	}
 	for _, req := range got {
 		if req.header.Get("X-Team") != "compilers" || req.header.Get("X-Trace") != "on" || req.maxTokens != 1234 {
@@ -126,7 +126,7 @@ func TestClaudeEnvironmentReachesTheAPI(t *testing.T) {
 			t.Errorf("system prompt %q, want the given one with the appended text", req.system)
 		}
 	}
-	if !strings.Contains(r.stderr, "answering with claude-haiku-5-5") {
+	if !strings.Contains(r.stderr, "answering with claude-haiku-4-5") {
 		t.Errorf("stderr %q, want a notice of the fallback", r.stderr)
 	}
 }
@@ -157,7 +157,7 @@ func TestSmallFastModelWritesSummaries(t *testing.T) {
 	if _, err := app.Agent.summarize(t.Context(), []Message{userText("read the files")}, "", 100_000); err != nil {
 		t.Fatal(err)
 	}
-	if want := []string{"claude-haiku-5-5"}; len(rec.models) != 1 || rec.models[0] != want[0] || app.Agent.Model != "claude-opus-5-5" {
+	if want := []string{"claude-haiku-4-5"}; len(rec.models) != 1 || rec.models[0] != want[0] || app.Agent.Model != "claude-opus-4-8" {
 		t.Errorf("summary asked of %q (main model %q), want %q", rec.models, app.Agent.Model, want)
 	}
 }

@@ -12,28 +12,50 @@ type ModelLimits struct {
 	MaxOutput     int `json:"max_output"`
 }
 
-// modelLimitTable maps a model-name prefix to its limits; the longest match wins ("" matches all).
-var modelLimitTable = map[string]ModelLimits{
-	"claude-opus-5":     {1_000_000, 128_000},
-	"claude-sonnet-5":   {1_000_000, 128_000},
-	"claude-haiku-5":    {1_000_000, 128_000},
-	"claude-fable-5":    {1_000_000, 128_000},
-	"claude-opus-4":     {200_000, 32_000},
-	"claude-sonnet-4":   {200_000, 64_000},
-	"claude-haiku-4":    {200_000, 64_000},
-	"claude-3-7-sonnet": {200_000, 64_000},
-	"claude-3-5":        {200_000, 8_192},
-	"claude":            {200_000, 8_192},
-	"gpt-4o":            {128_000, 16_384},
-	"gpt-4.1":           {1_000_000, 32_768},
-	"gpt-5":             {400_000, 128_000},
-	"o3":                {200_000, 100_000},
-	"o4":                {200_000, 100_000},
-	"deepseek":          {128_000, 8_192},
-	"qwen":              {128_000, 8_192},
-	"llama":             {128_000, 4_096},
-	"mock":              {200_000, 8_192},
-	"":                  {128_000, 8_192},
+// modelInfo is one row of the model table: limits, and dollars per million input and output tokens.
+type modelInfo struct {
+	ModelLimits
+	input, output float64
+}
+
+// modelTable maps a model-name prefix to what the providers publish about it; the longest match
+// wins, "" matches every model (its window is a guess), and a "vendor/" prefix (OpenRouter's) is
+// ignored. Cache writes cost 1.25 times input, reads a tenth.
+var modelTable = map[string]modelInfo{
+	"claude-fable-5":    {ModelLimits{1_000_000, 128_000}, 10, 50},
+	"claude-opus-4-8":   {ModelLimits{1_000_000, 128_000}, 5, 25},
+	"claude-opus-4-7":   {ModelLimits{1_000_000, 128_000}, 5, 25},
+	"claude-opus-4-6":   {ModelLimits{1_000_000, 128_000}, 5, 25},
+	"claude-opus-4-5":   {ModelLimits{200_000, 64_000}, 5, 25},
+	"claude-opus-4":     {ModelLimits{200_000, 32_000}, 15, 75},
+	"claude-sonnet-5":   {ModelLimits{1_000_000, 128_000}, 3, 15},
+	"claude-sonnet-4-6": {ModelLimits{1_000_000, 64_000}, 3, 15},
+	"claude-sonnet-4":   {ModelLimits{200_000, 64_000}, 3, 15},
+	"claude-3-7-sonnet": {ModelLimits{200_000, 64_000}, 3, 15},
+	"claude-haiku-4-5":  {ModelLimits{200_000, 64_000}, 1, 5},
+	"claude-3-5-haiku":  {ModelLimits{200_000, 8_192}, 0.80, 4},
+	"claude":            {ModelLimits{200_000, 8_192}, 3, 15},
+	"gpt-5.5":           {ModelLimits{1_050_000, 128_000}, 5, 30},
+	"gpt-5":             {ModelLimits{400_000, 128_000}, 1.25, 10},
+	"gpt-5-mini":        {ModelLimits{400_000, 128_000}, 0.25, 2},
+	"gpt-5-nano":        {ModelLimits{400_000, 128_000}, 0.05, 0.40},
+	"gpt-4.1":           {ModelLimits{1_047_576, 32_768}, 2, 8},
+	"gpt-4o":            {ModelLimits{128_000, 16_384}, 2.5, 10},
+	"o3":                {ModelLimits{200_000, 100_000}, 2, 8},
+	"o4-mini":           {ModelLimits{200_000, 100_000}, 1.1, 4.4},
+	"gpt-oss":           {ModelLimits{131_072, 32_768}, 0, 0},
+	"gemini-3-pro":      {ModelLimits{1_048_576, 65_536}, 2, 12},
+	"gemini-3-flash":    {ModelLimits{1_048_576, 65_536}, 0.5, 3},
+	"gemini-2.5-pro":    {ModelLimits{1_048_576, 65_536}, 1.25, 10},
+	"gemini-2.5-flash":  {ModelLimits{1_048_576, 65_536}, 0.30, 2.50},
+	"gemini":            {ModelLimits{1_048_576, 8_192}, 0, 0},
+	"qwen3-coder":       {ModelLimits{262_144, 65_536}, 0, 0},
+	"qwen":              {ModelLimits{32_768, 8_192}, 0, 0},
+	"deepseek":          {ModelLimits{128_000, 8_192}, 0, 0},
+	"llama":             {ModelLimits{128_000, 4_096}, 0, 0},
+	"mistral":           {ModelLimits{128_000, 8_192}, 0, 0},
+	"mock":              {ModelLimits{200_000, 8_192}, 0, 0},
+	"":                  {ModelLimits{128_000, 8_192}, 0, 0},
 }
 
 // byPrefix returns the value of table's longest key that prefixes model, and its length or -1.
@@ -47,43 +69,65 @@ func byPrefix[V any](table map[string]V, model string) (best V, length int) {
 	return best, length
 }
 
-// limitsFor returns the limits of a model, preferring overrides from settings.
+// tableEntry finds a model in the table by the name a provider knows it by, and the length of
+// the prefix that matched: 0 when the table only guesses.
+func tableEntry(model string) (modelInfo, int) {
+	if _, name, ok := strings.Cut(model, "/"); ok {
+		model = name
+	}
+	return byPrefix(modelTable, strings.ToLower(modelForMode(model, false)))
+}
+
+// limitsFor returns the limits of a model, preferring overrides from settings; "[1m]" asks for the 1M window.
 func limitsFor(model string, overrides map[string]ModelLimits) ModelLimits {
-	limits, length := byPrefix(modelLimitTable, model)
+	info, length := tableEntry(model)
 	if override, n := byPrefix(overrides, model); n >= length {
 		return override
 	}
-	return limits
+	if strings.HasSuffix(model, oneMillionSuffix) {
+		info.ContextWindow = 1_000_000
+	}
+	return info.ModelLimits
 }
 
-// resolveModelAlias turns Claude Code's short model names (opus, opus-latest, opus[1m], ...) into ids.
+// oneMillionSuffix on a Claude model name asks for the 1M-token window (with its beta header, which models with a native 1M window ignore).
+const (
+	oneMillionSuffix = "[1m]"
+	oneMillionBeta   = "context-1m-2025-08-07"
+)
+
+// claudeAliases are Claude Code's model aliases as its model configuration documents them for the
+// Anthropic API; "opusplan" is opus in plan mode and sonnet otherwise (see modelForMode).
+var claudeAliases = map[string]string{
+	"opus": "claude-opus-4-8", "sonnet": "claude-sonnet-5", "haiku": "claude-haiku-4-5",
+	"fable": "claude-fable-5", "best": "claude-fable-5", "default": "claude-sonnet-5",
+}
+
+// resolveModelAlias turns Claude Code's short model names (opus, sonnet-latest, opus[1m], ...) into
+// ids, keeping a "[1m]" suffix, which the Anthropic provider turns into its beta header.
 func resolveModelAlias(name string) string {
-	base, _, _ := strings.Cut(name, "[")
-	aliases := map[string]string{"opus": "claude-opus-5-5", "sonnet": "claude-sonnet-5-5", "haiku": "claude-haiku-5-5", "fable": "claude-fable-5-1"}
-	return cmp.Or(aliases[strings.TrimSuffix(strings.TrimPrefix(base, "claude-"), "-latest")], name)
+	base, long := strings.CutSuffix(name, oneMillionSuffix)
+	id := cmp.Or(claudeAliases[strings.TrimSuffix(strings.TrimPrefix(base, "claude-"), "-latest")], base)
+	if long {
+		id += oneMillionSuffix
+	}
+	return id
 }
 
-// modelPrice is what a model costs, in dollars per million tokens.
-type modelPrice struct{ input, output float64 }
+// modelForMode is the model a turn uses: opusplan means opus while planning and sonnet otherwise.
+func modelForMode(model string, planning bool) string {
+	switch {
+	case model != "opusplan":
+		return model
+	case planning:
+		return claudeAliases["opus"]
+	}
+	return claudeAliases["sonnet"]
+}
 
-// costUSD prices usage at the model's price, found by longest prefix (unknown models are free);
-// cache writes cost 1.25 times input, reads a tenth.
+// costUSD prices usage at the table's price for the model (models without a price are free).
 func costUSD(model string, u Usage) float64 {
-	p, _ := byPrefix(map[string]modelPrice{
-		"claude-fable-5":  {10, 50},
-		"claude-opus-5-5": {4, 20},
-		"claude-opus-5":   {5, 25},
-		"claude-opus-4-5": {5, 25}, "claude-opus-4-6": {5, 25}, "claude-opus-4-7": {5, 25}, "claude-opus-4-8": {5, 25},
-		"claude-opus-4":     {15, 75},
-		"claude-sonnet-5":   {2, 10},
-		"claude-sonnet-4":   {3, 15},
-		"claude-3-7-sonnet": {3, 15},
-		"claude-haiku-5":    {0.10, 0.50},
-		"claude-haiku-4":    {1, 5},
-		"claude-3-5-haiku":  {0.80, 4},
-		"gpt-4.1":           {2, 8},
-		"gpt-4o":            {2.5, 10},
-	}, model)
+	p, _ := tableEntry(model)
 	return (float64(u.InputTokens)*p.input + float64(u.OutputTokens)*p.output +
 		float64(u.CacheCreationInputTokens)*p.input*1.25 + float64(u.CacheReadInputTokens)*p.input*0.1) / 1e6
 }

@@ -189,6 +189,9 @@ func (c *streamClient) attempt(ctx context.Context, body *wireBody, onDelta func
 		return ModelResponse{}, false, fmt.Errorf("building the %s request: %w", c.provider, err)
 	}
 	r.ContentLength, r.Header = int64(body.Len()+body.refBytes), c.header.Clone()
+	for name, values := range body.header {
+		r.Header[name] = append(r.Header[name], values...)
+	}
 	httpResp, err := c.client.Do(r)
 	if err != nil {
 		return ModelResponse{}, false, c.connectionError(err)

@@ -27,7 +27,7 @@ type capturedRequest struct {
 }
 
 // goldenHeaders are the request headers recorded in golden files.
-var goldenHeaders = []string{"Accept", "Anthropic-Version", "Authorization", "Content-Type", "X-Api-Key"}
+var goldenHeaders = []string{"Accept", "Anthropic-Beta", "Anthropic-Version", "Authorization", "Content-Type", "X-Api-Key"}
 
 // fakeAPI is an httptest server that answers the n-th request with the
 // n-th scripted reply and records every request. It is closed when the

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net"
+	"net/http"
 	"slices"
 	"sync"
 )
@@ -59,6 +60,7 @@ type wireBody struct {
 	bytes.Buffer // the copied bytes
 	refs         []wireRef
 	refBytes     int
+	header       http.Header // sent with this request only, such as a beta header
 }
 
 // wireRef is referenced data that goes before the copied byte at.
