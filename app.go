@@ -77,7 +77,8 @@ type App struct {
 	Trusted      bool              // the project's files may run code and widen permissions (config_trust.go)
 	MCP          *MCPManager
 	Agent        *Agent
-	Session      *Session // the conversation and its journal; its ID is the session id
+	Session      *Session         // the conversation and its journal; its ID is the session id
+	Checkpoints  *CheckpointStore // the session's snapshots of the workspace, for /rewind
 
 	lines   lineSource  // the input lines, shared by line mode and its questions
 	asker   Asker       // how permission questions are put: line mode's or the terminal UI's
@@ -129,7 +130,7 @@ func newApp(ctx context.Context, opts Options, stdin io.Reader, stdout, stderr i
 	}
 	builtins, procs := newBuiltins(app.Settings.WebSearchURL, app.Sandbox)
 	app.closers = append(app.closers, procs.Close)
-	app.Registry = NewRegistry(keepTools(builtins, app.Opts.Tools, app.notice)...)
+	app.Registry = NewRegistry(keepTools(append(builtins, app.exitPlanModeTool()), app.Opts.Tools, app.notice)...)
 	app.Perms.WarnUnknownTools(append(app.Registry.names(), "task", "load_skill"))
 	if len(app.Skills.Skills) > 0 {
 		app.Registry.Add(app.Skills.Tool())
@@ -192,6 +193,10 @@ func (app *App) setupAgent(limits ModelLimits) error {
 	}
 	app.Subagents = &Subagents{Parent: app.Agent, MaxDepth: app.Settings.SubagentDepth,
 		Agents: LoadAgents(definitionDirs("agents", app.Home, userHome(app.getenv), app.Workspace))}
+	app.Subagents.Checkpoint = func(ctx context.Context, label string) func() {
+		c := app.checkpoint(ctx, "", true, label)
+		return func() { app.endCheckpoint(ctx, c, nil) }
+	}
 	app.Registry.Add(app.Subagents.Tool())
 	return nil
 }
@@ -457,4 +462,6 @@ How to work:
 - While you are still working, you may send a short progress update marked <progress>...</progress> followed by tool calls.
 - When the task is done, reply with your final answer and no tool calls.
 - If you cannot go on without the user, use ask_user.
+- For a task of several steps, keep a todo list with todo_write, one step in progress at a time.
+- In plan mode you may only read: study the code, then present your plan with exit_plan_mode and wait for approval.
 `

@@ -34,6 +34,7 @@ func slashCommands() []slashCommand {
 		{name: "hooks", help: "list the hooks in force, by event", run: describeWith(func(app *App) string { return app.Env.Hooks.Describe() })},
 		{name: "init", help: "inspect the project and write a starter AGENTS.md (asks first)", run: cmdInit},
 		{name: "model", help: "show the model; /model NAME switches to another (aliases such as sonnet work)", run: cmdModel},
+		{name: "rewind", help: "go back to a checkpoint taken before a prompt: the code, the conversation or both", run: cmdRewind},
 		{name: "compact", help: "summarise the conversation to free context; /compact FOCUS says what the summary should keep", run: cmdCompact(LayerCompact)},
 		{name: "snip", help: "drop the largest old run of messages that is safe to drop", run: cmdCompact(LayerSnip)},
 		{name: "collapse", help: "summarise up to two old spans of the conversation", run: cmdCompact(LayerCollapse)},

@@ -70,15 +70,16 @@ func (app *App) runHeadless(ctx context.Context, task string) error {
 	if app.Opts.OutputFormat == "stream-json" {
 		app.stdout.json(app.initRecord())
 	}
-	return app.runHeadlessTask(ctx, task, meter)
+	return app.runHeadlessTask(ctx, task, "", meter)
 }
 
-// runHeadlessTask runs one task, which may be a custom command, and prints its result.
-func (app *App) runHeadlessTask(ctx context.Context, task string, meter *meteredProvider, images ...Block) error {
+// runHeadlessTask runs one task, which may be a custom command, and prints its result; id names its checkpoint ("" for a new one).
+func (app *App) runHeadlessTask(ctx context.Context, task, id string, meter *meteredProvider, images ...Block) error {
 	start := time.Now()
 	meter.reset()
 	denied := len(app.Perms.Denials())
 	prompt, err := app.headlessPrompt(ctx, task, images)
+	prompt.ID = id
 	var res TurnResult
 	if err != nil { // the prompt is not sent: say why
 		fmt.Fprintf(app.stderr, "minicode: %v\n", err)

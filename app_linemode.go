@@ -174,6 +174,9 @@ func (r *lineRenderer) event(e Event) {
 		fmt.Fprintf(r.w, "→ %s %s\n", e.Call.Name, compactJSON(e.Call.Input, 200))
 	case EventToolEnd:
 		fmt.Fprintf(r.w, "  %s: %s\n", map[bool]string{false: "ok", true: "error"}[e.Result.IsError], firstLine(e.Result.Content, 200))
+		if e.Call.Name == "todo_write" && !e.Result.IsError {
+			fmt.Fprintln(r.w, strings.Join(todoLines(e.Call.Input, &transcript{}), "\n"))
+		}
 	case EventNotice:
 		r.newline()
 		fmt.Fprintf(r.w, "! %s\n", e.Text)

@@ -61,7 +61,7 @@ func (app *App) runStreamInput(ctx context.Context, meter *meteredProvider) erro
 			}
 			app.stdout.json(app.initRecord()) // after initialize, so it shows the program's setup
 		}
-		err := app.runHeadlessTask(turnCtx, p.Prompt, meter, p.Images...)
+		err := app.runHeadlessTask(turnCtx, p.Prompt, p.ID, meter, p.Images...)
 		c.interrupt() // the turn is over: this frees its context
 		if ctx.Err() != nil || app.stdout.failed() != nil {
 			return cmp.Or(ctx.Err(), err)
@@ -98,6 +98,7 @@ func (c *sdkConn) handle(ctx context.Context, line string) error {
 		Request   json.RawMessage `json:"request"`
 		Response  *controlAnswer  `json:"response"`
 		Message   json.RawMessage `json:"message"`
+		UUID      string          `json:"uuid"` // names the checkpoint taken before the message's turn
 	}
 	if err := json.Unmarshal([]byte(line), &in); err != nil {
 		return fmt.Errorf("not JSON: %w", err)
@@ -108,6 +109,7 @@ func (c *sdkConn) handle(ctx context.Context, line string) error {
 		if err != nil {
 			return err
 		}
+		p.ID = in.UUID
 		c.mu.Lock()
 		c.queue = append(c.queue, p)
 		c.mu.Unlock()

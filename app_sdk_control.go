@@ -33,11 +33,13 @@ type initializeRequest struct {
 // control answers one control request of the program.
 func (c *sdkConn) control(ctx context.Context, raw json.RawMessage) (any, error) {
 	var head struct {
-		Subtype string      `json:"subtype"`
-		Mode    string      `json:"mode"`
-		Model   string      `json:"model"`
-		Server  string      `json:"server_name"`
-		Message *rpcMessage `json:"message"`
+		Subtype       string      `json:"subtype"`
+		Mode          string      `json:"mode"`
+		Model         string      `json:"model"`
+		Server        string      `json:"server_name"`
+		Message       *rpcMessage `json:"message"`
+		UserMessageID string      `json:"user_message_id"`
+		DryRun        bool        `json:"dry_run"`
 	}
 	if err := json.Unmarshal(raw, &head); err != nil {
 		return nil, fmt.Errorf("malformed request: %s", jsonError(err, nil, 0))
@@ -74,6 +76,8 @@ func (c *sdkConn) control(ctx context.Context, raw json.RawMessage) (any, error)
 		return map[string]any{"totalTokens": u.Tokens, "maxTokens": u.Window, "rawMaxTokens": u.Window, "percentage": u.Percent, "model": model}, nil
 	case "mcp_message":
 		return map[string]any{}, c.mcpMessage(head.Server, head.Message)
+	case "rewind_files":
+		return app.rewindFiles(ctx, head.UserMessageID, head.DryRun), nil
 	}
 	return nil, fmt.Errorf("unsupported control request %q", head.Subtype)
 }

@@ -65,7 +65,7 @@ func (app *App) loadSession(id string, fork bool, newID string) (*Session, error
 		return forkSession(dir, cmp.Or(newID, newSessionID()), id, j.Title, j.View, app.warnSession), nil
 	}
 	s := newSession(dir, id, app.warnSession)
-	s.view, s.lastID, s.Title = j.View, j.LastID, j.Title
+	s.view, s.lastID, s.Title, s.checkpoints = j.View, j.LastID, j.Title, j.Checkpoints
 	if j.Torn {
 		s.unsaved.WriteByte('\n')
 	}
@@ -88,6 +88,7 @@ func (app *App) useSession(s *Session) {
 	}
 	app.Session = s
 	app.Env.ResultsDir = filepath.Join(app.Home, "tool-results", s.ID)
+	app.Checkpoints = newCheckpointStore(app.Home, s.ID, app.Workspace, app.Settings.Checkpoints, app.warnSession)
 	if app.Env.Hooks != nil {
 		app.Env.Hooks.SessionID, app.Env.Hooks.Transcript = s.ID, s.Path
 	}

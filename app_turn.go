@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -16,6 +17,7 @@ type slashPrompt struct {
 	Fork   bool    // run in a subagent (a skill with context: fork)
 	Input  string  // what the user typed for a command or skill ("" for a plain prompt)
 	Images []Block // image blocks sent after the prompt's text
+	ID     string  // the user message's uuid a program gave, which names its checkpoint
 }
 
 // runPrompt runs a turn for a prompt, with its grants and model, recording
@@ -32,6 +34,7 @@ func (app *App) runPrompt(ctx context.Context, history []Message, sp slashPrompt
 	}
 	app.Session.RecordSettings(app.Model, app.Perms.Mode())
 	app.Session.Sync(history)
+	checkpoint := app.checkpoint(ctx, sp.ID, false, cmp.Or(sp.Input, sp.Prompt))
 	app.Session.AddUser(userPrompt(sp.Prompt, sp.Images))
 	defer func() {
 		if p := recover(); p != nil {
@@ -40,6 +43,7 @@ func (app *App) runPrompt(ctx context.Context, history []Message, sp slashPrompt
 			res = TurnResult{Messages: app.Session.View(), End: EndError, Text: msg, Err: errors.New(msg)}
 		}
 		app.Perms.EndTurn()
+		app.endCheckpoint(ctx, checkpoint, res.Messages[min(len(checkpoint.view), len(res.Messages)):])
 		res.Messages = closeToolCalls(res.Messages)
 		app.Session.Sync(res.Messages)
 		app.Session.Flush()

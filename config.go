@@ -30,6 +30,7 @@ type Settings struct {
 	Hooks         HookSettings           `json:"hooks,omitempty"`
 	SubagentDepth int                    `json:"subagentDepth,omitempty"` // how deep subagents nest (default 1)
 	Sandbox       SandboxSettings        `json:"sandbox,omitempty"`
+	Checkpoints   CheckpointSettings     `json:"checkpoints,omitempty"`
 	// CleanupPeriodDays is how long a session is kept after its last change (default 30).
 	CleanupPeriodDays *int              `json:"cleanupPeriodDays,omitempty"`
 	Env               map[string]string `json:"env,omitempty"` // environment variables for the session

@@ -168,6 +168,9 @@ func demoReply(req ModelRequest, sessionID string) ScriptedReply {
 	if r, ok := demoMechanism(lowerRequest(request), sessionID); ok {
 		return r
 	}
+	if r, ok := demoStepsStart(lowerRequest(request), msgs); ok {
+		return r
+	}
 	return demoStart(req, request)
 }
 

@@ -27,6 +27,9 @@ func demoRequests() []demoRequest {
 		{"demo error", "a tool call with bad input, the validation error, and a retry"},
 		{"demo permissions", "an edit and a command that each need your approval"},
 		{"demo resume", "how to continue this session later"},
+		{"demo rewind", "an edit and a command's file, which /rewind takes back"},
+		{"demo todo", "a task worked through with a todo list"},
+		{"demo plan", "a plan presented for approval (in plan mode: Shift-Tab)"},
 		{"explain yourself", "say how this reply was produced"},
 		{"help", "this list"},
 	}
@@ -117,6 +120,8 @@ func demoFollowUp(req ModelRequest, results []Block) ScriptedReply {
 		return ScriptedReply{Text: "My first grep_files call named the field `patern`, so input validation rejected it before the tool ran and told me which field was missing. I corrected the input and the retry worked:\n" + first.Content}
 	case lower == "demo compaction":
 		return demoCompactionStep(req.Messages)
+	case lower == "demo rewind" || lower == "demo todo" || lower == "demo plan":
+		return demoStepsNext(lower, calls, first)
 	case lower == "demo big output":
 		var stored []string
 		for _, r := range results {

@@ -19,6 +19,7 @@ var demoVolatile = []struct {
 	// The prompt and some replies name temporary paths, whose length varies.
 	{regexp.MustCompile(`"(input_tokens|inputTokens|output_tokens|outputTokens)":\d+`), `"$1":0`},
 	{regexp.MustCompile(`\(context: .*\)`), "(context: <usage>)"},
+	{regexp.MustCompile(`[A-Z][a-z]{2} \d{1,2} \d\d:\d\d`), "<time>"},
 }
 
 // normaliseRun replaces the workspace, the home and the volatile parts,
@@ -50,6 +51,10 @@ func TestDemoRequestsGolden(t *testing.T) {
 		{"resume", "", []string{"-p", "demo resume"}},
 		{"help", "", []string{"-p", "help"}},
 		{"ask", "ask me something\nblue\n/exit\n", nil},
+		{"todo", "", []string{"-p", "demo todo"}},
+		{"plan", "", []string{"-p", "demo plan", "--permission-mode", "plan"}},
+		{"plan_approved", "demo plan\ng and add a test\na\n/exit\n", []string{"--permission-mode", "plan"}},
+		{"rewind", "demo rewind\ndemo rewind\n/rewind\n/rewind 2\nf\ny\nread rewind-demo.txt\n/exit\n", []string{"--permission-mode", "acceptEdits", "--allowedTools", "run_command"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -50,7 +50,9 @@ const (
 // Prompt is one permission question.
 type Prompt struct {
 	Request     PermissionRequest
+	Heading     string // what kind of question it is; "" for "Permission needed"
 	Title       string // what the call wants to do, in one line
+	Body        string // Markdown shown above the question, such as a plan
 	Reason      string // why it needs asking ("rm -r deletes files ...")
 	Warning     string // what the user must not miss, such as a write outside the workspace
 	Diff        string // unified diff of an edit

@@ -241,7 +241,7 @@ func (p *Permissions) judge(req PermissionRequest, t target) Decision {
 	}
 	verbs := map[Access]string{AccessWrite: "change files", AccessExecute: "run a command", AccessExternal: "call an MCP tool that may change things"}
 	if p.mode == ModePlan && verbs[req.Access] != "" {
-		return Decision{Verdict: VerdictDeny, Reason: fmt.Sprintf("plan mode allows only reading, and %s would %s; present the plan instead, and the user will leave plan mode to carry it out", req.Tool, verbs[req.Access])}
+		return Decision{Verdict: VerdictDeny, Reason: fmt.Sprintf("plan mode allows only reading, and %s would %s; present the plan with exit_plan_mode instead, and the user will leave plan mode to carry it out", req.Tool, verbs[req.Access])}
 	}
 	if t.kind == targetUnsandboxed {
 		if _, ok := p.firstMatch(req, t, false, p.allow); ok {

@@ -27,6 +27,7 @@ const (
 	recordRename       = "rename"        // Title: the user named the session
 	recordSettings     = "settings"      // Model, PermissionMode: what the session runs with
 	recordSidechain    = "sidechain"     // Message, ParentToolUseID: a subagent's message, outside the view
+	recordCheckpoint   = "checkpoint"    // Checkpoint: the workspace before a turn, or what the turn changed
 )
 
 // Record is one line of a session journal, appended and linked to the one before it.
@@ -45,14 +46,15 @@ type RecordPayload struct {
 	Call    *Block   `json:"call,omitempty"`
 	Result  *Block   `json:"result,omitempty"`
 	// Kind says what changed the view (a layer, fork, clear or sync); Splices say how, or Messages hold the new view.
-	Kind            string    `json:"kind,omitempty"`
-	Splices         []Splice  `json:"splices,omitempty"`
-	Messages        []Message `json:"messages,omitempty"`
-	ForkedFrom      string    `json:"forked_from,omitempty"`
-	Title           string    `json:"title,omitempty"`
-	Model           string    `json:"model,omitempty"`
-	PermissionMode  string    `json:"permission_mode,omitempty"`    // for the reader: never restored on resume
-	ParentToolUseID string    `json:"parent_tool_use_id,omitempty"` // the task call of a sidechain record's subagent
+	Kind            string      `json:"kind,omitempty"`
+	Splices         []Splice    `json:"splices,omitempty"`
+	Messages        []Message   `json:"messages,omitempty"`
+	ForkedFrom      string      `json:"forked_from,omitempty"`
+	Title           string      `json:"title,omitempty"`
+	Model           string      `json:"model,omitempty"`
+	PermissionMode  string      `json:"permission_mode,omitempty"`    // for the reader: never restored on resume
+	ParentToolUseID string      `json:"parent_tool_use_id,omitempty"` // the task call of a sidechain record's subagent
+	Checkpoint      *Checkpoint `json:"checkpoint,omitempty"`
 }
 
 // Session is one conversation: the messages the model sees and the journal recording them.
@@ -69,6 +71,8 @@ type Session struct {
 	failed  error         // why the journal is not being written; nil while it is
 	unsaved bytes.Buffer  // lines not written yet: a newline ending a torn file, settings and renames before the first message
 	warn    func(string)
+	// checkpoints are the session's, oldest first (checkpoint_rewind.go).
+	checkpoints []Checkpoint
 }
 
 // newSession returns an empty session journalled to id.jsonl in dir; warn reports write failures.

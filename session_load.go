@@ -21,14 +21,15 @@ const (
 
 // Journal is what a session file holds, as read back.
 type Journal struct {
-	View       []Message // what the model saw last, compactions applied
-	Transcript []Message // every message ever recorded, for export
-	Title      string
-	LastID     string            // the newest record, parent of the next
-	Torn       bool              // the file does not end with a newline
-	Warnings   []string          // lines that were skipped, and why
-	Modified   time.Time         // when the file was last written
-	calls      map[string]*Block // tool calls that began, with their results once they ended
+	View        []Message // what the model saw last, compactions applied
+	Transcript  []Message // every message ever recorded, for export
+	Title       string
+	LastID      string            // the newest record, parent of the next
+	Torn        bool              // the file does not end with a newline
+	Warnings    []string          // lines that were skipped, and why
+	Modified    time.Time         // when the file was last written
+	Checkpoints []Checkpoint      // with the conversation before each
+	calls       map[string]*Block // tool calls that began, with their results once they ended
 }
 
 // FirstPrompt returns the first thing the user typed in the session.
@@ -108,6 +109,10 @@ func (j *Journal) add(rec Record, line int) {
 		}
 	case recordRename:
 		j.Title = p.Title
+	case recordCheckpoint:
+		if p.Checkpoint != nil {
+			j.Checkpoints = addCheckpoint(j.Checkpoints, *p.Checkpoint, j.View)
+		}
 	}
 }
 
@@ -204,6 +209,7 @@ func pruneSessions(home string, cutoff time.Time, keep string) int {
 			removed++
 			if isSessionID(id) {
 				os.RemoveAll(filepath.Join(home, "tool-results", id))
+				os.RemoveAll(filepath.Join(home, "checkpoints", id))
 			}
 		}
 	}

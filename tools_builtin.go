@@ -29,6 +29,7 @@ func newBuiltins(searchEndpoint string, sb *Sandbox) (tools []*Tool, procs *proc
 		webFetchTool(web),
 		webSearchTool(web),
 		askUserTool(),
+		todoWriteTool(),
 	}, procs
 }
 
@@ -58,6 +59,8 @@ func claudeTools() map[string]claudeTool {
 		"WebSearch":    {[]string{"web_search"}, "web_search"},
 		"Task":         {[]string{"task"}, "task"},
 		"Skill":        {[]string{"load_skill"}, ""},
+		"TodoWrite":    {[]string{"todo_write"}, "todo_write"},
+		"ExitPlanMode": {[]string{"exit_plan_mode"}, "exit_plan_mode"},
 	}
 }
 

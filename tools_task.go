@@ -86,7 +86,9 @@ type Subagents struct {
 	Agents   []*AgentDef
 	MaxDepth int // how deep subagents may nest; 0 means defaultSubagentDepth
 	MaxSteps int // model steps of each subagent; 0 means defaultSubagentSteps
-	slots    chan struct{}
+	// Checkpoint records the workspace before a subagent's turn, and end what it changed; nil records nothing.
+	Checkpoint func(ctx context.Context, label string) (end func())
+	slots      chan struct{}
 }
 
 // TaskInput is the input of the task tool.
@@ -163,6 +165,9 @@ func (s *Subagents) run(ctx context.Context, name, prompt string) (ToolOutput, e
 		}
 	}
 	child := s.child(ctx, def, depth)
+	if s.Checkpoint != nil {
+		defer s.Checkpoint(ctx, def.Name+": "+prompt)()
+	}
 	res := child.RunTurn(context.WithValue(ctx, keySubagentDepth, depth), nil, prompt)
 	usage := fmt.Sprintf("[subagent %s: %d steps, %d input and %d output tokens]", def.Name, res.Steps, res.Usage.InputTokens, res.Usage.OutputTokens)
 	switch res.End {
@@ -181,7 +186,7 @@ func (s *Subagents) child(ctx context.Context, def *AgentDef, depth int) *Agent 
 	tools := NewRegistry()
 	for _, t := range parent.Tools.Tools() {
 		switch {
-		case t.Name == "ask_user", t.Name == "task" && depth >= cmp.Or(s.MaxDepth, defaultSubagentDepth):
+		case t.Name == "ask_user", t.Name == "exit_plan_mode", t.Name == "task" && depth >= cmp.Or(s.MaxDepth, defaultSubagentDepth):
 		case def.Tools == nil || slices.Contains(def.Tools, t.Name) || slices.ContainsFunc(def.Tools, func(n string) bool { return strings.HasPrefix(t.Name, n+"__") }):
 			tools.Add(t)
 		}

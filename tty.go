@@ -55,6 +55,8 @@ type tui struct {
 	hint          string      // a line under the input, such as how to exit; the next key clears it
 	asked         bool        // the model asked the user: answerHint stays until the next input starts
 	armedAt       time.Time   // the first Ctrl-C at an idle prompt
+	escAt         time.Time   // the first Esc at an empty, idle prompt: a second opens /rewind
+	todos         []byte      // the newest todo_write list, shown while a turn runs
 	answers       chan string // set while a question (an MCP server's) waits for a typed answer
 	usage         Usage       // tokens used this session
 	cost          float64     // their price in dollars, where the model's price is known
@@ -231,6 +233,9 @@ func (u *tui) turn(ctx context.Context, prompt slashPrompt) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	u.history, u.asked = res.Messages, res.End == EndAskUser
+	if !strings.Contains(string(u.todos), `"pending"`) && !strings.Contains(string(u.todos), `"in_progress"`) {
+		u.todos = nil // all done: the next turn shows a list once it writes one
+	}
 	u.usage.Add(res.Usage)
 	u.cost += costUSD(u.app.Model, res.Usage)
 }
@@ -241,13 +246,10 @@ func (u *tui) command(ctx context.Context, input string) (prompt *slashPrompt) {
 	switch {
 	case !strings.HasPrefix(input, "/"):
 		return &slashPrompt{Prompt: input}
-	case name == "resume" && strings.TrimSpace(args) == "":
+	case (name == "resume" || name == "rewind") && strings.TrimSpace(args) == "":
 		u.mu.Lock()
 		defer u.mu.Unlock()
-		u.editor.set("/resume ") // its menu lists the saved sessions
-		u.menu.update(&u.editor, u.app)
-		u.tr.println(u.tr.style(ansiDim, "Pick a session with the arrows and Enter, or type its number."))
-		u.draw()
+		u.openMenu(name)
 		return nil
 	}
 	u.busy(ctx, "running /"+name, func(ctx context.Context) {
@@ -268,6 +270,14 @@ func (u *tui) command(ctx context.Context, input string) (prompt *slashPrompt) {
 	return prompt
 }
 
+// openMenu puts /resume or /rewind in the input, whose menu lists the saved sessions or the checkpoints.
+func (u *tui) openMenu(command string) {
+	u.editor.set("/" + command + " ")
+	u.menu.update(&u.editor, u.app)
+	u.tr.println(u.tr.style(ansiDim, map[string]string{"resume": "Pick a session", "rewind": "Pick a checkpoint"}[command]+" with the arrows and Enter, or type its number."))
+	u.draw()
+}
+
 // echo prints what the user sent into the transcript.
 func (u *tui) echo(input string) {
 	prefix := "› "
@@ -282,6 +292,9 @@ func (u *tui) event(e Event) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	u.changed()
+	if e.Kind == EventToolEnd && e.Call.Name == "todo_write" && !e.Result.IsError && e.ParentToolUseID == "" {
+		u.todos = e.Call.Input
+	}
 	if activity := u.tr.event(e, time.Now()); activity != "" && activity != u.activity {
 		u.activity, u.activityAt = activity, time.Now()
 		u.draw()

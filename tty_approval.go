@@ -59,7 +59,11 @@ type approvalDialog struct {
 
 // printQuestion prints what a permission prompt asks, why, and its diff folded to fold lines.
 func (t *transcript) printQuestion(p Prompt, fold int) {
-	t.println(t.style(ansiBold+ansiYellow, "? Permission needed: ") + t.style(ansiBold, visibleControls(p.Title)))
+	if p.Body != "" {
+		t.text(p.Body + "\n")
+		t.endText()
+	}
+	t.println(t.style(ansiBold+ansiYellow, "? "+cmp.Or(p.Heading, "Permission needed")+": ") + t.style(ansiBold, visibleControls(p.Title)))
 	if p.Reason != "" {
 		t.println("  why: " + visibleControls(p.Reason))
 	}

@@ -7,6 +7,7 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -61,6 +62,11 @@ func completionsFor(head, word string, app *App) []completion {
 				title := cmp.Or(s.Title, strings.Join(strings.Fields(s.FirstPrompt), " "))
 				all = append(all, completion{s.ID, fmt.Sprintf("%s, %d messages: %s", formatAge(time.Since(s.Modified)), s.Messages, title)})
 			}
+		}
+	case command == "/rewind": // the checkpoints, newest first
+		cps := app.Session.Checkpoints()
+		for i, c := range slices.Backward(cps) {
+			all = append(all, completion{strconv.Itoa(i + 1), describeCheckpoint(c)})
 		}
 	case command == "/permissions":
 		all = []completion{{value: string(ModeDefault)}, {value: string(ModeAcceptEdits)}, {value: string(ModePlan)}, {value: string(ModeBypass)}}

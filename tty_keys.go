@@ -28,7 +28,7 @@ var keyNames = map[string]string{
 	"\x1b[1~": "home", "\x1b[4~": "end", "\x1b[7~": "home", "\x1b[8~": "end",
 	"\x1b[3~": "delete", "\x1b[1;5C": "alt-f", "\x1b[1;5D": "alt-b", "\x1b[1;3C": "alt-f", "\x1b[1;3D": "alt-b",
 	"\x1b\r": "alt-enter", "\x1b\n": "alt-enter", "\x1b\x7f": "alt-backspace", "\x1b\b": "alt-backspace",
-	"\x1bb": "alt-b", "\x1bf": "alt-f",
+	"\x1bb": "alt-b", "\x1bf": "alt-f", "\x1b[Z": "shift-tab",
 }
 
 // decodeKey returns the first key of buf and its length, or 0 for the start of a sequence; ESC alone is Esc.
@@ -105,8 +105,13 @@ func (u *tui) handleKey(k key) {
 		}
 	case k.name == "esc" && u.cancel != nil:
 		u.cancel()
+	case k.name == "esc" && len(u.editor.buf) == 0 && len(u.menu.items) == 0 && time.Since(u.escAt) < exitArmTimeout:
+		u.openMenu("rewind")
 	case k.name == "esc":
-		u.menu.items = nil
+		u.menu.items, u.escAt = nil, time.Now()
+	case k.name == "shift-tab": // default → acceptEdits → plan → default
+		next := map[PermissionMode]PermissionMode{ModeDefault: ModeAcceptEdits, ModeAcceptEdits: ModePlan}[u.app.Perms.Mode()]
+		u.app.Perms.SetMode(cmp.Or(next, ModeDefault))
 	case k.name == "ctrl-d" && len(u.editor.buf) == 0 && u.cancel == nil:
 		u.exit()
 	case k.name == "ctrl-o":

@@ -93,6 +93,11 @@ func (u *tui) frame(now time.Time) frame {
 	for _, r := range tr.running {
 		lines = append(lines, truncateWidth(tr.toolLine(tr.style(ansiYellow, spin), r, formatDuration(now.Sub(r.start))), w))
 	}
+	if u.activity != "" {
+		for _, todo := range todoLines(u.todos, tr) {
+			lines = append(lines, truncateWidth(todo, w))
+		}
+	}
 	for _, q := range u.queued {
 		lines = append(lines, tr.style(ansiDim, truncateWidth("queued: "+visibleControls(strings.ReplaceAll(q, "\n", "↵")), w)))
 	}

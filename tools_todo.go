@@ -1,0 +1,55 @@
+package main
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+)
+
+// todoInput is todo_write's input, Claude Code's TodoWrite shape: the whole list, each time.
+type todoInput struct {
+	Todos []todoItem `json:"todos" validate:"required,dive" desc:"the whole list, replacing the previous one"`
+}
+
+// todoItem is one step of the task.
+type todoItem struct {
+	Content    string `json:"content" validate:"required" desc:"the step, in the imperative: Run the tests"`
+	Status     string `json:"status" validate:"required,oneof=pending in_progress completed"`
+	ActiveForm string `json:"activeForm" validate:"required" desc:"the step as it is being done: Running the tests"`
+}
+
+// todoWriteTool keeps the task's todo list, which the user sees while the turn runs.
+func todoWriteTool() *Tool {
+	return ToolDef[todoInput]{
+		Name: "todo_write",
+		Description: "Write the todo list of a task of several steps (send the whole list each time). " +
+			"Mark a step in_progress before starting it and completed as soon as it is done; at most one step is in progress.",
+		Run: func(_ context.Context, _ *ToolEnv, in todoInput) (ToolOutput, error) {
+			done, running := 0, 0
+			for _, t := range in.Todos {
+				done += map[string]int{"completed": 1}[t.Status]
+				running += map[string]int{"in_progress": 1}[t.Status]
+			}
+			if running > 1 {
+				return ToolOutput{}, errors.New(`invalid input: field "todos" has more than one item with status "in_progress"; at most one may be in progress`)
+			}
+			return ToolOutput{Text: fmt.Sprintf("The todo list is updated: %d of %d steps completed. Keep it current as you work.", done, len(in.Todos))}, nil
+		},
+	}.Tool()
+}
+
+// todoLines draws a todo_write call's list, the step in progress highlighted; nil when the input is no list.
+func todoLines(input json.RawMessage, t *transcript) []string {
+	var in todoInput
+	if json.Unmarshal(input, &in) != nil {
+		return nil
+	}
+	var lines []string
+	for _, item := range in.Todos {
+		line := map[string]string{"completed": t.style(ansiDim, "  ☒ "+item.Content), "in_progress": t.style(ansiBold+ansiCyan, "  ▸ "+item.ActiveForm)}[item.Status]
+		lines = append(lines, cmp.Or(line, "  ☐ "+item.Content))
+	}
+	return lines
+}
