@@ -138,7 +138,7 @@ func (app *App) expandCommand(ctx context.Context, c *CustomCommand, args string
 	if !app.Trusted && within(app.Workspace, c.Path) {
 		grants, why = nil, "this workspace is not trusted, so its commands run nothing ('minicode trust' allows it)"
 	}
-	ctx = withToolGrants(ctx, grants)
+	env := app.Env.withGrants(grants)
 	body := expandBody(c.Body, args)
 	var failed error
 	body = shellPattern.ReplaceAllStringFunc(body, func(m string) string {
@@ -147,7 +147,7 @@ func (app *App) expandCommand(ctx context.Context, c *CustomCommand, args string
 			failed = fmt.Errorf("/%s runs `%s`, but %s", c.Name, command, why)
 			return m
 		}
-		out := app.runTool(ctx, "run_command", map[string]string{"command": command})
+		out := app.runTool(ctx, env, "run_command", map[string]string{"command": command})
 		if out.IsError {
 			failed = fmt.Errorf("/%s: `%s`: %s", c.Name, command, out.Text)
 		}
@@ -156,7 +156,7 @@ func (app *App) expandCommand(ctx context.Context, c *CustomCommand, args string
 	if failed != nil {
 		return slashPrompt{}, failed
 	}
-	body, err = app.attachFiles(ctx, body, nil)
+	body, err = app.attachFiles(ctx, env, body, nil)
 	if err != nil {
 		return slashPrompt{}, fmt.Errorf("/%s: %w", c.Name, err)
 	}
@@ -164,17 +164,17 @@ func (app *App) expandCommand(ctx context.Context, c *CustomCommand, args string
 }
 
 // attachFiles appends the contents of each file text mentions as @path,
-// read with read_file so that permissions and hooks apply, and tells note
-// (if any) what it attached; a mention of no file stays as it is written.
-func (app *App) attachFiles(ctx context.Context, text string, note func(string)) (string, error) {
+// read with read_file in env so that permissions and hooks apply, and tells
+// note (if any) what it attached; a mention of no file stays as it is written.
+func (app *App) attachFiles(ctx context.Context, env *ToolEnv, text string, note func(string)) (string, error) {
 	var attached strings.Builder
 	for _, m := range filePattern.FindAllStringSubmatch(text, -1) {
 		path := strings.TrimRight(m[1], ".,;:)")
-		abs, err := resolveInput(app.Env, path)
+		abs, err := resolveInput(env, path)
 		if info, statErr := os.Stat(abs); err != nil || statErr != nil || info.IsDir() {
 			continue
 		}
-		out := app.runTool(ctx, "read_file", map[string]string{"path": path})
+		out := app.runTool(ctx, env, "read_file", map[string]string{"path": path})
 		if out.IsError {
 			return "", fmt.Errorf("@%s: %s", path, out.Text)
 		}
@@ -186,10 +186,10 @@ func (app *App) attachFiles(ctx context.Context, text string, note func(string))
 	return text + attached.String(), nil
 }
 
-// runTool runs one tool call for a command, outside any turn.
-func (app *App) runTool(ctx context.Context, name string, input any) ToolOutput {
+// runTool runs one tool call in env for a command, outside any turn.
+func (app *App) runTool(ctx context.Context, env *ToolEnv, name string, input any) ToolOutput {
 	raw, _ := json.Marshal(input)
-	return app.Registry.Execute(ctx, app.Env, Block{Type: BlockToolUse, ID: "command_" + name, Name: name, Input: raw})
+	return app.Registry.Execute(ctx, env, Block{Type: BlockToolUse, ID: "command_" + name, Name: name, Input: raw})
 }
 
 // customSlashCommands lists the custom commands, then the skills (read afresh), which expand as commands do.

@@ -114,7 +114,7 @@ func (app *App) headlessPrompt(ctx context.Context, task string, images []Block)
 		p.Input, p.Images = task, images
 		return p, err
 	}
-	text, err := app.attachFiles(ctx, task, nil)
+	text, err := app.attachFiles(ctx, app.Env, task, nil)
 	return slashPrompt{Prompt: text, Images: images}, err
 }
 

@@ -9,7 +9,7 @@ import (
 	"slices"
 )
 
-// slashPrompt is the prompt a custom command or a skill turns into, with what it may do.
+// slashPrompt is the input of every turn: what the user typed, or what a custom command or skill turned it into, with what it may do.
 type slashPrompt struct {
 	Prompt string
 	Grants []Rule  // calls these rules cover run without asking (deny rules still hold)
@@ -28,7 +28,6 @@ func (app *App) runPrompt(ctx context.Context, history []Message, sp slashPrompt
 		defer func(model string) { app.Agent.Model = model }(app.Agent.Model)
 		app.Agent.Model = resolveModelAlias(sp.Model)
 	}
-	ctx = withToolGrants(ctx, sp.Grants)
 	if sp.Fork {
 		return app.runForked(ctx, history, sp)
 	}
@@ -48,13 +47,13 @@ func (app *App) runPrompt(ctx context.Context, history []Message, sp slashPrompt
 		app.Session.Sync(res.Messages)
 		app.Session.Flush()
 	}()
-	return app.Agent.RunTurn(ctx, history, sp.Prompt, sp.Images...)
+	return app.Agent.RunTurn(ctx, history, TurnInput{Text: sp.Prompt, Images: sp.Images, Grants: sp.Grants})
 }
 
 // runForked runs a skill in a subagent; only the input and the answer join the conversation.
 func (app *App) runForked(ctx context.Context, history []Message, sp slashPrompt) TurnResult {
 	defer app.Perms.EndTurn()
-	out, err := app.Subagents.run(context.WithValue(ctx, keyToolUseID, "fork_"+newSessionID()), "general-purpose", sp.Prompt)
+	out, err := app.Subagents.run(context.WithValue(ctx, keyToolUseID, "fork_"+newSessionID()), app.Env.withGrants(sp.Grants), "general-purpose", sp.Prompt)
 	switch {
 	case ctx.Err() != nil:
 		return TurnResult{Messages: history, End: EndCancelled, Text: "interrupted", Err: ctx.Err()}

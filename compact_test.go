@@ -317,7 +317,7 @@ func TestAutoCompactGivesUpAfterThreeFailures(t *testing.T) {
 	}
 	h := history("go", rounds...)
 	for turn := 1; turn <= 4; turn++ {
-		res := a.RunTurn(context.Background(), h, "next")
+		res := a.RunTurn(context.Background(), h, TurnInput{Text: "next"})
 		if res.End != EndError || !strings.Contains(res.Text, "no longer fits") {
 			t.Errorf("turn %d ended %s with %q; want an error saying the conversation no longer fits", turn, res.End, res.Text)
 		}
@@ -357,7 +357,7 @@ func TestContextTooLongCompactsAndRetries(t *testing.T) {
 				}
 			}}
 			h := history("go", read("a", 9000), read("b", 9000), read("c", 9000), read("d", 9000))
-			res := a.RunTurn(context.Background(), h, "next")
+			res := a.RunTurn(context.Background(), h, TurnInput{Text: "next"})
 			if res.End != EndFinal || res.Text != "done" {
 				t.Fatalf("turn ended %s with %q; want the answer after a retry", res.End, res.Text)
 			}
@@ -492,7 +492,7 @@ func TestSubagentInheritsContextSettings(t *testing.T) {
 	t.Parallel()
 	parent := &Agent{Model: "claude-sonnet-4-5", Tools: NewRegistry(), SummaryModel: "small",
 		Limits: ModelLimits{ContextWindow: 50_000, MaxOutput: 8_000}, Compaction: CompactThresholds{Micro: 20, Auto: 60}}
-	child := (&Subagents{Parent: parent}).child(context.Background(), &AgentDef{Name: "helper"}, 1)
+	child := (&Subagents{Parent: parent}).child(context.Background(), parent.Env, &AgentDef{Name: "helper"}, 1)
 	if got := child.ContextUsage(); got.Window != 50_000 || got.Reserve != 8_000 {
 		t.Errorf("subagent window %d, reserve %d; want the parent's 50000 and 8000", got.Window, got.Reserve)
 	}

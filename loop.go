@@ -107,8 +107,17 @@ func (a *Agent) emit(e Event) {
 	}
 }
 
+// TurnInput is what starts a turn: the user's text and images, and the
+// grants of the skill or command that wrote it.
+type TurnInput struct {
+	Text   string
+	Images []Block // image blocks sent after the text
+	Grants []Rule  // calls these rules cover run without asking (deny rules still hold)
+}
+
 // turn is the state of one running turn.
 type turn struct {
+	env           *ToolEnv // the agent's, with the turn's grants
 	messages      []Message
 	usage         Usage
 	steps         int
@@ -122,11 +131,11 @@ type turn struct {
 	hookStop      string // why a tool hook ended the turn ({"continue": false})
 }
 
-// RunTurn adds the user's input (and any images) to history and runs the model until the turn ends; every call in the result has one result.
-func (a *Agent) RunTurn(ctx context.Context, history []Message, input string, images ...Block) TurnResult {
-	prompt := userPrompt(input, images)
+// RunTurn adds the user's input to history and runs the model until the turn ends; every call in the result has one result.
+func (a *Agent) RunTurn(ctx context.Context, history []Message, in TurnInput) TurnResult {
+	prompt := userPrompt(in.Text, in.Images)
 	if a.Depth == 0 {
-		v := a.hooks().Run(ctx, HookInput{HookEventName: HookUserPromptSubmit, Prompt: input})
+		v := a.hooks().Run(ctx, HookInput{HookEventName: HookUserPromptSubmit, Prompt: in.Text})
 		if v.Block || v.Stop {
 			res := a.end(EndBlocked, "A UserPromptSubmit hook blocked the prompt: "+v.Reason)
 			res.Messages = history
@@ -136,7 +145,7 @@ func (a *Agent) RunTurn(ctx context.Context, history []Message, input string, im
 			prompt.Content = append(prompt.Content, Block{Type: BlockText, Text: v.Context})
 		}
 	}
-	t := &turn{messages: append(append([]Message(nil), history...), prompt)}
+	t := &turn{env: a.Env.withGrants(in.Grants), messages: append(append([]Message(nil), history...), prompt)}
 	res := a.run(ctx, t)
 	if res.End == EndAskUser && a.Depth == 0 {
 		a.hooks().Run(ctx, HookInput{HookEventName: HookNotification, Message: "minicode is waiting for your answer: " + res.Text})
@@ -348,7 +357,7 @@ func (a *Agent) runBatch(ctx context.Context, t *turn, calls []Block) (question 
 		if ctx.Err() != nil {
 			out = ToolOutput{Text: "cancelled by the user before the tool started", IsError: true}
 		} else {
-			out = a.Tools.Execute(ctx, a.Env, call)
+			out = a.Tools.Execute(ctx, t.env, call)
 		}
 		questions[i], stops[i] = out.Question, out.Stop
 		results[i] = Block{Type: BlockToolResult, ToolUseID: call.ID, Content: out.Text, IsError: out.IsError}

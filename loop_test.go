@@ -298,7 +298,7 @@ func TestLoopReplyKinds(t *testing.T) {
 			if tc.wantEnd == EndMaxSteps {
 				a.MaxSteps = 2
 			}
-			res := a.RunTurn(context.Background(), nil, "do it")
+			res := a.RunTurn(context.Background(), nil, TurnInput{Text: "do it"})
 			if res.End != tc.wantEnd || res.Text != tc.wantText || res.Steps != tc.wantSteps {
 				t.Fatalf("RunTurn = (%s, %q, %d steps), want (%s, %q, %d steps)", res.End, res.Text, res.Steps, tc.wantEnd, tc.wantText, tc.wantSteps)
 			}
@@ -327,7 +327,7 @@ func TestLoopToolFailuresBecomeResults(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			a, _, _ := newTestAgent(t, calls("", call("x", tc.tool, tc.input), call("y", "echo", `{"text":"after"}`)), text("recovered"))
-			res := a.RunTurn(context.Background(), nil, "go")
+			res := a.RunTurn(context.Background(), nil, TurnInput{Text: "go"})
 			if res.End != EndFinal || res.Text != "recovered" {
 				t.Fatalf("turn ended %s with %q, want the loop to carry on to the answer", res.End, res.Text)
 			}
@@ -349,7 +349,7 @@ func TestLoopAskUserPausesAfterTheBatch(t *testing.T) {
 		call("2", "ask", `{"text":"Which colour?"}`),
 		call("3", "write", `{"text":"after"}`),
 	))
-	res := a.RunTurn(context.Background(), nil, "paint it")
+	res := a.RunTurn(context.Background(), nil, TurnInput{Text: "paint it"})
 	if res.End != EndAskUser || res.Text != "Which colour?" {
 		t.Fatalf("RunTurn = (%s, %q), want (ask_user, %q)", res.End, res.Text, "Which colour?")
 	}
@@ -365,7 +365,7 @@ func TestLoopAskUserPausesAfterTheBatch(t *testing.T) {
 	}
 	// The user's answer continues the same conversation.
 	p.replies = append(p.replies, text("blue it is"))
-	res = a.RunTurn(context.Background(), res.Messages, "blue")
+	res = a.RunTurn(context.Background(), res.Messages, TurnInput{Text: "blue"})
 	if res.End != EndFinal || p.lastUserText(1) != "blue" {
 		t.Errorf("answering the question: end %s, last user text %q", res.End, p.lastUserText(1))
 	}
@@ -403,7 +403,7 @@ func TestLoopReadOnlyCallsRunInParallelWritesInOrder(t *testing.T) {
 		text("done"),
 	}}
 	a := &Agent{Provider: p, Tools: reg, Env: &ToolEnv{ResultsDir: t.TempDir()}}
-	res := a.RunTurn(context.Background(), nil, "go")
+	res := a.RunTurn(context.Background(), nil, TurnInput{Text: "go"})
 	if peak.Load() != 3 {
 		t.Errorf("at most %d read-only calls ran at once, want 3", peak.Load())
 	}
@@ -432,7 +432,7 @@ func TestLoopCancelGivesEveryCallAResult(t *testing.T) {
 		}}.Tool())
 	p := &scriptedProvider{replies: []ModelResponse{calls("", call("1", "slow", `{}`), call("2", "write", `{"text":"never"}`))}}
 	a := &Agent{Provider: p, Tools: reg, Env: &ToolEnv{ResultsDir: t.TempDir()}}
-	res := a.RunTurn(ctx, nil, "go")
+	res := a.RunTurn(ctx, nil, TurnInput{Text: "go"})
 	if res.End != EndCancelled {
 		t.Fatalf("end = %s, want cancelled", res.End)
 	}
@@ -449,7 +449,7 @@ func TestLoopModelErrorEndsTheTurn(t *testing.T) {
 	t.Parallel()
 	a, p, _ := newTestAgent(t)
 	p.errs = map[int]error{0: errors.New("overloaded")}
-	res := a.RunTurn(context.Background(), nil, "go")
+	res := a.RunTurn(context.Background(), nil, TurnInput{Text: "go"})
 	if res.End != EndError || res.Text != "The model call failed: overloaded" {
 		t.Errorf("RunTurn = (%s, %q), want an error ending naming the failure", res.End, res.Text)
 	}
@@ -460,7 +460,7 @@ func TestLoopStoresLargeResults(t *testing.T) {
 	a, _, _ := newTestAgent(t, calls("",
 		call("big", "echo", fmt.Sprintf(`{"text":%q,"count":1}`, strings.Repeat("x", 60_000))),
 		call("small", "echo", `{"text":"tiny"}`)), text("ok"))
-	res := a.RunTurn(context.Background(), nil, "go")
+	res := a.RunTurn(context.Background(), nil, TurnInput{Text: "go"})
 	rs := resultsOf(t, res.Messages, 2)
 	path := a.Env.ResultsDir + "/big.txt"
 	if !strings.Contains(rs[0].Content, path) || len(rs[0].Content) > resultPreviewChars+300 {

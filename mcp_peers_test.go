@@ -381,7 +381,7 @@ func TestMCPAgentTurn(t *testing.T) {
 		{StopReason: StopEndTurn, Content: []Block{{Type: BlockText, Text: "The notes say the answer is 42."}}},
 	}}
 	agent := &Agent{Provider: provider, Tools: reg, Env: &ToolEnv{Workspace: workspace, Perms: allowAll{}}, Model: "scripted"}
-	res := agent.RunTurn(t.Context(), nil, "what do my notes say?")
+	res := agent.RunTurn(t.Context(), nil, TurnInput{Text: "what do my notes say?"})
 	if res.End != EndFinal || res.Text != "The notes say the answer is 42." {
 		t.Fatalf("turn ended %q with %q (%v)", res.End, res.Text, res.Err)
 	}

@@ -6,12 +6,18 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
 )
+
+// The permission check, in the order a reader follows it: Authorize takes
+// a tool call's PermissionRequest, decide splits it into targets
+// (permissions_targets.go) and judges each with judge, and what asks is put
+// to the user as a Prompt (permissions_approval.go). Rules are parsed in
+// permissions_rules.go, paths judged in permissions_paths.go, commands read
+// in permissions_command.go; permissions_config.go builds the check.
 
 // Access is the kind of action a tool call wants to take.
 type Access string
@@ -40,7 +46,7 @@ type PermissionRequest struct {
 	Plan         func() (diff, summary string, err error) // reads the file for Diff and Summary once the call is not denied
 	Summary      string                                   // one line saying what the call does
 	HookDecision string                                   // a PreToolUse hook's "allow" or "ask"
-	Grants       []Rule                                   // allow rules of the running skill or command
+	Grants       []Rule                                   // allow rules of the running skill or command (ToolEnv.Grants)
 }
 
 // Authorizer decides whether a tool call may run; an error denies it.
@@ -60,41 +66,24 @@ const (
 	ModeDontAsk     PermissionMode = "dontAsk"
 )
 
-// ParsePermissionMode checks a mode name; "" is the default mode.
-func ParsePermissionMode(name string) (PermissionMode, error) {
-	if m := cmp.Or(PermissionMode(name), ModeDefault); modeMeanings[m] != "" {
-		return m, nil
-	}
-	return "", fmt.Errorf("unknown permission mode %q (use default, acceptEdits, plan, dontAsk or bypassPermissions)", name)
-}
+// Verdict is what the permission decision concludes.
+type Verdict int
 
-// RuleSet is one source of rules; their "./" paths start at Project.
-type RuleSet struct {
-	Source, Project  string
-	Allow, Ask, Deny []string
-}
+// The three verdicts: run it, refuse it, or let the user decide.
+const (
+	VerdictAllow Verdict = iota
+	VerdictDeny
+	VerdictAsk
+)
 
-// PermissionConfig is what NewPermissions needs.
-type PermissionConfig struct {
-	Mode                          PermissionMode // "" is ModeDefault
-	Workspace                     string         // absolute, symlinks resolved
-	ReadableDirs                  []string       // outside the workspace, readable without asking
-	AddDirs                       []string       // treated as part of the workspace
-	Home                          string         // for ~ and the shell start-up files; "" is $HOME
-	TempDir                       string         // the sandbox's, which commands may name
-	Settings                      []RuleSet
-	AllowedTools, DisallowedTools []string // values of --allowedTools and --disallowedTools
-	Asker                         Asker    // nil: headless, what would ask is denied
-	ProjectFile, UserFile         string   // where "always" answers are saved; "" for none
-	Notice                        func(string)
-}
-
-// Denial records one refused tool call for the JSON result.
-type Denial struct {
-	Tool      string          `json:"tool_name"`
-	ToolUseID string          `json:"tool_use_id"`
-	Input     json.RawMessage `json:"tool_input,omitempty"`
-	Reason    string          `json:"reason"`
+// Decision is the outcome of decide for one request or one part of it.
+type Decision struct {
+	Verdict Verdict
+	Reason  string   // why it is denied, or why it needs asking
+	Warning string   // what the prompt must stress, such as a write outside the workspace
+	Hint    string   // what would allow it without asking, for headless denials
+	Strict  bool     // grants are not consulted (an ask rule, a destructive command)
+	asking  []target // the parts that ask, for the grants an answer makes
 }
 
 // Permissions is the check every tool call passes, asking one question at a time.
@@ -110,56 +99,6 @@ type Permissions struct {
 	deny, ask, allow         []Rule // from settings, flags, permissions.json and "always" answers
 	turn                     []Rule // edits allowed until the turn ends
 	denials                  []Denial
-}
-
-// NewPermissions builds the check; a bad rule is an error naming where it is.
-func NewPermissions(cfg PermissionConfig) (*Permissions, error) {
-	p := &Permissions{workspace: cfg.Workspace, asker: cfg.Asker, notice: cfg.Notice, mode: cmp.Or(cfg.Mode, ModeDefault), askSlot: make(chan struct{}, 1)}
-	if p.notice == nil {
-		p.notice = func(string) {}
-	}
-	var errs []error
-	resolve := func(path string) string { // absolute, with symlinks resolved whether or not it exists yet
-		if path == "" {
-			return ""
-		}
-		abs, err := filepath.Abs(path)
-		if err == nil {
-			abs, err = resolveExisting(abs)
-		}
-		if err != nil {
-			errs = append(errs, fmt.Errorf("resolving %s: %w", path, err))
-		}
-		return abs
-	}
-	home, _ := os.UserHomeDir()
-	p.projectFile, p.userFile, p.tempDir, p.home = resolve(cfg.ProjectFile), resolve(cfg.UserFile), resolve(cfg.TempDir), resolve(cmp.Or(cfg.Home, home))
-	dirs := slices.Concat(cfg.ReadableDirs, cfg.AddDirs)
-	for i := range dirs {
-		dirs[i] = resolve(dirs[i])
-	}
-	p.readableDirs, p.addDirs = dirs[:len(cfg.ReadableDirs):len(cfg.ReadableDirs)], dirs[len(cfg.ReadableDirs):]
-	sets := withFlagRules(cfg.Settings, cfg.AllowedTools, cfg.DisallowedTools)
-	for _, file := range slices.DeleteFunc([]string{p.projectFile, p.userFile}, func(f string) bool { return f == "" }) {
-		rf, err := readRuleFile(file)
-		errs, sets = append(errs, err), append(sets, RuleSet{Source: file, Allow: rf.Allow, Deny: rf.Deny})
-	}
-	for _, set := range sets {
-		allow, err := parseRules(set.Allow, set.Source, set.Project)
-		ask, askErr := parseRules(set.Ask, set.Source, set.Project)
-		deny, denyErr := parseRules(set.Deny, set.Source, set.Project)
-		errs = append(errs, err, askErr, denyErr)
-		p.allow, p.ask, p.deny = append(p.allow, allow...), append(p.ask, ask...), append(p.deny, deny...)
-	}
-	if err := errors.Join(errs...); err != nil {
-		return nil, err
-	}
-	return p, nil
-}
-
-// withFlagRules adds --allowedTools and --disallowedTools to the sets.
-func withFlagRules(sets []RuleSet, allowed, disallowed []string) []RuleSet {
-	return append(slices.Clone(sets), RuleSet{Source: "--allowedTools", Allow: allowed}, RuleSet{Source: "--disallowedTools", Deny: disallowed})
 }
 
 // Authorize allows, denies, or asks the user (headless: denies, naming a flag).
@@ -237,175 +176,195 @@ func describeCall(req PermissionRequest) string {
 	return req.Tool
 }
 
-// apply carries out the user's answer for this call and what it promises.
-func (p *Permissions) apply(req PermissionRequest, d Decision, prompt Prompt, a Answer) error {
-	what := describeCall(req)
-	if !slices.ContainsFunc(prompt.Choices, func(c Choice) bool { return c.ID == a.Choice }) {
-		return p.refuse(req, fmt.Sprintf("permission not granted: %s: the answer %q was not one of the choices", what, a.Choice))
-	}
-	rules := p.grantRules(req, d.asking, a.SaveTo)
-	switch a.Choice {
-	case ChoiceAllowFileTurn:
-		rules = slices.DeleteFunc(rules, func(r Rule) bool { return r.Tool != editAlias }) // the files written, nothing else
-	case ChoiceAllowEditsTurn:
-		rules = []Rule{{Tool: editAlias}}
-	case ChoiceAllowAlways, ChoiceDenyAlways:
-		p.save(a.SaveTo, rules, a.Choice == ChoiceAllowAlways)
-	}
-	p.mu.Lock()
-	if list := map[ChoiceID]*[]Rule{ChoiceAllowFileTurn: &p.turn, ChoiceAllowEditsTurn: &p.turn, ChoiceAllowAlways: &p.allow, ChoiceDenyAlways: &p.deny}[a.Choice]; list != nil {
-		*list = append(*list, rules...)
-	}
-	p.mu.Unlock()
-	switch a.Choice {
-	case ChoiceDenyOnce:
-		return p.refuse(req, "the user rejected "+what)
-	case ChoiceDenyGuidance:
-		return p.refuse(req, fmt.Sprintf("the user rejected %s and said: %s", what, a.Guidance))
-	case ChoiceDenyAlways:
-		return p.refuse(req, "the user rejected "+what+" and denied it from now on")
-	}
-	return nil
-}
-
-// grantRules are the rules an "always" answer saves, one per part that asked.
-func (p *Permissions) grantRules(req PermissionRequest, asking []target, to SaveTarget) []Rule {
-	var rules []Rule
-	for _, t := range asking {
-		r := Rule{Tool: req.Tool}
-		switch {
-		case t.kind == targetPath:
-			r.Spec = "/" + globQuoter.Replace(t.abs)
-			if to == SaveProject {
-				r.Spec = p.relGlob(t.abs)
-			}
-			if t.write {
-				r.Tool, r.Claude = editAlias, true
-			} else if req.Access == AccessExecute {
-				r.Tool, r.Claude = readAlias, true
-			}
-		case t.kind == targetCommand && t.parseErr == nil:
-			r.Spec = quoteWords(t.cmd.Words)
-		case t.kind == targetHost:
-			r.Spec = "domain:" + t.host
-		case t.kind != targetTool:
-			continue
-		}
-		if !slices.Contains(rules, r) {
-			rules = append(rules, r)
-		}
-	}
-	return rules
-}
-
-// quoteWords writes words back as a command, quoting those that need it.
-func quoteWords(words []string) string {
-	quoted := slices.Clone(words)
-	for i, w := range words {
-		if w == "" || strings.Trim(w, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=@%+,") != "" {
-			quoted[i] = "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
-		}
-	}
-	return strings.Join(quoted, " ")
-}
-
-// save writes an "always" answer's rules to the chosen file, if it can, noting where each is kept.
-func (p *Permissions) save(to SaveTarget, rules []Rule, allow bool) {
-	file := map[SaveTarget]string{SaveProject: p.projectFile, SaveUser: p.userFile}[to]
-	for i, r := range rules {
-		rules[i].Source = "this session"
-		if file == "" {
-			continue
-		}
-		if err := addToRuleFile(file, r, allow); err != nil {
-			p.notice(fmt.Sprintf("the rule %s holds for this session only: %v", r, err))
-		} else {
-			rules[i].Source = file
-		}
-	}
-}
-
-// WarnUnknownTools warns about every rule naming none of the known tools.
-func (p *Permissions) WarnUnknownTools(known []string) {
-	p.mu.Lock()
-	rules := slices.Concat(p.deny, p.ask, p.allow)
-	p.mu.Unlock()
-	for _, r := range rules {
-		if !r.knownTool(known) {
-			p.notice(fmt.Sprintf("warning: the rule %s (%s) names no known tool, so it matches nothing; tools: %s",
-				r, r.Source, strings.Join(known, ", ")))
-		}
-	}
-}
-
-// EndTurn forgets the grants made "for this turn", however the turn ended.
-func (p *Permissions) EndTurn() {
+// decide judges a request's parts without asking: one denied denies it all.
+func (p *Permissions) decide(req PermissionRequest) Decision {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.turn = nil
-}
-
-// Mode returns the current permission mode.
-func (p *Permissions) Mode() PermissionMode {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.mode
-}
-
-// SetMode switches the permission mode, as the UI does when the user asks.
-func (p *Permissions) SetMode(mode PermissionMode) error {
-	m, err := ParsePermissionMode(string(mode))
+	targets, err := p.targetsOf(req)
 	if err != nil {
-		return err
+		return Decision{Verdict: VerdictDeny, Reason: err.Error()}
 	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.mode = m
-	return nil
-}
-
-// Denials returns the calls denied so far, oldest first.
-func (p *Permissions) Denials() []Denial {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return slices.Clone(p.denials)
-}
-
-// modeMeanings say in a sentence what each mode allows, for /permissions.
-var modeMeanings = map[PermissionMode]string{
-	ModeDefault:     "reads inside the workspace are free; edits, commands, web fetches, MCP calls and anything outside the workspace ask",
-	ModeAcceptEdits: "reads and edits inside the workspace are free; commands, web fetches, MCP calls and anything outside the workspace ask",
-	ModePlan:        "only reading is possible; edits, commands and MCP calls are refused",
-	ModeBypass:      "everything runs without asking, destructive commands included; only deny rules still hold",
-	ModeDontAsk:     "what the rules allow runs; whatever would ask is denied",
-}
-
-// Describe shows the mode, the rules and the grants: the text of /permissions.
-func (p *Permissions) Describe() string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	var b strings.Builder
-	fmt.Fprintf(&b, "Permission mode: %s (%s)\nWorkspace: %s\n", p.mode, modeMeanings[p.mode], p.workspace)
-	for i, rules := range [][]Rule{p.deny, p.ask, p.allow} {
-		fmt.Fprintf(&b, "%s rules:\n", []string{"Deny", "Ask", "Allow"}[i])
-		if len(rules) == 0 {
-			b.WriteString("  (none)\n")
+	d := Decision{Verdict: VerdictAllow}
+	var reasons, hints []string
+	for _, t := range targets {
+		v := p.judge(req, t)
+		if v.Verdict == VerdictDeny {
+			return v
 		}
-		for _, r := range rules {
-			fmt.Fprintf(&b, "  %-40s from %s\n", r, r.Source)
+		if v.Verdict == VerdictAsk {
+			d.Verdict, d.Strict, d.asking = VerdictAsk, d.Strict || v.Strict, append(d.asking, t)
+			reasons, hints = appendNew(reasons, v.Reason), appendNew(hints, v.Hint)
+			d.Warning = cmp.Or(v.Warning, d.Warning)
 		}
 	}
-	b.WriteString("Allowed for this turn:\n")
-	if len(p.turn) == 0 {
-		b.WriteString("  (nothing)\n")
+	d.Reason, d.Hint = strings.Join(reasons, "; "), strings.Join(hints, " and ")
+	if d.Verdict == VerdictAsk && p.mode == ModeDontAsk {
+		return Decision{Verdict: VerdictDeny, Reason: d.Reason + " (the dontAsk mode denies what would ask)", Hint: d.Hint}
 	}
-	for _, r := range p.turn {
-		fmt.Fprintf(&b, "  edits to %s\n", cmp.Or(strings.TrimPrefix(r.Spec, "/"), "every file inside the workspace"))
+	return d
+}
+
+// appendNew appends s unless it is empty or already there.
+func appendNew(list []string, s string) []string {
+	if s == "" || slices.Contains(list, s) {
+		return list
 	}
-	for _, f := range []struct{ name, path string }{{"Project", p.projectFile}, {"User", p.userFile}} {
-		if f.path != "" {
-			fmt.Fprintf(&b, "%s permissions file: %s\n", f.name, f.path)
+	return append(list, s)
+}
+
+// judge runs one target through the stages of the decision, in order:
+// deny rules, plan mode, leaving the sandbox, protected paths, bypass mode,
+// what always asks, ask rules, allow rules and grants, and the mode's default.
+func (p *Permissions) judge(req PermissionRequest, t target) Decision {
+	if r, ok := p.firstRule(req, t, p.restricts, p.deny); ok {
+		return Decision{Verdict: VerdictDeny, Reason: fmt.Sprintf("denied by the rule %s (%s)%s", r, r.Source, unreadableNote(r, t))}
+	}
+	verbs := map[Access]string{AccessWrite: "change files", AccessExecute: "run a command", AccessExternal: "call an MCP tool that may change things"}
+	if p.mode == ModePlan && verbs[req.Access] != "" {
+		return Decision{Verdict: VerdictDeny, Reason: fmt.Sprintf("plan mode allows only reading, and %s would %s; present the plan with exit_plan_mode instead, and the user will leave plan mode to carry it out", req.Tool, verbs[req.Access])}
+	}
+	if _, ok := t.(unsandboxedTarget); ok {
+		if _, ok := p.firstRule(req, t, p.allows, p.allow); ok {
+			return Decision{Verdict: VerdictAllow}
+		}
+		return Decision{Verdict: VerdictAsk, Strict: true, Reason: "the model asks to run this command outside the sandbox, because: " + req.Unsandboxed,
+			Warning: "outside the sandbox the command can write anywhere, use the network and read secrets", Hint: flagHint(req.Tool, unsandboxedRule)}
+	}
+	if reason := p.protectedReason(req, t); reason != "" {
+		return Decision{Verdict: VerdictAsk, Reason: reason, Strict: true, Hint: "nothing allows it without asking: the user must approve it"}
+	}
+	if p.mode == ModeBypass {
+		return Decision{Verdict: VerdictAllow}
+	}
+	if reason := alwaysAsksReason(t); reason != "" {
+		return Decision{Verdict: VerdictAsk, Reason: reason, Strict: true, Hint: "rerun with --permission-mode bypassPermissions (nothing else allows it without asking)"}
+	}
+	if r, ok := p.firstRule(req, t, p.restricts, p.ask); ok {
+		return Decision{Verdict: VerdictAsk, Reason: fmt.Sprintf("the rule %s (%s) asks", r, r.Source), Strict: true,
+			Hint: fmt.Sprintf("remove the ask rule %s from %s", r, r.Source)}
+	}
+	if _, ok := p.firstRule(req, t, p.allows, p.allow, req.Grants, p.turn); ok {
+		return Decision{Verdict: VerdictAllow}
+	}
+	return p.modeDefault(req, t)
+}
+
+// unsandboxedRule is the rule that lets commands leave the sandbox.
+const unsandboxedRule = "sandbox:false"
+
+// unreadableNote says why a deny rule covers a command the check cannot read, or "".
+func unreadableNote(r Rule, t target) string {
+	c, ok := t.(commandTarget)
+	if !ok || r.Spec == "" || c.unreadable == nil && r.namesProgram(c.cmd) {
+		return ""
+	}
+	return fmt.Sprintf("; %v, so the check cannot tell whether it runs the program it denies; write the command as plain words",
+		cmp.Or[error](c.unreadable, errNotSimple("words with patterns")))
+}
+
+// alwaysAsksReason says why a target asks whatever the rules say, short of bypass mode: a
+// destructive command, a command the check cannot read, a write to a file with other names.
+func alwaysAsksReason(t target) string {
+	switch t := t.(type) {
+	case commandTarget:
+		if t.unreadable != nil {
+			return t.unreadable.Error() + ", which the check does not analyse, so no rule can vouch for it"
+		}
+		return destructiveReason(t.cmd.Words)
+	case pathTarget:
+		if t.write && t.links > 1 {
+			return fmt.Sprintf("%s has %d hard links, so writing it changes a file elsewhere too", t.abs, t.links)
 		}
 	}
-	return b.String()
+	return ""
+}
+
+// firstRule returns the first rule of the lists that names the call's tool and
+// covers the target as covers means it: p.restricts for deny and ask rules, p.allows for the rest.
+func (p *Permissions) firstRule(req PermissionRequest, t target, covers func(Rule, target) bool, lists ...[]Rule) (Rule, bool) {
+	tool, access := req.Tool, req.Access
+	if t, ok := t.(pathTarget); ok && req.Access == AccessExecute { // a path a command names is judged as the file tools judge it
+		tool, access = map[bool]string{false: "read_file", true: "write_file"}[t.write], map[bool]Access{false: AccessRead, true: AccessWrite}[t.write]
+	}
+	for _, r := range slices.Concat(lists...) {
+		if r.matchesTool(tool, access) && covers(r, t) {
+			return r, true
+		}
+	}
+	return Rule{}, false
+}
+
+// restricts reports whether a deny or ask rule covers the target or may: where
+// the check cannot tell (a link, a pattern, a word it cannot read), the rule holds.
+func (p *Permissions) restricts(r Rule, t target) bool {
+	switch t := t.(type) {
+	case pathTarget:
+		return r.Spec == "" || p.pathMayMatch(r, t)
+	case commandTarget:
+		return r.Spec == "" || t.unreadable != nil || t.cmd.Globbed || r.namesProgram(t.cmd)
+	case hostTarget:
+		return r.Spec == "" || r.coversHost(t.host)
+	case unsandboxedTarget:
+		return r.Spec == "" || r.Spec == unsandboxedRule
+	}
+	return r.Spec == ""
+}
+
+// allows reports whether an allow rule or grant surely covers the target: a bare
+// rule covers paths inside the workspace and public hosts, nothing beyond.
+func (p *Permissions) allows(r Rule, t target) bool {
+	switch t := t.(type) {
+	case pathTarget:
+		return r.Spec == "" && t.inside || r.Spec != "" && p.pathMatches(r, t)
+	case commandTarget:
+		return r.matchesCommand(t.cmd)
+	case hostTarget:
+		return r.Spec == "" && !privateHost(t.host) || r.Spec != "" && r.coversHost(t.host)
+	case unsandboxedTarget:
+		return r.Spec == unsandboxedRule
+	}
+	return r.Spec == ""
+}
+
+// modeDefault is the verdict when no rule or grant applies.
+func (p *Permissions) modeDefault(req PermissionRequest, t target) Decision {
+	d := Decision{Verdict: VerdictAsk}
+	switch t := t.(type) {
+	case pathTarget:
+		return p.pathDefault(req, t)
+	case commandTarget:
+		d.Reason, d.Hint = "running a command needs approval", flagHint(req.Tool, suggestPrefix(t.cmd.Words))
+	case socketTarget:
+		d.Reason, d.Hint = "the command opens a network connection through "+t.device, "rerun with --permission-mode bypassPermissions"
+	case hostTarget:
+		d.Reason, d.Hint = "fetching from "+t.host+" needs approval", flagHint(req.Tool, "domain:"+t.host)
+		if privateHost(t.host) {
+			d.Reason = t.host + " is a loopback, private or link-local address, which needs a rule naming it"
+			d.Warning = "this reaches a machine on your own network or computer"
+		}
+	case wholeCall:
+		if req.Access == AccessRead {
+			return Decision{Verdict: VerdictAllow}
+		}
+		d.Reason, d.Hint = "calling "+req.Tool+" needs approval", flagHint(req.Tool, "")
+	default:
+		return Decision{Verdict: VerdictAllow}
+	}
+	return d
+}
+
+// flagHint says which --allowedTools flag allows a tool call.
+func flagHint(tool, spec string) string {
+	return fmt.Sprintf("rerun with --allowedTools %q", Rule{Tool: tool, Spec: spec}.String())
+}
+
+// subcommand matches words that read as a subcommand, such as "test".
+var subcommand = regexp.MustCompile(`^[a-z][a-z0-9-]*$`)
+
+// suggestPrefix proposes a prefix rule: the program and its subcommand.
+func suggestPrefix(words []string) string {
+	if len(words) >= 2 && subcommand.MatchString(words[1]) {
+		return words[0] + " " + words[1] + ":*"
+	}
+	return words[0] + ":*"
 }

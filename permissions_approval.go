@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -116,6 +117,114 @@ func choicesFor(edit, strict bool, saved string) []Choice {
 		grant := c.ID == ChoiceAllowFileTurn || c.ID == ChoiceAllowEditsTurn || c.ID == ChoiceAllowAlways
 		return strict && grant || (c.ID == ChoiceAllowAlways || c.ID == ChoiceDenyAlways) && saved == ""
 	})
+}
+
+// apply carries out the user's answer for this call and what it promises.
+func (p *Permissions) apply(req PermissionRequest, d Decision, prompt Prompt, a Answer) error {
+	what := describeCall(req)
+	if !slices.ContainsFunc(prompt.Choices, func(c Choice) bool { return c.ID == a.Choice }) {
+		return p.refuse(req, fmt.Sprintf("permission not granted: %s: the answer %q was not one of the choices", what, a.Choice))
+	}
+	rules := p.grantRules(req, d.asking, a.SaveTo)
+	switch a.Choice {
+	case ChoiceAllowFileTurn:
+		rules = slices.DeleteFunc(rules, func(r Rule) bool { return r.Tool != editAlias }) // the files written, nothing else
+	case ChoiceAllowEditsTurn:
+		rules = []Rule{{Tool: editAlias}}
+	case ChoiceAllowAlways, ChoiceDenyAlways:
+		p.save(a.SaveTo, rules, a.Choice == ChoiceAllowAlways)
+	}
+	p.mu.Lock()
+	if list := map[ChoiceID]*[]Rule{ChoiceAllowFileTurn: &p.turn, ChoiceAllowEditsTurn: &p.turn, ChoiceAllowAlways: &p.allow, ChoiceDenyAlways: &p.deny}[a.Choice]; list != nil {
+		*list = append(*list, rules...)
+	}
+	p.mu.Unlock()
+	switch a.Choice {
+	case ChoiceDenyOnce:
+		return p.refuse(req, "the user rejected "+what)
+	case ChoiceDenyGuidance:
+		return p.refuse(req, fmt.Sprintf("the user rejected %s and said: %s", what, a.Guidance))
+	case ChoiceDenyAlways:
+		return p.refuse(req, "the user rejected "+what+" and denied it from now on")
+	}
+	return nil
+}
+
+// grantRules are the rules an "always" answer saves, one per part that asked.
+func (p *Permissions) grantRules(req PermissionRequest, asking []target, to SaveTarget) []Rule {
+	var rules []Rule
+	for _, t := range asking {
+		r := Rule{Tool: req.Tool}
+		switch t := t.(type) {
+		case pathTarget:
+			r.Spec = "/" + globQuoter.Replace(t.abs)
+			if to == SaveProject {
+				r.Spec = p.relGlob(t.abs)
+			}
+			if t.write {
+				r.Tool, r.Claude = editAlias, true
+			} else if req.Access == AccessExecute {
+				r.Tool, r.Claude = readAlias, true
+			}
+		case commandTarget:
+			if t.unreadable != nil {
+				continue
+			}
+			r.Spec = quoteWords(t.cmd.Words)
+		case hostTarget:
+			r.Spec = "domain:" + t.host
+		case wholeCall:
+		default:
+			continue
+		}
+		if !slices.Contains(rules, r) {
+			rules = append(rules, r)
+		}
+	}
+	return rules
+}
+
+// quoteWords writes words back as a command, quoting those that need it.
+func quoteWords(words []string) string {
+	quoted := slices.Clone(words)
+	for i, w := range words {
+		if w == "" || strings.Trim(w, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=@%+,") != "" {
+			quoted[i] = "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
+		}
+	}
+	return strings.Join(quoted, " ")
+}
+
+// save writes an "always" answer's rules to the chosen file, if it can, noting where each is kept.
+func (p *Permissions) save(to SaveTarget, rules []Rule, allow bool) {
+	file := map[SaveTarget]string{SaveProject: p.projectFile, SaveUser: p.userFile}[to]
+	for i, r := range rules {
+		rules[i].Source = "this session"
+		if file == "" {
+			continue
+		}
+		if err := addToRuleFile(file, r, allow); err != nil {
+			p.notice(fmt.Sprintf("the rule %s holds for this session only: %v", r, err))
+		} else {
+			rules[i].Source = file
+		}
+	}
+}
+
+// addToRuleFile adds a rule to a permissions.json, replacing it in one step.
+func addToRuleFile(file string, r Rule, allow bool) error {
+	rf, err := readRuleFile(file)
+	if err != nil {
+		return err
+	}
+	if list := map[bool]*[]string{true: &rf.Allow, false: &rf.Deny}[allow]; !slices.Contains(*list, r.String()) {
+		*list = append(*list, r.String())
+	}
+	out, _ := json.MarshalIndent(rf, "", "  ") // lists of strings always encode
+	if err := writeFileAtomic(file, append(out, '\n'), 0o644); err != nil {
+		return fmt.Errorf("saving %s: %w", file, err)
+	}
+	return nil
 }
 
 // unifiedDiff returns the unified diff that turns before into after.

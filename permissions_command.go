@@ -2,6 +2,7 @@ package main
 
 import (
 	"cmp"
+	"maps"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -22,10 +23,31 @@ type errNotSimple string
 // Error says what the check did not understand.
 func (e errNotSimple) Error() string { return "the command uses " + string(e) }
 
-// shellToken matches the tokens of a line, one after another; its groups are 1 blanks (and a comment),
-// 2 a construct the check never analyses, 3 a separator (and a comment), 4 a redirection, the pieces
-// of a word: 5 single-quoted, 6 double-quoted, 7 escaped, 8 plain, and 9 any other character, which stops the check too.
-var shellToken = regexp.MustCompile(`([ \t]+(?:#[^\n]*)?|^#[^\n]*)|([0-9]*(?:<<|<>|[<>]\(|&>|[<>]&[0-9-][^ \t\n;|&])|\|&|[$` + "`" + `()}!]|\{(?:[^}]|$))|((?:&&|\|\||[;|\n])(?:[ \t]*#[^\n]*)?)|([0-9]*(?:>>|>\||[<>]&[0-9-]|[<>]))|'([^']*)'|"((?:[^"\\$` + "`" + `]|\\[^\n$` + "`" + `])*)"|\\([^\n])|((?:\{\}|[^\s'"\\;&|<>$` + "`" + `(){}!])+)|([\s\S])`)
+// shellToken matches the tokens of a line, one after another; each
+// alternative is one named group, and the name says what the token is.
+var shellToken = regexp.MustCompile(strings.Join([]string{
+	`(?P<blank>[ \t]+(?:#[^\n]*)?|^#[^\n]*)`, // blanks, and a comment after them
+	// a construct the check never reads: a here-document, <>, process substitution, &>, a descriptor
+	// copy followed by more than a blank or separator, |&, $, a backquote (\x60), a parenthesis, !, a brace
+	`(?P<stop>[0-9]*(?:<<|<>|[<>]\(|&>|[<>]&[0-9-][^ \t\n;|&])|\|&|[$\x60()}!]|\{(?:[^}]|$))`,
+	`(?P<separator>(?:&&|\|\||[;|\n])(?:[ \t]*#[^\n]*)?)`, // ;, &&, ||, | or a newline, and a comment after it
+	`(?P<redirect>[0-9]*(?:>>|>\||[<>]&[0-9-]|[<>]))`,     // >, >>, >|, <, or a descriptor copy such as 2>&1
+	`'(?P<single>[^']*)'`,                           // the pieces of a word: single-quoted,
+	`"(?P<double>(?:[^"\\$\x60]|\\[^\n$\x60])*)"`,   // double-quoted without $, backquotes or a line continuation,
+	`\\(?P<escaped>[^\n])`,                          // one escaped character,
+	`(?P<plain>(?:\{\}|[^\s'"\\;&|<>$\x60(){}!])+)`, // or plain ({} is find's, not a group)
+	`(?P<other>[\s\S])`,                             // anything else stops the check too
+}, "|"))
+
+// tokenAt returns the name of the group a match of shellToken took, and its text.
+func tokenAt(line string, m []int) (kind, text string) {
+	for i, name := range shellToken.SubexpNames() {
+		if i > 0 && m[2*i] >= 0 {
+			return name, line[m[2*i]:m[2*i+1]]
+		}
+	}
+	return "", ""
+}
 
 // stopReasons say what stops the check, by the first character of the token.
 var stopReasons = map[byte]string{
@@ -45,67 +67,92 @@ func stopReason(token string) error {
 
 // parseCommandLine splits a line into simple commands joined by ;, &&, ||, | and newlines; else errNotSimple.
 func parseCommandLine(line string) ([]simpleCommand, error) {
-	var cmds []simpleCommand
-	var cur simpleCommand
-	var word, pending string // the word being read; a redirection waiting for its file
-	inWord := false
-	for _, m := range append(shellToken.FindAllStringSubmatchIndex(line, -1), nil) {
-		group, text := 3, "" // nil: the end of the line ends the last command
-		if m != nil {
-			for group = 1; m[2*group] < 0; group++ {
-			}
-			text = line[m[2*group]:m[2*group+1]]
-		}
-		if group == 2 || group == 9 {
-			return nil, stopReason(text)
-		}
-		if group >= 5 {
-			if group == 6 {
-				text = strings.NewReplacer(`\"`, `"`, `\\`, `\`).Replace(text)
-			} else if group == 8 {
-				cur.Globbed = cur.Globbed || strings.ContainsAny(text, "*?[")
-				if strings.Contains(text, "~") && (strings.Contains(word+text, "=~") || strings.Contains(word+text, ":~")) {
-					return nil, errNotSimple("~ after = or :")
-				}
-			}
-			word, inWord = word+text, true
-			continue
-		}
-		if inWord {
-			switch {
-			case group == 4:
-				return nil, errNotSimple("a redirection glued to a word")
-			case pending == "":
-				cur.Words = append(cur.Words, word)
-			case strings.IndexAny(word, "&#") == 0:
-				return nil, errNotSimple("& or # as the file of a redirection")
-			default:
-				cur.Redirects, pending = append(cur.Redirects, pending+word), ""
-			}
-			word, inWord = "", false
-		}
-		switch op := text[strings.IndexAny(text+"<", "<>"):]; {
-		case group == 1:
-		case pending != "":
-			return nil, errNotSimple("a redirection without a file")
-		case group == 3 && len(cur.Words) == 0 && len(cur.Redirects) > 0:
-			return nil, errNotSimple("a redirection without a command")
-		case group == 3:
-			if len(cur.Words) > 0 {
-				cmds = append(cmds, cur)
-			}
-			cur = simpleCommand{}
-		case strings.Contains(op, "&"):
-			cur.Redirects = append(cur.Redirects, op)
-		default:
-			pending = op[:1]
+	var r commandReader
+	for _, m := range shellToken.FindAllStringSubmatchIndex(line, -1) {
+		if err := r.take(tokenAt(line, m)); err != nil {
+			return nil, err
 		}
 	}
-	return cmds, nil
+	if err := r.take("separator", ""); err != nil { // the end of the line ends the last command
+		return nil, err
+	}
+	return r.cmds, nil
 }
 
-// unanalysedPrograms are keywords and builtins that run unknown commands
-// or set variables (PATH, CDPATH, BASH_CMDS) that change what later ones do.
+// commandReader builds a line's simple commands from its tokens.
+type commandReader struct {
+	cmds    []simpleCommand
+	cur     simpleCommand // the command being read
+	word    string        // the word being read, its pieces joined
+	inWord  bool          // a piece of a word has been read (it may be empty: '')
+	pending string        // "<" or ">": a redirection waiting for its file
+}
+
+// take reads the next token, by the name of its group in shellToken.
+func (r *commandReader) take(kind, text string) error {
+	switch kind {
+	case "stop", "other":
+		return stopReason(text)
+	case "single", "escaped":
+		r.word, r.inWord = r.word+text, true
+		return nil
+	case "double":
+		r.word, r.inWord = r.word+strings.NewReplacer(`\"`, `"`, `\\`, `\`).Replace(text), true
+		return nil
+	case "plain":
+		r.cur.Globbed = r.cur.Globbed || strings.ContainsAny(text, "*?[")
+		if strings.Contains(text, "~") && (strings.Contains(r.word+text, "=~") || strings.Contains(r.word+text, ":~")) {
+			return errNotSimple("~ after = or :")
+		}
+		r.word, r.inWord = r.word+text, true
+		return nil
+	}
+	if err := r.endWord(kind); err != nil {
+		return err
+	}
+	switch op := text[strings.IndexAny(text+"<", "<>"):]; {
+	case kind == "blank":
+	case r.pending != "":
+		return errNotSimple("a redirection without a file")
+	case kind == "separator" && len(r.cur.Words) == 0 && len(r.cur.Redirects) > 0:
+		return errNotSimple("a redirection without a command")
+	case kind == "separator":
+		if len(r.cur.Words) > 0 {
+			r.cmds = append(r.cmds, r.cur)
+		}
+		r.cur = simpleCommand{}
+	case strings.Contains(op, "&"): // a descriptor copy such as >&1 needs no file
+		r.cur.Redirects = append(r.cur.Redirects, op)
+	default:
+		r.pending = op[:1]
+	}
+	return nil
+}
+
+// endWord ends the word being read before a token of the given kind: it is
+// the file of a pending redirection, or the command's next word.
+func (r *commandReader) endWord(kind string) error {
+	if !r.inWord {
+		return nil
+	}
+	switch {
+	case kind == "redirect":
+		return errNotSimple("a redirection glued to a word")
+	case r.pending == "":
+		r.cur.Words = append(r.cur.Words, r.word)
+	case strings.IndexAny(r.word, "&#") == 0:
+		return errNotSimple("& or # as the file of a redirection")
+	default:
+		r.cur.Redirects, r.pending = append(r.cur.Redirects, r.pending+r.word), ""
+	}
+	r.word, r.inWord = "", false
+	return nil
+}
+
+// unanalysedPrograms are keywords and builtins that run unknown commands or
+// set variables (PATH, CDPATH, BASH_CMDS) that change what later ones do. The
+// sandbox confines what a command can reach, not which command a rule vouches
+// for: a rule allowing "eval x" would vouch for whatever x turns out to be.
 var unanalysedPrograms = strings.Fields(`if then else elif fi for while until do done case esac select function time coproc [[
 	eval source . exec trap alias unalias builtin command enable set shopt declare typeset local export readonly unset hash let pushd popd fc
 	read mapfile readarray getopts`)
@@ -127,8 +174,12 @@ func checkProgram(c simpleCommand) error {
 	return nil
 }
 
-// riskyFlags are the flags (without dashes) that make programs run others or write files, so prefix
-// rules do not cover them; short ones count in a cluster, and long ones written with -- also abbreviated.
+// riskyFlags are the flags (without dashes) that make programs run others or
+// write files. The sandbox keeps such a program inside the workspace, but not
+// from running a program or rewriting a file the user never meant a prefix rule
+// such as "go test:*" to allow, and where there is no sandbox (macOS, or
+// sandbox:false) the rule is all there is; so prefix rules do not cover these
+// flags. Short ones count in a cluster, long ones written with -- also abbreviated.
 var riskyFlags = map[string]struct{ long, short string }{
 	"go":   {long: "exec toolexec vettool ldflags compiler o C coverprofile cpuprofile memprofile blockprofile mutexprofile trace outputdir modfile overlay pkgdir w"},
 	"git":  {long: "c config-env exec-path output output-directory o upload-pack receive-pack exec extcmd open-files-in-pager ext-diff git-dir work-tree template C", short: "xO"},
@@ -169,7 +220,21 @@ func riskyFlag(words []string) string {
 // first operand (the flags that take a value, -e among them, are risky).
 var sedDelimited = regexp.MustCompile(`[sy]/(?:[^\\/]|\\.)*/(?:[^\\/]|\\.)*/[gpiImM0-9]*|/(?:[^\\/]|\\.)*/`)
 
-// destructiveReason returns why a command, or a script in its words (sh -c), destroys work for good, or "".
+// destructiveGit are the git subcommands that discard uncommitted work for
+// good, which the sandbox lets a command do inside the workspace; each is
+// destructive always (nil) or with any one of its lists of words, each word
+// there (a|b: either). The words may come anywhere after git.
+var destructiveGit = map[string][][]string{
+	"reset": {{"--hard"}}, "clean": nil, "restore": nil, "filter-branch": nil,
+	"checkout": {{"--|."}, {"-f|--force|--discard-changes"}}, "switch": {{"--|."}, {"-f|--force|--discard-changes"}},
+	"branch": {{"-D"}, {"-d|--delete", "-f|--force"}}, "stash": {{"drop|clear"}},
+}
+
+// destructiveReason returns why a command, or a script in its words (sh -c),
+// destroys work for good, or "". The sandbox lets commands write the workspace,
+// which is where the work is, so these ask whatever the rules say: rm -r or -f,
+// the git commands that discard uncommitted work or rewrite a remote, find
+// -delete, and the programs that overwrite data.
 func destructiveReason(words []string) string {
 	var tokens []string
 	for _, w := range words {
@@ -185,8 +250,11 @@ func destructiveReason(words []string) string {
 			return a == "--recursive" || a == "--force" || len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.ContainsAny(a, "rRf")
 		}):
 			return "rm -r or -f deletes files for good"
-		case prog == "git" && (has("reset") && has("--hard") || has("clean") || has("checkout", "switch") && (has("--", ".") || has("-f", "--force", "--discard-changes")) ||
-			has("restore") || has("branch") && (has("-D") || has("-d", "--delete") && has("-f", "--force")) || has("stash") && has("drop", "clear") || has("filter-branch")):
+		case prog == "git" && slices.ContainsFunc(slices.Collect(maps.Keys(destructiveGit)), func(sub string) bool {
+			return has(sub) && (destructiveGit[sub] == nil || slices.ContainsFunc(destructiveGit[sub], func(words []string) bool {
+				return !slices.ContainsFunc(words, func(w string) bool { return !has(strings.Split(w, "|")...) })
+			}))
+		}):
 			return "git " + strings.Join(args, " ") + " discards work that cannot be recovered"
 		case prog == "git" && has("push") && (has("-f", "--force", "--force-with-lease", "--mirror", "--delete", "-d") ||
 			slices.ContainsFunc(args, func(a string) bool { return strings.HasPrefix(a, "+") || strings.HasPrefix(a, ":") })):

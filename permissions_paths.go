@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -11,6 +12,126 @@ import (
 	"strings"
 	"syscall"
 )
+
+// The path rules: where a path leads, whether a rule's glob covers it,
+// which paths always ask, and what a path asks when no rule applies.
+
+// pathGlob makes a rule's path absolute: `x`, `./x` from the project, `~/x` from home, `/x` too in Claude Code's names.
+func (r Rule) pathGlob(workspace, home string) string {
+	spec, root := r.Spec, cmp.Or(r.Root, workspace)
+	switch {
+	case strings.HasPrefix(spec, "//"):
+		spec = spec[1:]
+	case spec == "~" || strings.HasPrefix(spec, "~/"):
+		spec = home + spec[1:]
+	case strings.HasPrefix(spec, "/") && r.Claude:
+		spec = root + spec
+	case !strings.HasPrefix(spec, "/"):
+		rel := strings.TrimPrefix(spec, "./")
+		if !strings.Contains(strings.TrimSuffix(rel, "/"), "/") {
+			rel = "**/" + rel
+		}
+		spec = root + "/" + rel
+	}
+	if strings.HasSuffix(spec, "/") {
+		spec += "**"
+	}
+	return filepath.Clean(spec)
+}
+
+// pathMatches reports whether a rule's glob covers where the path leads, or what is inside it.
+func (p *Permissions) pathMatches(r Rule, t pathTarget) bool {
+	return globCovers(r.pathGlob(p.workspace, p.home), t.abs)
+}
+
+// pathMayMatch reports whether a deny or ask rule's glob may cover the path: as written,
+// where it leads, through the links the glob's folder names, or somewhere inside a folder.
+func (p *Permissions) pathMayMatch(r Rule, t pathTarget) bool {
+	glob := r.pathGlob(p.workspace, p.home)
+	folder := globFolder(glob)
+	real, _ := resolveExisting(folder)
+	return slices.ContainsFunc([]string{glob, cmp.Or(real, folder) + glob[len(folder):]}, func(glob string) bool {
+		return globCovers(glob, t.abs) || globCovers(glob, t.lexical) || t.dir && holdsMatch(glob, t.abs)
+	})
+}
+
+// globCovers reports whether the glob matches the path or a folder above it.
+func globCovers(glob, path string) bool {
+	return matchGlob(glob, path) || matchGlob(glob+"/**", path)
+}
+
+// globFolder is the folder a glob starts in, before its first pattern.
+func globFolder(glob string) string {
+	if i := strings.IndexAny(glob, "*?[\\"); i >= 0 {
+		return filepath.Dir(glob[:i+1])
+	}
+	return glob
+}
+
+// globQuoter quotes the glob characters of a literal path.
+var globQuoter = strings.NewReplacer(`*`, `\*`, `?`, `\?`, `[`, `\[`, `]`, `\]`, `\`, `\\`)
+
+// relGlob is the glob naming exactly one path, relative when inside.
+func (p *Permissions) relGlob(abs string) string {
+	if rel, err := filepath.Rel(p.workspace, abs); err == nil && within(p.workspace, abs) && rel != "." {
+		return "./" + globQuoter.Replace(filepath.ToSlash(rel))
+	}
+	return "/" + globQuoter.Replace(abs)
+}
+
+// startupFiles are the shell start-up files in HOME.
+var startupFiles = []string{".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".bash_aliases", ".profile", ".zshrc", ".zshenv",
+	".zprofile", ".zlogin", ".zlogout", ".cshrc", ".tcshrc", ".login", ".kshrc", ".mkshrc", ".inputrc", ".config/fish"}
+
+// protectedReason says why a path that configures agents asks when written or named by a command.
+func (p *Permissions) protectedReason(req PermissionRequest, t target) string {
+	pt, ok := t.(pathTarget)
+	if !ok || !pt.write && req.Access != AccessExecute {
+		return ""
+	}
+	for _, path := range []string{pt.abs, pt.lexical} {
+		for _, elem := range strings.Split(path, "/") {
+			switch strings.ToLower(elem) { // one name on case-insensitive file systems
+			case ".git", ".minicode", ".claude":
+				return fmt.Sprintf("%s is inside %s, which is protected: changes there always ask", path, elem)
+			case ".mcp.json", "agents.md", "claude.md", "claude.local.md", "mini.md":
+				return fmt.Sprintf("%s configures or instructs agents, so changing it always asks", path)
+			}
+		}
+		if dir := filepath.Dir(p.userFile); p.userFile != "" && within(dir, path) {
+			return fmt.Sprintf("%s is in %s, which is protected: changes there always ask", path, dir)
+		}
+		if slices.ContainsFunc(startupFiles, func(f string) bool { return within(filepath.Join(p.home, f), path) }) {
+			return fmt.Sprintf("%s runs in every new shell, so changing it always asks", path)
+		}
+	}
+	return ""
+}
+
+// pathDefault is the verdict on a path when no rule or grant applies.
+func (p *Permissions) pathDefault(req PermissionRequest, t pathTarget) Decision {
+	ruleTool := req.Tool
+	if req.Access == AccessExecute {
+		ruleTool = map[bool]string{false: readAlias, true: editAlias}[t.write]
+	}
+	d := Decision{Verdict: VerdictAsk, Hint: flagHint(ruleTool, p.relGlob(t.abs))}
+	switch {
+	case t.write && !t.inside:
+		d.Reason, d.Warning = "writes outside the workspace: "+t.abs, "this writes outside the workspace ("+t.abs+")"
+	case t.write && (p.mode == ModeAcceptEdits || req.Access == AccessExecute):
+		return Decision{Verdict: VerdictAllow}
+	case t.write:
+		d.Reason = "edits need approval in " + string(p.mode) + " mode"
+		d.Hint = "rerun with --permission-mode acceptEdits or " + strings.TrimPrefix(flagHint(editAlias, p.relGlob(t.abs)), "rerun with ")
+	case !t.inside && (t.dir || !slices.ContainsFunc(p.readableDirs, func(dir string) bool { return within(dir, t.abs) })):
+		d.Reason = "reaches outside the workspace: " + t.abs // readable folders' files only: the results folder holds every session's
+	case t.links > 1:
+		d.Reason = fmt.Sprintf("%s has %d hard links, so it may be a file outside the workspace", t.abs, t.links)
+	default:
+		return Decision{Verdict: VerdictAllow}
+	}
+	return d
+}
 
 // within reports whether the clean absolute path is dir or lies below it.
 func within(dir, path string) bool {

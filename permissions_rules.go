@@ -1,14 +1,10 @@
 package main
 
 import (
-	"cmp"
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"net/netip"
-	"os"
 	"path"
 	"path/filepath"
 	"slices"
@@ -126,29 +122,6 @@ func (r Rule) knownTool(known []string) bool {
 	return strings.HasPrefix(r.Tool, "mcp__") || slices.ContainsFunc(known, func(t string) bool { return r.matchesTool(t, AccessWrite) })
 }
 
-// pathGlob makes a rule's path absolute: `x`, `./x` from the project, `~/x` from home, `/x` too in Claude Code's names.
-func (r Rule) pathGlob(workspace, home string) string {
-	spec, root := r.Spec, cmp.Or(r.Root, workspace)
-	switch {
-	case strings.HasPrefix(spec, "//"):
-		spec = spec[1:]
-	case spec == "~" || strings.HasPrefix(spec, "~/"):
-		spec = home + spec[1:]
-	case strings.HasPrefix(spec, "/") && r.Claude:
-		spec = root + spec
-	case !strings.HasPrefix(spec, "/"):
-		rel := strings.TrimPrefix(spec, "./")
-		if !strings.Contains(strings.TrimSuffix(rel, "/"), "/") {
-			rel = "**/" + rel
-		}
-		spec = root + "/" + rel
-	}
-	if strings.HasSuffix(spec, "/") {
-		spec += "**"
-	}
-	return filepath.Clean(spec)
-}
-
 // matchesCommand reports whether an allow rule covers a simple command.
 func (r Rule) matchesCommand(cmd simpleCommand) bool {
 	want, prefix, err := r.command()
@@ -171,31 +144,6 @@ func (r Rule) namesProgram(cmd simpleCommand) bool {
 		}
 	}
 	return slices.Contains(tokens, filepath.Base(want[0])) && !slices.ContainsFunc(want[1:], func(w string) bool { return !slices.Contains(tokens, w) })
-}
-
-// globQuoter quotes the glob characters of a literal path.
-var globQuoter = strings.NewReplacer(`*`, `\*`, `?`, `\?`, `[`, `\[`, `]`, `\]`, `\`, `\\`)
-
-// ruleFile is the format of permissions.json, which keeps "always" answers.
-type ruleFile struct {
-	Allow []string `json:"allow"`
-	Deny  []string `json:"deny"`
-}
-
-// readRuleFile reads a permissions.json; a missing or blank one holds no rules.
-func readRuleFile(file string) (ruleFile, error) {
-	rf := ruleFile{Allow: []string{}, Deny: []string{}} // shown as [] when empty
-	data, err := os.ReadFile(file)
-	if errors.Is(err, fs.ErrNotExist) || err == nil && strings.TrimSpace(string(data)) == "" {
-		return rf, nil
-	}
-	if err != nil {
-		return rf, fmt.Errorf("reading %s: %w", file, err)
-	}
-	if err := decodeJSON(data, &rf, true); err != nil {
-		return rf, fmt.Errorf("permissions file %s: %w", file, err)
-	}
-	return rf, nil
 }
 
 // parseRules parses comma-separated lists of rules (commas in parentheses belong to a rule) with paths from root.
@@ -225,20 +173,11 @@ func parseRules(lists []string, source, root string) ([]Rule, error) {
 	return rules, nil
 }
 
-// addToRuleFile adds a rule to a permissions.json, replacing it in one step.
-func addToRuleFile(file string, r Rule, allow bool) error {
-	rf, err := readRuleFile(file)
-	if err != nil {
-		return err
-	}
-	if list := map[bool]*[]string{true: &rf.Allow, false: &rf.Deny}[allow]; !slices.Contains(*list, r.String()) {
-		*list = append(*list, r.String())
-	}
-	out, _ := json.MarshalIndent(rf, "", "  ") // lists of strings always encode
-	if err := writeFileAtomic(file, append(out, '\n'), 0o644); err != nil {
-		return fmt.Errorf("saving %s: %w", file, err)
-	}
-	return nil
+// coversHost reports whether a domain: rule names the host or a domain above it.
+func (r Rule) coversHost(host string) bool {
+	domain, ok := strings.CutPrefix(r.Spec, "domain:")
+	domain = normalHost(strings.TrimPrefix(domain, "*."))
+	return ok && (host == domain || strings.HasSuffix(host, "."+domain))
 }
 
 // normalHost writes a host, localhost and IP literals too, one way only.
@@ -279,18 +218,4 @@ func privateHost(host string) bool {
 	ip, err := netip.ParseAddr(host)
 	return err == nil && (ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() || ip.IsUnspecified() ||
 		netip.MustParsePrefix("100.64.0.0/10").Contains(ip))
-}
-
-// ReadDenyFolders are the folders outside the workspace Read deny rules name.
-func ReadDenyFolders(sets []RuleSet, disallowed []string, workspace, home string) []string {
-	var out []string
-	for _, set := range withFlagRules(sets, nil, disallowed) {
-		rules, _ := parseRules(set.Deny, set.Source, set.Project)
-		for _, r := range rules {
-			if folder := globFolder(r.pathGlob(workspace, home)); r.Spec != "" && (r.Tool == readAlias || r.Tool == "read_file") && !within(folder, workspace) {
-				out = append(out, folder)
-			}
-		}
-	}
-	return out
 }

@@ -187,7 +187,7 @@ func TestRuleMatchesHost(t *testing.T) {
 	}
 	p := &Permissions{}
 	for host, want := range map[string]bool{"go.dev": true, "pkg.go.dev": true, "notgo.dev": false, "go.dev.evil.com": false, "GO.DEV.": false} {
-		if got := p.ruleCovers(r, target{kind: targetHost, host: host}, false); got != want {
+		if got := p.allows(r, hostTarget{host: host}); got != want {
 			t.Errorf("%s matches host %q = %v, want %v", r, host, got, want)
 		}
 	}

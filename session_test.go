@@ -421,7 +421,7 @@ func TestPanicInTurnStillCleansUp(t *testing.T) {
 func TestLoopPromptsAreJournaledAsTheyHappen(t *testing.T) {
 	s := newSession(t.TempDir(), newSessionID(), nil)
 	agent := &Agent{Provider: &MockProvider{script: []ScriptedReply{{Text: "<progress>looking</progress>"}, {Text: "done"}}}, Journal: s.Event}
-	agent.RunTurn(context.Background(), nil, "task")
+	agent.RunTurn(context.Background(), nil, TurnInput{Text: "task"})
 	s.Close()
 	var got []string
 	for _, r := range readRecords(t, s.Path) {

@@ -40,6 +40,7 @@ type ToolEnv struct {
 	Hooks      *Hooks    // PreToolUse and PostToolUse hooks; nil runs none
 	Memory     *Memory   // memory read_file adds for the files it reads; nil adds none
 	Files      TextFiles // an editor's buffers, read and written in place of the disk; nil: the disk
+	Grants     []Rule    // allow rules of the running skill or command: calls they cover run without asking
 }
 
 // TextFiles is an editor's view of the files (acp_tools.go), through which
@@ -47,6 +48,20 @@ type ToolEnv struct {
 type TextFiles interface {
 	ReadText(path string) (string, error)       // errors.ErrUnsupported: read the disk
 	WriteText(path, before, after string) error // before is "" for a new file
+}
+
+// withGrants returns env for the calls of a skill or command whose rules allow
+// more (deny rules still hold): a copy holding them too, or env itself if none.
+func (env *ToolEnv) withGrants(rules []Rule) *ToolEnv {
+	if len(rules) == 0 {
+		return env
+	}
+	var e ToolEnv
+	if env != nil {
+		e = *env
+	}
+	e.Grants = slices.Concat(e.Grants, rules)
+	return &e
 }
 
 // Tool is one capability offered to the model, built-in or from MCP.
@@ -380,7 +395,7 @@ func permit(ctx context.Context, env *ToolEnv, tool *Tool, call Block, hookDecis
 			return input, err
 		}
 		req.Tool, req.ToolUseID, req.Input = tool.Name, call.ID, raw
-		req.HookDecision, req.Grants = hookDecision, contextValue[[]Rule](ctx, keyToolGrants)
+		req.HookDecision, req.Grants = hookDecision, env.Grants
 		err = env.Perms.Authorize(ctx, req)
 		var replaced *InputReplaced
 		if changed || !errors.As(err, &replaced) {

@@ -120,7 +120,7 @@ func (s *Subagents) Tool() *Tool {
 			return PermissionRequest{Access: AccessRead, Summary: "start a subagent: " + in.Description}, nil
 		},
 		Run: func(ctx context.Context, env *ToolEnv, in TaskInput) (ToolOutput, error) {
-			return s.run(ctx, cmp.Or(in.SubagentType, "general-purpose"), in.Prompt)
+			return s.run(ctx, env, cmp.Or(in.SubagentType, "general-purpose"), in.Prompt)
 		},
 	}.Tool()
 }
@@ -139,8 +139,8 @@ func (s *Subagents) Describe() string {
 	return strings.TrimRight(b.String(), "\n")
 }
 
-// run runs one subagent to its end and returns its answer and usage.
-func (s *Subagents) run(ctx context.Context, name, prompt string) (ToolOutput, error) {
+// run runs one subagent to its end, its calls in env, and returns its answer and usage.
+func (s *Subagents) run(ctx context.Context, env *ToolEnv, name, prompt string) (ToolOutput, error) {
 	i := slices.IndexFunc(s.Agents, func(d *AgentDef) bool { return d.Name == name })
 	if i < 0 {
 		var names []string
@@ -164,11 +164,11 @@ func (s *Subagents) run(ctx context.Context, name, prompt string) (ToolOutput, e
 			return ToolOutput{}, ctx.Err()
 		}
 	}
-	child := s.child(ctx, def, depth)
+	child := s.child(ctx, env, def, depth)
 	if s.Checkpoint != nil {
 		defer s.Checkpoint(ctx, def.Name+": "+prompt)()
 	}
-	res := child.RunTurn(context.WithValue(ctx, keySubagentDepth, depth), nil, prompt)
+	res := child.RunTurn(context.WithValue(ctx, keySubagentDepth, depth), nil, TurnInput{Text: prompt})
 	usage := fmt.Sprintf("[subagent %s: %d steps, %d input and %d output tokens]", def.Name, res.Steps, res.Usage.InputTokens, res.Usage.OutputTokens)
 	switch res.End {
 	case EndCancelled:
@@ -180,8 +180,8 @@ func (s *Subagents) run(ctx context.Context, name, prompt string) (ToolOutput, e
 	return ToolOutput{Text: res.Text + "\n\n" + usage, IsError: res.End != EndFinal}, nil
 }
 
-// child builds the agent loop of one subagent.
-func (s *Subagents) child(ctx context.Context, def *AgentDef, depth int) *Agent {
+// child builds the agent loop of one subagent, whose calls run in env.
+func (s *Subagents) child(ctx context.Context, env *ToolEnv, def *AgentDef, depth int) *Agent {
 	parent, parentCall := s.Parent, contextValue[string](ctx, keyToolUseID)
 	tools := NewRegistry()
 	for _, t := range parent.Tools.Tools() {
@@ -192,11 +192,11 @@ func (s *Subagents) child(ctx context.Context, def *AgentDef, depth int) *Agent 
 		}
 	}
 	system := def.Prompt + "\n\nToday: " + time.Now().Format("2006-01-02") + "\n"
-	if parent.Env != nil {
-		system += "Workspace: " + parent.Env.Workspace + "\n"
+	if env != nil {
+		system += "Workspace: " + env.Workspace + "\n"
 	}
 	return &Agent{
-		Provider: parent.Provider, Tools: tools, Env: parent.Env, MaxTokens: parent.MaxTokens,
+		Provider: parent.Provider, Tools: tools, Env: env, MaxTokens: parent.MaxTokens,
 		Limits: parent.Limits, Compaction: parent.Compaction, SummaryModel: parent.SummaryModel,
 		Model:    cmp.Or(resolveModelAlias(strings.TrimPrefix(def.Model, "inherit")), parent.Model),
 		System:   system,
@@ -232,7 +232,6 @@ type contextKey int
 // The context keys.
 const (
 	keyToolUseID     contextKey = iota // the id of the tool call being run
-	keyToolGrants                      // allow rules of the running skill or command
 	keySubagentDepth                   // how many subagents deep a call runs
 )
 
@@ -240,9 +239,4 @@ const (
 func contextValue[T any](ctx context.Context, key contextKey) T {
 	v, _ := ctx.Value(key).(T)
 	return v
-}
-
-// withToolGrants lets the calls run under ctx use rules without asking.
-func withToolGrants(ctx context.Context, rules []Rule) context.Context {
-	return context.WithValue(ctx, keyToolGrants, append(contextValue[[]Rule](ctx, keyToolGrants), rules...))
 }

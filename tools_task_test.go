@@ -243,7 +243,7 @@ func TestSubagentLimits(t *testing.T) {
 		parent := &Agent{Provider: provider, Model: "m", Tools: NewRegistry(builtins...), Env: &ToolEnv{Workspace: ws, ResultsDir: t.TempDir()}}
 		s := &Subagents{Parent: parent, Agents: LoadAgents(nil), MaxDepth: tc.depth, MaxSteps: tc.steps}
 		parent.Tools.Add(s.Tool())
-		out, err := s.run(context.Background(), "general-purpose", "Read a.txt")
+		out, err := s.run(context.Background(), parent.Env, "general-purpose", "Read a.txt")
 		if err != nil || !strings.Contains(out.Text, tc.wantText) {
 			t.Errorf("depth %d, steps %d: answer %q (%v), want it to hold %q", tc.depth, tc.steps, out.Text, err, tc.wantText)
 		}
@@ -257,7 +257,7 @@ func TestSubagentLimits(t *testing.T) {
 			t.Errorf("depth %d: the subagent was offered task: %v, want %v", tc.depth, hasTask, tc.wantTask)
 		}
 	}
-	if _, err := (&Subagents{Agents: LoadAgents(nil)}).run(context.Background(), "nobody", "x"); err == nil || !strings.Contains(err.Error(), "general-purpose") {
+	if _, err := (&Subagents{Agents: LoadAgents(nil)}).run(context.Background(), nil, "nobody", "x"); err == nil || !strings.Contains(err.Error(), "general-purpose") {
 		t.Errorf("unknown agent: %v, want an error listing the agents", err)
 	}
 }

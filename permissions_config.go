@@ -1,0 +1,225 @@
+package main
+
+import (
+	"cmp"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// Building the permission check from its settings, and what the rest of the
+// program reads and changes of it: the mode, the turn's grants, the denials,
+// the text of /permissions.
+
+// ParsePermissionMode checks a mode name; "" is the default mode.
+func ParsePermissionMode(name string) (PermissionMode, error) {
+	if m := cmp.Or(PermissionMode(name), ModeDefault); modeMeanings[m] != "" {
+		return m, nil
+	}
+	return "", fmt.Errorf("unknown permission mode %q (use default, acceptEdits, plan, dontAsk or bypassPermissions)", name)
+}
+
+// RuleSet is one source of rules; their "./" paths start at Project.
+type RuleSet struct {
+	Source, Project  string
+	Allow, Ask, Deny []string
+}
+
+// PermissionConfig is what NewPermissions needs.
+type PermissionConfig struct {
+	Mode                          PermissionMode // "" is ModeDefault
+	Workspace                     string         // absolute, symlinks resolved
+	ReadableDirs                  []string       // outside the workspace, readable without asking
+	AddDirs                       []string       // treated as part of the workspace
+	Home                          string         // for ~ and the shell start-up files; "" is $HOME
+	TempDir                       string         // the sandbox's, which commands may name
+	Settings                      []RuleSet
+	AllowedTools, DisallowedTools []string // values of --allowedTools and --disallowedTools
+	Asker                         Asker    // nil: headless, what would ask is denied
+	ProjectFile, UserFile         string   // where "always" answers are saved; "" for none
+	Notice                        func(string)
+}
+
+// Denial records one refused tool call for the JSON result.
+type Denial struct {
+	Tool      string          `json:"tool_name"`
+	ToolUseID string          `json:"tool_use_id"`
+	Input     json.RawMessage `json:"tool_input,omitempty"`
+	Reason    string          `json:"reason"`
+}
+
+// NewPermissions builds the check; a bad rule is an error naming where it is.
+func NewPermissions(cfg PermissionConfig) (*Permissions, error) {
+	p := &Permissions{workspace: cfg.Workspace, asker: cfg.Asker, notice: cfg.Notice, mode: cmp.Or(cfg.Mode, ModeDefault), askSlot: make(chan struct{}, 1)}
+	if p.notice == nil {
+		p.notice = func(string) {}
+	}
+	var errs []error
+	resolve := func(path string) string { // absolute, with symlinks resolved whether or not it exists yet
+		if path == "" {
+			return ""
+		}
+		abs, err := filepath.Abs(path)
+		if err == nil {
+			abs, err = resolveExisting(abs)
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("resolving %s: %w", path, err))
+		}
+		return abs
+	}
+	home, _ := os.UserHomeDir()
+	p.projectFile, p.userFile, p.tempDir, p.home = resolve(cfg.ProjectFile), resolve(cfg.UserFile), resolve(cfg.TempDir), resolve(cmp.Or(cfg.Home, home))
+	dirs := slices.Concat(cfg.ReadableDirs, cfg.AddDirs)
+	for i := range dirs {
+		dirs[i] = resolve(dirs[i])
+	}
+	p.readableDirs, p.addDirs = dirs[:len(cfg.ReadableDirs):len(cfg.ReadableDirs)], dirs[len(cfg.ReadableDirs):]
+	sets := withFlagRules(cfg.Settings, cfg.AllowedTools, cfg.DisallowedTools)
+	for _, file := range slices.DeleteFunc([]string{p.projectFile, p.userFile}, func(f string) bool { return f == "" }) {
+		rf, err := readRuleFile(file)
+		errs, sets = append(errs, err), append(sets, RuleSet{Source: file, Allow: rf.Allow, Deny: rf.Deny})
+	}
+	for _, set := range sets {
+		allow, err := parseRules(set.Allow, set.Source, set.Project)
+		ask, askErr := parseRules(set.Ask, set.Source, set.Project)
+		deny, denyErr := parseRules(set.Deny, set.Source, set.Project)
+		errs = append(errs, err, askErr, denyErr)
+		p.allow, p.ask, p.deny = append(p.allow, allow...), append(p.ask, ask...), append(p.deny, deny...)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// withFlagRules adds --allowedTools and --disallowedTools to the sets.
+func withFlagRules(sets []RuleSet, allowed, disallowed []string) []RuleSet {
+	return append(slices.Clone(sets), RuleSet{Source: "--allowedTools", Allow: allowed}, RuleSet{Source: "--disallowedTools", Deny: disallowed})
+}
+
+// ruleFile is the format of permissions.json, which keeps "always" answers.
+type ruleFile struct {
+	Allow []string `json:"allow"`
+	Deny  []string `json:"deny"`
+}
+
+// readRuleFile reads a permissions.json; a missing or blank one holds no rules.
+func readRuleFile(file string) (ruleFile, error) {
+	rf := ruleFile{Allow: []string{}, Deny: []string{}} // shown as [] when empty
+	data, err := os.ReadFile(file)
+	if errors.Is(err, fs.ErrNotExist) || err == nil && strings.TrimSpace(string(data)) == "" {
+		return rf, nil
+	}
+	if err != nil {
+		return rf, fmt.Errorf("reading %s: %w", file, err)
+	}
+	if err := decodeJSON(data, &rf, true); err != nil {
+		return rf, fmt.Errorf("permissions file %s: %w", file, err)
+	}
+	return rf, nil
+}
+
+// ReadDenyFolders are the folders outside the workspace Read deny rules name.
+func ReadDenyFolders(sets []RuleSet, disallowed []string, workspace, home string) []string {
+	var out []string
+	for _, set := range withFlagRules(sets, nil, disallowed) {
+		rules, _ := parseRules(set.Deny, set.Source, set.Project)
+		for _, r := range rules {
+			if folder := globFolder(r.pathGlob(workspace, home)); r.Spec != "" && (r.Tool == readAlias || r.Tool == "read_file") && !within(folder, workspace) {
+				out = append(out, folder)
+			}
+		}
+	}
+	return out
+}
+
+// WarnUnknownTools warns about every rule naming none of the known tools.
+func (p *Permissions) WarnUnknownTools(known []string) {
+	p.mu.Lock()
+	rules := slices.Concat(p.deny, p.ask, p.allow)
+	p.mu.Unlock()
+	for _, r := range rules {
+		if !r.knownTool(known) {
+			p.notice(fmt.Sprintf("warning: the rule %s (%s) names no known tool, so it matches nothing; tools: %s",
+				r, r.Source, strings.Join(known, ", ")))
+		}
+	}
+}
+
+// EndTurn forgets the grants made "for this turn", however the turn ended.
+func (p *Permissions) EndTurn() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.turn = nil
+}
+
+// Mode returns the current permission mode.
+func (p *Permissions) Mode() PermissionMode {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.mode
+}
+
+// SetMode switches the permission mode, as the UI does when the user asks.
+func (p *Permissions) SetMode(mode PermissionMode) error {
+	m, err := ParsePermissionMode(string(mode))
+	if err != nil {
+		return err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.mode = m
+	return nil
+}
+
+// Denials returns the calls denied so far, oldest first.
+func (p *Permissions) Denials() []Denial {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return slices.Clone(p.denials)
+}
+
+// modeMeanings say in a sentence what each mode allows, for /permissions.
+var modeMeanings = map[PermissionMode]string{
+	ModeDefault:     "reads inside the workspace are free; edits, commands, web fetches, MCP calls and anything outside the workspace ask",
+	ModeAcceptEdits: "reads and edits inside the workspace are free; commands, web fetches, MCP calls and anything outside the workspace ask",
+	ModePlan:        "only reading is possible; edits, commands and MCP calls are refused",
+	ModeBypass:      "everything runs without asking, destructive commands included; only deny rules still hold",
+	ModeDontAsk:     "what the rules allow runs; whatever would ask is denied",
+}
+
+// Describe shows the mode, the rules and the grants: the text of /permissions.
+func (p *Permissions) Describe() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var b strings.Builder
+	fmt.Fprintf(&b, "Permission mode: %s (%s)\nWorkspace: %s\n", p.mode, modeMeanings[p.mode], p.workspace)
+	for i, rules := range [][]Rule{p.deny, p.ask, p.allow} {
+		fmt.Fprintf(&b, "%s rules:\n", []string{"Deny", "Ask", "Allow"}[i])
+		if len(rules) == 0 {
+			b.WriteString("  (none)\n")
+		}
+		for _, r := range rules {
+			fmt.Fprintf(&b, "  %-40s from %s\n", r, r.Source)
+		}
+	}
+	b.WriteString("Allowed for this turn:\n")
+	if len(p.turn) == 0 {
+		b.WriteString("  (nothing)\n")
+	}
+	for _, r := range p.turn {
+		fmt.Fprintf(&b, "  edits to %s\n", cmp.Or(strings.TrimPrefix(r.Spec, "/"), "every file inside the workspace"))
+	}
+	for _, f := range []struct{ name, path string }{{"Project", p.projectFile}, {"User", p.userFile}} {
+		if f.path != "" {
+			fmt.Fprintf(&b, "%s permissions file: %s\n", f.name, f.path)
+		}
+	}
+	return b.String()
+}
