@@ -66,6 +66,11 @@ type replyBuilder struct {
 	emit  func(Delta)
 }
 
+// newReplyBuilder returns an empty reply whose text and thinking go to emit as they come.
+func newReplyBuilder(emit func(Delta)) replyBuilder {
+	return replyBuilder{at: map[int]int{}, emit: emit}
+}
+
 // open starts block b under key (in place of the block the key named before) and returns its position.
 func (r *replyBuilder) open(key int, b Block) int {
 	r.resp.Content = append(r.resp.Content, b)
@@ -84,6 +89,14 @@ func (r *replyBuilder) add(key int, kind, piece string) {
 	if kind != BlockToolUse {
 		r.emit(Delta{Kind: kind, Text: piece})
 	}
+}
+
+// addOpening adds a piece to the block of kind under key, opening it first.
+func (r *replyBuilder) addOpening(key int, kind, piece string) {
+	if _, ok := r.at[key]; !ok && piece != "" {
+		r.open(key, Block{Type: kind})
+	}
+	r.add(key, kind, piece)
 }
 
 // finish sets every block's text, thinking or tool input from what was streamed.

@@ -238,15 +238,18 @@ func mergeUsage(u Usage, usage *Usage) {
 		cmp.Or(u.CacheCreationInputTokens, usage.CacheCreationInputTokens), cmp.Or(u.CacheReadInputTokens, usage.CacheReadInputTokens)}
 }
 
+// anthropicStream reads a Messages API stream into the reply it builds.
+type anthropicStream struct{ replyBuilder }
+
 // parseAnthropicStream reads a Messages API stream up to message_stop.
 func parseAnthropicStream(events *SSEReader, emit func(Delta)) (ModelResponse, error) {
-	s := &replyBuilder{at: map[int]int{}, emit: emit} // blocks keyed by their stream index
+	s := &anthropicStream{newReplyBuilder(emit)} // blocks keyed by their stream index
 	for {
 		ev, err := events.Next()
 		if err != nil {
 			return ModelResponse{}, readError(err)
 		}
-		if index, text, ok := plainTextDelta(ev.Data); ok {
+		if index, text, ok := plainTextDelta(ev.Data); ok { // the usual text delta, read without decoding
 			s.add(index, BlockText, text)
 			continue
 		}
@@ -257,35 +260,21 @@ func parseAnthropicStream(events *SSEReader, emit func(Delta)) (ModelResponse, e
 		if data.Type == "error" {
 			return ModelResponse{}, streamErrorEvent("anthropic", ev.Data)
 		}
-		if s.applyAnthropic(data) {
+		if s.apply(data) {
 			return s.resp, nil
 		}
 	}
 }
 
-// plainTextDelta reads a text_delta of the API's usual form, whose text needs no unescaping, without the JSON
-// decoder, which would cost more than the rest of a long stream; any other form is left to the decoder.
-func plainTextDelta(data string) (index int, text string, ok bool) {
-	rest, ok := strings.CutPrefix(data, `{"type":"content_block_delta","index":`)
-	digits, rest, found := strings.Cut(rest, `,"delta":{"type":"text_delta","text":"`)
-	text, closed := strings.CutSuffix(rest, `"}}`)
-	if !ok || !found || !closed || strings.ContainsAny(text, `"\`) || !utf8.ValidString(text) ||
-		strings.ContainsFunc(text, func(r rune) bool { return r < 0x20 }) {
-		return 0, "", false
-	}
-	index, err := strconv.Atoi(digits)
-	return index, text, err == nil
-}
-
-// applyAnthropic takes one Messages API event into the reply. It reports true at message_stop.
-func (s *replyBuilder) applyAnthropic(ev anthropicEvent) bool {
+// apply takes one Messages API event into the reply. It reports true at message_stop.
+func (s *anthropicStream) apply(ev anthropicEvent) bool {
 	switch ev.Type {
 	case "message_start":
 		mergeUsage(ev.Message.Usage, &s.resp.Usage)
 	case "content_block_start":
-		s.startAnthropic(ev)
+		s.start(ev)
 	case "content_block_delta":
-		s.deltaAnthropic(ev)
+		s.delta(ev)
 	case "message_delta":
 		if ev.Delta != nil {
 			s.resp.StopReason = cmp.Or(ev.Delta.StopReason, s.resp.StopReason)
@@ -298,8 +287,8 @@ func (s *replyBuilder) applyAnthropic(ev anthropicEvent) bool {
 	return false
 }
 
-// startAnthropic opens a content block; unknown types are skipped with their deltas.
-func (s *replyBuilder) startAnthropic(ev anthropicEvent) {
+// start opens a content block; unknown types are skipped with their deltas.
+func (s *anthropicStream) start(ev anthropicEvent) {
 	cb := ev.ContentBlock
 	if cb == nil || !slices.Contains([]string{BlockText, BlockThinking, BlockRedactedThinking, BlockToolUse}, cb.Type) {
 		return
@@ -312,8 +301,8 @@ func (s *replyBuilder) startAnthropic(ev anthropicEvent) {
 	s.add(ev.Index, BlockThinking, cb.Thinking)
 }
 
-// deltaAnthropic adds a piece of a content block: text, thinking, tool input or signature.
-func (s *replyBuilder) deltaAnthropic(ev anthropicEvent) {
+// delta adds a piece of a content block: text, thinking, tool input or signature.
+func (s *anthropicStream) delta(ev anthropicEvent) {
 	d := ev.Delta
 	i, ok := s.at[ev.Index]
 	switch {
@@ -324,4 +313,19 @@ func (s *replyBuilder) deltaAnthropic(ev anthropicEvent) {
 		kind := map[string]string{"text_delta": BlockText, "thinking_delta": BlockThinking, "input_json_delta": BlockToolUse}[d.Type]
 		s.add(ev.Index, kind, d.Text+d.Thinking+d.PartialJSON)
 	}
+}
+
+// plainTextDelta is the fast path beside the general one above: it reads a text_delta of the API's
+// usual form, whose text needs no unescaping, without the JSON decoder, which would cost more than
+// the rest of a long stream (BenchmarkStreamLongReply); any other form is left to the decoder.
+func plainTextDelta(data string) (index int, text string, ok bool) {
+	rest, ok := strings.CutPrefix(data, `{"type":"content_block_delta","index":`)
+	digits, rest, found := strings.Cut(rest, `,"delta":{"type":"text_delta","text":"`)
+	text, closed := strings.CutSuffix(rest, `"}}`)
+	if !ok || !found || !closed || strings.ContainsAny(text, `"\`) || !utf8.ValidString(text) ||
+		strings.ContainsFunc(text, func(r rune) bool { return r < 0x20 }) {
+		return 0, "", false
+	}
+	index, err := strconv.Atoi(digits)
+	return index, text, err == nil
 }

@@ -237,20 +237,23 @@ const (
 	openAITextKey
 )
 
-// parseOpenAIStream reads a Chat Completions stream up to [DONE], or its end after a finish_reason;
-// the reply is one thinking block, one text block and tool calls keyed by their index.
+// openAIStream reads a Chat Completions stream into the reply it builds:
+// one thinking block, one text block and tool calls keyed by their index.
+type openAIStream struct{ replyBuilder } // resp.StopReason holds the finish_reason until the end
+
+// parseOpenAIStream reads a Chat Completions stream up to [DONE], or its end after a finish_reason.
 func parseOpenAIStream(events *SSEReader, emit func(Delta)) (ModelResponse, error) {
-	s := &replyBuilder{at: map[int]int{}, emit: emit} // resp.StopReason holds the finish_reason until the end
+	s := &openAIStream{newReplyBuilder(emit)}
 	for {
 		ev, err := events.Next()
 		if err != nil {
 			if err := readError(err); err != errTruncated || s.resp.StopReason == "" {
 				return ModelResponse{}, err
 			}
-			return s.openAIResponse(), nil
+			return s.response(), nil
 		}
 		if strings.TrimSpace(ev.Data) == "[DONE]" {
-			return s.openAIResponse(), nil
+			return s.response(), nil
 		}
 		var chunk openAIChunk
 		if err := json.Unmarshal([]byte(ev.Data), &chunk); err != nil {
@@ -259,12 +262,12 @@ func parseOpenAIStream(events *SSEReader, emit func(Delta)) (ModelResponse, erro
 		if len(chunk.Error) > 0 && string(chunk.Error) != "null" {
 			return ModelResponse{}, streamErrorEvent("openai", ev.Data)
 		}
-		s.applyOpenAI(chunk)
+		s.apply(chunk)
 	}
 }
 
-// applyOpenAI takes one chunk into the reply; only the first choice counts.
-func (s *replyBuilder) applyOpenAI(chunk openAIChunk) {
+// apply takes one chunk into the reply; only the first choice counts.
+func (s *openAIStream) apply(chunk openAIChunk) {
 	if u := chunk.Usage; u != nil {
 		cached := u.PromptCacheHitTokens
 		if u.PromptTokensDetails != nil && u.PromptTokensDetails.CachedTokens > 0 {
@@ -280,24 +283,16 @@ func (s *replyBuilder) applyOpenAI(chunk openAIChunk) {
 	if reasoning == "" {
 		reasoning, _ = c.Delta.Reasoning.(string)
 	}
-	s.addOnce(openAIThinkingKey, BlockThinking, reasoning)
-	s.addOnce(openAITextKey, BlockText, c.Delta.Content)
+	s.addOpening(openAIThinkingKey, BlockThinking, reasoning)
+	s.addOpening(openAITextKey, BlockText, c.Delta.Content)
 	for i, d := range c.Delta.ToolCalls {
 		s.addToolCall(i, d)
 	}
 	s.resp.StopReason = cmp.Or(c.FinishReason, s.resp.StopReason)
 }
 
-// addOnce adds a piece to the block of kind under key, opening it first.
-func (s *replyBuilder) addOnce(key int, kind, piece string) {
-	if _, ok := s.at[key]; !ok && piece != "" {
-		s.open(key, Block{Type: kind})
-	}
-	s.add(key, kind, piece)
-}
-
 // addToolCall adds a fragment to the call at its index (else its position), or a new id's new call.
-func (s *replyBuilder) addToolCall(position int, d openAIToolCall) {
+func (s *openAIStream) addToolCall(position int, d openAIToolCall) {
 	index := position
 	if d.Index != nil {
 		index = *d.Index
@@ -323,8 +318,8 @@ func (s *replyBuilder) addToolCall(position int, d openAIToolCall) {
 	}
 }
 
-// openAIResponse assembles the reply: thinking, then text, then tool calls, each with an id.
-func (s *replyBuilder) openAIResponse() ModelResponse {
+// response assembles the reply: thinking, then text, then tool calls, each with an id.
+func (s *openAIStream) response() ModelResponse {
 	resp := s.finish()
 	order := map[string]int{BlockThinking: 0, BlockText: 1, BlockToolUse: 2}
 	slices.SortStableFunc(resp.Content, func(a, b Block) int { return order[a.Type] - order[b.Type] })
