@@ -5,8 +5,11 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
+	"syscall"
 )
 
 // isDir reports whether path names an existing folder.
@@ -22,34 +25,122 @@ func describeOpenError(err error) error {
 		return errors.New("no such file")
 	case errors.Is(err, fs.ErrPermission):
 		return errors.New("permission denied by the file system")
+	case errors.Is(err, syscall.ELOOP):
+		return errors.New("a name on the way is a link now, which the file tools do not follow: it was not one when the call was checked")
 	default:
 		return err
 	}
 }
 
-// writeFileAtomic replaces path through a synced temporary file renamed
-// over it, keeping an existing file's mode; a new file gets perm.
-func writeFileAtomic(path string, data []byte, perm fs.FileMode) error {
-	return replaceFile(path, perm, func(w io.Writer) error {
+// The file tools judge a path, then use it: between the two, a folder on the
+// way may be swapped for a link to elsewhere (outside the workspace, into
+// .git/hooks). So they open the path the check resolved without following
+// any link, write by renaming within the folder opened that way, and read
+// only the file the check saw there.
+
+// openJudged opens the file at the resolved path abs for reading, following
+// no link, and checks that it is found, the regular file that was there
+// when the call was checked.
+func openJudged(abs string, found fs.FileInfo) (*os.File, error) {
+	f, err := openNoFollow(abs, syscall.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, describeOpenError(err)
+	}
+	info, err := f.Stat()
+	switch {
+	case err != nil:
+	case !os.SameFile(found, info):
+		err = errors.New("it was replaced by another file after the call was checked")
+	case hardLinks(info) > hardLinks(found):
+		err = errors.New("it got another name (a hard link) after the call was checked")
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// writeJudged replaces the file at the resolved path through a synced
+// temporary file renamed over it, making missing folders and keeping an
+// existing file's mode (a new one gets perm); no link on the way to it is
+// followed, so it is written where a file tool's call was checked.
+func writeJudged(path string, data []byte, perm fs.FileMode) error {
+	dir, err := makeFolder(filepath.Dir(path))
+	if err != nil {
+		return fmt.Errorf("opening the folder: %w", describeOpenError(err))
+	}
+	defer dir.Close()
+	return replaceIn(dir, filepath.Base(path), perm, func(w io.Writer) error {
 		_, err := w.Write(data)
 		return err
 	})
 }
 
-// replaceFile is writeFileAtomic with the content written by write.
-func replaceFile(path string, perm fs.FileMode, write func(io.Writer) error) error {
-	if info, err := os.Stat(path); err == nil {
+// openFolder opens the folder at the resolved path dir, following no link
+// on the way.
+func openFolder(dir string) (*os.Root, error) {
+	f, err := openNoFollow(dir, syscall.O_RDONLY|syscall.O_DIRECTORY, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	root, err := os.OpenRoot(dir) // by name, so checked to be the folder f is
+	if err != nil {
+		return nil, err
+	}
+	want, err := f.Stat()
+	got, rootErr := root.Stat(".")
+	if err != nil || rootErr != nil || !os.SameFile(want, got) {
+		root.Close()
+		return nil, fmt.Errorf("%s changed while it was opened", dir)
+	}
+	return root, nil
+}
+
+// makeFolder is openFolder that first makes dir and the missing folders
+// above it, each in the folder opened before it.
+func makeFolder(dir string) (*os.Root, error) {
+	root, err := openFolder(dir)
+	if !errors.Is(err, fs.ErrNotExist) || dir == filepath.Dir(dir) {
+		return root, err
+	}
+	parent, err := makeFolder(filepath.Dir(dir))
+	if err != nil {
+		return nil, err
+	}
+	err = parent.Mkdir(filepath.Base(dir), 0o755)
+	parent.Close()
+	if err != nil && !errors.Is(err, fs.ErrExist) {
+		return nil, err
+	}
+	return openFolder(dir)
+}
+
+// writeFileAtomic replaces path, links resolved, as writeJudged does.
+func writeFileAtomic(path string, data []byte, perm fs.FileMode) error {
+	abs, err := filepath.Abs(path)
+	if err == nil {
+		abs, err = resolveExisting(abs)
+	}
+	if err != nil {
+		return err
+	}
+	return writeJudged(abs, data, perm)
+}
+
+// replaceIn is writeJudged in the folder dir, the new content made by
+// write; a link of that name is replaced, not written through.
+func replaceIn(dir *os.Root, name string, perm fs.FileMode, write func(io.Writer) error) error {
+	if info, err := dir.Stat(name); err == nil {
 		perm = info.Mode().Perm()
 	}
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("creating folder: %w", err)
-	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	tmpName := "." + name + ".tmp-" + strconv.FormatUint(rand.Uint64(), 36)
+	tmp, err := dir.OpenFile(tmpName, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return describeOpenError(err)
 	}
-	defer os.Remove(tmp.Name())
+	defer dir.Remove(tmpName) // there is nothing to remove once it is renamed
 	err = write(tmp)
 	if err == nil {
 		err = tmp.Chmod(perm)
@@ -61,7 +152,7 @@ func replaceFile(path string, perm fs.FileMode, write func(io.Writer) error) err
 		err = cerr
 	}
 	if err == nil {
-		err = os.Rename(tmp.Name(), path)
+		err = dir.Rename(tmpName, name)
 	}
 	return err
 }

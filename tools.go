@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -359,14 +361,14 @@ func (r *Registry) execute(ctx context.Context, env *ToolEnv, call Block, hookDe
 			out = ToolOutput{Text: fmt.Sprintf("tool %s crashed: %v", call.Name, p), IsError: true}
 		}
 	}()
-	input, err := permit(ctx, env, tool, call, hookDecision)
+	input, judged, err := permit(ctx, env, tool, call, hookDecision)
 	if err != nil {
 		return ToolOutput{Text: err.Error(), IsError: true}
 	}
 	timeout := cmp.Or(tool.Timeout, defaultToolTimeout)
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	out, err = tool.Run(runCtx, env, input)
+	out, err = tool.Run(context.WithValue(runCtx, keyJudgedFiles, judged), env, input)
 	switch {
 	case ctx.Err() != nil:
 		return ToolOutput{Text: "cancelled by the user before the tool finished", IsError: true}
@@ -378,31 +380,58 @@ func (r *Registry) execute(ctx context.Context, env *ToolEnv, call Block, hookDe
 	return out
 }
 
-// permit decodes a call's input and runs its permission check; an input
-// an approver changed is decoded and checked again, as approved.
-func permit(ctx context.Context, env *ToolEnv, tool *Tool, call Block, hookDecision string) (any, error) {
+// permit decodes a call's input and runs its permission check, returning
+// the files judged; an input an approver changed is decoded and checked
+// again, as approved.
+func permit(ctx context.Context, env *ToolEnv, tool *Tool, call Block, hookDecision string) (any, []judgedFile, error) {
 	raw, changed := call.Input, false
 	for {
 		input, err := tool.Decode(raw)
 		if err != nil && changed {
-			return nil, fmt.Errorf("the changed input is not valid: %w", err)
+			return nil, nil, fmt.Errorf("the changed input is not valid: %w", err)
 		}
 		if err != nil || tool.Permission == nil {
-			return input, err
+			return input, nil, err
 		}
 		req, err := tool.Permission(env, input)
+		judged := make([]judgedFile, len(req.Paths))
+		for i, abs := range req.Paths {
+			judged[i].abs = abs
+			judged[i].found, _ = os.Lstat(abs)
+		}
 		if err != nil || env.Perms == nil {
-			return input, err
+			return input, judged, err
 		}
 		req.Tool, req.ToolUseID, req.Input = tool.Name, call.ID, raw
 		req.HookDecision, req.Grants = hookDecision, env.Grants
 		err = env.Perms.Authorize(ctx, req)
 		var replaced *InputReplaced
 		if changed || !errors.As(err, &replaced) {
-			return input, err
+			return input, judged, err
 		}
 		raw, hookDecision, changed = replaced.Input, "allow", true
 	}
+}
+
+// judgedFile is a path a call was checked for, resolved, and the file
+// found there then (nil: none), which is the one the call may use.
+type judgedFile struct {
+	abs   string
+	found fs.FileInfo
+}
+
+// judgedPath is the path a file tool's call was checked for and the file
+// found there then; a call run without the check resolves path now.
+func judgedPath(ctx context.Context, env *ToolEnv, path string) (string, fs.FileInfo, error) {
+	if judged := contextValue[[]judgedFile](ctx, keyJudgedFiles); len(judged) > 0 {
+		return judged[0].abs, judged[0].found, nil
+	}
+	abs, err := resolveInput(env, path)
+	if err != nil {
+		return "", nil, err
+	}
+	found, _ := os.Lstat(abs)
+	return abs, found, nil
 }
 
 // names lists the registered tool names, sorted.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"slices"
 	"strings"
 )
@@ -39,7 +41,7 @@ func editFileTool() *Tool {
 			return planFileEdit(env, in.Path, []EditSpec{{in.OldString, in.NewString, in.ReplaceAll}})
 		},
 		Run: func(ctx context.Context, env *ToolEnv, in EditFileInput) (ToolOutput, error) {
-			return applyFileEdit(env, in.Path, []EditSpec{{in.OldString, in.NewString, in.ReplaceAll}})
+			return applyFileEdit(ctx, env, in.Path, []EditSpec{{in.OldString, in.NewString, in.ReplaceAll}})
 		},
 	}.Tool()
 }
@@ -54,7 +56,7 @@ func patchFileTool() *Tool {
 			return planFileEdit(env, in.Path, in.Edits)
 		},
 		Run: func(ctx context.Context, env *ToolEnv, in PatchFileInput) (ToolOutput, error) {
-			return applyFileEdit(env, in.Path, in.Edits)
+			return applyFileEdit(ctx, env, in.Path, in.Edits)
 		},
 	}.Tool()
 }
@@ -66,16 +68,14 @@ type fileEdit struct {
 	replaced      int // occurrences replaced over all edits
 }
 
-// planEdits applies edits to the file's text in memory, in order; the
-// permission check and the run both call it, so the diff approved is made.
-func planEdits(env *ToolEnv, path string, edits []EditSpec) (fileEdit, error) {
-	abs, err := resolveInput(env, path)
-	if err != nil {
-		return fileEdit{}, err
-	}
+// planEdits applies edits in memory, in order, to the text of the file
+// found at abs; the permission check and the run both call it, so the diff
+// approved is made.
+func planEdits(env *ToolEnv, abs string, found fs.FileInfo, edits []EditSpec) (fileEdit, error) {
 	p := fileEdit{abs: abs, name: displayPath(env, abs)}
 	var exists bool
-	p.before, exists, err = loadText(env, abs)
+	var err error
+	p.before, exists, err = loadText(env, abs, found)
 	if err == nil && !exists {
 		err = errors.New("no such file; use write_file to create it")
 	}
@@ -129,7 +129,8 @@ func planFileEdit(env *ToolEnv, path string, edits []EditSpec) (PermissionReques
 		Named:   []string{inputPath(env, path)},
 		Summary: "edit " + displayPath(env, abs),
 		Plan: func() (string, string, error) {
-			p, err := planEdits(env, path, edits)
+			found, _ := os.Lstat(abs)
+			p, err := planEdits(env, abs, found, edits)
 			diff := unifiedDiff(p.name, p.before, p.after)
 			return diff, fmt.Sprintf("edit %s (%s)", p.name, diffStat(diff)), err
 		},
@@ -137,8 +138,12 @@ func planFileEdit(env *ToolEnv, path string, edits []EditSpec) (PermissionReques
 }
 
 // applyFileEdit plans the edits again and writes the result once.
-func applyFileEdit(env *ToolEnv, path string, edits []EditSpec) (ToolOutput, error) {
-	p, err := planEdits(env, path, edits)
+func applyFileEdit(ctx context.Context, env *ToolEnv, path string, edits []EditSpec) (ToolOutput, error) {
+	abs, found, err := judgedPath(ctx, env, path)
+	if err != nil {
+		return ToolOutput{}, err
+	}
+	p, err := planEdits(env, abs, found, edits)
 	if err != nil {
 		return ToolOutput{}, err
 	}

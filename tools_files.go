@@ -47,12 +47,12 @@ func readFileTool() *Tool {
 
 // runReadFile performs one read_file call, adding the memory that applies to the file.
 func runReadFile(ctx context.Context, env *ToolEnv, in ReadFileInput) (ToolOutput, error) {
-	abs, err := resolveInput(env, in.Path)
+	abs, found, err := judgedPath(ctx, env, in.Path)
 	if err != nil {
 		return ToolOutput{}, err
 	}
 	name := displayPath(env, abs)
-	text, err := readNumbered(ctx, env, abs, name, in.Offset, in.Limit)
+	text, err := readNumbered(ctx, env, abs, found, name, in.Offset, in.Limit)
 	if err != nil {
 		return ToolOutput{}, fmt.Errorf("read_file %s: %w", name, err)
 	}
@@ -62,17 +62,11 @@ func runReadFile(ctx context.Context, env *ToolEnv, in ReadFileInput) (ToolOutpu
 	return ToolOutput{Text: text}, nil
 }
 
-// readNumbered returns lines offset to offset+limit-1 of the file, numbered
-// under a header, in one pass that keeps at most twice the budget.
-func readNumbered(ctx context.Context, env *ToolEnv, path, name string, offset, limit int) (string, error) {
-	info, err := os.Stat(path)
-	if err != nil {
-		return "", describeOpenError(err)
-	}
-	if err := requireRegular(info); err != nil {
-		return "", err
-	}
-	f, err := openText(env, path)
+// readNumbered returns lines offset to offset+limit-1 of the file found
+// at path when the call was checked, numbered under a header, in one pass
+// that keeps at most twice the budget.
+func readNumbered(ctx context.Context, env *ToolEnv, path string, info fs.FileInfo, name string, offset, limit int) (string, error) {
+	f, err := openText(env, path, info)
 	if err != nil {
 		return "", err
 	}
@@ -309,7 +303,8 @@ func writeFileTool() *Tool {
 				Named:   []string{inputPath(env, in.Path)},
 				Summary: fmt.Sprintf("%s %s (%s)", verb, name, plural(countTextLines(*in.Content), "line", "lines")),
 				Plan: func() (string, string, error) { // read only once the write is not refused
-					before, _, err := loadText(env, abs)
+					found, _ := os.Lstat(abs)
+					before, _, err := loadText(env, abs, found)
 					if err != nil {
 						err = fmt.Errorf("%s: %w", name, err)
 					}
@@ -323,12 +318,12 @@ func writeFileTool() *Tool {
 
 // runWriteFile performs one write_file call.
 func runWriteFile(ctx context.Context, env *ToolEnv, in WriteFileInput) (ToolOutput, error) {
-	abs, err := resolveInput(env, in.Path)
+	abs, found, err := judgedPath(ctx, env, in.Path)
 	if err != nil {
 		return ToolOutput{}, err
 	}
 	name := displayPath(env, abs)
-	before, existed, err := loadText(env, abs)
+	before, existed, err := loadText(env, abs, found)
 	if err != nil {
 		return ToolOutput{}, fmt.Errorf("%s: %w", name, err)
 	}
@@ -346,22 +341,16 @@ func runWriteFile(ctx context.Context, env *ToolEnv, in WriteFileInput) (ToolOut
 	return ToolOutput{Text: fmt.Sprintf("Created %s (%s)", name, lines)}, nil
 }
 
-// loadText reads a text file to change it, refusing binary and huge ones; a missing one does not exist.
-func loadText(env *ToolEnv, abs string) (content string, exists bool, err error) {
-	info, err := os.Stat(abs)
-	if errors.Is(err, fs.ErrNotExist) {
+// loadText reads the text file found at abs when the call was checked
+// (info nil: none) to change it, refusing binary and huge ones.
+func loadText(env *ToolEnv, abs string, info fs.FileInfo) (content string, exists bool, err error) {
+	if info == nil {
 		return "", false, nil
 	}
-	if err == nil {
-		err = requireRegular(info)
+	if info.Size() > maxEditBytes {
+		return "", false, fmt.Errorf("is %d bytes, too large to edit here (limit %d); use run_command", info.Size(), maxEditBytes)
 	}
-	if err == nil && info.Size() > maxEditBytes {
-		err = fmt.Errorf("is %d bytes, too large to edit here (limit %d); use run_command", info.Size(), maxEditBytes)
-	}
-	if err != nil {
-		return "", false, err
-	}
-	f, err := openText(env, abs)
+	f, err := openText(env, abs, info)
 	if err != nil {
 		return "", false, err
 	}
@@ -376,15 +365,25 @@ func loadText(env *ToolEnv, abs string) (content string, exists bool, err error)
 	return string(data), true, nil
 }
 
-// openText opens a file to read its text: the editor's buffer if env.Files has it, else the disk.
-func openText(env *ToolEnv, path string) (io.ReadCloser, error) {
+// openText opens the regular file found at path when the call was checked,
+// to read its text: the editor's buffer if env.Files has it, else the disk.
+func openText(env *ToolEnv, path string, info fs.FileInfo) (io.ReadCloser, error) {
+	if info == nil {
+		return nil, errors.New("no such file")
+	}
+	if err := requireRegular(info); err != nil { // before opening: a pipe would block, a device act
+		return nil, err
+	}
 	if env.Files != nil {
 		if text, err := env.Files.ReadText(path); !errors.Is(err, errors.ErrUnsupported) {
 			return io.NopCloser(strings.NewReader(text)), err
 		}
 	}
-	f, err := os.Open(path)
-	return f, describeOpenError(err)
+	f, err := openJudged(path, info)
+	if err != nil {
+		return nil, err
+	}
+	return f, nil
 }
 
 // writeText replaces a file's text, before until now ("" for a new file), through env.Files, else on the disk.
@@ -392,7 +391,7 @@ func writeText(env *ToolEnv, abs, before, after string) error {
 	if env.Files != nil {
 		return env.Files.WriteText(abs, before, after)
 	}
-	return writeFileAtomic(abs, []byte(after), 0o644)
+	return writeJudged(abs, []byte(after), 0o644)
 }
 
 // countTextLines counts lines the way read_file numbers them.

@@ -337,12 +337,17 @@ func TestReplaceFileKeepsOldFileOnFailure(t *testing.T) {
 		t.Fatal(err)
 	}
 	full := errors.New("no space left on device")
-	err := replaceFile(path, 0o644, func(w io.Writer) error {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	err = replaceIn(root, "mcp.json", 0o644, func(w io.Writer) error {
 		io.WriteString(w, `{"mcpServers": {"a": `)
 		return full
 	})
 	if !errors.Is(err, full) {
-		t.Fatalf("replaceFile error = %v, want %v", err, full)
+		t.Fatalf("replaceIn error = %v, want %v", err, full)
 	}
 	if got, _ := os.ReadFile(path); string(got) != old {
 		t.Errorf("after the failed write the file holds %q, want %q", got, old)

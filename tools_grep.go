@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"regexp"
@@ -17,6 +16,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"unicode"
 	"unicode/utf8"
 )
@@ -65,12 +65,13 @@ func runGrepFiles(ctx context.Context, env *ToolEnv, in GrepFilesInput) (ToolOut
 	if _, err := path.Match(in.Glob, ""); err != nil {
 		return ToolOutput{}, fmt.Errorf("invalid glob %q: %v", in.Glob, err)
 	}
-	root, err := resolveInput(env, in.Path)
+	root, info, err := judgedPath(ctx, env, in.Path)
 	if err != nil {
 		return ToolOutput{}, err
 	}
-	info, err := os.Stat(root)
-	if err == nil && !info.IsDir() {
+	if info == nil {
+		err = fs.ErrNotExist
+	} else if !info.IsDir() {
 		err = requireRegular(info)
 	}
 	if err != nil {
@@ -187,7 +188,7 @@ type grepWorker struct {
 // searchFile searches one file in chunks of whole lines, skipping binary files.
 func (w *grepWorker) searchFile(ctx context.Context, file string) error {
 	w.shown, w.count = nil, 0
-	f, err := os.Open(file)
+	f, err := openNoFollow(file, syscall.O_RDONLY|syscall.O_NONBLOCK, 0) // a name swapped for a link to elsewhere is not read
 	if err != nil {
 		return err
 	}

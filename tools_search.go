@@ -30,7 +30,12 @@ func walkTree(ctx context.Context, workspace, root string, visit func(rel string
 		rules = rules.enter(filepath.Join(matchRoot, rel), rel)
 	}
 	folderRules := map[string]ignoreSet{".": rules} // by slash-separated folder path
-	return fs.WalkDir(os.DirFS(root), ".", func(rel string, d fs.DirEntry, err error) error {
+	dir, err := openFolder(root)                    // not a link to elsewhere swapped in since the check
+	if err != nil {
+		return describeOpenError(err)
+	}
+	defer dir.Close()
+	return fs.WalkDir(dir.FS(), ".", func(rel string, d fs.DirEntry, err error) error {
 		if err != nil || rel == "." {
 			return nil
 		}
@@ -145,7 +150,7 @@ func listFilesTool() *Tool {
 
 // runListFiles performs one list_files call.
 func runListFiles(ctx context.Context, env *ToolEnv, in ListFilesInput) (ToolOutput, error) {
-	root, err := resolveDir(env, "list_files", in.Path)
+	root, err := resolveDir(ctx, env, "list_files", in.Path)
 	if err != nil {
 		return ToolOutput{}, err
 	}
@@ -178,17 +183,15 @@ func runListFiles(ctx context.Context, env *ToolEnv, in ListFilesInput) (ToolOut
 	return ToolOutput{Text: text}, nil
 }
 
-// resolveDir resolves the folder that tool lists or searches.
-func resolveDir(env *ToolEnv, tool, path string) (string, error) {
-	root, err := resolveInput(env, path)
-	if err != nil {
-		return "", err
-	}
-	info, err := os.Stat(root)
+// resolveDir is the folder that tool lists or searches, as judged.
+func resolveDir(ctx context.Context, env *ToolEnv, tool, path string) (string, error) {
+	root, info, err := judgedPath(ctx, env, path)
 	switch {
-	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return "", err
+	case info == nil:
 		err = errors.New("no such folder")
-	case err == nil && !info.IsDir():
+	case !info.IsDir():
 		err = errors.New("is a file, not a folder; use read_file to read it")
 	}
 	if err != nil {
@@ -251,7 +254,7 @@ func runGlobFiles(ctx context.Context, env *ToolEnv, in GlobFilesInput) (ToolOut
 		return ToolOutput{}, fmt.Errorf("invalid glob %q: %v", in.Pattern, err)
 	}
 	pattern := splitPattern(strings.TrimPrefix(in.Pattern, "./"))
-	root, err := resolveDir(env, "glob_files", in.Path)
+	root, err := resolveDir(ctx, env, "glob_files", in.Path)
 	if err != nil {
 		return ToolOutput{}, err
 	}

@@ -1,0 +1,66 @@
+package main
+
+import (
+	"os"
+	"strings"
+	"syscall"
+	"unsafe"
+)
+
+// openat2(2), which Go's syscall package does not wrap, and what it needs.
+const (
+	sysOpenat2          = 437  // the same number on every Linux architecture
+	atFDCWD             = -100 // AT_FDCWD: a relative path starts in the working folder
+	resolveNoMagicLinks = 0x02 // RESOLVE_NO_MAGICLINKS: no /proc/self/fd style links
+	resolveNoSymlinks   = 0x04 // RESOLVE_NO_SYMLINKS: no link in any name of the path
+)
+
+// openHow is openat2's struct open_how.
+type openHow struct{ flags, mode, resolve uint64 }
+
+// openNoFollow opens the absolute path following no link in any of its
+// names: with openat2 where the kernel has it (Linux 5.6), else one name at
+// a time. A name that has become a link is an error (ELOOP).
+func openNoFollow(path string, flag int, perm uint32) (*os.File, error) {
+	name, err := syscall.BytePtrFromString(path)
+	if err != nil {
+		return nil, err
+	}
+	how, cwd := openHow{uint64(flag | syscall.O_CLOEXEC), uint64(perm), resolveNoSymlinks | resolveNoMagicLinks}, atFDCWD
+	for {
+		fd, _, errno := syscall.Syscall6(sysOpenat2, uintptr(cwd), uintptr(unsafe.Pointer(name)), uintptr(unsafe.Pointer(&how)), unsafe.Sizeof(how), 0, 0)
+		switch errno {
+		case 0:
+			return os.NewFile(fd, path), nil
+		case syscall.EINTR:
+			continue
+		case syscall.ENOSYS, syscall.EPERM: // an old kernel, or a seccomp filter that does not know openat2
+			return openWalking(path, flag, perm)
+		}
+		return nil, &os.PathError{Op: "open", Path: path, Err: errno}
+	}
+}
+
+// openWalking is openNoFollow without openat2: each folder on the way is
+// opened with O_NOFOLLOW beneath the one before it, then the file itself.
+func openWalking(path string, flag int, perm uint32) (*os.File, error) {
+	dir, err := syscall.Open("/", oPath|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
+	names := strings.Split(strings.Trim(path, "/"), "/")
+	if names[0] == "" {
+		names[0] = "." // the root folder itself
+	}
+	for i := 0; err == nil && i < len(names); i++ {
+		f, p := oPath|syscall.O_DIRECTORY, uint32(0)
+		if i == len(names)-1 {
+			f, p = flag, perm
+		}
+		var next int
+		next, err = syscall.Openat(dir, names[i], f|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, p)
+		syscall.Close(dir)
+		dir = next
+	}
+	if err != nil {
+		return nil, &os.PathError{Op: "open", Path: path, Err: err}
+	}
+	return os.NewFile(uintptr(dir), path), nil
+}
