@@ -534,3 +534,43 @@ func TestACPSessionMCPServersAndCommands(t *testing.T) {
 		t.Errorf("MCP call of the session's server: %q %v", stop, updates)
 	}
 }
+
+// BenchmarkACPFirstChunk measures, for a fresh `minicode acp` against the
+// scripted model, the time from sending initialize to reading the first
+// agent_message_chunk (ms/first-chunk), through session/new and session/prompt,
+// and the CPU time of the whole process, start and exit included (ms-cpu/run).
+func BenchmarkACPFirstChunk(b *testing.B) {
+	bin, home := minicodeBinary(b), b.TempDir()
+	script := filepath.Join(home, "script.json")
+	os.WriteFile(script, []byte(`[{"text":"Hello from the scripted model."}]`), 0o644)
+	var total, cpu time.Duration
+	for b.Loop() {
+		cmd := exec.Command(bin, "acp", "--mock-script", script)
+		cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "MINICODE_HOME=" + home}
+		stdin, _ := cmd.StdinPipe()
+		stdout, _ := cmd.StdoutPipe()
+		if err := cmd.Start(); err != nil {
+			b.Fatal(err)
+		}
+		start := time.Now()
+		fmt.Fprintf(stdin, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}`+"\n"+
+			`{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":%q,"mcpServers":[]}}`+"\n", home)
+		lines := bufio.NewScanner(stdout)
+		for lines.Scan() {
+			line := lines.Text()
+			if id := `"sessionId":"`; strings.Contains(line, `"id":2,`) {
+				session, _, _ := strings.Cut(line[strings.Index(line, id)+len(id):], `"`)
+				fmt.Fprintf(stdin, `{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":%q,"prompt":[{"type":"text","text":"hi"}]}}`+"\n", session)
+			}
+			if strings.Contains(line, "agent_message_chunk") {
+				break
+			}
+		}
+		total += time.Since(start)
+		stdin.Close()
+		cmd.Wait()
+		cpu += cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	}
+	b.ReportMetric(float64(total.Microseconds())/1000/float64(b.N), "ms/first-chunk")
+	b.ReportMetric(float64(cpu.Microseconds())/1000/float64(b.N), "ms-cpu/run")
+}
