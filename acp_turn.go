@@ -1,26 +1,17 @@
 package main
 
 import (
-	"cmp"
 	"encoding/json"
 	"fmt"
-	"net/url"
 	"strings"
 )
-
-// acpContent is a content block of a prompt: text, an image, a link to a
-// resource, or a resource with its contents (an editor's @-mention).
-type acpContent struct {
-	Type, Text, Data, MimeType, URI, Name string
-	Resource                              *struct{ URI, Text string }
-}
 
 // prompt runs one prompt turn as line mode runs a line (a slash command,
 // or a turn for the prompt, a custom command's or skill's or the text with
 // its @files attached) and answers with how the turn ended.
 func (s *acpSession) prompt(params json.RawMessage) (any, error) {
 	var p struct {
-		Prompt []acpContent `json:"prompt"`
+		Prompt []promptBlock `json:"prompt"`
 	}
 	if err := acpParams(params, &p, "prompt"); err != nil {
 		return nil, err
@@ -34,9 +25,8 @@ func (s *acpSession) prompt(params json.RawMessage) (any, error) {
 	if len(s.servers) > 0 {
 		app.MCP.Wait(ctx, s.servers...) // ready or failed: the client's servers are part of the session
 	}
-	text, images := acpPromptText(p.Prompt)
-	history := app.Session.View()
-	sp, err := &slashPrompt{Prompt: text, Images: images}, error(nil)
+	sp, err := new(promptOf(p.Prompt)), error(nil)
+	text, history := sp.Prompt, app.Session.View()
 	if name, _, _ := strings.Cut(strings.TrimPrefix(text, "/"), " "); strings.HasPrefix(text, "/") && findSlashCommand(s.commands(), name) != nil {
 		var out string
 		sp, out, _, err = app.slashInput(ctx, text, &history)
@@ -73,43 +63,6 @@ func errorText(err error) string {
 		return ""
 	}
 	return "error: " + err.Error()
-}
-
-// acpPromptText turns a prompt's blocks into the user's text and images.
-// A link to a file becomes an @mention, attached as read_file reads it (so
-// permissions apply); a resource the editor embedded, an unsaved buffer
-// say, is attached as it came.
-func acpPromptText(blocks []acpContent) (string, []Block) {
-	var parts []string
-	var images []Block
-	var attached strings.Builder
-	for _, b := range blocks {
-		switch {
-		case b.Type == "text":
-			parts = append(parts, b.Text)
-		case b.Type == "image" && b.Data != "":
-			images = append(images, Block{Type: BlockImage, Source: &ImageSource{Type: "base64", MediaType: b.MimeType, Data: b.Data}})
-		case b.Type == "image" && strings.HasPrefix(b.URI, "http"):
-			images = append(images, Block{Type: BlockImage, Source: &ImageSource{Type: "url", URL: b.URI}})
-		case b.Type == "resource_link":
-			parts = append(parts, acpMention(b.URI, b.Name))
-		case b.Type == "resource" && b.Resource != nil && b.Resource.Text != "":
-			name := strings.TrimPrefix(acpMention(b.Resource.URI, ""), "@")
-			parts = append(parts, name)
-			fmt.Fprintf(&attached, "\n\nContents of %s:\n%s", name, b.Resource.Text)
-		default:
-			parts = append(parts, fmt.Sprintf("[a %s block was left out: minicode passes on text, images and text resources]", b.Type))
-		}
-	}
-	return strings.TrimSpace(strings.Join(parts, " ")) + attached.String(), images
-}
-
-// acpMention names a resource in a prompt: a file as @path, anything else as a Markdown link.
-func acpMention(uri, name string) string {
-	if u, err := url.Parse(uri); err == nil && u.Scheme == "file" && !strings.ContainsAny(u.Path, " \t\n") {
-		return "@" + u.Path
-	}
-	return fmt.Sprintf("[%s](%s)", cmp.Or(name, uri), uri)
 }
 
 // event turns an event of the loop into session updates: streamed text and

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -237,24 +238,58 @@ func streamInputPrompt(message json.RawMessage) (slashPrompt, error) {
 	}
 	json.Unmarshal(message, &msg) // a message that is not an object has no content
 	var text string
-	var blocks []Block
+	var blocks []promptBlock
 	if json.Unmarshal(msg.Content, &text) == nil {
-		blocks = []Block{{Type: BlockText, Text: text}}
+		blocks = []promptBlock{{Type: BlockText, Text: text}}
 	} else if json.Unmarshal(msg.Content, &blocks) != nil {
 		return slashPrompt{}, fmt.Errorf("message content must be a string or a list of blocks")
 	}
+	return promptOf(blocks), nil
+}
+
+// promptBlock is a block of a user's message as a program sends it (an
+// image as Anthropic's source) or an editor over ACP (an image's data, a
+// link to a resource, a resource with its text).
+type promptBlock struct {
+	Type, Text, Data, MimeType, URI, Name string
+	Source                                *ImageSource
+	Resource                              *struct{ URI, Text string }
+}
+
+// promptOf turns a message's blocks into a prompt: its text and images. A
+// link to a file becomes an @mention, attached as read_file reads it (so
+// permissions apply); a resource an editor embedded, an unsaved buffer say,
+// is attached as it came; any other block is named as left out.
+func promptOf(blocks []promptBlock) slashPrompt {
 	var p slashPrompt
 	var texts []string
+	var attached strings.Builder
 	for _, b := range blocks {
 		switch {
 		case b.Type == BlockText:
 			texts = append(texts, b.Text)
 		case b.Type == BlockImage && b.Source != nil && (b.Source.Data != "" || b.Source.URL != ""):
 			p.Images = append(p.Images, Block{Type: BlockImage, Source: b.Source})
+		case b.Type == BlockImage && b.Data != "":
+			p.Images = append(p.Images, Block{Type: BlockImage, Source: &ImageSource{Type: "base64", MediaType: b.MimeType, Data: b.Data}})
+		case b.Type == "resource_link":
+			texts = append(texts, resourceMention(b.URI, b.Name))
+		case b.Type == "resource" && b.Resource != nil && b.Resource.Text != "":
+			name := strings.TrimPrefix(resourceMention(b.Resource.URI, ""), "@")
+			texts = append(texts, name)
+			fmt.Fprintf(&attached, "\n\nContents of %s:\n%s", name, b.Resource.Text)
 		default:
-			texts = append(texts, fmt.Sprintf("[a %s block was left out: minicode passes text and images to the model]", b.Type))
+			texts = append(texts, fmt.Sprintf("[a %s block was left out: minicode passes on text, images and text resources]", b.Type))
 		}
 	}
-	p.Prompt = strings.Join(texts, "\n")
-	return p, nil
+	p.Prompt = strings.Join(texts, "\n") + attached.String()
+	return p
+}
+
+// resourceMention names a resource in a prompt: a file as @path, anything else as a Markdown link.
+func resourceMention(uri, name string) string {
+	if u, err := url.Parse(uri); err == nil && u.Scheme == "file" && !strings.ContainsAny(u.Path, " \t\n") {
+		return "@" + u.Path
+	}
+	return fmt.Sprintf("[%s](%s)", cmp.Or(name, uri), uri)
 }
