@@ -574,3 +574,34 @@ func BenchmarkACPFirstChunk(b *testing.B) {
 	b.ReportMetric(float64(total.Microseconds())/1000/float64(b.N), "ms/first-chunk")
 	b.ReportMetric(float64(cpu.Microseconds())/1000/float64(b.N), "ms-cpu/run")
 }
+
+// TestACPTodoListAndPlanMode sends todo_write's list as the plan (and no
+// tool call), and in plan mode puts exit_plan_mode's plan to the client,
+// whose approval switches the mode, which the client hears of.
+func TestACPTodoListAndPlanMode(t *testing.T) {
+	script := writeScript(t, `[
+		{"tool_calls":[{"id":"t1","name":"todo_write","input":{"todos":[{"content":"Read the code","status":"completed","activeForm":"Reading the code"},{"content":"Fix the bug","status":"in_progress","activeForm":"Fixing the bug"}]}}]},
+		{"tool_calls":[{"id":"p1","name":"exit_plan_mode","input":{"plan":"1. Fix the bug in main.go"}}]},
+		{"text":"Carrying it out."}]`)
+	c := startACP(t, nil, "--mock-script", script)
+	answers := &permissionAnswers{picks: []string{"approve_accept_edits"}}
+	c.serve = answers.serve
+	session := c.open(false)
+	c.call("session/set_mode", map[string]any{"sessionId": session, "modeId": "plan"})
+	stop, updates := c.prompt(session, "plan the fix")
+	plan := updatesOf(updates, "plan", "")
+	want := `[{"entries":[{"content":"Read the code","priority":"medium","status":"completed"},{"content":"Fix the bug","priority":"medium","status":"in_progress"}],"sessionUpdate":"plan"}]`
+	if stop != "end_turn" || jsonText(plan) != want || len(updatesOf(updates, "tool_call", "t1")) != 0 {
+		t.Errorf("todo list: %q %s\nwant the plan %s and no tool call", stop, jsonText(updates), want)
+	}
+	if call := updatesOf(updates, "tool_call", "p1"); len(call) != 1 || call[0]["kind"] != "switch_mode" {
+		t.Errorf("exit_plan_mode call %v", call)
+	}
+	question := jsonText(answers.asked)
+	if !strings.Contains(question, "1. Fix the bug in main.go") || !strings.Contains(question, `"optionId":"approve_accept_edits"`) || !strings.Contains(question, `"kind":"reject_once","name":"Keep planning","optionId":"deny_guidance"`) {
+		t.Errorf("the plan's question: %s", question)
+	}
+	if mode := updatesOf(updates, "current_mode_update", ""); len(mode) != 1 || mode[0]["currentModeId"] != "acceptEdits" {
+		t.Errorf("mode updates %v, want acceptEdits after the approval", mode)
+	}
+}

@@ -115,23 +115,27 @@ func fenced(info, text string) string {
 	return fence + info + "\n" + strings.TrimSuffix(text, "\n") + "\n" + fence
 }
 
-// acpOptionKinds are the ACP kinds of the answers offered; rejecting with
-// guidance needs text, which ACP has no way to ask for.
-var acpOptionKinds = map[ChoiceID]string{
-	ChoiceAllowOnce: "allow_once", ChoiceAllowFileTurn: "allow_always", ChoiceAllowEditsTurn: "allow_always",
-	ChoiceAllowAlways: "allow_always", ChoiceDenyOnce: "reject_once", ChoiceDenyAlways: "reject_always",
+// acpOptionKind is the ACP kind of an answer offered, "" for one not
+// offered: rejecting with guidance needs text, which ACP cannot ask for, so
+// it is a plain rejection where no other is offered (keep planning).
+func acpOptionKind(choices []Choice, id ChoiceID) string {
+	if id == ChoiceDenyGuidance && !slices.ContainsFunc(choices, func(c Choice) bool { return c.ID == ChoiceDenyOnce }) {
+		return "reject_once"
+	}
+	return map[ChoiceID]string{ChoiceAllowOnce: "allow_once", ChoiceAllowFileTurn: "allow_always", ChoiceAllowEditsTurn: "allow_always",
+		ChoiceAllowAlways: "allow_always", ChoicePlanAcceptEdits: "allow_always", ChoiceDenyOnce: "reject_once", ChoiceDenyAlways: "reject_always"}[id]
 }
 
 // Ask puts a permission question to the client (session/request_permission),
-// an edit's diff with it; "always" answers are saved where the terminal's are by default.
+// an edit's diff or a plan with it; "always" answers are saved where the terminal's are by default.
 func (s *acpSession) Ask(ctx context.Context, p Prompt) (Answer, error) {
 	var options []map[string]string
 	for _, c := range p.Choices {
-		if kind := acpOptionKinds[c.ID]; kind != "" {
+		if kind := acpOptionKind(p.Choices, c.ID); kind != "" {
 			options = append(options, map[string]string{"optionId": string(c.ID), "name": strings.ToUpper(c.Label[:1]) + c.Label[1:], "kind": kind})
 		}
 	}
-	content := []any{textContent(strings.TrimSpace(p.Warning + "\n" + p.Reason))}
+	content := []any{textContent(strings.TrimSpace(p.Body + "\n\n" + p.Warning + "\n" + p.Reason))}
 	if p.Diff != "" {
 		content = append(content, textContent(fenced("diff", p.Diff)))
 	}
@@ -144,7 +148,9 @@ func (s *acpSession) Ask(ctx context.Context, p Prompt) (Answer, error) {
 	} else if out.Outcome.Outcome != "selected" {
 		return Answer{}, errors.New("the client cancelled the question")
 	}
-	i := slices.IndexFunc(p.Choices, func(c Choice) bool { return string(c.ID) == out.Outcome.OptionID && acpOptionKinds[c.ID] != "" })
+	i := slices.IndexFunc(p.Choices, func(c Choice) bool {
+		return string(c.ID) == out.Outcome.OptionID && acpOptionKind(p.Choices, c.ID) != ""
+	})
 	if i < 0 {
 		return Answer{}, fmt.Errorf("the client chose %q, which was not offered", out.Outcome.OptionID)
 	}
