@@ -39,6 +39,7 @@ func (app *App) openSession() error {
 	}
 	if o.NoSessionPersistence {
 		s.failed = errors.New("the session is kept in memory only (--no-session-persistence)")
+		app.closers = append(app.closers, func() { os.RemoveAll(app.Checkpoints.dir) })
 	}
 	app.useSession(s)
 	days := cmp.Or(app.Settings.CleanupPeriodDays, new(30)) // days sessions are kept

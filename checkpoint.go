@@ -154,33 +154,18 @@ func (s *CheckpointStore) Changes(ctx context.Context, from, to string) ([]FileC
 	return changes, nil
 }
 
-// Restore makes the workspace the tree to, given the changes from what it holds now (a snapshot
-// just taken, with the permissions current) and the permissions modes of to that git does not
-// keep: files only in the workspace are removed (and the folders they leave empty), the others
-// are written back as they were.
-func (s *CheckpointStore) Restore(ctx context.Context, changes []FileChange, to string, modes, current map[string]fs.FileMode) error {
+// Restore makes the workspace, whose snapshot from was just taken with the permissions current,
+// the tree to with the permissions modes: git's two-tree merge writes the changes (those between
+// the two trees) into the workspace, removing the files to lacks and the folders left empty.
+func (s *CheckpointStore) Restore(ctx context.Context, changes []FileChange, from, to string, modes, current map[string]fs.FileMode) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var restore []string
-	for _, c := range changes {
-		path := filepath.Join(s.workspace, filepath.FromSlash(c.Path))
-		if c.Status != 'D' {
-			restore = append(restore, c.Path)
-			continue
-		}
-		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("removing %s: %w", c.Path, err)
-		}
-		for dir := filepath.Dir(path); dir != s.workspace && os.Remove(dir) == nil; dir = filepath.Dir(dir) {
-		}
-	}
-	if _, err := s.git(ctx, "", "read-tree", "-m", to); err != nil {
+	if _, err := s.git(ctx, "", "read-tree", "-m", "-u", from, to); err != nil {
 		return err
 	}
-	if len(restore) > 0 {
-		if _, err := s.git(ctx, strings.Join(restore, "\x00"), "checkout-index", "-f", "-u", "-z", "--stdin"); err != nil {
-			return err
-		}
+	var restore []string
+	for _, c := range changes {
+		restore = append(restore, c.Path)
 	}
 	// git keeps the executable bit alone: set every other permission the snapshots saw.
 	for _, path := range slices.Concat(restore, slices.Collect(maps.Keys(current)), slices.Collect(maps.Keys(modes))) {
@@ -208,7 +193,8 @@ func (s *CheckpointStore) git(ctx context.Context, stdin string, args ...string)
 	cmd.Env = append(slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, "GIT_") }),
 		"GIT_DIR="+s.dir, "GIT_WORK_TREE="+s.workspace, "GIT_INDEX_FILE="+filepath.Join(s.dir, "index"),
 		"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL="+os.DevNull)
-	cmd.Dir, cmd.Stdin = s.workspace, strings.NewReader(stdin)
+	cmd.Dir, cmd.Stdin, cmd.SysProcAttr = s.workspace, strings.NewReader(stdin), commandProcAttr() // ends with minicode
+
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()

@@ -213,7 +213,7 @@ func (app *App) confirmRestore(ctx context.Context, n int, c Checkpoint, now str
 // restoreFiles records undo, then restores the files of checkpoint n.
 func (app *App) restoreFiles(ctx context.Context, n int, c, undo Checkpoint, changes []FileChange) error {
 	app.Session.RecordCheckpoint(undo)
-	if err := app.Checkpoints.Restore(ctx, changes, c.Tree, c.Modes, undo.Modes); err != nil {
+	if err := app.Checkpoints.Restore(ctx, changes, undo.Tree, c.Tree, c.Modes, undo.Modes); err != nil {
 		return fmt.Errorf("restoring the files of #%d: %w", n, err)
 	}
 	return nil

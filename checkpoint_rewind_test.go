@@ -177,3 +177,17 @@ func TestSDKRewindFiles(t *testing.T) {
 		t.Errorf("after rewind_files the workspace is %s", after)
 	}
 }
+
+func TestCheckpointsOfASessionInMemoryGoWithIt(t *testing.T) {
+	t.Parallel()
+	ws, home := workspaceWith(t, map[string]string{"a.txt": "one\n"}), t.TempDir()
+	script := writeScript(t, `[{"tool_calls": [{"name": "write_file", "input": {"path": "a.txt", "content": "two\n"}}]}, {"text": "done"}]`)
+	r := runMinicode(t, []string{"MINICODE_HOME=" + home}, "change a\n/rewind\n", "--provider", "mock", "--mock-script", script,
+		"--workspace", ws, "--dangerously-skip-permissions", "--no-session-persistence")
+	if !strings.Contains(r.stdout, "files changed: 1 · change a") {
+		t.Errorf("/rewind in a session kept in memory lists:\n%s", r.stdout)
+	}
+	if stores, _ := filepath.Glob(filepath.Join(home, "checkpoints", "*")); len(stores) > 0 {
+		t.Errorf("the checkpoints outlive the session: %q", stores)
+	}
+}

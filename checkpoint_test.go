@@ -140,7 +140,7 @@ func TestCheckpointStoreRestoresTheTree(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("changes = %q, want %q", got, want)
 	}
-	if err := s.Restore(ctx, changes, tree, modes, nowModes); err != nil {
+	if err := s.Restore(ctx, changes, now, tree, modes, nowModes); err != nil {
 		t.Fatal(err)
 	}
 	after := strings.Replace(treeState(t, ws), `build/out.bin -rw-r--r-- "rebuilt\n"`, `build/out.bin -rw-r--r-- "ignored\n"`, 1)

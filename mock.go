@@ -165,10 +165,7 @@ func demoReply(req ModelRequest, sessionID string) ScriptedReply {
 		return demoCall("The user answered my question with "+request+"; that is the text to search for.",
 			fmt.Sprintf("You answered %q, so I'll search the workspace for it.", request), "grep_files", map[string]string{"pattern": regexp.QuoteMeta(request)})
 	}
-	if r, ok := demoMechanism(lowerRequest(request), sessionID); ok {
-		return r
-	}
-	if r, ok := demoStepsStart(lowerRequest(request), msgs); ok {
+	if r, ok := demoMechanism(lowerRequest(request), sessionID, msgs); ok {
 		return r
 	}
 	return demoStart(req, request)

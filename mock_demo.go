@@ -137,8 +137,8 @@ func demoFollowUp(req ModelRequest, results []Block) ScriptedReply {
 	return demoSummary(req.Messages, results)
 }
 
-// demoMechanism starts one of the mechanism demos, or reports false.
-func demoMechanism(lower, sessionID string) (ScriptedReply, bool) {
+// demoMechanism starts one of the mechanism demos, given the conversation msgs, or reports false.
+func demoMechanism(lower, sessionID string, msgs []Message) (ScriptedReply, bool) {
 	switch lower {
 	case "demo compaction":
 		return ScriptedReply{Thinking: "To show compaction I must fill my context window; the workspace's files will do.",
@@ -160,7 +160,7 @@ func demoMechanism(lower, sessionID string) (ScriptedReply, bool) {
 		return ScriptedReply{Thinking: "The session id is what --resume needs.", Text: fmt.Sprintf(
 			"This conversation is session %s. Every message is appended to its journal under ~/.minicode/projects/, so you can quit at any time and continue later with:\n\n    minicode --resume %s\n\nor `minicode -c` to continue the newest session of this workspace.", sessionID, sessionID)}, true
 	}
-	return ScriptedReply{}, false
+	return demoStepsStart(lower, msgs)
 }
 
 // "demo compaction" lists the workspace and reads its files, one a step with

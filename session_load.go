@@ -195,7 +195,7 @@ func formatAge(d time.Duration) string {
 	return fmt.Sprintf("%dd ago", int(d.Hours()/24))
 }
 
-// pruneSessions removes every workspace's sessions (and stored results) written before cutoff, but keep, and counts them.
+// pruneSessions removes every workspace's sessions (with stored results and checkpoints) written before cutoff, but keep, and counts them.
 func pruneSessions(home string, cutoff time.Time, keep string) int {
 	paths, _ := filepath.Glob(filepath.Join(home, "projects", "*", "*.jsonl"))
 	removed := 0
@@ -209,8 +209,13 @@ func pruneSessions(home string, cutoff time.Time, keep string) int {
 			removed++
 			if isSessionID(id) {
 				os.RemoveAll(filepath.Join(home, "tool-results", id))
-				os.RemoveAll(filepath.Join(home, "checkpoints", id))
 			}
+		}
+	}
+	stores, _ := filepath.Glob(filepath.Join(home, "checkpoints", "*"))
+	for _, dir := range stores { // those of the sessions removed, and of sessions kept in memory only
+		if info, err := os.Stat(dir); err == nil && filepath.Base(dir) != keep && info.ModTime().Before(cutoff) {
+			os.RemoveAll(dir)
 		}
 	}
 	return removed

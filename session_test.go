@@ -317,12 +317,18 @@ func TestSyncRecordsWhatTheEventsMissed(t *testing.T) {
 
 func TestPruneSessions(t *testing.T) {
 	home := t.TempDir()
-	old, current, recent := newSessionID(), newSessionID(), newSessionID()
+	old, current, recent, inMemory := newSessionID(), newSessionID(), newSessionID(), newSessionID()
 	for _, id := range []string{old, current, recent} {
 		writeFile(t, filepath.Join(home, "projects", "-ws", id+".jsonl"), "{}\n")
 		writeFile(t, filepath.Join(home, "tool-results", id, "result.txt"), "big")
 	}
 	long := time.Now().Add(-40 * 24 * time.Hour)
+	for _, id := range []string{old, current, recent, inMemory} { // checkpoint stores, unused since, but recent's
+		writeFile(t, filepath.Join(home, "checkpoints", id, "HEAD"), "ref: refs/heads/main\n")
+		if id != recent {
+			os.Chtimes(filepath.Join(home, "checkpoints", id), long, long)
+		}
+	}
 	for _, id := range []string{old, current} {
 		os.Chtimes(filepath.Join(home, "projects", "-ws", id+".jsonl"), long, long)
 	}
@@ -332,9 +338,13 @@ func TestPruneSessions(t *testing.T) {
 	for id, want := range map[string]bool{old: false, current: true, recent: true} {
 		_, errFile := os.Stat(filepath.Join(home, "projects", "-ws", id+".jsonl"))
 		_, errResults := os.Stat(filepath.Join(home, "tool-results", id))
-		if (errFile == nil) != want || (errResults == nil) != want {
-			t.Errorf("session %s: file kept %v, results kept %v; want %v", id, errFile == nil, errResults == nil, want)
+		_, errStore := os.Stat(filepath.Join(home, "checkpoints", id))
+		if (errFile == nil) != want || (errResults == nil) != want || (errStore == nil) != want {
+			t.Errorf("session %s: file kept %v, results kept %v, checkpoints kept %v; want %v", id, errFile == nil, errResults == nil, errStore == nil, want)
 		}
+	}
+	if _, err := os.Stat(filepath.Join(home, "checkpoints", inMemory)); err == nil {
+		t.Error("the checkpoints of a session kept in memory, unused for 40 days, are kept")
 	}
 }
 

@@ -39,9 +39,22 @@ func startTUI(t *testing.T, bin string, width, height int) *tmuxTerm {
 	tm := &tmuxTerm{t: t, socket: fmt.Sprintf("minicode-tui-%d-%d", os.Getpid(), time.Now().UnixNano()), dir: dir}
 	script := fmt.Sprintf(`cd %[1]s/ws; stty -a > %[1]s/stty.before; env -u NO_COLOR MINICODE_HOME=%[1]s/home HOME=%[1]s %[2]s --provider mock; echo MINICODE-EXITED $?; stty -a > %[1]s/stty.after; sleep 60`, dir, bin)
 	tm.tmux("-f", "/dev/null", "new-session", "-d", "-x", strconv.Itoa(width), "-y", strconv.Itoa(height), "-s", "main", "bash", "--norc", "-c", script)
-	t.Cleanup(func() { _ = exec.Command("tmux", "-L", tm.socket, "kill-server").Run() })
+	t.Cleanup(func() {
+		_ = exec.Command("tmux", "-L", tm.socket, "kill-server").Run()
+		tm.waitGone() // before the folders go: minicode may still be saving its session and checkpoints
+	})
 	tm.waitFor("Type /help")
 	return tm
+}
+
+// waitGone waits, at most 20 seconds, until no process works in the test's folders.
+func (tm *tmuxTerm) waitGone() {
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		cwds, _ := filepath.Glob("/proc/[0-9]*/cwd")
+		if !slices.ContainsFunc(cwds, func(link string) bool { dir, _ := os.Readlink(link); return within(tm.dir, dir) }) {
+			return
+		}
+	}
 }
 
 // tmux runs a tmux command on this test's server.
