@@ -58,27 +58,24 @@ type Options struct {
 
 // App is one running minicode: configuration, model, tools and permissions wired together.
 type App struct {
-	Opts         Options
-	Home         string // $MINICODE_HOME
-	Workspace    string // absolute, symlinks resolved
-	Settings     Settings
-	Provider     Provider
-	Model        string
-	SummaryModel string // for summaries (ANTHROPIC_SMALL_FAST_MODEL); "" means Model
-	Demo         bool   // the offline demo model answers (the mock provider without a script)
-	Registry     *Registry
-	Env          *ToolEnv
-	Perms        *Permissions
-	Sandbox      *Sandbox
-	Skills       *SkillSet
-	Commands     []*CustomCommand  // custom slash commands, first of a name
-	structured   *structuredOutput // the schema of the final answer (--json-schema); nil for plain text
-	Subagents    *Subagents        // the agents the task tool starts
-	Trusted      bool              // the project's files may run code and widen permissions (config_trust.go)
-	MCP          *MCPManager
-	Agent        *Agent
-	Session      *Session         // the conversation and its journal; its ID is the session id
-	Checkpoints  *CheckpointStore // the session's snapshots of the workspace, for /rewind
+	Opts        Options
+	Home        string // $MINICODE_HOME
+	Workspace   string // absolute, symlinks resolved
+	Settings    Settings
+	Demo        bool // the offline demo model answers (the mock provider without a script)
+	Registry    *Registry
+	Env         *ToolEnv
+	Perms       *Permissions
+	Sandbox     *Sandbox
+	Skills      *SkillSet
+	Commands    []*CustomCommand  // custom slash commands, first of a name
+	structured  *structuredOutput // the schema of the final answer (--json-schema); nil for plain text
+	Subagents   *Subagents        // the agents the task tool starts
+	Trusted     bool              // the project's files may run code and widen permissions (config_trust.go)
+	MCP         *MCPManager
+	Agent       *Agent
+	Session     *Session         // the conversation and its journal; its ID is the session id
+	Checkpoints *CheckpointStore // the session's snapshots of the workspace, for /rewind
 
 	lines   lineSource  // the input lines, shared by line mode and its questions
 	asker   Asker       // how permission questions are put: line mode's or the terminal UI's
@@ -88,8 +85,9 @@ type App struct {
 	closers []func()
 }
 
-// newApp builds an App from options and the environment. MCP servers
-// start in the background and live until ctx ends or the app closes.
+// newApp builds an App from options and the environment, one part at a time
+// in the order they depend on each other. MCP servers start in the
+// background and live until ctx ends or the app closes.
 func newApp(ctx context.Context, opts Options, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) (_ *App, err error) {
 	app := &App{Opts: opts, lines: NewLineReader(stdin), stdout: &lineWriter{w: stdout}, stderr: stderr, getenv: getenv}
 	defer func() {
@@ -105,14 +103,11 @@ func newApp(ctx context.Context, opts Options, stdin io.Reader, stdout, stderr i
 	}
 	app.Skills = DiscoverSkills(app.Home, userHome(getenv), app.Workspace)
 	app.Commands = LoadCustomCommands(definitionDirs("commands", app.Home, userHome(getenv), app.Workspace))
-	servers, err := app.loadConfig(ctx)
+	servers, err := app.loadConfig(ctx) // the settings, whether the project is trusted, the settings' environment
 	if err != nil {
 		return nil, err
 	}
-	if err := app.setupProvider(); err != nil {
-		return nil, err
-	}
-	limits, err := contextLimits(app.Model, app.Settings)
+	provider, model, summaryModel, err := app.newProvider()
 	if err != nil {
 		return nil, err
 	}
@@ -121,32 +116,38 @@ func newApp(ctx context.Context, opts Options, stdin io.Reader, stdout, stderr i
 		return nil, err
 	}
 	app.closers = append(app.closers, func() { app.Session.Close() })
-	dirs, err := app.setupSandbox()
+	dirs, err := app.additionalDirs()
 	if err != nil {
 		return nil, err
 	}
-	if err := app.setupPermissions(dirs); err != nil {
+	if app.Sandbox, err = app.newSandbox(dirs); err != nil {
 		return nil, err
 	}
-	builtins, procs := newBuiltins(app.Settings.WebSearchURL, app.Sandbox)
-	app.closers = append(app.closers, procs.Close)
-	app.Registry = NewRegistry(keepTools(append(builtins, app.exitPlanModeTool()), app.Opts.Tools, app.notice)...)
-	app.Perms.WarnUnknownTools(append(app.Registry.names(), "task", "load_skill"))
-	if len(app.Skills.Skills) > 0 {
-		app.Registry.Add(app.Skills.Tool())
+	app.Env.Hooks = &Hooks{Config: app.Settings.Hooks, SessionID: app.Session.ID, Workspace: app.Workspace,
+		Transcript: app.Session.Path, Sandbox: app.Sandbox, Notice: app.notice}
+	if app.Perms, err = app.newPermissions(dirs); err != nil {
+		return nil, err
 	}
+	app.Env.Perms = app.Perms
+	app.Registry = app.newRegistry()
 	app.Env.Memory = LoadMemory(app.Home, userHome(app.getenv), app.Workspace, app.Trusted)
-	app.startMCP(ctx, servers)
-	if err := app.setupAgent(limits); err != nil {
+	app.MCP = app.startMCP(ctx, servers)
+	if opts.JSONSchema != "" { // the structured_output tool, and a line of the system prompt
+		if err := app.useJSONSchema(json.RawMessage(opts.JSONSchema)); err != nil {
+			return nil, usageErrorf("--json-schema: %v", err)
+		}
+	}
+	if app.Agent, err = app.newAgent(provider, model, summaryModel); err != nil {
 		return nil, err
 	}
+	app.Subagents = app.newSubagents()
 	app.startSession(ctx)
 	return app, nil
 }
 
-// setupSandbox prepares the sandbox of commands and hooks, where the folders
-// of --add-dir and additionalDirectories (returned, absolute) are writable.
-func (app *App) setupSandbox() (dirs []string, err error) {
+// additionalDirs are the folders of --add-dir and additionalDirectories, absolute.
+func (app *App) additionalDirs() ([]string, error) {
+	var dirs []string
 	for _, dir := range append(slices.Clip(app.Opts.AddDirs), app.Settings.Permissions.AdditionalDirectories...) {
 		abs, err := filepath.Abs(expandHome(userHome(app.getenv), dir))
 		if err != nil || !isDir(abs) {
@@ -154,51 +155,70 @@ func (app *App) setupSandbox() (dirs []string, err error) {
 		}
 		dirs = append(dirs, abs)
 	}
-	sandbox := app.Settings.Sandbox
-	sandbox.AllowWrite = append(slices.Clip(sandbox.AllowWrite), dirs...)
-	sandbox.DenyRead = append(slices.Clip(sandbox.DenyRead), ReadDenyFolders(app.Settings.ruleSets, app.Opts.DisallowedTools, app.Workspace, userHome(app.getenv))...)
-	if app.Sandbox, err = NewSandbox(app.Workspace, userHome(app.getenv), sandbox, app.getenv); err != nil {
-		return nil, err
-	}
-	app.closers = append(app.closers, app.Sandbox.Close)
-	app.Env.Hooks = &Hooks{Config: app.Settings.Hooks, SessionID: app.Session.ID, Workspace: app.Workspace,
-		Transcript: app.Session.Path, Sandbox: app.Sandbox, Notice: app.notice}
 	return dirs, nil
 }
 
-// setupAgent builds the agent loop and the subagents it may start.
-func (app *App) setupAgent(limits ModelLimits) error {
+// newSandbox builds the sandbox of commands and hooks, where the additional folders are writable.
+func (app *App) newSandbox(dirs []string) (*Sandbox, error) {
+	settings := app.Settings.Sandbox
+	settings.AllowWrite = append(slices.Clip(settings.AllowWrite), dirs...)
+	settings.DenyRead = append(slices.Clip(settings.DenyRead), ReadDenyFolders(app.Settings.ruleSets, app.Opts.DisallowedTools, app.Workspace, userHome(app.getenv))...)
+	sandbox, err := NewSandbox(app.Workspace, userHome(app.getenv), settings, app.getenv)
+	if err != nil {
+		return nil, err
+	}
+	app.closers = append(app.closers, sandbox.Close)
+	return sandbox, nil
+}
+
+// newRegistry holds the built-in tools --tools keeps, and load_skill when there are skills.
+func (app *App) newRegistry() *Registry {
+	builtins, procs := newBuiltins(app.Settings.WebSearchURL, app.Sandbox)
+	app.closers = append(app.closers, procs.Close)
+	registry := NewRegistry(keepTools(append(builtins, app.exitPlanModeTool()), app.Opts.Tools, app.notice)...)
+	app.Perms.WarnUnknownTools(append(registry.names(), "task", "load_skill"))
+	if len(app.Skills.Skills) > 0 {
+		registry.Add(app.Skills.Tool())
+	}
+	return registry
+}
+
+// newAgent builds the agent loop, which answers with model (and summarises with summaryModel).
+func (app *App) newAgent(provider Provider, model, summaryModel string) (*Agent, error) {
+	limits, err := contextLimits(model, app.Settings)
+	if err != nil {
+		return nil, err
+	}
 	maxTokens, err := maxOutputTokens(app.getenv("CLAUDE_CODE_MAX_OUTPUT_TOKENS"), app.Settings.MaxTokens, limits.MaxOutput)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if app.Opts.JSONSchema != "" {
-		if err := app.useJSONSchema(json.RawMessage(app.Opts.JSONSchema)); err != nil {
-			return usageErrorf("--json-schema: %v", err)
-		}
-	}
-	app.Agent = &Agent{
+	return &Agent{
 		Thinking:     max(app.Opts.thinkingBudget(), 0),
-		Provider:     app.Provider,
+		Provider:     provider,
 		Tools:        app.Registry,
 		Env:          app.Env,
-		Model:        app.Model,
-		SummaryModel: app.SummaryModel,
+		Model:        model,
+		SummaryModel: summaryModel,
 		System:       app.systemPrompt(),
 		MaxTokens:    maxTokens,
 		MaxSteps:     cmp.Or(app.Opts.MaxTurns, app.Settings.MaxTurns),
 		Journal:      func(e Event) { app.Session.Event(e) },
 		Limits:       limits,
 		Compaction:   app.Settings.Compaction,
-	}
-	app.Subagents = &Subagents{Parent: app.Agent, MaxDepth: app.Settings.SubagentDepth,
+	}, nil
+}
+
+// newSubagents loads the agents the task tool starts, and adds the tool.
+func (app *App) newSubagents() *Subagents {
+	s := &Subagents{Parent: app.Agent, MaxDepth: app.Settings.SubagentDepth,
 		Agents: LoadAgents(definitionDirs("agents", app.Home, userHome(app.getenv), app.Workspace))}
-	app.Subagents.Checkpoint = func(ctx context.Context, label string) func() {
+	s.Checkpoint = func(ctx context.Context, label string) func() {
 		c := app.checkpoint(ctx, "", true, label)
 		return func() { app.endCheckpoint(ctx, c, nil) }
 	}
-	app.Registry.Add(app.Subagents.Tool())
-	return nil
+	app.Registry.Add(s.Tool())
+	return s
 }
 
 // startSession runs the SessionStart hooks (their output joins the system prompt) and leaves the SessionEnd hooks to Close.
@@ -224,7 +244,7 @@ func (app *App) Close() {
 }
 
 // startMCP starts the MCP servers in the background; their notices go to stderr with -p, else to line mode's output.
-func (app *App) startMCP(ctx context.Context, servers []MCPServerConfig) {
+func (app *App) startMCP(ctx context.Context, servers []MCPServerConfig) *MCPManager {
 	elicitor := Elicitor((&LineElicitor{ReadLine: func(ctx context.Context) (string, error) { return app.lines.ReadLine(ctx) }, Out: app.stdout}).Elicit)
 	var notices io.Writer = app.stdout
 	if app.Opts.Print {
@@ -244,8 +264,8 @@ func (app *App) startMCP(ctx context.Context, servers []MCPServerConfig) {
 		},
 	})
 	m.Start(ctx)
-	app.MCP = m
 	app.closers = append(app.closers, m.Close)
+	return m
 }
 
 // notice tells the user something, such as a retry, through the loop's events (or stderr before it runs).
@@ -315,57 +335,54 @@ func resolveWorkspace(dir string) (string, error) {
 	return real, nil
 }
 
-// setupProvider picks the provider and model from flags, environment and settings.
-func (app *App) setupProvider() error {
+// newProvider picks the provider, the model and the summary model from flags, environment and settings.
+func (app *App) newProvider() (provider Provider, model, summaryModel string, err error) {
 	env := app.getenv
 	name := app.providerName()
-	model := cmp.Or(app.Opts.Model, env("MINICODE_MODEL"))
+	model = cmp.Or(app.Opts.Model, env("MINICODE_MODEL"))
 	opts := ProviderOptions{Notify: app.notice, ShowsText: !app.Opts.Print || app.Opts.Editor}
 	if v := env("API_TIMEOUT_MS"); v != "" { // the wait for each piece of a reply
 		ms, err := strconv.Atoi(v)
 		if err != nil || ms <= 0 {
-			return usageErrorf("API_TIMEOUT_MS must be a positive number of milliseconds, not %q", v)
+			return nil, "", "", usageErrorf("API_TIMEOUT_MS must be a positive number of milliseconds, not %q", v)
 		}
 		opts.Timeout = time.Duration(ms) * time.Millisecond
 	}
-	var err error
 	switch name {
 	case "anthropic":
 		model = resolveModelAlias(cmp.Or(model, env("ANTHROPIC_MODEL"), app.Settings.Model, "default"))
 		opts.APIKey, opts.AuthToken = env("ANTHROPIC_API_KEY"), env("ANTHROPIC_AUTH_TOKEN")
 		opts.BaseURL = cmp.Or(env("ANTHROPIC_BASE_URL"), app.Settings.BaseURL)
 		if opts.APIKey == "" && opts.AuthToken == "" {
-			return usageErrorf("the anthropic provider needs ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN")
+			return nil, "", "", usageErrorf("the anthropic provider needs ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN")
 		}
 		if opts.Headers, err = parseCustomHeaders(env("ANTHROPIC_CUSTOM_HEADERS")); err != nil {
-			return usageError{err}
+			return nil, "", "", usageError{err}
 		}
-		app.Provider = NewAnthropic(opts)
-		app.SummaryModel = resolveModelAlias(env("ANTHROPIC_SMALL_FAST_MODEL"))
+		provider, summaryModel = NewAnthropic(opts), resolveModelAlias(env("ANTHROPIC_SMALL_FAST_MODEL"))
 	case "openai":
 		model = cmp.Or(model, app.Settings.Model, "gpt-4.1")
 		opts.APIKey = env("OPENAI_API_KEY")
 		opts.BaseURL = cmp.Or(env("OPENAI_BASE_URL"), app.Settings.BaseURL)
-		app.Provider = NewOpenAI(opts)
+		provider = NewOpenAI(opts)
 	case "mock":
 		model = cmp.Or(model, "mock")
 		mock, err := app.newMockProvider()
 		if err != nil {
-			return err
+			return nil, "", "", err
 		}
-		app.Provider, app.Demo = mock, mock.script == nil
+		provider, app.Demo = mock, mock.script == nil
 	default:
-		return usageErrorf("unknown provider %q (use anthropic, openai or mock)", name)
+		return nil, "", "", usageErrorf("unknown provider %q (use anthropic, openai or mock)", name)
 	}
-	app.Model = model
 	if app.Opts.FallbackModel != "" {
 		fallback := app.Opts.FallbackModel
 		if name == "anthropic" {
 			fallback = resolveModelAlias(fallback)
 		}
-		app.Provider = &fallbackProvider{Provider: app.Provider, fallback: fallback, notify: app.notice}
+		provider = &fallbackProvider{Provider: provider, fallback: fallback, notify: app.notice}
 	}
-	return nil
+	return provider, model, summaryModel, nil
 }
 
 // providerName is the provider asked for, else the one whose API key is set, else the demo.
@@ -405,12 +422,12 @@ func (app *App) newMockProvider() (*MockProvider, error) {
 	return mock, nil
 }
 
-// setupPermissions builds the permission check from the mode, the rules and
+// newPermissions builds the permission check from the mode, the rules and
 // the saved answers; with -p nobody is asked, unless a program answers.
-func (app *App) setupPermissions(dirs []string) error {
+func (app *App) newPermissions(dirs []string) (*Permissions, error) {
 	mode, err := ParsePermissionMode(cmp.Or(app.Opts.PermissionMode, app.Settings.Permissions.DefaultMode))
 	if err != nil {
-		return usageError{err}
+		return nil, usageError{err}
 	}
 	cfg := PermissionConfig{Mode: mode, Workspace: app.Workspace, Home: userHome(app.getenv), TempDir: app.Sandbox.TempDir,
 		ReadableDirs: []string{filepath.Join(app.Home, "tool-results")}, Settings: app.Settings.ruleSets,
@@ -426,12 +443,7 @@ func (app *App) setupPermissions(dirs []string) error {
 	if !app.Opts.Print || app.Opts.PermissionPromptTool == "stdio" || app.Opts.Editor {
 		cfg.Asker = app
 	}
-	perms, err := NewPermissions(cfg)
-	if err != nil {
-		return err
-	}
-	app.Perms, app.Env.Perms = perms, perms
-	return nil
+	return NewPermissions(cfg)
 }
 
 // systemPrompt is what the model is told about its job and its place.

@@ -119,7 +119,7 @@ func cmdTools(_ context.Context, app *App, _ string, _ *[]Message) (string, bool
 func cmdStatus(_ context.Context, app *App, _ string, h *[]Message) (string, bool, error) {
 	mcp := cmp.Or(app.MCP.StatusLine(), "no servers configured")
 	status := fmt.Sprintf("model: %s (%s)\nworkspace: %s\npermission mode: %s\nsandbox: %s\nmessages: %d\nsession: %s\nMCP: %s",
-		app.Model, app.Provider.Name(), app.Workspace, app.Perms.Mode(), app.Sandbox.Status(), len(*h), app.Session.ID, mcp)
+		app.Agent.Model, app.Agent.Provider.Name(), app.Workspace, app.Perms.Mode(), app.Sandbox.Status(), len(*h), app.Session.ID, mcp)
 	if len(app.Settings.Unknown) > 0 {
 		status += "\nsettings minicode does not use: " + strings.Join(app.Settings.Unknown, ", ")
 	}
@@ -172,7 +172,7 @@ func cmdModel(_ context.Context, app *App, args string, _ *[]Message) (string, b
 		if err != nil {
 			return "", false, err
 		}
-		app.Model, app.Agent.Model, app.Agent.Limits = model, model, limits
+		app.Agent.Model, app.Agent.Limits = model, limits
 	}
-	return fmt.Sprintf("model: %s (%s)", app.Model, app.Provider.Name()), false, nil
+	return fmt.Sprintf("model: %s (%s)", app.Agent.Model, app.Agent.Provider.Name()), false, nil
 }

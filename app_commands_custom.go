@@ -138,7 +138,7 @@ func (app *App) expandCommand(ctx context.Context, c *CustomCommand, args string
 	if !app.Trusted && within(app.Workspace, c.Path) {
 		grants, why = nil, "this workspace is not trusted, so its commands run nothing ('minicode trust' allows it)"
 	}
-	env := app.Env.withGrants(grants)
+	env := app.Env.forTurn("", grants)
 	body := expandBody(c.Body, args)
 	var failed error
 	body = shellPattern.ReplaceAllStringFunc(body, func(m string) string {

@@ -69,7 +69,7 @@ type compactMetadata struct {
 
 // initRecord describes the session before the task runs.
 func (app *App) initRecord() initRecord {
-	r := initRecord{Type: "system", Subtype: "init", CWD: app.Workspace, SessionID: app.Session.ID, Model: app.Model,
+	r := initRecord{Type: "system", Subtype: "init", CWD: app.Workspace, SessionID: app.Session.ID, Model: app.Agent.Model,
 		PermissionMode: string(app.Perms.Mode()), APIKeySource: app.apiKeySource(), Sandbox: app.Sandbox.Status(),
 		Tools: []string{}, MCPServers: []map[string]string{}, SlashCommands: []string{}, Skills: app.Skills.Names(), UUID: newSessionID()}
 	for _, t := range app.Registry.Tools() {
@@ -92,7 +92,7 @@ func sdkServerStatus(s MCPState) string {
 // apiKeySource names where the credentials came from, "none" for none.
 func (app *App) apiKeySource() string {
 	for _, name := range []string{"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "OPENAI_API_KEY"} {
-		if app.getenv(name) != "" && strings.HasPrefix(strings.ToLower(name), app.Provider.Name()) {
+		if app.getenv(name) != "" && strings.HasPrefix(strings.ToLower(name), app.Agent.Provider.Name()) {
 			return name
 		}
 	}
@@ -123,7 +123,7 @@ func (app *App) headlessEvents(meter *meteredProvider) func(Event) {
 		case stream && e.Kind == EventAssistant:
 			_, _, last := meter.totals()
 			msg := assistantMessage{ID: "msg_" + strings.ReplaceAll(newSessionID(), "-", ""), Type: "message", Role: RoleAssistant,
-				Model: cmp.Or(last.Model, app.Model), Content: e.Message.Content, Usage: last.Usage}
+				Model: cmp.Or(last.Model, app.Agent.Model), Content: e.Message.Content, Usage: last.Usage}
 			if last.StopReason != "" {
 				msg.StopReason = &last.StopReason
 			}

@@ -58,7 +58,7 @@ func (c *sdkConn) control(ctx context.Context, raw json.RawMessage) (any, error)
 		}
 		return map[string]any{}, app.Perms.SetMode(m)
 	case "set_model":
-		model := app.Model
+		model := app.Agent.Model
 		if head.Model != "" && head.Model != "default" {
 			model = resolveModelAlias(head.Model)
 		}
@@ -71,7 +71,7 @@ func (c *sdkConn) control(ctx context.Context, raw json.RawMessage) (any, error)
 	case "get_context_usage":
 		u := app.Agent.ContextUsage()
 		c.meter.mu.Lock()
-		model := cmp.Or(c.meter.model, app.Model) // as set_model left it
+		model := cmp.Or(c.meter.model, app.Agent.Model) // as set_model left it
 		c.meter.mu.Unlock()
 		return map[string]any{"totalTokens": u.Tokens, "maxTokens": u.Window, "rawMaxTokens": u.Window, "percentage": u.Percent, "model": model}, nil
 	case "mcp_message":

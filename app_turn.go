@@ -24,14 +24,10 @@ type slashPrompt struct {
 // it in the session; on every path (even a panic) it clears the turn's
 // grants, gives every tool call exactly one result and flushes the session.
 func (app *App) runPrompt(ctx context.Context, history []Message, sp slashPrompt) (res TurnResult) {
-	if sp.Model != "" {
-		defer func(model string) { app.Agent.Model = model }(app.Agent.Model)
-		app.Agent.Model = resolveModelAlias(sp.Model)
-	}
 	if sp.Fork {
 		return app.runForked(ctx, history, sp)
 	}
-	app.Session.RecordSettings(app.Model, app.Perms.Mode())
+	app.Session.RecordSettings(app.Agent.Model, app.Perms.Mode())
 	app.Session.Sync(history)
 	checkpoint := app.checkpoint(ctx, sp.ID, false, cmp.Or(sp.Input, sp.Prompt))
 	app.Session.AddUser(userPrompt(sp.Prompt, sp.Images))
@@ -47,13 +43,13 @@ func (app *App) runPrompt(ctx context.Context, history []Message, sp slashPrompt
 		app.Session.Sync(res.Messages)
 		app.Session.Flush()
 	}()
-	return app.Agent.RunTurn(ctx, history, TurnInput{Text: sp.Prompt, Images: sp.Images, Grants: sp.Grants})
+	return app.Agent.RunTurn(ctx, history, TurnInput{Text: sp.Prompt, Images: sp.Images, Model: resolveModelAlias(sp.Model), Grants: sp.Grants})
 }
 
 // runForked runs a skill in a subagent; only the input and the answer join the conversation.
 func (app *App) runForked(ctx context.Context, history []Message, sp slashPrompt) TurnResult {
 	defer app.Perms.EndTurn()
-	out, err := app.Subagents.run(context.WithValue(ctx, keyToolUseID, "fork_"+newSessionID()), app.Env.withGrants(sp.Grants), "general-purpose", sp.Prompt)
+	out, err := app.Subagents.run(context.WithValue(ctx, keyToolUseID, "fork_"+newSessionID()), app.Env.forTurn(resolveModelAlias(sp.Model), sp.Grants), "general-purpose", sp.Prompt)
 	switch {
 	case ctx.Err() != nil:
 		return TurnResult{Messages: history, End: EndCancelled, Text: "interrupted", Err: ctx.Err()}

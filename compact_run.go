@@ -54,7 +54,7 @@ func (a *Agent) estimate(msgs []Message) ContextUsage {
 		}
 		tokens = an.tokens + tokenCount(rest)
 	} else {
-		tokens = requestTokenCount(a.request(msgs))
+		tokens = requestTokenCount(a.request(a.Model, msgs))
 	}
 	u := a.measure(tokens)
 	a.context.mu.Lock()

@@ -107,17 +107,19 @@ func (a *Agent) emit(e Event) {
 	}
 }
 
-// TurnInput is what starts a turn: the user's text and images, and the
-// grants of the skill or command that wrote it.
+// TurnInput is what starts a turn: the user's text and images, and what
+// the skill or command that wrote it chose for its turn.
 type TurnInput struct {
 	Text   string
 	Images []Block // image blocks sent after the text
+	Model  string  // the model that answers this turn; "" is the agent's
 	Grants []Rule  // calls these rules cover run without asking (deny rules still hold)
 }
 
 // turn is the state of one running turn.
 type turn struct {
-	env           *ToolEnv // the agent's, with the turn's grants
+	model         string   // the model that answers
+	env           *ToolEnv // the agent's, with the turn's model and grants
 	messages      []Message
 	usage         Usage
 	steps         int
@@ -145,7 +147,7 @@ func (a *Agent) RunTurn(ctx context.Context, history []Message, in TurnInput) Tu
 			prompt.Content = append(prompt.Content, Block{Type: BlockText, Text: v.Context})
 		}
 	}
-	t := &turn{env: a.Env.withGrants(in.Grants), messages: append(append([]Message(nil), history...), prompt)}
+	t := &turn{model: cmp.Or(in.Model, a.Model), env: a.Env.forTurn(in.Model, in.Grants), messages: append(append([]Message(nil), history...), prompt)}
 	res := a.run(ctx, t)
 	if res.End == EndAskUser && a.Depth == 0 {
 		a.hooks().Run(ctx, HookInput{HookEventName: HookNotification, Message: "minicode is waiting for your answer: " + res.Text})
@@ -227,7 +229,7 @@ func (a *Agent) fail(ctx context.Context, err error, prefix string) TurnResult {
 // callModel sends the conversation and streams the reply to the UI.
 func (a *Agent) callModel(ctx context.Context, t *turn) (ModelResponse, error) {
 	withWireCaches(t.messages)
-	req := a.request(t.messages)
+	req := a.request(t.model, t.messages)
 	if u := a.ContextUsage(); req.MaxTokens > 0 && u.Tokens+req.MaxTokens > u.Window {
 		req.MaxTokens = max(u.Reserve, u.Window-u.Tokens)
 	}
@@ -246,14 +248,14 @@ func (a *Agent) callModel(ctx context.Context, t *turn) (ModelResponse, error) {
 }
 
 // request builds the model request for the current conversation.
-func (a *Agent) request(messages []Message) ModelRequest {
-	model := modelForMode(a.Model, false) // opusplan: sonnet, and opus in plan mode
+func (a *Agent) request(model string, messages []Message) ModelRequest {
+	plan := false // opusplan: sonnet, and opus in plan mode
 	if a.Env != nil {
 		if modes, ok := a.Env.Perms.(interface{ Mode() PermissionMode }); ok {
-			model = modelForMode(a.Model, modes.Mode() == ModePlan)
+			plan = modes.Mode() == ModePlan
 		}
 	}
-	req := ModelRequest{Model: model, System: a.System, Messages: messages, MaxTokens: a.MaxTokens, Thinking: a.Thinking}
+	req := ModelRequest{Model: modelForMode(model, plan), System: a.System, Messages: messages, MaxTokens: a.MaxTokens, Thinking: a.Thinking}
 	if a.Tools != nil {
 		req.Tools = a.Tools.Specs()
 	}

@@ -42,6 +42,7 @@ type ToolEnv struct {
 	Hooks      *Hooks    // PreToolUse and PostToolUse hooks; nil runs none
 	Memory     *Memory   // memory read_file adds for the files it reads; nil adds none
 	Files      TextFiles // an editor's buffers, read and written in place of the disk; nil: the disk
+	Model      string    // the model answering the turn, which subagents inherit; "" is the agent's
 	Grants     []Rule    // allow rules of the running skill or command: calls they cover run without asking
 }
 
@@ -52,17 +53,17 @@ type TextFiles interface {
 	WriteText(path, before, after string) error // before is "" for a new file
 }
 
-// withGrants returns env for the calls of a skill or command whose rules allow
-// more (deny rules still hold): a copy holding them too, or env itself if none.
-func (env *ToolEnv) withGrants(rules []Rule) *ToolEnv {
-	if len(rules) == 0 {
+// forTurn returns env for the calls of one turn: a copy holding the turn's model
+// and the grants of the skill or command that started it, or env if it changes neither.
+func (env *ToolEnv) forTurn(model string, grants []Rule) *ToolEnv {
+	if env == nil && len(grants) == 0 || model == "" && len(grants) == 0 {
 		return env
 	}
 	var e ToolEnv
 	if env != nil {
 		e = *env
 	}
-	e.Grants = slices.Concat(e.Grants, rules)
+	e.Model, e.Grants = cmp.Or(model, e.Model), slices.Concat(e.Grants, grants)
 	return &e
 }
 

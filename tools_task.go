@@ -192,13 +192,14 @@ func (s *Subagents) child(ctx context.Context, env *ToolEnv, def *AgentDef, dept
 		}
 	}
 	system := def.Prompt + "\n\nToday: " + time.Now().Format("2006-01-02") + "\n"
+	turnModel := ""
 	if env != nil {
-		system += "Workspace: " + env.Workspace + "\n"
+		system, turnModel = system+"Workspace: "+env.Workspace+"\n", env.Model
 	}
 	return &Agent{
 		Provider: parent.Provider, Tools: tools, Env: env, MaxTokens: parent.MaxTokens,
 		Limits: parent.Limits, Compaction: parent.Compaction, SummaryModel: parent.SummaryModel,
-		Model:    cmp.Or(resolveModelAlias(strings.TrimPrefix(def.Model, "inherit")), parent.Model),
+		Model:    cmp.Or(resolveModelAlias(strings.TrimPrefix(def.Model, "inherit")), turnModel, parent.Model),
 		System:   system,
 		MaxSteps: cmp.Or(s.MaxSteps, defaultSubagentSteps), Depth: depth,
 		Emit:    tagged(parent.Emit, parentCall),

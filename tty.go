@@ -237,7 +237,7 @@ func (u *tui) turn(ctx context.Context, prompt slashPrompt) {
 		u.todos = nil // all done: the next turn shows a list once it writes one
 	}
 	u.usage.Add(res.Usage)
-	u.cost += costUSD(u.app.Model, res.Usage)
+	u.cost += costUSD(u.app.Agent.Model, res.Usage)
 }
 
 // command runs input if it is a slash command, printing what it says, and returns the prompt for a turn, if any.

@@ -144,7 +144,7 @@ func (u *tui) statusLine(now time.Time, spin string, width int) string {
 		tokens += fmt.Sprintf(" $%.2f", u.cost)
 	}
 	sandbox := map[bool]string{true: "sandboxed", false: "no sandbox"}[app.Sandbox.Sandboxed()]
-	parts := []string{activity, fmt.Sprintf("%s (%s)", app.Model, app.Provider.Name()), fmt.Sprintf("ctx %.0f%%", app.Agent.ContextUsage().Percent),
+	parts := []string{activity, fmt.Sprintf("%s (%s)", app.Agent.Model, app.Agent.Provider.Name()), fmt.Sprintf("ctx %.0f%%", app.Agent.ContextUsage().Percent),
 		tokens, "session " + app.Session.ID[:min(8, len(app.Session.ID))], app.MCP.StatusLine(), string(app.Perms.Mode()), sandbox}
 	return u.tr.style(ansiDim, truncateWidth(strings.Join(slices.DeleteFunc(parts, func(p string) bool { return p == "" }), " · "), width))
 }

@@ -167,9 +167,9 @@ func TestStripTags(t *testing.T) {
 
 func TestStatusLineShowsTokensAndCost(t *testing.T) {
 	u := plainTUI(t, io.Discard)
-	u.app.Model = "claude-sonnet-4-5"
+	u.app.Agent.Model = "claude-sonnet-4-5"
 	u.usage = Usage{InputTokens: 12_000, OutputTokens: 345}
-	u.cost = costUSD(u.app.Model, u.usage)
+	u.cost = costUSD(u.app.Agent.Model, u.usage)
 	u.activity, u.activityAt = "running go test", time.Now().Add(-3200*time.Millisecond)
 	got := u.statusLine(time.Now(), "*", 200)
 	want := fmt.Sprintf("* running go test 3.2s · claude-sonnet-4-5 (mock) · ctx 0%% · 12.3k tokens $%.2f · session 01234567 · default · no sandbox", u.cost)
