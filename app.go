@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -78,6 +79,7 @@ type App struct {
 	Checkpoints *CheckpointStore // the session's snapshots of the workspace, for /rewind
 
 	lines   lineSource  // the input lines, shared by line mode and its questions
+	typed   bool        // they come from a terminal, where a person answers
 	asker   Asker       // how permission questions are put: line mode's or the terminal UI's
 	stdout  *lineWriter // shared by the answers, notices and questions
 	stderr  io.Writer
@@ -90,6 +92,8 @@ type App struct {
 // background and live until ctx ends or the app closes.
 func newApp(ctx context.Context, opts Options, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) (_ *App, err error) {
 	app := &App{Opts: opts, lines: NewLineReader(stdin), stdout: &lineWriter{w: stdout}, stderr: stderr, getenv: getenv}
+	in, _ := stdin.(*os.File)
+	app.typed = isTerminal(in)
 	defer func() {
 		if err != nil {
 			app.Close()

@@ -127,13 +127,15 @@ func (app *App) projectEnables(layers []Settings, servers []MCPServerConfig) []s
 	return out
 }
 
-// decideTrust settles whether the workspace is trusted, asking once if the project would enable something.
+// decideTrust settles whether the workspace is trusted, asking once if the
+// project would enable something and a person at a terminal can answer:
+// piped input is the task, not an answer to keep.
 func (app *App) decideTrust(ctx context.Context, wide []string) (bool, error) {
 	trusted, answered := workspaceTrust(app.Home, userHome(app.getenv), app.Workspace)
 	if trusted || len(wide) == 0 {
 		return trusted, nil
 	}
-	if !app.Opts.Print && !answered {
+	if !app.Opts.Print && !answered && app.typed {
 		fmt.Fprintf(app.stdout, "This workspace (%s) is not trusted yet. Trusting it lets its project files:\n  - %s\nTrust this workspace? [y/N] ",
 			app.Workspace, strings.Join(wide, "\n  - "))
 		line, err := app.lines.ReadLine(ctx)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -110,10 +111,13 @@ func TestFirstInteractiveStartAsksOnce(t *testing.T) {
 			t.Parallel()
 			ws, mhome := untrustedProject(t), t.TempDir()
 			env := []string{"MINICODE_HOME=" + mhome}
-			r := runMinicode(t, env, answer+"\n", "--workspace", ws)
-			if !strings.Contains(r.stdout, "Trust this workspace?") || !strings.Contains(r.stdout, "MCP server evil runs sh -c touch") {
-				t.Fatalf("first start did not ask, naming what the project enables: %q", r.stdout)
+			term := startTmux(t, fmt.Sprintf("HOME=%q MINICODE_HOME=%q", t.TempDir(), mhome), "--workspace", ws)
+			term.waitOutput("Trust this workspace? [y/N]", 1)
+			if !strings.Contains(term.output(), "MCP server evil runs sh -c touch") {
+				t.Fatalf("first start did not name what the project enables: %q", term.output())
 			}
+			term.keys(answer, "Enter")
+			term.waitOutput("Type /help", 1)
 			var saved struct {
 				Workspaces map[string]bool `json:"workspaces"`
 			}
@@ -121,7 +125,7 @@ func TestFirstInteractiveStartAsksOnce(t *testing.T) {
 			if err := json.Unmarshal(data, &saved); err != nil || saved.Workspaces[ws] != (answer == "y") {
 				t.Errorf("trust file = %s (%v), want %s remembered as %v", data, err, ws, answer == "y")
 			}
-			r = runMinicode(t, env, "", "--workspace", ws)
+			r := runMinicode(t, env, "", "--workspace", ws)
 			if strings.Contains(r.stdout, "Trust this workspace?") {
 				t.Errorf("second start asked again: %q", r.stdout)
 			}
@@ -135,6 +139,26 @@ func TestFirstInteractiveStartAsksOnce(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestPipedInputIsNoTrustAnswer pipes tasks into line mode in an untrusted
+// workspace: no question is asked, the first line is the first task, and
+// nothing is kept as an answer.
+func TestPipedInputIsNoTrustAnswer(t *testing.T) {
+	t.Parallel()
+	ws, mhome := untrustedProject(t), t.TempDir()
+	r := runMinicode(t, []string{"MINICODE_HOME=" + mhome}, "y\nhelp\n", "--workspace", ws)
+	if r.code != 0 || strings.Contains(r.stdout, "Trust this workspace?") || !strings.Contains(r.stderr, "this workspace is not trusted") {
+		t.Fatalf("exit %d, stdout %q, stderr %q: want no question, and the notice", r.code, r.stdout, r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(mhome, trustFileName)); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("an answer was kept from piped input: %v", err)
+	}
+	files := sessionFiles(t, mhome)
+	if len(files) != 1 {
+		t.Fatalf("session files %q, want one", files)
+	}
+	checkSavedPrompts(t, files[0], "y", "help")
 }
 
 func TestClaudeCodeTrustCounts(t *testing.T) {
