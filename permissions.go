@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"regexp"
 	"slices"
 	"strings"
@@ -39,6 +40,7 @@ type PermissionRequest struct {
 	Access       Access
 	Paths        []string                                 // paths the call touches, absolute
 	Named        []string                                 // the same paths as named, links kept; judged instead of Paths, so rules naming a link hold
+	Found        []fs.FileInfo                            // what is at each of Paths as the tool found it (nil: nothing), the file it will use
 	Command      string                                   // the shell command, for AccessExecute
 	Unsandboxed  string                                   // the model's reason for running Command outside the sandbox
 	URL          string                                   // the address, for AccessNetwork

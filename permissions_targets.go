@@ -2,7 +2,9 @@ package main
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -18,11 +20,12 @@ type target interface{ isTarget() }
 
 // pathTarget is one path a call touches, or a command names.
 type pathTarget struct {
-	abs        string // absolute, links resolved
-	lexical    string // absolute, as written
-	inside     bool   // in the workspace (or, for commands, the private temp folder)
-	write, dir bool   // the call writes it; it is an existing folder
-	links      int    // hard links of an existing file
+	abs        string      // absolute, links resolved
+	lexical    string      // absolute, as written
+	inside     bool        // in the workspace (or, for commands, the private temp folder)
+	write, dir bool        // the call writes it; it is an existing folder
+	links      int         // hard links of an existing file
+	found      fs.FileInfo // what is there now; nil: nothing
 }
 
 // commandTarget is one simple command a line runs, or why the line is beyond the check.
@@ -68,8 +71,12 @@ func (p *Permissions) targetsOf(req PermissionRequest) ([]target, error) {
 	if len(req.Named) > 0 {
 		paths = req.Named // the same paths as named: each target keeps the name and where it leads
 	}
-	for _, given := range paths {
+	for i, given := range paths {
 		t, err := p.newPathTarget(p.workspace, given, req.Access == AccessWrite)
+		if err == nil && len(req.Found) == len(paths) && (t.abs != req.Paths[i] || (t.found == nil) != (req.Found[i] == nil) ||
+			t.found != nil && !os.SameFile(t.found, req.Found[i])) { // the tool uses the file judged, so it must be the one it found
+			err = errors.New("it changed while it was being checked (a link or another file took its place); try again")
+		}
 		if err != nil {
 			return nil, fmt.Errorf("cannot check path %q: %w", given, err)
 		}
@@ -107,7 +114,7 @@ func (p *Permissions) newPathTarget(dir, given string, write bool) (pathTarget, 
 	inside := within(p.workspace, abs) || slices.ContainsFunc(p.addDirs, func(dir string) bool { return within(dir, abs) })
 	t := pathTarget{abs: abs, lexical: filepath.Clean(lexical), inside: inside, write: write, links: 1}
 	if info, err := os.Stat(abs); err == nil {
-		t.dir, t.links = info.IsDir(), hardLinks(info)
+		t.dir, t.links, t.found = info.IsDir(), hardLinks(info), info
 	}
 	return t, nil
 }

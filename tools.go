@@ -369,7 +369,7 @@ func (r *Registry) execute(ctx context.Context, env *ToolEnv, call Block, hookDe
 	timeout := cmp.Or(tool.Timeout, defaultToolTimeout)
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	out, err = tool.Run(context.WithValue(runCtx, keyJudgedFiles, judged), env, input)
+	out, err = tool.Run(context.WithValue(runCtx, keyJudged, judged), env, input)
 	switch {
 	case ctx.Err() != nil:
 		return ToolOutput{Text: "cancelled by the user before the tool finished", IsError: true}
@@ -382,50 +382,42 @@ func (r *Registry) execute(ctx context.Context, env *ToolEnv, call Block, hookDe
 }
 
 // permit decodes a call's input and runs its permission check, returning
-// the files judged; an input an approver changed is decoded and checked
+// the request judged; an input an approver changed is decoded and checked
 // again, as approved.
-func permit(ctx context.Context, env *ToolEnv, tool *Tool, call Block, hookDecision string) (any, []judgedFile, error) {
+func permit(ctx context.Context, env *ToolEnv, tool *Tool, call Block, hookDecision string) (any, PermissionRequest, error) {
 	raw, changed := call.Input, false
 	for {
 		input, err := tool.Decode(raw)
 		if err != nil && changed {
-			return nil, nil, fmt.Errorf("the changed input is not valid: %w", err)
+			return nil, PermissionRequest{}, fmt.Errorf("the changed input is not valid: %w", err)
 		}
 		if err != nil || tool.Permission == nil {
-			return input, nil, err
+			return input, PermissionRequest{}, err
 		}
 		req, err := tool.Permission(env, input)
-		judged := make([]judgedFile, len(req.Paths))
+		req.Found = make([]fs.FileInfo, len(req.Paths))
 		for i, abs := range req.Paths {
-			judged[i].abs = abs
-			judged[i].found, _ = os.Lstat(abs)
+			req.Found[i], _ = os.Lstat(abs)
 		}
 		if err != nil || env.Perms == nil {
-			return input, judged, err
+			return input, req, err
 		}
 		req.Tool, req.ToolUseID, req.Input = tool.Name, call.ID, raw
 		req.HookDecision, req.Grants = hookDecision, env.Grants
 		err = env.Perms.Authorize(ctx, req)
 		var replaced *InputReplaced
 		if changed || !errors.As(err, &replaced) {
-			return input, judged, err
+			return input, req, err
 		}
 		raw, hookDecision, changed = replaced.Input, "allow", true
 	}
 }
 
-// judgedFile is a path a call was checked for, resolved, and the file
-// found there then (nil: none), which is the one the call may use.
-type judgedFile struct {
-	abs   string
-	found fs.FileInfo
-}
-
 // judgedPath is the path a file tool's call was checked for and the file
 // found there then; a call run without the check resolves path now.
 func judgedPath(ctx context.Context, env *ToolEnv, path string) (string, fs.FileInfo, error) {
-	if judged := contextValue[[]judgedFile](ctx, keyJudgedFiles); len(judged) > 0 {
-		return judged[0].abs, judged[0].found, nil
+	if judged := contextValue[PermissionRequest](ctx, keyJudged); len(judged.Paths) > 0 {
+		return judged.Paths[0], judged.Found[0], nil
 	}
 	abs, err := resolveInput(env, path)
 	if err != nil {

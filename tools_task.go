@@ -234,7 +234,7 @@ type contextKey int
 const (
 	keyToolUseID     contextKey = iota // the id of the tool call being run
 	keySubagentDepth                   // how many subagents deep a call runs
-	keyJudgedFiles                     // the files the permission check judged for the call being run
+	keyJudged                          // the PermissionRequest judged for the call being run
 )
 
 // contextValue returns the value ctx holds under key, or T's zero value.
