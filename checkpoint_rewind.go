@@ -131,22 +131,21 @@ func cmdRewind(ctx context.Context, app *App, args string, history *[]Message) (
 	if err != nil {
 		return "", false, err
 	}
+	if ok, err := app.confirmRestore(ctx, n, c, undo.Tree, changes); !ok || err != nil {
+		return "Nothing was changed.", false, err
+	}
+	if err := app.restoreFiles(ctx, n, c, undo, changes); err != nil {
+		return "", false, err
+	}
 	var done []string
-	if len(changes) > 0 {
-		if ok, err := app.confirmRestore(ctx, n, c, undo.Tree, changes); !ok || err != nil {
-			return "Nothing was changed.", false, err
-		}
-		if err := app.restoreFiles(ctx, n, c, undo, changes); err != nil {
-			return "", false, err
-		}
-		done = append(done, fmt.Sprintf("Restored %d files", len(changes)))
-	} else if a.Choice != ChoiceRewindConversation {
+	switch {
+	case a.Choice == ChoiceRewindConversation:
+	case len(changes) == 0:
 		done = append(done, fmt.Sprintf("The files are already as they were at #%d", n))
+	default:
+		done = append(done, fmt.Sprintf("Restored %d files", len(changes)))
 	}
 	if a.Choice != ChoiceRewindCode {
-		if len(changes) == 0 { // else restoreFiles recorded it
-			app.Session.RecordCheckpoint(undo)
-		}
 		*history = slices.Clone(c.view)
 		done = append(done, fmt.Sprintf("the conversation is back to before #%d", n))
 	}
@@ -190,9 +189,12 @@ func (app *App) prepareRewind(ctx context.Context, n int, c Checkpoint, label st
 	return undo, changes, nil
 }
 
-// confirmRestore asks before the files of checkpoint n are restored, showing what changes and
-// naming the files changed outside minicode since.
+// confirmRestore asks before the files of checkpoint n are restored, if any change, showing what
+// changes and naming the files changed outside minicode since.
 func (app *App) confirmRestore(ctx context.Context, n int, c Checkpoint, now string, changes []FileChange) (bool, error) {
+	if len(changes) == 0 {
+		return true, nil
+	}
 	var lines []string
 	for _, ch := range changes[:min(len(changes), 30)] {
 		what := map[byte]string{'A': "brought back (deleted since)", 'D': "removed (made since)"}[ch.Status]
@@ -210,10 +212,12 @@ func (app *App) confirmRestore(ctx context.Context, n int, c Checkpoint, now str
 	return a.Choice == ChoiceAllowOnce, err
 }
 
-// restoreFiles records undo, then restores the files of checkpoint n.
+// restoreFiles records undo (taken before a rewind to checkpoint n), then restores n's files, if any changed.
 func (app *App) restoreFiles(ctx context.Context, n int, c, undo Checkpoint, changes []FileChange) error {
 	app.Session.RecordCheckpoint(undo)
-	if err := app.Checkpoints.Restore(ctx, changes, undo.Tree, c.Tree, c.Modes, undo.Modes); err != nil {
+	if len(changes) == 0 {
+		return nil
+	} else if err := app.Checkpoints.Restore(ctx, changes, undo.Tree, c.Tree, c.Modes, undo.Modes); err != nil {
 		return fmt.Errorf("restoring the files of #%d: %w", n, err)
 	}
 	return nil
@@ -249,7 +253,7 @@ func (app *App) rewindFiles(ctx context.Context, id string, dryRun bool) map[str
 		return map[string]any{"canRewind": false, "error": fmt.Sprintf("no checkpoint was taken before a user message %q", id)}
 	}
 	undo, changes, err := app.prepareRewind(ctx, n, cps[n-1], "before rewind_files to "+id, true)
-	if err == nil && !dryRun && len(changes) > 0 {
+	if err == nil && !dryRun {
 		err = app.restoreFiles(ctx, n, cps[n-1], undo, changes)
 	}
 	if err != nil {

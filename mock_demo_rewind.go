@@ -1,6 +1,9 @@
 package main
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // The demos of checkpoints, the todo list and plan mode: "demo rewind" makes changes a rewind
 // takes back, "demo todo" works through a todo list, "demo plan" presents a plan for approval.
@@ -8,7 +11,7 @@ import "strings"
 // demoStepsStart starts one of these demos, or reports false.
 func demoStepsStart(lower string, msgs []Message) (ScriptedReply, bool) {
 	switch {
-	case lower == "demo rewind" && !strings.Contains(demoCalls(msgs), "rewind-demo.txt"):
+	case lower == "demo rewind" && !slices.ContainsFunc(msgs, func(m Message) bool { return strings.HasPrefix(m.Text(), "Created rewind-demo.txt.") }):
 		return demoCall("The edit needs a file made before its turn.", "First I'll create rewind-demo.txt; the next `demo rewind` changes it.",
 			"write_file", map[string]string{"path": "rewind-demo.txt", "content": "the first version\n"}), true
 	case lower == "demo rewind":
@@ -62,15 +65,4 @@ func demoTodo(text, list, search string) ScriptedReply {
 	return ScriptedReply{Text: text, ToolCalls: []ScriptedToolCall{demoInput("todo_write", map[string]any{"todos": []map[string]string{
 		{"content": "List the workspace", "activeForm": "Listing the workspace", "status": list},
 		{"content": "Search it for TODO", "activeForm": "Searching for TODO", "status": search}}})}}
-}
-
-// demoCalls is the input of every tool call in msgs, for a demo to tell what it did before.
-func demoCalls(msgs []Message) string {
-	var b strings.Builder
-	for _, m := range msgs {
-		for _, c := range m.ToolUses() {
-			b.Write(c.Input)
-		}
-	}
-	return b.String()
 }
