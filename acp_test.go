@@ -605,3 +605,22 @@ func TestACPTodoListAndPlanMode(t *testing.T) {
 		t.Errorf("mode updates %v, want acceptEdits after the approval", mode)
 	}
 }
+
+// TestACPClientFilesAreJudgedAsTheDisk reads a file outside the workspace
+// while the editor offers its files: the read asks first, and once refused
+// the editor is never asked for the file.
+func TestACPClientFilesAreJudgedAsTheDisk(t *testing.T) {
+	outside := filepath.Join(t.TempDir(), "secret.txt")
+	os.WriteFile(outside, []byte("on disk\n"), 0o644)
+	script := writeScript(t, fmt.Sprintf(`[{"tool_calls":[{"id":"r1","name":"read_file","input":{"path":%q}}]}, {"text":"done"}]`, outside))
+	c := startACP(t, nil, "--mock-script", script)
+	answers := &permissionAnswers{picks: []string{"deny_once"}, buffers: map[string]string{outside: "the editor's buffer\n"}}
+	c.serve = answers.serve
+	_, updates := c.prompt(c.open(true), "read it")
+	if done := updatesOf(updates, "tool_call_update", "r1"); len(done) != 1 || done[0]["status"] != "failed" || slices.Contains(answers.requests, "fs/read_text_file") {
+		t.Errorf("a refused read: %v, requests %v; want it failed and the editor not asked", done, answers.requests)
+	}
+	if got := strings.Join(answers.requests, " "); got != "session/request_permission" {
+		t.Errorf("requests %q, want only the question", got)
+	}
+}
