@@ -167,6 +167,7 @@ func (app *App) newSandbox(dirs []string) (*Sandbox, error) {
 	settings := app.Settings.Sandbox
 	settings.AllowWrite = append(slices.Clip(settings.AllowWrite), dirs...)
 	settings.DenyRead = append(slices.Clip(settings.DenyRead), ReadDenyFolders(app.Settings.ruleSets, app.Opts.DisallowedTools, app.Workspace, userHome(app.getenv))...)
+	settings.DenyRead = append(settings.DenyRead, reserveTokenFile(app.Home)) // the MCP servers' OAuth tokens
 	sandbox, err := NewSandbox(app.Workspace, userHome(app.getenv), settings, app.getenv)
 	if err != nil {
 		return nil, err
@@ -259,6 +260,7 @@ func (app *App) startMCP(ctx context.Context, servers []MCPServerConfig) *MCPMan
 		Workspace:     app.Workspace,
 		ClientVersion: version,
 		Elicitor:      elicitor,
+		Home:          app.Home,
 		Program:       app.Opts.InputFormat == "stream-json",
 		OnNotice:      func(text string) { fmt.Fprintf(notices, "! %s\n", text) },
 		OnProgress: func(p MCPProgress) {

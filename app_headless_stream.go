@@ -20,7 +20,7 @@ type initRecord struct {
 	CWD            string              `json:"cwd"`
 	SessionID      string              `json:"session_id"`
 	Tools          []string            `json:"tools"`
-	MCPServers     []map[string]string `json:"mcp_servers"` // name and status: connected, pending or failed
+	MCPServers     []map[string]string `json:"mcp_servers"` // name and status: connected, pending, needs-auth or failed
 	Model          string              `json:"model"`
 	PermissionMode string              `json:"permissionMode"`
 	SlashCommands  []string            `json:"slash_commands"`
@@ -86,7 +86,7 @@ func (app *App) initRecord() initRecord {
 
 // sdkServerStatus names a server's state as init and mcp_status do.
 func sdkServerStatus(s MCPState) string {
-	return cmp.Or(map[MCPState]string{MCPReady: "connected", MCPStarting: "pending"}[s], "failed")
+	return cmp.Or(map[MCPState]string{MCPReady: "connected", MCPStarting: "pending", MCPNeedsLogin: "needs-auth"}[s], "failed")
 }
 
 // apiKeySource names where the credentials came from, "none" for none.

@@ -102,7 +102,7 @@ func TestMCPConformanceSuite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "bash", "scripts/mcp-conformance.sh", "env", cliMainEnv+"=1", exe)
 	cmd.Env = append(os.Environ(), "MCP_TOOLS_DIR="+dir, "MCP_RESULTS_DIR="+t.TempDir())

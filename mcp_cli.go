@@ -20,11 +20,15 @@ const mcpUsage = `usage:
   minicode mcp add NAME [--project] [--env K=V]... [--header K=V]... [--url URL] [-- COMMAND ARGS...]
   minicode mcp list
   minicode mcp remove NAME [--project]
+  minicode mcp login NAME|URL
+  minicode mcp logout NAME|URL
   minicode mcp tools NAME|URL
   minicode mcp call [--mcp-elicitation decline|defaults|ask] NAME|URL TOOL [JSON-ARGUMENTS]
 
 add saves a server in $MINICODE_HOME/mcp.json (or the project's .mcp.json
 with --project): a stdio server is a command, an HTTP server a --url.
+login logs in to an HTTP server that asks for it (OAuth, in a browser);
+logout forgets its tokens, kept in $MINICODE_HOME/mcp-tokens.json.
 tools lists a server's tools with their input schemas; call runs one tool,
 prints its result, and exits with status 1 if the tool reports an error.`
 
@@ -39,8 +43,10 @@ func runMCPCommand(ctx context.Context, args []string, stdin io.Reader, stdout, 
 		return mcpEdit(args[0], rest, stdout, home, workspace)
 	case "list":
 		return mcpList(stdout, home, workspace)
+	case "login", "logout":
+		return mcpLogin(ctx, args[0], rest, stdout, stderr, home, workspace)
 	case "tools":
-		return mcpTools(ctx, rest, stdout, home, workspace)
+		return mcpTools(ctx, rest, stdout, stderr, home, workspace)
 	case "call":
 		return mcpCall(ctx, rest, stdin, stdout, stderr, home, workspace)
 	case "help", "-h", "--help":
@@ -170,13 +176,36 @@ func resolveMCPTarget(target, home, workspace string) (MCPServerConfig, error) {
 	return MCPServerConfig{}, fmt.Errorf("no MCP server named %q (configured: %s); give a name from `minicode mcp list` or an http(s) URL", target, strings.Join(names, ", "))
 }
 
-// connectCLI starts a one-off session with the server named by target.
-func connectCLI(ctx context.Context, target string, elicitor Elicitor, home, workspace string) (*mcpSession, MCPServerConfig, error) {
+// mcpLogin runs `mcp login`, which logs in to a server anew, and `mcp logout`, which forgets its tokens.
+func mcpLogin(ctx context.Context, verb string, args []string, stdout, stderr io.Writer, home, workspace string) error {
+	if len(args) != 1 {
+		return usageErrorf("usage: minicode mcp %s NAME|URL", verb)
+	}
+	c, err := resolveMCPTarget(args[0], home, workspace)
+	if err != nil {
+		return err
+	}
+	m := NewMCPManager(nil, nil, MCPOptions{Workspace: workspace, Home: home})
+	var msg string
+	if verb == "login" {
+		msg, err = m.login(ctx, c, func(s string) { fmt.Fprintln(stderr, s) })
+	} else {
+		msg, err = m.logout(c.Name)
+	}
+	if err == nil {
+		fmt.Fprintln(stdout, msg)
+	}
+	return err
+}
+
+// connectCLI starts a one-off session with the server named by target,
+// which logs in when the server asks (saying what to do on stderr).
+func connectCLI(ctx context.Context, target string, elicitor Elicitor, stderr io.Writer, home, workspace string) (*mcpSession, MCPServerConfig, error) {
 	c, err := resolveMCPTarget(target, home, workspace)
 	if err != nil {
 		return nil, c, err
 	}
-	m := NewMCPManager(nil, nil, MCPOptions{Workspace: workspace, Elicitor: elicitor})
+	m := NewMCPManager(nil, nil, MCPOptions{Workspace: workspace, Elicitor: elicitor, Home: home, Login: func(s string) { fmt.Fprintln(stderr, s) }})
 	sess := newMCPSession(c.Name, m.transport(c), m.opts)
 	if err := sess.connect(ctx, c.startupTimeout()); err != nil {
 		return nil, c, err
@@ -185,11 +214,11 @@ func connectCLI(ctx context.Context, target string, elicitor Elicitor, home, wor
 }
 
 // mcpTools prints a server's tools with their input schemas.
-func mcpTools(ctx context.Context, args []string, stdout io.Writer, home, workspace string) error {
+func mcpTools(ctx context.Context, args []string, stdout, stderr io.Writer, home, workspace string) error {
 	if len(args) != 1 {
 		return usageErrorf("usage: minicode mcp tools NAME|URL")
 	}
-	sess, c, err := connectCLI(ctx, args[0], nil, home, workspace)
+	sess, c, err := connectCLI(ctx, args[0], nil, stderr, home, workspace)
 	if err != nil {
 		return err
 	}
@@ -235,7 +264,7 @@ func mcpCall(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 			return usageErrorf("mcp call: the arguments are not valid JSON: %s", fs.Arg(2))
 		}
 	}
-	sess, c, err := connectCLI(ctx, fs.Arg(0), elicitor, home, workspace)
+	sess, c, err := connectCLI(ctx, fs.Arg(0), elicitor, stderr, home, workspace)
 	if err != nil {
 		return err
 	}

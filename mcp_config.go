@@ -35,6 +35,7 @@ type MCPServerConfig struct {
 	Headers          map[string]string `json:"headers,omitempty"`
 	StartupTimeoutMs int               `json:"startupTimeoutMs,omitempty"`
 	TimeoutMs        int               `json:"timeoutMs,omitempty"`
+	OAuth            *MCPOAuthConfig   `json:"oauth,omitempty"`
 
 	Name     string           `json:"-"`
 	Source   string           `json:"-"` // the file it came from
@@ -68,7 +69,7 @@ func (c MCPServerConfig) validate() error {
 	case c.Type != "" && c.Type != "stdio" && !c.isHTTP():
 		return fmt.Errorf("MCP server %q: unknown type %q (use stdio, http or sse)", c.Name, c.Type)
 	}
-	return nil
+	return c.OAuth.validate(c.Name)
 }
 
 // LoadMCPConfig reads the user's servers, then the project's, which replace those of their name.
@@ -217,7 +218,7 @@ func (m *MCPManager) transport(c MCPServerConfig) mcpTransport {
 		for k, v := range headers {
 			headers[k] = expand(v)
 		}
-		t := &mcpHTTP{url: expand(c.URL), headers: headers, legacyOnly: c.Type == "sse"}
+		t := &mcpHTTP{url: expand(c.URL), headers: headers, legacyOnly: c.Type == "sse", auth: m.oauthFor(c)}
 		t.life, t.stop = context.WithCancel(context.Background())
 		return t
 	}

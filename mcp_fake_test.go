@@ -40,13 +40,16 @@ func TestMain(m *testing.M) {
 }
 
 // runMCPCLIForTest runs `minicode mcp ARGS` and maps the error the way
-// main does for this subcommand.
+// main does for this subcommand, in $MINICODE_HOME or a fresh home.
 func runMCPCLIForTest(args []string) int {
 	if len(args) > 0 && args[0] == "mcp" {
 		args = args[1:]
 	}
-	home, _ := os.MkdirTemp("", "minicode-home")
-	defer os.RemoveAll(home)
+	home := os.Getenv("MINICODE_HOME")
+	if home == "" {
+		home, _ = os.MkdirTemp("", "minicode-home")
+		defer os.RemoveAll(home)
+	}
 	wd, _ := os.Getwd()
 	err := runMCPCommand(context.Background(), args, os.Stdin, os.Stdout, os.Stderr, home, wd)
 	if err != nil {

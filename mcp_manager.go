@@ -15,9 +15,10 @@ type MCPState string
 
 // The states a server can be in.
 const (
-	MCPStarting MCPState = "starting"
-	MCPReady    MCPState = "ready"
-	MCPFailed   MCPState = "failed"
+	MCPStarting   MCPState = "starting"
+	MCPReady      MCPState = "ready"
+	MCPFailed     MCPState = "failed"
+	MCPNeedsLogin MCPState = "needs login" // an HTTP server waits for `mcp login`
 )
 
 // ServerStatus is what the UI shows about one server.
@@ -37,6 +38,8 @@ type MCPOptions struct {
 	OnNotice      func(string)      // told what the user should know; may be nil; must not block
 	OnProgress    func(MCPProgress) // told a tool call's progress; may be nil; must not block
 	Program       bool              // a program drives minicode and runs the "sdk" servers
+	Home          string            // $MINICODE_HOME, which keeps the OAuth tokens; "" keeps none
+	Login         func(string)      // set where a person waits: a server that asks for a login gets one, with what to do told here
 }
 
 // MCPManager runs the MCP servers, each owned by one goroutine, and keeps their tools in the registry.
@@ -45,6 +48,7 @@ type MCPManager struct {
 	opts     MCPOptions
 	servers  atomic.Pointer[[]*mcpServer] // replaced whole when a server is added
 	framings sync.Map                     // server name → whether its stdio process spoke Content-Length framing
+	auths    sync.Map                     // server name and URL → its *mcpAuth
 
 	life    context.Context // ends when the manager closes
 	stop    context.CancelFunc
@@ -150,7 +154,7 @@ func (m *MCPManager) Status() []ServerStatus {
 // StatusLine summarises the servers for the status bar, e.g. "MCP 2 ready, 1 failed", or "".
 func (m *MCPManager) StatusLine() string {
 	var parts []string
-	for _, st := range []MCPState{MCPReady, MCPStarting, MCPFailed} {
+	for _, st := range []MCPState{MCPReady, MCPStarting, MCPNeedsLogin, MCPFailed} {
 		if n := len(slices.DeleteFunc(m.Status(), func(s ServerStatus) bool { return s.State != st })); n > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", n, st))
 		}
@@ -179,12 +183,14 @@ func (m *MCPManager) Restart(ctx context.Context, name string) error {
 	return errStopped
 }
 
-// SlashCommand runs "/mcp" and "/mcp restart NAME", returning the text to show.
+// SlashCommand runs "/mcp", "/mcp restart NAME" and "/mcp login NAME", returning the text to show.
 func (m *MCPManager) SlashCommand(ctx context.Context, args string) string {
 	fields := strings.Fields(args)
 	switch {
 	case len(fields) == 0 || fields[0] == "list":
 		return m.describe()
+	case fields[0] == "login" && len(fields) == 2:
+		return m.loginCommand(ctx, fields[1])
 	case fields[0] == "restart" && len(fields) == 2:
 		if err := m.Restart(ctx, fields[1]); err != nil {
 			return fmt.Sprintf("MCP server %s failed to restart: %v", fields[1], err)
@@ -192,7 +198,7 @@ func (m *MCPManager) SlashCommand(ctx context.Context, args string) string {
 		st := m.server(fields[1]).view.Load().status
 		return fmt.Sprintf("MCP server %s restarted: %d tools.", st.Name, st.Tools)
 	}
-	return "usage: /mcp (list servers) or /mcp restart NAME"
+	return "usage: /mcp (list servers), /mcp restart NAME or /mcp login NAME"
 }
 
 // describe lists the servers with their state, tools and errors.
@@ -202,7 +208,7 @@ func (m *MCPManager) describe() string {
 	}
 	var b strings.Builder
 	for _, s := range m.Status() {
-		fmt.Fprintf(&b, "%-20s %-9s %3d tools", s.Name, s.State, s.Tools)
+		fmt.Fprintf(&b, "%-20s %-11s %3d tools", s.Name, s.State, s.Tools)
 		if s.Error != "" {
 			fmt.Fprintf(&b, "  %s", errorSummary(s.Error))
 		}
@@ -211,7 +217,7 @@ func (m *MCPManager) describe() string {
 			fmt.Fprintf(&b, "  warning: %s\n", w)
 		}
 	}
-	b.WriteString("Restart a server with /mcp restart NAME.")
+	b.WriteString("Restart a server with /mcp restart NAME, log in to one with /mcp login NAME.")
 	return b.String()
 }
 
@@ -303,6 +309,8 @@ func (srv *mcpServer) session() (*mcpSession, error) {
 		return v.session, nil
 	case v.status.State == MCPStarting:
 		return nil, fmt.Errorf("MCP server %s is still starting; try again in a moment", srv.name)
+	case v.status.State == MCPNeedsLogin:
+		return nil, errors.New(v.status.Error)
 	}
 	return nil, fmt.Errorf("MCP server %s is not available (%s); restart it with /mcp restart %s", srv.name, firstLineOf(v.status.Error), srv.name)
 }
@@ -321,7 +329,7 @@ func (srv *mcpServer) outcome(ctx context.Context, v *mcpView) error {
 			return ctx.Err()
 		}
 	}
-	if v.status.State == MCPFailed {
+	if v.status.State != MCPReady {
 		return errors.New(v.status.Error)
 	}
 	return nil
@@ -418,7 +426,7 @@ func (r *mcpRun) list(listed chan<- mcpListing, changed <-chan struct{}) {
 func (r *mcpRun) onListed(l mcpListing) {
 	state := r.srv.view.Load().status.State
 	switch {
-	case state == MCPFailed || r.ctx.Err() != nil:
+	case state == MCPFailed || state == MCPNeedsLogin || r.ctx.Err() != nil:
 	case l.err != nil && state == MCPStarting:
 		<-r.worked // it returns after a first failure
 		r.sess.close()
@@ -434,12 +442,18 @@ func (r *mcpRun) onListed(l mcpListing) {
 	}
 }
 
-// fail records a failed or lost session once; its tools stay, so that a call explains how to restart.
+// fail records a failed or lost session once, or one that waits for a login; its tools stay, so that a call explains what to do.
 func (r *mcpRun) fail(err error) {
-	if r.srv.view.Load().status.State != MCPFailed && r.ctx.Err() == nil {
-		r.srv.m.notice("MCP server %s failed: %s", r.srv.name, firstLineOf(err.Error()))
-		r.srv.publish(r, MCPFailed, err.Error())
+	if state := r.srv.view.Load().status.State; state == MCPFailed || state == MCPNeedsLogin || r.ctx.Err() != nil {
+		return
 	}
+	if need := (*mcpLoginNeeded)(nil); errors.As(err, &need) {
+		r.srv.m.notice("%s", need.Error())
+		r.srv.publish(r, MCPNeedsLogin, need.Error())
+		return
+	}
+	r.srv.m.notice("MCP server %s failed: %s", r.srv.name, firstLineOf(err.Error()))
+	r.srv.publish(r, MCPFailed, err.Error())
 }
 
 // end stops the worker, closes the session and unregisters its tools.

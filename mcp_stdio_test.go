@@ -104,7 +104,7 @@ func TestMCPStdioStartupFailures(t *testing.T) {
 		want    []string
 		summary string // the line /mcp shows
 	}{
-		{"hang", []string{"did not answer initialize within 2s", "fake server starting in mode hang"}, "failed      0 tools  MCP server fake did not answer initialize within 2s — fake server starting"},
+		{"hang", []string{"did not answer initialize within 2s", "fake server starting in mode hang"}, "failed        0 tools  MCP server fake did not answer initialize within 2s — fake server starting"},
 		{"exit", []string{"the server exited", "exit status 3", "fatal: missing configuration file"}, "exit status 3 — fatal: missing configuration file\n"},
 		{"oldver", []string{`protocol version "2024-01-01"`, "2025-11-25"}, `protocol version "2024-01-01"`},
 	}

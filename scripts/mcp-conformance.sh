@@ -11,7 +11,8 @@
 # the call for $MCP_CONFORMANCE_SCENARIO. The command is started with exec
 # so that the suite's timeout reaches minicode itself.
 #
-# Env: MCP_TOOLS_DIR (default /tmp/minicode-mcp-peers), MCP_SCENARIOS,
+# Env: MCP_TOOLS_DIR (default /tmp/minicode-mcp-peers), MCP_SCENARIOS
+# (default: every client scenario the pinned suite lists, auth included),
 # MCP_SCENARIO_TIMEOUT_MS (default 15000), MCP_RESULTS_DIR.
 # Output: one line per scenario with the suite's own count of checks, then
 # "N passed, N failed" (scenarios); the exit status is non-zero if any
@@ -20,13 +21,15 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 export MCP_TOOLS_DIR="${MCP_TOOLS_DIR:-/tmp/minicode-mcp-peers}"
 TOOLS="$MCP_TOOLS_DIR"
-SCENARIOS="${MCP_SCENARIOS:-initialize tools_call elicitation-sep1034-client-defaults sse-retry}"
 TIMEOUT_MS="${MCP_SCENARIO_TIMEOUT_MS:-15000}"
 RESULTS="${MCP_RESULTS_DIR:-$TOOLS/results}"
 
 bash "$root/scripts/install-mcp-peers.sh" >/dev/null
 NODE="$(cat "$TOOLS/node22")"
 CONF=("$NODE" "$TOOLS/node_modules/@modelcontextprotocol/conformance/dist/index.js")
+SCENARIOS="${MCP_SCENARIOS:-$("${CONF[@]}" list --client | sed -n 's/^  - \([^ ]*\).*/\1/p')}"
+[[ -n "$SCENARIOS" ]] || { echo "mcp-conformance: the suite lists no client scenarios" >&2; exit 1; }
+export MCP_CONFORMANCE_NODE="$NODE" MCP_CONFORMANCE_HOMES="$RESULTS/homes"
 
 if [[ $# -eq 0 ]]; then
   (cd "$root" && go build -o "$TOOLS/minicode" .)
@@ -36,7 +39,7 @@ client_cmd="exec $(printf '%q ' "$root/scripts/mcp-conformance-client.sh" "$@")"
 echo "conformance $("${CONF[@]}" --version) on node $("$NODE" --version); client: $*"
 
 rm -rf "$RESULTS"
-mkdir -p "$RESULTS"
+mkdir -p "$RESULTS" "$MCP_CONFORMANCE_HOMES"
 passed=0
 failed=0
 for s in $SCENARIOS; do
@@ -59,5 +62,5 @@ for s in $SCENARIOS; do
   if [[ $verdict != PASS ]]; then sed -n '/Failed Checks:/,$p' "$log" | head -20 | sed 's/^/      /'; fi
 done
 echo "details: $RESULTS"
-echo "$passed passed, $failed failed"
+echo "$passed passed, $failed failed (of $(wc -w <<<"$SCENARIOS") client scenarios)"
 [[ $failed -eq 0 ]]

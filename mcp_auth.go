@@ -1,0 +1,319 @@
+package main
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// MCPOAuthConfig sets up minicode's OAuth client for one HTTP server (the
+// "oauth" object of its config). Every field is optional and may use ${VAR}.
+type MCPOAuthConfig struct {
+	ClientID          string `json:"clientId,omitempty"`          // a client registered by hand at the authorization server
+	ClientSecret      string `json:"clientSecret,omitempty"`      // its secret, if it has one
+	ClientMetadataURL string `json:"clientMetadataUrl,omitempty"` // an HTTPS Client ID Metadata Document that names minicode
+	CallbackPort      int    `json:"callbackPort,omitempty"`      // the port of the loopback redirect (default: a free one)
+	Grant             string `json:"grant,omitempty"`             // machine-to-machine: "client_credentials" or "cross_app_access"
+	PrivateKey        string `json:"privateKey,omitempty"`        // a PEM PKCS #8 key: private_key_jwt in place of the secret
+	IDPTokenEndpoint  string `json:"idpTokenEndpoint,omitempty"`  // cross_app_access: the identity provider's token endpoint,
+	IDPClientID       string `json:"idpClientId,omitempty"`       // minicode's client id there,
+	IDPIDToken        string `json:"idpIdToken,omitempty"`        // and the ID token it issued for the user
+}
+
+// validate checks that a machine-to-machine grant is one minicode knows, for a client id.
+func (o *MCPOAuthConfig) validate(server string) error {
+	if o != nil && o.Grant != "" && (o.ClientID == "" || o.Grant != "client_credentials" && o.Grant != "cross_app_access") {
+		return fmt.Errorf("MCP server %q: oauth.grant must be client_credentials or cross_app_access, with an oauth.clientId", server)
+	}
+	return nil
+}
+
+// mcpTestBrowserEnv names the variable for automated tests only (the MCP
+// conformance suite): set to "http-get", a login's "browser" is an HTTP GET
+// of the authorization URL that follows redirects between loopback
+// addresses, as a person approving at once would. Any other value, or a
+// URL that is not on a loopback address, leaves the login to a person.
+const mcpTestBrowserEnv = "MINICODE_OAUTH_TEST_BROWSER"
+
+// mcpAuth is an HTTP MCP server's OAuth client (MCP authorization,
+// 2025-11-25): it puts the access token on every request and answers the
+// server's 401 and 403. What needs no person it does at once: taking a
+// token another process got, refreshing, a machine-to-machine grant. A
+// login it runs only where a person waits (tell is set: the command
+// line's mcp commands, /mcp login); elsewhere the request fails with an
+// *mcpLoginNeeded. Tokens go nowhere but the requests and the token
+// file: not into errors, logs, the model's view or the journal.
+type mcpAuth struct {
+	server, url string
+	key         string // the entry in the token file: the server's name and URL
+	cfg         MCPOAuthConfig
+	store       mcpTokenStore
+	browse      func(ctx context.Context, authURL string) error // shows the authorization URL to a browser
+	tell        func(string)                                    // where a login says what to do; nil: no login here
+
+	mu     sync.Mutex // one token change at a time
+	entry  mcpTokenEntry
+	loaded bool
+	wanted string // the scopes 403s asked for, for the next login
+}
+
+// mcpLoginNeeded is the error of a server that waits for a person to log in.
+type mcpLoginNeeded struct {
+	server, reason string // why the stored login does not do, if known
+}
+
+// Error says how to log in.
+func (e *mcpLoginNeeded) Error() string {
+	return strings.TrimSuffix(fmt.Sprintf("MCP server %s needs a login: run `minicode mcp login %[1]s` (in a session: /mcp login %[1]s); %s", e.server, e.reason), "; ")
+}
+
+// oauthFor returns the OAuth client of an HTTP server, shared by its
+// sessions and logins; nil for other servers, for one whose config sets
+// an Authorization header, and when no home keeps tokens.
+func (m *MCPManager) oauthFor(c MCPServerConfig) *mcpAuth {
+	for k := range c.Headers {
+		if strings.EqualFold(k, "Authorization") {
+			return nil
+		}
+	}
+	if !c.isHTTP() || c.Type == "sdk" || m.opts.Home == "" {
+		return nil
+	}
+	cfg := *cmp.Or(c.OAuth, &MCPOAuthConfig{})
+	for _, field := range []*string{&cfg.ClientID, &cfg.ClientSecret, &cfg.ClientMetadataURL, &cfg.PrivateKey, &cfg.IDPTokenEndpoint, &cfg.IDPClientID, &cfg.IDPIDToken} {
+		*field = expandVars(*field, os.Getenv)
+	}
+	u := expandVars(c.URL, os.Getenv)
+	a := &mcpAuth{server: c.Name, url: u, key: c.Name + " " + u, cfg: cfg, store: m.tokenStore(), browse: openBrowser, tell: m.opts.Login}
+	if os.Getenv(mcpTestBrowserEnv) == "http-get" {
+		a.browse = followLoopbackRedirects
+	}
+	shared, _ := m.auths.LoadOrStore(a.key, a)
+	return shared.(*mcpAuth)
+}
+
+// tokenStore is the token file in the manager's home.
+func (m *MCPManager) tokenStore() mcpTokenStore {
+	return mcpTokenStore{filepath.Join(m.opts.Home, mcpTokenFile)}
+}
+
+// do sends the request build makes, with the access token, and sends it
+// again (twice at most) after a 401 or 403 that a newer token answers.
+// A nil client just sends.
+func (a *mcpAuth) do(ctx context.Context, build func() (*http.Request, error)) (*http.Response, error) {
+	for retries := 0; ; retries++ {
+		req, err := build()
+		if err != nil {
+			return nil, err
+		}
+		token := a.accessToken(ctx)
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil || a == nil || retries == 2 || resp.StatusCode != http.StatusUnauthorized && resp.StatusCode != http.StatusForbidden {
+			return resp, err
+		}
+		retry, err := a.rejected(ctx, resp, token)
+		if !retry && err == nil {
+			return resp, nil
+		}
+		drain(resp)
+		if err != nil {
+			return nil, err
+		}
+	}
+}
+
+// accessToken returns the token to send, refreshed first when it expires
+// within half a minute; "" for none. A token file that cannot be read counts
+// as no token: it matters only if the server asks for one.
+func (a *mcpAuth) accessToken(ctx context.Context) string {
+	if a == nil {
+		return ""
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if !a.loaded {
+		a.entry, _ = a.store.load(a.key)
+		a.loaded = true
+	}
+	if e := a.entry; e.RefreshToken != "" && !e.ExpiresAt.IsZero() && time.Until(e.ExpiresAt) < 30*time.Second {
+		_ = a.refresh(ctx, e.AccessToken) // on failure the old token goes, and the server's answer decides
+	}
+	return a.entry.AccessToken
+}
+
+// rejected decides what a 401 or a 403 needs: sending the request again
+// with a newer token, or an error (an *mcpLoginNeeded for a login). A 403
+// other than insufficient_scope is the server's answer to show.
+func (a *mcpAuth) rejected(ctx context.Context, resp *http.Response, sent string) (retry bool, err error) {
+	challenge := parseBearerChallenge(resp.Header.Values("WWW-Authenticate"))
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	scope, reason := challenge["scope"], ""
+	switch {
+	case resp.StatusCode == http.StatusForbidden && challenge["error"] != "insufficient_scope":
+		return false, nil
+	case resp.StatusCode == http.StatusForbidden && scopeCovers(a.entry.Scope, scope):
+		return false, fmt.Errorf("MCP server %s refuses its access token although it has the scope asked for (%q)", a.server, scope)
+	case resp.StatusCode == http.StatusForbidden: // step up: the scopes the token has and those the server wants
+		scope = scopeUnion(a.entry.Scope, scope)
+		a.wanted = scopeUnion(a.wanted, scope)
+	default:
+		if stored, err := a.store.load(a.key); err != nil {
+			reason = err.Error()
+		} else if stored.AccessToken != "" && stored.AccessToken != sent {
+			a.entry = stored // another process, or a login, got a newer one
+			return true, nil
+		}
+		if sent != "" && a.entry.RefreshToken != "" {
+			if err := a.refresh(ctx, sent); err != nil {
+				reason = err.Error()
+			} else if a.entry.AccessToken != sent {
+				return true, nil
+			}
+		}
+	}
+	switch {
+	case a.cfg.Grant != "":
+		return true, a.obtain(ctx, challenge, scope)
+	case a.tell != nil:
+		return true, a.login(ctx, challenge, scope)
+	}
+	return false, &mcpLoginNeeded{server: a.server, reason: reason}
+}
+
+// save changes this server's entry in the token file under its lock and
+// uses the result; fresh (a new login) replaces a corrupt file. Secrets
+// that come from the config stay there.
+func (a *mcpAuth) save(fresh bool, change func(*mcpTokenEntry) error) error {
+	return a.store.update(fresh, func(entries map[string]mcpTokenEntry) error {
+		e := entries[a.key]
+		err := change(&e)
+		e.Server, e.URL = a.server, a.url
+		if a.cfg.ClientID != "" {
+			e.Client.Secret = ""
+		}
+		entries[a.key], a.entry = e, e
+		return err
+	})
+}
+
+// login logs in to a server anew: it forgets the stored tokens (not the
+// registration), then connects and lists the tools, which logs in when
+// the server asks, with time for a person to do it; and says what happened.
+func (m *MCPManager) login(ctx context.Context, c MCPServerConfig, tell func(string)) (string, error) {
+	auth := m.oauthFor(c)
+	if auth == nil {
+		return "", fmt.Errorf("MCP server %s has no OAuth login: it is not reached over HTTP, or its config sets an Authorization header", c.Name)
+	}
+	auth.mu.Lock()
+	auth.entry, auth.loaded, auth.tell = mcpTokenEntry{}, true, tell
+	_ = auth.save(false, func(e *mcpTokenEntry) error { // a corrupt file stays until the login replaces it
+		e.AccessToken, e.RefreshToken = "", ""
+		return nil
+	})
+	auth.mu.Unlock()
+	wait := max(c.startupTimeout(), c.callTimeout(), mcpLoginWait)
+	sess := newMCPSession(c.Name, m.transport(c), m.opts)
+	err := sess.connect(ctx, wait)
+	if err == nil {
+		_, err = sess.listTools(ctx, wait)
+		sess.close()
+	}
+	auth.mu.Lock()
+	defer auth.mu.Unlock()
+	auth.tell = m.opts.Login
+	switch {
+	case err != nil:
+		return "", err
+	case auth.entry.AccessToken == "":
+		return fmt.Sprintf("MCP server %s answered without a login.", c.Name), nil
+	}
+	return fmt.Sprintf("Logged in to MCP server %s; its tokens are kept in %s.", c.Name, auth.store.path), nil
+}
+
+// logout forgets every login of the named server, in the token file and in memory.
+func (m *MCPManager) logout(name string) (string, error) {
+	found := false
+	err := m.tokenStore().update(false, func(entries map[string]mcpTokenEntry) error {
+		for key, e := range entries {
+			if e.Server == name {
+				delete(entries, key)
+				found = true
+			}
+		}
+		return nil
+	})
+	m.auths.Range(func(key, a any) bool {
+		if a.(*mcpAuth).server == name {
+			m.auths.Delete(key)
+		}
+		return true
+	})
+	if !found {
+		return fmt.Sprintf("MCP server %s had no stored login.", name), err
+	}
+	return fmt.Sprintf("Logged out of MCP server %s: its tokens are removed from %s.", name, m.tokenStore().path), err
+}
+
+// loginCommand runs "/mcp login NAME", then starts the server again.
+func (m *MCPManager) loginCommand(ctx context.Context, name string) string {
+	srv := m.server(name)
+	if srv == nil {
+		return m.unknownServer(name).Error()
+	}
+	msg, err := m.login(ctx, srv.cfg, func(s string) { m.notice("%s", s) })
+	if err == nil {
+		err = m.Restart(ctx, name)
+	}
+	if err != nil {
+		return fmt.Sprintf("MCP server %s: %v", name, err)
+	}
+	return msg
+}
+
+// authParam matches one auth-param of a WWW-Authenticate challenge, a
+// name and a token or a quoted string (RFC 9110 §11.2), and quotedPair
+// one escaped character of a quoted string.
+var authParam, quotedPair = regexp.MustCompile(`([\w.-]+)\s*=\s*("(?:[^"\\]|\\.)*"|[^\s,"]+)`), regexp.MustCompile(`\\(.)`)
+
+// parseBearerChallenge returns the auth-params of WWW-Authenticate
+// values, names in lower case. The scheme is not told apart: MCP servers
+// send Bearer challenges, whose params are the only ones minicode reads.
+func parseBearerChallenge(values []string) map[string]string {
+	params := map[string]string{}
+	for _, m := range authParam.FindAllStringSubmatch(strings.Join(values, ", "), -1) {
+		value := m[2]
+		if strings.HasPrefix(value, `"`) {
+			value = quotedPair.ReplaceAllString(value[1:len(value)-1], "$1")
+		}
+		params[strings.ToLower(m[1])] = value
+	}
+	return params
+}
+
+// scopeUnion is the scopes of a and those of b it lacks, space-separated.
+func scopeUnion(a, b string) string {
+	scopes := strings.Fields(a)
+	for _, s := range strings.Fields(b) {
+		if !slices.Contains(scopes, s) {
+			scopes = append(scopes, s)
+		}
+	}
+	return strings.Join(scopes, " ")
+}
+
+// scopeCovers reports whether the scopes granted include every one wanted.
+func scopeCovers(granted, wanted string) bool {
+	return scopeUnion(granted, wanted) == strings.Join(strings.Fields(granted), " ")
+}

@@ -1,0 +1,4 @@
+package main
+
+// browserOpener opens a URL in the user's browser.
+const browserOpener = "open"
