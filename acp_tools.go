@@ -172,24 +172,20 @@ func (s *acpSession) ReadText(path string) (string, error) {
 	return out.Content, err
 }
 
-// WriteText writes a file through the client (fs/write_text_file), so that
-// the edit lands in the editor's undo history, or else on the disk; either
-// way the change is the diff of the call's tool_call_update.
+// WriteText keeps the change as the diff of the call's tool_call_update (a
+// failed call shows none) and writes the file through the client
+// (fs/write_text_file), so that the edit lands in the editor's undo history;
+// errors.ErrUnsupported: the client writes no files, and the disk is written.
 func (s *acpSession) WriteText(path, before, after string) error {
-	var err error
-	if s.conn.fs.WriteTextFile {
-		err = s.conn.call(s.conn.life, "fs/write_text_file", map[string]any{"sessionId": s.id, "path": path, "content": after}, nil)
-	} else {
-		err = writeFileAtomic(path, []byte(after), 0o644)
-	}
 	diff := acpDiff{"diff", path, &before, after}
 	if before == "" {
 		diff.OldText = nil // a new file
 	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	if err == nil {
-		s.changes[path] = diff
+	s.changes[path] = diff
+	s.mu.Unlock()
+	if !s.conn.fs.WriteTextFile {
+		return errors.ErrUnsupported
 	}
-	return err
+	return s.conn.call(s.conn.life, "fs/write_text_file", map[string]any{"sessionId": s.id, "path": path, "content": after}, nil)
 }

@@ -50,7 +50,7 @@ type ToolEnv struct {
 // the file tools read and write text; permissions are judged as for the disk.
 type TextFiles interface {
 	ReadText(path string) (string, error)       // errors.ErrUnsupported: read the disk
-	WriteText(path, before, after string) error // before is "" for a new file
+	WriteText(path, before, after string) error // before is "" for a new file; errors.ErrUnsupported: write the disk
 }
 
 // forTurn returns env for the calls of one turn: a copy holding the turn's model

@@ -386,10 +386,12 @@ func openText(env *ToolEnv, path string, info fs.FileInfo) (io.ReadCloser, error
 	return f, nil
 }
 
-// writeText replaces a file's text, before until now ("" for a new file), through env.Files, else on the disk.
+// writeText replaces a file's text, before until now ("" for a new file), through env.Files if it writes files, else on the disk.
 func writeText(env *ToolEnv, abs, before, after string) error {
 	if env.Files != nil {
-		return env.Files.WriteText(abs, before, after)
+		if err := env.Files.WriteText(abs, before, after); !errors.Is(err, errors.ErrUnsupported) {
+			return err
+		}
 	}
 	return writeJudged(abs, []byte(after), 0o644)
 }
