@@ -109,7 +109,7 @@ func cmdTools(_ context.Context, app *App, _ string, _ *[]Message) (string, bool
 	var lines []string
 	for _, t := range app.Registry.Tools() {
 		desc, _, _ := strings.Cut(t.Description, "\n")
-		lines = append(lines, fmt.Sprintf("  %-20s %s", t.Name, cut(desc, 90)))
+		lines = append(lines, fmt.Sprintf("  %-20s %s", t.Name, cutRunes(desc, 90)))
 	}
 	slices.Sort(lines)
 	return fmt.Sprintf("%d tools:\n%s", len(lines), strings.Join(lines, "\n")), false, nil

@@ -216,7 +216,7 @@ func compactJSON(raw json.RawMessage, max int) string {
 			raw = b
 		}
 	}
-	return cut(string(raw), max)
+	return cutRunes(string(raw), max)
 }
 
 // lineSource gives lines one at a time: stdin's LineReader, or the terminal UI's input box.

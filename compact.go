@@ -170,7 +170,7 @@ func microCompact(msgs []Message, keep int, rerunnable func(string) bool) []Spli
 			if seen[call.Name]++; seen[call.Name] <= keep || strings.HasPrefix(b.Content, microPlaceholderPrefix) {
 				continue
 			}
-			text := fmt.Sprintf("%s%s %s cleared to save context; run the tool again if you need it.]", microPlaceholderPrefix, call.Name, cut(string(call.Input), 300))
+			text := fmt.Sprintf("%s%s %s cleared to save context; run the tool again if you need it.]", microPlaceholderPrefix, call.Name, cutRunes(string(call.Input), 300))
 			if len(text) >= len(b.Content) {
 				continue
 			}
@@ -273,7 +273,7 @@ func snipCompact(msgs []Message) []Splice {
 	var calls []string
 	for _, m := range msgs[best[0]:best[1]] {
 		for _, c := range m.ToolUses() {
-			calls = append(calls, c.Name+" "+cut(string(c.Input), 120))
+			calls = append(calls, c.Name+" "+cutRunes(string(c.Input), 120))
 		}
 	}
 	if len(calls) > 20 {

@@ -55,7 +55,7 @@ func transcriptOf(m Message) string {
 		case BlockToolUse:
 			fmt.Fprintf(&b, "[tool call %s] %s\n", blk.Name, blk.Input)
 		case BlockToolResult:
-			fmt.Fprintf(&b, "[%s] %s\n", map[bool]string{false: "tool result", true: "tool error"}[blk.IsError], clip(blk.Content, transcriptResultChars))
+			fmt.Fprintf(&b, "[%s] %s\n", map[bool]string{false: "tool result", true: "tool error"}[blk.IsError], cutBytes(blk.Content, transcriptResultChars, "..."))
 		}
 	}
 	return b.String()
@@ -114,7 +114,7 @@ func (a *Agent) compactHistory(ctx context.Context, msgs []Message, focus string
 	}
 	text := fmt.Sprintf("%sthe conversation before this point was compacted into this summary to fit the context window.]\n<summary>\n%s\n</summary>", summaryMarker, summary)
 	if i := newestRequest(msgs); i >= 0 {
-		text += "\n\nThe user's latest request, to continue with: " + clip(msgs[i].Text(), latestRequestChars)
+		text += "\n\nThe user's latest request, to continue with: " + cutBytes(msgs[i].Text(), latestRequestChars, "...")
 	}
 	return []Splice{{From: 0, To: from, With: []Message{userText(text)}}}, nil
 }

@@ -45,7 +45,7 @@ func describe(msgs []Message) []string {
 		for _, b := range m.Content {
 			switch b.Type {
 			case BlockText:
-				parts = append(parts, "text "+clip(b.Text, 40))
+				parts = append(parts, "text "+cutBytes(b.Text, 40, "..."))
 			case BlockToolUse:
 				parts = append(parts, "call "+b.Name+" "+string(b.Input))
 			case BlockToolResult:

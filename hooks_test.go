@@ -480,7 +480,7 @@ func TestHookOutputIsCapped(t *testing.T) {
 	h := &Hooks{Workspace: ws, Config: HookSettings{HookUserPromptSubmit: {{Hooks: []HookCommand{{Type: "command", Command: "yes | head -c 10000000"}}}}}}
 	v := h.Run(t.Context(), HookInput{HookEventName: HookUserPromptSubmit, Prompt: "x"})
 	if len(v.Context) > maxResultChars || !strings.HasPrefix(v.Context, "y\ny\n") {
-		t.Errorf("context of %d bytes starting %q, want at most %d", len(v.Context), cut(v.Context, 10), maxResultChars)
+		t.Errorf("context of %d bytes starting %q, want at most %d", len(v.Context), cutRunes(v.Context, 10), maxResultChars)
 	}
 }
 

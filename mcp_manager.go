@@ -276,12 +276,6 @@ func errorSummary(err string) string {
 	return lines[0]
 }
 
-// firstLineOf returns the first line of s.
-func firstLineOf(s string) string {
-	line, _, _ := strings.Cut(s, "\n")
-	return line
-}
-
 // mcpServer is one server: run owns its session, others read the views it publishes.
 type mcpServer struct {
 	m        *MCPManager
@@ -312,7 +306,7 @@ func (srv *mcpServer) session() (*mcpSession, error) {
 	case v.status.State == MCPNeedsLogin:
 		return nil, errors.New(v.status.Error)
 	}
-	return nil, fmt.Errorf("MCP server %s is not available (%s); restart it with /mcp restart %s", srv.name, firstLineOf(v.status.Error), srv.name)
+	return nil, fmt.Errorf("MCP server %s is not available (%s); restart it with /mcp restart %s", srv.name, firstLine(v.status.Error, 200), srv.name)
 }
 
 // outcome follows the server's views from v until a start is over: nil when ready, or the failure.
@@ -452,7 +446,7 @@ func (r *mcpRun) fail(err error) {
 		r.srv.publish(r, MCPNeedsLogin, need.Error())
 		return
 	}
-	r.srv.m.notice("MCP server %s failed: %s", r.srv.name, firstLineOf(err.Error()))
+	r.srv.m.notice("MCP server %s failed: %s", r.srv.name, firstLine(err.Error(), 200))
 	r.srv.publish(r, MCPFailed, err.Error())
 }
 

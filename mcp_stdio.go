@@ -179,7 +179,7 @@ func (t *mcpStdio) splitMessage(data []byte, atEOF bool) (int, []byte, error) {
 func (t *mcpStdio) decode(body []byte, deliver func(rpcMessage)) {
 	var m rpcMessage
 	if err := json.Unmarshal(body, &m); err != nil || m.JSONRPC != "2.0" {
-		fmt.Fprintf(t.stderr, "\n[minicode] ignored a line on stdout that is not JSON-RPC: %s\n", clip(string(body), 200))
+		fmt.Fprintf(t.stderr, "\n[minicode] ignored a line on stdout that is not JSON-RPC: %s\n", cutBytes(string(body), 200, "..."))
 		return
 	}
 	t.mu.Lock()
@@ -233,7 +233,7 @@ func (l *lineTail) String() string {
 	var lines []string
 	for line := range strings.Lines(string(l.buf)) {
 		if line = strings.TrimRight(line, "\r\n"); strings.TrimSpace(line) != "" {
-			lines = append(lines, clip(line, 500))
+			lines = append(lines, cutBytes(line, 500, "..."))
 		}
 	}
 	return strings.Join(lines[max(0, len(lines)-mcpStderrKeep):], "\n")

@@ -90,7 +90,7 @@ func (s *mcpSession) listTools(ctx context.Context, timeout time.Duration) ([]mc
 	for _, item := range items {
 		var t mcpToolInfo
 		if err := json.Unmarshal(item, &t); err != nil || t.Name == "" {
-			return nil, fmt.Errorf("tools/list: bad tool %s", clip(string(item), 200))
+			return nil, fmt.Errorf("tools/list: bad tool %s", cutBytes(string(item), 200, "..."))
 		}
 		tools = append(tools, t)
 	}
@@ -200,14 +200,14 @@ func newMCPTool(srv *mcpServer, name string, info mcpToolInfo) *Tool {
 	}
 	return &Tool{
 		Name:        name,
-		Description: clip(fmt.Sprintf("[MCP server %s] %s", srv.name, cmp.Or(info.Description, info.Title)), 4000),
+		Description: cutBytes(fmt.Sprintf("[MCP server %s] %s", srv.name, cmp.Or(info.Description, info.Title)), 4000, "..."),
 		Schema:      schema,
 		Timeout:     mcpHardMaxFactor * srv.cfg.callTimeout(),
 		Decode:      decodeMCPInput,
 		Permission: func(_ *ToolEnv, input any) (PermissionRequest, error) {
 			args, _ := input.(json.RawMessage)
 			return PermissionRequest{Access: AccessExternal,
-				Summary: fmt.Sprintf("call %s on MCP server %s with %s", info.Name, srv.name, clip(string(args), 200))}, nil
+				Summary: fmt.Sprintf("call %s on MCP server %s with %s", info.Name, srv.name, cutBytes(string(args), 200, "..."))}, nil
 		},
 		Run: func(ctx context.Context, _ *ToolEnv, input any) (ToolOutput, error) {
 			sess, err := srv.session()
@@ -345,7 +345,7 @@ func formatResource(server string, item json.RawMessage) string {
 		line += " (" + r.MimeType + ")"
 	}
 	if r.Description != "" {
-		line += ": " + firstLineOf(r.Description)
+		line += ": " + firstLine(r.Description, 200)
 	}
 	return line
 }
@@ -370,7 +370,7 @@ func formatPrompt(server string, item json.RawMessage) string {
 	}
 	line := fmt.Sprintf("%s: %s(%s)", server, p.Name, strings.Join(args, ", "))
 	if p.Description != "" {
-		line += " — " + firstLineOf(p.Description)
+		line += " — " + firstLine(p.Description, 200)
 	}
 	return line
 }

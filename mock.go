@@ -242,14 +242,14 @@ func demoCompactSummary(transcript string) ScriptedReply {
 	for _, line := range strings.Split(transcript, "\n") {
 		switch {
 		case strings.HasPrefix(line, "[user] "):
-			requests = append(requests, clip(strings.TrimPrefix(line, "[user] "), 300))
+			requests = append(requests, cutBytes(strings.TrimPrefix(line, "[user] "), 300, "..."))
 		case strings.HasPrefix(line, "[tool call "):
 			calls++
 			if m := demoPath.FindStringSubmatch(line); m != nil && !slices.Contains(files, m[1]) {
 				files = append(files, m[1])
 			}
 		case strings.HasPrefix(line, "[tool error] "):
-			errs = append(errs, clip(strings.TrimPrefix(line, "[tool error] "), 200))
+			errs = append(errs, cutBytes(strings.TrimPrefix(line, "[tool error] "), 200, "..."))
 		case strings.HasPrefix(line, "Focus the summary on: "):
 			focus = strings.TrimPrefix(line, "Focus the summary on: ")
 		}

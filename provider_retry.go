@@ -267,7 +267,7 @@ func readAPIError(provider string, resp *http.Response) *APIError {
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
 	e := parseErrorBody(body)
 	e.Provider, e.Status = provider, resp.StatusCode
-	e.Message = cmp.Or(e.Message, clip(strings.TrimSpace(string(body)), 500), http.StatusText(resp.StatusCode))
+	e.Message = cmp.Or(e.Message, cutBytes(strings.TrimSpace(string(body)), 500, "..."), http.StatusText(resp.StatusCode))
 	e.RetryAfter = retryAfter(resp.Header, time.Now())
 	switch resp.StatusCode {
 	case http.StatusTooManyRequests: // unless it is about money, which waiting does not fix

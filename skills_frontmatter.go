@@ -63,7 +63,7 @@ func parseFrontMatter(header string) (map[string]any, []string) {
 		switch _, dup := meta[key]; {
 		case below(lines[i]): // comments, and indented lines with no key above
 		case !ok || !read || key == "" || strings.IndexByte(`"'?&*!`, key[0]) >= 0:
-			warnings = append(warnings, fmt.Sprintf("front matter line %d: %q is not in the YAML minicode reads (key: value, quoted text, | and > blocks, lists, one level of maps); it is left out", i+2, cut(lines[i], 80)))
+			warnings = append(warnings, fmt.Sprintf("front matter line %d: %q is not in the YAML minicode reads (key: value, quoted text, | and > blocks, lists, one level of maps); it is left out", i+2, cutRunes(lines[i], 80)))
 		case dup:
 			warnings = append(warnings, fmt.Sprintf("front matter line %d: %s appears twice; the first value is kept", i+2, key))
 		default:

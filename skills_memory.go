@@ -152,7 +152,7 @@ func readMemoryFile(path string) (content string, size int, err error) {
 	if err = cmp.Or(statErr, err); err != nil {
 		return "", 0, err
 	}
-	content = cutText(string(data), maxMemoryFileBytes)
+	content = cutAtLine(string(data), maxMemoryFileBytes)
 	return strings.ReplaceAll(strings.TrimPrefix(content, "\uFEFF"), "\r\n", "\n"), int(info.Size()), nil
 }
 
@@ -253,7 +253,7 @@ func (m *Memory) applyCaps() {
 		case len(f.Content) > room && room < minMemoryPieceBytes:
 			f.Skipped, f.Content, f.Cut = true, "", fmt.Sprintf("not loaded: the total limit of %s was reached", kb(maxMemoryTotalBytes))
 		case len(f.Content) > room:
-			f.Content = cutText(f.Content, room)
+			f.Content = cutAtLine(f.Content, room)
 			f.Cut = fmt.Sprintf("cut to %s (the total limit of %s was reached)", kb(len(f.Content)), kb(maxMemoryTotalBytes))
 		}
 		total += len(f.Content)
@@ -406,4 +406,17 @@ func (m *Memory) ForRead(abs string) string {
 		return "\n\n<system-reminder>\nInstructions from memory files that apply to this file (follow them for work here):\n" + text + "</system-reminder>"
 	}
 	return ""
+}
+
+// cutAtLine returns at most n bytes of s, ending at a line break when one is in
+// the last fifth, so that memory does not end in half an instruction.
+func cutAtLine(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	s = cutBytes(s, n, "")
+	if nl := strings.LastIndexByte(s, '\n'); nl >= len(s)*4/5 {
+		s = s[:nl+1]
+	}
+	return s
 }

@@ -1,41 +1,35 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 	"unicode/utf8"
 )
 
-// Byte limits (clip, prefix, cutText, cutMiddle) bound what is sent or stored, rune limits (cut, firstLine,
-// oneLine) what is shown on a line; no cut splits a character.
+// Three cuts: cutBytes bounds what is sent or stored, cutRunes what is shown
+// on a line, cutMiddleBytes keeps a long output's head and tail; none splits
+// a character.
 
-// prefix returns at most n bytes of s.
-func prefix(s string, n int) string {
-	return s[:runeFloor(s, min(n, len(s)))]
-}
-
-// clip shortens s to at most n bytes, marking the cut with "...".
-func clip(s string, n int) string {
+// cutBytes returns at most n bytes of s, followed by mark when anything was cut.
+func cutBytes(s string, n int, mark string) string {
 	if len(s) <= n {
 		return s
 	}
-	return prefix(s, n) + "..."
+	return s[:runeFloor(s, n)] + mark
 }
 
-// cutText returns at most n bytes of s, ending at a line break when one is near the end.
-func cutText(s string, n int) string {
-	if len(s) <= n {
+// cutRunes returns at most n characters of s, marking a cut with "…".
+func cutRunes(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
 		return s
 	}
-	n = runeFloor(s, n)
-	if nl := strings.LastIndexByte(s[:n], '\n'); nl >= n*4/5 {
-		n = nl + 1
-	}
-	return s[:n]
+	return string(r[:n]) + "…"
 }
 
-// cutMiddle keeps the head and tail of s within budget bytes, noting how much was left out.
-func cutMiddle(s string, budget int) string {
+// cutMiddleBytes keeps the head and tail of s within budget bytes, noting how much was left out.
+func cutMiddleBytes(s string, budget int) string {
 	if len(s) <= budget {
 		return s
 	}
@@ -48,28 +42,19 @@ func cutMiddle(s string, budget int) string {
 	return fmt.Sprintf("%s\n[... %d characters omitted ...]\n%s", head, omitted, tail)
 }
 
-// cut shortens s to at most max characters, marking the cut with "…".
-func cut(s string, max int) string {
-	r := []rune(s)
-	if len(r) <= max {
-		return s
-	}
-	return string(r[:max]) + "…"
-}
-
-// firstLine returns the first line of s, cut to max characters, noting how many lines followed.
-func firstLine(s string, max int) string {
+// firstLine returns the first line of s, cut to maxRunes characters, noting how many lines followed.
+func firstLine(s string, maxRunes int) string {
 	line, rest, more := strings.Cut(strings.TrimSpace(s), "\n")
-	line = cut(line, max)
+	line = cutRunes(line, maxRunes)
 	if more {
 		line += fmt.Sprintf(" (+%d lines)", strings.Count(rest, "\n")+1)
 	}
 	return line
 }
 
-// oneLine collapses whitespace in s and cuts it to n characters.
-func oneLine(s string, n int) string {
-	return cut(strings.Join(strings.Fields(s), " "), n)
+// oneLine collapses whitespace in s and cuts it to maxRunes characters.
+func oneLine(s string, maxRunes int) string {
+	return cutRunes(strings.Join(strings.Fields(s), " "), maxRunes)
 }
 
 // runeFloor moves i back to the start of the rune it falls in.
@@ -107,10 +92,5 @@ func visibleControls(line string) string {
 
 // lineOf returns the 1-based line of a byte offset in data.
 func lineOf(data []byte, offset int64) int {
-	return lineAt(string(data), int(min(offset, int64(len(data)))))
-}
-
-// lineAt is the 1-based line number of byte offset i in content.
-func lineAt(content string, i int) int {
-	return strings.Count(content[:i], "\n") + 1
+	return bytes.Count(data[:min(offset, int64(len(data)))], []byte("\n")) + 1
 }

@@ -464,7 +464,7 @@ func storeLargeResults(dir string, results []Block) {
 		if err := writeFileAtomic(path, []byte(r.Content), 0o644); err != nil {
 			note = fmt.Sprintf("output of %d characters cut here; storing it failed: %v", len(r.Content), err)
 		}
-		stored := prefix(r.Content, resultPreviewChars) + "\n\n[" + note + "]"
+		stored := cutBytes(r.Content, resultPreviewChars, "") + "\n\n[" + note + "]"
 		total += len(stored) - len(r.Content)
 		r.Content = stored
 	}

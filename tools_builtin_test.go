@@ -126,8 +126,8 @@ func TestCutMiddle(t *testing.T) {
 		{"ééééé", 5, "é\n[... 6 characters omitted ...]\né"},
 	}
 	for _, tc := range tests {
-		if got := cutMiddle(tc.s, tc.budget); got != tc.want {
-			t.Errorf("cutMiddle(%q, %d) = %q, want %q", tc.s, tc.budget, got, tc.want)
+		if got := cutMiddleBytes(tc.s, tc.budget); got != tc.want {
+			t.Errorf("cutMiddleBytes(%q, %d) = %q, want %q", tc.s, tc.budget, got, tc.want)
 		}
 	}
 }

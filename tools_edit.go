@@ -179,7 +179,7 @@ func occurrenceLines(content, old string, max int) string {
 			break
 		}
 		at += i
-		lines = append(lines, fmt.Sprint(lineAt(content, at)))
+		lines = append(lines, fmt.Sprint(lineOf([]byte(content), int64(at))))
 	}
 	return strings.Join(lines, ", ")
 }
@@ -211,7 +211,7 @@ func describeNearMiss(content, old string) error {
 		at+1, at+len(oldLines), equal, len(oldLines))
 	for i, want := range oldLines {
 		if got := fileLines[at+i]; strings.TrimSpace(got) != strings.TrimSpace(want) {
-			msg += fmt.Sprintf("; first difference at line %d: the file has %q, old_string has %q", at+i+1, clip(got, 200), clip(want, 200))
+			msg += fmt.Sprintf("; first difference at line %d: the file has %q, old_string has %q", at+i+1, cutBytes(got, 200, "..."), cutBytes(want, 200, "..."))
 			break
 		}
 	}
@@ -253,7 +253,7 @@ func describeSimilarLine(file, old []string) error {
 	}
 	best, bestScore := -1, 0.0
 	for i, l := range file[:min(len(file), similarScanLines)] {
-		if score := similarity(clip(strings.TrimSpace(l), similarLineBytes), clip(want, similarLineBytes)); score > bestScore {
+		if score := similarity(cutBytes(strings.TrimSpace(l), similarLineBytes, "..."), cutBytes(want, similarLineBytes, "...")); score > bestScore {
 			best, bestScore = i, score
 		}
 	}
@@ -261,7 +261,7 @@ func describeSimilarLine(file, old []string) error {
 		return errors.New("old_string was not found in the file, and no line of the file is like it; read the file again and copy the text exactly")
 	}
 	return fmt.Errorf("old_string was not found; the most similar line is %d (%.0f%% alike): the file has %q where old_string has %q; read the file again and copy the text exactly",
-		best+1, bestScore*100, clip(file[best], similarLineBytes), clip(want, similarLineBytes))
+		best+1, bestScore*100, cutBytes(file[best], similarLineBytes, "..."), cutBytes(want, similarLineBytes, "..."))
 }
 
 // similarity is 1 minus the edit distance of a and b over the longer length.

@@ -262,7 +262,7 @@ func (w *grepWorker) searchChunk(chunk []byte, file string, line int) int {
 		if text := bytes.TrimSuffix(chunk[lineStart:lineEnd], []byte{'\r'}); w.re.Match(text) {
 			if w.count++; len(w.shown) < w.grepSearch.shown.n {
 				text = text[:min(len(text), grepMaxLineChars+utf8.UTFMax)]
-				w.shown = append(w.shown, grepMatch{file, line, clip(strings.ToValidUTF8(string(text), "\uFFFD"), grepMaxLineChars)})
+				w.shown = append(w.shown, grepMatch{file, line, cutBytes(strings.ToValidUTF8(string(text), "\uFFFD"), grepMaxLineChars, "...")})
 			}
 		}
 		pos = lineEnd + 1

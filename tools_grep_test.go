@@ -92,7 +92,7 @@ func TestGrepFilesChunkBoundaries(t *testing.T) {
 		}
 	}
 	if !strings.HasPrefix(lines[len(want)], fmt.Sprintf("big.txt:%d:zzz", strings.Count(b.String(), "\n")+1)) {
-		t.Errorf("last match = %q", clip(lines[len(want)], 40))
+		t.Errorf("last match = %q", cutBytes(lines[len(want)], 40, "..."))
 	}
 }
 
@@ -220,7 +220,7 @@ func TestGrepFilesEmptyLines(t *testing.T) {
 	})
 	out := callTool(t, env, grepFilesTool(), `{"pattern":"^$"}`)
 	if want := "blank.txt:2:\n(1 matching line in 1 file)\n"; out.Text != want {
-		t.Errorf("got %q, want %q", clip(out.Text, 300), want)
+		t.Errorf("got %q, want %q", cutBytes(out.Text, 300, "..."), want)
 	}
 }
 

@@ -210,7 +210,7 @@ func (p *backgroundProcess) status() string {
 // report is the process's status and its output since the last report.
 func (p *backgroundProcess) report() string {
 	out := cmp.Or(p.log.take(), "(no new output)")
-	return fmt.Sprintf("%s: %s\n%s\n", p.id, p.status(), cutMiddle(out, 2*commandStreamBudget))
+	return fmt.Sprintf("%s: %s\n%s\n", p.id, p.status(), cutMiddleBytes(out, 2*commandStreamBudget))
 }
 
 // CommandIDInput names a background process.

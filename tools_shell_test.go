@@ -43,7 +43,7 @@ func TestRunCommand(t *testing.T) {
 			t.Parallel()
 			out := callTool(t, env, tool, tc.input)
 			if out.IsError != tc.wantErr {
-				t.Errorf("IsError = %v, want %v; text %q", out.IsError, tc.wantErr, clip(out.Text, 500))
+				t.Errorf("IsError = %v, want %v; text %q", out.IsError, tc.wantErr, cutBytes(out.Text, 500, "..."))
 			}
 			mustContain(t, out.Text, tc.want...)
 			if len(out.Text) > 3*commandStreamBudget {
@@ -283,10 +283,10 @@ func TestUnreadLog(t *testing.T) {
 			l.Write([]byte(w))
 		}
 		if got := l.take(); got != tc.want {
-			t.Errorf("%s: take = %q, want %q", tc.name, clip(got, 100), clip(tc.want, 100))
+			t.Errorf("%s: take = %q, want %q", tc.name, cutBytes(got, 100, "..."), cutBytes(tc.want, 100, "..."))
 		}
 		if again := l.take(); again != "" {
-			t.Errorf("%s: second take = %q, want nothing", tc.name, clip(again, 100))
+			t.Errorf("%s: second take = %q, want nothing", tc.name, cutBytes(again, 100, "..."))
 		}
 	}
 }

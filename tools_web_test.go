@@ -108,7 +108,7 @@ func TestWebFetch(t *testing.T) {
 			t.Parallel()
 			out := callTool(t, env, tool, strings.ReplaceAll(tc.input, "%s", srv.URL))
 			if out.IsError != tc.wantErr {
-				t.Fatalf("IsError = %v, want %v; text %q", out.IsError, tc.wantErr, clip(out.Text, 300))
+				t.Fatalf("IsError = %v, want %v; text %q", out.IsError, tc.wantErr, cutBytes(out.Text, 300, "..."))
 			}
 			for _, w := range tc.want {
 				mustContain(t, out.Text, strings.ReplaceAll(w, "%s", srv.URL))

@@ -31,7 +31,7 @@ type toolRun struct {
 
 // toolLine is a tool call's mark, name, key argument, time taken and (for a task) subagent's calls.
 func (t *transcript) toolLine(mark string, r *toolRun, took string) string {
-	line := fmt.Sprintf("%s %s %s %s", mark, t.style(ansiBold, r.name), visibleControls(cut(r.arg, 120)), t.style(ansiDim, took))
+	line := fmt.Sprintf("%s %s %s %s", mark, t.style(ansiBold, r.name), visibleControls(cutRunes(r.arg, 120)), t.style(ansiDim, took))
 	if r.subCalls > 0 {
 		line += fmt.Sprintf(" · %d tool calls", r.subCalls)
 	}
@@ -55,7 +55,7 @@ func (t *transcript) println(s string) {
 // event records a loop event and returns the activity it starts, if any; a subagent's events only count its task's tool calls.
 func (t *transcript) event(e Event, now time.Time) (activity string) {
 	if e.Kind == EventToolStart {
-		activity = "running " + cut(cmp.Or(keyArgument(e.Call.Input), e.Call.Name), 40)
+		activity = "running " + cutRunes(cmp.Or(keyArgument(e.Call.Input), e.Call.Name), 40)
 	}
 	if e.ParentToolUseID != "" {
 		for _, r := range t.running {
@@ -211,7 +211,7 @@ func (t *transcript) toolEnd(e Event, now time.Time) {
 		preview = append(preview[:2], fmt.Sprintf("… %d more lines (Ctrl-O shows all)", len(preview)-2))
 	}
 	for _, line := range preview {
-		t.println(t.style(ansiDim, "  │ "+visibleControls(cut(line, 160))))
+		t.println(t.style(ansiDim, "  │ "+visibleControls(cutRunes(line, 160))))
 	}
 	t.latest = e.Result.Content
 }
