@@ -28,29 +28,15 @@ type MCPOAuthConfig struct {
 	IDPIDToken        string `json:"idpIdToken,omitempty"`        // and the ID token it issued for the user
 }
 
-// validate checks that a machine-to-machine grant is one minicode knows, for a client id.
-func (o *MCPOAuthConfig) validate(server string) error {
-	if o != nil && o.Grant != "" && (o.ClientID == "" || o.Grant != "client_credentials" && o.Grant != "cross_app_access") {
-		return fmt.Errorf("MCP server %q: oauth.grant must be client_credentials or cross_app_access, with an oauth.clientId", server)
-	}
-	return nil
-}
-
-// mcpTestBrowserEnv names the variable for automated tests only (the MCP
-// conformance suite): set to "http-get", a login's "browser" is an HTTP GET
-// of the authorization URL that follows redirects between loopback
-// addresses, as a person approving at once would. Any other value, or a
-// URL that is not on a loopback address, leaves the login to a person.
+// mcpTestBrowserEnv is for automated tests only (the MCP conformance suite):
+// "http-get" makes a login's browser an HTTP GET that follows redirects
+// between loopback addresses, as a person approving at once would.
 const mcpTestBrowserEnv = "MINICODE_OAUTH_TEST_BROWSER"
 
 // mcpAuth is an HTTP MCP server's OAuth client (MCP authorization,
-// 2025-11-25): it puts the access token on every request and answers the
-// server's 401 and 403. What needs no person it does at once: taking a
-// token another process got, refreshing, a machine-to-machine grant. A
-// login it runs only where a person waits (tell is set: the command
-// line's mcp commands, /mcp login); elsewhere the request fails with an
-// *mcpLoginNeeded. Tokens go nowhere but the requests and the token
-// file: not into errors, logs, the model's view or the journal.
+// 2025-11-25): it sends the access token and answers 401 and 403, logging
+// in only where a person waits (tell is set), else failing with an
+// *mcpLoginNeeded. Tokens go only to requests and the token file.
 type mcpAuth struct {
 	server, url string
 	key         string // the entry in the token file: the server's name and URL
@@ -105,14 +91,15 @@ func (m *MCPManager) tokenStore() mcpTokenStore {
 	return mcpTokenStore{filepath.Join(m.opts.Home, mcpTokenFile)}
 }
 
-// do sends the request build makes, with the access token, and sends it
-// again (twice at most) after a 401 or 403 that a newer token answers.
-// A nil client just sends.
-func (a *mcpAuth) do(ctx context.Context, build func() (*http.Request, error)) (*http.Response, error) {
+// do sends req with the access token, and a copy again (twice at most)
+// after a 401 or 403 that a newer token answers. A nil client just sends.
+func (a *mcpAuth) do(ctx context.Context, req *http.Request) (*http.Response, error) {
 	for retries := 0; ; retries++ {
-		req, err := build()
-		if err != nil {
-			return nil, err
+		if retries > 0 { // the body of a request made from bytes can be read again
+			req = req.Clone(ctx)
+			if req.GetBody != nil {
+				req.Body, _ = req.GetBody()
+			}
 		}
 		token := a.accessToken(ctx)
 		if token != "" {
@@ -183,11 +170,8 @@ func (a *mcpAuth) rejected(ctx context.Context, resp *http.Response, sent string
 			}
 		}
 	}
-	switch {
-	case a.cfg.Grant != "":
-		return true, a.obtain(ctx, challenge, scope)
-	case a.tell != nil:
-		return true, a.login(ctx, challenge, scope)
+	if a.cfg.Grant != "" || a.tell != nil { // a machine-to-machine grant, or a person waits to log in
+		return true, a.authorize(ctx, challenge, scope)
 	}
 	return false, &mcpLoginNeeded{server: a.server, reason: reason}
 }
@@ -242,7 +226,7 @@ func (m *MCPManager) login(ctx context.Context, c MCPServerConfig, tell func(str
 	return fmt.Sprintf("Logged in to MCP server %s; its tokens are kept in %s.", c.Name, auth.store.path), nil
 }
 
-// logout forgets every login of the named server, in the token file and in memory.
+// logout forgets every login of the named server.
 func (m *MCPManager) logout(name string) (string, error) {
 	found := false
 	err := m.tokenStore().update(false, func(entries map[string]mcpTokenEntry) error {
@@ -253,12 +237,6 @@ func (m *MCPManager) logout(name string) (string, error) {
 			}
 		}
 		return nil
-	})
-	m.auths.Range(func(key, a any) bool {
-		if a.(*mcpAuth).server == name {
-			m.auths.Delete(key)
-		}
-		return true
 	})
 	if !found {
 		return fmt.Sprintf("MCP server %s had no stored login.", name), err

@@ -10,8 +10,7 @@ import (
 	"strings"
 )
 
-// mcpAuthServer is what discovery found: the resource the tokens are for,
-// its scopes_supported, and the authorization server's metadata (RFC 8414).
+// mcpAuthServer is what discovery found: the resource (and its scopes) and its authorization server.
 type mcpAuthServer struct {
 	Resource      string
 	Scopes        []string
@@ -26,15 +25,11 @@ type mcpAuthServer struct {
 	defaults      bool     // no metadata anywhere: the 2025-03-26 default endpoints, PKCE unverifiable
 }
 
-// discoverMCPAuth finds where the MCP server at serverURL sends its
-// clients to log in. The protected resource metadata (RFC 9728) comes from
-// the URL the challenge names, else from the well-known URIs (with the
-// endpoint's path, then at the root); its resource must name this server.
-// The authorization server's metadata comes from the RFC 8414 and OpenID
-// Connect URIs in the MCP specification's order; its issuer must be the
-// one named. A server without resource metadata is read as the 2025-03-26
-// specification says: its authorization server is at its origin, with
-// default endpoints when that has no metadata either.
+// discoverMCPAuth finds where the MCP server at serverURL sends clients to
+// log in: resource metadata (RFC 9728) from the challenge's URL, else the
+// well-known URIs, naming this server; then the authorization server's
+// metadata (RFC 8414, OpenID Connect) in the MCP specification's order,
+// from the issuer it names; without resource metadata, as 2025-03-26 says.
 func discoverMCPAuth(ctx context.Context, serverURL string, challenge map[string]string) (*mcpAuthServer, error) {
 	server, err := secureURL(serverURL, "the MCP server")
 	if err != nil {
@@ -83,9 +78,8 @@ func discoverMCPAuth(ctx context.Context, serverURL string, challenge map[string
 	return found, checkEndpoints(found, metaURL)
 }
 
-// discoverAtOrigin reads the metadata of the authorization server at the
-// MCP server's origin (the 2025-03-26 specification), or takes its
-// default endpoints; its issuer must be on that origin.
+// discoverAtOrigin reads the metadata at the MCP server's origin, or takes
+// the default endpoints there (2025-03-26); the issuer must be on it.
 func discoverAtOrigin(ctx context.Context, origin string, server *url.URL) (*mcpAuthServer, error) {
 	found := &mcpAuthServer{Resource: canonicalResource(server)}
 	metaURL, err := fetchFirst(ctx, []string{origin + "/.well-known/oauth-authorization-server", origin + "/.well-known/openid-configuration"}, found)

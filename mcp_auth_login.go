@@ -20,31 +20,63 @@ import (
 // mcpLoginWait is how long a login waits for the browser to come back.
 const mcpLoginWait = 5 * time.Minute
 
-// login runs the OAuth 2.1 authorization code flow for the server: PKCE
-// with S256, the RFC 8707 resource, the scope the MCP specification says
-// to ask for, and a redirect to a listener on 127.0.0.1 that checks the
-// state. The user opens the printed URL (a browser is opened for them);
-// the tokens go to the token file. The caller holds a.mu.
-func (a *mcpAuth) login(ctx context.Context, challenge map[string]string, scope string) error {
+// authorize gets new tokens for the scope the server asked for, by the
+// grant the config names: the authorization code flow (a person logs in),
+// client credentials, or cross-app access. The caller holds a.mu.
+func (a *mcpAuth) authorize(ctx context.Context, challenge map[string]string, scope string) error {
 	as, err := discoverMCPAuth(ctx, a.url, challenge)
-	switch {
-	case err != nil:
+	if err != nil {
 		return err
-	case as.AuthorizeURL == "":
-		return fmt.Errorf("the authorization server %s has no authorization_endpoint", as.Issuer)
-	case !as.defaults && !slices.Contains(as.PKCEMethods, "S256"):
-		return fmt.Errorf("the authorization server %s does not list S256 in code_challenge_methods_supported; minicode logs in only with PKCE S256", as.Issuer)
 	}
 	scope = a.scopeFor(as, scope)
+	client := mcpOAuthClient{ID: a.cfg.ClientID, Secret: a.cfg.ClientSecret, Issuer: as.Issuer,
+		Method: authMethod(as.AuthMethods, a.cfg.ClientSecret != "", a.cfg.PrivateKey != "")}
+	grant := url.Values{"grant_type": {"client_credentials"}}
+	switch a.cfg.Grant {
+	case "":
+		client, grant, err = a.authorizationCode(ctx, as, scope)
+	case "cross_app_access":
+		grant, err = a.exchangeIDToken(ctx, as)
+	case "client_credentials":
+	default:
+		err = fmt.Errorf("MCP server %s: unknown oauth.grant %q (use client_credentials or cross_app_access)", a.server, a.cfg.Grant)
+	}
+	if err != nil {
+		return err
+	}
+	if grant.Set("resource", as.Resource); scope != "" && a.cfg.Grant != "" {
+		grant.Set("scope", scope)
+	}
+	tokens, err := a.tokenRequest(ctx, as.TokenURL, client, as.Issuer, grant)
+	if err != nil {
+		return err
+	}
+	return a.save(true, func(e *mcpTokenEntry) error {
+		*e = mcpTokenEntry{Resource: as.Resource, TokenURL: as.TokenURL, Client: client}
+		tokens.apply(e, scope)
+		return nil
+	})
+}
+
+// authorizationCode runs the OAuth 2.1 authorization code flow (PKCE S256,
+// the resource, a redirect to 127.0.0.1 that checks state) for the grant
+// that gets the tokens; the user opens the printed URL or the browser.
+func (a *mcpAuth) authorizationCode(ctx context.Context, as *mcpAuthServer, scope string) (mcpOAuthClient, url.Values, error) {
+	switch {
+	case as.AuthorizeURL == "":
+		return mcpOAuthClient{}, nil, fmt.Errorf("the authorization server %s has no authorization_endpoint", as.Issuer)
+	case !as.defaults && !slices.Contains(as.PKCEMethods, "S256"):
+		return mcpOAuthClient{}, nil, fmt.Errorf("the authorization server %s does not list S256 in code_challenge_methods_supported; minicode logs in only with PKCE S256", as.Issuer)
+	}
 	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(a.cfg.CallbackPort)))
 	if err != nil {
-		return fmt.Errorf("listening for the login's redirect: %w", err)
+		return mcpOAuthClient{}, nil, fmt.Errorf("listening for the login's redirect: %w", err)
 	}
 	defer ln.Close()
 	redirect := fmt.Sprintf("http://127.0.0.1:%d/callback", ln.Addr().(*net.TCPAddr).Port)
 	client, err := a.client(ctx, as, redirect)
 	if err != nil {
-		return err
+		return client, nil, err
 	}
 	verifier, state := rand.Text()+rand.Text(), rand.Text() // 52 and 26 characters of 5 random bits
 	pkce := sha256.Sum256([]byte(verifier))
@@ -58,25 +90,12 @@ func (a *mcpAuth) login(ctx context.Context, challenge map[string]string, scope 
 	}
 	authURL.RawQuery = query.Encode()
 	code, err := a.awaitCode(ctx, ln, state, authURL.String())
-	if err != nil {
-		return err
-	}
-	tokens, err := a.tokenRequest(ctx, as.TokenURL, client, as.Issuer, url.Values{"grant_type": {"authorization_code"}, "code": {code},
-		"redirect_uri": {redirect}, "code_verifier": {verifier}, "resource": {as.Resource}})
-	if err != nil {
-		return err
-	}
-	return a.save(true, func(e *mcpTokenEntry) error {
-		*e = mcpTokenEntry{Resource: as.Resource, TokenURL: as.TokenURL, Client: client}
-		tokens.apply(e, scope)
-		return nil
-	})
+	return client, url.Values{"grant_type": {"authorization_code"}, "code": {code}, "redirect_uri": {redirect}, "code_verifier": {verifier}}, err
 }
 
-// scopeFor is the scope a login asks for (the MCP specification's scope
-// selection): the challenge's, with any a 403 asked for, else the
-// resource's scopes_supported, and offline_access for a refresh token
-// where the authorization server lists it (SEP-2207). "" leaves it out.
+// scopeFor is the scope to ask for: the challenge's and earlier 403s',
+// else the resource's scopes_supported; with offline_access (for a
+// refresh token, SEP-2207) where the server lists it.
 func (a *mcpAuth) scopeFor(as *mcpAuthServer, challenged string) string {
 	scope := scopeUnion(challenged, a.wanted)
 	if scope == "" {
@@ -88,11 +107,9 @@ func (a *mcpAuth) scopeFor(as *mcpAuthServer, challenged string) string {
 	return scope
 }
 
-// client picks who minicode is to the authorization server, in the MCP
-// specification's order: the client in the config, a Client ID Metadata
-// Document where the server takes one, the registration kept from an
-// earlier login there (any loopback port will do, RFC 8252 §7.3), a new
-// dynamic one.
+// client picks who minicode is to the authorization server: the config's
+// client, a Client ID Metadata Document where taken, the registration kept
+// (any loopback port will do, RFC 8252 §7.3), else a new one.
 func (a *mcpAuth) client(ctx context.Context, as *mcpAuthServer, redirect string) (mcpOAuthClient, error) {
 	stored := a.entry.Client
 	switch {
@@ -126,9 +143,8 @@ func authMethod(listed []string, secret, key bool) string {
 	return "client_secret_basic"
 }
 
-// awaitCode serves the loopback redirect until it brings the code, the
-// authorization server's error or a wrong state, while the user (or the
-// browser opened for them) visits the authorization URL.
+// awaitCode serves the loopback redirect until it brings the code, an
+// error or a wrong state, while the user visits the authorization URL.
 func (a *mcpAuth) awaitCode(ctx context.Context, ln net.Listener, state, authURL string) (string, error) {
 	type outcome struct {
 		code string
@@ -184,9 +200,7 @@ func openBrowser(_ context.Context, authURL string) error {
 	return nil
 }
 
-// followLoopbackRedirects is the browser of automated tests (see
-// mcpTestBrowserEnv): it GETs the authorization URL and follows its
-// redirects, on loopback addresses only, to minicode's redirect listener.
+// followLoopbackRedirects is the browser of automated tests (mcpTestBrowserEnv).
 func followLoopbackRedirects(ctx context.Context, authURL string) error {
 	refused := fmt.Errorf("%s=http-get follows a few redirects between loopback addresses only", mcpTestBrowserEnv)
 	client := &http.Client{CheckRedirect: func(r *http.Request, via []*http.Request) error {

@@ -36,10 +36,9 @@ type mcpOAuthClient struct {
 	Issuer string `json:"issuer,omitempty"`       // the authorization server that knows the client
 }
 
-// mcpTokenStore reads and changes the token file. A change holds a lock
-// on the file beside it and reads the file again under it, so that two
-// minicode processes refreshing one token do not undo each other; the
-// file is replaced whole, so a reader never sees half of it.
+// mcpTokenStore is the token file. A change re-reads it under a lock on
+// the file beside it, so two processes refreshing one token agree, and
+// replaces it whole, so a reader never sees half of it.
 type mcpTokenStore struct {
 	path string
 }
@@ -47,9 +46,8 @@ type mcpTokenStore struct {
 // errCorruptTokens marks a token file that is not one; only a new login replaces it.
 var errCorruptTokens = errors.New("is corrupt")
 
-// reserveTokenFile makes an empty token file where there is none, so that
-// the sandbox, which can deny only paths that exist, denies it, and
-// returns its path.
+// reserveTokenFile makes an empty token file if there is none, for the
+// sandbox to deny (it can deny only paths that exist), and returns its path.
 func reserveTokenFile(home string) string {
 	path := filepath.Join(home, mcpTokenFile)
 	if f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600); err == nil {

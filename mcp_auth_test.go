@@ -185,7 +185,7 @@ func TestMCPAuthLoginRefusesWithoutPKCE(t *testing.T) {
 			"/.well-known/oauth-authorization-server": `{"issuer":"` + b + `","authorization_endpoint":"` + b + `/a","token_endpoint":"` + b + `/t"}`}
 	})
 	a := &mcpAuth{server: "remote", url: srv.URL + "/mcp", browse: followLoopbackRedirects, tell: func(string) {}}
-	err := a.login(t.Context(), nil, "")
+	err := a.authorize(t.Context(), nil, "")
 	if err == nil || !strings.Contains(err.Error(), "code_challenge_methods_supported") {
 		t.Errorf("login = %v, want a refusal naming code_challenge_methods_supported", err)
 	}

@@ -64,45 +64,12 @@ func (a *mcpAuth) refresh(ctx context.Context, stale string) error {
 	})
 }
 
-// obtain gets tokens for a machine-to-machine client, with no person: by
-// the client credentials grant, or by cross-app access's JWT bearer grant
-// (RFC 7523). The caller holds a.mu.
-func (a *mcpAuth) obtain(ctx context.Context, challenge map[string]string, scope string) error {
-	as, err := discoverMCPAuth(ctx, a.url, challenge)
-	if err != nil {
-		return err
-	}
-	scope = cmp.Or(scope, strings.Join(as.Scopes, " "))
-	client := mcpOAuthClient{ID: a.cfg.ClientID, Secret: a.cfg.ClientSecret, Issuer: as.Issuer,
-		Method: authMethod(as.AuthMethods, a.cfg.ClientSecret != "", a.cfg.PrivateKey != "")}
-	grant := url.Values{"grant_type": {"client_credentials"}}
-	if a.cfg.Grant == "cross_app_access" {
-		assertion, err := a.exchangeIDToken(ctx, as)
-		if err != nil {
-			return err
-		}
-		grant = url.Values{"grant_type": {"urn:ietf:params:oauth:grant-type:jwt-bearer"}, "assertion": {assertion}}
-	}
-	grant.Set("resource", as.Resource)
-	if scope != "" {
-		grant.Set("scope", scope)
-	}
-	tokens, err := a.tokenRequest(ctx, as.TokenURL, client, as.Issuer, grant)
-	if err != nil {
-		return fmt.Errorf("authorizing MCP server %s: %w", a.server, err)
-	}
-	return a.save(true, func(e *mcpTokenEntry) error {
-		*e = mcpTokenEntry{Resource: as.Resource, TokenURL: as.TokenURL, Client: client}
-		tokens.apply(e, scope)
-		return nil
-	})
-}
-
 // exchangeIDToken has the identity provider exchange the user's ID token
-// for an ID-JAG, an assertion for the authorization server (RFC 8693).
-func (a *mcpAuth) exchangeIDToken(ctx context.Context, as *mcpAuthServer) (string, error) {
+// for an ID-JAG (RFC 8693), an assertion that the JWT bearer grant (RFC
+// 7523) turns into tokens: cross-app access.
+func (a *mcpAuth) exchangeIDToken(ctx context.Context, as *mcpAuthServer) (url.Values, error) {
 	if _, err := secureURL(a.cfg.IDPTokenEndpoint, "the identity provider's token endpoint"); err != nil {
-		return "", err
+		return nil, err
 	}
 	jag, err := a.tokenRequest(ctx, a.cfg.IDPTokenEndpoint, mcpOAuthClient{ID: a.cfg.IDPClientID}, "", url.Values{
 		"grant_type":           {"urn:ietf:params:oauth:grant-type:token-exchange"},
@@ -112,14 +79,13 @@ func (a *mcpAuth) exchangeIDToken(ctx context.Context, as *mcpAuthServer) (strin
 		"audience":             {as.Issuer},
 		"resource":             {as.Resource}})
 	if err != nil {
-		return "", fmt.Errorf("exchanging the ID token at the identity provider: %w", err)
+		return nil, fmt.Errorf("exchanging the ID token at the identity provider: %w", err)
 	}
-	return jag.AccessToken, nil
+	return url.Values{"grant_type": {"urn:ietf:params:oauth:grant-type:jwt-bearer"}, "assertion": {jag.AccessToken}}, nil
 }
 
-// tokenRequest asks the token endpoint for tokens, authenticating as the
-// client: HTTP Basic, the secret in the form, a JWT signed with the
-// configured key for audience (RFC 7523), or just the client id.
+// tokenRequest asks the token endpoint for tokens as the client: by HTTP
+// Basic, the secret in the form, a JWT for audience (RFC 7523), or its id.
 func (a *mcpAuth) tokenRequest(ctx context.Context, endpoint string, c mcpOAuthClient, audience string, form url.Values) (oauthTokens, error) {
 	var tokens oauthTokens
 	switch c.Method {
@@ -144,9 +110,8 @@ func (a *mcpAuth) tokenRequest(ctx context.Context, endpoint string, c mcpOAuthC
 	return tokens, err
 }
 
-// register asks for a client id by dynamic client registration (RFC
-// 7591): a native client with the loopback redirect that can refresh,
-// with no secret unless the token endpoint takes only clients with one.
+// register gets a client id by dynamic registration (RFC 7591): a native
+// client that refreshes, with a secret only if the token endpoint needs one.
 func (a *mcpAuth) register(ctx context.Context, as *mcpAuthServer, redirect string) (mcpOAuthClient, error) {
 	method := "none"
 	if len(as.AuthMethods) > 0 && !slices.Contains(as.AuthMethods, "none") {
@@ -169,9 +134,8 @@ func (a *mcpAuth) register(ctx context.Context, as *mcpAuthServer, redirect stri
 	return mcpOAuthClient{ID: got.ID, Secret: got.Secret, Method: cmp.Or(got.Method, method), Issuer: as.Issuer}, nil
 }
 
-// oauthPost sends body to an OAuth endpoint, with HTTP Basic for a client
-// that authenticates so (RFC 6749 §2.3.1: each part form-encoded), and
-// decodes the JSON answer into v.
+// oauthPost sends body to an OAuth endpoint (with HTTP Basic, each part
+// form-encoded, RFC 6749 §2.3.1) and decodes the answer into v.
 func oauthPost(ctx context.Context, endpoint, contentType string, body []byte, c mcpOAuthClient, v any) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, bytes.NewReader(body))
 	if err != nil {
@@ -185,9 +149,8 @@ func oauthPost(ctx context.Context, endpoint, contentType string, body []byte, c
 	return err
 }
 
-// oauthJSON sends an OAuth request, decodes a successful answer's JSON
-// into v and returns the status (0 when there is none); a refusal is an
-// error with the server's error code and description.
+// oauthJSON sends an OAuth request and decodes a successful answer into v;
+// it returns the status (0: none) and a refusal's error and description.
 func oauthJSON(req *http.Request, v any) (int, error) {
 	req.Header.Set("Accept", "application/json")
 	resp, err := http.DefaultClient.Do(req)
@@ -212,9 +175,8 @@ func oauthJSON(req *http.Request, v any) (int, error) {
 	return resp.StatusCode, nil
 }
 
-// signClientAssertion makes the JWT with which a client proves it holds
-// its key (RFC 7523 §2.2): issued by and about the client, for audience,
-// valid five minutes; ES256 for a P-256 key, RS256 for an RSA one.
+// signClientAssertion makes the JWT by which a client proves its key (RFC
+// 7523 §2.2), valid five minutes: ES256 for a P-256 key, RS256 for RSA.
 func signClientAssertion(pemKey, clientID, audience string) (string, error) {
 	block, _ := pem.Decode([]byte(pemKey))
 	if block == nil {

@@ -69,7 +69,7 @@ func (c MCPServerConfig) validate() error {
 	case c.Type != "" && c.Type != "stdio" && !c.isHTTP():
 		return fmt.Errorf("MCP server %q: unknown type %q (use stdio, http or sse)", c.Name, c.Type)
 	}
-	return c.OAuth.validate(c.Name)
+	return nil
 }
 
 // LoadMCPConfig reads the user's servers, then the project's, which replace those of their name.

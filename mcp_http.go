@@ -62,7 +62,7 @@ func (t *mcpHTTP) send(ctx context.Context, msg rpcMessage) error {
 	// ctx ends a request's exchange until its reply is read, another's until the headers.
 	reqCtx, end := context.WithCancel(t.life)
 	detach := context.AfterFunc(ctx, end)
-	resp, err := t.do(reqCtx, http.MethodPost, cmp.Or(legacy, t.url), body, msg.Method == "initialize" || legacy != "", "")
+	resp, err := t.do(reqCtx, http.MethodPost, cmp.Or(legacy, t.url), bytes.NewReader(body), msg.Method == "initialize" || legacy != "", "")
 	if err != nil || !msg.isRequest() {
 		detach()
 	}
@@ -238,18 +238,9 @@ func (t *mcpHTTP) listen(ctx context.Context) {
 	go t.follow(listenCtx, resp.Body, "")
 }
 
-// do sends one HTTP request with the transport's headers (a bare one has no session headers), and OAuth's token.
-func (t *mcpHTTP) do(ctx context.Context, method, target string, body []byte, bare bool, lastEventID string) (*http.Response, error) {
-	resp, err := t.auth.do(ctx, func() (*http.Request, error) { return t.request(ctx, method, target, body, bare, lastEventID) })
-	if err != nil {
-		return nil, fmt.Errorf("%s %s: %w", method, target, err)
-	}
-	return resp, nil
-}
-
-// request builds one HTTP request with the transport's headers.
-func (t *mcpHTTP) request(ctx context.Context, method, target string, body []byte, bare bool, lastEventID string) (*http.Request, error) {
-	req, err := http.NewRequestWithContext(ctx, method, target, bytes.NewReader(body))
+// do sends one HTTP request with the transport's headers and OAuth's token; a bare one has no session headers.
+func (t *mcpHTTP) do(ctx context.Context, method, target string, body io.Reader, bare bool, lastEventID string) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, method, target, body)
 	if err != nil {
 		return nil, fmt.Errorf("bad MCP server URL: %w", err)
 	}
@@ -272,7 +263,11 @@ func (t *mcpHTTP) request(ctx context.Context, method, target string, body []byt
 		req.Header.Set("MCP-Protocol-Version", t.version)
 	}
 	t.mu.Unlock()
-	return req, nil
+	resp, err := t.auth.do(ctx, req)
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %w", method, target, err)
+	}
+	return resp, nil
 }
 
 // sessionLost reports whether the server forgot the request's session (404, or 400 naming it).
