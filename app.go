@@ -128,7 +128,7 @@ func newApp(ctx context.Context, opts Options, stdin io.Reader, stdout, stderr i
 		return nil, err
 	}
 	app.Env.Hooks = &Hooks{Config: app.Settings.Hooks, SessionID: app.Session.ID, Workspace: app.Workspace,
-		Transcript: app.Session.Path, Sandbox: app.Sandbox, Notice: app.notice}
+		Transcript: app.Session.Path, Notice: app.notice}
 	if app.Perms, err = app.newPermissions(dirs); err != nil {
 		return nil, err
 	}
@@ -162,16 +162,17 @@ func (app *App) additionalDirs() ([]string, error) {
 	return dirs, nil
 }
 
-// newSandbox builds the sandbox of commands and hooks, where the additional folders are writable.
+// newSandbox builds the sandbox of commands, where the additional folders are writable.
 func (app *App) newSandbox(dirs []string) (*Sandbox, error) {
 	settings := app.Settings.Sandbox
 	settings.AllowWrite = append(slices.Clip(settings.AllowWrite), dirs...)
 	settings.DenyRead = append(slices.Clip(settings.DenyRead), ReadDenyFolders(app.Settings.ruleSets, app.Opts.DisallowedTools, app.Workspace, userHome(app.getenv))...)
 	settings.DenyRead = append(settings.DenyRead, reserveTokenFile(app.Home)) // the MCP servers' OAuth tokens
-	sandbox, err := NewSandbox(app.Workspace, userHome(app.getenv), settings, app.getenv)
+	sandbox, err := NewSandbox(SandboxConfig{Workspace: app.Workspace, UserHome: userHome(app.getenv), Home: app.Home, Settings: settings, Getenv: app.getenv})
 	if err != nil {
 		return nil, err
 	}
+	sandbox.Notice = app.notice
 	app.closers = append(app.closers, sandbox.Close)
 	return sandbox, nil
 }

@@ -10,7 +10,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -271,15 +270,7 @@ func TestSDKInterruptStopsTheCommandAndTheSessionGoesOn(t *testing.T) {
 	})
 	p := startSDK(t, srv.URL, "--permission-mode=bypassPermissions", "--allow-dangerously-skip-permissions")
 	p.user("start something slow")
-	pidFile := filepath.Join(p.ws, "child.pid")
-	var pid int
-	for deadline := time.Now().Add(20 * time.Second); pid == 0; time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("the command never started")
-		}
-		data, _ := os.ReadFile(pidFile)
-		pid, _ = strconv.Atoi(strings.TrimSpace(string(data)))
-	}
+	pid := readPid(t, filepath.Join(p.ws, "child.pid"))
 	p.control("int_1", map[string]any{"subtype": "interrupt"})
 	p.await("the interrupt's response", isType("control_response", "success"), nil)
 	res := p.await("the interrupted turn's result", isType("result", ""), nil)

@@ -14,7 +14,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 )
 
@@ -190,7 +189,6 @@ type Hooks struct {
 	SessionID  string
 	Workspace  string
 	Transcript string       // the session's transcript file, for transcript_path
-	Sandbox    *Sandbox     // confines the hooks as it confines run_command; nil runs them unconfined
 	Notice     func(string) // shows hook errors to the user
 }
 
@@ -269,19 +267,18 @@ func (h *Hooks) runOne(ctx context.Context, event HookEvent, c HookCommand, stdi
 	return h.readReply(event, c, out)
 }
 
-// runCommand runs a hook's call, or its command with bash -c in run_command's sandbox, in a process group that ctx kills whole.
+// runCommand runs a hook's call, or its command with bash -c (outside the sandbox, as Claude Code runs hooks), in a process group that ctx kills whole.
 func (h *Hooks) runCommand(ctx context.Context, c HookCommand, stdin []byte) (stdout, stderr string, err error) {
 	if c.call != nil {
 		stdout, err = c.call(ctx, stdin)
 		return stdout, "", err
 	}
 	out, errOut := newBoundedOutput(commandStreamBudget), newBoundedOutput(commandStreamBudget)
-	cmd := h.Sandbox.Command(ctx, h.Workspace, c.Command)
+	cmd := shellCommand(ctx, h.Workspace, c.Command)
 	cmd.Env = append(cmd.Env, "CLAUDE_PROJECT_DIR="+h.Workspace, "MINICODE_PROJECT_DIR="+h.Workspace)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = bytes.NewReader(stdin), out, errOut
-	cmd.SysProcAttr, cmd.WaitDelay = commandProcAttr(), time.Second
-	cmd.Cancel = func() error { return killGroup(cmd, syscall.SIGKILL) }
-	if err = h.Sandbox.Start(cmd, false); err == nil {
+	cmd.WaitDelay = time.Second
+	if err = cmd.Start(); err == nil {
 		err = cmd.Wait()
 	}
 	return out.take(), strings.TrimSpace(errOut.take()), err

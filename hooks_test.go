@@ -392,23 +392,19 @@ func TestHooksCommandListsTheHooks(t *testing.T) {
 	}
 }
 
-func TestHooksRunInTheSandbox(t *testing.T) {
+// TestHooksRunOutsideTheSandbox runs a hook that writes outside the
+// workspace: hooks are the user's own commands, run as Claude Code runs
+// them, outside the sandbox.
+func TestHooksRunOutsideTheSandbox(t *testing.T) {
 	t.Parallel()
-	if abi, _ := landlockABI(); abi == 0 {
-		t.Skip("no Landlock on this kernel")
-	}
 	home := t.TempDir()
-	ws := hookWorkspace(t, `{"SessionStart": [{"hooks": [{"type": "command", "command": "touch inside; touch \"$HOME/escaped\""}]}]}`, nil)
+	ws := hookWorkspace(t, `{"SessionStart": [{"hooks": [{"type": "command", "command": "touch inside; touch \"$HOME/outside\""}]}]}`, nil)
 	srv, _ := anthropicServer(t, answerOnce())
 	res := runMinicode(t, []string{"HOME=" + home, "MINICODE_HOME=" + trustingHome(t, ws), "ANTHROPIC_API_KEY=k", "ANTHROPIC_BASE_URL=" + srv.URL}, "", "-p", "hi", "--workspace", ws)
-	if _, err := os.Stat(filepath.Join(ws, "inside")); err != nil {
-		t.Errorf("the hook could not write in the workspace: %v; stderr %q", err, res.stderr)
-	}
-	if _, err := os.Stat(filepath.Join(home, "escaped")); err == nil {
-		t.Error("the hook wrote outside the workspace")
-	}
-	if !strings.Contains(res.stderr, "SessionStart hook") {
-		t.Errorf("stderr %q, want the refused write reported", res.stderr)
+	for _, path := range []string{filepath.Join(ws, "inside"), filepath.Join(home, "outside")} {
+		if _, err := os.Stat(path); err != nil {
+			t.Errorf("the hook did not write %s: %v; stderr %q", path, err, res.stderr)
+		}
 	}
 }
 

@@ -10,6 +10,7 @@
 //	minicode skills list|add|remove ...
 //	minicode trust [--revoke] [DIR]
 //	minicode acp [flags]             serve an editor over the Agent Client Protocol
+//	minicode sandbox [DIR]           what the sandbox holds here: each layer and guarantee
 //
 // "minicode --help" lists the flags; Claude Code's names work too
 // (--allowedTools, --output-format stream-json, --resume, ...). With no API
@@ -81,6 +82,9 @@ const version = "0.1.0"
 
 // main runs minicode on the process's arguments and exits with Run's outcome.
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == supervisorArg {
+		os.Exit(runSupervisor()) // minicode re-executed as the sandbox's supervisor
+	}
 	log.SetFlags(0)
 	log.SetPrefix("minicode: ")
 	tuneRuntime()
@@ -158,6 +162,8 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 				return err
 			}
 			return runACP(ctx, opts, stdin, stdout, stderr, getenv)
+		case "sandbox":
+			return runSandboxCommand(args[1:], stdout, getenv)
 		}
 	}
 	opts, showVersion, err := parseFlags(args, stderr)

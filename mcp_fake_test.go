@@ -28,6 +28,9 @@ const cliMainEnv = "MINICODE_TEST_MCP_CLI"
 // TestMain lets the test binary play other programs: a fake MCP server
 // speaking the real wire format over stdio, or the `mcp` subcommand.
 func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == supervisorArg {
+		os.Exit(runSupervisor()) // a Sandbox the tests made re-executes the test binary
+	}
 	if mode := os.Getenv(fakeMCPEnv); mode != "" {
 		os.Exit(runFakeMCPServer(mode, os.Stdin, os.Stdout))
 	}

@@ -1,24 +1,146 @@
 package main
 
 import (
+	"context"
 	"fmt"
+	"io"
+	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 )
+
+// shellCommand prepares command to run plainly under bash in dir, with the
+// whole environment, in a process group that cancelling ctx kills: the way
+// hooks run.
+func shellCommand(ctx context.Context, dir, command string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, "bash", "-c", command)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), shellEnv...)
+	cmd.SysProcAttr = commandProcAttr()
+	cmd.Cancel = func() error { return killGroup(cmd, syscall.SIGKILL) }
+	return cmd
+}
+
+// shellEnv are the variables every command gets: no pager waits for a
+// terminal, no git credential prompt, no CDPATH surprise.
+var shellEnv = []string{"PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0", "CDPATH="}
 
 // killGroup sends sig to every process of the command's group.
 func killGroup(cmd *exec.Cmd, sig syscall.Signal) error {
 	return syscall.Kill(-cmd.Process.Pid, sig)
 }
 
-// exitStatus is the shell's exit code, or the signal that killed it.
-func exitStatus(cmd *exec.Cmd) string {
-	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return fmt.Sprintf("none, killed by signal %s", ws.Signal())
+// Process is a running command, sandboxed or plain, whose output is
+// copied to the writers it was started with.
+type Process struct {
+	signal  func(syscall.Signal) error
+	exited  chan struct{} // closed when the command ended and status is set
+	status  syscall.WaitStatus
+	err     error          // why the command's end is unknown
+	copying sync.WaitGroup // the goroutines copying its output
+	readers []*os.File     // the read ends of its output pipes
+	finish  func() string  // run by Wait once the command ended: the sandbox's sweep
+	Note    string         // what finish reported, for the command's result
+}
+
+// outputPipes makes the pipes for stdout and stderr (one when both go to
+// the same writer) and copies them; the caller hands the write ends to the
+// command, then closes them.
+func (p *Process) outputPipes(stdout, stderr io.Writer) ([]*os.File, error) {
+	var ends []*os.File
+	for _, w := range slices.Compact([]io.Writer{stdout, stderr}) {
+		r, wf, err := os.Pipe()
+		if err != nil {
+			closeFiles(append(ends, p.readers...))
+			return nil, fmt.Errorf("making an output pipe: %w", err)
+		}
+		p.readers, ends = append(p.readers, r), append(ends, wf)
+		p.copying.Go(func() { io.Copy(w, r) })
 	}
-	return fmt.Sprint(cmd.ProcessState.ExitCode())
+	return append(ends, ends[len(ends)-1])[:2], nil
+}
+
+// closeFiles closes files, each once.
+func closeFiles(files []*os.File) {
+	for i, f := range files {
+		if i == 0 || f != files[i-1] {
+			f.Close()
+		}
+	}
+}
+
+// startPlain starts cmd outside any sandbox, in its own process group.
+func startPlain(cmd *exec.Cmd, stdout, stderr io.Writer) (*Process, error) {
+	p := &Process{exited: make(chan struct{})}
+	ends, err := p.outputPipes(stdout, stderr)
+	if err != nil {
+		return nil, err
+	}
+	cmd.Stdout, cmd.Stderr, cmd.SysProcAttr = ends[0], ends[1], commandProcAttr()
+	err = cmd.Start()
+	if closeFiles(ends); err != nil {
+		closeFiles(p.readers)
+		return nil, err
+	}
+	p.signal = func(sig syscall.Signal) error { return killGroup(cmd, sig) }
+	go func() {
+		p.err = cmd.Wait()
+		if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok {
+			p.status, p.err = ws, nil
+		}
+		close(p.exited)
+	}()
+	return p, nil
+}
+
+// Signal sends sig to the command's process group, unless it ended;
+// SIGKILL ends every process it started.
+func (p *Process) Signal(sig syscall.Signal) {
+	select {
+	case <-p.exited:
+	default:
+		p.signal(sig)
+	}
+}
+
+// Wait waits until the command ended and its output is copied (at most
+// grace longer: a process it left may hold the pipes), kills what is left
+// of its group, and runs finish.
+func (p *Process) Wait(grace time.Duration) {
+	<-p.exited
+	p.signal(syscall.SIGKILL)
+	copied := make(chan struct{})
+	go func() { p.copying.Wait(); close(copied) }()
+	select {
+	case <-copied:
+	case <-time.After(grace):
+	}
+	if closeFiles(p.readers); p.finish != nil {
+		p.Note = p.finish()
+	}
+}
+
+// ExitCode is the shell's exit code, or -1 when a signal ended it.
+func (p *Process) ExitCode() int {
+	if p.err != nil || p.status.Signaled() {
+		return -1
+	}
+	return p.status.ExitStatus()
+}
+
+// ExitStatus says how the command ended: its exit code, or the signal.
+func (p *Process) ExitStatus() string {
+	switch {
+	case p.err != nil:
+		return "unknown (" + p.err.Error() + ")"
+	case p.status.Signaled():
+		return fmt.Sprintf("none, killed by signal %s", p.status.Signal())
+	}
+	return fmt.Sprint(p.status.ExitStatus())
 }
 
 // boundedOutput keeps the first headMax and newest tailMax bytes of a stream, safe for concurrent use.

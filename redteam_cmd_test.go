@@ -88,7 +88,7 @@ func TestSandboxCargoAndRustupBinaries(t *testing.T) {
 	sb := tr.sandbox(t, SandboxSettings{})
 	for rel, ok := range map[string]bool{".cargo/registry/cache/new": true, ".cargo/git/db/new": true, ".local/share/pnpm/store/new": true,
 		".cargo/bin/evil": false, ".cargo/env": false, ".cargo/config.toml": false, ".rustup/toolchains/x/bin/rustc": false, ".local/share/pnpm/evil": false} {
-		out, err := runForeground(context.Background(), sb, tr.ws, fmt.Sprintf("echo x >> %s/%s", tr.home, rel), false, time.Minute)
+		out, err := runForeground(context.Background(), sb, CommandSpec{Dir: tr.ws, Command: fmt.Sprintf("echo x >> %s/%s", tr.home, rel)}, time.Minute)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -110,7 +110,7 @@ func TestSandboxTokenFiles(t *testing.T) {
 	}
 	sb := tr.sandbox(t, SandboxSettings{})
 	for _, f := range files {
-		out, err := runForeground(context.Background(), sb, tr.ws, "cat "+filepath.Join(tr.home, f), false, time.Minute)
+		out, err := runForeground(context.Background(), sb, CommandSpec{Dir: tr.ws, Command: "cat " + filepath.Join(tr.home, f)}, time.Minute)
 		if err != nil {
 			t.Fatal(err)
 		}

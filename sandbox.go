@@ -4,9 +4,11 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"syscall"
@@ -15,119 +17,230 @@ import (
 // SandboxSettings are the "sandbox" settings; Enabled false turns it off.
 type SandboxSettings struct {
 	Enabled    *bool    `json:"enabled,omitempty"`
-	Network    bool     `json:"network,omitempty"`    // allow TCP connect and bind
+	Network    bool     `json:"network,omitempty"`    // allow the network
 	AllowWrite []string `json:"allowWrite,omitempty"` // more folders commands may write
 	DenyRead   []string `json:"denyRead,omitempty"`   // more paths commands may not read
+	PassEnv    []string `json:"passEnv,omitempty"`    // credential variables commands still get
 }
 
-// Landlock's file system access rights, as the kernel numbers them.
-const (
-	accessExecute   = 1 << 0
-	accessWriteFile = 1 << 1
-	accessReadFile  = 1 << 2
-	accessReadDir   = 1 << 3
-	accessRefer     = 1 << 13 // ABI 2
-	accessTruncate  = 1 << 14 // ABI 3
-	accessIoctlDev  = 1 << 15 // ABI 5
-	accessRead      = accessExecute | accessReadFile | accessReadDir
-	accessWrite     = 1<<16 - 1 // every right, making and removing files included
-	accessFileOnly  = accessExecute | accessWriteFile | accessReadFile | accessTruncate | accessIoctlDev
-	sandboxDisabled = "turned off by the setting sandbox.enabled"
-)
+// SandboxConfig is what a session's sandbox is made from.
+type SandboxConfig struct {
+	Workspace, UserHome, Home string // Home is minicode's own folder ($MINICODE_HOME)
+	Settings                  SandboxSettings
+	DenyWrite                 []string // folders Edit and Write deny rules name
+	Getenv                    func(string) string
+	bare                      bool // no namespaces, as where none can be made (for tests)
+}
 
-// Sandbox runs commands under Landlock, or plainly where it is missing.
+// sandboxDisabled is why there is no sandbox when the settings say so.
+const sandboxDisabled = "turned off by the setting sandbox.enabled"
+
+// supervisorArg, as minicode's first argument, makes it the sandbox's supervisor.
+const supervisorArg = "__minicode-sandbox-supervisor"
+
+// Sandbox runs commands in the sandbox, on Linux through a supervisor
+// process started once per session (sandbox_supervisor_linux.go); without
+// one, commands run plainly and Reason says why.
 type Sandbox struct {
-	ABI     int    // the Landlock ABI in use; 0 when there is no sandbox
-	Reason  string // why there is no sandbox
-	TempDir string // the private temp folder (TMPDIR of every command)
-	network bool
-	ruleset int // the Landlock ruleset's file descriptor
+	Reason   string       // why there is no sandbox
+	TempDir  string       // the private temp folder (TMPDIR of every command)
+	Notice   func(string) // tells the user what the sandbox removed
+	report   sandboxReport
+	network  bool
+	passEnv  []string
+	super    *supervisor
+	guard    *protectedPaths
+	extraEnv []string // the private folders of caches without an overlay
 }
 
-// NewSandbox detects Landlock and prepares the ruleset confining commands
-// to workspace; home and getenv locate the secrets and the build caches.
-func NewSandbox(workspace, home string, settings SandboxSettings, getenv func(string) string) (*Sandbox, error) {
-	s := &Sandbox{network: settings.Network, ruleset: -1}
-	if s.ABI, s.Reason = landlockABI(); settings.Enabled != nil && !*settings.Enabled {
-		s.ABI, s.Reason = 0, sandboxDisabled
-	}
-	if s.ABI == 0 {
+// supervisorPlan is what the supervisor sets up.
+type supervisorPlan struct {
+	Flags     uintptr // the namespaces it was started in
+	Bare      bool    // try none
+	Shell     string
+	Network   bool
+	DenyRead  []string // paths commands may not read, ReadAgain aside
+	ReadAgain []string
+	Write     []string // folders commands may change
+	Anchors   []string // folders bound onto themselves, so that they cannot be renamed
+	ReadOnly  []string // protected paths
+	Caches    []buildCache
+}
+
+// NewSandbox starts the sandbox of a session, or says why there is none.
+func NewSandbox(cfg SandboxConfig) (*Sandbox, error) {
+	s := &Sandbox{network: cfg.Settings.Network, passEnv: cfg.Settings.PassEnv}
+	if cfg.Settings.Enabled != nil && !*cfg.Settings.Enabled {
+		s.Reason = sandboxDisabled
 		return s, nil
 	}
 	var err error
 	if s.TempDir, err = os.MkdirTemp("", "minicode-tmp-"); err != nil {
 		return nil, fmt.Errorf("creating the sandbox temp folder: %w", err)
 	}
-	denied := existingPaths(home, slices.Concat([]string{".ssh", ".aws", ".gnupg", ".config/gcloud", ".netrc", ".git-credentials",
-		".config/gh", ".docker/config.json", ".kube", ".pypirc", ".cargo/credentials.toml"}, settings.DenyRead))
-	rules := map[string]uint64{} // path: the access rights granted beneath it
-	expandRule(rules, "/", accessRead, denied)
-	for _, dir := range slices.Concat([]string{workspace, s.TempDir}, cachePaths(home, getenv), existingPaths(home, settings.AllowWrite),
-		[]string{"/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/random", "/dev/urandom", "/dev/shm", "/dev/pts", "/dev/ptmx"}) {
-		expandRule(rules, dir, accessWrite&^accessIoctlDev, denied) // no device ioctls: TIOCSTI types into the user's terminal
+	state := filepath.Join(cfg.Home, "sandbox", regexp.MustCompile(`[^a-zA-Z0-9]`).ReplaceAllString(cfg.Workspace, "-"))
+	s.guard = watchProtected(cfg.Workspace, state, cfg.DenyWrite)
+	home, getenv := cfg.UserHome, cfg.Getenv
+	plan := supervisorPlan{Bare: cfg.bare, Network: s.network, ReadOnly: s.guard.readOnly(), Anchors: s.guard.anchors(),
+		DenyRead: existingPaths(home, slices.Concat([]string{".ssh", ".aws", ".gnupg", ".config/gcloud", ".netrc", ".git-credentials",
+			".config/gh", ".docker/config.json", ".kube", ".pypirc", ".cargo/credentials.toml", ".claude", ".claude.json", cfg.Home, "/dev"},
+			cfg.Settings.DenyRead)),
+		ReadAgain: existingPaths(home, []string{filepath.Join(cfg.Home, "skills"), ".claude/skills"}),
+		Write:     slices.Concat([]string{cfg.Workspace, s.TempDir}, existingPaths(home, cfg.Settings.AllowWrite))}
+	for _, c := range buildCaches(home, getenv) {
+		if c.Make {
+			os.MkdirAll(c.Path, 0o755) // a fresh HOME: the tools need these folders
+		}
+		if real, err := filepath.EvalSymlinks(c.Path); err == nil {
+			dir := filepath.Join(state, c.Name)
+			c.Path, c.Upper, c.Work, c.Private = real, filepath.Join(dir, "upper"), filepath.Join(dir, "work"), filepath.Join(dir, "private")
+			plan.Caches = append(plan.Caches, c)
+		}
 	}
-	if s.ruleset, err = newRuleset(s.ABI, rules, s.network); err != nil {
-		s.Close()
-		return nil, fmt.Errorf("preparing the sandbox: %w", err)
+	if s.super, s.report, err = startSupervisor(plan); err != nil {
+		s.Reason = err.Error()
+		return s, nil
+	}
+	for _, c := range plan.Caches {
+		if slices.Contains(s.report.Fallback, c.Path) && c.Env != "" {
+			s.extraEnv = append(s.extraEnv, c.Env+"="+c.Private)
+		}
 	}
 	return s, nil
 }
 
-// Close removes the private temp folder and releases the ruleset.
+// buildCache is a build tool's cache, which every project on the machine
+// shares. A sandboxed command sees it through an overlay with a writable
+// layer of the workspace's own (Upper, Work); without overlays it stays
+// read-only, and the tool's variable (Env) points at a private folder.
+type buildCache struct {
+	Name, Path, Env      string
+	Make                 bool // create it when missing
+	Upper, Work, Private string
+}
+
+// buildCaches are the caches of Go, Node, Python and Rust, but not the
+// programs beside some of them, which run outside the sandbox.
+func buildCaches(home string, getenv func(string) string) []buildCache {
+	cache := cmp.Or(getenv("XDG_CACHE_HOME"), filepath.Join(home, ".cache"))
+	gopath := cmp.Or(strings.Split(getenv("GOPATH"), ":")[0], filepath.Join(home, "go"))
+	cargo := cmp.Or(getenv("CARGO_HOME"), filepath.Join(home, ".cargo"))
+	return []buildCache{
+		{Name: "go-build", Path: cmp.Or(getenv("GOCACHE"), filepath.Join(cache, "go-build")), Env: "GOCACHE", Make: true},
+		{Name: "go-mod", Path: cmp.Or(getenv("GOMODCACHE"), filepath.Join(gopath, "pkg", "mod")), Make: true},
+		{Name: "npm", Path: cmp.Or(getenv("npm_config_cache"), filepath.Join(home, ".npm")), Env: "npm_config_cache", Make: true},
+		{Name: "yarn", Path: filepath.Join(cache, "yarn"), Env: "YARN_CACHE_FOLDER"},
+		{Name: "pnpm", Path: filepath.Join(home, ".local", "share", "pnpm", "store")},
+		{Name: "pip", Path: cmp.Or(getenv("PIP_CACHE_DIR"), filepath.Join(cache, "pip")), Env: "PIP_CACHE_DIR", Make: true},
+		{Name: "uv", Path: cmp.Or(getenv("UV_CACHE_DIR"), filepath.Join(cache, "uv")), Env: "UV_CACHE_DIR"},
+		{Name: "poetry", Path: filepath.Join(cache, "pypoetry"), Env: "POETRY_CACHE_DIR"},
+		{Name: "cargo-registry", Path: filepath.Join(cargo, "registry")},
+		{Name: "cargo-git", Path: filepath.Join(cargo, "git")},
+	}
+}
+
+// Close stops the supervisor, which ends every sandboxed process, sweeps
+// the protected paths a last time, and removes the temp folder.
 func (s *Sandbox) Close() {
+	if s.Sandboxed() {
+		s.super.close()
+		s.Sweep()
+	}
 	os.RemoveAll(s.TempDir) // nothing when there is none
-	if s.ruleset >= 0 {
-		syscall.Close(s.ruleset)
-		s.ruleset = -1
-	}
 }
 
-// Status says in one line what the sandbox enforces, or that there is none.
-func (s *Sandbox) Status() string {
-	switch {
-	case s == nil:
-		return "no sandbox: commands are limited by the permission check alone"
-	case s.ABI == 0:
-		return "no sandbox (" + s.Reason + "): commands are limited by the permission check alone"
+// Sweep removes what sandboxed commands made among the protected paths
+// and tells the user; it returns the note for the model.
+func (s *Sandbox) Sweep() string {
+	if !s.Sandboxed() {
+		return ""
 	}
-	net := map[bool]string{false: "no network", true: "network allowed"}[s.network]
-	if !s.network && s.ABI < 4 {
-		net = "network not limited (needs Landlock ABI 4)"
+	note := s.guard.sweep()
+	if note != "" && s.Notice != nil {
+		s.Notice(note)
 	}
-	return fmt.Sprintf("Landlock sandbox (ABI %d): commands write only in the workspace, %s and build caches; %s; secrets such as ~/.ssh unreadable",
-		s.ABI, s.TempDir, net)
-}
-
-// Command prepares command to run under bash in dir; Start starts it.
-func (s *Sandbox) Command(ctx context.Context, dir, command string) *exec.Cmd {
-	cmd := exec.CommandContext(ctx, "bash", "-c", command)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0", "CDPATH=")
-	if s != nil && s.TempDir != "" {
-		cmd.Env = append(cmd.Env, "TMPDIR="+s.TempDir)
-	}
-	return cmd
-}
-
-// Start starts cmd confined by the sandbox, unless unsandboxed is set.
-func (s *Sandbox) Start(cmd *exec.Cmd, unsandboxed bool) error {
-	if s.Sandboxed() && !unsandboxed {
-		return startConfined(cmd, s.ruleset)
-	}
-	return cmd.Start()
+	return note
 }
 
 // Sandboxed reports whether commands run in the sandbox unless asked not to.
-func (s *Sandbox) Sandboxed() bool { return s != nil && s.ABI > 0 }
+func (s *Sandbox) Sandboxed() bool { return s != nil && s.super != nil }
+
+// CommandSpec is one shell command to run.
+type CommandSpec struct {
+	Dir, Command   string
+	Stdout, Stderr io.Writer
+	Unsandboxed    bool   // run plainly: the user approved leaving the sandbox
+	Readable       string // the session's stored results, which a sandboxed command may read
+}
+
+// Start starts a command under bash in the sandbox, or plainly when
+// spec.Unsandboxed is set or there is none, either way without minicode's
+// credentials in its environment. Cancelling ctx kills it and all it started.
+func (s *Sandbox) Start(ctx context.Context, spec CommandSpec) (p *Process, err error) {
+	if s.Sandboxed() && !spec.Unsandboxed {
+		s.guard.commandStarted()
+		if p, err = s.super.start(spec, append(s.commandEnv(), s.extraEnv...)); err == nil {
+			p.finish = func() string { s.guard.commandEnded(); return s.Sweep() }
+		} else {
+			s.guard.commandEnded()
+		}
+	} else {
+		cmd := exec.Command("bash", "-c", spec.Command)
+		cmd.Dir, cmd.Env = spec.Dir, s.commandEnv()
+		p, err = startPlain(cmd, spec.Stdout, spec.Stderr)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("starting bash: %w", err)
+	}
+	go func() {
+		select {
+		case <-ctx.Done():
+			p.Signal(syscall.SIGKILL)
+		case <-p.exited:
+		}
+	}()
+	return p, nil
+}
+
+// commandEnv is minicode's environment without the variables that hold
+// credentials, unless the settings pass them on.
+func (s *Sandbox) commandEnv() []string {
+	var env, passEnv []string
+	if s != nil {
+		passEnv = s.passEnv
+	}
+	for _, kv := range os.Environ() {
+		if name, _, _ := strings.Cut(kv, "="); !credentialVariable(name) || slices.Contains(passEnv, name) {
+			env = append(env, kv)
+		}
+	}
+	if env = append(env, shellEnv...); s != nil && s.TempDir != "" {
+		env = append(env, "TMPDIR="+s.TempDir)
+	}
+	return env
+}
+
+// credentialVariable reports whether a variable's name says it holds a
+// credential: an API key, a token, a password, a secret.
+func credentialVariable(name string) bool {
+	upper := strings.ToUpper(name)
+	words := strings.Split(upper, "_") // GIT_AUTHOR_NAME is no AUTH
+	return upper == "ANTHROPIC_CUSTOM_HEADERS" || slices.Contains(words, "KEY") || slices.Contains(words, "AUTH") ||
+		slices.ContainsFunc([]string{"TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "APIKEY"}, func(word string) bool {
+			return strings.Contains(upper, word)
+		})
+}
 
 // refusalNote is what a failed sandboxed command's result adds.
 func (s *Sandbox) refusalNote(output string) string {
-	if !s.Sandboxed() || !strings.Contains(output, "Permission denied") && !strings.Contains(output, "Operation not permitted") {
+	if !s.Sandboxed() || !strings.Contains(output, "Permission denied") && !strings.Contains(output, "Operation not permitted") &&
+		!strings.Contains(output, "Read-only file system") {
 		return ""
 	}
-	return "Note: this command ran in the sandbox, which allows writes only in the workspace, $TMPDIR and build caches, " +
-		"no network connections unless the settings allow them, and no reading of secrets such as ~/.ssh. If the sandbox " +
-		"refused what the task needs, run the command again with \"sandbox\": false and a \"reason\"; the user will be asked."
+	return "Note: this command ran in the sandbox, which allows writes only in the workspace (not its protected files such as " +
+		".git/hooks, .git/config or agent settings), $TMPDIR and build caches; no network and no Unix sockets unless the settings " +
+		"allow them; and no reading of secrets such as ~/.ssh. If the sandbox refused what the task needs, run the command again " +
+		"with \"sandbox\": false and a \"reason\"; the user will be asked."
 }
 
 // existingPaths resolves paths from home and keeps those that exist.
@@ -142,43 +255,4 @@ func existingPaths(home string, paths []string) []string {
 		}
 	}
 	return out
-}
-
-// cachePaths are the build caches of Go, Node, Python and Rust; not the
-// programs and scripts beside some of them, which run outside the sandbox.
-func cachePaths(home string, getenv func(string) string) []string {
-	cache := cmp.Or(getenv("XDG_CACHE_HOME"), filepath.Join(home, ".cache"))
-	gopath := cmp.Or(strings.Split(getenv("GOPATH"), ":")[0], filepath.Join(home, "go"))
-	cargo := cmp.Or(getenv("CARGO_HOME"), filepath.Join(home, ".cargo"))
-	return []string{
-		cmp.Or(getenv("GOCACHE"), filepath.Join(cache, "go-build")),
-		cmp.Or(getenv("GOMODCACHE"), filepath.Join(gopath, "pkg", "mod")),
-		cmp.Or(getenv("npm_config_cache"), filepath.Join(home, ".npm")),
-		filepath.Join(cache, "yarn"), filepath.Join(home, ".local", "share", "pnpm", "store"),
-		cmp.Or(getenv("PIP_CACHE_DIR"), filepath.Join(cache, "pip")),
-		cmp.Or(getenv("UV_CACHE_DIR"), filepath.Join(cache, "uv")),
-		filepath.Join(cache, "pypoetry"),
-		filepath.Join(cargo, "registry"), filepath.Join(cargo, "git"),
-	}
-}
-
-// expandRule grants access beneath root but not under the denied paths: a folder above one keeps
-// all but reading files, and each entry is granted on its own, a link where it leads.
-func expandRule(rules map[string]uint64, root string, access uint64, denied []string) {
-	real, err := filepath.EvalSymlinks(root)
-	if err != nil || slices.ContainsFunc(denied, func(d string) bool { return within(d, real) }) {
-		return
-	}
-	switch {
-	case !slices.ContainsFunc(denied, func(d string) bool { return within(real, d) }):
-		rules[real] |= access
-		return
-	case real != filepath.Clean(root):
-		return // a link: the folder it leads to is walked under its own name
-	}
-	rules[real] |= access &^ (accessReadFile | accessExecute | accessRefer)
-	entries, _ := os.ReadDir(real)
-	for _, e := range entries {
-		expandRule(rules, filepath.Join(real, e.Name()), access, denied)
-	}
 }

@@ -2,22 +2,27 @@
 
 package main
 
-import (
-	"errors"
-	"os/exec"
-)
+import "errors"
 
-// landlockABI reports that there is no Landlock outside Linux.
-func landlockABI() (int, string) {
-	return 0, "Landlock exists only on Linux"
+// errNoSandbox is why there is no sandbox outside Linux.
+var errNoSandbox = errors.New("the sandbox exists only on Linux (Landlock, namespaces and seccomp)")
+
+// supervisor stands for the Linux supervisor, which never runs here.
+type supervisor struct{}
+
+// startSupervisor fails: commands run plainly, as Status says.
+func startSupervisor(supervisorPlan) (*supervisor, sandboxReport, error) {
+	return nil, sandboxReport{}, errNoSandbox
 }
 
-// newRuleset fails: NewSandbox asks for one only where Landlock exists.
-func newRuleset(int, map[string]uint64, bool) (int, error) {
-	return -1, errors.New("the Landlock sandbox exists only on Linux")
-}
+// start fails: NewSandbox never makes a supervisor here.
+func (*supervisor) start(CommandSpec, []string) (*Process, error) { return nil, errNoSandbox }
 
-// startConfined fails: without a ruleset nothing is started confined.
-func startConfined(*exec.Cmd, int) error {
-	return errors.New("the Landlock sandbox exists only on Linux")
-}
+// close does nothing.
+func (*supervisor) close() {}
+
+// landlockABI reports that there is no Landlock here.
+func landlockABI() (int, string) { return 0, "Landlock exists only on Linux" }
+
+// runSupervisor fails: there is no supervisor to be.
+func runSupervisor() int { return 1 }

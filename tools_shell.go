@@ -5,8 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"os/exec"
 	"slices"
 	"strings"
 	"sync"
@@ -56,26 +54,27 @@ func runCommandTool(procs *processManager) *Tool {
 			return req, nil
 		},
 		Run: func(ctx context.Context, env *ToolEnv, in RunCommandInput) (ToolOutput, error) {
+			spec := CommandSpec{Dir: env.Workspace, Command: in.Command, Unsandboxed: !in.Sandbox, Readable: env.ResultsDir}
 			if in.RunInBackground {
-				return procs.start(env.Workspace, in.Command, !in.Sandbox)
+				return procs.start(spec)
 			}
-			timeout := time.Duration(in.TimeoutMs) * time.Millisecond
-			return runForeground(ctx, procs.sandbox, env.Workspace, in.Command, !in.Sandbox, timeout)
+			return runForeground(ctx, procs.sandbox, spec, time.Duration(in.TimeoutMs)*time.Millisecond)
 		},
 	}.Tool()
 }
 
-// runForeground runs command, then kills what is left of its process group.
-func runForeground(ctx context.Context, sb *Sandbox, dir, command string, unsandboxed bool, timeout time.Duration) (ToolOutput, error) {
+// runForeground runs a command until it ends or times out; whatever it
+// started ends with it.
+func runForeground(ctx context.Context, sb *Sandbox, spec CommandSpec, timeout time.Duration) (ToolOutput, error) {
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	stdout, stderr := newBoundedOutput(commandStreamBudget), newBoundedOutput(commandStreamBudget)
-	cmd, err := startCommand(runCtx, sb, dir, command, unsandboxed, stdout, stderr)
+	spec.Stdout, spec.Stderr = stdout, stderr
+	p, err := sb.Start(runCtx, spec)
 	if err != nil {
 		return ToolOutput{}, err
 	}
-	_ = cmd.Wait()
-	killGroup(cmd, syscall.SIGKILL)
+	p.Wait(pipeGrace)
 	stopped := ""
 	switch {
 	case ctx.Err() != nil:
@@ -84,25 +83,15 @@ func runForeground(ctx context.Context, sb *Sandbox, dir, command string, unsand
 		stopped = fmt.Sprintf("Command timed out after %s; it and every process it started were killed.\n", timeout)
 	}
 	out, errOut := cmp.Or(stdout.take(), "(empty)"), cmp.Or(stderr.take(), "(empty)")
-	text := fmt.Sprintf("%sExit code: %s\n\nstdout:\n%s\n\nstderr:\n%s\n", stopped, exitStatus(cmd), out, errOut)
-	failed := stopped != "" || cmd.ProcessState.ExitCode() != 0
-	if note := sb.refusalNote(out + errOut); failed && !unsandboxed && note != "" {
+	text := fmt.Sprintf("%sExit code: %s\n\nstdout:\n%s\n\nstderr:\n%s\n", stopped, p.ExitStatus(), out, errOut)
+	failed := stopped != "" || p.ExitCode() != 0
+	if note := sb.refusalNote(out + errOut); failed && !spec.Unsandboxed && note != "" {
 		text += "\n" + note + "\n"
 	}
-	return ToolOutput{Text: text, IsError: failed}, nil
-}
-
-// startCommand starts command in a process group killed when ctx ends.
-func startCommand(ctx context.Context, sb *Sandbox, dir, command string, unsandboxed bool, stdout, stderr io.Writer) (*exec.Cmd, error) {
-	cmd := sb.Command(ctx, dir, command)
-	cmd.SysProcAttr = commandProcAttr()
-	cmd.Stdout, cmd.Stderr = stdout, stderr
-	cmd.Cancel = func() error { return killGroup(cmd, syscall.SIGKILL) }
-	cmd.WaitDelay = pipeGrace
-	if err := sb.Start(cmd, unsandboxed); err != nil {
-		return nil, fmt.Errorf("starting bash: %w", err)
+	if p.Note != "" {
+		text, failed = text+"\n"+p.Note+"\n", true
 	}
-	return cmd, nil
+	return ToolOutput{Text: text, IsError: failed}, nil
 }
 
 // Limits of background processes.
@@ -123,33 +112,33 @@ type processManager struct {
 type backgroundProcess struct {
 	id      string
 	started time.Time
-	cmd     *exec.Cmd
+	proc    *Process
 	log     *boundedOutput // unread output
 	done    chan struct{}  // closed when the command ended and its output is collected
 	killed  atomic.Bool    // stopped by command_kill or Close
 }
 
-// start runs command in dir in the background and reports its id.
-func (m *processManager) start(dir, command string, unsandboxed bool) (ToolOutput, error) {
+// start runs a command in the background and reports its id.
+func (m *processManager) start(spec CommandSpec) (ToolOutput, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.closed {
 		return ToolOutput{}, fmt.Errorf("cannot start background processes: shutting down")
 	}
 	log := &boundedOutput{tailMax: maxUnreadOutput}
-	cmd, err := startCommand(context.Background(), m.sandbox, dir, command, unsandboxed, log, log)
+	spec.Stdout, spec.Stderr = log, log
+	proc, err := m.sandbox.Start(context.Background(), spec)
 	if err != nil {
 		return ToolOutput{}, err
 	}
-	p := &backgroundProcess{id: fmt.Sprintf("bg%d", len(m.procs)+1), started: time.Now(), cmd: cmd, log: log, done: make(chan struct{})}
+	p := &backgroundProcess{id: fmt.Sprintf("bg%d", len(m.procs)+1), started: time.Now(), proc: proc, log: log, done: make(chan struct{})}
 	m.procs = append(m.procs, p)
 	go func() {
-		_ = cmd.Wait()
-		killGroup(cmd, syscall.SIGKILL)
+		proc.Wait(pipeGrace)
 		close(p.done)
 	}()
-	return ToolOutput{Text: fmt.Sprintf("Started background process %s (pid %d). Read its output with command_output {\"id\":%q}; stop it with command_kill.",
-		p.id, cmd.Process.Pid, p.id)}, nil
+	return ToolOutput{Text: fmt.Sprintf("Started background process %s. Read its output with command_output {\"id\":%q}; stop it with command_kill.",
+		p.id, p.id)}, nil
 }
 
 // get finds the process with the given id.
@@ -191,7 +180,7 @@ func (p *backgroundProcess) stop(sig syscall.Signal) {
 	default:
 	}
 	p.killed.Store(true)
-	killGroup(p.cmd, sig)
+	p.proc.Signal(sig)
 }
 
 // status says whether the process runs, or how it ended.
@@ -199,12 +188,16 @@ func (p *backgroundProcess) status() string {
 	select {
 	case <-p.done:
 	default:
-		return fmt.Sprintf("running (pid %d, for %s)", p.cmd.Process.Pid, time.Since(p.started).Round(time.Second))
+		return fmt.Sprintf("running (for %s)", time.Since(p.started).Round(time.Second))
 	}
+	status := "exited " + p.proc.ExitStatus()
 	if p.killed.Load() {
-		return "killed"
+		status = "killed"
 	}
-	return "exited " + exitStatus(p.cmd)
+	if p.proc.Note != "" {
+		status += "\n" + p.proc.Note
+	}
+	return status
 }
 
 // report is the process's status and its output since the last report.

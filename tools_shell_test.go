@@ -71,21 +71,35 @@ func TestRunCommandPermissionRequest(t *testing.T) {
 	}
 }
 
-// readPid reads a process id a test command wrote to a file, waiting for
-// the file to appear.
+// readPid reads the process id a test command wrote to a file ($$ or $!),
+// waiting for the file, and returns the id the test sees. A sandboxed
+// command sees the ids of its own PID namespace, so a live process is
+// found by the last id of its NSpid line and its working folder (the
+// deepest such process: the sandbox's supervisor is another's first).
 func readPid(t *testing.T, path string) int {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 		data, err := os.ReadFile(path)
-		if pid, perr := strconv.Atoi(strings.TrimSpace(string(data))); err == nil && perr == nil {
-			return pid
+		inner, perr := strconv.Atoi(strings.TrimSpace(string(data)))
+		if err != nil || perr != nil {
+			continue
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no pid in %s", path)
+		found, depth := inner, 0
+		entries, _ := os.ReadDir("/proc")
+		for _, e := range entries {
+			status, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "status"))
+			_, nspid, _ := strings.Cut(string(status), "NSpid:")
+			nspid, _, _ = strings.Cut(nspid, "\n")
+			ids := strings.Fields(nspid)
+			cwd, _ := os.Readlink(filepath.Join("/proc", e.Name(), "cwd"))
+			if pid, err := strconv.Atoi(e.Name()); err == nil && len(ids) > depth && ids[len(ids)-1] == strconv.Itoa(inner) && cwd == filepath.Dir(path) {
+				found, depth = pid, len(ids)
+			}
 		}
-		time.Sleep(20 * time.Millisecond)
+		return found // a process already gone is no sandboxed one: the tests read those while they run
 	}
+	t.Fatalf("no process id in %s", path)
+	return 0
 }
 
 // processGone reports whether pid has ended (a zombie counts as ended),
@@ -109,7 +123,7 @@ func TestRunCommandTimeoutKillsGrandchildren(t *testing.T) {
 	t.Parallel()
 	env := newTestEnv(t, nil)
 	start := time.Now()
-	out, err := runForeground(context.Background(), nil, env.Workspace, "bash -c 'sleep 300 & echo $! > grandchild.pid; wait' & sleep 300", false, 3*time.Second)
+	out, err := runForeground(context.Background(), nil, CommandSpec{Dir: env.Workspace, Command: "bash -c 'sleep 300 & echo $! > grandchild.pid; wait' & sleep 300"}, 3*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +150,7 @@ func TestRunCommandCancel(t *testing.T) {
 			}
 		}
 	}()
-	out, err := runForeground(ctx, nil, env.Workspace, "echo started; echo $$ > ready; sleep 300", false, time.Minute)
+	out, err := runForeground(ctx, nil, CommandSpec{Dir: env.Workspace, Command: "echo started; echo $$ > ready; sleep 300"}, time.Minute)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +168,7 @@ func TestRunCommandLeftoverProcesses(t *testing.T) {
 	}
 	for _, tc := range tests {
 		start := time.Now()
-		out, err := runForeground(context.Background(), nil, env.Workspace, tc.command, false, time.Minute)
+		out, err := runForeground(context.Background(), nil, CommandSpec{Dir: env.Workspace, Command: tc.command}, time.Minute)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,15 +1,30 @@
 package main
 
 import (
-	"bytes"
 	"encoding/binary"
 	"fmt"
 	"os"
-	"os/exec"
-	"runtime"
+	"path/filepath"
+	"slices"
 	"syscall"
-	"time"
 	"unsafe"
+)
+
+// Landlock's file system access rights, as the kernel numbers them.
+const (
+	accessExecute   = 1 << 0
+	accessWriteFile = 1 << 1
+	accessReadFile  = 1 << 2
+	accessReadDir   = 1 << 3
+	accessMakeChar  = 1 << 6
+	accessMakeBlock = 1 << 11
+	accessRefer     = 1 << 13 // ABI 2
+	accessTruncate  = 1 << 14 // ABI 3
+	accessIoctlDev  = 1 << 15 // ABI 5
+	accessRead      = accessExecute | accessReadFile | accessReadDir
+	accessAll       = 1<<16 - 1 // every right: the ones the ruleset handles
+	accessChange    = accessAll &^ (accessIoctlDev | accessMakeChar | accessMakeBlock)
+	accessFileOnly  = accessExecute | accessWriteFile | accessReadFile | accessTruncate | accessIoctlDev
 )
 
 // The Landlock system calls (the same on every architecture) and flags.
@@ -22,8 +37,7 @@ const (
 	landlockNetBindTCP       = 1 << 0
 	landlockNetConnectTCP    = 1 << 1
 	landlockScopeAll         = 1<<0 | 1<<1 // abstract unix sockets and signals
-	prSetNoNewPrivs          = 38
-	oPath                    = 0x200000 // O_PATH, which package syscall does not name
+	oPath                    = 0x200000    // O_PATH, which package syscall does not name
 )
 
 // landlockABI returns the kernel's Landlock ABI, or 0 and why there is none.
@@ -45,7 +59,7 @@ func landlockABI() (int, string) {
 func newRuleset(abi int, rules map[string]uint64, network bool) (int, error) {
 	// struct landlock_ruleset_attr: the file system rights, the network rights and the scopes it
 	// handles; older kernels take the whole struct as long as the fields they lack are zero.
-	attr := [3]uint64{accessWrite}
+	attr := [3]uint64{accessAll}
 	for minABI, right := range map[int]uint64{2: accessRefer, 3: accessTruncate, 5: accessIoctlDev} {
 		if abi < minABI {
 			attr[0] &^= right
@@ -90,35 +104,23 @@ func addPathRule(ruleset int, path string, access uint64) error {
 	return nil
 }
 
-// startConfined starts cmd from an OS thread of its own, confined first:
-// Landlock and no_new_privs hold for that thread and the command it forks
-// only. The thread is never unlocked, so it ends with its goroutine.
-func startConfined(cmd *exec.Cmd, ruleset int) error {
-	started := make(chan error, 1)
-	go func() {
-		runtime.LockOSThread()
-		defer outliveChildren()
-		if _, _, errno := syscall.RawSyscall6(syscall.SYS_PRCTL, prSetNoNewPrivs, 1, 0, 0, 0, 0); errno != 0 {
-			started <- fmt.Errorf("setting no_new_privs: %w", errno)
-		} else if _, _, errno := syscall.Syscall(sysLandlockRestrictSelf, uintptr(ruleset), 0, 0); errno != 0 {
-			started <- fmt.Errorf("applying the Landlock ruleset: %w", errno)
-		} else {
-			started <- cmd.Start()
-		}
-	}()
-	return <-started
-}
-
-// outliveChildren returns once the calling thread has no children left: the kernel sends the
-// parent-death signal when the thread that forked a child ends, and the thread may have forked
-// others (an MCP server) before it was locked. Where the kernel does not list them, it sleeps for good.
-func outliveChildren() {
-	children := fmt.Sprintf("/proc/self/task/%d/children", syscall.Gettid())
-	list, err := os.ReadFile(children)
-	for ; err == nil && len(bytes.TrimSpace(list)) > 0; list, err = os.ReadFile(children) {
-		time.Sleep(50 * time.Millisecond)
+// expandRule grants access beneath root but not under the denied paths: a folder above one keeps
+// all but reading files, and each entry is granted on its own, a link where it leads.
+func expandRule(rules map[string]uint64, root string, access uint64, denied []string) {
+	real, err := filepath.EvalSymlinks(root)
+	if err != nil || slices.ContainsFunc(denied, func(d string) bool { return within(d, real) }) {
+		return
 	}
-	if err != nil {
-		select {} // kept, asleep: no polling that would cost CPU for every command run
+	switch {
+	case !slices.ContainsFunc(denied, func(d string) bool { return within(real, d) }):
+		rules[real] |= access
+		return
+	case real != filepath.Clean(root):
+		return // a link: the folder it leads to is walked under its own name
+	}
+	rules[real] |= access &^ (accessReadFile | accessExecute | accessRefer)
+	entries, _ := os.ReadDir(real)
+	for _, e := range entries {
+		expandRule(rules, filepath.Join(real, e.Name()), access, denied)
 	}
 }

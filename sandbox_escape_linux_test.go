@@ -1,0 +1,272 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// The escape tests run the real binary, as root and as the unprivileged
+// user 65534, with a fresh HOME: the mock model runs a script that tries
+// every way of one class of escapes, in bypassPermissions mode (nothing
+// but the sandbox stands in the way), and the test then checks from
+// outside that none got through.
+
+// sandboxUser is who runs minicode in an escape test.
+type sandboxUser struct {
+	name string
+	uid  int
+}
+
+// escapeUsers are root and, when the tests run as root, the user 65534.
+func escapeUsers(t *testing.T) []sandboxUser {
+	users := []sandboxUser{{fmt.Sprintf("uid %d", os.Getuid()), os.Getuid()}}
+	if os.Getuid() == 0 {
+		users = append(users, sandboxUser{"uid 65534", 65534})
+	}
+	return users
+}
+
+// escapeRun is one run of minicode in folders the user owns: a workspace
+// that is a git repository with one commit, a fresh HOME and a
+// MINICODE_HOME.
+type escapeRun struct {
+	user                   sandboxUser
+	ws, home, minicodeHome string
+	env, args              []string // more environment and arguments for minicode
+}
+
+// newEscapeRun makes the folders and the repository.
+func newEscapeRun(t *testing.T, u sandboxUser) *escapeRun {
+	t.Helper()
+	base := t.TempDir()
+	if err := os.Chmod(filepath.Dir(base), 0o755); err != nil { // t.TempDir's parent is the user's alone
+		t.Fatal(err)
+	}
+	r := &escapeRun{user: u, ws: filepath.Join(base, "ws"), home: filepath.Join(base, "home"), minicodeHome: filepath.Join(base, "minicode")}
+	for _, dir := range []string{base, r.ws, r.home, r.minicodeHome} {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeTree(t, r.ws, map[string]string{"main.go": "package main\n", "README.md": "readme\n"})
+	r.chown(t)
+	r.shell(t, "git init -q && git add . && git -c user.name=t -c user.email=t@t commit -qm init")
+	return r
+}
+
+// chown gives every file of the run's folders to its user.
+func (r *escapeRun) chown(t *testing.T) {
+	t.Helper()
+	for _, dir := range []string{r.ws, r.home, r.minicodeHome} {
+		filepath.Walk(dir, func(path string, _ os.FileInfo, err error) error {
+			if err == nil {
+				err = os.Lchown(path, r.user.uid, r.user.uid)
+			}
+			return err
+		})
+	}
+}
+
+// escapePath is the PATH of the runs: the system's programs and Go.
+const escapePath = "/usr/local/go/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
+// command prepares a program to run as the run's user in the workspace.
+func (r *escapeRun) command(t *testing.T, name string, args ...string) *exec.Cmd {
+	cmd := exec.Command(name, args...)
+	cmd.Dir = r.ws
+	cmd.Env = append([]string{"PATH=" + escapePath, "HOME=" + r.home, "MINICODE_HOME=" + r.minicodeHome}, r.env...)
+	if r.user.uid != os.Getuid() {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(r.user.uid), Gid: uint32(r.user.uid)}}
+	}
+	return cmd
+}
+
+// shell runs a command line as the run's user, outside minicode.
+func (r *escapeRun) shell(t *testing.T, line string) string {
+	t.Helper()
+	out, err := r.command(t, "bash", "-c", line).CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s: %v: %s", line, err, out)
+	}
+	return string(out)
+}
+
+// minicode runs the binary with -p; the mock model runs each command in
+// turn with run_command (input holds more fields, such as
+// run_in_background), and the tool results are returned.
+func (r *escapeRun) minicode(t *testing.T, extra map[string]any, commands ...string) []string {
+	t.Helper()
+	var calls []map[string]any
+	for _, c := range commands {
+		input := map[string]any{"command": c}
+		for k, v := range extra {
+			input[k] = v
+		}
+		calls = append(calls, map[string]any{"name": "run_command", "input": input})
+	}
+	return r.minicodeCalls(t, calls...)
+}
+
+// minicodeCalls runs the binary with -p; the mock model makes each tool
+// call (name, input) in turn, and the tool results are returned.
+func (r *escapeRun) minicodeCalls(t *testing.T, calls ...map[string]any) []string {
+	t.Helper()
+	bin := minicodeBinary(t)
+	if err := os.Chmod(filepath.Dir(bin), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var replies []map[string]any
+	for i, c := range calls {
+		c["id"] = fmt.Sprintf("t%d", i)
+		replies = append(replies, map[string]any{"tool_calls": []map[string]any{c}})
+	}
+	script, _ := json.Marshal(append(replies, map[string]any{"text": "done"}))
+	path := filepath.Join(r.minicodeHome, "script.json")
+	writeFile(t, path, string(script))
+	os.Chown(path, r.user.uid, r.user.uid)
+	cmd := r.command(t, bin, append([]string{"-p", "go", "--provider", "mock", "--mock-script", path, "--workspace", r.ws,
+		"--permission-mode", "bypassPermissions", "--output-format", "stream-json"}, r.args...)...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("minicode as %s: %v; stderr %q", r.user.name, err, stderr.String())
+	}
+	return toolResultTexts(t, out)
+}
+
+// toolResultTexts picks the text of every tool result out of stream-json.
+func toolResultTexts(t *testing.T, out []byte) []string {
+	var texts []string
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	sc.Buffer(nil, 1<<24)
+	for sc.Scan() {
+		var line struct {
+			Type    string `json:"type"`
+			Message struct {
+				Content []struct {
+					Type    string `json:"type"`
+					Content any    `json:"content"`
+				} `json:"content"`
+			} `json:"message"`
+		}
+		if json.Unmarshal(sc.Bytes(), &line) != nil || line.Type != "user" {
+			continue
+		}
+		for _, c := range line.Message.Content {
+			if c.Type == "tool_result" {
+				text, _ := json.Marshal(c.Content)
+				var s string
+				if json.Unmarshal(text, &s) != nil {
+					s = string(text)
+				}
+				texts = append(texts, s)
+			}
+		}
+	}
+	return texts
+}
+
+// forEachUser runs test as each escape user, in subtests.
+func forEachUser(t *testing.T, test func(t *testing.T, r *escapeRun)) {
+	if abi, reason := landlockABI(); abi == 0 {
+		t.Skip(reason)
+	}
+	for _, u := range escapeUsers(t) {
+		t.Run(u.name, func(t *testing.T) {
+			t.Parallel()
+			test(t, newEscapeRun(t, u))
+		})
+	}
+}
+
+// TestSandboxProtectedPaths plants what would run outside the sandbox or
+// steer a later session: git hooks and config (directly, through git
+// config, python, tar, a pattern the check cannot see through, a new
+// common folder), and agent, memory, direnv and editor files, existing
+// and new. Existing ones stay as they were, new ones are removed and
+// reported; git add and commit still work.
+func TestSandboxProtectedPaths(t *testing.T) {
+	t.Parallel()
+	forEachUser(t, func(t *testing.T, r *escapeRun) {
+		writeTree(t, r.ws, map[string]string{"CLAUDE.md": "ORIGINAL\n", ".envrc": "ORIGINAL\n", ".claude/settings.json": "{}\n", ".vscode/settings.json": "{}\n"})
+		r.chown(t)
+		config := readFileString(t, filepath.Join(r.ws, ".git", "config"))
+		attack := `
+try() { if (eval "$1") 2>/dev/null; then echo "ESCAPED: $1"; fi; }
+try 'echo "touch PWNED" > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit'
+try 'git config core.fsmonitor "touch PWNED"'
+try 'python3 -c "open(\".git/config\", \"a\").write(\"[core]\\n\\tfsmonitor = touch PWNED\\n\")"'
+try 'cd .gi[t]/hooks && echo x > post-checkout'
+try 'mkdir -p t/hooks && echo x > t/hooks/post-merge && tar -C t -cf h.tar hooks && tar -C .git -xf h.tar'
+try 'echo "attributes" >> .git/info/attributes'
+try 'mv .git .git-old'
+try 'rm -rf .git/hooks'
+for f in CLAUDE.md .envrc .claude/settings.json .vscode/settings.json; do try "echo planted >> $f"; try "rm -f $f"; done
+echo gitdir > .git/commondir
+echo '{"mcpServers":{"x":{"command":"touch PWNED"}}}' > .mcp.json
+mkdir -p .minicode && echo '{"permissions":{"allow":["run_command"]}}' > .minicode/settings.json
+mkdir -p .claude/skills/x && echo planted > .claude/skills/x/SKILL.md 2>/dev/null
+echo planted > AGENTS.md; echo planted > MINI.md
+mkdir -p .idea && echo planted > .idea/workspace.xml
+`
+		writeFile(t, filepath.Join(r.ws, "attack.sh"), attack)
+		r.chown(t)
+		results := r.minicode(t, nil, "bash attack.sh", `echo change >> main.go && git add main.go && git -c user.name=m -c user.email=m@m commit -qm "made in the sandbox" && echo COMMITTED`)
+		out := strings.Join(results, "\n")
+		if strings.Contains(out, "ESCAPED") || !strings.Contains(out, "COMMITTED") {
+			t.Errorf("attack output: %s", out)
+		}
+		mustContain(t, out, "The sandbox removed", ".mcp.json", ".minicode", "AGENTS.md", "MINI.md", ".idea", ".git/commondir")
+		for _, planted := range []string{".mcp.json", ".minicode", "AGENTS.md", "MINI.md", ".idea", ".git/commondir", ".git/hooks/pre-commit",
+			".git/hooks/post-checkout", ".git/hooks/post-merge", ".claude/skills", "PWNED", ".git-old"} {
+			if _, err := os.Lstat(filepath.Join(r.ws, planted)); err == nil {
+				t.Errorf("%s exists after the attack", planted)
+			}
+		}
+		for path, want := range map[string]string{".git/config": config, "CLAUDE.md": "ORIGINAL\n", ".envrc": "ORIGINAL\n", ".claude/settings.json": "{}\n"} {
+			if got := readFileString(t, filepath.Join(r.ws, path)); got != want {
+				t.Errorf("%s = %q, want %q", path, got, want)
+			}
+		}
+		if log := r.shell(t, "git log --format=%s"); !strings.Contains(log, "made in the sandbox") {
+			t.Errorf("git log = %q, want the commit made in the sandbox", log)
+		}
+	})
+}
+
+// readFileString reads a file, failing the test when it cannot.
+func readFileString(t *testing.T, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+// TestSandboxMakesNoDevices tries to make character and block devices, by
+// mknod and from python: each is refused; a fifo, which reaches nothing,
+// can still be made.
+func TestSandboxMakesNoDevices(t *testing.T) {
+	t.Parallel()
+	forEachUser(t, func(t *testing.T, r *escapeRun) {
+		out := strings.Join(r.minicode(t, nil, `mknod null c 1 3; mknod loop b 7 0
+python3 -c 'import os, stat; os.mknod("zero", stat.S_IFCHR | 0o666, os.makedev(1, 5))'
+mkfifo fifo && echo FIFO-OK`), "\n")
+		mustContain(t, out, "FIFO-OK")
+		for _, name := range []string{"null", "loop", "zero"} {
+			if _, err := os.Lstat(filepath.Join(r.ws, name)); err == nil {
+				t.Errorf("the device %s was made: %s", name, out)
+			}
+		}
+	})
+}

@@ -1,0 +1,182 @@
+package main
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"unsafe"
+)
+
+// setup prepares the supervisor's namespaces once, recording each layer it
+// could not set up: the mounts (a /proc of its PID namespace, terminals and
+// /dev/shm of its own, read-only protected paths, the caches' overlays),
+// the loopback device, then the Landlock rules, which must name the
+// mounted folders, the seccomp filter, and a probe of per-command PID
+// namespaces.
+func (sv *supervisorState) setup() sandboxReport {
+	r := sandboxReport{Lost: map[string]string{}}
+	devices := []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty"}
+	var terminals []string
+	mounts := sv.plan.Flags&syscall.CLONE_NEWNS != 0 // then first made private, so that none reaches the system's
+	if mounts {
+		if err := syscall.Mount("", "/", "", syscall.MS_REC|syscall.MS_PRIVATE, ""); err != nil {
+			r.Lost[layerMountNS], mounts = "making its mounts private: "+err.Error(), false
+		}
+	}
+	if mounts {
+		devices, terminals = sv.mountDevices(&r, devices)
+		if err := protectPaths(sv.plan.Anchors, sv.plan.ReadOnly); err != nil {
+			r.Lost[layerProtect] = err.Error()
+		}
+	}
+	write := append(sv.mountCaches(&r, mounts), sv.plan.Write...)
+	if sv.plan.Flags&syscall.CLONE_NEWNET != 0 {
+		if err := loopbackUp(); err != nil {
+			r.Lost[layerNetNS] = "its loopback device is down: " + err.Error()
+		}
+	}
+	sv.landlock(&r, write, devices, terminals)
+	var err error
+	if sv.filter, err = seccompProgram(!sv.plan.Network && sv.plan.Flags&syscall.CLONE_NEWNET == 0); err != nil {
+		r.Lost[layerSeccomp] = err.Error()
+	}
+	probe := exec.Command(sv.plan.Shell, "-c", ":")
+	probe.SysProcAttr = &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWPID}
+	if err := sv.fork("", probe); err != nil {
+		r.Lost[layerNestedPID] = err.Error()
+	} else {
+		sv.nestedPID = probe.Wait() == nil
+	}
+	return r
+}
+
+// mountDevices mounts a /proc showing only the sandbox's processes, a
+// devpts instance of its own (no other terminal is reachable) and a private
+// /dev/shm; it returns the devices commands may use and the terminals they
+// may also send ioctls.
+func (sv *supervisorState) mountDevices(r *sandboxReport, devices []string) (usable, terminals []string) {
+	if sv.plan.Flags&syscall.CLONE_NEWPID == 0 {
+		r.Lost[layerProc] = "no PID namespace"
+	} else if err := syscall.Mount("proc", "/proc", "proc", syscall.MS_NOSUID|syscall.MS_NODEV|syscall.MS_NOEXEC, ""); err != nil {
+		r.Lost[layerProc] = "mounting /proc: " + err.Error()
+	}
+	err := syscall.Mount("devpts", "/dev/pts", "devpts", syscall.MS_NOSUID|syscall.MS_NOEXEC, "newinstance,ptmxmode=0666,mode=0620")
+	if err == nil {
+		err = syscall.Mount("/dev/pts/ptmx", "/dev/ptmx", "", syscall.MS_BIND, "")
+	}
+	if err == nil {
+		err, terminals = syscall.Mount("tmpfs", "/dev/shm", "tmpfs", syscall.MS_NOSUID|syscall.MS_NODEV, "mode=1777"), []string{"/dev/pts", "/dev/ptmx"}
+	}
+	if err != nil {
+		r.Lost[layerDevices] = err.Error()
+		return devices, nil
+	}
+	return append(devices, "/dev/shm"), terminals
+}
+
+// protectPaths binds each anchor onto itself (a mount point cannot be
+// renamed or removed), then makes each path read-only with a bind mount;
+// the remount keeps the flags a user namespace locks.
+func protectPaths(anchors, paths []string) error {
+	var errs []error
+	for _, a := range anchors {
+		errs = append(errs, syscall.Mount(a, a, "", syscall.MS_BIND, ""))
+	}
+	for _, p := range paths {
+		var st syscall.Statfs_t
+		err := syscall.Mount(p, p, "", syscall.MS_BIND|syscall.MS_REC, "")
+		if err == nil {
+			err = syscall.Statfs(p, &st)
+		}
+		locked := uintptr(st.Flags) & (syscall.MS_NOSUID | syscall.MS_NODEV | syscall.MS_NOEXEC) // ST_* and MS_* agree on these
+		if err == nil {
+			err = syscall.Mount("", p, "", syscall.MS_REMOUNT|syscall.MS_BIND|syscall.MS_RDONLY|locked, "")
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", p, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// mountCaches lays an overlay over each shared build cache: reads see the
+// shared files, writes land in the workspace's own layer, which nothing
+// outside this workspace's sandbox reads. Where that is impossible the
+// shared cache stays read-only and a private folder takes the writes. It
+// returns the folders commands may write.
+func (sv *supervisorState) mountCaches(r *sandboxReport, mounts bool) (write []string) {
+	var errs []error
+	for _, c := range sv.plan.Caches {
+		err := errors.New("no mount namespace")
+		if mounts && strings.ContainsAny(c.Path+c.Upper, ",:\\") {
+			err = errors.New("a comma, colon or backslash in the path")
+		} else if mounts {
+			opts := "lowerdir=" + c.Path + ",upperdir=" + c.Upper + ",workdir=" + c.Work
+			if sv.plan.Flags&syscall.CLONE_NEWUSER != 0 {
+				opts += ",userxattr" // trusted.* attributes need root outside
+			}
+			err = errors.Join(os.MkdirAll(c.Upper, 0o700), os.MkdirAll(c.Work, 0o700))
+			if err == nil {
+				err = syscall.Mount("overlay", c.Path, "overlay", syscall.MS_NOSUID|syscall.MS_NODEV, opts)
+			}
+		}
+		if err == nil {
+			write = append(write, c.Path)
+		} else if errs = append(errs, fmt.Errorf("%s: %w", c.Path, err)); os.MkdirAll(c.Private, 0o700) == nil {
+			r.Fallback, write = append(r.Fallback, c.Path), append(write, c.Private)
+		}
+	}
+	if errs != nil {
+		r.Lost[layerCaches] = errors.Join(errs...).Error()
+	}
+	return write
+}
+
+// loopbackUp brings up the loopback device, the only one of a new network
+// namespace, so that a test may reach a server it started itself.
+func loopbackUp() error {
+	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_DGRAM|syscall.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	defer syscall.Close(fd)
+	var ifreq [40]byte // struct ifreq: the name, then the flags
+	copy(ifreq[:], "lo")
+	binary.NativeEndian.PutUint16(ifreq[16:], syscall.IFF_UP)
+	if _, _, errno := syscall.Syscall(syscall.SYS_IOCTL, uintptr(fd), syscall.SIOCSIFFLAGS, uintptr(unsafe.Pointer(&ifreq[0]))); errno != 0 {
+		return errno
+	}
+	return nil
+}
+
+// landlock builds the rules every fork thread starts from: read all but
+// the denied paths (ReadAgain aside), change the write folders, use the
+// devices, send ioctls to its own terminals; never make device files.
+func (sv *supervisorState) landlock(r *sandboxReport, write, devices, terminals []string) {
+	abi, reason := landlockABI()
+	if r.ABI = abi; abi == 0 {
+		r.Lost[layerLandlock] = reason
+		return
+	}
+	sv.abi, sv.rules = abi, map[string]uint64{}
+	expandRule(sv.rules, "/", accessRead, sv.plan.DenyRead)
+	for _, dir := range write {
+		expandRule(sv.rules, dir, accessChange, sv.plan.DenyRead)
+	}
+	for _, p := range sv.plan.ReadAgain {
+		sv.rules[p] |= accessRead
+	}
+	for _, d := range devices {
+		sv.rules[d] |= accessChange
+	}
+	for _, d := range terminals {
+		sv.rules[d] |= accessChange | accessIoctlDev
+	}
+	if abi < 4 {
+		r.Lost[layerLandlockNet] = fmt.Sprintf("Landlock ABI %d has no network rules (4 has)", abi)
+	}
+}

@@ -1,0 +1,128 @@
+package main
+
+import (
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// protectedNames are the files and folders at the top of a workspace that
+// configure or instruct git, agents, direnv and editors: what a command
+// planted there would run outside the sandbox later (a git hook, .envrc,
+// an editor task) or steer a later session (settings, MCP servers, memory,
+// skills). The permission check asks before anything names them; the
+// sandbox keeps those that exist read-only and removes those a command makes.
+func protectedNames() []string {
+	return []string{".git", ".minicode", ".claude", ".mcp.json", "AGENTS.md", "CLAUDE.md", "CLAUDE.local.md", "MINI.md", ".envrc", ".vscode", ".idea"}
+}
+
+// gitProtected are the parts of a repository that run programs or set up
+// git; objects, the index and refs stay writable for git add and commit.
+func gitProtected() []string {
+	return []string{"hooks", "config", "config.worktree", "info", "modules", "commondir"}
+}
+
+// protectedPaths watches a workspace's protected paths and the folders of
+// Edit and Write deny rules. Those that exist are read-only in the sandbox
+// (.git itself is bound onto itself, so that it cannot be renamed away);
+// one that appears while a sandboxed command runs is moved out of the
+// workspace when the command ends, a new repository too (git init then runs
+// outside the sandbox, with the user's approval).
+type protectedPaths struct {
+	workspace, quarantine string
+	denyWrite             []string
+	mu                    sync.Mutex
+	known                 map[string]bool // what existed while no sandboxed command ran
+	running               int             // sandboxed commands running now
+}
+
+// watchProtected starts watching; in a repository without hooks or info
+// folders it makes them (git init would), so that they can be read-only.
+func watchProtected(workspace, state string, denyWrite []string) *protectedPaths {
+	g := &protectedPaths{workspace: workspace, denyWrite: denyWrite, quarantine: filepath.Join(state, "removed")}
+	if git := filepath.Join(workspace, ".git"); isDir(git) {
+		os.Mkdir(filepath.Join(git, "hooks"), 0o755)
+		os.Mkdir(filepath.Join(git, "info"), 0o755)
+	}
+	g.known = g.present()
+	return g
+}
+
+// present returns the watched paths that exist: the protected names, the
+// repository's parts, the deny rules' folders.
+func (g *protectedPaths) present() map[string]bool {
+	paths := slices.Clone(g.denyWrite)
+	for _, name := range protectedNames() {
+		paths = append(paths, filepath.Join(g.workspace, name))
+	}
+	for _, part := range gitProtected() {
+		paths = append(paths, filepath.Join(g.workspace, ".git", part))
+	}
+	found := map[string]bool{}
+	for _, p := range paths {
+		if _, err := os.Lstat(p); err == nil {
+			found[p] = true
+		}
+	}
+	return found
+}
+
+// anchors are the folders bound onto themselves: the repository.
+func (g *protectedPaths) anchors() []string {
+	if git := filepath.Join(g.workspace, ".git"); isDir(git) {
+		return []string{git}
+	}
+	return nil
+}
+
+// readOnly lists the existing watched paths but the anchors.
+func (g *protectedPaths) readOnly() []string {
+	return slices.DeleteFunc(slices.Sorted(maps.Keys(g.present())), func(p string) bool { return slices.Contains(g.anchors(), p) })
+}
+
+// commandStarted notes a sandboxed command's start; when none ran, what
+// exists now (the user's or minicode's doing) is accepted.
+func (g *protectedPaths) commandStarted() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.running++; g.running == 1 {
+		maps.Copy(g.known, g.present())
+	}
+}
+
+// commandEnded notes a sandboxed command's end; a sweep follows.
+func (g *protectedPaths) commandEnded() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.running--
+}
+
+// sweep moves every watched path that appeared while sandboxed commands
+// ran into the quarantine, and tells what it moved.
+func (g *protectedPaths) sweep() string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	var removed []string
+	for _, p := range slices.Sorted(maps.Keys(g.present())) {
+		if g.known[p] || slices.ContainsFunc(removed, func(r string) bool { return within(filepath.Join(g.workspace, r), p) }) {
+			continue // known, or inside what was moved
+		}
+		kept := filepath.Join(g.quarantine, time.Now().Format("20060102-150405.000000"), p)
+		if os.MkdirAll(filepath.Dir(kept), 0o700) != nil || os.Rename(p, kept) != nil {
+			os.RemoveAll(p)
+		}
+		rel, _ := filepath.Rel(g.workspace, p)
+		removed = append(removed, rel)
+	}
+	if removed == nil {
+		return ""
+	}
+	return fmt.Sprintf("The sandbox removed what a command made among the protected paths, which configure git, agents or editors "+
+		"and would take effect outside the sandbox: %s (kept in %s). A new repository (git init) is made outside the sandbox.",
+		strings.Join(removed, ", "), g.quarantine)
+}
