@@ -139,12 +139,11 @@ func buildCaches(home string, getenv func(string) string) []buildCache {
 	}
 }
 
-// Close stops the supervisor, which ends every sandboxed process, sweeps
-// the protected paths a last time, and removes the temp folder.
+// Close stops the supervisor, which ends every sandboxed process, and
+// removes the temp folder.
 func (s *Sandbox) Close() {
 	if s.Sandboxed() {
 		s.super.close()
-		s.Sweep()
 	}
 	os.RemoveAll(s.TempDir) // nothing when there is none
 }

@@ -45,7 +45,7 @@ func sandboxGuarantees(network bool) []sandboxGuarantee {
 		{"writes only in the workspace, the temp folder and the build caches, no device files", [][]string{{layerLandlock}}},
 		{"protected paths that exist (.git/hooks, .git/config, .git/info, agent settings, memory, skills, .envrc, .vscode, .idea, Edit deny rules) read-only",
 			[][]string{{layerMountNS, layerProtect}}},
-		{"protected paths a command makes are removed when it ends", nil},
+		{"protected paths a command makes are removed when it ends", [][]string{{layerNestedPID}}},
 		{"no Unix sockets (ssh-agent, Docker, D-Bus, tmux), no other terminal, no typing into one", [][]string{{layerSeccomp, layerLandlock}}},
 		{"build caches: nothing written reaches another project", [][]string{{layerLandlock}}},
 		{"secrets unreadable: ~/.ssh, ~/.aws and the like, minicode's and Claude Code's sessions and credentials", [][]string{{layerLandlock}}},
