@@ -624,3 +624,20 @@ func TestACPClientFilesAreJudgedAsTheDisk(t *testing.T) {
 		t.Errorf("requests %q, want only the question", got)
 	}
 }
+
+// TestACPStopReasons ends turns each way the protocol names: the step
+// limit, a refusal, and replies cut off by the output limit until minicode
+// stops asking for more.
+func TestACPStopReasons(t *testing.T) {
+	cut := `{"text":"part","stop_reason":"max_tokens"}`
+	for _, tc := range []struct{ script, flag, want string }{
+		{`[{"tool_calls":[{"name":"list_files","input":{}}]}]`, "--max-turns=1", "max_turn_requests"},
+		{`[{"text":"I will not help with that.","stop_reason":"refusal"}]`, "--max-turns=5", "refusal"},
+		{"[" + strings.Repeat(cut+",", 3) + cut + "]", "--max-turns=5", "max_tokens"},
+	} {
+		c := startACP(t, nil, "--mock-script", writeScript(t, tc.script), tc.flag)
+		if stop, updates := c.prompt(c.open(false), "go"); stop != tc.want {
+			t.Errorf("%s: stop reason %q, want %q (%v)", tc.script, stop, tc.want, updates)
+		}
+	}
+}
