@@ -32,7 +32,7 @@ func (s *acpSession) prompt(params json.RawMessage) (any, error) {
 		sp, out, _, err = app.slashInput(ctx, text, &history)
 		s.chunk("agent_message_chunk", out)
 	} else {
-		sp.Prompt, err = app.attachFiles(ctx, app.Env, text, nil)
+		err = app.attachFiles(ctx, app.Env, sp, nil)
 	}
 	if s.chunk("agent_message_chunk", errorText(err)); err != nil || sp == nil {
 		return map[string]string{"stopReason": "end_turn"}, nil

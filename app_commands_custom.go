@@ -156,34 +156,37 @@ func (app *App) expandCommand(ctx context.Context, c *CustomCommand, args string
 	if failed != nil {
 		return slashPrompt{}, failed
 	}
-	body, err = app.attachFiles(ctx, env, body, nil)
-	if err != nil {
+	p := slashPrompt{Prompt: body, Grants: grants, Model: c.Model}
+	if err := app.attachFiles(ctx, env, &p, nil); err != nil {
 		return slashPrompt{}, fmt.Errorf("/%s: %w", c.Name, err)
 	}
-	return slashPrompt{Prompt: body, Grants: grants, Model: c.Model}, nil
+	return p, nil
 }
 
-// attachFiles appends the contents of each file text mentions as @path,
-// read with read_file in env so that permissions and hooks apply, and tells
-// note (if any) what it attached; a mention of no file stays as it is written.
-func (app *App) attachFiles(ctx context.Context, env *ToolEnv, text string, note func(string)) (string, error) {
+// attachFiles appends to the prompt the contents of each file it mentions
+// as @path, read with read_file in env so that permissions and hooks apply
+// (an image or PDF joins the prompt's images), and tells note (if any) what
+// it attached; a mention of no file stays as it is written.
+func (app *App) attachFiles(ctx context.Context, env *ToolEnv, p *slashPrompt, note func(string)) error {
 	var attached strings.Builder
-	for _, m := range filePattern.FindAllStringSubmatch(text, -1) {
-		path := strings.TrimRight(m[1], ".,;:)")
+	for _, m := range filePattern.FindAllStringSubmatch(p.Prompt, -1) {
+		path := strings.TrimRight(m[1], ".,;:)?!")
 		abs, err := resolveInput(env, path)
 		if info, statErr := os.Stat(abs); err != nil || statErr != nil || info.IsDir() {
 			continue
 		}
 		out := app.runTool(ctx, env, "read_file", map[string]string{"path": path})
 		if out.IsError {
-			return "", fmt.Errorf("@%s: %s", path, out.Text)
+			return fmt.Errorf("@%s: %s", path, out.Text)
 		}
 		fmt.Fprintf(&attached, "\n\nContents of %s:\n%s", path, out.Text)
+		p.Images = append(p.Images, out.Media...)
 		if note != nil {
 			note("attached " + path)
 		}
 	}
-	return text + attached.String(), nil
+	p.Prompt += attached.String()
+	return nil
 }
 
 // runTool runs one tool call in env for a command, outside any turn.

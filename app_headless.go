@@ -114,8 +114,9 @@ func (app *App) headlessPrompt(ctx context.Context, task string, images []Block)
 		p.Input, p.Images = task, images
 		return p, err
 	}
-	text, err := app.attachFiles(ctx, app.Env, task, nil)
-	return slashPrompt{Prompt: text, Images: images}, err
+	p := slashPrompt{Prompt: task, Images: images}
+	err := app.attachFiles(ctx, app.Env, &p, nil)
+	return p, err
 }
 
 // resultOf builds the result record of a turn, listing the calls denied

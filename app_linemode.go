@@ -64,7 +64,7 @@ func (app *App) lineInput(ctx context.Context, input string, history *[]Message)
 			fmt.Fprintln(app.stdout, out)
 		}
 	} else {
-		prompt.Prompt, err = app.attachFiles(ctx, app.Env, input, func(msg string) { fmt.Fprintln(app.stdout, "  "+msg) })
+		err = app.attachFiles(ctx, app.Env, prompt, func(msg string) { fmt.Fprintln(app.stdout, "  "+msg) })
 	}
 	if err != nil {
 		fmt.Fprintf(app.stdout, "error: %v\n", err)

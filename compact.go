@@ -104,7 +104,6 @@ const (
 	charsPerCodeToken = 3 // tool input and output: code, JSON, paths
 	messageTokens     = 4
 	blockTokens       = 3
-	imageTokens       = 1600 // about what a picture of some 1,100 × 1,100 pixels costs
 )
 
 // messageTokenCount estimates the tokens of a message, once: the count is kept in its cache.
@@ -116,8 +115,10 @@ func messageTokenCount(m Message) int {
 	for _, b := range m.Content {
 		n += blockTokens + (len(b.Text)+len(b.Thinking)+len(b.Name))/charsPerTextToken +
 			(len(b.Input)+len(b.Content))/charsPerCodeToken + len(b.Signature)/8 + len(b.Data)/8
-		if b.Type == BlockImage {
-			n += imageTokens
+		for _, media := range append([]Block{b}, b.Media...) {
+			if media.Source != nil && (media.Type == BlockImage || media.Type == BlockDocument) {
+				n += mediaTokens(media)
+			}
 		}
 	}
 	if m.wire != nil {
@@ -156,28 +157,35 @@ var rerunnableTools = map[string]bool{"read_file": true, "grep_files": true, "gl
 // microPlaceholderPrefix starts every result micro compact cleared.
 const microPlaceholderPrefix = "[Earlier result of "
 
-// microCompact turns all but the newest keep results of each rerunnable tool into a placeholder naming the call; failures are kept.
+// microCompact turns all but the newest keep results of each rerunnable tool into a placeholder
+// naming the call (failures are kept), and all but the newest keep images the user attached into
+// a note; a result's images go with it.
 func microCompact(msgs []Message, keep int, rerunnable func(string) bool) []Splice {
 	seen := map[string]int{}
 	var splices []Splice
-	for i := len(msgs) - 1; i > 0; i-- {
+	for i := len(msgs) - 1; i >= 0; i-- {
 		var content []Block
 		for j, b := range msgs[i].Content {
-			call, ok := callOf(msgs[i-1], b)
-			if !ok || b.IsError || !rerunnable(call.Name) {
+			var name, text string
+			if call, ok := callOfAt(msgs, i, b); ok && !b.IsError && rerunnable(call.Name) {
+				name = call.Name
+				text = fmt.Sprintf("%s%s %s cleared to save context; run the tool again if you need it.]", microPlaceholderPrefix, call.Name, cutRunes(string(call.Input), 300))
+			} else if b.Type == BlockImage && msgs[i].Role == RoleUser {
+				name, text = BlockImage, "[An image attached earlier was cleared to save context.]"
+			} else {
 				continue
 			}
-			if seen[call.Name]++; seen[call.Name] <= keep || strings.HasPrefix(b.Content, microPlaceholderPrefix) {
-				continue
-			}
-			text := fmt.Sprintf("%s%s %s cleared to save context; run the tool again if you need it.]", microPlaceholderPrefix, call.Name, cutRunes(string(call.Input), 300))
-			if len(text) >= len(b.Content) {
+			if seen[name]++; seen[name] <= keep || strings.HasPrefix(b.Content, microPlaceholderPrefix) ||
+				len(text) >= len(b.Content) && b.Media == nil && b.Type != BlockImage {
 				continue
 			}
 			if content == nil {
 				content = append([]Block(nil), msgs[i].Content...)
 			}
-			content[j].Content = text
+			content[j].Content, content[j].Media = text, nil
+			if b.Type == BlockImage {
+				content[j] = Block{Type: BlockText, Text: text}
+			}
 		}
 		if content != nil {
 			splices = append(splices, Splice{From: i, To: i + 1, With: []Message{{Role: msgs[i].Role, Content: content}}})
@@ -185,6 +193,14 @@ func microCompact(msgs []Message, keep int, rerunnable func(string) bool) []Spli
 	}
 	slices.Reverse(splices)
 	return splices
+}
+
+// callOfAt finds the call that result b of msgs[i] answers, reporting false if there is none.
+func callOfAt(msgs []Message, i int, b Block) (Block, bool) {
+	if i == 0 {
+		return Block{}, false
+	}
+	return callOf(msgs[i-1], b)
 }
 
 // callOf finds the call that result b answers in the message before it, reporting false if there is none.

@@ -173,6 +173,14 @@ func (a *Agent) run(ctx context.Context, t *turn) TurnResult {
 			t.steps--
 			continue
 		}
+		if err != nil && rejectsMedia(err) && !retried {
+			if msgs, found := withoutMedia(t.messages, "the API refused it: "+err.Error()); found {
+				a.emit(Event{Kind: EventNotice, Text: "The API refused an image or document; asking again without it: " + err.Error()})
+				t.messages, retried = msgs, true
+				t.steps--
+				continue
+			}
+		}
 		retried = false
 		if err != nil {
 			return a.fail(ctx, err, "The model call failed: ")
@@ -362,7 +370,7 @@ func (a *Agent) runBatch(ctx context.Context, t *turn, calls []Block) (question 
 			out = a.Tools.Execute(ctx, t.env, call)
 		}
 		questions[i], stops[i] = out.Question, out.Stop
-		results[i] = Block{Type: BlockToolResult, ToolUseID: call.ID, Content: out.Text, IsError: out.IsError}
+		results[i] = Block{Type: BlockToolResult, ToolUseID: call.ID, Content: out.Text, IsError: out.IsError, Media: out.Media}
 		a.emit(Event{Kind: EventToolEnd, Call: &call, Result: &results[i]})
 	}
 	for i := 0; i < len(calls); {

@@ -45,17 +45,22 @@ type Block struct {
 	Input json.RawMessage `json:"input,omitempty"`
 
 	// tool_result
-	ToolUseID string `json:"tool_use_id,omitempty"`
-	Content   string `json:"content,omitempty"`
-	IsError   bool   `json:"is_error,omitempty"`
+	ToolUseID string  `json:"tool_use_id,omitempty"`
+	Content   string  `json:"content,omitempty"`
+	IsError   bool    `json:"is_error,omitempty"`
+	Media     []Block `json:"media,omitempty"` // images and documents the result shows the model
 }
 
-// ImageSource is an image block's picture: base64 data with its media type, or a URL.
+// ImageSource is an image or document block's content: base64 data with its media type, or a
+// URL; a journal keeps the data in a file of the session instead.
 type ImageSource struct {
 	Type      string `json:"type"` // "base64" or "url"
 	MediaType string `json:"media_type,omitempty"`
 	Data      string `json:"data,omitempty"`
 	URL       string `json:"url,omitempty"`
+	Width     int    `json:"width,omitempty"` // pixels, when known; not sent to the API
+	Height    int    `json:"height,omitempty"`
+	File      string `json:"file,omitempty"` // in a journal: the file under the session's media folder
 }
 
 // Message is one entry of the conversation, never changed in place so its cached encodings stay true.

@@ -57,6 +57,9 @@ func loadMockScript(path string) ([]ScriptedReply, error) {
 // Name reports "mock".
 func (m *MockProvider) Name() string { return "mock" }
 
+// Media returns what the demo model takes: images (it describes them), no PDFs.
+func (m *MockProvider) Media() MediaLimits { return mediaLimitsFor("mock", "mock") }
+
 // Stream produces the next reply.
 func (m *MockProvider) Stream(ctx context.Context, req ModelRequest, onDelta func(Delta)) (ModelResponse, error) {
 	if err := ctx.Err(); err != nil {
@@ -164,6 +167,9 @@ func demoReply(req ModelRequest, sessionID string) ScriptedReply {
 		}
 		return demoCall("The user answered my question with "+request+"; that is the text to search for.",
 			fmt.Sprintf("You answered %q, so I'll search the workspace for it.", request), "grep_files", map[string]string{"pattern": regexp.QuoteMeta(request)})
+	}
+	if images := last.blocksOf(BlockImage); len(images) > 0 {
+		return ScriptedReply{Text: "You attached an image. " + demoDescribe(images)}
 	}
 	if r, ok := demoMechanism(lowerRequest(request), sessionID, msgs); ok {
 		return r

@@ -30,6 +30,7 @@ func demoRequests() []demoRequest {
 		{"demo rewind", "an edit and a command's file, which /rewind takes back"},
 		{"demo todo", "a task worked through with a todo list"},
 		{"demo plan", "a plan presented for approval (in plan mode: Shift-Tab)"},
+		{"demo image", "read a PNG of the workspace and describe it (or attach one: @shot.png)"},
 		{"explain yourself", "say how this reply was produced"},
 		{"help", "this list"},
 	}
@@ -129,6 +130,15 @@ func demoFollowUp(req ModelRequest, results []Block) ScriptedReply {
 		}
 		return ScriptedReply{Text: fmt.Sprintf("Together the outputs passed the %d characters one batch may add to the context (a single result may hold %d), so minicode stored the largest on disk and handed me only a preview of each: %s. read_file can page through them.",
 			maxBatchResultChars, maxResultChars, strings.Join(stored, ", "))}
+	case lower == "demo image" && len(calls) == 1:
+		for _, path := range strings.Split(first.Content, "\n") {
+			if strings.HasSuffix(path, ".png") {
+				return demoCall(next, "I'll read "+path+"; an image comes back to me as an image.", "read_file", map[string]string{"path": path})
+			}
+		}
+		return ScriptedReply{Text: "There is no PNG in this workspace to read. Put one here, or attach an image with @path/to/shot.png and I will describe it."}
+	case lower == "demo image":
+		return ScriptedReply{Text: first.Content + "\n" + demoDescribe(first.Media)}
 	case lower == "demo permissions" && len(calls) == 1 && !first.IsError:
 		return demoCall(next, "The edit was approved; now a command, which runs in the sandbox.", "run_command", map[string]string{"command": "cat minicode-demo.txt && ls"})
 	case lower == "demo permissions":
@@ -153,6 +163,9 @@ func demoMechanism(lower, sessionID string, msgs []Message) (ScriptedReply, bool
 	case "demo permissions":
 		return ScriptedReply{Thinking: "Writing a file needs approval; the diff is shown first.", Text: "I'll create minicode-demo.txt; you will see the diff and be asked.",
 			ToolCalls: []ScriptedToolCall{{Name: "write_file", Input: json.RawMessage(`{"path":"minicode-demo.txt","content":"written by the demo model\n"}`)}}}, true
+	case "demo image":
+		return ScriptedReply{Thinking: "An image in the workspace shows how read_file hands pictures to the model.", Text: "I'll look for a PNG.",
+			ToolCalls: []ScriptedToolCall{{Name: "glob_files", Input: json.RawMessage(`{"pattern":"**/*.png","limit":1}`)}}}, true
 	case "demo resume":
 		if sessionID == "" {
 			return ScriptedReply{Text: "This conversation is not being saved (no session), so it cannot be resumed."}, true
@@ -276,4 +289,18 @@ func demoFilesRead(msgs []Message, files []string) int {
 		}
 	}
 	return 0
+}
+
+// demoDescribe says what images show in numbers, which is all the demo model can see.
+func demoDescribe(images []Block) string {
+	var seen []string
+	for _, b := range images {
+		if b.Type == BlockImage && b.Source != nil {
+			seen = append(seen, describeImage(b.Source))
+		}
+	}
+	if len(seen) == 0 {
+		return "I was given no image I can look at."
+	}
+	return "I see " + strings.Join(seen, ", and ") + ". (A real model would describe what the image shows; I can only measure it.)"
 }

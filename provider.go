@@ -148,6 +148,17 @@ func (f *fallbackProvider) Stream(ctx context.Context, req ModelRequest, onDelta
 	return resp, err
 }
 
+// providerMedia is what a provider takes in an image or document, looking through a fallback.
+func providerMedia(p Provider) MediaLimits {
+	switch p := p.(type) {
+	case *fallbackProvider:
+		return providerMedia(p.Provider)
+	case interface{ Media() MediaLimits }:
+		return p.Media()
+	}
+	return mediaLimitsFor(p.Name(), "chat")
+}
+
 // ProviderOptions configure an HTTP provider.
 type ProviderOptions struct {
 	BaseURL    string        // "" means the provider's default

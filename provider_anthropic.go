@@ -37,7 +37,7 @@ func NewAnthropic(opts ProviderOptions) *Anthropic {
 	h.Set("anthropic-version", anthropicVersion)
 	base := cmp.Or(strings.TrimRight(opts.BaseURL, "/"), anthropicDefaultBase)
 	a := &Anthropic{streamClient: newStreamClient("anthropic", "ANTHROPIC_BASE_URL", base+"/v1/messages", h, opts)}
-	a.build, a.parse = a.encode, parseAnthropicStream
+	a.build, a.parse, a.media = a.encode, parseAnthropicStream, mediaLimitsFor("anthropic", "anthropic")
 	return a
 }
 
@@ -181,11 +181,11 @@ func anthropicBlocksOf(m Message) ([]anthropicWireBlock, error) {
 		case BlockToolUse:
 			wire = Block{Type: b.Type, ID: b.ID, Name: b.Name, Input: objectOrEmpty(b.Input)}
 		case BlockToolResult:
-			wire = Block{Type: b.Type, ToolUseID: b.ToolUseID, Content: b.Content, IsError: b.IsError}
-		case BlockImage:
-			wire = Block{Type: b.Type, Source: b.Source}
+			wire = anthropicToolResult(b)
+		case BlockImage, BlockDocument:
+			wire = anthropicMediaOf(b)
 		}
-		if wire == nil || b.Type == BlockText && strings.TrimSpace(b.Text) == "" || b.Type == BlockImage && b.Source == nil {
+		if wire == nil || b.Type == BlockText && strings.TrimSpace(b.Text) == "" || (b.Type == BlockImage || b.Type == BlockDocument) && b.Source == nil {
 			continue
 		}
 		data, err := encodeJSON(wire, len(b.Text)+len(b.Content)+len(b.Input)+len(b.Thinking)+len(b.Data))
@@ -202,6 +202,48 @@ func anthropicBlocksOf(m Message) ([]anthropicWireBlock, error) {
 		m.wire.anthropic = blocks
 	}
 	return blocks, nil
+}
+
+// anthropicMedia is an image or document block on the wire, without what minicode keeps beside its data.
+type anthropicMedia struct {
+	Type   string `json:"type"`
+	Source struct {
+		Type      string `json:"type"`
+		MediaType string `json:"media_type,omitempty"`
+		Data      string `json:"data,omitempty"`
+		URL       string `json:"url,omitempty"`
+	} `json:"source"`
+}
+
+// anthropicMediaOf encodes an image or document block.
+func anthropicMediaOf(b Block) anthropicMedia {
+	m := anthropicMedia{Type: b.Type}
+	m.Source.Type, m.Source.MediaType, m.Source.Data, m.Source.URL = b.Source.Type, b.Source.MediaType, b.Source.Data, b.Source.URL
+	return m
+}
+
+// anthropicToolResult encodes a tool result: its text, or its text and the images and documents it shows.
+func anthropicToolResult(b Block) any {
+	type result struct {
+		Type      string `json:"type"`
+		ToolUseID string `json:"tool_use_id"`
+		Content   any    `json:"content,omitempty"`
+		IsError   bool   `json:"is_error,omitempty"`
+	}
+	r := result{Type: b.Type, ToolUseID: b.ToolUseID, IsError: b.IsError}
+	if b.Content != "" {
+		r.Content = b.Content
+	}
+	if len(b.Media) > 0 {
+		content := []any{Block{Type: BlockText, Text: cmp.Or(b.Content, "(no text)")}}
+		for _, m := range b.Media {
+			if m.Source != nil {
+				content = append(content, anthropicMediaOf(m))
+			}
+		}
+		r.Content = content
+	}
+	return r
 }
 
 // objectOrEmpty returns raw if it is a JSON object, the only tool input the API accepts, else {}.

@@ -79,6 +79,22 @@ var toolConversation = []Message{
 	userText("Also, be brief."),
 }
 
+// imageConversation has a user's image, an image and a PDF that read_file returned, and a URL image.
+var imageConversation = []Message{
+	userPrompt("What is on my screen?", []Block{{Type: BlockImage, Source: &ImageSource{Type: "base64", MediaType: "image/png", Data: "iVBORw0KGgo=", Width: 1280, Height: 720}}}),
+	{Role: RoleAssistant, Content: []Block{
+		{Type: BlockToolUse, ID: "toolu_1", Name: "read_file", Input: json.RawMessage(`{"path":"shot.png"}`)},
+		{Type: BlockToolUse, ID: "toolu_2", Name: "read_file", Input: json.RawMessage(`{"path":"spec.pdf"}`)},
+	}},
+	{Role: RoleUser, Content: []Block{
+		{Type: BlockToolResult, ToolUseID: "toolu_1", Content: "shot.png: image 4000×3000 scaled down to 1568×1176, 1.2 MB",
+			Media: []Block{{Type: BlockImage, Source: &ImageSource{Type: "base64", MediaType: "image/png", Data: "c2NhbGVk", Width: 1568, Height: 1176}}}},
+		{Type: BlockToolResult, ToolUseID: "toolu_2", Content: "spec.pdf: PDF document, 1 KB",
+			Media: []Block{{Type: BlockDocument, Source: &ImageSource{Type: "base64", MediaType: "application/pdf", Data: "JVBERi0="}}}},
+	}},
+	userPrompt("and this one", []Block{{Type: BlockImage, Source: &ImageSource{Type: "url", URL: "https://example.com/a.jpg"}}}),
+}
+
 // thinkingConversation replays thinking and redacted thinking blocks with
 // text that JSON encoders like to rewrite.
 var thinkingConversation = []Message{
@@ -102,6 +118,7 @@ func TestAnthropicRequestGolden(t *testing.T) {
 	}{
 		{"basic", ProviderOptions{APIKey: "sk-test"}, ModelRequest{Model: "claude-sonnet-4-5", System: "You are terse.", MaxTokens: 1000, Messages: []Message{userText("hello")}}},
 		{"auth_token", ProviderOptions{APIKey: "sk-ignored", AuthToken: "bearer-token"}, ModelRequest{Model: "claude-sonnet-4-5", Messages: []Message{userText("hello")}}},
+		{"images", ProviderOptions{APIKey: "sk-test"}, ModelRequest{Model: "claude-sonnet-5", MaxTokens: 100, Messages: imageConversation}},
 		{"one_million", ProviderOptions{APIKey: "sk-test"}, ModelRequest{Model: "claude-opus-4-8[1m]", MaxTokens: 100, Messages: []Message{userText("hello")}}},
 		{"tools_conversation", ProviderOptions{APIKey: "sk-test"}, ModelRequest{Model: "claude-opus-4-1", System: "Use tools.", Tools: testTools, MaxTokens: 2048, Messages: toolConversation}},
 		{"thinking_replay", ProviderOptions{APIKey: "sk-test"}, ModelRequest{Model: "claude-sonnet-4-5", MaxTokens: 4096, Messages: thinkingConversation}},

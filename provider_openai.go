@@ -33,7 +33,7 @@ func NewOpenAI(opts ProviderOptions) *OpenAI {
 	}
 	o := &OpenAI{streamClient: newStreamClient("openai", "OPENAI_BASE_URL", base+"/chat/completions", h, opts),
 		maxCompletionTokens: err == nil && u.Hostname() == "api.openai.com"}
-	o.build, o.parse = o.encodeRequest, parseOpenAIStream
+	o.build, o.parse, o.media = o.encodeRequest, parseOpenAIStream, mediaLimitsFor("openai", "chat")
 	return o
 }
 
@@ -131,7 +131,7 @@ func openAIMessagesOf(m Message) ([]byte, error) {
 	if m.wire != nil && m.wire.openai != nil {
 		return m.wire.openai, nil
 	}
-	msgs, size := []openAIMessage{}, 0
+	msgs, size, shown := []openAIMessage{}, 0, []Block{}
 	for _, b := range m.Content {
 		size += len(b.Text) + len(b.Content) + len(b.Input)
 		if b.Type == BlockToolResult {
@@ -139,8 +139,15 @@ func openAIMessagesOf(m Message) ([]byte, error) {
 			if b.IsError {
 				content = "Error: " + content
 			}
+			if len(b.Media) > 0 { // a tool message holds text only
+				content += "\n(What this shows follows in the next user message: the Chat Completions API takes images in user messages only.)"
+				shown = append(shown, b.Media...)
+			}
 			msgs = append(msgs, openAIMessage{Role: "tool", Content: &content, ToolCallID: b.ToolUseID})
 		}
+	}
+	if len(shown) > 0 {
+		m = Message{Role: RoleUser, Content: append(append([]Block{{Type: BlockText, Text: "The tool results above show:"}}, shown...), m.Content...)}
 	}
 	msg := openAIMessage{Role: "user"} // an assistant message goes without its thinking
 	if text := m.Text(); text != "" {
@@ -193,7 +200,7 @@ type openAIPart struct {
 
 // openAIParts returns a user message's text and images as content parts, or nil without images.
 func openAIParts(m Message) []openAIPart {
-	if !slices.ContainsFunc(m.Content, func(b Block) bool { return b.Type == BlockImage && b.Source != nil }) {
+	if !slices.ContainsFunc(m.Content, func(b Block) bool { return (b.Type == BlockImage || b.Type == BlockDocument) && b.Source != nil }) {
 		return nil
 	}
 	var parts []openAIPart
@@ -202,11 +209,17 @@ func openAIParts(m Message) []openAIPart {
 		case b.Type == BlockText && b.Text != "":
 			parts = append(parts, openAIPart{Type: "text", Text: b.Text})
 		case b.Type == BlockImage && b.Source != nil:
-			url := cmp.Or(b.Source.URL, "data:"+b.Source.MediaType+";base64,"+b.Source.Data)
-			parts = append(parts, openAIPart{Type: "image_url", ImageURL: map[string]string{"url": url}})
+			parts = append(parts, openAIPart{Type: "image_url", ImageURL: map[string]string{"url": dataURL(b.Source)}})
+		case b.Type == BlockDocument: // read under another provider
+			parts = append(parts, openAIPart{Type: "text", Text: "[a PDF document was here; Chat Completions APIs do not take PDFs]"})
 		}
 	}
 	return parts
+}
+
+// dataURL is an image's URL, or its data as a data: URL.
+func dataURL(src *ImageSource) string {
+	return cmp.Or(src.URL, "data:"+src.MediaType+";base64,"+src.Data)
 }
 
 // openAIChunk is the data of one stream event.

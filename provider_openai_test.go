@@ -60,6 +60,7 @@ func TestOpenAIRequestGolden(t *testing.T) {
 		{"tools_conversation", "sk-test", ModelRequest{Model: "gpt-4.1", System: "Use tools.", Tools: testTools, MaxTokens: 2048, Messages: toolConversation}},
 		{"thinking_dropped", "sk-test", ModelRequest{Model: "deepseek-reasoner", Messages: thinkingConversation}},
 		{"invalid_arguments_replayed", "sk-test", ModelRequest{Model: "gpt-4o", Messages: badArgs}},
+		{"images", "sk-test", ModelRequest{Model: "gpt-4.1", Messages: imageConversation}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

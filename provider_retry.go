@@ -85,6 +85,7 @@ type streamClient struct {
 	parse                   func(*SSEReader, func(Delta)) (ModelResponse, error) // the API's stream
 	backoffBase, backoffMax time.Duration
 	sleep                   func(ctx context.Context, d time.Duration) error // tests record the waits instead
+	media                   MediaLimits                                      // what the API takes in an image or document
 }
 
 // newStreamClient is a client of the API at url, sending header, with the defaults of opts filled in.
@@ -102,6 +103,9 @@ func newStreamClient(provider, baseURLVar, url string, header http.Header, opts 
 
 // Name returns the provider's name.
 func (c *streamClient) Name() string { return c.provider }
+
+// Media returns what the API takes in an image or document.
+func (c *streamClient) Media() MediaLimits { return c.media }
 
 // Stream POSTs req and parses the streamed reply, retrying what is worth it.
 func (c *streamClient) Stream(ctx context.Context, req ModelRequest, onDelta func(Delta)) (ModelResponse, error) {

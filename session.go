@@ -247,7 +247,7 @@ func (s *Session) write(typ string, p RecordPayload) {
 	if s.failed != nil {
 		return
 	}
-	r := Record{Version: journalVersion, Type: typ, ID: newSessionID(), ParentID: s.lastID, Time: time.Now().UTC(), Payload: p}
+	r := Record{Version: journalVersion, Type: typ, ID: newSessionID(), ParentID: s.lastID, Time: time.Now().UTC(), Payload: withMediaFiles(mediaDir(s.Path), p)}
 	s.lastID = r.ID
 	if err := json.NewEncoder(&s.unsaved).Encode(r); err != nil {
 		s.fail(fmt.Errorf("encoding a %s record: %w", typ, err))

@@ -66,6 +66,7 @@ func readJournal(path string) (*Journal, error) {
 		case rec.Version > journalVersion:
 			return nil, fmt.Errorf("session %s was written by a newer minicode (record format %d; this one reads up to %d)", path, rec.Version, journalVersion)
 		default:
+			loadMediaFiles(mediaDir(path), &rec.Payload)
 			j.add(rec, n)
 			if rec.Time.After(j.Modified) { // finer than the file's time, which ties for quick turns
 				j.Modified = rec.Time
@@ -209,6 +210,7 @@ func pruneSessions(home string, cutoff time.Time, keep string) int {
 			removed++
 			if isSessionID(id) {
 				os.RemoveAll(filepath.Join(home, "tool-results", id))
+				os.RemoveAll(filepath.Dir(mediaDir(path)))
 			}
 		}
 	}

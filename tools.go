@@ -29,6 +29,7 @@ const (
 // ToolOutput is what a tool returns to the model.
 type ToolOutput struct {
 	Text     string
+	Media    []Block // images and documents that go to the model with the text
 	IsError  bool
 	Question string // set by ask_user: the turn pauses after the batch to put it to the user
 	Stop     string // why a hook said {"continue": false}: the turn ends after the batch
@@ -39,11 +40,12 @@ type ToolEnv struct {
 	Workspace  string // absolute, symlinks resolved
 	ResultsDir string // where results over maxResultChars are stored
 	Perms      Authorizer
-	Hooks      *Hooks    // PreToolUse and PostToolUse hooks; nil runs none
-	Memory     *Memory   // memory read_file adds for the files it reads; nil adds none
-	Files      TextFiles // an editor's buffers, read and written in place of the disk; nil: the disk
-	Model      string    // the model answering the turn, which subagents inherit; "" is the agent's
-	Grants     []Rule    // allow rules of the running skill or command: calls they cover run without asking
+	Hooks      *Hooks      // PreToolUse and PostToolUse hooks; nil runs none
+	Memory     *Memory     // memory read_file adds for the files it reads; nil adds none
+	Files      TextFiles   // an editor's buffers, read and written in place of the disk; nil: the disk
+	Model      string      // the model answering the turn, which subagents inherit; "" is the agent's
+	Grants     []Rule      // allow rules of the running skill or command: calls they cover run without asking
+	Media      MediaLimits // what the provider accepts in an image or document
 }
 
 // TextFiles is an editor's view of the files (acp_tools.go), through which

@@ -28,6 +28,7 @@ type ReadFileInput struct {
 	Path   string `json:"path" validate:"required" desc:"File to read, relative to the workspace or absolute."`
 	Offset int    `json:"offset,omitempty" default:"1" validate:"min=1" desc:"First line to return, counting from 1. Default 1."`
 	Limit  int    `json:"limit,omitempty" default:"2000" validate:"min=1,max=10000" desc:"Most lines to return. Default 2000, at most 10000."`
+	Pages  string `json:"pages,omitempty" desc:"PDF only: the pages to read, such as \"3\" or \"1-20\", for a PDF too long to read whole."`
 }
 
 // readFileTool reads a window of lines from a text file.
@@ -36,7 +37,8 @@ func readFileTool() *Tool {
 		Name: "read_file",
 		Description: "Read a text file. Returns up to 2000 lines (change with offset and limit), each prefixed with its line number; " +
 			"lines over 2000 characters are cut. The header gives the total line count and, when there is more, the offset to continue from. " +
-			"Very long results keep their head and tail. Binary files and folders are refused (use list_files for folders).",
+			"Very long results keep their head and tail. Images (PNG, JPEG, GIF, WebP) are shown to you as images, scaled down if large; " +
+			"PDFs as documents where the provider takes them (pages reads part of a long one). Other binary files and folders are refused (use list_files for folders).",
 		ReadOnly: true,
 		Permission: func(env *ToolEnv, in ReadFileInput) (PermissionRequest, error) {
 			return readPermission(env, in.Path, "read")
@@ -52,26 +54,36 @@ func runReadFile(ctx context.Context, env *ToolEnv, in ReadFileInput) (ToolOutpu
 		return ToolOutput{}, err
 	}
 	name := displayPath(env, abs)
-	text, err := readNumbered(ctx, env, abs, found, name, in.Offset, in.Limit)
+	out, err := readNumbered(ctx, env, abs, found, name, in)
 	if err != nil {
 		return ToolOutput{}, fmt.Errorf("read_file %s: %w", name, err)
 	}
 	if env.Memory != nil {
-		text += env.Memory.ForRead(abs)
+		out.Text += env.Memory.ForRead(abs)
 	}
-	return ToolOutput{Text: text}, nil
+	return out, nil
 }
 
 // readNumbered returns lines offset to offset+limit-1 of the file found
 // at path when the call was checked, numbered under a header, in one pass
-// that keeps at most twice the budget.
-func readNumbered(ctx context.Context, env *ToolEnv, path string, info fs.FileInfo, name string, offset, limit int) (string, error) {
+// that keeps at most twice the budget; an image or a PDF becomes a media
+// block (readMedia).
+func readNumbered(ctx context.Context, env *ToolEnv, path string, info fs.FileInfo, name string, in ReadFileInput) (ToolOutput, error) {
+	offset, limit := in.Offset, in.Limit
 	f, err := openText(env, path, info)
 	if err != nil {
-		return "", err
+		return ToolOutput{}, err
 	}
 	defer f.Close()
-	r := &lineReader{ctx: ctx, file: f, binaryAt: -1}
+	buffered := bufio.NewReaderSize(f, readBufferBytes)
+	sniffed, _ := buffered.Peek(512)
+	switch typ, err := mediaType(name, sniffed); {
+	case err != nil:
+		return ToolOutput{}, err
+	case typ != "":
+		return readMedia(ctx, buffered, path, name, typ, in.Pages, env.Media)
+	}
+	r := &lineReader{ctx: ctx, file: buffered, binaryAt: -1}
 	r.br = bufio.NewReaderSize(r, int(min(readBufferBytes, info.Size()+1)))
 	text := make([]byte, 0, min(info.Size()+info.Size()/4, readBudgetChars))
 	head := -1 // the length of the head once lines are left out
@@ -86,13 +98,13 @@ func readNumbered(ctx context.Context, env *ToolEnv, path string, info fs.FileIn
 	total := last + r.countRest()
 	switch {
 	case r.err != nil:
-		return "", r.err
+		return ToolOutput{}, r.err
 	case r.binaryAt >= 0 && r.binaryAt < binarySniffBytes:
-		return "", fmt.Errorf("is a binary file (%d bytes); read_file shows text only", info.Size())
+		return ToolOutput{}, fmt.Errorf("is a binary file (%d bytes); read_file shows text only", info.Size())
 	case total == 0:
-		return name + ": empty file (0 lines)", nil
+		return ToolOutput{Text: name + ": empty file (0 lines)"}, nil
 	case offset > total:
-		return "", fmt.Errorf("offset %d is past the end of the file (%s)", offset, plural(total, "line", "lines"))
+		return ToolOutput{}, fmt.Errorf("offset %d is past the end of the file (%s)", offset, plural(total, "line", "lines"))
 	}
 	if head >= 0 || len(text) > readBudgetChars {
 		text, head = keepEnds(text, head)
@@ -102,12 +114,12 @@ func readNumbered(ctx context.Context, env *ToolEnv, path string, info fs.FileIn
 	r.writeHeader(&b, name, offset, last, total)
 	if head < 0 {
 		b.Write(text)
-		return b.String(), nil
+		return ToolOutput{Text: b.String()}, nil
 	}
 	first, end := offset+bytes.Count(text[:head], []byte{'\n'}), last-bytes.Count(text[head:], []byte{'\n'})
 	fmt.Fprintf(&b, "%s[... lines %d-%d omitted to keep this result short; read them with offset=%d limit=%d ...]\n%s",
 		text[:head], first, end, first, end-first+1, text[head:])
-	return b.String(), nil
+	return ToolOutput{Text: b.String()}, nil
 }
 
 // keepEnds drops the middle of numbered lines, keeping the lines that fit

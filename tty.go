@@ -216,7 +216,7 @@ func (u *tui) busy(ctx context.Context, activity string, fn func(context.Context
 // turn sends one task to the model and shows the turn as it happens.
 func (u *tui) turn(ctx context.Context, prompt slashPrompt) {
 	if prompt.Input == "" { // a command's or skill's expansion attaches its own @files
-		text, err := u.app.attachFiles(ctx, u.app.Env, prompt.Prompt, func(msg string) {
+		err := u.app.attachFiles(ctx, u.app.Env, &prompt, func(msg string) {
 			u.mu.Lock()
 			defer u.mu.Unlock()
 			u.tr.println(u.tr.style(ansiDim, "  "+msg))
@@ -227,7 +227,6 @@ func (u *tui) turn(ctx context.Context, prompt slashPrompt) {
 			u.tr.println(u.tr.style(ansiRed, "error: "+err.Error()))
 			return
 		}
-		prompt.Prompt = text
 	}
 	res := u.app.runPrompt(ctx, u.history, prompt)
 	u.mu.Lock()
