@@ -14,7 +14,9 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // testPNG encodes a w×h PNG whose left half is red and right half blue.
@@ -235,9 +237,14 @@ func BenchmarkScaleScreenshot(b *testing.B) {
 	data := testPNG(b, 4000, 3000)
 	limits := mediaLimitsFor("anthropic", "anthropic")
 	b.ReportAllocs()
+	var before, after syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &before)
 	for b.Loop() {
 		if _, _, err := mediaBlock(data, "image/png", limits); err != nil {
 			b.Fatal(err)
 		}
 	}
+	syscall.Getrusage(syscall.RUSAGE_SELF, &after) // CPU time, which a busy machine inflates less than wall time
+	cpu := time.Duration(after.Utime.Nano() + after.Stime.Nano() - before.Utime.Nano() - before.Stime.Nano())
+	b.ReportMetric(float64(cpu.Milliseconds())/float64(b.N), "cpu-ms/op")
 }

@@ -66,7 +66,7 @@ func readJournal(path string) (*Journal, error) {
 		case rec.Version > journalVersion:
 			return nil, fmt.Errorf("session %s was written by a newer minicode (record format %d; this one reads up to %d)", path, rec.Version, journalVersion)
 		default:
-			loadMediaFiles(mediaDir(path), &rec.Payload)
+			rec.Payload = loadMediaFiles(mediaDir(path), rec.Payload)
 			j.add(rec, n)
 			if rec.Time.After(j.Modified) { // finer than the file's time, which ties for quick turns
 				j.Modified = rec.Time
