@@ -25,6 +25,7 @@ type Options struct {
 	Model                  string
 	FallbackModel          string // used when the model is overloaded or unavailable
 	Provider               string
+	API                    string // the openai provider's protocol: chat (Chat Completions) or responses
 	SystemPrompt           string // replaces the built-in system prompt
 	AppendSystemPrompt     string // added to the end of the system prompt
 	PermissionMode         string
@@ -111,7 +112,7 @@ func newApp(ctx context.Context, opts Options, stdin io.Reader, stdout, stderr i
 	if err != nil {
 		return nil, err
 	}
-	provider, model, summaryModel, err := app.newProvider()
+	provider, model, summaryModel, err := app.newProvider(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -343,7 +344,7 @@ func resolveWorkspace(dir string) (string, error) {
 }
 
 // newProvider picks the provider, the model and the summary model from flags, environment and settings.
-func (app *App) newProvider() (provider Provider, model, summaryModel string, err error) {
+func (app *App) newProvider(ctx context.Context) (provider Provider, model, summaryModel string, err error) {
 	env := app.getenv
 	name := app.providerName()
 	model = cmp.Or(app.Opts.Model, env("MINICODE_MODEL"))
@@ -367,11 +368,10 @@ func (app *App) newProvider() (provider Provider, model, summaryModel string, er
 			return nil, "", "", usageError{err}
 		}
 		provider, summaryModel = NewAnthropic(opts), resolveModelAlias(env("ANTHROPIC_SMALL_FAST_MODEL"))
-	case "openai":
-		model = cmp.Or(model, app.Settings.Model, "gpt-4.1")
-		opts.APIKey = env("OPENAI_API_KEY")
-		opts.BaseURL = cmp.Or(env("OPENAI_BASE_URL"), app.Settings.BaseURL)
-		provider = NewOpenAI(opts)
+	case "openai", "ollama", "lmstudio", "openrouter", "gemini":
+		if provider, model, err = app.newOpenAI(ctx, name, model, opts); err != nil {
+			return nil, "", "", err
+		}
 	case "mock":
 		model = cmp.Or(model, "mock")
 		mock, err := app.newMockProvider()
@@ -380,7 +380,7 @@ func (app *App) newProvider() (provider Provider, model, summaryModel string, er
 		}
 		provider, app.Demo = mock, mock.script == nil
 	default:
-		return nil, "", "", usageErrorf("unknown provider %q (use anthropic, openai or mock)", name)
+		return nil, "", "", usageErrorf("unknown provider %q (use anthropic, openai, ollama, lmstudio, openrouter, gemini or mock)", name)
 	}
 	if app.Opts.FallbackModel != "" {
 		fallback := app.Opts.FallbackModel

@@ -120,6 +120,7 @@ func cmdStatus(_ context.Context, app *App, _ string, h *[]Message) (string, boo
 	mcp := cmp.Or(app.MCP.StatusLine(), "no servers configured")
 	status := fmt.Sprintf("model: %s (%s)\nworkspace: %s\npermission mode: %s\nsandbox: %s\nmessages: %d\nsession: %s\nMCP: %s",
 		app.Agent.Model, app.Agent.Provider.Name(), app.Workspace, app.Perms.Mode(), app.Sandbox.Status(), len(*h), app.Session.ID, mcp)
+	status += "\n" + windowNote(app.Agent.Model, app.Settings)
 	if len(app.Settings.Unknown) > 0 {
 		status += "\nsettings minicode does not use: " + strings.Join(app.Settings.Unknown, ", ")
 	}
@@ -164,8 +165,8 @@ func cmdCompact(layer string) func(context.Context, *App, string, *[]Message) (s
 	}
 }
 
-// cmdModel shows the model in use, or switches to the one named.
-func cmdModel(_ context.Context, app *App, args string, _ *[]Message) (string, bool, error) {
+// cmdModel shows the model in use and those the provider offers, or switches to the one named.
+func cmdModel(ctx context.Context, app *App, args string, _ *[]Message) (string, bool, error) {
 	if args != "" {
 		model := resolveModelAlias(args)
 		limits, err := contextLimits(model, app.Settings)
@@ -174,5 +175,17 @@ func cmdModel(_ context.Context, app *App, args string, _ *[]Message) (string, b
 		}
 		app.Agent.Model, app.Agent.Limits = model, limits
 	}
-	return fmt.Sprintf("model: %s (%s)", app.Agent.Model, app.Agent.Provider.Name()), false, nil
+	text := fmt.Sprintf("model: %s (%s)", app.Agent.Model, app.Agent.Provider.Name())
+	if lister, ok := app.Agent.Provider.(interface {
+		ListModels(context.Context) ([]string, error)
+	}); ok && args == "" {
+		models, err := lister.ListModels(ctx)
+		if len(models) > 40 {
+			models = append(models[:40], fmt.Sprintf("and %d more", len(models)-40))
+		}
+		if text += "\noffered: " + strings.Join(models, ", "); err != nil {
+			text += "(the list is not available: " + err.Error() + ")"
+		}
+	}
+	return text, false, nil
 }

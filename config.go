@@ -20,6 +20,7 @@ type Settings struct {
 	Provider      string                 `json:"provider,omitempty"`  // anthropic, openai or mock
 	Model         string                 `json:"model,omitempty"`     // model name or alias sent to the provider
 	BaseURL       string                 `json:"baseUrl,omitempty"`   // the provider's API address
+	API           string                 `json:"api,omitempty"`       // the openai provider's protocol: chat or responses
 	MaxTurns      int                    `json:"maxTurns,omitempty"`  // model steps per task
 	MaxTokens     int                    `json:"maxTokens,omitempty"` // output tokens per model step
 	Limits        map[string]ModelLimits `json:"modelLimits,omitempty"`

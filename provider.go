@@ -169,6 +169,7 @@ type ProviderOptions struct {
 	Timeout    time.Duration // for the first byte and for silence inside a stream; 0 means the default
 	Notify     func(string)  // receives retry notices
 	ShowsText  bool          // text deltas reach the user as they come, so a retry must say so
+	Effort     string        // OpenAI Responses only: the reasoning effort (--effort)
 }
 
 // parseCustomHeaders reads ANTHROPIC_CUSTOM_HEADERS: "Name: value" lines.

@@ -175,7 +175,9 @@ func anthropicBlocksOf(m Message) ([]anthropicWireBlock, error) {
 		case BlockText:
 			wire = Block{Type: b.Type, Text: b.Text}
 		case BlockThinking:
-			wire = anthropicThinking{b.Type, b.Thinking, b.Signature}
+			if b.ID == "" { // with an ID it is another API's reasoning, which the Messages API cannot check
+				wire = anthropicThinking{b.Type, b.Thinking, b.Signature}
+			}
 		case BlockRedactedThinking:
 			wire = Block{Type: b.Type, Data: b.Data}
 		case BlockToolUse:

@@ -2,6 +2,7 @@ package main
 
 import (
 	"cmp"
+	"fmt"
 	"strconv"
 	"strings"
 )
@@ -88,6 +89,18 @@ func limitsFor(model string, overrides map[string]ModelLimits) ModelLimits {
 		info.ContextWindow = 1_000_000
 	}
 	return info.ModelLimits
+}
+
+// windowNote says how large a model's context window is and, when the table only guesses, how to set it.
+func windowNote(model string, s Settings) string {
+	limits, _ := contextLimits(model, s)
+	note := fmt.Sprintf("context window: %s tokens", thousands(limits.ContextWindow))
+	if _, known := tableEntry(model); known == 0 && s.ContextWindow == nil {
+		if _, set := byPrefix(s.Limits, model); set < 0 {
+			note += fmt.Sprintf(", a guess: %s is not in minicode's table; set \"contextWindow\" in settings (or \"modelLimits\")", model)
+		}
+	}
+	return note
 }
 
 // oneMillionSuffix on a Claude model name asks for the 1M-token window (with its beta header, which models with a native 1M window ignore).

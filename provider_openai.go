@@ -21,6 +21,7 @@ type OpenAI struct {
 	streamClient
 	maxCompletionTokens bool // send max_completion_tokens instead of max_tokens
 	tools               toolsCache
+	cacheKey            string // the Responses API's prompt_cache_key, one a provider
 }
 
 // NewOpenAI returns an OpenAI-compatible provider; api.openai.com gets max_completion_tokens.
@@ -110,16 +111,8 @@ func openAIMessages(out *wireBody, system string, msgs []Message) error {
 		text, _ := encodeJSON(system, len(system))
 		out.WriteString(`{"role":"system","content":` + string(text) + `}`)
 	}
-	for _, m := range msgs {
-		data, err := openAIMessagesOf(m)
-		if err != nil {
-			return err
-		}
-		if len(data) > 0 && sep {
-			out.WriteByte(',')
-		}
-		out.Ref(data)
-		sep = sep || len(data) > 0
+	if err := writeEncodings(out, msgs, openAIMessagesOf, sep); err != nil {
+		return err
 	}
 	out.WriteByte(']')
 	return nil

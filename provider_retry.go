@@ -86,6 +86,7 @@ type streamClient struct {
 	backoffBase, backoffMax time.Duration
 	sleep                   func(ctx context.Context, d time.Duration) error // tests record the waits instead
 	media                   MediaLimits                                      // what the API takes in an image or document
+	startHint               string                                           // how to start a local server that does not answer
 }
 
 // newStreamClient is a client of the API at url, sending header, with the defaults of opts filled in.
@@ -251,7 +252,8 @@ func (c *streamClient) connectionError(err error) error {
 	case errors.As(reason, &dnsErr):
 		reason = fmt.Errorf("%s: %s", dnsErr.Name, dnsErr.Err)
 	}
-	return fmt.Errorf("cannot reach the %s API at %s (%w); %s sets the address", c.provider, urlErr.URL, reason, c.baseURLVar)
+	hint := cmp.Or(c.startHint, "is the address right?")
+	return fmt.Errorf("cannot reach the %s API at %s (%w); %s, or set %s", c.provider, urlErr.URL, reason, hint, c.baseURLVar)
 }
 
 // readError classifies a failure while reading a stream: cut short, too long, or lost.

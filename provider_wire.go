@@ -17,6 +17,7 @@ import (
 type wireCache struct {
 	anthropic []anthropicWireBlock // the content blocks; nil until encoded
 	openai    []byte               // the chat messages, joined by commas; nil until encoded
+	responses []byte               // the Responses API's input items, joined by commas; nil until encoded
 	tokens    int
 }
 
@@ -92,6 +93,23 @@ func newWireBody(msgs []Message) *wireBody {
 	out := &wireBody{refs: make([]wireRef, 0, 2*len(msgs)+2)}
 	out.Grow(256 + 48*len(msgs))
 	return out
+}
+
+// writeEncodings writes the cached encoding of each message, separated by commas (and from the
+// one before them if sep); encode returns a message's, which may be empty.
+func writeEncodings(out *wireBody, msgs []Message, encode func(Message) ([]byte, error), sep bool) error {
+	for _, m := range msgs {
+		data, err := encode(m)
+		if err != nil {
+			return err
+		}
+		if len(data) > 0 && sep {
+			out.WriteByte(',')
+		}
+		out.Ref(data)
+		sep = sep || len(data) > 0
+	}
+	return nil
 }
 
 // writeJSONString writes s as a JSON string.
