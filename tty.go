@@ -52,14 +52,15 @@ type tui struct {
 	cancel        context.CancelFunc
 	activity      string // what is happening now; "" when idle
 	activityAt    time.Time
-	hint          string      // a line under the input, such as how to exit; the next key clears it
-	asked         bool        // the model asked the user: answerHint stays until the next input starts
-	armedAt       time.Time   // the first Ctrl-C at an idle prompt
-	escAt         time.Time   // the first Esc at an empty, idle prompt: a second opens /rewind
-	todos         []byte      // the newest todo_write list, shown while a turn runs
-	answers       chan string // set while a question (an MCP server's) waits for a typed answer
-	usage         Usage       // tokens used this session
-	cost          float64     // their price in dollars, where the model's price is known
+	hint          string                // a line under the input, such as how to exit; the next key clears it
+	asked         bool                  // the model asked the user: answerHint stays until the next input starts
+	armedAt       time.Time             // the first Ctrl-C at an idle prompt
+	escAt         time.Time             // the first Esc at an empty, idle prompt: a second opens /rewind
+	todos         []byte                // the newest todo_write list, shown while a turn runs
+	answers       chan string           // set while a question (an MCP server's) waits for a typed answer
+	attached      map[string]attachment // the images of the input's placeholders (tty_attach.go)
+	usage         Usage                 // tokens used this session
+	cost          float64               // their price in dollars, where the model's price is known
 	lastDraw      time.Time
 	dirty         bool // something changed that the next tick draws
 }
@@ -216,12 +217,7 @@ func (u *tui) busy(ctx context.Context, activity string, fn func(context.Context
 // turn sends one task to the model and shows the turn as it happens.
 func (u *tui) turn(ctx context.Context, prompt slashPrompt) {
 	if prompt.Input == "" { // a command's or skill's expansion attaches its own @files
-		err := u.app.attachFiles(ctx, u.app.Env, &prompt, func(msg string) {
-			u.mu.Lock()
-			defer u.mu.Unlock()
-			u.tr.println(u.tr.style(ansiDim, "  "+msg))
-		})
-		if err != nil {
+		if err := u.attach(ctx, &prompt); err != nil {
 			u.mu.Lock()
 			defer u.mu.Unlock()
 			u.tr.println(u.tr.style(ansiRed, "error: "+err.Error()))

@@ -7,3 +7,6 @@ const (
 	ioctlGetTermios = syscall.TIOCGETA
 	ioctlSetTermios = syscall.TIOCSETA
 )
+
+// clipboardCommands print the clipboard's image; osascript as «data PNGf…» hex, which clipboardPNG decodes.
+var clipboardCommands = [][]string{{"osascript", "-e", "the clipboard as «class PNGf»"}}

@@ -116,6 +116,9 @@ func (u *tui) handleKey(k key) {
 		u.exit()
 	case k.name == "ctrl-o":
 		u.expandLatest()
+	case k.name == "paste" && u.attachPasted(k.text):
+	case k.name == "ctrl-v":
+		go u.pasteClipboard()
 	case u.menu.handle(k, &u.editor):
 	case u.editor.handle(k):
 		u.submit()

@@ -1,0 +1,141 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"image"
+	"maps"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// In the terminal UI an image joins the input as a placeholder, "[image: shot.png 1280×720]":
+// a pasted or dropped path to an image (read with read_file when the input is sent, so
+// permissions and hooks apply, as for an @ mention), or Ctrl-V's image from the clipboard.
+
+// attachment is what an image placeholder of the input stands for: a file, or clipboard bytes.
+type attachment struct {
+	path string
+	data []byte
+}
+
+// pastedImage reports whether pasted text is the path of one image file (as a terminal pastes a
+// dropped file: maybe quoted, escaped or a file:// URL), and its placeholder.
+func pastedImage(text string) (path, placeholder string, ok bool) {
+	path = strings.Trim(strings.TrimSpace(text), `'"`)
+	if u, err := url.Parse(path); err == nil && u.Scheme == "file" {
+		path = u.Path
+	}
+	path = strings.ReplaceAll(path, `\ `, " ")
+	f, err := os.Open(path)
+	if err != nil || strings.Contains(path, "\n") {
+		return "", "", false
+	}
+	defer f.Close()
+	cfg, _, err := image.DecodeConfig(f)
+	if err != nil {
+		return "", "", false
+	}
+	return path, fmt.Sprintf("[image: %s %d×%d]", filepath.Base(path), cfg.Width, cfg.Height), true
+}
+
+// readClipboardImage returns the clipboard's image as PNG, from the first clipboard tool of this
+// system that is installed (clipboardCommands), or an error naming those it tried.
+func readClipboardImage(ctx context.Context) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	var tried []string
+	for _, args := range clipboardCommands {
+		tried = append(tried, args[0])
+		if _, err := exec.LookPath(args[0]); err != nil {
+			continue
+		}
+		out, err := exec.CommandContext(ctx, args[0], args[1:]...).Output()
+		if digits, ok := bytes.CutPrefix(bytes.TrimSpace(out), []byte("«data PNGf")); ok { // osascript's form
+			out, _ = hex.DecodeString(string(bytes.TrimSuffix(digits, []byte("»"))))
+		}
+		if _, _, derr := image.DecodeConfig(bytes.NewReader(out)); err != nil || derr != nil {
+			return nil, fmt.Errorf("the clipboard holds no image (asked %s)", args[0])
+		}
+		return out, nil
+	}
+	return nil, errors.New("no clipboard tool to read an image with: tried " + strings.Join(tried, ", ") + "; install one, or paste the image's path")
+}
+
+// attachImages turns the placeholders of a prompt into image blocks: a file is read with read_file
+// in env, clipboard bytes are checked and scaled as read_file would.
+func (app *App) attachImages(ctx context.Context, env *ToolEnv, p *slashPrompt, attached map[string]attachment) error {
+	for placeholder, a := range attached {
+		if !strings.Contains(p.Prompt, placeholder) {
+			continue
+		}
+		if a.path != "" {
+			out := app.runTool(ctx, env, "read_file", map[string]string{"path": a.path})
+			if out.IsError {
+				return fmt.Errorf("%s: %s", placeholder, out.Text)
+			}
+			p.Images = append(p.Images, out.Media...)
+			continue
+		}
+		block, _, err := mediaBlock(a.data, "image/png", env.Media)
+		if err != nil {
+			return fmt.Errorf("the clipboard's image %w", err)
+		}
+		p.Images = append(p.Images, block)
+	}
+	return nil
+}
+
+// attach adds to a prompt the images of its placeholders and the files it mentions, saying which.
+func (u *tui) attach(ctx context.Context, prompt *slashPrompt) error {
+	u.mu.Lock()
+	attached := maps.Clone(u.attached)
+	u.mu.Unlock()
+	if err := u.app.attachImages(ctx, u.app.Env, prompt, attached); err != nil {
+		return err
+	}
+	return u.app.attachFiles(ctx, u.app.Env, prompt, func(msg string) {
+		u.mu.Lock()
+		defer u.mu.Unlock()
+		u.tr.println(u.tr.style(ansiDim, "  "+msg))
+	})
+}
+
+// attachPasted puts a pasted image path into the input as its placeholder, reporting whether it was one.
+func (u *tui) attachPasted(text string) bool {
+	path, placeholder, ok := pastedImage(text)
+	if ok {
+		u.remember(placeholder, attachment{path: path})
+	}
+	return ok
+}
+
+// pasteClipboard puts the clipboard's image into the input, or says why there is none.
+func (u *tui) pasteClipboard() {
+	data, err := readClipboardImage(context.Background())
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if err != nil {
+		u.hint = err.Error()
+	} else {
+		cfg, _, _ := image.DecodeConfig(bytes.NewReader(data))
+		u.remember(fmt.Sprintf("[image: clipboard-%d.png %d×%d]", len(u.attached)+1, cfg.Width, cfg.Height), attachment{data: data})
+	}
+	u.draw()
+}
+
+// remember inserts an image's placeholder at the cursor and keeps what it stands for.
+func (u *tui) remember(placeholder string, a attachment) {
+	if u.attached == nil {
+		u.attached = map[string]attachment{}
+	}
+	u.attached[placeholder] = a
+	u.editor.insert(placeholder)
+}
