@@ -252,8 +252,11 @@ func (c *streamClient) connectionError(err error) error {
 	case errors.As(reason, &dnsErr):
 		reason = fmt.Errorf("%s: %s", dnsErr.Name, dnsErr.Err)
 	}
-	hint := cmp.Or(c.startHint, "is the address right?")
-	return fmt.Errorf("cannot reach the %s API at %s (%w); %s, or set %s", c.provider, urlErr.URL, reason, hint, c.baseURLVar)
+	hint := ""
+	if c.startHint != "" {
+		hint = "; is the server running? " + c.startHint
+	}
+	return fmt.Errorf("cannot reach the %s API at %s (%w); %s sets the address%s", c.provider, urlErr.URL, reason, c.baseURLVar, hint)
 }
 
 // readError classifies a failure while reading a stream: cut short, too long, or lost.
