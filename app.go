@@ -14,6 +14,9 @@ import (
 	"time"
 )
 
+// version is the release of this build.
+const version = "0.1.0"
+
 // Options are the command-line choices of one run, after flag parsing.
 type Options struct {
 	Print                  bool   // -p: run one task and exit

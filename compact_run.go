@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"fmt"
@@ -176,35 +175,4 @@ func (a *Agent) rerunnable(name string) bool {
 	}
 	t, ok := a.Tools.Get(name)
 	return ok && t.ReadOnly
-}
-
-// checkContextSettings validates one settings file's window and thresholds, recording where the window was set.
-func checkContextSettings(path string, data []byte, s *Settings) error {
-	lineOfKey := func(key string) int { return lineOf(data, int64(max(0, bytes.Index(data, []byte(`"`+key+`"`))))) }
-	if s.ContextWindow != nil {
-		s.contextWindowAt = fmt.Sprintf("settings file %s: line %d", path, lineOfKey("contextWindow"))
-		if *s.ContextWindow <= 0 {
-			return fmt.Errorf("%s: contextWindow is %d; it must be a positive number of tokens", s.contextWindowAt, *s.ContextWindow)
-		}
-	}
-	th := s.Compaction
-	for i, v := range []int{th.Micro, th.Snip, th.Collapse, th.Auto} {
-		if v < 0 || v > 100 {
-			return fmt.Errorf("settings file %s: line %d: compaction.%s is %d; it must be a percentage from 1 to 100", path, lineOfKey("compaction"), []string{"micro", "snip", "collapse", "auto"}[i], v)
-		}
-	}
-	return nil
-}
-
-// contextLimits are the model's limits with the contextWindow setting, which must exceed the output reserve.
-func contextLimits(model string, s Settings) (ModelLimits, error) {
-	limits := limitsFor(model, s.Limits)
-	if s.ContextWindow == nil {
-		return limits, nil
-	}
-	limits.ContextWindow = *s.ContextWindow
-	if reserve := min(limits.MaxOutput, maxOutputReserve); limits.ContextWindow <= reserve {
-		return limits, fmt.Errorf("%s: contextWindow %d must be larger than the %d tokens kept for the reply of %s", s.contextWindowAt, limits.ContextWindow, reserve, model)
-	}
-	return limits, nil
 }

@@ -5,9 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
-	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -153,43 +151,6 @@ func parseSettings(data []byte, source string, project bool) (Settings, error) {
 	return s, nil
 }
 
-// unknownKeys returns the sorted keys of m that no field of the struct type t takes, each after prefix.
-func unknownKeys(m map[string]json.RawMessage, t reflect.Type, prefix string) []string {
-	known := map[string]bool{}
-	for i := range t.NumField() {
-		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
-		known[name] = true
-	}
-	var out []string
-	for _, k := range slices.Sorted(maps.Keys(m)) {
-		if !known[k] {
-			out = append(out, prefix+k)
-		}
-	}
-	return out
-}
-
-// decodeJSON decodes a JSON document of exactly one value, describing any problem with its line number.
-func decodeJSON(data []byte, v any, strict bool) error {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if strict {
-		dec.DisallowUnknownFields()
-	}
-	err := dec.Decode(v)
-	field, unknown := strings.CutPrefix(fmt.Sprint(err), "json: unknown field ")
-	switch {
-	case err == nil && dec.More():
-		return fmt.Errorf("line %d: unexpected data after the JSON object", lineOf(data, dec.InputOffset()))
-	case err == nil:
-		return nil
-	case unknown:
-		return fmt.Errorf("line %d: unknown field %s", lineOf(data, int64(max(0, bytes.Index(data, []byte(field))))), field)
-	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
-		return fmt.Errorf("the file is empty or ends too soon")
-	}
-	return errors.New(jsonError(err, data, 0))
-}
-
 // mergeSettings lays the layers over one another, keeping each file's rules
 // as one rule set; unless trusted, the project's widening keys are Ignored.
 func mergeSettings(layers []Settings, workspace string, trusted bool) Settings {
@@ -273,4 +234,35 @@ func userHome(env func(string) string) string {
 	}
 	h, _ := os.UserHomeDir()
 	return h
+}
+
+// checkContextSettings validates one settings file's window and thresholds, recording where the window was set.
+func checkContextSettings(path string, data []byte, s *Settings) error {
+	lineOfKey := func(key string) int { return lineOf(data, int64(max(0, bytes.Index(data, []byte(`"`+key+`"`))))) }
+	if s.ContextWindow != nil {
+		s.contextWindowAt = fmt.Sprintf("settings file %s: line %d", path, lineOfKey("contextWindow"))
+		if *s.ContextWindow <= 0 {
+			return fmt.Errorf("%s: contextWindow is %d; it must be a positive number of tokens", s.contextWindowAt, *s.ContextWindow)
+		}
+	}
+	th := s.Compaction
+	for i, v := range []int{th.Micro, th.Snip, th.Collapse, th.Auto} {
+		if v < 0 || v > 100 {
+			return fmt.Errorf("settings file %s: line %d: compaction.%s is %d; it must be a percentage from 1 to 100", path, lineOfKey("compaction"), []string{"micro", "snip", "collapse", "auto"}[i], v)
+		}
+	}
+	return nil
+}
+
+// contextLimits are the model's limits with the contextWindow setting, which must exceed the output reserve.
+func contextLimits(model string, s Settings) (ModelLimits, error) {
+	limits := limitsFor(model, s.Limits)
+	if s.ContextWindow == nil {
+		return limits, nil
+	}
+	limits.ContextWindow = *s.ContextWindow
+	if reserve := min(limits.MaxOutput, maxOutputReserve); limits.ContextWindow <= reserve {
+		return limits, fmt.Errorf("%s: contextWindow %d must be larger than the %d tokens kept for the reply of %s", s.contextWindowAt, limits.ContextWindow, reserve, model)
+	}
+	return limits, nil
 }

@@ -77,9 +77,6 @@ import (
 	"syscall"
 )
 
-// version is the release of this build.
-const version = "0.1.0"
-
 // main runs minicode on the process's arguments and exits with Run's outcome.
 func main() {
 	if len(os.Args) > 1 && os.Args[1] == supervisorArg {
@@ -115,17 +112,6 @@ const (
 	exitUsage       = 2
 	exitInterrupted = 130
 )
-
-// usageError is a mistake in how minicode was called.
-type usageError struct{ error }
-
-// usageErrorf formats a usageError.
-func usageErrorf(format string, args ...any) error {
-	return usageError{fmt.Errorf(format, args...)}
-}
-
-// errTaskFailed marks a task that ran but failed, as its output said.
-var errTaskFailed = errors.New("the task failed")
 
 // exitCode maps Run's result to the exit status, printing an error not
 // yet reported.

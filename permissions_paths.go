@@ -2,15 +2,11 @@ package main
 
 import (
 	"cmp"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 )
 
 // The path rules: where a path leads, whether a rule's glob covers it,
@@ -137,62 +133,6 @@ func (p *Permissions) pathDefault(req PermissionRequest, t pathTarget) Decision 
 func within(dir, path string) bool {
 	rel, err := filepath.Rel(dir, path)
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
-}
-
-// maxLinkHops bounds how many symlinks resolveExisting follows.
-const maxLinkHops = 40
-
-// resolveExisting resolves an absolute path the way the kernel walks it,
-// element by element, so `link/..` is the folder above the link's target;
-// the part that does not exist yet is appended as it is (a ".." in it is
-// an error), so a dangling link leads to where writing through it would.
-func resolveExisting(path string) (string, error) {
-	resolved, rest, hops := "/", strings.Split(path, "/"), 0
-	for len(rest) > 0 {
-		elem := rest[0]
-		rest = rest[1:]
-		switch elem {
-		case "", ".":
-			continue
-		case "..":
-			resolved = filepath.Dir(resolved)
-			continue
-		}
-		next := filepath.Join(resolved, elem)
-		info, err := os.Lstat(next)
-		switch {
-		case errors.Is(err, fs.ErrNotExist):
-			if slices.Contains(rest, "..") {
-				return "", fmt.Errorf("resolving %s: %s does not exist", path, next)
-			}
-			return filepath.Join(append([]string{next}, rest...)...), nil
-		case err != nil:
-			return "", err
-		case info.Mode()&fs.ModeSymlink != 0:
-			if hops++; hops > maxLinkHops {
-				return "", fmt.Errorf("resolving %s: too many levels of symbolic links", path)
-			}
-			target, err := os.Readlink(next)
-			if err != nil {
-				return "", err
-			}
-			if filepath.IsAbs(target) {
-				resolved = "/"
-			}
-			rest = append(strings.Split(target, "/"), rest...)
-		default:
-			resolved = next
-		}
-	}
-	return resolved, nil
-}
-
-// hardLinks counts the names of a regular file; anything else has one.
-func hardLinks(info fs.FileInfo) int {
-	if st, ok := info.Sys().(*syscall.Stat_t); ok && info.Mode().IsRegular() {
-		return int(st.Nlink)
-	}
-	return 1
 }
 
 // matchGlob reports whether the slash-separated path name matches glob:

@@ -169,61 +169,6 @@ func decodeInput(raw json.RawMessage, in any) error {
 	return nil
 }
 
-// jsonError describes a JSON decoding error by field, wanted and given type,
-// and line when given the document data, where the decoded part starts at base.
-func jsonError(err error, data []byte, base int64) string {
-	var typeErr *json.UnmarshalTypeError
-	var syntaxErr *json.SyntaxError
-	msg, offset := err.Error(), int64(-1)
-	switch {
-	case errors.As(err, &typeErr):
-		msg, offset = fmt.Sprintf("field %q must be %s, got %s", typeErr.Field, jsonKind(typeErr.Type), typeErr.Value), typeErr.Offset
-	case errors.As(err, &syntaxErr):
-		msg, offset = fmt.Sprintf("not valid JSON (%v)", err), syntaxErr.Offset
-	}
-	if data == nil || offset < 0 {
-		return msg
-	}
-	return fmt.Sprintf("line %d: %s", lineOf(data, base+offset), msg)
-}
-
-// jsonKind names a Go type as JSON does: "a string", "an integer".
-func jsonKind(t reflect.Type) string {
-	kind := cmp.Or(jsonType(t), "object")
-	if strings.ContainsAny(kind[:1], "aio") {
-		return "an " + kind
-	}
-	return "a " + kind
-}
-
-// jsonTypes are the JSON schema types of Go kinds; others take any value.
-var jsonTypes = map[reflect.Kind]string{
-	reflect.String: "string", reflect.Bool: "boolean", reflect.Float32: "number", reflect.Float64: "number",
-	reflect.Int: "integer", reflect.Int8: "integer", reflect.Int16: "integer", reflect.Int32: "integer", reflect.Int64: "integer",
-	reflect.Uint: "integer", reflect.Uint8: "integer", reflect.Uint16: "integer", reflect.Uint32: "integer", reflect.Uint64: "integer",
-	reflect.Slice: "array", reflect.Array: "array", reflect.Map: "object", reflect.Struct: "object",
-}
-
-// jsonType is the JSON schema type of a Go type; "" when any value fits.
-func jsonType(t reflect.Type) string {
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	if t == reflect.TypeFor[json.RawMessage]() {
-		return ""
-	}
-	return jsonTypes[t.Kind()]
-}
-
-// jsonName is the JSON name of a struct field ("" for skipped fields).
-func jsonName(f reflect.StructField) string {
-	name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-	if name == "-" {
-		return ""
-	}
-	return cmp.Or(name, f.Name)
-}
-
 // schemaFor generates the JSON schema of a Go type from its fields' tags.
 func schemaFor(t reflect.Type) map[string]any {
 	for t.Kind() == reflect.Pointer {
