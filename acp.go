@@ -13,13 +13,6 @@ import (
 	"sync"
 )
 
-// `minicode acp` serves an editor (Zed, JetBrains IDEs, Neovim) over the
-// Agent Client Protocol: JSON-RPC 2.0 on stdin and stdout, one message a
-// line, stdout for protocol messages only. Each session is an App (app.go)
-// in the editor's folder whose journal `minicode --resume` continues; its
-// turns reach the editor as session/update notifications (acp_turn.go),
-// its questions as session/request_permission (acp_tools.go).
-
 // acpProtocolVersion is the ACP version spoken, that of @agentclientprotocol/sdk 2.4.0.
 const acpProtocolVersion = 1
 
@@ -30,9 +23,13 @@ const (
 	rpcInternalError  = -32603
 )
 
-// acpConn is minicode's end of one ACP connection. The read loop answers
-// requests in order, but for prompts, which run on their own goroutines so
-// that cancellations and the client's answers still get through.
+// acpConn is minicode's end of one connection of the Agent Client Protocol,
+// by which editors (Zed, JetBrains IDEs, Neovim) drive it: JSON-RPC 2.0 on
+// stdin and stdout, a message a line, stdout for protocol messages only. A
+// session is an App in the editor's folder (acp_session.go), its turns sent
+// as session/update (acp_turn.go), its questions as request_permission
+// (acp_tools.go). The read loop answers requests in order, but for prompts,
+// which run on their own goroutines so cancellations and answers get through.
 type acpConn struct {
 	opts   Options // the command line every session's App starts from
 	out    *lineWriter
@@ -42,9 +39,8 @@ type acpConn struct {
 	calls  pendingCalls[rpcMessage]                   // minicode's requests to the client
 	fs     struct{ ReadTextFile, WriteTextFile bool } // what the client's initialize offered
 
-	mu       sync.Mutex
-	sessions map[string]*acpSession
-	turns    sync.WaitGroup // running prompts
+	sessions map[string]*acpSession // the read loop's alone
+	turns    sync.WaitGroup         // running prompts
 }
 
 // runACP serves one client until stdin ends; then what still runs is
@@ -145,8 +141,6 @@ func (c *acpConn) session(params json.RawMessage) (*acpSession, error) {
 	if err := acpParams(params, &p, "sessionId"); err != nil {
 		return nil, err
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
 	if s := c.sessions[p.SessionID]; s != nil {
 		return s, nil
 	}

@@ -53,10 +53,7 @@ func (c *acpConn) openSession(load bool, params json.RawMessage) (*acpSession, e
 	if err := acpParams(params, &p, append([]string{"cwd"}, map[bool][]string{true: {"sessionId"}}[load]...)...); err != nil {
 		return nil, err
 	}
-	c.mu.Lock()
-	open := c.sessions[p.SessionID] != nil
-	c.mu.Unlock()
-	if !filepath.IsAbs(p.CWD) || open {
+	if !filepath.IsAbs(p.CWD) || c.sessions[p.SessionID] != nil {
 		return nil, invalidParams("cwd %q must be an absolute path, and session %q not open already", p.CWD, p.SessionID)
 	}
 	opts := c.opts
@@ -75,9 +72,7 @@ func (c *acpConn) openSession(load bool, params json.RawMessage) (*acpSession, e
 	if load {
 		s.replay(app.Session.View())
 	}
-	c.mu.Lock()
 	c.sessions[s.id] = s
-	c.mu.Unlock()
 	return s, nil
 }
 

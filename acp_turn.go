@@ -34,7 +34,10 @@ func (s *acpSession) prompt(params json.RawMessage) (any, error) {
 	} else {
 		err = app.attachFiles(ctx, app.Env, sp, nil)
 	}
-	if s.chunk("agent_message_chunk", errorText(err)); err != nil || sp == nil {
+	if err != nil {
+		s.chunk("agent_message_chunk", "error: "+err.Error())
+	}
+	if err != nil || sp == nil {
 		return map[string]string{"stopReason": "end_turn"}, nil
 	}
 	s.meter.reset()
@@ -55,14 +58,6 @@ func (s *acpSession) prompt(params json.RawMessage) (any, error) {
 		s.chunk("agent_message_chunk", res.Text) // why the turn stopped, which no reply says
 	}
 	return map[string]string{"stopReason": reason}, nil
-}
-
-// errorText is the message of an error worth showing, "" for none.
-func errorText(err error) string {
-	if err == nil {
-		return ""
-	}
-	return "error: " + err.Error()
 }
 
 // event turns an event of the loop into session updates: streamed text and
