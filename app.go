@@ -234,8 +234,9 @@ func (app *App) newSubagents() *Subagents {
 // startSession runs the SessionStart hooks (their output joins the system prompt) and leaves the SessionEnd hooks to Close.
 func (app *App) startSession(ctx context.Context) {
 	source := "startup"
-	if len(app.Session.View()) > 0 {
+	if view := app.Session.View(); len(view) > 0 {
 		source = "resume"
+		app.Agent.estimate(view) // the context's use, before the first request measures it
 	}
 	v := app.Env.Hooks.Run(ctx, HookInput{HookEventName: HookSessionStart, Source: source})
 	if v.Context != "" {

@@ -43,7 +43,7 @@ func slashCommands() []slashCommand {
 			return "Conversation cleared.", false, nil
 		}},
 		{name: "exit", help: "leave minicode", run: func(context.Context, *App, string, *[]Message) (string, bool, error) { return "", true, nil }},
-	}, sessionCommands()...)
+	}, append(sessionCommands(), usageCommands()...)...)
 }
 
 // describeWith is a command that shows what text returns.
@@ -118,8 +118,8 @@ func cmdTools(_ context.Context, app *App, _ string, _ *[]Message) (string, bool
 // cmdStatus shows the session's settings.
 func cmdStatus(_ context.Context, app *App, _ string, h *[]Message) (string, bool, error) {
 	mcp := cmp.Or(app.MCP.StatusLine(), "no servers configured")
-	status := fmt.Sprintf("model: %s (%s)\nworkspace: %s\npermission mode: %s\nsandbox: %s\nmessages: %d\nsession: %s\nMCP: %s",
-		app.Agent.Model, app.Agent.Provider.Name(), app.Workspace, app.Perms.Mode(), app.Sandbox.Status(), len(*h), app.Session.ID, mcp)
+	status := fmt.Sprintf("model: %s (%s)\nworkspace: %s\npermission mode: %s\nsandbox: %s\nmessages: %d\nsession: %s\nMCP: %s\n%s",
+		app.Agent.Model, app.Agent.Provider.Name(), app.Workspace, app.Perms.Mode(), app.Sandbox.Status(), len(*h), app.Session.ID, mcp, app.usageLine())
 	status += "\n" + windowNote(app.Agent.Model, app.Settings)
 	if len(app.Settings.Unknown) > 0 {
 		status += "\nsettings minicode does not use: " + strings.Join(app.Settings.Unknown, ", ")
@@ -166,7 +166,7 @@ func cmdCompact(layer string) func(context.Context, *App, string, *[]Message) (s
 }
 
 // cmdModel shows the model in use and those the provider offers, or switches to the one named.
-func cmdModel(ctx context.Context, app *App, args string, _ *[]Message) (string, bool, error) {
+func cmdModel(ctx context.Context, app *App, args string, h *[]Message) (string, bool, error) {
 	if args != "" {
 		model := resolveModelAlias(args)
 		limits, err := contextLimits(model, app.Settings)
@@ -174,6 +174,7 @@ func cmdModel(ctx context.Context, app *App, args string, _ *[]Message) (string,
 			return "", false, err
 		}
 		app.Agent.Model, app.Agent.Limits = model, limits
+		app.Agent.estimate(*h) // the context's share of the new model's window
 	}
 	text := fmt.Sprintf("model: %s (%s)", app.Agent.Model, app.Agent.Provider.Name())
 	if lister, ok := app.Agent.Provider.(interface {

@@ -155,6 +155,10 @@ func streamEvents(emit func(map[string]any), onDelta func(Delta)) (func(Delta), 
 		return nil, end // nobody shows this reply (a summary)
 	}
 	return func(d Delta) {
+		if d.Kind == deltaUsage {
+			onDelta(d)
+			return
+		}
 		name := "text"
 		if d.Kind == BlockThinking {
 			name = "thinking"

@@ -136,7 +136,7 @@ func (app *App) banner() string {
 	}
 	s += "\nType /help for commands."
 	if n := len(app.Session.View()); n > 0 {
-		s += fmt.Sprintf("\nResumed session %s (%d messages).", app.Session.ID, n)
+		s += fmt.Sprintf("\nResumed session %s (%d messages).", app.Session.ID, n) + app.newerSession("")
 	}
 	return s
 }

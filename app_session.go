@@ -66,7 +66,7 @@ func (app *App) loadSession(id string, fork bool, newID string) (*Session, error
 		return forkSession(dir, cmp.Or(newID, newSessionID()), id, j.Title, j.View, app.warnSession), nil
 	}
 	s := newSession(dir, id, app.warnSession)
-	s.view, s.lastID, s.Title, s.checkpoints = j.View, j.LastID, j.Title, j.Checkpoints
+	s.view, s.lastID, s.Title, s.checkpoints, s.usage = j.View, j.LastID, j.Title, j.Checkpoints, j.Usage
 	if j.Torn {
 		s.unsaved.WriteByte('\n')
 	}
@@ -145,9 +145,26 @@ func cmdResume(ctx context.Context, app *App, args string, history *[]Message) (
 	if err != nil {
 		return "", false, err
 	}
+	from := app.Session.ID
 	app.useSession(s)
 	*history = s.View()
-	return fmt.Sprintf("Resumed session %s (%d messages).", s.ID, len(*history)), false, nil
+	app.Agent.estimate(*history)
+	return fmt.Sprintf("Resumed session %s (%d messages).", s.ID, len(*history)) + app.newerSession(from), false, nil
+}
+
+// newerSession is a line saying that a session of this workspace other than skip was changed after the
+// one resumed, or "".
+func (app *App) newerSession(skip string) string {
+	infos, _ := listSessions(app.sessionsDir())
+	for i, s := range infos {
+		switch {
+		case s.ID == app.Session.ID:
+			return ""
+		case s.ID != skip:
+			return fmt.Sprintf("\nA newer session of this workspace exists: %s (%s, %d messages); /resume %d switches to it.", s.ID, formatAge(time.Since(s.Modified)), s.Messages, i+1)
+		}
+	}
+	return ""
 }
 
 // cmdNew starts an empty session; the current one stays saved.

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Defaults of the loop's limits.
@@ -38,7 +39,11 @@ const (
 	EventNotice        EventKind = "notice"         // Text: something the user should know
 	EventUser          EventKind = "user"           // Message: the loop added a nudge or recovery prompt
 	EventCompact       EventKind = "compact"        // Compaction, Text: the history was compacted
+	EventUsage         EventKind = "usage"          // Usage, Text (the model), Took: tokens reported; Took > 0 ends a model call
 )
+
+// interruptedText is the user message that tells the model, and a resumed session, that the user stopped the turn.
+const interruptedText = "[Request interrupted by user]"
 
 // Event is one thing that happened during a turn.
 type Event struct {
@@ -50,6 +55,8 @@ type Event struct {
 	// ParentToolUseID is, on a subagent's events, the id of the task call that started it.
 	ParentToolUseID string
 	Compaction      *Compaction
+	Usage           *Usage        // of EventUsage: the tokens reported since the last one
+	Took            time.Duration // of EventUsage: how long the model call took, at its end
 }
 
 // TurnEnd says how a turn ended.
@@ -128,6 +135,7 @@ type turn struct {
 	resumes       int    // thinking-only replies resumed
 	continuations int    // text replies continued after max_tokens
 	cutText       string // the text of the replies continued so far
+	partial       string // the text of a reply interrupted while it streamed
 	usedTools     bool
 	stopHooks     int    // times a Stop hook made the model go on
 	hookStop      string // why a tool hook ended the turn ({"continue": false})
@@ -165,7 +173,7 @@ func (a *Agent) run(ctx context.Context, t *turn) TurnResult {
 	for t.steps < maxSteps {
 		t.steps++
 		if err := a.manageContext(ctx, t); err != nil {
-			return a.fail(ctx, err, "Stopped: ")
+			return a.fail(ctx, t, err, "Stopped: ")
 		}
 		resp, err := a.callModel(ctx, t)
 		if err != nil && isContextTooLong(err) && !retried && a.compactForRetry(ctx, t) {
@@ -183,7 +191,7 @@ func (a *Agent) run(ctx context.Context, t *turn) TurnResult {
 		}
 		retried = false
 		if err != nil {
-			return a.fail(ctx, err, "The model call failed: ")
+			return a.fail(ctx, t, err, "The model call failed: ")
 		}
 		if res, done := a.step(ctx, t, resp); done {
 			if res.End == EndFinal && a.stopHookContinues(ctx, t) {
@@ -225,9 +233,9 @@ func (a *Agent) stopHookContinues(ctx context.Context, t *turn) bool {
 }
 
 // fail ends the turn after an error: cancelled if the user interrupted, else with a notice starting with prefix.
-func (a *Agent) fail(ctx context.Context, err error, prefix string) TurnResult {
+func (a *Agent) fail(ctx context.Context, t *turn, err error, prefix string) TurnResult {
 	if ctx.Err() != nil || errors.Is(err, context.Canceled) {
-		return TurnResult{End: EndCancelled, Text: "interrupted", Err: ctx.Err()}
+		return a.interrupted(t)
 	}
 	res := a.end(EndError, prefix+err.Error())
 	res.Err = err
@@ -241,18 +249,49 @@ func (a *Agent) callModel(ctx context.Context, t *turn) (ModelResponse, error) {
 	if u := a.ContextUsage(); req.MaxTokens > 0 && u.Tokens+req.MaxTokens > u.Window {
 		req.MaxTokens = max(u.Reserve, u.Window-u.Tokens)
 	}
+	var streamed strings.Builder
+	var reported Usage // the reply's tokens announced so far
+	start := time.Now()
 	resp, err := a.Provider.Stream(ctx, req, func(d Delta) {
-		kind := EventTextDelta
-		if d.Kind == BlockThinking {
-			kind = EventThinkingDelta
+		switch d.Kind {
+		case deltaUsage:
+			a.emitUsage(t.model, &reported, d.Usage, 0)
+		case BlockThinking:
+			a.emit(Event{Kind: EventThinkingDelta, Text: d.Text})
+		default:
+			streamed.WriteString(d.Text)
+			a.emit(Event{Kind: EventTextDelta, Text: d.Text})
 		}
-		a.emit(Event{Kind: kind, Text: d.Text})
 	})
+	t.partial = ""
+	if err != nil { // an interrupted reply's tokens count as far as they were reported
+		resp.Usage, t.partial = reported, streamed.String()
+	}
+	a.emitUsage(cmp.Or(resp.Model, t.model), &reported, resp.Usage, max(time.Since(start), time.Nanosecond))
 	t.usage.Add(resp.Usage)
 	if err == nil {
 		a.anchorUsage(req, resp)
 	}
 	return resp, err
+}
+
+// emitUsage announces the tokens of a reply that its running totals now count and those announced did
+// not; took > 0 says the call has ended.
+func (a *Agent) emitUsage(model string, reported *Usage, now Usage, took time.Duration) {
+	if d := now.Sub(*reported); d != (Usage{}) || took > 0 {
+		*reported = now
+		a.emit(Event{Kind: EventUsage, Text: model, Usage: &d, Took: took})
+	}
+}
+
+// interrupted ends a turn the user stopped. The text of a reply cut off stays in the conversation, and
+// a note after it tells the model, and a resumed session, that the user interrupted, as Claude Code does.
+func (a *Agent) interrupted(t *turn) TurnResult {
+	if text := strings.TrimSpace(t.partial); text != "" {
+		a.appendReply(t, assistantText(text))
+	}
+	a.appendUser(t, userText(interruptedText))
+	return TurnResult{End: EndCancelled, Text: "interrupted", Err: context.Canceled}
 }
 
 // request builds the model request for the current conversation.
@@ -320,7 +359,7 @@ func (a *Agent) runCalls(ctx context.Context, t *turn, reply Message, calls []Bl
 	a.appendReply(t, reply)
 	question := a.runBatch(ctx, t, calls)
 	if ctx.Err() != nil {
-		return TurnResult{End: EndCancelled, Text: "interrupted", Err: ctx.Err()}, true
+		return a.interrupted(t), true
 	}
 	if question != "" {
 		a.appendReply(t, assistantText(question))

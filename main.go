@@ -180,7 +180,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		defer stop()
 		return app.runHeadless(ctx, opts.Task)
 	}
-	if in, out, ok := terminalPair(stdin, stdout); ok {
+	if in, out, ok := terminalPair(stdin, stdout); ok && getenv("TERM") != "dumb" { // a dumb terminal cannot move the cursor
 		err = app.runTUI(ctx, in, out)
 	} else {
 		interrupts := make(chan os.Signal, 1)

@@ -54,9 +54,13 @@ type ModelResponse struct {
 
 // Delta is a piece of streamed output, shown to the user as it arrives.
 type Delta struct {
-	Kind string // the block it fills: BlockText or BlockThinking
-	Text string
+	Kind  string // the block it fills: BlockText or BlockThinking; or deltaUsage
+	Text  string
+	Usage Usage `json:",omitzero"` // of deltaUsage: the reply's tokens as reported so far
 }
+
+// deltaUsage is the Kind of a Delta that reports the reply's tokens while it streams.
+const deltaUsage = "usage"
 
 // replyBuilder assembles a reply from streamed pieces, showing text and thinking as they come.
 type replyBuilder struct {

@@ -313,17 +313,17 @@ func parseAnthropicStream(events *SSEReader, emit func(Delta)) (ModelResponse, e
 // apply takes one Messages API event into the reply. It reports true at message_stop.
 func (s *anthropicStream) apply(ev anthropicEvent) bool {
 	switch ev.Type {
-	case "message_start":
-		mergeUsage(ev.Message.Usage, &s.resp.Usage)
 	case "content_block_start":
 		s.start(ev)
 	case "content_block_delta":
 		s.delta(ev)
-	case "message_delta":
+	case "message_start", "message_delta": // the first has the message's usage, the second its own
 		if ev.Delta != nil {
 			s.resp.StopReason = cmp.Or(ev.Delta.StopReason, s.resp.StopReason)
 		}
+		mergeUsage(ev.Message.Usage, &s.resp.Usage)
 		mergeUsage(ev.Usage, &s.resp.Usage)
+		s.emit(Delta{Kind: deltaUsage, Usage: s.resp.Usage})
 	case "message_stop":
 		s.finish()
 		return true

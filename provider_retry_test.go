@@ -360,7 +360,9 @@ func TestPartialReplyDiscardedInOrder(t *testing.T) {
 			p, client := kit.new(opts)
 			(&retryLog{}).instrument(client)
 			resp, err := p.Stream(context.Background(), ModelRequest{Model: "m", Messages: []Message{userText("hi")}}, func(d Delta) {
-				seen = append(seen, "text: "+d.Text)
+				if d.Kind != deltaUsage {
+					seen = append(seen, "text: "+d.Text)
+				}
 			})
 			if err != nil {
 				t.Fatalf("Stream error: %v", err)

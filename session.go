@@ -28,6 +28,7 @@ const (
 	recordSettings     = "settings"      // Model, PermissionMode: what the session runs with
 	recordSidechain    = "sidechain"     // Message, ParentToolUseID: a subagent's message, outside the view
 	recordCheckpoint   = "checkpoint"    // Checkpoint: the workspace before a turn, or what the turn changed
+	recordUsage        = "usage"         // Usage, Model, APIMillis: what a model call used
 )
 
 // Record is one line of a session journal, appended and linked to the one before it.
@@ -55,6 +56,23 @@ type RecordPayload struct {
 	PermissionMode  string      `json:"permission_mode,omitempty"`    // for the reader: never restored on resume
 	ParentToolUseID string      `json:"parent_tool_use_id,omitempty"` // the task call of a sidechain record's subagent
 	Checkpoint      *Checkpoint `json:"checkpoint,omitempty"`
+	Usage           *Usage      `json:"usage,omitempty"`
+	APIMillis       int64       `json:"api_ms,omitempty"` // how long a usage record's model call took
+}
+
+// SessionUsage is what a session's model calls used: tokens, their price where the model's is known,
+// and the time the calls took.
+type SessionUsage struct {
+	Tokens  Usage
+	CostUSD float64
+	API     time.Duration
+}
+
+// add counts the tokens a model reported, and the time of a call.
+func (u *SessionUsage) add(model string, tokens Usage, took time.Duration) {
+	u.Tokens.Add(tokens)
+	u.CostUSD += costUSD(model, tokens)
+	u.API += took
 }
 
 // Session is one conversation: the messages the model sees and the journal recording them.
@@ -73,6 +91,8 @@ type Session struct {
 	warn    func(string)
 	// checkpoints are the session's, oldest first (checkpoint_rewind.go).
 	checkpoints []Checkpoint
+	usage       SessionUsage // of the whole session, resumed parts included
+	call        Usage        // the tokens of the model call under way
 }
 
 // newSession returns an empty session journalled to id.jsonl in dir; warn reports write failures.
@@ -104,6 +124,13 @@ func (s *Session) View() []Message {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]Message(nil), s.view...)
+}
+
+// Usage returns what the session's model calls used so far.
+func (s *Session) Usage() SessionUsage {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.usage
 }
 
 // Started reports whether the journal file exists, so there is something to resume.
@@ -144,6 +171,12 @@ func (s *Session) Event(e Event) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	switch {
+	case e.Kind == EventUsage && e.Usage != nil: // a subagent's too
+		s.usage.add(e.Text, *e.Usage, e.Took)
+		if s.call.Add(*e.Usage); e.Took > 0 {
+			s.write(recordUsage, RecordPayload{Usage: &s.call, Model: e.Text, APIMillis: e.Took.Milliseconds()})
+			s.call = Usage{}
+		}
 	case e.ParentToolUseID != "":
 		if e.Message != nil {
 			s.write(recordSidechain, RecordPayload{Message: e.Message, ParentToolUseID: e.ParentToolUseID})

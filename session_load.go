@@ -29,7 +29,17 @@ type Journal struct {
 	Warnings    []string          // lines that were skipped, and why
 	Modified    time.Time         // when the file was last written
 	Checkpoints []Checkpoint      // with the conversation before each
+	Usage       SessionUsage      // what the model calls recorded used
+	Marks       []JournalMark     // the compactions, in the order of the transcript
 	calls       map[string]*Block // tool calls that began, with their results once they ended
+}
+
+// JournalMark is a change of the model's view in a journal's transcript: a compaction layer, "clear"
+// or "fork", after the first At messages.
+type JournalMark struct {
+	At         int
+	Kind       string
+	ForkedFrom string
 }
 
 // FirstPrompt returns the first thing the user typed in the session.
@@ -108,11 +118,18 @@ func (j *Journal) add(rec Record, line int) {
 		if p.Kind == "fork" { // the conversation this session began with
 			j.Transcript = append(j.Transcript, p.Messages...)
 		}
+		if p.Kind != "sync" {
+			j.Marks = append(j.Marks, JournalMark{At: len(j.Transcript), Kind: p.Kind, ForkedFrom: p.ForkedFrom})
+		}
 	case recordRename:
 		j.Title = p.Title
 	case recordCheckpoint:
 		if p.Checkpoint != nil {
 			j.Checkpoints = addCheckpoint(j.Checkpoints, *p.Checkpoint, j.View)
+		}
+	case recordUsage:
+		if p.Usage != nil {
+			j.Usage.add(p.Model, *p.Usage, time.Duration(p.APIMillis)*time.Millisecond)
 		}
 	}
 }

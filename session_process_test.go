@@ -316,7 +316,7 @@ func TestLineModeCtrlCInterruptsTheTurn(t *testing.T) {
 	if !strings.Contains(term.output(), "To resume: minicode --resume "+strings.TrimSuffix(filepath.Base(files[0]), ".jsonl")) {
 		t.Errorf("the resume hint names another session than %s:\n%s", files[0], term.output())
 	}
-	checkSavedPrompts(t, files[0], "stream slowly", "run the slow command", "still there?")
+	checkSavedPrompts(t, files[0], "stream slowly", interruptedText, "run the slow command", interruptedText, "still there?")
 	if got := lastUserText(api.last()); got != "still there?" {
 		t.Errorf("the last request ended with %q, want the prompt typed after the interruptions", got)
 	}
@@ -381,8 +381,8 @@ func TestSignalEndsLineModeCleanly(t *testing.T) {
 				t.Fatalf("session files %q, output %q; want one session and the resume hint", files, stdout.String())
 			}
 			j, err := readJournal(files[0])
-			if err != nil || len(j.View) != 3 || len(j.View[2].ToolResults()) != 1 || j.Torn {
-				t.Errorf("saved view = %+v (%v), want the prompt, the call and its result", j.View, err)
+			if err != nil || len(j.View) != 4 || len(j.View[2].ToolResults()) != 1 || j.View[3].Text() != interruptedText || j.Torn {
+				t.Errorf("saved view = %+v (%v), want the prompt, the call, its result and the note that the turn was interrupted", j.View, err)
 			}
 		})
 	}

@@ -75,17 +75,21 @@ func plural(n int, one, many string) string {
 
 // visibleControls writes control characters but tab in caret notation.
 func visibleControls(line string) string {
-	isControl := func(r rune) bool { return r != '\t' && (r < 0x20 || r == 0x7f) }
-	if !strings.ContainsFunc(line, isControl) {
+	isControl := func(c byte) bool { return c != '\t' && (c < 0x20 || c == 0x7f) } // a byte: in UTF-8 no character holds one
+	i := 0
+	for i < len(line) && !isControl(line[i]) { // as fast as the scan can be: every line shown passes here
+		i++
+	}
+	if i == len(line) {
 		return line
 	}
 	var b strings.Builder
-	for _, r := range line {
-		if isControl(r) {
+	for _, c := range []byte(line) {
+		if isControl(c) {
 			b.WriteByte('^')
-			r = (r + '@') & 0x7f // DEL becomes ^?
+			c = (c + '@') & 0x7f // DEL becomes ^?
 		}
-		b.WriteRune(r)
+		b.WriteByte(c)
 	}
 	return b.String()
 }

@@ -27,13 +27,13 @@ var spinnerFrames = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "�
 
 // tui is the terminal UI: the transcript goes once into the scrollback; only the live region below is redrawn.
 type tui struct {
-	app    *App
-	out    io.Writer
-	hist   *InputHistory
-	inputs chan string   // inputs sent, in order, for the main loop
-	quit   chan struct{} // closed when the user leaves
-	wake   chan struct{} // restarts the frame clock, stopped while nothing changes
-	exit   func()        // ends the session: closes quit, once
+	app   *App
+	out   io.Writer
+	hist  *InputHistory
+	ready chan struct{} // tells the main loop an input waits in queued
+	quit  chan struct{} // closed when the user leaves
+	wake  chan struct{} // restarts the frame clock, stopped while nothing changes
+	exit  func()        // ends the session: closes quit, once
 
 	size    func() (width, height int) // the terminal's size now
 	restore func()                     // puts the terminal's modes back
@@ -48,7 +48,8 @@ type tui struct {
 	screen        liveScreen
 	dialog        *approvalDialog
 	menu          completionMenu
-	queued        []string // inputs sent while a turn ran, not yet started
+	search        *historySearch // Ctrl-R's, while it runs
+	queued        []string       // inputs sent and not yet started, in order
 	cancel        context.CancelFunc
 	activity      string // what is happening now; "" when idle
 	activityAt    time.Time
@@ -59,8 +60,7 @@ type tui struct {
 	todos         []byte                // the newest todo_write list, shown while a turn runs
 	answers       chan string           // set while a question (an MCP server's) waits for a typed answer
 	attached      map[string]attachment // the images of the input's placeholders (tty_attach.go)
-	usage         Usage                 // tokens used this session
-	cost          float64               // their price in dollars, where the model's price is known
+	usage         SessionUsage          // what this session's model calls used, as the status line shows it
 	lastDraw      time.Time
 	dirty         bool // something changed that the next tick draws
 }
@@ -114,11 +114,12 @@ func terminalSize(fd int) (width, height int) {
 
 // newTUI builds the UI for app, drawing on out at a fixed size.
 func newTUI(app *App, out io.Writer, width, height int) *tui {
-	u := &tui{app: app, out: out, width: width, height: height, inputs: make(chan string, 64), quit: make(chan struct{}), wake: make(chan struct{}, 1), restore: func() {}}
+	u := &tui{app: app, out: out, width: width, height: height, ready: make(chan struct{}, 1), quit: make(chan struct{}), wake: make(chan struct{}, 1), restore: func() {}}
 	u.exit = sync.OnceFunc(func() { close(u.quit) })
 	u.size = func() (int, int) { return width, height }
-	u.tr = transcript{out: &u.scroll, color: app.getenv("NO_COLOR") == "" && app.getenv("TERM") != "dumb"}
+	u.tr = transcript{out: &u.scroll, color: app.getenv("NO_COLOR") == "" && app.getenv("TERM") != "dumb", width: max(width-1, 10)}
 	u.hist, u.editor.history = openHistory(app.Home, app.Workspace)
+	u.usage = app.Session.Usage()
 	u.editor.reset()
 	return u
 }
@@ -130,7 +131,8 @@ func (app *App) runTUI(ctx context.Context, in, out *os.File) error {
 		return fmt.Errorf("setting up the terminal: %w", err)
 	}
 	defer restore()
-	u := newTUI(app, out, 0, 0) // the first frame reads the size
+	width, height := terminalSize(int(out.Fd()))
+	u := newTUI(app, out, width, height)
 	u.size = func() (int, int) { return terminalSize(int(out.Fd())) }
 	u.restore = restore
 	app.asker = u
@@ -141,7 +143,9 @@ func (app *App) runTUI(ctx context.Context, in, out *os.File) error {
 	defer u.close()
 	u.mu.Lock()
 	u.tr.println(u.tr.style(ansiBold, app.banner()))
-	u.history = app.Session.View()
+	if u.history = app.Session.View(); len(u.history) > 0 {
+		u.showResumed()
+	}
 	u.draw()
 	u.mu.Unlock()
 	if app.Opts.ResumePick { // --resume without an id
@@ -181,16 +185,30 @@ func (u *tui) loop(ctx context.Context) error {
 			return ctx.Err()
 		case <-u.quit:
 			return nil
-		case input := <-u.inputs:
-			u.mu.Lock()
-			u.queued, u.asked = u.queued[1:], false
-			u.echo(input)
-			u.mu.Unlock()
-			if prompt := u.command(ctx, input); prompt != nil {
-				u.busy(ctx, "thinking", func(ctx context.Context) { u.turn(ctx, *prompt) })
+		case <-u.ready:
+			if input, ok := u.nextInput(); ok {
+				if prompt := u.command(ctx, input); prompt != nil {
+					u.busy(ctx, "thinking", func(ctx context.Context) { u.turn(ctx, *prompt) })
+				}
 			}
 		}
 	}
+}
+
+// nextInput takes the input that waits longest, if any, and shows it in the transcript.
+func (u *tui) nextInput() (string, bool) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if len(u.queued) == 0 {
+		return "", false
+	}
+	input := u.queued[0]
+	u.queued, u.asked = u.queued[1:], false
+	u.tr.echo(input)
+	if len(u.queued) > 0 {
+		notify(u.ready) // for the next one
+	}
+	return input, true
 }
 
 // busy runs fn as the current activity, which Ctrl-C or Esc cancels.
@@ -231,8 +249,6 @@ func (u *tui) turn(ctx context.Context, prompt slashPrompt) {
 	if !strings.Contains(string(u.todos), `"pending"`) && !strings.Contains(string(u.todos), `"in_progress"`) {
 		u.todos = nil // all done: the next turn shows a list once it writes one
 	}
-	u.usage.Add(res.Usage)
-	u.cost += costUSD(u.app.Agent.Model, res.Usage)
 }
 
 // command runs input if it is a slash command, printing what it says, and returns the prompt for a turn, if any.
@@ -248,14 +264,24 @@ func (u *tui) command(ctx context.Context, input string) (prompt *slashPrompt) {
 		return nil
 	}
 	u.busy(ctx, "running /"+name, func(ctx context.Context) {
+		session := u.app.Session
 		p, out, quit, err := u.app.slashInput(ctx, input, &u.history)
 		u.mu.Lock()
 		defer u.mu.Unlock()
-		if err != nil {
+		switch {
+		case err != nil && ctx.Err() != nil: // interrupted, as busy says
+			p, out = nil, ""
+		case err != nil:
 			p, out = nil, u.tr.style(ansiRed, "error: "+err.Error())
 		}
 		if out != "" {
 			u.tr.println(out)
+		}
+		if u.app.Session != session { // /resume, /new or /fork
+			u.usage = u.app.Session.Usage()
+			if name == "resume" {
+				u.showResumed()
+			}
 		}
 		if quit {
 			u.exit()
@@ -274,10 +300,10 @@ func (u *tui) openMenu(command string) {
 }
 
 // echo prints what the user sent into the transcript.
-func (u *tui) echo(input string) {
+func (t *transcript) echo(input string) {
 	prefix := "› "
 	for _, line := range strings.Split(input, "\n") {
-		u.tr.println(u.tr.style(ansiBold, prefix+visibleControls(line)))
+		t.println(t.style(ansiBold, prefix+visibleControls(line)))
 		prefix = "  "
 	}
 }
@@ -290,6 +316,9 @@ func (u *tui) event(e Event) {
 	if e.Kind == EventToolEnd && e.Call.Name == "todo_write" && !e.Result.IsError && e.ParentToolUseID == "" {
 		u.todos = e.Call.Input
 	}
+	if e.Kind == EventUsage {
+		u.usage.add(e.Text, *e.Usage, e.Took)
+	}
 	if activity := u.tr.event(e, time.Now()); activity != "" && activity != u.activity {
 		u.activity, u.activityAt = activity, time.Now()
 		u.draw()
@@ -298,14 +327,48 @@ func (u *tui) event(e Event) {
 
 // draw prints the finished lines and redraws the live region at the terminal's size now (SIGWINCH may be late).
 func (u *tui) draw() {
+	text := u.scroll.String()
 	if w, h := u.size(); w != u.width || h != u.height {
-		u.screen.resized(w)
-		u.width, u.height = w, h
+		text = u.resized(w, h, text)
 	}
-	u.out.Write(u.screen.render(u.scroll.String(), u.frame(time.Now())))
+	f := u.frame(time.Now())
+	u.out.Write(u.screen.render(text, f))
+	if text != "" {
+		u.screen.above = min(u.screen.above+screenRows(strings.Split(strings.TrimSuffix(text, "\n"), "\n"), u.width), u.height-len(f.lines))
+	}
 	u.scroll.Reset()
+	u.tr.pending = 0
 	u.lastDraw, u.dirty = time.Now(), false
 	u.wakeClock() // an activity or a hint drawn now may need the clock
+}
+
+// resized takes a new terminal size: the live region, and the printed lines above it still on screen,
+// are drawn again for it, prose re-wrapped; it returns what to print in place of text, the lines not
+// drawn yet. Terminals reflow their screen on a resize and keep the cursor's row, so the rows to go up
+// are counted as reflowed, and only those between the cursor and the top of the screen.
+func (u *tui) resized(width, height int, text string) string {
+	oldWidth, shown := u.tr.width, u.tr.shown
+	cursorY := min(u.screen.above+u.screen.cursorRow, height-1)
+	u.screen.resized(width)
+	u.width, u.height, u.tr.width = width, height, max(width-1, 10)
+	u.screen.above = max(0, cursorY-u.screen.cursorRow)
+	if u.tr.pending >= len(shown) {
+		return text
+	}
+	from, rows := len(shown)-u.tr.pending, 0
+	for ; from > 0; from-- {
+		n := screenRows(shown[from-1].rows(oldWidth), width)
+		if rows+n > u.screen.above {
+			break
+		}
+		rows += n
+	}
+	u.screen.cursorRow, u.screen.above = u.screen.cursorRow+rows, u.screen.above-rows
+	var b strings.Builder
+	for _, l := range shown[from:] {
+		b.WriteString(strings.Join(l.rows(u.tr.width), "\n") + "\n")
+	}
+	return b.String()
 }
 
 // changed marks the live region for the next frame.
@@ -315,10 +378,13 @@ func (u *tui) changed() {
 }
 
 // wakeClock restarts tick's frame clock if it sleeps.
-func (u *tui) wakeClock() {
+func (u *tui) wakeClock() { notify(u.wake) }
+
+// notify wakes whoever waits on c, a channel of one place, unless it is woken already.
+func notify(c chan struct{}) {
 	select {
-	case u.wake <- struct{}{}:
-	default: // already woken
+	case c <- struct{}{}:
+	default:
 	}
 }
 

@@ -3,6 +3,7 @@ package main
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -15,7 +16,7 @@ func (u *tui) Ask(ctx context.Context, p Prompt) (Answer, error) {
 	defer u.asking.Unlock()
 	d := &approvalDialog{prompt: p, tr: &u.tr, done: make(chan struct{})}
 	u.mu.Lock()
-	u.tr.printQuestion(p, max(5, u.height-16))
+	d.folded = u.tr.printQuestion(p, max(5, u.height-16)) > 0
 	u.dialog = d
 	activity := u.activity
 	u.activity, u.activityAt = "waiting for approval", time.Now()
@@ -30,8 +31,8 @@ func (u *tui) Ask(ctx context.Context, p Prompt) (Answer, error) {
 	u.dialog = nil
 	u.activity, u.activityAt = activity, time.Now()
 	defer u.draw()
-	if ctx.Err() != nil {
-		return Answer{}, fmt.Errorf("waiting for an answer: %w", ctx.Err())
+	if ctx.Err() != nil { // said to the model and shown in the call's result, which "context canceled" would not explain
+		return Answer{}, errors.New("the user interrupted the turn before answering")
 	}
 	said, a := string(d.answer.Choice), d.answer
 	if i := slices.IndexFunc(p.Choices, func(c Choice) bool { return c.ID == a.Choice }); i >= 0 {
@@ -54,11 +55,12 @@ type approvalDialog struct {
 	sel      int // the highlighted choice (or save place)
 	answer   Answer
 	guidance lineEditor
+	folded   bool          // the diff was shown folded, so d shows it whole
 	done     chan struct{} // closed when answered, and the dialog closes
 }
 
-// printQuestion prints what a permission prompt asks, why, and its diff folded to fold lines.
-func (t *transcript) printQuestion(p Prompt, fold int) {
+// printQuestion prints what a permission prompt asks, why, and its diff folded to fold lines; it returns the diff lines folded away.
+func (t *transcript) printQuestion(p Prompt, fold int) (hidden int) {
 	if p.Body != "" {
 		t.text(p.Body + "\n")
 		t.endText()
@@ -70,8 +72,11 @@ func (t *transcript) printQuestion(p Prompt, fold int) {
 	if p.Warning != "" {
 		t.println(t.style(ansiRed, "  warning: "+visibleControls(p.Warning)))
 	}
-	text, _ := renderDiff(p.Diff, t.color, fold)
-	t.out.WriteString(text)
+	text, hidden := renderDiff(p.Diff, t.color, fold)
+	if text != "" {
+		t.printRaw(strings.TrimSuffix(text, "\n"))
+	}
+	return hidden
 }
 
 // handle applies a key to the dialog and reports whether it has its answer.
@@ -86,6 +91,9 @@ func (d *approvalDialog) handle(k key) (answered bool) {
 		d.guidance.handle(k)
 	case d.answer.Choice != "":
 		i, ok := menuKey(k, &d.sel, len(d.prompt.SaveTargets))
+		if j := slices.IndexFunc(d.prompt.SaveTargets, func(o SaveOption) bool { return k == key{"rune", string(o.Target[:1])} }); j >= 0 {
+			i, ok = j, true // the letter it shows: [p]roject, [u]ser, [s]ession
+		}
 		if ok {
 			d.answer.SaveTo = d.prompt.SaveTargets[i].Target
 		}
@@ -93,9 +101,10 @@ func (d *approvalDialog) handle(k key) (answered bool) {
 	case k.name == "esc":
 		d.answer.Choice = ChoiceDenyOnce
 		return true
-	case k == key{"rune", "d"} && d.prompt.Diff != "":
+	case k == key{"rune", "d"} && d.folded:
 		text, _ := renderDiff(d.prompt.Diff, d.tr.color, 0)
-		d.tr.out.WriteString(text)
+		d.tr.printRaw(strings.TrimSuffix(text, "\n"))
+		d.folded = false
 	default:
 		if i, ok := menuKey(k, &d.sel, len(d.prompt.Choices)); ok {
 			return d.pick(d.prompt.Choices[i])
@@ -148,7 +157,7 @@ func (d *approvalDialog) lines(width int) (lines []string, row, col int) {
 			lines = append(lines, tr.menuEntry(fmt.Sprintf("%d. %-*s  %s", i+1, labelWidth, c.Label+" ("+c.Key+")", c.Meaning), i == d.sel, width))
 		}
 		help := "↑↓ Enter, a number or a letter picks · Esc rejects"
-		if d.prompt.Diff != "" {
+		if d.folded {
 			help += " · d shows the whole diff"
 		}
 		return append(lines, tr.style(ansiDim, truncateWidth(help, width))), -1, 0

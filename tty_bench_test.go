@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -97,4 +98,64 @@ func BenchmarkFirstFrame(b *testing.B) {
 	slices.Sort(took)
 	b.ReportMetric(float64(took[len(took)/2])/float64(time.Millisecond), "ms-p50")
 	b.ReportMetric(float64(took[len(took)*99/100])/float64(time.Millisecond), "ms-p99")
+}
+
+// resumedTUI is a terminal UI whose app resumed a saved session of n messages: prompts, replies with
+// Markdown and a tool call each, and their results.
+func resumedTUI(b testing.TB, n int) *tui {
+	b.Helper()
+	env := map[string]string{"MINICODE_HOME": b.TempDir(), "HOME": b.TempDir()}
+	ws := b.TempDir()
+	s := newSession(projectDir(env["MINICODE_HOME"], ws), newSessionID(), nil)
+	for i := 0; len(s.View()) < n; i++ {
+		call := Block{Type: BlockToolUse, ID: fmt.Sprint("toolu_", i), Name: "read_file", Input: json.RawMessage(`{"path":"main.go"}`)}
+		s.AddUser(userText(fmt.Sprintf("question %d about the code", i)))
+		s.Event(Event{Kind: EventAssistant, Message: &Message{Role: RoleAssistant, Content: []Block{{Type: BlockText, Text: "I'll **read** `main.go`."}, call}}})
+		s.Event(Event{Kind: EventToolResults, Message: &Message{Role: RoleUser, Content: []Block{{Type: BlockToolResult, ToolUseID: call.ID, Content: "1\tpackage main\n"}}}})
+		s.Event(Event{Kind: EventAssistant, Message: &Message{Role: RoleAssistant, Content: []Block{{Type: BlockText, Text: "## Answer\n- it is `package main`\n- and short\n"}}}})
+	}
+	s.Close()
+	app, err := newApp(context.Background(), Options{Workspace: ws, Resume: s.ID}, strings.NewReader(""), io.Discard, io.Discard, func(k string) string { return env[k] })
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(app.Close)
+	u := newTUI(app, io.Discard, 120, 40)
+	u.history = app.Session.View()
+	return u
+}
+
+// BenchmarkResume300 measures resuming a 300-message session: reading its journal and printing the
+// last screenfuls of its conversation.
+func BenchmarkResume300(b *testing.B) {
+	u := resumedTUI(b, 300)
+	for b.Loop() {
+		u.mu.Lock()
+		s, err := u.app.loadSession(u.app.Session.ID, false, "")
+		if err != nil {
+			b.Fatal(err)
+		}
+		u.history = s.View()
+		u.showResumed()
+		u.draw()
+		u.mu.Unlock()
+	}
+}
+
+// BenchmarkKeystrokeAfterResume measures a typed key once a 10,000-message session was resumed.
+func BenchmarkKeystrokeAfterResume(b *testing.B) {
+	u := resumedTUI(b, 10_000)
+	u.tr.color = true
+	u.showResumed()
+	u.draw()
+	for b.Loop() {
+		u.mu.Lock()
+		if len(u.editor.buf) > 60 {
+			u.editor.reset()
+		}
+		k, _ := decodeKey([]byte("x"))
+		u.handleKey(k)
+		u.draw()
+		u.mu.Unlock()
+	}
 }

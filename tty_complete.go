@@ -55,13 +55,14 @@ func completionsFor(head, word string, app *App) []completion {
 		for _, c := range app.slashCommandList() {
 			all = append(all, completion{"/" + c.name, c.help})
 		}
-	case command == "/resume": // the workspace's other sessions, newest first
+	case command == "/resume": // the workspace's sessions, newest first, numbered as /resume N takes them
 		infos, _ := listSessions(app.sessionsDir())
-		for _, s := range infos {
-			if s.ID != app.Session.ID {
-				title := cmp.Or(s.Title, strings.Join(strings.Fields(s.FirstPrompt), " "))
-				all = append(all, completion{s.ID, fmt.Sprintf("%s, %d messages: %s", formatAge(time.Since(s.Modified)), s.Messages, title)})
-			}
+		for i, s := range infos {
+			title := cmp.Or(s.Title, strings.Join(strings.Fields(s.FirstPrompt), " "))
+			all = append(all, completion{s.ID, fmt.Sprintf("%d. %s, %d messages: %s", i+1, formatAge(time.Since(s.Modified)), s.Messages, title)})
+		}
+		if n, err := strconv.Atoi(word); err == nil { // a number picks that entry
+			return all[min(max(n-1, 0), len(all)):min(max(n, 0), len(all))]
 		}
 	case command == "/rewind": // the checkpoints, newest first
 		cps := app.Session.Checkpoints()

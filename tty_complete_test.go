@@ -26,7 +26,7 @@ func TestCompletionMenu(t *testing.T) {
 		keys, wantText, wantMenu string
 	}{
 		{"/he<tab>", "/help ", ""},
-		{"/st<enter>", "/status ", ""},
+		{"/st<enter>", "", ""}, // completed and sent
 		{"/s", "/s", "> /status|  /skills|  /snip"},
 		{"/s<down><tab>", "/skills ", ""},
 		{"/permissions acc<tab>", "/permissions acceptEdits ", ""},
@@ -51,6 +51,9 @@ func TestCompletionMenu(t *testing.T) {
 				t.Errorf("got %q menu %q, want %q menu %q", u.editor.text(), gotMenu, tt.wantText, tt.wantMenu)
 			}
 		})
+	}
+	if len(u.queued) != 1 || u.queued[0] != "/status" {
+		t.Errorf("sent %q, want /status, completed by Enter", u.queued)
 	}
 }
 
@@ -83,6 +86,9 @@ func TestApprovalDialog(t *testing.T) {
 		{"5", Answer{Choice: ChoiceDenyOnce}},
 		{"<esc>", Answer{Choice: ChoiceDenyOnce}},
 		{"a<down>2", Answer{Choice: ChoiceAllowAlways, SaveTo: SaveUser}},
+		{"au", Answer{Choice: ChoiceAllowAlways, SaveTo: SaveUser}}, // the letters the menu shows
+		{"as", Answer{Choice: ChoiceAllowAlways, SaveTo: SaveSession}},
+		{"d<up><enter>p", Answer{Choice: ChoiceDenyAlways, SaveTo: SaveProject}},
 		{"g<esc>y", Answer{Choice: ChoiceAllowOnce}},
 		{"guse a helper<ctrl-a>Please <enter>", Answer{Choice: ChoiceDenyGuidance, Guidance: "Please use a helper"}},
 	}
@@ -117,9 +123,9 @@ func TestApprovalDialog(t *testing.T) {
 
 func TestApprovalDialogFrame(t *testing.T) {
 	u := plainTUI(t, io.Discard)
-	u.dialog = &approvalDialog{tr: &u.tr, prompt: Prompt{Title: "run rm -r build", Diff: "x",
+	u.dialog = &approvalDialog{tr: &u.tr, prompt: Prompt{Title: "run rm -r build", Diff: "x\ny\nz\n",
 		Choices: choicesFor(false, true, "")}}
-	u.tr.printQuestion(u.dialog.prompt, 10)
+	u.dialog.folded = u.tr.printQuestion(u.dialog.prompt, 2) > 0
 	want := "mock (mock) · ctx 0% · 0 tokens · session 01234567 · default · no sandbox\n" +
 		"> 1. allow once (y)          allow this call; the next one asks again\n" +
 		"  2. deny (n)                refuse this call\n" +
@@ -129,8 +135,17 @@ func TestApprovalDialogFrame(t *testing.T) {
 	if got := strings.Join(f.lines, "\n"); got != want || f.row != -1 {
 		t.Errorf("frame got (cursor row %d)\n%s\nwant\n%s", f.row, got, want)
 	}
-	if got := u.scroll.String(); got != "? Permission needed: run rm -r build\nx\n" {
+	if got := u.scroll.String(); got != "? Permission needed: run rm -r build\nx\ny\n… 1 more lines (press d to show all)\n" {
 		t.Errorf("scrollback got %q", got)
+	}
+	u.scroll.Reset()
+	u.handleKey(key{"rune", "d"})
+	u.handleKey(key{"rune", "d"}) // the diff is shown whole now: no second copy
+	if got := u.scroll.String(); got != "x\ny\nz\n" {
+		t.Errorf("d printed %q, want the whole diff once", got)
+	}
+	if f := u.frame(time.Now()); strings.Contains(strings.Join(f.lines, "\n"), "d shows") {
+		t.Errorf("the dialog still offers d: %q", f.lines)
 	}
 }
 

@@ -171,8 +171,9 @@ func TestKeysDuringATurn(t *testing.T) {
 		if !cancelled {
 			t.Errorf("%s did not cancel the running turn", stop)
 		}
-		if got := <-u.inputs; got != "next task" || len(u.queued) != 1 || u.editor.text() != "half" {
-			t.Errorf("%s: sent %q, queued %q, input %q; want the typed task kept for after the turn and the rest still in the box", stop, got, u.queued, u.editor.text())
+		// The task sent during the turn does not start after it: it comes back into the box, before what was typed since.
+		if len(u.queued) != 0 || u.editor.text() != "next task\nhalf" {
+			t.Errorf("%s: queued %q, input %q; want nothing queued and the sent task back in the box", stop, u.queued, u.editor.text())
 		}
 	}
 }
@@ -204,5 +205,65 @@ func TestKeysThatLeave(t *testing.T) {
 		if quit != tt.wantQuit || u.editor.text() != tt.wantText {
 			t.Errorf("%s: quit %v, input %q; want quit %v, input %q", tt.keys, quit, u.editor.text(), tt.wantQuit, tt.wantText)
 		}
+	}
+}
+
+func TestUpAndDownMoveByRowsOfAWrappedLine(t *testing.T) {
+	e := &lineEditor{history: []string{"earlier"}, columns: 10}
+	e.reset()
+	e.insert(strings.Repeat("x", 25)) // three rows: 10, 10 and 5 columns
+	for i, want := range []int{15, 5} {
+		e.handle(key{name: "up"})
+		if e.cursor != want || e.text() != strings.Repeat("x", 25) {
+			t.Fatalf("up %d: cursor %d in %q, want %d in the draft", i+1, e.cursor, e.text(), want)
+		}
+	}
+	e.handle(key{name: "down"})
+	if e.cursor != 15 {
+		t.Errorf("down: cursor %d, want 15", e.cursor)
+	}
+	e.handle(key{name: "up"})
+	e.handle(key{name: "up"})
+	if e.text() != "earlier" {
+		t.Errorf("up from the first row shows %q, want the history's %q", e.text(), "earlier")
+	}
+}
+
+func TestHistorySearch(t *testing.T) {
+	u := plainTUI(t, io.Discard)
+	for _, input := range []string{"run the tests", "read main.go", "run go vet"} {
+		if err := u.hist.Add(input); err != nil {
+			t.Fatal(err)
+		}
+	}
+	other := &InputHistory{path: u.hist.path, workspace: "/elsewhere"}
+	if err := other.Add("run a script elsewhere"); err != nil {
+		t.Fatal(err)
+	}
+	u.hist, u.editor.history = openHistory(u.app.Home, u.app.Workspace)
+	tests := []struct {
+		keys, wantText string
+		wantSent       bool
+	}{
+		{"draft<ctrl-r>run", "run go vet", false},                                     // the newest match first
+		{"draft<ctrl-r>run<ctrl-r>", "run the tests", false},                          // then older ones
+		{"draft<ctrl-r>run<ctrl-r><ctrl-r>", "run a script elsewhere", false},         // then other workspaces'
+		{"draft<ctrl-r>run<ctrl-r><ctrl-r><ctrl-r>", "run a script elsewhere", false}, // no older match: it stays
+		{"draft<ctrl-r>MAIN", "read main.go", false},                                  // case does not matter
+		{"draft<ctrl-r>run<esc>", "draft", false},                                     // Esc puts the draft back
+		{"draft<ctrl-r>read<enter>", "", true},                                        // Enter runs the match
+		{"draft<ctrl-r>reax<backspace>d<end>!", "read main.go!", false},               // another key edits it
+	}
+	for _, tt := range tests {
+		u.editor.reset()
+		u.queued = nil
+		for _, k := range typeKeys(tt.keys) {
+			u.handleKey(k)
+		}
+		sent := len(u.queued) == 1 && u.queued[0] == "read main.go"
+		if u.editor.text() != tt.wantText || sent != tt.wantSent || sent && u.search != nil {
+			t.Errorf("%s: input %q, sent %q; want input %q, the match sent %v", tt.keys, u.editor.text(), u.queued, tt.wantText, tt.wantSent)
+		}
+		u.search = nil
 	}
 }

@@ -103,8 +103,16 @@ func (u *tui) handleKey(k key) {
 			close(u.dialog.done)
 			u.dialog = nil
 		}
+	case u.search != nil:
+		if !u.search.handle(k, &u.editor) {
+			if u.search = nil; k.name != "esc" && k.name != "ctrl-g" {
+				u.handleKey(k)
+			}
+		}
+	case k.name == "ctrl-r":
+		u.startSearch()
 	case k.name == "esc" && u.cancel != nil:
-		u.cancel()
+		u.stop()
 	case k.name == "esc" && len(u.editor.buf) == 0 && len(u.menu.items) == 0 && time.Since(u.escAt) < exitArmTimeout:
 		u.openMenu("rewind")
 	case k.name == "esc":
@@ -120,17 +128,33 @@ func (u *tui) handleKey(k key) {
 	case k.name == "ctrl-v":
 		go u.pasteClipboard()
 	case u.menu.handle(k, &u.editor):
+		if text := u.editor.text(); k.name == "enter" && strings.HasPrefix(text, "/") && !strings.HasSuffix(text, "/") {
+			u.submit() // a command completed by Enter runs
+		}
 	case u.editor.handle(k):
 		u.submit()
 	}
 	u.menu.update(&u.editor, u.app)
 }
 
+// maxQueued is how many inputs may wait for the turn that runs.
+const maxQueued = 64
+
+// stop cancels what runs; the inputs waiting for it come back into the input box, to be sent again or not.
+func (u *tui) stop() {
+	u.cancel()
+	if len(u.queued) > 0 {
+		u.editor.set(strings.Join(slices.DeleteFunc(append(u.queued, u.editor.text()), func(s string) bool { return s == "" }), "\n"))
+		u.queued = nil
+	}
+}
+
 // interrupt is Ctrl-C: it cancels what runs, or clears the input, or, twice at an empty prompt, quits.
 func (u *tui) interrupt() {
+	u.search = nil
 	switch {
 	case u.cancel != nil:
-		u.cancel()
+		u.stop()
 	case len(u.editor.buf) > 0:
 		u.editor.reset()
 	case time.Since(u.armedAt) < exitArmTimeout:
@@ -145,17 +169,17 @@ func (u *tui) submit() {
 	text := strings.TrimSpace(u.editor.text())
 	switch {
 	case u.answers != nil:
-		u.echo(text)
+		u.tr.echo(text)
 		u.answers <- text
 		u.answers = nil
 	case text == "":
 		return
-	case len(u.inputs) == cap(u.inputs): // only submit sends, so a free place stays free
+	case len(u.queued) == maxQueued:
 		u.hint = "Too many inputs are waiting; this one was kept in the input box."
 		return
 	default:
-		u.inputs <- text
 		u.queued = append(u.queued, text)
+		notify(u.ready)
 		u.editor.history = slices.Compact(append(u.editor.history, text))
 		if err := u.hist.Add(text); err != nil {
 			u.tr.println(u.tr.style(ansiYellow, "! "+err.Error()))
@@ -186,6 +210,7 @@ type lineEditor struct {
 	history []string // earlier inputs, oldest first
 	histPos int      // the history entry shown; len(history) for the draft
 	draft   string   // the text typed before Up
+	columns int      // the width of the box's rows, as last drawn; 0 before
 }
 
 // text returns the input as typed.
@@ -286,9 +311,21 @@ func isWord(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) || r
 // notWord reports whether r separates words.
 func notWord(r rune) bool { return !isWord(r) }
 
-// verticalMove moves between the lines of the input, and past its first or last through the history.
+// verticalMove moves between the rows of a line wrapped in the box, the lines of the input, and past
+// its first or last through the history.
 func (e *lineEditor) verticalMove(up bool) {
 	start, end := e.back(e.cursor, inLine), e.forward(e.cursor, inLine)
+	at, width := displayWidth(string(e.buf[start:e.cursor])), displayWidth(string(e.buf[start:end]))
+	if w := e.columns; w > 0 && (up && at >= w || !up && at/w < width/w) {
+		target := at - w
+		if !up {
+			target = min(at+w, width)
+		}
+		for e.cursor, at = start, 0; e.cursor < end && at+runeWidth(e.buf[e.cursor]) <= target; e.cursor++ {
+			at += runeWidth(e.buf[e.cursor])
+		}
+		return
+	}
 	col := e.cursor - start
 	switch {
 	case up && start > 0:

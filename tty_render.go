@@ -32,8 +32,9 @@ type frame struct {
 
 // liveScreen draws the live region below the finished text, so a redraw costs the region's size only.
 type liveScreen struct {
-	cursorRow int      // the row of the region the terminal's cursor is on
-	lines     []string // the lines last drawn
+	cursorRow, cursorCol int      // where in the region the terminal's cursor is
+	lines                []string // the lines last drawn
+	above                int      // the rows printed above the region that are on screen, as far as known
 }
 
 // render returns the bytes that print text (lines ending in "\n") and then draw f over the last frame.
@@ -44,7 +45,10 @@ func (s *liveScreen) render(text string, f frame) []byte {
 		fmt.Fprintf(&b, "\x1b[%dA", s.cursorRow)
 	}
 	b.WriteString("\r\x1b[J" + strings.ReplaceAll(text, "\n", "\r\n") + strings.Join(f.lines, "\r\n"))
-	s.lines, s.cursorRow = f.lines, len(f.lines)-1
+	s.lines, s.cursorRow, s.cursorCol = f.lines, len(f.lines)-1, 0
+	if len(f.lines) > 0 {
+		s.cursorCol = displayWidth(f.lines[len(f.lines)-1])
+	}
 	if f.row >= 0 {
 		if up := s.cursorRow - f.row; up > 0 {
 			fmt.Fprintf(&b, "\x1b[%dA", up)
@@ -54,18 +58,24 @@ func (s *liveScreen) render(text string, f frame) []byte {
 			fmt.Fprintf(&b, "\x1b[%dC", f.col)
 		}
 		b.WriteString(showCursor)
-		s.cursorRow = f.row
+		s.cursorRow, s.cursorCol = f.row, f.col
 	}
 	return []byte(b.String())
 }
 
-// resized recounts the rows above the cursor in the lines last drawn, as a new width re-wraps them.
+// resized recounts the rows above the cursor in the lines last drawn, as a new width reflows them
+// (the cursor's own line too: past the new width, the cursor is on a row of its own).
 func (s *liveScreen) resized(width int) {
+	s.cursorRow = s.cursorCol/width + screenRows(s.lines[:min(s.cursorRow, len(s.lines))], width)
+}
+
+// screenRows is how many rows of a terminal width lines take, each wrapped where it passes the width.
+func screenRows(lines []string, width int) int {
 	rows := 0
-	for _, line := range s.lines[:min(s.cursorRow, len(s.lines))] {
+	for _, line := range lines {
 		rows += max(1, (displayWidth(line)+width-1)/width)
 	}
-	s.cursorRow = rows
+	return rows
 }
 
 // menuEntry draws an entry of a menu, the chosen one marked and reversed.
@@ -82,7 +92,7 @@ func (u *tui) frame(now time.Time) frame {
 	w, tr := max(u.width-1, 10), &u.tr
 	var lines []string
 	if p := stripTags(endCells(tr.partial.String(), 3*w), true); p != "" {
-		rows := wrapWidth(visibleControls(p), w)
+		rows := wrapWords(tr.styleLine(visibleControls(p)), w)
 		lines = rows[max(0, len(rows)-3):]
 	}
 	if thought := strings.TrimRight(tr.thinking.String(), "\n "); thought != "" {
@@ -108,6 +118,9 @@ func (u *tui) frame(now time.Time) frame {
 	if hint == "" && (u.asked || u.answers != nil) { // a question's hint stays while its answer is typed
 		hint = answerHint
 	}
+	if u.search != nil {
+		hint = u.search.line()
+	}
 	if hint != "" {
 		below = append(below, tr.style(ansiDim, truncateWidth(hint, w)))
 	}
@@ -127,31 +140,47 @@ func (u *tui) frame(now time.Time) frame {
 	return frame{lines, row, col}
 }
 
-// statusLine shows the activity, model, context use, tokens, cost, session, MCP, mode and sandbox.
+// statusLine shows the activity, model, context use, tokens, cost, session, MCP, mode and sandbox;
+// when they do not fit, the session goes first, then the provider, MCP, the model and the tokens.
 func (u *tui) statusLine(now time.Time, spin string, width int) string {
 	app, activity := u.app, ""
 	if u.activity != "" {
 		activity = fmt.Sprintf("%s %s %s", spin, u.activity, formatDuration(now.Sub(u.activityAt)))
 	}
-	n := float64(u.usage.InputTokens + u.usage.OutputTokens)
-	tokens := fmt.Sprintf("%.0f tokens", n)
-	if n >= 1e6 {
-		tokens = fmt.Sprintf("%.1fM tokens", n/1e6)
-	} else if n >= 1e3 {
-		tokens = fmt.Sprintf("%.1fk tokens", n/1e3)
-	}
-	if u.cost > 0 {
-		tokens += fmt.Sprintf(" $%.2f", u.cost)
+	tokens := countTokens(u.usage.Tokens.InputTokens+u.usage.Tokens.OutputTokens) + " tokens"
+	if u.usage.CostUSD > 0 {
+		tokens += fmt.Sprintf(" $%.2f", u.usage.CostUSD)
 	}
 	sandbox := map[bool]string{true: "sandboxed", false: "no sandbox"}[app.Sandbox.Sandboxed()]
 	parts := []string{activity, fmt.Sprintf("%s (%s)", app.Agent.Model, app.Agent.Provider.Name()), fmt.Sprintf("ctx %.0f%%", app.Agent.ContextUsage().Percent),
 		tokens, "session " + app.Session.ID[:min(8, len(app.Session.ID))], app.MCP.StatusLine(), string(app.Perms.Mode()), sandbox}
-	return u.tr.style(ansiDim, truncateWidth(strings.Join(slices.DeleteFunc(parts, func(p string) bool { return p == "" }), " · "), width))
+	line := func() string {
+		return strings.Join(slices.DeleteFunc(slices.Clone(parts), func(p string) bool { return p == "" }), " · ")
+	}
+	for _, drop := range []func(){func() { parts[4] = "" }, func() { parts[1] = app.Agent.Model }, func() { parts[5] = "" }, func() { parts[1] = "" }, func() { parts[3] = "" }} {
+		if displayWidth(line()) <= width {
+			break
+		}
+		drop()
+	}
+	return u.tr.style(ansiDim, truncateWidth(line(), width))
+}
+
+// countTokens shows a number of tokens as 950, 12.3k or 1.2M.
+func countTokens(n int) string {
+	switch {
+	case n >= 1e6:
+		return fmt.Sprintf("%.1fM", float64(n)/1e6)
+	case n >= 1e3:
+		return fmt.Sprintf("%.1fk", float64(n)/1e3)
+	}
+	return fmt.Sprint(n)
 }
 
 // inputLines lays out an input box behind marker, wrapped to width, and the cursor's row and column.
 func inputLines(e *lineEditor, width int, marker string) (lines []string, row, col int) {
 	avail := max(width-3, 8)
+	e.columns = avail // for Up and Down
 	start := 0
 	for _, logical := range strings.Split(e.text(), "\n") {
 		runes := []rune(logical)
@@ -222,6 +251,10 @@ func cell(s string) (size, width int) {
 func displayWidth(s string) int {
 	w := 0
 	for i := 0; i < len(s); {
+		if c := s[i]; c >= 0x20 && c < 0x7f { // printable ASCII, most of what is shown
+			i, w = i+1, w+1
+			continue
+		}
 		size, cw := cell(s[i:])
 		i, w = i+size, w+cw
 	}
@@ -260,4 +293,72 @@ func wrapWidth(s string, width int) []string {
 		i, w = i+size, w+cw
 	}
 	return append(out, s[start:])
+}
+
+// wrapWords splits a line into rows of at most width columns, breaking at spaces or between wide
+// characters (CJK text has no spaces), a word longer than a row where it must; rows after the first
+// start at the line's hanging indent, so a list item's text stays in its column.
+func wrapWords(s string, width int) []string {
+	if displayWidth(s) <= width {
+		return []string{s}
+	}
+	pad := strings.Repeat(" ", min(hangingIndent(s), width/2))
+	var rows []string
+	row, rowWidth := "", 0
+	for i := 0; i < len(s); {
+		g := len(s) - len(strings.TrimLeft(s[i:], " "))
+		j, w := wordEnd(s, g)
+		if j == g {
+			break // spaces at the end
+		}
+		pieces := []string{s[g:j]}
+		if w > width-len(pad) { // a word wider than a row is cut
+			pieces = wrapWidth(s[g:j], width-len(pad))
+		}
+		for k, piece := range pieces {
+			gap, w := s[i:g], displayWidth(piece)
+			if k > 0 || row != "" && rowWidth+len(gap)+w > width {
+				rows, row, rowWidth, gap = append(rows, row), pad, len(pad), ""
+			}
+			row, rowWidth = row+gap+piece, rowWidth+len(gap)+w
+		}
+		i = j
+	}
+	return append(rows, row)
+}
+
+// wordEnd returns where the word starting at i ends, and its columns: a run of characters up to a
+// space, or one wide character and the zero-width marks after it.
+func wordEnd(s string, i int) (end, width int) {
+	wide := false
+	for end = i; end < len(s) && s[end] != ' '; {
+		size, w := cell(s[end:])
+		if w == 2 && width > 0 || w > 0 && wide {
+			break
+		}
+		end, width, wide = end+size, width+w, wide || w == 2
+	}
+	return end, width
+}
+
+// hangingIndent is the column a wrapped line's later rows start at: past its leading spaces and a
+// list number, bullet, quote bar, mark or prompt.
+func hangingIndent(s string) int {
+	var plain strings.Builder
+	for i := 0; i < len(s) && plain.Len() < 32; {
+		size, _ := cell(s[i:])
+		if s[i] != 0x1b {
+			plain.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	text := strings.TrimLeft(plain.String(), " ")
+	indent, digits := plain.Len()-len(text), len(text)-len(strings.TrimLeft(text, "0123456789"))
+	switch r, size := utf8.DecodeRuneInString(text); {
+	case digits > 0 && strings.HasPrefix(text[digits:], ". "):
+		return indent + digits + 2
+	case strings.ContainsRune("•›│-*✓✗!·", r) && strings.HasPrefix(text[size:], " "):
+		return indent + 2
+	}
+	return indent
 }

@@ -128,12 +128,14 @@ func TestMarkdownLines(t *testing.T) {
 	var out strings.Builder
 	tr := transcript{out: &out, color: true}
 	tests := []struct{ in, want string }{
-		{"## Title", ansiBold + "Title" + ansiReset},
-		{"use **care** and `go vet`", "use " + ansiBold + "care" + ansiReset + " and " + ansiCyan + "go vet" + ansiReset},
+		{"# Title", ansiBold + ansiUnderline + "Title" + ansiReset},
+		{"## Part", ansiBold + "Part" + ansiReset},
+		{"### Detail", ansiBold + ansiItalic + "Detail" + ansiReset},
 		{"- item", "• item"},
 		{"> quoted", ansiDim + "│ quoted" + ansiReset},
-		{"```go", ""}, // a fence line is not shown
+		{"```go", ansiDim + "  go" + ansiReset}, // the fence shows its language only
 		{"x := **1**", "  " + ansiCyan + "x := **1**" + ansiReset},
+		{"\tindented", "  " + ansiCyan + "    indented" + ansiReset},
 		{"```", ""},
 		{"after", "after"},
 	}
@@ -168,13 +170,23 @@ func TestStripTags(t *testing.T) {
 func TestStatusLineShowsTokensAndCost(t *testing.T) {
 	u := plainTUI(t, io.Discard)
 	u.app.Agent.Model = "claude-sonnet-4-5"
-	u.usage = Usage{InputTokens: 12_000, OutputTokens: 345}
-	u.cost = costUSD(u.app.Agent.Model, u.usage)
+	u.usage.add(u.app.Agent.Model, Usage{InputTokens: 12_000, OutputTokens: 345}, 0)
 	u.activity, u.activityAt = "running go test", time.Now().Add(-3200*time.Millisecond)
-	got := u.statusLine(time.Now(), "*", 200)
-	want := fmt.Sprintf("* running go test 3.2s · claude-sonnet-4-5 (mock) · ctx 0%% · 12.3k tokens $%.2f · session 01234567 · default · no sandbox", u.cost)
-	if u.cost == 0 || got != want {
-		t.Errorf("got  %q\nwant %q", got, want)
+	cost := u.usage.CostUSD
+	tests := []struct {
+		width int
+		want  string
+	}{
+		{200, fmt.Sprintf("* running go test 3.2s · claude-sonnet-4-5 (mock) · ctx 0%% · 12.3k tokens $%.2f · session 01234567 · default · no sandbox", cost)},
+		{96, fmt.Sprintf("* running go test 3.2s · claude-sonnet-4-5 · ctx 0%% · 12.3k tokens $%.2f · default · no sandbox", cost)},
+		{79, fmt.Sprintf("* running go test 3.2s · ctx 0%% · 12.3k tokens $%.2f · default · no sandbox", cost)},
+		{60, "* running go test 3.2s · ctx 0% · default · no sandbox"},
+		{45, "* running go test 3.2s · ctx 0% · default · …"},
+	}
+	for _, tt := range tests {
+		if got := u.statusLine(time.Now(), "*", tt.width); cost == 0 || got != tt.want {
+			t.Errorf("width %d:\ngot  %q\nwant %q", tt.width, got, tt.want)
+		}
 	}
 }
 

@@ -65,9 +65,7 @@ func TestRewindTodoPlanInTmux(t *testing.T) {
 	tm.send("Escape", "Escape") // at the empty prompt: the rewind menu
 	tm.waitFor("Pick a checkpoint")
 	tm.waitUntil("the checkpoint in the menu", func(s string) bool { return strings.Contains(s, "files changed: 1 · change a.txt") })
-	tm.send("Enter")
-	tm.waitInput("› /rewind 1")
-	tm.send("Enter")
+	tm.send("Enter") // picks the checkpoint: /rewind 1 runs
 	tm.waitFor("? Rewind: #1")
 	tm.send("f")
 	tm.waitFor("a.txt changed (+1 -1)")

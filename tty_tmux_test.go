@@ -27,6 +27,12 @@ type tmuxTerm struct {
 // records `stty -a` before and after minicode, then waits.
 func startTUI(t *testing.T, bin string, width, height int) *tmuxTerm {
 	t.Helper()
+	return startTUIIn(t, tuiDir(t), bin, width, height, nil)
+}
+
+// tuiDir is a test's folder for startTUIIn: ws/, holding a.txt, and home/.
+func tuiDir(t *testing.T) string {
+	t.Helper()
 	dir := t.TempDir()
 	for _, sub := range []string{"ws", "home"} {
 		if err := os.Mkdir(filepath.Join(dir, sub), 0o755); err != nil {
@@ -36,8 +42,16 @@ func startTUI(t *testing.T, bin string, width, height int) *tmuxTerm {
 	if err := os.WriteFile(filepath.Join(dir, "ws", "a.txt"), []byte("hello world\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	return dir
+}
+
+// startTUIIn starts bin with the demo model (and args after it) in dir's
+// workspace, its environment with env added, as startTUI does.
+func startTUIIn(t *testing.T, dir, bin string, width, height int, env []string, args ...string) *tmuxTerm {
+	t.Helper()
 	tm := &tmuxTerm{t: t, socket: fmt.Sprintf("minicode-tui-%d-%d", os.Getpid(), time.Now().UnixNano()), dir: dir}
-	script := fmt.Sprintf(`cd %[1]s/ws; stty -a > %[1]s/stty.before; env -u NO_COLOR MINICODE_HOME=%[1]s/home HOME=%[1]s %[2]s --provider mock; echo MINICODE-EXITED $?; stty -a > %[1]s/stty.after; sleep 60`, dir, bin)
+	script := fmt.Sprintf(`cd %[1]s/ws; stty -a > %[1]s/stty.before; env -u NO_COLOR MINICODE_HOME=%[1]s/home HOME=%[1]s %[3]s %[2]s --provider mock %[4]s; echo MINICODE-EXITED $?; stty -a > %[1]s/stty.after; sleep 60`,
+		dir, bin, strings.Join(env, " "), strings.Join(args, " "))
 	tm.tmux("-f", "/dev/null", "new-session", "-d", "-x", strconv.Itoa(width), "-y", strconv.Itoa(height), "-s", "main", "bash", "--norc", "-c", script)
 	t.Cleanup(func() {
 		_ = exec.Command("tmux", "-L", tm.socket, "kill-server").Run()

@@ -13,7 +13,11 @@ import (
 type transcript struct {
 	out      *strings.Builder
 	color    bool
+	width    int             // the columns prose is wrapped to; 0: not wrapped
+	shown    []shownLine     // the newest lines printed, while they may be on screen
+	pending  int             // lines of shown not drawn yet
 	inFence  bool            // a fenced code block of the reply is open
+	table    []string        // the rows of a table still arriving
 	partial  strings.Builder // the text line still arriving
 	streamed bool            // the current reply's text arrived as deltas
 	thinking strings.Builder
@@ -46,10 +50,43 @@ func (t *transcript) style(code, s string) string {
 	return code + s + ansiReset
 }
 
-// println adds a finished line to the scrollback.
-func (t *transcript) println(s string) {
-	t.out.WriteString(s)
-	t.out.WriteByte('\n')
+// shownLine is a line printed into the scrollback, kept while it may be on screen so a resize can re-wrap it.
+type shownLine struct {
+	text  string
+	prose bool // wrapped at word boundaries to the width; code, tables and diffs are left to the terminal
+}
+
+// maxShown is how many printed lines are kept for re-wrapping: more than any screen holds.
+const maxShown = 300
+
+// println prints lines of prose into the scrollback, wrapped at word boundaries.
+func (t *transcript) println(s string) { t.print(s, true) }
+
+// printRaw prints lines as they are: the terminal wraps them where they pass its width.
+func (t *transcript) printRaw(s string) { t.print(s, false) }
+
+// print prints the lines of s into the scrollback and keeps them for re-wrapping.
+func (t *transcript) print(s string, prose bool) {
+	for line := range strings.SplitSeq(s, "\n") {
+		l := shownLine{line, prose}
+		if prose && len(line) > t.width && displayWidth(line) > t.width { // most lines fit
+			line = strings.Join(l.rows(t.width), "\n")
+		}
+		t.out.WriteString(line)
+		t.out.WriteByte('\n')
+		if len(t.shown) == 2*maxShown {
+			t.shown = slices.Delete(t.shown, 0, maxShown)
+		}
+		t.shown, t.pending = append(t.shown, l), t.pending+1
+	}
+}
+
+// rows is how a line is printed at a width: prose wrapped at word boundaries, the rest whole.
+func (l shownLine) rows(width int) []string {
+	if !l.prose || width <= 0 || len(l.text) <= width {
+		return []string{l.text}
+	}
+	return wrapWords(l.text, width)
 }
 
 // event records a loop event and returns the activity it starts, if any; a subagent's events only count its task's tool calls.
@@ -114,69 +151,14 @@ func (t *transcript) text(s string) {
 	t.partial.WriteString(s)
 }
 
-// endText prints the last, unterminated line of a reply.
+// endText prints the last, unterminated line of a reply and a table it ends.
 func (t *transcript) endText() {
 	if line := t.partial.String(); strings.TrimSpace(stripTags(line, false)) != "" {
 		t.textLine(line)
 	}
+	t.endTable()
 	t.partial.Reset()
 	t.inFence = false
-}
-
-// textLine prints a line of reply text, its Markdown styled when colour is on (fences then hidden).
-func (t *transcript) textLine(s string) {
-	s = stripTags(s, false)
-	fence := strings.HasPrefix(strings.TrimSpace(s), "```")
-	t.inFence = t.inFence != fence
-	heading := strings.TrimLeft(s, "#")
-	switch {
-	case !t.color:
-	case fence:
-		return
-	case t.inFence:
-		s = "  " + ansiCyan + s + ansiReset
-	case len(heading) < len(s) && strings.HasPrefix(heading, " ") && len(s)-len(heading) <= 6:
-		s = ansiBold + strings.TrimSpace(heading) + ansiReset
-	case strings.HasPrefix(s, "> "):
-		s = ansiDim + "│ " + s[2:] + ansiReset
-	default:
-		if item := strings.TrimLeft(s, " \t\n\f\r"); len(item) > 1 && strings.IndexByte("-*+", item[0]) >= 0 && item[1] == ' ' {
-			s = s[:len(s)-len(item)] + "• " + item[2:]
-		}
-		s = styleSpans(styleSpans(s, "**", ansiBold), "`", ansiCyan)
-	}
-	t.println(s)
-}
-
-// styleSpans styles each non-empty span between two marks that holds no character of the mark, dropping the marks.
-func styleSpans(s, mark, code string) string {
-	var b strings.Builder
-	for i := strings.Index(s, mark); i >= 0; i = strings.Index(s, mark) {
-		span := s[i+len(mark):]
-		if n := strings.IndexByte(span, mark[0]); n > 0 && strings.HasPrefix(span[n:], mark) {
-			b.WriteString(s[:i] + code + span[:n] + ansiReset)
-			s = span[n+len(mark):]
-		} else {
-			b.WriteString(s[:i+1])
-			s = s[i+1:]
-		}
-	}
-	return b.String() + s
-}
-
-// hiddenTags mark the model's progress updates and answers; the transcript never shows them.
-var hiddenTags = []string{"<progress>", "</progress>", "<final>", "</final>"}
-
-// stripTags removes the hidden tags, and in a partial line the start of one at its end.
-func stripTags(s string, partial bool) string {
-	for _, t := range hiddenTags {
-		s = strings.ReplaceAll(s, t, "")
-	}
-	i := strings.LastIndexByte(s, '<')
-	if partial && i >= 0 && slices.ContainsFunc(hiddenTags, func(t string) bool { return strings.HasPrefix(t, s[i:]) }) {
-		return s[:i]
-	}
-	return s
 }
 
 // flushThinking prints finished thinking as one dimmed, folded line.
