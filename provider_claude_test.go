@@ -161,3 +161,13 @@ func TestSmallFastModelWritesSummaries(t *testing.T) {
 		t.Errorf("summary asked of %q (main model %q), want %q", rec.models, app.Agent.Model, want)
 	}
 }
+
+// TestAliasesFollowClaudeCodesVariables resolves opus through ANTHROPIC_DEFAULT_OPUS_MODEL, as Claude Code does.
+func TestAliasesFollowClaudeCodesVariables(t *testing.T) {
+	t.Parallel()
+	srv, requests := fakeClaudeAPI(t, apiStep{text: "ok"})
+	r := runMinicode(t, []string{"ANTHROPIC_API_KEY=k", "ANTHROPIC_BASE_URL=" + srv.URL, "ANTHROPIC_DEFAULT_OPUS_MODEL=claude-opus-4-7"}, "", "-p", "hi", "--model", "opus")
+	if r.code != 0 || len(requests()) != 1 || requests()[0].model != "claude-opus-4-7" {
+		t.Errorf("exit %d, %q; models sent: %+v", r.code, r.stderr, requests())
+	}
+}

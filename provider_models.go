@@ -3,6 +3,7 @@ package main
 import (
 	"cmp"
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
 )
@@ -120,11 +121,20 @@ var claudeAliases = map[string]string{
 // ids, keeping a "[1m]" suffix, which the Anthropic provider turns into its beta header.
 func resolveModelAlias(name string) string {
 	base, long := strings.CutSuffix(name, oneMillionSuffix)
-	id := cmp.Or(claudeAliases[strings.TrimSuffix(strings.TrimPrefix(base, "claude-"), "-latest")], base)
+	id := cmp.Or(claudeAlias(strings.TrimSuffix(strings.TrimPrefix(base, "claude-"), "-latest")), base)
 	if long {
 		id += oneMillionSuffix
 	}
 	return id
+}
+
+// claudeAlias is the id an alias names: ANTHROPIC_DEFAULT_OPUS_MODEL (or _SONNET_, _HAIKU_, ...),
+// which Claude Code reads and settings' env sets, else the table; "" for a name that is no alias.
+func claudeAlias(alias string) string {
+	if claudeAliases[alias] == "" {
+		return ""
+	}
+	return cmp.Or(os.Getenv("ANTHROPIC_DEFAULT_"+strings.ToUpper(alias)+"_MODEL"), claudeAliases[alias])
 }
 
 // modelForMode is the model a turn uses: opusplan means opus while planning and sonnet otherwise.
@@ -133,9 +143,9 @@ func modelForMode(model string, planning bool) string {
 	case model != "opusplan":
 		return model
 	case planning:
-		return claudeAliases["opus"]
+		return claudeAlias("opus")
 	}
-	return claudeAliases["sonnet"]
+	return claudeAlias("sonnet")
 }
 
 // costUSD prices usage at the table's price for the model (models without a price are free).
