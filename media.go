@@ -47,8 +47,9 @@ func mediaLimitsFor(provider, protocol string) MediaLimits {
 
 // Bounds of the images minicode decodes and the PDFs it sends.
 const (
-	maxDecodePixels = 40_000_000 // 160 MB decoded; a larger image is refused before decoding
-	maxPDFBytes     = 24 << 20   // a 32 MB request holds this much PDF in base64
+	maxDecodePixels   = 40_000_000 // 160 MB decoded; a larger image is refused before decoding
+	maxPDFBytes       = 24 << 20   // a 32 MB request holds this much PDF in base64
+	maxMediaFileBytes = 64 << 20   // the image or PDF file read_file loads, at most
 )
 
 // BlockDocument is a PDF, sent to the Anthropic API as a document block.
@@ -69,9 +70,6 @@ func mediaType(name string, head []byte) (string, error) {
 	}
 	return "", nil
 }
-
-// maxMediaFileBytes bounds the image or PDF file read_file loads.
-const maxMediaFileBytes = 64 << 20
 
 // readMedia is read_file's answer for an image or a PDF read from r: the media block, within the
 // provider's limits, and a line saying what was sent; pages picks pages of a PDF (with qpdf).
