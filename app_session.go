@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -156,13 +157,8 @@ func cmdResume(ctx context.Context, app *App, args string, history *[]Message) (
 // one resumed, or "".
 func (app *App) newerSession(skip string) string {
 	infos, _ := listSessions(app.sessionsDir())
-	for i, s := range infos {
-		switch {
-		case s.ID == app.Session.ID:
-			return ""
-		case s.ID != skip:
-			return fmt.Sprintf("\nA newer session of this workspace exists: %s (%s, %d messages); /resume %d switches to it.", s.ID, formatAge(time.Since(s.Modified)), s.Messages, i+1)
-		}
+	if i := slices.IndexFunc(infos, func(s SessionInfo) bool { return s.ID != skip }); i >= 0 && infos[i].ID != app.Session.ID {
+		return fmt.Sprintf("\nA newer session of this workspace exists: %s (%s, %d messages); /resume %d switches to it.", infos[i].ID, formatAge(time.Since(infos[i].Modified)), infos[i].Messages, i+1)
 	}
 	return ""
 }

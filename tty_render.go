@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -295,6 +296,9 @@ func wrapWidth(s string, width int) []string {
 	return append(out, s[start:])
 }
 
+// ansiEscape matches the escapes that style text.
+var ansiEscape = regexp.MustCompile("\x1b\\[[0-9;]*m")
+
 // wrapWords splits a line into rows of at most width columns, breaking at spaces or between wide
 // characters (CJK text has no spaces), a word longer than a row where it must; rows after the first
 // start at the line's hanging indent, so a list item's text stays in its column.
@@ -344,16 +348,9 @@ func wordEnd(s string, i int) (end, width int) {
 // hangingIndent is the column a wrapped line's later rows start at: past its leading spaces and a
 // list number, bullet, quote bar, mark or prompt.
 func hangingIndent(s string) int {
-	var plain strings.Builder
-	for i := 0; i < len(s) && plain.Len() < 32; {
-		size, _ := cell(s[i:])
-		if s[i] != 0x1b {
-			plain.WriteString(s[i : i+size])
-		}
-		i += size
-	}
-	text := strings.TrimLeft(plain.String(), " ")
-	indent, digits := plain.Len()-len(text), len(text)-len(strings.TrimLeft(text, "0123456789"))
+	plain := ansiEscape.ReplaceAllString(cutBytes(s, 64, ""), "")
+	text := strings.TrimLeft(plain, " ")
+	indent, digits := len(plain)-len(text), len(text)-len(strings.TrimLeft(text, "0123456789"))
 	switch r, size := utf8.DecodeRuneInString(text); {
 	case digits > 0 && strings.HasPrefix(text[digits:], ". "):
 		return indent + digits + 2

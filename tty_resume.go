@@ -64,7 +64,7 @@ func (t *transcript) replay(m Message, failed map[string]bool) {
 			prompt, _, _ := strings.Cut(b.Text, "\n\nContents of ")
 			t.echo(prompt)
 		case b.Type == BlockThinking:
-			t.println(t.style(ansiDim, truncateWidth(visibleControls("∴ "+firstLine(b.Thinking, 200)), 200)))
+			t.println(t.style(ansiDim, visibleControls("∴ "+firstLine(b.Thinking, 200))))
 		case b.Type == BlockToolUse:
 			mark := map[bool]string{false: t.style(ansiGreen, "✓"), true: t.style(ansiRed, "✗")}[failed[b.ID]]
 			t.println(t.toolLine(mark, &toolRun{name: b.Name, arg: keyArgument(b.Input)}, ""))
