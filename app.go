@@ -331,22 +331,6 @@ func keepTools(tools []*Tool, names []string, warn func(string)) []*Tool {
 	return slices.DeleteFunc(slices.Clone(tools), func(t *Tool) bool { return !slices.Contains(want, t.Name) })
 }
 
-// resolveWorkspace makes the workspace absolute and resolves its symlinks.
-func resolveWorkspace(dir string) (string, error) {
-	dir = cmp.Or(dir, ".")
-	real, err := filepath.Abs(dir)
-	if err == nil {
-		real, err = filepath.EvalSymlinks(real)
-	}
-	if err != nil {
-		return "", fmt.Errorf("workspace %s: %w", dir, err)
-	}
-	if !isDir(real) {
-		return "", usageErrorf("workspace %s is not a folder", dir)
-	}
-	return real, nil
-}
-
 // newProvider picks the provider, the model and the summary model from flags, environment and settings.
 func (app *App) newProvider(ctx context.Context) (provider Provider, model, summaryModel string, err error) {
 	env := app.getenv

@@ -51,15 +51,6 @@ func (u ContextUsage) String() string {
 	return fmt.Sprintf("%.0f%% of the context window (%s of %s tokens)", u.Percent, thousands(u.Tokens), thousands(u.usable()))
 }
 
-// thousands writes n with thousands separators.
-func thousands(n int) string {
-	s := fmt.Sprint(n)
-	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
-}
-
 // Splice replaces the messages From..To (To excluded) of a history with With; a compaction's splices are in order.
 type Splice struct {
 	From int       `json:"from"`

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -213,4 +214,20 @@ func hardLinks(info fs.FileInfo) int {
 		return int(st.Nlink)
 	}
 	return 1
+}
+
+// resolveWorkspace makes the workspace absolute and resolves its symlinks.
+func resolveWorkspace(dir string) (string, error) {
+	dir = cmp.Or(dir, ".")
+	real, err := filepath.Abs(dir)
+	if err == nil {
+		real, err = filepath.EvalSymlinks(real)
+	}
+	if err != nil {
+		return "", fmt.Errorf("workspace %s: %w", dir, err)
+	}
+	if !isDir(real) {
+		return "", usageErrorf("workspace %s is not a folder", dir)
+	}
+	return real, nil
 }

@@ -7,6 +7,9 @@ import (
 	"unsafe"
 )
 
+// oPath is O_PATH, which package syscall does not name.
+const oPath = 0x200000
+
 // openat2(2), which Go's syscall package does not wrap, and what it needs.
 const (
 	sysOpenat2          = 437  // the same number on every Linux architecture

@@ -151,6 +151,9 @@ type boundedOutput struct {
 	dropped          int // bytes dropped between head and tail
 }
 
+// commandStreamBudget is how many characters of each output stream of a command or hook are kept, head and tail.
+const commandStreamBudget = 16_000
+
 // newBoundedOutput returns a collector keeping budget/2 bytes of each end.
 func newBoundedOutput(budget int) *boundedOutput {
 	return &boundedOutput{headMax: budget / 2, tailMax: budget / 2}

@@ -37,7 +37,6 @@ const (
 	landlockNetBindTCP       = 1 << 0
 	landlockNetConnectTCP    = 1 << 1
 	landlockScopeAll         = 1<<0 | 1<<1 // abstract unix sockets and signals
-	oPath                    = 0x200000    // O_PATH, which package syscall does not name
 )
 
 // landlockABI returns the kernel's Landlock ABI, or 0 and why there is none.

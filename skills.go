@@ -321,3 +321,15 @@ func listSkillFiles(ctx context.Context, dir string) ([]string, error) {
 	})
 	return files, err
 }
+
+// findRepoRoot returns the nearest folder at or above dir holding a .git folder or file.
+func findRepoRoot(dir string) (string, bool) {
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return d, true
+		}
+		if filepath.Dir(d) == d {
+			return "", false
+		}
+	}
+}

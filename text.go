@@ -98,3 +98,12 @@ func visibleControls(line string) string {
 func lineOf(data []byte, offset int64) int {
 	return bytes.Count(data[:min(offset, int64(len(data)))], []byte("\n")) + 1
 }
+
+// thousands writes n with thousands separators.
+func thousands(n int) string {
+	s := fmt.Sprint(n)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}

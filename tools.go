@@ -416,3 +416,50 @@ func storeLargeResults(dir string, results []Block) {
 		r.Content = stored
 	}
 }
+
+// afterTool runs the PostToolUse hooks of a call, appending what they say to the result.
+func (h *Hooks) afterTool(ctx context.Context, call Block, out ToolOutput) ToolOutput {
+	if h == nil || len(h.Config[HookPostToolUse]) == 0 {
+		return out
+	}
+	response, _ := json.Marshal(map[string]any{"content": out.Text, "is_error": out.IsError})
+	v := h.Run(ctx, HookInput{HookEventName: HookPostToolUse, ToolName: call.Name, ToolUseID: call.ID,
+		ToolInput: hookToolInput(call.Input), ToolResponse: response})
+	if v.Block || v.Stop {
+		out.Text += "\n\nPostToolUse hook: " + v.Reason
+	}
+	if v.Stop {
+		out.Stop = v.Reason
+	}
+	if v.Context != "" {
+		out.Text += "\n\n" + v.Context
+	}
+	return out
+}
+
+// hookToolInput adds file_path next to path in a tool input, the name Claude Code's hooks read.
+func hookToolInput(raw json.RawMessage) json.RawMessage {
+	var fields map[string]any
+	if json.Unmarshal(raw, &fields) != nil || fields["path"] == nil || fields["file_path"] != nil {
+		return raw
+	}
+	fields["file_path"] = fields["path"]
+	b, _ := json.Marshal(fields) // decoded JSON always encodes
+	return b
+}
+
+// contextKey names the values minicode keeps in a context.
+type contextKey int
+
+// The context keys.
+const (
+	keyToolUseID     contextKey = iota // the id of the tool call being run
+	keySubagentDepth                   // how many subagents deep a call runs
+	keyJudged                          // the PermissionRequest judged for the call being run
+)
+
+// contextValue returns the value ctx holds under key, or T's zero value.
+func contextValue[T any](ctx context.Context, key contextKey) T {
+	v, _ := ctx.Value(key).(T)
+	return v
+}

@@ -15,9 +15,8 @@ import (
 
 // Limits of run_command.
 const (
-	commandMaxTimeout   = 10 * time.Minute
-	commandStreamBudget = 16_000          // characters kept of each output stream, head and tail
-	pipeGrace           = 2 * time.Second // how long output may lag behind a finished command
+	commandMaxTimeout = 10 * time.Minute
+	pipeGrace         = 2 * time.Second // how long output may lag behind a finished command
 )
 
 // RunCommandInput is the input of run_command.

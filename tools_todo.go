@@ -1,9 +1,7 @@
 package main
 
 import (
-	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 )
@@ -38,18 +36,4 @@ func todoWriteTool() *Tool {
 			return ToolOutput{Text: fmt.Sprintf("The todo list is updated: %d of %d steps completed. Keep it current as you work.", done, len(in.Todos))}, nil
 		},
 	}.Tool()
-}
-
-// todoLines draws a todo_write call's list, the step in progress highlighted; nil when the input is no list.
-func todoLines(input json.RawMessage, t *transcript) []string {
-	var in todoInput
-	if json.Unmarshal(input, &in) != nil {
-		return nil
-	}
-	var lines []string
-	for _, item := range in.Todos {
-		line := map[string]string{"completed": t.style(ansiDim, "  ☒ "+item.Content), "in_progress": t.style(ansiBold+ansiCyan, "  ▸ "+item.ActiveForm)}[item.Status]
-		lines = append(lines, cmp.Or(line, "  ☐ "+item.Content))
-	}
-	return lines
 }

@@ -238,3 +238,17 @@ func formatDuration(d time.Duration) string {
 	}
 	return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
 }
+
+// todoLines draws a todo_write call's list, the step in progress highlighted; nil when the input is no list.
+func todoLines(input json.RawMessage, t *transcript) []string {
+	var in todoInput
+	if json.Unmarshal(input, &in) != nil {
+		return nil
+	}
+	var lines []string
+	for _, item := range in.Todos {
+		line := map[string]string{"completed": t.style(ansiDim, "  ☒ "+item.Content), "in_progress": t.style(ansiBold+ansiCyan, "  ▸ "+item.ActiveForm)}[item.Status]
+		lines = append(lines, cmp.Or(line, "  ☐ "+item.Content))
+	}
+	return lines
+}

@@ -81,18 +81,6 @@ func LoadMemory(home, userHome, ws string, trusted bool) *Memory {
 	return m
 }
 
-// findRepoRoot returns the nearest folder at or above dir holding a .git folder or file.
-func findRepoRoot(dir string) (string, bool) {
-	for d := dir; ; d = filepath.Dir(d) {
-		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
-			return d, true
-		}
-		if filepath.Dir(d) == d {
-			return "", false
-		}
-	}
-}
-
 // loadFiles loads the named files of one folder that exist, in order.
 func (m *Memory) loadFiles(dir string, names []string, level, boundary string, rank int) {
 	m.Searched = append(m.Searched, dir)

@@ -226,19 +226,3 @@ func lastAnswer(messages []Message) string {
 	}
 	return "(no text yet)"
 }
-
-// contextKey names the values minicode keeps in a context.
-type contextKey int
-
-// The context keys.
-const (
-	keyToolUseID     contextKey = iota // the id of the tool call being run
-	keySubagentDepth                   // how many subagents deep a call runs
-	keyJudged                          // the PermissionRequest judged for the call being run
-)
-
-// contextValue returns the value ctx holds under key, or T's zero value.
-func contextValue[T any](ctx context.Context, key contextKey) T {
-	v, _ := ctx.Value(key).(T)
-	return v
-}
