@@ -170,9 +170,13 @@ func (app *App) additionalDirs() ([]string, error) {
 func (app *App) newSandbox(dirs []string) (*Sandbox, error) {
 	settings := app.Settings.Sandbox
 	settings.AllowWrite = append(slices.Clip(settings.AllowWrite), dirs...)
-	settings.DenyRead = append(slices.Clip(settings.DenyRead), ReadDenyFolders(app.Settings.ruleSets, app.Opts.DisallowedTools, app.Workspace, userHome(app.getenv))...)
+	deny := func(write bool) []string {
+		return DenyFolders(app.Settings.ruleSets, app.Opts.DisallowedTools, app.Workspace, userHome(app.getenv), write)
+	}
+	settings.DenyRead = append(slices.Clip(settings.DenyRead), deny(false)...)
 	settings.DenyRead = append(settings.DenyRead, reserveTokenFile(app.Home)) // the MCP servers' OAuth tokens
-	sandbox, err := NewSandbox(SandboxConfig{Workspace: app.Workspace, UserHome: userHome(app.getenv), Home: app.Home, Settings: settings, Getenv: app.getenv})
+	sandbox, err := NewSandbox(SandboxConfig{Workspace: app.Workspace, UserHome: userHome(app.getenv), Home: app.Home, Settings: settings,
+		DenyWrite: deny(true), Getenv: app.getenv})
 	if err != nil {
 		return nil, err
 	}
@@ -425,7 +429,7 @@ func (app *App) newPermissions(dirs []string) (*Permissions, error) {
 		return nil, usageError{err}
 	}
 	cfg := PermissionConfig{Mode: mode, Workspace: app.Workspace, Home: userHome(app.getenv), TempDir: app.Sandbox.TempDir,
-		ReadableDirs: []string{filepath.Join(app.Home, "tool-results")}, Settings: app.Settings.ruleSets,
+		ResultsDir: func() string { return app.Env.ResultsDir }, Settings: app.Settings.ruleSets,
 		ProjectFile: filepath.Join(app.Workspace, ".minicode", "permissions.json"), UserFile: filepath.Join(app.Home, "permissions.json"),
 		AllowedTools: app.Opts.AllowedTools, DisallowedTools: app.Opts.DisallowedTools, AddDirs: dirs,
 		Notice: func(msg string) { fmt.Fprintln(app.stderr, msg) }}
@@ -438,7 +442,11 @@ func (app *App) newPermissions(dirs []string) (*Permissions, error) {
 	if !app.Opts.Print || app.Opts.PermissionPromptTool == "stdio" || app.Opts.Editor {
 		cfg.Asker = app
 	}
-	return NewPermissions(cfg)
+	perms, err := NewPermissions(cfg)
+	if err == nil {
+		perms.SetAutoAllow(app.Settings.Sandbox.AutoAllowBashIfSandboxed && app.Sandbox.Holds())
+	}
+	return perms, err
 }
 
 // systemPrompt is what the model is told about its job and its place.

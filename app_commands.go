@@ -3,7 +3,10 @@ package main
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 )
@@ -25,6 +28,7 @@ func slashCommands() []slashCommand {
 		{name: "tools", help: "list the tools the model can use", run: cmdTools},
 		{name: "status", help: "show the model, workspace and permission mode", run: cmdStatus},
 		{name: "permissions", help: "show the permission mode and rules; /permissions MODE switches the mode", run: cmdPermissions},
+		{name: "sandbox", help: "show the sandbox's layers and guarantees; /sandbox auto or /sandbox regular sets how its commands are approved", run: cmdSandbox},
 		{name: "skills", help: "list the skills found, what they shadow, and invalid ones", run: describeWith(func(app *App) string { return app.Skills.Describe() })},
 		{name: "memory", help: "list the memory files loaded (AGENTS.md, CLAUDE.md, MINI.md) and what was cut", run: describeWith(func(app *App) string { return app.Env.Memory.Describe() })},
 		{name: "mcp", help: "show the MCP servers and their state; /mcp restart NAME restarts one", run: func(ctx context.Context, app *App, args string, _ *[]Message) (string, bool, error) {
@@ -148,6 +152,58 @@ func cmdPermissions(_ context.Context, app *App, args string, _ *[]Message) (str
 		}
 	}
 	return app.Perms.Describe(), false, nil
+}
+
+// cmdSandbox shows the sandbox and how its commands are approved; /sandbox
+// auto or /sandbox regular switches, saving sandbox.autoAllowBashIfSandboxed
+// in .claude/settings.local.json, as Claude Code's /sandbox does.
+func cmdSandbox(_ context.Context, app *App, args string, _ *[]Message) (string, bool, error) {
+	if args != "" && args != "auto" && args != "regular" {
+		return "", false, usageErrorf("/sandbox takes auto or regular, not %q", args)
+	}
+	if args != "" {
+		path := filepath.Join(app.Workspace, ".claude", "settings.local.json")
+		if err := setJSONKey(path, args == "auto", "sandbox", "autoAllowBashIfSandboxed"); err != nil {
+			return "", false, fmt.Errorf("saving the sandbox mode: %w", err)
+		}
+		app.Settings.Sandbox.AutoAllowBashIfSandboxed = args == "auto"
+		app.Perms.SetAutoAllow(args == "auto" && app.Sandbox.Holds())
+	}
+	mode := "regular permissions: sandboxed commands ask as the rules and the mode say (/sandbox auto runs them without asking)"
+	switch auto := app.Settings.Sandbox.AutoAllowBashIfSandboxed; {
+	case auto && !app.Sandbox.Holds():
+		mode = "auto-allow is set but off, because the sandbox lost guarantees: commands ask as the rules and the mode say"
+	case auto:
+		mode = "auto-allow: sandboxed commands run without asking, but those that destroy work, leave the sandbox, " +
+			"name protected paths or meet an ask rule (/sandbox regular asks again)"
+	}
+	return app.Sandbox.Describe() + "Mode: " + mode, false, nil
+}
+
+// setJSONKey sets the key at keys in the JSON object file path (made when
+// missing), keeping the rest, and replaces the file in one step.
+func setJSONKey(path string, value any, keys ...string) error {
+	root := map[string]any{}
+	if data, err := os.ReadFile(path); err == nil {
+		if err := json.Unmarshal(data, &root); err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+	}
+	obj := root
+	for _, k := range keys[:len(keys)-1] {
+		inner, ok := obj[k].(map[string]any)
+		if !ok {
+			inner = map[string]any{}
+			obj[k] = inner
+		}
+		obj = inner
+	}
+	obj[keys[len(keys)-1]] = value
+	data, _ := json.MarshalIndent(root, "", "  ")
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return writeFileAtomic(path, append(data, '\n'), 0o644)
 }
 
 // cmdCompact runs one context layer now and says what it saved.

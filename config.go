@@ -75,6 +75,8 @@ func (s *Settings) dropWidening() []string {
 	drop("sandbox.enabled", &sb.Enabled, sb.Enabled != nil && !*sb.Enabled)
 	drop("sandbox.network", &sb.Network, sb.Network)
 	drop("sandbox.allowWrite", &sb.AllowWrite, len(sb.AllowWrite) > 0)
+	drop("sandbox.passEnv", &sb.PassEnv, len(sb.PassEnv) > 0)
+	drop("sandbox.autoAllowBashIfSandboxed", &sb.AutoAllowBashIfSandboxed, sb.AutoAllowBashIfSandboxed)
 	drop("enabledMcpjsonServers", &s.EnabledMCPJSONServers, len(s.EnabledMCPJSONServers) > 0)
 	drop("enableAllProjectMcpServers", &s.EnableAllProjectMCPServers, s.EnableAllProjectMCPServers)
 	return names

@@ -161,7 +161,7 @@ func TestDecide(t *testing.T) {
 		{name: "edit a project skill", mode: ModeAcceptEdits, req: edit("edit_file", ".minicode/skills/x/SKILL.md"), want: VerdictAsk, strict: true},
 		{name: "edit a Claude skill", mode: ModeAcceptEdits, req: edit("edit_file", ".claude/skills/x/SKILL.md"), want: VerdictAsk, strict: true},
 		{name: "edit the MCP servers", mode: ModeAcceptEdits, req: edit("edit_file", ".mcp.json"), want: VerdictAsk, strict: true},
-		{name: "edit AGENTS.md", mode: ModeAcceptEdits, req: edit("edit_file", "AGENTS.md"), want: VerdictAsk, reason: "instructs agents", strict: true},
+		{name: "edit AGENTS.md", mode: ModeAcceptEdits, req: edit("edit_file", "AGENTS.md"), want: VerdictAsk, reason: "configures git, agents or editors", strict: true},
 		{name: "edit CLAUDE.md", mode: ModeBypass, req: edit("write_file", "CLAUDE.md"), want: VerdictAsk, strict: true},
 		{name: "edit CLAUDE.local.md and MINI.md", mode: ModeAcceptEdits, req: edit("write_file", "CLAUDE.local.md", "MINI.md"), want: VerdictAsk, strict: true},
 		{name: "edit a shell start-up file", mode: ModeBypass, req: edit("write_file", tr.home()+"/.bashrc"), want: VerdictAsk, reason: "every new shell", strict: true},

@@ -35,6 +35,7 @@ type PermissionConfig struct {
 	Mode                          PermissionMode // "" is ModeDefault
 	Workspace                     string         // absolute, symlinks resolved
 	ReadableDirs                  []string       // outside the workspace, readable without asking
+	ResultsDir                    func() string  // the session's stored results, readable without asking (not other sessions')
 	AddDirs                       []string       // treated as part of the workspace
 	Home                          string         // for ~ and the shell start-up files; "" is $HOME
 	TempDir                       string         // the sandbox's, which commands may name
@@ -80,6 +81,7 @@ func NewPermissions(cfg PermissionConfig) (*Permissions, error) {
 		dirs[i] = resolve(dirs[i])
 	}
 	p.readableDirs, p.addDirs = dirs[:len(cfg.ReadableDirs):len(cfg.ReadableDirs)], dirs[len(cfg.ReadableDirs):]
+	p.resultsDir = cfg.ResultsDir
 	sets := withFlagRules(cfg.Settings, cfg.AllowedTools, cfg.DisallowedTools)
 	for _, file := range slices.DeleteFunc([]string{p.projectFile, p.userFile}, func(f string) bool { return f == "" }) {
 		rf, err := readRuleFile(file)
@@ -125,13 +127,16 @@ func readRuleFile(file string) (ruleFile, error) {
 	return rf, nil
 }
 
-// ReadDenyFolders are the folders outside the workspace Read deny rules name.
-func ReadDenyFolders(sets []RuleSet, disallowed []string, workspace, home string) []string {
+// DenyFolders are the folders, not holding the workspace, that Read deny
+// rules name (or, with write, Edit and Write deny rules): the sandbox
+// enforces them on commands, which the check cannot always follow.
+func DenyFolders(sets []RuleSet, disallowed []string, workspace, home string, write bool) []string {
+	tool, access := map[bool]string{false: "read_file", true: "write_file"}[write], map[bool]Access{false: AccessRead, true: AccessWrite}[write]
 	var out []string
 	for _, set := range withFlagRules(sets, nil, disallowed) {
 		rules, _ := parseRules(set.Deny, set.Source, set.Project)
 		for _, r := range rules {
-			if folder := globFolder(r.pathGlob(workspace, home)); r.Spec != "" && (r.Tool == readAlias || r.Tool == "read_file") && !within(folder, workspace) {
+			if folder := globFolder(r.pathGlob(workspace, home)); r.Spec != "" && r.matchesTool(tool, access) && !within(folder, workspace) {
 				out = append(out, folder)
 			}
 		}
@@ -164,6 +169,15 @@ func (p *Permissions) Mode() PermissionMode {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.mode
+}
+
+// SetAutoAllow lets sandboxed commands run without asking, but those that
+// destroy work, leave the sandbox or meet an ask rule (on: the sandbox
+// holds every guarantee), or makes them ask as the rules say.
+func (p *Permissions) SetAutoAllow(on bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.autoAllow = on
 }
 
 // SetMode switches the permission mode, as the UI does when the user asks.

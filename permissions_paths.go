@@ -86,12 +86,9 @@ func (p *Permissions) protectedReason(req PermissionRequest, t target) string {
 		return ""
 	}
 	for _, path := range []string{pt.abs, pt.lexical} {
-		for _, elem := range strings.Split(path, "/") {
-			switch strings.ToLower(elem) { // one name on case-insensitive file systems
-			case ".git", ".minicode", ".claude":
-				return fmt.Sprintf("%s is inside %s, which is protected: changes there always ask", path, elem)
-			case ".mcp.json", "agents.md", "claude.md", "claude.local.md", "mini.md":
-				return fmt.Sprintf("%s configures or instructs agents, so changing it always asks", path)
+		for _, elem := range strings.Split(path, "/") { // the sandbox's list; in any letter case, as case-insensitive file systems take them
+			if slices.ContainsFunc(protectedNames(), func(name string) bool { return strings.EqualFold(name, elem) }) {
+				return fmt.Sprintf("%s is protected (%s configures git, agents or editors): changes there always ask", path, elem)
 			}
 		}
 		if dir := filepath.Dir(p.userFile); p.userFile != "" && within(dir, path) {
@@ -119,14 +116,24 @@ func (p *Permissions) pathDefault(req PermissionRequest, t pathTarget) Decision 
 	case t.write:
 		d.Reason = "edits need approval in " + string(p.mode) + " mode"
 		d.Hint = "rerun with --permission-mode acceptEdits or " + strings.TrimPrefix(flagHint(editAlias, p.relGlob(t.abs)), "rerun with ")
-	case !t.inside && (t.dir || !slices.ContainsFunc(p.readableDirs, func(dir string) bool { return within(dir, t.abs) })):
-		d.Reason = "reaches outside the workspace: " + t.abs // readable folders' files only: the results folder holds every session's
+	case !t.inside && (t.dir || !slices.ContainsFunc(p.readable(), func(dir string) bool { return within(dir, t.abs) })):
+		d.Reason = "reaches outside the workspace: " + t.abs // readable folders' files only, not their lists
 	case t.links > 1:
 		d.Reason = fmt.Sprintf("%s has %d hard links, so it may be a file outside the workspace", t.abs, t.links)
 	default:
 		return Decision{Verdict: VerdictAllow}
 	}
 	return d
+}
+
+// readable are the folders outside the workspace whose files are read
+// without asking: the skills' and this session's stored results.
+func (p *Permissions) readable() []string {
+	if p.resultsDir == nil || p.resultsDir() == "" {
+		return p.readableDirs
+	}
+	results, _ := resolveExisting(p.resultsDir())
+	return append(slices.Clip(p.readableDirs), cmp.Or(results, p.resultsDir()))
 }
 
 // within reports whether the clean absolute path is dir or lies below it.

@@ -317,14 +317,19 @@ func TestWarnUnknownTools(t *testing.T) {
 	}
 }
 
-// TestReadDenyFolders checks which Read deny rules the sandbox enforces.
-func TestReadDenyFolders(t *testing.T) {
+// TestDenyFolders checks which Read, Edit and Write deny rules the sandbox enforces.
+func TestDenyFolders(t *testing.T) {
 	t.Parallel()
-	sets := []RuleSet{{Source: "/p/.claude/settings.json", Project: "/p", Deny: []string{"Read(./secrets/**)", "Read(*.env)", "Read(~/.kube/**)", "Edit(./x)", "Bash(curl:*)", "Read"}}}
-	got := ReadDenyFolders(sets, []string{"Read(//etc/shadow),read_file(/srv/keys/*.pem)"}, "/p", "/home/u")
-	want := []string{"/p/secrets", "/home/u/.kube", "/etc/shadow", "/srv/keys"}
-	if strings.Join(got, " ") != strings.Join(want, " ") {
-		t.Errorf("ReadDenyFolders = %q, want %q", got, want)
+	sets := []RuleSet{{Source: "/p/.claude/settings.json", Project: "/p", Deny: []string{"Read(./secrets/**)", "Read(*.env)", "Read(~/.kube/**)",
+		"Edit(./x)", "Edit(./y/**)", "Write(./docs/*.md)", "edit_file(**/*.go)", "Bash(curl:*)", "Read"}}}
+	for _, tc := range []struct {
+		write bool
+		want  []string
+	}{{false, []string{"/p/secrets", "/home/u/.kube", "/etc/shadow", "/srv/keys"}}, {true, []string{"/p/y", "/p/docs", "/srv/out"}}} {
+		got := DenyFolders(sets, []string{"Read(//etc/shadow),read_file(/srv/keys/*.pem),Edit(//srv/out/**)"}, "/p", "/home/u", tc.write)
+		if strings.Join(got, " ") != strings.Join(tc.want, " ") {
+			t.Errorf("DenyFolders(write %v) = %q, want %q", tc.write, got, tc.want)
+		}
 	}
 }
 

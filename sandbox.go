@@ -21,6 +21,8 @@ type SandboxSettings struct {
 	AllowWrite []string `json:"allowWrite,omitempty"` // more folders commands may write
 	DenyRead   []string `json:"denyRead,omitempty"`   // more paths commands may not read
 	PassEnv    []string `json:"passEnv,omitempty"`    // credential variables commands still get
+	// AutoAllowBashIfSandboxed runs sandboxed commands without asking, as in Claude Code.
+	AutoAllowBashIfSandboxed bool `json:"autoAllowBashIfSandboxed,omitempty"`
 }
 
 // SandboxConfig is what a session's sandbox is made from.

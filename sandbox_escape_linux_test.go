@@ -243,16 +243,6 @@ mkdir -p .idea && echo planted > .idea/workspace.xml
 	})
 }
 
-// readFileString reads a file, failing the test when it cannot.
-func readFileString(t *testing.T, path string) string {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(data)
-}
-
 // TestSandboxMakesNoDevices tries to make character and block devices, by
 // mknod and from python: each is refused; a fifo, which reaches nothing,
 // can still be made.
@@ -266,6 +256,32 @@ mkfifo fifo && echo FIFO-OK`), "\n")
 		for _, name := range []string{"null", "loop", "zero"} {
 			if _, err := os.Lstat(filepath.Join(r.ws, name)); err == nil {
 				t.Errorf("the device %s was made: %s", name, out)
+			}
+		}
+	})
+}
+
+// TestSandboxEnforcesEditDenyRules denies Edit of docs/ and Write of gen/
+// and, in bypass mode, has a script write there by means the command
+// check cannot see: the existing folder is read-only, the new one is
+// removed, and the rest of the workspace stays writable.
+func TestSandboxEnforcesEditDenyRules(t *testing.T) {
+	t.Parallel()
+	forEachUser(t, func(t *testing.T, r *escapeRun) {
+		writeTree(t, r.minicodeHome, map[string]string{"settings.json": `{"permissions": {"deny": ["Edit(./docs/**)", "Write(./gen/**)"]}}`})
+		writeTree(t, r.ws, map[string]string{"docs/guide.md": "ORIGINAL\n", "attack.sh": `echo planted >> docs/guide.md
+python3 -c 'open("docs/new.md", "w").write("planted")'
+mkdir gen && echo planted > gen/out.txt
+echo fine > ok.txt && echo WROTE-OK`})
+		r.chown(t)
+		out := strings.Join(r.minicode(t, nil, "bash attack.sh"), "\n")
+		mustContain(t, out, "WROTE-OK", "Read-only file system", "gen")
+		if got := readFileString(t, filepath.Join(r.ws, "docs", "guide.md")); got != "ORIGINAL\n" {
+			t.Errorf("docs/guide.md = %q", got)
+		}
+		for _, planted := range []string{"docs/new.md", "gen"} {
+			if _, err := os.Lstat(filepath.Join(r.ws, planted)); err == nil {
+				t.Errorf("%s exists: %s", planted, out)
 			}
 		}
 	})

@@ -5,8 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
+	"runtime"
 	"strings"
+	"sync"
 	"syscall"
 	"unsafe"
 )
@@ -44,13 +45,15 @@ func (sv *supervisorState) setup() sandboxReport {
 	if sv.filter, err = seccompProgram(!sv.plan.Network && sv.plan.Flags&syscall.CLONE_NEWNET == 0); err != nil {
 		r.Lost[layerSeccomp] = err.Error()
 	}
-	probe := exec.Command(sv.plan.Shell, "-c", ":")
-	probe.SysProcAttr = &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWPID}
-	if err := sv.fork("", probe); err != nil {
-		r.Lost[layerNestedPID] = err.Error()
-	} else {
-		sv.nestedPID = probe.Wait() == nil
+	probe := make(chan error)
+	go func() {
+		runtime.LockOSThread() // never unlocked: the thread, whose children would be in the new namespace, ends
+		probe <- syscall.Unshare(syscall.CLONE_NEWPID)
+	}()
+	if err := <-probe; err != nil {
+		r.Lost[layerNestedPID] = "making a PID namespace: " + err.Error()
 	}
+	sv.nestedPID = r.Lost[layerNestedPID] == ""
 	return r
 }
 
@@ -109,29 +112,35 @@ func protectPaths(anchors, paths []string) error {
 // shared cache stays read-only and a private folder takes the writes. It
 // returns the folders commands may write.
 func (sv *supervisorState) mountCaches(r *sandboxReport, mounts bool) (write []string) {
-	var errs []error
-	for _, c := range sv.plan.Caches {
-		err := errors.New("no mount namespace")
+	errs := make([]error, len(sv.plan.Caches))
+	var wg sync.WaitGroup
+	for i, c := range sv.plan.Caches { // at once: each overlay takes milliseconds to mount
+		errs[i] = errors.New("no mount namespace")
 		if mounts && strings.ContainsAny(c.Path+c.Upper, ",:\\") {
-			err = errors.New("a comma, colon or backslash in the path")
+			errs[i] = errors.New("a comma, colon or backslash in the path")
 		} else if mounts {
 			opts := "lowerdir=" + c.Path + ",upperdir=" + c.Upper + ",workdir=" + c.Work
 			if sv.plan.Flags&syscall.CLONE_NEWUSER != 0 {
 				opts += ",userxattr" // trusted.* attributes need root outside
 			}
-			err = errors.Join(os.MkdirAll(c.Upper, 0o700), os.MkdirAll(c.Work, 0o700))
-			if err == nil {
-				err = syscall.Mount("overlay", c.Path, "overlay", syscall.MS_NOSUID|syscall.MS_NODEV, opts)
-			}
+			wg.Go(func() {
+				if errs[i] = errors.Join(os.MkdirAll(c.Upper, 0o700), os.MkdirAll(c.Work, 0o700)); errs[i] == nil {
+					errs[i] = syscall.Mount("overlay", c.Path, "overlay", syscall.MS_NOSUID|syscall.MS_NODEV, opts)
+				}
+			})
 		}
-		if err == nil {
+	}
+	wg.Wait()
+	var lost []error
+	for i, c := range sv.plan.Caches {
+		if errs[i] == nil {
 			write = append(write, c.Path)
-		} else if errs = append(errs, fmt.Errorf("%s: %w", c.Path, err)); os.MkdirAll(c.Private, 0o700) == nil {
+		} else if lost = append(lost, fmt.Errorf("%s: %w", c.Path, errs[i])); os.MkdirAll(c.Private, 0o700) == nil {
 			r.Fallback, write = append(r.Fallback, c.Path), append(write, c.Private)
 		}
 	}
-	if errs != nil {
-		r.Lost[layerCaches] = errors.Join(errs...).Error()
+	if lost != nil {
+		r.Lost[layerCaches] = errors.Join(lost...).Error()
 	}
 	return write
 }

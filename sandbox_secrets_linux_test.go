@@ -78,3 +78,19 @@ func TestSandboxCachesStayPrivate(t *testing.T) {
 		}
 	})
 }
+
+// TestStoredResultsOfOtherSessionsAsk reads stored tool results with
+// read_file: this session's are read without asking, another session's
+// ask (and in -p are denied).
+func TestStoredResultsOfOtherSessionsAsk(t *testing.T) {
+	t.Parallel()
+	r := newEscapeRun(t, sandboxUser{"uid", os.Getuid()})
+	own, other := "5e55e55e-0000-4000-8000-000000000000", "0a1b2c3d-0000-4000-8000-000000000000"
+	r.args = []string{"--session-id", own, "--permission-mode", "default"}
+	writeTree(t, r.minicodeHome, map[string]string{"tool-results/" + own + "/r.txt": "OWN-RESULT\n", "tool-results/" + other + "/r.txt": "OTHER-RESULT\n"})
+	results := r.minicodeCalls(t, map[string]any{"name": "read_file", "input": map[string]any{"path": filepath.Join(r.minicodeHome, "tool-results", own, "r.txt")}},
+		map[string]any{"name": "read_file", "input": map[string]any{"path": filepath.Join(r.minicodeHome, "tool-results", other, "r.txt")}})
+	if len(results) != 2 || !strings.Contains(results[0], "OWN-RESULT") || strings.Contains(results[1], "OTHER-RESULT") || !strings.Contains(results[1], "permission") {
+		t.Errorf("results = %q, want this session's read and the other's denied", results)
+	}
+}

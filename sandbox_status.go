@@ -80,17 +80,26 @@ func (s *Sandbox) Status() string {
 		}
 		return "no sandbox (" + reason + "): commands are limited by the permission check alone"
 	}
+	lost := s.lost()
+	if lost != nil {
+		return "sandboxed, with guarantees lost: " + strings.Join(lost, "; ") + " (minicode sandbox tells why)"
+	}
+	return fmt.Sprintf("sandboxed: Landlock ABI %d, seccomp, user, mount, PID, network and IPC namespaces; every guarantee holds", s.report.ABI)
+}
+
+// lost lists the guarantees lost, each with what it lacks.
+func (s *Sandbox) lost() []string {
 	var lost []string
 	for _, g := range sandboxGuarantees(s.network) {
 		if ok, why := s.held(g); !ok {
 			lost = append(lost, why)
 		}
 	}
-	if lost != nil {
-		return "sandboxed, with guarantees lost: " + strings.Join(lost, "; ") + " (minicode sandbox tells why)"
-	}
-	return fmt.Sprintf("sandboxed: Landlock ABI %d, seccomp, user, mount, PID, network and IPC namespaces; every guarantee holds", s.report.ABI)
+	return lost
 }
+
+// Holds reports whether commands run in the sandbox and every guarantee holds.
+func (s *Sandbox) Holds() bool { return s.Sandboxed() && s.lost() == nil }
 
 // Describe lists each layer and each guarantee as held or lost: the text
 // of minicode sandbox and /sandbox.

@@ -128,11 +128,12 @@ func socketPair() (*net.UnixConn, *os.File, error) {
 	return c.(*net.UnixConn), remote, nil
 }
 
-// close ends the supervisor and waits until it and every process in its
-// namespaces are gone.
+// close ends the supervisor, and with it every process in its PID
+// namespace; the kernel tears the namespaces down meanwhile.
 func (sv *supervisor) close() {
 	sv.conn.Close()
-	sv.cmd.Wait()
+	sv.cmd.Process.Kill()
+	go sv.cmd.Wait()
 }
 
 // start runs a command in the sandbox with env: the supervisor forks it,

@@ -423,3 +423,75 @@ func TestSandboxCommandListsLayers(t *testing.T) {
 		t.Errorf("minicode sandbox a b: exit %d, stderr %q", r.code, r.stderr)
 	}
 }
+
+// TestAutoAllowBashIfSandboxed decides commands with auto-allow on and off:
+// on, a sandboxed command runs without asking, but one that destroys
+// work, leaves the sandbox, names a protected path or meets an ask or
+// deny rule does not.
+func TestAutoAllowBashIfSandboxed(t *testing.T) {
+	t.Parallel()
+	ws := t.TempDir()
+	unsandboxed := runReq("make release")
+	unsandboxed.Unsandboxed = "the release needs the network"
+	for _, tc := range []struct {
+		name string
+		auto bool
+		req  PermissionRequest
+		want Verdict
+	}{
+		{"a command, auto-allow off", false, runReq("go test ./..."), VerdictAsk},
+		{"a command", true, runReq("go test ./... && cat /etc/hosts"), VerdictAllow},
+		{"a pattern the check cannot follow", true, runReq("python3 -c 'print(1)' > out.txt"), VerdictAllow},
+		{"destroys work", true, runReq("rm -rf build"), VerdictAsk},
+		{"leaves the sandbox", true, unsandboxed, VerdictAsk},
+		{"names a protected path", true, runReq("echo x > .mcp.json"), VerdictAsk},
+		{"an ask rule", true, runReq("git push"), VerdictAsk},
+		{"a deny rule", true, runReq("curl example.com"), VerdictDeny},
+		{"not a command", true, editReq("main.go"), VerdictAsk},
+	} {
+		p, err := NewPermissions(PermissionConfig{Workspace: ws, Settings: []RuleSet{{Source: "settings.json", Ask: []string{"Bash(git push:*)"},
+			Deny: []string{"Bash(curl:*)"}}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.SetAutoAllow(tc.auto)
+		if d := p.decide(tc.req); d.Verdict != tc.want {
+			t.Errorf("%s: %s, want %s (%s)", tc.name, verdictNames[d.Verdict], verdictNames[tc.want], d.Reason)
+		}
+	}
+}
+
+// TestSandboxModeCommand runs /sandbox in line mode: it shows the layers
+// and the mode, /sandbox auto saves the setting in the workspace's local
+// settings (and a later -p run obeys it from the user's settings), and a
+// command then runs without asking.
+func TestSandboxModeCommand(t *testing.T) {
+	t.Parallel()
+	tr := newSandboxTree(t)
+	home := t.TempDir()
+	r := runMinicode(t, []string{"MINICODE_HOME=" + home}, "/sandbox\n/sandbox auto\n/sandbox bogus\n", "--provider", "mock", "--workspace", tr.ws)
+	mustContain(t, r.stdout, "Layers:", "Mode: regular permissions", "Mode: auto-allow", `/sandbox takes auto or regular, not "bogus"`)
+	if got := readFileString(t, filepath.Join(tr.ws, ".claude", "settings.local.json")); !strings.Contains(got, `"autoAllowBashIfSandboxed": true`) {
+		t.Errorf("settings.local.json = %q", got)
+	}
+	writeFile(t, filepath.Join(home, "settings.json"), `{"sandbox": {"autoAllowBashIfSandboxed": true}}`)
+	script := writeScript(t, `[{"tool_calls":[{"id":"t1","name":"run_command","input":{"command":"echo ran > ran.txt"}}]},
+		{"tool_calls":[{"id":"t2","name":"run_command","input":{"command":"rm -rf src"}}]},{"text":"done"}]`)
+	r = runMinicode(t, []string{"MINICODE_HOME=" + home}, "", "-p", "go", "--provider", "mock", "--mock-script", script, "--workspace", tr.ws)
+	if _, err := os.Stat(filepath.Join(tr.ws, "ran.txt")); err != nil {
+		t.Errorf("the sandboxed command asked under auto-allow: %s", r.stdout)
+	}
+	if _, err := os.Stat(filepath.Join(tr.ws, "src")); err != nil {
+		t.Errorf("rm -rf ran without asking under auto-allow: %s", r.stdout)
+	}
+}
+
+// readFileString reads a file, failing the test when it cannot.
+func readFileString(t *testing.T, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}

@@ -1,0 +1,43 @@
+package main
+
+import (
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestSandboxBuilds runs go test, npm test and pytest of a small project
+// in the sandbox, as root and as uid 65534, with a fresh HOME: the caches
+// the tools need are made, and the builds pass.
+func TestSandboxBuilds(t *testing.T) {
+	t.Parallel()
+	projects := []struct {
+		name, command, needs string // needs: the shell check that the tool is there
+		files                map[string]string
+	}{
+		{"go", "go test ./...", "command -v go", map[string]string{"go.mod": "module example.com/p\n\ngo 1.21\n", "p.go": "package p\n\nfunc Add(a, b int) int { return a + b }\n",
+			"p_test.go": "package p\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n\tif Add(2, 3) != 5 {\n\t\tt.Fatal(\"sum\")\n\t}\n}\n"}},
+		{"npm", "npm test", "command -v npm", map[string]string{"package.json": `{"name": "p", "version": "1.0.0", "scripts": {"test": "node test.js"}}`,
+			"test.js": "const assert = require('assert'); assert.strictEqual(2 + 3, 5); console.log('npm tests passed');\n"}},
+		{"pytest", "python3 -m pytest -q", "python3 -c 'import pytest'", map[string]string{"test_p.py": "def test_add():\n    assert 2 + 3 == 5\n"}},
+	}
+	for _, p := range projects {
+		t.Run(p.name, func(t *testing.T) {
+			t.Parallel()
+			check := exec.Command("bash", "-c", p.needs)
+			if check.Env = []string{"PATH=" + escapePath}; check.Run() != nil {
+				t.Skipf("%s fails: not installed (pytest: apt-get install python3-pytest)", p.needs)
+			}
+			forEachUser(t, func(t *testing.T, r *escapeRun) {
+				sub := filepath.Join(r.ws, p.name)
+				writeTree(t, sub, p.files)
+				r.chown(t)
+				out := strings.Join(r.minicode(t, nil, "cd "+p.name+" && "+p.command), "\n")
+				if !strings.Contains(out, "Exit code: 0") {
+					t.Errorf("%s failed in the sandbox: %s", p.command, out)
+				}
+			})
+		})
+	}
+}
