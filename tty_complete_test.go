@@ -27,8 +27,8 @@ func TestCompletionMenu(t *testing.T) {
 	}{
 		{"/he<tab>", "/help ", ""},
 		{"/st<enter>", "", ""}, // completed and sent
-		{"/s", "/s", "> /status|  /skills|  /snip"},
-		{"/s<down><tab>", "/skills ", ""},
+		{"/s", "/s", "> /status|  /sandbox|  /skills|  /snip"},
+		{"/s<down><tab>", "/sandbox ", ""},
 		{"/permissions acc<tab>", "/permissions acceptEdits ", ""},
 		{"read @ma<tab>", "read @main", "> @main.go|  @main_test.go"},
 		{"read @ma<tab>_<tab>", "read @main_test.go ", ""},
