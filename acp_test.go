@@ -538,9 +538,22 @@ func TestACPSessionMCPServersAndCommands(t *testing.T) {
 // BenchmarkACPFirstChunk measures, for a fresh `minicode acp` against the
 // scripted model, the time from sending initialize to reading the first
 // agent_message_chunk (ms/first-chunk), through session/new and session/prompt,
-// and the CPU time of the whole process, start and exit included (ms-cpu/run).
+// and the CPU time of the whole process and its children, start and exit
+// included (ms-cpu/run); with the command sandbox, and with it turned off in
+// the user's settings, to show what starting it costs a session.
 func BenchmarkACPFirstChunk(b *testing.B) {
-	bin, home := minicodeBinary(b), b.TempDir()
+	for _, settings := range []string{`{}`, `{"sandbox":{"enabled":false}}`} {
+		b.Run(map[string]string{`{}`: "sandbox", `{"sandbox":{"enabled":false}}`: "no-sandbox"}[settings], func(b *testing.B) {
+			home := b.TempDir()
+			os.WriteFile(filepath.Join(home, "settings.json"), []byte(settings), 0o644)
+			acpFirstChunk(b, home)
+		})
+	}
+}
+
+// acpFirstChunk runs BenchmarkACPFirstChunk's loop with MINICODE_HOME home, in an empty workspace.
+func acpFirstChunk(b *testing.B, home string) {
+	bin, ws := minicodeBinary(b), b.TempDir()
 	script := filepath.Join(home, "script.json")
 	os.WriteFile(script, []byte(`[{"text":"Hello from the scripted model."}]`), 0o644)
 	var total, cpu time.Duration
@@ -554,7 +567,7 @@ func BenchmarkACPFirstChunk(b *testing.B) {
 		}
 		start := time.Now()
 		fmt.Fprintf(stdin, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}`+"\n"+
-			`{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":%q,"mcpServers":[]}}`+"\n", home)
+			`{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":%q,"mcpServers":[]}}`+"\n", ws)
 		lines := bufio.NewScanner(stdout)
 		for lines.Scan() {
 			line := lines.Text()
