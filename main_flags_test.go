@@ -190,3 +190,45 @@ func TestAddDirAndDontAsk(t *testing.T) {
 		}
 	}
 }
+
+func TestSessionFlags(t *testing.T) {
+	id := "0b6c3c1e-8a8f-4e36-9d4e-5d8c2a6f1e00"
+	tests := []struct {
+		args    []string
+		want    Options
+		wantErr string
+	}{
+		{[]string{"--resume", id}, Options{Resume: id}, ""},
+		{[]string{"--resume=" + id}, Options{Resume: id}, ""},
+		{[]string{"-r", id, "-p", "next step"}, Options{Resume: id, Print: true, Task: "next step"}, ""},
+		{[]string{"--resume"}, Options{ResumePick: true}, ""},
+		{[]string{"--resume", "-p", "fix the bug"}, Options{ResumePick: true, Print: true, Task: "fix the bug"}, ""},
+		{[]string{"-p", "--resume", "fix the bug"}, Options{ResumePick: true, Print: true, Task: "fix the bug"}, ""},
+		{[]string{"-c", "-p", "go on"}, Options{Continue: true, Print: true, Task: "go on"}, ""},
+		{[]string{"--continue", "--fork-session"}, Options{Continue: true, ForkSession: true}, ""},
+		{[]string{"--resume", id, "--fork-session", "--session-id", id}, Options{Resume: id, ForkSession: true, SessionID: id}, ""},
+		{[]string{"--session-id", id}, Options{SessionID: id}, ""},
+		{[]string{"--session-id", "abc"}, Options{}, "must be a UUID"},
+		{[]string{"--fork-session"}, Options{}, "needs --continue or --resume"},
+		{[]string{"-c", "--resume", id}, Options{}, "either --continue or --resume"},
+		{[]string{"--resume", id, "--session-id", id}, Options{}, "needs --fork-session"},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			got, _, err := parseFlags(tt.args, &strings.Builder{})
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Errorf("error = %v, want one containing %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			got.OutputFormat = ""
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("options = %+v, want %+v", got, tt.want)
+			}
+		})
+	}
+}

@@ -286,23 +286,6 @@ func TestAnthropicErrorEvent(t *testing.T) {
 	}
 }
 
-// TestToolInput checks how streamed arguments become a tool input.
-func TestToolInput(t *testing.T) {
-	t.Parallel()
-	tests := []struct{ raw, want string }{
-		{"", `{}`},
-		{"  \n", `{}`},
-		{`{"a": 1}`, `{"a": 1}`},
-		{` {"a":1} `, `{"a":1}`},
-		{`{"a": `, `"{\"a\": "`},
-	}
-	for _, tt := range tests {
-		if got := string(toolInput(tt.raw)); got != tt.want {
-			t.Errorf("toolInput(%q) = %q, want %q", tt.raw, got, tt.want)
-		}
-	}
-}
-
 // TestAnthropicThinkingBudget checks that extended thinking is asked for
 // with its budget_tokens, and that max_tokens leaves room for the answer.
 func TestAnthropicThinkingBudget(t *testing.T) {
