@@ -208,8 +208,8 @@ func TestACPTurnReadsEditsAndRunsCommands(t *testing.T) {
 			script := writeScript(t, "["+strings.Join([]string{
 				`{"thinking":"Look first.","text":"Reading.","tool_calls":[{"id":"r1","name":"read_file","input":{"path":"a.txt"}}]}`,
 				`{"tool_calls":[{"id":"e1","name":"edit_file","input":{"path":"a.txt","old_string":"world","new_string":"there"}}]}`,
-				`{"tool_calls":[{"id":"c1","name":"run_command","input":{"command":"echo ran"}}]}`,
-				`{"tool_calls":[{"id":"c2","name":"run_command","input":{"command":"echo never"}}]}`,
+				`{"tool_calls":[{"id":"c1","name":"run_command","input":{"command":"touch made && echo ran"}}]}`,
+				`{"tool_calls":[{"id":"c2","name":"run_command","input":{"command":"touch never"}}]}`,
 				`{"text":"All done."}`}, ",")+"]")
 			c := startACP(t, nil, "--mock-script", script)
 			file := filepath.Join(c.ws, "a.txt")
@@ -267,7 +267,7 @@ func TestACPTurnReadsEditsAndRunsCommands(t *testing.T) {
 				t.Errorf("disk %q, buffer %q: the edit must land in the editor when it offers files, else on disk", disk, answers.buffers[file])
 			}
 			ran := updatesOf(updates, "tool_call", "c1")[0]
-			if ran["kind"] != "execute" || ran["title"] != "`echo ran`" || !strings.Contains(jsonText(updatesOf(updates, "tool_call_update", "c1")[0]["content"]), "ran") {
+			if ran["kind"] != "execute" || ran["title"] != "`touch made && echo ran`" || !strings.Contains(jsonText(updatesOf(updates, "tool_call_update", "c1")[0]["content"]), "ran") {
 				t.Errorf("command %v: want its output as text", ran)
 			}
 			if got := updatesOf(updates, "tool_call_update", "c2")[0]; got["status"] != "failed" || !strings.Contains(jsonText(got["content"]), "rejected run_command") {
@@ -339,7 +339,7 @@ func resolvedPath(t *testing.T, path string) string {
 // question unanswered and cancels the turn: minicode withdraws the request,
 // the prompt answers cancelled, and the call has its result in the journal.
 func TestACPUnansweredQuestionIsCancelledWithTheTurn(t *testing.T) {
-	script := writeScript(t, `[{"tool_calls":[{"id":"c1","name":"run_command","input":{"command":"echo hi"}}]}, {"text":"unused"}]`)
+	script := writeScript(t, `[{"tool_calls":[{"id":"c1","name":"run_command","input":{"command":"touch hi"}}]}, {"text":"unused"}]`)
 	c := startACP(t, nil, "--mock-script", script)
 	session := c.open(false)
 	id := c.request("session/prompt", map[string]any{"sessionId": session, "prompt": []any{map[string]string{"type": "text", "text": "run it"}}})
@@ -378,7 +378,7 @@ func TestACPUnansweredQuestionIsCancelledWithTheTurn(t *testing.T) {
 // question is open: minicode exits 0, and `minicode --resume` sends the
 // model the call with a result.
 func TestACPDisconnectMidTurnLeavesTheJournalComplete(t *testing.T) {
-	script := writeScript(t, `[{"tool_calls":[{"id":"c1","name":"run_command","input":{"command":"echo hi"}}]}]`)
+	script := writeScript(t, `[{"tool_calls":[{"id":"c1","name":"run_command","input":{"command":"touch hi"}}]}]`)
 	c := startACP(t, nil, "--mock-script", script)
 	session := c.open(false)
 	c.request("session/prompt", map[string]any{"sessionId": session, "prompt": []any{map[string]string{"type": "text", "text": "run it"}}})

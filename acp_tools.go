@@ -36,11 +36,12 @@ type acpDiff struct {
 }
 
 // toolCall is the tool_call update announcing a call: a title a person
-// reads (the command, the task, or what it does to what) and its file.
+// reads (the command, the task, what it does to what, or else the tool's
+// name as Claude Code's, which editors know) and its file.
 func (s *acpSession) toolCall(call Block) map[string]any {
 	var in acpToolInput
 	json.Unmarshal(call.Input, &in) // a call with bad input gets a bare title
-	title, target := call.Name, cmp.Or(in.Pattern, in.URL, in.Query, in.Name, in.Path)
+	title, target := claudeName(call.Name), cmp.Or(in.Pattern, in.URL, in.Query, in.Name, in.Path)
 	if verb := acpTools[call.Name].verb; verb != "" && target != "" {
 		title = verb + " " + target
 	} else if in.Command != "" {

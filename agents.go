@@ -168,6 +168,9 @@ func (s *Subagents) run(ctx context.Context, env *ToolEnv, name, prompt string) 
 	if s.Checkpoint != nil {
 		defer s.Checkpoint(ctx, def.Name+": "+prompt)()
 	}
+	if v := child.hooks().Run(ctx, HookInput{HookEventName: HookSubagentStart, AgentID: child.AgentID, AgentType: def.Name}); v.Context != "" {
+		prompt += "\n\n" + v.Context
+	}
 	res := child.RunTurn(context.WithValue(ctx, keySubagentDepth, depth), nil, TurnInput{Text: prompt})
 	usage := fmt.Sprintf("[subagent %s: %d steps, %d input and %d output tokens]", def.Name, res.Steps, res.Usage.InputTokens, res.Usage.OutputTokens)
 	switch res.End {
@@ -201,7 +204,7 @@ func (s *Subagents) child(ctx context.Context, env *ToolEnv, def *AgentDef, dept
 		Limits: parent.Limits, Compaction: parent.Compaction, SummaryModel: parent.SummaryModel,
 		Model:    cmp.Or(resolveModelAlias(strings.TrimPrefix(def.Model, "inherit")), turnModel, parent.Model),
 		System:   system,
-		MaxSteps: cmp.Or(s.MaxSteps, defaultSubagentSteps), Depth: depth,
+		MaxSteps: cmp.Or(s.MaxSteps, defaultSubagentSteps), Depth: depth, AgentID: parentCall, AgentType: def.Name,
 		Emit:    tagged(parent.Emit, parentCall),
 		Journal: tagged(parent.Journal, parentCall),
 	}

@@ -131,8 +131,8 @@ func newApp(ctx context.Context, opts Options, stdin io.Reader, stdout, stderr i
 	if app.Sandbox, err = app.newSandbox(dirs); err != nil {
 		return nil, err
 	}
-	app.Env.Hooks = &Hooks{Config: app.Settings.Hooks, SessionID: app.Session.ID, Workspace: app.Workspace,
-		Transcript: app.Session.Path, Notice: app.notice}
+	app.Env.Hooks = &Hooks{Config: map[bool]HookSettings{false: app.Settings.Hooks}[app.Settings.DisableAllHooks], SessionID: app.Session.ID, Workspace: app.Workspace,
+		Transcript: app.Session.Path, Notice: app.notice, Mode: func() PermissionMode { return app.Perms.Mode() }}
 	if app.Perms, err = app.newPermissions(dirs); err != nil {
 		return nil, err
 	}
@@ -300,9 +300,16 @@ func (app *App) debugf(format string, args ...any) {
 	}
 }
 
-// Ask runs the Notification hooks, then puts a permission question through the interface in use.
+// Ask runs the PermissionRequest hooks, which may answer for the user, then
+// the Notification hooks, and puts the question through the interface in use.
 func (app *App) Ask(ctx context.Context, p Prompt) (Answer, error) {
-	app.Env.Hooks.Run(ctx, HookInput{HookEventName: HookNotification, Message: "minicode needs your permission: " + p.Title})
+	switch v := app.Env.Hooks.Run(ctx, HookInput{HookEventName: HookPermissionRequest, ToolName: p.Request.Tool, ToolInput: p.Request.Input}); {
+	case v.Block:
+		return Answer{Choice: ChoiceDenyGuidance, Guidance: v.Reason}, nil
+	case v.Permission == "allow":
+		return Answer{Choice: ChoiceAllowOnce, Input: string(minicodeInput(p.Request.Tool, v.Input))}, nil
+	}
+	app.Env.Hooks.Run(ctx, HookInput{HookEventName: HookNotification, NotificationType: "permission_prompt", Message: "minicode needs your permission: " + p.Title})
 	return app.asker.Ask(ctx, p)
 }
 

@@ -135,7 +135,7 @@ func (app *App) resultOf(res TurnResult, structured json.RawMessage, meter *mete
 		r.Subtype = "error_max_budget_usd"
 	case res.End == EndMaxSteps:
 		r.Subtype = "error_max_turns"
-	case res.End != EndFinal && res.End != EndAskUser:
+	case res.End != EndFinal && res.End != EndAskUser && res.End != EndBlocked: // a hook's stop is a success, as in Claude Code
 		r.Subtype = "error_during_execution"
 	case app.structured != nil && structured == nil:
 		r.Subtype, res.Text = "error_max_structured_output_retries", "the model did not deliver its answer through structured_output"

@@ -35,9 +35,7 @@ func fieldPaths(prefix string, v any, out map[string]bool) {
 				path = "modelUsage.MODEL"
 			}
 			out[path] = true
-			if k != "input" { // a tool's input follows the tool's own schema
-				fieldPaths(path, child, out)
-			}
+			fieldPaths(path, child, out) // a tool's input too: programs see Claude Code's keys
 		}
 	case []any:
 		for _, child := range v {

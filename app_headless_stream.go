@@ -73,7 +73,7 @@ func (app *App) initRecord() initRecord {
 		PermissionMode: string(app.Perms.Mode()), APIKeySource: app.apiKeySource(), Sandbox: app.Sandbox.Status(),
 		Tools: []string{}, MCPServers: []map[string]string{}, SlashCommands: []string{}, Skills: app.Skills.Names(), UUID: newSessionID()}
 	for _, t := range app.Registry.Tools() {
-		r.Tools = append(r.Tools, t.Name)
+		r.Tools = append(r.Tools, claudeName(t.Name))
 	}
 	for _, s := range app.MCP.Status() {
 		r.MCPServers = append(r.MCPServers, map[string]string{"name": s.Name, "status": sdkServerStatus(s.State)})
@@ -123,7 +123,10 @@ func (app *App) headlessEvents(meter *meteredProvider) func(Event) {
 		case stream && e.Kind == EventAssistant:
 			_, _, last := meter.totals()
 			msg := assistantMessage{ID: "msg_" + strings.ReplaceAll(newSessionID(), "-", ""), Type: "message", Role: RoleAssistant,
-				Model: cmp.Or(last.Model, app.Agent.Model), Content: e.Message.Content, Usage: last.Usage}
+				Model: cmp.Or(last.Model, app.Agent.Model), Content: append([]Block(nil), e.Message.Content...), Usage: last.Usage}
+			for i, b := range msg.Content { // the calls as Claude Code names them
+				msg.Content[i].Name, msg.Content[i].Input = claudeCall(b.Name, b.Input, app.Workspace)
+			}
 			if last.StopReason != "" {
 				msg.StopReason = &last.StopReason
 			}

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"reflect"
 	"slices"
@@ -164,10 +165,11 @@ func (c *sdkConn) describe() map[string]any {
 	}
 }
 
-// registerHooks adds the program's hook functions, called back with
-// hook_callback and answered as a command hook's JSON output.
+// registerHooks adds the program's hook functions after the settings' hooks,
+// called back with hook_callback and answered as a command hook's JSON output.
 func (c *sdkConn) registerHooks(in initializeRequest) {
-	added := HookSettings{}
+	config := HookSettings{}
+	maps.Copy(config, c.app.Env.Hooks.Config)
 	for event, matchers := range in.Hooks {
 		for _, m := range matchers {
 			hm := HookMatcher{Matcher: m.Matcher, source: "the program's initialize request"}
@@ -187,22 +189,20 @@ func (c *sdkConn) registerHooks(in initializeRequest) {
 				c.app.notice(fmt.Sprintf("%s hook from the program: %v", event, err))
 				continue
 			}
-			added[event] = append(added[event], hm)
+			config[event] = append(slices.Clip(config[event]), hm)
 		}
 	}
-	c.app.Env.Hooks.Config = c.app.Env.Hooks.Config.merge(added)
+	c.app.Env.Hooks.Config = config
 }
 
-// Ask puts a permission question to the program as can_use_tool, which allows (maybe changing the input) or denies.
+// Ask puts a permission question to the program as can_use_tool, in Claude
+// Code's tool names and keys, which allows (maybe changing the input) or denies.
 func (c *sdkConn) Ask(ctx context.Context, p Prompt) (Answer, error) {
-	input := p.Request.Input
-	if len(input) == 0 {
-		input = json.RawMessage("{}")
-	}
-	req := map[string]any{"subtype": "can_use_tool", "tool_name": p.Request.Tool, "input": input,
+	tool, input := claudeCall(p.Request.Tool, json.RawMessage(cmp.Or(string(p.Request.Input), "{}")), c.app.Workspace)
+	req := map[string]any{"subtype": "can_use_tool", "tool_name": tool, "input": input,
 		"tool_use_id": p.Request.ToolUseID, "decision_reason": p.Reason, "title": p.Title,
 		"permission_suggestions": []map[string]any{{"type": "addRules", "behavior": "allow", "destination": "session",
-			"rules": []map[string]any{{"toolName": p.Request.Tool}}}}}
+			"rules": []map[string]any{{"toolName": tool}}}}}
 	if p.Request.Access == AccessRead && len(p.Request.Paths) > 0 {
 		req["blocked_path"] = p.Request.Paths[0]
 	}
@@ -223,7 +223,7 @@ func (c *sdkConn) Ask(ctx context.Context, p Prompt) (Answer, error) {
 	case "allow":
 		a := Answer{Choice: ChoiceAllowOnce}
 		if len(r.UpdatedInput) > 0 && !jsonEqual(r.UpdatedInput, input) {
-			a.Input = string(r.UpdatedInput)
+			a.Input = string(minicodeInput(p.Request.Tool, r.UpdatedInput))
 		}
 		return a, nil
 	case "deny":

@@ -234,12 +234,12 @@ func TestSDKCanUseTool(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			srv, requests := anthropicServer(t, toolThenText("run_command", `{"command":"echo original"}`, "done"))
+			srv, requests := anthropicServer(t, toolThenText("run_command", `{"command":"echo original >/dev/stderr"}`, "done"))
 			p := startSDK(t, srv.URL, "--permission-prompt-tool=stdio", "--max-turns=4")
 			p.user("run it")
 			ask := p.await("can_use_tool", isType("control_request", "can_use_tool"), nil)
 			req := ask["request"].(map[string]any)
-			if req["tool_name"] != "run_command" || req["input"].(map[string]any)["command"] != "echo original" || req["tool_use_id"] != "toolu_1" {
+			if req["tool_name"] != "Bash" || req["input"].(map[string]any)["command"] != "echo original >/dev/stderr" || req["tool_use_id"] != "toolu_1" {
 				t.Fatalf("can_use_tool = %v", req)
 			}
 			p.reply(ask["request_id"].(string), tt.answer)
@@ -292,7 +292,7 @@ func TestSDKInterruptStopsTheCommandAndTheSessionGoesOn(t *testing.T) {
 }
 
 func TestSDKSetPermissionMode(t *testing.T) {
-	srv, requests := anthropicServer(t, toolThenText("run_command", `{"command":"echo hi"}`, "ran"))
+	srv, requests := anthropicServer(t, toolThenText("run_command", `{"command":"touch hi"}`, "ran"))
 	p := startSDK(t, srv.URL, "--permission-prompt-tool=stdio")
 	p.control("m1", map[string]any{"subtype": "set_permission_mode", "mode": "bypassPermissions"})
 	if r := p.await("the refusal", isType("control_response", ""), nil)["response"].(map[string]any); r["subtype"] != "error" {
@@ -340,7 +340,7 @@ func TestSDKHookCallbackBlocksACall(t *testing.T) {
 	call := p.await("hook_callback", isType("control_request", "hook_callback"), nil)
 	req := call["request"].(map[string]any)
 	input := req["input"].(map[string]any)
-	if req["callback_id"] != "hook_0" || input["tool_name"] != "run_command" || input["hook_event_name"] != "PreToolUse" {
+	if req["callback_id"] != "hook_0" || input["tool_name"] != "Bash" || input["hook_event_name"] != "PreToolUse" || input["permission_mode"] != "bypassPermissions" {
 		t.Fatalf("hook_callback = %v", req)
 	}
 	p.reply(call["request_id"].(string), map[string]any{"hookSpecificOutput": map[string]any{
@@ -676,6 +676,54 @@ func TestSDKFirstTurnDoesNotWaitForStdioServers(t *testing.T) {
 	}
 	if res := p.await("the result", isType("result", ""), nil); res["result"] != "hello there" {
 		t.Errorf("result = %v, want the model's answer", res)
+	}
+	p.finish()
+}
+
+// TestSDKSpeaksClaudeCodesToolNames checks the names an application sees:
+// init lists Claude Code's tools, can_use_tool asks about Write with an
+// absolute file_path (and suggests a Write rule), an updatedInput in those
+// keys is translated back, and the assistant line shows the call as Write.
+func TestSDKSpeaksClaudeCodesToolNames(t *testing.T) {
+	srv, _ := anthropicServer(t, toolThenText("write_file", `{"path":"asked.txt","content":"model"}`, "written"))
+	p := startSDK(t, srv.URL, "--permission-prompt-tool=stdio", "--max-turns=4")
+	p.user("write it")
+	var init, assistant map[string]any
+	ask := p.await("can_use_tool", isType("control_request", "can_use_tool"), func(m map[string]any) {
+		switch {
+		case isType("system", "init")(m):
+			init = m
+		case m["type"] == "assistant":
+			assistant = m
+		}
+	})
+	var tools []string
+	for _, name := range init["tools"].([]any) {
+		tools = append(tools, name.(string))
+	}
+	for _, name := range []string{"Bash", "Read", "Write", "Edit", "MultiEdit", "Glob", "Grep", "WebFetch", "WebSearch", "TodoWrite"} {
+		if !slices.Contains(tools, name) || slices.Contains(tools, "read_file") {
+			t.Errorf("init tools %q, want %s and no minicode names", tools, name)
+		}
+	}
+	content, _ := json.Marshal(assistant["message"].(map[string]any)["content"])
+	if want := fmt.Sprintf(`"input":{"content":"model","file_path":%q},"name":"Write"`, filepath.Join(p.ws, "asked.txt")); !strings.Contains(string(content), want) {
+		t.Errorf("assistant content %s, want %s", content, want)
+	}
+	req := ask["request"].(map[string]any)
+	input, _ := json.Marshal(req["input"])
+	suggested, _ := json.Marshal(req["permission_suggestions"])
+	if req["tool_name"] != "Write" || string(input) != fmt.Sprintf(`{"content":"model","file_path":%q}`, filepath.Join(p.ws, "asked.txt")) ||
+		!strings.Contains(string(suggested), `"toolName":"Write"`) {
+		t.Fatalf("can_use_tool = %v", req)
+	}
+	p.reply(ask["request_id"].(string), map[string]any{"behavior": "allow", "updatedInput": map[string]any{"file_path": filepath.Join(p.ws, "chosen.txt"), "content": "app"}})
+	res := p.await("the result", isType("result", ""), nil)
+	if data, err := os.ReadFile(filepath.Join(p.ws, "chosen.txt")); err != nil || string(data) != "app" || res["subtype"] != "success" {
+		t.Errorf("chosen.txt = %q (%v), result %v; want the app's input written", data, err, res)
+	}
+	if _, err := os.Stat(filepath.Join(p.ws, "asked.txt")); err == nil {
+		t.Error("the model's file was written too")
 	}
 	p.finish()
 }

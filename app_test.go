@@ -95,7 +95,7 @@ func TestSkillFoldersAreReadableWithoutAsking(t *testing.T) {
 	if err := json.Unmarshal([]byte(r.stdout), &res); err != nil {
 		t.Fatalf("stdout %q: %v", r.stdout, err)
 	}
-	if len(res.Denials) != 1 || res.Denials[0].Tool != "write_file" {
+	if len(res.Denials) != 1 || res.Denials[0].Tool != "Write" {
 		t.Errorf("denials = %+v, want only the write into the skill's folder denied (the read allowed)", res.Denials)
 	}
 }

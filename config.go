@@ -37,7 +37,8 @@ type Settings struct {
 	EnabledMCPJSONServers      []string `json:"enabledMcpjsonServers,omitempty"`
 	DisabledMCPJSONServers     []string `json:"disabledMcpjsonServers,omitempty"`
 	EnableAllProjectMCPServers bool     `json:"enableAllProjectMcpServers,omitempty"`
-	Schema                     string   `json:"$schema,omitempty"` // for editors; minicode ignores it
+	Schema                     string   `json:"$schema,omitempty"`         // for editors; minicode ignores it
+	DisableAllHooks            bool     `json:"disableAllHooks,omitempty"` // no file's hooks run
 
 	Unknown         []string  `json:"-"` // keys no field takes, each with its file
 	Ignored         []string  `json:"-"` // what an untrusted project asked for and did not get

@@ -150,8 +150,8 @@ func (app *App) decideTrust(ctx context.Context, wide []string) (bool, error) {
 			return true, nil
 		}
 	}
-	fmt.Fprintf(app.stderr, "minicode: this workspace is not trusted, so its project files were not allowed to: %s. Run 'minicode trust' to allow them.\n",
-		strings.Join(wide, "; "))
+	fmt.Fprintf(app.stderr, "minicode: this workspace is not trusted, so its project files were not allowed to: %s. Run 'minicode trust' to allow them "+
+		"(in CI, run it before the task, or name the files with --settings and --mcp-config).\n", strings.Join(wide, "; "))
 	return false, nil
 }
 

@@ -84,7 +84,7 @@ func TestUntrustedWorkspaceRunsNoProjectCode(t *testing.T) {
 	if markerAppears(ws, 300*time.Millisecond) {
 		t.Fatal("the project's stdio MCP server ran in an untrusted workspace")
 	}
-	for _, want := range []string{"not trusted", "MCP server evil runs sh -c touch", "permissions.allow", "minicode trust"} {
+	for _, want := range []string{"not trusted", "MCP server evil runs sh -c touch", "permissions.allow", "minicode trust", "--settings and --mcp-config"} {
 		if strings.Count(r.stderr, want) != 1 {
 			t.Errorf("stderr %q should name %q once", r.stderr, want)
 		}
@@ -249,5 +249,23 @@ func TestTrustCommandArguments(t *testing.T) {
 		if help := strings.Contains(stderr.String(), "usage: minicode trust [--revoke] [DIR]"); help != (tt.args[0] == "--help") {
 			t.Errorf("trust %q: stderr %q", tt.args, stderr.String())
 		}
+	}
+}
+
+// TestUntrustedProjectSettingsNamedByTheFlag checks the way through the
+// notice offers for CI: the project's own settings file, named with
+// --settings, takes effect in an untrusted workspace (its hooks run).
+func TestUntrustedProjectSettingsNamedByTheFlag(t *testing.T) {
+	t.Parallel()
+	ws := t.TempDir()
+	settings := filepath.Join(ws, ".claude", "settings.json")
+	writeFile(t, settings, `{"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "touch started"}]}]}}`)
+	r := runMinicode(t, []string{"MINICODE_HOME=" + t.TempDir()}, "", "-p", "help", "--workspace", ws)
+	if _, err := os.Stat(filepath.Join(ws, "started")); err == nil || !strings.Contains(r.stderr, "not trusted") {
+		t.Fatalf("the untrusted project's hook ran, or no notice: stderr %q", r.stderr)
+	}
+	r = runMinicode(t, []string{"MINICODE_HOME=" + t.TempDir()}, "", "-p", "help", "--workspace", ws, "--settings", settings)
+	if _, err := os.Stat(filepath.Join(ws, "started")); err != nil {
+		t.Errorf("the hook of --settings %s did not run: stderr %q", settings, r.stderr)
 	}
 }

@@ -22,27 +22,32 @@ import (
 // command reads the event as JSON on stdin; exit 0 goes on (stdout may add context), exit 2 blocks
 // with stderr as the reason, other exits are shown and block nothing. A JSON object on stdout may
 // decide instead: {"decision": "block"}, {"continue": false, "stopReason": …} or
-// {"hookSpecificOutput": {"permissionDecision": "allow"|"deny"|"ask"}}.
+// {"hookSpecificOutput": {"permissionDecision": "allow"|"deny"|"ask", "updatedInput": {…}}}.
+// Hooks see Claude Code's tool names and input keys (claudeTools).
 
 // HookEvent names a point of a session where hooks run.
 type HookEvent string
 
 // The events hooks can attach to.
 const (
-	HookPreToolUse       HookEvent = "PreToolUse"       // before a tool call; may block it
-	HookPostToolUse      HookEvent = "PostToolUse"      // after a tool call; may tell the model something
-	HookUserPromptSubmit HookEvent = "UserPromptSubmit" // before a prompt is sent; may drop it or add context
-	HookStop             HookEvent = "Stop"             // when the model answers; may make it go on
-	HookSessionStart     HookEvent = "SessionStart"     // at start; stdout is added as context
-	HookSessionEnd       HookEvent = "SessionEnd"       // when minicode exits
-	HookPreCompact       HookEvent = "PreCompact"       // before the conversation is compacted
-	HookNotification     HookEvent = "Notification"     // when minicode waits for the user
+	HookPreToolUse         HookEvent = "PreToolUse"         // before a tool call; may block it or change its input
+	HookPermissionRequest  HookEvent = "PermissionRequest"  // before a permission question; may answer it
+	HookPostToolUse        HookEvent = "PostToolUse"        // after a tool call; may tell the model something
+	HookPostToolUseFailure HookEvent = "PostToolUseFailure" // after a tool call that failed
+	HookUserPromptSubmit   HookEvent = "UserPromptSubmit"   // before a prompt is sent; may drop it or add context
+	HookStop               HookEvent = "Stop"               // when the model answers; may make it go on
+	HookSubagentStart      HookEvent = "SubagentStart"      // when a subagent starts; may add context
+	HookSubagentStop       HookEvent = "SubagentStop"       // when a subagent answers; may make it go on
+	HookSessionStart       HookEvent = "SessionStart"       // at start; stdout is added as context
+	HookSessionEnd         HookEvent = "SessionEnd"         // when minicode exits
+	HookPreCompact         HookEvent = "PreCompact"         // before the conversation is compacted
+	HookNotification       HookEvent = "Notification"       // when minicode waits for the user
 )
 
 // hookEvents lists the events in the order /hooks shows them.
 func hookEvents() []HookEvent {
-	return []HookEvent{HookSessionStart, HookUserPromptSubmit, HookPreToolUse, HookPostToolUse,
-		HookNotification, HookStop, HookPreCompact, HookSessionEnd}
+	return []HookEvent{HookSessionStart, HookUserPromptSubmit, HookPreToolUse, HookPermissionRequest, HookPostToolUse,
+		HookPostToolUseFailure, HookNotification, HookSubagentStart, HookSubagentStop, HookStop, HookPreCompact, HookSessionEnd}
 }
 
 // defaultHookTimeout bounds a hook that sets no timeout of its own.
@@ -130,43 +135,39 @@ func (m *HookMatcher) compile() error {
 	return nil
 }
 
-// merge adds over's hooks after base's: hooks from every settings file run.
-func (hs HookSettings) merge(over HookSettings) HookSettings {
-	out := HookSettings{}
-	for _, layer := range []HookSettings{hs, over} {
-		for e, ms := range layer {
-			out[e] = append(out[e], ms...)
-		}
-	}
-	return out
-}
-
-// HookInput is the JSON a hook reads on stdin.
+// HookInput is the JSON a hook reads on stdin; the tool's name and input are minicode's until Run sends them.
 type HookInput struct {
 	SessionID          string          `json:"session_id"`
 	TranscriptPath     string          `json:"transcript_path"`
 	CWD                string          `json:"cwd"`
+	PermissionMode     PermissionMode  `json:"permission_mode,omitempty"`
 	HookEventName      HookEvent       `json:"hook_event_name"`
 	ToolName           string          `json:"tool_name,omitempty"`
 	ToolInput          json.RawMessage `json:"tool_input,omitempty"`
 	ToolResponse       json.RawMessage `json:"tool_response,omitempty"`
 	ToolUseID          string          `json:"tool_use_id,omitempty"`
+	Error              string          `json:"error,omitempty"` // PostToolUseFailure
 	Prompt             string          `json:"prompt,omitempty"`
 	Message            string          `json:"message,omitempty"`             // Notification
+	NotificationType   string          `json:"notification_type,omitempty"`   // Notification: permission_prompt or idle_prompt
 	Source             string          `json:"source,omitempty"`              // SessionStart: startup
 	Reason             string          `json:"reason,omitempty"`              // SessionEnd
 	Trigger            string          `json:"trigger,omitempty"`             // PreCompact: manual or auto
 	CustomInstructions string          `json:"custom_instructions,omitempty"` // PreCompact
-	StopHookActive     bool            `json:"stop_hook_active,omitempty"`    // Stop: a Stop hook already made the model go on
+	AgentID            string          `json:"agent_id,omitempty"`            // SubagentStart and SubagentStop: the task call's id
+	AgentType          string          `json:"agent_type,omitempty"`          // SubagentStart and SubagentStop: the agent's name
+	StopHookActive     *bool           `json:"stop_hook_active,omitempty"`    // Stop and SubagentStop: a hook already made the model go on
+	LastMessage        string          `json:"last_assistant_message,omitempty"`
 }
 
 // HookVerdict is what the hooks of one event decided together.
 type HookVerdict struct {
-	Block      bool   // a hook exited 2 or decided "block" (or "deny")
-	Stop       bool   // a hook said {"continue": false}: the turn ends
-	Reason     string // why, for the model or the user
-	Permission string // PreToolUse: "allow" or "ask" from a hook, else ""
-	Context    string // what hooks added to the conversation
+	Block      bool            // a hook exited 2 or decided "block" (or "deny")
+	Stop       bool            // a hook said {"continue": false}: the turn ends
+	Reason     string          // why, for the model or the user
+	Permission string          // PreToolUse and PermissionRequest: "allow" or "ask" from a hook, else ""
+	Input      json.RawMessage // PreToolUse and PermissionRequest: the input to run the call with instead, Claude Code's keys
+	Context    string          // what hooks added to the conversation
 }
 
 // hookReply is the JSON a hook may print on stdout.
@@ -177,9 +178,14 @@ type hookReply struct {
 	Reason             string `json:"reason"`
 	SystemMessage      string `json:"systemMessage"`
 	HookSpecificOutput struct {
-		PermissionDecision       string `json:"permissionDecision"`
-		PermissionDecisionReason string `json:"permissionDecisionReason"`
-		AdditionalContext        string `json:"additionalContext"`
+		PermissionDecision       string          `json:"permissionDecision"`
+		PermissionDecisionReason string          `json:"permissionDecisionReason"`
+		UpdatedInput             json.RawMessage `json:"updatedInput"`
+		AdditionalContext        string          `json:"additionalContext"`
+		Decision                 struct {        // PermissionRequest's answer (keys match in any case)
+			Behavior, Message string
+			UpdatedInput      json.RawMessage
+		} `json:"decision"`
 	} `json:"hookSpecificOutput"`
 }
 
@@ -190,6 +196,8 @@ type Hooks struct {
 	Workspace  string
 	Transcript string       // the session's transcript file, for transcript_path
 	Notice     func(string) // shows hook errors to the user
+
+	Mode func() PermissionMode // the permission mode, for permission_mode; nil sends none
 }
 
 // Run runs the fitting hooks of in's event at once and combines their verdicts; cancelling ctx kills them.
@@ -198,7 +206,7 @@ func (h *Hooks) Run(ctx context.Context, in HookInput) HookVerdict {
 		return HookVerdict{}
 	}
 	var cmds []HookCommand
-	subject := cmp.Or(map[HookEvent]string{HookSessionStart: in.Source, HookPreCompact: in.Trigger}[in.HookEventName], in.ToolName)
+	subject := cmp.Or(in.ToolName, in.AgentType, in.NotificationType, in.Source, in.Trigger)
 	for _, m := range h.Config[in.HookEventName] {
 		if m.re == nil || slices.ContainsFunc(toolNamesFor(subject), m.re.MatchString) {
 			cmds = append(cmds, m.Hooks...)
@@ -208,6 +216,10 @@ func (h *Hooks) Run(ctx context.Context, in HookInput) HookVerdict {
 		return HookVerdict{}
 	}
 	in.SessionID, in.TranscriptPath, in.CWD = h.SessionID, h.Transcript, h.Workspace
+	if h.Mode != nil {
+		in.PermissionMode = h.Mode()
+	}
+	in.ToolName, in.ToolInput = claudeCall(in.ToolName, in.ToolInput, h.Workspace)
 	stdin, err := json.Marshal(in)
 	if err != nil {
 		h.notice(fmt.Sprintf("%s hooks: %v", in.HookEventName, err))
@@ -234,6 +246,7 @@ func combineVerdicts(vs []HookVerdict) HookVerdict {
 		}
 		reasons = appendNew(reasons, v.Reason)
 		context = appendNew(context, v.Context)
+		out.Input = json.RawMessage(cmp.Or(string(out.Input), string(v.Input))) // the first hook's
 	}
 	if !out.Block && !out.Stop && out.Permission == "" {
 		reasons = nil
@@ -298,14 +311,14 @@ func (h *Hooks) readReply(event HookEvent, c HookCommand, out string) HookVerdic
 	if r.SystemMessage != "" {
 		h.notice(r.SystemMessage)
 	}
-	v := HookVerdict{Reason: cmp.Or(r.HookSpecificOutput.PermissionDecisionReason, r.Reason), Context: r.HookSpecificOutput.AdditionalContext}
-	switch d := r.HookSpecificOutput.PermissionDecision; {
-	case d == "deny" || r.Decision == "block":
+	hs := r.HookSpecificOutput
+	v := HookVerdict{Reason: cmp.Or(hs.PermissionDecisionReason, hs.Decision.Message, r.Reason), Context: hs.AdditionalContext,
+		Input: json.RawMessage(cmp.Or(string(hs.UpdatedInput), string(hs.Decision.UpdatedInput)))}
+	switch d := cmp.Or(hs.PermissionDecision, hs.Decision.Behavior, map[string]string{"block": "deny", "approve": "allow"}[r.Decision]); d {
+	case "deny":
 		v.Block = true
-	case d == "allow" || d == "ask":
+	case "allow", "ask":
 		v.Permission = d
-	case r.Decision == "approve":
-		v.Permission = "allow"
 	}
 	if r.Continue != nil && !*r.Continue {
 		v.Stop, v.Reason = true, cmp.Or(r.StopReason, v.Reason, "stopped by a "+string(event)+" hook")

@@ -123,7 +123,7 @@ func TestPreToolUseHooks(t *testing.T) {
 		result, stderr      string // substrings of the tool result and of stderr
 	}{
 		{"exit 2 blocks Bash by Claude Code's name", matcher("Bash", check, 10),
-			`in=$(cat); case "$in" in *'"tool_name":"run_command"'*'"command":"touch ran.txt"'*) echo "no shell today" >&2; exit 2;; esac`,
+			`in=$(cat); case "$in" in *'"tool_name":"Bash"'*'"command":"touch ran.txt"'*) echo "no shell today" >&2; exit 2;; esac`,
 			[]string{"--permission-mode", "bypassPermissions"}, false, "no shell today", ""},
 		{"regex matcher", matcher("Read|Bash", check, 10), `echo "regex" >&2; exit 2`,
 			[]string{"--permission-mode", "bypassPermissions"}, false, "regex", ""},
@@ -178,7 +178,7 @@ func TestToolHookContinueFalseEndsTheTurn(t *testing.T) {
 		srv, requests := anthropicServer(t, touchThenAnswer)
 		res := runWithModel(t, srv, ws, "--permission-mode", "bypassPermissions")
 		_, err := os.Stat(filepath.Join(ws, "ran.txt"))
-		if n := len(requests()); n != 1 || res.code != 1 || !strings.Contains(res.stderr, "A hook stopped the turn: maintenance window") || (err == nil) != (event == "PostToolUse") {
+		if n := len(requests()); n != 1 || res.code != 0 || !strings.Contains(res.stderr, "A hook stopped the turn: maintenance window") || (err == nil) != (event == "PostToolUse") {
 			t.Errorf("%s: %d requests, exit %d, stderr %q, ran %v; want the turn ended after the call", event, n, res.code, res.stderr, err == nil)
 		}
 	}
@@ -236,7 +236,7 @@ func TestSessionAndPromptHooks(t *testing.T) {
 					t.Errorf("last request %s, want it to hold %q", last, tc.lastHas)
 				}
 			}
-			if strings.TrimSpace(res.stdout) != tc.stdout || !strings.Contains(res.stderr, tc.stderr) {
+			if res.code != 0 || strings.TrimSpace(res.stdout) != tc.stdout || !strings.Contains(res.stderr, tc.stderr) {
 				t.Errorf("stdout %q, stderr %q; want stdout %q and stderr holding %q", res.stdout, res.stderr, tc.stdout, tc.stderr)
 			}
 		})
@@ -297,7 +297,7 @@ func TestNotificationHookWhenPermissionIsAsked(t *testing.T) {
 	srv, _ := anthropicServer(t, touchThenAnswer)
 	res := runMinicode(t, []string{"ANTHROPIC_API_KEY=k", "ANTHROPIC_BASE_URL=" + srv.URL, "MINICODE_HOME=" + trustingHome(t, ws)}, "touch the file\nn\n", "--workspace", ws)
 	data, err := os.ReadFile(filepath.Join(ws, "notified.json"))
-	if err != nil || !strings.Contains(string(data), `"message":"minicode needs your permission`) {
+	if err != nil || !strings.Contains(string(data), `"message":"minicode needs your permission`) || !strings.Contains(string(data), `"notification_type":"permission_prompt"`) {
 		t.Errorf("Notification hook input %q (%v), want a permission message; stdout %q", data, err, res.stdout)
 	}
 }
@@ -310,7 +310,7 @@ func TestNotificationHookWhenTheModelAsks(t *testing.T) {
 	})
 	res := runMinicode(t, []string{"ANTHROPIC_API_KEY=k", "ANTHROPIC_BASE_URL=" + srv.URL, "MINICODE_HOME=" + trustingHome(t, ws)}, "fix it\n", "--workspace", ws)
 	data, err := os.ReadFile(filepath.Join(ws, "notified.json"))
-	if err != nil || !strings.Contains(string(data), `"message":"minicode is waiting for your answer: Which file?"`) {
+	if err != nil || !strings.Contains(string(data), `"message":"minicode is waiting for your answer: Which file?"`) || !strings.Contains(string(data), `"notification_type":"idle_prompt"`) {
 		t.Errorf("Notification hook input %q (%v), want the question; stdout %q", data, err, res.stdout)
 	}
 }
@@ -459,12 +459,12 @@ func TestPreCompactHookRunsOnCompact(t *testing.T) {
 
 func TestClaudeCodeHooksMinicodeLacksAreListed(t *testing.T) {
 	t.Parallel()
-	ws := hookWorkspace(t, `{"SubagentStop": [{"hooks": [{"type": "command", "command": "x"}]}],
+	ws := hookWorkspace(t, `{"TeammateIdle": [{"hooks": [{"type": "command", "command": "x"}]}],
 		"Stop": [{"hooks": [{"type": "prompt", "command": "x"}, {"type": "command", "command": "true"}]}]}`, nil)
 	layers, err := loadSettings(t.TempDir(), t.TempDir(), ws, nil, nil)
 	s := mergeSettings(layers, ws, true)
 	file := filepath.Join(ws, ".minicode", "settings.json")
-	want := []string{`hooks.Stop[0].hooks[0] (type "prompt") (` + file + ")", "hooks.SubagentStop (" + file + ")"}
+	want := []string{`hooks.Stop[0].hooks[0] (type "prompt") (` + file + ")", "hooks.TeammateIdle (" + file + ")"}
 	if err != nil || !slices.Equal(s.Unknown, want) || len(s.Hooks) != 1 || len(s.Hooks[HookStop][0].Hooks) != 1 {
 		t.Errorf("settings %+v (%v): want unknown %q and the one command hook kept", s, err, want)
 	}

@@ -96,7 +96,9 @@ type Agent struct {
 	Thinking     int // tokens the model may think per step; 0 leaves it to the model
 	MaxSteps     int
 	MaxProgress  int
-	Depth        int               // 0 for the main agent, which alone runs the prompt and Stop hooks
+	Depth        int               // 0 for the main agent, which alone runs the prompt hooks
+	AgentID      string            // a subagent's id (its task call's), for its hooks
+	AgentType    string            // a subagent's agent definition, for its hooks
 	Emit         func(Event)       // receives every event; may be nil
 	Journal      func(Event)       // receives every event before Emit, to record the session; may be nil
 	Limits       ModelLimits       // zero means the model's entry in the limits table
@@ -158,7 +160,7 @@ func (a *Agent) RunTurn(ctx context.Context, history []Message, in TurnInput) Tu
 	t := &turn{model: cmp.Or(in.Model, a.Model), env: a.Env.forTurn(in.Model, in.Grants), messages: append(append([]Message(nil), history...), prompt)}
 	res := a.run(ctx, t)
 	if res.End == EndAskUser && a.Depth == 0 {
-		a.hooks().Run(ctx, HookInput{HookEventName: HookNotification, Message: "minicode is waiting for your answer: " + res.Text})
+		a.hooks().Run(ctx, HookInput{HookEventName: HookNotification, NotificationType: "idle_prompt", Message: "minicode is waiting for your answer: " + res.Text})
 	}
 	res.Messages = closeToolCalls(t.messages)
 	res.Steps, res.Usage = t.steps, t.usage
@@ -194,7 +196,7 @@ func (a *Agent) run(ctx context.Context, t *turn) TurnResult {
 			return a.fail(ctx, t, err, "The model call failed: ")
 		}
 		if res, done := a.step(ctx, t, resp); done {
-			if res.End == EndFinal && a.stopHookContinues(ctx, t) {
+			if res.End == EndFinal && a.stopHookContinues(ctx, t, res.Text) {
 				continue
 			}
 			return res
@@ -217,18 +219,19 @@ func (a *Agent) hooks() *Hooks {
 	return a.Env.Hooks
 }
 
-// stopHookContinues runs the Stop hooks once the model answered; a block sends its reason to the model, which goes on.
-func (a *Agent) stopHookContinues(ctx context.Context, t *turn) bool {
+// stopHookContinues runs the Stop hooks (a subagent's SubagentStop hooks) once the model answered; a block sends its reason to the model, which goes on.
+func (a *Agent) stopHookContinues(ctx context.Context, t *turn, answer string) bool {
+	in := HookInput{HookEventName: HookStop, StopHookActive: new(t.stopHooks > 0), LastMessage: answer}
 	if a.Depth > 0 {
-		return false
+		in.HookEventName, in.AgentID, in.AgentType = HookSubagentStop, a.AgentID, a.AgentType
 	}
-	v := a.hooks().Run(ctx, HookInput{HookEventName: HookStop, StopHookActive: t.stopHooks > 0})
+	v := a.hooks().Run(ctx, in)
 	if !v.Block || v.Stop || ctx.Err() != nil {
 		return false
 	}
 	t.stopHooks++
-	a.emit(Event{Kind: EventNotice, Text: "A Stop hook asks the model to go on: " + v.Reason})
-	a.appendUser(t, userText("A Stop hook did not let you stop yet: "+v.Reason))
+	a.emit(Event{Kind: EventNotice, Text: fmt.Sprintf("A %s hook asks the model to go on: %s", in.HookEventName, v.Reason)})
+	a.appendUser(t, userText(fmt.Sprintf("A %s hook did not let you stop yet: %s", in.HookEventName, v.Reason)))
 	return true
 }
 

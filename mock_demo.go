@@ -18,7 +18,7 @@ func demoRequests() []demoRequest {
 		{"read FILE", "show a file"},
 		{"search for TEXT", "search the workspace for TEXT"},
 		{"find TEXT and show me the first file", "search, then read the first file found"},
-		{"run COMMAND", "run a shell command (asks permission)"},
+		{"run COMMAND", "run a shell command (asks permission unless it only reads)"},
 		{"replace OLD with NEW in FILE", "edit a file (shows the diff and asks)"},
 		{"create FILE with TEXT", "create a file (shows the diff and asks)"},
 		{"ask me something", "put a question to you and use your answer"},
@@ -140,7 +140,7 @@ func demoFollowUp(req ModelRequest, results []Block) ScriptedReply {
 	case lower == "demo image":
 		return ScriptedReply{Text: first.Content + "\n" + demoDescribe(first.Media)}
 	case lower == "demo permissions" && len(calls) == 1 && !first.IsError:
-		return demoCall(next, "The edit was approved; now a command, which runs in the sandbox.", "run_command", map[string]string{"command": "cat minicode-demo.txt && ls"})
+		return demoCall(next, "The edit was approved; now a command, which runs in the sandbox.", "run_command", map[string]string{"command": "cp minicode-demo.txt minicode-demo-copy.txt && ls"})
 	case lower == "demo permissions":
 		return ScriptedReply{Text: "Both steps went through the permission check: the file change is shown as a diff before you approve it, and the command ran inside the sandbox, which keeps its writes to the workspace.\n" + demoSummary(req.Messages, results).Text}
 	}

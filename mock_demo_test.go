@@ -48,6 +48,7 @@ func TestDemoRequestsGolden(t *testing.T) {
 		{"error", "", []string{"-p", "demo error"}},
 		{"big_output", "", []string{"-p", "demo big output", "--allowedTools", "run_command"}},
 		{"permissions", "", []string{"-p", "demo permissions", "--allowedTools", "write_file,run_command"}},
+		{"denied", "", []string{"-p", "demo permissions"}}, // Claude Code's names in the tool_use blocks and permission_denials
 		{"resume", "", []string{"-p", "demo resume"}},
 		{"help", "", []string{"-p", "help"}},
 		{"ask", "ask me something\nblue\n/exit\n", nil},

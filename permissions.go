@@ -163,7 +163,8 @@ func hookAdjusted(d Decision, hookDecision string) Decision {
 func (p *Permissions) refuse(req PermissionRequest, reason string) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.denials = append(p.denials, Denial{Tool: req.Tool, ToolUseID: req.ToolUseID, Input: req.Input, Reason: reason})
+	tool, input := claudeCall(req.Tool, req.Input, p.workspace) // as programs name it
+	p.denials = append(p.denials, Denial{Tool: tool, ToolUseID: req.ToolUseID, Input: input, Reason: reason})
 	return errors.New(reason)
 }
 
@@ -225,7 +226,7 @@ func (p *Permissions) judge(req PermissionRequest, t target) Decision {
 		return Decision{Verdict: VerdictDeny, Reason: fmt.Sprintf("denied by the rule %s (%s)%s", r, r.Source, unreadableNote(r, t))}
 	}
 	verbs := map[Access]string{AccessWrite: "change files", AccessExecute: "run a command", AccessExternal: "call an MCP tool that may change things"}
-	if p.mode == ModePlan && verbs[req.Access] != "" {
+	if p.mode == ModePlan && verbs[req.Access] != "" && !readsOnly(req, t) {
 		return Decision{Verdict: VerdictDeny, Reason: fmt.Sprintf("plan mode allows only reading, and %s would %s; present the plan with exit_plan_mode instead, and the user will leave plan mode to carry it out", req.Tool, verbs[req.Access])}
 	}
 	if _, ok := t.(unsandboxedTarget); ok {
@@ -341,6 +342,9 @@ func (p *Permissions) modeDefault(req PermissionRequest, t target) Decision {
 	case pathTarget:
 		return p.pathDefault(req, t)
 	case commandTarget:
+		if readOnly(t.cmd) {
+			return Decision{Verdict: VerdictAllow}
+		}
 		d.Reason, d.Hint = "running a command needs approval", flagHint(req.Tool, suggestPrefix(t.cmd.Words))
 	case socketTarget:
 		d.Reason, d.Hint = "the command opens a network connection through "+t.device, "rerun with --permission-mode bypassPermissions"
@@ -359,6 +363,13 @@ func (p *Permissions) modeDefault(req PermissionRequest, t target) Decision {
 		return Decision{Verdict: VerdictAllow}
 	}
 	return d
+}
+
+// readsOnly reports whether a part of a command line only reads: a read-only command, or a path it reads.
+func readsOnly(req PermissionRequest, t target) bool {
+	c, isCommand := t.(commandTarget)
+	path, isPath := t.(pathTarget)
+	return isCommand && readOnly(c.cmd) || isPath && !path.write && req.Access == AccessExecute
 }
 
 // flagHint says which --allowedTools flag allows a tool call.

@@ -174,13 +174,16 @@ func checkProgram(c simpleCommand) error {
 	return nil
 }
 
-// riskyFlags are the flags (without dashes) that make programs run others or
-// write files. The sandbox keeps such a program inside the workspace, but not
-// from running a program or rewriting a file the user never meant a prefix rule
-// such as "go test:*" to allow, and where there is no sandbox (macOS, or
-// sandbox:false) the rule is all there is; so prefix rules do not cover these
-// flags. Short ones count in a cluster, long ones written with -- also abbreviated.
-var riskyFlags = map[string]struct{ long, short string }{
+// flagSet names flags without their dashes: long ones (also written with one
+// dash, or with two abbreviated) and short ones (also in a cluster).
+type flagSet struct{ long, short string }
+
+// riskyFlags are the flags that make programs run others or write files. The
+// sandbox keeps such a program inside the workspace, but not from running a
+// program or rewriting a file the user never meant a prefix rule such as "go
+// test:*" to allow, and where there is no sandbox (macOS, or sandbox:false)
+// the rule is all there is; so prefix rules do not cover these flags.
+var riskyFlags = map[string]flagSet{
 	"go":   {long: "exec toolexec vettool ldflags compiler o C coverprofile cpuprofile memprofile blockprofile mutexprofile trace outputdir modfile overlay pkgdir w"},
 	"git":  {long: "c config-env exec-path output output-directory o upload-pack receive-pack exec extcmd open-files-in-pager ext-diff git-dir work-tree template C", short: "xO"},
 	"find": {long: "exec execdir ok okdir fprint fprint0 fprintf fls delete"},
@@ -190,10 +193,11 @@ var riskyFlags = map[string]struct{ long, short string }{
 	"rg":   {long: "pre"},
 }
 
-// riskyFlag returns the first of a command's flags in riskyFlags, or the
-// program when it runs others whatever its flags (xargs, awk, sed's w, e and r).
-func riskyFlag(words []string) string {
+// riskyFlag returns the first of a command's flags in riskyFlags or more, or
+// the program when it runs others whatever its flags (xargs, awk, sed's w, e and r).
+func riskyFlag(words []string, more flagSet) string {
 	prog, flags := filepath.Base(words[0]), riskyFlags[filepath.Base(words[0])]
+	flags.long, flags.short = flags.long+" "+more.long, flags.short+more.short
 	script := 1 + slices.IndexFunc(words[1:], func(w string) bool { return !strings.HasPrefix(w, "-") }) // sed's first operand
 	if prog == "xargs" || strings.HasSuffix(prog, "awk") ||
 		prog == "sed" && script > 0 && strings.ContainsAny(sedDelimited.ReplaceAllString(words[script], ""), "wWeRr") {
@@ -214,6 +218,36 @@ func riskyFlag(words []string) string {
 		}
 	}
 	return ""
+}
+
+// readOnlyPrograms are the commands that run without asking in every mode, as
+// Claude Code's read-only commands do, in the sandbox as any command; with
+// the flags that would have them write, run programs, follow links out of the
+// workspace or read files the check does not see (besides riskyFlags), which ask.
+var readOnlyPrograms = map[string]flagSet{
+	"ls": {"dereference", "L"}, "cat": {}, "head": {}, "tail": {}, "wc": {long: "files0-from"}, "echo": {}, "printf": {},
+	"pwd": {}, "cd": {}, "true": {}, "false": {}, "grep": {"dereference-recursive", "R"}, "rg": {"follow search-zip hostname-bin", "Lz"},
+	"find": {long: "L follow"}, "sort": {"files0-from temporary-directory", "T"}, "uniq": {}, "cut": {}, "tr": {}, "nl": {},
+	"tac": {}, "comm": {}, "diff": {"recursive", "r"}, "stat": {}, "du": {"dereference files0-from", "L"}, "sed": {},
+	"basename": {}, "dirname": {}, "realpath": {}, "which": {}, "git status": {}, "git log": {}, "git diff": {long: "no-index"},
+	"git show": {}, "git blame": {}, "git grep": {}, "git ls-files": {}, "git rev-parse": {}, "git shortlog": {}, "git describe": {},
+}
+
+// readOnly reports whether a command only reads: a program of readOnlyPrograms by its bare name (git
+// by its subcommand, after any --no-pager), without the flags that ask, uniq's output file, or
+// redirections that write (but to /dev/null); its paths are judged apart.
+func readOnly(c simpleCommand) bool {
+	if len(c.Words) == 0 {
+		return false
+	}
+	name, args := c.Words[0], slices.DeleteFunc(slices.Clone(c.Words[1:]), func(w string) bool { return w == "--no-pager" })
+	if name == "git" && len(args) > 0 {
+		name += " " + args[0]
+	}
+	flags, known := readOnlyPrograms[name]
+	operands := slices.DeleteFunc(args, func(w string) bool { return strings.HasPrefix(w, "-") })
+	return known && riskyFlag(c.Words, flags) == "" && (name != "uniq" || len(operands) <= 1) &&
+		!slices.ContainsFunc(c.Redirects, func(r string) bool { return r[0] == '>' && r[1] != '&' && r != ">/dev/null" })
 }
 
 // sedDelimited matches the s, y and /address/ parts of a sed script, its

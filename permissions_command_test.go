@@ -1,6 +1,9 @@
 package main
 
 import (
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -25,7 +28,7 @@ func TestCommandCheck(t *testing.T) {
 		{name: "Claude prefix rule with *", allow: []string{"Bash(go test *)"}, req: run("go test -run X ./..."), want: VerdictAllow},
 		{name: "prefix rule on word boundary", allow: []string{"run_command(go test:*)"}, req: run("go testx"), want: VerdictAsk},
 		{name: "exact rule", allow: []string{"Bash(go vet ./...)"}, req: run("go vet ./..."), want: VerdictAllow},
-		{name: "exact rule is exact", allow: []string{"run_command(git status)"}, req: run("git status --porcelain"), want: VerdictAsk},
+		{name: "exact rule is exact", allow: []string{"run_command(go vet)"}, req: run("go vet ./..."), want: VerdictAsk},
 		{name: "allow ls does not allow && rm", allow: []string{"run_command(ls:*)"}, req: run("ls && rm x"), want: VerdictAsk},
 		{name: "every part allowed", allow: []string{"run_command(ls:*)", "run_command(wc:*)"}, req: run("ls | wc -l; ls -a\nls || ls"), want: VerdictAllow},
 		{name: "quoted operators are one command", allow: []string{"run_command(echo:*)"}, req: run(`echo "a && b; c" 'x|y'`), want: VerdictAllow},
@@ -40,7 +43,9 @@ func TestCommandCheck(t *testing.T) {
 		{name: "find -delete", allow: all, req: run("find . -name x -delete"), want: VerdictAsk, reason: "find -delete", strict: true},
 		{name: "destructive behind a wrapper", allow: all, req: run("timeout 5 rm -r build"), want: VerdictAsk, reason: "rm -r", strict: true},
 		{name: "bypass allows destructive", mode: ModeBypass, req: run("rm -rf build && git push --force"), want: VerdictAllow},
-		{name: "plan mode refuses commands", mode: ModePlan, allow: all, req: run("ls"), want: VerdictDeny, reason: "plan mode"},
+		{name: "plan mode refuses commands", mode: ModePlan, allow: all, req: run("ls; make"), want: VerdictDeny, reason: "plan mode"},
+		{name: "plan mode runs read-only commands", mode: ModePlan, req: run("ls; git log | head"), want: VerdictAllow},
+		{name: "plan mode refuses a read-only command's write", mode: ModePlan, req: run("ls > files.txt"), want: VerdictDeny, reason: "plan mode"},
 
 		{name: "deny on one part", allow: all, deny: []string{"run_command(rm:*)"}, req: run("ls; rm x"), want: VerdictDeny, reason: "run_command(rm:*)"},
 		{name: "deny in bypass mode", mode: ModeBypass, deny: []string{"run_command(rm:*)"}, req: run("rm -rf build"), want: VerdictDeny},
@@ -200,5 +205,61 @@ func TestParseCommandLine(t *testing.T) {
 		if err != nil || !slices.EqualFunc(got, tt.words, slices.Equal) {
 			t.Errorf("parseCommandLine(%q) = %q, %v; want %q", tt.line, got, err, tt.words)
 		}
+	}
+}
+
+// TestReadOnlyCommandsRunWithoutAsking sends, in one -p run with no rules,
+// commands that only read (they run) and each way to make such a program
+// write, run another, reach beyond the workspace or escape the check (they
+// ask, so -p denies them and lists them). The same lines run in plan mode.
+func TestReadOnlyCommandsRunWithoutAsking(t *testing.T) {
+	t.Parallel()
+	readOnly := []string{"ls -la", "pwd", "echo hi", "printf 'x\\n'", "cat a.txt", "head -n 1 a.txt", "tail -n 1 a.txt", "wc -l a.txt",
+		"grep -rn alpha .", "git status", "git log --oneline -3", "git diff", "git --no-pager show HEAD", "sort a.txt | uniq -c",
+		"cut -c1-3 a.txt", "diff a.txt sub/b.txt", "find . -name '*.txt'", "sed -n 1p a.txt", "ls nothing 2>/dev/null", "cd sub && cat b.txt",
+		"stat a.txt", "du -s .", "ls 2>&1 | head", "tr a b < a.txt", "true && false || pwd"}
+	asking := []string{"find . -delete", "find . -exec cat {} +", "find -L .", "git diff --ext-diff", "git diff --output=x", "git -c core.pager=cat log",
+		"git -C sub log", "git branch new", "git push", "git grep -O alpha", "git diff --no-index a.txt sub/b.txt", "sort -o out a.txt", "sort --out=x a.txt",
+		"sort -T . a.txt", "sed -i s/a/b/ a.txt", "sed 's/a/b/w out' a.txt", "sed -n 1e a.txt", "cat /etc/hostname", "cat ../a.txt", "ls ~",
+		"echo hi > out.txt", "echo hi >> out.txt", "cat a.txt | tee out.txt", "grep -R alpha .", "rg --pre cat alpha", "rg -z alpha", "rg --follow alpha",
+		"ls -L", "du -L .", "wc --files0-from=a.txt", "diff -r . sub", "uniq a.txt out.txt", "xargs ls", "awk 1 a.txt", "less a.txt", "cat out-link",
+		"env", "ls *.txt", "echo $HOME", "/bin/ls", "LC_ALL=C ls", "cat .git/config", "cat a.txt > /dev/tty"}
+	ws := workspaceWith(t, map[string]string{"a.txt": "alpha\nbeta\n", "sub/b.txt": "beta\n", ".git/config": "[core]\n"})
+	if err := os.Symlink(t.TempDir(), filepath.Join(ws, "out-link")); err != nil {
+		t.Fatal(err)
+	}
+	var calls []map[string]any
+	for _, c := range slices.Concat(readOnly, asking) {
+		calls = append(calls, map[string]any{"name": "run_command", "input": map[string]string{"command": c}})
+	}
+	script, _ := json.Marshal([]any{map[string]any{"tool_calls": calls}, map[string]string{"text": "done"}})
+	for _, mode := range []string{"default", "plan", "dontAsk"} {
+		r := runMinicode(t, nil, "", "-p", "look around", "--output-format", "json", "--permission-mode", mode,
+			"--mock-script", writeScript(t, string(script)), "--workspace", ws)
+		var res struct {
+			Denials []Denial `json:"permission_denials"`
+		}
+		if err := json.Unmarshal([]byte(r.stdout), &res); err != nil {
+			t.Fatalf("%s: stdout %q: %v", mode, r.stdout, err)
+		}
+		denied := map[string]bool{}
+		for _, d := range res.Denials {
+			var in struct{ Command string }
+			json.Unmarshal(d.Input, &in)
+			denied[in.Command] = d.Tool == "Bash"
+		}
+		for _, c := range readOnly {
+			if denied[c] {
+				t.Errorf("%s: %q was not allowed", mode, c)
+			}
+		}
+		for _, c := range asking {
+			if !denied[c] {
+				t.Errorf("%s: %q ran without asking", mode, c)
+			}
+		}
+	}
+	if _, err := os.Stat(filepath.Join(ws, "out.txt")); err == nil {
+		t.Error("a write ran")
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/netip"
@@ -42,7 +43,7 @@ func ParseRule(text, source string) (Rule, error) {
 	name, spec, hasSpec := strings.Cut(text, "(")
 	name, spec = strings.TrimSpace(name), strings.TrimSpace(strings.TrimSuffix(spec, ")"))
 	r := Rule{Tool: name, Spec: spec, Source: source}
-	if c := claudeTools()[name]; c.rule != "" {
+	if c, ok := claudeTools()[name]; ok {
 		r.Tool, r.Claude = c.rule, true
 	}
 	if spec == "*" || spec == "**" {
@@ -128,7 +129,7 @@ func (r Rule) matchesCommand(cmd simpleCommand) bool {
 	if r.Spec == "" || err != nil || !prefix {
 		return r.Spec == "" || err == nil && slices.Equal(cmd.Words, want)
 	}
-	return len(cmd.Words) >= len(want) && slices.Equal(cmd.Words[:len(want)], want) && riskyFlag(cmd.Words) == ""
+	return len(cmd.Words) >= len(want) && slices.Equal(cmd.Words[:len(want)], want) && riskyFlag(cmd.Words, flagSet{}) == ""
 }
 
 // namesProgram reports whether a deny or ask rule names a command's program: all its words are the command's.
@@ -146,25 +147,17 @@ func (r Rule) namesProgram(cmd simpleCommand) bool {
 	return slices.Contains(tokens, filepath.Base(want[0])) && !slices.ContainsFunc(want[1:], func(w string) bool { return !slices.Contains(tokens, w) })
 }
 
-// parseRules parses comma-separated lists of rules (commas in parentheses belong to a rule) with paths from root.
+// parseRules parses lists of rules (split as splitRuleList splits them) with paths from root.
 func parseRules(lists []string, source, root string) ([]Rule, error) {
 	var rules []Rule
 	for _, list := range lists {
-		item, pieces := "", strings.Split(list, ",") // item: the text of a rule so far
-		for i, piece := range pieces {
-			if item += piece; strings.Count(item, "(") > strings.Count(item, ")") && i < len(pieces)-1 {
-				item += ","
-				continue
+		for _, item := range splitRuleList(list) {
+			r, err := ParseRule(item, source)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", source, err)
 			}
-			if item = strings.TrimSpace(item); item != "" {
-				r, err := ParseRule(item, source)
-				if err != nil {
-					return nil, fmt.Errorf("%s: %w", source, err)
-				}
-				r.Root = root
-				rules = append(rules, r)
-			}
-			item = ""
+			r.Root = root
+			rules = append(rules, r)
 		}
 		if strings.Count(list, "(") != strings.Count(list, ")") {
 			return nil, fmt.Errorf("%s: rule list %q: unbalanced parentheses", source, list)
@@ -220,34 +213,37 @@ func privateHost(host string) bool {
 		netip.MustParsePrefix("100.64.0.0/10").Contains(ip))
 }
 
-// claudeTool is what one of Claude Code's tool names stands for.
+// claudeTool is what one of Claude Code's tool names stands for. Programs
+// that drive minicode (hooks, SDK applications, stream-json readers) see these
+// names and keys; the model sees minicode's, which say what each tool does.
 type claudeTool struct {
-	// tools are the minicode tools the name stands for in hook matchers,
-	// the tool lists of agents, skills and commands, and --tools.
-	tools []string
-	// rule is what a permission rule written with the name covers: one
-	// tool, or the Read or Edit alias; "" keeps the name as written.
-	rule string
+	tools []string    // what the name stands for in hook matchers, tool lists and --tools; programs see the first by it
+	rule  string      // what a permission rule with the name covers: one tool, or the Read or Edit alias
+	keys  [][2]string // minicode's input keys and Claude Code's ("!": the boolean turned around)
 }
 
-// claudeTools maps Claude Code's tool names to minicode's, so its files work unchanged.
+// claudeTools maps Claude Code's tool names to minicode's, the one table of the translation both ways.
 func claudeTools() map[string]claudeTool {
+	path, id := [][2]string{{"path", "file_path"}}, [][2]string{{"id", "task_id"}}
 	return map[string]claudeTool{
-		"Bash":         {[]string{"run_command", "command_output", "command_kill"}, "run_command"},
-		"Read":         {[]string{"read_file"}, readAlias},
-		"Write":        {[]string{"write_file"}, editAlias},
-		"Edit":         {[]string{"edit_file", "patch_file"}, editAlias},
-		"MultiEdit":    {[]string{"patch_file"}, editAlias},
-		"NotebookEdit": {nil, editAlias},
-		"Glob":         {[]string{"glob_files"}, "glob_files"},
-		"Grep":         {[]string{"grep_files"}, "grep_files"},
-		"LS":           {[]string{"list_files"}, "list_files"},
-		"WebFetch":     {[]string{"web_fetch"}, "web_fetch"},
-		"WebSearch":    {[]string{"web_search"}, "web_search"},
-		"Task":         {[]string{"task"}, "task"},
-		"Skill":        {[]string{"load_skill"}, ""},
-		"TodoWrite":    {[]string{"todo_write"}, "todo_write"},
-		"ExitPlanMode": {[]string{"exit_plan_mode"}, "exit_plan_mode"},
+		"Bash":             {[]string{"run_command", "command_output", "command_kill"}, "run_command", [][2]string{{"timeout_ms", "timeout"}, {"sandbox", "!dangerouslyDisableSandbox"}}},
+		"TaskOutput":       {[]string{"command_output"}, "command_output", id},
+		"TaskStop":         {[]string{"command_kill"}, "command_kill", id},
+		"Read":             {[]string{"read_file"}, readAlias, path},
+		"Write":            {[]string{"write_file"}, editAlias, path},
+		"Edit":             {[]string{"edit_file", "patch_file"}, editAlias, path},
+		"MultiEdit":        {[]string{"patch_file"}, editAlias, path},
+		"NotebookEdit":     {nil, editAlias, nil},
+		"Glob":             {[]string{"glob_files"}, "glob_files", nil},
+		"Grep":             {[]string{"grep_files"}, "grep_files", [][2]string{{"ignore_case", "-i"}, {"limit", "head_limit"}}},
+		"LS":               {[]string{"list_files"}, "list_files", nil},
+		"WebFetch":         {[]string{"web_fetch"}, "web_fetch", nil},
+		"WebSearch":        {[]string{"web_search"}, "web_search", nil},
+		"Task":             {[]string{"task"}, "task", nil},
+		"Skill":            {[]string{"load_skill"}, "Skill", [][2]string{{"name", "skill"}}},
+		"TodoWrite":        {[]string{"todo_write"}, "todo_write", nil},
+		"ExitPlanMode":     {[]string{"exit_plan_mode"}, "exit_plan_mode", nil},
+		"StructuredOutput": {[]string{"structured_output"}, "structured_output", nil},
 	}
 }
 
@@ -268,4 +264,59 @@ func toolNamesFor(tool string) []string {
 		}
 	}
 	return names
+}
+
+// claudeName is the name programs see for a minicode tool.
+func claudeName(tool string) string {
+	for claude, c := range claudeTools() {
+		if len(c.tools) > 0 && c.tools[0] == tool {
+			return claude
+		}
+	}
+	return tool
+}
+
+// claudeCall is a call of a minicode tool as Claude Code names it: its tool
+// name and input keys, a relative file_path made absolute from workspace.
+func claudeCall(tool string, input json.RawMessage, workspace string) (string, json.RawMessage) {
+	name := claudeName(tool)
+	fields, ok := renamedKeys(input, claudeTools()[name].keys, 0)
+	if !ok {
+		return name, input
+	}
+	var path string
+	if json.Unmarshal(fields["file_path"], &path) == nil && path != "" && !filepath.IsAbs(path) {
+		fields["file_path"], _ = json.Marshal(inputPath(&ToolEnv{Workspace: workspace}, path))
+	}
+	input, _ = json.Marshal(fields) // decoded JSON always encodes
+	return name, input
+}
+
+// minicodeInput is a minicode tool's input from one a program wrote in Claude Code's keys (an updatedInput).
+func minicodeInput(tool string, input json.RawMessage) json.RawMessage {
+	if fields, ok := renamedKeys(input, claudeTools()[claudeName(tool)].keys, 1); ok {
+		input, _ = json.Marshal(fields)
+	}
+	return input
+}
+
+// renamedKeys decodes a JSON object and renames its keys by the pairs, from
+// the pair's key at index from to the other; false if it is not an object.
+func renamedKeys(raw json.RawMessage, pairs [][2]string, from int) (map[string]json.RawMessage, bool) {
+	var fields map[string]json.RawMessage
+	if len(pairs) == 0 || json.Unmarshal(raw, &fields) != nil || fields == nil {
+		return nil, false
+	}
+	for _, p := range pairs {
+		old, name := strings.TrimPrefix(p[from], "!"), strings.TrimPrefix(p[1-from], "!")
+		v, ok := fields[old]
+		if b, err := strconv.ParseBool(string(v)); err == nil && strings.HasPrefix(p[1], "!") {
+			v = strconv.AppendBool(nil, !b)
+		}
+		if ok {
+			delete(fields, old)
+			fields[name] = v
+		}
+	}
+	return fields, true
 }

@@ -265,8 +265,8 @@ func TestAnswersDeny(t *testing.T) {
 		want   string
 	}{
 		{Answer{Choice: ChoiceDenyGuidance, Guidance: "use errors.Join instead"}, editReq("b.go"), "the user rejected edit_file b.go and said: use errors.Join instead"},
-		{Answer{Choice: ChoiceDenyOnce}, runReq("ls"), `the user rejected run_command "ls"`},
-		{Answer{Choice: ChoiceAllowFileTurn}, runReq("ls"), "was not one of the choices"},
+		{Answer{Choice: ChoiceDenyOnce}, runReq("make"), `the user rejected run_command "make"`},
+		{Answer{Choice: ChoiceAllowFileTurn}, runReq("make"), "was not one of the choices"},
 		{Answer{Choice: ChoiceAllowAlways}, runReq("rm -rf x"), "was not one of the choices"},
 		{Answer{Choice: "bogus"}, editReq("b.go"), "was not one of the choices"},
 	}
@@ -294,7 +294,7 @@ func TestHeadless(t *testing.T) {
 	}{
 		{editReq("src/a.go"), `--permission-mode acceptEdits or --allowedTools "Edit(./src/a.go)"`},
 		{runReq("go test ./..."), `--allowedTools "run_command(go test:*)"`},
-		{runReq("go build && ls -la"), `--allowedTools "run_command(go build:*)" and rerun with --allowedTools "run_command(ls:*)"`},
+		{runReq("go build && make -s"), `--allowedTools "run_command(go build:*)" and rerun with --allowedTools "run_command(make:*)"`},
 		{runReq("rm -rf build"), "--permission-mode bypassPermissions"},
 		{PermissionRequest{Tool: "read_file", Access: AccessRead, Paths: []string{"../outside/secret.txt"}}, `--allowedTools "read_file(/` + tr.outside + `/secret.txt)"`},
 		{PermissionRequest{Tool: "write_file", Access: AccessWrite, Paths: []string{"../outside/new"}}, `--allowedTools "write_file(/` + tr.outside + `/new)"`},
@@ -311,7 +311,7 @@ func TestHeadless(t *testing.T) {
 			continue
 		}
 		d := p.Denials()
-		if len(d) != 1 || d[0].Tool != tt.req.Tool || d[0].ToolUseID != "toolu_1" || string(d[0].Input) != `{"x":1}` || d[0].Reason != err.Error() {
+		if len(d) != 1 || d[0].Tool != claudeName(tt.req.Tool) || d[0].ToolUseID != "toolu_1" || string(d[0].Input) != `{"x":1}` || d[0].Reason != err.Error() {
 			t.Errorf("%s: denials %+v, want one for this call", describeCall(tt.req), d)
 		}
 	}

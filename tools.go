@@ -277,13 +277,15 @@ func (r *Registry) Specs() []ToolSpec {
 }
 
 // Execute runs one call through the hooks, validation, the permission
-// check and the run; every outcome, a panic included, becomes a result.
+// check and the run; every outcome, a panic included, becomes a result. The
+// input a PreToolUse hook gives replaces the model's, and is checked as the
+// model's would be; a call blocked or refused runs no PostToolUse hook.
 func (r *Registry) Execute(ctx context.Context, env *ToolEnv, call Block) ToolOutput {
 	var hooks *Hooks
 	if env != nil {
 		hooks = env.Hooks
 	}
-	hook := hooks.Run(ctx, HookInput{HookEventName: HookPreToolUse, ToolName: call.Name, ToolUseID: call.ID, ToolInput: hookToolInput(call.Input)})
+	hook := hooks.Run(ctx, HookInput{HookEventName: HookPreToolUse, ToolName: call.Name, ToolUseID: call.ID, ToolInput: call.Input})
 	if hook.Block || hook.Stop {
 		out := ToolOutput{Text: "A PreToolUse hook blocked this call: " + hook.Reason, IsError: true}
 		if hook.Stop {
@@ -291,15 +293,15 @@ func (r *Registry) Execute(ctx context.Context, env *ToolEnv, call Block) ToolOu
 		}
 		return out
 	}
-	out := r.execute(context.WithValue(ctx, keyToolUseID, call.ID), env, call, hook.Permission)
-	if ctx.Err() != nil {
-		return out
+	if len(hook.Input) > 0 {
+		call.Input = minicodeInput(call.Name, hook.Input)
 	}
-	return hooks.afterTool(ctx, call, out)
+	return r.execute(context.WithValue(ctx, keyToolUseID, call.ID), env, call, hook.Permission, hooks)
 }
 
-// execute is Execute between the hooks, whose permission say is hookDecision.
-func (r *Registry) execute(ctx context.Context, env *ToolEnv, call Block, hookDecision string) (out ToolOutput) {
+// execute is Execute after the PreToolUse hooks, whose permission say is
+// hookDecision; the after-hooks see a call that ran, or failed running.
+func (r *Registry) execute(ctx context.Context, env *ToolEnv, call Block, hookDecision string, hooks *Hooks) (out ToolOutput) {
 	tool, ok := r.Get(call.Name)
 	if !ok {
 		return ToolOutput{Text: fmt.Sprintf("unknown tool %q; available tools: %s", call.Name, strings.Join(r.names(), ", ")), IsError: true}
@@ -321,11 +323,11 @@ func (r *Registry) execute(ctx context.Context, env *ToolEnv, call Block, hookDe
 	case ctx.Err() != nil:
 		return ToolOutput{Text: "cancelled by the user before the tool finished", IsError: true}
 	case runCtx.Err() == context.DeadlineExceeded:
-		return ToolOutput{Text: fmt.Sprintf("tool %s timed out after %s", tool.Name, timeout), IsError: true}
+		out = ToolOutput{Text: fmt.Sprintf("tool %s timed out after %s", tool.Name, timeout), IsError: true}
 	case err != nil:
-		return ToolOutput{Text: err.Error(), IsError: true}
+		out = ToolOutput{Text: err.Error(), IsError: true}
 	}
-	return out
+	return hooks.afterTool(ctx, call, out)
 }
 
 // permit decodes a call's input and runs its permission check, returning
@@ -417,16 +419,17 @@ func storeLargeResults(dir string, results []Block) {
 	}
 }
 
-// afterTool runs the PostToolUse hooks of a call, appending what they say to the result.
+// afterTool runs the PostToolUse hooks of a call that ran, or the PostToolUseFailure hooks of one that failed, appending what they say to the result.
 func (h *Hooks) afterTool(ctx context.Context, call Block, out ToolOutput) ToolOutput {
-	if h == nil || len(h.Config[HookPostToolUse]) == 0 {
-		return out
+	in := HookInput{HookEventName: HookPostToolUse, ToolName: call.Name, ToolUseID: call.ID, ToolInput: call.Input}
+	if out.IsError {
+		in.HookEventName, in.Error = HookPostToolUseFailure, out.Text
+	} else {
+		in.ToolResponse, _ = json.Marshal(map[string]any{"content": out.Text, "is_error": false})
 	}
-	response, _ := json.Marshal(map[string]any{"content": out.Text, "is_error": out.IsError})
-	v := h.Run(ctx, HookInput{HookEventName: HookPostToolUse, ToolName: call.Name, ToolUseID: call.ID,
-		ToolInput: hookToolInput(call.Input), ToolResponse: response})
+	v := h.Run(ctx, in)
 	if v.Block || v.Stop {
-		out.Text += "\n\nPostToolUse hook: " + v.Reason
+		out.Text += "\n\n" + string(in.HookEventName) + " hook: " + v.Reason
 	}
 	if v.Stop {
 		out.Stop = v.Reason
@@ -435,17 +438,6 @@ func (h *Hooks) afterTool(ctx context.Context, call Block, out ToolOutput) ToolO
 		out.Text += "\n\n" + v.Context
 	}
 	return out
-}
-
-// hookToolInput adds file_path next to path in a tool input, the name Claude Code's hooks read.
-func hookToolInput(raw json.RawMessage) json.RawMessage {
-	var fields map[string]any
-	if json.Unmarshal(raw, &fields) != nil || fields["path"] == nil || fields["file_path"] != nil {
-		return raw
-	}
-	fields["file_path"] = fields["path"]
-	b, _ := json.Marshal(fields) // decoded JSON always encodes
-	return b
 }
 
 // contextKey names the values minicode keeps in a context.

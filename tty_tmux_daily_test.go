@@ -266,13 +266,13 @@ func tmuxHistorySearch(t *testing.T, bin string, width, height int) {
 // tmuxMenuLetters: the "save the rule where?" menu answers to the letters it shows.
 func tmuxMenuLetters(t *testing.T, bin string, width, height int) {
 	tm := startTUI(t, bin, width, height)
-	tm.send("run ls", "Enter")
+	tm.send("run touch made", "Enter")
 	tm.waitFor("Permission needed")
 	tm.send("a")
 	tm.waitFor("[u]ser")
 	tm.send("u")
 	tm.waitFor("(saved: user)")
-	tm.waitFor("✓ run_command ls")
+	tm.waitFor("✓ run_command touch made")
 }
 
 // tmuxMarkdown: a reply's Markdown is styled (headings, italic, lists while
@@ -371,7 +371,7 @@ func tmuxSmallerOnes(t *testing.T, bin string, width, height int) {
 		t.Errorf("the diff was printed %d times, want once", n)
 	}
 
-	tm.send("run ls", "Enter")
+	tm.send("run touch made", "Enter")
 	tm.waitUntil("a second question", func(s string) bool { return strings.Count(s, "Permission needed") == 2 })
 	tm.send("C-c")
 	tm.waitFor("interrupted")

@@ -32,7 +32,7 @@ const script = path.join(home, "script.json");
 fs.writeFileSync(script, JSON.stringify([
   { thinking: "Read first.", text: "Reading the notes.", tool_calls: [{ id: "r1", name: "read_file", input: { path: "notes.txt" } }] },
   { tool_calls: [{ id: "e1", name: "edit_file", input: { path: "notes.txt", old_string: "beta", new_string: "gamma" } }] },
-  { tool_calls: [{ id: "c1", name: "run_command", input: { command: "echo checked" } }] },
+  { tool_calls: [{ id: "c1", name: "run_command", input: { command: "echo checked >/dev/stderr" } }] },
   { text: "The notes now say gamma." },
   { tool_calls: [{ id: "c2", name: "run_command", input: { command: "sleep 30" } }] },
 ]));
@@ -106,7 +106,7 @@ const sessionId = await first.app.connectWith(first.stream, async (ctx) => {
     "tool_call_update r1 completed",
     "tool_call e1 edit pending Edit notes.txt",
     "tool_call_update e1 completed",
-    "tool_call c1 execute pending `echo checked`",
+    "tool_call c1 execute pending `echo checked >/dev/stderr`",
     "tool_call_update c1 completed",
     "agent_message_chunk The notes now say gamma.",
   ];

@@ -132,7 +132,7 @@ const cases = {
   async "canUseTool changes the input it allows"() {
     const asked = [];
     const { messages } = await run(
-      [{ tool: "run_command", input: { command: "echo original" } }, { text: "ran it" }],
+      [{ tool: "run_command", input: { command: "echo original >/dev/stderr" } }, { text: "ran it" }],
       "run something",
       {
         maxTurns: 4,
@@ -142,14 +142,41 @@ const cases = {
         },
       },
     );
-    expect(asked.length === 1, `canUseTool calls: ${JSON.stringify(asked)}`);
+    expect(asked.length === 1 && asked[0] === "Bash", `canUseTool calls: ${JSON.stringify(asked)}`);
     const out = toolResults(messages).map(text).join("\n");
     expect(out.includes("replaced") && !out.includes("original"), `tool output: ${out}`);
   },
 
+  async "canUseTool sees Claude Code's names and keys, and its updatedInput is read in them"() {
+    const asked = [];
+    let dir = "";
+    const { messages } = await run(
+      [{ tool: "write_file", input: { path: "asked.txt", content: "model" } }, { text: "written" }],
+      "write a file",
+      {
+        maxTurns: 4,
+        canUseTool: async (name, input) => {
+          asked.push([name, input]);
+          return { behavior: "allow", updatedInput: { file_path: path.join(dir, "chosen.txt"), content: "app" } };
+        },
+      },
+      (ws) => (dir = fs.realpathSync(ws)),
+    );
+    const [name, input] = asked[0] ?? [];
+    expect(asked.length === 1 && name === "Write" && input.file_path === path.join(dir, "asked.txt") && input.content === "model" && !("path" in input),
+      `canUseTool calls: ${JSON.stringify(asked)}`);
+    const init = messages.find((m) => m.type === "system" && m.subtype === "init");
+    expect(["Bash", "Read", "Write", "Edit", "Glob", "Grep", "TodoWrite"].every((t) => init.tools.includes(t)) && !init.tools.includes("read_file"),
+      `init tools: ${JSON.stringify(init.tools)}`);
+    const call = messages.filter((m) => m.type === "assistant").flatMap((m) => m.message.content).find((b) => b.type === "tool_use");
+    expect(call && call.name === "Write" && call.input.file_path === path.join(dir, "asked.txt"), `tool_use block: ${JSON.stringify(call)}`);
+    const out = toolResults(messages).map(text).join("\n");
+    expect(out.includes("chosen.txt") && !out.includes("asked.txt"), `tool output: ${out}`);
+  },
+
   async "canUseTool deny reaches the model"() {
     const { messages, requests } = await run(
-      [{ tool: "run_command", input: { command: "echo nope" } }, { text: "understood" }],
+      [{ tool: "run_command", input: { command: "echo nope >/dev/stderr" } }, { text: "understood" }],
       "run something",
       { maxTurns: 4, canUseTool: async () => ({ behavior: "deny", message: "not today" }) },
     );
