@@ -123,7 +123,8 @@ func cmdTools(_ context.Context, app *App, _ string, _ *[]Message) (string, bool
 func cmdStatus(_ context.Context, app *App, _ string, h *[]Message) (string, bool, error) {
 	mcp := cmp.Or(app.MCP.StatusLine(), "no servers configured")
 	status := fmt.Sprintf("model: %s (%s)\nworkspace: %s\npermission mode: %s\nsandbox: %s\nmessages: %d\nsession: %s\nMCP: %s\n%s",
-		app.Agent.Model, app.Agent.Provider.Name(), app.Workspace, app.Perms.Mode(), app.Sandbox.Status(), len(*h), app.Session.ID, mcp, app.usageLine())
+		app.Agent.Model, app.Agent.Provider.Name(), app.Workspace, app.Perms.Mode(), app.Sandbox.Status(), len(*h), app.Session.ID, mcp,
+		costSummary(app.Session.Usage(), app.Agent.Model)+"\ncontext: "+app.Agent.ContextUsage().String())
 	status += "\n" + windowNote(app.Agent.Model, app.Settings)
 	if len(app.Settings.Unknown) > 0 {
 		status += "\nsettings minicode does not use: " + strings.Join(app.Settings.Unknown, ", ")

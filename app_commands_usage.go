@@ -34,13 +34,6 @@ func cacheHitRate(t Usage) string {
 	return fmt.Sprintf("%.0f%% of %s input tokens", 100*float64(t.CacheReadInputTokens)/float64(input), countTokens(input))
 }
 
-// usageLine is /status's summary of /cost and /context.
-func (app *App) usageLine() string {
-	u := app.Session.Usage()
-	return fmt.Sprintf("cost: $%.2f, %s output tokens, cache hits %s, API %s\ncontext: %s", u.CostUSD, countTokens(u.Tokens.OutputTokens),
-		cacheHitRate(u.Tokens), formatDuration(u.API), app.Agent.ContextUsage())
-}
-
 // cmdContext shows what fills the context window, part by part as estimated, in a bar and in tokens.
 func cmdContext(_ context.Context, app *App, _ string, history *[]Message) (string, bool, error) {
 	u, memory := app.Agent.ContextUsage(), len(app.Env.Memory.PromptSection())/charsPerTextToken

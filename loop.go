@@ -281,7 +281,9 @@ func (a *Agent) callModel(ctx context.Context, t *turn) (ModelResponse, error) {
 // emitUsage announces the tokens of a reply that its running totals now count and those announced did
 // not; took > 0 says the call has ended.
 func (a *Agent) emitUsage(model string, reported *Usage, now Usage, took time.Duration) {
-	if d := now.Sub(*reported); d != (Usage{}) || took > 0 {
+	d := Usage{now.InputTokens - reported.InputTokens, now.OutputTokens - reported.OutputTokens,
+		now.CacheCreationInputTokens - reported.CacheCreationInputTokens, now.CacheReadInputTokens - reported.CacheReadInputTokens}
+	if d != (Usage{}) || took > 0 {
 		*reported = now
 		a.emit(Event{Kind: EventUsage, Text: model, Usage: &d, Took: took})
 	}

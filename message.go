@@ -88,12 +88,6 @@ func (u *Usage) Add(o Usage) {
 	u.CacheReadInputTokens += o.CacheReadInputTokens
 }
 
-// Sub returns the tokens of u that o does not count.
-func (u Usage) Sub(o Usage) Usage {
-	return Usage{u.InputTokens - o.InputTokens, u.OutputTokens - o.OutputTokens,
-		u.CacheCreationInputTokens - o.CacheCreationInputTokens, u.CacheReadInputTokens - o.CacheReadInputTokens}
-}
-
 // userText builds a user message holding one text block.
 func userText(text string) Message {
 	return Message{Role: RoleUser, Content: []Block{{Type: BlockText, Text: text}}}
