@@ -83,7 +83,7 @@ func TestTaskCallsRunSubagentsInParallel(t *testing.T) {
 		".claude/agents/reader.md": "---\nname: reader\ndescription: Reads files.\ntools: Read\nmodel: claude-haiku-4-5\n---\nYou are a subagent that reads files.\n",
 	})
 	srv, requests := anthropicServer(t, twoReadersModel("reader"))
-	home := t.TempDir()
+	home := trustingHome(t, ws) // an agent's model is gated by trust
 	res := runMinicode(t, []string{"ANTHROPIC_API_KEY=k", "ANTHROPIC_BASE_URL=" + srv.URL, "MINICODE_HOME=" + home}, "",
 		"-p", "read both files", "--workspace", ws, "--output-format", "stream-json")
 	if res.code != 0 {

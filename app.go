@@ -227,6 +227,11 @@ func (app *App) newAgent(provider Provider, model, summaryModel string) (*Agent,
 func (app *App) newSubagents() *Subagents {
 	s := &Subagents{Parent: app.Agent, MaxDepth: app.Settings.SubagentDepth,
 		Agents: LoadAgents(definitionDirs("agents", app.Home, userHome(app.getenv), app.Workspace))}
+	for _, d := range s.Agents {
+		if !app.Trusted && within(app.Workspace, d.Path) {
+			d.Model = "" // gated (trustTable): the parent's model runs it
+		}
+	}
 	s.Checkpoint = func(ctx context.Context, label string) func() {
 		c := app.checkpoint(ctx, "", true, label)
 		return func() { app.endCheckpoint(ctx, c, nil) }

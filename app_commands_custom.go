@@ -134,9 +134,9 @@ func (app *App) expandCommand(ctx context.Context, c *CustomCommand, args string
 	if c.Problem != "" || err != nil {
 		return slashPrompt{}, fmt.Errorf("/%s cannot be used: %s: %s", c.Name, c.Path, cmp.Or(c.Problem, fmt.Sprint(err)))
 	}
-	why := "its allowed-tools do not include Bash"
-	if !app.Trusted && within(app.Workspace, c.Path) {
-		grants, why = nil, "this workspace is not trusted, so its commands run nothing ('minicode trust' allows it)"
+	why, model := "its allowed-tools do not include Bash", c.Model
+	if !app.Trusted && within(app.Workspace, c.Path) { // allowed-tools and model are gated (trustTable)
+		grants, model, why = nil, "", "this workspace is not trusted, so its commands run nothing ('minicode trust' allows it)"
 	}
 	env := app.Env.forTurn("", grants)
 	body := expandBody(c.Body, args)
@@ -156,7 +156,7 @@ func (app *App) expandCommand(ctx context.Context, c *CustomCommand, args string
 	if failed != nil {
 		return slashPrompt{}, failed
 	}
-	p := slashPrompt{Prompt: body, Grants: grants, Model: c.Model}
+	p := slashPrompt{Prompt: body, Grants: grants, Model: model}
 	if err := app.attachFiles(ctx, env, &p, nil); err != nil {
 		return slashPrompt{}, fmt.Errorf("/%s: %w", c.Name, err)
 	}

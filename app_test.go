@@ -69,11 +69,16 @@ func TestLineModeSlashCommands(t *testing.T) {
 
 func TestBadRuleInSettingsNamesTheFile(t *testing.T) {
 	ws := workspaceWith(t, map[string]string{".minicode/settings.json": `{"permissions": {"deny": ["run_command(go test"]}}`})
-	_, err := newApp(context.Background(), Options{Workspace: ws, Print: true}, strings.NewReader(""), io.Discard, io.Discard,
+	var stderr strings.Builder
+	app, err := newApp(context.Background(), Options{Workspace: ws, Print: true}, strings.NewReader(""), io.Discard, &stderr,
 		func(k string) string { return map[string]string{"MINICODE_HOME": t.TempDir()}[k] })
+	if err != nil {
+		t.Fatalf("newApp: %v, want the file skipped", err)
+	}
+	app.Close()
 	path := filepath.Join(ws, ".minicode", "settings.json")
-	if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "run_command(go test") {
-		t.Errorf("newApp error = %v, want one naming %s and the rule", err, path)
+	if !strings.Contains(stderr.String(), path) || !strings.Contains(stderr.String(), "run_command(go test") || !strings.Contains(stderr.String(), "running without it") {
+		t.Errorf("stderr %q, want it to name %s and the rule, and that the file is skipped", stderr.String(), path)
 	}
 }
 

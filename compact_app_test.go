@@ -14,16 +14,18 @@ import (
 
 // TestContextSettingsErrors checks that a context window that leaves no
 // room, and thresholds that are no percentages, are settings errors that
-// name the file and the line.
+// name the file and the line: the file is skipped, but a window too small
+// for the model chosen stops the run.
 func TestContextSettingsErrors(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name, settings, want string
+		code                 int
 	}{
-		{"zero", "{\n  \"contextWindow\": 0\n}", "line 2: contextWindow is 0"},
-		{"negative", "{\n  \"model\": \"mock\",\n  \"contextWindow\": -5\n}", "line 3: contextWindow is -5"},
-		{"not above the reserve", "{\n\n  \"contextWindow\": 8000\n}", "line 3: contextWindow 8000 must be larger than the 8192 tokens kept for the reply of mock"},
-		{"threshold", "{\n  \"compaction\": {\"snip\": 120}\n}", "line 2: compaction.snip is 120"},
+		{"zero", "{\n  \"contextWindow\": 0\n}", "line 2: contextWindow is 0", 0},
+		{"negative", "{\n  \"model\": \"mock\",\n  \"contextWindow\": -5\n}", "line 3: contextWindow is -5", 0},
+		{"not above the reserve", "{\n\n  \"contextWindow\": 8000\n}", "line 3: contextWindow 8000 must be larger than the 8192 tokens kept for the reply of mock", 1},
+		{"threshold", "{\n  \"compaction\": {\"snip\": 120}\n}", "line 2: compaction.snip is 120", 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -34,8 +36,8 @@ func TestContextSettingsErrors(t *testing.T) {
 				t.Fatal(err)
 			}
 			r := runMinicode(t, []string{"MINICODE_HOME=" + home}, "", "-p", "help", "--provider", "mock", "--workspace", t.TempDir())
-			if want := "settings file " + path + ": " + tt.want; r.code == 0 || !strings.Contains(r.stderr, want) {
-				t.Errorf("exit %d, stderr %q; want an error containing %q", r.code, r.stderr, want)
+			if want := "settings file " + path + ": " + tt.want; r.code != tt.code || !strings.Contains(r.stderr, want) {
+				t.Errorf("exit %d, stderr %q; want %d and an error containing %q", r.code, r.stderr, tt.code, want)
 			}
 		})
 	}

@@ -58,63 +58,39 @@ type PermissionsSettings struct {
 	AdditionalDirectories []string `json:"additionalDirectories,omitempty"`
 }
 
-// dropWidening removes the settings a project's files may use only in a trusted workspace, naming each with its file.
-func (s *Settings) dropWidening() []string {
-	p, sb := &s.Permissions, &s.Sandbox
-	var names []string
-	drop := func(name string, field any, set bool) {
-		if set {
-			names = append(names, fmt.Sprintf("%s (%s)", name, s.source))
-			reflect.ValueOf(field).Elem().SetZero()
-		}
-	}
-	drop("permissions.allow", &p.Allow, len(p.Allow) > 0)
-	drop("permissions.defaultMode", &p.DefaultMode, p.DefaultMode != "" && p.DefaultMode != string(ModePlan) && p.DefaultMode != string(ModeDefault))
-	drop("permissions.additionalDirectories", &p.AdditionalDirectories, len(p.AdditionalDirectories) > 0)
-	drop("env", &s.Env, len(s.Env) > 0)
-	drop("hooks", &s.Hooks, len(s.Hooks) > 0)
-	drop("sandbox.enabled", &sb.Enabled, sb.Enabled != nil && !*sb.Enabled)
-	drop("sandbox.network", &sb.Network, sb.Network)
-	drop("sandbox.allowWrite", &sb.AllowWrite, len(sb.AllowWrite) > 0)
-	drop("sandbox.passEnv", &sb.PassEnv, len(sb.PassEnv) > 0)
-	drop("sandbox.autoAllowBashIfSandboxed", &sb.AutoAllowBashIfSandboxed, sb.AutoAllowBashIfSandboxed)
-	drop("enabledMcpjsonServers", &s.EnabledMCPJSONServers, len(s.EnabledMCPJSONServers) > 0)
-	drop("enableAllProjectMcpServers", &s.EnableAllProjectMCPServers, s.EnableAllProjectMCPServers)
-	return names
-}
-
 // loadSettings reads the settings files that exist, the user's then the
 // project's, of the kinds asked for (user, project, local; nil: all), then
-// each --settings value (a file or inline JSON).
-func loadSettings(home, userHome, workspace string, flagValues, kinds []string) ([]Settings, error) {
+// each --settings value (a file or inline JSON). A broken file is passed to
+// skip and left out; only a broken --settings value is an error.
+func loadSettings(home, userHome, workspace string, flagValues, kinds []string, skip func(error)) ([]Settings, error) {
 	var layers []Settings
-	add := func(data []byte, source string, project bool) error {
-		s, err := parseSettings(data, source, project)
-		layers = append(layers, s)
-		return err
-	}
 	seen := map[string]bool{}
-	for _, f := range []struct{ kind, path string }{
-		{"user", filepath.Join(userHome, ".claude", "settings.json")},
-		{"user", filepath.Join(home, "settings.json")},
-		{"project", filepath.Join(workspace, ".claude", "settings.json")},
-		{"project", filepath.Join(workspace, ".minicode", "settings.json")},
-		{"local", filepath.Join(workspace, ".claude", "settings.local.json")},
+	for _, f := range []struct {
+		kind, path string
+		parse      func(data []byte, source string, project bool) (Settings, error)
+	}{
+		{"user", filepath.Join(userHome, ".claude", "settings.json"), parseSettings},
+		{"user", filepath.Join(home, "settings.json"), parseSettings},
+		{"user", filepath.Join(home, "permissions.json"), parseRuleFile},
+		{"project", filepath.Join(workspace, ".claude", "settings.json"), parseSettings},
+		{"project", filepath.Join(workspace, ".minicode", "settings.json"), parseSettings},
+		{"project", filepath.Join(workspace, ".minicode", "permissions.json"), parseRuleFile},
+		{"local", filepath.Join(workspace, ".claude", "settings.local.json"), parseSettings},
 	} {
 		data, err := os.ReadFile(f.path)
-		if seen[f.path] || errors.Is(err, fs.ErrNotExist) {
+		if seen[f.path] || errors.Is(err, fs.ErrNotExist) || kinds != nil && !slices.Contains(kinds, f.kind) {
 			continue // the workspace may be the home folder
 		}
 		seen[f.path] = true
-		if err != nil {
-			return nil, fmt.Errorf("reading settings: %w", err)
+		var s Settings
+		if err == nil {
+			s, err = f.parse(data, f.path, f.kind != "user")
 		}
-		if kinds != nil && !slices.Contains(kinds, f.kind) {
+		if err != nil {
+			skip(err)
 			continue
 		}
-		if err := add(data, f.path, f.kind != "user"); err != nil {
-			return nil, err
-		}
+		layers = append(layers, s)
 	}
 	for _, v := range flagValues {
 		data, source, err := []byte(v), "--settings", error(nil)
@@ -124,11 +100,24 @@ func loadSettings(home, userHome, workspace string, flagValues, kinds []string) 
 			}
 			source = v
 		}
-		if err := add(data, source, false); err != nil {
-			return nil, err
+		s, err := parseSettings(data, source, false)
+		if err != nil {
+			return nil, usageError{err}
 		}
+		layers = append(layers, s)
 	}
 	return layers, nil
+}
+
+// parseRuleFile decodes a permissions.json, which keeps "always" answers,
+// as settings holding only its rules; a blank one holds none.
+func parseRuleFile(data []byte, source string, project bool) (Settings, error) {
+	var rf ruleFile
+	if err := decodeJSON(data, &rf, true); err != nil && strings.TrimSpace(string(data)) != "" {
+		return Settings{}, fmt.Errorf("permissions file %s: %w", source, err)
+	}
+	s := Settings{Permissions: PermissionsSettings{Allow: rf.Allow, Deny: rf.Deny}, source: source, project: project}
+	return s, s.checkRules(data)
 }
 
 // parseSettings decodes one settings file, listing the keys it does not know in Unknown.
@@ -137,21 +126,35 @@ func parseSettings(data []byte, source string, project bool) (Settings, error) {
 	if err := decodeJSON(data, &s, false); err != nil {
 		return Settings{}, fmt.Errorf("settings file %s: %w", source, err)
 	}
-	var keys, permissions map[string]json.RawMessage
-	_ = json.Unmarshal(data, &keys) // decodeJSON has checked the syntax and types
-	_ = json.Unmarshal(keys["permissions"], &permissions)
 	ignored, err := s.Hooks.check(data, source)
 	if err != nil {
 		return Settings{}, fmt.Errorf("settings file %s: %w", source, err)
 	}
-	unknown := append(unknownKeys(keys, reflect.TypeOf(s), ""), unknownKeys(permissions, reflect.TypeOf(s.Permissions), "permissions.")...)
+	var keys map[string]json.RawMessage
+	_ = json.Unmarshal(data, &keys) // decodeJSON has checked the syntax and types
+	unknown := unknownKeys(keys, reflect.TypeOf(s), "")
 	for _, k := range append(unknown, ignored...) {
 		s.Unknown = append(s.Unknown, fmt.Sprintf("%s (%s)", k, source))
 	}
 	if err := checkContextSettings(source, data, &s); err != nil {
 		return Settings{}, err
 	}
+	if err := s.checkRules(data); err != nil {
+		return Settings{}, err
+	}
 	return s, nil
+}
+
+// checkRules parses the permission rules of the file holding data, so
+// that a bad one, named with its line, breaks the file.
+func (s *Settings) checkRules(data []byte) error {
+	for _, rule := range slices.Concat(s.Permissions.Allow, s.Permissions.Ask, s.Permissions.Deny) {
+		at := fmt.Sprintf("%s: line %d", s.source, lineOf(data, int64(max(0, bytes.Index(data, []byte(rule))))))
+		if _, err := parseRules([]string{rule}, at, ""); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // mergeSettings lays the layers over one another, keeping each file's rules
@@ -160,7 +163,7 @@ func mergeSettings(layers []Settings, workspace string, trusted bool) Settings {
 	var base Settings
 	for _, over := range layers {
 		if over.project && !trusted {
-			base.Ignored = append(base.Ignored, over.dropWidening()...)
+			base.Ignored = append(base.Ignored, over.dropGated()...)
 		}
 		p := &over.Permissions
 		if len(p.Allow)+len(p.Ask)+len(p.Deny) > 0 {

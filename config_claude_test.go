@@ -25,7 +25,7 @@ func TestClaudeSettingsFilesInPrecedence(t *testing.T) {
 	ws, home, mhome := claudeFixture(t)
 	writeFile(t, filepath.Join(mhome, "settings.json"), `{"maxTurns": 9, "permissions": {"deny": ["web_search"]}}`)
 	writeFile(t, filepath.Join(ws, ".minicode", "settings.json"), `{"maxTurns": 12}`)
-	layers, err := loadSettings(mhome, home, ws, []string{`{"permissions": {"deny": ["run_command(rm:*)"]}}`}, nil)
+	layers, err := loadSettings(mhome, home, ws, []string{`{"permissions": {"deny": ["run_command(rm:*)"]}}`}, nil, noneBroken(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +74,7 @@ func TestClaudeSettingsFilesInPrecedence(t *testing.T) {
 
 func TestUntrustedProjectSettingsOnlyTighten(t *testing.T) {
 	ws, home, mhome := claudeFixture(t)
-	layers, err := loadSettings(mhome, home, ws, nil, nil)
+	layers, err := loadSettings(mhome, home, ws, nil, nil, noneBroken(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,9 +82,9 @@ func TestUntrustedProjectSettingsOnlyTighten(t *testing.T) {
 	project := filepath.Join(ws, ".claude", "settings.json")
 	local := filepath.Join(ws, ".claude", "settings.local.json")
 	wantIgnored := []string{
-		"permissions.allow (" + project + ")", "permissions.defaultMode (" + project + ")",
-		"permissions.additionalDirectories (" + project + ")", "env (" + project + ")",
-		"hooks (" + project + ")", "enabledMcpjsonServers (" + project + ")", "permissions.allow (" + local + ")",
+		"model (" + project + ")", "permissions.defaultMode (" + project + ")", "permissions.allow (" + project + ")",
+		"permissions.additionalDirectories (" + project + ")", "hooks (" + project + ")", "env (" + project + ")",
+		"enabledMcpjsonServers (" + project + ")", "permissions.allow (" + local + ")",
 	}
 	if !slices.Equal(got.Ignored, wantIgnored) {
 		t.Errorf("ignored = %q, want %q", got.Ignored, wantIgnored)
@@ -118,13 +118,13 @@ func TestSettingsMistakesInKnownKeysStop(t *testing.T) {
 			ws := t.TempDir()
 			path := filepath.Join(ws, ".claude", "settings.local.json")
 			writeFile(t, path, tc.content)
-			_, err := loadSettings(t.TempDir(), t.TempDir(), ws, nil, nil)
+			err := brokenSettings(t.TempDir(), t.TempDir(), ws)
 			if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("error = %v, want one naming %s and %q", err, path, tc.want)
 			}
 		})
 	}
-	if _, err := loadSettings(t.TempDir(), t.TempDir(), t.TempDir(), []string{"/no/such/settings.json"}, nil); err == nil || !strings.Contains(err.Error(), "--settings") {
+	if _, err := loadSettings(t.TempDir(), t.TempDir(), t.TempDir(), []string{"/no/such/settings.json"}, nil, noneBroken(t)); err == nil || !strings.Contains(err.Error(), "--settings") {
 		t.Errorf("missing --settings file: error = %v, want one naming --settings", err)
 	}
 }
@@ -192,7 +192,7 @@ func TestMCPConfigFlagAndStrict(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "extra.json")
 	writeFile(t, file, `{"mcpServers": {"tracker": {"command": "other-tracker"}}}`)
 	inline := `{"mcpServers": {"web": {"type": "http", "url": "http://localhost:1/mcp"}}}`
-	servers, err := loadRunMCPServers(mhome, ws, []string{file, inline}, false)
+	servers, err := loadRunMCPServers(mhome, ws, []string{file, inline}, false, noneBroken(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -208,11 +208,11 @@ func TestMCPConfigFlagAndStrict(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("servers = %q, want %q", got, want)
 	}
-	strict, err := loadRunMCPServers(mhome, ws, []string{inline}, true)
+	strict, err := loadRunMCPServers(mhome, ws, []string{inline}, true, noneBroken(t))
 	if err != nil || len(strict) != 1 || strict[0].Name != "web" {
 		t.Errorf("--strict-mcp-config servers = %+v, %v; want only web", strict, err)
 	}
-	if _, err := loadRunMCPServers(mhome, ws, []string{`{"mcpServers": {"x": {}}}`}, false); err == nil || !strings.Contains(err.Error(), "--mcp-config") {
+	if _, err := loadRunMCPServers(mhome, ws, []string{`{"mcpServers": {"x": {}}}`}, false, noneBroken(t)); err == nil || !strings.Contains(err.Error(), "--mcp-config") {
 		t.Errorf("bad --mcp-config: error = %v, want one naming the flag", err)
 	}
 }
@@ -227,7 +227,7 @@ func TestUnknownSettingsAreNamedOnceAndInStatus(t *testing.T) {
 	}
 	r = runMinicode(t, env, "n\n/status\n", "--workspace", ws)
 	if !strings.Contains(r.stdout, "settings minicode does not use: alwaysThinkingEnabled (") ||
-		!strings.Contains(r.stdout, "not applied, the workspace is not trusted (minicode trust): permissions.allow (") {
+		!strings.Contains(r.stdout, "not applied, the workspace is not trusted (minicode trust): model (") {
 		t.Errorf("/status = %q, want the unknown keys and what trust withheld", r.stdout)
 	}
 }

@@ -7,8 +7,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 )
@@ -17,13 +19,87 @@ import (
 // servers, allow rules, env, a permissive mode, allowed-tools) waits until
 // the user trusts the workspace; what tightens always applies.
 
+// The trust classes: a gated key applies only in a trusted workspace, a harmless one in any.
+const gated, harmless = true, false
+
+// trustTable classes every key of every project file minicode reads. Gated
+// are the keys that could run code, send the conversation, a key or a file
+// out, widen what the model may do, pick the model or its provider or their
+// endpoints, or delete the user's data; harmless keys narrow, or change how
+// minicode works in this workspace only. A test fails for a key not here.
+// Keys minicode does not use (apiKeyHelper, statusLine, otel…) apply nowhere.
+var trustTable = map[string]bool{
+	// .claude/settings.json, .minicode/settings.json, .claude/settings.local.json
+	"settings: provider": gated, "settings: api": gated, "settings: model": gated, "settings: baseUrl": gated, "settings: webSearchUrl": gated,
+	"settings: env": gated, "settings: hooks": gated, "settings: disableAllHooks": gated, // the user's hooks may be guards
+	"settings: cleanupPeriodDays": gated, // it prunes every project's sessions
+	"settings: permissions.allow": gated, "settings: permissions.defaultMode": gated, "settings: permissions.additionalDirectories": gated,
+	"settings: sandbox.enabled": gated, "settings: sandbox.network": gated, "settings: sandbox.allowWrite": gated,
+	"settings: sandbox.passEnv": gated, "settings: sandbox.autoAllowBashIfSandboxed": gated, "settings: enabledMcpjsonServers": gated, "settings: enableAllProjectMcpServers": gated,
+	"settings: permissions.ask": harmless, "settings: permissions.deny": harmless, "settings: sandbox.denyRead": harmless,
+	"settings: disabledMcpjsonServers": harmless, "settings: maxTurns": harmless, "settings: maxTokens": harmless,
+	"settings: modelLimits": harmless, "settings: contextWindow": harmless, "settings: subagentDepth": harmless,
+	"settings: compaction.micro": harmless, "settings: compaction.snip": harmless, "settings: compaction.collapse": harmless,
+	"settings: compaction.auto": harmless, "settings: checkpoints.maxFiles": harmless, "settings: checkpoints.maxBytes": harmless,
+	"settings: $schema": harmless,
+	// .minicode/permissions.json
+	"permissions.json: allow": gated, "permissions.json: deny": harmless,
+	// .mcp.json: a stdio server runs its command, an HTTP one receives the ${VAR}s its entry names
+	".mcp.json: mcpServers": gated,
+	// the front matter of agents, commands, skills and rule files in .claude/ and .minicode/
+	"front matter: allowed-tools": gated, "front matter: model": gated, "front matter: tools": harmless, // tools only narrows an agent's
+	"front matter: name": harmless, "front matter: description": harmless, "front matter: when_to_use": harmless,
+	"front matter: argument-hint": harmless, "front matter: context": harmless, "front matter: paths": harmless,
+	// CLAUDE.md, AGENTS.md, MINI.md and the rule files: text for the model, which asks before it acts
+	"memory: text": harmless, "memory: @include of a file outside the project": gated, "memory: link to a file outside the project": gated,
+}
+
+// narrowingValues are the values of gated settings that only narrow, which apply untrusted.
+var narrowingValues = map[string][]string{"permissions.defaultMode": {"default", "plan", "dontAsk"}, "sandbox.enabled": {"true"}}
+
+// dropGated removes the settings a project's file may use only in a
+// trusted workspace, naming each with its file.
+func (s *Settings) dropGated() []string {
+	var names []string
+	settingsKeys(reflect.ValueOf(s).Elem(), "", func(key string, v reflect.Value) {
+		set := !v.IsZero()
+		if k := v.Kind(); k == reflect.Slice || k == reflect.Map {
+			set = v.Len() > 0
+		}
+		if isGated, known := trustTable["settings: "+key]; set && (isGated || !known) && !slices.Contains(narrowingValues[key], fmt.Sprint(reflect.Indirect(v))) {
+			names = append(names, fmt.Sprintf("%s (%s)", key, s.source))
+			v.SetZero()
+		}
+	})
+	return names
+}
+
+// settingsKeys calls visit with each key of a settings struct (a nested
+// one's as parent.key) and its value.
+func settingsKeys(v reflect.Value, prefix string, visit func(key string, v reflect.Value)) {
+	for i := range v.NumField() {
+		f := v.Type().Field(i)
+		switch name := jsonName(f); {
+		case !f.IsExported() || name == "":
+		case f.Type.Kind() == reflect.Struct:
+			settingsKeys(v.Field(i), prefix+name+".", visit)
+		default:
+			visit(prefix+name, v.Field(i))
+		}
+	}
+}
+
 // trustFileName is the file in $MINICODE_HOME that keeps the answers.
 const trustFileName = "trust.json"
 
 // workspaceTrust reports whether the workspace is trusted and whether the user
 // has answered: the nearest answer, minicode's before Claude Code's, wins.
-func workspaceTrust(home, userHome, workspace string) (trusted, answered bool) {
-	mine := readTrustAnswers(home)
+// A broken trust file is passed to skip, and trusts nothing.
+func workspaceTrust(home, userHome, workspace string, skip func(error)) (trusted, answered bool) {
+	mine, err := readTrustAnswers(home)
+	if err != nil {
+		skip(err)
+	}
 	var claude struct {
 		Projects map[string]struct {
 			HasTrustDialogAccepted bool `json:"hasTrustDialogAccepted"`
@@ -45,23 +121,31 @@ func workspaceTrust(home, userHome, workspace string) (trusted, answered bool) {
 	}
 }
 
-// readTrustAnswers reads the trust file, {"workspaces": {"/dir": true}}; a missing or broken one trusts nothing.
-func readTrustAnswers(home string) map[string]bool {
+// readTrustAnswers reads the trust file, {"workspaces": {"/dir": true}}; a missing one trusts nothing.
+func readTrustAnswers(home string) (map[string]bool, error) {
 	var t struct {
 		Workspaces map[string]bool `json:"workspaces"`
 	}
-	if data, err := os.ReadFile(filepath.Join(home, trustFileName)); err == nil {
-		_ = json.Unmarshal(data, &t)
+	path := filepath.Join(home, trustFileName)
+	data, err := os.ReadFile(path)
+	if err == nil {
+		err = decodeJSON(data, &t, false)
+	}
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return map[string]bool{}, fmt.Errorf("trust file %s: %w", path, err)
 	}
 	if t.Workspaces == nil {
-		return map[string]bool{}
+		t.Workspaces = map[string]bool{}
 	}
-	return t.Workspaces
+	return t.Workspaces, nil
 }
 
-// saveTrust records the user's answer for a workspace.
+// saveTrust records the user's answer for a workspace; a broken trust file is left as it is.
 func saveTrust(home, workspace string, trusted bool) error {
-	answers := readTrustAnswers(home)
+	answers, err := readTrustAnswers(home)
+	if err != nil {
+		return fmt.Errorf("%w; mend or remove it to keep answers", err)
+	}
 	answers[workspace] = trusted
 	data, _ := json.MarshalIndent(map[string]any{"workspaces": answers}, "", "  ") // a map of bools always encodes
 	if err := writeFileAtomic(filepath.Join(home, trustFileName), append(data, '\n'), 0o644); err != nil {
@@ -94,11 +178,9 @@ func runTrustCommand(args []string, stdout, stderr io.Writer, getenv func(string
 	if err := saveTrust(home, dir, !revoke); err != nil {
 		return err
 	}
-	if revoke {
-		fmt.Fprintf(stdout, "%s is no longer trusted: its project settings, servers and skills' allowed-tools are ignored.\n", dir)
-	} else {
-		fmt.Fprintf(stdout, "%s is trusted: its project settings, servers and skills' allowed-tools take effect.\n", dir)
-	}
+	verdict := map[bool]string{false: "is trusted: its project settings, servers and skills' allowed-tools take effect",
+		true: "is no longer trusted: its project settings, servers and skills' allowed-tools are ignored"}[revoke]
+	fmt.Fprintf(stdout, "%s %s.\n", dir, verdict)
 	return nil
 }
 
@@ -120,7 +202,7 @@ func (app *App) projectEnables(layers []Settings, servers []MCPServerConfig) []s
 		}
 	}
 	for _, c := range app.Commands {
-		if len(c.AllowedTools) > 0 && within(app.Workspace, c.Path) {
+		if len(c.AllowedTools) > 0 && c.Problem == "" && within(app.Workspace, c.Path) {
 			out = append(out, fmt.Sprintf("command /%s allows %s", c.Name, strings.Join(c.AllowedTools, ", ")))
 		}
 	}
@@ -131,7 +213,7 @@ func (app *App) projectEnables(layers []Settings, servers []MCPServerConfig) []s
 // project would enable something and a person at a terminal can answer:
 // piped input is the task, not an answer to keep.
 func (app *App) decideTrust(ctx context.Context, wide []string) (bool, error) {
-	trusted, answered := workspaceTrust(app.Home, userHome(app.getenv), app.Workspace)
+	trusted, answered := workspaceTrust(app.Home, userHome(app.getenv), app.Workspace, app.reportBroken)
 	if trusted || len(wide) == 0 {
 		return trusted, nil
 	}
@@ -155,13 +237,18 @@ func (app *App) decideTrust(ctx context.Context, wide []string) (bool, error) {
 	return false, nil
 }
 
+// reportBroken tells the user of a broken file, which minicode runs without.
+func (app *App) reportBroken(err error) {
+	fmt.Fprintf(app.stderr, "minicode: %v; running without it\n", err)
+}
+
 // loadConfig reads the settings and MCP configuration, settles trust and returns the MCP servers to start.
 func (app *App) loadConfig(ctx context.Context) ([]MCPServerConfig, error) {
-	layers, err := loadSettings(app.Home, userHome(app.getenv), app.Workspace, app.Opts.Settings, app.Opts.SettingSources)
+	layers, err := loadSettings(app.Home, userHome(app.getenv), app.Workspace, app.Opts.Settings, app.Opts.SettingSources, app.reportBroken)
 	if err != nil {
 		return nil, err
 	}
-	servers, err := loadRunMCPServers(app.Home, app.Workspace, app.Opts.MCPConfig, app.Opts.StrictMCPConfig)
+	servers, err := loadRunMCPServers(app.Home, app.Workspace, app.Opts.MCPConfig, app.Opts.StrictMCPConfig, app.reportBroken)
 	if err != nil {
 		return nil, err
 	}

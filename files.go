@@ -35,15 +35,10 @@ func describeOpenError(err error) error {
 	}
 }
 
-// The file tools judge a path, then use it: between the two, a folder on the
-// way may be swapped for a link to elsewhere (outside the workspace, into
-// .git/hooks). So they open the path the check resolved without following
-// any link, write by renaming within the folder opened that way, and read
-// only the file the check saw there.
-
 // openJudged opens the file at the resolved path abs for reading, following
 // no link, and checks that it is found, the regular file that was there
-// when the call was checked.
+// when the call was checked: between the check and the use a folder on the
+// way may be swapped for a link to elsewhere, or the file for another.
 func openJudged(abs string, found fs.FileInfo) (*os.File, error) {
 	f, err := openNoFollow(abs, syscall.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {

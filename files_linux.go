@@ -12,10 +12,9 @@ const oPath = 0x200000
 
 // openat2(2), which Go's syscall package does not wrap, and what it needs.
 const (
-	sysOpenat2          = 437  // the same number on every Linux architecture
-	atFDCWD             = -100 // AT_FDCWD: a relative path starts in the working folder
-	resolveNoMagicLinks = 0x02 // RESOLVE_NO_MAGICLINKS: no /proc/self/fd style links
-	resolveNoSymlinks   = 0x04 // RESOLVE_NO_SYMLINKS: no link in any name of the path
+	sysOpenat2        = 437  // the same number on every Linux architecture
+	atFDCWD           = -100 // AT_FDCWD: a relative path starts in the working folder
+	resolveNoSymlinks = 0x04 // RESOLVE_NO_SYMLINKS: no link in any name of the path, /proc's magic ones included
 )
 
 // openHow is openat2's struct open_how.
@@ -29,7 +28,7 @@ func openNoFollow(path string, flag int, perm uint32) (*os.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	how, cwd := openHow{uint64(flag | syscall.O_CLOEXEC), uint64(perm), resolveNoSymlinks | resolveNoMagicLinks}, atFDCWD
+	how, cwd := openHow{uint64(flag | syscall.O_CLOEXEC), uint64(perm), resolveNoSymlinks}, atFDCWD
 	for {
 		fd, _, errno := syscall.Syscall6(sysOpenat2, uintptr(cwd), uintptr(unsafe.Pointer(name)), uintptr(unsafe.Pointer(&how)), unsafe.Sizeof(how), 0, 0)
 		switch errno {

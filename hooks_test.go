@@ -352,7 +352,7 @@ func TestMalformedHookConfigNamesFileLineAndField(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			ws := hookWorkspace(t, tc.hooks, nil)
-			_, err := loadSettings(t.TempDir(), t.TempDir(), ws, nil, nil)
+			err := brokenSettings(t.TempDir(), t.TempDir(), ws)
 			file := filepath.Join(ws, ".minicode", "settings.json")
 			if err == nil || !strings.Contains(err.Error(), file) || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("error %q, want it to name %q and hold %q", err, file, tc.want)
@@ -461,7 +461,7 @@ func TestClaudeCodeHooksMinicodeLacksAreListed(t *testing.T) {
 	t.Parallel()
 	ws := hookWorkspace(t, `{"TeammateIdle": [{"hooks": [{"type": "command", "command": "x"}]}],
 		"Stop": [{"hooks": [{"type": "prompt", "command": "x"}, {"type": "command", "command": "true"}]}]}`, nil)
-	layers, err := loadSettings(t.TempDir(), t.TempDir(), ws, nil, nil)
+	layers, err := loadSettings(t.TempDir(), t.TempDir(), ws, nil, nil, noneBroken(t))
 	s := mergeSettings(layers, ws, true)
 	file := filepath.Join(ws, ".minicode", "settings.json")
 	want := []string{`hooks.Stop[0].hooks[0] (type "prompt") (` + file + ")", "hooks.TeammateIdle (" + file + ")"}

@@ -16,17 +16,19 @@ import (
 // JSON decoding that says what is wrong and where, for settings files,
 // permission files, hooks and tool inputs alike.
 
-// unknownKeys returns the sorted keys of m that no field of the struct type t takes, each after prefix.
+// unknownKeys returns the sorted keys of m that no field of the struct type
+// t takes (a nested struct's as parent.key), each after prefix.
 func unknownKeys(m map[string]json.RawMessage, t reflect.Type, prefix string) []string {
-	known := map[string]bool{}
-	for i := range t.NumField() {
-		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
-		known[name] = true
-	}
 	var out []string
+	fields := reflect.VisibleFields(t)
 	for _, k := range slices.Sorted(maps.Keys(m)) {
-		if !known[k] {
+		switch i := slices.IndexFunc(fields, func(f reflect.StructField) bool { return f.IsExported() && jsonName(f) == k }); {
+		case i < 0:
 			out = append(out, prefix+k)
+		case fields[i].Type.Kind() == reflect.Struct:
+			var nested map[string]json.RawMessage
+			_ = json.Unmarshal(m[k], &nested) // decodeJSON has checked the syntax and types
+			out = append(out, unknownKeys(nested, fields[i].Type, prefix+k+".")...)
 		}
 	}
 	return out

@@ -30,10 +30,11 @@
 // Settings come from ~/.claude/settings.json, ~/.minicode/settings.json,
 // the project's .claude/settings.json, .minicode/settings.json and
 // .claude/settings.local.json, then --settings; flags and environment win.
-// A mistake stops minicode with the file, line and field named. What a
-// project's files would run or allow (stdio servers in .mcp.json, allow
-// rules, hooks, env, ...) applies only in a trusted workspace: the first
-// interactive start asks, and "minicode trust [--revoke] [DIR]" decides.
+// A broken file is named with its line and skipped (a broken --settings
+// stops the run). What a project's files would run, send or allow (stdio
+// servers in .mcp.json, allow rules, hooks, env, baseUrl, ...) applies only
+// in a trusted workspace: the first start at a terminal asks, and
+// "minicode trust [--revoke] [DIR]" decides.
 //
 // Exit codes: 0 success (even if some calls were denied); 1 the task failed
 // (model error, max turns); 2 usage error; 130 interrupted.

@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -42,7 +43,7 @@ func runMCPCommand(ctx context.Context, args []string, stdin io.Reader, stdout, 
 	case "add", "remove":
 		return mcpEdit(args[0], rest, stdout, home, workspace)
 	case "list":
-		return mcpList(stdout, home, workspace)
+		return mcpList(stdout, stderr, home, workspace)
 	case "login", "logout":
 		return mcpLogin(ctx, args[0], rest, stdout, stderr, home, workspace)
 	case "tools":
@@ -137,12 +138,9 @@ func parseNamed(fs *flag.FlagSet, args []string) (string, []string, error) {
 	return name, rest, nil
 }
 
-// mcpList prints the configured servers.
-func mcpList(stdout io.Writer, home, workspace string) error {
-	configs, err := LoadMCPConfig(home, workspace)
-	if err != nil {
-		return err
-	}
+// mcpList prints the configured servers, and on stderr the broken entries left out.
+func mcpList(stdout, stderr io.Writer, home, workspace string) error {
+	configs := LoadMCPConfig(home, workspace, func(err error) { fmt.Fprintf(stderr, "minicode: %v; left out\n", err) })
 	if len(configs) == 0 {
 		fmt.Fprintln(stdout, "No MCP servers configured. Add one with: minicode mcp add NAME -- COMMAND ARGS")
 		return nil
@@ -162,10 +160,8 @@ func resolveMCPTarget(target, home, workspace string) (MCPServerConfig, error) {
 	if u, err := url.Parse(target); err == nil && (u.Scheme == "http" || u.Scheme == "https") {
 		return MCPServerConfig{Name: nonNameChars.ReplaceAllString(u.Host, "_"), Type: "http", URL: target}, nil
 	}
-	configs, err := LoadMCPConfig(home, workspace)
-	if err != nil {
-		return MCPServerConfig{}, err
-	}
+	var broken []error
+	configs := LoadMCPConfig(home, workspace, func(err error) { broken = append(broken, err) })
 	var names []string
 	for _, c := range configs {
 		if c.Name == target {
@@ -173,7 +169,8 @@ func resolveMCPTarget(target, home, workspace string) (MCPServerConfig, error) {
 		}
 		names = append(names, c.Name)
 	}
-	return MCPServerConfig{}, fmt.Errorf("no MCP server named %q (configured: %s); give a name from `minicode mcp list` or an http(s) URL", target, strings.Join(names, ", "))
+	return MCPServerConfig{}, errors.Join(append([]error{fmt.Errorf("no MCP server named %q (configured: %s); give a name from `minicode mcp list` or an http(s) URL",
+		target, strings.Join(names, ", "))}, broken...)...)
 }
 
 // mcpLogin runs `mcp login`, which logs in to a server anew, and `mcp logout`, which forgets its tokens.

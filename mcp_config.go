@@ -24,6 +24,11 @@ const (
 	userMCPFile    = "mcp.json"
 )
 
+// mcpFile is the format of .mcp.json and mcp.json: each server by name, an MCPServerConfig.
+type mcpFile struct {
+	MCPServers map[string]json.RawMessage `json:"mcpServers"`
+}
+
 // MCPServerConfig is a stdio Command, an HTTP URL (Type "http" or legacy "sse"), or Type "sdk".
 type MCPServerConfig struct {
 	Type             string            `json:"type,omitempty"`
@@ -72,88 +77,79 @@ func (c MCPServerConfig) validate() error {
 	return nil
 }
 
-// LoadMCPConfig reads the user's servers, then the project's, which replace those of their name.
-func LoadMCPConfig(home, workspace string) ([]MCPServerConfig, error) {
+// LoadMCPConfig reads the user's servers, then the project's, which replace
+// those of their name; a broken file or entry is passed to skip and left out.
+func LoadMCPConfig(home, workspace string, skip func(error)) []MCPServerConfig {
 	byName := map[string]MCPServerConfig{}
 	for _, project := range []bool{false, true} {
 		path := mcpConfigFile(home, workspace, project)
-		servers, err := readMCPFile(path)
-		if err != nil {
-			return nil, err
+		data, err := os.ReadFile(path)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		} else if err != nil {
+			skip(err)
+			continue
 		}
-		for name, c := range servers {
-			c.Name, c.Source = name, path
-			if err := c.validate(); err != nil {
-				return nil, fmt.Errorf("%s: %w", path, err)
-			}
-			if old, ok := byName[name]; ok {
+		servers, broken := parseMCPServers(data, path)
+		for _, err := range broken {
+			skip(err)
+		}
+		for _, c := range servers {
+			if old, ok := byName[c.Name]; ok {
 				c.Shadowed = &old
 			}
-			byName[name] = c
+			byName[c.Name] = c
 		}
 	}
-	return slices.SortedFunc(maps.Values(byName), func(a, b MCPServerConfig) int { return cmp.Compare(a.Name, b.Name) }), nil
+	return slices.SortedFunc(maps.Values(byName), func(a, b MCPServerConfig) int { return cmp.Compare(a.Name, b.Name) })
 }
 
-// readMCPFile reads the mcpServers of one file (nil if it does not exist).
-func readMCPFile(path string) (map[string]MCPServerConfig, error) {
-	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", path, err)
-	}
-	return parseMCPServers(data, path)
-}
-
-// parseMCPServers reads the mcpServers of a config document; path names it in errors.
-func parseMCPServers(data []byte, path string) (map[string]MCPServerConfig, error) {
-	var file struct {
-		MCPServers map[string]json.RawMessage `json:"mcpServers"`
-	}
+// parseMCPServers reads the mcpServers of a config document from path,
+// sorted by name, and what is broken: the whole document, or entries that
+// are not usable servers, which are left out.
+func parseMCPServers(data []byte, path string) (servers []MCPServerConfig, broken []error) {
+	var file mcpFile
 	if err := json.Unmarshal(data, &file); err != nil {
-		return nil, fmt.Errorf("%s: %s", path, jsonError(err, data, 0))
+		return nil, []error{fmt.Errorf("%s: %s", path, jsonError(err, data, 0))}
 	}
-	servers := map[string]MCPServerConfig{}
-	for name, raw := range file.MCPServers {
-		var c MCPServerConfig
+	for _, name := range slices.Sorted(maps.Keys(file.MCPServers)) {
+		raw := file.MCPServers[name]
+		c, at := MCPServerConfig{Name: name, Source: path}, int64(bytes.Index(data, raw))
 		if err := json.Unmarshal(raw, &c); err != nil {
-			base := int64(bytes.Index(data, raw))
-			return nil, fmt.Errorf("%s: server %q: %s", path, name, jsonError(err, data, base))
+			broken = append(broken, fmt.Errorf("%s: server %q: %s", path, name, jsonError(err, data, at)))
+		} else if err := c.validate(); err != nil {
+			broken = append(broken, fmt.Errorf("%s: line %d: %w", path, lineOf(data, at), err))
+		} else {
+			servers = append(servers, c)
 		}
-		servers[name] = c
 	}
-	return servers, nil
+	return servers, broken
 }
 
 // loadRunMCPServers returns the configured MCP servers (unless strict), then
-// each --mcp-config value's, a later one replacing one of its name.
-func loadRunMCPServers(home, workspace string, flagValues []string, strict bool) ([]MCPServerConfig, error) {
+// each --mcp-config value's, a later one replacing one of its name; only a
+// broken --mcp-config value is an error.
+func loadRunMCPServers(home, workspace string, flagValues []string, strict bool, skip func(error)) ([]MCPServerConfig, error) {
 	var servers []MCPServerConfig
-	var err error
 	if !strict {
-		if servers, err = LoadMCPConfig(home, workspace); err != nil {
-			return nil, err
-		}
+		servers = LoadMCPConfig(home, workspace, skip)
 	}
 	for _, v := range flagValues {
-		var byName map[string]MCPServerConfig
-		if strings.HasPrefix(strings.TrimSpace(v), "{") {
-			byName, err = parseMCPServers([]byte(v), "--mcp-config")
-		} else if byName, err = readMCPFile(v); err == nil && byName == nil {
-			err = fmt.Errorf("--mcp-config: %s does not exist", v)
-		}
-		if err != nil {
-			return nil, usageError{err}
-		}
-		for _, name := range slices.Sorted(maps.Keys(byName)) {
-			c := byName[name]
-			c.Name, c.Source = name, "--mcp-config"
-			if err := c.validate(); err != nil {
+		data, path := []byte(v), "--mcp-config"
+		if !strings.HasPrefix(strings.TrimSpace(v), "{") {
+			var err error
+			if data, err = os.ReadFile(v); err != nil {
 				return nil, usageErrorf("--mcp-config: %v", err)
 			}
-			servers = slices.DeleteFunc(servers, func(old MCPServerConfig) bool { return old.Name == name })
+			path = "--mcp-config " + v
+		}
+		given, broken := parseMCPServers(data, path)
+		if len(broken) > 0 {
+			return nil, usageError{broken[0]}
+		}
+		for _, c := range given {
+			c.Source = "--mcp-config"
+			servers = slices.DeleteFunc(servers, func(old MCPServerConfig) bool { return old.Name == c.Name })
 			servers = append(servers, c)
 		}
 	}

@@ -42,7 +42,7 @@ type PermissionConfig struct {
 	Settings                      []RuleSet
 	AllowedTools, DisallowedTools []string // values of --allowedTools and --disallowedTools
 	Asker                         Asker    // nil: headless, what would ask is denied
-	ProjectFile, UserFile         string   // where "always" answers are saved; "" for none
+	ProjectFile, UserFile         string   // where "always" answers are saved (and read, with the settings); "" for none
 	Notice                        func(string)
 }
 
@@ -82,12 +82,7 @@ func NewPermissions(cfg PermissionConfig) (*Permissions, error) {
 	}
 	p.readableDirs, p.addDirs = dirs[:len(cfg.ReadableDirs):len(cfg.ReadableDirs)], dirs[len(cfg.ReadableDirs):]
 	p.resultsDir = cfg.ResultsDir
-	sets := withFlagRules(cfg.Settings, cfg.AllowedTools, cfg.DisallowedTools)
-	for _, file := range slices.DeleteFunc([]string{p.projectFile, p.userFile}, func(f string) bool { return f == "" }) {
-		rf, err := readRuleFile(file)
-		errs, sets = append(errs, err), append(sets, RuleSet{Source: file, Allow: rf.Allow, Deny: rf.Deny})
-	}
-	for _, set := range sets {
+	for _, set := range withFlagRules(cfg.Settings, cfg.AllowedTools, cfg.DisallowedTools) {
 		allow, err := parseRules(set.Allow, set.Source, set.Project)
 		ask, askErr := parseRules(set.Ask, set.Source, set.Project)
 		deny, denyErr := parseRules(set.Deny, set.Source, set.Project)

@@ -186,7 +186,11 @@ func TestRuleFile(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "sub", "permissions.json")
 	loadRuleFile := func(file string) (allow, deny []Rule, err error) { // as minicode reads it at start
-		p, err := NewPermissions(PermissionConfig{Workspace: dir, ProjectFile: file})
+		layer, err := ruleLayer(file, false)
+		if err != nil {
+			return nil, nil, err
+		}
+		p, err := NewPermissions(PermissionConfig{Workspace: dir, Settings: mergeSettings([]Settings{layer}, dir, true).ruleSets})
 		if err != nil {
 			return nil, nil, err
 		}

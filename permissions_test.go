@@ -40,12 +40,22 @@ func (s *scriptedAsker) asked() int {
 }
 
 // permsWith builds Permissions for a test tree with project and user
-// permission files in the tree.
+// permission files in the tree, whose rules apply as minicode reads them
+// at start in a trusted workspace.
 func permsWith(t *testing.T, tr testTree, mode PermissionMode, asker Asker) *Permissions {
 	t.Helper()
 	cfg := PermissionConfig{Mode: mode, Workspace: tr.ws, ReadableDirs: []string{tr.results},
 		ProjectFile: filepath.Join(tr.ws, ".minicode", "permissions.json"),
 		UserFile:    filepath.Join(tr.root, "home", "permissions.json")}
+	var layers []Settings
+	for _, file := range []string{cfg.UserFile, cfg.ProjectFile} {
+		layer, err := ruleLayer(file, file == cfg.ProjectFile)
+		if err != nil {
+			t.Fatal(err)
+		}
+		layers = append(layers, layer)
+	}
+	cfg.Settings = mergeSettings(layers, tr.ws, true).ruleSets
 	if asker != nil {
 		cfg.Asker = asker
 	}
@@ -440,10 +450,6 @@ func TestCancelWhileWaiting(t *testing.T) {
 func TestNewPermissionsErrors(t *testing.T) {
 	t.Parallel()
 	tr := newTestTree(t)
-	badFile := filepath.Join(tr.root, "bad.json")
-	if err := os.WriteFile(badFile, []byte(`{"allow": ["edit_file(src"]}`), 0o644); err != nil {
-		t.Fatal(err)
-	}
 	tests := []struct {
 		cfg  PermissionConfig
 		want string
@@ -451,7 +457,6 @@ func TestNewPermissionsErrors(t *testing.T) {
 		{PermissionConfig{Workspace: tr.ws, Settings: []RuleSet{{Source: "/p/.minicode/settings.json", Deny: []string{"run_command("}}}}, "/p/.minicode/settings.json"},
 		{PermissionConfig{Workspace: tr.ws, AllowedTools: []string{"read_file,edit_file()"}}, "--allowedTools"},
 		{PermissionConfig{Workspace: tr.ws, DisallowedTools: []string{"run_command(a"}}, "--disallowedTools"},
-		{PermissionConfig{Workspace: tr.ws, ProjectFile: badFile}, badFile},
 	}
 	for _, tt := range tests {
 		if _, err := NewPermissions(tt.cfg); err == nil || !strings.Contains(err.Error(), tt.want) {
@@ -494,7 +499,11 @@ func TestDescribe(t *testing.T) {
 func TestSavedFixture(t *testing.T) {
 	t.Parallel()
 	tr := newTestTree(t)
-	p, err := NewPermissions(PermissionConfig{Workspace: tr.ws, ProjectFile: filepath.Join("testdata", "permissions", "project.json")})
+	layer, err := ruleLayer(filepath.Join("testdata", "permissions", "project.json"), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := NewPermissions(PermissionConfig{Workspace: tr.ws, Settings: mergeSettings([]Settings{layer}, tr.ws, true).ruleSets})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -518,8 +527,8 @@ func TestSavedFixture(t *testing.T) {
 	}
 	for file, want := range map[string]string{"bad_rule.json": `"run_command(go test && go vet)"`, "bad_json.json": "line 5"} {
 		path := filepath.Join("testdata", "permissions", file)
-		if _, err := NewPermissions(PermissionConfig{Workspace: tr.ws, UserFile: path}); err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), file) {
-			t.Errorf("NewPermissions with %s: %v, want an error naming the file and %s", file, err, want)
+		if _, err := ruleLayer(path, false); err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), file) {
+			t.Errorf("reading %s: %v, want an error naming the file and %s", file, err, want)
 		}
 	}
 }

@@ -151,11 +151,12 @@ func runSandboxCommand(args []string, stdout io.Writer, getenv func(string) stri
 	if err != nil {
 		return err
 	}
-	layers, err := loadSettings(home, userHome(getenv), ws, nil, nil)
+	ignore := func(error) {} // `minicode sandbox` shows the sandbox; a start names broken files
+	layers, err := loadSettings(home, userHome(getenv), ws, nil, nil, ignore)
 	if err != nil {
 		return err
 	}
-	trusted, _ := workspaceTrust(home, userHome(getenv), ws)
+	trusted, _ := workspaceTrust(home, userHome(getenv), ws, ignore)
 	sb, err := NewSandbox(SandboxConfig{Workspace: ws, UserHome: userHome(getenv), Home: home, Settings: mergeSettings(layers, ws, trusted).Sandbox, Getenv: getenv})
 	if err != nil {
 		return err
