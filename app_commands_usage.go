@@ -20,18 +20,10 @@ func costSummary(u SessionUsage, model string) string {
 	if costUSD(model, Usage{InputTokens: 1e6}) == 0 {
 		unpriced = " (no price is known for " + model + ")"
 	}
-	return fmt.Sprintf("Total cost:            $%.4f%s\nTotal duration (API):  %s\nTokens:                %s input, %s output, %s cache read, %s cache write\nCache hit rate:        %s",
-		u.CostUSD, unpriced, formatDuration(u.API), countTokens(t.InputTokens), countTokens(t.OutputTokens), countTokens(t.CacheReadInputTokens),
-		countTokens(t.CacheCreationInputTokens), cacheHitRate(t))
-}
-
-// cacheHitRate shows the part of the input tokens read from the prompt cache.
-func cacheHitRate(t Usage) string {
 	input := t.InputTokens + t.CacheReadInputTokens + t.CacheCreationInputTokens
-	if input == 0 {
-		return "no input yet"
-	}
-	return fmt.Sprintf("%.0f%% of %s input tokens", 100*float64(t.CacheReadInputTokens)/float64(input), countTokens(input))
+	return fmt.Sprintf("Total cost:            $%.4f%s\nTotal duration (API):  %s\nTokens:                %s input, %s output, %s cache read, %s cache write\nCache hit rate:        %.0f%% of %s input tokens",
+		u.CostUSD, unpriced, formatDuration(u.API), countTokens(t.InputTokens), countTokens(t.OutputTokens), countTokens(t.CacheReadInputTokens),
+		countTokens(t.CacheCreationInputTokens), 100*float64(t.CacheReadInputTokens)/float64(max(input, 1)), countTokens(input))
 }
 
 // cmdContext shows what fills the context window, part by part as estimated, in a bar and in tokens.

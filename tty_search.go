@@ -33,22 +33,22 @@ func (u *tui) startSearch() {
 // handle applies a key to the search and reports whether the search goes on; a key that ends it
 // (Enter, an arrow) is then the input box's, but for Esc, which puts the draft back.
 func (s *historySearch) handle(k key, e *lineEditor) bool {
+	from := max(s.at, 0)
 	switch k.name {
 	case "rune", "paste":
 		s.query += k.text
-		s.find(e, max(s.at, 0))
 	case "backspace":
 		_, size := utf8.DecodeLastRuneInString(s.query)
-		s.query = s.query[:len(s.query)-size]
-		s.find(e, 0)
+		s.query, from = s.query[:len(s.query)-size], 0
 	case "ctrl-r":
-		s.find(e, s.at+1)
+		from = s.at + 1
 	case "esc", "ctrl-g":
 		*e = s.draft
 		return false
 	default:
 		return false
 	}
+	s.find(e, from)
 	return true
 }
 
