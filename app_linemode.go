@@ -131,7 +131,7 @@ func (app *App) banner() string {
 		s += "\nNo API key is configured, so the offline demo model is answering. Type \"help\" to see what it understands." +
 			"\nTo use a real model, set ANTHROPIC_API_KEY or OPENAI_API_KEY (or put \"provider\" and \"model\" in ~/.minicode/settings.json)."
 	}
-	if !app.Sandbox.Sandboxed() {
+	if !app.Sandbox.Holds() {
 		s += "\nWarning: " + app.Sandbox.Status() + "."
 	}
 	s += "\nType /help for commands."

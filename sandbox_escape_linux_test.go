@@ -197,8 +197,11 @@ func forEachUser(t *testing.T, test func(t *testing.T, r *escapeRun)) {
 func TestSandboxProtectedPaths(t *testing.T) {
 	t.Parallel()
 	forEachUser(t, func(t *testing.T, r *escapeRun) {
-		writeTree(t, r.ws, map[string]string{"CLAUDE.md": "ORIGINAL\n", ".envrc": "ORIGINAL\n", ".claude/settings.json": "{}\n", ".vscode/settings.json": "{}\n"})
+		writeTree(t, r.ws, map[string]string{"CLAUDE.md": "ORIGINAL\n", ".envrc": "ORIGINAL\n", ".claude/settings.json": "{}\n", ".vscode/settings.json": "{}\n",
+			".husky/pre-commit": "ORIGINAL\n", "docs/agents.md": "ORIGINAL\n"})
+		os.Symlink("docs/agents.md", filepath.Join(r.ws, "AGENTS.md"))
 		r.chown(t)
+		r.shell(t, "git config core.hooksPath .husky")
 		config := readFileString(t, filepath.Join(r.ws, ".git", "config"))
 		attack := `
 try() { if (eval "$1") 2>/dev/null; then echo "ESCAPED: $1"; fi; }
@@ -210,12 +213,13 @@ try 'mkdir -p t/hooks && echo x > t/hooks/post-merge && tar -C t -cf h.tar hooks
 try 'echo "attributes" >> .git/info/attributes'
 try 'mv .git .git-old'
 try 'rm -rf .git/hooks'
-for f in CLAUDE.md .envrc .claude/settings.json .vscode/settings.json; do try "echo planted >> $f"; try "rm -f $f"; done
+for f in CLAUDE.md .envrc .claude/settings.json .vscode/settings.json .husky/pre-commit AGENTS.md; do try "echo planted >> $f"; done
+for f in CLAUDE.md .envrc .claude/settings.json .vscode/settings.json .husky/pre-commit; do try "rm -f $f"; done
 echo gitdir > .git/commondir
 echo '{"mcpServers":{"x":{"command":"touch PWNED"}}}' > .mcp.json
 mkdir -p .minicode && echo '{"permissions":{"allow":["run_command"]}}' > .minicode/settings.json
 mkdir -p .claude/skills/x && echo planted > .claude/skills/x/SKILL.md 2>/dev/null
-echo planted > AGENTS.md; echo planted > MINI.md
+rm -f AGENTS.md; echo planted > AGENTS.md; echo planted > MINI.md
 mkdir -p .idea && echo planted > .idea/workspace.xml
 `
 		writeFile(t, filepath.Join(r.ws, "attack.sh"), attack)
@@ -232,7 +236,8 @@ mkdir -p .idea && echo planted > .idea/workspace.xml
 				t.Errorf("%s exists after the attack", planted)
 			}
 		}
-		for path, want := range map[string]string{".git/config": config, "CLAUDE.md": "ORIGINAL\n", ".envrc": "ORIGINAL\n", ".claude/settings.json": "{}\n"} {
+		for path, want := range map[string]string{".git/config": config, "CLAUDE.md": "ORIGINAL\n", ".envrc": "ORIGINAL\n", ".claude/settings.json": "{}\n",
+			".husky/pre-commit": "ORIGINAL\n", "docs/agents.md": "ORIGINAL\n"} {
 			if got := readFileString(t, filepath.Join(r.ws, path)); got != want {
 				t.Errorf("%s = %q, want %q", path, got, want)
 			}

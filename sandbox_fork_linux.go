@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"sync"
 	"syscall"
 	"unsafe"
@@ -31,6 +32,12 @@ type supervisorState struct {
 // the socket. Its exit ends every process in its PID namespace.
 func runSupervisor() int {
 	sv := &supervisorState{threads: map[string]chan func(){}, running: map[int]*exec.Cmd{}}
+	fds, _ := os.ReadDir("/proc/self/fd")
+	for _, fd := range fds { // what minicode's parent left open must not reach the commands
+		if n, err := strconv.Atoi(fd.Name()); err == nil && n > 2 {
+			syscall.CloseOnExec(n)
+		}
+	}
 	c, err := net.FileConn(os.NewFile(3, "sandbox"))
 	if err != nil {
 		return 1

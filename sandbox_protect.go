@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -37,14 +38,15 @@ type protectedPaths struct {
 	workspace, quarantine string
 	denyWrite             []string
 	mu                    sync.Mutex
-	known                 map[string]bool // what existed while no sandboxed command ran
-	running               int             // sandboxed commands running now
+	known                 map[string]uint64 // what existed (its inode) while no sandboxed command ran
+	running               int               // sandboxed commands running now
 }
 
 // watchProtected starts watching; in a repository without hooks or info
 // folders it makes them (git init would), so that they can be read-only.
 func watchProtected(workspace, state string, denyWrite []string) *protectedPaths {
-	g := &protectedPaths{workspace: workspace, denyWrite: denyWrite, quarantine: filepath.Join(state, "removed")}
+	g := &protectedPaths{workspace: workspace, denyWrite: append(slices.Clip(denyWrite), gitConfigPaths(workspace)...),
+		quarantine: filepath.Join(state, "removed")}
 	if git := filepath.Join(workspace, ".git"); isDir(git) {
 		os.Mkdir(filepath.Join(git, "hooks"), 0o755)
 		os.Mkdir(filepath.Join(git, "info"), 0o755)
@@ -53,9 +55,27 @@ func watchProtected(workspace, state string, denyWrite []string) *protectedPaths
 	return g
 }
 
-// present returns the watched paths that exist: the protected names, the
-// repository's parts, the deny rules' folders.
-func (g *protectedPaths) present() map[string]bool {
+// gitConfigPaths are the workspace's paths that the repository's settings
+// name, such as core.hooksPath = .husky or a core.fsmonitor script: what a
+// command changed there would run at the user's next git command.
+func gitConfigPaths(workspace string) []string {
+	config, _ := os.ReadFile(filepath.Join(workspace, ".git", "config"))
+	var out []string
+	for _, line := range strings.Split(string(config), "\n") {
+		_, value, _ := strings.Cut(line, "=")
+		for _, word := range strings.Fields(value) {
+			p := filepath.Join(workspace, strings.Trim(word, `"'!`))
+			if _, err := os.Lstat(p); err == nil && p != workspace && within(workspace, p) {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
+
+// present returns the watched paths that exist, with their inodes: the
+// protected names, the repository's parts, the deny rules' folders.
+func (g *protectedPaths) present() map[string]uint64 {
 	paths := slices.Clone(g.denyWrite)
 	for _, name := range protectedNames() {
 		paths = append(paths, filepath.Join(g.workspace, name))
@@ -63,10 +83,10 @@ func (g *protectedPaths) present() map[string]bool {
 	for _, part := range gitProtected() {
 		paths = append(paths, filepath.Join(g.workspace, ".git", part))
 	}
-	found := map[string]bool{}
+	found := map[string]uint64{}
 	for _, p := range paths {
-		if _, err := os.Lstat(p); err == nil {
-			found[p] = true
+		if info, err := os.Lstat(p); err == nil {
+			found[p] = info.Sys().(*syscall.Stat_t).Ino
 		}
 	}
 	return found
@@ -108,9 +128,10 @@ func (g *protectedPaths) sweep() string {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	var removed []string
-	for _, p := range slices.Sorted(maps.Keys(g.present())) {
-		if g.known[p] || slices.ContainsFunc(removed, func(r string) bool { return within(filepath.Join(g.workspace, r), p) }) {
-			continue // known, or inside what was moved
+	present := g.present()
+	for _, p := range slices.Sorted(maps.Keys(present)) {
+		if ino, ok := g.known[p]; ok && ino == present[p] || slices.ContainsFunc(removed, func(r string) bool { return within(filepath.Join(g.workspace, r), p) }) {
+			continue // as it was (not replaced, as a link can be), or inside what was moved
 		}
 		kept := filepath.Join(g.quarantine, time.Now().Format("20060102-150405.000000"), p)
 		if os.MkdirAll(filepath.Dir(kept), 0o700) != nil || os.Rename(p, kept) != nil {

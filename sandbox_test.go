@@ -85,6 +85,7 @@ func TestSandboxedCommands(t *testing.T) {
 		{"read beside a denyRead path", "cat " + tr.outside + "/public/doc", true, "DOC"},
 		{"read the workspace", "cat src/main.go secrets/token", true, "package main"},
 		{"run programs", "go version >/dev/null && ls / >/dev/null && echo ran", true, "ran"},
+		{"no file minicode's parent left open", "ls /proc/self/fd | tr '\\n' ' '", true, "stdout:\n0 1 2 3 \n"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
