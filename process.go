@@ -124,14 +124,6 @@ func (p *Process) Wait(grace time.Duration) {
 	}
 }
 
-// ExitCode is the shell's exit code, or -1 when a signal ended it.
-func (p *Process) ExitCode() int {
-	if p.err != nil || p.status.Signaled() {
-		return -1
-	}
-	return p.status.ExitStatus()
-}
-
 // ExitStatus says how the command ended: its exit code, or the signal.
 func (p *Process) ExitStatus() string {
 	switch {

@@ -85,7 +85,8 @@ func NewSandbox(cfg SandboxConfig) (*Sandbox, error) {
 	home, getenv := cfg.UserHome, cfg.Getenv
 	plan := supervisorPlan{Bare: cfg.bare, Network: s.network, ReadOnly: s.guard.readOnly(), Anchors: s.guard.anchors(),
 		DenyRead: existingPaths(home, slices.Concat([]string{".ssh", ".aws", ".gnupg", ".config/gcloud", ".netrc", ".git-credentials",
-			".config/gh", ".docker/config.json", ".kube", ".pypirc", ".cargo/credentials.toml", ".claude", ".claude.json", cfg.Home, "/dev"},
+			".config/gh", ".docker/config.json", ".kube", ".pypirc", ".cargo/credentials.toml", ".password-store", ".local/share/keyrings", ".mozilla",
+			".config/google-chrome", ".config/chromium", ".claude", ".claude.json", cfg.Home, "/dev"},
 			cfg.Settings.DenyRead)),
 		ReadAgain: existingPaths(home, []string{filepath.Join(cfg.Home, "skills"), ".claude/skills"}),
 		Write:     slices.Concat([]string{cfg.Workspace, s.TempDir}, existingPaths(home, cfg.Settings.AllowWrite))}
@@ -150,19 +151,6 @@ func (s *Sandbox) Close() {
 	os.RemoveAll(s.TempDir) // nothing when there is none
 }
 
-// Sweep removes what sandboxed commands made among the protected paths
-// and tells the user; it returns the note for the model.
-func (s *Sandbox) Sweep() string {
-	if !s.Sandboxed() {
-		return ""
-	}
-	note := s.guard.sweep()
-	if note != "" && s.Notice != nil {
-		s.Notice(note)
-	}
-	return note
-}
-
 // Sandboxed reports whether commands run in the sandbox unless asked not to.
 func (s *Sandbox) Sandboxed() bool { return s != nil && s.super != nil }
 
@@ -181,7 +169,14 @@ func (s *Sandbox) Start(ctx context.Context, spec CommandSpec) (p *Process, err 
 	if s.Sandboxed() && !spec.Unsandboxed {
 		s.guard.commandStarted()
 		if p, err = s.super.start(spec, append(s.commandEnv(), s.extraEnv...)); err == nil {
-			p.finish = func() string { s.guard.commandEnded(); return s.Sweep() }
+			p.finish = func() string { // moves out what it made among the protected paths, and says so
+				s.guard.commandEnded()
+				note := s.guard.sweep()
+				if note != "" && s.Notice != nil {
+					s.Notice(note)
+				}
+				return note
+			}
 		} else {
 			s.guard.commandEnded()
 		}

@@ -306,7 +306,7 @@ func BenchmarkSandboxedCommand(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				if p.Wait(time.Second); p.ExitCode() != 0 {
+				if p.Wait(time.Second); p.ExitStatus() != "0" {
 					b.Fatalf("exit %s", p.ExitStatus())
 				}
 			}

@@ -83,7 +83,7 @@ func runForeground(ctx context.Context, sb *Sandbox, spec CommandSpec, timeout t
 	}
 	out, errOut := cmp.Or(stdout.take(), "(empty)"), cmp.Or(stderr.take(), "(empty)")
 	text := fmt.Sprintf("%sExit code: %s\n\nstdout:\n%s\n\nstderr:\n%s\n", stopped, p.ExitStatus(), out, errOut)
-	failed := stopped != "" || p.ExitCode() != 0
+	failed := stopped != "" || p.ExitStatus() != "0"
 	if note := sb.refusalNote(out + errOut); failed && !spec.Unsandboxed && note != "" {
 		text += "\n" + note + "\n"
 	}
