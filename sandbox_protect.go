@@ -38,7 +38,7 @@ type protectedPaths struct {
 	workspace, quarantine string
 	denyWrite             []string
 	mu                    sync.Mutex
-	known                 map[string]uint64 // what existed (its inode) while no sandboxed command ran
+	known                 map[string]string // what existed (inode, type, time) while no sandboxed command ran
 	running               int               // sandboxed commands running now
 }
 
@@ -73,9 +73,10 @@ func gitConfigPaths(workspace string) []string {
 	return out
 }
 
-// present returns the watched paths that exist, with their inodes: the
-// protected names, the repository's parts, the deny rules' folders.
-func (g *protectedPaths) present() map[string]uint64 {
+// present returns the watched paths that exist, each with its inode, type
+// and a file's time (a file made anew can get the inode of one removed):
+// the protected names, the repository's parts, the deny rules' folders.
+func (g *protectedPaths) present() map[string]string {
 	paths := slices.Clone(g.denyWrite)
 	for _, name := range protectedNames() {
 		paths = append(paths, filepath.Join(g.workspace, name))
@@ -83,10 +84,13 @@ func (g *protectedPaths) present() map[string]uint64 {
 	for _, part := range gitProtected() {
 		paths = append(paths, filepath.Join(g.workspace, ".git", part))
 	}
-	found := map[string]uint64{}
+	found := map[string]string{}
 	for _, p := range paths {
 		if info, err := os.Lstat(p); err == nil {
-			found[p] = info.Sys().(*syscall.Stat_t).Ino
+			found[p] = fmt.Sprint(info.Sys().(*syscall.Stat_t).Ino, info.Mode())
+			if !info.IsDir() { // a folder's time changes with what is made in it
+				found[p] += info.ModTime().String()
+			}
 		}
 	}
 	return found
@@ -130,7 +134,7 @@ func (g *protectedPaths) sweep() string {
 	var removed []string
 	present := g.present()
 	for _, p := range slices.Sorted(maps.Keys(present)) {
-		if ino, ok := g.known[p]; ok && ino == present[p] || slices.ContainsFunc(removed, func(r string) bool { return within(filepath.Join(g.workspace, r), p) }) {
+		if id, ok := g.known[p]; ok && id == present[p] || slices.ContainsFunc(removed, func(r string) bool { return within(filepath.Join(g.workspace, r), p) }) {
 			continue // as it was (not replaced, as a link can be), or inside what was moved
 		}
 		kept := filepath.Join(g.quarantine, time.Now().Format("20060102-150405.000000"), p)
