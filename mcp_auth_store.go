@@ -11,8 +11,7 @@ import (
 	"time"
 )
 
-// mcpTokenFile is the file in $MINICODE_HOME that keeps the MCP servers'
-// OAuth tokens and client registrations, readable by its owner only.
+// mcpTokenFile is the file in $MINICODE_HOME, readable by its owner only, that keeps the MCP servers' tokens and clients.
 const mcpTokenFile = "mcp-tokens.json"
 
 // mcpTokenEntry is one server's login at one URL: the client it used and the tokens it got.
@@ -36,18 +35,14 @@ type mcpOAuthClient struct {
 	Issuer string `json:"issuer,omitempty"`       // the authorization server that knows the client
 }
 
-// mcpTokenStore is the token file. A change re-reads it under a lock on
-// the file beside it, so two processes refreshing one token agree, and
-// replaces it whole, so a reader never sees half of it.
-type mcpTokenStore struct {
-	path string
-}
+// mcpTokenStore is the token file. A change re-reads it under a lock on the file beside it, so two processes refreshing
+// one token agree, and replaces it whole, so a reader never sees half of it.
+type mcpTokenStore struct{ path string }
 
 // errCorruptTokens marks a token file that is not one; only a new login replaces it.
 var errCorruptTokens = errors.New("is corrupt")
 
-// reserveTokenFile makes an empty token file if there is none, for the
-// sandbox to deny (it can deny only paths that exist), and returns its path.
+// reserveTokenFile makes an empty token file if there is none, for the sandbox to deny (it denies only what exists).
 func reserveTokenFile(home string) string {
 	path := filepath.Join(home, mcpTokenFile)
 	if f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600); err == nil {
@@ -62,19 +57,17 @@ func (s mcpTokenStore) load(key string) (mcpTokenEntry, error) {
 	return entries[key], err
 }
 
-// read returns every entry by key; a missing file has none.
+// read returns every entry by key; a missing file, or one reserveTokenFile left empty, has none.
 func (s mcpTokenStore) read() (map[string]mcpTokenEntry, error) {
 	var file struct {
 		Tokens map[string]mcpTokenEntry `json:"tokens"`
 	}
 	data, err := os.ReadFile(s.path)
-	if err == nil && len(data) > 0 { // empty: reserved by reserveTokenFile
-		err = json.Unmarshal(data, &file)
-		if err != nil {
-			return nil, fmt.Errorf("the MCP token file %s %w (%s); a new login replaces it", s.path, errCorruptTokens, jsonError(err, data, 0))
-		}
-	} else if !errors.Is(err, fs.ErrNotExist) {
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("reading the MCP token file: %w", err)
+	}
+	if err := json.Unmarshal(data, &file); err != nil && len(data) > 0 {
+		return nil, fmt.Errorf("the MCP token file %s %w (%s); a new login replaces it", s.path, errCorruptTokens, jsonError(err, data, 0))
 	}
 	if file.Tokens == nil {
 		file.Tokens = map[string]mcpTokenEntry{}
@@ -82,8 +75,7 @@ func (s mcpTokenStore) read() (map[string]mcpTokenEntry, error) {
 	return file.Tokens, nil
 }
 
-// update changes the entries under the lock and writes them back, mode
-// 0600. A corrupt file is an error unless fresh (a new login) starts over.
+// update changes the entries under the lock and writes them back, mode 0600; a corrupt file is an error unless fresh (a login).
 func (s mcpTokenStore) update(fresh bool, change func(map[string]mcpTokenEntry) error) error {
 	if err := os.MkdirAll(filepath.Dir(s.path), 0o700); err != nil {
 		return fmt.Errorf("creating the MCP token folder: %w", err)

@@ -443,3 +443,18 @@ func FuzzParseBearerChallenge(f *testing.F) {
 		parseBearerChallenge([]string{header})
 	})
 }
+
+func TestMCPTokenFileReservedEmptyTakesALogin(t *testing.T) {
+	t.Parallel()
+	// The sandbox reserves an empty token file before any login; the first login must be able to save into it.
+	store := mcpTokenStore{reserveTokenFile(t.TempDir())}
+	if err := store.update(false, func(entries map[string]mcpTokenEntry) error {
+		entries["remote"] = mcpTokenEntry{Server: "remote", AccessToken: "at"}
+		return nil
+	}); err != nil {
+		t.Fatalf("saving into a reserved token file: %v", err)
+	}
+	if e, err := store.load("remote"); err != nil || e.AccessToken != "at" {
+		t.Errorf("load = %+v, %v; want the saved token", e, err)
+	}
+}
