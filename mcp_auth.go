@@ -14,8 +14,8 @@ import (
 	"time"
 )
 
-// MCPOAuthConfig sets up minicode's OAuth client for one HTTP server (the
-// "oauth" object of its config). Every field is optional and may use ${VAR}.
+// MCPOAuthConfig is the "oauth" object of an HTTP server's config, which sets up minicode's OAuth client there.
+// Every field is optional and may use ${VAR}.
 type MCPOAuthConfig struct {
 	ClientID          string `json:"clientId,omitempty"`          // a client registered by hand at the authorization server
 	ClientSecret      string `json:"clientSecret,omitempty"`      // its secret, if it has one
@@ -28,15 +28,13 @@ type MCPOAuthConfig struct {
 	IDPIDToken        string `json:"idpIdToken,omitempty"`        // and the ID token it issued for the user
 }
 
-// mcpTestBrowserEnv is for automated tests only (the MCP conformance suite):
-// "http-get" makes a login's browser an HTTP GET that follows redirects
-// between loopback addresses, as a person approving at once would.
+// mcpTestBrowserEnv "http-get", for automated tests only (the MCP conformance suite), makes a login's browser an
+// HTTP GET that follows redirects between loopback addresses, as a person approving at once would.
 const mcpTestBrowserEnv = "MINICODE_OAUTH_TEST_BROWSER"
 
-// mcpAuth is an HTTP MCP server's OAuth client (MCP authorization,
-// 2025-11-25): it sends the access token and answers 401 and 403, logging
-// in only where a person waits (tell is set), else failing with an
-// *mcpLoginNeeded. Tokens go only to requests and the token file.
+// mcpAuth is an HTTP MCP server's OAuth client (MCP authorization, 2025-11-25): it sends the access token and answers
+// 401 and 403, logging in only where a person waits (tell is set), else failing with an *mcpLoginNeeded. Tokens go
+// only to requests and the token file.
 type mcpAuth struct {
 	server, url string
 	key         string // the entry in the token file: the server's name and URL
@@ -61,9 +59,8 @@ func (e *mcpLoginNeeded) Error() string {
 	return strings.TrimSuffix(fmt.Sprintf("MCP server %s needs a login: run `minicode mcp login %[1]s` (in a session: /mcp login %[1]s); %s", e.server, e.reason), "; ")
 }
 
-// oauthFor returns the OAuth client of an HTTP server, shared by its
-// sessions and logins; nil for other servers, for one whose config sets
-// an Authorization header, and when no home keeps tokens.
+// oauthFor returns the OAuth client of an HTTP server, shared by its sessions and logins; nil for other servers,
+// for one whose config sets an Authorization header, and when no home keeps tokens.
 func (m *MCPManager) oauthFor(c MCPServerConfig) *mcpAuth {
 	for k := range c.Headers {
 		if strings.EqualFold(k, "Authorization") {
@@ -91,16 +88,10 @@ func (m *MCPManager) tokenStore() mcpTokenStore {
 	return mcpTokenStore{filepath.Join(m.opts.Home, mcpTokenFile)}
 }
 
-// do sends req with the access token, and a copy again (twice at most)
-// after a 401 or 403 that a newer token answers. A nil client just sends.
+// do sends req with the access token, and a copy again (twice at most) after a 401 or 403 that a newer token
+// answers; a nil client just sends.
 func (a *mcpAuth) do(ctx context.Context, req *http.Request) (*http.Response, error) {
 	for retries := 0; ; retries++ {
-		if retries > 0 { // the body of a request made from bytes can be read again
-			req = req.Clone(ctx)
-			if req.GetBody != nil {
-				req.Body, _ = req.GetBody()
-			}
-		}
 		token := a.accessToken(ctx)
 		if token != "" {
 			req.Header.Set("Authorization", "Bearer "+token)
@@ -117,12 +108,15 @@ func (a *mcpAuth) do(ctx context.Context, req *http.Request) (*http.Response, er
 		if err != nil {
 			return nil, err
 		}
+		req = req.Clone(ctx)
+		if req.GetBody != nil { // a request made from bytes can be read again
+			req.Body, _ = req.GetBody()
+		}
 	}
 }
 
-// accessToken returns the token to send, refreshed first when it expires
-// within half a minute; "" for none. A token file that cannot be read counts
-// as no token: it matters only if the server asks for one.
+// accessToken returns the token to send ("": none), refreshed first when it expires within half a minute. A token
+// file that cannot be read counts as no token: it matters only if the server asks for one.
 func (a *mcpAuth) accessToken(ctx context.Context) string {
 	if a == nil {
 		return ""
@@ -139,9 +133,8 @@ func (a *mcpAuth) accessToken(ctx context.Context) string {
 	return a.entry.AccessToken
 }
 
-// rejected decides what a 401 or a 403 needs: sending the request again
-// with a newer token, or an error (an *mcpLoginNeeded for a login). A 403
-// other than insufficient_scope is the server's answer to show.
+// rejected decides what a 401 or a 403 needs: sending the request again with a newer token, or an error (an
+// *mcpLoginNeeded for a login). A 403 other than insufficient_scope is the server's answer to show.
 func (a *mcpAuth) rejected(ctx context.Context, resp *http.Response, sent string) (retry bool, err error) {
 	challenge := parseBearerChallenge(resp.Header.Values("WWW-Authenticate"))
 	a.mu.Lock()
@@ -176,9 +169,8 @@ func (a *mcpAuth) rejected(ctx context.Context, resp *http.Response, sent string
 	return false, &mcpLoginNeeded{server: a.server, reason: reason}
 }
 
-// save changes this server's entry in the token file under its lock and
-// uses the result; fresh (a new login) replaces a corrupt file. Secrets
-// that come from the config stay there.
+// save changes this server's entry in the token file under its lock and uses the result; fresh (a new login)
+// replaces a corrupt file. Secrets that come from the config stay there.
 func (a *mcpAuth) save(fresh bool, change func(*mcpTokenEntry) error) error {
 	return a.store.update(fresh, func(entries map[string]mcpTokenEntry) error {
 		e := entries[a.key]
@@ -192,9 +184,8 @@ func (a *mcpAuth) save(fresh bool, change func(*mcpTokenEntry) error) error {
 	})
 }
 
-// login logs in to a server anew: it forgets the stored tokens (not the
-// registration), then connects and lists the tools, which logs in when
-// the server asks, with time for a person to do it; and says what happened.
+// login logs in to a server anew: it forgets the stored tokens (not the registration), then connects and lists the
+// tools, which logs in when the server asks, with time for a person to do it; and says what happened.
 func (m *MCPManager) login(ctx context.Context, c MCPServerConfig, tell func(string)) (string, error) {
 	auth := m.oauthFor(c)
 	if auth == nil {
@@ -260,14 +251,11 @@ func (m *MCPManager) loginCommand(ctx context.Context, name string) string {
 	return msg
 }
 
-// authParam matches one auth-param of a WWW-Authenticate challenge, a
-// name and a token or a quoted string (RFC 9110 §11.2), and quotedPair
-// one escaped character of a quoted string.
+// authParam matches one auth-param of a WWW-Authenticate challenge (RFC 9110 §11.2), quotedPair one escaped character.
 var authParam, quotedPair = regexp.MustCompile(`([\w.-]+)\s*=\s*("(?:[^"\\]|\\.)*"|[^\s,"]+)`), regexp.MustCompile(`\\(.)`)
 
-// parseBearerChallenge returns the auth-params of WWW-Authenticate
-// values, names in lower case. The scheme is not told apart: MCP servers
-// send Bearer challenges, whose params are the only ones minicode reads.
+// parseBearerChallenge returns the auth-params of WWW-Authenticate values, names in lower case. The scheme is not told
+// apart: MCP servers send Bearer challenges, whose params are the only ones minicode reads.
 func parseBearerChallenge(values []string) map[string]string {
 	params := map[string]string{}
 	for _, m := range authParam.FindAllStringSubmatch(strings.Join(values, ", "), -1) {

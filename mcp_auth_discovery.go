@@ -25,11 +25,9 @@ type mcpAuthServer struct {
 	defaults      bool     // no metadata anywhere: the 2025-03-26 default endpoints, PKCE unverifiable
 }
 
-// discoverMCPAuth finds where the MCP server at serverURL sends clients to
-// log in: resource metadata (RFC 9728) from the challenge's URL, else the
-// well-known URIs, naming this server; then the authorization server's
-// metadata (RFC 8414, OpenID Connect) in the MCP specification's order,
-// from the issuer it names; without resource metadata, as 2025-03-26 says.
+// discoverMCPAuth finds where the MCP server at serverURL sends clients to log in: resource metadata (RFC 9728) from
+// the challenge's URL, else the well-known URIs, naming this server; then the authorization server's metadata (RFC
+// 8414, OpenID Connect) in the MCP specification's order, from the issuer it names (2025-03-26: the server's origin).
 func discoverMCPAuth(ctx context.Context, serverURL string, challenge map[string]string) (*mcpAuthServer, error) {
 	server, err := secureURL(serverURL, "the MCP server")
 	if err != nil {
@@ -51,8 +49,8 @@ func discoverMCPAuth(ctx context.Context, serverURL string, challenge map[string
 		return nil, err
 	case prmURL == "" && challenge["resource_metadata"] != "":
 		return nil, fmt.Errorf("refusing to log in: the protected resource metadata %s that the server names is missing", prmURLs[0])
-	case prmURL == "":
-		return discoverAtOrigin(ctx, origin, server)
+	case prmURL == "": // 2025-03-26: the authorization server is at the MCP server's origin
+		prm.Resource, prm.AuthorizationServers = canonicalResource(server), []string{origin}
 	case len(prm.AuthorizationServers) == 0 || !resourceCovers(prm.Resource, server):
 		return nil, fmt.Errorf("refusing the protected resource metadata at %s: it must name the MCP server %s (or a parent of it) as resource, and authorization_servers (RFC 9728 §3.3)", prmURL, serverURL)
 	}
@@ -70,27 +68,15 @@ func discoverMCPAuth(ctx context.Context, serverURL string, challenge map[string
 	switch {
 	case err != nil:
 		return nil, err
-	case metaURL == "":
-		return nil, fmt.Errorf("found no authorization server metadata for %s (tried %s)", issuer, strings.Join(tried, ", "))
-	case strings.TrimSuffix(found.Issuer, "/") != base+path:
-		return nil, fmt.Errorf("refusing the authorization server metadata at %s: its issuer %q is not %s, which the MCP server names (RFC 8414 §3.3)", metaURL, found.Issuer, issuer)
-	}
-	return found, checkEndpoints(found, metaURL)
-}
-
-// discoverAtOrigin reads the metadata at the MCP server's origin, or takes
-// the default endpoints there (2025-03-26); the issuer must be on it.
-func discoverAtOrigin(ctx context.Context, origin string, server *url.URL) (*mcpAuthServer, error) {
-	found := &mcpAuthServer{Resource: canonicalResource(server)}
-	metaURL, err := fetchFirst(ctx, []string{origin + "/.well-known/oauth-authorization-server", origin + "/.well-known/openid-configuration"}, found)
-	switch {
-	case err != nil:
-		return nil, err
-	case metaURL == "":
+	case metaURL == "" && prmURL == "": // nor at the origin: its default endpoints, as 2025-03-26 says
 		found.Issuer, found.AuthorizeURL, found.TokenURL, found.RegisterURL, found.defaults = origin, origin+"/authorize", origin+"/token", origin+"/register", true
 		return found, nil
-	case found.Issuer != origin && !strings.HasPrefix(found.Issuer, origin+"/"):
+	case metaURL == "":
+		return nil, fmt.Errorf("found no authorization server metadata for %s (tried %s)", issuer, strings.Join(tried, ", "))
+	case prmURL == "" && found.Issuer != origin && !strings.HasPrefix(found.Issuer, origin+"/"):
 		return nil, fmt.Errorf("refusing the authorization server metadata at %s: its issuer %q is not on the MCP server's origin %s", metaURL, found.Issuer, origin)
+	case prmURL != "" && strings.TrimSuffix(found.Issuer, "/") != base+path:
+		return nil, fmt.Errorf("refusing the authorization server metadata at %s: its issuer %q is not %s, which the MCP server names (RFC 8414 §3.3)", metaURL, found.Issuer, issuer)
 	}
 	return found, checkEndpoints(found, metaURL)
 }
@@ -108,18 +94,13 @@ func checkEndpoints(found *mcpAuthServer, metaURL string) error {
 	return nil
 }
 
-// fetchFirst decodes into v the first of urls that answers 200 and
-// returns it; "" when none does. A document that is not JSON is an error.
+// fetchFirst decodes into v the first of urls that answers 200 and returns it ("": none did); not JSON is an error.
 func fetchFirst(ctx context.Context, urls []string, v any) (string, error) {
 	for _, u := range urls {
 		if _, err := secureURL(u, "metadata"); err != nil {
 			return "", err
 		}
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
-		if err != nil {
-			return "", err
-		}
-		switch status, err := oauthJSON(req, v); {
+		switch status, err := oauthJSON(ctx, u, "", nil, mcpOAuthClient{}, v); {
 		case status == 0:
 			return "", fmt.Errorf("fetching OAuth metadata: %w", err)
 		case status != http.StatusOK:
@@ -132,8 +113,7 @@ func fetchFirst(ctx context.Context, urls []string, v any) (string, error) {
 	return "", nil
 }
 
-// secureURL parses an absolute URL that OAuth may use: HTTPS, or plain
-// HTTP to a loopback address only.
+// secureURL parses an absolute URL that OAuth may use: HTTPS, or plain HTTP to a loopback address only.
 func secureURL(raw, what string) (*url.URL, error) {
 	u, err := url.Parse(raw)
 	switch {
@@ -158,8 +138,7 @@ func canonicalResource(server *url.URL) string {
 	return u.String()
 }
 
-// resourceCovers reports whether resource names server: the same origin,
-// and a path that is the server's or a parent of it.
+// resourceCovers reports whether resource names server: the same origin, and the server's path or a parent of it.
 func resourceCovers(resource string, server *url.URL) bool {
 	r, err := url.Parse(resource)
 	if err != nil || !strings.EqualFold(r.Scheme, server.Scheme) || !strings.EqualFold(r.Host, server.Host) {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
@@ -20,9 +21,8 @@ import (
 // mcpLoginWait is how long a login waits for the browser to come back.
 const mcpLoginWait = 5 * time.Minute
 
-// authorize gets new tokens for the scope the server asked for, by the
-// grant the config names: the authorization code flow (a person logs in),
-// client credentials, or cross-app access. The caller holds a.mu.
+// authorize gets new tokens for the scope the server asked for, by the grant the config names: the authorization code
+// flow (a person logs in), client credentials, or cross-app access. The caller holds a.mu.
 func (a *mcpAuth) authorize(ctx context.Context, challenge map[string]string, scope string) error {
 	as, err := discoverMCPAuth(ctx, a.url, challenge)
 	if err != nil {
@@ -58,9 +58,8 @@ func (a *mcpAuth) authorize(ctx context.Context, challenge map[string]string, sc
 	})
 }
 
-// authorizationCode runs the OAuth 2.1 authorization code flow (PKCE S256,
-// the resource, a redirect to 127.0.0.1 that checks state) for the grant
-// that gets the tokens; the user opens the printed URL or the browser.
+// authorizationCode runs the OAuth 2.1 authorization code flow (PKCE S256, the resource, a redirect to 127.0.0.1 that
+// checks state) for the grant that gets the tokens; the user opens the printed URL or the browser.
 func (a *mcpAuth) authorizationCode(ctx context.Context, as *mcpAuthServer, scope string) (mcpOAuthClient, url.Values, error) {
 	switch {
 	case as.AuthorizeURL == "":
@@ -93,23 +92,18 @@ func (a *mcpAuth) authorizationCode(ctx context.Context, as *mcpAuthServer, scop
 	return client, url.Values{"grant_type": {"authorization_code"}, "code": {code}, "redirect_uri": {redirect}, "code_verifier": {verifier}}, err
 }
 
-// scopeFor is the scope to ask for: the challenge's and earlier 403s',
-// else the resource's scopes_supported; with offline_access (for a
-// refresh token, SEP-2207) where the server lists it.
+// scopeFor is the scope to ask for: the challenge's and earlier 403s', else the resource's scopes_supported; with
+// offline_access (for a refresh token, SEP-2207) where the server lists it.
 func (a *mcpAuth) scopeFor(as *mcpAuthServer, challenged string) string {
-	scope := scopeUnion(challenged, a.wanted)
-	if scope == "" {
-		scope = strings.Join(as.Scopes, " ")
-	}
+	scope := cmp.Or(scopeUnion(challenged, a.wanted), strings.Join(as.Scopes, " "))
 	if slices.Contains(as.ScopesOffered, "offline_access") {
 		scope = scopeUnion(scope, "offline_access")
 	}
 	return scope
 }
 
-// client picks who minicode is to the authorization server: the config's
-// client, a Client ID Metadata Document where taken, the registration kept
-// (any loopback port will do, RFC 8252 §7.3), else a new one.
+// client picks who minicode is to the authorization server: the config's client, a Client ID Metadata Document where
+// taken, the registration kept (any loopback port will do, RFC 8252 §7.3), else a new one.
 func (a *mcpAuth) client(ctx context.Context, as *mcpAuthServer, redirect string) (mcpOAuthClient, error) {
 	stored := a.entry.Client
 	switch {
@@ -129,8 +123,7 @@ func (a *mcpAuth) client(ctx context.Context, as *mcpAuthServer, redirect string
 	return a.register(ctx, as, redirect)
 }
 
-// authMethod picks how a client authenticates at the token endpoint from
-// the methods the server lists (RFC 8414: client_secret_basic when it lists none).
+// authMethod picks how a client authenticates at the token endpoint (RFC 8414: client_secret_basic when none is listed).
 func authMethod(listed []string, secret, key bool) string {
 	switch {
 	case key:
@@ -143,8 +136,7 @@ func authMethod(listed []string, secret, key bool) string {
 	return "client_secret_basic"
 }
 
-// awaitCode serves the loopback redirect until it brings the code, an
-// error or a wrong state, while the user visits the authorization URL.
+// awaitCode serves the loopback redirect, while the user visits authURL, until it brings the code or an error.
 func (a *mcpAuth) awaitCode(ctx context.Context, ln net.Listener, state, authURL string) (string, error) {
 	type outcome struct {
 		code string

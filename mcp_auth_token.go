@@ -32,8 +32,8 @@ type oauthTokens struct {
 	Scope        string      `json:"scope"`
 }
 
-// apply keeps the tokens in e. A server that names no scope granted the
-// one asked for; one that sends no new refresh token keeps the old valid.
+// apply keeps the tokens in e; a server that names no scope granted the one asked, one that sends no refresh token
+// kept the old one valid.
 func (t oauthTokens) apply(e *mcpTokenEntry, asked string) {
 	e.AccessToken, e.Scope = t.AccessToken, cmp.Or(t.Scope, asked)
 	e.RefreshToken = cmp.Or(t.RefreshToken, e.RefreshToken)
@@ -43,8 +43,7 @@ func (t oauthTokens) apply(e *mcpTokenEntry, asked string) {
 	}
 }
 
-// refresh swaps the refresh token for new tokens, unless another process
-// did since stale was sent; the caller holds a.mu.
+// refresh swaps the refresh token for new tokens, unless another process did since stale was sent; a.mu is held.
 func (a *mcpAuth) refresh(ctx context.Context, stale string) error {
 	return a.save(false, func(e *mcpTokenEntry) error {
 		if e.AccessToken != stale || e.RefreshToken == "" {
@@ -64,9 +63,8 @@ func (a *mcpAuth) refresh(ctx context.Context, stale string) error {
 	})
 }
 
-// exchangeIDToken has the identity provider exchange the user's ID token
-// for an ID-JAG (RFC 8693), an assertion that the JWT bearer grant (RFC
-// 7523) turns into tokens: cross-app access.
+// exchangeIDToken has the identity provider exchange the user's ID token for an ID-JAG (RFC 8693), an assertion that
+// the JWT bearer grant (RFC 7523) turns into tokens: cross-app access.
 func (a *mcpAuth) exchangeIDToken(ctx context.Context, as *mcpAuthServer) (url.Values, error) {
 	if _, err := secureURL(a.cfg.IDPTokenEndpoint, "the identity provider's token endpoint"); err != nil {
 		return nil, err
@@ -84,8 +82,8 @@ func (a *mcpAuth) exchangeIDToken(ctx context.Context, as *mcpAuthServer) (url.V
 	return url.Values{"grant_type": {"urn:ietf:params:oauth:grant-type:jwt-bearer"}, "assertion": {jag.AccessToken}}, nil
 }
 
-// tokenRequest asks the token endpoint for tokens as the client: by HTTP
-// Basic, the secret in the form, a JWT for audience (RFC 7523), or its id.
+// tokenRequest asks for tokens as the client: by HTTP Basic, the secret in the form, a JWT for audience (RFC 7523),
+// or its id.
 func (a *mcpAuth) tokenRequest(ctx context.Context, endpoint string, c mcpOAuthClient, audience string, form url.Values) (oauthTokens, error) {
 	var tokens oauthTokens
 	switch c.Method {
@@ -103,15 +101,15 @@ func (a *mcpAuth) tokenRequest(ctx context.Context, endpoint string, c mcpOAuthC
 	default:
 		form.Set("client_id", c.ID)
 	}
-	err := oauthPost(ctx, endpoint, "application/x-www-form-urlencoded", []byte(form.Encode()), c, &tokens)
+	_, err := oauthJSON(ctx, endpoint, "application/x-www-form-urlencoded", []byte(form.Encode()), c, &tokens)
 	if err == nil && tokens.AccessToken == "" {
 		err = fmt.Errorf("the token endpoint %s answered without an access_token", endpoint)
 	}
 	return tokens, err
 }
 
-// register gets a client id by dynamic registration (RFC 7591): a native
-// client that refreshes, with a secret only if the token endpoint needs one.
+// register gets a client id by dynamic registration (RFC 7591): a native client that refreshes, with a secret only if
+// the token endpoint needs one.
 func (a *mcpAuth) register(ctx context.Context, as *mcpAuthServer, redirect string) (mcpOAuthClient, error) {
 	method := "none"
 	if len(as.AuthMethods) > 0 && !slices.Contains(as.AuthMethods, "none") {
@@ -124,7 +122,7 @@ func (a *mcpAuth) register(ctx context.Context, as *mcpAuthServer, redirect stri
 		Secret string `json:"client_secret"`
 		Method string `json:"token_endpoint_auth_method"`
 	}
-	err := oauthPost(ctx, as.RegisterURL, "application/json", body, mcpOAuthClient{}, &got)
+	_, err := oauthJSON(ctx, as.RegisterURL, "application/json", body, mcpOAuthClient{}, &got)
 	if err == nil && got.ID == "" {
 		err = errors.New("the answer has no client_id")
 	}
@@ -134,25 +132,20 @@ func (a *mcpAuth) register(ctx context.Context, as *mcpAuthServer, redirect stri
 	return mcpOAuthClient{ID: got.ID, Secret: got.Secret, Method: cmp.Or(got.Method, method), Issuer: as.Issuer}, nil
 }
 
-// oauthPost sends body to an OAuth endpoint (with HTTP Basic, each part
-// form-encoded, RFC 6749 §2.3.1) and decodes the answer into v.
-func oauthPost(ctx context.Context, endpoint, contentType string, body []byte, c mcpOAuthClient, v any) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, bytes.NewReader(body))
+// oauthJSON sends an OAuth request, a POST when there is a body, and decodes a successful answer into v; it returns
+// the status (0: none) and a refusal's error and description. HTTP Basic form-encodes each part (RFC 6749 §2.3.1).
+func oauthJSON(ctx context.Context, endpoint, contentType string, body []byte, c mcpOAuthClient, v any) (int, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, endpoint, bytes.NewReader(body))
 	if err != nil {
-		return fmt.Errorf("bad OAuth endpoint %q: %w", endpoint, err)
+		return 0, fmt.Errorf("bad OAuth endpoint %q: %w", endpoint, err)
 	}
-	req.Header.Set("Content-Type", contentType)
+	if req.Header.Set("Accept", "application/json"); body != nil {
+		req.Method = http.MethodPost
+		req.Header.Set("Content-Type", contentType)
+	}
 	if c.Method == "client_secret_basic" {
 		req.SetBasicAuth(url.QueryEscape(c.ID), url.QueryEscape(c.Secret))
 	}
-	_, err = oauthJSON(req, v)
-	return err
-}
-
-// oauthJSON sends an OAuth request and decodes a successful answer into v;
-// it returns the status (0: none) and a refusal's error and description.
-func oauthJSON(req *http.Request, v any) (int, error) {
-	req.Header.Set("Accept", "application/json")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		return 0, err
@@ -175,8 +168,8 @@ func oauthJSON(req *http.Request, v any) (int, error) {
 	return resp.StatusCode, nil
 }
 
-// signClientAssertion makes the JWT by which a client proves its key (RFC
-// 7523 §2.2), valid five minutes: ES256 for a P-256 key, RS256 for RSA.
+// signClientAssertion makes the JWT by which a client proves its key (RFC 7523 §2.2), valid five minutes: ES256 for
+// a P-256 key, RS256 for RSA.
 func signClientAssertion(pemKey, clientID, audience string) (string, error) {
 	block, _ := pem.Decode([]byte(pemKey))
 	if block == nil {

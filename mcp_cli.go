@@ -195,8 +195,7 @@ func mcpLogin(ctx context.Context, verb string, args []string, stdout, stderr io
 	return err
 }
 
-// connectCLI starts a one-off session with the server named by target,
-// which logs in when the server asks (saying what to do on stderr).
+// connectCLI starts a one-off session with the target's server; a login it asks for says what to do on stderr.
 func connectCLI(ctx context.Context, target string, elicitor Elicitor, stderr io.Writer, home, workspace string) (*mcpSession, MCPServerConfig, error) {
 	c, err := resolveMCPTarget(target, home, workspace)
 	if err != nil {

@@ -126,9 +126,8 @@ func parseMCPServers(data []byte, path string) (servers []MCPServerConfig, broke
 	return servers, broken
 }
 
-// loadRunMCPServers returns the configured MCP servers (unless strict), then
-// each --mcp-config value's, a later one replacing one of its name; only a
-// broken --mcp-config value is an error.
+// loadRunMCPServers returns the configured MCP servers (unless strict), then each --mcp-config value's, a later one
+// replacing one of its name; only a broken --mcp-config value is an error.
 func loadRunMCPServers(home, workspace string, flagValues []string, strict bool, skip func(error)) ([]MCPServerConfig, error) {
 	var servers []MCPServerConfig
 	if !strict {
