@@ -16,16 +16,13 @@ import (
 	"time"
 )
 
-// The MCP protocol version the client asks for, and its default timeouts.
+// The MCP protocol version the client asks for, its default timeouts, and the JSON-RPC error codes it uses.
 const (
 	mcpProtocolVersion       = "2025-11-25"
 	defaultMCPStartupTimeout = 30 * time.Second
 	defaultMCPCallTimeout    = 60 * time.Second
 	mcpCancelGrace           = 2 * time.Second // how long sending notifications/cancelled may take
-)
 
-// JSON-RPC error codes used by the client.
-const (
 	rpcMethodNotFound = -32601
 	rpcInvalidParams  = -32602
 	rpcConnectionLost = -32000
@@ -57,9 +54,7 @@ type rpcError struct {
 }
 
 // Error describes the error the way a user reads it.
-func (e *rpcError) Error() string {
-	return fmt.Sprintf("%s (code %d)", e.Message, e.Code)
-}
+func (e *rpcError) Error() string { return fmt.Sprintf("%s (code %d)", e.Message, e.Code) }
 
 // mcpTransport carries JSON-RPC messages to and from one server.
 type mcpTransport interface {
@@ -153,11 +148,8 @@ func (s *mcpSession) initialize(ctx context.Context, timeout time.Duration) erro
 	if s.opts.Workspace != "" {
 		caps["roots"] = map[string]any{"listChanged": false}
 	}
-	params := map[string]any{
-		"protocolVersion": mcpProtocolVersion,
-		"capabilities":    caps,
-		"clientInfo":      map[string]any{"name": "minicode", "version": cmp.Or(s.opts.ClientVersion, "dev")},
-	}
+	params := map[string]any{"protocolVersion": mcpProtocolVersion, "capabilities": caps,
+		"clientInfo": map[string]any{"name": "minicode", "version": cmp.Or(s.opts.ClientVersion, "dev")}}
 	raw, err := s.request(ctx, "initialize", params, timeout, nil)
 	if err != nil {
 		return fmt.Errorf("initializing MCP server %s: %w", s.server, err)
@@ -171,7 +163,7 @@ func (s *mcpSession) initialize(ctx context.Context, timeout time.Duration) erro
 	}
 	s.info.Store(&info)
 	if web, ok := s.tr.(*mcpHTTP); ok { // HTTP sends the version with each request
-		web.negotiated(info.ProtocolVersion)
+		web.version.Store(&info.ProtocolVersion)
 	}
 	if err := s.notify(ctx, "notifications/initialized", nil); err != nil {
 		return fmt.Errorf("initializing MCP server %s: %w", s.server, err)

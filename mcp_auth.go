@@ -237,9 +237,9 @@ func (m *MCPManager) logout(name string) (string, error) {
 
 // loginCommand runs "/mcp login NAME", then starts the server again.
 func (m *MCPManager) loginCommand(ctx context.Context, name string) string {
-	srv := m.server(name)
-	if srv == nil {
-		return m.unknownServer(name).Error()
+	srv, err := m.server(name)
+	if err != nil {
+		return err.Error()
 	}
 	msg, err := m.login(ctx, srv.cfg, func(s string) { m.notice("%s", s) })
 	if err == nil {

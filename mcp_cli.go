@@ -253,19 +253,15 @@ func mcpCall(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	if err != nil {
 		return err
 	}
-	arguments := json.RawMessage("{}")
-	if fs.NArg() == 3 {
-		arguments = json.RawMessage(fs.Arg(2))
-		if !json.Valid(arguments) {
-			return usageErrorf("mcp call: the arguments are not valid JSON: %s", fs.Arg(2))
-		}
+	if arguments := fs.Arg(2); arguments != "" && !json.Valid([]byte(arguments)) {
+		return usageErrorf("mcp call: the arguments are not valid JSON: %s", arguments)
 	}
 	sess, c, err := connectCLI(ctx, fs.Arg(0), elicitor, stderr, home, workspace)
 	if err != nil {
 		return err
 	}
 	defer sess.close()
-	out, err := sess.callTool(ctx, fs.Arg(1), arguments, c.callTimeout(), func(p MCPProgress) {
+	out, err := sess.callTool(ctx, fs.Arg(1), json.RawMessage(fs.Arg(2)), c.callTimeout(), func(p MCPProgress) {
 		fmt.Fprintf(stderr, "progress: %s\n", formatProgress(p))
 	})
 	if err != nil {

@@ -88,14 +88,12 @@ func (l *LineElicitor) Elicit(ctx context.Context, req ElicitRequest) ElicitResu
 		fmt.Fprint(l.Out, fieldPrompt(f))
 		line, err := l.ReadLine(ctx)
 		answer := strings.TrimSpace(line)
+		value, problem := parseFieldAnswer(f, answer)
 		switch {
 		case err != nil || ctx.Err() != nil || answer == ":cancel":
 			return ElicitResult{Action: ElicitCancel}
 		case answer == ":decline":
 			return ElicitResult{Action: ElicitDecline}
-		}
-		value, problem := parseFieldAnswer(f, answer)
-		switch {
 		case problem != "":
 			fmt.Fprintf(l.Out, "  %s\n", problem)
 			continue

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -32,11 +33,11 @@ type mcpHTTP struct {
 	lost    func(error)
 	life    context.Context // ends on close; every stream is bound to it
 	stop    context.CancelFunc
+	version atomic.Pointer[string] // the protocol version negotiated, sent with every later request
 
 	mu         sync.Mutex
 	sessionID  string
-	expired    bool // the server forgot the session; initialize again
-	version    string
+	expired    bool               // the server forgot the session; initialize again
 	legacyPost string             // the HTTP+SSE endpoint, once known
 	stopListen context.CancelFunc // ends the current GET stream
 }
@@ -101,10 +102,7 @@ func (t *mcpHTTP) readReply(ctx context.Context, end context.CancelFunc, resp *h
 	}
 	accepted := resp.StatusCode == http.StatusAccepted || resp.StatusCode == http.StatusNoContent
 	if mediaType, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); !accepted && mediaType == "text/event-stream" {
-		go func() {
-			defer end()
-			t.follow(ctx, resp.Body, idKey(msg.ID))
-		}()
+		go t.follow(ctx, end, resp.Body, idKey(msg.ID))
 		return nil
 	}
 	defer end()
@@ -141,8 +139,9 @@ func (t *mcpHTTP) deliverJSON(body io.Reader) error {
 	return nil
 }
 
-// follow reads an SSE stream, resuming it with Last-Event-ID; a request's stream ends with its reply.
-func (t *mcpHTTP) follow(ctx context.Context, body io.ReadCloser, wantID string) {
+// follow reads an SSE stream, resuming it with Last-Event-ID, then calls done; a request's stream ends with its reply.
+func (t *mcpHTTP) follow(ctx context.Context, done func(), body io.ReadCloser, wantID string) {
+	defer done()
 	lastID, retry, failures := "", mcpDefaultRetry, 0
 	for {
 		if body != nil {
@@ -209,13 +208,6 @@ func (t *mcpHTTP) readEvents(body io.Reader, wantID string, endpoint chan<- stri
 	return answered, lastID, retry
 }
 
-// negotiated records the version to send with every later request.
-func (t *mcpHTTP) negotiated(version string) {
-	t.mu.Lock()
-	t.version = version
-	t.mu.Unlock()
-}
-
 // listen opens the optional GET stream, on which the server may send at any time, in place of an earlier one.
 func (t *mcpHTTP) listen(ctx context.Context) {
 	listenCtx, stop := context.WithCancel(t.life)
@@ -235,7 +227,7 @@ func (t *mcpHTTP) listen(ctx context.Context) {
 		drain(resp)
 		return
 	}
-	go t.follow(listenCtx, resp.Body, "")
+	go t.follow(listenCtx, stop, resp.Body, "")
 }
 
 // do sends one HTTP request with the transport's headers and OAuth's token; a bare one has no session headers.
@@ -259,8 +251,8 @@ func (t *mcpHTTP) do(ctx context.Context, method, target string, body io.Reader,
 	if t.sessionID != "" && !bare {
 		req.Header.Set("Mcp-Session-Id", t.sessionID)
 	}
-	if t.version != "" && !bare {
-		req.Header.Set("MCP-Protocol-Version", t.version)
+	if v := t.version.Load(); v != nil && !bare {
+		req.Header.Set("MCP-Protocol-Version", *v)
 	}
 	t.mu.Unlock()
 	resp, err := t.auth.do(ctx, req)

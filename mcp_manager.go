@@ -105,7 +105,7 @@ func (m *MCPManager) launch(ctx context.Context, srv *mcpServer) {
 func (m *MCPManager) AddServer(ctx context.Context, c MCPServerConfig, tr mcpTransport) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	srv := m.server(c.Name)
+	srv, _ := m.server(c.Name)
 	switch {
 	case m.life.Err() != nil:
 		return errStopped
@@ -167,9 +167,9 @@ func (m *MCPManager) StatusLine() string {
 
 // Restart asks a server's owner to start its session again and waits for the outcome.
 func (m *MCPManager) Restart(ctx context.Context, name string) error {
-	srv := m.server(name)
-	if srv == nil {
-		return m.unknownServer(name)
+	srv, err := m.server(name)
+	if err != nil {
+		return err
 	}
 	started := make(chan *mcpView, 1)
 	select {
@@ -195,8 +195,8 @@ func (m *MCPManager) SlashCommand(ctx context.Context, args string) string {
 		if err := m.Restart(ctx, fields[1]); err != nil {
 			return fmt.Sprintf("MCP server %s failed to restart: %v", fields[1], err)
 		}
-		st := m.server(fields[1]).view.Load().status
-		return fmt.Sprintf("MCP server %s restarted: %d tools.", st.Name, st.Tools)
+		srv, _ := m.server(fields[1])
+		return fmt.Sprintf("MCP server %s restarted: %d tools.", srv.name, srv.view.Load().status.Tools)
 	}
 	return "usage: /mcp (list servers), /mcp restart NAME or /mcp login NAME"
 }
@@ -221,22 +221,16 @@ func (m *MCPManager) describe() string {
 	return b.String()
 }
 
-// server finds a server by name.
-func (m *MCPManager) server(name string) *mcpServer {
-	servers := m.list()
-	if i := slices.IndexFunc(servers, func(srv *mcpServer) bool { return srv.name == name }); i >= 0 {
-		return servers[i]
-	}
-	return nil
-}
-
-// unknownServer is the error for a name no server has.
-func (m *MCPManager) unknownServer(name string) error {
+// server finds a server by name, or says which names there are.
+func (m *MCPManager) server(name string) (*mcpServer, error) {
 	var names []string
 	for _, srv := range m.list() {
+		if srv.name == name {
+			return srv, nil
+		}
 		names = append(names, srv.name)
 	}
-	return fmt.Errorf("no MCP server named %q; configured: %s", name, strings.Join(names, ", "))
+	return nil, fmt.Errorf("no MCP server named %q; configured: %s", name, strings.Join(names, ", "))
 }
 
 // notice tells the user something about a server.

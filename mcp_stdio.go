@@ -47,9 +47,7 @@ type mcpStdio struct {
 // open starts the process; stopping it sends SIGTERM to its group, SIGKILL a moment later.
 func (t *mcpStdio) open(_ context.Context, deliver func(rpcMessage), lost func(error)) error {
 	cmd := t.cmd
-	cmd.Stderr = t.stderr
-	cmd.SysProcAttr = commandProcAttr()
-	cmd.WaitDelay = 2 * mcpExitGrace
+	cmd.Stderr, cmd.SysProcAttr, cmd.WaitDelay = t.stderr, commandProcAttr(), 2*mcpExitGrace
 	stdin, errIn := cmd.StdinPipe()
 	stdout, errOut := cmd.StdoutPipe()
 	if err := errors.Join(errIn, errOut); err != nil {

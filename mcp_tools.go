@@ -104,14 +104,13 @@ func (s *mcpSession) callTool(ctx context.Context, tool string, args json.RawMes
 	}
 	ctx, cancel := context.WithTimeout(ctx, mcpHardMaxFactor*timeout)
 	defer cancel()
-	params := map[string]any{"name": tool, "arguments": args}
 	progress := func(p MCPProgress) {
 		p.Tool = tool
 		if onProgress != nil {
 			onProgress(p)
 		}
 	}
-	raw, err := s.call(ctx, "tools/call", params, timeout, progress)
+	raw, err := s.call(ctx, "tools/call", map[string]any{"name": tool, "arguments": args}, timeout, progress)
 	if err != nil {
 		return ToolOutput{}, fmt.Errorf("MCP tool %s on %s: %w", tool, s.server, err)
 	}
@@ -267,9 +266,7 @@ func mcpHelperTools(m *MCPManager) []*Tool {
 			Permission: func(_ *ToolEnv, in readMCPResourceInput) (PermissionRequest, error) {
 				return PermissionRequest{Access: AccessExternal, Summary: fmt.Sprintf("read %s from MCP server %s", in.URI, in.Server)}, nil
 			},
-			Run: func(ctx context.Context, _ *ToolEnv, in readMCPResourceInput) (ToolOutput, error) {
-				return m.readResource(ctx, in.Server, in.URI)
-			},
+			Run: m.readResource,
 		}.Tool(),
 		list("prompts", "List the prompt templates that connected MCP servers offer.", formatPrompt),
 		ToolDef[getMCPPromptInput]{
@@ -278,9 +275,7 @@ func mcpHelperTools(m *MCPManager) []*Tool {
 			Permission: func(_ *ToolEnv, in getMCPPromptInput) (PermissionRequest, error) {
 				return PermissionRequest{Access: AccessExternal, Summary: fmt.Sprintf("get prompt %s from MCP server %s", in.Name, in.Server)}, nil
 			},
-			Run: func(ctx context.Context, _ *ToolEnv, in getMCPPromptInput) (ToolOutput, error) {
-				return m.getPrompt(ctx, in.Server, in.Name, in.Arguments)
-			},
+			Run: m.getPrompt,
 		}.Tool(),
 	}
 }
@@ -325,8 +320,8 @@ func (m *MCPManager) listEach(ctx context.Context, server, method, key string, f
 			lines = append(lines, format(srv.name, item))
 		}
 	}
-	if server != "" && m.server(server) == nil {
-		return ToolOutput{}, m.unknownServer(server)
+	if _, err := m.server(server); server != "" && err != nil {
+		return ToolOutput{}, err
 	}
 	if len(lines) == 0 {
 		return ToolOutput{Text: "(none)"}, nil
@@ -362,11 +357,10 @@ func formatPrompt(server string, item json.RawMessage) string {
 	_ = json.Unmarshal(item, &p)
 	var args []string
 	for _, a := range p.Arguments {
-		if a.Required {
-			args = append(args, a.Name)
-		} else {
-			args = append(args, a.Name+"?")
+		if !a.Required {
+			a.Name += "?"
 		}
+		args = append(args, a.Name)
 	}
 	line := fmt.Sprintf("%s: %s(%s)", server, p.Name, strings.Join(args, ", "))
 	if p.Description != "" {
@@ -375,13 +369,13 @@ func formatPrompt(server string, item json.RawMessage) string {
 	return line
 }
 
-// readResource reads one resource and renders its contents.
-func (m *MCPManager) readResource(ctx context.Context, server, uri string) (ToolOutput, error) {
+// readResource runs read_mcp_resource: it reads one resource and renders its contents.
+func (m *MCPManager) readResource(ctx context.Context, _ *ToolEnv, in readMCPResourceInput) (ToolOutput, error) {
 	var res struct {
 		Contents []mcpContent `json:"contents"`
 	}
-	if err := m.callServer(ctx, server, "resources/read", map[string]any{"uri": uri}, &res); err != nil {
-		return ToolOutput{}, fmt.Errorf("reading %s from %s: %w", uri, server, err)
+	if err := m.callServer(ctx, in.Server, "resources/read", map[string]any{"uri": in.URI}, &res); err != nil {
+		return ToolOutput{}, fmt.Errorf("reading %s from %s: %w", in.URI, in.Server, err)
 	}
 	var parts []string
 	for _, c := range res.Contents {
@@ -390,11 +384,11 @@ func (m *MCPManager) readResource(ctx context.Context, server, uri string) (Tool
 	return ToolOutput{Text: strings.Join(parts, "\n")}, nil
 }
 
-// getPrompt fetches a prompt and renders its messages.
-func (m *MCPManager) getPrompt(ctx context.Context, server, name string, args map[string]string) (ToolOutput, error) {
-	params := map[string]any{"name": name}
-	if len(args) > 0 {
-		params["arguments"] = args
+// getPrompt runs get_mcp_prompt: it fetches a prompt and renders its messages.
+func (m *MCPManager) getPrompt(ctx context.Context, _ *ToolEnv, in getMCPPromptInput) (ToolOutput, error) {
+	params := map[string]any{"name": in.Name}
+	if len(in.Arguments) > 0 {
+		params["arguments"] = in.Arguments
 	}
 	var res struct {
 		Description string `json:"description"`
@@ -403,8 +397,8 @@ func (m *MCPManager) getPrompt(ctx context.Context, server, name string, args ma
 			Content mcpContent `json:"content"`
 		} `json:"messages"`
 	}
-	if err := m.callServer(ctx, server, "prompts/get", params, &res); err != nil {
-		return ToolOutput{}, fmt.Errorf("getting prompt %s from %s: %w", name, server, err)
+	if err := m.callServer(ctx, in.Server, "prompts/get", params, &res); err != nil {
+		return ToolOutput{}, fmt.Errorf("getting prompt %s from %s: %w", in.Name, in.Server, err)
 	}
 	parts := []string{res.Description}
 	for _, msg := range res.Messages {
@@ -415,9 +409,9 @@ func (m *MCPManager) getPrompt(ctx context.Context, server, name string, args ma
 
 // callServer sends one request to the named ready server and decodes the result.
 func (m *MCPManager) callServer(ctx context.Context, server, method string, params map[string]any, out any) error {
-	srv := m.server(server)
-	if srv == nil {
-		return m.unknownServer(server)
+	srv, err := m.server(server)
+	if err != nil {
+		return err
 	}
 	sess, err := srv.session()
 	if err != nil {
