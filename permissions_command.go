@@ -110,7 +110,7 @@ func (r *commandReader) take(kind, text string) error {
 	if err := r.endWord(kind); err != nil {
 		return err
 	}
-	switch op := text[strings.IndexAny(text+"<", "<>"):]; {
+	switch op := strings.TrimLeft(text, "0123456789"); { // a redirection's operator, without its descriptor
 	case kind == "blank":
 	case r.pending != "":
 		return errNotSimple("a redirection without a file")
@@ -221,9 +221,10 @@ func riskyFlag(words []string, more flagSet) string {
 }
 
 // readOnlyPrograms are the commands that run without asking in every mode, as
-// Claude Code's read-only commands do, in the sandbox as any command; with
-// the flags that would have them write, run programs, follow links out of the
-// workspace or read files the check does not see (besides riskyFlags), which ask.
+// Claude Code's read-only commands do: one that only reads changes nothing,
+// and its paths are judged as a file tool's are (the sandbox bounds it too). Each
+// lists the flags that would have it write, run programs, follow links out of
+// the workspace or read files the check does not see (besides riskyFlags), which ask.
 var readOnlyPrograms = map[string]flagSet{
 	"ls": {"dereference", "L"}, "cat": {}, "head": {}, "tail": {}, "wc": {long: "files0-from"}, "echo": {}, "printf": {},
 	"pwd": {}, "cd": {}, "true": {}, "false": {}, "grep": {"dereference-recursive", "R"}, "rg": {"follow search-zip hostname-bin", "Lz"},
