@@ -252,8 +252,9 @@ func TestACPTurnReadsEditsAndRunsCommands(t *testing.T) {
 				t.Errorf("edit result %v\nwant content %s at line 2", done, wantDiff)
 			}
 			question := answers.asked[0]
-			if call := question["toolCall"].(map[string]any); call["toolCallId"] != "e1" || !strings.Contains(jsonText(call["content"]), `"text":"`+"```"+`diff\n--- a/a.txt\n+++ b/a.txt\n@@`) {
-				t.Errorf("edit question %v: want its diff", call)
+			if call := question["toolCall"].(map[string]any); call["toolCallId"] != "e1" || !strings.Contains(jsonText(call["content"]), `"text":"`+"```"+`diff\n--- a/a.txt\n+++ b/a.txt\n@@`) ||
+				!strings.Contains(jsonText(call["content"]), strings.Trim(wantDiff, "[]")) {
+				t.Errorf("edit question %v: want its diff, as text and as the editor's diff content %s", call, wantDiff)
 			}
 			var options []string
 			for _, o := range question["options"].([]any) {

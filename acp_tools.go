@@ -35,6 +35,14 @@ type acpDiff struct {
 	NewText string  `json:"newText"`
 }
 
+// acpFileDiff is the diff content of a change to the file at path (before "": a new file).
+func acpFileDiff(path, before, after string) acpDiff {
+	if before == "" {
+		return acpDiff{"diff", path, nil, after}
+	}
+	return acpDiff{"diff", path, &before, after}
+}
+
 // toolCall is the tool_call update announcing a call: a title a person
 // reads (the command, the task, what it does to what, or else the tool's
 // name as Claude Code's, which editors know) and its file.
@@ -137,8 +145,8 @@ func (s *acpSession) Ask(ctx context.Context, p Prompt) (Answer, error) {
 		}
 	}
 	content := []any{textContent(strings.TrimSpace(p.Body + "\n\n" + p.Warning + "\n" + p.Reason))}
-	if p.Diff != "" {
-		content = append(content, textContent(fenced("diff", p.Diff)))
+	if c := p.Request.Change; p.Diff != "" {
+		content = append(content, textContent(fenced("diff", p.Diff)), acpFileDiff(p.Request.Paths[0], c.Before, c.After))
 	}
 	call := map[string]any{"toolCallId": p.Request.ToolUseID, "title": p.Title, "content": content}
 	var out struct {
@@ -178,12 +186,8 @@ func (s *acpSession) ReadText(path string) (string, error) {
 // (fs/write_text_file), so that the edit lands in the editor's undo history;
 // errors.ErrUnsupported: the client writes no files, and the disk is written.
 func (s *acpSession) WriteText(path, before, after string) error {
-	diff := acpDiff{"diff", path, &before, after}
-	if before == "" {
-		diff.OldText = nil // a new file
-	}
 	s.mu.Lock()
-	s.changes[path] = diff
+	s.changes[path] = acpFileDiff(path, before, after)
 	s.mu.Unlock()
 	if !s.conn.fs.WriteTextFile {
 		return errors.ErrUnsupported

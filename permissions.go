@@ -38,17 +38,18 @@ type PermissionRequest struct {
 	ToolUseID    string
 	Input        json.RawMessage
 	Access       Access
-	Paths        []string                                 // paths the call touches, absolute
-	Named        []string                                 // the same paths as named, links kept; judged instead of Paths, so rules naming a link hold
-	Found        []fs.FileInfo                            // what is at each of Paths as the tool found it (nil: nothing), the file it will use
-	Command      string                                   // the shell command, for AccessExecute
-	Unsandboxed  string                                   // the model's reason for running Command outside the sandbox
-	URL          string                                   // the address, for AccessNetwork
-	Diff         string                                   // unified diff of the change, for AccessWrite
-	Plan         func() (diff, summary string, err error) // reads the file for Diff and Summary once the call is not denied
-	Summary      string                                   // one line saying what the call does
-	HookDecision string                                   // a PreToolUse hook's "allow" or "ask"
-	Grants       []Rule                                   // allow rules of the running skill or command (ToolEnv.Grants)
+	Paths        []string                     // paths the call touches, absolute
+	Named        []string                     // the same paths as named, links kept; judged instead of Paths, so rules naming a link hold
+	Found        []fs.FileInfo                // what is at each of Paths as the tool found it (nil: nothing), the file it will use
+	Command      string                       // the shell command, for AccessExecute
+	Unsandboxed  string                       // the model's reason for running Command outside the sandbox
+	URL          string                       // the address, for AccessNetwork
+	Diff         string                       // unified diff of the change, for AccessWrite
+	Change       PlannedWrite                 // the two sides of Diff
+	Plan         func() (PlannedWrite, error) // reads the file for Change once the call is not denied
+	Summary      string                       // one line saying what the call does
+	HookDecision string                       // a PreToolUse hook's "allow" or "ask"
+	Grants       []Rule                       // allow rules of the running skill or command (ToolEnv.Grants)
 }
 
 // Authorizer decides whether a tool call may run; an error denies it.
@@ -105,18 +106,30 @@ type Permissions struct {
 	denials                  []Denial
 }
 
+// PlannedWrite is what a write does to one file: its name as shown, its text
+// before and after, and the call in words (the diff's size is added to it).
+type PlannedWrite struct{ Name, Before, After, Summary string }
+
+// planned fills in the request's Change, Diff and Summary from its Plan.
+func (req *PermissionRequest) planned() error {
+	c, err := req.Plan()
+	req.Change, req.Diff = c, unifiedDiff(c.Name, c.Before, c.After)
+	if c.Summary != "" {
+		req.Summary = fmt.Sprintf("%s (%s)", c.Summary, diffStat(req.Diff))
+	}
+	return err
+}
+
 // Authorize allows, denies, or asks the user (headless: denies, naming a flag).
 func (p *Permissions) Authorize(ctx context.Context, req PermissionRequest) error {
 	d := hookAdjusted(p.decide(req), req.HookDecision)
 	if d.Verdict != VerdictDeny && req.Plan != nil {
-		diff, summary, err := req.Plan()
-		if err != nil && p.decide(PermissionRequest{Tool: "read_file", Access: AccessRead, Paths: req.Paths, Named: req.Named}).Verdict != VerdictAllow {
+		if err := req.planned(); err != nil && p.decide(PermissionRequest{Tool: "read_file", Access: AccessRead, Paths: req.Paths, Named: req.Named}).Verdict != VerdictAllow {
 			return fmt.Errorf("%s cannot be carried out, and why is not shown because reading %s needs permission; read it with read_file first",
 				req.Tool, strings.Join(req.Paths, ", "))
 		} else if err != nil {
 			return err
 		}
-		req.Diff, req.Summary = diff, cmp.Or(summary, req.Summary)
 	}
 	if d.Verdict == VerdictAsk && p.asker != nil {
 		select {

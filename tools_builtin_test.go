@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"os"
@@ -65,8 +64,7 @@ type recordingPerms struct {
 // and allows it.
 func (p *recordingPerms) Authorize(ctx context.Context, req PermissionRequest) error {
 	if req.Plan != nil {
-		diff, summary, _ := req.Plan()
-		req.Diff, req.Summary = diff, cmp.Or(summary, req.Summary)
+		_ = req.planned()
 	}
 	p.reqs = append(p.reqs, req)
 	return nil

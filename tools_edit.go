@@ -128,11 +128,10 @@ func planFileEdit(env *ToolEnv, path string, edits []EditSpec) (PermissionReques
 		Paths:   []string{abs},
 		Named:   []string{inputPath(env, path)},
 		Summary: "edit " + displayPath(env, abs),
-		Plan: func() (string, string, error) {
+		Plan: func() (PlannedWrite, error) {
 			found, _ := os.Lstat(abs)
 			p, err := planEdits(env, abs, found, edits)
-			diff := unifiedDiff(p.name, p.before, p.after)
-			return diff, fmt.Sprintf("edit %s (%s)", p.name, diffStat(diff)), err
+			return PlannedWrite{p.name, p.before, p.after, "edit " + p.name}, err
 		},
 	}, nil
 }

@@ -314,13 +314,13 @@ func writeFileTool() *Tool {
 				Paths:   []string{abs},
 				Named:   []string{inputPath(env, in.Path)},
 				Summary: fmt.Sprintf("%s %s (%s)", verb, name, plural(countTextLines(*in.Content), "line", "lines")),
-				Plan: func() (string, string, error) { // read only once the write is not refused
+				Plan: func() (PlannedWrite, error) { // read only once the write is not refused
 					found, _ := os.Lstat(abs)
 					before, _, err := loadText(env, abs, found)
 					if err != nil {
 						err = fmt.Errorf("%s: %w", name, err)
 					}
-					return unifiedDiff(name, before, *in.Content), "", err
+					return PlannedWrite{Name: name, Before: before, After: *in.Content}, err
 				},
 			}, nil
 		},
