@@ -55,54 +55,33 @@ func loadMediaFiles(dir string, p RecordPayload) RecordPayload {
 	})
 }
 
-// mapPayloadMedia applies mapMedia to the messages and the tool result of a record.
+// mapPayloadMedia returns p with f applied to each picture of its messages and its tool
+// result that has data to store or a file to load; f returning nil turns the picture into a
+// note that it is missing. The messages of p themselves are not changed.
 func mapPayloadMedia(p RecordPayload, f func(*ImageSource) *ImageSource) RecordPayload {
 	if p.Message != nil {
-		p.Message = &mapMessagesMedia([]Message{*p.Message}, f)[0]
+		p.Message = &Message{Role: p.Message.Role, Content: mapMedia(p.Message.Content, f)}
 	}
 	if p.Result != nil {
-		if c := mapMedia([]Block{*p.Result}, f); c != nil {
-			p.Result = &c[0]
-		}
+		p.Result = &mapMedia([]Block{*p.Result}, f)[0]
 	}
-	p.Messages = mapMessagesMedia(p.Messages, f)
+	p.Messages = slices.Clone(p.Messages)
+	for i, m := range p.Messages {
+		p.Messages[i] = Message{Role: m.Role, Content: mapMedia(m.Content, f)}
+	}
 	return p
 }
 
-// mapMedia returns blocks with f applied to each picture that has data to store or a file to
-// load (in tool results too), or nil when there is none; f returning nil turns the picture into
-// a note that it is missing. The blocks themselves are not changed.
+// mapMedia returns a copy of blocks, and of the results' media in them, with f applied to each picture.
 func mapMedia(blocks []Block, f func(*ImageSource) *ImageSource) []Block {
-	var out []Block
-	for i, b := range blocks {
-		changed := b
-		switch media := mapMedia(b.Media, f); {
-		case b.Source != nil && (b.Source.Data != "") != (b.Source.File != ""):
-			if changed.Source = f(b.Source); changed.Source == nil {
-				changed = Block{Type: BlockText, Text: "[an image or document whose file is missing from the session's media folder]"}
-			}
-		case media != nil:
-			changed.Media = media
-		default:
+	out := slices.Clone(blocks)
+	for i, b := range out {
+		out[i].Media = mapMedia(b.Media, f)
+		if b.Source == nil || (b.Source.Data != "") == (b.Source.File != "") {
 			continue
 		}
-		if out == nil {
-			out = slices.Clone(blocks)
-		}
-		out[i] = changed
-	}
-	return out
-}
-
-// mapMessagesMedia applies mapMedia to each message, copying msgs only if one changes.
-func mapMessagesMedia(msgs []Message, f func(*ImageSource) *ImageSource) []Message {
-	out, copied := msgs, false
-	for i, m := range msgs {
-		if c := mapMedia(m.Content, f); c != nil {
-			if !copied {
-				out, copied = slices.Clone(msgs), true
-			}
-			out[i] = Message{Role: m.Role, Content: c}
+		if out[i].Source = f(b.Source); out[i].Source == nil {
+			out[i] = Block{Type: BlockText, Text: "[an image or document whose file is missing from the session's media folder]"}
 		}
 	}
 	return out
