@@ -8,12 +8,14 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"os"
 	"os/exec"
 	"reflect"
 	"regexp"
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -287,13 +289,12 @@ func (h *Hooks) runCommand(ctx context.Context, c HookCommand, stdin []byte) (st
 		return stdout, "", err
 	}
 	out, errOut := newBoundedOutput(commandStreamBudget), newBoundedOutput(commandStreamBudget)
-	cmd := shellCommand(ctx, h.Workspace, c.Command)
-	cmd.Env = append(cmd.Env, "CLAUDE_PROJECT_DIR="+h.Workspace, "MINICODE_PROJECT_DIR="+h.Workspace)
+	cmd := exec.CommandContext(ctx, "bash", "-c", c.Command)
+	cmd.Dir, cmd.SysProcAttr, cmd.WaitDelay = h.Workspace, commandProcAttr(), time.Second
+	cmd.Env = slices.Concat(os.Environ(), shellEnv, []string{"CLAUDE_PROJECT_DIR=" + h.Workspace, "MINICODE_PROJECT_DIR=" + h.Workspace})
+	cmd.Cancel = func() error { return killGroup(cmd, syscall.SIGKILL) }
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = bytes.NewReader(stdin), out, errOut
-	cmd.WaitDelay = time.Second
-	if err = cmd.Start(); err == nil {
-		err = cmd.Wait()
-	}
+	err = cmd.Run()
 	return out.take(), strings.TrimSpace(errOut.take()), err
 }
 

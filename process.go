@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"os"
@@ -13,19 +12,7 @@ import (
 	"time"
 )
 
-// shellCommand prepares command to run plainly under bash in dir, with the
-// whole environment, in a process group that cancelling ctx kills: the way
-// hooks run.
-func shellCommand(ctx context.Context, dir, command string) *exec.Cmd {
-	cmd := exec.CommandContext(ctx, "bash", "-c", command)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), shellEnv...)
-	cmd.SysProcAttr = commandProcAttr()
-	cmd.Cancel = func() error { return killGroup(cmd, syscall.SIGKILL) }
-	return cmd
-}
-
-// shellEnv are the variables every command gets: no pager waits for a
+// shellEnv are the variables every command and hook gets: no pager waits for a
 // terminal, no git credential prompt, no CDPATH surprise.
 var shellEnv = []string{"PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0", "CDPATH="}
 
