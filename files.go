@@ -139,20 +139,11 @@ func replaceIn(dir *os.Root, name string, perm fs.FileMode, write func(io.Writer
 		return describeOpenError(err)
 	}
 	defer dir.Remove(tmpName) // there is nothing to remove once it is renamed
-	err = write(tmp)
-	if err == nil {
-		err = tmp.Chmod(perm)
+	// Each step runs, and the first error counts.
+	if err := cmp.Or(write(tmp), tmp.Chmod(perm), tmp.Sync(), tmp.Close()); err != nil {
+		return err
 	}
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = dir.Rename(tmpName, name)
-	}
-	return err
+	return dir.Rename(tmpName, name)
 }
 
 // maxLinkHops bounds how many symlinks resolveExisting follows.
