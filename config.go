@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -136,10 +137,7 @@ func parseSettings(data []byte, source string, project bool) (Settings, error) {
 	for _, k := range append(unknown, ignored...) {
 		s.Unknown = append(s.Unknown, fmt.Sprintf("%s (%s)", k, source))
 	}
-	if err := checkContextSettings(source, data, &s); err != nil {
-		return Settings{}, err
-	}
-	if err := s.checkRules(data); err != nil {
+	if err := cmp.Or(checkContextSettings(source, data, &s), s.checkRules(data)); err != nil {
 		return Settings{}, err
 	}
 	return s, nil

@@ -198,23 +198,22 @@ func scaleImage(src image.Image, typ string, limits MediaLimits) (Block, error) 
 	b := src.Bounds()
 	scale := min(1, float64(limits.MaxEdge)/float64(max(b.Dx(), b.Dy())))
 	dst := boxScale(src, max(1, int(float64(b.Dx())*scale)), max(1, int(float64(b.Dy())*scale)))
-	var out bytes.Buffer
 	for _, quality := range []int{0, 85, 60} { // 0: PNG
-		if quality == 0 && typ == "image/jpeg" {
+		var out bytes.Buffer
+		outType, err := "image/png", error(nil)
+		switch {
+		case quality == 0 && typ == "image/jpeg":
 			continue
-		}
-		out.Reset()
-		var err error
-		if quality == 0 {
+		case quality == 0:
 			err = (&png.Encoder{CompressionLevel: png.BestSpeed}).Encode(&out, dst)
-		} else {
-			err = jpeg.Encode(&out, dst, &jpeg.Options{Quality: quality})
+		default:
+			outType, err = "image/jpeg", jpeg.Encode(&out, dst, &jpeg.Options{Quality: quality})
 		}
 		if err != nil {
 			return Block{}, fmt.Errorf("encoding the scaled image: %w", err)
 		}
 		if out.Len() <= limits.MaxBytes {
-			return imageBlock(map[bool]string{true: "image/png", false: "image/jpeg"}[quality == 0], out.Bytes(), dst.Rect.Dx(), dst.Rect.Dy()), nil
+			return imageBlock(outType, out.Bytes(), dst.Rect.Dx(), dst.Rect.Dy()), nil
 		}
 	}
 	return Block{}, fmt.Errorf("is still over %s's %s once scaled down; crop or compress it first", limits.Provider, sizeText(limits.MaxBytes))

@@ -332,13 +332,12 @@ func (m *Memory) loadRules(dir, level, boundary string, rank int) {
 		}
 		f := &MemoryFile{Path: path, Level: level, rank: rank}
 		data, err := os.ReadFile(path)
-		if err != nil {
+		switch globs := rulePaths(data); {
+		case err != nil:
 			m.note(path, "cannot be read: %v", err)
-			continue
-		}
-		if globs := rulePaths(data); len(globs) > 0 {
+		case len(globs) > 0:
 			m.rules = append(m.rules, pathRule{file: f, globs: globs})
-		} else {
+		default:
 			m.loadFile(f, boundary, nil)
 		}
 	}

@@ -222,12 +222,8 @@ func (s *Session) Sync(messages []Message) {
 		}
 		return
 	}
-	kind := "sync"
-	if len(messages) == 0 {
-		kind = "clear"
-	}
 	s.view = append([]Message(nil), messages...)
-	s.write(recordCompaction, RecordPayload{Kind: kind, Messages: s.view})
+	s.write(recordCompaction, RecordPayload{Kind: map[bool]string{false: "sync", true: "clear"}[len(messages) == 0], Messages: s.view})
 }
 
 // sameMessage reports whether two messages say the same thing.

@@ -38,10 +38,7 @@ func runCommandTool(procs *processManager) *Tool {
 			"use run_in_background for servers.",
 		Timeout: commandMaxTimeout + time.Minute,
 		Permission: func(env *ToolEnv, in RunCommandInput) (PermissionRequest, error) {
-			summary := "run " + in.Command
-			if in.RunInBackground {
-				summary = "run in the background: " + in.Command
-			}
+			summary := map[bool]string{false: "run ", true: "run in the background: "}[in.RunInBackground] + in.Command
 			req := PermissionRequest{Access: AccessExecute, Command: in.Command, Summary: summary}
 			if !in.Sandbox && procs.sandbox.Sandboxed() {
 				if strings.TrimSpace(in.Reason) == "" {
