@@ -139,7 +139,9 @@ func newApp(ctx context.Context, opts Options, stdin io.Reader, stdout, stderr i
 	app.Env.Perms = app.Perms
 	app.Registry = app.newRegistry()
 	app.Env.Memory = LoadMemory(app.Home, userHome(app.getenv), app.Workspace, app.Trusted)
-	app.MCP = app.startMCP(ctx, servers)
+	if app.MCP, err = app.startMCP(ctx, servers); err != nil {
+		return nil, err
+	}
 	if opts.JSONSchema != "" { // the structured_output tool, and a line of the system prompt
 		if err := app.useJSONSchema(json.RawMessage(opts.JSONSchema)); err != nil {
 			return nil, usageErrorf("--json-schema: %v", err)
@@ -190,6 +192,11 @@ func (app *App) newRegistry() *Registry {
 	builtins, procs := newBuiltins(app.Settings.WebSearchURL, app.Sandbox)
 	app.closers = append(app.closers, procs.Close)
 	registry := NewRegistry(keepTools(append(builtins, app.exitPlanModeTool()), app.Opts.Tools, app.notice)...)
+	registry.Withheld = func(tool string) bool { // a bare --disallowedTools name (Bash, mcp__github) denies the tool whole
+		return slices.ContainsFunc(app.Opts.DisallowedTools, func(n string) bool {
+			return slices.Contains(minicodeToolNames(n), tool) || strings.HasPrefix(n, "mcp__") && Rule{Tool: n}.matchesTool(tool, AccessRead)
+		})
+	}
 	app.Perms.WarnUnknownTools(append(registry.names(), "task", "load_skill"))
 	if len(app.Skills.Skills) > 0 {
 		registry.Add(app.Skills.Tool())
@@ -264,7 +271,15 @@ func (app *App) Close() {
 }
 
 // startMCP starts the MCP servers in the background; their notices go to stderr with -p, else to line mode's output.
-func (app *App) startMCP(ctx context.Context, servers []MCPServerConfig) *MCPManager {
+// MCP_TIMEOUT, as in Claude Code, is the startup timeout of the servers that set none.
+func (app *App) startMCP(ctx context.Context, servers []MCPServerConfig) (*MCPManager, error) {
+	timeout, err := app.envMillis("MCP_TIMEOUT")
+	if err != nil {
+		return nil, err
+	}
+	for i := range servers {
+		servers[i].StartupTimeoutMs = cmp.Or(servers[i].StartupTimeoutMs, int(timeout.Milliseconds()))
+	}
 	elicitor := Elicitor((&LineElicitor{ReadLine: func(ctx context.Context) (string, error) { return app.lines.ReadLine(ctx) }, Out: app.stdout}).Elicit)
 	var notices io.Writer = app.stdout
 	if app.Opts.Print {
@@ -286,7 +301,17 @@ func (app *App) startMCP(ctx context.Context, servers []MCPServerConfig) *MCPMan
 	})
 	m.Start(ctx)
 	app.closers = append(app.closers, m.Close)
-	return m
+	return m, nil
+}
+
+// envMillis reads a duration in milliseconds from an environment variable; 0 when it is unset.
+func (app *App) envMillis(name string) (time.Duration, error) {
+	v := app.getenv(name)
+	ms, err := strconv.Atoi(v)
+	if v != "" && (err != nil || ms <= 0) {
+		return 0, usageErrorf("%s must be a positive number of milliseconds, not %q", name, v)
+	}
+	return time.Duration(ms) * time.Millisecond, nil
 }
 
 // notice tells the user something, such as a retry, through the loop's events (or stderr before it runs).
@@ -353,12 +378,8 @@ func (app *App) newProvider(ctx context.Context) (provider Provider, model, summ
 	name := app.providerName()
 	model = cmp.Or(app.Opts.Model, env("MINICODE_MODEL"))
 	opts := ProviderOptions{Notify: app.notice, ShowsText: !app.Opts.Print || app.Opts.Editor}
-	if v := env("API_TIMEOUT_MS"); v != "" { // the wait for each piece of a reply
-		ms, err := strconv.Atoi(v)
-		if err != nil || ms <= 0 {
-			return nil, "", "", usageErrorf("API_TIMEOUT_MS must be a positive number of milliseconds, not %q", v)
-		}
-		opts.Timeout = time.Duration(ms) * time.Millisecond
+	if opts.Timeout, err = app.envMillis("API_TIMEOUT_MS"); err != nil { // the wait for each piece of a reply
+		return nil, "", "", err
 	}
 	switch name {
 	case "anthropic":

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -106,24 +107,31 @@ func grantRules(entries []string) ([]Rule, error) {
 
 // Patterns of a command body.
 var (
-	argumentPattern = regexp.MustCompile(`\$([1-9])`)
+	argumentPattern = regexp.MustCompile(`\$(?:ARGUMENTS\[(\d+)\]|(\d+)\b)`) // $ARGUMENTS[N] or $N
 	shellPattern    = regexp.MustCompile("!`([^`\n]+)`")
 	filePattern     = regexp.MustCompile(`(?:^|\s)@([^\s@]+)`)
 )
 
-// expandBody fills a body's $ARGUMENTS and $1 … $9, or appends args when it names none.
+// expandBody fills a body's placeholders as Claude Code does: $ARGUMENTS is
+// args as typed, $ARGUMENTS[N] and $N the Nth word of args counting from 0
+// ($0 the first), split as the shell splits words (else at blanks). A body
+// that names none gets args appended.
 func expandBody(body, args string) string {
 	words := strings.Fields(args)
-	if !strings.Contains(body, "$ARGUMENTS") && !argumentPattern.MatchString(body) && args != "" {
-		return strings.TrimRight(body, "\n") + "\n\nARGUMENTS: " + args
+	if cmds, err := parseCommandLine(args); err == nil && len(cmds) == 1 {
+		words = cmds[0].Words
 	}
-	body = strings.ReplaceAll(body, "$ARGUMENTS", args)
-	return argumentPattern.ReplaceAllStringFunc(body, func(m string) string {
-		if i := int(m[1] - '1'); i < len(words) {
+	out := argumentPattern.ReplaceAllStringFunc(body, func(m string) string {
+		n := argumentPattern.FindStringSubmatch(m)
+		if i, _ := strconv.Atoi(n[1] + n[2]); i < len(words) {
 			return words[i]
 		}
 		return ""
 	})
+	if out = strings.ReplaceAll(out, "$ARGUMENTS", args); out == body && args != "" {
+		return strings.TrimRight(body, "\n") + "\n\nARGUMENTS: " + args
+	}
+	return out
 }
 
 // expandCommand turns a command into its prompt: the body filled in, each

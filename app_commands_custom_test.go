@@ -12,9 +12,14 @@ import (
 func TestExpandBody(t *testing.T) {
 	tests := []struct{ body, args, want string }{
 		{"Review PR $ARGUMENTS now.", "123 high", "Review PR 123 high now."},
-		{"Fix issue $1 with priority $2.", "42 low", "Fix issue 42 with priority low."},
-		{"Fix $1 and $3.", "a", "Fix a and ."},
-		{"All: $ARGUMENTS; first: $1", "x y", "All: x y; first: x"},
+		// $0 is the first argument and $1 the second, as $ARGUMENTS[0] and $ARGUMENTS[1] (Claude Code's numbering).
+		{"Fix issue $0 with priority $1.", "42 low", "Fix issue 42 with priority low."},
+		{"Fix $ARGUMENTS[0] with priority $ARGUMENTS[1].", "42 low", "Fix 42 with priority low."},
+		{"Fix $0 and $2.", "a", "Fix a and ."},
+		{"All: $ARGUMENTS; second: $1", "x y", "All: x y; second: y"},
+		{"Title: $0, body: $1", `"fix the bug" 'it crashes'`, "Title: fix the bug, body: it crashes"},
+		{"Cost: $10 for $0", "tea", "Cost:  for tea"},
+		{"Price $1x of $0", "a b", "Price $1x of a"},
 		{"Summarise the changes.\n", "in French", "Summarise the changes.\n\nARGUMENTS: in French"},
 		{"Summarise the changes.", "", "Summarise the changes."},
 	}
@@ -75,7 +80,7 @@ func commandWorkspace(t *testing.T) string {
 	t.Helper()
 	return workspaceWith(t, map[string]string{
 		"notes.txt":                              "alpha beta\n",
-		".claude/commands/review.md":             "---\ndescription: Review a PR\nmodel: haiku\n---\nReview PR $1 with priority $2 (all: $ARGUMENTS).\n",
+		".claude/commands/review.md":             "---\ndescription: Review a PR\nmodel: haiku\n---\nReview PR $0 with priority $1 (all: $ARGUMENTS).\n",
 		".claude/commands/git/log.md":            "---\nallowed-tools: Bash(echo:*)\n---\nRecent: !`echo one-two-three`\nAnd @notes.txt please.\n",
 		".claude/commands/nope.md":               "Run !`echo hi`\n",
 		".claude/commands/bad.md":                "---\nallowed-tools: Bash(\n---\nx\n",

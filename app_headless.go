@@ -67,6 +67,7 @@ func (app *App) runHeadless(ctx context.Context, task string) error {
 	if app.Opts.InputFormat == "stream-json" {
 		return app.runStreamInput(ctx, meter)
 	}
+	app.MCP.Wait(ctx) // the first request offers the tools of the servers that start in time
 	if app.Opts.OutputFormat == "stream-json" {
 		app.stdout.json(app.initRecord())
 	}
@@ -78,22 +79,20 @@ func (app *App) runHeadlessTask(ctx context.Context, task, id string, meter *met
 	start := time.Now()
 	meter.reset()
 	denied := len(app.Perms.Denials())
-	prompt, err := app.headlessPrompt(ctx, task, images)
-	prompt.ID = id
-	var res TurnResult
-	if err != nil { // the prompt is not sent: say why
-		fmt.Fprintf(app.stderr, "minicode: %v\n", err)
-		res = TurnResult{Messages: app.Session.View(), End: EndError, Text: err.Error(), Err: err}
-	} else {
-		res = app.runPrompt(ctx, app.Session.View(), prompt)
+	res, ran := app.headlessCommand(ctx, task)
+	if !ran {
+		res = app.headlessTurn(ctx, task, id, images)
 	}
 	structured, res := app.structuredAnswer(ctx, res)
 	record := app.resultOf(res, structured, meter, denied)
 	record.DurationMS = time.Since(start).Milliseconds()
-	if app.Opts.OutputFormat == "json" || app.Opts.OutputFormat == "stream-json" {
+	switch {
+	case app.Opts.OutputFormat == "json" || app.Opts.OutputFormat == "stream-json":
 		app.stdout.json(record)
-	} else if res.End == EndFinal || res.End == EndAskUser { // a failed turn has said why on stderr
+	case res.End == EndFinal || res.End == EndAskUser: // a failed turn has said why on stderr
 		fmt.Fprintln(app.stdout, res.Text)
+	case res.End == EndMaxSteps: // and on stdout, where Claude Code says it
+		fmt.Fprintf(app.stdout, "Error: Reached max turns (%d)\n", res.Steps)
 	}
 	switch {
 	case res.End == EndCancelled:
@@ -104,6 +103,34 @@ func (app *App) runHeadlessTask(ctx context.Context, task, id string, meter *met
 		return errTaskFailed
 	}
 	return nil
+}
+
+// headlessCommand runs a task that is a built-in command, /compact say, as
+// the terminal would, with its text as the answer; ran is false for others.
+func (app *App) headlessCommand(ctx context.Context, task string) (res TurnResult, ran bool) {
+	name, _, _ := strings.Cut(strings.TrimPrefix(task, "/"), " ")
+	if !strings.HasPrefix(task, "/") || findSlashCommand(slashCommands(), name) == nil {
+		return TurnResult{}, false
+	}
+	history := app.Session.View()
+	_, out, _, err := app.slashInput(ctx, task, &history)
+	res = TurnResult{Messages: history, End: EndFinal, Text: out}
+	if err != nil {
+		fmt.Fprintf(app.stderr, "minicode: %v\n", err)
+		res = TurnResult{Messages: history, End: EndError, Text: err.Error(), Err: err}
+	}
+	return res, true
+}
+
+// headlessTurn sends the task's prompt to the model, or says why it cannot be sent.
+func (app *App) headlessTurn(ctx context.Context, task, id string, images []Block) TurnResult {
+	prompt, err := app.headlessPrompt(ctx, task, images)
+	prompt.ID = id
+	if err != nil {
+		fmt.Fprintf(app.stderr, "minicode: %v\n", err)
+		return TurnResult{Messages: app.Session.View(), End: EndError, Text: err.Error(), Err: err}
+	}
+	return app.runPrompt(ctx, app.Session.View(), prompt)
 }
 
 // headlessPrompt is a task's prompt: a custom command's or skill's, or the task with its @files attached.
@@ -134,7 +161,7 @@ func (app *App) resultOf(res TurnResult, structured json.RawMessage, meter *mete
 	case errors.Is(res.Err, errBudgetSpent):
 		r.Subtype = "error_max_budget_usd"
 	case res.End == EndMaxSteps:
-		r.Subtype = "error_max_turns"
+		r.Subtype, res.Text = "error_max_turns", fmt.Sprintf("Reached maximum number of turns (%d)", res.Steps)
 	case res.End != EndFinal && res.End != EndAskUser && res.End != EndBlocked: // a hook's stop is a success, as in Claude Code
 		r.Subtype = "error_during_execution"
 	case app.structured != nil && structured == nil:

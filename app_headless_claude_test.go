@@ -163,7 +163,7 @@ func TestResultSubtypesAndCosts(t *testing.T) {
 			}},
 		{"max turns", "error_max_turns", []apiStep{{tool: "list_files", args: `{}`}}, []string{"--max-turns", "2"}, 1,
 			func(r resultRecord) bool {
-				return r.IsError && len(r.Errors) == 1 && strings.Contains(r.Errors[0], "max-turns")
+				return r.IsError && len(r.Errors) == 1 && r.Errors[0] == "Reached maximum number of turns (2)" // as Claude Code says it
 			}},
 		{"model error", "error_during_execution", []apiStep{{status: 404}}, nil, 1,
 			func(r resultRecord) bool {

@@ -72,7 +72,7 @@ func (app *App) initRecord() initRecord {
 	r := initRecord{Type: "system", Subtype: "init", CWD: app.Workspace, SessionID: app.Session.ID, Model: app.Agent.Model,
 		PermissionMode: string(app.Perms.Mode()), APIKeySource: app.apiKeySource(), Sandbox: app.Sandbox.Status(),
 		Tools: []string{}, MCPServers: []map[string]string{}, SlashCommands: []string{}, Skills: app.Skills.Names(), UUID: newSessionID()}
-	for _, t := range app.Registry.Tools() {
+	for _, t := range app.Registry.Specs() {
 		r.Tools = append(r.Tools, claudeName(t.Name))
 	}
 	for _, s := range app.MCP.Status() {

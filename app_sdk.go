@@ -26,7 +26,6 @@ type sdkConn struct {
 	arrived *sync.Cond         // signalled when the queue or closed changes
 	cancel  context.CancelFunc // cancels the running (or last) turn
 	mcp     map[string]*mcpSDK // the MCP servers the program runs
-	sdkMCP  []string           // those started, for the first turn to wait for
 }
 
 // controlAnswer is the response part of a control_response line.
@@ -53,12 +52,7 @@ func (app *App) runStreamInput(ctx context.Context, meter *meteredProvider) erro
 			break
 		}
 		if n == 0 {
-			c.mu.Lock()
-			servers := c.sdkMCP
-			c.mu.Unlock()
-			if len(servers) > 0 { // the program's servers; the others join as they become ready
-				app.MCP.Wait(ctx, servers...)
-			}
+			app.MCP.Wait(ctx)                 // the program's servers (started by initialize) and the others
 			app.stdout.json(app.initRecord()) // after initialize, so it shows the program's setup
 		}
 		err := app.runHeadlessTask(turnCtx, p.Prompt, p.ID, meter, p.Images...)
@@ -299,13 +293,12 @@ func (t *mcpSDK) close() {
 }
 
 // serveMCP starts the servers the program runs (named in initialize, or of type "sdk").
-func (c *sdkConn) serveMCP(ctx context.Context, named []string) []string {
+func (c *sdkConn) serveMCP(ctx context.Context, named []string) {
 	for _, srv := range c.app.MCP.list() {
 		if srv.cfg.Type == "sdk" {
 			named = append(named, srv.name)
 		}
 	}
-	var started []string
 	for _, name := range named {
 		tr := &mcpSDK{conn: c, server: name}
 		c.mu.Lock()
@@ -317,11 +310,8 @@ func (c *sdkConn) serveMCP(ctx context.Context, named []string) []string {
 		c.mu.Unlock()
 		if err := c.app.MCP.AddServer(ctx, MCPServerConfig{Name: name, Type: "sdk", Source: "the program"}, tr); err != nil {
 			c.app.notice(fmt.Sprintf("MCP server %s from the program: %v", name, err))
-			continue
 		}
-		started = append(started, name)
 	}
-	return started
 }
 
 // mcpMessage takes a message one of the program's servers sends on its own.

@@ -135,10 +135,7 @@ func (c *sdkConn) initialize(ctx context.Context, raw json.RawMessage) (any, err
 		app.Subagents.Agents = append(app.Subagents.Agents, def)
 	}
 	c.registerHooks(in)
-	started := c.serveMCP(ctx, in.SDKMCPServers)
-	c.mu.Lock()
-	c.sdkMCP = started
-	c.mu.Unlock()
+	c.serveMCP(ctx, in.SDKMCPServers)
 	return c.describe(), nil
 }
 

@@ -657,15 +657,15 @@ func TestMCPSDKServerWithoutAProgram(t *testing.T) {
 }
 
 // TestSDKFirstTurnDoesNotWaitForStdioServers checks that a stdio MCP server
-// that never answers tools/list does not hold back the first turn: init
-// shows it pending and the model is asked at once.
+// that never answers tools/list holds back the first turn only for its
+// startup timeout: init shows it pending and the model is asked.
 func TestSDKFirstTurnDoesNotWaitForStdioServers(t *testing.T) {
 	srv, _ := anthropicServer(t, func(*http.Request, modelRequest) string { return anthropicTextStream("hello there", "end_turn") })
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"slow": map[string]any{"command": exe,
+	cfg, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"slow": map[string]any{"command": exe, "startupTimeoutMs": 1000,
 		"env": map[string]string{fakeMCPEnv: "hanglist", "GORACE": "atexit_sleep_ms=0"}}}})
 	p := startSDK(t, srv.URL, "--mcp-config="+string(cfg))
 	p.control("init", map[string]any{"subtype": "initialize"})

@@ -64,6 +64,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"flag"
@@ -76,6 +77,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // main runs minicode on the process's arguments and exits with Run's outcome.
@@ -161,14 +163,9 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintln(stdout, "minicode", version)
 		return nil
 	}
-	if opts.Print && opts.Task == "" && opts.InputFormat != "stream-json" {
-		data, err := io.ReadAll(stdin)
-		if err != nil {
-			return fmt.Errorf("reading the task from stdin: %w", err)
-		}
-		opts.Task = strings.TrimSpace(string(data))
-		if opts.Task == "" {
-			return usageErrorf("-p needs a task, as an argument or on stdin")
+	if opts.Print && opts.InputFormat != "stream-json" {
+		if opts.Task, err = taskWithStdin(opts.Task, stdin); err != nil {
+			return err
 		}
 	}
 	app, err := newApp(ctx, opts, stdin, stdout, stderr, getenv)
@@ -193,6 +190,46 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintln(app.stdout, hint)
 	}
 	return err
+}
+
+// maxPipedBytes bounds what -p reads from stdin: 4 MiB of text is about a
+// million tokens, more than any model's context window holds.
+const maxPipedBytes = 4 << 20
+
+// taskWithStdin is -p's task: the argument followed by what was piped in,
+// as Claude Code sends it (git diff | minicode -p "review this"), or stdin
+// alone. With an argument, stdin that sends nothing for 3 seconds counts as
+// empty, as in Claude Code, since a program may leave it open; a terminal is
+// not read.
+func taskWithStdin(task string, stdin io.Reader) (string, error) {
+	in, _ := stdin.(*os.File)
+	if task != "" && isTerminal(in) {
+		return task, nil
+	}
+	r := bufio.NewReader(stdin)
+	started, patience := make(chan struct{}), time.After(3*time.Second)
+	go func() {
+		r.Peek(1) // the first byte, or the end
+		close(started)
+	}()
+	if task == "" {
+		patience = nil // the task must come
+	}
+	select {
+	case <-started:
+	case <-patience:
+		return task, nil
+	}
+	data, err := io.ReadAll(io.LimitReader(r, maxPipedBytes+1))
+	switch task = strings.TrimSpace(task + "\n" + string(data)); {
+	case err != nil:
+		return "", fmt.Errorf("reading stdin: %w", err)
+	case len(data) > maxPipedBytes:
+		return "", usageErrorf("stdin holds more than %d MiB, more than -p sends: save it in a file and name the file in the task", maxPipedBytes>>20)
+	case task == "":
+		return "", usageErrorf("-p needs a task, as an argument or on stdin")
+	}
+	return task, nil
 }
 
 // runSubcommand runs "minicode mcp ..." or "minicode skills ..." here.

@@ -75,6 +75,8 @@ func runMCPCLIForTest(args []string) int {
 //	oldver   answers initialize with an unsupported protocol version
 //	noeof    like ndjson, but stays up when stdin ends
 //	stubborn like noeof, and ignores SIGTERM too
+//	late     like ndjson, after taking a second to start
+//	approver lists only the tool approve, a permission prompt tool
 type fakeServer struct {
 	mode  string
 	in    *bufio.Reader
@@ -92,6 +94,9 @@ func runFakeMCPServer(mode string, in io.Reader, out io.Writer) int {
 	}
 	if mode == "stubborn" {
 		signal.Ignore(syscall.SIGTERM)
+	}
+	if mode == "late" {
+		time.Sleep(time.Second) // a server that loads something first
 	}
 	s := &fakeServer{mode: mode, in: bufio.NewReader(in), out: out}
 	for {
@@ -228,7 +233,9 @@ func (s *fakeServer) listTools(m rpcMessage, cursor string) {
 		tools = append(tools, map[string]any{"name": "extra", "inputSchema": map[string]any{"type": "object"}})
 	}
 	result := map[string]any{"tools": tools}
-	if page+1 < len(fakeTools) {
+	if s.mode == "approver" {
+		result["tools"] = []map[string]any{{"name": "approve", "inputSchema": map[string]any{"type": "object"}}}
+	} else if page+1 < len(fakeTools) {
 		result["nextCursor"] = strconv.Itoa(page + 1)
 	}
 	s.reply(m, result)
@@ -244,6 +251,19 @@ func (s *fakeServer) callTool(m rpcMessage, name string, args, token json.RawMes
 		var a struct{ Text string }
 		_ = json.Unmarshal(args, &a)
 		s.reply(m, text("echo: "+a.Text))
+	case "approve":
+		// A permission prompt tool (mode approver): it allows a Read with
+		// its input and refuses anything else.
+		var a struct {
+			ToolName string          `json:"tool_name"`
+			Input    json.RawMessage `json:"input"`
+		}
+		_ = json.Unmarshal(args, &a)
+		decision, _ := json.Marshal(map[string]any{"behavior": "deny", "message": "the approver refuses " + a.ToolName})
+		if a.ToolName == "Read" {
+			decision, _ = json.Marshal(map[string]any{"behavior": "allow", "updatedInput": a.Input})
+		}
+		s.reply(m, text(string(decision)))
 	case "fail":
 		r := text("it went wrong")
 		r["isError"] = true

@@ -266,18 +266,19 @@ func (p *readyWaitingModel) Stream(ctx context.Context, req ModelRequest, _ func
 	return ModelResponse{StopReason: StopToolUse, Content: []Block{{Type: BlockToolUse, ID: "tu_1", Name: "mcp__fake__echo", Input: json.RawMessage(`{"text":"hi"}`)}}}, nil
 }
 
-func TestHeadlessDoesNotWaitForMCP(t *testing.T) {
+func TestHeadlessWaitsForMCPOnlyWithinTheBound(t *testing.T) {
 	t.Parallel()
-	// With -p the first model request goes out while a server still hangs
-	// on tools/list; the tools of a server that becomes ready meanwhile are
-	// offered from the next request on.
+	// With -p the first model request offers the tools of the servers ready
+	// by then, and goes out while a server still hangs on tools/list once its
+	// startup timeout has passed.
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
 	servers := map[string]any{}
 	for name, mode := range map[string]string{"fake": "ndjson", "slow": "hanglist"} {
-		servers[name] = map[string]any{"command": exe, "env": map[string]string{fakeMCPEnv: mode, "GORACE": "atexit_sleep_ms=0"}}
+		servers[name] = map[string]any{"command": exe, "env": map[string]string{fakeMCPEnv: mode, "GORACE": "atexit_sleep_ms=0"},
+			"startupTimeoutMs": map[string]int{"fake": 30_000, "slow": 1000}[name]}
 	}
 	config, _ := json.Marshal(map[string]any{"mcpServers": servers})
 	app := testApp(t, t.TempDir(), Options{Print: true, MCPConfig: []string{string(config)}, AllowedTools: []string{"mcp__fake__echo"}})
@@ -287,6 +288,9 @@ func TestHeadlessDoesNotWaitForMCP(t *testing.T) {
 	defer cancel()
 	if err := app.runHeadless(ctx, "echo hi"); err != nil {
 		t.Fatalf("runHeadless = %v, want success without waiting for the slow server", err)
+	}
+	if !slices.ContainsFunc(model.requests[0].Tools, func(s ToolSpec) bool { return s.Name == "mcp__fake__echo" }) {
+		t.Error("the first request did not offer the ready server's tool")
 	}
 	if model.slowState != MCPStarting {
 		t.Errorf("the slow server was %q at the first request, want it still starting", model.slowState)

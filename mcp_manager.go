@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // MCPState is where a server is in its life.
@@ -87,7 +88,7 @@ func (m *MCPManager) Start(ctx context.Context) {
 		return
 	}
 	for _, srv := range m.list() {
-		if !srv.launched && (!m.opts.Program || srv.cfg.Type != "sdk") {
+		if srv.launched.IsZero() && (!m.opts.Program || srv.cfg.Type != "sdk") {
 			m.launch(ctx, srv)
 		}
 	}
@@ -97,7 +98,7 @@ func (m *MCPManager) Start(ctx context.Context) {
 func (m *MCPManager) launch(ctx context.Context, srv *mcpServer) {
 	ctx, cancel := context.WithCancel(ctx)
 	context.AfterFunc(m.life, cancel)
-	srv.launched = true
+	srv.launched = time.Now()
 	m.running.Go(func() { srv.run(ctx) })
 }
 
@@ -113,7 +114,7 @@ func (m *MCPManager) AddServer(ctx context.Context, c MCPServerConfig, tr mcpTra
 		srv = newMCPServer(m, c, tr)
 		servers := append(slices.Clone(m.list()), srv)
 		m.servers.Store(&servers)
-	case srv.cfg.Type == "sdk" && !srv.launched:
+	case srv.cfg.Type == "sdk" && srv.launched.IsZero():
 		srv.tr = tr
 	default:
 		return fmt.Errorf("an MCP server named %q is already configured", c.Name)
@@ -133,11 +134,21 @@ func (m *MCPManager) Close() {
 	m.running.Wait()
 }
 
-// Wait blocks until every server (or every named one) is ready or has failed, or ctx or the manager ends.
+// Wait blocks until every launched server (or every named one) is ready,
+// has failed or waits for a login, or ctx or the manager ends, but for none
+// past its startup timeout from its launch (and a second in which one that
+// timed out is reported failed): one still starting then joins later. A
+// task's first request waits here, so that it offers the tools of the
+// servers that start in time, and no tool joins later to rewrite the cache.
 func (m *MCPManager) Wait(ctx context.Context, names ...string) {
 	for _, srv := range m.list() {
-		if len(names) == 0 || slices.Contains(names, srv.name) {
-			_ = srv.outcome(ctx, srv.view.Load())
+		m.mu.Lock()
+		launched := srv.launched
+		m.mu.Unlock()
+		if !launched.IsZero() && (len(names) == 0 || slices.Contains(names, srv.name)) {
+			bounded, cancel := context.WithDeadline(ctx, launched.Add(srv.cfg.startupTimeout()+time.Second))
+			_ = srv.outcome(bounded, srv.view.Load())
+			cancel()
 		}
 	}
 }
@@ -276,7 +287,7 @@ type mcpServer struct {
 	name     string
 	cfg      MCPServerConfig
 	tr       mcpTransport // given by AddServer; nil: built from cfg per session
-	launched bool         // run has been started (guarded by the manager's mu)
+	launched time.Time    // when run was started; zero before (guarded by the manager's mu)
 	view     atomic.Pointer[mcpView]
 	restart  chan chan<- *mcpView // a restart request, answered with the new start's view
 	done     chan struct{}        // closed when run returns

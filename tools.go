@@ -221,6 +221,8 @@ func schemaFor(t reflect.Type) map[string]any {
 type Registry struct {
 	mu    sync.RWMutex
 	tools []*Tool // in registration order
+
+	Withheld func(name string) bool // tools not offered to the model (denied whole); nil withholds none
 }
 
 // NewRegistry returns a registry holding tools in the given order.
@@ -271,7 +273,9 @@ func (r *Registry) Tools() []*Tool {
 func (r *Registry) Specs() []ToolSpec {
 	var specs []ToolSpec
 	for _, t := range r.Tools() {
-		specs = append(specs, ToolSpec{Name: t.Name, Description: t.Description, InputSchema: t.Schema})
+		if r.Withheld == nil || !r.Withheld(t.Name) {
+			specs = append(specs, ToolSpec{Name: t.Name, Description: t.Description, InputSchema: t.Schema})
+		}
 	}
 	return specs
 }
