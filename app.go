@@ -24,6 +24,8 @@ type Options struct {
 	OutputFormat           string // text, json or stream-json
 	InputFormat            string // text, or stream-json: user messages as JSON lines on stdin
 	IncludePartialMessages bool   // stream-json: stream_event lines with the deltas
+	Verbose                bool   // with json output: every message (JSONArray)
+	JSONArray              bool   // stream-json's lines printed as one JSON array at the end
 	Debug                  bool   // log what minicode loads and sends, on stderr
 	Model                  string
 	FallbackModel          string // used when the model is overloaded or unavailable
@@ -95,7 +97,7 @@ type App struct {
 // in the order they depend on each other. MCP servers start in the
 // background and live until ctx ends or the app closes.
 func newApp(ctx context.Context, opts Options, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) (_ *App, err error) {
-	app := &App{Opts: opts, lines: NewLineReader(stdin), stdout: &lineWriter{w: stdout}, stderr: stderr, getenv: getenv}
+	app := &App{Opts: opts, lines: NewLineReader(stdin), stdout: &lineWriter{w: stdout, collect: opts.JSONArray}, stderr: stderr, getenv: getenv}
 	in, _ := stdin.(*os.File)
 	app.typed = isTerminal(in)
 	defer func() {
@@ -132,7 +134,7 @@ func newApp(ctx context.Context, opts Options, stdin io.Reader, stdout, stderr i
 		return nil, err
 	}
 	app.Env.Hooks = &Hooks{Config: map[bool]HookSettings{false: app.Settings.Hooks}[app.Settings.DisableAllHooks], SessionID: app.Session.ID, Workspace: app.Workspace,
-		Transcript: app.Session.Path, Notice: app.notice, Mode: func() PermissionMode { return app.Perms.Mode() }}
+		Transcript: app.Session.Path, Notice: app.notice, Mode: func() PermissionMode { return app.Perms.Mode() }, Observe: app.observeHook}
 	if app.Perms, err = app.newPermissions(dirs); err != nil {
 		return nil, err
 	}
@@ -304,6 +306,16 @@ func (app *App) startMCP(ctx context.Context, servers []MCPServerConfig) (*MCPMa
 	return m, nil
 }
 
+// keyHelper is the apiKeyHelper setting's command, if set, kept for
+// CLAUDE_CODE_API_KEY_HELPER_TTL_MS (5 minutes by default, as in Claude Code).
+func (app *App) keyHelper() (*keyHelper, error) {
+	ttl, err := app.envMillis("CLAUDE_CODE_API_KEY_HELPER_TTL_MS")
+	if err != nil || app.Settings.APIKeyHelper == "" {
+		return nil, err
+	}
+	return &keyHelper{command: app.Settings.APIKeyHelper, dir: app.Workspace, ttl: cmp.Or(ttl, 5*time.Minute)}, nil
+}
+
 // envMillis reads a duration in milliseconds from an environment variable; 0 when it is unset.
 func (app *App) envMillis(name string) (time.Duration, error) {
 	v := app.getenv(name)
@@ -386,8 +398,11 @@ func (app *App) newProvider(ctx context.Context) (provider Provider, model, summ
 		model = resolveModelAlias(cmp.Or(model, env("ANTHROPIC_MODEL"), app.Settings.Model, "default"))
 		opts.APIKey, opts.AuthToken = env("ANTHROPIC_API_KEY"), env("ANTHROPIC_AUTH_TOKEN")
 		opts.BaseURL = cmp.Or(env("ANTHROPIC_BASE_URL"), app.Settings.BaseURL)
-		if opts.APIKey == "" && opts.AuthToken == "" {
-			return nil, "", "", usageErrorf("the anthropic provider needs ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN")
+		if opts.KeyHelper, err = app.keyHelper(); err != nil {
+			return nil, "", "", err
+		}
+		if opts.APIKey == "" && opts.AuthToken == "" && opts.KeyHelper == nil {
+			return nil, "", "", usageErrorf("the anthropic provider needs ANTHROPIC_API_KEY, ANTHROPIC_AUTH_TOKEN or the apiKeyHelper setting")
 		}
 		if opts.Headers, err = parseCustomHeaders(env("ANTHROPIC_CUSTOM_HEADERS")); err != nil {
 			return nil, "", "", usageError{err}
@@ -426,7 +441,7 @@ func (app *App) providerName() string {
 	switch name := cmp.Or(app.Opts.Provider, env("MINICODE_PROVIDER"), mode, app.Settings.Provider); {
 	case name != "":
 		return name
-	case env("ANTHROPIC_API_KEY") != "" || env("ANTHROPIC_AUTH_TOKEN") != "":
+	case env("ANTHROPIC_API_KEY") != "" || env("ANTHROPIC_AUTH_TOKEN") != "" || app.Settings.APIKeyHelper != "":
 		return "anthropic"
 	case env("OPENAI_API_KEY") != "":
 		return "openai"
@@ -472,7 +487,10 @@ func (app *App) newPermissions(dirs []string) (*Permissions, error) {
 	if !app.Opts.Print {
 		app.asker = &LineAsker{In: app.lines, Out: app.stdout}
 	}
-	if !app.Opts.Print || app.Opts.PermissionPromptTool == "stdio" || app.Opts.Editor {
+	if strings.HasPrefix(app.Opts.PermissionPromptTool, "mcp__") {
+		app.asker = mcpApprover{app: app, tool: app.Opts.PermissionPromptTool}
+	}
+	if !app.Opts.Print || app.Opts.PermissionPromptTool != "" || app.Opts.Editor {
 		cfg.Asker = app
 	}
 	perms, err := NewPermissions(cfg)
@@ -481,35 +499,3 @@ func (app *App) newPermissions(dirs []string) (*Permissions, error) {
 	}
 	return perms, err
 }
-
-// systemPrompt is what the model is told about its job and its place.
-func (app *App) systemPrompt() string {
-	prompt := defaultSystemPrompt
-	if app.Opts.SystemPrompt != "" {
-		prompt = app.Opts.SystemPrompt + "\n"
-	}
-	prompt += fmt.Sprintf("\nWorkspace: %s\nToday: %s\n", app.Workspace, time.Now().Format("2006-01-02"))
-	sections := []string{app.Skills.PromptSection(), app.Env.Memory.PromptSection(), app.Opts.AppendSystemPrompt}
-	if app.structured != nil {
-		sections = append(sections, "When the task is done, deliver the answer by calling the structured_output tool with it as the input (it must match the tool's schema), then end with a one-line message.")
-	}
-	for _, section := range sections {
-		if section != "" {
-			prompt += "\n" + section
-		}
-	}
-	return prompt
-}
-
-// defaultSystemPrompt is the built-in part of the system prompt.
-const defaultSystemPrompt = `You are minicode, a coding agent working in the user's terminal. You read, search, edit and run code in the workspace with the tools you are given, and you answer concisely.
-
-How to work:
-- Use tools to look before you change anything; never guess a file's contents.
-- When you need several independent reads or searches, request them together in one reply.
-- While you are still working, you may send a short progress update marked <progress>...</progress> followed by tool calls.
-- When the task is done, reply with your final answer and no tool calls.
-- If you cannot go on without the user, use ask_user.
-- For a task of several steps, keep a todo list with todo_write, one step in progress at a time.
-- In plan mode you may only read: study the code, then present your plan with exit_plan_mode and wait for approval.
-`

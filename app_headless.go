@@ -61,9 +61,10 @@ type modelUsage struct {
 // runHeadless runs the task, or the turns a program sends (app_sdk.go), and
 // prints the outcome; it returns errTaskFailed when the task failed.
 func (app *App) runHeadless(ctx context.Context, task string) error {
-	meter := &meteredProvider{Provider: app.Agent.Provider, usage: map[string]Usage{}, budget: app.Opts.MaxBudgetUSD}
+	meter := &meteredProvider{Provider: app.Agent.Provider, usage: map[string]Usage{}, budget: app.Opts.MaxBudgetUSD, workspace: app.Workspace}
 	app.Agent.Provider = meter
 	app.Agent.Emit = app.headlessEvents(meter)
+	defer app.stdout.flush()
 	if app.Opts.InputFormat == "stream-json" {
 		return app.runStreamInput(ctx, meter)
 	}
@@ -194,9 +195,11 @@ func (app *App) resultOf(res TurnResult, structured json.RawMessage, meter *mete
 
 // lineWriter is minicode's output: it serialises writes, remembers the first error and writes JSON lines.
 type lineWriter struct {
-	mu  sync.Mutex
-	w   io.Writer
-	err error
+	mu      sync.Mutex
+	w       io.Writer
+	err     error
+	collect bool              // keep the JSON lines, for flush to print as one array
+	lines   []json.RawMessage // those kept
 }
 
 // Write writes p whole before another write may start.
@@ -215,11 +218,29 @@ func (l *lineWriter) failed() error {
 	return l.err
 }
 
-// json writes v as one line (with one Write).
+// json writes v as one line (with one Write), or keeps it.
 func (l *lineWriter) json(v any) {
-	if err := json.NewEncoder(l).Encode(v); err != nil {
-		l.mu.Lock()
-		l.err = cmp.Or(l.err, err)
-		l.mu.Unlock()
+	data, err := json.Marshal(v)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.collect && err == nil {
+		l.lines = append(l.lines, data)
+		return
+	}
+	if err == nil {
+		_, err = l.w.Write(append(data, '\n'))
+	}
+	l.err = cmp.Or(l.err, err)
+}
+
+// flush prints the lines kept as one JSON array, as --output-format json --verbose does.
+func (l *lineWriter) flush() {
+	l.mu.Lock()
+	kept, collected := l.lines, l.collect
+	l.collect, l.lines = false, nil
+	l.mu.Unlock()
+	if collected {
+		array, _ := json.Marshal(kept) // JSON lines always encode
+		l.Write(append(array, '\n'))
 	}
 }

@@ -11,9 +11,9 @@ import (
 
 // claudeOnlyFields are fields of Claude Code's recorded output that only
 // make sense for its own features; minicode leaves them out.
-var claudeOnlyFields = []string{"claude_code_version", "output_style", "agents", "plugins", "analytics_disabled",
+var claudeOnlyFields = []string{"claude_code_version", "agents", "plugins", "analytics_disabled",
 	"product_feedback_disabled", "memory_paths", "fast_mode_state", "ttft_ms", "ttft_stream_ms", "time_to_request_ms",
-	"terminal_reason", "context_management", "tool_use_result", "timestamp", "server_tool_use", "cache_creation",
+	"terminal_reason", "context_management", "server_tool_use", "cache_creation",
 	"inference_geo", "iterations", "speed", "webSearchRequests"}
 
 // minicodeOnlyFields are minicode's additions: what limits commands.
@@ -35,7 +35,9 @@ func fieldPaths(prefix string, v any, out map[string]bool) {
 				path = "modelUsage.MODEL"
 			}
 			out[path] = true
-			fieldPaths(path, child, out) // a tool's input too: programs see Claude Code's keys
+			if k != "tool_use_result" { // a tool's input too: programs see Claude Code's keys; its result is text
+				fieldPaths(path, child, out)
+			}
 		}
 	case []any:
 		for _, child := range v {
@@ -226,7 +228,7 @@ func TestStreamJSONInputAndPartialMessages(t *testing.T) {
 		kinds = append(kinds, kind)
 	}
 	reply := []string{"stream_event:message_start", "stream_event:content_block_start", "stream_event:content_block_delta",
-		"stream_event:content_block_delta", "stream_event:content_block_stop", "stream_event:message_stop", "assistant"}
+		"stream_event:content_block_delta", "stream_event:content_block_stop", "stream_event:message_delta", "stream_event:message_stop", "assistant"}
 	want := append(append(append(append([]string{"system"}, reply...), "result:First answer."), reply...), "result:Second answer.")
 	if !slices.Equal(kinds, want) {
 		t.Errorf("lines = %q\nwant %q", kinds, want)

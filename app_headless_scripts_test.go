@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -207,5 +210,285 @@ func TestMaxTurnsMessageGoesToStdout(t *testing.T) {
 	r = runMinicode(t, anthropicEnv(srv.URL), "", "-p", "loop", "--max-turns", "2", "--workspace", t.TempDir(), "--output-format", "json")
 	if !strings.Contains(r.stdout, `"errors":["Reached maximum number of turns (2)"]`) {
 		t.Errorf("json result = %s, want Claude Code's errors", r.stdout)
+	}
+}
+
+// keyCheckingServer is a Messages API that answers only requests with the
+// API key want in both x-api-key and Authorization, and 401 to others,
+// recording the keys it saw.
+func keyCheckingServer(t *testing.T, want string, reply func(*http.Request, modelRequest) string) (*httptest.Server, func() []string) {
+	var mu sync.Mutex
+	var keys []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		key := r.Header.Get("x-api-key")
+		mu.Lock()
+		keys = append(keys, key)
+		mu.Unlock()
+		if (want != "" && key != want) || r.Header.Get("Authorization") != "Bearer "+key {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusUnauthorized)
+			io.WriteString(w, `{"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"}}`)
+			return
+		}
+		var req modelRequest
+		body, _ := io.ReadAll(r.Body)
+		json.Unmarshal(body, &req)
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, reply(r, req))
+	}))
+	t.Cleanup(srv.Close)
+	return srv, func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(keys)
+	}
+}
+
+// keyHelperHome is a home whose user settings run an apiKeyHelper printing key-1, key-2, ... one more each run.
+func keyHelperHome(t *testing.T) string {
+	home := t.TempDir()
+	helper := filepath.Join(home, "helper.sh")
+	writeFile(t, helper, "n=$(( $(cat \"$HOME/count\" 2>/dev/null || echo 0) + 1 ))\necho $n > \"$HOME/count\"\necho key-$n\n")
+	settings, _ := json.Marshal(map[string]any{"apiKeyHelper": "sh " + helper})
+	writeFile(t, filepath.Join(home, ".claude", "settings.json"), string(settings))
+	return home
+}
+
+func TestAPIKeyHelperRunsAgainAfterA401(t *testing.T) {
+	t.Parallel()
+	srv, keys := keyCheckingServer(t, "key-2", func(*http.Request, modelRequest) string { return anthropicTextStream("in", "end_turn") })
+	home := keyHelperHome(t)
+	r := runMinicode(t, []string{"HOME=" + home, "ANTHROPIC_BASE_URL=" + srv.URL}, "", "-p", "hi", "--workspace", t.TempDir(),
+		"--output-format", "stream-json", "--verbose")
+	if r.code != 0 || !slices.Equal(keys(), []string{"key-1", "key-2"}) {
+		t.Fatalf("exit %d, keys sent %q, stderr %q; want key-1 refused, then key-2", r.code, keys(), r.stderr)
+	}
+	if source := initLine(t, r.stdout)["apiKeySource"]; source != "apiKeyHelper" {
+		t.Errorf("apiKeySource = %v, want apiKeyHelper", source)
+	}
+}
+
+func TestAPIKeyHelperKeyIsKeptForItsTTL(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		env  []string
+		want []string
+	}{
+		{nil, []string{"key-1", "key-1"}}, // five minutes by default
+		{[]string{"CLAUDE_CODE_API_KEY_HELPER_TTL_MS=1"}, []string{"key-1", "key-2"}},
+	} {
+		srv, keys := keyCheckingServer(t, "", toolThenText("list_files", `{}`, "done"))
+		env := append([]string{"HOME=" + keyHelperHome(t), "ANTHROPIC_BASE_URL=" + srv.URL}, tc.env...)
+		if r := runMinicode(t, env, "", "-p", "list", "--workspace", t.TempDir()); r.code != 0 || !slices.Equal(keys(), tc.want) {
+			t.Errorf("%q: exit %d, keys sent %q, stderr %q; want %q", tc.env, r.code, keys(), r.stderr, tc.want)
+		}
+	}
+}
+
+func TestAPIKeyHelperOfAnUntrustedProjectDoesNotRun(t *testing.T) {
+	t.Parallel()
+	ws := t.TempDir()
+	marker := filepath.Join(t.TempDir(), "ran")
+	writeFile(t, filepath.Join(ws, ".claude", "settings.json"), `{"apiKeyHelper": "touch `+marker+`; echo key"}`)
+	r := runMinicode(t, nil, "", "-p", "hi", "--workspace", ws)
+	if _, err := os.Stat(marker); err == nil || !strings.Contains(r.stderr, "apiKeyHelper") {
+		t.Errorf("the untrusted project's helper ran (%v), or stderr %q does not name it", err, r.stderr)
+	}
+}
+
+// systemText joins the system prompt of a request.
+func systemText(req modelRequest) string {
+	var texts []string
+	for _, b := range req.System {
+		texts = append(texts, b.Text)
+	}
+	return strings.Join(texts, "\n")
+}
+
+func TestOutputStyles(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		style, file, want, wantGone string
+	}{
+		{"Learning", "", "TODO(human)", ""},
+		{"Explanatory", "", "★ Insight", ""},
+		{"Pirate", ".claude/output-styles/pirate.md", "Talk like a pirate.", "How to work:"},
+		{"Terse", "HOME/.claude/output-styles/terse.md", "One line per answer.", ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.style, func(t *testing.T) {
+			t.Parallel()
+			srv, seen := anthropicServer(t, textReplies("ok"))
+			home, ws := t.TempDir(), t.TempDir()
+			switch {
+			case strings.HasPrefix(tc.file, "HOME/"):
+				writeFile(t, filepath.Join(home, strings.TrimPrefix(tc.file, "HOME/")), "---\nname: Terse\nkeep-coding-instructions: true\n---\nOne line per answer.\n")
+			case tc.file != "":
+				writeFile(t, filepath.Join(ws, tc.file), "---\nname: Pirate\ndescription: Arr\n---\nTalk like a pirate.\n")
+			}
+			writeFile(t, filepath.Join(ws, ".claude", "settings.local.json"), `{"outputStyle": "`+tc.style+`"}`)
+			r := runMinicode(t, append(anthropicEnv(srv.URL), "HOME="+home), "", "-p", "hi", "--workspace", ws, "--output-format", "stream-json", "--verbose")
+			system := systemText(seen()[0])
+			if r.code != 0 || !strings.Contains(system, tc.want) || tc.wantGone != "" && strings.Contains(system, tc.wantGone) {
+				t.Errorf("exit %d, stderr %q, system prompt:\n%s\nwant %q in it and %q not", r.code, r.stderr, system, tc.want, tc.wantGone)
+			}
+			if style := initLine(t, r.stdout)["output_style"]; style != tc.style {
+				t.Errorf("init output_style = %v, want %s", style, tc.style)
+			}
+		})
+	}
+}
+
+func TestPermissionPromptToolIsAnMCPTool(t *testing.T) {
+	t.Parallel()
+	ws := workspaceWith(t, map[string]string{"notes.txt": "alpha\n"})
+	srv, seen := anthropicServer(t, func(_ *http.Request, req modelRequest) string {
+		switch len(toolResultsOf(req)) {
+		case 0:
+			return anthropicToolStream(Block{ID: "toolu_1", Name: "write_file", Input: json.RawMessage(`{"path":"new.txt","content":"x"}`)},
+				Block{ID: "toolu_2", Name: "read_file", Input: json.RawMessage(`{"path":"/etc/hostname"}`)})
+		}
+		return anthropicTextStream("done", "end_turn")
+	})
+	r := runMinicode(t, anthropicEnv(srv.URL), "", "-p", "go", "--workspace", ws, "--strict-mcp-config",
+		mcpConfigFlag(t, map[string]int{"approver": 30_000}), "--permission-prompt-tool", "mcp__approver__approve", "--output-format", "json")
+	if r.code != 0 {
+		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+	}
+	results := toolResultsOf(seen()[1])
+	if len(results) != 2 || !results[0].IsError || !strings.Contains(results[0].Content, "the approver refuses") || results[1].IsError {
+		t.Errorf("tool results = %+v; want the write refused with the approver's message and the read run", results)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "new.txt")); err == nil {
+		t.Error("the refused write happened")
+	}
+}
+
+// TestPartialMessagesGolden checks the stream_event lines of a reply that
+// calls a tool (named as Claude Code names it) and of one that answers,
+// against Claude Code's shapes; the message id and model vary, and are checked to be the assistant line's.
+func TestPartialMessagesGolden(t *testing.T) {
+	t.Parallel()
+	srv, _ := anthropicServer(t, toolThenText("list_files", `{"path":"."}`, "done"))
+	r := runMinicode(t, anthropicEnv(srv.URL), "", "-p", "list", "--workspace", t.TempDir(),
+		"--output-format", "stream-json", "--verbose", "--include-partial-messages")
+	if r.code != 0 {
+		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+	}
+	golden := []string{
+		`{"type":"message_start","message":{"id":"ID","type":"message","role":"assistant","model":"MODEL","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":0,"output_tokens":0}}}`,
+		`{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_1","name":"LS","input":{}}}`,
+		`{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"{\"path\":\".\"}"}}`,
+		`{"type":"content_block_stop","index":0}`,
+		`{"type":"message_delta","delta":{"stop_reason":"tool_use","stop_sequence":null},"usage":{"input_tokens":10,"output_tokens":9}}`,
+		`{"type":"message_stop"}`,
+		`{"type":"message_start","message":{"id":"ID","type":"message","role":"assistant","model":"MODEL","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":0,"output_tokens":0}}}`,
+		`{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`,
+		`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"done"}}`,
+		`{"type":"content_block_stop","index":0}`,
+		`{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"input_tokens":10,"output_tokens":7}}`,
+		`{"type":"message_stop"}`,
+	}
+	var events, ids []string
+	var userLine map[string]any
+	for _, line := range strings.Split(strings.TrimSpace(r.stdout), "\n") {
+		var v map[string]any
+		if err := json.Unmarshal([]byte(line), &v); err != nil {
+			t.Fatalf("line %q: %v", line, err)
+		}
+		switch v["type"] {
+		case "stream_event":
+			event := v["event"].(map[string]any)
+			if msg, ok := event["message"].(map[string]any); ok {
+				ids = append(ids, msg["id"].(string))
+				msg["id"], msg["model"] = "ID", "MODEL"
+			}
+			canonical, _ := json.Marshal(event)
+			events = append(events, string(canonical))
+		case "assistant":
+			ids = append(ids, v["message"].(map[string]any)["id"].(string))
+		case "user":
+			userLine = v
+		}
+	}
+	for i := range golden {
+		var v any
+		json.Unmarshal([]byte(golden[i]), &v)
+		canonical, _ := json.Marshal(v)
+		golden[i] = string(canonical)
+	}
+	if !slices.Equal(events, golden) {
+		t.Errorf("stream events:\n%s\nwant\n%s", strings.Join(events, "\n"), strings.Join(golden, "\n"))
+	}
+	if len(ids) != 4 || ids[0] != ids[1] || ids[2] != ids[3] || ids[0] == ids[2] || !strings.HasPrefix(ids[0], "msg_") {
+		t.Errorf("message ids %q: want each reply's message_start id on its assistant line", ids)
+	}
+	if result, _ := userLine["tool_use_result"].(string); result == "" {
+		t.Errorf("user line %v: want the tool's result in tool_use_result", userLine)
+	}
+}
+
+func TestSessionStartHooksShowInStreamJSON(t *testing.T) {
+	t.Parallel()
+	srv, _ := anthropicServer(t, textReplies("ok"))
+	home := t.TempDir()
+	writeFile(t, filepath.Join(home, ".claude", "settings.json"), `{"hooks":{
+		"SessionStart":[{"hooks":[{"type":"command","command":"echo context from the hook"}]}],
+		"UserPromptSubmit":[{"hooks":[{"type":"command","command":"true"}]}]}}`)
+	r := runMinicode(t, append(anthropicEnv(srv.URL), "HOME="+home), "", "-p", "hi", "--workspace", t.TempDir(), "--output-format", "stream-json", "--verbose")
+	var lines []map[string]any
+	for _, line := range strings.Split(strings.TrimSpace(r.stdout), "\n") {
+		var v map[string]any
+		json.Unmarshal([]byte(line), &v)
+		if v["subtype"] == "hook_started" || v["subtype"] == "hook_response" {
+			lines = append(lines, v)
+		}
+	}
+	if len(lines) != 2 {
+		t.Fatalf("hook lines %v, want hook_started and hook_response of SessionStart only", lines)
+	}
+	started, response := lines[0], lines[1]
+	if started["hook_name"] != "SessionStart:startup" || started["hook_event"] != "SessionStart" || response["hook_id"] != started["hook_id"] ||
+		response["outcome"] != "success" || response["exit_code"] != 0.0 || response["stdout"] != "context from the hook\n" || response["output"] != "context from the hook" {
+		t.Errorf("hook_started %v\nhook_response %v", started, response)
+	}
+}
+
+func TestJSONVerbosePrintsEveryMessage(t *testing.T) {
+	t.Parallel()
+	srv, _ := anthropicServer(t, toolThenText("list_files", `{}`, "done"))
+	r := runMinicode(t, anthropicEnv(srv.URL), "", "-p", "list", "--workspace", t.TempDir(), "--output-format", "json", "--verbose")
+	var messages []map[string]any
+	if err := json.Unmarshal([]byte(r.stdout), &messages); err != nil || strings.Count(r.stdout, "\n") != 1 {
+		t.Fatalf("stdout %q (%v): want one line holding a JSON array", r.stdout, err)
+	}
+	var kinds []string
+	for _, m := range messages {
+		kinds = append(kinds, m["type"].(string))
+	}
+	if want := []string{"system", "assistant", "user", "assistant", "result"}; !slices.Equal(kinds, want) {
+		t.Errorf("messages %q, want %q", kinds, want)
+	}
+}
+
+func TestAcceptEditsRunsTouchAndMkdirInsideTheWorkspace(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		mode, command string
+		ran           bool
+	}{
+		{"acceptEdits", "touch a.txt && mkdir -p b/c", true},
+		{"acceptEdits", "touch ../outside.txt", false},
+		{"acceptEdits", "mkdir .git/hooks/x", false},
+		{"acceptEdits", "touch a.txt && rm -f a.txt", false},
+		{"default", "touch a.txt", false},
+	} {
+		srv, seen := anthropicServer(t, toolThenText("run_command", `{"command":"`+tc.command+`"}`, "done"))
+		ws := t.TempDir()
+		r := runMinicode(t, anthropicEnv(srv.URL), "", "-p", "go", "--workspace", ws, "--permission-mode", tc.mode, "--output-format", "json")
+		results := toolResultsOf(seen()[1])
+		if r.code != 0 || len(results) != 1 || results[0].IsError == tc.ran {
+			t.Errorf("%s %q: exit %d, results %+v; want it run: %v", tc.mode, tc.command, r.code, results, tc.ran)
+		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"maps"
 	"net/url"
+	"os/exec"
 	"strings"
 	"sync"
 	"time"
@@ -25,6 +26,7 @@ type initRecord struct {
 	PermissionMode string              `json:"permissionMode"`
 	SlashCommands  []string            `json:"slash_commands"`
 	APIKeySource   string              `json:"apiKeySource"`
+	OutputStyle    string              `json:"output_style"`
 	Skills         []string            `json:"skills"`
 	Sandbox        string              `json:"sandbox"` // what limits commands
 	UUID           string              `json:"uuid"`
@@ -38,6 +40,8 @@ type messageRecord struct {
 	ParentToolUseID *string        `json:"parent_tool_use_id"`
 	SessionID       string         `json:"session_id"`
 	UUID            string         `json:"uuid"`
+	Timestamp       string         `json:"timestamp,omitempty"`       // of a user line
+	ToolUseResult   any            `json:"tool_use_result,omitempty"` // of a tool's result: its text ("Error: " and why, for a failure)
 }
 
 // assistantMessage is a reply as the Messages API returns it.
@@ -52,25 +56,10 @@ type assistantMessage struct {
 	Usage        Usage   `json:"usage"`
 }
 
-// compactBoundaryRecord marks where the conversation was compacted.
-type compactBoundaryRecord struct {
-	Type            string          `json:"type"`
-	Subtype         string          `json:"subtype"`
-	SessionID       string          `json:"session_id"`
-	UUID            string          `json:"uuid"`
-	CompactMetadata compactMetadata `json:"compact_metadata"`
-}
-
-// compactMetadata says what started a compaction and the tokens before it.
-type compactMetadata struct {
-	Trigger   string `json:"trigger"`
-	PreTokens int    `json:"pre_tokens"`
-}
-
 // initRecord describes the session before the task runs.
 func (app *App) initRecord() initRecord {
 	r := initRecord{Type: "system", Subtype: "init", CWD: app.Workspace, SessionID: app.Session.ID, Model: app.Agent.Model,
-		PermissionMode: string(app.Perms.Mode()), APIKeySource: app.apiKeySource(), Sandbox: app.Sandbox.Status(),
+		PermissionMode: string(app.Perms.Mode()), APIKeySource: app.apiKeySource(), Sandbox: app.Sandbox.Status(), OutputStyle: cmp.Or(app.Settings.OutputStyle, "default"),
 		Tools: []string{}, MCPServers: []map[string]string{}, SlashCommands: []string{}, Skills: app.Skills.Names(), UUID: newSessionID()}
 	for _, t := range app.Registry.Specs() {
 		r.Tools = append(r.Tools, claudeName(t.Name))
@@ -91,6 +80,9 @@ func sdkServerStatus(s MCPState) string {
 
 // apiKeySource names where the credentials came from, "none" for none.
 func (app *App) apiKeySource() string {
+	if app.Settings.APIKeyHelper != "" && app.Agent.Provider.Name() == "anthropic" {
+		return "apiKeyHelper"
+	}
 	for _, name := range []string{"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "OPENAI_API_KEY"} {
 		if app.getenv(name) != "" && strings.HasPrefix(strings.ToLower(name), app.Agent.Provider.Name()) {
 			return name
@@ -109,8 +101,11 @@ func (app *App) headlessEvents(meter *meteredProvider) func(Event) {
 			out.json(messageRecord{Type: "stream_event", Event: event, SessionID: app.Session.ID, UUID: newSessionID()})
 		}
 	}
-	message := func(typ string, e Event, msg any) {
-		r := messageRecord{Type: typ, Message: msg, SessionID: app.Session.ID, UUID: newSessionID()}
+	message := func(typ string, e Event, msg any, result any) {
+		r := messageRecord{Type: typ, Message: msg, SessionID: app.Session.ID, UUID: newSessionID(), ToolUseResult: result}
+		if result != nil {
+			r.Timestamp = time.Now().UTC().Format("2006-01-02T15:04:05.000Z")
+		}
 		if e.ParentToolUseID != "" { // a subagent's, started by this task call
 			r.ParentToolUseID = &e.ParentToolUseID
 		}
@@ -122,7 +117,7 @@ func (app *App) headlessEvents(meter *meteredProvider) func(Event) {
 			fmt.Fprintln(app.stderr, e.Text)
 		case stream && e.Kind == EventAssistant:
 			_, _, last := meter.totals()
-			msg := assistantMessage{ID: "msg_" + strings.ReplaceAll(newSessionID(), "-", ""), Type: "message", Role: RoleAssistant,
+			msg := assistantMessage{ID: last.ID, Type: "message", Role: RoleAssistant,
 				Model: cmp.Or(last.Model, app.Agent.Model), Content: append([]Block(nil), e.Message.Content...), Usage: last.Usage}
 			for i, b := range msg.Content { // the calls as Claude Code names them
 				msg.Content[i].Name, msg.Content[i].Input = claudeCall(b.Name, b.Input, app.Workspace)
@@ -130,30 +125,54 @@ func (app *App) headlessEvents(meter *meteredProvider) func(Event) {
 			if last.StopReason != "" {
 				msg.StopReason = &last.StopReason
 			}
-			message("assistant", e, msg)
+			message("assistant", e, msg, nil)
 		case stream && e.Kind == EventCompact && e.ParentToolUseID == "":
-			out.json(compactBoundaryRecord{Type: "system", Subtype: "compact_boundary", SessionID: app.Session.ID, UUID: newSessionID(),
-				CompactMetadata: compactMetadata{Trigger: e.Compaction.Trigger, PreTokens: e.Compaction.PreTokens}})
+			out.json(map[string]any{"type": "system", "subtype": "compact_boundary", "session_id": app.Session.ID, "uuid": newSessionID(),
+				"compact_metadata": map[string]any{"trigger": e.Compaction.Trigger, "pre_tokens": e.Compaction.PreTokens}}) // where the conversation was compacted
 		case stream && e.Kind == EventToolResults:
-			message("user", e, e.Message)
+			for _, b := range e.Message.Content { // a line for each result, as Claude Code writes them
+				result := b.Content
+				if b.IsError {
+					result = "Error: " + b.Content
+				}
+				message("user", e, Message{Role: RoleUser, Content: []Block{b}}, result)
+			}
 		}
 	}
 }
 
-// streamEvents starts a reply's Messages API events, passing its deltas to
-// onDelta and, as events, to emit; the second function ends the reply.
-func streamEvents(emit func(map[string]any), onDelta func(Delta)) (func(Delta), func()) {
+// streamEvents starts the Messages API events of reply id from model, as
+// Claude Code streams them, passing its deltas on to onDelta; end, given the
+// reply, adds its tool calls (their input in one piece), the stop reason
+// and usage (message_delta), and message_stop.
+func streamEvents(emit func(map[string]any), id, model, workspace string, onDelta func(Delta)) (func(Delta), func(ModelResponse)) {
 	index, kind := -1, ""
-	closeBlock := func() {
+	open := func(name string, block map[string]any) {
 		if kind != "" {
 			emit(map[string]any{"type": "content_block_stop", "index": index})
 		}
+		if index, kind = index+1, name; block != nil {
+			emit(map[string]any{"type": "content_block_start", "index": index, "content_block": block})
+		}
 	}
-	end := func() {
-		closeBlock()
+	end := func(resp ModelResponse) {
+		for _, b := range resp.Content {
+			if b.Type == BlockToolUse {
+				name, input := claudeCall(b.Name, b.Input, workspace)
+				open(BlockToolUse, map[string]any{"type": BlockToolUse, "id": b.ID, "name": name, "input": map[string]any{}})
+				emit(map[string]any{"type": "content_block_delta", "index": index, "delta": map[string]any{"type": "input_json_delta", "partial_json": string(input)}})
+			}
+		}
+		open("", nil)
+		delta := map[string]any{"stop_reason": nil, "stop_sequence": nil}
+		if resp.StopReason != "" {
+			delta["stop_reason"] = resp.StopReason
+		}
+		emit(map[string]any{"type": "message_delta", "delta": delta, "usage": resp.Usage})
 		emit(map[string]any{"type": "message_stop"})
 	}
-	emit(map[string]any{"type": "message_start", "message": map[string]any{"type": "message", "role": "assistant", "content": []any{}}})
+	emit(map[string]any{"type": "message_start", "message": map[string]any{"id": id, "type": "message", "role": RoleAssistant, "model": model,
+		"content": []any{}, "stop_reason": nil, "stop_sequence": nil, "usage": Usage{}}})
 	if onDelta == nil {
 		return nil, end // nobody shows this reply (a summary)
 	}
@@ -167,9 +186,7 @@ func streamEvents(emit func(map[string]any), onDelta func(Delta)) (func(Delta), 
 			name = "thinking"
 		}
 		if name != kind {
-			closeBlock()
-			index, kind = index+1, name
-			emit(map[string]any{"type": "content_block_start", "index": index, "content_block": map[string]any{"type": name, name: ""}})
+			open(name, map[string]any{"type": name, name: ""})
 		}
 		emit(map[string]any{"type": "content_block_delta", "index": index, "delta": map[string]any{"type": name + "_delta", name: d.Text}})
 		onDelta(d)
@@ -179,7 +196,8 @@ func streamEvents(emit func(map[string]any), onDelta func(Delta)) (func(Delta), 
 // meteredProvider wraps the model to learn each reply's model, stop reason, usage and API time.
 type meteredProvider struct {
 	Provider
-	partial func(event map[string]any) // takes the replies' streamed events; may be nil
+	partial   func(event map[string]any) // takes the replies' streamed events; may be nil
+	workspace string                     // where the calls' paths are, for Claude Code's absolute ones
 
 	mu      sync.Mutex
 	apiTime time.Duration
@@ -202,13 +220,14 @@ func (m *meteredProvider) Stream(ctx context.Context, req ModelRequest, onDelta 
 	if over {
 		return ModelResponse{}, errBudgetSpent
 	}
-	endReply := func() {}
+	id, endReply := "msg_"+strings.ReplaceAll(newSessionID(), "-", ""), func(ModelResponse) {}
 	if m.partial != nil {
-		onDelta, endReply = streamEvents(m.partial, onDelta)
+		onDelta, endReply = streamEvents(m.partial, id, req.Model, m.workspace, onDelta)
 	}
 	start := time.Now()
 	resp, err := m.Provider.Stream(ctx, req, onDelta)
-	endReply()
+	resp.ID = id
+	endReply(resp)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.apiTime += time.Since(start)
@@ -299,4 +318,28 @@ func resourceMention(uri, name string) string {
 		return "@" + u.Path
 	}
 	return fmt.Sprintf("[%s](%s)", cmp.Or(name, uri), uri)
+}
+
+// observeHook writes stream-json's hook_started and hook_response lines for
+// the SessionStart hooks, the only ones Claude Code writes them for.
+func (app *App) observeHook(event HookEvent, name string) func(stdout, stderr string, err error) {
+	if event != HookSessionStart || app.Opts.OutputFormat != "stream-json" {
+		return func(string, string, error) {}
+	}
+	line := map[string]any{"type": "system", "subtype": "hook_started", "hook_id": newSessionID(), "hook_name": name, "hook_event": event,
+		"uuid": newSessionID(), "session_id": app.Session.ID}
+	app.stdout.json(line)
+	return func(stdout, stderr string, err error) {
+		code, outcome := 0, "success"
+		var exit *exec.ExitError
+		if errors.As(err, &exit) {
+			code = exit.ExitCode()
+		}
+		if err != nil {
+			code, outcome = cmp.Or(code, 1), "error"
+		}
+		line["subtype"], line["uuid"], line["exit_code"], line["outcome"] = "hook_response", newSessionID(), code, outcome
+		line["output"], line["stdout"], line["stderr"] = strings.TrimSpace(stdout+"\n"+stderr), stdout, stderr
+		app.stdout.json(line)
+	}
 }

@@ -207,6 +207,14 @@ func (c *sdkConn) Ask(ctx context.Context, p Prompt) (Answer, error) {
 	if err != nil {
 		return Answer{}, err
 	}
+	return permissionAnswer(raw, input, p.Request.Tool, "can_use_tool", c.interrupt)
+}
+
+// permissionAnswer reads a program's answer to a permission question about
+// a call of tool (minicode's name) with input (Claude Code's keys), as
+// can_use_tool and a permission prompt tool give it; a denial that
+// interrupts calls interrupt.
+func permissionAnswer(raw, input json.RawMessage, tool, asked string, interrupt func()) (Answer, error) {
 	var r struct {
 		Behavior     string          `json:"behavior"`
 		UpdatedInput json.RawMessage `json:"updatedInput"`
@@ -214,26 +222,56 @@ func (c *sdkConn) Ask(ctx context.Context, p Prompt) (Answer, error) {
 		Interrupt    bool            `json:"interrupt"`
 	}
 	if err := json.Unmarshal(raw, &r); err != nil {
-		return Answer{}, fmt.Errorf("malformed can_use_tool answer: %s", jsonError(err, nil, 0))
+		return Answer{}, fmt.Errorf("malformed %s answer: %s", asked, jsonError(err, nil, 0))
 	}
 	switch r.Behavior {
 	case "allow":
 		a := Answer{Choice: ChoiceAllowOnce}
 		if len(r.UpdatedInput) > 0 && !jsonEqual(r.UpdatedInput, input) {
-			a.Input = string(minicodeInput(p.Request.Tool, r.UpdatedInput))
+			a.Input = string(minicodeInput(tool, r.UpdatedInput))
 		}
 		return a, nil
 	case "deny":
 		if r.Interrupt {
-			c.interrupt()
+			interrupt()
 		}
-		return Answer{Choice: ChoiceDenyGuidance, Guidance: cmp.Or(r.Message, "the program refused this call")}, nil
+		return Answer{Choice: ChoiceDenyGuidance, Guidance: cmp.Or(r.Message, asked+" refused this call")}, nil
 	}
-	return Answer{}, fmt.Errorf("can_use_tool answer %q is neither allow nor deny", r.Behavior)
+	return Answer{}, fmt.Errorf("%s answer %q is neither allow nor deny", asked, r.Behavior)
 }
 
 // jsonEqual reports whether two JSON texts hold the same value.
 func jsonEqual(a, b json.RawMessage) bool {
 	var x, y any
 	return json.Unmarshal(a, &x) == nil && json.Unmarshal(b, &y) == nil && reflect.DeepEqual(x, y)
+}
+
+// mcpApprover puts permission questions to an MCP tool, as Claude Code's
+// --permission-prompt-tool mcp__server__tool does: the tool is given
+// tool_name, input and tool_use_id, and answers as can_use_tool does, in text.
+type mcpApprover struct {
+	app  *App
+	tool string
+}
+
+// Ask calls the tool directly (no permission check asks about it) and reads its answer.
+func (m mcpApprover) Ask(ctx context.Context, p Prompt) (Answer, error) {
+	tool, ok := m.app.Registry.Get(m.tool)
+	if !ok {
+		return Answer{}, fmt.Errorf("the permission prompt tool %s is not available (is its MCP server configured and running?)", m.tool)
+	}
+	name, input := claudeCall(p.Request.Tool, json.RawMessage(cmp.Or(string(p.Request.Input), "{}")), m.app.Workspace)
+	args, _ := json.Marshal(map[string]any{"tool_name": name, "input": input, "tool_use_id": p.Request.ToolUseID})
+	decoded, err := tool.Decode(args)
+	var out ToolOutput
+	if err == nil {
+		out, err = tool.Run(ctx, m.app.Env, decoded)
+	}
+	if err == nil && out.IsError {
+		err = errors.New(out.Text)
+	}
+	if err != nil {
+		return Answer{}, fmt.Errorf("the permission prompt tool %s: %w", m.tool, err)
+	}
+	return permissionAnswer(json.RawMessage(out.Text), input, p.Request.Tool, m.tool, func() {})
 }

@@ -40,6 +40,8 @@ type Settings struct {
 	EnableAllProjectMCPServers bool     `json:"enableAllProjectMcpServers,omitempty"`
 	Schema                     string   `json:"$schema,omitempty"`         // for editors; minicode ignores it
 	DisableAllHooks            bool     `json:"disableAllHooks,omitempty"` // no file's hooks run
+	APIKeyHelper               string   `json:"apiKeyHelper,omitempty"`    // a shell command printing the API key
+	OutputStyle                string   `json:"outputStyle,omitempty"`     // how the model answers (app_prompt.go)
 
 	Unknown         []string  `json:"-"` // keys no field takes, each with its file
 	Ignored         []string  `json:"-"` // what an untrusted project asked for and did not get

@@ -62,7 +62,6 @@ func TestClaudeSettingsFilesInPrecedence(t *testing.T) {
 	wantUnknown := []string{
 		"alwaysThinkingEnabled (" + wantSources[0] + ")", "statusLine (" + wantSources[0] + ")",
 		"includeCoAuthoredBy (" + wantSources[2] + ")",
-		"outputStyle (" + wantSources[4] + ")",
 	}
 	if !slices.Equal(got.Unknown, wantUnknown) {
 		t.Errorf("unknown keys = %q, want %q", got.Unknown, wantUnknown)

@@ -27,12 +27,13 @@ const gated, harmless = true, false
 // out, widen what the model may do, pick the model or its provider or their
 // endpoints, or delete the user's data; harmless keys narrow, or change how
 // minicode works in this workspace only. A test fails for a key not here.
-// Keys minicode does not use (apiKeyHelper, statusLine, otel…) apply nowhere.
+// Keys minicode does not use (statusLine, otel…) apply nowhere.
 var trustTable = map[string]bool{
 	// .claude/settings.json, .minicode/settings.json, .claude/settings.local.json
 	"settings: provider": gated, "settings: api": gated, "settings: model": gated, "settings: baseUrl": gated, "settings: webSearchUrl": gated,
 	"settings: env": gated, "settings: hooks": gated, "settings: disableAllHooks": gated, // the user's hooks may be guards
 	"settings: cleanupPeriodDays": gated, // it prunes every project's sessions
+	"settings: apiKeyHelper": gated, "settings: outputStyle": harmless, // a style is text for the model, as memory is
 	"settings: permissions.allow": gated, "settings: permissions.defaultMode": gated, "settings: permissions.additionalDirectories": gated,
 	"settings: sandbox.enabled": gated, "settings: sandbox.network": gated, "settings: sandbox.allowWrite": gated,
 	"settings: sandbox.passEnv": gated, "settings: sandbox.autoAllowBashIfSandboxed": gated, "settings: enabledMcpjsonServers": gated, "settings: enableAllProjectMcpServers": gated,

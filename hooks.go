@@ -200,6 +200,9 @@ type Hooks struct {
 	Notice     func(string) // shows hook errors to the user
 
 	Mode func() PermissionMode // the permission mode, for permission_mode; nil sends none
+	// Observe, when set, is told as each command starts, with the event and
+	// its subject ("SessionStart:startup"), and returns what is told its end.
+	Observe func(event HookEvent, name string) (ended func(stdout, stderr string, err error))
 }
 
 // Run runs the fitting hooks of in's event at once and combines their verdicts; cancelling ctx kills them.
@@ -230,7 +233,9 @@ func (h *Hooks) Run(ctx context.Context, in HookInput) HookVerdict {
 	verdicts := make([]HookVerdict, len(cmds))
 	var wg sync.WaitGroup
 	for i, c := range cmds {
-		wg.Go(func() { verdicts[i] = h.runOne(ctx, in.HookEventName, c, stdin) })
+		wg.Go(func() {
+			verdicts[i] = h.runOne(ctx, in.HookEventName, strings.TrimSuffix(string(in.HookEventName)+":"+subject, ":"), c, stdin)
+		})
 	}
 	wg.Wait()
 	return combineVerdicts(verdicts)
@@ -258,11 +263,16 @@ func combineVerdicts(vs []HookVerdict) HookVerdict {
 }
 
 // runOne runs one hook and reads its answer.
-func (h *Hooks) runOne(ctx context.Context, event HookEvent, c HookCommand, stdin []byte) HookVerdict {
+func (h *Hooks) runOne(ctx context.Context, event HookEvent, name string, c HookCommand, stdin []byte) HookVerdict {
 	timeout := cmp.Or(time.Duration(c.Timeout*float64(time.Second)), defaultHookTimeout)
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	ended := func(string, string, error) {}
+	if h.Observe != nil {
+		ended = h.Observe(event, name)
+	}
 	out, errText, err := h.runCommand(runCtx, c, stdin)
+	ended(out, errText, err)
 	var exit *exec.ExitError
 	switch {
 	case ctx.Err() != nil:

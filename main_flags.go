@@ -42,6 +42,9 @@ func parseFlags(args []string, stderr io.Writer) (opts Options, showVersion bool
 	if err := cmp.Or(checkFlagValues(opts), checkSessionFlags(opts)); err != nil {
 		return opts, false, err
 	}
+	if opts.OutputFormat == "json" && opts.Verbose { // stream-json's lines, printed as one array
+		opts.OutputFormat, opts.JSONArray = "stream-json", true
+	}
 	if len(words) > 0 && !opts.Print {
 		return opts, false, usageErrorf("unexpected argument %q (to run a task, use -p %q)", words[0], strings.Join(words, " "))
 	}
@@ -61,7 +64,7 @@ func newFlagSet(opts *Options, skipPermissions, showVersion *bool) *flag.FlagSet
 	fs.StringVar(&opts.OutputFormat, "output-format", "text", "the output `FORMAT`: text (default), json or stream-json")
 	fs.StringVar(&opts.InputFormat, "input-format", "", "the input `FORMAT`: text, or stream-json (user messages as JSON lines on stdin)")
 	fs.BoolVar(&opts.IncludePartialMessages, "include-partial-messages", false, "stream-json: add stream_event lines with the streamed deltas")
-	fs.Bool("verbose", false, "accepted (stream-json output is always complete)")
+	fs.BoolVar(&opts.Verbose, "verbose", false, "with --output-format json, every message in one JSON array (stream-json is always complete)")
 	fs.BoolFunc("debug", "log what is loaded and sent, on stderr", func(v string) error { // any value but false, such as a filter ("--debug=api")
 		opts.Debug = v != "false"
 		return nil
@@ -89,7 +92,7 @@ func newFlagSet(opts *Options, skipPermissions, showVersion *bool) *flag.FlagSet
 	fs.StringVar(&opts.MCPElicitation, "mcp-elicitation", "", "with -p, the `MODE` of answering MCP servers' questions: decline (default) or defaults")
 	fs.BoolVar(showVersion, "version", false, "print the version")
 	addSessionFlags(fs, opts)
-	fs.StringVar(&opts.PermissionPromptTool, "permission-prompt-tool", "", "with `stdio` and --input-format stream-json, ask the program (can_use_tool)")
+	fs.StringVar(&opts.PermissionPromptTool, "permission-prompt-tool", "", "ask the `TOOL` mcp__server__tool, or with stdio and --input-format stream-json the program (can_use_tool)")
 	fs.BoolVar(&opts.AllowSkipPermissions, "allow-dangerously-skip-permissions", false, "let the program switch to bypassPermissions")
 	fs.Func("tools", "the built-in tools offered, a comma-separated `LIST` (default: all)", appendTo(&opts.Tools, splitRuleList))
 	fs.Func("setting-sources", "the settings files read, a `LIST` of user, project and local (default: all)", appendTo(&opts.SettingSources, splitRuleList))
@@ -133,8 +136,8 @@ func checkFlagValues(opts Options) error {
 		return usageErrorf("--mcp-elicitation must be decline or defaults, not %q", opts.MCPElicitation)
 	case opts.MaxTurns < 0:
 		return usageErrorf("--max-turns must be a positive number")
-	case opts.PermissionPromptTool != "" && opts.PermissionPromptTool != "stdio":
-		return usageErrorf("--permission-prompt-tool %q: minicode asks a program only over stdio (--permission-prompt-tool=stdio)", opts.PermissionPromptTool)
+	case opts.PermissionPromptTool != "" && opts.PermissionPromptTool != "stdio" && !strings.HasPrefix(opts.PermissionPromptTool, "mcp__"):
+		return usageErrorf("--permission-prompt-tool %q: name an MCP tool (mcp__server__tool), or stdio for the program driving minicode", opts.PermissionPromptTool)
 	case opts.PermissionPromptTool == "stdio" && opts.InputFormat != "stream-json":
 		return usageErrorf("--permission-prompt-tool=stdio needs --input-format stream-json")
 	case opts.MaxBudgetUSD < 0:

@@ -355,8 +355,8 @@ func (p *Permissions) modeDefault(req PermissionRequest, t target) Decision {
 	case pathTarget:
 		return p.pathDefault(req, t)
 	case commandTarget:
-		if readOnly(t.cmd) {
-			return Decision{Verdict: VerdictAllow}
+		if readOnly(t.cmd) || p.mode == ModeAcceptEdits && slices.Contains([]string{"touch", "mkdir"}, t.cmd.Words[0]) && len(t.cmd.Redirects) == 0 {
+			return Decision{Verdict: VerdictAllow} // acceptEdits' touch and mkdir make files, as an edit does; their paths are judged on their own
 		}
 		d.Reason, d.Hint = "running a command needs approval", flagHint(req.Tool, suggestPrefix(t.cmd.Words))
 	case socketTarget:

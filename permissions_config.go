@@ -197,7 +197,7 @@ func (p *Permissions) Denials() []Denial {
 // modeMeanings say in a sentence what each mode allows, for /permissions.
 var modeMeanings = map[PermissionMode]string{
 	ModeDefault:     "reads inside the workspace are free; edits, commands, web fetches, MCP calls and anything outside the workspace ask",
-	ModeAcceptEdits: "reads and edits inside the workspace are free; commands, web fetches, MCP calls and anything outside the workspace ask",
+	ModeAcceptEdits: "reads and edits inside the workspace are free (touch and mkdir too); other commands, web fetches, MCP calls and anything outside the workspace ask",
 	ModePlan:        "only reading is possible; edits, commands and MCP calls are refused",
 	ModeBypass:      "everything runs without asking, destructive commands included; only deny rules still hold",
 	ModeDontAsk:     "what the rules allow runs; whatever would ask is denied",

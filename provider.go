@@ -1,12 +1,16 @@
 package main
 
 import (
+	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
+	"os/exec"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -50,6 +54,7 @@ type ModelResponse struct {
 	StopReason string
 	Usage      Usage
 	Model      string // the model that answered, when a fallback did
+	ID         string // the message id the headless output gives the reply
 }
 
 // Delta is a piece of streamed output, shown to the user as it arrives.
@@ -168,6 +173,7 @@ type ProviderOptions struct {
 	BaseURL    string        // "" means the provider's default
 	APIKey     string        // sent as x-api-key (Anthropic) or Bearer (OpenAI)
 	AuthToken  string        // Anthropic only: sent as a Bearer token instead of the key
+	KeyHelper  *keyHelper    // gives the key instead, sent as both
 	Headers    http.Header   // Anthropic only: sent with every request
 	MaxRetries int           // 0 means the default (4), negative never
 	Timeout    time.Duration // for the first byte and for silence inside a stream; 0 means the default
@@ -190,4 +196,41 @@ func parseCustomHeaders(s string) (http.Header, error) {
 		h.Add(strings.TrimSpace(name), strings.TrimSpace(value))
 	}
 	return h, nil
+}
+
+// keyHelper runs the apiKeyHelper setting's shell command for the API key,
+// as the user (it is the user's, or a trusted project's), as Claude Code
+// does: the key is kept for ttl, and fetched afresh after a 401.
+type keyHelper struct {
+	command, dir string
+	ttl          time.Duration
+
+	mu      sync.Mutex
+	key     string
+	fetched time.Time
+}
+
+// Key returns the key, running the command when none is kept or it is older than the ttl.
+func (k *keyHelper) Key(ctx context.Context) (string, error) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.key != "" && time.Since(k.fetched) < k.ttl {
+		return k.key, nil
+	}
+	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", k.command)
+	var stderr bytes.Buffer
+	cmd.Dir, cmd.Stderr = k.dir, &stderr
+	out, err := cmd.Output()
+	if k.key = strings.TrimSpace(string(out)); err != nil || k.key == "" {
+		return "", fmt.Errorf("apiKeyHelper %q gave no key (%v): %s", k.command, cmp.Or(err, errors.New("it printed nothing")), firstLine(stderr.String(), 200))
+	}
+	k.fetched = time.Now()
+	return k.key, nil
+}
+
+// expire forgets the key, which the API refused.
+func (k *keyHelper) expire() {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.key = ""
 }

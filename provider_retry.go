@@ -114,7 +114,7 @@ func (c *streamClient) Stream(ctx context.Context, req ModelRequest, onDelta fun
 	if err != nil {
 		return ModelResponse{}, fmt.Errorf("encoding the %s request: %w", c.provider, err)
 	}
-	stalls := 0
+	stalls, renewed := 0, false
 	for attempt := 0; ; attempt++ {
 		resp, shown, err := c.attempt(ctx, body, onDelta)
 		if err == nil {
@@ -122,6 +122,12 @@ func (c *streamClient) Stream(ctx context.Context, req ModelRequest, onDelta fun
 		}
 		if ctx.Err() != nil {
 			return ModelResponse{}, ctx.Err()
+		}
+		var apiErr *APIError
+		if c.KeyHelper != nil && !renewed && errors.As(err, &apiErr) && apiErr.Status == http.StatusUnauthorized {
+			c.KeyHelper.expire() // the key has been revoked or has expired: ask the helper again, once
+			renewed, attempt = true, attempt-1
+			continue
 		}
 		var streamErr *streamError
 		if errors.As(err, &streamErr) && streamErr.stalled {
@@ -194,6 +200,14 @@ func (c *streamClient) attempt(ctx context.Context, body *wireBody, onDelta func
 		return ModelResponse{}, false, fmt.Errorf("building the %s request: %w", c.provider, err)
 	}
 	r.ContentLength, r.Header = int64(body.Len()+body.refBytes), c.header.Clone()
+	if c.KeyHelper != nil {
+		key, err := c.KeyHelper.Key(ctx)
+		if err != nil {
+			return ModelResponse{}, false, err
+		}
+		r.Header.Set("x-api-key", key)
+		r.Header.Set("Authorization", "Bearer "+key)
+	}
 	for name, values := range body.header {
 		r.Header[name] = append(r.Header[name], values...)
 	}
