@@ -80,11 +80,7 @@ func (app *App) runHeadlessTask(ctx context.Context, task, id string, meter *met
 	start := time.Now()
 	meter.reset()
 	denied := len(app.Perms.Denials())
-	res, ran := app.headlessCommand(ctx, task)
-	if !ran {
-		res = app.headlessTurn(ctx, task, id, images)
-	}
-	structured, res := app.structuredAnswer(ctx, res)
+	structured, res := app.structuredAnswer(ctx, app.headlessTurn(ctx, task, id, images))
 	record := app.resultOf(res, structured, meter, denied)
 	record.DurationMS = time.Since(start).Milliseconds()
 	switch {
@@ -106,45 +102,26 @@ func (app *App) runHeadlessTask(ctx context.Context, task, id string, meter *met
 	return nil
 }
 
-// headlessCommand runs a task that is a built-in command, /compact say, as
-// the terminal would, with its text as the answer; ran is false for others.
-func (app *App) headlessCommand(ctx context.Context, task string) (res TurnResult, ran bool) {
-	name, _, _ := strings.Cut(strings.TrimPrefix(task, "/"), " ")
-	if !strings.HasPrefix(task, "/") || findSlashCommand(slashCommands(), name) == nil {
-		return TurnResult{}, false
-	}
-	history := app.Session.View()
-	_, out, _, err := app.slashInput(ctx, task, &history)
-	res = TurnResult{Messages: history, End: EndFinal, Text: out}
-	if err != nil {
-		fmt.Fprintf(app.stderr, "minicode: %v\n", err)
-		res = TurnResult{Messages: history, End: EndError, Text: err.Error(), Err: err}
-	}
-	return res, true
-}
-
-// headlessTurn sends the task's prompt to the model, or says why it cannot be sent.
+// headlessTurn runs the task: a built-in command (/compact, say) as the
+// terminal would, its text the answer; else its prompt (a custom command's
+// or skill's, or the task with its @files attached) goes to the model.
 func (app *App) headlessTurn(ctx context.Context, task, id string, images []Block) TurnResult {
-	prompt, err := app.headlessPrompt(ctx, task, images)
-	prompt.ID = id
-	if err != nil {
+	history, p, out := app.Session.View(), &slashPrompt{Prompt: task}, ""
+	var err error
+	if name, _, _ := strings.Cut(task, " "); strings.HasPrefix(name, "/") && findSlashCommand(app.slashCommandList(), name[1:]) != nil {
+		p, out, _, err = app.slashInput(ctx, task, &history)
+	} else {
+		err = app.attachFiles(ctx, app.Env, p, nil)
+	}
+	switch {
+	case err != nil: // the prompt is not sent: say why
 		fmt.Fprintf(app.stderr, "minicode: %v\n", err)
-		return TurnResult{Messages: app.Session.View(), End: EndError, Text: err.Error(), Err: err}
+		return TurnResult{Messages: history, End: EndError, Text: err.Error(), Err: err}
+	case p == nil: // a built-in command ran
+		return TurnResult{Messages: history, End: EndFinal, Text: out}
 	}
-	return app.runPrompt(ctx, app.Session.View(), prompt)
-}
-
-// headlessPrompt is a task's prompt: a custom command's or skill's, or the task with its @files attached.
-func (app *App) headlessPrompt(ctx context.Context, task string, images []Block) (slashPrompt, error) {
-	name, args, _ := strings.Cut(strings.TrimPrefix(task, "/"), " ")
-	if c := findSlashCommand(app.customSlashCommands(), name); c != nil && strings.HasPrefix(task, "/") {
-		p, err := c.prompt(ctx, strings.TrimSpace(args))
-		p.Input, p.Images = task, images
-		return p, err
-	}
-	p := slashPrompt{Prompt: task, Images: images}
-	err := app.attachFiles(ctx, app.Env, &p, nil)
-	return p, err
+	p.ID, p.Images = id, append(images, p.Images...)
+	return app.runPrompt(ctx, history, *p)
 }
 
 // resultOf builds the result record of a turn, listing the calls denied

@@ -20,6 +20,7 @@ var demoVolatile = []struct {
 	{regexp.MustCompile(`"(input_tokens|inputTokens|output_tokens|outputTokens)":\d+`), `"$1":0`},
 	{regexp.MustCompile(`\(context: .*\)`), "(context: <usage>)"},
 	{regexp.MustCompile(`[A-Z][a-z]{2} \d{1,2} \d\d:\d\d`), "<time>"},
+	{regexp.MustCompile(`"timestamp":"[^"]+"`), `"timestamp":"<time>"`},
 }
 
 // normaliseRun replaces the workspace, the home and the volatile parts,
