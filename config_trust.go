@@ -32,8 +32,8 @@ var trustTable = map[string]bool{
 	// .claude/settings.json, .minicode/settings.json, .claude/settings.local.json
 	"settings: provider": gated, "settings: api": gated, "settings: model": gated, "settings: baseUrl": gated, "settings: webSearchUrl": gated,
 	"settings: env": gated, "settings: hooks": gated, "settings: disableAllHooks": gated, // the user's hooks may be guards
-	"settings: cleanupPeriodDays": gated, // it prunes every project's sessions
-	"settings: apiKeyHelper": gated, "settings: outputStyle": harmless, // a style is text for the model, as memory is
+	"settings: cleanupPeriodDays": gated,                                    // it prunes every project's sessions
+	"settings: apiKeyHelper":      gated, "settings: outputStyle": harmless, // a style is text for the model, as memory is
 	"settings: permissions.allow": gated, "settings: permissions.defaultMode": gated, "settings: permissions.additionalDirectories": gated,
 	"settings: sandbox.enabled": gated, "settings: sandbox.network": gated, "settings: sandbox.allowWrite": gated,
 	"settings: sandbox.passEnv": gated, "settings: sandbox.autoAllowBashIfSandboxed": gated, "settings: enabledMcpjsonServers": gated, "settings: enableAllProjectMcpServers": gated,
@@ -51,6 +51,7 @@ var trustTable = map[string]bool{
 	"front matter: allowed-tools": gated, "front matter: model": gated, "front matter: tools": harmless, // tools only narrows an agent's
 	"front matter: name": harmless, "front matter: description": harmless, "front matter: when_to_use": harmless,
 	"front matter: argument-hint": harmless, "front matter: context": harmless, "front matter: paths": harmless,
+	"front matter: keep-coding-instructions": harmless, // an output style's
 	// CLAUDE.md, AGENTS.md, MINI.md and the rule files: text for the model, which asks before it acts
 	"memory: text": harmless, "memory: @include of a file outside the project": gated, "memory: link to a file outside the project": gated,
 }
