@@ -114,7 +114,8 @@ func terminalSize(fd int) (width, height int) {
 
 // newTUI builds the UI for app, drawing on out at a fixed size.
 func newTUI(app *App, out io.Writer, width, height int) *tui {
-	u := &tui{app: app, out: out, width: width, height: height, ready: make(chan struct{}, 1), quit: make(chan struct{}), wake: make(chan struct{}, 1), restore: func() {}}
+	u := &tui{app: app, out: out, width: width, height: height, restore: func() {}, attached: map[string]attachment{},
+		ready: make(chan struct{}, 1), quit: make(chan struct{}), wake: make(chan struct{}, 1)}
 	u.exit = sync.OnceFunc(func() { close(u.quit) })
 	u.size = func() (int, int) { return width, height }
 	u.tr = transcript{out: &u.scroll, color: app.getenv("NO_COLOR") == "" && app.getenv("TERM") != "dumb", width: max(width-1, 10)}
@@ -339,7 +340,7 @@ func (u *tui) draw() {
 	u.scroll.Reset()
 	u.tr.pending = 0
 	u.lastDraw, u.dirty = time.Now(), false
-	u.wakeClock() // an activity or a hint drawn now may need the clock
+	notify(u.wake) // an activity or a hint drawn now may need tick's clock
 }
 
 // resized takes a new terminal size: the live region, and the printed lines above it still on screen,
@@ -371,14 +372,11 @@ func (u *tui) resized(width, height int, text string) string {
 	return b.String()
 }
 
-// changed marks the live region for the next frame.
+// changed marks the live region for the next frame, restarting tick's clock if it sleeps.
 func (u *tui) changed() {
 	u.dirty = true
-	u.wakeClock()
+	notify(u.wake)
 }
-
-// wakeClock restarts tick's frame clock if it sleeps.
-func (u *tui) wakeClock() { notify(u.wake) }
 
 // notify wakes whoever waits on c, a channel of one place, unless it is woken already.
 func notify(c chan struct{}) {
@@ -429,7 +427,7 @@ func (u *tui) tick(ctx context.Context) {
 				u.draw()
 			}
 			if !u.dirty && u.activity == "" && u.hint != exitHint {
-				ticker.Stop() // until wakeClock
+				ticker.Stop() // until u.wake
 			}
 			u.mu.Unlock()
 		}

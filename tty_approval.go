@@ -172,26 +172,21 @@ func (d *approvalDialog) lines(width int) (lines []string, row, col int) {
 // defaultDiffFold is how many diff lines a prompt shows before folding.
 const defaultDiffFold = 40
 
-// renderDiff prepares a diff for the terminal, folded after fold lines.
+// renderDiff prepares a diff for the terminal, folded after fold lines, each line in the colour its start calls for.
 func renderDiff(diff string, color bool, fold int) (text string, hidden int) {
 	lines := slices.Collect(strings.Lines(diff))
 	if fold > 0 && len(lines) > fold {
 		hidden = len(lines) - fold
 		lines = append(lines[:fold], fmt.Sprintf("… %d more lines (press d to show all)", hidden))
 	}
+	colors := []struct{ prefix, code string }{{"+++ ", ansiBold}, {"--- ", ansiBold}, {"@@", ansiCyan}, {"+", ansiGreen}, {"-", ansiRed}, {`\`, ansiDim}, {"…", ansiDim}}
 	var b strings.Builder
 	for _, line := range lines {
-		b.WriteString(colorDiffLine(visibleControls(strings.TrimSuffix(line, "\n")), color) + "\n")
+		line = visibleControls(strings.TrimSuffix(line, "\n"))
+		if i := slices.IndexFunc(colors, func(c struct{ prefix, code string }) bool { return strings.HasPrefix(line, c.prefix) }); color && i >= 0 {
+			line = colors[i].code + line + ansiReset
+		}
+		b.WriteString(line + "\n")
 	}
 	return b.String(), hidden
-}
-
-// colorDiffLine wraps a rendered diff line in the colour its start calls for.
-func colorDiffLine(line string, color bool) string {
-	for _, c := range []struct{ prefix, code string }{{"+++ ", ansiBold}, {"--- ", ansiBold}, {"@@", ansiCyan}, {"+", ansiGreen}, {"-", ansiRed}, {`\`, ansiDim}, {"…", ansiDim}} {
-		if color && strings.HasPrefix(line, c.prefix) {
-			return c.code + line + ansiReset
-		}
-	}
-	return line
 }

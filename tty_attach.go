@@ -26,24 +26,24 @@ type attachment struct {
 	data []byte
 }
 
-// pastedImage reports whether pasted text is the path of one image file (as a terminal pastes a
-// dropped file: maybe quoted, escaped or a file:// URL), and its placeholder.
-func pastedImage(text string) (path, placeholder string, ok bool) {
-	path = strings.Trim(strings.TrimSpace(text), `'"`)
+// attachPasted puts pasted text into the input as an image's placeholder when it is the path of one
+// image file (as a terminal pastes a dropped file: maybe quoted, escaped or a file:// URL), reporting whether it was.
+func (u *tui) attachPasted(text string) bool {
+	path := strings.Trim(strings.TrimSpace(text), `'"`)
 	if u, err := url.Parse(path); err == nil && u.Scheme == "file" {
 		path = u.Path
 	}
 	path = strings.ReplaceAll(path, `\ `, " ")
 	f, err := os.Open(path)
 	if err != nil || strings.Contains(path, "\n") {
-		return "", "", false
+		return false
 	}
 	defer f.Close()
 	cfg, _, err := image.DecodeConfig(f)
-	if err != nil {
-		return "", "", false
+	if err == nil {
+		u.remember(fmt.Sprintf("[image: %s %d×%d]", filepath.Base(path), cfg.Width, cfg.Height), attachment{path: path})
 	}
-	return path, fmt.Sprintf("[image: %s %d×%d]", filepath.Base(path), cfg.Width, cfg.Height), true
+	return err == nil
 }
 
 // readClipboardImage returns the clipboard's image as PNG, from the first clipboard tool of this
@@ -69,52 +69,36 @@ func readClipboardImage(ctx context.Context) ([]byte, error) {
 	return nil, errors.New("no clipboard tool to read an image with: tried " + strings.Join(tried, ", ") + "; install one, or paste the image's path")
 }
 
-// attachImages turns the placeholders of a prompt into image blocks: a file is read with read_file
-// in env, clipboard bytes are checked and scaled as read_file would.
-func (app *App) attachImages(ctx context.Context, env *ToolEnv, p *slashPrompt, attached map[string]attachment) error {
+// attach adds to a prompt the images of its placeholders (a file read with read_file, clipboard bytes
+// checked and scaled as read_file would) and the files it mentions, saying which.
+func (u *tui) attach(ctx context.Context, prompt *slashPrompt) error {
+	u.mu.Lock()
+	attached := maps.Clone(u.attached)
+	u.mu.Unlock()
+	env := u.app.Env
 	for placeholder, a := range attached {
-		if !strings.Contains(p.Prompt, placeholder) {
+		if !strings.Contains(prompt.Prompt, placeholder) {
 			continue
 		}
 		if a.path != "" {
-			out := app.runTool(ctx, env, "read_file", map[string]string{"path": a.path})
+			out := u.app.runTool(ctx, env, "read_file", map[string]string{"path": a.path})
 			if out.IsError {
 				return fmt.Errorf("%s: %s", placeholder, out.Text)
 			}
-			p.Images = append(p.Images, out.Media...)
+			prompt.Images = append(prompt.Images, out.Media...)
 			continue
 		}
 		block, _, err := mediaBlock(a.data, "image/png", env.Media)
 		if err != nil {
 			return fmt.Errorf("the clipboard's image %w", err)
 		}
-		p.Images = append(p.Images, block)
+		prompt.Images = append(prompt.Images, block)
 	}
-	return nil
-}
-
-// attach adds to a prompt the images of its placeholders and the files it mentions, saying which.
-func (u *tui) attach(ctx context.Context, prompt *slashPrompt) error {
-	u.mu.Lock()
-	attached := maps.Clone(u.attached)
-	u.mu.Unlock()
-	if err := u.app.attachImages(ctx, u.app.Env, prompt, attached); err != nil {
-		return err
-	}
-	return u.app.attachFiles(ctx, u.app.Env, prompt, func(msg string) {
+	return u.app.attachFiles(ctx, env, prompt, func(msg string) {
 		u.mu.Lock()
 		defer u.mu.Unlock()
 		u.tr.println(u.tr.style(ansiDim, "  "+msg))
 	})
-}
-
-// attachPasted puts a pasted image path into the input as its placeholder, reporting whether it was one.
-func (u *tui) attachPasted(text string) bool {
-	path, placeholder, ok := pastedImage(text)
-	if ok {
-		u.remember(placeholder, attachment{path: path})
-	}
-	return ok
 }
 
 // pasteClipboard puts the clipboard's image into the input, or says why there is none.
@@ -133,9 +117,6 @@ func (u *tui) pasteClipboard() {
 
 // remember inserts an image's placeholder at the cursor and keeps what it stands for.
 func (u *tui) remember(placeholder string, a attachment) {
-	if u.attached == nil {
-		u.attached = map[string]attachment{}
-	}
 	u.attached[placeholder] = a
 	u.editor.insert(placeholder)
 }

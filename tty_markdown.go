@@ -13,11 +13,11 @@ const (
 )
 
 // textLine prints a line of reply text. With colour, its Markdown is styled: a fence opens or closes
-// a code block (labelled with its language, its tabs four columns), and table rows wait for the
-// table's end to be laid out in columns. Without colour the Markdown is printed as written.
+// a code block (labelled with its language, its tabs four columns), and table rows (which start and
+// end with a pipe) wait for the table's end to be laid out in columns. Without colour the Markdown is printed as written.
 func (t *transcript) textLine(s string) {
 	s = visibleControls(stripTags(s, false))
-	if t.color && !t.inFence && isTableRow(s) {
+	if row := strings.TrimSpace(s); t.color && !t.inFence && len(row) > 1 && row[0] == '|' && row[len(row)-1] == '|' {
 		t.table = append(t.table, s)
 		return
 	}
@@ -93,12 +93,6 @@ func styleSpans(s, mark, code string) string {
 		}
 	}
 	return b.String() + s
-}
-
-// isTableRow reports whether a line is a row of a Markdown table: it starts and ends with a pipe.
-func isTableRow(s string) bool {
-	s = strings.TrimSpace(s)
-	return len(s) > 1 && s[0] == '|' && s[len(s)-1] == '|'
 }
 
 // tableCells splits a table row into its cells, trimmed and styled.
