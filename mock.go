@@ -115,16 +115,9 @@ func replyResponse(r ScriptedReply, req ModelRequest, onDelta func(Delta)) Model
 		id := cmp.Or(c.ID, fmt.Sprintf("toolu_mock_%d_%d", len(req.Messages), i))
 		resp.Content = append(resp.Content, Block{Type: BlockToolUse, ID: id, Name: c.Name, Input: toolInput(string(c.Input))})
 	}
-	resp.StopReason = StopEndTurn
-	if len(r.ToolCalls) > 0 {
-		resp.StopReason = StopToolUse
-	}
-	resp.StopReason = cmp.Or(r.StopReason, resp.StopReason)
+	resp.StopReason = cmp.Or(r.StopReason, map[bool]string{false: StopEndTurn, true: StopToolUse}[len(r.ToolCalls) > 0])
 	// Without scripted usage, tokens are counted as minicode estimates them.
-	resp.Usage = Usage{InputTokens: requestTokenCount(req), OutputTokens: messageTokenCount(Message{Content: resp.Content})}
-	if r.Usage != nil {
-		resp.Usage = *r.Usage
-	}
+	resp.Usage = *cmp.Or(r.Usage, &Usage{InputTokens: requestTokenCount(req), OutputTokens: messageTokenCount(Message{Content: resp.Content})})
 	return resp
 }
 
@@ -230,12 +223,8 @@ func demoCall(thinking, text, tool string, input any) ScriptedReply {
 func demoSummary(history []Message, results []Block) ScriptedReply {
 	var reports []string
 	for _, r := range results {
-		name := toolNameOf(history, r.ToolUseID)
-		report := fmt.Sprintf("Result of %s:\n%s", name, r.Content)
-		if r.IsError {
-			report = fmt.Sprintf("%s failed: %s", name, r.Content)
-		}
-		reports = append(reports, report)
+		format := map[bool]string{false: "Result of %s:\n%s", true: "%s failed: %s"}[r.IsError]
+		reports = append(reports, fmt.Sprintf(format, toolNameOf(history, r.ToolUseID), r.Content))
 	}
 	return ScriptedReply{Text: strings.Join(reports, "\n\n")}
 }

@@ -317,10 +317,7 @@ func (e *lineEditor) verticalMove(up bool) {
 	start, end := e.back(e.cursor, inLine), e.forward(e.cursor, inLine)
 	at, width := displayWidth(string(e.buf[start:e.cursor])), displayWidth(string(e.buf[start:end]))
 	if w := e.columns; w > 0 && (up && at >= w || !up && at/w < width/w) {
-		target := at - w
-		if !up {
-			target = min(at+w, width)
-		}
+		target := map[bool]int{true: at - w, false: min(at+w, width)}[up]
 		for e.cursor, at = start, 0; e.cursor < end && at+runeWidth(e.buf[e.cursor]) <= target; e.cursor++ {
 			at += runeWidth(e.buf[e.cursor])
 		}
@@ -340,10 +337,7 @@ func (e *lineEditor) verticalMove(up bool) {
 
 // recall shows the previous (up) or next history entry, or past the newest the draft.
 func (e *lineEditor) recall(up bool) {
-	pos := e.histPos + 1
-	if up {
-		pos -= 2
-	}
+	pos := e.histPos + map[bool]int{false: 1, true: -1}[up]
 	if pos < 0 || pos > len(e.history) {
 		return
 	}

@@ -181,10 +181,7 @@ func (t *transcript) toolEnd(e Event, now time.Time) {
 		run = t.running[i]
 		t.running = slices.Delete(t.running, i, i+1)
 	}
-	mark := t.style(ansiGreen, "✓")
-	if e.Result.IsError {
-		mark = t.style(ansiRed, "✗")
-	}
+	mark := map[bool]string{false: t.style(ansiGreen, "✓"), true: t.style(ansiRed, "✗")}[e.Result.IsError]
 	t.println(t.toolLine(mark, run, "("+formatDuration(now.Sub(run.start))+")"))
 	preview := strings.Split(strings.TrimSpace(e.Result.Content), "\n")
 	if run.name == "run_command" && strings.Contains(e.Result.Content, "Exit code: ") {
