@@ -23,13 +23,12 @@ const (
 	rpcInternalError  = -32603
 )
 
-// acpConn is minicode's end of one connection of the Agent Client Protocol,
-// by which editors (Zed, JetBrains IDEs, Neovim) drive it: JSON-RPC 2.0 on
-// stdin and stdout, a message a line, stdout for protocol messages only. A
-// session is an App in the editor's folder (acp_session.go), its turns sent
-// as session/update (acp_turn.go), its questions as request_permission
-// (acp_tools.go). The read loop answers requests in order, but for prompts,
-// which run on their own goroutines so cancellations and answers get through.
+// acpConn is minicode's end of one connection of the Agent Client Protocol, by which editors (Zed,
+// JetBrains IDEs, Neovim) drive it: JSON-RPC 2.0 on stdin and stdout, a message a line, stdout for
+// protocol messages only. A session is an App in the editor's folder (acp_session.go), its turns sent as
+// session/update (acp_turn.go), its questions as request_permission (acp_tools.go). The read loop
+// answers requests in order, but for prompts, which run on their own goroutines so cancellations and
+// answers get through.
 type acpConn struct {
 	opts   Options // the command line every session's App starts from
 	out    *lineWriter
@@ -43,9 +42,8 @@ type acpConn struct {
 	turns    sync.WaitGroup         // running prompts
 }
 
-// runACP serves one client until stdin ends; then what still runs is
-// cancelled, as a client that left sees nothing more, and every session
-// closes with its journal complete.
+// runACP serves one client until stdin ends; then what still runs is cancelled, as a client that left
+// sees nothing more, and every session closes with its journal complete.
 func runACP(ctx context.Context, opts Options, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) error {
 	opts.Print, opts.Editor = true, true
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)

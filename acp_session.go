@@ -9,10 +9,9 @@ import (
 	"sync"
 )
 
-// acpSession is one session of an ACP connection: an App working in the
-// client's folder, whose journal is the session's, and the turn running in
-// it. It answers the App's permission questions and is the file tools'
-// view of the editor's buffers (acp_tools.go).
+// acpSession is one session of an ACP connection: an App working in the client's folder, whose journal
+// is the session's, and the turn running in it. It answers the App's permission questions and is the
+// file tools' view of the editor's buffers (acp_tools.go).
 type acpSession struct {
 	conn    *acpConn
 	app     *App

@@ -10,9 +10,8 @@ import (
 	"strings"
 )
 
-// acpTools are the ACP kind of each of minicode's tools (it picks the
-// client's icon; any other tool, an MCP server's say, is "other") and the
-// verb of its title.
+// acpTools are the ACP kind of each of minicode's tools (it picks the client's icon; any other tool, an
+// MCP server's say, is "other") and the verb of its title.
 var acpTools = map[string]struct{ kind, verb string }{
 	"read_file": {"read", "Read"}, "load_skill": {"read", "Load skill"}, "write_file": {"edit", "Write"},
 	"edit_file": {"edit", "Edit"}, "patch_file": {"edit", "Edit"}, "list_files": {"search", "List"},
@@ -43,9 +42,8 @@ func acpFileDiff(path, before, after string) acpDiff {
 	return acpDiff{"diff", path, &before, after}
 }
 
-// toolCall is the tool_call update announcing a call: a title a person
-// reads (the command, the task, what it does to what, or else the tool's
-// name as Claude Code's, which editors know) and its file.
+// toolCall is the tool_call update announcing a call: a title a person reads (the command, the task,
+// what it does to what, or else the tool's name as Claude Code's, which editors know) and its file.
 func (s *acpSession) toolCall(call Block) map[string]any {
 	var in acpToolInput
 	json.Unmarshal(call.Input, &in) // a call with bad input gets a bare title
@@ -181,10 +179,9 @@ func (s *acpSession) ReadText(path string) (string, error) {
 	return out.Content, err
 }
 
-// WriteText keeps the change as the diff of the call's tool_call_update (a
-// failed call shows none) and writes the file through the client
-// (fs/write_text_file), so that the edit lands in the editor's undo history;
-// errors.ErrUnsupported: the client writes no files, and the disk is written.
+// WriteText keeps the change as the diff of the call's tool_call_update (a failed call shows none) and
+// writes the file through the client (fs/write_text_file), so that the edit lands in the editor's undo
+// history; errors.ErrUnsupported: the client writes no files, and the disk is written.
 func (s *acpSession) WriteText(path, before, after string) error {
 	s.mu.Lock()
 	s.changes[path] = acpFileDiff(path, before, after)

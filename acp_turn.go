@@ -6,9 +6,8 @@ import (
 	"strings"
 )
 
-// prompt runs one prompt turn as line mode runs a line (a slash command,
-// or a turn for the prompt, a custom command's or skill's or the text with
-// its @files attached) and answers with how the turn ended.
+// prompt runs one prompt turn as line mode runs a line (a slash command, or a turn for the prompt, a
+// custom command's or skill's or the text with its @files attached) and answers with how the turn ended.
 func (s *acpSession) prompt(params json.RawMessage) (any, error) {
 	var p struct {
 		Prompt []promptBlock `json:"prompt"`
@@ -60,10 +59,9 @@ func (s *acpSession) prompt(params json.RawMessage) (any, error) {
 	return map[string]string{"stopReason": reason}, nil
 }
 
-// event turns an event of the loop into session updates: streamed text and
-// thinking (the main agent's), each tool call with its outcome (a
-// subagent's too, as the client may be asked about it), the todo list as
-// the plan, and a mode minicode switched to itself; notices go to stderr.
+// event turns an event of the loop into session updates: streamed text and thinking (the main agent's),
+// each tool call with its outcome (a subagent's too, as the client may be asked about it), the todo list
+// as the plan, and a mode minicode switched to itself; notices go to stderr.
 func (s *acpSession) event(e Event) {
 	sub := e.ParentToolUseID != ""
 	switch {

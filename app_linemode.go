@@ -53,9 +53,8 @@ func (app *App) runLineMode(ctx context.Context, interrupts <-chan os.Signal) er
 	}
 }
 
-// lineInput runs a slash command, printing what it says, or a turn for a
-// prompt (a custom command's or skill's, or the input with its @files
-// attached), returning its result; quit ends the session.
+// lineInput runs a slash command, printing what it says, or a turn for a prompt (a custom command's or
+// skill's, or the input with its @files attached), returning its result; quit ends the session.
 func (app *App) lineInput(ctx context.Context, input string, history *[]Message) (res *TurnResult, quit bool) {
 	prompt, err := &slashPrompt{Prompt: input}, error(nil)
 	if strings.HasPrefix(input, "/") {

@@ -176,10 +176,9 @@ func demoMechanism(lower, sessionID string, msgs []Message) (ScriptedReply, bool
 	return demoStepsStart(lower, msgs)
 }
 
-// "demo compaction" lists the workspace and reads its files, one a step with
-// read_file (whose results micro compact may clear) and the others through
-// subagents (whose reports stay until snip and auto compact remove them),
-// until every layer has run; it knows where it is from what it still sees.
+// "demo compaction" lists the workspace and reads its files, one a step with read_file (whose results
+// micro compact may clear) and the others through subagents (whose reports stay until snip and auto
+// compact remove them), until every layer has run; it knows where it is from what it still sees.
 
 // demoLayerMarks are the texts the compaction layers leave in the history.
 var demoLayerMarks = []struct{ layer, mark string }{
