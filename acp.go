@@ -194,11 +194,10 @@ func (c *acpConn) notify(method string, params any) {
 // nil); when ctx ends first, the request is withdrawn with $/cancel_request.
 func (c *acpConn) call(ctx context.Context, method string, params, out any) error {
 	body, _ := json.Marshal(params) // maps of plain values
-	m, err := c.calls.call(ctx,
-		func(id string) {
-			c.out.json(rpcMessage{JSONRPC: "2.0", ID: json.RawMessage(id), Method: method, Params: body})
-		},
-		func(id string) { c.notify("$/cancel_request", map[string]any{"requestId": json.RawMessage(id)}) })
+	send := func(id string) {
+		c.out.json(rpcMessage{JSONRPC: "2.0", ID: json.RawMessage(id), Method: method, Params: body})
+	}
+	m, err := c.calls.call(ctx, send, func(id string) { c.notify("$/cancel_request", map[string]any{"requestId": json.RawMessage(id)}) })
 	switch {
 	case err != nil:
 		return fmt.Errorf("%s: %w", method, err)

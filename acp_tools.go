@@ -90,15 +90,13 @@ func (s *acpSession) toolDone(call Block, result Block) map[string]any {
 	return u
 }
 
-// acpPlan is the plan update of a todo_write call: its todos as the plan's entries.
+// acpPlan is the plan update of a todo_write call that succeeded: its todos as the plan's entries.
 func acpPlan(input json.RawMessage) map[string]any {
 	var in struct {
 		Todos []struct{ Content, Status string }
 	}
+	json.Unmarshal(input, &in) // valid, as the call succeeded
 	entries := []map[string]string{}
-	if json.Unmarshal(input, &in) != nil {
-		return nil
-	}
 	for _, t := range in.Todos {
 		entries = append(entries, map[string]string{"content": t.Content, "status": t.Status, "priority": "medium"})
 	}

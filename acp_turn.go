@@ -78,8 +78,8 @@ func (s *acpSession) event(e Event) {
 	case e.Kind == EventToolStart && e.Call.Name != "todo_write":
 		s.update(s.toolCall(*e.Call))
 	case e.Kind == EventToolEnd && e.Call.Name == "todo_write":
-		if plan := acpPlan(e.Call.Input); plan != nil && !e.Result.IsError {
-			s.update(plan)
+		if !e.Result.IsError {
+			s.update(acpPlan(e.Call.Input))
 		}
 	case e.Kind == EventToolEnd:
 		s.update(s.toolDone(*e.Call, *e.Result))

@@ -161,10 +161,8 @@ func (r *lineRenderer) event(e Event) {
 		fmt.Fprint(r.w, e.Text)
 		r.streamed, r.midLine = true, !strings.HasSuffix(e.Text, "\n")
 	case EventAssistant:
-		if !r.streamed {
-			if text := e.Message.Text(); text != "" {
-				fmt.Fprintln(r.w, text)
-			}
+		if text := e.Message.Text(); !r.streamed && text != "" {
+			fmt.Fprintln(r.w, text)
 		}
 		r.newline()
 		r.streamed = false

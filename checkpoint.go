@@ -174,10 +174,7 @@ func (s *CheckpointStore) Restore(ctx context.Context, changes []FileChange, fro
 		if err != nil || !info.Mode().IsRegular() {
 			continue
 		}
-		perm := fs.FileMode(0o644)
-		if info.Mode()&0o100 != 0 {
-			perm = 0o755
-		}
+		perm := map[bool]fs.FileMode{false: 0o644, true: 0o755}[info.Mode()&0o100 != 0]
 		if err := os.Chmod(full, cmp.Or(modes[path], perm)); err != nil {
 			return fmt.Errorf("restoring the mode of %s: %w", path, err)
 		}
