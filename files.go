@@ -21,6 +21,20 @@ func isDir(path string) bool {
 	return err == nil && info.IsDir()
 }
 
+// within reports whether the clean absolute path is dir or lies below it.
+func within(dir, path string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+}
+
+// expandHome replaces a leading ~ (alone or before a slash) with home.
+func expandHome(home, path string) string {
+	if rest, ok := strings.CutPrefix(path, "~"); ok && (rest == "" || rest[0] == '/') {
+		return home + rest
+	}
+	return path
+}
+
 // describeOpenError turns a failure to open a file into a short sentence.
 func describeOpenError(err error) error {
 	switch {

@@ -13,7 +13,6 @@ import (
 	_ "image/gif" // image.Decode reads GIF too
 	"image/jpeg"
 	"image/png"
-	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -69,36 +68,6 @@ func mediaType(name string, head []byte) (string, error) {
 			ext, strings.ToUpper(ext[1:]), strings.TrimSuffix(sniffed, "; charset=utf-8"))
 	}
 	return "", nil
-}
-
-// readMedia is read_file's answer for an image or a PDF read from r: the media block, within the
-// provider's limits, and a line saying what was sent; pages picks pages of a PDF (with qpdf).
-func readMedia(ctx context.Context, r io.Reader, path, name, typ, pages string, limits MediaLimits) (ToolOutput, error) {
-	if limits.MaxEdge == 0 {
-		limits = mediaLimitsFor("this", "chat")
-	}
-	var data []byte
-	var err error
-	switch {
-	case pages != "" && typ != "application/pdf":
-		return ToolOutput{}, errors.New("pages is for PDF files; this is an image")
-	case pages != "":
-		data, err = pdfPages(ctx, path, pages)
-		name += ", pages " + pages
-	default:
-		data, err = io.ReadAll(io.LimitReader(r, maxMediaFileBytes+1))
-		if len(data) > maxMediaFileBytes {
-			err = fmt.Errorf("is over the %s minicode loads as an image or document", sizeText(maxMediaFileBytes))
-		}
-	}
-	if err != nil {
-		return ToolOutput{}, err
-	}
-	block, said, err := mediaBlock(data, typ, limits)
-	if err != nil {
-		return ToolOutput{}, err
-	}
-	return ToolOutput{Text: name + ": " + said, Media: []Block{block}}, nil
 }
 
 // pdfPages returns a PDF of some pages of the PDF at path ("3", "1-20", "1-3,7"), made by qpdf.
@@ -352,16 +321,6 @@ func describeImage(src *ImageSource) string {
 	b := img.Bounds()
 	mean := boxScale(img, 1, 1).Pix
 	return fmt.Sprintf("a %d×%d image whose mean colour is #%02x%02x%02x", b.Dx(), b.Dy(), mean[0], mean[1], mean[2])
-}
-
-// rejectsMedia reports whether err is an API refusing an image or document of the request.
-func rejectsMedia(err error) bool {
-	var apiErr *APIError
-	if !errors.As(err, &apiErr) || apiErr.Status < 400 || apiErr.Status >= 500 || apiErr.Status == 429 {
-		return false
-	}
-	msg := strings.ToLower(apiErr.Message)
-	return strings.Contains(msg, "image") || strings.Contains(msg, "pdf") || strings.Contains(msg, "document") || strings.Contains(msg, "vision")
 }
 
 // withoutMedia replaces the images and documents of msgs with a note of why, reporting whether there were any.

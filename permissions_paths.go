@@ -136,12 +136,6 @@ func (p *Permissions) readable() []string {
 	return append(slices.Clip(p.readableDirs), cmp.Or(results, p.resultsDir()))
 }
 
-// within reports whether the clean absolute path is dir or lies below it.
-func within(dir, path string) bool {
-	rel, err := filepath.Rel(dir, path)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
-}
-
 // matchGlob reports whether the slash-separated path name matches glob:
 // `*`, `?` and `[…]` work within one name, and `**` stands for any number
 // of names, at least one at the end ("src/**" is what is inside src).

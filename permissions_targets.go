@@ -119,14 +119,6 @@ func (p *Permissions) newPathTarget(dir, given string, write bool) (pathTarget, 
 	return t, nil
 }
 
-// expandHome replaces a leading ~ (alone or before a slash) with home.
-func expandHome(home, path string) string {
-	if rest, ok := strings.CutPrefix(path, "~"); ok && (rest == "" || rest[0] == '/') {
-		return home + rest
-	}
-	return path
-}
-
 // commandTargets are a line's simple commands and the paths they name.
 func (p *Permissions) commandTargets(line string) []target {
 	cmds, err := parseCommandLine(line)

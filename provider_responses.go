@@ -2,6 +2,7 @@ package main
 
 import (
 	"cmp"
+	"crypto/rand"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -17,7 +18,7 @@ func NewOpenAIResponses(opts ProviderOptions) *OpenAI {
 	o := NewOpenAI(opts)
 	o.url = strings.TrimSuffix(o.url, "/chat/completions") + "/responses"
 	o.build, o.parse, o.media = o.encodeResponses, parseResponsesStream, mediaLimitsFor(o.provider, "responses")
-	o.cacheKey = "minicode-" + newSessionID() // requests of one conversation share the cache
+	o.cacheKey = "minicode-" + rand.Text() // requests of one conversation share the cache
 	return o
 }
 

@@ -60,6 +60,16 @@ func (e *APIError) Error() string {
 	return msg
 }
 
+// rejectsMedia reports whether err is an API refusing an image or document of the request.
+func rejectsMedia(err error) bool {
+	var apiErr *APIError
+	if !errors.As(err, &apiErr) || apiErr.Status < 400 || apiErr.Status >= 500 || apiErr.Status == 429 {
+		return false
+	}
+	msg := strings.ToLower(apiErr.Message)
+	return strings.Contains(msg, "image") || strings.Contains(msg, "pdf") || strings.Contains(msg, "document") || strings.Contains(msg, "vision")
+}
+
 // streamError is a failure of the connection or the stream, worth a retry (a stall only once).
 type streamError struct {
 	error

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -321,4 +322,47 @@ func (s *Session) fail(err error) {
 	if s.warn != nil {
 		s.warn(fmt.Sprintf("%v; this session is not being saved (the conversation goes on in memory)", err))
 	}
+}
+
+// Checkpoint is the workspace and the conversation as they were before a prompt, a subagent's
+// turn or a rewind. The journal records it when it is taken and again with what the turn changed.
+type Checkpoint struct {
+	ID    string                 `json:"id"`             // a program's user message uuid, or a new one
+	Task  bool                   `json:"task,omitempty"` // taken before a subagent's turn, within a prompt's
+	Label string                 `json:"label"`
+	Time  time.Time              `json:"time"`
+	Tree  string                 `json:"tree,omitempty"`  // the workspace's files; "" while checkpoints were off
+	Modes map[string]fs.FileMode `json:"modes,omitempty"` // their permissions git does not keep
+	After string                 `json:"after,omitempty"` // the files when the turn ended
+	Files []string               `json:"files,omitempty"` // the files the turn changed
+	view  []Message              // the conversation before it (not of a subagent's turn)
+}
+
+// addCheckpoint adds c to list, or updates the one of its id; a new one keeps view (clipped, so
+// appends to the conversation leave it as it is) unless it is a subagent's.
+func addCheckpoint(list []Checkpoint, c Checkpoint, view []Message) []Checkpoint {
+	if i := slices.IndexFunc(list, func(o Checkpoint) bool { return o.ID == c.ID }); i >= 0 {
+		c.view = list[i].view
+		list[i] = c
+		return list
+	}
+	if !c.Task {
+		c.view = slices.Clip(view)
+	}
+	return append(list, c)
+}
+
+// RecordCheckpoint journals a checkpoint, new or finished.
+func (s *Session) RecordCheckpoint(c Checkpoint) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.checkpoints = addCheckpoint(s.checkpoints, c, s.view)
+	s.write(recordCheckpoint, RecordPayload{Checkpoint: &c})
+}
+
+// Checkpoints returns the session's checkpoints, oldest first.
+func (s *Session) Checkpoints() []Checkpoint {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.checkpoints)
 }

@@ -122,6 +122,36 @@ func readNumbered(ctx context.Context, env *ToolEnv, path string, info fs.FileIn
 	return ToolOutput{Text: b.String()}, nil
 }
 
+// readMedia is read_file's answer for an image or a PDF read from r: the media block, within the
+// provider's limits, and a line saying what was sent; pages picks pages of a PDF (with qpdf).
+func readMedia(ctx context.Context, r io.Reader, path, name, typ, pages string, limits MediaLimits) (ToolOutput, error) {
+	if limits.MaxEdge == 0 {
+		limits = mediaLimitsFor("this", "chat")
+	}
+	var data []byte
+	var err error
+	switch {
+	case pages != "" && typ != "application/pdf":
+		return ToolOutput{}, errors.New("pages is for PDF files; this is an image")
+	case pages != "":
+		data, err = pdfPages(ctx, path, pages)
+		name += ", pages " + pages
+	default:
+		data, err = io.ReadAll(io.LimitReader(r, maxMediaFileBytes+1))
+		if len(data) > maxMediaFileBytes {
+			err = fmt.Errorf("is over the %s minicode loads as an image or document", sizeText(maxMediaFileBytes))
+		}
+	}
+	if err != nil {
+		return ToolOutput{}, err
+	}
+	block, said, err := mediaBlock(data, typ, limits)
+	if err != nil {
+		return ToolOutput{}, err
+	}
+	return ToolOutput{Text: name + ": " + said, Media: []Block{block}}, nil
+}
+
 // keepEnds drops the middle of numbered lines, keeping the lines that fit
 // half the budget from the head, whose length is head once known, and from the tail.
 func keepEnds(text []byte, head int) ([]byte, int) {
