@@ -63,7 +63,9 @@ type supervisorPlan struct {
 	Network   bool
 	DenyRead  []string // paths commands may not read, ReadAgain aside
 	ReadAgain []string
-	Write     []string // folders commands may change
+	Workspace string
+	KeptOut   []string // folders inside the workspace that stay read-only: the home folder a workspace above it holds
+	Write     []string // more folders commands may change
 	Anchors   []string // folders bound onto themselves, so that they cannot be renamed
 	ReadOnly  []string // protected paths
 	Caches    []buildCache
@@ -89,7 +91,7 @@ func NewSandbox(cfg SandboxConfig) (*Sandbox, error) {
 			".config/google-chrome", ".config/chromium", ".claude", ".claude.json", cfg.Home, "/dev"},
 			cfg.Settings.DenyRead)),
 		ReadAgain: existingPaths(home, []string{filepath.Join(cfg.Home, "skills"), ".claude/skills"}),
-		Write:     slices.Concat([]string{cfg.Workspace, s.TempDir}, existingPaths(home, cfg.Settings.AllowWrite))}
+		Workspace: cfg.Workspace, KeptOut: keptOut(cfg.Workspace, home), Write: append(existingPaths(home, cfg.Settings.AllowWrite), s.TempDir)}
 	for _, c := range buildCaches(home, getenv) {
 		if c.Make {
 			os.MkdirAll(c.Path, 0o755) // a fresh HOME: the tools need these folders
@@ -110,6 +112,14 @@ func NewSandbox(cfg SandboxConfig) (*Sandbox, error) {
 		}
 	}
 	return s, nil
+}
+
+// keptOut are the folders of a workspace above them that commands may not
+// change: the home folder, whose dotfiles run outside the sandbox (.bashrc,
+// .gitconfig, ~/.local/bin), and the system's.
+func keptOut(workspace, home string) []string {
+	return slices.DeleteFunc(existingPaths(home, []string{home, "/etc", "/usr", "/var", "/boot", "/opt", "/root", "/srv", "/bin", "/sbin", "/lib", "/lib64"}),
+		func(p string) bool { return !within(workspace, p) })
 }
 
 // buildCache is a build tool's cache, which every project on the machine

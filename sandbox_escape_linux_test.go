@@ -291,3 +291,27 @@ echo fine > ok.txt && echo WROTE-OK`})
 		}
 	})
 }
+
+// TestSandboxWorkspaceAboveHome runs minicode in the folder that holds
+// the home folder: commands may change the workspace's other folders, but
+// not the home's dotfiles, which run outside the sandbox.
+func TestSandboxWorkspaceAboveHome(t *testing.T) {
+	t.Parallel()
+	forEachUser(t, func(t *testing.T, r *escapeRun) {
+		writeTree(t, r.home, map[string]string{".bashrc": "ORIGINAL\n"})
+		r.chown(t)
+		r.ws = filepath.Dir(r.ws)
+		out := strings.Join(r.minicode(t, nil, `h=home; f=$h/.bash; echo planted >> ${f}rc; echo planted > $h/.profile
+HOME=$PWD/$h git config --glo""bal core.fsmonitor "touch PWNED"; mkdir -p $h/.local/bin $h/bin
+echo fine > ws/ok.txt && echo WROTE-OK`), "\n")
+		mustContain(t, out, "WROTE-OK")
+		if got := readFileString(t, filepath.Join(r.home, ".bashrc")); got != "ORIGINAL\n" {
+			t.Errorf(".bashrc = %q: %s", got, out)
+		}
+		for _, planted := range []string{".profile", ".gitconfig", ".local", "bin"} {
+			if _, err := os.Lstat(filepath.Join(r.home, planted)); err == nil {
+				t.Errorf("%s was made in the home folder: %s", planted, out)
+			}
+		}
+	})
+}

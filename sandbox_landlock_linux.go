@@ -104,22 +104,26 @@ func addPathRule(ruleset int, path string, access uint64) error {
 }
 
 // expandRule grants access beneath root but not under the denied paths: a folder above one keeps
-// all but reading files, and each entry is granted on its own, a link where it leads.
-func expandRule(rules map[string]uint64, root string, access uint64, denied []string) {
+// all but reading files (nothing above a kept-out one, as rights reach down), and each entry is
+// granted on its own, a link where it leads.
+func expandRule(rules map[string]uint64, root string, access uint64, denied, keptOut []string) {
 	real, err := filepath.EvalSymlinks(root)
-	if err != nil || slices.ContainsFunc(denied, func(d string) bool { return within(d, real) }) {
+	all := slices.Concat(denied, keptOut)
+	if err != nil || slices.ContainsFunc(all, func(d string) bool { return within(d, real) }) {
 		return
 	}
 	switch {
-	case !slices.ContainsFunc(denied, func(d string) bool { return within(real, d) }):
+	case !slices.ContainsFunc(all, func(d string) bool { return within(real, d) }):
 		rules[real] |= access
 		return
 	case real != filepath.Clean(root):
 		return // a link: the folder it leads to is walked under its own name
 	}
-	rules[real] |= access &^ (accessReadFile | accessExecute | accessRefer)
+	if !slices.ContainsFunc(keptOut, func(k string) bool { return within(real, k) }) {
+		rules[real] |= access &^ (accessReadFile | accessExecute | accessRefer)
+	}
 	entries, _ := os.ReadDir(real)
 	for _, e := range entries {
-		expandRule(rules, filepath.Join(real, e.Name()), access, denied)
+		expandRule(rules, filepath.Join(real, e.Name()), access, denied, keptOut)
 	}
 }

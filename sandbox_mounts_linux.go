@@ -172,9 +172,10 @@ func (sv *supervisorState) landlock(r *sandboxReport, write, devices, terminals 
 		return
 	}
 	sv.abi, sv.rules = abi, map[string]uint64{}
-	expandRule(sv.rules, "/", accessRead, sv.plan.DenyRead)
+	expandRule(sv.rules, "/", accessRead, sv.plan.DenyRead, nil)
+	expandRule(sv.rules, sv.plan.Workspace, accessChange, sv.plan.DenyRead, sv.plan.KeptOut)
 	for _, dir := range write {
-		expandRule(sv.rules, dir, accessChange, sv.plan.DenyRead)
+		expandRule(sv.rules, dir, accessChange, sv.plan.DenyRead, nil)
 	}
 	for _, p := range sv.plan.ReadAgain {
 		sv.rules[p] |= accessRead
