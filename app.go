@@ -178,7 +178,6 @@ func (app *App) newSandbox(dirs []string) (*Sandbox, error) {
 		return DenyFolders(app.Settings.ruleSets, app.Opts.DisallowedTools, app.Workspace, userHome(app.getenv), write)
 	}
 	settings.DenyRead = append(slices.Clip(settings.DenyRead), deny(false)...)
-	settings.DenyRead = append(settings.DenyRead, reserveTokenFile(app.Home)) // the MCP servers' OAuth tokens
 	sandbox, err := NewSandbox(SandboxConfig{Workspace: app.Workspace, UserHome: userHome(app.getenv), Home: app.Home, Settings: settings,
 		DenyWrite: deny(true), Getenv: app.getenv})
 	if err != nil {

@@ -42,15 +42,6 @@ type mcpTokenStore struct{ path string }
 // errCorruptTokens marks a token file that is not one; only a new login replaces it.
 var errCorruptTokens = errors.New("is corrupt")
 
-// reserveTokenFile makes an empty token file if there is none, for the sandbox to deny (it denies only what exists).
-func reserveTokenFile(home string) string {
-	path := filepath.Join(home, mcpTokenFile)
-	if f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600); err == nil {
-		f.Close()
-	}
-	return path
-}
-
 // load returns the entry under key (empty if there is none).
 func (s mcpTokenStore) load(key string) (mcpTokenEntry, error) {
 	entries, err := s.read()

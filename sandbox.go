@@ -78,6 +78,9 @@ func NewSandbox(cfg SandboxConfig) (*Sandbox, error) {
 		s.Reason = sandboxDisabled
 		return s, nil
 	}
+	if err := os.MkdirAll(cfg.Home, 0o700); err != nil { // to deny it, it must exist: sessions and tokens come later
+		return nil, fmt.Errorf("creating %s: %w", cfg.Home, err)
+	}
 	var err error
 	if s.TempDir, err = os.MkdirTemp("", "minicode-tmp-"); err != nil {
 		return nil, fmt.Errorf("creating the sandbox temp folder: %w", err)
@@ -86,10 +89,7 @@ func NewSandbox(cfg SandboxConfig) (*Sandbox, error) {
 	s.guard = watchProtected(cfg.Workspace, state, cfg.DenyWrite)
 	home, getenv := cfg.UserHome, cfg.Getenv
 	plan := supervisorPlan{Bare: cfg.bare, Network: s.network, ReadOnly: s.guard.readOnly(), Anchors: s.guard.anchors(),
-		DenyRead: existingPaths(home, slices.Concat([]string{".ssh", ".aws", ".gnupg", ".config/gcloud", ".netrc", ".git-credentials",
-			".config/gh", ".docker/config.json", ".kube", ".pypirc", ".cargo/credentials.toml", ".password-store", ".local/share/keyrings", ".mozilla",
-			".config/google-chrome", ".config/chromium", ".claude", ".claude.json", cfg.Home, "/dev"},
-			cfg.Settings.DenyRead)),
+		DenyRead:  existingPaths(home, slices.Concat(secretPaths(), []string{cfg.Home}, cfg.Settings.DenyRead)),
 		ReadAgain: existingPaths(home, []string{filepath.Join(cfg.Home, "skills"), ".claude/skills"}),
 		Workspace: cfg.Workspace, KeptOut: keptOut(cfg.Workspace, home), Write: append(existingPaths(home, cfg.Settings.AllowWrite), s.TempDir)}
 	for _, c := range buildCaches(home, getenv) {
@@ -120,6 +120,19 @@ func NewSandbox(cfg SandboxConfig) (*Sandbox, error) {
 func keptOut(workspace, home string) []string {
 	return slices.DeleteFunc(existingPaths(home, []string{home, "/etc", "/usr", "/var", "/boot", "/opt", "/root", "/srv", "/bin", "/sbin", "/lib", "/lib64"}),
 		func(p string) bool { return !within(workspace, p) })
+}
+
+// secretPaths are what commands may not read (from the home folder): keys
+// and credentials, the password store, keyrings, browser profiles, shell
+// histories, Claude Code's sessions and settings; the system's password
+// hashes and host keys (readable to root); the devices but those allowed.
+func secretPaths() []string {
+	return []string{".ssh", ".aws", ".gnupg", ".config/gcloud", ".azure", ".netrc", ".git-credentials", ".config/gh", ".config/hub",
+		".docker/config.json", ".config/containers/auth.json", ".kube", ".pypirc", ".npmrc", ".gem/credentials", ".cargo/credentials",
+		".cargo/credentials.toml", ".vault-token", ".terraform.d/credentials.tfrc.json", ".pgpass", ".my.cnf", ".password-store",
+		".local/share/keyrings", ".mozilla", ".config/google-chrome", ".config/chromium", ".bash_history", ".zsh_history", ".zhistory",
+		".local/share/fish/fish_history", ".python_history", ".psql_history", ".mysql_history", ".node_repl_history", ".claude", ".claude.json",
+		"/etc/shadow", "/etc/gshadow", "/etc/ssh/ssh_host_rsa_key", "/etc/ssh/ssh_host_ecdsa_key", "/etc/ssh/ssh_host_ed25519_key", "/dev"}
 }
 
 // buildCache is a build tool's cache, which every project on the machine
@@ -216,7 +229,7 @@ func (s *Sandbox) commandEnv() []string {
 		passEnv = s.passEnv
 	}
 	for _, kv := range os.Environ() {
-		if name, _, _ := strings.Cut(kv, "="); !credentialVariable(name) || slices.Contains(passEnv, name) {
+		if name, value, _ := strings.Cut(kv, "="); !credentialVariable(name) && !urlPassword.MatchString(value) || slices.Contains(passEnv, name) {
 			env = append(env, kv)
 		}
 	}
@@ -226,12 +239,16 @@ func (s *Sandbox) commandEnv() []string {
 	return env
 }
 
+// urlPassword matches a URL with a password in it (DATABASE_URL, a proxy).
+var urlPassword = regexp.MustCompile(`://[^/@\s:]*:[^/@\s]+@`)
+
 // credentialVariable reports whether a variable's name says it holds a
 // credential: an API key, a token, a password, a secret.
 func credentialVariable(name string) bool {
 	upper := strings.ToUpper(name)
 	words := strings.Split(upper, "_") // GIT_AUTHOR_NAME is no AUTH
-	return upper == "ANTHROPIC_CUSTOM_HEADERS" || slices.Contains(words, "KEY") || slices.Contains(words, "AUTH") ||
+	return upper == "ANTHROPIC_CUSTOM_HEADERS" || slices.ContainsFunc(words, func(w string) bool { return w == "KEY" || w == "AUTH" || w == "PAT" }) ||
+		strings.HasSuffix(upper, "_PWD") ||
 		slices.ContainsFunc([]string{"TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "APIKEY"}, func(word string) bool {
 			return strings.Contains(upper, word)
 		})

@@ -129,7 +129,7 @@ func (r *escapeRun) minicodeCalls(t *testing.T, calls ...map[string]any) []strin
 		replies = append(replies, map[string]any{"tool_calls": []map[string]any{c}})
 	}
 	script, _ := json.Marshal(append(replies, map[string]any{"text": "done"}))
-	path := filepath.Join(r.minicodeHome, "script.json")
+	path := filepath.Join(filepath.Dir(r.home), "script.json") // not in MINICODE_HOME, which a test may want missing
 	writeFile(t, path, string(script))
 	os.Chown(path, r.user.uid, r.user.uid)
 	cmd := r.command(t, bin, append([]string{"-p", "go", "--provider", "mock", "--mock-script", path, "--workspace", r.ws,

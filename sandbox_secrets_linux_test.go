@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,7 +10,8 @@ import (
 
 // TestSandboxSecretsOutOfReach gives minicode provider keys and other
 // credentials in its environment, other sessions' transcripts and stored
-// results, Claude Code's credentials and transcripts, and an ssh key; a
+// results, Claude Code's credentials and transcripts, an ssh key, npm and gh
+// tokens, a shell history and the system's password hashes; a
 // script dumps its environment and every process's it can see, and reads
 // those files: none leaks. A variable sandbox.passEnv names is passed, the
 // skills and this session's own stored results stay readable.
@@ -17,29 +19,49 @@ func TestSandboxSecretsOutOfReach(t *testing.T) {
 	t.Parallel()
 	forEachUser(t, func(t *testing.T, r *escapeRun) {
 		r.env = []string{"ANTHROPIC_API_KEY=sk-ant-SECRET1", "OPENAI_API_KEY=sk-SECRET2", "GITHUB_TOKEN=ghp_SECRET3", "DB_PASSWORD=SECRET4",
-			"ANTHROPIC_AUTH_TOKEN=SECRET5", "PASSED_TOKEN=PASSED-OK"}
+			"ANTHROPIC_AUTH_TOKEN=SECRET5", "DATABASE_URL=postgres://app:SECRET6@db/app", "MYSQL_PWD=SECRET7", "GITLAB_PAT=SECRET8", "PASSED_TOKEN=PASSED-OK"}
 		writeTree(t, r.minicodeHome, map[string]string{"settings.json": `{"sandbox": {"passEnv": ["PASSED_TOKEN"]}}`,
 			"projects/-elsewhere/0a1b2c3d-0000-4000-8000-000000000000.jsonl": "OTHER-TRANSCRIPT\n",
 			"tool-results/0a1b2c3d-0000-4000-8000-000000000000/r.txt":        "OTHER-RESULT\n", "skills/m/SKILL.md": "MINICODE-SKILL-OK\n"})
 		writeTree(t, r.home, map[string]string{".claude/.credentials.json": "CLAUDE-CREDENTIAL\n", ".claude/projects/-x/y.jsonl": "CLAUDE-TRANSCRIPT\n",
 			".claude/settings.json": `{"model": "CLAUDE-SETTINGS-SECRET"}`, ".claude.json": "CLAUDE-STATE\n", ".ssh/id_ed25519": "SSH-KEY\n",
-			".claude/skills/c/SKILL.md": "CLAUDE-SKILL-OK\n"})
+			".claude/skills/c/SKILL.md": "CLAUDE-SKILL-OK\n", ".npmrc": "//registry.npmjs.org/:_authToken=NPM-TOKEN\n", ".bash_history": "HISTORY-SECRET\n",
+			".config/gh/hosts.yml": "GH-TOKEN\n"})
 		own := "5e55e55e-0000-4000-8000-000000000000"
 		r.args = []string{"--session-id", own}
 		writeFile(t, filepath.Join(r.minicodeHome, "tool-results", own, "r.txt"), "OWN-RESULT\n") // as if stored earlier
 		r.chown(t)
 		results := r.minicode(t, nil, `env; for f in /proc/[0-9]*/environ; do tr '\0' '\n' < $f; done 2>/dev/null
 cat "$MINICODE_HOME"/projects/*/*.jsonl "$MINICODE_HOME"/tool-results/*/* "$MINICODE_HOME"/settings.json ~/.claude/.credentials.json \
-  ~/.claude/projects/*/*.jsonl ~/.claude/settings.json ~/.claude.json ~/.ssh/id_ed25519 ~/.claude/skills/c/SKILL.md "$MINICODE_HOME"/skills/m/SKILL.md
+  ~/.claude/projects/*/*.jsonl ~/.claude/settings.json ~/.claude.json ~/.ssh/id_ed25519 ~/.claude/skills/c/SKILL.md "$MINICODE_HOME"/skills/m/SKILL.md ~/.npmrc ~/.bash_history ~/.config/gh/hosts.yml /etc/shadow
 grep -r . "$MINICODE_HOME" ~/.claude ~/.ssh 2>/dev/null | grep -v SKILL`)
 		out := results[len(results)-1]
-		for _, secret := range []string{"SECRET1", "SECRET2", "SECRET3", "SECRET4", "SECRET5", "OTHER-TRANSCRIPT", "OTHER-RESULT",
+		for _, secret := range []string{"SECRET1", "SECRET2", "SECRET3", "SECRET4", "SECRET5", "SECRET6", "SECRET7", "SECRET8", "NPM-TOKEN", "HISTORY-SECRET", "GH-TOKEN", "daemon:", "OTHER-TRANSCRIPT", "OTHER-RESULT",
 			"CLAUDE-CREDENTIAL", "CLAUDE-TRANSCRIPT", "CLAUDE-SETTINGS-SECRET", "CLAUDE-STATE", "SSH-KEY", "passEnv"} {
 			if strings.Contains(out, secret) {
 				t.Errorf("the sandbox read %s: %s", secret, out)
 			}
 		}
 		mustContain(t, out, "PASSED_TOKEN=PASSED-OK", "MINICODE-SKILL-OK", "CLAUDE-SKILL-OK", "OWN-RESULT")
+	})
+}
+
+// TestSandboxDeniesMinicodeHomeMadeLater starts minicode without its
+// folder: the folder and the session's transcript, made after the sandbox
+// started, are still out of reach.
+func TestSandboxDeniesMinicodeHomeMadeLater(t *testing.T) {
+	t.Parallel()
+	forEachUser(t, func(t *testing.T, r *escapeRun) {
+		if err := errors.Join(os.RemoveAll(r.minicodeHome), os.Chown(filepath.Dir(r.minicodeHome), r.user.uid, r.user.uid)); err != nil {
+			t.Fatal(err)
+		}
+		out := strings.Join(r.minicode(t, nil, `ls -R "$MINICODE_HOME" && echo LISTED; cat "$MINICODE_HOME"/projects/*/*.jsonl && echo READ`), "\n")
+		if strings.Contains(out, "LISTED") || strings.Contains(out, "READ") {
+			t.Errorf("a command reached the minicode folder made after the sandbox: %s", out)
+		}
+		if files, _ := filepath.Glob(filepath.Join(r.minicodeHome, "projects", "*", "*.jsonl")); len(files) == 0 {
+			t.Errorf("no transcript was written, so the test proves nothing")
+		}
 	})
 }
 
