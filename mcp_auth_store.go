@@ -48,7 +48,7 @@ func (s mcpTokenStore) load(key string) (mcpTokenEntry, error) {
 	return entries[key], err
 }
 
-// read returns every entry by key; a missing file, or one reserveTokenFile left empty, has none.
+// read returns every entry by key; a missing or empty file has none.
 func (s mcpTokenStore) read() (map[string]mcpTokenEntry, error) {
 	var file struct {
 		Tokens map[string]mcpTokenEntry `json:"tokens"`

@@ -444,10 +444,12 @@ func FuzzParseBearerChallenge(f *testing.F) {
 	})
 }
 
-func TestMCPTokenFileReservedEmptyTakesALogin(t *testing.T) {
+// TestMCPTokenFileEmptyTakesALogin: an empty token file (earlier versions
+// made one for the sandbox to deny) holds no tokens, and the first login saves into it.
+func TestMCPTokenFileEmptyTakesALogin(t *testing.T) {
 	t.Parallel()
-	// The sandbox reserves an empty token file before any login; the first login must be able to save into it.
-	store := mcpTokenStore{reserveTokenFile(t.TempDir())}
+	store := mcpTokenStore{filepath.Join(t.TempDir(), mcpTokenFile)}
+	writeFile(t, store.path, "")
 	if err := store.update(false, func(entries map[string]mcpTokenEntry) error {
 		entries["remote"] = mcpTokenEntry{Server: "remote", AccessToken: "at"}
 		return nil
