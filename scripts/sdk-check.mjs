@@ -66,8 +66,9 @@ async function scriptedModel(replies) {
   return { server, requests, url: `http://127.0.0.1:${server.address().port}` };
 }
 
-// run starts a query against a fresh workspace and collects every message.
-async function run(replies, prompt, options = {}, setup = () => {}) {
+// run starts a query against a fresh workspace and collects every message;
+// each is called with every message and the query, while it runs.
+async function run(replies, prompt, options = {}, setup = () => {}, each = async () => {}) {
   const model = await scriptedModel(replies);
   const ws = fs.mkdtempSync(path.join(os.tmpdir(), "sdk-ws-"));
   const home = fs.mkdtempSync(path.join(os.tmpdir(), "sdk-home-"));
@@ -83,7 +84,10 @@ async function run(replies, prompt, options = {}, setup = () => {}) {
         ...options,
       },
     });
-    for await (const m of q) messages.push(m);
+    for await (const m of q) {
+      messages.push(m);
+      await each(m, q);
+    }
   } finally {
     model.server.close();
     fs.rmSync(ws, { recursive: true, force: true });
@@ -214,6 +218,67 @@ const cases = {
     expect(res && res.subtype === "success" && res.result === "2 + 3 = 5", `result: ${JSON.stringify(res)}`);
   },
 
+  async "hook callbacks see Claude Code's names and keys, and their updatedInput is read in them"() {
+    const pre = [];
+    const post = [];
+    let dir = "";
+    const { messages } = await run(
+      [{ tool: "write_file", input: { path: "hooked.txt", content: "model" } }, { text: "written" }],
+      "write a file",
+      {
+        maxTurns: 4,
+        permissionMode: "acceptEdits",
+        hooks: {
+          PreToolUse: [{ matcher: "Write", hooks: [async (input) => {
+            pre.push(input);
+            return { hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "allow",
+              updatedInput: { ...input.tool_input, content: "from the hook\n" } } };
+          }] }],
+          PostToolUse: [{ hooks: [async (input) => (post.push(input), {})] }],
+        },
+      },
+      (ws) => (dir = fs.realpathSync(ws)),
+      async (m) => m.type === "result" && (post.written = fs.readFileSync(path.join(dir, "hooked.txt"), "utf8")),
+    );
+    const [input] = pre;
+    expect(pre.length === 1 && input.hook_event_name === "PreToolUse" && input.tool_name === "Write" &&
+      input.tool_input.file_path === path.join(dir, "hooked.txt") && !("path" in input.tool_input), `PreToolUse inputs: ${JSON.stringify(pre)}`);
+    expect(post.length === 1 && post[0].tool_name === "Write" && post[0].tool_input.content === "from the hook\n",
+      `PostToolUse inputs: ${JSON.stringify(post)}`);
+    expect(post.written === "from the hook\n", `the file holds ${JSON.stringify(post.written)}`);
+    expect(results(messages)[0]?.subtype === "success", "no success result");
+  },
+
+  async "a stdio MCP server that takes a second to start is in the first request, connected"() {
+    const server = path.join(os.tmpdir(), `slow-mcp-${process.pid}.mjs`);
+    fs.writeFileSync(server, slowMCPServer);
+    const statuses = [];
+    const partial = new Set();
+    try {
+      const { messages, requests } = await run(
+        [{ tool: "mcp__slow__echo", input: { text: "hi" } }, { text: "echoed" }],
+        "echo hi",
+        { maxTurns: 4, includePartialMessages: true, allowedTools: ["mcp__slow__echo"],
+          mcpServers: { slow: { type: "stdio", command: process.execPath, args: [server] } } },
+        () => {},
+        async (m, q) => {
+          if (m.type === "system" && m.subtype === "init") statuses.push(...(await q.mcpServerStatus()));
+          if (m.type === "stream_event") partial.add(m.event.type + (m.event.delta?.type ? `/${m.event.delta.type}` : ""));
+        },
+      );
+      expect(requests[0].tools.some((t) => t.name === "mcp__slow__echo"), `first request tools: ${requests[0].tools.map((t) => t.name)}`);
+      const init = messages.find((m) => m.type === "system" && m.subtype === "init");
+      expect(init.mcp_servers.some((s) => s.name === "slow" && s.status === "connected"), `init mcp_servers: ${JSON.stringify(init.mcp_servers)}`);
+      expect(statuses.some((s) => s.name === "slow" && s.status === "connected"), `mcpServerStatus(): ${JSON.stringify(statuses)}`);
+      expect(toolResults(messages).some((b) => text(b).includes("echo: hi")), "the server's tool did not run");
+      for (const want of ["message_start", "content_block_start", "content_block_delta/input_json_delta", "message_delta", "message_stop"]) {
+        expect(partial.has(want), `no ${want} among the stream events ${JSON.stringify([...partial])}`);
+      }
+    } finally {
+      fs.rmSync(server, { force: true });
+    }
+  },
+
   async "max turns ends with an error result that lists errors"() {
     const loop = { tool: "list_files", input: { path: "." } };
     const { messages } = await run([loop, loop, loop], "loop", { maxTurns: 2 });
@@ -222,6 +287,20 @@ const cases = {
     expect(Array.isArray(res.errors), "the error result has no errors list");
   },
 };
+
+// slowMCPServer is a stdio MCP server with one tool, echo, that answers
+// nothing for its first second, as a server that loads slowly does.
+const slowMCPServer = `
+import readline from "node:readline";
+await new Promise((ok) => setTimeout(ok, 1000));
+const reply = (id, result) => process.stdout.write(JSON.stringify({ jsonrpc: "2.0", id, result }) + "\\n");
+for await (const line of readline.createInterface({ input: process.stdin })) {
+  const m = JSON.parse(line);
+  if (m.method === "initialize") reply(m.id, { protocolVersion: m.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: "slow", version: "1" } });
+  if (m.method === "tools/list") reply(m.id, { tools: [{ name: "echo", description: "Echo the text", inputSchema: { type: "object", properties: { text: { type: "string" } } } }] });
+  if (m.method === "tools/call") reply(m.id, { content: [{ type: "text", text: "echo: " + m.params.arguments.text }] });
+}
+`;
 
 let passed = 0;
 let failed = 0;
