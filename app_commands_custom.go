@@ -18,9 +18,10 @@ import (
 // file's path below a commands folder is the command (review.md is
 // /review, git/commit.md is /git:commit); optional front matter gives
 // description, argument-hint, allowed-tools and model; the body is the
-// prompt, with $ARGUMENTS (all arguments), $1 … $9 (one each), @file
-// (the file's contents are attached) and !`command` (replaced by the
-// command's output, if allowed-tools allows it).
+// prompt, with $ARGUMENTS (all arguments), $0, $1… (one each),
+// ${CLAUDE_SKILL_DIR} (the file's folder), ${CLAUDE_SESSION_ID}, @file (the
+// file's contents are attached) and !`command` (replaced by the command's
+// output, if allowed-tools allows it).
 
 // CustomCommand is one command file.
 type CustomCommand struct {
@@ -147,7 +148,7 @@ func (app *App) expandCommand(ctx context.Context, c *CustomCommand, args string
 		grants, model, why = nil, "", "this workspace is not trusted, so its commands run nothing ('minicode trust' allows it)"
 	}
 	env := app.Env.forTurn("", grants)
-	body := expandBody(c.Body, args)
+	body := expandBody(strings.NewReplacer("${CLAUDE_SESSION_ID}", app.Session.ID, "${CLAUDE_SKILL_DIR}", filepath.Dir(c.Path)).Replace(c.Body), args)
 	var failed error
 	body = shellPattern.ReplaceAllStringFunc(body, func(m string) string {
 		command := shellPattern.FindStringSubmatch(m)[1]

@@ -84,7 +84,7 @@ func commandWorkspace(t *testing.T) string {
 		".claude/commands/git/log.md":            "---\nallowed-tools: Bash(echo:*)\n---\nRecent: !`echo one-two-three`\nAnd @notes.txt please.\n",
 		".claude/commands/nope.md":               "Run !`echo hi`\n",
 		".claude/commands/bad.md":                "---\nallowed-tools: Bash(\n---\nx\n",
-		".claude/skills/touch-it/SKILL.md":       "---\nname: touch-it\ndescription: Touch a file.\nallowed-tools: Bash(touch:*)\n---\nTouch the file $ARGUMENTS.\n",
+		".claude/skills/touch-it/SKILL.md":       "---\nname: touch-it\ndescription: Touch a file.\nallowed-tools: Bash(touch:*)\n---\nTouch the file $ARGUMENTS. Helper: ${CLAUDE_SKILL_DIR}/scripts/run.sh, session ${CLAUDE_SESSION_ID}.\n",
 		".claude/skills/touch-it/scripts/run.sh": "true\n",
 	})
 }
@@ -102,6 +102,7 @@ func TestCustomCommandsInHeadlessMode(t *testing.T) {
 		{"/bad", "", "", "/bad cannot be used"},
 		{"/touch-it a.txt", "Touch the file a.txt.", "", ""},
 		{"/touch-it @notes.txt", "Contents of notes.txt:", "", ""},
+		{"/touch-it b.txt", "/.claude/skills/touch-it/scripts/run.sh, session ", "", ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.task, func(t *testing.T) {
@@ -119,7 +120,7 @@ func TestCustomCommandsInHeadlessMode(t *testing.T) {
 			if len(reqs) != 1 {
 				t.Fatalf("got %d requests, want 1; stderr %q", len(reqs), res.stderr)
 			}
-			if got := reqs[0].Messages[0].Text(); !strings.Contains(got, tc.wantPrompt) {
+			if got := reqs[0].Messages[0].Text(); !strings.Contains(got, tc.wantPrompt) || strings.Contains(got, "${CLAUDE_") {
 				t.Errorf("prompt %q, want it to hold %q", got, tc.wantPrompt)
 			}
 			if tc.wantModel != "" && reqs[0].Model != tc.wantModel {
