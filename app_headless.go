@@ -33,6 +33,7 @@ type resultRecord struct {
 	Usage             resultUsage           `json:"usage"`
 	ModelUsage        map[string]modelUsage `json:"modelUsage"`
 	PermissionDenials []Denial              `json:"permission_denials"` // the calls of the task that were not allowed
+	TerminalReason    string                `json:"terminal_reason"`    // why the run ended, in the Agent SDK's words
 	Errors            []string              `json:"errors,omitempty"`   // why an error subtype ended the run
 	StructuredOutput  json.RawMessage       `json:"structured_output,omitempty"`
 	UUID              string                `json:"uuid"`
@@ -137,15 +138,17 @@ func (app *App) resultOf(res TurnResult, structured json.RawMessage, meter *mete
 	}
 	switch {
 	case errors.Is(res.Err, errBudgetSpent):
-		r.Subtype = "error_max_budget_usd"
+		r.Subtype, r.TerminalReason = "error_max_budget_usd", "budget_exhausted"
 	case res.End == EndMaxSteps:
-		r.Subtype, res.Text = "error_max_turns", fmt.Sprintf("Reached maximum number of turns (%d)", res.Steps)
-	case res.End != EndFinal && res.End != EndAskUser && res.End != EndBlocked: // a hook's stop is a success, as in Claude Code
-		r.Subtype = "error_during_execution"
+		r.Subtype, r.TerminalReason, res.Text = "error_max_turns", "max_turns", fmt.Sprintf("Reached maximum number of turns (%d)", res.Steps)
+	case res.End == EndBlocked: // a hook's stop is a success, as in Claude Code
+		r.Subtype, r.TerminalReason = "success", "hook_stopped"
+	case res.End != EndFinal && res.End != EndAskUser:
+		r.Subtype, r.TerminalReason = "error_during_execution", cmp.Or(map[TurnEnd]string{EndError: "api_error", EndCancelled: "aborted_streaming"}[res.End], "model_error")
 	case app.structured != nil && structured == nil:
-		r.Subtype, res.Text = "error_max_structured_output_retries", "the model did not deliver its answer through structured_output"
+		r.Subtype, r.TerminalReason, res.Text = "error_max_structured_output_retries", "structured_output_retry_exhausted", "the model did not deliver its answer through structured_output"
 	default:
-		r.Subtype = "success"
+		r.Subtype, r.TerminalReason = "success", "completed"
 	}
 	if r.IsError = r.Subtype != "success"; r.IsError {
 		r.Errors = []string{res.Text}

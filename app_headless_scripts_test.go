@@ -208,7 +208,7 @@ func TestMaxTurnsMessageGoesToStdout(t *testing.T) {
 		t.Errorf("exit %d, stdout %q; want 1 and Claude Code's line", r.code, r.stdout)
 	}
 	r = runMinicode(t, anthropicEnv(srv.URL), "", "-p", "loop", "--max-turns", "2", "--workspace", t.TempDir(), "--output-format", "json")
-	if !strings.Contains(r.stdout, `"errors":["Reached maximum number of turns (2)"]`) {
+	if !strings.Contains(r.stdout, `"errors":["Reached maximum number of turns (2)"]`) || !strings.Contains(r.stdout, `"terminal_reason":"max_turns"`) {
 		t.Errorf("json result = %s, want Claude Code's errors", r.stdout)
 	}
 }

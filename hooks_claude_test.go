@@ -212,7 +212,7 @@ func TestHookStopsEndTheTaskWithSuccess(t *testing.T) {
 		res := runWithModel(t, srv, ws, "--output-format", "json")
 		var result resultRecord
 		json.Unmarshal([]byte(res.stdout), &result)
-		if res.code != 0 || result.Subtype != "success" || result.IsError || !strings.Contains(result.Result, "not now") {
+		if res.code != 0 || result.Subtype != "success" || result.IsError || !strings.Contains(result.Result, "not now") || result.TerminalReason != "hook_stopped" {
 			t.Errorf("%s: exit %d, result %+v; want a success naming the reason", hooks, res.code, result)
 		}
 	}
