@@ -15,20 +15,11 @@ func newBuiltins(searchEndpoint string, sb *Sandbox) (tools []*Tool, procs *proc
 	procs = &processManager{sandbox: sb}
 	web := newWebClient(searchEndpoint)
 	return []*Tool{
-		readFileTool(),
-		writeFileTool(),
-		editFileTool(),
-		patchFileTool(),
-		listFilesTool(),
-		grepFilesTool(),
-		globFilesTool(),
-		runCommandTool(procs),
-		commandOutputTool(procs),
-		commandKillTool(procs),
-		webFetchTool(web),
-		webSearchTool(web),
-		askUserTool(),
-		todoWriteTool(),
+		readFileTool(), writeFileTool(), editFileTool(), patchFileTool(),
+		listFilesTool(), grepFilesTool(), globFilesTool(),
+		runCommandTool(procs), commandOutputTool(procs), commandKillTool(procs),
+		webFetchTool(web), webSearchTool(web),
+		askUserTool(), todoWriteTool(),
 	}, procs
 }
 
@@ -89,10 +80,7 @@ func askUserTool() *Tool {
 			if q == "" {
 				return ToolOutput{Text: "the question is empty; write the question you want to ask", IsError: true}, nil
 			}
-			return ToolOutput{
-				Text:     "The question was put to the user; their answer will come as the next message.",
-				Question: q,
-			}, nil
+			return ToolOutput{Text: "The question was put to the user; their answer will come as the next message.", Question: q}, nil
 		},
 	}.Tool()
 }

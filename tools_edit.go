@@ -73,25 +73,20 @@ type fileEdit struct {
 // approved is made.
 func planEdits(env *ToolEnv, abs string, found fs.FileInfo, edits []EditSpec) (fileEdit, error) {
 	p := fileEdit{abs: abs, name: displayPath(env, abs)}
-	var exists bool
-	var err error
-	p.before, exists, err = loadText(env, abs, found)
+	before, exists, err := loadText(env, abs, found)
 	if err == nil && !exists {
 		err = errors.New("no such file; use write_file to create it")
 	}
-	if err != nil {
-		return p, fmt.Errorf("%s: %w", p.name, err)
-	}
-	p.after = p.before
-	for i, e := range edits {
+	p.before, p.after = before, before
+	for i := 0; err == nil && i < len(edits); i++ {
 		n := 0
-		if p.after, n, err = planEdit(p.after, e); err != nil && len(edits) > 1 {
+		if p.after, n, err = planEdit(p.after, edits[i]); err != nil && len(edits) > 1 {
 			err = fmt.Errorf("edit %d of %d (edits[%d]) failed, nothing was written: %w", i+1, len(edits), i, err)
 		}
-		if err != nil {
-			return p, fmt.Errorf("%s: %w", p.name, err)
-		}
 		p.replaced += n
+	}
+	if err != nil {
+		return p, fmt.Errorf("%s: %w", p.name, err)
 	}
 	return p, nil
 }
