@@ -109,13 +109,7 @@ func (d ToolDef[T]) Tool() *Tool {
 	if err != nil {
 		panic(fmt.Sprintf("tool %s: schema: %v", d.Name, err))
 	}
-	t := &Tool{
-		Name:        d.Name,
-		Description: d.Description,
-		Schema:      schema,
-		ReadOnly:    d.ReadOnly,
-		Concurrent:  d.Concurrent,
-		Timeout:     d.Timeout,
+	t := &Tool{Name: d.Name, Description: d.Description, Schema: schema, ReadOnly: d.ReadOnly, Concurrent: d.Concurrent, Timeout: d.Timeout,
 		Decode: func(raw json.RawMessage) (any, error) {
 			var in T
 			err := decodeInput(raw, &in)
