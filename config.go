@@ -61,10 +61,9 @@ type PermissionsSettings struct {
 	AdditionalDirectories []string `json:"additionalDirectories,omitempty"`
 }
 
-// loadSettings reads the settings files that exist, the user's then the
-// project's, of the kinds asked for (user, project, local; nil: all), then
-// each --settings value (a file or inline JSON). A broken file is passed to
-// skip and left out; only a broken --settings value is an error.
+// loadSettings reads the settings files that exist, the user's then the project's, of the kinds asked for
+// (user, project, local; nil: all), then each --settings value (a file or inline JSON). A broken file is
+// passed to skip and left out; only a broken --settings value is an error.
 func loadSettings(home, userHome, workspace string, flagValues, kinds []string, skip func(error)) ([]Settings, error) {
 	var layers []Settings
 	seen := map[string]bool{}

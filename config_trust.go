@@ -15,19 +15,16 @@ import (
 	"strings"
 )
 
-// Workspace trust: what a project's files would run or allow (.mcp.json
-// servers, allow rules, env, a permissive mode, allowed-tools) waits until
-// the user trusts the workspace; what tightens always applies.
+// Workspace trust: what a project's files would run or allow (.mcp.json servers, allow rules, env, a
+// permissive mode, allowed-tools) waits until the user trusts the workspace; what tightens always applies.
 
 // The trust classes: a gated key applies only in a trusted workspace, a harmless one in any.
 const gated, harmless = true, false
 
-// trustTable classes every key of every project file minicode reads. Gated
-// are the keys that could run code, send the conversation, a key or a file
-// out, widen what the model may do, pick the model or its provider or their
-// endpoints, or delete the user's data; harmless keys narrow, or change how
-// minicode works in this workspace only. A test fails for a key not here.
-// Keys minicode does not use (statusLine, otel…) apply nowhere.
+// trustTable classes every key of every project file minicode reads. Gated are the keys that could run code,
+// send the conversation, a key or a file out, widen what the model may do, pick the model or its provider or
+// their endpoints, or delete the user's data; harmless keys narrow, or change how minicode works in this
+// workspace only. A test fails for a key not here. Keys minicode does not use (statusLine, otel…) apply nowhere.
 var trustTable = map[string]bool{
 	// .claude/settings.json, .minicode/settings.json, .claude/settings.local.json
 	"settings: provider": gated, "settings: api": gated, "settings: model": gated, "settings: baseUrl": gated, "settings: webSearchUrl": gated,
@@ -76,8 +73,7 @@ func (s *Settings) dropGated() []string {
 	return names
 }
 
-// settingsKeys calls visit with each key of a settings struct (a nested
-// one's as parent.key) and its value.
+// settingsKeys calls visit with each key of a settings struct (a nested one's as parent.key) and its value.
 func settingsKeys(v reflect.Value, prefix string, visit func(key string, v reflect.Value)) {
 	for i := range v.NumField() {
 		f := v.Type().Field(i)
@@ -94,9 +90,8 @@ func settingsKeys(v reflect.Value, prefix string, visit func(key string, v refle
 // trustFileName is the file in $MINICODE_HOME that keeps the answers.
 const trustFileName = "trust.json"
 
-// workspaceTrust reports whether the workspace is trusted and whether the user
-// has answered: the nearest answer, minicode's before Claude Code's, wins.
-// A broken trust file is passed to skip, and trusts nothing.
+// workspaceTrust reports whether the workspace is trusted and whether the user has answered: the nearest
+// answer, minicode's before Claude Code's, wins. A broken trust file is passed to skip, and trusts nothing.
 func workspaceTrust(home, userHome, workspace string, skip func(error)) (trusted, answered bool) {
 	mine, err := readTrustAnswers(home)
 	if err != nil {
@@ -211,9 +206,8 @@ func (app *App) projectEnables(layers []Settings, servers []MCPServerConfig) []s
 	return out
 }
 
-// decideTrust settles whether the workspace is trusted, asking once if the
-// project would enable something and a person at a terminal can answer:
-// piped input is the task, not an answer to keep.
+// decideTrust settles whether the workspace is trusted, asking once if the project would enable something and
+// a person at a terminal can answer: piped input is the task, not an answer to keep.
 func (app *App) decideTrust(ctx context.Context, wide []string) (bool, error) {
 	trusted, answered := workspaceTrust(app.Home, userHome(app.getenv), app.Workspace, app.reportBroken)
 	if trusted || len(wide) == 0 {

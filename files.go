@@ -49,10 +49,9 @@ func describeOpenError(err error) error {
 	}
 }
 
-// openJudged opens the file at the resolved path abs for reading, following
-// no link, and checks that it is found, the regular file that was there
-// when the call was checked: between the check and the use a folder on the
-// way may be swapped for a link to elsewhere, or the file for another.
+// openJudged opens the file at the resolved path abs for reading, following no link, and checks that it is
+// found, the regular file that was there when the call was checked: between the check and the use a folder on
+// the way may be swapped for a link to elsewhere, or the file for another.
 func openJudged(abs string, found fs.FileInfo) (*os.File, error) {
 	f, err := openNoFollow(abs, syscall.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
@@ -73,9 +72,8 @@ func openJudged(abs string, found fs.FileInfo) (*os.File, error) {
 	return f, nil
 }
 
-// writeJudged replaces the file at the resolved path through a synced
-// temporary file renamed over it, making missing folders and keeping an
-// existing file's mode (a new one gets perm); no link on the way to it is
+// writeJudged replaces the file at the resolved path through a synced temporary file renamed over it, making
+// missing folders and keeping an existing file's mode (a new one gets perm); no link on the way to it is
 // followed, so it is written where a file tool's call was checked.
 func writeJudged(path string, data []byte, perm fs.FileMode) error {
 	dir, err := makeFolder(filepath.Dir(path))
@@ -89,8 +87,7 @@ func writeJudged(path string, data []byte, perm fs.FileMode) error {
 	})
 }
 
-// openFolder opens the folder at the resolved path dir, following no link
-// on the way.
+// openFolder opens the folder at the resolved path dir, following no link on the way.
 func openFolder(dir string) (*os.Root, error) {
 	f, err := openNoFollow(dir, syscall.O_RDONLY|syscall.O_DIRECTORY, 0)
 	if err != nil {
@@ -163,9 +160,8 @@ func replaceIn(dir *os.Root, name string, perm fs.FileMode, write func(io.Writer
 // maxLinkHops bounds how many symlinks resolveExisting follows.
 const maxLinkHops = 40
 
-// resolveExisting resolves an absolute path the way the kernel walks it,
-// element by element, so `link/..` is the folder above the link's target;
-// the part that does not exist yet is appended as it is (a ".." in it is
+// resolveExisting resolves an absolute path the way the kernel walks it, element by element, so `link/..` is
+// the folder above the link's target; the part that does not exist yet is appended as it is (a ".." in it is
 // an error), so a dangling link leads to where writing through it would.
 func resolveExisting(path string) (string, error) {
 	resolved, rest, hops := "/", strings.Split(path, "/"), 0

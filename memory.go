@@ -14,9 +14,8 @@ import (
 	"sync"
 )
 
-// Project memory is the user's standing instructions (AGENTS.md, CLAUDE.md,
-// MINI.md, .claude/rules, with "@path" includes) from / down to the
-// workspace and in the homes, put into the system prompt within limits.
+// Project memory is the user's standing instructions (AGENTS.md, CLAUDE.md, MINI.md, .claude/rules, with
+// "@path" includes) from / down to the workspace and in the homes, put into the system prompt within limits.
 
 // Limits on project memory.
 const (

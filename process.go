@@ -34,9 +34,8 @@ type Process struct {
 	Note    string         // what finish reported, for the command's result
 }
 
-// outputPipes makes the pipes for stdout and stderr (one when both go to
-// the same writer) and copies them; the caller hands the write ends to the
-// command, then closes them.
+// outputPipes makes the pipes for stdout and stderr (one when both go to the same writer) and copies them;
+// the caller hands the write ends to the command, then closes them.
 func (p *Process) outputPipes(stdout, stderr io.Writer) ([]*os.File, error) {
 	var ends []*os.File
 	for _, w := range slices.Compact([]io.Writer{stdout, stderr}) {
@@ -84,8 +83,7 @@ func startPlain(cmd *exec.Cmd, stdout, stderr io.Writer) (*Process, error) {
 	return p, nil
 }
 
-// Signal sends sig to the command's process group, unless it ended;
-// SIGKILL ends every process it started.
+// Signal sends sig to the command's process group, unless it ended; SIGKILL ends every process it started.
 func (p *Process) Signal(sig syscall.Signal) {
 	select {
 	case <-p.exited:
@@ -94,9 +92,8 @@ func (p *Process) Signal(sig syscall.Signal) {
 	}
 }
 
-// Wait waits until the command ended and its output is copied (at most
-// grace longer: a process it left may hold the pipes), kills what is left
-// of its group, and runs finish.
+// Wait waits until the command ended and its output is copied (at most grace longer: a process it left may
+// hold the pipes), kills what is left of its group, and runs finish.
 func (p *Process) Wait(grace time.Duration) {
 	<-p.exited
 	p.signal(syscall.SIGKILL)

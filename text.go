@@ -7,9 +7,8 @@ import (
 	"unicode/utf8"
 )
 
-// Three cuts: cutBytes bounds what is sent or stored, cutRunes what is shown
-// on a line, cutMiddleBytes keeps a long output's head and tail; none splits
-// a character.
+// Three cuts: cutBytes bounds what is sent or stored, cutRunes what is shown on a line, cutMiddleBytes keeps
+// a long output's head and tail; none splits a character.
 
 // cutBytes returns at most n bytes of s, followed by mark when anything was cut.
 func cutBytes(s string, n int, mark string) string {

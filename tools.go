@@ -274,10 +274,9 @@ func (r *Registry) Specs() []ToolSpec {
 	return specs
 }
 
-// Execute runs one call through the hooks, validation, the permission
-// check and the run; every outcome, a panic included, becomes a result. The
-// input a PreToolUse hook gives replaces the model's, and is checked as the
-// model's would be; a call blocked or refused runs no PostToolUse hook.
+// Execute runs one call through the hooks, validation, the permission check and the run; every outcome, a
+// panic included, becomes a result. The input a PreToolUse hook gives replaces the model's, and is checked as
+// the model's would be; a call blocked or refused runs no PostToolUse hook.
 func (r *Registry) Execute(ctx context.Context, env *ToolEnv, call Block) ToolOutput {
 	var hooks *Hooks
 	if env != nil {
@@ -328,9 +327,8 @@ func (r *Registry) execute(ctx context.Context, env *ToolEnv, call Block, hookDe
 	return hooks.afterTool(ctx, call, out)
 }
 
-// permit decodes a call's input and runs its permission check, returning
-// the request judged; an input an approver changed is decoded and checked
-// again, as approved.
+// permit decodes a call's input and runs its permission check, returning the request judged; an input an
+// approver changed is decoded and checked again, as approved.
 func permit(ctx context.Context, env *ToolEnv, tool *Tool, call Block, hookDecision string) (any, PermissionRequest, error) {
 	raw, changed := call.Input, false
 	for {

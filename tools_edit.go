@@ -68,9 +68,8 @@ type fileEdit struct {
 	replaced      int // occurrences replaced over all edits
 }
 
-// planEdits applies edits in memory, in order, to the text of the file
-// found at abs; the permission check and the run both call it, so the diff
-// approved is made.
+// planEdits applies edits in memory, in order, to the text of the file found at abs; the permission check and
+// the run both call it, so the diff approved is made.
 func planEdits(env *ToolEnv, abs string, found fs.FileInfo, edits []EditSpec) (fileEdit, error) {
 	p := fileEdit{abs: abs, name: displayPath(env, abs)}
 	before, exists, err := loadText(env, abs, found)

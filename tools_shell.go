@@ -59,8 +59,7 @@ func runCommandTool(procs *processManager) *Tool {
 	}.Tool()
 }
 
-// runForeground runs a command until it ends or times out; whatever it
-// started ends with it.
+// runForeground runs a command until it ends or times out; whatever it started ends with it.
 func runForeground(ctx context.Context, sb *Sandbox, spec CommandSpec, timeout time.Duration) (ToolOutput, error) {
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
