@@ -135,11 +135,7 @@ func anthropicMessages(out *wireBody, msgs []Message) error {
 // writeAnthropicMessage writes one message, tool results first and, in the
 // newest, a cache breakpoint on the last block that is not thinking.
 func writeAnthropicMessage(out *wireBody, role Role, group []anthropicWireBlock, newest bool) {
-	if role == RoleAssistant {
-		out.WriteString(`{"role":"assistant","content":[`)
-	} else {
-		out.WriteString(`{"role":"user","content":[`)
-	}
+	out.WriteString(`{"role":"` + string(role) + `","content":[`)
 	if len(group) > 1 {
 		slices.SortStableFunc(group, func(a, b anthropicWireBlock) int { return a.rank - b.rank })
 	}

@@ -336,12 +336,7 @@ func (s *openAIStream) response() ModelResponse {
 			calls++
 		}
 	}
-	resp.StopReason = map[string]string{"length": StopMaxTokens, "content_filter": StopRefusal, "tool_calls": StopToolUse, "function_call": StopToolUse}[resp.StopReason]
-	if resp.StopReason == "" {
-		resp.StopReason = StopEndTurn
-		if calls > 0 {
-			resp.StopReason = StopToolUse
-		}
-	}
+	unnamed := map[bool]string{false: StopEndTurn, true: StopToolUse}[calls > 0]
+	resp.StopReason = cmp.Or(map[string]string{"length": StopMaxTokens, "content_filter": StopRefusal, "tool_calls": StopToolUse, "function_call": StopToolUse}[resp.StopReason], unnamed)
 	return resp
 }

@@ -33,11 +33,11 @@ var providerPresets = map[string]providerPreset{
 func (app *App) newOpenAI(ctx context.Context, name, model string, opts ProviderOptions) (Provider, string, error) {
 	p := providerPresets[name]
 	base := app.getenv(p.baseVar)
-	if base != "" && name == "ollama" && !strings.Contains(base, "://") { // OLLAMA_HOST is host:port
-		base = "http://" + base
-	}
-	if name == "ollama" && base != "" {
+	if base != "" && name == "ollama" {
 		base = strings.TrimSuffix(strings.TrimSuffix(base, "/"), "/v1") + "/v1"
+		if !strings.Contains(base, "://") { // OLLAMA_HOST is host:port
+			base = "http://" + base
+		}
 	}
 	opts.BaseURL, opts.APIKey, opts.Effort = cmp.Or(base, app.Settings.BaseURL, p.base), app.getenv(p.keyVar), app.Opts.Effort
 	if p.keyVar != "" && opts.APIKey == "" && name != "openai" {

@@ -274,12 +274,7 @@ func (s *responsesStream) response(final responsesEvent) ModelResponse {
 	u := final.Response.Usage
 	cached := u.InputTokensDetails.CachedTokens
 	resp.Usage = Usage{InputTokens: u.InputTokens - cached, OutputTokens: u.OutputTokens, CacheReadInputTokens: cached}
-	resp.StopReason = map[string]string{"max_output_tokens": StopMaxTokens, "content_filter": StopRefusal}[final.Response.IncompleteDetails.Reason]
-	if resp.StopReason == "" {
-		resp.StopReason = StopEndTurn
-		if len((Message{Content: resp.Content}).ToolUses()) > 0 {
-			resp.StopReason = StopToolUse
-		}
-	}
+	unnamed := map[bool]string{false: StopEndTurn, true: StopToolUse}[len((Message{Content: resp.Content}).ToolUses()) > 0]
+	resp.StopReason = cmp.Or(map[string]string{"max_output_tokens": StopMaxTokens, "content_filter": StopRefusal}[final.Response.IncompleteDetails.Reason], unnamed)
 	return resp
 }

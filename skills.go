@@ -87,9 +87,8 @@ func (s *Skill) applyFrontMatter(body string) error {
 	if when, _ := s.Meta["when_to_use"].(string); strings.TrimSpace(when) != "" {
 		desc += " When to use: " + strings.TrimSpace(when)
 	}
-	s.Description = desc
-	var err error
-	s.AllowedTools, err = allowedTools(s.Meta["allowed-tools"])
+	tools, err := allowedTools(s.Meta["allowed-tools"])
+	s.Description, s.AllowedTools = desc, tools
 	return err
 }
 
