@@ -50,12 +50,10 @@ func (p *Process) outputPipes(stdout, stderr io.Writer) ([]*os.File, error) {
 	return append(ends, ends[len(ends)-1])[:2], nil
 }
 
-// closeFiles closes files, each once.
+// closeFiles closes files; one listed twice is closed once, as an *os.File refuses a second Close.
 func closeFiles(files []*os.File) {
-	for i, f := range files {
-		if i == 0 || f != files[i-1] {
-			f.Close()
-		}
+	for _, f := range files {
+		f.Close()
 	}
 }
 
