@@ -67,24 +67,19 @@ func (a *Anthropic) encode(req ModelRequest) (*wireBody, error) {
 	if req.Thinking > 0 {
 		maxTokens = max(maxTokens, req.Thinking+4096) // the answer comes after the thinking
 	}
-	out := newWireBody(req.Messages)
 	model, long := strings.CutSuffix(req.Model, oneMillionSuffix)
+	out := newWireBody(req.Messages, model)
 	if long {
 		out.header = http.Header{"Anthropic-Beta": {oneMillionBeta}}
 	}
-	out.WriteString(`{"model":`)
-	out.writeJSONString(model)
 	fmt.Fprintf(out, `,"max_tokens":%d,"stream":true`, maxTokens)
 	if req.System != "" {
 		out.WriteString(`,"system":[{"type":"text","text":`)
 		out.writeJSONString(req.System)
 		out.WriteString(cacheBreakpoint + "]")
 	}
-	if len(req.Tools) > 0 {
-		out.WriteString(`,"tools":`)
-		if err := a.tools.write(out, req.Tools, encodeAnthropicTools); err != nil {
-			return nil, err
-		}
+	if err := a.tools.write(out, req.Tools, encodeAnthropicTools); err != nil {
+		return nil, err
 	}
 	out.WriteString(`,"messages":`)
 	if err := anthropicMessages(out, req.Messages); err != nil {

@@ -40,18 +40,13 @@ func NewOpenAI(opts ProviderOptions) *OpenAI {
 
 // encodeRequest encodes a model request; a zero MaxTokens is left to the server.
 func (o *OpenAI) encodeRequest(req ModelRequest) (*wireBody, error) {
-	out := newWireBody(req.Messages)
-	out.WriteString(`{"model":`)
-	out.writeJSONString(req.Model)
+	out := newWireBody(req.Messages, req.Model)
 	out.WriteString(`,"messages":`)
 	if err := openAIMessages(out, req.System, req.Messages); err != nil {
 		return nil, err
 	}
-	if len(req.Tools) > 0 {
-		out.WriteString(`,"tools":`)
-		if err := o.tools.write(out, req.Tools, encodeOpenAITools); err != nil {
-			return nil, err
-		}
+	if err := o.tools.write(out, req.Tools, encodeOpenAITools); err != nil {
+		return nil, err
 	}
 	if field := "max_tokens"; req.MaxTokens != 0 {
 		if o.maxCompletionTokens {

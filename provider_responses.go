@@ -33,9 +33,7 @@ type responsesTool struct {
 // encodeResponses encodes a model request: instructions, the conversation as input items, the
 // tools, and for a reasoning model its effort and the request for encrypted reasoning.
 func (o *OpenAI) encodeResponses(req ModelRequest) (*wireBody, error) {
-	out := newWireBody(req.Messages)
-	out.WriteString(`{"model":`)
-	out.writeJSONString(req.Model)
+	out := newWireBody(req.Messages, req.Model)
 	if req.System != "" {
 		out.WriteString(`,"instructions":`)
 		out.writeJSONString(req.System)
@@ -45,17 +43,14 @@ func (o *OpenAI) encodeResponses(req ModelRequest) (*wireBody, error) {
 		return nil, err
 	}
 	out.WriteByte(']')
-	if len(req.Tools) > 0 {
-		out.WriteString(`,"tools":`)
-		if err := o.tools.write(out, req.Tools, func(specs []ToolSpec) ([]byte, error) {
-			tools := make([]responsesTool, len(specs))
-			for i, t := range specs {
-				tools[i] = responsesTool{"function", t.Name, t.Description, t.InputSchema}
-			}
-			return encodeJSON(tools, 0)
-		}); err != nil {
-			return nil, err
+	if err := o.tools.write(out, req.Tools, func(specs []ToolSpec) ([]byte, error) {
+		tools := make([]responsesTool, len(specs))
+		for i, t := range specs {
+			tools[i] = responsesTool{"function", t.Name, t.Description, t.InputSchema}
 		}
+		return encodeJSON(tools, 0)
+	}); err != nil {
+		return nil, err
 	}
 	if req.MaxTokens > 0 {
 		fmt.Fprintf(out, `,"max_output_tokens":%d`, req.MaxTokens)

@@ -37,8 +37,13 @@ type toolsCache struct {
 	json  []byte
 }
 
-// write writes the encoded tools, encoding them only when specs differ from the previous request's.
+// write writes the request's "tools" key unless specs is empty, encoding them only when they differ from the
+// previous request's.
 func (c *toolsCache) write(out *wireBody, specs []ToolSpec, encode func([]ToolSpec) ([]byte, error)) error {
+	if len(specs) == 0 {
+		return nil
+	}
+	out.WriteString(`,"tools":`)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	same := c.json != nil && slices.EqualFunc(c.specs, specs, func(a, b ToolSpec) bool {
@@ -88,10 +93,12 @@ func (w *wireBody) buffers() *net.Buffers {
 	return &bufs
 }
 
-// newWireBody returns an empty body with room for a request of msgs.
-func newWireBody(msgs []Message) *wireBody {
+// newWireBody returns a body with room for a request of msgs, begun with its model: {"model":"…".
+func newWireBody(msgs []Message, model string) *wireBody {
 	out := &wireBody{refs: make([]wireRef, 0, 2*len(msgs)+2)}
 	out.Grow(256 + 48*len(msgs))
+	out.WriteString(`{"model":`)
+	out.writeJSONString(model)
 	return out
 }
 
