@@ -221,11 +221,8 @@ func (app *App) decideTrust(ctx context.Context, wide []string) (bool, error) {
 			return false, err
 		}
 		answer := slices.Contains([]string{"y", "yes"}, strings.ToLower(strings.TrimSpace(line)))
-		if err := saveTrust(app.Home, app.Workspace, answer); err != nil {
-			return false, err
-		}
-		if answer {
-			return true, nil
+		if err := saveTrust(app.Home, app.Workspace, answer); err != nil || answer {
+			return answer, err
 		}
 	}
 	fmt.Fprintf(app.stderr, "minicode: this workspace is not trusted, so its project files were not allowed to: %s. Run 'minicode trust' to allow them "+
