@@ -56,8 +56,7 @@ var trustTable = map[string]bool{
 // narrowingValues are the values of gated settings that only narrow, which apply untrusted.
 var narrowingValues = map[string][]string{"permissions.defaultMode": {"default", "plan", "dontAsk"}, "sandbox.enabled": {"true"}}
 
-// dropGated removes the settings a project's file may use only in a
-// trusted workspace, naming each with its file.
+// dropGated removes the settings a project's file may use only in a trusted workspace, naming each with its file.
 func (s *Settings) dropGated() []string {
 	var names []string
 	settingsKeys(reflect.ValueOf(s).Elem(), "", func(key string, v reflect.Value) {

@@ -107,8 +107,7 @@ func openFolder(dir string) (*os.Root, error) {
 	return root, nil
 }
 
-// makeFolder is openFolder that first makes dir and the missing folders
-// above it, each in the folder opened before it.
+// makeFolder is openFolder that first makes dir and the missing folders above it, each in the folder opened before it.
 func makeFolder(dir string) (*os.Root, error) {
 	root, err := openFolder(dir)
 	if !errors.Is(err, fs.ErrNotExist) || dir == filepath.Dir(dir) {

@@ -13,8 +13,7 @@ import (
 	"strings"
 )
 
-// JSON decoding that says what is wrong and where, for settings files,
-// permission files, hooks and tool inputs alike.
+// JSON decoding that says what is wrong and where, for settings files, permission files, hooks and tool inputs alike.
 
 // unknownKeys returns the sorted keys of m that no field of the struct type
 // t takes (a nested struct's as parent.key), each after prefix.

@@ -161,8 +161,7 @@ func webpSize(data []byte) (int, int, error) {
 	return 0, 0, errors.New("is not a readable WebP image: its header is damaged or cut short")
 }
 
-// scaleImage scales a decoded image to fit limits.MaxEdge, as PNG (JPEG for a photo, or when
-// PNG comes out too large).
+// scaleImage scales a decoded image to fit limits.MaxEdge, as PNG (JPEG for a photo, or when PNG comes out too large).
 func scaleImage(src image.Image, typ string, limits MediaLimits) (Block, error) {
 	b := src.Bounds()
 	scale := min(1, float64(limits.MaxEdge)/float64(max(b.Dx(), b.Dy())))

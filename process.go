@@ -21,8 +21,7 @@ func killGroup(cmd *exec.Cmd, sig syscall.Signal) error {
 	return syscall.Kill(-cmd.Process.Pid, sig)
 }
 
-// Process is a running command, sandboxed or plain, whose output is
-// copied to the writers it was started with.
+// Process is a running command, sandboxed or plain, whose output is copied to the writers it was started with.
 type Process struct {
 	signal  func(syscall.Signal) error
 	exited  chan struct{} // closed when the command ended and status is set

@@ -137,12 +137,11 @@ func openAIMessagesOf(m Message) ([]byte, error) {
 	if len(shown) > 0 {
 		m = Message{Role: RoleUser, Content: append(append([]Block{{Type: BlockText, Text: "The tool results above show:"}}, shown...), m.Content...)}
 	}
-	msg := openAIMessage{Role: "user"} // an assistant message goes without its thinking
+	msg := openAIMessage{Role: string(m.Role)} // an assistant message goes without its thinking
 	if text := m.Text(); text != "" {
 		msg.Content = &text
 	}
 	if m.Role == RoleAssistant {
-		msg.Role = "assistant"
 		for _, use := range m.ToolUses() {
 			call := openAIToolCall{ID: use.ID, Type: "function"}
 			call.Function.Name = use.Name
