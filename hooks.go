@@ -79,9 +79,7 @@ type HookCommand struct {
 
 // check validates and compiles one settings file's hooks; events, types and fields minicode lacks are dropped and returned.
 func (hs HookSettings) check(data []byte, source string) (ignored []string, err error) {
-	at := func(needle string) int {
-		return lineOf(data, max(int64(bytes.Index(data, []byte(needle))), 0))
-	}
+	at := func(needle string) int { return lineOf(data, max(int64(bytes.Index(data, []byte(needle))), 0)) }
 	var raw struct {
 		Hooks map[HookEvent][]map[string]json.RawMessage `json:"hooks"`
 	}
