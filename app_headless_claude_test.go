@@ -11,9 +11,9 @@ import (
 
 // claudeOnlyFields are fields of Claude Code's recorded output that only
 // make sense for its own features; minicode leaves them out.
-var claudeOnlyFields = []string{"claude_code_version", "agents", "plugins", "analytics_disabled",
+var claudeOnlyFields = []string{"claude_code_version", "plugins", "analytics_disabled",
 	"product_feedback_disabled", "memory_paths", "fast_mode_state", "ttft_ms", "ttft_stream_ms", "time_to_request_ms",
-	"terminal_reason", "context_management", "server_tool_use", "cache_creation",
+	"context_management", "server_tool_use", "cache_creation",
 	"inference_geo", "iterations", "speed", "webSearchRequests"}
 
 // minicodeOnlyFields are minicode's additions: what limits commands.

@@ -28,6 +28,7 @@ type initRecord struct {
 	APIKeySource   string              `json:"apiKeySource"`
 	OutputStyle    string              `json:"output_style"`
 	Skills         []string            `json:"skills"`
+	Agents         []string            `json:"agents"`  // what the Task tool's subagent_type may name
 	Sandbox        string              `json:"sandbox"` // what limits commands
 	UUID           string              `json:"uuid"`
 }
@@ -69,6 +70,11 @@ func (app *App) initRecord() initRecord {
 	}
 	for _, c := range app.slashCommandList() {
 		r.SlashCommands = append(r.SlashCommands, c.name)
+	}
+	for _, d := range app.Subagents.Agents {
+		if d.Problem == "" {
+			r.Agents = append(r.Agents, d.Name)
+		}
 	}
 	return r
 }
