@@ -11,6 +11,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"syscall"
 )
 
@@ -41,17 +43,21 @@ const sandboxDisabled = "turned off by the setting sandbox.enabled"
 const supervisorArg = "__minicode-sandbox-supervisor"
 
 // Sandbox runs commands in the sandbox, on Linux through a supervisor
-// process started once per session (sandbox_supervisor_linux.go); without
-// one, commands run plainly and Reason says why.
+// process started once per session (sandbox_supervisor_linux.go) when
+// first needed: a session that runs no command does not wait for it.
+// Without one, commands run plainly and reason says why.
 type Sandbox struct {
-	Reason   string       // why there is no sandbox
 	TempDir  string       // the private temp folder (TMPDIR of every command)
-	Notice   func(string) // tells the user what the sandbox removed
-	report   sandboxReport
+	Notice   func(string) // tells the user what the sandbox removed, or that it could not start
 	network  bool
 	passEnv  []string
-	super    *supervisor
 	guard    *protectedPaths
+	plan     *supervisorPlan // nil when turned off
+	once     sync.Once       // starts the supervisor; then done is set, with the fields below
+	done     atomic.Bool
+	reason   string // why there is no sandbox
+	report   sandboxReport
+	super    *supervisor
 	extraEnv []string // the private folders of caches without an overlay
 }
 
@@ -75,7 +81,7 @@ type supervisorPlan struct {
 func NewSandbox(cfg SandboxConfig) (*Sandbox, error) {
 	s := &Sandbox{network: cfg.Settings.Network, passEnv: cfg.Settings.PassEnv}
 	if cfg.Settings.Enabled != nil && !*cfg.Settings.Enabled {
-		s.Reason = sandboxDisabled
+		s.reason = sandboxDisabled
 		return s, nil
 	}
 	if err := os.MkdirAll(cfg.Home, 0o700); err != nil { // to deny it, it must exist: sessions and tokens come later
@@ -102,16 +108,29 @@ func NewSandbox(cfg SandboxConfig) (*Sandbox, error) {
 			plan.Caches = append(plan.Caches, c)
 		}
 	}
-	if s.super, s.report, err = startSupervisor(plan); err != nil {
-		s.Reason = err.Error()
-		return s, nil
-	}
-	for _, c := range plan.Caches {
-		if slices.Contains(s.report.Fallback, c.Path) && c.Env != "" {
-			s.extraEnv = append(s.extraEnv, c.Env+"="+c.Private)
-		}
-	}
+	s.plan = &plan
 	return s, nil
+}
+
+// start starts the supervisor, once; a failure is told, as commands then
+// run without the sandbox.
+func (s *Sandbox) start() {
+	s.once.Do(func() {
+		defer s.done.Store(true)
+		var err error
+		if s.plan == nil {
+			return
+		} else if s.super, s.report, err = startSupervisor(*s.plan); err != nil {
+			if s.reason = err.Error(); s.Notice != nil {
+				s.Notice("Commands run without the sandbox: " + s.reason)
+			}
+		}
+		for _, c := range s.plan.Caches {
+			if slices.Contains(s.report.Fallback, c.Path) && c.Env != "" {
+				s.extraEnv = append(s.extraEnv, c.Env+"="+c.Private)
+			}
+		}
+	})
 }
 
 // keptOut are the folders of a workspace above them that commands may not
@@ -166,16 +185,31 @@ func buildCaches(home string, getenv func(string) string) []buildCache {
 }
 
 // Close stops the supervisor, which ends every sandboxed process, and
-// removes the temp folder.
+// removes the temp folder; a supervisor not yet started never starts.
 func (s *Sandbox) Close() {
-	if s.Sandboxed() {
+	if s.once.Do(func() { s.reason = "the session ended"; s.done.Store(true) }); s.super != nil {
 		s.super.close()
 	}
 	os.RemoveAll(s.TempDir) // nothing when there is none
 }
 
-// Sandboxed reports whether commands run in the sandbox unless asked not to.
-func (s *Sandbox) Sandboxed() bool { return s != nil && s.super != nil }
+// Sandboxed reports whether commands run in the sandbox unless asked not
+// to; it starts the supervisor if none did yet.
+func (s *Sandbox) Sandboxed() bool {
+	if s == nil {
+		return false
+	}
+	s.start()
+	return s.super != nil
+}
+
+// Label is the status line's word for the sandbox; it starts nothing.
+func (s *Sandbox) Label() string {
+	if s != nil && s.plan != nil && !s.done.Load() {
+		return "sandboxed" // from the first command on
+	}
+	return map[bool]string{true: "sandboxed", false: "no sandbox"}[s.Sandboxed()]
+}
 
 // CommandSpec is one shell command to run.
 type CommandSpec struct {

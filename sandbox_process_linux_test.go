@@ -59,3 +59,27 @@ func processesIn(dir string, grace time.Duration) []string {
 		}
 	}
 }
+
+// TestSandboxStartsAtTheFirstCommand runs a session without commands
+// (with text output: stream-json's init event reports the sandbox, so it
+// starts it): it starts no supervisor (none laid the caches' overlay
+// layers); one that runs a command does.
+func TestSandboxStartsAtTheFirstCommand(t *testing.T) {
+	t.Parallel()
+	forEachUser(t, func(t *testing.T, r *escapeRun) {
+		layers := func() []string {
+			found, _ := filepath.Glob(filepath.Join(r.minicodeHome, "sandbox", "*", "*", "upper"))
+			return found
+		}
+		r.args = []string{"--output-format", "text"}
+		r.minicodeCalls(t)
+		r.args = nil
+		if found := layers(); found != nil {
+			t.Fatalf("a session without commands started the supervisor: %q", found)
+		}
+		r.minicode(t, nil, "true")
+		if layers() == nil {
+			t.Errorf("a session with a command made no overlay layer: did its supervisor start?")
+		}
+	})
+}

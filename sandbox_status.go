@@ -76,7 +76,7 @@ func (s *Sandbox) Status() string {
 	if !s.Sandboxed() {
 		reason := "none made"
 		if s != nil {
-			reason = s.Reason
+			reason = s.reason
 		}
 		return "no sandbox (" + reason + "): commands are limited by the permission check alone"
 	}

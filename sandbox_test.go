@@ -294,7 +294,7 @@ func BenchmarkSandboxedCommand(b *testing.B) {
 	}
 	defer sb.Close()
 	if !sb.Sandboxed() {
-		b.Skip(sb.Reason)
+		b.Skip(sb.reason)
 	}
 	for _, bc := range []struct {
 		name        string

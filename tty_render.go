@@ -152,9 +152,8 @@ func (u *tui) statusLine(now time.Time, spin string, width int) string {
 	if u.usage.CostUSD > 0 {
 		tokens += fmt.Sprintf(" $%.2f", u.usage.CostUSD)
 	}
-	sandbox := map[bool]string{true: "sandboxed", false: "no sandbox"}[app.Sandbox.Sandboxed()]
 	parts := []string{activity, fmt.Sprintf("%s (%s)", app.Agent.Model, app.Agent.Provider.Name()), fmt.Sprintf("ctx %.0f%%", app.Agent.ContextUsage().Percent),
-		tokens, "session " + app.Session.ID[:min(8, len(app.Session.ID))], app.MCP.StatusLine(), string(app.Perms.Mode()), sandbox}
+		tokens, "session " + app.Session.ID[:min(8, len(app.Session.ID))], app.MCP.StatusLine(), string(app.Perms.Mode()), app.Sandbox.Label()}
 	line := func() string {
 		return strings.Join(slices.DeleteFunc(slices.Clone(parts), func(p string) bool { return p == "" }), " · ")
 	}
