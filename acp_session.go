@@ -122,9 +122,7 @@ func (s *acpSession) setMode(params json.RawMessage) (any, error) {
 
 // commands are the slash commands offered: all but those that leave or switch sessions, which the client does.
 func (s *acpSession) commands() []slashCommand {
-	return slices.DeleteFunc(s.app.slashCommandList(), func(c slashCommand) bool {
-		return slices.Contains([]string{"exit", "resume", "new", "fork"}, c.name)
-	})
+	return slices.DeleteFunc(s.app.slashCommandList(), func(c slashCommand) bool { return slices.Contains([]string{"exit", "resume", "new", "fork"}, c.name) })
 }
 
 // announceCommands sends the slash commands and skills as an available_commands_update.

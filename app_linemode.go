@@ -34,8 +34,7 @@ func (app *App) runLineMode(ctx context.Context, interrupts <-chan os.Signal) er
 		if err := inputs.Add(input); err != nil {
 			fmt.Fprintf(app.stdout, "! %v\n", err)
 		}
-		var res *TurnResult
-		var quit bool
+		res, quit := (*TurnResult)(nil), false
 		interrupted := withInterrupts(ctx, interrupts, func(ctx context.Context) { res, quit = app.lineInput(ctx, input, &history) })
 		switch {
 		case quit:
@@ -79,8 +78,7 @@ func (app *App) lineInput(ctx context.Context, input string, history *[]Message)
 func (app *App) readInput(ctx context.Context, interrupts <-chan os.Signal) (string, error) {
 	var lines []string
 	for armed := false; ; {
-		var line string
-		var err error
+		line, err := "", error(nil)
 		if withInterrupts(ctx, interrupts, func(ctx context.Context) { line, err = app.lines.ReadLine(ctx) }) {
 			if armed {
 				return "", io.EOF

@@ -85,7 +85,7 @@ func (s *CheckpointStore) snapshot(ctx context.Context) (string, map[string]fs.F
 	if err := s.open(); err != nil {
 		return "", nil, err
 	}
-	listed, err := s.git(ctx, "", append([]string{"ls-files", "-z", "--cached", "--others", "--exclude-standard"}, s.paths...)...)
+	listed, err := s.git(ctx, append([]string{"ls-files", "-z", "--cached", "--others", "--exclude-standard"}, s.paths...)...)
 	if err != nil {
 		return "", nil, err
 	}
@@ -105,10 +105,10 @@ func (s *CheckpointStore) snapshot(ctx context.Context) (string, map[string]fs.F
 		return "", nil, fmt.Errorf("the workspace holds %d files and %d MB outside .gitignore, more than the %d files or %d MB checkpoints cover (settings: checkpoints.maxFiles, checkpoints.maxBytes)",
 			files, size>>20, maxFiles, maxBytes>>20)
 	}
-	if _, err := s.git(ctx, "", append([]string{"add", "-A"}, s.paths...)...); err != nil {
+	if _, err := s.git(ctx, append([]string{"add", "-A"}, s.paths...)...); err != nil {
 		return "", nil, err
 	}
-	tree, err := s.git(ctx, "", "write-tree")
+	tree, err := s.git(ctx, "write-tree")
 	return strings.TrimSpace(tree), modes, err
 }
 
@@ -134,7 +134,7 @@ func (s *CheckpointStore) Changes(ctx context.Context, from, to string) ([]FileC
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out, err := s.git(ctx, "", "diff-tree", "-r", "-z", "--raw", "--numstat", "--no-renames", from, to)
+	out, err := s.git(ctx, "diff-tree", "-r", "-z", "--raw", "--numstat", "--no-renames", from, to)
 	if err != nil {
 		return nil, err
 	}
@@ -160,7 +160,7 @@ func (s *CheckpointStore) Changes(ctx context.Context, from, to string) ([]FileC
 func (s *CheckpointStore) Restore(ctx context.Context, changes []FileChange, from, to string, modes, current map[string]fs.FileMode) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if _, err := s.git(ctx, "", "read-tree", "-m", "-u", from, to); err != nil {
+	if _, err := s.git(ctx, "read-tree", "-m", "-u", from, to); err != nil {
 		return err
 	}
 	var restore []string
@@ -183,15 +183,14 @@ func (s *CheckpointStore) Restore(ctx context.Context, changes []FileChange, fro
 }
 
 // git runs a git command on the store, with the workspace as its work tree and none of the
-// user's git configuration or GIT_ variables, feeding it stdin; its errors carry git's message.
-func (s *CheckpointStore) git(ctx context.Context, stdin string, args ...string) (string, error) {
+// user's git configuration or GIT_ variables; its errors carry git's message.
+func (s *CheckpointStore) git(ctx context.Context, args ...string) (string, error) {
 	options := []string{"-c", "core.autocrlf=false", "-c", "core.untrackedCache=true", "-c", "gc.auto=0", "-c", "safe.directory=*", "-c", "core.quotePath=false"}
 	cmd := exec.CommandContext(ctx, "git", append(options, args...)...)
 	cmd.Env = append(slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, "GIT_") }),
 		"GIT_DIR="+s.dir, "GIT_WORK_TREE="+s.workspace, "GIT_INDEX_FILE="+filepath.Join(s.dir, "index"),
 		"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL="+os.DevNull)
-	cmd.Dir, cmd.Stdin, cmd.SysProcAttr = s.workspace, strings.NewReader(stdin), commandProcAttr() // ends with minicode
-
+	cmd.Dir, cmd.SysProcAttr = s.workspace, commandProcAttr() // ends with minicode
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()

@@ -184,12 +184,10 @@ func (app *App) restoreFiles(ctx context.Context, n int, c, undo Checkpoint, cha
 func (app *App) changedOutside(ctx context.Context, c Checkpoint, now string) []string {
 	turns := app.Session.Checkpoints()
 	turns = slices.DeleteFunc(turns[slices.IndexFunc(turns, func(o Checkpoint) bool { return o.ID == c.ID }):], func(o Checkpoint) bool { return o.Task })
+	turns = append(turns, Checkpoint{Tree: now}) // the start of the turn after the last
 	var names []string
-	for i, t := range turns {
-		next := now
-		if i+1 < len(turns) {
-			next = turns[i+1].Tree
-		}
+	for i, t := range turns[:len(turns)-1] {
+		next := turns[i+1].Tree
 		changes, _ := app.Checkpoints.Changes(ctx, cmp.Or(t.After, next), next)
 		for _, ch := range changes {
 			if !slices.Contains(names, ch.Path) {

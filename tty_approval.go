@@ -156,10 +156,7 @@ func (d *approvalDialog) lines(width int) (lines []string, row, col int) {
 		for i, c := range d.prompt.Choices {
 			lines = append(lines, tr.menuEntry(fmt.Sprintf("%d. %-*s  %s", i+1, labelWidth, c.Label+" ("+c.Key+")", c.Meaning), i == d.sel, width))
 		}
-		help := "↑↓ Enter, a number or a letter picks · Esc rejects"
-		if d.folded {
-			help += " · d shows the whole diff"
-		}
+		help := "↑↓ Enter, a number or a letter picks · Esc rejects" + map[bool]string{true: " · d shows the whole diff"}[d.folded]
 		return append(lines, tr.style(ansiDim, truncateWidth(help, width))), -1, 0
 	}
 	lines = append(lines, tr.style(ansiBold, "Save the rule where? (Esc goes back)"))

@@ -263,13 +263,10 @@ func displayWidth(s string) int {
 
 // truncateWidth cuts s to max columns, ending with "…" (and a reset, when s is coloured).
 func truncateWidth(s string, max int) string {
-	switch {
-	case displayWidth(s) <= max:
+	if displayWidth(s) <= max {
 		return s
-	case strings.Contains(s, "\x1b"):
-		return wrapWidth(s, max-1)[0] + "…" + ansiReset
 	}
-	return wrapWidth(s, max-1)[0] + "…"
+	return wrapWidth(s, max-1)[0] + "…" + map[bool]string{true: ansiReset}[strings.Contains(s, "\x1b")]
 }
 
 // endCells is about the last cells of a line, cut at a character, so showing a long line's end costs the same however long it grew.
