@@ -134,11 +134,8 @@ func (app *App) runTUI(ctx context.Context, in, out *os.File) error {
 	defer restore()
 	width, height := terminalSize(int(out.Fd()))
 	u := newTUI(app, out, width, height)
-	u.size = func() (int, int) { return terminalSize(int(out.Fd())) }
-	u.restore = restore
-	app.asker = u
-	app.Agent.Emit = u.event
-	app.lines = u
+	u.size, u.restore = func() (int, int) { return terminalSize(int(out.Fd())) }, restore
+	app.asker, app.Agent.Emit, app.lines = u, u.event, u
 	defer app.writeTo(u)()
 	fmt.Fprint(out, "\x1b[?2004h") // bracketed paste on
 	defer u.close()

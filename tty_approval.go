@@ -28,8 +28,7 @@ func (u *tui) Ask(ctx context.Context, p Prompt) (Answer, error) {
 	}
 	u.mu.Lock()
 	defer u.mu.Unlock()
-	u.dialog = nil
-	u.activity, u.activityAt = activity, time.Now()
+	u.dialog, u.activity, u.activityAt = nil, activity, time.Now()
 	defer u.draw()
 	if ctx.Err() != nil { // said to the model and shown in the call's result, which "context canceled" would not explain
 		return Answer{}, errors.New("the user interrupted the turn before answering")
