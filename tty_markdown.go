@@ -6,12 +6,6 @@ import (
 	"strings"
 )
 
-// The styles of Markdown's headings and emphasis.
-const (
-	ansiItalic    = "\x1b[3m"
-	ansiUnderline = "\x1b[4m"
-)
-
 // textLine prints a line of reply text. With colour, its Markdown is styled: a fence opens or closes
 // a code block (labelled with its language, its tabs four columns), and table rows (which start and
 // end with a pipe) wait for the table's end to be laid out in columns. Without colour the Markdown is printed as written.

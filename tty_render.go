@@ -11,18 +11,20 @@ import (
 	"unicode/utf8"
 )
 
-// The ANSI escapes the terminal UI and its diffs use.
+// The ANSI escapes the terminal UI, its diffs and its Markdown use.
 const (
-	ansiReset   = "\x1b[0m"
-	ansiBold    = "\x1b[1m"
-	ansiDim     = "\x1b[2m"
-	ansiRed     = "\x1b[31m"
-	ansiGreen   = "\x1b[32m"
-	ansiYellow  = "\x1b[33m"
-	ansiCyan    = "\x1b[36m"
-	ansiReverse = "\x1b[7m"
-	hideCursor  = "\x1b[?25l"
-	showCursor  = "\x1b[?25h"
+	ansiReset     = "\x1b[0m"
+	ansiBold      = "\x1b[1m"
+	ansiDim       = "\x1b[2m"
+	ansiItalic    = "\x1b[3m"
+	ansiUnderline = "\x1b[4m"
+	ansiRed       = "\x1b[31m"
+	ansiGreen     = "\x1b[32m"
+	ansiYellow    = "\x1b[33m"
+	ansiCyan      = "\x1b[36m"
+	ansiReverse   = "\x1b[7m"
+	hideCursor    = "\x1b[?25l"
+	showCursor    = "\x1b[?25h"
 )
 
 // frame is one drawing of the live region: its lines and the cursor (hidden when row < 0).
