@@ -65,8 +65,7 @@ func completionsFor(head, word string, app *App) []completion {
 			return all[min(max(n-1, 0), len(all)):min(max(n, 0), len(all))]
 		}
 	case command == "/rewind": // the checkpoints, newest first
-		cps := app.Session.Checkpoints()
-		for i, c := range slices.Backward(cps) {
+		for i, c := range slices.Backward(app.Session.Checkpoints()) {
 			all = append(all, completion{strconv.Itoa(i + 1), describeCheckpoint(c)})
 		}
 	case command == "/permissions":
