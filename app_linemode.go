@@ -176,11 +176,10 @@ func (r *lineRenderer) event(e Event) {
 		r.newline()
 		fmt.Fprintf(r.w, "! %s\n", e.Text)
 	case EventCompact:
-		if e.Compaction.Trigger == "manual" { // the command says what it did
-			return
+		if e.Compaction.Trigger != "manual" { // a command says what it did
+			r.newline()
+			fmt.Fprintf(r.w, "· %s (context now %s)\n", e.Text, r.usage())
 		}
-		r.newline()
-		fmt.Fprintf(r.w, "· %s (context now %s)\n", e.Text, r.usage())
 	}
 }
 
