@@ -273,11 +273,7 @@ func truncateWidth(s string, max int) string {
 
 // endCells is about the last cells of a line, cut at a character, so showing a long line's end costs the same however long it grew.
 func endCells(s string, cells int) string {
-	i := max(0, len(s)-4*cells)
-	for i > 0 && !utf8.RuneStart(s[i]) {
-		i--
-	}
-	return s[i:]
+	return s[runeFloor(s, max(0, len(s)-4*cells)):]
 }
 
 // wrapWidth splits s into pieces of at most width columns, breaking between characters.
