@@ -4,6 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -393,6 +397,41 @@ func (srv *mcpServer) serve(ctx context.Context) {
 			return
 		}
 	}
+}
+
+// transport builds the transport a config asks for, ${VAR} filled in, with the framing last spoken.
+func (m *MCPManager) transport(c MCPServerConfig) mcpTransport {
+	expand := func(s string) string { return expandVars(s, os.Getenv) }
+	switch {
+	case c.Type == "sdk":
+		return &mcpSDK{server: c.Name} // no program serves it
+	case c.isHTTP():
+		headers := maps.Clone(c.Headers)
+		for k, v := range headers {
+			headers[k] = expand(v)
+		}
+		t := &mcpHTTP{url: expand(c.URL), headers: headers, legacyOnly: c.Type == "sse", auth: m.oauthFor(c)}
+		t.life, t.stop = context.WithCancel(context.Background())
+		return t
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	cmd := exec.CommandContext(ctx, expand(c.Command))
+	for _, a := range c.Args {
+		cmd.Args = append(cmd.Args, expand(a))
+	}
+	cmd.Env = os.Environ()
+	for _, k := range slices.Sorted(maps.Keys(c.Env)) {
+		cmd.Env = append(cmd.Env, k+"="+expand(c.Env[k]))
+	}
+	if cmd.Dir = expand(c.Cwd); cmd.Dir != "" && !filepath.IsAbs(cmd.Dir) {
+		cmd.Dir = filepath.Join(m.opts.Workspace, cmd.Dir)
+	}
+	t := &mcpStdio{cmd: cmd, stop: stop, stderr: &lineTail{}, exited: make(chan struct{}),
+		remember: func(lsp bool) { m.framings.Store(c.Name, lsp) }}
+	if lsp, known := m.framings.Load(c.Name); known {
+		t.lsp, t.settled = lsp.(bool), true
+	}
+	return t
 }
 
 // list is the worker: connect and list the tools, again after each list_changed, until a first failure.
