@@ -496,3 +496,31 @@ func readFileString(t *testing.T, path string) string {
 	}
 	return string(data)
 }
+
+// TestAutoAllowDailyCommands judges a day's ordinary commands in the
+// default mode: with sandbox.autoAllowBashIfSandboxed each runs without
+// asking but one with $, which could hide a destructive command from the
+// check; the counts are BENCHMARKS.md's.
+func TestAutoAllowDailyCommands(t *testing.T) {
+	t.Parallel()
+	daily := []string{"go test ./...", "go build -o bin/app .", "go vet ./...", "gofmt -l .", "make", "make test", "npm test", "npm run build",
+		"npx eslint src", "python3 -m pytest -q", "pip install -e .", "cargo test", "git status", "git diff", "git add -A", "git commit -m 'fix'",
+		"git log --oneline -5", "git checkout -b fix", "git stash", "ls -la", "cat go.mod | head", "grep -rn TODO src", "find . -name '*.go' | wc -l",
+		"sed -i 's/a/b/' main.go", "mkdir -p build && cp app build/", "python3 scripts/gen.py > gen.txt", "./run.sh", "echo $PATH", "mv old.go new.go", "rm build/app"}
+	asked := map[bool]int{}
+	for _, auto := range []bool{false, true} {
+		p, err := NewPermissions(PermissionConfig{Workspace: t.TempDir()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.SetAutoAllow(auto)
+		for _, c := range daily {
+			if d := p.decide(runReq(c)); d.Verdict != VerdictAllow {
+				if asked[auto]++; auto && !strings.Contains(c, "$") {
+					t.Errorf("%q asks with auto-allow: %s", c, d.Reason)
+				}
+			}
+		}
+	}
+	t.Logf("of %d commands, %d ask without auto-allow, %d with it", len(daily), asked[false], asked[true])
+}
