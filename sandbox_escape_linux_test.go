@@ -269,20 +269,26 @@ mkfifo fifo && echo FIFO-OK`), "\n")
 // TestSandboxEnforcesEditDenyRules denies Edit of docs/ and Write of gen/
 // and, in bypass mode, has a script write there by means the command
 // check cannot see: the existing folder is read-only, the new one is
-// removed, and the rest of the workspace stays writable.
+// removed, and the rest of the workspace stays writable. A folder above a
+// protected one replaced by a link outside leads the sweep nowhere.
 func TestSandboxEnforcesEditDenyRules(t *testing.T) {
 	t.Parallel()
 	forEachUser(t, func(t *testing.T, r *escapeRun) {
-		writeTree(t, r.minicodeHome, map[string]string{"settings.json": `{"permissions": {"deny": ["Edit(./docs/**)", "Write(./gen/**)"]}}`})
-		writeTree(t, r.ws, map[string]string{"docs/guide.md": "ORIGINAL\n", "attack.sh": `echo planted >> docs/guide.md
+		writeTree(t, r.minicodeHome, map[string]string{"settings.json": `{"permissions": {"deny": ["Edit(./docs/**)", "Write(./gen/**)", "Edit(./sub/keep/**)"]}}`})
+		writeTree(t, r.home, map[string]string{"elsewhere/keep/mine.txt": "MINE\n"})
+		writeTree(t, r.ws, map[string]string{"docs/guide.md": "ORIGINAL\n", "sub/keep/a.md": "A\n", "attack.sh": `echo planted >> docs/guide.md
 python3 -c 'open("docs/new.md", "w").write("planted")'
 mkdir gen && echo planted > gen/out.txt
+mv sub sub.old && ln -s "$HOME/elsewhere" sub
 echo fine > ok.txt && echo WROTE-OK`})
 		r.chown(t)
 		out := strings.Join(r.minicode(t, nil, "bash attack.sh"), "\n")
 		mustContain(t, out, "WROTE-OK", "Read-only file system", "gen")
 		if got := readFileString(t, filepath.Join(r.ws, "docs", "guide.md")); got != "ORIGINAL\n" {
 			t.Errorf("docs/guide.md = %q", got)
+		}
+		if _, err := os.Stat(filepath.Join(r.home, "elsewhere", "keep", "mine.txt")); err != nil {
+			t.Errorf("the sweep followed a link the command made to a folder outside: %v", err)
 		}
 		for _, planted := range []string{"docs/new.md", "gen"} {
 			if _, err := os.Lstat(filepath.Join(r.ws, planted)); err == nil {

@@ -86,6 +86,9 @@ func (g *protectedPaths) present() map[string]string {
 	}
 	found := map[string]string{}
 	for _, p := range paths {
+		if dir, err := filepath.EvalSymlinks(filepath.Dir(p)); err != nil || dir != filepath.Dir(p) {
+			continue // a folder on the way is a link now: what it leads to is outside the workspace, not the sweep's
+		}
 		if info, err := os.Lstat(p); err == nil {
 			found[p] = fmt.Sprint(info.Sys().(*syscall.Stat_t).Ino, info.Mode())
 			if !info.IsDir() { // a folder's time changes with what is made in it
