@@ -191,17 +191,18 @@ func forEachUser(t *testing.T, test func(t *testing.T, r *escapeRun)) {
 // TestSandboxProtectedPaths plants what would run outside the sandbox or
 // steer a later session: git hooks and config (directly, through git
 // config, python, tar, a pattern the check cannot see through, a new
-// common folder), and agent, memory, direnv and editor files, existing
-// and new. Existing ones stay as they were, new ones are removed and
-// reported; git add and commit still work.
+// common folder), a vendored repository's hooks and config and a new
+// repository one folder down, and agent, memory, direnv and editor files,
+// existing and new. Existing ones stay as they were, new ones are removed
+// and reported; git add and commit still work.
 func TestSandboxProtectedPaths(t *testing.T) {
 	t.Parallel()
 	forEachUser(t, func(t *testing.T, r *escapeRun) {
 		writeTree(t, r.ws, map[string]string{"CLAUDE.md": "ORIGINAL\n", ".envrc": "ORIGINAL\n", ".claude/settings.json": "{}\n", ".vscode/settings.json": "{}\n",
-			".husky/pre-commit": "ORIGINAL\n", "docs/agents.md": "ORIGINAL\n"})
+			".husky/pre-commit": "ORIGINAL\n", "docs/agents.md": "ORIGINAL\n", "vendored/x.go": "package x\n"})
 		os.Symlink("docs/agents.md", filepath.Join(r.ws, "AGENTS.md"))
 		r.chown(t)
-		r.shell(t, "git config core.hooksPath .husky")
+		r.shell(t, "git config core.hooksPath .husky && git -C vendored init -q && git -C vendored add . && git -C vendored -c user.name=t -c user.email=t@t commit -qm v")
 		config := readFileString(t, filepath.Join(r.ws, ".git", "config"))
 		attack := `
 try() { if (eval "$1") 2>/dev/null; then echo "ESCAPED: $1"; fi; }
@@ -221,6 +222,9 @@ mkdir -p .minicode && echo '{"permissions":{"allow":["run_command"]}}' > .minico
 mkdir -p .claude/skills/x && echo planted > .claude/skills/x/SKILL.md 2>/dev/null
 rm -f AGENTS.md; echo planted > AGENTS.md; echo planted > MINI.md
 mkdir -p .idea && echo planted > .idea/workspace.xml
+try 'echo x > vendored/.git/hooks/pre-commit'
+try 'git -C vendored config core.fsmonitor "touch PWNED"'
+mkdir lib && git -C lib init -q && git -C lib config core.fsmonitor "touch PWNED"
 `
 		writeFile(t, filepath.Join(r.ws, "attack.sh"), attack)
 		r.chown(t)
@@ -229,9 +233,9 @@ mkdir -p .idea && echo planted > .idea/workspace.xml
 		if strings.Contains(out, "ESCAPED") || !strings.Contains(out, "COMMITTED") {
 			t.Errorf("attack output: %s", out)
 		}
-		mustContain(t, out, "The sandbox removed", ".mcp.json", ".minicode", "AGENTS.md", "MINI.md", ".idea", ".git/commondir")
+		mustContain(t, out, "The sandbox removed", ".mcp.json", ".minicode", "AGENTS.md", "MINI.md", ".idea", ".git/commondir", "lib/.git")
 		for _, planted := range []string{".mcp.json", ".minicode", "AGENTS.md", "MINI.md", ".idea", ".git/commondir", ".git/hooks/pre-commit",
-			".git/hooks/post-checkout", ".git/hooks/post-merge", ".claude/skills", "PWNED", ".git-old"} {
+			".git/hooks/post-checkout", ".git/hooks/post-merge", ".claude/skills", "PWNED", ".git-old", "vendored/.git/hooks/pre-commit", "lib/.git"} {
 			if _, err := os.Lstat(filepath.Join(r.ws, planted)); err == nil {
 				t.Errorf("%s exists after the attack", planted)
 			}

@@ -81,8 +81,13 @@ func (g *protectedPaths) present() map[string]string {
 	for _, name := range protectedNames() {
 		paths = append(paths, filepath.Join(g.workspace, name))
 	}
-	for _, part := range gitProtected() {
-		paths = append(paths, filepath.Join(g.workspace, ".git", part))
+	for i, repo := range g.repositories() {
+		if i > 0 {
+			paths = append(paths, repo) // one planted there is swept
+		}
+		for _, part := range gitProtected() {
+			paths = append(paths, filepath.Join(repo, part))
+		}
 	}
 	found := map[string]string{}
 	for _, p := range paths {
@@ -99,12 +104,23 @@ func (g *protectedPaths) present() map[string]string {
 	return found
 }
 
-// anchors are the folders bound onto themselves: the repository.
-func (g *protectedPaths) anchors() []string {
-	if git := filepath.Join(g.workspace, ".git"); isDir(git) {
-		return []string{git}
+// repositories are where the workspace's repository is and where those
+// one folder down would be (a vendored clone; where editors look for
+// repositories and run git), made or not.
+func (g *protectedPaths) repositories() []string {
+	repos := []string{filepath.Join(g.workspace, ".git")}
+	entries, _ := os.ReadDir(g.workspace)
+	for _, e := range entries {
+		if e.IsDir() && !slices.Contains(protectedNames(), e.Name()) {
+			repos = append(repos, filepath.Join(g.workspace, e.Name(), ".git"))
+		}
 	}
-	return nil
+	return repos
+}
+
+// anchors are the folders bound onto themselves: the repositories.
+func (g *protectedPaths) anchors() []string {
+	return slices.DeleteFunc(g.repositories(), func(repo string) bool { return !isDir(repo) })
 }
 
 // readOnly lists the existing watched paths but the anchors.
