@@ -25,6 +25,7 @@ type initializeRequest struct {
 		Timeout         float64  `json:"timeout"`
 	} `json:"hooks"`
 	SDKMCPServers []string            `json:"sdkMcpServers"`
+	MCPServers    map[string]any      `json:"mcpServers"` // mcpServersDelivery "initialize": --mcp-config's servers, off the command line
 	Agents        map[string]struct { // the subagents the program defines
 		Description, Prompt, Model string
 		Tools                      []string
@@ -136,7 +137,25 @@ func (c *sdkConn) initialize(ctx context.Context, raw json.RawMessage) (any, err
 	}
 	c.registerHooks(in)
 	c.serveMCP(ctx, in.SDKMCPServers)
-	return c.describe(), nil
+	if err := c.addMCPServers(ctx, in.MCPServers); err != nil {
+		return nil, err
+	}
+	answer := c.describe()
+	answer["mcp_servers_applied"] = in.MCPServers != nil
+	return answer, nil
+}
+
+// addMCPServers starts the servers a program sent in its initialize request,
+// as it would have given them with --mcp-config (MCP_TIMEOUT applies alike).
+func (c *sdkConn) addMCPServers(ctx context.Context, servers map[string]any) error {
+	doc, _ := json.Marshal(map[string]any{"mcpServers": servers}) // decoded JSON always encodes
+	configs, broken := parseMCPServers(doc, "the initialize request")
+	timeout, _ := c.app.envMillis("MCP_TIMEOUT") // checked at start
+	for _, cfg := range configs {
+		cfg.StartupTimeoutMs = cmp.Or(cfg.StartupTimeoutMs, int(timeout.Milliseconds()))
+		broken = append(broken, c.app.MCP.AddServer(ctx, cfg, nil))
+	}
+	return errors.Join(broken...)
 }
 
 // describe is the answer to initialize: what the session offers.

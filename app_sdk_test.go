@@ -727,3 +727,32 @@ func TestSDKSpeaksClaudeCodesToolNames(t *testing.T) {
 	}
 	p.finish()
 }
+
+// TestSDKMCPServersFromInitialize checks the Agent SDK's mcpServersDelivery
+// "initialize": a stdio server given in the initialize request (after the
+// --await-initialize flag), not on the command line, runs, its tools are in
+// the first request, and the answer says the servers were applied.
+func TestSDKMCPServersFromInitialize(t *testing.T) {
+	srv, seen := anthropicServer(t, func(*http.Request, modelRequest) string { return anthropicTextStream("hello there", "end_turn") })
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := startSDK(t, srv.URL, "--await-initialize")
+	p.control("init", map[string]any{"subtype": "initialize", "mcpServers": map[string]any{"fake": map[string]any{"type": "stdio", "command": exe,
+		"env": map[string]string{fakeMCPEnv: "ndjson", "GORACE": "atexit_sleep_ms=0"}}}})
+	answer := p.await("the initialize answer", isType("control_response", "success"), nil)
+	if applied := answer["response"].(map[string]any)["response"].(map[string]any)["mcp_servers_applied"]; applied != true {
+		t.Errorf("initialize answer = %v, want mcp_servers_applied true", answer)
+	}
+	p.user("hi")
+	init := p.await("system/init", isType("system", "init"), nil)
+	if servers, _ := json.Marshal(init["mcp_servers"]); !strings.Contains(string(servers), `{"name":"fake","status":"connected"}`) {
+		t.Errorf("init mcp_servers = %s, want fake connected", servers)
+	}
+	p.await("the result", isType("result", ""), nil)
+	if tools := requestTools(seen()[0]); !slices.Contains(tools, "mcp__fake__echo") {
+		t.Errorf("first request tools = %q, want mcp__fake__echo", tools)
+	}
+	p.finish()
+}

@@ -64,6 +64,7 @@ func newFlagSet(opts *Options, skipPermissions, showVersion *bool) *flag.FlagSet
 	fs.StringVar(&opts.OutputFormat, "output-format", "text", "the output `FORMAT`: text (default), json or stream-json")
 	fs.StringVar(&opts.InputFormat, "input-format", "", "the input `FORMAT`: text, or stream-json (user messages as JSON lines on stdin)")
 	fs.BoolVar(&opts.IncludePartialMessages, "include-partial-messages", false, "stream-json: add stream_event lines with the streamed deltas")
+	fs.Bool("await-initialize", false, "stream-json input: the program's initialize request may carry MCP servers (always so in minicode)")
 	fs.BoolVar(&opts.Verbose, "verbose", false, "with --output-format json, every message in one JSON array (stream-json is always complete)")
 	fs.BoolFunc("debug", "log what is loaded and sent, on stderr", func(v string) error { // any value but false, such as a filter ("--debug=api")
 		opts.Debug = v != "false"

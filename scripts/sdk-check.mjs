@@ -249,34 +249,8 @@ const cases = {
     expect(results(messages)[0]?.subtype === "success", "no success result");
   },
 
-  async "a stdio MCP server that takes a second to start is in the first request, connected"() {
-    const server = path.join(os.tmpdir(), `slow-mcp-${process.pid}.mjs`);
-    fs.writeFileSync(server, slowMCPServer);
-    const statuses = [];
-    const partial = new Set();
-    try {
-      const { messages, requests } = await run(
-        [{ tool: "mcp__slow__echo", input: { text: "hi" } }, { text: "echoed" }],
-        "echo hi",
-        { maxTurns: 4, includePartialMessages: true, allowedTools: ["mcp__slow__echo"],
-          mcpServers: { slow: { type: "stdio", command: process.execPath, args: [server] } } },
-        () => {},
-        async (m, q) => {
-          if (m.type === "system" && m.subtype === "init") statuses.push(...(await q.mcpServerStatus()));
-          if (m.type === "stream_event") partial.add(m.event.type + (m.event.delta?.type ? `/${m.event.delta.type}` : ""));
-        },
-      );
-      expect(requests[0].tools.some((t) => t.name === "mcp__slow__echo"), `first request tools: ${requests[0].tools.map((t) => t.name)}`);
-      const init = messages.find((m) => m.type === "system" && m.subtype === "init");
-      expect(init.mcp_servers.some((s) => s.name === "slow" && s.status === "connected"), `init mcp_servers: ${JSON.stringify(init.mcp_servers)}`);
-      expect(statuses.some((s) => s.name === "slow" && s.status === "connected"), `mcpServerStatus(): ${JSON.stringify(statuses)}`);
-      expect(toolResults(messages).some((b) => text(b).includes("echo: hi")), "the server's tool did not run");
-      for (const want of ["message_start", "content_block_start", "content_block_delta/input_json_delta", "message_delta", "message_stop"]) {
-        expect(partial.has(want), `no ${want} among the stream events ${JSON.stringify([...partial])}`);
-      }
-    } finally {
-      fs.rmSync(server, { force: true });
-    }
+  async "a stdio MCP server that takes a second to start is in the first request, connected, given on argv or in initialize"() {
+    for (const delivery of ["argv", "initialize"]) await slowServerCase(delivery);
   },
 
   async "max turns ends with an error result that lists errors"() {
@@ -287,6 +261,40 @@ const cases = {
     expect(Array.isArray(res.errors), "the error result has no errors list");
   },
 };
+
+// slowServerCase runs a stdio MCP server that answers only after a second,
+// given to minicode as the SDK's mcpServersDelivery says: on the command
+// line (argv) or in the initialize request.
+async function slowServerCase(delivery) {
+  const server = path.join(os.tmpdir(), `slow-mcp-${process.pid}.mjs`);
+  fs.writeFileSync(server, slowMCPServer);
+  const statuses = [];
+  const partial = new Set();
+  try {
+    const { messages, requests } = await run(
+      [{ tool: "mcp__slow__echo", input: { text: "hi" } }, { text: "echoed" }],
+      "echo hi",
+      { maxTurns: 4, includePartialMessages: true, allowedTools: ["mcp__slow__echo"], mcpServersDelivery: delivery,
+        mcpServers: { slow: { type: "stdio", command: process.execPath, args: [server] } } },
+      () => {},
+      async (m, q) => {
+        if (m.type === "system" && m.subtype === "init") statuses.push(...(await q.mcpServerStatus()));
+        if (m.type === "stream_event") partial.add(m.event.type + (m.event.delta?.type ? `/${m.event.delta.type}` : ""));
+      },
+    );
+    const names = requests[0]?.tools.map((t) => t.name) ?? [];
+    expect(names.includes("mcp__slow__echo"), `${delivery}: first request tools: ${names}`);
+    const init = messages.find((m) => m.type === "system" && m.subtype === "init");
+    expect(init.mcp_servers.some((s) => s.name === "slow" && s.status === "connected"), `${delivery}: init mcp_servers: ${JSON.stringify(init.mcp_servers)}`);
+    expect(statuses.some((s) => s.name === "slow" && s.status === "connected"), `${delivery}: mcpServerStatus(): ${JSON.stringify(statuses)}`);
+    expect(toolResults(messages).some((b) => text(b).includes("echo: hi")), `${delivery}: the server's tool did not run`);
+    for (const want of ["message_start", "content_block_start", "content_block_delta/input_json_delta", "message_delta", "message_stop"]) {
+      expect(partial.has(want), `no ${want} among the stream events ${JSON.stringify([...partial])}`);
+    }
+  } finally {
+    fs.rmSync(server, { force: true });
+  }
+}
 
 // slowMCPServer is a stdio MCP server with one tool, echo, that answers
 // nothing for its first second, as a server that loads slowly does.
