@@ -290,7 +290,7 @@ func parseAnthropicStream(events *SSEReader, emit func(Delta)) (ModelResponse, e
 		}
 		var data anthropicEvent
 		if err := json.Unmarshal([]byte(ev.Data), &data); err != nil {
-			return ModelResponse{}, fmt.Errorf("decoding anthropic %s event: %w", ev.Event, err)
+			return ModelResponse{}, &streamError{error: fmt.Errorf("the stream sent an anthropic %s event that is not valid JSON: %w", ev.Event, err)}
 		}
 		if data.Type == "error" {
 			return ModelResponse{}, streamErrorEvent("anthropic", ev.Data)

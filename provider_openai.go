@@ -257,7 +257,7 @@ func parseOpenAIStream(events *SSEReader, emit func(Delta)) (ModelResponse, erro
 		}
 		var chunk openAIChunk
 		if err := json.Unmarshal([]byte(ev.Data), &chunk); err != nil {
-			return ModelResponse{}, fmt.Errorf("decoding an openai stream chunk: %w", err)
+			return ModelResponse{}, &streamError{error: fmt.Errorf("the stream sent an openai chunk that is not valid JSON: %w", err)}
 		}
 		if len(chunk.Error) > 0 && string(chunk.Error) != "null" {
 			return ModelResponse{}, streamErrorEvent("openai", ev.Data)

@@ -214,7 +214,7 @@ func parseResponsesStream(events *SSEReader, emit func(Delta)) (ModelResponse, e
 		}
 		var data responsesEvent
 		if err := json.Unmarshal([]byte(ev.Data), &data); err != nil {
-			return ModelResponse{}, fmt.Errorf("decoding responses %s event: %w", ev.Event, err)
+			return ModelResponse{}, &streamError{error: fmt.Errorf("the stream sent a responses %s event that is not valid JSON: %w", ev.Event, err)}
 		}
 		switch data.Type {
 		case "error":

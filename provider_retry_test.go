@@ -269,6 +269,15 @@ func TestRetries(t *testing.T) {
 		{name: "truncated before any output, nothing discarded", replies: func(k providerKit) []http.HandlerFunc {
 			return []http.HandlerFunc{sseReply(k.cutEarly), sseReply(k.reply("ok"))}
 		}, wantText: "ok", wantReqs: 2, notice: "the stream ended before the reply was complete; retrying", noNotice: partialDiscardedNotice},
+		{name: "garbage line before any output", replies: func(k providerKit) []http.HandlerFunc {
+			return []http.HandlerFunc{sseReply(k.cutEarly + "data: {garbage\n\n"), sseReply(k.reply("ok"))}
+		}, edit: func(o *ProviderOptions) { o.Notify = nil }, wantText: "ok", wantReqs: 2},
+		{name: "garbage line after output, user told", replies: func(k providerKit) []http.HandlerFunc {
+			return []http.HandlerFunc{sseReply(k.cut("partial") + "data: {garbage\n\n"), sseReply(k.reply("whole"))}
+		}, wantText: "whole", wantReqs: 2, notice: "not valid JSON"},
+		{name: "garbage line after output, nobody to tell", replies: func(k providerKit) []http.HandlerFunc {
+			return []http.HandlerFunc{sseReply(k.cut("partial") + "data: {garbage\n\n")}
+		}, edit: func(o *ProviderOptions) { o.Notify = nil }, wantErr: "not valid JSON", wantReqs: 1},
 		{name: "stalled twice is not retried again", replies: func(k providerKit) []http.HandlerFunc {
 			return []http.HandlerFunc{stallReply(k.cutEarly), stallReply(k.cutEarly), sseReply(k.reply("ok"))}
 		}, edit: func(o *ProviderOptions) { o.Timeout = 200 * time.Millisecond }, wantErr: "no data for 200ms", wantReqs: 2},
