@@ -138,6 +138,13 @@ func decodeInput(raw json.RawMessage, in any) error {
 			fmt.Sscan(def, v.FieldByIndex(f.Index).Addr().Interface())
 		}
 	}
+	var args string // arguments that are not JSON arrive as a JSON string (toolInput)
+	if json.Unmarshal(raw, &args) == nil && !json.Valid([]byte(args)) {
+		var syntaxErr *json.SyntaxError
+		errors.As(json.Unmarshal([]byte(args), new(any)), &syntaxErr)
+		at := int(syntaxErr.Offset)
+		return fmt.Errorf("invalid input: the arguments are not valid JSON: %v at character %d of %d, after %q", syntaxErr, at, len(args), args[max(0, at-40):at])
+	}
 	if err := json.Unmarshal(raw, in); err != nil {
 		return fmt.Errorf("invalid input: %s", jsonError(err, nil, 0))
 	}

@@ -134,3 +134,27 @@ func TestCutMiddle(t *testing.T) {
 func timeAgo(minutes int) time.Time {
 	return time.Now().Add(-time.Duration(minutes) * time.Minute)
 }
+
+// TestMalformedArgumentsSayWhere streams a tool call whose arguments stop
+// half way (as a model cut off or confused may send them) and runs it: the
+// result says the arguments are not valid JSON, and where they go wrong.
+func TestMalformedArgumentsSayWhere(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ args, want string }{
+		{`{"path": "a.txt", "limit": 5`, `invalid input: the arguments are not valid JSON: unexpected end of JSON input at character 28 of 28, after "{\"path\": \"a.txt\", \"limit\": 5"`},
+		{`{"path": "a.txt" "limit": 5}`, `invalid input: the arguments are not valid JSON: invalid character '"' after object key:value pair at character 18 of 28, after "{\"path\": \"a.txt\" \""`},
+	} {
+		quoted, _ := json.Marshal(tc.args)
+		stream := `event: content_block_start` + "\n" + `data: {"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_1","name":"read_file","input":{}}}` + "\n\n" +
+			`event: content_block_delta` + "\n" + `data: {"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":` + string(quoted) + `}}` + "\n\n" +
+			`event: message_stop` + "\n" + `data: {"type":"message_stop"}` + "\n\n"
+		resp, err := parseAnthropicStream(newSSEReader(strings.NewReader(stream), 1<<20), func(Delta) {})
+		if err != nil || len(resp.Content) != 1 {
+			t.Fatalf("parsing the stream: %v, %d blocks", err, len(resp.Content))
+		}
+		env := newTestEnv(t, map[string]string{"a.txt": "alpha\n"})
+		if out := NewRegistry(readFileTool()).Execute(context.Background(), env, resp.Content[0]); !out.IsError || out.Text != tc.want {
+			t.Errorf("result of %s = %q (error %v), want %q", tc.args, out.Text, out.IsError, tc.want)
+		}
+	}
+}
