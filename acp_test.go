@@ -429,7 +429,7 @@ func TestACPLoadReplaysASessionOfTheTerminal(t *testing.T) {
 		`user_message_chunk {"text":"what does a.txt say?","type":"text"}`,
 		`agent_message_chunk {"text":"Reading.","type":"text"}`,
 		`tool_call r1null`,
-		`tool_call_update r1[{"content":{"text":"` + "```" + `\na.txt: 1 line\n     1\thi\n` + "```" + `","type":"text"},"type":"content"}]`,
+		`tool_call_update r1[{"content":{"text":"` + "```" + `\na.txt: 1 line\n1\thi\n` + "```" + `","type":"text"},"type":"content"}]`,
 		`agent_message_chunk {"text":"It says hi.","type":"text"}`,
 	}; !slices.Equal(got, want) {
 		t.Errorf("replay:\n got %q\nwant %q", got, want)

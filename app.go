@@ -121,7 +121,7 @@ func newApp(ctx context.Context, opts Options, stdin io.Reader, stdout, stderr i
 	if err != nil {
 		return nil, err
 	}
-	app.Env = &ToolEnv{Workspace: app.Workspace, Media: providerMedia(provider)}
+	app.Env = &ToolEnv{Workspace: app.Workspace, Media: providerMedia(provider), Reads: &FileReads{}}
 	if err := app.openSession(); err != nil {
 		return nil, err
 	}

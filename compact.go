@@ -150,9 +150,10 @@ const microPlaceholderPrefix = "[Earlier result of "
 
 // microCompact turns all but the newest keep results of each rerunnable tool into a placeholder
 // naming the call (failures are kept), and all but the newest keep images the user attached into
-// a note; a result's images go with it.
+// a note; a result's images go with it. A re-read note among the newest keeps the result it points
+// to, and an older one goes with it.
 func microCompact(msgs []Message, keep int, rerunnable func(string) bool) []Splice {
-	seen := map[string]int{}
+	seen, noted := map[string]int{}, map[string]bool{}
 	var splices []Splice
 	for i := len(msgs) - 1; i >= 0; i-- {
 		var content []Block
@@ -166,8 +167,15 @@ func microCompact(msgs []Message, keep int, rerunnable func(string) bool) []Spli
 			} else {
 				continue
 			}
-			if seen[name]++; seen[name] <= keep || strings.HasPrefix(b.Content, microPlaceholderPrefix) ||
-				len(text) >= len(b.Content) && b.Media == nil && b.Type != BlockImage {
+			target, isNote := rereadTarget(b)
+			if noted[b.ToolUseID] {
+				continue
+			}
+			if seen[name]++; seen[name] <= keep {
+				noted[target] = isNote
+				continue
+			}
+			if strings.HasPrefix(b.Content, microPlaceholderPrefix) || len(text) >= len(b.Content) && !isNote && b.Media == nil && b.Type != BlockImage {
 				continue
 			}
 			if content == nil {
@@ -215,17 +223,35 @@ func isSummary(m Message) bool {
 	return m.Role == RoleUser && len(m.Content) > 0 && strings.HasPrefix(m.Content[0].Text, summaryMarker)
 }
 
-// protectedMessages marks what snip and collapse leave alone: the newest messages and request, summaries, and rounds of edits and failures.
+// rereadTarget is the id of the call whose result a re-read note (rereadNotePrefix) points to.
+func rereadTarget(b Block) (id string, ok bool) {
+	rest, ok := strings.CutPrefix(b.Content, rereadNotePrefix)
+	if !ok || b.Type != BlockToolResult {
+		return "", false
+	}
+	id, _, _ = strings.Cut(rest, " ")
+	return id, true
+}
+
+// protectedMessages marks what snip and collapse leave alone: the newest messages and request, summaries, rounds
+// of edits and failures, and rounds whose result a re-read note points to.
 func protectedMessages(msgs []Message) []bool {
 	keep := make([]bool, len(msgs))
 	request := newestRequest(msgs)
+	targets := map[string]bool{}
+	for _, m := range msgs {
+		for _, b := range m.Content {
+			id, ok := rereadTarget(b)
+			targets[id] = ok
+		}
+	}
 	for i, m := range msgs {
 		keep[i] = keep[i] || i >= len(msgs)-keepNewestMessages || i == request || isSummary(m)
 		for _, b := range m.Content {
 			if b.Type == BlockToolUse && editTools[b.Name] && i+1 < len(msgs) {
 				keep[i], keep[i+1] = true, true
 			}
-			if b.Type == BlockToolResult && b.IsError && i > 0 {
+			if b.Type == BlockToolResult && (b.IsError || targets[b.ToolUseID]) && i > 0 {
 				keep[i], keep[i-1] = true, true
 			}
 		}

@@ -402,6 +402,7 @@ func (a *Agent) appendReply(t *turn, m Message) {
 
 // runBatch runs a reply's calls (parallel-safe runs together), adds their results, and returns ask_user's question.
 func (a *Agent) runBatch(ctx context.Context, t *turn, calls []Block) (question string) {
+	ctx = context.WithValue(ctx, keyHistory, t.messages)
 	results := make([]Block, len(calls))
 	questions, stops := make([]string, len(calls)), make([]string, len(calls))
 	runOne := func(i int) {

@@ -46,6 +46,7 @@ type ToolEnv struct {
 	Model      string      // the model answering the turn, which subagents inherit; "" is the agent's
 	Grants     []Rule      // allow rules of the running skill or command: calls they cover run without asking
 	Media      MediaLimits // what the provider accepts in an image or document
+	Reads      *FileReads  // what read_file read, to answer a re-read with a note; nil: always the text
 }
 
 // TextFiles is an editor's view of the files (acp_tools.go), through which
@@ -451,6 +452,7 @@ const (
 	keyToolUseID     contextKey = iota // the id of the tool call being run
 	keySubagentDepth                   // how many subagents deep a call runs
 	keyJudged                          // the PermissionRequest judged for the call being run
+	keyHistory                         // the conversation the call's batch answers, as []Message
 )
 
 // contextValue returns the value ctx holds under key, or T's zero value.

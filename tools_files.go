@@ -10,8 +10,10 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -21,12 +23,13 @@ const (
 	readBudgetChars  = 40_000   // a longer answer keeps its head and tail
 	binarySniffBytes = 8_192    // a NUL byte in this much marks a binary file; later, where its binary part begins
 	readBufferBytes  = 64 << 10 // bytes read from the file at a time
+	readCountBytes   = 8 << 20  // past the lines shown, read at most this much to count the rest
 )
 
 // ReadFileInput is the input of read_file.
 type ReadFileInput struct {
 	Path   string `json:"path" validate:"required" desc:"File to read, relative to the workspace or absolute."`
-	Offset int    `json:"offset,omitempty" default:"1" validate:"min=1" desc:"First line to return, counting from 1. Default 1."`
+	Offset int    `json:"offset,omitempty" default:"1" desc:"First line to return, counting from 1; a negative offset counts from the end (-20: the last 20 lines). Default 1."`
 	Limit  int    `json:"limit,omitempty" default:"2000" validate:"min=1,max=10000" desc:"Most lines to return. Default 2000, at most 10000."`
 	Pages  string `json:"pages,omitempty" desc:"PDF only: the pages to read, such as \"3\" or \"1-20\", for a PDF too long to read whole."`
 }
@@ -35,8 +38,8 @@ type ReadFileInput struct {
 func readFileTool() *Tool {
 	return ToolDef[ReadFileInput]{
 		Name: "read_file",
-		Description: "Read a text file. Returns up to 2000 lines (change with offset and limit), each prefixed with its line number; " +
-			"lines over 2000 characters are cut. The header gives the total line count and, when there is more, the offset to continue from. " +
+		Description: "Read a text file. Returns up to 2000 lines (change with offset and limit), each prefixed with its line number and a tab; " +
+			"lines over 2000 characters are cut. The header gives the line count (\"at least\" for a huge file) and, when there is more, the offset to continue from. " +
 			"Very long results keep their head and tail. Images (PNG, JPEG, GIF, WebP) are shown to you as images, scaled down if large; " +
 			"PDFs as documents where the provider takes them (pages reads part of a long one). Other binary files and folders are refused (use list_files for folders).",
 		ReadOnly: true,
@@ -47,7 +50,8 @@ func readFileTool() *Tool {
 	}.Tool()
 }
 
-// runReadFile performs one read_file call, adding the memory that applies to the file.
+// runReadFile performs one read_file call, adding the memory that applies to the file; the
+// same lines of an unchanged file read again while their result is in view become a note.
 func runReadFile(ctx context.Context, env *ToolEnv, in ReadFileInput) (ToolOutput, error) {
 	abs, found, err := judgedPath(ctx, env, in.Path)
 	if err != nil {
@@ -58,34 +62,91 @@ func runReadFile(ctx context.Context, env *ToolEnv, in ReadFileInput) (ToolOutpu
 	if err != nil {
 		return ToolOutput{}, fmt.Errorf("read_file %s: %w", name, err)
 	}
+	if out.Media == nil {
+		out.Text = env.Reads.reread(ctx, fileRead{fmt.Sprintf("%d %d %s", in.Offset, in.Limit, abs), found}, name, out.Text)
+	}
 	if env.Memory != nil {
 		out.Text += env.Memory.ForRead(abs)
 	}
 	return out, nil
 }
 
-// readNumbered returns lines offset to offset+limit-1 of the file found
-// at path when the call was checked, numbered under a header, in one pass
-// that keeps at most twice the budget; an image or a PDF becomes a media
-// block (readMedia).
+// FileReads remembers what each read_file call of a conversation read, by call id, so that the
+// same lines of an unchanged file read again can be answered with a note instead of the text.
+type FileReads struct {
+	mu   sync.Mutex
+	seen map[string]fileRead
+}
+
+// fileRead is one read_file call's file (its path and the lines asked) and what it was then.
+type fileRead struct {
+	key  string
+	info fs.FileInfo
+}
+
+// rereadNotePrefix starts the note that answers a re-read; the call id that holds the text follows.
+const rereadNotePrefix = "[Unchanged since read_file call "
+
+// reread records this call's read and returns its text, or a note when a result in the
+// conversation (from the context) holds this text whole and came from the same lines of the
+// same file, of the same size and modification time.
+func (r *FileReads) reread(ctx context.Context, read fileRead, name, text string) string {
+	id := contextValue[string](ctx, keyToolUseID)
+	if r == nil || id == "" || read.info == nil {
+		return text
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.seen == nil {
+		r.seen = map[string]fileRead{}
+	}
+	r.seen[id] = read
+	for _, m := range slices.Backward(contextValue[[]Message](ctx, keyHistory)) {
+		for _, b := range m.Content {
+			was, ok := r.seen[b.ToolUseID]
+			if ok && b.Type == BlockToolResult && !b.IsError && strings.HasPrefix(b.Content, text) && was.key == read.key &&
+				os.SameFile(was.info, read.info) && was.info.Size() == read.info.Size() && was.info.ModTime().Equal(read.info.ModTime()) {
+				return fmt.Sprintf("%s%s returned it]: %s has not changed since (same lines asked, same size, modification time and text), "+
+					"so the text is not repeated here; it is in that call's result above (should that be gone, read the file again).", rereadNotePrefix, b.ToolUseID, name)
+			}
+		}
+	}
+	return text
+}
+
+// readNumbered returns lines offset to offset+limit-1 of the file found at path when the call was
+// checked (a negative offset counts from the end, found by reading back from it), numbered under a
+// header, in one pass that keeps at most twice the budget and counts the lines after them only as
+// far as readCountBytes; an image or a PDF becomes a media block (readMedia).
 func readNumbered(ctx context.Context, env *ToolEnv, path string, info fs.FileInfo, name string, in ReadFileInput) (ToolOutput, error) {
-	offset, limit := in.Offset, in.Limit
+	offset, limit := cmp.Or(in.Offset, 1), in.Limit
 	f, err := openText(env, path, info)
 	if err != nil {
 		return ToolOutput{}, err
 	}
 	defer f.Close()
 	buffered := bufio.NewReaderSize(f, readBufferBytes)
-	sniffed, _ := buffered.Peek(512)
+	sniffed, _ := buffered.Peek(binarySniffBytes)
 	switch typ, err := mediaType(name, sniffed); {
 	case err != nil:
 		return ToolOutput{}, err
 	case typ != "":
 		return readMedia(ctx, buffered, path, name, typ, in.Pages, env.Media)
+	case bytes.IndexByte(sniffed, 0) >= 0:
+		return ToolOutput{}, fmt.Errorf("is a binary file (%d bytes); read_file shows text only", f.size)
 	}
 	r := &lineReader{ctx: ctx, file: buffered, binaryAt: -1}
-	r.br = bufio.NewReaderSize(r, int(min(readBufferBytes, info.Size()+1)))
-	text := make([]byte, 0, min(info.Size()+info.Size()/4, readBudgetChars))
+	if offset < 0 {
+		if r.read, r.n, err = tailStart(f, f.size, -offset); err != nil {
+			return ToolOutput{}, err
+		}
+		r.file = io.NewSectionReader(f, r.read, f.size-r.read)
+		if r.read == 0 { // the whole file: numbered from the start
+			offset, r.n = 1, 0
+		}
+	}
+	r.br = bufio.NewReaderSize(r, int(min(readBufferBytes, f.size+1)))
+	text := make([]byte, 0, min(f.size+f.size/4, readBudgetChars))
 	head := -1 // the length of the head once lines are left out
 	for r.n < offset-1+limit && r.next() {
 		if r.n >= offset {
@@ -95,12 +156,11 @@ func readNumbered(ctx context.Context, env *ToolEnv, path string, info fs.FileIn
 		}
 	}
 	last := r.n
-	total := last + r.countRest()
+	rest, counted := r.countRest()
+	total := last + rest
 	switch {
 	case r.err != nil:
 		return ToolOutput{}, r.err
-	case r.binaryAt >= 0 && r.binaryAt < binarySniffBytes:
-		return ToolOutput{}, fmt.Errorf("is a binary file (%d bytes); read_file shows text only", info.Size())
 	case total == 0:
 		return ToolOutput{Text: name + ": empty file (0 lines)"}, nil
 	case offset > total:
@@ -111,7 +171,7 @@ func readNumbered(ctx context.Context, env *ToolEnv, path string, info fs.FileIn
 	}
 	var b strings.Builder
 	b.Grow(len(name) + 250 + len(text))
-	r.writeHeader(&b, name, offset, last, total)
+	r.writeHeader(&b, name, offset, last, total, counted)
 	if head < 0 {
 		b.Write(text)
 		return ToolOutput{Text: b.String()}, nil
@@ -152,6 +212,28 @@ func readMedia(ctx context.Context, r io.Reader, path, name, typ, pages string, 
 	return ToolOutput{Text: name + ": " + said, Media: []Block{block}}, nil
 }
 
+// tailStart is where the last n lines of a file of size bytes begin, found by reading back from
+// its end a buffer at a time, and the line number of the first of them counted from the end (-n,
+// or fewer when the file is shorter).
+func tailStart(f io.ReaderAt, size int64, n int) (start int64, line int, err error) {
+	buf, found := make([]byte, min(readBufferBytes, size)), 0
+	for end := max(0, size-1); end > 0; end -= int64(len(buf)) { // a final newline starts no line
+		chunk := buf[max(0, int64(len(buf))-end):]
+		if _, err := f.ReadAt(chunk, end-int64(len(chunk))); err != nil {
+			return 0, 0, err
+		}
+		for i := len(chunk); ; found++ {
+			if i = bytes.LastIndexByte(chunk[:i], '\n'); i < 0 {
+				break
+			}
+			if found+1 == n {
+				return end - int64(len(chunk)-i-1), -n - 1, nil
+			}
+		}
+	}
+	return 0, 0, nil
+}
+
 // keepEnds drops the middle of numbered lines, keeping the lines that fit
 // half the budget from the head, whose length is head once known, and from the tail.
 func keepEnds(text []byte, head int) ([]byte, int) {
@@ -166,15 +248,20 @@ func keepEnds(text []byte, head int) ([]byte, int) {
 	return append(text[:head], text[tail:]...), head
 }
 
-// writeHeader writes the first line of read_file's answer: which lines
-// these are, of how many, where to continue, and what is not shown as it is.
-func (r *lineReader) writeHeader(b *strings.Builder, name string, offset, last, total int) {
-	if offset == 1 && last == total {
+// writeHeader writes the first line of read_file's answer: which lines these are, of how many
+// (at least, when not counted to the end), where to continue, and what is not shown as it is.
+func (r *lineReader) writeHeader(b *strings.Builder, name string, offset, last, total int, counted bool) {
+	switch {
+	case offset < 0:
+		fmt.Fprintf(b, "%s: lines %d to %d, numbered from the end (-1 is the last line)", name, offset, last)
+	case offset == 1 && last == total && counted:
 		fmt.Fprintf(b, "%s: %s", name, plural(total, "line", "lines"))
-	} else {
+	case !counted:
+		fmt.Fprintf(b, "%s: lines %d-%d of at least %d", name, offset, last, total)
+	default:
 		fmt.Fprintf(b, "%s: lines %d-%d of %d", name, offset, last, total)
 	}
-	if last < total {
+	if last < total || !counted {
 		fmt.Fprintf(b, "; more follows, continue with offset=%d", last+1)
 	}
 	if r.cut > 0 {
@@ -254,9 +341,7 @@ func (r *lineReader) next() bool {
 // appendNumbered appends the line numbered and cut, invalid UTF-8 replaced.
 func (r *lineReader) appendNumbered(dst []byte) []byte {
 	var digits [20]byte
-	num := strconv.AppendInt(digits[:0], int64(r.n), 10)
-	dst = append(dst, "      "[min(6, len(num)):]...)
-	dst = append(append(dst, num...), '\t')
+	dst = append(append(dst, strconv.AppendInt(digits[:0], int64(r.n), 10)...), '\t')
 	text := r.line
 	if r.full > readMaxLineChars {
 		n := readMaxLineChars
@@ -278,10 +363,14 @@ func (r *lineReader) appendNumbered(dst []byte) []byte {
 	return append(dst, '\n')
 }
 
-// countRest counts the lines after the current one, to the end of the text.
-func (r *lineReader) countRest() int {
-	n, last := 0, byte('\n')
+// countRest counts the lines after the current one, reading at most readCountBytes more of the
+// file; counted is false when that limit stopped it before the end of the text.
+func (r *lineReader) countRest() (n int, counted bool) {
+	last, stop := byte('\n'), r.read+readCountBytes
 	for r.err == nil {
+		if r.read > stop {
+			return n, false
+		}
 		chunk, err := r.br.Peek(max(1, r.br.Buffered()))
 		n += bytes.Count(chunk, []byte{'\n'})
 		if len(chunk) > 0 {
@@ -296,7 +385,7 @@ func (r *lineReader) countRest() int {
 	if last != '\n' {
 		n++
 	}
-	return n
+	return n, true
 }
 
 // requireRegular refuses folders, devices, pipes and sockets: only
@@ -407,25 +496,31 @@ func loadText(env *ToolEnv, abs string, info fs.FileInfo) (content string, exist
 	return string(data), true, nil
 }
 
+// openedText is a text opened to read: a file or an editor's buffer, and its size in bytes.
+type openedText struct {
+	io.Reader
+	io.ReaderAt
+	io.Closer
+	size int64
+}
+
 // openText opens the regular file found at path when the call was checked,
 // to read its text: the editor's buffer if env.Files has it, else the disk.
-func openText(env *ToolEnv, path string, info fs.FileInfo) (io.ReadCloser, error) {
+func openText(env *ToolEnv, path string, info fs.FileInfo) (openedText, error) {
 	if info == nil {
-		return nil, errors.New("no such file")
+		return openedText{}, errors.New("no such file")
 	}
 	if err := requireRegular(info); err != nil { // before opening: a pipe would block, a device act
-		return nil, err
+		return openedText{}, err
 	}
 	if env.Files != nil {
 		if text, err := env.Files.ReadText(path); !errors.Is(err, errors.ErrUnsupported) {
-			return io.NopCloser(strings.NewReader(text)), err
+			buffer := strings.NewReader(text)
+			return openedText{buffer, buffer, io.NopCloser(nil), buffer.Size()}, err
 		}
 	}
 	f, err := openJudged(path, info)
-	if err != nil {
-		return nil, err
-	}
-	return f, nil
+	return openedText{f, f, f, info.Size()}, err
 }
 
 // writeText replaces a file's text, before until now ("" for a new file), through env.Files if it writes files, else on the disk.

@@ -48,26 +48,28 @@ func TestReadFile(t *testing.T) {
 		want    []string
 		notWant []string
 	}{
-		{"whole file", `{"path":"a.txt"}`, false, []string{"a.txt: 3 lines\n", "     1\talpha\n", "     3\tgamma\n"}, []string{"offset="}},
-		{"no final newline", `{"path":"noeol.txt"}`, false, []string{"noeol.txt: 2 lines", "     2\ttwo\n"}, nil},
-		{"crlf endings", `{"path":"crlf.txt"}`, false, []string{"     1\tone\n", "     2\ttwo\n"}, []string{"\r"}},
-		{"offset and limit", `{"path":"five.txt","offset":2,"limit":2}`, false, []string{"lines 2-3 of 5; more follows, continue with offset=4", "     2\tline 2\n", "     3\tline 3\n"}, []string{"line 1\n", "line 4"}},
-		{"offset to the end", `{"path":"five.txt","offset":4}`, false, []string{"lines 4-5 of 5\n", "     5\tline 5\n"}, []string{"continue"}},
-		{"default limit", `{"path":"many.txt"}`, false, []string{"lines 1-2000 of 3000; more follows, continue with offset=2001", "  2000\tline 2000\n"}, []string{"line 2001\n"}},
+		{"whole file", `{"path":"a.txt"}`, false, []string{"a.txt: 3 lines\n", "\n1\talpha\n", "\n3\tgamma\n"}, []string{"offset="}},
+		{"no final newline", `{"path":"noeol.txt"}`, false, []string{"noeol.txt: 2 lines", "\n2\ttwo\n"}, nil},
+		{"crlf endings", `{"path":"crlf.txt"}`, false, []string{"\n1\tone\n", "\n2\ttwo\n"}, []string{"\r"}},
+		{"offset and limit", `{"path":"five.txt","offset":2,"limit":2}`, false, []string{"lines 2-3 of 5; more follows, continue with offset=4", "\n2\tline 2\n", "\n3\tline 3\n"}, []string{"line 1\n", "line 4"}},
+		{"the last lines", `{"path":"five.txt","offset":-2}`, false, []string{"lines -2 to -1, numbered from the end (-1 is the last line)\n-2\tline 4\n-1\tline 5\n"}, []string{"line 3", "continue"}},
+		{"more last lines than the file has", `{"path":"noeol.txt","offset":-9}`, false, []string{"noeol.txt: 2 lines\n1\tone\n2\ttwo\n"}, nil},
+		{"offset to the end", `{"path":"five.txt","offset":4}`, false, []string{"lines 4-5 of 5\n", "\n5\tline 5\n"}, []string{"continue"}},
+		{"default limit", `{"path":"many.txt"}`, false, []string{"lines 1-2000 of 3000; more follows, continue with offset=2001", "\n2000\tline 2000\n"}, []string{"line 2001\n"}},
 		{"empty file", `{"path":"empty.txt"}`, false, []string{"empty.txt: empty file (0 lines)"}, nil},
-		{"long line cut", `{"path":"long.txt"}`, false, []string{"1 long line cut at 2000 characters", "[... line cut: 5000 characters in all]", "     3\tafter\n"}, []string{strings.Repeat("x", 2001)}},
-		{"long line cut between runes", `{"path":"euros.txt"}`, false, []string{"     1\ta" + strings.Repeat("€", 666) + " [... line cut: 4501 characters in all]"}, []string{"UTF-8", "\uFFFD"}},
+		{"long line cut", `{"path":"long.txt"}`, false, []string{"1 long line cut at 2000 characters", "[... line cut: 5000 characters in all]", "\n3\tafter\n"}, []string{strings.Repeat("x", 2001)}},
+		{"long line cut between runes", `{"path":"euros.txt"}`, false, []string{"\n1\ta" + strings.Repeat("€", 666) + " [... line cut: 4501 characters in all]"}, []string{"UTF-8", "\uFFFD"}},
 		{"not utf-8", `{"path":"latin1.txt"}`, false, []string{"not valid UTF-8", "caf\uFFFD"}, nil},
-		{"over budget keeps head and tail", `{"path":"wide.txt"}`, false, []string{"     1\t", "   100\t", "omitted to keep this result short; read them with offset="}, []string{"    50\t"}},
+		{"over budget keeps head and tail", `{"path":"wide.txt"}`, false, []string{"\n1\t", "\n100\t", "omitted to keep this result short; read them with offset="}, []string{"\n50\t"}},
 		{"absolute path", fmt.Sprintf(`{"path":%q}`, filepath.Join(env.Workspace, "a.txt")), false, []string{"a.txt: 3 lines"}, nil},
 		{"binary", `{"path":"bin.dat"}`, true, []string{"binary file"}, nil},
-		{"text then binary", `{"path":"textbin.log"}`, false, []string{"textbin.log: 1500 lines; binary data from byte 13893 on is not shown", "  1500\tline 1500\n"}, []string{"\x00", "tail"}},
-		{"text then binary mid-line", `{"path":"midline.log","offset":1500}`, false, []string{"lines 1500-1501 of 1501; binary data from byte 13897 on is not shown", "  1501\thalf\n"}, []string{"\x00"}},
+		{"text then binary", `{"path":"textbin.log"}`, false, []string{"textbin.log: 1500 lines; binary data from byte 13893 on is not shown", "\n1500\tline 1500\n"}, []string{"\x00", "tail"}},
+		{"text then binary mid-line", `{"path":"midline.log","offset":1500}`, false, []string{"lines 1500-1501 of 1501; binary data from byte 13897 on is not shown", "\n1501\thalf\n"}, []string{"\x00"}},
 		{"folder", `{"path":"dir"}`, true, []string{"is a folder", "list_files"}, nil},
 		{"missing file", `{"path":"nope.txt"}`, true, []string{"nope.txt: no such file"}, nil},
 		{"offset past end", `{"path":"five.txt","offset":9}`, true, []string{"offset 9 is past the end of the file (5 lines)"}, nil},
 		{"negative limit", `{"path":"a.txt","limit":-1}`, true, []string{`"limit" must be at least 1`}, nil},
-		{"zero offset", `{"path":"a.txt","offset":0}`, true, []string{`"offset" must be at least 1`}, nil},
+		{"zero offset", `{"path":"a.txt","offset":0}`, false, []string{"a.txt: 3 lines\n1\talpha\n"}, nil},
 		{"missing path", `{}`, true, []string{`"path" is required`}, nil},
 		{"wrong type", `{"path":5}`, true, []string{`"path" must be a string`}, nil},
 		{"not json", `{"path":`, true, []string{"not valid JSON"}, nil},
@@ -208,10 +210,31 @@ func TestReadFileBoundedMemory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mustContain(t, out.Text, fmt.Sprintf("of %d;", lines), fmt.Sprintf("%09d the quick", lines/2))
+	mustContain(t, out.Text, fmt.Sprintf("%09d the quick", lines/2))
 	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > size/8 {
 		t.Errorf("reading 100 lines of a %d-byte file allocated %d bytes, want under %d", size, alloc, size/8)
 	}
+}
+
+// TestReadFileHugeFileCostsWhatItReads reads the head and the tail of a
+// 24 MB file: the head's count of the lines after it stops after
+// readCountBytes ("at least"), and the tail is found from the end, its
+// lines numbered from there.
+func TestReadFileHugeFileCostsWhatItReads(t *testing.T) {
+	env := newTestEnv(t, nil)
+	lines := writeLargeFile(t, filepath.Join(env.Workspace, "big.txt"), 24<<20)
+	head := callTool(t, env, readFileTool(), `{"path":"big.txt","limit":20}`)
+	var counted int
+	fmt.Sscanf(head.Text, "big.txt: lines 1-20 of at least %d;", &counted)
+	if counted < readCountBytes/len("000000001 the quick brown fox jumps over the lazy dog\n") || counted >= lines/2 {
+		t.Errorf("head read counted %d of %d lines; want the lines in about readCountBytes: %q", counted, lines, cutBytes(head.Text, 200, "..."))
+	}
+	mustContain(t, head.Text, "; more follows, continue with offset=21\n1\t000000001 the quick")
+	tail := callTool(t, env, readFileTool(), `{"path":"big.txt","offset":-3}`)
+	want := fmt.Sprintf("big.txt: lines -3 to -1, numbered from the end (-1 is the last line)\n-3\t%09d the quick brown fox jumps over the lazy dog\n-2\t%09d", lines-2, lines-1)
+	mustContain(t, tail.Text, want, fmt.Sprintf("-1\t%09d the quick brown fox jumps over the lazy dog\n", lines))
+	middle := callTool(t, env, readFileTool(), `{"path":"big.txt","offset":-5,"limit":2}`)
+	mustContain(t, middle.Text, "lines -5 to -4, numbered from the end (-1 is the last line); more follows, continue with offset=-3\n")
 }
 
 func TestWriteFile(t *testing.T) {

@@ -64,7 +64,7 @@ func TestMentionAttachesTheFile(t *testing.T) {
 	}
 	u.turn(t.Context(), slashPrompt{Prompt: "summarise @notes.txt and @missing.txt."})
 	got := u.history[0].Text()
-	if want := "summarise @notes.txt and @missing.txt.\n\nContents of notes.txt:\nnotes.txt: 1 line\n     1\tremember the milk\n"; got != want {
+	if want := "summarise @notes.txt and @missing.txt.\n\nContents of notes.txt:\nnotes.txt: 1 line\n1\tremember the milk\n"; got != want {
 		t.Errorf("message got %q, want %q", got, want)
 	}
 	if !strings.Contains(u.scroll.String(), "attached notes.txt") {
