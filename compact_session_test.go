@@ -1,8 +1,11 @@
 package main
 
 import (
+	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
+	"hash/maphash"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -18,13 +21,17 @@ import (
 
 // longSession is a scripted model behind an httptest server speaking the
 // Anthropic Messages stream: it asks for read_file of file<N>.txt, one
-// file per step, for steps steps, then answers. It counts each request's
-// tokens as a quarter of its body's bytes and reports that count as the
-// usage, answers summary requests with a summary, and remembers the
-// largest request and the CPU time of the client process at each step.
+// file per step, for steps steps, then answers; with files set, step N
+// reads file<N mod files>.txt, so later steps read files again. It counts
+// each request's tokens as a quarter of its body's bytes, prices them as
+// the prompt cache would (promptCache) and reports that as the usage,
+// answers summary requests with a summary, and remembers the largest
+// request and the CPU time of the client process at each step.
 type longSession struct {
 	srv   *httptest.Server
 	steps int
+	files int
+	cache promptCache
 
 	mu        sync.Mutex
 	step      int
@@ -57,9 +64,11 @@ func (s *longSession) serve(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.maxTokens = max(s.maxTokens, tokens)
-	if len(req.System) > 0 && req.System[0].Text == summarySystemPrompt {
+	summary := len(req.System) > 0 && req.System[0].Text == summarySystemPrompt
+	usage := s.cache.price(body, !summary)
+	if summary {
 		s.summaries++
-		writeLongSessionReply(w, tokens, "text", fmt.Sprintf("<summary>\nRequest: read the files.\nCurrent state: summary %d.\n</summary>", s.summaries))
+		writeLongSessionReply(w, usage, "text", fmt.Sprintf("<summary>\nRequest: read the files.\nCurrent state: summary %d.\n</summary>", s.summaries))
 		return
 	}
 	if s.tooLongAt[s.step] {
@@ -74,16 +83,16 @@ func (s *longSession) serve(w http.ResponseWriter, r *http.Request) {
 	}
 
 	if s.step < s.steps {
-		writeLongSessionReply(w, tokens, "tool_use", fmt.Sprintf(`{"path":"file%d.txt"}`, s.step))
+		writeLongSessionReply(w, usage, "tool_use", fmt.Sprintf(`{"path":"file%d.txt"}`, s.step%cmp.Or(s.files, s.steps)))
 	} else {
-		writeLongSessionReply(w, tokens, "text", fmt.Sprintf("Read %d files.", s.step))
+		writeLongSessionReply(w, usage, "text", fmt.Sprintf("Read %d files.", s.step))
 	}
 	s.step++
 }
 
-// writeLongSessionReply streams one reply: a text block, or a read_file
-// call whose input is given.
-func writeLongSessionReply(w http.ResponseWriter, inputTokens int, kind, content string) {
+// writeLongSessionReply streams one reply with the usage given: a text
+// block, or a read_file call whose input is given.
+func writeLongSessionReply(w http.ResponseWriter, usage Usage, kind, content string) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	event := func(data string) {
 		var ev struct{ Type string }
@@ -91,11 +100,13 @@ func writeLongSessionReply(w http.ResponseWriter, inputTokens int, kind, content
 		fmt.Fprintf(w, "event: %s\ndata: %s\n\n", ev.Type, data)
 	}
 	quoted, _ := json.Marshal(content)
-	event(fmt.Sprintf(`{"type":"message_start","message":{"id":"msg","role":"assistant","content":[],"usage":{"input_tokens":%d,"output_tokens":1}}}`, inputTokens))
+	event(fmt.Sprintf(`{"type":"message_start","message":{"id":"msg","role":"assistant","content":[],"usage":{"input_tokens":%d,"cache_creation_input_tokens":%d,"cache_read_input_tokens":%d,"output_tokens":1}}}`,
+		usage.InputTokens, usage.CacheCreationInputTokens, usage.CacheReadInputTokens))
 	stop := "end_turn"
 	if kind == "tool_use" {
 		stop = "tool_use"
-		event(`{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_` + strconv.Itoa(inputTokens) + `","name":"read_file","input":{}}}`)
+		id := usage.InputTokens + usage.CacheCreationInputTokens + usage.CacheReadInputTokens
+		event(`{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_` + strconv.Itoa(id) + `","name":"read_file","input":{}}}`)
 		event(`{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":` + string(quoted) + `}}`)
 	} else {
 		event(`{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`)
@@ -104,6 +115,81 @@ func writeLongSessionReply(w http.ResponseWriter, inputTokens int, kind, content
 	event(`{"type":"content_block_stop","index":0}`)
 	event(`{"type":"message_delta","delta":{"stop_reason":"` + stop + `"},"usage":{"output_tokens":20}}`)
 	event(`{"type":"message_stop"}`)
+}
+
+// promptCache prices requests as Anthropic's prompt cache does, to count what a session costs: a
+// request's blocks (tools, system, then messages) form a prefix; a block ending in a cache breakpoint
+// writes the prefix up to it to the cache, and a later request whose prefix matches one written, at a
+// breakpoint or at most 20 blocks before one, reads that part from the cache. Read tokens cost 0.1 of
+// an input token, written ones 1.25 and the rest 1 (the published prices of the 5-minute cache). A
+// rewrite is a request of the conversation that reads less than the one before it wrote.
+type promptCache struct {
+	written  map[uint64]bool // prefix hashes at breakpoints
+	seed     maphash.Seed
+	last     int // tokens up to the newest breakpoint of the conversation's previous request
+	bytes    int
+	tokens   int     // all input tokens, as if there were no cache
+	weighted float64 // input tokens at their cache prices
+	rewrites int
+}
+
+// price counts one request, part of the conversation or not (a summary), and returns its usage.
+func (c *promptCache) price(body []byte, conversation bool) Usage {
+	var req struct {
+		Tools    []json.RawMessage `json:"tools"`
+		System   []json.RawMessage `json:"system"`
+		Messages []struct {
+			Role    string            `json:"role"`
+			Content []json.RawMessage `json:"content"`
+		} `json:"messages"`
+	}
+	json.Unmarshal(body, &req)
+	blocks := append(req.Tools, req.System...)
+	for _, m := range req.Messages {
+		blocks = append(append(blocks, json.RawMessage(m.Role)), m.Content...)
+	}
+	if c.written == nil {
+		c.written, c.seed = map[uint64]bool{}, maphash.MakeSeed()
+	}
+	var h maphash.Hash
+	h.SetSeed(c.seed)
+	hashes, ends := make([]uint64, len(blocks)), make([]int, len(blocks)) // of each prefix; its tokens
+	read, total, marks := 0, 0, []int{}
+	for i, b := range blocks {
+		plain, marked := bytes.CutSuffix(b, []byte(cacheBreakpoint)) // the mark is not part of the prefix
+		if marked {
+			plain, marks = append(plain[:len(plain):len(plain)], '}'), append(marks, i)
+		}
+		h.Write(plain)
+		hashes[i], total = h.Sum64(), total+len(plain)/4
+		ends[i] = total
+	}
+	for _, i := range marks {
+		for j := i; j >= max(0, i-20); j-- {
+			if c.written[hashes[j]] {
+				read = max(read, ends[j])
+				break
+			}
+		}
+	}
+	mark := -1
+	for _, mark = range marks {
+		c.written[hashes[mark]] = true
+	}
+	u := Usage{InputTokens: total}
+	if mark >= 0 {
+		u = Usage{InputTokens: total - ends[mark], CacheCreationInputTokens: ends[mark] - read, CacheReadInputTokens: read}
+		if conversation && read < c.last {
+			c.rewrites++
+		}
+		if conversation {
+			c.last = ends[mark]
+		}
+	}
+	c.bytes += len(body)
+	c.tokens += total
+	c.weighted += 0.1*float64(u.CacheReadInputTokens) + 1.25*float64(u.CacheCreationInputTokens) + float64(u.InputTokens)
+	return u
 }
 
 // processCPU is the CPU time a process (or, when it is /usr/bin/time, its
@@ -240,19 +326,37 @@ func tail(s string, n int) string {
 	return s[max(0, len(s)-n):]
 }
 
-// BenchmarkLongSession runs the built binary through a 200-step session
-// against the scripted server, each step reading a different 20 KB file,
-// with the default window of the model. It reports the CPU time and peak
-// RSS of the minicode process, and its CPU per step around step 10 and
-// around step 200.
+// BenchmarkLongSession runs the built binary through sessions against the
+// scripted server, each step reading a 20 KB file, with a window of 200,000
+// tokens (that of most models; compaction starts at half of it): 200 steps that each read a different file, and 10 and 50
+// steps that read half as many files twice each. It reports the CPU time
+// and peak RSS of the minicode process, what it sent (MB-sent), its input
+// at the prompt cache's prices against the same input uncached
+// (cache-ratio), the requests that rewrote the cache (rewrites), and, for
+// 200 steps, its CPU per step around step 10 and around step 200.
 func BenchmarkLongSession(b *testing.B) {
-	const steps = 200
-	ws := longSessionWorkspace(b, steps, 20_000)
+	for _, steps := range []int{10, 50, 200} {
+		b.Run(fmt.Sprintf("steps=%d", steps), func(b *testing.B) { benchLongSession(b, steps) })
+	}
+}
+
+// benchLongSession is BenchmarkLongSession of a number of steps.
+func benchLongSession(b *testing.B, steps int) {
+	files := steps
+	if steps < 200 {
+		files = steps / 2
+	}
+	ws := longSessionWorkspace(b, files, 20_000)
 	var cpu, early, late time.Duration
 	var peak int64
+	var cache promptCache
 	for i := 0; i < b.N; i++ {
 		s := newLongSession(b, steps)
+		s.files = files
 		home := b.TempDir()
+		if err := os.WriteFile(filepath.Join(home, "settings.json"), []byte(`{"contextWindow": 200000}`), 0o644); err != nil {
+			b.Fatal(err)
+		}
 		cmd, rss := measured(b, minicodeBinary(b), "-p", "read the files", "--workspace", ws, "--max-turns", "1000", "--output-format", "json")
 		cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "MINICODE_HOME=" + home,
 			"ANTHROPIC_API_KEY=test-key", "ANTHROPIC_BASE_URL=" + s.srv.URL}
@@ -270,13 +374,20 @@ func BenchmarkLongSession(b *testing.B) {
 		cpu += cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 		peak = max(peak, rss())
 		s.mu.Lock()
-		at := s.cpuAtStep
-		early += (at[15] - at[5]) / 10
-		late += (at[len(at)-1] - at[len(at)-11]) / 10
+		if at := s.cpuAtStep; steps >= 200 {
+			early += (at[15] - at[5]) / 10
+			late += (at[len(at)-1] - at[len(at)-11]) / 10
+		}
+		cache.bytes, cache.tokens, cache.weighted, cache.rewrites = cache.bytes+s.cache.bytes, cache.tokens+s.cache.tokens, cache.weighted+s.cache.weighted, cache.rewrites+s.cache.rewrites
 		s.mu.Unlock()
 	}
 	b.ReportMetric(float64(cpu.Milliseconds())/float64(b.N), "cpu-ms/op")
 	b.ReportMetric(float64(peak)/(1<<20), "peak-MiB")
-	b.ReportMetric(float64(early.Microseconds())/float64(b.N), "step10-cpu-us")
-	b.ReportMetric(float64(late.Microseconds())/float64(b.N), "step200-cpu-us")
+	b.ReportMetric(float64(cache.bytes)/1e6/float64(b.N), "MB-sent")
+	b.ReportMetric(cache.weighted/float64(cache.tokens), "cache-ratio")
+	b.ReportMetric(float64(cache.rewrites)/float64(b.N), "rewrites")
+	if steps >= 200 {
+		b.ReportMetric(float64(early.Microseconds())/float64(b.N), "step10-cpu-us")
+		b.ReportMetric(float64(late.Microseconds())/float64(b.N), "step200-cpu-us")
+	}
 }
