@@ -49,6 +49,15 @@ func describeOpenError(err error) error {
 	}
 }
 
+// openNoFollow is openNoFollowFD as an *os.File.
+func openNoFollow(path string, flag int, perm uint32) (*os.File, error) {
+	fd, err := openNoFollowFD(path, flag, perm)
+	if err != nil {
+		return nil, &os.PathError{Op: "open", Path: path, Err: err}
+	}
+	return os.NewFile(uintptr(fd), path), nil
+}
+
 // openJudged opens the file at the resolved path abs for reading, following no link, and checks that it is
 // found, the regular file that was there when the call was checked: between the check and the use a folder on
 // the way may be swapped for a link to elsewhere, or the file for another.

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os"
 	"strings"
 	"syscall"
 	"unsafe"
@@ -20,32 +19,33 @@ const (
 // openHow is openat2's struct open_how.
 type openHow struct{ flags, mode, resolve uint64 }
 
-// openNoFollow opens the absolute path following no link in any of its
-// names: with openat2 where the kernel has it (Linux 5.6), else one name at
-// a time. A name that has become a link is an error (ELOOP).
-func openNoFollow(path string, flag int, perm uint32) (*os.File, error) {
+// openNoFollowFD opens the absolute path following no link in any of its
+// names, returning the file descriptor: with openat2 where the kernel has it
+// (Linux 5.6), else one name at a time. A name that has become a link is an
+// error (ELOOP).
+func openNoFollowFD(path string, flag int, perm uint32) (int, error) {
 	name, err := syscall.BytePtrFromString(path)
 	if err != nil {
-		return nil, err
+		return -1, err
 	}
 	how, cwd := openHow{uint64(flag | syscall.O_CLOEXEC), uint64(perm), resolveNoSymlinks}, atFDCWD
 	for {
 		fd, _, errno := syscall.Syscall6(sysOpenat2, uintptr(cwd), uintptr(unsafe.Pointer(name)), uintptr(unsafe.Pointer(&how)), unsafe.Sizeof(how), 0, 0)
 		switch errno {
 		case 0:
-			return os.NewFile(fd, path), nil
+			return int(fd), nil
 		case syscall.EINTR:
 			continue
 		case syscall.ENOSYS, syscall.EPERM: // an old kernel, or a seccomp filter that does not know openat2
 			return openWalking(path, flag, perm)
 		}
-		return nil, &os.PathError{Op: "open", Path: path, Err: errno}
+		return -1, errno
 	}
 }
 
 // openWalking is openNoFollow without openat2: each folder on the way is
 // opened with O_NOFOLLOW beneath the one before it, then the file itself.
-func openWalking(path string, flag int, perm uint32) (*os.File, error) {
+func openWalking(path string, flag int, perm uint32) (int, error) {
 	dir, err := syscall.Open("/", oPath|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
 	names := strings.Split(strings.Trim(path, "/"), "/")
 	if names[0] == "" {
@@ -62,7 +62,7 @@ func openWalking(path string, flag int, perm uint32) (*os.File, error) {
 		dir = next
 	}
 	if err != nil {
-		return nil, &os.PathError{Op: "open", Path: path, Err: err}
+		return -1, err
 	}
-	return os.NewFile(uintptr(dir), path), nil
+	return dir, nil
 }

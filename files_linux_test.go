@@ -25,7 +25,14 @@ func TestOpenNoFollowRefusesLinks(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for name, open := range map[string]func(string, int, uint32) (*os.File, error){"openat2": openNoFollow, "walk": openWalking} {
+	walking := func(path string, flag int, perm uint32) (*os.File, error) {
+		fd, err := openWalking(path, flag, perm)
+		if err != nil {
+			return nil, err
+		}
+		return os.NewFile(uintptr(fd), path), nil
+	}
+	for name, open := range map[string]func(string, int, uint32) (*os.File, error){"openat2": openNoFollow, "walk": walking} {
 		for path, wantErr := range map[string]error{"real/f.txt": nil, "link/f.txt": syscall.ELOOP, "real/flink": syscall.ELOOP, "real/none": syscall.ENOENT} {
 			f, err := open(filepath.Join(dir, path), syscall.O_RDONLY, 0)
 			if !errors.Is(err, wantErr) && !(name == "walk" && wantErr == syscall.ELOOP && errors.Is(err, syscall.ENOTDIR)) { // O_PATH opens the link, which is no folder
