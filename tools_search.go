@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 )
 
 // skippedDirs are huge folders no search looks into.
@@ -29,34 +30,58 @@ func walkTree(ctx context.Context, workspace, root string, visit func(rel string
 		rel = path.Join(rel, name)
 		rules = rules.enter(filepath.Join(matchRoot, rel), rel)
 	}
-	folderRules := map[string]ignoreSet{".": rules} // by slash-separated folder path
-	dir, err := openFolder(root)                    // not a link to elsewhere swapped in since the check
+	dir, err := openNoFollow(root, syscall.O_RDONLY|syscall.O_DIRECTORY, 0) // not a link to elsewhere swapped in since the check
 	if err != nil {
 		return describeOpenError(err)
 	}
-	defer dir.Close()
-	return fs.WalkDir(dir.FS(), ".", func(rel string, d fs.DirEntry, err error) error {
-		if err != nil || rel == "." {
-			return nil
-		}
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		isDir, matchRel, rules := d.IsDir(), path.Join(prefix, rel), folderRules[path.Dir(rel)]
-		if (isDir && skippedDirs[d.Name()]) || rules.ignored(matchRel, isDir) {
-			if isDir {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if err := visit(rel, d); err != nil {
-			return err
-		}
-		if isDir {
-			folderRules[rel] = rules.enter(filepath.Join(root, rel), matchRel)
-		}
+	err = treeWalk{ctx, root, prefix, visit}.walk(dir, "", rules)
+	if errors.Is(err, fs.SkipAll) {
 		return nil
-	})
+	}
+	return err
+}
+
+// treeWalk is one walkTree: where it started, that folder's path from the match root, and what it calls.
+type treeWalk struct {
+	ctx          context.Context
+	root, prefix string
+	visit        func(rel string, d fs.DirEntry) error
+}
+
+// walk visits the entries of the open folder dir, at rel below the root, and what the folders
+// among them hold, each opened by its whole path following no link; it closes dir. A folder of
+// an os.Root would cost a stat of each entry, and each open one more call per name on its path.
+func (w treeWalk) walk(dir *os.File, rel string, rules ignoreSet) error {
+	entries, _ := dir.ReadDir(-1) // a folder that cannot be read to the end shows what could be
+	dir.Close()
+	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	for _, d := range entries {
+		if err := w.ctx.Err(); err != nil {
+			return err
+		}
+		entry, isDir := path.Join(rel, d.Name()), d.IsDir()
+		matchRel := path.Join(w.prefix, entry)
+		if isDir && skippedDirs[d.Name()] || rules.ignored(matchRel, isDir) {
+			continue
+		}
+		switch err := w.visit(entry, d); {
+		case errors.Is(err, fs.SkipDir) && isDir:
+			continue
+		case errors.Is(err, fs.SkipDir):
+			return nil
+		case err != nil:
+			return err
+		case !isDir:
+			continue
+		}
+		abs := filepath.Join(w.root, filepath.FromSlash(entry))
+		if sub, err := openNoFollow(abs, syscall.O_RDONLY|syscall.O_DIRECTORY, 0); err == nil {
+			if err := w.walk(sub, entry, rules.enter(abs, matchRel)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // ignoreRule is one pattern line of a .gitignore file.
