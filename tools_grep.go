@@ -82,7 +82,7 @@ func runGrepFiles(ctx context.Context, env *ToolEnv, in GrepFilesInput) (ToolOut
 	g := &grepSearch{re: re, shown: firstN[grepMatch]{n: in.Limit, cmp: func(a, b grepMatch) int {
 		return cmp.Or(strings.Compare(a.path, b.path), a.line-b.line)
 	}}}
-	g.literal, g.fold = requiredLiteral(expr)
+	g.literal, g.fold, g.rare = requiredLiteral(expr)
 	g.walked = info.IsDir()
 	err = g.run(ctx, func(add func(file string)) error {
 		if !info.IsDir() {
@@ -105,12 +105,13 @@ func runGrepFiles(ctx context.Context, env *ToolEnv, in GrepFilesInput) (ToolOut
 	return ToolOutput{Text: g.format(env, in.Pattern, root)}, nil
 }
 
-// grepSearch is one grep_files search, shared by its workers: bytes.Index
-// finds lines holding the literal, and only those meet the expression.
+// grepSearch is one grep_files search, shared by its workers: only lines
+// holding the literal meet the expression.
 type grepSearch struct {
 	re      *regexp.Regexp
 	literal []byte // text every match contains, or nil
-	fold    bool   // literal is lower case, to look for in a lower-cased copy
+	fold    bool   // literal is lower case, to match regardless of case
+	rare    int    // the literal's byte that bytes.IndexByte looks for (rarityOf), or -1: search a lower-cased copy
 	walked  bool   // the files come from a folder's walk, not named by the call
 	mu      sync.Mutex
 	shown   firstN[grepMatch] // the first matching lines in path order
@@ -275,16 +276,20 @@ func (r *fdReader) Read(p []byte) (int, error) {
 func (w *grepWorker) searchChunk(chunk []byte, file string, line int) int {
 	next := line + bytes.Count(chunk, []byte{'\n'})
 	haystack, literal := chunk, w.literal
-	if w.fold {
+	if w.fold && w.rare < 0 {
 		w.lower = asciiLower(w.lower[:0], chunk)
 		haystack = w.lower
-		if bytes.Contains(chunk, []byte("\u017f")) || bytes.Contains(chunk, []byte("\u212a")) {
-			literal = nil // the long s and the Kelvin sign match s and k
-		}
+	}
+	if w.fold && (bytes.Contains(chunk, []byte("\u017f")) || bytes.Contains(chunk, []byte("\u212a"))) {
+		literal = nil // the long s and the Kelvin sign match s and k
 	}
 	for pos := 0; pos < len(chunk); {
 		start := 0
-		if literal != nil {
+		switch {
+		case literal == nil:
+		case w.rare >= 0:
+			start = w.indexLiteral(chunk[pos:])
+		default:
 			start = bytes.Index(haystack[pos:], literal)
 		}
 		if start < 0 {
@@ -310,6 +315,51 @@ func (w *grepWorker) searchChunk(chunk []byte, file string, line int) int {
 		line++
 	}
 	return next
+}
+
+// indexLiteral is the index of the literal's first instance in s, or -1: bytes.IndexByte finds its
+// rare byte, and the bytes around it are compared, regardless of ASCII case under fold.
+func (g *grepSearch) indexLiteral(s []byte) int {
+	lit, k := g.literal, g.rare
+	for from := 0; from+len(lit) <= len(s); {
+		i := bytes.IndexByte(s[from+k:len(s)-len(lit)+k+1], lit[k])
+		if i < 0 {
+			return -1
+		}
+		start := from + i
+		if g.fold && asciiEqualLower(s[start:start+len(lit)], lit) || !g.fold && bytes.Equal(s[start:start+len(lit)], lit) {
+			return start
+		}
+		from = start + 1
+	}
+	return -1
+}
+
+// asciiEqualLower reports whether b, its ASCII letters in lower case, is lower.
+func asciiEqualLower(b, lower []byte) bool {
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != lower[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// rarityOf ranks how seldom a byte appears in code and prose, higher for rarer: bytes.IndexByte
+// stops less often at a rarer one. Under fold only a byte without case can be looked for.
+func rarityOf(c byte, fold bool) int {
+	switch {
+	case fold && ('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'):
+		return -1
+	case strings.IndexByte(" \t\netaoinsrlcdhu", c) >= 0:
+		return 0
+	case 'a' <= c && c <= 'z' || strings.IndexByte(".,()_:;=\"*/", c) >= 0:
+		return 1
+	}
+	return 2
 }
 
 // asciiLower appends b to dst with the ASCII letters in lower case.
@@ -347,18 +397,20 @@ func globMatches(glob, rel string) bool {
 	return glob == "**/" || matchGlob(glob, rel)
 }
 
-// requiredLiteral returns text every match of expr contains, in lower case
-// under ignore case (fold), where only letters with ASCII variants count.
-func requiredLiteral(expr string) (lit []byte, fold bool) {
+// requiredLiteral returns text every match of expr contains, in lower case under ignore case
+// (fold), where only letters with ASCII variants count; of the pieces of text expr requires, the
+// one whose rarest byte is rarest (rarityOf), then the longest. rare is where that byte is, -1
+// when the literal is all letters under fold, or empty.
+func requiredLiteral(expr string) (lit []byte, fold bool, rare int) {
 	re, err := syntax.Parse(expr, syntax.Perl)
 	if err != nil {
-		return nil, false
+		return nil, false, -1
 	}
 	re = re.Simplify()
 	for re.Op == syntax.OpCapture {
 		re = re.Sub[0]
 	}
-	pieces := []*syntax.Regexp{re}
+	pieces, rare, best := []*syntax.Regexp{re}, -1, -2
 	if re.Op == syntax.OpConcat {
 		pieces = re.Sub
 	}
@@ -370,11 +422,17 @@ func requiredLiteral(expr string) (lit []byte, fold bool) {
 		if folded {
 			text = longestASCIIFoldRun(p.Rune)
 		}
-		if len(text) > len(lit) {
-			lit, fold = text, folded
+		at, rarity := -1, -1
+		for i, c := range text {
+			if r := rarityOf(c, folded); r > rarity {
+				at, rarity = i, r
+			}
+		}
+		if len(text) > 0 && (rarity > best || rarity == best && len(text) > len(lit)) {
+			lit, fold, rare, best = text, folded, at, rarity
 		}
 	}
-	return lit, fold
+	return lit, fold, rare
 }
 
 // longestASCIIFoldRun is the longest run of runes whose case variants are

@@ -96,26 +96,31 @@ func TestGrepFilesChunkBoundaries(t *testing.T) {
 	}
 }
 
+// TestRequiredLiteral checks the text a search looks for before it runs the expression: of the
+// pieces every match holds, the one whose rarest byte is rarest, then the longest, and where that
+// byte is (-1 for letters only under ignore case, which a lower-cased copy finds).
 func TestRequiredLiteral(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		expr, want string
 		fold       bool
+		rare       int
 	}{
-		{"(?m)func main", "func main", false},
-		{"(?m)errors.New", "errors", false},
-		{"(?m)func \\w+\\(", "func ", false},
-		{"(?m)a|b", "", false},
-		{"(?m)^x+ yz", " yz", false},
-		{"(?m)ab.cd", "ab", false},
-		{"(?i)(?m)FUNC main", "func main", true},
-		{"(?i)(?m)errors\\.new", "errors.new", true},
-		{"(?i)(?m)ÉtÉ", "t", true},
-		{"(?i)(?m)sk", "sk", true},
+		{"(?m)func main", "func main", false, 0},
+		{"(?m)errors.New", "New", false, 0},
+		{"(?m)func \\w+\\(", "func ", false, 0},
+		{"(?m)a|b", "", false, -1},
+		{"(?m)^x+ yz", " yz", false, 1},
+		{"(?m)ab.cd", "ab", false, 1},
+		{"(?m)ab.Cd", "Cd", false, 0},
+		{"(?i)(?m)FUNC main", "func main", true, 4},
+		{"(?i)(?m)errors\\.new", "errors.new", true, 6},
+		{"(?i)(?m)ÉtÉ", "t", true, -1},
+		{"(?i)(?m)sk", "sk", true, -1},
 	}
 	for _, tc := range tests {
-		if got, fold := requiredLiteral(tc.expr); string(got) != tc.want || fold != tc.fold {
-			t.Errorf("requiredLiteral(%q) = %q, %v; want %q, %v", tc.expr, got, fold, tc.want, tc.fold)
+		if got, fold, rare := requiredLiteral(tc.expr); string(got) != tc.want || fold != tc.fold || rare != tc.rare {
+			t.Errorf("requiredLiteral(%q) = %q, %v, %d; want %q, %v, %d", tc.expr, got, fold, rare, tc.want, tc.fold, tc.rare)
 		}
 	}
 }
@@ -242,5 +247,28 @@ func TestSearchesTakeEveryCore(t *testing.T) {
 	second()
 	if got := runtime.GOMAXPROCS(0); got != 1 {
 		t.Errorf("after both ended GOMAXPROCS = %d, want 1", got)
+	}
+}
+
+// TestIndexLiteral finds the literal by its rare byte: at the end, cut off by the end, after a
+// false start, and in upper case under ignore case.
+func TestIndexLiteral(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		expr, s string
+		want    int
+	}{
+		{"(?m)New", "errors.New", 7},
+		{"(?m)New", "errors.Ne", -1},
+		{"(?m)ab.Cd", "xCe Cd", 4},
+		{"(?i)(?m)errors\\.new", "x.ERRORS.NEW", 2},
+		{"(?i)(?m)errors\\.new", "errors.ne", -1},
+		{"(?i)(?m)a-b", "a-c a-B", 4},
+	} {
+		g := &grepSearch{}
+		g.literal, g.fold, g.rare = requiredLiteral(tc.expr)
+		if got := g.indexLiteral([]byte(tc.s)); got != tc.want {
+			t.Errorf("indexLiteral of %q in %q = %d, want %d", g.literal, tc.s, got, tc.want)
+		}
 	}
 }
