@@ -13,6 +13,7 @@ import (
 const (
 	maxOutputReserve   = 20_000 // output tokens kept free, at most
 	microKeepPerTool   = 3      // newest results of each tool left whole
+	microMinSavedShare = 10     // automatic micro compact waits until it clears 1/10 of the window: each run rewrites the prompt cache after its first change
 	keepNewestMessages = 12     // never snipped or collapsed
 	minRunMessages     = 6      // a snip or collapse span, at least
 	minRunTokens       = 2_000

@@ -157,8 +157,9 @@ func (a *Agent) compactWith(ctx context.Context, msgs []Message, layer, trigger,
 	}
 	delete(a.context.failures, layer)
 	out := applySplices(msgs, c.Splices)
-	if len(c.Splices) == 0 || tokenCount(out) >= tokenCount(msgs) {
-		// Nothing to do, or a summary as long as what it replaces: keep the history.
+	saved := tokenCount(msgs) - tokenCount(out)
+	if len(c.Splices) == 0 || saved <= 0 || layer == LayerMicro && trigger == "auto" && saved < pre.usable()/microMinSavedShare {
+		// Nothing to do, a summary as long as what it replaces, or too little to pay for the cache it rewrites: keep the history.
 		c.Splices, c.PostTokens = nil, c.PreTokens
 		return msgs, c, nil
 	}

@@ -500,3 +500,30 @@ func TestSubagentInheritsContextSettings(t *testing.T) {
 		t.Errorf("subagent thresholds %+v, summary model %q; want the parent's %+v and %q", child.Compaction, child.SummaryModel, parent.Compaction, "small")
 	}
 }
+
+// TestAutoMicroCompactClearsInBatches checks micro compact's hysteresis: run automatically, it
+// leaves the history alone while it could clear less than a tenth of the window (each run makes
+// the next request write the prompt cache again after its first change), and clears the whole
+// batch once there is that much; run by hand, it clears whatever it can.
+func TestAutoMicroCompactClearsInBatches(t *testing.T) {
+	t.Parallel()
+	a := &Agent{Model: "m", Limits: ModelLimits{ContextWindow: 50_000, MaxOutput: 8_000}}
+	rounds := [][]tcall{{{name: "edit_file", input: `{"path":"big.go"}`, result: strings.Repeat("e", 60_000)}}}
+	for i := range 4 {
+		rounds = append(rounds, read(fmt.Sprintf("f%d.txt", i), 2_000))
+	}
+	usable := a.measure(0).usable()
+	if _, c, _ := a.compactWith(t.Context(), history("task", rounds...), LayerMicro, "auto", "", false); len(c.Splices) != 0 {
+		t.Errorf("automatic micro compact cleared one result (%d tokens of a usable %d): %+v", c.PreTokens-c.PostTokens, usable, c.Splices)
+	}
+	if _, c, _ := a.Compact(t.Context(), history("task", rounds...), LayerMicro, ""); len(c.Splices) != 1 {
+		t.Errorf("micro compact by hand made %d splices, want the one result cleared", len(c.Splices))
+	}
+	for i := 4; i < 20; i++ {
+		rounds = append(rounds, read(fmt.Sprintf("f%d.txt", i), 2_000))
+	}
+	_, c, _ := a.compactWith(t.Context(), history("task", rounds...), LayerMicro, "auto", "", false)
+	if len(c.Splices) != 17 || c.PreTokens-c.PostTokens < usable/microMinSavedShare {
+		t.Errorf("automatic micro compact of 17 old results made %d splices, saving %d tokens of a usable %d", len(c.Splices), c.PreTokens-c.PostTokens, usable)
+	}
+}
