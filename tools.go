@@ -271,10 +271,20 @@ func (r *Registry) Tools() []*Tool {
 	return slices.Clone(r.tools)
 }
 
-// Specs describes the tools for the model.
+// Specs describes the tools for the model: the built-in ones in registration order, then the MCP
+// servers' by name, so that the list, where every request's cached prefix starts, is the same
+// whichever server answered first.
 func (r *Registry) Specs() []ToolSpec {
+	tools := r.Tools()
+	key := func(t *Tool) string { // the built-in tools tie, keeping their order
+		if strings.HasPrefix(t.Name, "mcp__") {
+			return "1" + t.Name
+		}
+		return "0"
+	}
+	slices.SortStableFunc(tools, func(a, b *Tool) int { return strings.Compare(key(a), key(b)) })
 	var specs []ToolSpec
-	for _, t := range r.Tools() {
+	for _, t := range tools {
 		if r.Withheld == nil || !r.Withheld(t.Name) {
 			specs = append(specs, ToolSpec{Name: t.Name, Description: t.Description, InputSchema: t.Schema})
 		}

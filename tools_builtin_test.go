@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -155,6 +156,30 @@ func TestMalformedArgumentsSayWhere(t *testing.T) {
 		env := newTestEnv(t, map[string]string{"a.txt": "alpha\n"})
 		if out := NewRegistry(readFileTool()).Execute(context.Background(), env, resp.Content[0]); !out.IsError || out.Text != tc.want {
 			t.Errorf("result of %s = %q (error %v), want %q", tc.args, out.Text, out.IsError, tc.want)
+		}
+	}
+}
+
+// TestSpecsOrderIsStable registers MCP tools in two orders, as servers that answer in either
+// order would: the specs, the start of every request's cached prefix, come out the same, the
+// built-in tools first in their own order.
+func TestSpecsOrderIsStable(t *testing.T) {
+	t.Parallel()
+	names := func(order ...string) []string {
+		r := NewRegistry(readFileTool(), grepFilesTool())
+		for _, n := range order {
+			r.Add(&Tool{Name: n})
+		}
+		var got []string
+		for _, s := range r.Specs() {
+			got = append(got, s.Name)
+		}
+		return got
+	}
+	want := []string{"read_file", "grep_files", "mcp__a__x", "mcp__b__y", "mcp__b__z"}
+	for _, order := range [][]string{{"mcp__b__z", "mcp__b__y", "mcp__a__x"}, {"mcp__a__x", "mcp__b__y", "mcp__b__z"}} {
+		if got := names(order...); !slices.Equal(got, want) {
+			t.Errorf("registered %q: specs %q, want %q", order, got, want)
 		}
 	}
 }
