@@ -71,8 +71,8 @@ func completionsFor(head, word string, app *App) []completion {
 	case command == "/permissions":
 		all = []completion{{value: string(ModeDefault)}, {value: string(ModeAcceptEdits)}, {value: string(ModePlan)}, {value: string(ModeBypass)}}
 	case command == "/mcp":
-		all = []completion{{value: "restart"}}
-	case command == "/mcp restart":
+		all = []completion{{value: "restart"}, {value: "login"}}
+	case command == "/mcp restart" || command == "/mcp login":
 		for _, s := range app.MCP.Status() {
 			all = append(all, completion{value: s.Name})
 		}

@@ -30,6 +30,7 @@ func TestCompletionMenu(t *testing.T) {
 		{"/s", "/s", "> /status|  /sandbox|  /skills|  /snip"},
 		{"/s<down><tab>", "/sandbox ", ""},
 		{"/permissions acc<tab>", "/permissions acceptEdits ", ""},
+		{"/mcp lo<tab>", "/mcp login ", ""},
 		{"read @ma<tab>", "read @main", "> @main.go|  @main_test.go"},
 		{"read @ma<tab>_<tab>", "read @main_test.go ", ""},
 		{"see @do<tab>", "see @docs/", "> @docs/guide.md"},
