@@ -14,8 +14,7 @@ import (
 	"time"
 )
 
-// MCPOAuthConfig is the "oauth" object of an HTTP server's config, which sets up minicode's OAuth client there.
-// Every field is optional and may use ${VAR}.
+// MCPOAuthConfig is an HTTP server's "oauth" config, which sets up minicode's OAuth client; any field may be unset or use ${VAR}.
 type MCPOAuthConfig struct {
 	ClientID          string `json:"clientId,omitempty"`          // a client registered by hand at the authorization server
 	ClientSecret      string `json:"clientSecret,omitempty"`      // its secret, if it has one
@@ -88,8 +87,7 @@ func (m *MCPManager) tokenStore() mcpTokenStore {
 	return mcpTokenStore{filepath.Join(m.opts.Home, mcpTokenFile)}
 }
 
-// do sends req with the access token, and a copy again (twice at most) after a 401 or 403 that a newer token
-// answers; a nil client just sends.
+// do sends req with the access token, again (twice at most) after a 401 or 403 that a newer token answers; nil just sends.
 func (a *mcpAuth) do(ctx context.Context, req *http.Request) (*http.Response, error) {
 	for retries := 0; ; retries++ {
 		token := a.accessToken(ctx)

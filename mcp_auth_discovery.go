@@ -50,7 +50,9 @@ func discoverMCPAuth(ctx context.Context, serverURL string, challenge map[string
 	case prmURL == "" && challenge["resource_metadata"] != "":
 		return nil, fmt.Errorf("refusing to log in: the protected resource metadata %s that the server names is missing", prmURLs[0])
 	case prmURL == "": // 2025-03-26: the authorization server is at the MCP server's origin
-		prm.Resource, prm.AuthorizationServers = canonicalResource(server), []string{origin}
+		resource := *server // its URL without a fragment (RFC 8707)
+		resource.Fragment, resource.RawFragment = "", ""
+		prm.Resource, prm.AuthorizationServers = resource.String(), []string{origin}
 	case len(prm.AuthorizationServers) == 0 || !resourceCovers(prm.Resource, server):
 		return nil, fmt.Errorf("refusing the protected resource metadata at %s: it must name the MCP server %s (or a parent of it) as resource, and authorization_servers (RFC 9728 §3.3)", prmURL, serverURL)
 	}
@@ -129,13 +131,6 @@ func secureURL(raw, what string) (*url.URL, error) {
 func isLoopbackHost(host string) bool {
 	addr, err := netip.ParseAddr(host)
 	return host == "localhost" || err == nil && addr.IsLoopback()
-}
-
-// canonicalResource is the server's URL as an RFC 8707 resource: no fragment.
-func canonicalResource(server *url.URL) string {
-	u := *server
-	u.Fragment, u.RawFragment = "", ""
-	return u.String()
 }
 
 // resourceCovers reports whether resource names server: the same origin, and the server's path or a parent of it.

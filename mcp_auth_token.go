@@ -32,8 +32,7 @@ type oauthTokens struct {
 	Scope        string      `json:"scope"`
 }
 
-// apply keeps the tokens in e; a server that names no scope granted the one asked, one that sends no refresh token
-// kept the old one valid.
+// apply keeps the tokens in e: no scope named grants the one asked, no refresh token keeps the old one valid.
 func (t oauthTokens) apply(e *mcpTokenEntry, asked string) {
 	e.AccessToken, e.Scope = t.AccessToken, cmp.Or(t.Scope, asked)
 	e.RefreshToken = cmp.Or(t.RefreshToken, e.RefreshToken)
@@ -82,8 +81,7 @@ func (a *mcpAuth) exchangeIDToken(ctx context.Context, as *mcpAuthServer) (url.V
 	return url.Values{"grant_type": {"urn:ietf:params:oauth:grant-type:jwt-bearer"}, "assertion": {jag.AccessToken}}, nil
 }
 
-// tokenRequest asks for tokens as the client: by HTTP Basic, the secret in the form, a JWT for audience (RFC 7523),
-// or its id.
+// tokenRequest asks for tokens as the client: by HTTP Basic, the secret in the form, a JWT for audience (RFC 7523), or its id.
 func (a *mcpAuth) tokenRequest(ctx context.Context, endpoint string, c mcpOAuthClient, audience string, form url.Values) (oauthTokens, error) {
 	var tokens oauthTokens
 	switch c.Method {
@@ -108,8 +106,7 @@ func (a *mcpAuth) tokenRequest(ctx context.Context, endpoint string, c mcpOAuthC
 	return tokens, err
 }
 
-// register gets a client id by dynamic registration (RFC 7591): a native client that refreshes, with a secret only if
-// the token endpoint needs one.
+// register gets a client id by dynamic registration (RFC 7591): a native client that refreshes, a secret only if needed.
 func (a *mcpAuth) register(ctx context.Context, as *mcpAuthServer, redirect string) (mcpOAuthClient, error) {
 	method := "none"
 	if len(as.AuthMethods) > 0 && !slices.Contains(as.AuthMethods, "none") {
@@ -168,8 +165,7 @@ func oauthJSON(ctx context.Context, endpoint, contentType string, body []byte, c
 	return resp.StatusCode, nil
 }
 
-// signClientAssertion makes the JWT by which a client proves its key (RFC 7523 §2.2), valid five minutes: ES256 for
-// a P-256 key, RS256 for RSA.
+// signClientAssertion makes the JWT that proves a client's key (RFC 7523 §2.2) for five minutes: ES256 (P-256) or RS256.
 func signClientAssertion(pemKey, clientID, audience string) (string, error) {
 	block, _ := pem.Decode([]byte(pemKey))
 	if block == nil {

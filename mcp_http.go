@@ -217,17 +217,14 @@ func (t *mcpHTTP) listen(ctx context.Context) {
 	}
 	t.stopListen = stop
 	t.mu.Unlock()
-	detach := context.AfterFunc(ctx, stop) // only until the stream is open
-	resp, err := t.do(listenCtx, http.MethodGet, t.url, nil, false, "")
-	detach()
-	if err != nil {
-		return
-	}
-	if resp.StatusCode != http.StatusOK {
+	defer context.AfterFunc(ctx, stop)() // only until the stream is open
+	switch resp, err := t.do(listenCtx, http.MethodGet, t.url, nil, false, ""); {
+	case err != nil:
+	case resp.StatusCode != http.StatusOK:
 		drain(resp)
-		return
+	default:
+		go t.follow(listenCtx, stop, resp.Body, "")
 	}
-	go t.follow(listenCtx, stop, resp.Body, "")
 }
 
 // do sends one HTTP request with the transport's headers and OAuth's token; a bare one has no session headers.
