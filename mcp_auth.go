@@ -27,8 +27,7 @@ type MCPOAuthConfig struct {
 	IDPIDToken        string `json:"idpIdToken,omitempty"`        // and the ID token it issued for the user
 }
 
-// mcpTestBrowserEnv "http-get", for automated tests only (the MCP conformance suite), makes a login's browser an
-// HTTP GET that follows redirects between loopback addresses, as a person approving at once would.
+// mcpTestBrowserEnv=http-get (automated tests only: the MCP conformance suite) makes a login's browser a GET that follows loopback redirects.
 const mcpTestBrowserEnv = "MINICODE_OAUTH_TEST_BROWSER"
 
 // mcpAuth is an HTTP MCP server's OAuth client (MCP authorization, 2025-11-25): it sends the access token and answers

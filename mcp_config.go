@@ -75,8 +75,7 @@ func (c MCPServerConfig) validate() error {
 	return nil
 }
 
-// LoadMCPConfig reads the user's servers, then the project's, which replace
-// those of their name; a broken file or entry is passed to skip and left out.
+// LoadMCPConfig reads the user's servers, then the project's, which replace those of their name; a broken file or entry goes to skip, left out.
 func LoadMCPConfig(home, workspace string, skip func(error)) []MCPServerConfig {
 	byName := map[string]MCPServerConfig{}
 	for _, project := range []bool{false, true} {
@@ -102,9 +101,7 @@ func LoadMCPConfig(home, workspace string, skip func(error)) []MCPServerConfig {
 	return slices.SortedFunc(maps.Values(byName), func(a, b MCPServerConfig) int { return cmp.Compare(a.Name, b.Name) })
 }
 
-// parseMCPServers reads the mcpServers of a config document from path,
-// sorted by name, and what is broken: the whole document, or entries that
-// are not usable servers, which are left out.
+// parseMCPServers reads the mcpServers of a document from path, sorted by name, and what is broken: the document, or entries left out.
 func parseMCPServers(data []byte, path string) (servers []MCPServerConfig, broken []error) {
 	var file mcpFile
 	if err := json.Unmarshal(data, &file); err != nil {

@@ -39,10 +39,10 @@ type ElicitRequest struct {
 	Fields  []ElicitField
 }
 
-// ElicitResult is the user's answer: an action and, on accept, the values.
+// ElicitResult is the user's answer, elicitation/create's result: an action and, on accept only, the values.
 type ElicitResult struct {
-	Action  string
-	Content map[string]any
+	Action  string         `json:"action"`
+	Content map[string]any `json:"content,omitzero"`
 }
 
 // Elicitor puts a server's question to the user.
@@ -165,18 +165,13 @@ func (s *mcpSession) elicit(ctx context.Context, params json.RawMessage) (any, *
 		return nil, &rpcError{Code: rpcInvalidParams, Message: "bad elicitation/create params: " + err.Error()}
 	}
 	if s.opts.Elicitor == nil || (p.Mode != "" && p.Mode != "form") {
-		return map[string]any{"action": ElicitDecline}, nil
+		return ElicitResult{Action: ElicitDecline}, nil
 	}
 	fields, err := elicitFields(p.RequestedSchema)
 	if err != nil {
 		return nil, &rpcError{Code: rpcInvalidParams, Message: "bad requestedSchema: " + err.Error()}
 	}
-	res := s.opts.Elicitor(ctx, ElicitRequest{Server: s.server, Message: p.Message, Fields: fields})
-	reply := map[string]any{"action": res.Action}
-	if res.Action == ElicitAccept {
-		reply["content"] = res.Content
-	}
-	return reply, nil
+	return s.opts.Elicitor(ctx, ElicitRequest{Server: s.server, Message: p.Message, Fields: fields}), nil
 }
 
 // elicitFields reads a requested schema's properties in the order written, the form's order.
