@@ -135,6 +135,12 @@ func newApp(ctx context.Context, opts Options, stdin io.Reader, stdout, stderr i
 	}
 	app.Env.Hooks = &Hooks{Config: map[bool]HookSettings{false: app.Settings.Hooks}[app.Settings.DisableAllHooks], SessionID: app.Session.ID, Workspace: app.Workspace,
 		Transcript: app.Session.Path, Notice: app.notice, Mode: func() PermissionMode { return app.Perms.Mode() }, Observe: app.observeHook}
+	if !opts.Print { // who answers permission questions: line mode's asker (the terminal UI puts its own in place)
+		app.asker = &LineAsker{In: app.lines, Out: app.stdout}
+	}
+	if strings.HasPrefix(opts.PermissionPromptTool, "mcp__") { // or an MCP tool
+		app.asker = mcpApprover{app: app, tool: opts.PermissionPromptTool}
+	}
 	if app.Perms, err = app.newPermissions(dirs); err != nil {
 		return nil, err
 	}
@@ -482,12 +488,6 @@ func (app *App) newPermissions(dirs []string) (*Permissions, error) {
 		Notice: func(msg string) { fmt.Fprintln(app.stderr, msg) }}
 	for _, skill := range app.Skills.Skills {
 		cfg.ReadableDirs = append(cfg.ReadableDirs, skill.Dir)
-	}
-	if !app.Opts.Print {
-		app.asker = &LineAsker{In: app.lines, Out: app.stdout}
-	}
-	if strings.HasPrefix(app.Opts.PermissionPromptTool, "mcp__") {
-		app.asker = mcpApprover{app: app, tool: app.Opts.PermissionPromptTool}
 	}
 	if !app.Opts.Print || app.Opts.PermissionPromptTool != "" || app.Opts.Editor {
 		cfg.Asker = app
