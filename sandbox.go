@@ -112,18 +112,17 @@ func NewSandbox(cfg SandboxConfig) (*Sandbox, error) {
 	return s, nil
 }
 
-// start starts the supervisor, once; a failure is told, as commands then
-// run without the sandbox.
+// start starts the supervisor, once; a failure is told (outside the
+// once, which the notice's listeners may ask about the sandbox), as
+// commands then run without the sandbox.
 func (s *Sandbox) start() {
+	var err error
 	s.once.Do(func() {
 		defer s.done.Store(true)
-		var err error
 		if s.plan == nil {
 			return
 		} else if s.super, s.report, err = startSupervisor(*s.plan); err != nil {
-			if s.reason = err.Error(); s.Notice != nil {
-				s.Notice("Commands run without the sandbox: " + s.reason)
-			}
+			s.reason = err.Error()
 		}
 		for _, c := range s.plan.Caches {
 			if slices.Contains(s.report.Fallback, c.Path) && c.Env != "" {
@@ -131,6 +130,9 @@ func (s *Sandbox) start() {
 			}
 		}
 	})
+	if err != nil && s.Notice != nil {
+		s.Notice("Commands run without the sandbox: " + err.Error())
+	}
 }
 
 // keptOut are the folders of a workspace above them that commands may not

@@ -524,3 +524,23 @@ func TestAutoAllowDailyCommands(t *testing.T) {
 	}
 	t.Logf("of %d commands, %d ask without auto-allow, %d with it", len(daily), asked[false], asked[true])
 }
+
+// TestSandboxThatCannotStartSaysSo starts a sandbox where bash cannot be
+// found: the first question about it says so in a notice, once, and the
+// status names the reason.
+func TestSandboxThatCannotStartSaysSo(t *testing.T) {
+	tr := newSandboxTree(t)
+	t.Setenv("PATH", t.TempDir())
+	sb := tr.sandbox(t, SandboxSettings{})
+	var notices []string
+	sb.Notice = func(msg string) { notices = append(notices, msg) }
+	for range 2 {
+		if sb.Sandboxed() {
+			t.Fatal("sandboxed without bash")
+		}
+	}
+	if len(notices) != 1 || !strings.Contains(notices[0], "Commands run without the sandbox: finding bash") {
+		t.Errorf("notices = %q, want one that the sandbox could not start", notices)
+	}
+	mustContain(t, sb.Status(), "no sandbox", "finding bash")
+}
