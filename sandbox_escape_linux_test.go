@@ -191,8 +191,8 @@ func forEachUser(t *testing.T, test func(t *testing.T, r *escapeRun)) {
 // TestSandboxProtectedPaths plants what would run outside the sandbox or
 // steer a later session: git hooks and config (directly, through git
 // config, python, tar, a pattern the check cannot see through, a new
-// common folder), a vendored repository's hooks and config and a new
-// repository one folder down, and agent, memory, direnv and editor files,
+// common folder), a vendored repository's hooks and config, a new
+// repository and a CLAUDE.md one folder down, and agent, memory, direnv and editor files,
 // existing and new. Existing ones stay as they were, new ones are removed
 // and reported; git add and commit still work.
 func TestSandboxProtectedPaths(t *testing.T) {
@@ -225,6 +225,7 @@ mkdir -p .idea && echo planted > .idea/workspace.xml
 try 'echo x > vendored/.git/hooks/pre-commit'
 try 'git -C vendored config core.fsmonitor "touch PWNED"'
 mkdir lib && git -C lib init -q && git -C lib config core.fsmonitor "touch PWNED"
+echo planted > vendored/CLAUDE.md
 `
 		writeFile(t, filepath.Join(r.ws, "attack.sh"), attack)
 		r.chown(t)
@@ -235,7 +236,7 @@ mkdir lib && git -C lib init -q && git -C lib config core.fsmonitor "touch PWNED
 		}
 		mustContain(t, out, "The sandbox removed", ".mcp.json", ".minicode", "AGENTS.md", "MINI.md", ".idea", ".git/commondir", "lib/.git")
 		for _, planted := range []string{".mcp.json", ".minicode", "AGENTS.md", "MINI.md", ".idea", ".git/commondir", ".git/hooks/pre-commit",
-			".git/hooks/post-checkout", ".git/hooks/post-merge", ".claude/skills", "PWNED", ".git-old", "vendored/.git/hooks/pre-commit", "lib/.git"} {
+			".git/hooks/post-checkout", ".git/hooks/post-merge", ".claude/skills", "PWNED", ".git-old", "vendored/.git/hooks/pre-commit", "lib/.git", "vendored/CLAUDE.md"} {
 			if _, err := os.Lstat(filepath.Join(r.ws, planted)); err == nil {
 				t.Errorf("%s exists after the attack", planted)
 			}

@@ -81,12 +81,12 @@ func (g *protectedPaths) present() map[string]string {
 	for _, name := range protectedNames() {
 		paths = append(paths, filepath.Join(g.workspace, name))
 	}
-	for i, repo := range g.repositories() {
-		if i > 0 {
-			paths = append(paths, repo) // one planted there is swept
+	for i, dir := range g.folders() {
+		if i > 0 { // one planted there is swept
+			paths = append(paths, filepath.Join(dir, ".git"), filepath.Join(dir, "CLAUDE.md"), filepath.Join(dir, ".claude"))
 		}
 		for _, part := range gitProtected() {
-			paths = append(paths, filepath.Join(repo, part))
+			paths = append(paths, filepath.Join(dir, ".git", part))
 		}
 	}
 	found := map[string]string{}
@@ -104,23 +104,30 @@ func (g *protectedPaths) present() map[string]string {
 	return found
 }
 
-// repositories are where the workspace's repository is and where those
-// one folder down would be (a vendored clone; where editors look for
-// repositories and run git), made or not.
-func (g *protectedPaths) repositories() []string {
-	repos := []string{filepath.Join(g.workspace, ".git")}
+// folders are the workspace and its folders one level down but the
+// protected ones: where a repository may be (a vendored clone; editors
+// look for repositories there and run git) and a CLAUDE.md, which minicode
+// and Claude Code read with a file beside it.
+func (g *protectedPaths) folders() []string {
+	dirs := []string{g.workspace}
 	entries, _ := os.ReadDir(g.workspace)
 	for _, e := range entries {
 		if e.IsDir() && !slices.Contains(protectedNames(), e.Name()) {
-			repos = append(repos, filepath.Join(g.workspace, e.Name(), ".git"))
+			dirs = append(dirs, filepath.Join(g.workspace, e.Name()))
 		}
 	}
-	return repos
+	return dirs
 }
 
 // anchors are the folders bound onto themselves: the repositories.
 func (g *protectedPaths) anchors() []string {
-	return slices.DeleteFunc(g.repositories(), func(repo string) bool { return !isDir(repo) })
+	var repos []string
+	for _, dir := range g.folders() {
+		if git := filepath.Join(dir, ".git"); isDir(git) {
+			repos = append(repos, git)
+		}
+	}
+	return repos
 }
 
 // readOnly lists the existing watched paths but the anchors.
