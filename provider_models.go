@@ -96,10 +96,9 @@ func limitsFor(model string, overrides map[string]ModelLimits) ModelLimits {
 func windowNote(model string, s Settings) string {
 	limits, _ := contextLimits(model, s)
 	note := fmt.Sprintf("context window: %s tokens", thousands(limits.ContextWindow))
-	if _, known := tableEntry(model); known == 0 && s.ContextWindow == nil {
-		if _, set := byPrefix(s.Limits, model); set < 0 {
-			note += fmt.Sprintf(", a guess: %s is not in minicode's table; set \"contextWindow\" in settings (or \"modelLimits\")", model)
-		}
+	_, known := tableEntry(model)
+	if _, set := byPrefix(s.Limits, model); known == 0 && set < 0 && s.ContextWindow == nil {
+		note += fmt.Sprintf(", a guess: %s is not in minicode's table; set \"contextWindow\" in settings (or \"modelLimits\")", model)
 	}
 	return note
 }
