@@ -171,11 +171,10 @@ func (m *processManager) Close() {
 func (p *backgroundProcess) stop(sig syscall.Signal) {
 	select {
 	case <-p.done:
-		return
 	default:
+		p.killed.Store(true)
+		p.proc.Signal(sig)
 	}
-	p.killed.Store(true)
-	p.proc.Signal(sig)
 }
 
 // status says whether the process runs, or how it ended.
