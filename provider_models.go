@@ -119,12 +119,9 @@ var claudeAliases = map[string]string{
 // resolveModelAlias turns Claude Code's short model names (opus, sonnet-latest, opus[1m], ...) into
 // ids, keeping a "[1m]" suffix, which the Anthropic provider turns into its beta header.
 func resolveModelAlias(name string) string {
-	base, long := strings.CutSuffix(name, oneMillionSuffix)
+	base := strings.TrimSuffix(name, oneMillionSuffix)
 	id := cmp.Or(claudeAlias(strings.TrimSuffix(strings.TrimPrefix(base, "claude-"), "-latest")), base)
-	if long {
-		id += oneMillionSuffix
-	}
-	return id
+	return id + name[len(base):] // with the suffix, if any
 }
 
 // claudeAlias is the id an alias names: ANTHROPIC_DEFAULT_OPUS_MODEL (or _SONNET_, _HAIKU_, ...),
