@@ -60,10 +60,7 @@ type anthropicWireBlock struct {
 
 // encode encodes a model request; a zero MaxTokens means the model's output ceiling.
 func (a *Anthropic) encode(req ModelRequest) (*wireBody, error) {
-	maxTokens := req.MaxTokens
-	if maxTokens <= 0 {
-		maxTokens = limitsFor(req.Model, nil).MaxOutput
-	}
+	maxTokens := cmp.Or(max(req.MaxTokens, 0), limitsFor(req.Model, nil).MaxOutput)
 	if req.Thinking > 0 {
 		maxTokens = max(maxTokens, req.Thinking+4096) // the answer comes after the thinking
 	}

@@ -48,11 +48,8 @@ func (o *OpenAI) encodeRequest(req ModelRequest) (*wireBody, error) {
 	if err := o.tools.write(out, req.Tools, encodeOpenAITools); err != nil {
 		return nil, err
 	}
-	if field := "max_tokens"; req.MaxTokens != 0 {
-		if o.maxCompletionTokens {
-			field = "max_completion_tokens"
-		}
-		fmt.Fprintf(out, `,%q:%d`, field, req.MaxTokens)
+	if req.MaxTokens != 0 {
+		fmt.Fprintf(out, `,%q:%d`, map[bool]string{false: "max_tokens", true: "max_completion_tokens"}[o.maxCompletionTokens], req.MaxTokens)
 	}
 	out.WriteString(`,"stream":true,"stream_options":{"include_usage":true}}`)
 	return out, nil
