@@ -55,11 +55,8 @@ func (o *OpenAI) encodeResponses(req ModelRequest) (*wireBody, error) {
 	if req.MaxTokens > 0 {
 		fmt.Fprintf(out, `,"max_output_tokens":%d`, req.MaxTokens)
 	}
-	if o.Effort != "" || reasoningModel(req.Model) {
-		effort := cmp.Or(o.Effort, "medium")
-		if effort == "max" { // Claude Code's highest level; the Responses API's is xhigh
-			effort = "xhigh"
-		}
+	if o.Effort != "" || reasoningModel(req.Model) { // Claude Code's highest effort, max, is the Responses API's xhigh
+		effort := cmp.Or(map[string]string{"max": "xhigh"}[o.Effort], o.Effort, "medium")
 		fmt.Fprintf(out, `,"reasoning":{"effort":%q,"summary":"auto"},"include":["reasoning.encrypted_content"]`, effort)
 	}
 	fmt.Fprintf(out, `,"store":false,"stream":true,"prompt_cache_key":%q}`, o.cacheKey)
@@ -68,10 +65,7 @@ func (o *OpenAI) encodeResponses(req ModelRequest) (*wireBody, error) {
 
 // reasoningModel reports whether a model reasons, so that it takes reasoning settings.
 func reasoningModel(model string) bool {
-	_, name, ok := strings.Cut(model, "/")
-	if !ok {
-		name = model
-	}
+	name := model[strings.IndexByte(model, '/')+1:] // after a vendor/ prefix
 	return strings.HasPrefix(name, "gpt-5") || strings.HasPrefix(name, "o1") || strings.HasPrefix(name, "o3") || strings.HasPrefix(name, "o4")
 }
 
