@@ -74,9 +74,7 @@ func byPrefix[V any](table map[string]V, model string) (best V, length int) {
 // tableEntry finds a model in the table by the name a provider knows it by, and the length of
 // the prefix that matched: 0 when the table only guesses.
 func tableEntry(model string) (modelInfo, int) {
-	if _, name, ok := strings.Cut(model, "/"); ok {
-		model = name
-	}
+	model = model[strings.IndexByte(model, '/')+1:] // without a vendor/ prefix
 	return byPrefix(modelTable, strings.ToLower(modelForMode(model, false)))
 }
 
