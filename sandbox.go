@@ -91,6 +91,10 @@ func NewSandbox(cfg SandboxConfig) (*Sandbox, error) {
 	if s.TempDir, err = os.MkdirTemp("", "minicode-tmp-"); err != nil {
 		return nil, fmt.Errorf("creating the sandbox temp folder: %w", err)
 	}
+	if err := supervisorUnavailable(); err != nil {
+		s.reason = err.Error()
+		return s, nil
+	}
 	state := filepath.Join(cfg.Home, "sandbox", regexp.MustCompile(`[^a-zA-Z0-9]`).ReplaceAllString(cfg.Workspace, "-"))
 	s.guard = watchProtected(cfg.Workspace, state, cfg.DenyWrite)
 	home, getenv := cfg.UserHome, cfg.Getenv

@@ -10,7 +10,10 @@ var errNoSandbox = errors.New("the sandbox exists only on Linux (Landlock, names
 // supervisor stands for the Linux supervisor, which never runs here.
 type supervisor struct{}
 
-// startSupervisor fails: commands run plainly, as Status says.
+// supervisorUnavailable says there is none here: commands run plainly, as Status says.
+func supervisorUnavailable() error { return errNoSandbox }
+
+// startSupervisor fails, as NewSandbox never asks for one here.
 func startSupervisor(supervisorPlan) (*supervisor, sandboxReport, error) {
 	return nil, sandboxReport{}, errNoSandbox
 }

@@ -40,6 +40,10 @@ type supervisor struct {
 	conn *net.UnixConn
 }
 
+// supervisorUnavailable is nil: Linux has the supervisor; startSupervisor
+// says which of its layers the system lacks.
+func supervisorUnavailable() error { return nil }
+
 // startSupervisor starts the supervisor in the strongest set of namespaces
 // the system grants (with a user namespace; as root without one; none) and
 // hands it the plan; the report names each layer missing.
