@@ -117,10 +117,7 @@ func planFileEdit(env *ToolEnv, path string, edits []EditSpec) (PermissionReques
 	if err != nil {
 		return PermissionRequest{}, err
 	}
-	return PermissionRequest{
-		Access:  AccessWrite,
-		Paths:   []string{abs},
-		Named:   []string{inputPath(env, path)},
+	return PermissionRequest{Access: AccessWrite, Paths: []string{abs}, Named: []string{inputPath(env, path)},
 		Summary: "edit " + displayPath(env, abs),
 		Plan: func() (PlannedWrite, error) {
 			found, _ := os.Lstat(abs)

@@ -340,8 +340,7 @@ func (r *lineReader) next() bool {
 
 // appendNumbered appends the line numbered and cut, invalid UTF-8 replaced.
 func (r *lineReader) appendNumbered(dst []byte) []byte {
-	var digits [20]byte
-	dst = append(append(dst, strconv.AppendInt(digits[:0], int64(r.n), 10)...), '\t')
+	dst = append(strconv.AppendInt(dst, int64(r.n), 10), '\t')
 	text := r.line
 	if r.full > readMaxLineChars {
 		n := readMaxLineChars
@@ -428,10 +427,7 @@ func writeFileTool() *Tool {
 			if _, err := os.Lstat(abs); err == nil {
 				verb = "overwrite"
 			}
-			return PermissionRequest{
-				Access:  AccessWrite,
-				Paths:   []string{abs},
-				Named:   []string{inputPath(env, in.Path)},
+			return PermissionRequest{Access: AccessWrite, Paths: []string{abs}, Named: []string{inputPath(env, in.Path)},
 				Summary: fmt.Sprintf("%s %s (%s)", verb, name, plural(countTextLines(*in.Content), "line", "lines")),
 				Plan: func() (PlannedWrite, error) { // read only once the write is not refused
 					found, _ := os.Lstat(abs)
