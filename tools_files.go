@@ -188,8 +188,7 @@ func readMedia(ctx context.Context, r io.Reader, path, name, typ, pages string, 
 	if limits.MaxEdge == 0 {
 		limits = mediaLimitsFor("this", "chat")
 	}
-	var data []byte
-	var err error
+	data, err := []byte(nil), error(nil)
 	switch {
 	case pages != "" && typ != "application/pdf":
 		return ToolOutput{}, errors.New("pages is for PDF files; this is an image")
