@@ -60,8 +60,14 @@ type runResult struct {
 // given environment, feeding stdin.
 func runMinicode(t *testing.T, env []string, stdin string, args ...string) runResult {
 	t.Helper()
+	return runIn(t, "", append([]string{"HOME=" + t.TempDir(), "MINICODE_HOME=" + t.TempDir()}, env...), stdin, args...)
+}
+
+// runIn runs the binary in dir ("": this one) with only PATH and the given environment, feeding stdin.
+func runIn(t *testing.T, dir string, env []string, stdin string, args ...string) runResult {
+	t.Helper()
 	cmd := exec.Command(minicodeBinary(t), args...)
-	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "MINICODE_HOME=" + t.TempDir()}, env...)
+	cmd.Env, cmd.Dir = append([]string{"PATH=" + os.Getenv("PATH")}, env...), dir
 	cmd.Stdin = strings.NewReader(stdin)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

@@ -156,7 +156,7 @@ func runTrustCommand(args []string, stdout, stderr io.Writer, getenv func(string
 		fmt.Fprintln(stderr, "usage: minicode trust [--revoke] [DIR]")
 		return flag.ErrHelp
 	}
-	dirs, revoke, err := commandArgs(args, "revoke")
+	dirs, set, err := commandArgs(args, "revoke")
 	if err != nil {
 		return err
 	}
@@ -171,11 +171,11 @@ func runTrustCommand(args []string, stdout, stderr io.Writer, getenv func(string
 	if err != nil {
 		return err
 	}
-	if err := saveTrust(home, dir, !revoke); err != nil {
+	if err := saveTrust(home, dir, !set["revoke"]); err != nil {
 		return err
 	}
 	verdict := map[bool]string{false: "is trusted: its project settings, servers and skills' allowed-tools take effect",
-		true: "is no longer trusted: its project settings, servers and skills' allowed-tools are ignored"}[revoke]
+		true: "is no longer trusted: its project settings, servers and skills' allowed-tools are ignored"}[set["revoke"]]
 	fmt.Fprintf(stdout, "%s %s.\n", dir, verdict)
 	return nil
 }

@@ -239,7 +239,7 @@ func TestTrustCommandArguments(t *testing.T) {
 		wantUsage bool
 	}{
 		{args: []string{"--help"}, wantErr: "flag: help requested"},
-		{args: []string{"--force"}, wantErr: "unknown flag --force; the only flag is --revoke", wantUsage: true},
+		{args: []string{"--force"}, wantErr: "unknown flag --force; the flags it takes: --revoke", wantUsage: true},
 		{args: []string{"a", "b", "--revoke"}, wantErr: `trust takes one folder, not "a b"`, wantUsage: true},
 	}
 	for _, tt := range tests {

@@ -108,3 +108,13 @@ func jsonName(f reflect.StructField) string {
 	}
 	return cmp.Or(name, f.Name)
 }
+
+// readableJSON encodes v for people to read: indented, with <, > and & as they are, and a final newline.
+func readableJSON(v any) []byte {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	enc.Encode(v) // the callers' values always encode
+	return b.Bytes()
+}

@@ -10,6 +10,8 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"os"
+	"slices"
 	"strings"
 )
 
@@ -18,7 +20,7 @@ var errMCPToolFailed = fmt.Errorf("the MCP tool reported an error: %w", errTaskF
 
 // mcpUsage is the help of `minicode mcp`.
 const mcpUsage = `usage:
-  minicode mcp add NAME [--project] [--env K=V]... [--header K=V]... [--url URL] [-- COMMAND ARGS...]
+  minicode mcp add NAME [--project] [--force] [--env K=V]... [--header K=V]... [--url URL] [-- COMMAND ARGS...]
   minicode mcp list
   minicode mcp remove NAME [--project]
   minicode mcp login NAME|URL
@@ -27,7 +29,8 @@ const mcpUsage = `usage:
   minicode mcp call [--mcp-elicitation decline|defaults|ask] NAME|URL TOOL [JSON-ARGUMENTS]
 
 add saves a server in $MINICODE_HOME/mcp.json (or the project's .mcp.json
-with --project): a stdio server is a command, an HTTP server a --url.
+with --project): a stdio server is a command, an HTTP server a --url;
+--force replaces a server of that name.
 login logs in to an HTTP server that asks for it (OAuth, in a browser);
 logout forgets its tokens, kept in $MINICODE_HOME/mcp-tokens.json.
 tools lists a server's tools with their input schemas; call runs one tool,
@@ -73,9 +76,10 @@ func keyValue(m map[string]string) func(string) error {
 func mcpEdit(verb string, args []string, stdout io.Writer, home, workspace string) error {
 	fs := flag.NewFlagSet("mcp "+verb, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	project := fs.Bool("project", false, "")
+	project, force := fs.Bool("project", false, ""), new(bool)
 	c := &MCPServerConfig{Env: map[string]string{}, Headers: map[string]string{}}
 	if verb == "add" {
+		fs.BoolVar(force, "force", false, "")
 		fs.Func("env", "", keyValue(c.Env))
 		fs.Func("header", "", keyValue(c.Headers))
 		fs.StringVar(&c.URL, "url", "", "")
@@ -105,13 +109,19 @@ func mcpEdit(verb string, args []string, stdout io.Writer, home, workspace strin
 		}
 	}
 	path := mcpConfigFile(home, workspace, *project)
-	found, err := editMCPFile(path, name, c)
+	found, err := editMCPFile(path, name, c, *force)
 	switch {
 	case err != nil:
 		return err
 	case c != nil:
 		fmt.Fprintf(stdout, "Added MCP server %s to %s\n", name, path)
 	case !found:
+		other := mcpConfigFile(home, workspace, !*project)
+		data, _ := os.ReadFile(other)
+		elsewhere, _ := parseMCPServers(data, other)
+		if slices.ContainsFunc(elsewhere, func(s MCPServerConfig) bool { return s.Name == name }) {
+			return fmt.Errorf("no MCP server named %q in %s; it is in %s: minicode mcp remove %s%s", name, path, other, name, map[bool]string{false: " --project"}[*project])
+		}
 		return fmt.Errorf("no MCP server named %q in %s", name, path)
 	default:
 		fmt.Fprintf(stdout, "Removed MCP server %s from %s\n", name, path)
@@ -293,8 +303,5 @@ func formatProgress(p MCPProgress) string {
 	if p.Total > 0 {
 		s += fmt.Sprintf("/%g", p.Total)
 	}
-	if p.Message != "" {
-		s += " " + p.Message
-	}
-	return s
+	return strings.TrimSpace(s + " " + p.Message)
 }

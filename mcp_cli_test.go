@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -172,5 +173,41 @@ func TestMCPAddedServerStarts(t *testing.T) {
 	var broken error
 	if LoadMCPConfig(home, ws, func(err error) { broken = err }); broken == nil || !strings.Contains(broken.Error(), ".mcp.json") {
 		t.Errorf("a broken config: error %v, want one naming the file", err)
+	}
+}
+
+// TestMCPAddAndRemoveThroughTheBinary: add never replaces a server silently, remove names the file the
+// server is really in, the last server removed takes its file along, and what is saved reads as written.
+func TestMCPAddAndRemoveThroughTheBinary(t *testing.T) {
+	t.Parallel()
+	n := newNewcomer(t)
+	userFile, projectFile := filepath.Join(n.home, ".minicode", "mcp.json"), filepath.Join(n.ws, ".mcp.json")
+	n.mustRun(0, "mcp", "add", "files", "--", "echo", "hi")
+	r := n.mustRun(1, "mcp", "add", "files", "--", "echo", "a&b")
+	for _, want := range []string{`an MCP server named "files" is already in ` + userFile, `{"command":"echo","args":["hi"]}`, "--force", "mcp remove files"} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("replacing without --force: stderr %q lacks %q", r.stderr, want)
+		}
+	}
+	n.mustRun(0, "mcp", "add", "files", "--force", "--", "echo", "a&b")
+	if data, _ := os.ReadFile(userFile); !strings.Contains(string(data), `"a&b"`) {
+		t.Errorf("after --force, %s = %s; want the new command, written as typed", userFile, data)
+	}
+	r = n.mustRun(1, "mcp", "remove", "files", "--project")
+	if want := "it is in " + userFile + ": minicode mcp remove files"; !strings.Contains(r.stderr, want) || strings.Contains(r.stderr, "files --project") {
+		t.Errorf("remove --project of a user server: stderr %q, want it to say %q", r.stderr, want)
+	}
+	n.mustRun(0, "mcp", "add", "web", "--project", "--url", "https://example.com/mcp")
+	r = n.mustRun(1, "mcp", "remove", "web")
+	if want := "it is in " + projectFile + ": minicode mcp remove web --project"; !strings.Contains(r.stderr, want) {
+		t.Errorf("remove of a project server: stderr %q, want it to say %q", r.stderr, want)
+	}
+	n.mustRun(0, "mcp", "remove", "web", "--project")
+	if _, err := os.Stat(projectFile); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("removing the last project server left %s (%v)", projectFile, err)
+	}
+	n.mustRun(1, "mcp", "remove", "web", "--project")
+	if _, err := os.Stat(projectFile); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("removing a server that is not there created %s", projectFile)
 	}
 }

@@ -158,8 +158,9 @@ func mcpConfigFile(home, workspace string, project bool) string {
 	return filepath.Join(home, userMCPFile)
 }
 
-// editMCPFile saves c as server name in a config file, or removes the server when c is nil.
-func editMCPFile(path, name string, c *MCPServerConfig) (found bool, err error) {
+// editMCPFile saves c as server name in a config file (replacing one only with force), or removes
+// the server when c is nil, and the file with it when nothing else is left in it.
+func editMCPFile(path, name string, c *MCPServerConfig, force bool) (found bool, err error) {
 	top := map[string]json.RawMessage{}
 	data, err := os.ReadFile(path)
 	switch {
@@ -176,14 +177,23 @@ func editMCPFile(path, name string, c *MCPServerConfig) (found bool, err error) 
 			return false, fmt.Errorf("%s: mcpServers: %s", path, jsonError(err, data, int64(bytes.Index(data, raw))))
 		}
 	}
-	_, found = servers[name]
-	delete(servers, name)
-	if c != nil {
-		servers[name], _ = json.Marshal(c)
+	old, found := servers[name]
+	switch {
+	case found && c != nil && !force:
+		var entry bytes.Buffer
+		json.Compact(&entry, old)
+		return true, fmt.Errorf("an MCP server named %q is already in %s: %s; add --force to replace it, or remove it first with minicode mcp remove %s", name, path, entry.String(), name)
+	case c != nil:
+		servers[name], _ = encodeJSON(c, 0)
+	case !found:
+		return false, nil
+	case len(servers) == 1 && len(top) == 1:
+		return true, os.Remove(path)
+	default:
+		delete(servers, name)
 	}
-	top["mcpServers"], _ = json.Marshal(servers)
-	out, _ := json.MarshalIndent(top, "", "  ")
-	return found, writeFileAtomic(path, append(out, '\n'), 0o600)
+	top["mcpServers"], _ = encodeJSON(servers, 0)
+	return found, writeFileAtomic(path, readableJSON(top), 0o600)
 }
 
 // varRef matches a ${VAR} or ${VAR:-default} reference.

@@ -5,6 +5,7 @@ import (
 	"go/parser"
 	"go/token"
 	"os"
+	"path/filepath"
 	"regexp"
 	"testing"
 )
@@ -69,4 +70,39 @@ func TestREADMENamesExistingFunctions(t *testing.T) {
 			t.Errorf("README names %q, but %s declares no %q", ref[0], file, name)
 		}
 	}
+}
+
+// newcomer is someone trying minicode on a fresh machine: an empty HOME (minicode's
+// home is the default one inside it) and an empty workspace, where the binary runs.
+type newcomer struct {
+	t        *testing.T
+	home, ws string
+}
+
+// newNewcomer makes the empty HOME and workspace.
+func newNewcomer(t *testing.T) *newcomer {
+	base := t.TempDir()
+	n := &newcomer{t: t, home: filepath.Join(base, "home"), ws: filepath.Join(base, "ws")}
+	for _, dir := range []string{n.home, n.ws} {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return n
+}
+
+// run runs minicode in the workspace with stdin and the arguments.
+func (n *newcomer) run(stdin string, args ...string) runResult {
+	n.t.Helper()
+	return runIn(n.t, n.ws, []string{"HOME=" + n.home}, stdin, args...)
+}
+
+// mustRun runs minicode and fails the test unless it exits with code.
+func (n *newcomer) mustRun(code int, args ...string) runResult {
+	n.t.Helper()
+	r := n.run("", args...)
+	if r.code != code {
+		n.t.Fatalf("minicode %q: exit %d, want %d\nstdout: %s\nstderr: %s", args, r.code, code, r.stdout, r.stderr)
+	}
+	return r
 }

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -15,11 +16,12 @@ import (
 const skillsUsage = `Usage:
   minicode skills list                     list the skills in use, what they shadow, and invalid ones
   minicode skills add <path> [--project]   install the skill folder at <path>
-  minicode skills remove <name> [--project]
+  minicode skills remove <name> [--project] [--force]
                                            delete an installed skill
 
 Skills are installed into $MINICODE_HOME/skills, or with --project into
-.minicode/skills in the workspace.
+.minicode/skills in the workspace. A skill that skills add did not install
+is removed only with --force.
 `
 
 // runSkillsCommand runs `minicode skills ...`; home is $MINICODE_HOME.
@@ -28,10 +30,11 @@ func runSkillsCommand(args []string, stdout, stderr io.Writer, home, userHome, w
 		fmt.Fprint(stderr, skillsUsage)
 		return usageErrorf("minicode skills needs a subcommand: list, add or remove")
 	}
-	positional, project, err := commandArgs(args[1:], "project")
+	positional, set, err := commandArgs(args[1:], map[bool][]string{false: {"project"}, true: {"project", "force"}}[args[0] == "remove"]...)
 	if err != nil {
 		return err
 	}
+	project := set["project"]
 	switch args[0] {
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, skillsUsage)
@@ -55,25 +58,29 @@ func runSkillsCommand(args []string, stdout, stderr io.Writer, home, userHome, w
 		if args[0] == "add" {
 			return addSkill(stdout, positional[0], root)
 		}
-		return removeSkill(stdout, positional[0], root)
+		return removeSkill(stdout, positional[0], root, set["force"], DiscoverSkills(home, userHome, workspace))
 	}
 	return usageErrorf("unknown skills subcommand %q; use list, add or remove", args[0])
 }
 
-// commandArgs separates a subcommand's one boolean flag, --name, from its other arguments.
-func commandArgs(args []string, name string) (positional []string, set bool, err error) {
+// commandArgs separates a subcommand's boolean flags, --name for each of names, from its other arguments.
+func commandArgs(args []string, names ...string) (positional []string, set map[string]bool, err error) {
+	set = map[string]bool{}
 	for _, a := range args {
-		switch {
-		case a == "--"+name || a == "-"+name:
-			set = true
+		switch name := strings.TrimLeft(a, "-"); {
+		case a != name && slices.Contains(names, name):
+			set[name] = true
 		case strings.HasPrefix(a, "-") && a != "-":
-			return nil, false, usageErrorf("unknown flag %s; the only flag is --%s", a, name)
+			return nil, nil, usageErrorf("unknown flag %s; the flags it takes: --%s", a, strings.Join(names, ", --"))
 		default:
 			positional = append(positional, a)
 		}
 	}
 	return positional, set, nil
 }
+
+// installedMark is the file skills add leaves in a skill it installs, naming where it came from.
+const installedMark = ".installed-by-minicode"
 
 // addSkill copies the skill folder at src into root, staged beside its place and renamed in.
 func addSkill(stdout io.Writer, src, root string) error {
@@ -105,7 +112,8 @@ func addSkill(stdout io.Writer, src, root string) error {
 	}
 	defer os.RemoveAll(tmp)
 	staged := filepath.Join(tmp, skill.Name)
-	if err := os.CopyFS(staged, os.DirFS(src)); err != nil {
+	err = os.CopyFS(staged, os.DirFS(src))
+	if err = cmp.Or(err, os.WriteFile(filepath.Join(staged, installedMark), []byte(src+"\n"), 0o644)); err != nil {
 		return fmt.Errorf("copying %s: %w", src, err)
 	}
 	if err := os.Rename(staged, dest); err != nil {
@@ -126,15 +134,21 @@ func holdsFolder(dir, path string) bool {
 	return cmp.Or(dirErr, absErr, err) == nil && within(realDir, realPath)
 }
 
-// removeSkill deletes the skill called name, by folder name or by SKILL.md name, from root.
-func removeSkill(stdout io.Writer, name, root string) error {
+// removeSkill deletes the skill called name, by folder name or by SKILL.md name, from root; one that
+// skills add did not install (someone's own work, maybe) goes only with force. found names where it is instead.
+func removeSkill(stdout io.Writer, name, root string, force bool, found *SkillSet) error {
 	dir := ""
 	if _, err := os.Stat(filepath.Join(root, name, "SKILL.md")); err == nil && filepath.Base(name) == name && name != "." && name != ".." {
 		dir = filepath.Join(root, name)
 	} else if s := skillNamed(scanSkillRoot(root, ""), name); s != nil {
 		dir = s.Dir
 	}
-	if dir == "" {
+	if _, err := os.Stat(filepath.Join(dir, installedMark)); dir != "" && err != nil && !force {
+		return fmt.Errorf("%s was not installed by `minicode skills add`, so it may be the only copy of someone's work; add --force to delete it", dir)
+	}
+	if s := cmp.Or(found.Find(name), skillNamed(found.Invalid, name)); dir == "" && s != nil {
+		return fmt.Errorf("no skill named %q is installed in %s; the %s skill %s is at %s", name, root, s.Source, name, s.Dir)
+	} else if dir == "" {
 		return fmt.Errorf("no skill named %q is installed in %s", name, root)
 	}
 	if err := os.RemoveAll(dir); err != nil && !errors.Is(err, fs.ErrNotExist) {

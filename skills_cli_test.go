@@ -95,7 +95,7 @@ func TestSkillsCLIRemoveByFrontMatterName(t *testing.T) {
 	t.Parallel()
 	h := newCLIHomes(t)
 	dir := writeSkill(t, filepath.Join(h.home, "skills"), "folder", skillMD("named", "d"))
-	if _, err := h.run("remove", "named"); err != nil {
+	if _, err := h.run("remove", "named", "--force"); err != nil {
 		t.Fatalf("remove: %v", err)
 	}
 	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
@@ -134,7 +134,7 @@ func TestSkillsCLIRemoveStaysInside(t *testing.T) {
 			if err := os.Symlink(kept[2], filepath.Join(h.home, "skills", "linked")); err != nil {
 				t.Fatal(err)
 			}
-			_, err := h.run("remove", tt.remove)
+			_, err := h.run("remove", tt.remove, "--force")
 			if tt.wantErr == "" && err != nil || tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)) {
 				t.Fatalf("error = %v, want %q", err, tt.wantErr)
 			}
@@ -248,5 +248,34 @@ func TestSkillsCLIHelp(t *testing.T) {
 	out, err := newCLIHomes(t).run("help")
 	if err != nil || !strings.Contains(out, "minicode skills add <path> [--project]") {
 		t.Errorf("help = %q, %v", out, err)
+	}
+}
+
+// TestSkillsRemoveThroughTheBinary: remove names where a skill it did not find really is, and a
+// skill that skills add did not install (someone's own) goes only with --force.
+func TestSkillsRemoveThroughTheBinary(t *testing.T) {
+	t.Parallel()
+	n := newNewcomer(t)
+	fixture, _ := filepath.Abs(filepath.Join("testdata", "skills", "pdf-forms"))
+	n.mustRun(0, "skills", "add", fixture, "--project")
+	r := n.mustRun(1, "skills", "remove", "pdf-forms")
+	if want := "the project skill pdf-forms is at " + filepath.Join(n.ws, ".minicode", "skills", "pdf-forms"); !strings.Contains(r.stderr, want) {
+		t.Errorf("remove in the wrong scope: stderr %q, want %q", r.stderr, want)
+	}
+	own := filepath.Join(n.home, ".minicode", "skills", "mine")
+	writeFile(t, filepath.Join(own, "SKILL.md"), "---\nname: mine\ndescription: My own work.\n---\nSteps.\n")
+	r = n.mustRun(1, "skills", "remove", "mine")
+	if !strings.Contains(r.stderr, "was not installed by `minicode skills add`") || !strings.Contains(r.stderr, "--force") {
+		t.Errorf("removing a hand-made skill: stderr %q, want a refusal naming --force", r.stderr)
+	}
+	if _, err := os.Stat(own); err != nil {
+		t.Fatalf("the refused remove deleted the skill: %v", err)
+	}
+	n.mustRun(0, "skills", "remove", "mine", "--force")
+	n.mustRun(0, "skills", "remove", "pdf-forms", "--project")
+	for _, dir := range []string{own, filepath.Join(n.ws, ".minicode", "skills", "pdf-forms")} {
+		if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s is still there after skills remove (%v)", dir, err)
+		}
 	}
 }
