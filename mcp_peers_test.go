@@ -397,3 +397,6 @@ func TestMCPAgentTurn(t *testing.T) {
 		t.Errorf("tool result = %+v", results)
 	}
 }
+
+// WalkFilter hides nothing.
+func (allowAll) WalkFilter(string) func(string) bool { return nil }

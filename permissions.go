@@ -50,11 +50,13 @@ type PermissionRequest struct {
 	Summary      string                       // one line saying what the call does
 	HookDecision string                       // a PreToolUse hook's "allow" or "ask"
 	Grants       []Rule                       // allow rules of the running skill or command (ToolEnv.Grants)
+	Walks        bool                         // the tool walks the folder of Paths, passing over what WalkFilter names
 }
 
-// Authorizer decides whether a tool call may run; an error denies it.
+// Authorizer decides whether a tool call may run (an error denies it), and which paths a walk of a folder passes over.
 type Authorizer interface {
 	Authorize(ctx context.Context, req PermissionRequest) error
+	WalkFilter(tool string) func(abs string) bool // nil: none
 }
 
 // PermissionMode is the user's standing choice of how much to allow.

@@ -40,15 +40,42 @@ func (p *Permissions) pathMatches(r Rule, t pathTarget) bool {
 	return globCovers(r.pathGlob(p.workspace, p.home), t.abs)
 }
 
-// pathMayMatch reports whether a deny or ask rule's glob may cover the path: as written,
-// where it leads, through the links the glob's folder names, or somewhere inside a folder.
+// pathMayMatch reports whether a deny or ask rule's glob may cover the path: as written, where it
+// leads, through the links the glob's folder names, or somewhere inside a folder the tool does not walk itself.
 func (p *Permissions) pathMayMatch(r Rule, t pathTarget) bool {
+	return slices.ContainsFunc(p.ruleGlobs(r), func(glob string) bool {
+		return globCovers(glob, t.abs) || globCovers(glob, t.lexical) || t.dir && !t.walked && holdsMatch(glob, t.abs)
+	})
+}
+
+// ruleGlobs are a rule's glob as written, through the links its folder names and, for a bare
+// name, where that name at the project's top leads: the rule holds for each.
+func (p *Permissions) ruleGlobs(r Rule) []string {
 	glob := r.pathGlob(p.workspace, p.home)
 	folder := globFolder(glob)
 	real, _ := resolveExisting(folder)
-	return slices.ContainsFunc([]string{glob, cmp.Or(real, folder) + glob[len(folder):]}, func(glob string) bool {
-		return globCovers(glob, t.abs) || globCovers(glob, t.lexical) || t.dir && holdsMatch(glob, t.abs)
-	})
+	globs := []string{glob, cmp.Or(real, folder) + glob[len(folder):]}
+	if name, ok := strings.CutPrefix(glob, folder+"/**/"); ok && globFolder(name) == name {
+		top, _ := resolveExisting(filepath.Join(folder, name))
+		globs = append(globs, globQuoter.Replace(top))
+	}
+	return globs
+}
+
+// WalkFilter reports what a walk by tool passes over: the paths deny and ask rules cover, as reading them
+// would be refused or asked about. A walking tool's own folder is judged without what lies inside (Walks).
+func (p *Permissions) WalkFilter(tool string) func(abs string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var globs []string
+	for _, r := range slices.Concat(p.deny, p.ask) {
+		if r.Spec != "" && r.matchesTool(tool, AccessRead) {
+			globs = append(globs, p.ruleGlobs(r)...)
+		}
+	}
+	return func(abs string) bool {
+		return slices.ContainsFunc(globs, func(glob string) bool { return globCovers(glob, abs) })
+	}
 }
 
 // globCovers reports whether the glob matches the path or a folder above it.

@@ -24,6 +24,7 @@ type pathTarget struct {
 	lexical    string      // absolute, as written
 	inside     bool        // in the workspace (or, for commands, the private temp folder)
 	write, dir bool        // the call writes it; it is an existing folder
+	walked     bool        // a folder the tool walks, passing over what deny and ask rules cover
 	links      int         // hard links of an existing file
 	found      fs.FileInfo // what is there now; nil: nothing
 }
@@ -80,6 +81,7 @@ func (p *Permissions) targetsOf(req PermissionRequest) ([]target, error) {
 		if err != nil {
 			return nil, fmt.Errorf("cannot check path %q: %w", given, err)
 		}
+		t.walked = req.Walks
 		targets = append(targets, t)
 	}
 	if req.Access == AccessExecute {

@@ -67,9 +67,7 @@ func TestDenyRulesNamingALinkHold(t *testing.T) {
 		{readFileTool(), `{"path":"cfglink/id.txt"}`},
 		{readFileTool(), `{"path":"keys/id.txt"}`},
 		{grepFilesTool(), `{"pattern":"=","path":".env"}`},
-		{grepFilesTool(), `{"pattern":"=","path":"keys"}`},
-		{listFilesTool(), `{"path":"keys"}`},
-		{globFilesTool(), `{"pattern":"*","path":"keys"}`},
+		{readFileTool(), `{"path":"config/dev.env"}`},
 		{writeFileTool(), `{"path":".env","content":"x\n"}`},
 		{writeFileTool(), `{"path":"keys/id.txt","content":"x\n"}`},
 		{editFileTool(), `{"path":".env","old_string":"DBPASS","new_string":"X"}`},
@@ -82,6 +80,11 @@ func TestDenyRulesNamingALinkHold(t *testing.T) {
 			t.Errorf("%s %s = %q, want a denial", c.tool.Name, c.input, out.Text)
 		}
 	}
+	for _, input := range []string{`{"pattern":"="}`, `{"pattern":"=","path":"keys"}`, `{"pattern":"=","path":"cfglink"}`} { // the walk passes over where the links lead
+		checkWalkPassesOver(t, env, grepFilesTool(), input, "DBPASS", "KEY")
+	}
+	checkWalkPassesOver(t, env, listFilesTool(), `{"path":"keys"}`, "id.txt")
+	checkWalkPassesOver(t, env, globFilesTool(), `{"pattern":"*","path":"keys"}`, "id.txt")
 	for name, want := range map[string]string{"config/dev.env": "DBPASS=hunter2\n", "keys/id.txt": "KEY=1\n"} {
 		if got, _ := os.ReadFile(filepath.Join(env.Workspace, name)); string(got) != want {
 			t.Errorf("%s = %q after the calls, want %q", name, got, want)
@@ -89,6 +92,21 @@ func TestDenyRulesNamingALinkHold(t *testing.T) {
 	}
 	if out := callTool(t, env, readFileTool(), `{"path":"a.txt"}`); out.IsError {
 		t.Errorf("read a.txt = %q, want it allowed", out.Text)
+	}
+}
+
+// checkWalkPassesOver runs a call that walks a folder holding files deny rules cover: it works,
+// says how many entries it passed over, and shows nothing of them.
+func checkWalkPassesOver(t *testing.T, env *ToolEnv, tool *Tool, input string, hidden ...string) {
+	t.Helper()
+	out := callTool(t, env, tool, input)
+	if out.IsError || !strings.Contains(out.Text, "not shown, as permission rules deny or ask for reading: ") {
+		t.Errorf("%s %s = %q, want a result that passes over what the rules deny", tool.Name, input, out.Text)
+	}
+	for _, h := range hidden {
+		if strings.Contains(out.Text, h) {
+			t.Errorf("%s %s = %q, which shows %q", tool.Name, input, out.Text, h)
+		}
 	}
 }
 
@@ -129,17 +147,13 @@ func TestDenyRulesWithPatternsCoverFolderSearches(t *testing.T) {
 		t.Fatal(err)
 	}
 	env.Perms = perms
-	for _, c := range []struct {
-		tool  *Tool
-		input string
-	}{
-		{grepFilesTool(), `{"pattern":"=","path":"config"}`},
-		{grepFilesTool(), `{"pattern":"=","path":"src/a"}`},
-		{listFilesTool(), `{"path":"src/a","recursive":true}`},
-		{globFilesTool(), `{"pattern":"**","path":"src/a"}`},
-	} {
-		if out := callTool(t, env, c.tool, c.input); !out.IsError || !strings.Contains(out.Text, "denied") {
-			t.Errorf("%s %s = %q, want a denial", c.tool.Name, c.input, out.Text)
+	checkWalkPassesOver(t, env, grepFilesTool(), `{"pattern":"=","path":"config"}`, "ENVPASS")
+	checkWalkPassesOver(t, env, grepFilesTool(), `{"pattern":"=","path":"src/a"}`, "APIKEY")
+	checkWalkPassesOver(t, env, listFilesTool(), `{"path":"src/a","recursive":true}`, "k.txt")
+	checkWalkPassesOver(t, env, globFilesTool(), `{"pattern":"**","path":"src/a"}`, "k.txt")
+	for _, input := range []string{`{"path":"config/.env"}`, `{"path":"src/a/secret/k.txt"}`} {
+		if out := callTool(t, env, readFileTool(), input); !out.IsError || !strings.Contains(out.Text, "denied") {
+			t.Errorf("read_file %s = %q, want a denial", input, out.Text)
 		}
 	}
 	if env.Perms, err = NewPermissions(PermissionConfig{Workspace: env.Workspace, DisallowedTools: []string{"Read(./src/*/secret/**)"}}); err != nil {

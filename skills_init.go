@@ -67,7 +67,7 @@ func countLanguages(ctx context.Context, workspace string) []string {
 		".rb": "Ruby", ".c": "C", ".h": "C", ".cc": "C++", ".cpp": "C++", ".cxx": "C++", ".hpp": "C++", ".cs": "C#",
 		".swift": "Swift", ".php": "PHP", ".sh": "Shell", ".bash": "Shell", ".lua": "Lua", ".zig": "Zig"}
 	counts, seen := map[string]int{}, 0
-	walkTree(ctx, workspace, workspace, func(rel string, d fs.DirEntry) error {
+	walkTree(ctx, workspace, workspace, nil, func(rel string, d fs.DirEntry) error {
 		switch {
 		case seen >= maxInitScanFiles:
 			return fs.SkipAll

@@ -202,3 +202,6 @@ func TestInitAgentsFileWithPermissions(t *testing.T) {
 		}
 	}
 }
+
+// WalkFilter hides nothing.
+func (*recordingAuthorizer) WalkFilter(string) func(string) bool { return nil }

@@ -60,7 +60,7 @@ func readPermission(env *ToolEnv, path, verb string) (PermissionRequest, error) 
 	if err != nil {
 		return PermissionRequest{}, err
 	}
-	return PermissionRequest{Access: AccessRead, Paths: []string{abs}, Named: []string{inputPath(env, path)}, Summary: verb + " " + displayPath(env, abs)}, nil
+	return PermissionRequest{Access: AccessRead, Paths: []string{abs}, Named: []string{inputPath(env, path)}, Summary: verb + " " + displayPath(env, abs), Walks: verb != "read"}, nil
 }
 
 // AskUserInput is the input of ask_user.

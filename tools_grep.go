@@ -89,12 +89,14 @@ func runGrepFiles(ctx context.Context, env *ToolEnv, in GrepFilesInput) (ToolOut
 			add(root)
 			return nil
 		}
-		return walkTree(ctx, env.Workspace, root, func(rel string, d fs.DirEntry) error {
+		passed, err := walkTree(ctx, env.Workspace, root, walkHidden(env, "grep_files"), func(rel string, d fs.DirEntry) error {
 			if d.Type().IsRegular() && globMatches(in.Glob, rel) {
 				add(filepath.Join(root, filepath.FromSlash(rel)))
 			}
 			return nil
 		})
+		g.passed = passed
+		return err
 	})
 	if err != nil {
 		return ToolOutput{}, fmt.Errorf("grep_files: %w", err)
@@ -117,6 +119,8 @@ type grepSearch struct {
 	shown   firstN[grepMatch] // the first matching lines in path order
 	files   int               // files with a match
 	total   int               // matching lines
+	failed  int               // files that could not be read
+	passed  int               // entries the walk passed over for the permission rules
 }
 
 // cores counts the searches running: while any runs, Go's scheduler has every core. It is
@@ -162,14 +166,19 @@ func (g *grepSearch) run(ctx context.Context, feed func(add func(file string)) e
 			w := &grepWorker{grepSearch: g}
 			for batch := range files {
 				for _, file := range batch {
-					if ctx.Err() != nil || w.searchFile(ctx, file) != nil || w.count == 0 {
+					err := w.searchFile(ctx, file)
+					if ctx.Err() != nil || err == nil && w.count == 0 {
 						continue
 					}
 					g.mu.Lock()
-					g.files++
-					g.total += w.count
-					for _, match := range w.shown {
-						g.shown.add(match)
+					if err != nil {
+						g.failed++
+					} else {
+						g.files++
+						g.total += w.count
+						for _, match := range w.shown {
+							g.shown.add(match)
+						}
 					}
 					g.mu.Unlock()
 				}
@@ -375,8 +384,12 @@ func asciiLower(dst, b []byte) []byte {
 
 // format prints the matches shown in path order, and the totals.
 func (g *grepSearch) format(env *ToolEnv, pattern, root string) string {
+	notes := passedNote(g.passed)
+	if g.failed > 0 {
+		notes += fmt.Sprintf("[%s could not be read]\n", plural(g.failed, "file", "files"))
+	}
 	if g.files == 0 {
-		return fmt.Sprintf("No matches for %q in %s.", pattern, displayPath(env, root))
+		return fmt.Sprintf("No matches for %q in %s\n%s", pattern, displayPath(env, root), notes)
 	}
 	var b strings.Builder
 	for _, m := range g.shown.items {
@@ -386,7 +399,7 @@ func (g *grepSearch) format(env *ToolEnv, pattern, root string) string {
 		fmt.Fprintf(&b, "[... %d more matching lines not shown; narrow the pattern, path or glob, or raise limit ...]\n", more)
 	}
 	fmt.Fprintf(&b, "(%s in %s)\n", plural(g.total, "matching line", "matching lines"), plural(g.files, "file", "files"))
-	return b.String()
+	return b.String() + notes
 }
 
 // globMatches reports whether rel passes the glob: one without a slash matches names at any depth.

@@ -18,9 +18,10 @@ import (
 var skippedDirs = map[string]bool{".git": true, "node_modules": true}
 
 // walkTree calls visit with the slash-separated path below root of each
-// entry, in name order, skipping .git, node_modules, unreadable folders and
-// what .gitignore files exclude; fs.SkipDir and fs.SkipAll work as in WalkDir.
-func walkTree(ctx context.Context, workspace, root string, visit func(rel string, d fs.DirEntry) error) error {
+// entry, in name order, skipping .git, node_modules, unreadable folders,
+// what .gitignore files exclude and, counting them, the paths hidden reports
+// (nil: none); fs.SkipDir and fs.SkipAll work as in WalkDir.
+func walkTree(ctx context.Context, workspace, root string, hidden func(abs string) bool, visit func(rel string, d fs.DirEntry) error) (passed int, err error) {
 	matchRoot, prefix := root, "" // where .gitignore paths start, and root's path from there
 	if rel, err := filepath.Rel(workspace, root); err == nil && rel != "." && within(workspace, root) {
 		matchRoot, prefix = workspace, filepath.ToSlash(rel)
@@ -32,26 +33,30 @@ func walkTree(ctx context.Context, workspace, root string, visit func(rel string
 	}
 	dir, err := openNoFollow(root, syscall.O_RDONLY|syscall.O_DIRECTORY, 0) // not a link to elsewhere swapped in since the check
 	if err != nil {
-		return describeOpenError(err)
+		return 0, describeOpenError(err)
 	}
-	err = treeWalk{ctx, root, prefix, visit}.walk(dir, "", rules)
+	w := treeWalk{ctx: ctx, root: root, prefix: prefix, hidden: hidden, visit: visit}
+	err = w.walk(dir, "", rules)
 	if errors.Is(err, fs.SkipAll) {
-		return nil
+		err = nil
 	}
-	return err
+	return w.passed, err
 }
 
-// treeWalk is one walkTree: where it started, that folder's path from the match root, and what it calls.
+// treeWalk is one walkTree: where it started, that folder's path from the match root, what it
+// passes over (counting in passed) and what it calls.
 type treeWalk struct {
 	ctx          context.Context
 	root, prefix string
+	hidden       func(abs string) bool
+	passed       int
 	visit        func(rel string, d fs.DirEntry) error
 }
 
 // walk visits the entries of the open folder dir, at rel below the root, and what the folders
 // among them hold, each opened by its whole path following no link; it closes dir. A folder of
 // an os.Root would cost a stat of each entry, and each open one more call per name on its path.
-func (w treeWalk) walk(dir *os.File, rel string, rules ignoreSet) error {
+func (w *treeWalk) walk(dir *os.File, rel string, rules ignoreSet) error {
 	entries, _ := dir.ReadDir(-1) // a folder that cannot be read to the end shows what could be
 	dir.Close()
 	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
@@ -61,7 +66,12 @@ func (w treeWalk) walk(dir *os.File, rel string, rules ignoreSet) error {
 		}
 		entry, isDir := path.Join(rel, d.Name()), d.IsDir()
 		matchRel := path.Join(w.prefix, entry)
+		abs := filepath.Join(w.root, filepath.FromSlash(entry))
 		if isDir && skippedDirs[d.Name()] || rules.ignored(matchRel, isDir) {
+			continue
+		}
+		if w.hidden != nil && w.hidden(abs) {
+			w.passed++
 			continue
 		}
 		switch err := w.visit(entry, d); {
@@ -74,7 +84,6 @@ func (w treeWalk) walk(dir *os.File, rel string, rules ignoreSet) error {
 		case !isDir:
 			continue
 		}
-		abs := filepath.Join(w.root, filepath.FromSlash(entry))
 		if sub, err := openNoFollow(abs, syscall.O_RDONLY|syscall.O_DIRECTORY, 0); err == nil {
 			if err := w.walk(sub, entry, rules.enter(abs, matchRel)); err != nil {
 				return err
@@ -182,7 +191,7 @@ func runListFiles(ctx context.Context, env *ToolEnv, in ListFilesInput) (ToolOut
 	name := displayPath(env, root)
 	var shown []string
 	total := 0
-	err = walkTree(ctx, env.Workspace, root, func(rel string, d fs.DirEntry) error {
+	passed, err := walkTree(ctx, env.Workspace, root, walkHidden(env, "list_files"), func(rel string, d fs.DirEntry) error {
 		total++
 		if len(shown) < in.Limit {
 			if d.IsDir() {
@@ -199,13 +208,29 @@ func runListFiles(ctx context.Context, env *ToolEnv, in ListFilesInput) (ToolOut
 		return ToolOutput{}, fmt.Errorf("list_files %s: %w", name, err)
 	}
 	if total == 0 {
-		return ToolOutput{Text: name + "/: empty folder (or everything in it is ignored)"}, nil
+		return ToolOutput{Text: name + "/: empty folder (or everything in it is ignored)\n" + passedNote(passed)}, nil
 	}
 	text := fmt.Sprintf("%s/: %s\n%s\n", strings.TrimSuffix(name, "/"), plural(total, "entry", "entries"), strings.Join(shown, "\n"))
 	if more := total - len(shown); more > 0 {
 		text += fmt.Sprintf("[... %d more not shown; raise limit or list a subfolder ...]\n", more)
 	}
-	return ToolOutput{Text: text}, nil
+	return ToolOutput{Text: text + passedNote(passed)}, nil
+}
+
+// walkHidden is what a walk by tool passes over: the paths the permission rules deny or ask before reading.
+func walkHidden(env *ToolEnv, tool string) func(abs string) bool {
+	if env.Perms == nil {
+		return nil
+	}
+	return env.Perms.WalkFilter(tool)
+}
+
+// passedNote says how many entries a walk passed over for the permission rules, naming none; "" for none.
+func passedNote(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("[not shown, as permission rules deny or ask for reading: %s]\n", plural(n, "entry", "entries"))
 }
 
 // resolveDir is the folder that tool lists or searches, as judged.
@@ -287,7 +312,7 @@ func runGlobFiles(ctx context.Context, env *ToolEnv, in GlobFilesInput) (ToolOut
 		return cmp.Or(cmp.Compare(b.modTime, a.modTime), strings.Compare(a.path, b.path))
 	}}
 	total := 0
-	err = walkTree(ctx, env.Workspace, root, func(rel string, d fs.DirEntry) error {
+	passed, err := walkTree(ctx, env.Workspace, root, walkHidden(env, "glob_files"), func(rel string, d fs.DirEntry) error {
 		if d.IsDir() || !matchSegments(pattern, splitPattern(rel)) {
 			return nil
 		}
@@ -303,7 +328,7 @@ func runGlobFiles(ctx context.Context, env *ToolEnv, in GlobFilesInput) (ToolOut
 		return ToolOutput{}, fmt.Errorf("glob_files: %w", err)
 	}
 	if total == 0 {
-		return ToolOutput{Text: fmt.Sprintf("No files match %q in %s.", in.Pattern, displayPath(env, root))}, nil
+		return ToolOutput{Text: fmt.Sprintf("No files match %q in %s\n%s", in.Pattern, displayPath(env, root), passedNote(passed))}, nil
 	}
 	found.trim()
 	var b strings.Builder
@@ -313,5 +338,5 @@ func runGlobFiles(ctx context.Context, env *ToolEnv, in GlobFilesInput) (ToolOut
 	if more := total - len(found.items); more > 0 {
 		fmt.Fprintf(&b, "[... %d more not shown; narrow the pattern or raise limit ...]\n", more)
 	}
-	return ToolOutput{Text: b.String()}, nil
+	return ToolOutput{Text: b.String() + passedNote(passed)}, nil
 }
