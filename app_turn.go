@@ -27,6 +27,11 @@ func (app *App) runPrompt(ctx context.Context, history []Message, sp slashPrompt
 	if sp.Fork {
 		return app.runForked(ctx, history, sp)
 	}
+	if err := app.Agent.promptFits(userPrompt(sp.Prompt, sp.Images)); err != nil { // refused before it joins the history
+		res = app.Agent.end(EndError, "Not sent: "+err.Error())
+		res.Messages, res.Err = history, err
+		return res
+	}
 	app.Session.RecordSettings(app.Agent.Model, app.Perms.Mode())
 	app.Session.Sync(history)
 	checkpoint := app.checkpoint(ctx, sp.ID, false, cmp.Or(sp.Input, sp.Prompt))

@@ -236,3 +236,55 @@ func bodyBytes(body *wireBody, err error) ([]byte, error) {
 	}
 	return io.ReadAll(body.buffers())
 }
+
+// TestOversizedPromptIsRefusedBeforeItEntersTheHistory types a prompt larger than the
+// context window: it is refused with its size, the room and what to do, the session goes
+// on as before, and the next prompt runs.
+func TestOversizedPromptIsRefusedBeforeItEntersTheHistory(t *testing.T) {
+	t.Parallel()
+	n := newNewcomer(t)
+	writeFile(t, filepath.Join(n.ws, "main.go"), "package main\n")
+	r := n.run(strings.Repeat("x", 2_000_000)+"\nlist files\n/compact\n", "--provider", "mock")
+	for _, want := range []string{"Not sent: this prompt (2,000,000 characters, about ", "tokens the context window has room for", "@path", "main.go", "Nothing to compact"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, cutBytes(r.stdout, 3000, "..."))
+		}
+	}
+	if strings.Contains(r.stdout, "no longer fits") || r.code != 0 {
+		t.Errorf("exit %d; the refused prompt poisoned the session:\n%s", r.code, cutBytes(r.stdout, 3000, "..."))
+	}
+	r = n.mustRunWith(1, strings.Repeat("y ", 500_000), "-p", "--provider", "mock")
+	if !strings.Contains(r.stdout+r.stderr, "Not sent: this prompt (999,999 characters") {
+		t.Errorf("-p with an oversized prompt: stdout %q, stderr %q", r.stdout, cutBytes(r.stderr, 2000, "..."))
+	}
+}
+
+// TestCompactRecoversAHistoryThatNoLongerFits resumes, with a window too small for it, a session
+// whose newest messages no longer fit: /compact cuts the oversized message, and so does the next
+// turn's automatic compaction when the failed prompt is the newest message of all.
+func TestCompactRecoversAHistoryThatNoLongerFits(t *testing.T) {
+	t.Parallel()
+	n := newNewcomer(t)
+	big, small := strings.Repeat("word ", 80_000), `{"contextWindow": 30000}`
+	id := func(r runResult) string {
+		var res struct {
+			SessionID string `json:"session_id"`
+		}
+		if err := json.Unmarshal([]byte(r.stdout), &res); err != nil {
+			t.Fatalf("stdout %q: %v", r.stdout, err)
+		}
+		return res.SessionID
+	}
+	answered := id(n.mustRunWith(0, big, "-p", "--provider", "mock", "--output-format", "json"))
+	r := n.run("/compact\nlist files\n", "--provider", "mock", "--resume", answered, "--settings", small)
+	if !strings.Contains(r.stdout, "compaction (manual) saved") || strings.Contains(r.stdout, "Nothing to compact") || strings.Contains(r.stdout, "no longer fits") ||
+		!strings.Contains(r.stdout, "→ list_files") {
+		t.Errorf("/compact of a history that no longer fits:\n%s", cutBytes(r.stdout, 3000, "..."))
+	}
+	script := writeScript(t, `[{"error": "the model is down"}]`)
+	failed := id(n.mustRunWith(1, big, "-p", "--provider", "mock", "--mock-script", script, "--output-format", "json"))
+	r = n.mustRun(0, "-p", "list files", "--provider", "mock", "--resume", failed, "--settings", small)
+	if !strings.Contains(r.stdout, "./: ") {
+		t.Errorf("the turn after a failed oversized prompt: stdout %q, stderr %q", r.stdout, cutBytes(r.stderr, 2000, "..."))
+	}
+}

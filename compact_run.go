@@ -97,6 +97,16 @@ func (a *Agent) manageContext(ctx context.Context, t *turn) error {
 	return nil
 }
 
+// promptFits refuses a prompt that no compaction could make room for: with the system prompt and the tools, it passes the window.
+func (a *Agent) promptFits(prompt Message) error {
+	room := a.measure(0).usable() - requestTokenCount(a.request(a.Model, nil))
+	if n := messageTokenCount(prompt); n > room {
+		return fmt.Errorf("this prompt (%s characters, about %s tokens) is larger than the %s tokens the context window has room for, so it was not sent; "+
+			"attach a large file with @path instead (read_file reads it in pieces), or send the text in parts", thousands(len(prompt.Text())), thousands(n), thousands(room))
+	}
+	return nil
+}
+
 // compactForRetry compacts to the newest round after the provider said the request was too long, reporting whether the history changed.
 func (a *Agent) compactForRetry(ctx context.Context, t *turn) bool {
 	if ctx.Err() != nil || a.context.failures[LayerCompact] >= maxCompactFailures {

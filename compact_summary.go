@@ -102,21 +102,32 @@ func (a *Agent) collapse(ctx context.Context, msgs []Message, usable int) ([]Spl
 	return splices, nil
 }
 
-// compactHistory replaces all but the newest rounds (keep tokens) with a summary and the user's latest request.
+// compactHistory replaces all but the newest rounds (keep tokens) with a summary and the user's latest
+// request, and cuts a kept message that takes half the window to a head and a tail.
 func (a *Agent) compactHistory(ctx context.Context, msgs []Message, focus string, keep, usable int) ([]Splice, error) {
 	from := compactTail(msgs, keep)
-	if from == 0 {
-		return nil, nil
+	var splices []Splice
+	if from > 0 {
+		summary, err := a.summarize(ctx, msgs[:from], focus, usable)
+		if err != nil {
+			return nil, err
+		}
+		text := fmt.Sprintf("%sthe conversation before this point was compacted into this summary to fit the context window.]\n<summary>\n%s\n</summary>", summaryMarker, summary)
+		if i := newestRequest(msgs); i >= 0 {
+			text += "\n\nThe user's latest request, to continue with: " + cutBytes(msgs[i].Text(), latestRequestChars, "...")
+		}
+		splices = append(splices, Splice{From: 0, To: from, With: []Message{userText(text)}})
 	}
-	summary, err := a.summarize(ctx, msgs[:from], focus, usable)
-	if err != nil {
-		return nil, err
+	for i, m := range msgs[from:] {
+		if messageTokenCount(m) > usable/2 {
+			content := slices.Clone(m.Content)
+			for j := range content {
+				content[j].Text, content[j].Content = cutMiddleBytes(content[j].Text, usable), cutMiddleBytes(content[j].Content, usable)
+			}
+			splices = append(splices, Splice{From: from + i, To: from + i + 1, With: []Message{{Role: m.Role, Content: content}}})
+		}
 	}
-	text := fmt.Sprintf("%sthe conversation before this point was compacted into this summary to fit the context window.]\n<summary>\n%s\n</summary>", summaryMarker, summary)
-	if i := newestRequest(msgs); i >= 0 {
-		text += "\n\nThe user's latest request, to continue with: " + cutBytes(msgs[i].Text(), latestRequestChars, "...")
-	}
-	return []Splice{{From: 0, To: from, With: []Message{userText(text)}}}, nil
+	return splices, nil
 }
 
 // isContextTooLong reports whether err is the provider saying the request does not fit the window.

@@ -100,7 +100,13 @@ func (n *newcomer) run(stdin string, args ...string) runResult {
 // mustRun runs minicode and fails the test unless it exits with code.
 func (n *newcomer) mustRun(code int, args ...string) runResult {
 	n.t.Helper()
-	r := n.run("", args...)
+	return n.mustRunWith(code, "", args...)
+}
+
+// mustRunWith is mustRun with stdin.
+func (n *newcomer) mustRunWith(code int, stdin string, args ...string) runResult {
+	n.t.Helper()
+	r := n.run(stdin, args...)
 	if r.code != code {
 		n.t.Fatalf("minicode %q: exit %d, want %d\nstdout: %s\nstderr: %s", args, r.code, code, r.stdout, r.stderr)
 	}
