@@ -127,7 +127,7 @@ func acpOptionKind(choices []Choice, id ChoiceID) string {
 	if id == ChoiceDenyGuidance && !slices.ContainsFunc(choices, func(c Choice) bool { return c.ID == ChoiceDenyOnce }) {
 		return "reject_once"
 	}
-	return map[ChoiceID]string{ChoiceAllowOnce: "allow_once", ChoiceAllowFileTurn: "allow_always", ChoiceAllowEditsTurn: "allow_always",
+	return map[ChoiceID]string{ChoiceAllowOnce: "allow_once", ChoiceAllowTurn: "allow_always", ChoiceAllowFileTurn: "allow_always", ChoiceAllowEditsTurn: "allow_always",
 		ChoiceAllowAlways: "allow_always", ChoicePlanAcceptEdits: "allow_always", ChoiceDenyOnce: "reject_once", ChoiceDenyAlways: "reject_always"}[id]
 }
 

@@ -456,7 +456,7 @@ func (app *App) providerName() string {
 
 // newMockProvider is the demo model, or the scripted replies of --mock-script.
 func (app *App) newMockProvider() (*MockProvider, error) {
-	mock := &MockProvider{session: func() string { return app.Session.ID }}
+	mock := &MockProvider{session: func() *Session { return app.Session }}
 	if d := app.getenv("MINICODE_DEMO_DELAY"); d != "" {
 		delay, err := time.ParseDuration(d)
 		if err != nil {

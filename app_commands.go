@@ -218,9 +218,18 @@ func cmdCompact(layer string) func(context.Context, *App, string, *[]Message) (s
 		if len(c.Splices) == 0 {
 			return fmt.Sprintf("Nothing to %s: the conversation has nothing it can remove yet. (context: %s)", layer, app.Agent.ContextUsage()), false, nil
 		}
-		return fmt.Sprintf("%s. (context: %s)", c, app.Agent.ContextUsage()), false, nil
+		text := fmt.Sprintf("%s. (context: %s)", c, app.Agent.ContextUsage())
+		if lines := strings.Split(c.Summary(), "\n"); len(lines) > summaryShownLines {
+			text += fmt.Sprintf("\n%s\n… %d more lines (/export writes the whole summary)", strings.Join(lines[:summaryShownLines], "\n"), len(lines)-summaryShownLines)
+		} else if c.Summary() != "" {
+			text += "\n" + c.Summary()
+		}
+		return text, false, nil
 	}
 }
+
+// summaryShownLines is how much of what a compaction wrote /compact shows.
+const summaryShownLines = 20
 
 // cmdModel shows the model in use and those the provider offers, or switches to the one named.
 func cmdModel(ctx context.Context, app *App, args string, h *[]Message) (string, bool, error) {

@@ -3,7 +3,6 @@ package main
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io/fs"
 	"os"
@@ -157,10 +156,13 @@ func (app *App) expandCommand(ctx context.Context, c *CustomCommand, args string
 			return m
 		}
 		out := app.runTool(ctx, env, "run_command", map[string]string{"command": command})
-		if out.IsError {
+		status, printed, ran := commandPrinted(out.Text)
+		if !ran {
 			failed = fmt.Errorf("/%s: `%s`: %s", c.Name, command, out.Text)
+		} else if status != "0" {
+			printed += "\n(exit status " + status + ")"
 		}
-		return out.Text
+		return printed
 	})
 	if failed != nil {
 		return slashPrompt{}, failed
@@ -170,6 +172,16 @@ func (app *App) expandCommand(ctx context.Context, c *CustomCommand, args string
 		return slashPrompt{}, fmt.Errorf("/%s: %w", c.Name, err)
 	}
 	return p, nil
+}
+
+// commandPrinted reads a run_command result: the exit status and what the command printed, its
+// stdout, then its stderr and any note; ran is false for a call that did not run (a denial).
+func commandPrinted(result string) (status, printed string, ran bool) {
+	_, rest, ran := strings.Cut(result, "Exit code: ")
+	status, rest, _ = strings.Cut(rest, "\n\nstdout:\n")
+	stdout, stderr, _ := strings.Cut(rest, "\n\nstderr:\n")
+	parts := slices.DeleteFunc([]string{strings.TrimRight(stdout, "\n"), strings.TrimSpace(stderr)}, func(s string) bool { return s == "(empty)" })
+	return status, strings.Join(parts, "\n"), ran
 }
 
 // attachFiles appends to the prompt the contents of each file it mentions
@@ -200,7 +212,7 @@ func (app *App) attachFiles(ctx context.Context, env *ToolEnv, p *slashPrompt, n
 
 // runTool runs one tool call in env for a command, outside any turn.
 func (app *App) runTool(ctx context.Context, env *ToolEnv, name string, input any) ToolOutput {
-	raw, _ := json.Marshal(input)
+	raw, _ := encodeJSON(input, 0)
 	return app.Registry.Execute(ctx, env, Block{Type: BlockToolUse, ID: "command_" + name, Name: name, Input: raw})
 }
 

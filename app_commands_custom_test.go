@@ -83,6 +83,7 @@ func commandWorkspace(t *testing.T) string {
 		".claude/commands/review.md":             "---\ndescription: Review a PR\nmodel: haiku\n---\nReview PR $0 with priority $1 (all: $ARGUMENTS).\n",
 		".claude/commands/git/log.md":            "---\nallowed-tools: Bash(echo:*)\n---\nRecent: !`echo one-two-three`\nAnd @notes.txt please.\n",
 		".claude/commands/nope.md":               "Run !`echo hi`\n",
+		".claude/commands/fails.md":              "---\nallowed-tools: Bash(ls:*)\n---\nListing: !`ls no-such-file`\n",
 		".claude/commands/bad.md":                "---\nallowed-tools: Bash(\n---\nx\n",
 		".claude/skills/touch-it/SKILL.md":       "---\nname: touch-it\ndescription: Touch a file.\nallowed-tools: Bash(touch:*)\n---\nTouch the file $ARGUMENTS. Helper: ${CLAUDE_SKILL_DIR}/scripts/run.sh, session ${CLAUDE_SESSION_ID}.\n",
 		".claude/skills/touch-it/scripts/run.sh": "true\n",
@@ -95,7 +96,8 @@ func TestCustomCommandsInHeadlessMode(t *testing.T) {
 		task, wantPrompt, wantModel, wantErr string
 	}{
 		{"/review 123 high", "Review PR 123 with priority high (all: 123 high).", resolveModelAlias("haiku"), ""},
-		{"/git:log", "Recent: Exit code: 0", "claude-sonnet-5", ""},
+		{"/git:log", "Recent: one-two-three\nAnd ", "claude-sonnet-5", ""},
+		{"/fails", "Listing: ls: cannot access 'no-such-file': No such file or directory\n(exit status 2)\n", "", ""},
 		{"/git:log", "Contents of notes.txt:", "", ""},
 		{"/unknown-thing do it", "/unknown-thing do it", "claude-sonnet-5", ""},
 		{"/nope", "", "", "its allowed-tools do not include Bash"},

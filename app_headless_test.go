@@ -192,11 +192,16 @@ func TestHeadlessExitCodes(t *testing.T) {
 		{name: "bad permission mode", args: []string{"-p", "x", "--permission-mode", "yolo"}, wantCode: 2, wantStderr: `unknown permission mode "yolo"`},
 		{name: "missing extra folder", args: []string{"-p", "x", "--add-dir", "/nonexistent/minicode"}, wantCode: 2, wantStderr: "additional folder /nonexistent/minicode is not a folder"},
 		{name: "version", args: []string{"--version"}, wantCode: 0, wantStdout: "minicode " + version},
+		{name: "max turns not a number", args: []string{"-p", "x", "--max-turns", "abc"}, wantCode: 2, wantStderr: `invalid value "abc" for flag --max-turns`},
+		{name: "missing workspace", args: []string{"-p", "x", "--workspace", "/nonexistent/minicode"}, wantCode: 2,
+			wantStderr: "minicode: workspace /nonexistent/minicode is not a folder that exists\nRun"},
+		{name: "workspace is a file", args: []string{"-p", "x", "--workspace", "/etc/hostname"}, wantCode: 2,
+			wantStderr: "minicode: workspace /etc/hostname is not a folder that exists\nRun"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			r := runMinicode(t, nil, tc.stdin, append(tc.args, "--workspace", t.TempDir())...)
+			r := runMinicode(t, nil, tc.stdin, append([]string{"--workspace", t.TempDir()}, tc.args...)...)
 			if r.code != tc.wantCode {
 				t.Errorf("exit code %d, want %d (stdout %q, stderr %q)", r.code, tc.wantCode, r.stdout, r.stderr)
 			}

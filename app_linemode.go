@@ -206,7 +206,7 @@ func (r *lineRenderer) newline() {
 func compactJSON(raw json.RawMessage, max int) string {
 	var v any
 	if json.Unmarshal(raw, &v) == nil {
-		if b, err := json.Marshal(v); err == nil {
+		if b, err := encodeJSON(v, len(raw)); err == nil {
 			raw = b
 		}
 	}

@@ -189,25 +189,36 @@ func cmdRename(_ context.Context, app *App, args string, _ *[]Message) (string, 
 
 // cmdExport writes the whole recorded conversation, compacted parts included, to a Markdown file.
 func cmdExport(_ context.Context, app *App, args string, history *[]Message) (string, bool, error) {
-	messages, title := *history, app.Session.Title
+	messages, title, marks := *history, app.Session.Title, []JournalMark(nil)
 	if j, err := readJournal(app.Session.Path); err == nil && app.Session.Started() {
-		messages = j.Transcript
+		messages, marks = j.Transcript, j.Marks
 	}
 	path := cmp.Or(args, "session-"+app.Session.ID[:8]+".md")
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(app.Workspace, path)
 	}
-	if err := writeFileAtomic(path, []byte(exportMarkdown(title, app.Session.ID, messages)), 0o644); err != nil {
+	if err := writeFileAtomic(path, []byte(exportMarkdown(title, app.Session.ID, messages, marks)), 0o644); err != nil {
 		return "", false, fmt.Errorf("exporting the session: %w", err)
 	}
 	return fmt.Sprintf("Wrote %d messages to %s.", len(messages), path), false, nil
 }
 
-// exportMarkdown renders a conversation as Markdown: words as sections, tool calls and results as code blocks.
-func exportMarkdown(title, id string, messages []Message) string {
+// exportMarkdown renders a conversation as Markdown: words as sections, tool calls and results as code
+// blocks, and each change of the model's view (marks) as a rule with what a compaction wrote.
+func exportMarkdown(title, id string, messages []Message, marks []JournalMark) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# %s\n\nminicode session %s\n", cmp.Or(title, "minicode session"), id)
-	for _, m := range messages {
+	for i := 0; i <= len(messages); i++ {
+		for ; len(marks) > 0 && marks[0].At <= i; marks = marks[1:] {
+			fmt.Fprintf(&b, "\n---\n\n*%s: the model's view changed here; every message stays in this transcript*\n", marks[0])
+			if marks[0].Summary != "" {
+				fmt.Fprintf(&b, "\n%s", codeBlock(marks[0].Summary))
+			}
+		}
+		if i == len(messages) {
+			break
+		}
+		m := messages[i]
 		for _, blk := range m.Content {
 			switch blk.Type {
 			case BlockText:

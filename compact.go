@@ -69,10 +69,25 @@ type Compaction struct {
 	View       []Message // the history after: what the model sees from now on
 }
 
+// layerNames are the compaction layers as people read them.
+var layerNames = map[string]string{LayerMicro: "micro compact", LayerSnip: "snip compact", LayerCollapse: "context collapse", LayerCompact: "compaction"}
+
 // String says what the compaction did, e.g. "snip compact saved 3,000 tokens".
 func (c Compaction) String() string {
-	name := map[string]string{LayerMicro: "micro compact", LayerSnip: "snip compact", LayerCollapse: "context collapse", LayerCompact: "compaction"}[c.Layer]
-	return fmt.Sprintf("%s (%s) saved %s tokens", name, c.Trigger, thousands(c.PreTokens-c.PostTokens))
+	return fmt.Sprintf("%s (%s) saved %s tokens", layerNames[c.Layer], c.Trigger, thousands(c.PreTokens-c.PostTokens))
+}
+
+// Summary is what the compaction's splices wrote in place of what they removed: summaries and notes.
+func (c Compaction) Summary() string {
+	var texts []string
+	for _, s := range c.Splices {
+		for _, m := range s.With {
+			if isSummary(m) {
+				texts = append(texts, m.Text())
+			}
+		}
+	}
+	return strings.Join(texts, "\n\n")
 }
 
 // applySplices returns msgs with the splices applied, copying it once.

@@ -227,11 +227,8 @@ func resolveWorkspace(dir string) (string, error) {
 	if err == nil {
 		real, err = filepath.EvalSymlinks(real)
 	}
-	if err != nil {
-		return "", fmt.Errorf("workspace %s: %w", dir, err)
-	}
-	if !isDir(real) {
-		return "", usageErrorf("workspace %s is not a folder", dir)
+	if err != nil || !isDir(real) {
+		return "", usageErrorf("workspace %s is not a folder that exists", dir)
 	}
 	return real, nil
 }

@@ -73,6 +73,7 @@ import (
 	"log"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"strings"
@@ -106,6 +107,14 @@ func tuneRuntime() {
 	if os.Getenv("GOMAXPROCS") == "" {
 		runtime.GOMAXPROCS(1)
 	}
+}
+
+// selfCommand is how to start this minicode again: "go run ." when go run built it, else the name it was started by.
+func selfCommand() string {
+	if exe, _ := os.Executable(); strings.Contains(exe, string(filepath.Separator)+"go-build") {
+		return "go run ."
+	}
+	return os.Args[0]
 }
 
 // Exit codes.

@@ -172,17 +172,20 @@ func checkSessionFlags(opts Options) error {
 	return nil
 }
 
+// flagName is a flag as the flag package writes it in errors, with one dash.
+var flagName = regexp.MustCompile(` -+(\pL[\pL\pN-]*)`)
+
 // describeFlagError names the flag of a flag package error as it is
 // written, with two dashes.
 func describeFlagError(err error) error {
-	msg := err.Error()
+	msg := flagName.ReplaceAllString(err.Error(), " --$1")
 	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: "); ok {
-		return usageErrorf("unknown flag --%s", strings.TrimLeft(name, "-"))
+		return usageErrorf("unknown flag %s", name)
 	}
-	if rest, ok := strings.CutPrefix(msg, "flag needs an argument: "); ok {
-		return usageErrorf("flag --%s needs a value", strings.TrimLeft(rest, "-"))
+	if name, ok := strings.CutPrefix(msg, "flag needs an argument: "); ok {
+		return usageErrorf("flag %s needs a value", name)
 	}
-	return usageError{err}
+	return usageErrorf("%s", msg)
 }
 
 // joinResumeValue rewrites "--resume ID" as "--resume=ID" when the next word is no flag and holds no space.

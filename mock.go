@@ -20,8 +20,8 @@ type MockProvider struct {
 	mu      sync.Mutex
 	script  []ScriptedReply
 	next    int
-	session func() string // the current session id, for "demo resume"
-	delay   time.Duration // a pause before each streamed word (MINICODE_DEMO_DELAY)
+	session func() *Session // the current session, for "demo resume"; nil: none
+	delay   time.Duration   // a pause before each streamed word (MINICODE_DEMO_DELAY)
 }
 
 // ScriptedReply is one reply of a mock script file: a JSON list of these.
@@ -89,7 +89,7 @@ func (m *MockProvider) reply(req ModelRequest) (ScriptedReply, error) {
 	case m.script == nil && m.session != nil:
 		return demoReply(req, m.session()), nil
 	case m.script == nil:
-		return demoReply(req, ""), nil
+		return demoReply(req, nil), nil
 	case m.next >= len(m.script):
 		return ScriptedReply{}, fmt.Errorf("the mock script has no reply left (it holds %d)", len(m.script))
 	}
@@ -145,8 +145,8 @@ var (
 	demoCreate    = regexp.MustCompile(`(?i)^(?:create|write)\s+(?:a\s+)?(?:file\s+)?(\S+)\s+with\s+(.+)$`)
 )
 
-// demoReply is the demo model's answer to the conversation so far.
-func demoReply(req ModelRequest, sessionID string) ScriptedReply {
+// demoReply is the demo model's answer to the conversation so far, in session s.
+func demoReply(req ModelRequest, s *Session) ScriptedReply {
 	msgs := req.Messages
 	last := msgs[len(msgs)-1]
 	if results := last.ToolResults(); len(results) > 0 {
@@ -164,7 +164,7 @@ func demoReply(req ModelRequest, sessionID string) ScriptedReply {
 	if images := last.blocksOf(BlockImage); len(images) > 0 {
 		return ScriptedReply{Text: "You attached an image. " + demoDescribe(images)}
 	}
-	if r, ok := demoMechanism(lowerRequest(request), sessionID, msgs); ok {
+	if r, ok := demoMechanism(lowerRequest(request), s, msgs); ok {
 		return r
 	}
 	return demoStart(req, request)

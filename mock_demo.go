@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 )
@@ -104,7 +105,12 @@ func demoFollowUp(req ModelRequest, results []Block) ScriptedReply {
 	request, calls := demoChain(req.Messages)
 	lower, first := lowerRequest(request), results[0]
 	next := "The result tells me the next step."
+	denied := slices.DeleteFunc(slices.Clone(results), func(r Block) bool {
+		return !r.IsError || !strings.HasPrefix(r.Content, "permission ") && !strings.HasPrefix(r.Content, "the user rejected")
+	})
 	switch {
+	case len(denied) > 0:
+		return ScriptedReply{Text: fmt.Sprintf("The permission check refused %d of my %d calls, so they did not run. It said: %s", len(denied), len(results), denied[0].Content)}
 	case demoFindFirst.MatchString(request) && len(calls) == 1 && !first.IsError:
 		file, _, ok := strings.Cut(first.Content, ":")
 		if !ok || strings.Contains(file, "\n") {
@@ -140,15 +146,15 @@ func demoFollowUp(req ModelRequest, results []Block) ScriptedReply {
 	case lower == "demo image":
 		return ScriptedReply{Text: first.Content + "\n" + demoDescribe(first.Media)}
 	case lower == "demo permissions" && len(calls) == 1 && !first.IsError:
-		return demoCall(next, "The edit was approved; now a command, which runs in the sandbox.", "run_command", map[string]string{"command": "cp minicode-demo.txt minicode-demo-copy.txt && ls"})
+		return demoCall(next, "The edit was approved; now a command, which runs in the sandbox and removes the file again.", "run_command", map[string]string{"command": "cat minicode-demo.txt && rm minicode-demo.txt"})
 	case lower == "demo permissions":
-		return ScriptedReply{Text: "Both steps went through the permission check: the file change is shown as a diff before you approve it, and the command ran inside the sandbox, which keeps its writes to the workspace.\n" + demoSummary(req.Messages, results).Text}
+		return ScriptedReply{Text: "Both steps went through the permission check: the file change is shown as a diff before you approve it, and the command ran inside the sandbox, which keeps its writes to the workspace; it removed minicode-demo.txt, so the workspace is as it was.\n" + demoSummary(req.Messages, results).Text}
 	}
 	return demoSummary(req.Messages, results)
 }
 
-// demoMechanism starts one of the mechanism demos, given the conversation msgs, or reports false.
-func demoMechanism(lower, sessionID string, msgs []Message) (ScriptedReply, bool) {
+// demoMechanism starts one of the mechanism demos, given the session and its conversation msgs, or reports false.
+func demoMechanism(lower string, s *Session, msgs []Message) (ScriptedReply, bool) {
 	switch lower {
 	case "demo compaction":
 		return ScriptedReply{Thinking: "To show compaction I must fill my context window; the workspace's files will do.",
@@ -167,11 +173,11 @@ func demoMechanism(lower, sessionID string, msgs []Message) (ScriptedReply, bool
 		return ScriptedReply{Thinking: "An image in the workspace shows how read_file hands pictures to the model.", Text: "I'll look for a PNG.",
 			ToolCalls: []ScriptedToolCall{{Name: "glob_files", Input: json.RawMessage(`{"pattern":"**/*.png","limit":1}`)}}}, true
 	case "demo resume":
-		if sessionID == "" {
-			return ScriptedReply{Text: "This conversation is not being saved (no session), so it cannot be resumed."}, true
+		if path, notSaved := s.Saving(); notSaved != nil {
+			return ScriptedReply{Text: fmt.Sprintf("This conversation is not saved: %v. It cannot be resumed; the sessions of this workspace that are saved are in %s.", notSaved, filepath.Dir(path))}, true
 		}
 		return ScriptedReply{Thinking: "The session id is what --resume needs.", Text: fmt.Sprintf(
-			"This conversation is session %s. Every message is appended to its journal under ~/.minicode/projects/, so you can quit at any time and continue later with:\n\n    minicode --resume %s\n\nor `minicode -c` to continue the newest session of this workspace.", sessionID, sessionID)}, true
+			"This conversation is session %s. Every message is appended to its journal, %s, so you can quit at any time and continue later with:\n\n    %s --resume %s\n\nor `%[3]s -c` to continue the newest session of this workspace.", s.ID, s.Path, selfCommand(), s.ID)}, true
 	}
 	return demoStepsStart(lower, msgs)
 }
@@ -229,7 +235,7 @@ func demoCompactionStep(msgs []Message) ScriptedReply {
 
 // demoInput is a tool call with the given input.
 func demoInput(tool string, input any) ScriptedToolCall {
-	raw, _ := json.Marshal(input)
+	raw, _ := encodeJSON(input, 0)
 	return ScriptedToolCall{Name: tool, Input: raw}
 }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -21,13 +22,14 @@ var demoVolatile = []struct {
 	{regexp.MustCompile(`\(context: .*\)`), "(context: <usage>)"},
 	{regexp.MustCompile(`[A-Z][a-z]{2} \d{1,2} \d\d:\d\d`), "<time>"},
 	{regexp.MustCompile(`"timestamp":"[^"]+"`), `"timestamp":"<time>"`},
+	{regexp.MustCompile(`<home>/projects/[^/]+/`), "<home>/projects/<workspace>/"},
 }
 
 // normaliseRun replaces the workspace, the home and the volatile parts,
 // and drops the init event, which describes the machine's sandbox.
 func normaliseRun(out, ws, home string) string {
 	out = regexp.MustCompile(`(?m)^\{"type":"system","subtype":"init".*\n`).ReplaceAllString(out, "")
-	out = strings.ReplaceAll(strings.ReplaceAll(out, home, "<home>"), ws, "<ws>")
+	out = strings.ReplaceAll(strings.ReplaceAll(strings.ReplaceAll(out, home, "<home>"), ws, "<ws>"), binaryPath, "minicode")
 	for _, v := range demoVolatile {
 		out = v.re.ReplaceAllString(out, v.with)
 	}
@@ -103,5 +105,55 @@ func TestDemoDelaySetting(t *testing.T) {
 	r = runMinicode(t, []string{"MINICODE_DEMO_DELAY=soon"}, "", "-p", "help", "--provider", "mock", "--workspace", ws)
 	if r.code == 0 || !strings.Contains(r.stderr, "MINICODE_DEMO_DELAY") {
 		t.Errorf("a bad delay: exit %d, stderr %q, want a usage error naming the variable", r.code, r.stderr)
+	}
+}
+
+// TestDemosReportWhatHappened runs the demos where what they say depends on what happened:
+// denied calls are reported as denied, with what allows them; a session kept in memory says
+// it cannot be resumed and where saved ones go; demo permissions leaves no file behind.
+func TestDemosReportWhatHappened(t *testing.T) {
+	t.Parallel()
+	n := newNewcomer(t)
+	writeFile(t, filepath.Join(n.ws, "main.go"), "package main\n")
+	r := n.mustRun(0, "-p", "demo big output", "--provider", "mock", "--output-format", "json")
+	for _, want := range []string{"The permission check refused 7 of my 7 calls, so they did not run", "--allowedTools", `"permission_denials":[{`} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("demo big output without the rule: %q lacks %q", r.stdout, want)
+		}
+	}
+	if strings.Contains(r.stdout, "stored the largest on disk") {
+		t.Errorf("demo big output claims outputs that were never made: %q", r.stdout)
+	}
+	journals := filepath.Join(n.home, ".minicode", "projects")
+	r = n.mustRun(0, "-p", "demo resume", "--provider", "mock", "--no-session-persistence")
+	if !strings.Contains(r.stdout, "This conversation is not saved: the session is kept in memory only (--no-session-persistence)") || !strings.Contains(r.stdout, journals) {
+		t.Errorf("demo resume in memory: %q, want it not saved and the folder %s", r.stdout, journals)
+	}
+	r = n.mustRun(0, "-p", "demo resume", "--provider", "mock")
+	if !strings.Contains(r.stdout, "its journal, "+journals+"/") || !strings.Contains(r.stdout, "--resume ") {
+		t.Errorf("demo resume: %q, want the journal under %s", r.stdout, journals)
+	}
+	n.mustRun(0, "-p", "demo permissions", "--provider", "mock", "--allowedTools", "write_file,run_command")
+	if _, err := os.Stat(filepath.Join(n.ws, "minicode-demo.txt")); err == nil {
+		t.Error("demo permissions left minicode-demo.txt in the workspace")
+	}
+}
+
+// TestCompactShowsAndExportMarksTheSummary runs /compact in line mode, which prints the summary
+// it made, and /export, which marks the compaction with the summary where it happened.
+func TestCompactShowsAndExportMarksTheSummary(t *testing.T) {
+	t.Parallel()
+	n := newNewcomer(t)
+	writeFile(t, filepath.Join(n.ws, "main.go"), "package main\n// TODO: x\n")
+	r := n.run("read main.go\nsearch for TODO\nlist files\n/compact\n/export out.md\n", "--provider", "mock")
+	if !strings.Contains(r.stdout, "compaction (manual) saved ") || !strings.Contains(r.stdout, "<summary>\nRequest: read main.go\n") {
+		t.Errorf("/compact did not show its summary:\n%s", r.stdout)
+	}
+	data, err := os.ReadFile(filepath.Join(n.ws, "out.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), "*compaction: the model's view changed here; every message stays in this transcript*\n\n```\n[minicode context: ") {
+		t.Errorf("the export does not mark the compaction:\n%s", data)
 	}
 }

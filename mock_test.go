@@ -27,7 +27,7 @@ func TestDemoModelUnderstandsPlainRequests(t *testing.T) {
 		{"write me a poem", "", "", "did not understand"},
 	}
 	for _, tc := range cases {
-		r := demoReply(ModelRequest{Messages: []Message{userText(tc.request)}, Tools: tools}, "")
+		r := demoReply(ModelRequest{Messages: []Message{userText(tc.request)}, Tools: tools}, nil)
 		if tc.wantTool == "" {
 			if len(r.ToolCalls) != 0 || !strings.Contains(r.Text, tc.wantText) {
 				t.Errorf("%q: reply %+v, want text containing %q", tc.request, r, tc.wantText)
@@ -38,7 +38,7 @@ func TestDemoModelUnderstandsPlainRequests(t *testing.T) {
 			t.Errorf("%q: calls %+v, want %s %s", tc.request, r.ToolCalls, tc.wantTool, tc.wantInput)
 		}
 	}
-	r := demoReply(ModelRequest{Messages: []Message{userText("list files")}}, "")
+	r := demoReply(ModelRequest{Messages: []Message{userText("list files")}}, nil)
 	if len(r.ToolCalls) != 0 || !strings.Contains(r.Text, "not available") {
 		t.Errorf("without the tool the demo model replied %+v, want it to say the tool is missing", r)
 	}
@@ -50,7 +50,7 @@ func TestDemoModelReportsToolResults(t *testing.T) {
 		{Role: RoleAssistant, Content: []Block{call("t1", "read_file", `{"path":"a.txt"}`)}},
 		{Role: RoleUser, Content: []Block{{Type: BlockToolResult, ToolUseID: "t1", Content: "no such file", IsError: true}}},
 	}
-	r := demoReply(ModelRequest{Messages: history}, "")
+	r := demoReply(ModelRequest{Messages: history}, nil)
 	if r.Text != "read_file failed: no such file" || len(r.ToolCalls) != 0 {
 		t.Errorf("reply = %+v, want the failure reported as the answer", r)
 	}

@@ -22,6 +22,7 @@ type ChoiceID string
 // The answers; each does exactly what its name promises.
 const (
 	ChoiceAllowOnce      ChoiceID = "allow_once"       // allow this call only
+	ChoiceAllowTurn      ChoiceID = "allow_turn"       // allow what an "always" answer would save, until the turn ends
 	ChoiceAllowFileTurn  ChoiceID = "allow_file_turn"  // allow edits to this file until the turn ends
 	ChoiceAllowEditsTurn ChoiceID = "allow_edits_turn" // allow every edit inside the workspace until the turn ends
 	ChoiceAllowAlways    ChoiceID = "allow_always"     // save an allow rule
@@ -97,6 +98,7 @@ func (p *Permissions) prompt(req PermissionRequest, d Decision) Prompt {
 func choicesFor(edit, strict bool, saved string) []Choice {
 	all := []Choice{
 		{ChoiceAllowOnce, "y", "allow once", "allow this call; the next one asks again"},
+		{ChoiceAllowTurn, "t", "allow this turn", "allow, and allow " + saved + " without asking until this turn ends"},
 		{ChoiceAllowAlways, "a", "allow always", "allow, and save the rule " + saved},
 		{ChoiceDenyOnce, "n", "deny", "refuse this call"},
 		{ChoiceDenyAlways, "x", "deny always", "refuse, and save the deny rule " + saved},
@@ -114,8 +116,8 @@ func choicesFor(edit, strict bool, saved string) []Choice {
 		}
 	}
 	return slices.DeleteFunc(all, func(c Choice) bool {
-		grant := c.ID == ChoiceAllowFileTurn || c.ID == ChoiceAllowEditsTurn || c.ID == ChoiceAllowAlways
-		return strict && grant || (c.ID == ChoiceAllowAlways || c.ID == ChoiceDenyAlways) && saved == ""
+		grant := c.ID == ChoiceAllowTurn || c.ID == ChoiceAllowFileTurn || c.ID == ChoiceAllowEditsTurn || c.ID == ChoiceAllowAlways
+		return strict && grant || (c.ID == ChoiceAllowTurn || c.ID == ChoiceAllowAlways || c.ID == ChoiceDenyAlways) && saved == ""
 	})
 }
 
@@ -135,7 +137,7 @@ func (p *Permissions) apply(req PermissionRequest, d Decision, prompt Prompt, a 
 		p.save(a.SaveTo, rules, a.Choice == ChoiceAllowAlways)
 	}
 	p.mu.Lock()
-	if list := map[ChoiceID]*[]Rule{ChoiceAllowFileTurn: &p.turn, ChoiceAllowEditsTurn: &p.turn, ChoiceAllowAlways: &p.allow, ChoiceDenyAlways: &p.deny}[a.Choice]; list != nil {
+	if list := map[ChoiceID]*[]Rule{ChoiceAllowTurn: &p.turn, ChoiceAllowFileTurn: &p.turn, ChoiceAllowEditsTurn: &p.turn, ChoiceAllowAlways: &p.allow, ChoiceDenyAlways: &p.deny}[a.Choice]; list != nil {
 		*list = append(*list, rules...)
 	}
 	p.mu.Unlock()
@@ -220,8 +222,7 @@ func addToRuleFile(file string, r Rule, allow bool) error {
 	if list := map[bool]*[]string{true: &rf.Allow, false: &rf.Deny}[allow]; !slices.Contains(*list, r.String()) {
 		*list = append(*list, r.String())
 	}
-	out, _ := json.MarshalIndent(rf, "", "  ") // lists of strings always encode
-	if err := writeFileAtomic(file, append(out, '\n'), 0o644); err != nil {
+	if err := writeFileAtomic(file, readableJSON(rf), 0o644); err != nil {
 		return fmt.Errorf("saving %s: %w", file, err)
 	}
 	return nil

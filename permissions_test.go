@@ -113,6 +113,13 @@ func TestScopes(t *testing.T) {
 			{endTurn, nil, false},
 			{editReq("src/a.go"), once, true},
 		}},
+		{"a command this turn", []step{
+			{runReq("go test ./..."), &Answer{Choice: ChoiceAllowTurn}, true},
+			{runReq("go test ./..."), nil, true},
+			{runReq("go vet ./..."), once, true},
+			{endTurn, nil, false},
+			{runReq("go test ./..."), once, true},
+		}},
 		{"reject once", []step{
 			{editReq("b.go"), &Answer{Choice: ChoiceDenyOnce}, false},
 			{editReq("b.go"), once, true},
@@ -234,12 +241,12 @@ func TestPromptChoices(t *testing.T) {
 	}{
 		{editReq("b.go"), "y f e a n g x", "edits need approval"},
 		{editReq(".git/config"), "y n g x", ".git"},
-		{runReq("go test ./..."), "y a n x g", "running a command"},
+		{runReq("go test ./..."), "y t a n x g", "running a command"},
 		{runReq("rm -rf build"), "y n x g", "rm -r or -f deletes files for good"},
 		{runReq(`echo "open`), "y n g", "does not analyse"},
-		{PermissionRequest{Tool: "read_file", Access: AccessRead, Paths: []string{"/etc/hostname"}}, "y a n x g", "outside"},
-		{PermissionRequest{Tool: "web_fetch", Access: AccessNetwork, URL: "https://go.dev"}, "y a n x g", "go.dev"},
-		{PermissionRequest{Tool: "mcp__gh__x", Access: AccessExternal}, "y a n x g", "mcp__gh__x"},
+		{PermissionRequest{Tool: "read_file", Access: AccessRead, Paths: []string{"/etc/hostname"}}, "y t a n x g", "outside"},
+		{PermissionRequest{Tool: "web_fetch", Access: AccessNetwork, URL: "https://go.dev"}, "y t a n x g", "go.dev"},
+		{PermissionRequest{Tool: "mcp__gh__x", Access: AccessExternal}, "y t a n x g", "mcp__gh__x"},
 	}
 	for _, tt := range tests {
 		asker := &scriptedAsker{answers: []Answer{{Choice: ChoiceDenyOnce}}}

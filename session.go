@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/rand"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -149,9 +150,19 @@ func (s *Session) ResumeHint() string {
 	case s.failed != nil:
 		return "This session was not saved."
 	case s.file != nil:
-		return "To resume: minicode --resume " + s.ID
+		return fmt.Sprintf("To resume: %s --resume %s", selfCommand(), s.ID)
 	}
 	return ""
+}
+
+// Saving reports the journal's path, or why the session is not saved (a nil session is not).
+func (s *Session) Saving() (path string, notSaved error) {
+	if s == nil {
+		return "", errors.New("there is no session")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.Path, s.failed
 }
 
 // AddUser records the user's input and adds it to the view.

@@ -35,11 +35,17 @@ type Journal struct {
 }
 
 // JournalMark is a change of the model's view in a journal's transcript: a compaction layer, "clear"
-// or "fork", after the first At messages.
+// or "fork", after the first At messages, with what a compaction wrote in place of what it removed.
 type JournalMark struct {
 	At         int
 	Kind       string
 	ForkedFrom string
+	Summary    string
+}
+
+// String names the change: "compaction", "the conversation was cleared".
+func (mk JournalMark) String() string {
+	return cmp.Or(map[string]string{"clear": "the conversation was cleared", "fork": "forked from session " + mk.ForkedFrom}[mk.Kind], layerNames[mk.Kind], mk.Kind)
 }
 
 // FirstPrompt returns the first thing the user typed in the session.
@@ -119,7 +125,7 @@ func (j *Journal) add(rec Record, line int) {
 			j.Transcript = append(j.Transcript, p.Messages...)
 		}
 		if p.Kind != "sync" {
-			j.Marks = append(j.Marks, JournalMark{At: len(j.Transcript), Kind: p.Kind, ForkedFrom: p.ForkedFrom})
+			j.Marks = append(j.Marks, JournalMark{At: len(j.Transcript), Kind: p.Kind, ForkedFrom: p.ForkedFrom, Summary: Compaction{Splices: p.Splices}.Summary()})
 		}
 	case recordRename:
 		j.Title = p.Title

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -27,9 +26,7 @@ func (u *tui) showResumed() {
 	t := transcript{out: &strings.Builder{}, color: u.tr.color, width: u.tr.width} // keeps the newest lines
 	for i := 0; i <= len(messages); i++ {
 		for ; len(marks) > 0 && marks[0].At <= i; marks = marks[1:] {
-			mk := marks[0]
-			t.println(t.style(ansiDim, "· "+cmp.Or(map[string]string{"clear": "the conversation was cleared", "fork": "forked from session " + mk.ForkedFrom,
-				LayerMicro: "micro compact", LayerSnip: "snip compact", LayerCollapse: "context collapse", LayerCompact: "compaction"}[mk.Kind], mk.Kind)))
+			t.println(t.style(ansiDim, "· "+marks[0].String()))
 		}
 		if i < len(messages) {
 			t.replay(messages[i], failed)

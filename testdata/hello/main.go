@@ -1,0 +1,4 @@
+package main
+
+// TODO: greet the user
+func main() {}
