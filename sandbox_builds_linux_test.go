@@ -9,8 +9,8 @@ import (
 	"testing"
 )
 
-// TestSandboxBuilds runs go test, npm test and pytest of a small project
-// in the sandbox, as root and as uid 65534, with a fresh HOME: the caches
+// TestSandboxBuilds runs go test, npm test, a pip install and pytest of a small
+// project in the sandbox, as root and as uid 65534, with a fresh HOME: the caches
 // the tools need are made, and the builds pass. Go reads a copy of the
 // tests' own build cache through the sandbox's overlay, as it would the
 // user's, rather than compile the standard library anew in each run.
@@ -24,6 +24,8 @@ func TestSandboxBuilds(t *testing.T) {
 			"p_test.go": "package p\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n\tif Add(2, 3) != 5 {\n\t\tt.Fatal(\"sum\")\n\t}\n}\n"}},
 		{"npm", "npm test", "command -v npm", map[string]string{"package.json": `{"name": "p", "version": "1.0.0", "scripts": {"test": "node test.js"}}`,
 			"test.js": "const assert = require('assert'); assert.strictEqual(2 + 3, 5); console.log('npm tests passed');\n"}},
+		{"pip", "python3 -m pip install -q --no-index --no-build-isolation --target out ./pkg && test -w \"$(python3 -m pip cache dir)\"", "python3 -m pip --version && python3 -c 'import setuptools'",
+			map[string]string{"pkg/setup.py": "from setuptools import setup\nsetup(name=\"p\", version=\"1.0\", py_modules=[\"p\"])\n", "pkg/p.py": "X = 1\n"}},
 		{"pytest", "python3 -m pytest -q", "python3 -c 'import pytest'", map[string]string{"test_p.py": "def test_add():\n    assert 2 + 3 == 5\n"}},
 	}
 	for _, p := range projects {
