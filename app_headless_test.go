@@ -195,6 +195,8 @@ func TestHeadlessExitCodes(t *testing.T) {
 		{name: "max turns not a number", args: []string{"-p", "x", "--max-turns", "abc"}, wantCode: 2, wantStderr: `invalid value "abc" for flag --max-turns`},
 		{name: "missing workspace", args: []string{"-p", "x", "--workspace", "/nonexistent/minicode"}, wantCode: 2,
 			wantStderr: "minicode: workspace /nonexistent/minicode is not a folder that exists\nRun"},
+		{name: "broken --settings", args: []string{"-p", "x", "--settings", `{"model": "a",}`}, wantCode: 2, wantStderr: "--settings: line 1: not valid JSON"},
+		{name: "broken --mcp-config", args: []string{"-p", "x", "--mcp-config", `{"mcpServers": {"a": {}}}`}, wantCode: 2, wantStderr: "minicode: --mcp-config: line 1: MCP server"},
 		{name: "workspace is a file", args: []string{"-p", "x", "--workspace", "/etc/hostname"}, wantCode: 2,
 			wantStderr: "minicode: workspace /etc/hostname is not a folder that exists\nRun"},
 	}
