@@ -235,8 +235,8 @@ func TestWorkspaceThroughALinkIsItsRealFolder(t *testing.T) {
 		}
 	}
 	missing := filepath.Join(real, "missing")
-	if r := runMinicode(t, nil, "", "-p", "help", "--workspace", missing); r.code != 1 || !strings.Contains(r.stderr, "workspace "+missing) {
-		t.Errorf("missing workspace: exit %d, stderr %q; want 1 and the folder named", r.code, r.stderr)
+	if r := runMinicode(t, nil, "", "-p", "help", "--workspace", missing); r.code != 2 || !strings.Contains(r.stderr, "workspace "+missing) {
+		t.Errorf("missing workspace: exit %d, stderr %q; want 2 and the folder named", r.code, r.stderr)
 	}
 }
 

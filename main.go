@@ -109,12 +109,13 @@ func tuneRuntime() {
 	}
 }
 
-// selfCommand is how to start this minicode again: "go run ." when go run built it, else the name it was started by.
+// selfCommand is how to start this minicode again: "go run ." when go run built it (in its build
+// folder), else "minicode", as the README installs it.
 func selfCommand() string {
 	if exe, _ := os.Executable(); strings.Contains(exe, string(filepath.Separator)+"go-build") {
 		return "go run ."
 	}
-	return os.Args[0]
+	return "minicode"
 }
 
 // Exit codes.

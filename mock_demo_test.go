@@ -29,7 +29,7 @@ var demoVolatile = []struct {
 // and drops the init event, which describes the machine's sandbox.
 func normaliseRun(out, ws, home string) string {
 	out = regexp.MustCompile(`(?m)^\{"type":"system","subtype":"init".*\n`).ReplaceAllString(out, "")
-	out = strings.ReplaceAll(strings.ReplaceAll(strings.ReplaceAll(out, home, "<home>"), ws, "<ws>"), binaryPath, "minicode")
+	out = strings.ReplaceAll(strings.ReplaceAll(out, home, "<home>"), ws, "<ws>")
 	for _, v := range demoVolatile {
 		out = v.re.ReplaceAllString(out, v.with)
 	}
