@@ -164,13 +164,8 @@ func initAgentsFile(ctx context.Context, env *ToolEnv, workspace string) (string
 		return "", exists
 	}
 	content := starterAgents(ctx, workspace)
-	req := PermissionRequest{
-		Tool:    "init",
-		Access:  AccessWrite,
-		Paths:   []string{path},
-		Diff:    unifiedDiff("AGENTS.md", "", content),
-		Summary: fmt.Sprintf("write a starter AGENTS.md (%d lines)", strings.Count(content, "\n")),
-	}
+	req := PermissionRequest{Tool: "init", Access: AccessWrite, Paths: []string{path}, Diff: unifiedDiff("AGENTS.md", "", content),
+		Summary: fmt.Sprintf("write a starter AGENTS.md (%d lines)", strings.Count(content, "\n"))}
 	if err := env.Perms.Authorize(ctx, req); err != nil {
 		return "", err
 	}
