@@ -122,48 +122,20 @@ func readRuleFile(file string) (ruleFile, error) {
 	return rf, nil
 }
 
-// DenyFolders are the paths that Read deny rules name (or, with write, Edit
-// and Write deny rules): the sandbox enforces them on commands, which the
-// check cannot always follow. A rule's fixed folder is denied whole, unless
-// it holds the workspace: then the rule's pattern (`.env` is `**/.env`)
-// names the files and folders that match in the workspace when it starts.
+// DenyFolders are the folders, not holding the workspace, that Read deny
+// rules name (or, with write, Edit and Write deny rules): the sandbox
+// enforces them on commands, which the check cannot always follow.
 func DenyFolders(sets []RuleSet, disallowed []string, workspace, home string, write bool) []string {
 	tool, access := map[bool]string{false: "read_file", true: "write_file"}[write], map[bool]Access{false: AccessRead, true: AccessWrite}[write]
-	var out, patterns []string
+	var out []string
 	for _, set := range withFlagRules(sets, nil, disallowed) {
 		rules, _ := parseRules(set.Deny, set.Source, set.Project)
 		for _, r := range rules {
-			glob := r.pathGlob(workspace, home)
-			switch folder := globFolder(glob); {
-			case r.Spec == "" || !r.matchesTool(tool, access):
-			case within(folder, workspace):
-				patterns = append(patterns, glob)
-			default:
+			if folder := globFolder(r.pathGlob(workspace, home)); r.Spec != "" && r.matchesTool(tool, access) && !within(folder, workspace) {
 				out = append(out, folder)
 			}
 		}
 	}
-	return append(out, matchingPaths(workspace, patterns)...)
-}
-
-// matchingPaths walks the folder for the files and folders that a glob matches,
-// passing over folders that cannot hold a match.
-func matchingPaths(folder string, globs []string) []string {
-	var out []string
-	filepath.WalkDir(folder, func(path string, d fs.DirEntry, err error) error {
-		switch {
-		case err != nil:
-			return nil // a folder it cannot read, nor can the commands
-		case slices.ContainsFunc(globs, func(g string) bool { return matchGlob(g, path) }):
-			out = append(out, path)
-			if d.IsDir() {
-				return fs.SkipDir // denied whole
-			}
-		case d.IsDir() && !slices.ContainsFunc(globs, func(g string) bool { return holdsMatch(g, path) }):
-			return fs.SkipDir
-		}
-		return nil
-	})
 	return out
 }
 
