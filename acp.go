@@ -31,11 +31,11 @@ const (
 // answers get through.
 type acpConn struct {
 	opts   Options // the command line every session's App starts from
-	out    *lineWriter
+	out    *LineWriter
 	stderr io.Writer
 	getenv func(string) string
 	life   context.Context                            // ends with stdin, cancelling running turns
-	calls  pendingCalls[rpcMessage]                   // minicode's requests to the client
+	calls  PendingCalls[RPCMessage]                   // minicode's requests to the client
 	fs     struct{ ReadTextFile, WriteTextFile bool } // what the client's initialize offered
 
 	sessions map[string]*acpSession // the read loop's alone
@@ -49,7 +49,7 @@ func runACP(ctx context.Context, opts Options, stdin io.Reader, stdout, stderr i
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
 	defer stop()
 	life, disconnect := context.WithCancel(ctx)
-	c := &acpConn{opts: opts, out: &lineWriter{w: stdout}, stderr: stderr, getenv: getenv, life: life, sessions: map[string]*acpSession{}}
+	c := &acpConn{opts: opts, out: &LineWriter{w: stdout}, stderr: stderr, getenv: getenv, life: life, sessions: map[string]*acpSession{}}
 	for in, err := bufio.NewReader(stdin), error(nil); err == nil; {
 		var line []byte
 		if line, err = in.ReadBytes('\n'); len(bytes.TrimSpace(line)) > 0 {
@@ -68,17 +68,17 @@ func runACP(ctx context.Context, opts Options, stdin io.Reader, stdout, stderr i
 // receive acts on one message; one that is not JSON-RPC gets an error
 // response (with a null id if it has none), and the connection goes on.
 func (c *acpConn) receive(line []byte) {
-	var m rpcMessage
+	var m RPCMessage
 	err := json.Unmarshal(line, &m)
 	switch {
 	case err != nil && !json.Valid(line):
-		c.reply(nil, nil, &rpcError{Code: rpcParseError, Message: "parse error: the line is not JSON"})
+		c.reply(nil, nil, &RPCError{Code: rpcParseError, Message: "parse error: the line is not JSON"})
 	case err != nil || m.JSONRPC != "2.0":
-		c.reply(m.ID, nil, &rpcError{Code: rpcInvalidRequest, Message: `invalid request: a message is one JSON-RPC object, "jsonrpc":"2.0"`})
+		c.reply(m.ID, nil, &RPCError{Code: rpcInvalidRequest, Message: `invalid request: a message is one JSON-RPC object, "jsonrpc":"2.0"`})
 	case m.isResponse() && (m.Result != nil || m.Error != nil):
 		c.calls.answer(idKey(m.ID), m)
 	case m.Method == "":
-		c.reply(m.ID, nil, &rpcError{Code: rpcInvalidRequest, Message: "invalid request: a message needs a method, or an id and a result or error"})
+		c.reply(m.ID, nil, &RPCError{Code: rpcInvalidRequest, Message: "invalid request: a message needs a method, or an id and a result or error"})
 	case len(m.ID) == 0 && m.Method == "session/cancel": // other notifications are ignored, as the protocol asks
 		if s, err := c.session(m.Params); err == nil {
 			s.cancelTurn()
@@ -102,7 +102,7 @@ func (c *acpConn) receive(line []byte) {
 }
 
 // answer handles a request other than session/prompt.
-func (c *acpConn) answer(m rpcMessage) (any, error) {
+func (c *acpConn) answer(m RPCMessage) (any, error) {
 	switch m.Method {
 	case "initialize":
 		var p struct {
@@ -128,7 +128,7 @@ func (c *acpConn) answer(m rpcMessage) (any, error) {
 		}
 		return s.setMode(m.Params)
 	}
-	return nil, &rpcError{Code: rpcMethodNotFound, Message: "method not found: " + m.Method}
+	return nil, &RPCError{Code: rpcMethodNotFound, Message: "method not found: " + m.Method}
 }
 
 // session returns the open session a request's params name.
@@ -163,8 +163,8 @@ func acpParams(raw json.RawMessage, v any, required ...string) error {
 }
 
 // invalidParams is the error of a request whose params are wrong.
-func invalidParams(format string, args ...any) *rpcError {
-	return &rpcError{Code: rpcInvalidParams, Message: "invalid params: " + fmt.Sprintf(format, args...)}
+func invalidParams(format string, args ...any) *RPCError {
+	return &RPCError{Code: rpcInvalidParams, Message: "invalid params: " + fmt.Sprintf(format, args...)}
 }
 
 // reply answers request id (nil: unknown) with result, or with err as an error object.
@@ -172,12 +172,12 @@ func (c *acpConn) reply(id json.RawMessage, result any, err error) {
 	if id == nil {
 		id = json.RawMessage("null")
 	}
-	m := rpcMessage{JSONRPC: "2.0", ID: id}
-	switch rerr := (*rpcError)(nil); {
+	m := RPCMessage{JSONRPC: "2.0", ID: id}
+	switch rerr := (*RPCError)(nil); {
 	case errors.As(err, &rerr):
 		m.Error = rerr
 	case err != nil:
-		m.Error = &rpcError{Code: rpcInternalError, Message: err.Error()}
+		m.Error = &RPCError{Code: rpcInternalError, Message: err.Error()}
 	default:
 		m.Result, _ = json.Marshal(result) // maps of plain values, or a session
 	}
@@ -187,7 +187,7 @@ func (c *acpConn) reply(id json.RawMessage, result any, err error) {
 // notify sends the client a notification.
 func (c *acpConn) notify(method string, params any) {
 	body, _ := json.Marshal(params) // maps of plain values
-	c.out.json(rpcMessage{JSONRPC: "2.0", Method: method, Params: body})
+	c.out.json(RPCMessage{JSONRPC: "2.0", Method: method, Params: body})
 }
 
 // call sends the client a request and decodes its result into out (if not
@@ -195,7 +195,7 @@ func (c *acpConn) notify(method string, params any) {
 func (c *acpConn) call(ctx context.Context, method string, params, out any) error {
 	body, _ := json.Marshal(params) // maps of plain values
 	send := func(id string) {
-		c.out.json(rpcMessage{JSONRPC: "2.0", ID: json.RawMessage(id), Method: method, Params: body})
+		c.out.json(RPCMessage{JSONRPC: "2.0", ID: json.RawMessage(id), Method: method, Params: body})
 	}
 	m, err := c.calls.call(ctx, send, func(id string) { c.notify("$/cancel_request", map[string]any{"requestId": json.RawMessage(id)}) })
 	switch {

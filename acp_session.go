@@ -16,7 +16,7 @@ type acpSession struct {
 	conn    *acpConn
 	app     *App
 	id      string
-	meter   *meteredProvider // the model calls, for the stop reason
+	meter   *MeteredProvider // the model calls, for the stop reason
 	servers []string         // the client's MCP servers, which a prompt waits for
 
 	mu      sync.Mutex
@@ -66,7 +66,7 @@ func (c *acpConn) openSession(load bool, params json.RawMessage) (*acpSession, e
 		return nil, invalidParams("%v", err)
 	}
 	s := &acpSession{conn: c, app: app, id: app.Session.ID, servers: names, mode: app.Perms.Mode(), changes: map[string]acpDiff{}}
-	s.meter = &meteredProvider{Provider: app.Agent.Provider, usage: map[string]Usage{}, budget: app.Opts.MaxBudgetUSD}
+	s.meter = &MeteredProvider{Provider: app.Agent.Provider, usage: map[string]Usage{}, budget: app.Opts.MaxBudgetUSD}
 	app.Agent.Provider, app.Agent.Emit, app.asker, app.Env.Files = s.meter, s.event, s, s
 	if load {
 		s.replay(app.Session.View())
@@ -121,8 +121,8 @@ func (s *acpSession) setMode(params json.RawMessage) (any, error) {
 }
 
 // commands are the slash commands offered: all but those that leave or switch sessions, which the client does.
-func (s *acpSession) commands() []slashCommand {
-	return slices.DeleteFunc(s.app.slashCommandList(), func(c slashCommand) bool { return slices.Contains([]string{"exit", "resume", "new", "fork"}, c.name) })
+func (s *acpSession) commands() []SlashCommand {
+	return slices.DeleteFunc(s.app.slashCommandList(), func(c SlashCommand) bool { return slices.Contains([]string{"exit", "resume", "new", "fork"}, c.name) })
 }
 
 // announceCommands sends the slash commands and skills as an available_commands_update.

@@ -10,14 +10,14 @@ import (
 // custom command's or skill's or the text with its @files attached) and answers with how the turn ended.
 func (s *acpSession) prompt(params json.RawMessage) (any, error) {
 	var p struct {
-		Prompt []promptBlock `json:"prompt"`
+		Prompt []PromptBlock `json:"prompt"`
 	}
 	if err := acpParams(params, &p, "prompt"); err != nil {
 		return nil, err
 	}
 	ctx, done, ok := s.startTurn()
 	if !ok {
-		return nil, &rpcError{Code: rpcInvalidRequest, Message: "a prompt is running in this session already; cancel it first (session/cancel)"}
+		return nil, &RPCError{Code: rpcInvalidRequest, Message: "a prompt is running in this session already; cancel it first (session/cancel)"}
 	}
 	defer done()
 	app := s.app
@@ -47,7 +47,7 @@ func (s *acpSession) prompt(params json.RawMessage) (any, error) {
 	case ctx.Err() != nil || res.End == EndCancelled:
 		reason = "cancelled"
 	case res.End == EndError:
-		return nil, &rpcError{Code: rpcInternalError, Message: res.Text}
+		return nil, &RPCError{Code: rpcInternalError, Message: res.Text}
 	case res.End == EndMaxSteps:
 		reason = "max_turn_requests"
 	case last.StopReason == StopRefusal, last.StopReason == StopMaxTokens:

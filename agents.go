@@ -33,8 +33,8 @@ type AgentDef struct {
 	Problem     string   // why the file cannot be used; "" when it can
 }
 
-// LoadAgents reads the folders' agent definitions, then the built-in one; the first of a name wins.
-func LoadAgents(dirs []string) []*AgentDef {
+// loadAgents reads the folders' agent definitions, then the built-in one; the first of a name wins.
+func loadAgents(dirs []string) []*AgentDef {
 	var defs []*AgentDef
 	for _, dir := range dirs {
 		files, _ := filepath.Glob(filepath.Join(dir, "*.md"))
@@ -91,8 +91,8 @@ type Subagents struct {
 	slots      chan struct{}
 }
 
-// TaskInput is the input of the task tool.
-type TaskInput struct {
+// taskInput is the input of the task tool.
+type taskInput struct {
 	Description  string `json:"description" validate:"required" desc:"A short (3-5 word) description of the task."`
 	Prompt       string `json:"prompt" validate:"required" desc:"The task for the agent: everything it needs to know, since it does not see this conversation."`
 	SubagentType string `json:"subagent_type,omitempty" desc:"The agent to use (default general-purpose)."`
@@ -107,7 +107,7 @@ func (s *Subagents) Tool() *Tool {
 			fmt.Fprintf(&list, "\n- %s: %s", d.Name, oneLine(d.Description, 200))
 		}
 	}
-	return ToolDef[TaskInput]{
+	return ToolDef[taskInput]{
 		Name: "task",
 		Description: "Start a subagent that does a task on its own, with a fresh context, and returns only its final answer. " +
 			"Use it for searches and research whose details would crowd this conversation; give it a complete prompt. " +
@@ -116,10 +116,10 @@ func (s *Subagents) Tool() *Tool {
 		Concurrent: true,
 		// Starting a subagent touches nothing (each of its calls is checked
 		// on its own), so only a deny rule stops it.
-		Permission: func(env *ToolEnv, in TaskInput) (PermissionRequest, error) {
+		Permission: func(env *ToolEnv, in taskInput) (PermissionRequest, error) {
 			return PermissionRequest{Access: AccessRead, Summary: "start a subagent: " + in.Description}, nil
 		},
-		Run: func(ctx context.Context, env *ToolEnv, in TaskInput) (ToolOutput, error) {
+		Run: func(ctx context.Context, env *ToolEnv, in taskInput) (ToolOutput, error) {
 			return s.run(ctx, env, cmp.Or(in.SubagentType, "general-purpose"), in.Prompt)
 		},
 	}.Tool()
@@ -186,7 +186,7 @@ func (s *Subagents) run(ctx context.Context, env *ToolEnv, name, prompt string) 
 // child builds the agent loop of one subagent, whose calls run in env.
 func (s *Subagents) child(ctx context.Context, env *ToolEnv, def *AgentDef, depth int) *Agent {
 	parent, parentCall := s.Parent, contextValue[string](ctx, keyToolUseID)
-	tools := NewRegistry()
+	tools := newRegistry()
 	for _, t := range parent.Tools.Tools() {
 		switch {
 		case t.Name == "ask_user", t.Name == "exit_plan_mode", t.Name == "task" && depth >= cmp.Or(s.MaxDepth, defaultSubagentDepth):
@@ -205,8 +205,8 @@ func (s *Subagents) child(ctx context.Context, env *ToolEnv, def *AgentDef, dept
 		Model:    cmp.Or(resolveModelAlias(strings.TrimPrefix(def.Model, "inherit")), turnModel, parent.Model),
 		System:   system,
 		MaxSteps: cmp.Or(s.MaxSteps, defaultSubagentSteps), Depth: depth, AgentID: parentCall, AgentType: def.Name,
-		Emit:    tagged(parent.Emit, parentCall),
-		Journal: tagged(parent.Journal, parentCall),
+		Emit:   tagged(parent.Emit, parentCall),
+		Record: tagged(parent.Record, parentCall),
 	}
 }
 

@@ -140,7 +140,7 @@ func checkSidechains(t *testing.T, home string) {
 	data, _ := os.ReadFile(files[0])
 	sidechains := map[string]int{}
 	for _, line := range readLines(string(data)) {
-		var rec Record
+		var rec record
 		if json.Unmarshal([]byte(line), &rec) == nil && rec.Type == recordSidechain {
 			sidechains[rec.Payload.ParentToolUseID]++
 		}
@@ -230,7 +230,7 @@ func TestSubagentLimits(t *testing.T) {
 		}
 		return anthropicToolStream(Block{ID: fmt.Sprintf("toolu_%d", len(req.Messages)), Name: "read_file", Input: json.RawMessage(`{"path":"a.txt"}`)})
 	})
-	provider := NewAnthropic(ProviderOptions{APIKey: "k", BaseURL: srv.URL})
+	provider := newAnthropic(ProviderOptions{APIKey: "k", BaseURL: srv.URL})
 	for _, tc := range []struct {
 		depth, steps int
 		wantTask     bool
@@ -240,8 +240,8 @@ func TestSubagentLimits(t *testing.T) {
 		{2, 3, true, "a.txt starts with alph"},
 	} {
 		builtins, _ := newBuiltins("", nil)
-		parent := &Agent{Provider: provider, Model: "m", Tools: NewRegistry(builtins...), Env: &ToolEnv{Workspace: ws, ResultsDir: t.TempDir()}}
-		s := &Subagents{Parent: parent, Agents: LoadAgents(nil), MaxDepth: tc.depth, MaxSteps: tc.steps}
+		parent := &Agent{Provider: provider, Model: "m", Tools: newRegistry(builtins...), Env: &ToolEnv{Workspace: ws, ResultsDir: t.TempDir()}}
+		s := &Subagents{Parent: parent, Agents: loadAgents(nil), MaxDepth: tc.depth, MaxSteps: tc.steps}
 		parent.Tools.Add(s.Tool())
 		out, err := s.run(context.Background(), parent.Env, "general-purpose", "Read a.txt")
 		if err != nil || !strings.Contains(out.Text, tc.wantText) {
@@ -257,7 +257,7 @@ func TestSubagentLimits(t *testing.T) {
 			t.Errorf("depth %d: the subagent was offered task: %v, want %v", tc.depth, hasTask, tc.wantTask)
 		}
 	}
-	if _, err := (&Subagents{Agents: LoadAgents(nil)}).run(context.Background(), nil, "nobody", "x"); err == nil || !strings.Contains(err.Error(), "general-purpose") {
+	if _, err := (&Subagents{Agents: loadAgents(nil)}).run(context.Background(), nil, "nobody", "x"); err == nil || !strings.Contains(err.Error(), "general-purpose") {
 		t.Errorf("unknown agent: %v, want an error listing the agents", err)
 	}
 }
@@ -269,7 +269,7 @@ func TestLoadAgents(t *testing.T) {
 		"empty.md":    "---\nname: empty\ndescription: Nothing.\n---\n",
 		"plain.md":    "No front matter.\n",
 	})
-	agents := LoadAgents([]string{dir})
+	agents := loadAgents([]string{dir})
 	got := map[string]*AgentDef{}
 	for _, a := range agents {
 		got[a.Name] = a

@@ -84,10 +84,10 @@ type App struct {
 	Session     *Session         // the conversation and its journal; its ID is the session id
 	Checkpoints *CheckpointStore // the session's snapshots of the workspace, for /rewind
 
-	lines   lineSource  // the input lines, shared by line mode and its questions
+	lines   LineSource  // the input lines, shared by line mode and its questions
 	typed   bool        // they come from a terminal, where a person answers
 	asker   Asker       // how permission questions are put: line mode's or the terminal UI's
-	stdout  *lineWriter // shared by the answers, notices and questions
+	stdout  *LineWriter // shared by the answers, notices and questions
 	stderr  io.Writer
 	getenv  func(string) string
 	closers []func()
@@ -97,7 +97,7 @@ type App struct {
 // in the order they depend on each other. MCP servers start in the
 // background and live until ctx ends or the app closes.
 func newApp(ctx context.Context, opts Options, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) (_ *App, err error) {
-	app := &App{Opts: opts, lines: NewLineReader(stdin), stdout: &lineWriter{w: stdout, collect: opts.JSONArray}, stderr: stderr, getenv: getenv}
+	app := &App{Opts: opts, lines: newLineReader(stdin), stdout: &LineWriter{w: stdout, collect: opts.JSONArray}, stderr: stderr, getenv: getenv}
 	in, _ := stdin.(*os.File)
 	app.typed = isTerminal(in)
 	defer func() {
@@ -111,8 +111,8 @@ func newApp(ctx context.Context, opts Options, stdin io.Reader, stdout, stderr i
 	if app.Workspace, err = resolveWorkspace(opts.Workspace); err != nil {
 		return nil, err
 	}
-	app.Skills = DiscoverSkills(app.Home, userHome(getenv), app.Workspace)
-	app.Commands = LoadCustomCommands(definitionDirs("commands", app.Home, userHome(getenv), app.Workspace))
+	app.Skills = discoverSkills(app.Home, userHome(getenv), app.Workspace)
+	app.Commands = loadCustomCommands(definitionDirs("commands", app.Home, userHome(getenv), app.Workspace))
 	servers, err := app.loadConfig(ctx) // the settings, whether the project is trusted, the settings' environment
 	if err != nil {
 		return nil, err
@@ -136,7 +136,7 @@ func newApp(ctx context.Context, opts Options, stdin io.Reader, stdout, stderr i
 	app.Env.Hooks = &Hooks{Config: map[bool]HookSettings{false: app.Settings.Hooks}[app.Settings.DisableAllHooks], SessionID: app.Session.ID, Workspace: app.Workspace,
 		Transcript: app.Session.Path, Notice: app.notice, Mode: func() PermissionMode { return app.Perms.Mode() }, Observe: app.observeHook}
 	if !opts.Print { // who answers permission questions: line mode's asker (the terminal UI puts its own in place)
-		app.asker = &LineAsker{In: app.lines, Out: app.stdout}
+		app.asker = &lineAsker{In: app.lines, Out: app.stdout}
 	}
 	if strings.HasPrefix(opts.PermissionPromptTool, "mcp__") { // or an MCP tool
 		app.asker = mcpApprover{app: app, tool: opts.PermissionPromptTool}
@@ -146,7 +146,7 @@ func newApp(ctx context.Context, opts Options, stdin io.Reader, stdout, stderr i
 	}
 	app.Env.Perms = app.Perms
 	app.Registry = app.newRegistry()
-	app.Env.Memory = LoadMemory(app.Home, userHome(app.getenv), app.Workspace, app.Trusted)
+	app.Env.Memory = loadMemory(app.Home, userHome(app.getenv), app.Workspace, app.Trusted)
 	if app.MCP, err = app.startMCP(ctx, servers); err != nil {
 		return nil, err
 	}
@@ -181,10 +181,10 @@ func (app *App) newSandbox(dirs []string) (*Sandbox, error) {
 	settings := app.Settings.Sandbox
 	settings.AllowWrite = append(slices.Clip(settings.AllowWrite), dirs...)
 	deny := func(write bool) []string {
-		return DenyFolders(app.Settings.ruleSets, app.Opts.DisallowedTools, app.Workspace, userHome(app.getenv), write)
+		return denyFolders(app.Settings.ruleSets, app.Opts.DisallowedTools, app.Workspace, userHome(app.getenv), write)
 	}
 	settings.DenyRead = append(slices.Clip(settings.DenyRead), deny(false)...)
-	sandbox, err := NewSandbox(SandboxConfig{Workspace: app.Workspace, UserHome: userHome(app.getenv), Home: app.Home, Settings: settings,
+	sandbox, err := newSandbox(SandboxConfig{Workspace: app.Workspace, UserHome: userHome(app.getenv), Home: app.Home, Settings: settings,
 		DenyWrite: deny(true), Getenv: app.getenv})
 	if err != nil {
 		return nil, err
@@ -198,7 +198,7 @@ func (app *App) newSandbox(dirs []string) (*Sandbox, error) {
 func (app *App) newRegistry() *Registry {
 	builtins, procs := newBuiltins(app.Settings.WebSearchURL, app.Sandbox)
 	app.closers = append(app.closers, procs.Close)
-	registry := NewRegistry(keepTools(append(builtins, app.exitPlanModeTool()), app.Opts.Tools, app.notice)...)
+	registry := newRegistry(keepTools(append(builtins, app.exitPlanModeTool()), app.Opts.Tools, app.notice)...)
 	registry.Withheld = func(tool string) bool { // a bare --disallowedTools name (Bash, mcp__github) denies the tool whole
 		return slices.ContainsFunc(app.Opts.DisallowedTools, func(n string) bool {
 			return slices.Contains(minicodeToolNames(n), tool) || strings.HasPrefix(n, "mcp__") && Rule{Tool: n}.matchesTool(tool, AccessRead)
@@ -231,7 +231,7 @@ func (app *App) newAgent(provider Provider, model, summaryModel string) (*Agent,
 		System:       app.systemPrompt(),
 		MaxTokens:    maxTokens,
 		MaxSteps:     cmp.Or(app.Opts.MaxTurns, app.Settings.MaxTurns),
-		Journal:      func(e Event) { app.Session.Event(e) },
+		Record:       func(e Event) { app.Session.Event(e) },
 		Limits:       limits,
 		Compaction:   app.Settings.Compaction,
 	}, nil
@@ -240,7 +240,7 @@ func (app *App) newAgent(provider Provider, model, summaryModel string) (*Agent,
 // newSubagents loads the agents the task tool starts, and adds the tool.
 func (app *App) newSubagents() *Subagents {
 	s := &Subagents{Parent: app.Agent, MaxDepth: app.Settings.SubagentDepth,
-		Agents: LoadAgents(definitionDirs("agents", app.Home, userHome(app.getenv), app.Workspace))}
+		Agents: loadAgents(definitionDirs("agents", app.Home, userHome(app.getenv), app.Workspace))}
 	for _, d := range s.Agents {
 		if !app.Trusted && within(app.Workspace, d.Path) {
 			d.Model = "" // gated (trustTable): the parent's model runs it
@@ -293,7 +293,7 @@ func (app *App) startMCP(ctx context.Context, servers []MCPServerConfig) (*MCPMa
 		elicitor, _ = elicitorFor(app.Opts.MCPElicitation, nil, app.stderr) // checked with the flags
 		notices = app.stderr
 	}
-	m := NewMCPManager(servers, app.Registry, MCPOptions{
+	m := newMCPManager(servers, app.Registry, MCPOptions{
 		Workspace:     app.Workspace,
 		ClientVersion: version,
 		Elicitor:      elicitor,
@@ -313,12 +313,12 @@ func (app *App) startMCP(ctx context.Context, servers []MCPServerConfig) (*MCPMa
 
 // keyHelper is the apiKeyHelper setting's command, if set, kept for
 // CLAUDE_CODE_API_KEY_HELPER_TTL_MS (5 minutes by default, as in Claude Code).
-func (app *App) keyHelper() (*keyHelper, error) {
+func (app *App) keyHelper() (*KeyHelper, error) {
 	ttl, err := app.envMillis("CLAUDE_CODE_API_KEY_HELPER_TTL_MS")
 	if err != nil || app.Settings.APIKeyHelper == "" {
 		return nil, err
 	}
-	return &keyHelper{command: app.Settings.APIKeyHelper, dir: app.Workspace, ttl: cmp.Or(ttl, 5*time.Minute)}, nil
+	return &KeyHelper{command: app.Settings.APIKeyHelper, dir: app.Workspace, ttl: cmp.Or(ttl, 5*time.Minute)}, nil
 }
 
 // envMillis reads a duration in milliseconds from an environment variable; 0 when it is unset.
@@ -410,9 +410,9 @@ func (app *App) newProvider(ctx context.Context) (provider Provider, model, summ
 			return nil, "", "", usageErrorf("the anthropic provider needs ANTHROPIC_API_KEY, ANTHROPIC_AUTH_TOKEN or the apiKeyHelper setting")
 		}
 		if opts.Headers, err = parseCustomHeaders(env("ANTHROPIC_CUSTOM_HEADERS")); err != nil {
-			return nil, "", "", usageError{err}
+			return nil, "", "", UsageError{err}
 		}
-		provider, summaryModel = NewAnthropic(opts), resolveModelAlias(env("ANTHROPIC_SMALL_FAST_MODEL"))
+		provider, summaryModel = newAnthropic(opts), resolveModelAlias(env("ANTHROPIC_SMALL_FAST_MODEL"))
 	case "openai", "ollama", "lmstudio", "openrouter", "gemini":
 		if provider, model, err = app.newOpenAI(ctx, name, model, opts); err != nil {
 			return nil, "", "", err
@@ -432,7 +432,7 @@ func (app *App) newProvider(ctx context.Context) (provider Provider, model, summ
 		if name == "anthropic" {
 			fallback = resolveModelAlias(fallback)
 		}
-		provider = &fallbackProvider{Provider: provider, fallback: fallback, notify: app.notice}
+		provider = &FallbackProvider{Provider: provider, fallback: fallback, notify: app.notice}
 	}
 	return provider, model, summaryModel, nil
 }
@@ -477,9 +477,9 @@ func (app *App) newMockProvider() (*MockProvider, error) {
 // newPermissions builds the permission check from the mode, the rules and
 // the saved answers; with -p nobody is asked, unless a program answers.
 func (app *App) newPermissions(dirs []string) (*Permissions, error) {
-	mode, err := ParsePermissionMode(cmp.Or(app.Opts.PermissionMode, app.Settings.Permissions.DefaultMode))
+	mode, err := parsePermissionMode(cmp.Or(app.Opts.PermissionMode, app.Settings.Permissions.DefaultMode))
 	if err != nil {
-		return nil, usageError{err}
+		return nil, UsageError{err}
 	}
 	cfg := PermissionConfig{Mode: mode, Workspace: app.Workspace, Home: userHome(app.getenv), TempDir: app.Sandbox.TempDir,
 		ResultsDir: func() string { return app.Env.ResultsDir }, Settings: app.Settings.ruleSets,
@@ -492,7 +492,7 @@ func (app *App) newPermissions(dirs []string) (*Permissions, error) {
 	if !app.Opts.Print || app.Opts.PermissionPromptTool != "" || app.Opts.Editor {
 		cfg.Asker = app
 	}
-	perms, err := NewPermissions(cfg)
+	perms, err := newPermissions(cfg)
 	if err == nil {
 		perms.SetAutoAllow(app.Settings.Sandbox.AutoAllowBashIfSandboxed && app.Sandbox.Holds())
 	}

@@ -11,19 +11,19 @@ import (
 	"strings"
 )
 
-// slashCommand is a command typed at the prompt: a built-in one runs, a custom command or a skill becomes a prompt.
-type slashCommand struct {
+// SlashCommand is a command typed at the prompt: a built-in one runs, a custom command or a skill becomes a prompt.
+type SlashCommand struct {
 	name string
 	help string
 	// run returns the text to show; quit ends the session.
 	run func(ctx context.Context, app *App, args string, history *[]Message) (out string, quit bool, err error)
 	// prompt is the prompt of a custom command or a skill, for the model.
-	prompt func(ctx context.Context, args string) (slashPrompt, error)
+	prompt func(ctx context.Context, args string) (SlashPrompt, error)
 }
 
 // slashCommands lists the built-in commands of an interactive session.
-func slashCommands() []slashCommand {
-	return append([]slashCommand{
+func slashCommands() []SlashCommand {
+	return append([]SlashCommand{
 		{name: "help", help: "list commands (and what the demo model understands)", run: cmdHelp},
 		{name: "tools", help: "list the tools the model can use", run: cmdTools},
 		{name: "status", help: "show the model, workspace and permission mode", run: cmdStatus},
@@ -58,8 +58,8 @@ func describeWith(text func(*App) string) func(context.Context, *App, string, *[
 }
 
 // slashCommandList lists the built-in commands, then the custom commands and skills of names not yet taken.
-func (app *App) slashCommandList() []slashCommand {
-	var out []slashCommand
+func (app *App) slashCommandList() []SlashCommand {
+	var out []SlashCommand
 	for _, c := range append(slashCommands(), app.customSlashCommands()...) {
 		if findSlashCommand(out, c.name) == nil {
 			out = append(out, c)
@@ -69,15 +69,15 @@ func (app *App) slashCommandList() []slashCommand {
 }
 
 // findSlashCommand returns the first command of cmds named name, or nil.
-func findSlashCommand(cmds []slashCommand, name string) *slashCommand {
-	if i := slices.IndexFunc(cmds, func(c slashCommand) bool { return c.name == name }); i >= 0 {
+func findSlashCommand(cmds []SlashCommand, name string) *SlashCommand {
+	if i := slices.IndexFunc(cmds, func(c SlashCommand) bool { return c.name == name }); i >= 0 {
 		return &cmds[i]
 	}
 	return nil
 }
 
 // slashInput runs a built-in command, returning what to show, or returns a custom command's or skill's prompt.
-func (app *App) slashInput(ctx context.Context, input string, history *[]Message) (sp *slashPrompt, out string, quit bool, err error) {
+func (app *App) slashInput(ctx context.Context, input string, history *[]Message) (sp *SlashPrompt, out string, quit bool, err error) {
 	name, args, _ := strings.Cut(strings.TrimPrefix(input, "/"), " ")
 	args = strings.TrimSpace(args)
 	defer func() { app.Session.Sync(*history) }()

@@ -43,8 +43,8 @@ func definitionDirs(kind, home, userHome, workspace string) []string {
 	return dirs
 }
 
-// LoadCustomCommands reads the command files of the folders, first of a name; a broken one has Problem set.
-func LoadCustomCommands(dirs []string) []*CustomCommand {
+// loadCustomCommands reads the command files of the folders, first of a name; a broken one has Problem set.
+func loadCustomCommands(dirs []string) []*CustomCommand {
 	var cmds []*CustomCommand
 	seen := map[string]bool{}
 	for _, dir := range dirs {
@@ -93,7 +93,7 @@ func readCustomCommand(name, path string) *CustomCommand {
 func grantRules(entries []string) ([]Rule, error) {
 	var rules []Rule
 	for _, e := range entries {
-		r, err := ParseRule(e, "allowed-tools")
+		r, err := parseRule(e, "allowed-tools")
 		if err != nil {
 			return nil, fmt.Errorf("allowed-tools: %w", err)
 		}
@@ -137,10 +137,10 @@ func expandBody(body, args string) string {
 // expandCommand turns a command into its prompt: the body filled in, each
 // !`command` replaced by its output and each @file attached, through the
 // registry so that permissions (with the command's grants) and hooks apply.
-func (app *App) expandCommand(ctx context.Context, c *CustomCommand, args string) (slashPrompt, error) {
+func (app *App) expandCommand(ctx context.Context, c *CustomCommand, args string) (SlashPrompt, error) {
 	grants, err := grantRules(c.AllowedTools)
 	if c.Problem != "" || err != nil {
-		return slashPrompt{}, fmt.Errorf("/%s cannot be used: %s: %s", c.Name, c.Path, cmp.Or(c.Problem, fmt.Sprint(err)))
+		return SlashPrompt{}, fmt.Errorf("/%s cannot be used: %s: %s", c.Name, c.Path, cmp.Or(c.Problem, fmt.Sprint(err)))
 	}
 	why, model := "its allowed-tools do not include Bash", c.Model
 	if !app.Trusted && within(app.Workspace, c.Path) { // allowed-tools and model are gated (trustTable)
@@ -165,11 +165,11 @@ func (app *App) expandCommand(ctx context.Context, c *CustomCommand, args string
 		return printed
 	})
 	if failed != nil {
-		return slashPrompt{}, failed
+		return SlashPrompt{}, failed
 	}
-	p := slashPrompt{Prompt: body, Grants: grants, Model: model}
+	p := SlashPrompt{Prompt: body, Grants: grants, Model: model}
 	if err := app.attachFiles(ctx, env, &p, nil); err != nil {
-		return slashPrompt{}, fmt.Errorf("/%s: %w", c.Name, err)
+		return SlashPrompt{}, fmt.Errorf("/%s: %w", c.Name, err)
 	}
 	return p, nil
 }
@@ -188,7 +188,7 @@ func commandPrinted(result string) (status, printed string, ran bool) {
 // as @path, read with read_file in env so that permissions and hooks apply
 // (an image or PDF joins the prompt's images), and tells note (if any) what
 // it attached; a mention of no file stays as it is written.
-func (app *App) attachFiles(ctx context.Context, env *ToolEnv, p *slashPrompt, note func(string)) error {
+func (app *App) attachFiles(ctx context.Context, env *ToolEnv, p *SlashPrompt, note func(string)) error {
 	var attached strings.Builder
 	for _, m := range filePattern.FindAllStringSubmatch(p.Prompt, -1) {
 		path := strings.TrimRight(m[1], ".,;:)?!")
@@ -217,19 +217,19 @@ func (app *App) runTool(ctx context.Context, env *ToolEnv, name string, input an
 }
 
 // customSlashCommands lists the custom commands, then the skills (read afresh), which expand as commands do.
-func (app *App) customSlashCommands() []slashCommand {
-	var out []slashCommand
+func (app *App) customSlashCommands() []SlashCommand {
+	var out []SlashCommand
 	for _, c := range app.Commands {
 		help := cmp.Or(strings.TrimSpace(c.Description+" "+c.ArgumentHint), "custom command from "+c.Path)
 		if c.Problem != "" {
 			help = "(broken: " + c.Problem + ")"
 		}
-		out = append(out, slashCommand{name: c.Name, help: help, prompt: func(ctx context.Context, args string) (slashPrompt, error) {
+		out = append(out, SlashCommand{name: c.Name, help: help, prompt: func(ctx context.Context, args string) (SlashPrompt, error) {
 			return app.expandCommand(ctx, c, args)
 		}})
 	}
 	for _, s := range app.Skills.Skills {
-		out = append(out, slashCommand{name: s.Name, help: "skill: " + oneLine(s.Description, 80), prompt: func(ctx context.Context, args string) (slashPrompt, error) {
+		out = append(out, SlashCommand{name: s.Name, help: "skill: " + oneLine(s.Description, 80), prompt: func(ctx context.Context, args string) (SlashPrompt, error) {
 			s := readSkill(s.Dir, s.Source)
 			model, _ := s.Meta["model"].(string)
 			p, err := app.expandCommand(ctx, &CustomCommand{Name: s.Name, Path: s.Path, AllowedTools: s.AllowedTools, Model: model, Problem: s.Problem,

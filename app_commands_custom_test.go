@@ -39,7 +39,7 @@ func TestLoadCustomCommands(t *testing.T) {
 		"notes.txt":     "not a command\n",
 	})
 	writeFiles(t, user, map[string]string{"review.md": "the user's review\n", "mine.md": "Mine.\n"})
-	cmds := LoadCustomCommands([]string{project, user, filepath.Join(t.TempDir(), "missing")})
+	cmds := loadCustomCommands([]string{project, user, filepath.Join(t.TempDir(), "missing")})
 	got := map[string]*CustomCommand{}
 	for _, c := range cmds {
 		got[c.Name] = c
@@ -217,7 +217,7 @@ func TestCommandMentionsAreAttachedOnceInTheTUI(t *testing.T) {
 	u := plainTUI(t, io.Discard)
 	ws := u.app.Workspace
 	writeFiles(t, ws, map[string]string{"notes.txt": "remember the milk\n", ".claude/commands/notes.md": "Summarise @notes.txt for me.\n"})
-	u.app.Commands = LoadCustomCommands([]string{filepath.Join(ws, ".claude", "commands")})
+	u.app.Commands = loadCustomCommands([]string{filepath.Join(ws, ".claude", "commands")})
 	for _, input := range []string{"/notes", "Summarise @notes.txt for me."} {
 		prompt := u.command(t.Context(), input)
 		if prompt == nil {

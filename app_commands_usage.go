@@ -7,8 +7,8 @@ import (
 )
 
 // usageCommands are the slash commands that say what the session has used: tokens, money, the context window.
-func usageCommands() []slashCommand {
-	return []slashCommand{
+func usageCommands() []SlashCommand {
+	return []SlashCommand{
 		{name: "cost", help: "show the session's cost, tokens by kind, cache hit rate and API time", run: describeWith(func(app *App) string { return costSummary(app.Session.Usage(), app.Agent.Model) })},
 		{name: "context", help: "show what fills the context window: system prompt, tools, memory files, messages, tool results", run: cmdContext},
 	}

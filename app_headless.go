@@ -62,7 +62,7 @@ type modelUsage struct {
 // runHeadless runs the task, or the turns a program sends (app_sdk.go), and
 // prints the outcome; it returns errTaskFailed when the task failed.
 func (app *App) runHeadless(ctx context.Context, task string) error {
-	meter := &meteredProvider{Provider: app.Agent.Provider, usage: map[string]Usage{}, budget: app.Opts.MaxBudgetUSD, workspace: app.Workspace}
+	meter := &MeteredProvider{Provider: app.Agent.Provider, usage: map[string]Usage{}, budget: app.Opts.MaxBudgetUSD, workspace: app.Workspace}
 	app.Agent.Provider = meter
 	app.Agent.Emit = app.headlessEvents(meter)
 	defer app.stdout.flush()
@@ -77,7 +77,7 @@ func (app *App) runHeadless(ctx context.Context, task string) error {
 }
 
 // runHeadlessTask runs one task, which may be a custom command, and prints its result; id names its checkpoint ("" for a new one).
-func (app *App) runHeadlessTask(ctx context.Context, task, id string, meter *meteredProvider, images ...Block) error {
+func (app *App) runHeadlessTask(ctx context.Context, task, id string, meter *MeteredProvider, images ...Block) error {
 	start := time.Now()
 	meter.reset()
 	denied := len(app.Perms.Denials())
@@ -107,7 +107,7 @@ func (app *App) runHeadlessTask(ctx context.Context, task, id string, meter *met
 // terminal would, its text the answer; else its prompt (a custom command's
 // or skill's, or the task with its @files attached) goes to the model.
 func (app *App) headlessTurn(ctx context.Context, task, id string, images []Block) TurnResult {
-	history, p, out := app.Session.View(), &slashPrompt{Prompt: task}, ""
+	history, p, out := app.Session.View(), &SlashPrompt{Prompt: task}, ""
 	var err error
 	if name, _, _ := strings.Cut(task, " "); strings.HasPrefix(name, "/") && findSlashCommand(app.slashCommandList(), name[1:]) != nil {
 		p, out, _, err = app.slashInput(ctx, task, &history)
@@ -128,7 +128,7 @@ func (app *App) headlessTurn(ctx context.Context, task, id string, images []Bloc
 // resultOf builds the result record of a turn, listing the calls denied
 // after the first denied ones. A turn the model answered is a success even
 // if some calls were denied, unless it owes a structured answer.
-func (app *App) resultOf(res TurnResult, structured json.RawMessage, meter *meteredProvider, denied int) resultRecord {
+func (app *App) resultOf(res TurnResult, structured json.RawMessage, meter *MeteredProvider, denied int) resultRecord {
 	r := resultRecord{
 		Type: "result", Result: res.Text, SessionID: app.Session.ID, StructuredOutput: structured,
 		NumTurns: res.Steps, PermissionDenials: append([]Denial{}, app.Perms.Denials()[denied:]...), UUID: newSessionID(),
@@ -173,8 +173,8 @@ func (app *App) resultOf(res TurnResult, structured json.RawMessage, meter *mete
 	return r
 }
 
-// lineWriter is minicode's output: it serialises writes, remembers the first error and writes JSON lines.
-type lineWriter struct {
+// LineWriter is minicode's output: it serialises writes, remembers the first error and writes JSON lines.
+type LineWriter struct {
 	mu      sync.Mutex
 	w       io.Writer
 	err     error
@@ -183,7 +183,7 @@ type lineWriter struct {
 }
 
 // Write writes p whole before another write may start.
-func (l *lineWriter) Write(p []byte) (int, error) {
+func (l *LineWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	n, err := l.w.Write(p)
@@ -192,14 +192,14 @@ func (l *lineWriter) Write(p []byte) (int, error) {
 }
 
 // failed returns the first error of a write, if one failed.
-func (l *lineWriter) failed() error {
+func (l *LineWriter) failed() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.err
 }
 
 // json writes v as one line (with one Write), or keeps it.
-func (l *lineWriter) json(v any) {
+func (l *LineWriter) json(v any) {
 	data, err := json.Marshal(v)
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -214,7 +214,7 @@ func (l *lineWriter) json(v any) {
 }
 
 // flush prints the lines kept as one JSON array, as --output-format json --verbose does.
-func (l *lineWriter) flush() {
+func (l *LineWriter) flush() {
 	l.mu.Lock()
 	kept, collected := l.lines, l.collect
 	l.collect, l.lines = false, nil

@@ -99,7 +99,7 @@ func (app *App) apiKeySource() string {
 
 // headlessEvents returns the loop's event handler for -p: notices go to
 // stderr; with stream-json, replies, tool results and deltas become lines.
-func (app *App) headlessEvents(meter *meteredProvider) func(Event) {
+func (app *App) headlessEvents(meter *MeteredProvider) func(Event) {
 	out := app.stdout
 	stream := app.Opts.OutputFormat == "stream-json"
 	if stream && app.Opts.IncludePartialMessages {
@@ -199,8 +199,8 @@ func streamEvents(emit func(map[string]any), id, model, workspace string, onDelt
 	}, end
 }
 
-// meteredProvider wraps the model to learn each reply's model, stop reason, usage and API time.
-type meteredProvider struct {
+// MeteredProvider wraps the model to learn each reply's model, stop reason, usage and API time.
+type MeteredProvider struct {
 	Provider
 	partial   func(event map[string]any) // takes the replies' streamed events; may be nil
 	workspace string                     // where the calls' paths are, for Claude Code's absolute ones
@@ -218,7 +218,7 @@ type meteredProvider struct {
 var errBudgetSpent = errors.New("the session has used up its budget (--max-budget-usd)")
 
 // Stream calls the model and records the reply.
-func (m *meteredProvider) Stream(ctx context.Context, req ModelRequest, onDelta func(Delta)) (ModelResponse, error) {
+func (m *MeteredProvider) Stream(ctx context.Context, req ModelRequest, onDelta func(Delta)) (ModelResponse, error) {
 	m.mu.Lock()
 	req.Model = cmp.Or(m.model, req.Model)
 	over := m.budget > 0 && m.spent >= m.budget
@@ -250,39 +250,39 @@ func (m *meteredProvider) Stream(ctx context.Context, req ModelRequest, onDelta 
 }
 
 // reset starts counting a new task.
-func (m *meteredProvider) reset() {
+func (m *MeteredProvider) reset() {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.apiTime, m.usage, m.last = 0, map[string]Usage{}, ModelResponse{}
 }
 
 // totals returns the API time, usage by model and latest reply since the last reset.
-func (m *meteredProvider) totals() (time.Duration, map[string]Usage, ModelResponse) {
+func (m *MeteredProvider) totals() (time.Duration, map[string]Usage, ModelResponse) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.apiTime, maps.Clone(m.usage), m.last
 }
 
 // streamInputPrompt returns the prompt of a user message: its text blocks and images.
-func streamInputPrompt(message json.RawMessage) (slashPrompt, error) {
+func streamInputPrompt(message json.RawMessage) (SlashPrompt, error) {
 	var msg struct {
 		Content json.RawMessage `json:"content"` // a string or a list of blocks
 	}
 	json.Unmarshal(message, &msg) // a message that is not an object has no content
 	var text string
-	var blocks []promptBlock
+	var blocks []PromptBlock
 	if json.Unmarshal(msg.Content, &text) == nil {
-		blocks = []promptBlock{{Type: BlockText, Text: text}}
+		blocks = []PromptBlock{{Type: BlockText, Text: text}}
 	} else if json.Unmarshal(msg.Content, &blocks) != nil {
-		return slashPrompt{}, fmt.Errorf("message content must be a string or a list of blocks")
+		return SlashPrompt{}, fmt.Errorf("message content must be a string or a list of blocks")
 	}
 	return promptOf(blocks), nil
 }
 
-// promptBlock is a block of a user's message as a program sends it (an
+// PromptBlock is a block of a user's message as a program sends it (an
 // image as Anthropic's source) or an editor over ACP (an image's data, a
 // link to a resource, a resource with its text).
-type promptBlock struct {
+type PromptBlock struct {
 	Type, Text, Data, MimeType, URI, Name string
 	Source                                *ImageSource
 	Resource                              *struct{ URI, Text string }
@@ -292,8 +292,8 @@ type promptBlock struct {
 // link to a file becomes an @mention, attached as read_file reads it (so
 // permissions apply); a resource an editor embedded, an unsaved buffer say,
 // is attached as it came; any other block is named as left out.
-func promptOf(blocks []promptBlock) slashPrompt {
-	var p slashPrompt
+func promptOf(blocks []PromptBlock) SlashPrompt {
+	var p SlashPrompt
 	var texts []string
 	var attached strings.Builder
 	for _, b := range blocks {

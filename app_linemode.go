@@ -55,7 +55,7 @@ func (app *App) runLineMode(ctx context.Context, interrupts <-chan os.Signal) er
 // lineInput runs a slash command, printing what it says, or a turn for a prompt (a custom command's or
 // skill's, or the input with its @files attached), returning its result; quit ends the session.
 func (app *App) lineInput(ctx context.Context, input string, history *[]Message) (res *TurnResult, quit bool) {
-	prompt, err := &slashPrompt{Prompt: input}, error(nil)
+	prompt, err := &SlashPrompt{Prompt: input}, error(nil)
 	if strings.HasPrefix(input, "/") {
 		var out string
 		if prompt, out, quit, err = app.slashInput(ctx, input, history); out != "" {
@@ -170,7 +170,7 @@ func (r *lineRenderer) event(e Event) {
 	case EventToolEnd:
 		fmt.Fprintf(r.w, "  %s: %s\n", map[bool]string{false: "ok", true: "error"}[e.Result.IsError], firstLine(e.Result.Content, 200))
 		if e.Call.Name == "todo_write" && !e.Result.IsError {
-			fmt.Fprintln(r.w, strings.Join(todoLines(e.Call.Input, &transcript{}), "\n"))
+			fmt.Fprintln(r.w, strings.Join(todoLines(e.Call.Input, &Transcript{}), "\n"))
 		}
 	case EventNotice:
 		r.newline()
@@ -213,8 +213,8 @@ func compactJSON(raw json.RawMessage, max int) string {
 	return cutRunes(string(raw), max)
 }
 
-// lineSource gives lines one at a time: stdin's LineReader, or the terminal UI's input box.
-type lineSource interface {
+// LineSource gives lines one at a time: stdin's LineReader, or the terminal UI's input box.
+type LineSource interface {
 	ReadLine(ctx context.Context) (string, error)
 }
 
@@ -226,8 +226,8 @@ type LineReader struct {
 	err   error
 }
 
-// NewLineReader returns a LineReader reading r.
-func NewLineReader(r io.Reader) *LineReader {
+// newLineReader returns a LineReader reading r.
+func newLineReader(r io.Reader) *LineReader {
 	return &LineReader{r: bufio.NewReader(r)}
 }
 
@@ -254,17 +254,17 @@ func (l *LineReader) ReadLine(ctx context.Context) (string, error) {
 	}
 }
 
-// LineAsker asks permission questions in line mode, answered by a line ("d" shows the whole diff).
-type LineAsker struct {
-	In   lineSource
+// lineAsker asks permission questions in line mode, answered by a line ("d" shows the whole diff).
+type lineAsker struct {
+	In   LineSource
 	Out  io.Writer
 	Fold int // diff lines shown before folding; 0 means defaultDiffFold
 }
 
 // Ask prints the prompt and reads answers until one is valid.
-func (a *LineAsker) Ask(ctx context.Context, p Prompt) (Answer, error) {
+func (a *lineAsker) Ask(ctx context.Context, p Prompt) (Answer, error) {
 	var b strings.Builder
-	(&transcript{out: &b}).printQuestion(p, cmp.Or(a.Fold, defaultDiffFold))
+	(&Transcript{out: &b}).printQuestion(p, cmp.Or(a.Fold, defaultDiffFold))
 	fmt.Fprint(a.Out, "\n"+b.String())
 	var keys []string
 	for _, c := range p.Choices {
@@ -298,7 +298,7 @@ func findChoice(choices []Choice, key string) (Choice, bool) {
 }
 
 // read prints a question and reads its answer, trimmed, and echoes it, as line mode's input is not a terminal.
-func (a *LineAsker) read(ctx context.Context, question, what string) (string, error) {
+func (a *lineAsker) read(ctx context.Context, question, what string) (string, error) {
 	fmt.Fprint(a.Out, question)
 	line, err := a.In.ReadLine(ctx)
 	if err != nil {
@@ -309,7 +309,7 @@ func (a *LineAsker) read(ctx context.Context, question, what string) (string, er
 }
 
 // complete asks a choice's follow-up questions: the guidance for the model, or where to save an "always" answer.
-func (a *LineAsker) complete(ctx context.Context, p Prompt, ans Answer) (Answer, error) {
+func (a *lineAsker) complete(ctx context.Context, p Prompt, ans Answer) (Answer, error) {
 	var err error
 	if ans.Choice == ChoiceDenyGuidance && ans.Guidance == "" {
 		if ans.Guidance, err = a.read(ctx, "guidance for the model: ", "the guidance"); err != nil {

@@ -28,14 +28,14 @@ func TestExitPlanMode(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			app := &App{Env: &ToolEnv{}}
 			var err error
-			if app.Perms, err = NewPermissions(PermissionConfig{Mode: tc.mode, Workspace: t.TempDir()}); err != nil {
+			if app.Perms, err = newPermissions(PermissionConfig{Mode: tc.mode, Workspace: t.TempDir()}); err != nil {
 				t.Fatal(err)
 			}
 			asker := &scriptedAsker{}
 			if tc.answer != nil {
 				asker.answers, app.asker = []Answer{*tc.answer}, asker
 			}
-			out := NewRegistry(app.exitPlanModeTool()).Execute(context.Background(), app.Env, Block{Type: BlockToolUse, ID: "p1", Name: "exit_plan_mode", Input: plan})
+			out := newRegistry(app.exitPlanModeTool()).Execute(context.Background(), app.Env, Block{Type: BlockToolUse, ID: "p1", Name: "exit_plan_mode", Input: plan})
 			if !strings.Contains(out.Text, tc.want) || out.IsError != tc.error || app.Perms.Mode() != tc.modeAfter || (out.Question != "") != tc.isQuestion {
 				t.Errorf("got %+v in mode %s, want %q (error %v) in mode %s", out, app.Perms.Mode(), tc.want, tc.error, tc.modeAfter)
 			}

@@ -16,16 +16,16 @@ import (
 // sdkConn is minicode's end of the program interface: user messages become turns, control requests go both ways.
 type sdkConn struct {
 	app     *App
-	meter   *meteredProvider // the model calls: set_model changes their model
+	meter   *MeteredProvider // the model calls: set_model changes their model
 	started bool             // initialize has been answered (read's goroutine only)
 
-	calls   pendingCalls[controlAnswer] // our requests awaiting an answer
+	calls   PendingCalls[controlAnswer] // our requests awaiting an answer
 	mu      sync.Mutex
-	queue   []slashPrompt      // user messages waiting for their turn
+	queue   []SlashPrompt      // user messages waiting for their turn
 	closed  bool               // stdin has ended
 	arrived *sync.Cond         // signalled when the queue or closed changes
 	cancel  context.CancelFunc // cancels the running (or last) turn
-	mcp     map[string]*mcpSDK // the MCP servers the program runs
+	mcp     map[string]*MCPSDK // the MCP servers the program runs
 }
 
 // controlAnswer is the response part of a control_response line.
@@ -37,8 +37,8 @@ type controlAnswer struct {
 }
 
 // runStreamInput runs the turns that arrive on stdin until it ends; only a failed write or an interrupt is an error.
-func (app *App) runStreamInput(ctx context.Context, meter *meteredProvider) error {
-	c := &sdkConn{app: app, meter: meter, calls: pendingCalls[controlAnswer]{prefix: "minicode-"}, mcp: map[string]*mcpSDK{}}
+func (app *App) runStreamInput(ctx context.Context, meter *MeteredProvider) error {
+	c := &sdkConn{app: app, meter: meter, calls: PendingCalls[controlAnswer]{prefix: "minicode-"}, mcp: map[string]*MCPSDK{}}
 	c.arrived = sync.NewCond(&c.mu)
 	if app.Opts.PermissionPromptTool == "stdio" {
 		app.asker = c
@@ -133,14 +133,14 @@ func (c *sdkConn) handle(ctx context.Context, line string) error {
 
 // nextTurn waits for the next user message and returns it with the context
 // of its turn, which interrupt cancels; false: stdin has ended.
-func (c *sdkConn) nextTurn(ctx context.Context) (slashPrompt, context.Context, bool) {
+func (c *sdkConn) nextTurn(ctx context.Context) (SlashPrompt, context.Context, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for len(c.queue) == 0 && !c.closed {
 		c.arrived.Wait()
 	}
 	if len(c.queue) == 0 {
-		return slashPrompt{}, nil, false
+		return SlashPrompt{}, nil, false
 	}
 	p := c.queue[0]
 	c.queue = c.queue[1:]
@@ -183,10 +183,10 @@ func (c *sdkConn) request(ctx context.Context, body map[string]any) (json.RawMes
 	return a.Response, nil
 }
 
-// pendingCalls are the requests minicode sent to the program at the other
+// PendingCalls are the requests minicode sent to the program at the other
 // end of stdin and stdout (an SDK application, an ACP client), waiting for
 // their answers, by id.
-type pendingCalls[T any] struct {
+type PendingCalls[T any] struct {
 	prefix  string // of the ids, which are numbers
 	mu      sync.Mutex
 	next    int
@@ -196,7 +196,7 @@ type pendingCalls[T any] struct {
 
 // call registers a request, sends it with send(id) and waits for its
 // answer; if ctx ends first, withdraw(id) tells the program so.
-func (p *pendingCalls[T]) call(ctx context.Context, send, withdraw func(id string)) (T, error) {
+func (p *PendingCalls[T]) call(ctx context.Context, send, withdraw func(id string)) (T, error) {
 	var zero T
 	p.mu.Lock()
 	if p.ended != nil {
@@ -227,7 +227,7 @@ func (p *pendingCalls[T]) call(ctx context.Context, send, withdraw func(id strin
 }
 
 // answer hands v to the request id; an answer nobody waits for is dropped.
-func (p *pendingCalls[T]) answer(id string, v T) {
+func (p *PendingCalls[T]) answer(id string, v T) {
 	p.mu.Lock()
 	ch := p.waiting[id]
 	delete(p.waiting, id)
@@ -238,7 +238,7 @@ func (p *pendingCalls[T]) answer(id string, v T) {
 }
 
 // end fails every waiting request with err, and every later one.
-func (p *pendingCalls[T]) end(err error) {
+func (p *PendingCalls[T]) end(err error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.ended = err
@@ -248,15 +248,15 @@ func (p *pendingCalls[T]) end(err error) {
 	}
 }
 
-// mcpSDK reaches a server the driving program runs through mcp_message control requests.
-type mcpSDK struct {
+// MCPSDK reaches a server the driving program runs through mcp_message control requests.
+type MCPSDK struct {
 	conn    *sdkConn // nil when no program drives minicode
 	server  string
-	deliver atomic.Pointer[func(rpcMessage)] // nil while closed
+	deliver atomic.Pointer[func(RPCMessage)] // nil while closed
 }
 
 // open starts taking the server's messages.
-func (t *mcpSDK) open(_ context.Context, deliver func(rpcMessage), _ func(error)) error {
+func (t *MCPSDK) open(_ context.Context, deliver func(RPCMessage), _ func(error)) error {
 	if t.conn == nil {
 		return errors.New(`a server of type "sdk" is run by the program driving minicode, and none does (--input-format stream-json)`)
 	}
@@ -265,13 +265,13 @@ func (t *mcpSDK) open(_ context.Context, deliver func(rpcMessage), _ func(error)
 }
 
 // send passes one message to the program and delivers the reply to a request.
-func (t *mcpSDK) send(ctx context.Context, msg rpcMessage) error {
+func (t *MCPSDK) send(ctx context.Context, msg RPCMessage) error {
 	raw, err := t.conn.request(ctx, map[string]any{"subtype": "mcp_message", "server_name": t.server, "message": msg})
 	if err != nil || !msg.isRequest() {
 		return err
 	}
 	var r struct {
-		Reply *rpcMessage `json:"mcp_response"`
+		Reply *RPCMessage `json:"mcp_response"`
 	}
 	if err := json.Unmarshal(raw, &r); err != nil || r.Reply == nil {
 		return fmt.Errorf("the program's answer to %s has no mcp_response", msg.Method)
@@ -281,14 +281,14 @@ func (t *mcpSDK) send(ctx context.Context, msg rpcMessage) error {
 }
 
 // receive passes a message from the server to the session, if it is open.
-func (t *mcpSDK) receive(m rpcMessage) {
+func (t *MCPSDK) receive(m RPCMessage) {
 	if deliver := t.deliver.Load(); deliver != nil {
 		(*deliver)(m)
 	}
 }
 
 // close stops delivering: the server itself lives in the program.
-func (t *mcpSDK) close() {
+func (t *MCPSDK) close() {
 	t.deliver.Store(nil)
 }
 
@@ -300,7 +300,7 @@ func (c *sdkConn) serveMCP(ctx context.Context, named []string) {
 		}
 	}
 	for _, name := range named {
-		tr := &mcpSDK{conn: c, server: name}
+		tr := &MCPSDK{conn: c, server: name}
 		c.mu.Lock()
 		if _, dup := c.mcp[name]; dup {
 			c.mu.Unlock()
@@ -315,7 +315,7 @@ func (c *sdkConn) serveMCP(ctx context.Context, named []string) {
 }
 
 // mcpMessage takes a message one of the program's servers sends on its own.
-func (c *sdkConn) mcpMessage(server string, msg *rpcMessage) error {
+func (c *sdkConn) mcpMessage(server string, msg *RPCMessage) error {
 	c.mu.Lock()
 	tr := c.mcp[server]
 	c.mu.Unlock()

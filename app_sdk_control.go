@@ -39,7 +39,7 @@ func (c *sdkConn) control(ctx context.Context, raw json.RawMessage) (any, error)
 		Mode          string      `json:"mode"`
 		Model         string      `json:"model"`
 		Server        string      `json:"server_name"`
-		Message       *rpcMessage `json:"message"`
+		Message       *RPCMessage `json:"message"`
 		UserMessageID string      `json:"user_message_id"`
 		DryRun        bool        `json:"dry_run"`
 	}

@@ -78,7 +78,7 @@ func (app *App) structuredAnswer(ctx context.Context, res TurnResult) (json.RawM
 	}
 	v := app.structured.value.Swap(nil) // the answer given since the last turn
 	for i := 0; v == nil && res.End == EndFinal && i < structuredRetries; i++ {
-		more := app.runPrompt(ctx, app.Session.View(), slashPrompt{Prompt: "Call the structured_output tool now with your final answer; its input must match the tool's schema."})
+		more := app.runPrompt(ctx, app.Session.View(), SlashPrompt{Prompt: "Call the structured_output tool now with your final answer; its input must match the tool's schema."})
 		more.Steps += res.Steps
 		more.Usage.Add(res.Usage)
 		res, v = more, app.structured.value.Swap(nil)

@@ -498,7 +498,7 @@ func TestStructuredOutputChecksTheSchema(t *testing.T) {
 		{`{"type":"array","items":{"type":"integer"}}`, `{"output":[1,2]}`, ""},
 	}
 	for _, tt := range tests {
-		app := &App{Registry: NewRegistry()}
+		app := &App{Registry: newRegistry()}
 		if err := app.useJSONSchema(json.RawMessage(tt.schema)); err != nil {
 			t.Fatal(err)
 		}
@@ -534,7 +534,7 @@ func (a *sdkMCPApp) serve(what string, stop func(map[string]any) bool) map[strin
 		}
 		req := m["request"].(map[string]any)
 		server, _ := req["server_name"].(string)
-		var msg rpcMessage
+		var msg RPCMessage
 		data, _ := json.Marshal(req["message"])
 		json.Unmarshal(data, &msg)
 		reply := map[string]any{"jsonrpc": "2.0", "id": msg.ID}
@@ -644,14 +644,14 @@ func TestSDKMCPServersOverTheControlChannel(t *testing.T) {
 }
 
 func TestMCPSDKServerWithoutAProgram(t *testing.T) {
-	m := NewMCPManager([]MCPServerConfig{{Name: "calc", Type: "sdk"}}, NewRegistry(), MCPOptions{})
+	m := newMCPManager([]MCPServerConfig{{Name: "calc", Type: "sdk"}}, newRegistry(), MCPOptions{})
 	defer m.Close()
 	m.Start(t.Context())
 	m.Wait(t.Context())
 	if st := m.Status(); len(st) != 1 || st[0].State != MCPFailed || !strings.Contains(st[0].Error, "program driving minicode") {
 		t.Errorf("status = %+v, want calc failed for want of a program", st)
 	}
-	if err := m.AddServer(t.Context(), MCPServerConfig{Name: "calc", Type: "sdk"}, &mcpSDK{server: "calc"}); err == nil {
+	if err := m.AddServer(t.Context(), MCPServerConfig{Name: "calc", Type: "sdk"}, &MCPSDK{server: "calc"}); err == nil {
 		t.Error("AddServer took the name of a server that already runs")
 	}
 }

@@ -109,8 +109,8 @@ func (app *App) sessionsDir() string { return projectDir(app.Home, app.Workspace
 func (app *App) warnSession(msg string) { fmt.Fprintf(app.stderr, "! %s\n", msg) }
 
 // sessionCommands are the slash commands that manage sessions.
-func sessionCommands() []slashCommand {
-	return []slashCommand{
+func sessionCommands() []SlashCommand {
+	return []SlashCommand{
 		{name: "resume", help: "list saved sessions and switch to one (/resume N or /resume ID)", run: cmdResume},
 		{name: "new", help: "start a new session (the current one stays saved)", run: cmdNew},
 		{name: "fork", help: "continue this conversation in a new session", run: cmdFork},

@@ -9,8 +9,8 @@ import (
 	"slices"
 )
 
-// slashPrompt is the input of every turn: what the user typed, or what a custom command or skill turned it into, with what it may do.
-type slashPrompt struct {
+// SlashPrompt is the input of every turn: what the user typed, or what a custom command or skill turned it into, with what it may do.
+type SlashPrompt struct {
 	Prompt string
 	Grants []Rule  // calls these rules cover run without asking (deny rules still hold)
 	Model  string  // the model for this turn; "" keeps the session's
@@ -23,7 +23,7 @@ type slashPrompt struct {
 // runPrompt runs a turn for a prompt, with its grants and model, recording
 // it in the session; on every path (even a panic) it clears the turn's
 // grants, gives every tool call exactly one result and flushes the session.
-func (app *App) runPrompt(ctx context.Context, history []Message, sp slashPrompt) (res TurnResult) {
+func (app *App) runPrompt(ctx context.Context, history []Message, sp SlashPrompt) (res TurnResult) {
 	if sp.Fork {
 		return app.runForked(ctx, history, sp)
 	}
@@ -52,7 +52,7 @@ func (app *App) runPrompt(ctx context.Context, history []Message, sp slashPrompt
 }
 
 // runForked runs a skill in a subagent; only the input and the answer join the conversation.
-func (app *App) runForked(ctx context.Context, history []Message, sp slashPrompt) TurnResult {
+func (app *App) runForked(ctx context.Context, history []Message, sp SlashPrompt) TurnResult {
 	defer app.Perms.EndTurn()
 	out, err := app.Subagents.run(context.WithValue(ctx, keyToolUseID, "fork_"+newSessionID()), app.Env.forTurn(resolveModelAlias(sp.Model), sp.Grants), "general-purpose", sp.Prompt)
 	switch {

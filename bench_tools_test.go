@@ -23,7 +23,7 @@ func BenchmarkReadFileLarge(b *testing.B) {
 	}
 	env := &ToolEnv{Workspace: b.TempDir()}
 	lines := writeLargeFile(b, filepath.Join(env.Workspace, "big.txt"), 100<<20)
-	in := ReadFileInput{Path: "big.txt", Offset: lines / 2, Limit: 100}
+	in := readFileInput{Path: "big.txt", Offset: lines / 2, Limit: 100}
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
@@ -38,7 +38,7 @@ func BenchmarkReadFileLarge(b *testing.B) {
 // buffer) plus the answer.
 func BenchmarkReadFile(b *testing.B) {
 	env := &ToolEnv{Workspace: longSessionWorkspace(b, 1, 20_000)}
-	in := ReadFileInput{Path: "file0.txt", Offset: 1, Limit: 2000}
+	in := readFileInput{Path: "file0.txt", Offset: 1, Limit: 2000}
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := runReadFile(context.Background(), env, in); err != nil {
@@ -82,7 +82,7 @@ func BenchmarkGrep(b *testing.B) {
 	env := &ToolEnv{Workspace: src}
 	for _, p := range grepBenchPatterns {
 		b.Run(p.name+"/minicode", func(b *testing.B) {
-			in := GrepFilesInput{Pattern: p.pattern, IgnoreCase: p.ignoreCase, Limit: 5000}
+			in := grepFilesInput{Pattern: p.pattern, IgnoreCase: p.ignoreCase, Limit: 5000}
 			var before, after syscall.Rusage
 			syscall.Getrusage(syscall.RUSAGE_SELF, &before)
 			for b.Loop() {
@@ -144,7 +144,7 @@ func BenchmarkGlob(b *testing.B) {
 		var before, after syscall.Rusage
 		syscall.Getrusage(syscall.RUSAGE_SELF, &before)
 		for b.Loop() {
-			if _, err := runGlobFiles(context.Background(), env, GlobFilesInput{Pattern: "**/*.go", Limit: 200}); err != nil {
+			if _, err := runGlobFiles(context.Background(), env, globFilesInput{Pattern: "**/*.go", Limit: 200}); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -46,8 +46,8 @@ type CheckpointStore struct {
 	off string // why checkpoints are off for the session; "" while they are on
 }
 
-// FileChange is how one file differs between two snapshots.
-type FileChange struct {
+// fileChange is how one file differs between two snapshots.
+type fileChange struct {
 	Path           string // relative, with slashes
 	Status         byte   // A: only in the second, D: only in the first, M: changed, T: changed kind
 	Added, Deleted int    // lines, as git counts them (0 for binary files)
@@ -127,8 +127,8 @@ func (s *CheckpointStore) open() error {
 	return nil
 }
 
-// Changes lists how the tree to differs from the tree from, line counts included.
-func (s *CheckpointStore) Changes(ctx context.Context, from, to string) ([]FileChange, error) {
+// changes lists how the tree to differs from the tree from, line counts included.
+func (s *CheckpointStore) changes(ctx context.Context, from, to string) ([]fileChange, error) {
 	if from == to {
 		return nil, nil
 	}
@@ -138,13 +138,13 @@ func (s *CheckpointStore) Changes(ctx context.Context, from, to string) ([]FileC
 	if err != nil {
 		return nil, err
 	}
-	var changes []FileChange
+	var changes []fileChange
 	counted := 0 // the --numstat entries follow the --raw ones in the same order
 	fields := strings.Split(out, "\x00")
 	for i := 0; i < len(fields); i++ {
 		if meta := strings.Fields(fields[i]); len(meta) == 5 && strings.HasPrefix(meta[0], ":") && i+1 < len(fields) {
 			i++
-			changes = append(changes, FileChange{Path: fields[i], Status: meta[4][0]})
+			changes = append(changes, fileChange{Path: fields[i], Status: meta[4][0]})
 		} else if n := strings.SplitN(fields[i], "\t", 3); len(n) == 3 && counted < len(changes) {
 			changes[counted].Added, _ = strconv.Atoi(n[0])
 			changes[counted].Deleted, _ = strconv.Atoi(n[1])
@@ -154,10 +154,10 @@ func (s *CheckpointStore) Changes(ctx context.Context, from, to string) ([]FileC
 	return changes, nil
 }
 
-// Restore makes the workspace, whose snapshot from was just taken with the permissions current,
+// restore makes the workspace, whose snapshot from was just taken with the permissions current,
 // the tree to with the permissions modes: git's two-tree merge writes the changes (those between
 // the two trees) into the workspace, removing the files to lacks and the folders left empty.
-func (s *CheckpointStore) Restore(ctx context.Context, changes []FileChange, from, to string, modes, current map[string]fs.FileMode) error {
+func (s *CheckpointStore) restore(ctx context.Context, changes []fileChange, from, to string, modes, current map[string]fs.FileMode) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if _, err := s.git(ctx, "read-tree", "-m", "-u", from, to); err != nil {

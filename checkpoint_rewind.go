@@ -14,16 +14,16 @@ import (
 
 // The choices of /rewind.
 const (
-	ChoiceRewindBoth         ChoiceID = "rewind_both"
-	ChoiceRewindConversation ChoiceID = "rewind_conversation"
-	ChoiceRewindCode         ChoiceID = "rewind_code"
+	choiceRewindBoth         ChoiceID = "rewind_both"
+	choiceRewindConversation ChoiceID = "rewind_conversation"
+	choiceRewindCode         ChoiceID = "rewind_code"
 )
 
 // checkpoint records the workspace before a turn (a subagent's with task), labelled label, under id ("" for a new one).
 func (app *App) checkpoint(ctx context.Context, id string, task bool, label string) Checkpoint {
 	c := Checkpoint{ID: cmp.Or(id, newSessionID()), Task: task, Label: oneLine(label, 200), Time: time.Now().UTC()}
 	c.Tree, c.Modes = app.Checkpoints.Snapshot(ctx)
-	app.Session.RecordCheckpoint(c)
+	app.Session.recordCheckpoint(c)
 	return c
 }
 
@@ -42,11 +42,11 @@ func (app *App) endCheckpoint(ctx context.Context, c Checkpoint, messages []Mess
 		c.After, _ = app.Checkpoints.Snapshot(ctx)
 	}
 	if c.Tree != "" && c.After != "" {
-		changes, _ := app.Checkpoints.Changes(ctx, c.Tree, c.After)
+		changes, _ := app.Checkpoints.changes(ctx, c.Tree, c.After)
 		for _, ch := range changes {
 			c.Files = append(c.Files, ch.Path)
 		}
-		app.Session.RecordCheckpoint(c)
+		app.Session.recordCheckpoint(c)
 	}
 }
 
@@ -83,7 +83,7 @@ func cmdRewind(ctx context.Context, app *App, args string, history *[]Message) (
 	if err != nil || a.Choice == ChoiceDenyOnce {
 		return "Nothing was changed.", false, err
 	}
-	undo, changes, err := app.prepareRewind(ctx, n, c, fmt.Sprintf("before /rewind to #%d: %s", n, c.Label), a.Choice != ChoiceRewindConversation)
+	undo, changes, err := app.prepareRewind(ctx, n, c, fmt.Sprintf("before /rewind to #%d: %s", n, c.Label), a.Choice != choiceRewindConversation)
 	if err != nil {
 		return "", false, err
 	}
@@ -95,13 +95,13 @@ func cmdRewind(ctx context.Context, app *App, args string, history *[]Message) (
 	}
 	var done []string
 	switch {
-	case a.Choice == ChoiceRewindConversation:
+	case a.Choice == choiceRewindConversation:
 	case len(changes) == 0:
 		done = append(done, fmt.Sprintf("The files are already as they were at #%d", n))
 	default:
 		done = append(done, fmt.Sprintf("Restored %d files", len(changes)))
 	}
-	if a.Choice != ChoiceRewindCode {
+	if a.Choice != choiceRewindCode {
 		*history = slices.Clone(c.view)
 		done = append(done, fmt.Sprintf("the conversation is back to before #%d", n))
 	}
@@ -111,20 +111,20 @@ func cmdRewind(ctx context.Context, app *App, args string, history *[]Message) (
 // rewindPrompt asks what to restore of checkpoint n: the choices it can offer.
 func rewindPrompt(n int, c Checkpoint) Prompt {
 	choices := []Choice{
-		{ChoiceRewindBoth, "b", "code and conversation", "restore the files and go back to before this prompt"},
-		{ChoiceRewindConversation, "c", "conversation only", "go back to before this prompt; the files stay as they are"},
-		{ChoiceRewindCode, "f", "code only", "restore the files; the conversation stays"},
+		{choiceRewindBoth, "b", "code and conversation", "restore the files and go back to before this prompt"},
+		{choiceRewindConversation, "c", "conversation only", "go back to before this prompt; the files stay as they are"},
+		{choiceRewindCode, "f", "code only", "restore the files; the conversation stays"},
 		{ChoiceDenyOnce, "n", "cancel", "change nothing"},
 	}
 	choices = slices.DeleteFunc(choices, func(ch Choice) bool {
-		return c.Task && (ch.ID == ChoiceRewindBoth || ch.ID == ChoiceRewindConversation) || c.Tree == "" && (ch.ID == ChoiceRewindBoth || ch.ID == ChoiceRewindCode)
+		return c.Task && (ch.ID == choiceRewindBoth || ch.ID == choiceRewindConversation) || c.Tree == "" && (ch.ID == choiceRewindBoth || ch.ID == choiceRewindCode)
 	})
 	return Prompt{Heading: "Rewind", Title: fmt.Sprintf("#%d %s", n, describeCheckpoint(c)), Choices: choices}
 }
 
 // prepareRewind snapshots the workspace as the undo checkpoint of a rewind to checkpoint n
 // and, for code, lists what restoring n's files changes.
-func (app *App) prepareRewind(ctx context.Context, n int, c Checkpoint, label string, code bool) (Checkpoint, []FileChange, error) {
+func (app *App) prepareRewind(ctx context.Context, n int, c Checkpoint, label string, code bool) (Checkpoint, []fileChange, error) {
 	undo := Checkpoint{ID: newSessionID(), Label: label, Time: time.Now().UTC()}
 	undo.Tree, undo.Modes = app.Checkpoints.Snapshot(ctx)
 	switch {
@@ -135,7 +135,7 @@ func (app *App) prepareRewind(ctx context.Context, n int, c Checkpoint, label st
 	case undo.Tree == "":
 		return undo, nil, errors.New("the files cannot be restored while checkpoints are off (the warning before says why)")
 	}
-	changes, err := app.Checkpoints.Changes(ctx, undo.Tree, c.Tree)
+	changes, err := app.Checkpoints.changes(ctx, undo.Tree, c.Tree)
 	if err != nil {
 		return undo, nil, fmt.Errorf("the files of checkpoint #%d are gone from the store: %w", n, err)
 	}
@@ -147,7 +147,7 @@ func (app *App) prepareRewind(ctx context.Context, n int, c Checkpoint, label st
 
 // confirmRestore asks before the files of checkpoint n are restored, if any change, showing what
 // changes and naming the files changed outside minicode since.
-func (app *App) confirmRestore(ctx context.Context, n int, c Checkpoint, now string, changes []FileChange) (bool, error) {
+func (app *App) confirmRestore(ctx context.Context, n int, c Checkpoint, now string, changes []fileChange) (bool, error) {
 	if len(changes) == 0 {
 		return true, nil
 	}
@@ -169,11 +169,11 @@ func (app *App) confirmRestore(ctx context.Context, n int, c Checkpoint, now str
 }
 
 // restoreFiles records undo (taken before a rewind to checkpoint n), then restores n's files, if any changed.
-func (app *App) restoreFiles(ctx context.Context, n int, c, undo Checkpoint, changes []FileChange) error {
-	app.Session.RecordCheckpoint(undo)
+func (app *App) restoreFiles(ctx context.Context, n int, c, undo Checkpoint, changes []fileChange) error {
+	app.Session.recordCheckpoint(undo)
 	if len(changes) == 0 {
 		return nil
-	} else if err := app.Checkpoints.Restore(ctx, changes, undo.Tree, c.Tree, c.Modes, undo.Modes); err != nil {
+	} else if err := app.Checkpoints.restore(ctx, changes, undo.Tree, c.Tree, c.Modes, undo.Modes); err != nil {
 		return fmt.Errorf("restoring the files of #%d: %w", n, err)
 	}
 	return nil
@@ -188,7 +188,7 @@ func (app *App) changedOutside(ctx context.Context, c Checkpoint, now string) []
 	var names []string
 	for i, t := range turns[:len(turns)-1] {
 		next := turns[i+1].Tree
-		changes, _ := app.Checkpoints.Changes(ctx, cmp.Or(t.After, next), next)
+		changes, _ := app.Checkpoints.changes(ctx, cmp.Or(t.After, next), next)
 		for _, ch := range changes {
 			if !slices.Contains(names, ch.Path) {
 				names = append(names, ch.Path)

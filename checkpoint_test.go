@@ -128,7 +128,7 @@ func TestCheckpointStoreRestoresTheTree(t *testing.T) {
 	}
 	writeFile(t, filepath.Join(ws, "build/out.bin"), "rebuilt\n") // ignored: neither recorded nor restored
 	now, nowModes := s.Snapshot(ctx)
-	changes, err := s.Changes(ctx, now, tree)
+	changes, err := s.changes(ctx, now, tree)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +140,7 @@ func TestCheckpointStoreRestoresTheTree(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("changes = %q, want %q", got, want)
 	}
-	if err := s.Restore(ctx, changes, now, tree, modes, nowModes); err != nil {
+	if err := s.restore(ctx, changes, now, tree, modes, nowModes); err != nil {
 		t.Fatal(err)
 	}
 	after := strings.Replace(treeState(t, ws), `build/out.bin -rw-r--r-- "rebuilt\n"`, `build/out.bin -rw-r--r-- "ignored\n"`, 1)
@@ -212,7 +212,7 @@ func TestCheckpointStoreDamaged(t *testing.T) {
 	if err := os.RemoveAll(filepath.Join(s.dir, "objects")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Changes(ctx, now, tree); err == nil || !strings.Contains(err.Error(), s.dir) {
+	if _, err := s.changes(ctx, now, tree); err == nil || !strings.Contains(err.Error(), s.dir) {
 		t.Errorf("changes from a store without objects: %v, want an error naming the store", err)
 	}
 }

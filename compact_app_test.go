@@ -89,7 +89,7 @@ func TestEncodingCachedAndRenewed(t *testing.T) {
 	req := ModelRequest{Model: "m", System: "sys", Messages: msgs, Tools: testTools}
 	encoders := map[string]func(ModelRequest) (*wireBody, error){
 		"anthropic": (&Anthropic{}).encode,
-		"openai":    (&OpenAI{}).encodeRequest,
+		"openai":    (&openAI{}).encodeRequest,
 	}
 	for name, encode := range encoders {
 		fresh, err := bodyBytes(encode(req))

@@ -8,14 +8,14 @@ import (
 	"sync"
 )
 
-// contextState is the agent's context accounting and model-call layers' failures, spanning turns; a UI may read it during one.
-type contextState struct {
+// ContextState is the agent's context accounting and model-call layers' failures, spanning turns; a UI may read it during one.
+type ContextState struct {
 	mu    sync.Mutex
 	usage ContextUsage // as of the newest request or compaction
 	// anchor is the newest reported usage: the first n messages (the last with cache last) and the reply.
 	anchor struct {
 		tokens, n int
-		last      *wireCache
+		last      *WireCache
 		reply     *Block
 	}
 	failures map[string]int // failed collapses and compacts in a row
@@ -77,7 +77,7 @@ func (a *Agent) anchorUsage(req ModelRequest, resp ModelResponse) {
 }
 
 // manageContext runs the layers whose threshold is reached, cheapest first, and fails when the request still does not fit.
-func (a *Agent) manageContext(ctx context.Context, t *turn) error {
+func (a *Agent) manageContext(ctx context.Context, t *Turn) error {
 	th := a.Compaction
 	percents := []int{cmp.Or(th.Micro, 50), cmp.Or(th.Snip, 70), cmp.Or(th.Collapse, 75), cmp.Or(th.Auto, 85)}
 	for i, layer := range []string{LayerMicro, LayerSnip, LayerCollapse, LayerCompact} {
@@ -108,7 +108,7 @@ func (a *Agent) promptFits(prompt Message) error {
 }
 
 // compactForRetry compacts to the newest round after the provider said the request was too long, reporting whether the history changed.
-func (a *Agent) compactForRetry(ctx context.Context, t *turn) bool {
+func (a *Agent) compactForRetry(ctx context.Context, t *Turn) bool {
 	if ctx.Err() != nil || a.context.failures[LayerCompact] >= maxCompactFailures {
 		return false
 	}

@@ -105,7 +105,7 @@ func checkHistory(t *testing.T, msgs []Message) {
 	}
 	req := ModelRequest{Model: "m", Messages: msgs, Tools: testTools}
 	a, errA := bodyBytes((&Anthropic{}).encode(req))
-	o, errO := bodyBytes((&OpenAI{}).encodeRequest(req))
+	o, errO := bodyBytes((&openAI{}).encodeRequest(req))
 	if errA != nil || errO != nil || !json.Valid(a) || !json.Valid(o) {
 		t.Fatalf("encoding the history: anthropic %v (valid %v), openai %v (valid %v)", errA, json.Valid(a), errO, json.Valid(o))
 	}
@@ -490,7 +490,7 @@ func TestContextUsage(t *testing.T) {
 // context against the parent's window and compacts at its thresholds.
 func TestSubagentInheritsContextSettings(t *testing.T) {
 	t.Parallel()
-	parent := &Agent{Model: "claude-sonnet-4-5", Tools: NewRegistry(), SummaryModel: "small",
+	parent := &Agent{Model: "claude-sonnet-4-5", Tools: newRegistry(), SummaryModel: "small",
 		Limits: ModelLimits{ContextWindow: 50_000, MaxOutput: 8_000}, Compaction: CompactThresholds{Micro: 20, Auto: 60}}
 	child := (&Subagents{Parent: parent}).child(context.Background(), parent.Env, &AgentDef{Name: "helper"}, 1)
 	if got := child.ContextUsage(); got.Window != 50_000 || got.Reserve != 8_000 {

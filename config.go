@@ -104,7 +104,7 @@ func loadSettings(home, userHome, workspace string, flagValues, kinds []string, 
 		}
 		s, err := parseSettings(data, source, false)
 		if err != nil {
-			return nil, usageError{err}
+			return nil, UsageError{err}
 		}
 		layers = append(layers, s)
 	}
@@ -114,7 +114,7 @@ func loadSettings(home, userHome, workspace string, flagValues, kinds []string, 
 // parseRuleFile decodes a permissions.json, which keeps "always" answers,
 // as settings holding only its rules; a blank one holds none.
 func parseRuleFile(data []byte, source string, project bool) (Settings, error) {
-	var rf ruleFile
+	var rf RuleFile
 	if err := decodeJSON(data, &rf, true); err != nil && strings.TrimSpace(string(data)) != "" {
 		return Settings{}, fmt.Errorf("permissions file %s: %w", source, err)
 	}

@@ -245,7 +245,7 @@ func TestTrustCommandArguments(t *testing.T) {
 	for _, tt := range tests {
 		var stdout, stderr strings.Builder
 		err := runTrustCommand(tt.args, &stdout, &stderr, getenv)
-		var usage usageError
+		var usage UsageError
 		if err == nil || err.Error() != tt.wantErr || errors.As(err, &usage) != tt.wantUsage || stdout.Len() > 0 {
 			t.Errorf("trust %q: error %v (usage error %v), stdout %q; want %q (usage error %v)", tt.args, err, errors.As(err, &usage), stdout.String(), tt.wantErr, tt.wantUsage)
 		}
@@ -281,7 +281,7 @@ func TestTrustTableClassesEveryKey(t *testing.T) {
 	t.Parallel()
 	var keys []string
 	settingsKeys(reflect.ValueOf(&Settings{}).Elem(), "", func(key string, _ reflect.Value) { keys = append(keys, "settings: "+key) })
-	for file, format := range map[string]reflect.Type{"permissions.json": reflect.TypeFor[ruleFile](), ".mcp.json": reflect.TypeFor[mcpFile]()} {
+	for file, format := range map[string]reflect.Type{"permissions.json": reflect.TypeFor[RuleFile](), ".mcp.json": reflect.TypeFor[mcpFile]()} {
 		for f := range format.Fields() {
 			keys = append(keys, file+": "+jsonName(f))
 		}

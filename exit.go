@@ -8,12 +8,12 @@ import (
 // The errors that choose minicode's exit code (main.go's exitCode): any
 // concern may return them, so they live below all of them.
 
-// usageError is a mistake in how minicode was called.
-type usageError struct{ error }
+// UsageError is a mistake in how minicode was called.
+type UsageError struct{ error }
 
-// usageErrorf formats a usageError.
+// usageErrorf formats a UsageError.
 func usageErrorf(format string, args ...any) error {
-	return usageError{fmt.Errorf(format, args...)}
+	return UsageError{fmt.Errorf(format, args...)}
 }
 
 // errTaskFailed marks a task that ran but failed, as its output said.

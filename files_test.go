@@ -31,13 +31,13 @@ func TestFileToolsUseTheFileJudged(t *testing.T) {
 	}
 	var replies []ScriptedReply
 	for i := range 60 {
-		calls := []ScriptedToolCall{
+		calls := []scriptedToolCall{
 			{Name: "write_file", Input: json.RawMessage(fmt.Sprintf(`{"path":"d/w%d.txt","content":"written\n"}`, i))},
 			{Name: "edit_file", Input: json.RawMessage(fmt.Sprintf(`{"path":"d/e.txt","old_string":"a","new_string":"a%d"}`, i))},
 			{Name: "grep_files", Input: json.RawMessage(`{"pattern":"CRET","path":"d"}`)},
 		}
 		for range 4 {
-			calls = append(calls, ScriptedToolCall{Name: "read_file", Input: json.RawMessage(`{"path":"d/f.txt"}`)})
+			calls = append(calls, scriptedToolCall{Name: "read_file", Input: json.RawMessage(`{"path":"d/f.txt"}`)})
 		}
 		replies = append(replies, ScriptedReply{ToolCalls: calls})
 	}

@@ -100,16 +100,16 @@ type Agent struct {
 	AgentID      string            // a subagent's id (its task call's), for its hooks
 	AgentType    string            // a subagent's agent definition, for its hooks
 	Emit         func(Event)       // receives every event; may be nil
-	Journal      func(Event)       // receives every event before Emit, to record the session; may be nil
+	Record       func(Event)       // receives every event before Emit, to record it in the session's journal; may be nil
 	Limits       ModelLimits       // zero means the model's entry in the limits table
 	Compaction   CompactThresholds // of the context layers
-	context      contextState
+	context      ContextState
 }
 
 // emit passes an event to the journal and whoever draws the loop.
 func (a *Agent) emit(e Event) {
-	if a.Journal != nil {
-		a.Journal(e)
+	if a.Record != nil {
+		a.Record(e)
 	}
 	if a.Emit != nil {
 		a.Emit(e)
@@ -125,8 +125,8 @@ type TurnInput struct {
 	Grants []Rule  // calls these rules cover run without asking (deny rules still hold)
 }
 
-// turn is the state of one running turn.
-type turn struct {
+// Turn is the state of one running turn.
+type Turn struct {
 	model         string   // the model that answers
 	env           *ToolEnv // the agent's, with the turn's model and grants
 	messages      []Message
@@ -157,7 +157,7 @@ func (a *Agent) RunTurn(ctx context.Context, history []Message, in TurnInput) Tu
 			prompt.Content = append(prompt.Content, Block{Type: BlockText, Text: v.Context})
 		}
 	}
-	t := &turn{model: cmp.Or(in.Model, a.Model), env: a.Env.forTurn(in.Model, in.Grants), messages: append(append([]Message(nil), history...), prompt)}
+	t := &Turn{model: cmp.Or(in.Model, a.Model), env: a.Env.forTurn(in.Model, in.Grants), messages: append(append([]Message(nil), history...), prompt)}
 	res := a.run(ctx, t)
 	if res.End == EndAskUser && a.Depth == 0 {
 		a.hooks().Run(ctx, HookInput{HookEventName: HookNotification, NotificationType: "idle_prompt", Message: "minicode is waiting for your answer: " + res.Text})
@@ -169,7 +169,7 @@ func (a *Agent) RunTurn(ctx context.Context, history []Message, in TurnInput) Tu
 }
 
 // run is the loop proper: one iteration per model step.
-func (a *Agent) run(ctx context.Context, t *turn) TurnResult {
+func (a *Agent) run(ctx context.Context, t *Turn) TurnResult {
 	maxSteps := cmp.Or(max(a.MaxSteps, 0), defaultMaxSteps)
 	retried := false // after the provider said a request was too long
 	for t.steps < maxSteps {
@@ -220,7 +220,7 @@ func (a *Agent) hooks() *Hooks {
 }
 
 // stopHookContinues runs the Stop hooks (a subagent's SubagentStop hooks) once the model answered; a block sends its reason to the model, which goes on.
-func (a *Agent) stopHookContinues(ctx context.Context, t *turn, answer string) bool {
+func (a *Agent) stopHookContinues(ctx context.Context, t *Turn, answer string) bool {
 	in := HookInput{HookEventName: HookStop, StopHookActive: new(t.stopHooks > 0), LastMessage: answer}
 	if a.Depth > 0 {
 		in.HookEventName, in.AgentID, in.AgentType = HookSubagentStop, a.AgentID, a.AgentType
@@ -236,7 +236,7 @@ func (a *Agent) stopHookContinues(ctx context.Context, t *turn, answer string) b
 }
 
 // fail ends the turn after an error: cancelled if the user interrupted, else with a notice starting with prefix.
-func (a *Agent) fail(ctx context.Context, t *turn, err error, prefix string) TurnResult {
+func (a *Agent) fail(ctx context.Context, t *Turn, err error, prefix string) TurnResult {
 	if ctx.Err() != nil || errors.Is(err, context.Canceled) {
 		return a.interrupted(t)
 	}
@@ -246,7 +246,7 @@ func (a *Agent) fail(ctx context.Context, t *turn, err error, prefix string) Tur
 }
 
 // callModel sends the conversation and streams the reply to the UI.
-func (a *Agent) callModel(ctx context.Context, t *turn) (ModelResponse, error) {
+func (a *Agent) callModel(ctx context.Context, t *Turn) (ModelResponse, error) {
 	withWireCaches(t.messages)
 	req := a.request(t.model, t.messages)
 	if u := a.ContextUsage(); req.MaxTokens > 0 && u.Tokens+req.MaxTokens > u.Window {
@@ -291,7 +291,7 @@ func (a *Agent) emitUsage(model string, reported *Usage, now Usage, took time.Du
 
 // interrupted ends a turn the user stopped. The text of a reply cut off stays in the conversation, and
 // a note after it tells the model, and a resumed session, that the user interrupted, as Claude Code does.
-func (a *Agent) interrupted(t *turn) TurnResult {
+func (a *Agent) interrupted(t *Turn) TurnResult {
 	if text := strings.TrimSpace(t.partial); text != "" {
 		a.appendReply(t, assistantText(text))
 	}
@@ -315,7 +315,7 @@ func (a *Agent) request(model string, messages []Message) ModelRequest {
 }
 
 // step classifies one reply and acts on it, reporting whether the turn is over.
-func (a *Agent) step(ctx context.Context, t *turn, resp ModelResponse) (TurnResult, bool) {
+func (a *Agent) step(ctx context.Context, t *Turn, resp ModelResponse) (TurnResult, bool) {
 	reply := Message{Role: RoleAssistant, Content: resp.Content}
 	calls := reply.ToolUses()
 	text := strings.TrimSpace(reply.Text())
@@ -358,7 +358,7 @@ func (a *Agent) step(ctx context.Context, t *turn, resp ModelResponse) (TurnResu
 }
 
 // runCalls stores a reply asking for tools and runs them; the turn goes on unless cancelled, asking the user, or stopped by a hook.
-func (a *Agent) runCalls(ctx context.Context, t *turn, reply Message, calls []Block) (TurnResult, bool) {
+func (a *Agent) runCalls(ctx context.Context, t *Turn, reply Message, calls []Block) (TurnResult, bool) {
 	t.progress, t.recoveries, t.cutText = 0, 0, ""
 	t.usedTools = true
 	a.appendReply(t, reply)
@@ -377,7 +377,7 @@ func (a *Agent) runCalls(ctx context.Context, t *turn, reply Message, calls []Bl
 }
 
 // recover asks the model again after an unusable reply, or ends the turn naming the reason once retries are used up.
-func (a *Agent) recover(t *turn, prompt, reason string) (TurnResult, bool) {
+func (a *Agent) recover(t *Turn, prompt, reason string) (TurnResult, bool) {
 	if t.recoveries >= maxEmptyRecoveries {
 		msg := fmt.Sprintf("Stopped: the model gave %d %s in a row, so the turn ended without an answer. Try again or rephrase the request.", t.recoveries+1, reason)
 		a.appendReply(t, assistantText(msg))
@@ -389,19 +389,19 @@ func (a *Agent) recover(t *turn, prompt, reason string) (TurnResult, bool) {
 }
 
 // appendUser adds a message the loop itself writes to the model (a nudge or recovery prompt) and announces it.
-func (a *Agent) appendUser(t *turn, m Message) {
+func (a *Agent) appendUser(t *Turn, m Message) {
 	t.messages = append(t.messages, m)
 	a.emit(Event{Kind: EventUser, Message: &t.messages[len(t.messages)-1]})
 }
 
 // appendReply adds an assistant message to the history and announces it.
-func (a *Agent) appendReply(t *turn, m Message) {
+func (a *Agent) appendReply(t *Turn, m Message) {
 	t.messages = append(t.messages, m)
 	a.emit(Event{Kind: EventAssistant, Message: &t.messages[len(t.messages)-1]})
 }
 
 // runBatch runs a reply's calls (parallel-safe runs together), adds their results, and returns ask_user's question.
-func (a *Agent) runBatch(ctx context.Context, t *turn, calls []Block) (question string) {
+func (a *Agent) runBatch(ctx context.Context, t *Turn, calls []Block) (question string) {
 	ctx = context.WithValue(ctx, keyHistory, t.messages)
 	results := make([]Block, len(calls))
 	questions, stops := make([]string, len(calls)), make([]string, len(calls))

@@ -87,7 +87,7 @@ func loopTestTools(order *[]string, mu *sync.Mutex) *Registry {
 		*order = append(*order, s)
 		mu.Unlock()
 	}
-	return NewRegistry(
+	return newRegistry(
 		ToolDef[echoInput]{Name: "echo", Description: "echo text", ReadOnly: true,
 			Run: func(_ context.Context, _ *ToolEnv, in echoInput) (ToolOutput, error) {
 				record("echo:" + in.Text)

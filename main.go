@@ -129,7 +129,7 @@ const (
 // exitCode maps Run's result to the exit status, printing an error not
 // yet reported.
 func exitCode(err error, stderr io.Writer) int {
-	var usage usageError
+	var usage UsageError
 	switch {
 	case err == nil, errors.Is(err, flag.ErrHelp):
 		return exitOK

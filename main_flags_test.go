@@ -170,18 +170,18 @@ func TestAddDirAndDontAsk(t *testing.T) {
 	cases := []struct {
 		mode PermissionMode
 		req  PermissionRequest
-		want Verdict
+		want verdict
 	}{
-		{ModeDefault, PermissionRequest{Tool: "read_file", Access: AccessRead, Paths: []string{extra + "/a.go"}}, VerdictAllow},
-		{ModeDefault, PermissionRequest{Tool: "read_file", Access: AccessRead, Paths: []string{outside + "/a.go"}}, VerdictAsk},
-		{ModeAcceptEdits, PermissionRequest{Tool: "write_file", Access: AccessWrite, Paths: []string{extra + "/b.go"}}, VerdictAllow},
-		{ModeAcceptEdits, PermissionRequest{Tool: "write_file", Access: AccessWrite, Paths: []string{outside + "/b.go"}}, VerdictAsk},
-		{ModeDontAsk, PermissionRequest{Tool: "read_file", Access: AccessRead, Paths: []string{extra + "/a.go"}}, VerdictAllow},
-		{ModeDontAsk, PermissionRequest{Tool: "read_file", Access: AccessRead, Paths: []string{outside + "/a.go"}}, VerdictDeny},
-		{ModeDontAsk, PermissionRequest{Tool: "run_command", Access: AccessExecute, Command: "make"}, VerdictDeny},
+		{ModeDefault, PermissionRequest{Tool: "read_file", Access: AccessRead, Paths: []string{extra + "/a.go"}}, verdictAllow},
+		{ModeDefault, PermissionRequest{Tool: "read_file", Access: AccessRead, Paths: []string{outside + "/a.go"}}, verdictAsk},
+		{ModeAcceptEdits, PermissionRequest{Tool: "write_file", Access: AccessWrite, Paths: []string{extra + "/b.go"}}, verdictAllow},
+		{ModeAcceptEdits, PermissionRequest{Tool: "write_file", Access: AccessWrite, Paths: []string{outside + "/b.go"}}, verdictAsk},
+		{ModeDontAsk, PermissionRequest{Tool: "read_file", Access: AccessRead, Paths: []string{extra + "/a.go"}}, verdictAllow},
+		{ModeDontAsk, PermissionRequest{Tool: "read_file", Access: AccessRead, Paths: []string{outside + "/a.go"}}, verdictDeny},
+		{ModeDontAsk, PermissionRequest{Tool: "run_command", Access: AccessExecute, Command: "make"}, verdictDeny},
 	}
 	for _, tc := range cases {
-		p, err := NewPermissions(PermissionConfig{Mode: tc.mode, Workspace: ws, AddDirs: []string{extra}})
+		p, err := newPermissions(PermissionConfig{Mode: tc.mode, Workspace: ws, AddDirs: []string{extra}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -28,39 +28,39 @@ const (
 	rpcConnectionLost = -32000
 )
 
-// rpcMessage is any JSON-RPC 2.0 message, its id kept raw to survive the round trip.
-type rpcMessage struct {
+// RPCMessage is any JSON-RPC 2.0 message, its id kept raw to survive the round trip.
+type RPCMessage struct {
 	JSONRPC string          `json:"jsonrpc"`
 	ID      json.RawMessage `json:"id,omitempty"`
 	Method  string          `json:"method,omitempty"`
 	Params  json.RawMessage `json:"params,omitempty"`
 	Result  json.RawMessage `json:"result,omitempty"`
-	Error   *rpcError       `json:"error,omitempty"`
+	Error   *RPCError       `json:"error,omitempty"`
 }
 
 // isRequest reports whether m asks for an answer.
-func (m rpcMessage) isRequest() bool { return m.Method != "" && len(m.ID) > 0 }
+func (m RPCMessage) isRequest() bool { return m.Method != "" && len(m.ID) > 0 }
 
 // isResponse reports whether m answers one of our requests.
-func (m rpcMessage) isResponse() bool { return m.Method == "" && len(m.ID) > 0 }
+func (m RPCMessage) isResponse() bool { return m.Method == "" && len(m.ID) > 0 }
 
 // idKey is the canonical text of a message id, used to match replies.
 func idKey(id json.RawMessage) string { return string(bytes.TrimSpace(id)) }
 
-// rpcError is a JSON-RPC error object.
-type rpcError struct {
+// RPCError is a JSON-RPC error object.
+type RPCError struct {
 	Code    int    `json:"code"`
 	Message string `json:"message"`
 }
 
 // Error describes the error the way a user reads it.
-func (e *rpcError) Error() string { return fmt.Sprintf("%s (code %d)", e.Message, e.Code) }
+func (e *RPCError) Error() string { return fmt.Sprintf("%s (code %d)", e.Message, e.Code) }
 
 // mcpTransport carries JSON-RPC messages to and from one server.
 type mcpTransport interface {
 	// open connects: messages go to deliver in order; lost is called once if the connection ends by itself.
-	open(ctx context.Context, deliver func(rpcMessage), lost func(error)) error
-	send(ctx context.Context, msg rpcMessage) error // errMCPSessionExpired: initialize again
+	open(ctx context.Context, deliver func(RPCMessage), lost func(error)) error
+	send(ctx context.Context, msg RPCMessage) error // errMCPSessionExpired: initialize again
 	close()                                         // returns once all it started has ended
 }
 
@@ -91,7 +91,7 @@ type mcpServerInfo struct {
 
 // mcpPending is one request waiting for its reply.
 type mcpPending struct {
-	reply      chan rpcMessage
+	reply      chan RPCMessage
 	onProgress func(MCPProgress)
 	timer      *time.Timer // ends the request unless progress resets it
 	timeout    time.Duration
@@ -197,13 +197,13 @@ func (s *mcpSession) request(ctx context.Context, method string, params map[stri
 	defer stop(nil)
 	defer context.AfterFunc(s.life, func() { stop(nil) })() // the session's end ends the request too
 	timedOut := fmt.Errorf("MCP server %s did not answer %s within %s", s.server, method, timeout)
-	p := &mcpPending{reply: make(chan rpcMessage, 1), onProgress: onProgress, timeout: timeout, timer: time.AfterFunc(timeout, func() { stop(timedOut) })}
+	p := &mcpPending{reply: make(chan RPCMessage, 1), onProgress: onProgress, timeout: timeout, timer: time.AfterFunc(timeout, func() { stop(timedOut) })}
 	defer p.timer.Stop()
 	s.pending.Store(key, p)
 	defer s.pending.Delete(key) // a reply that still comes is ignored
 
-	var reply rpcMessage
-	err := s.tr.send(ctx, rpcMessage{JSONRPC: "2.0", ID: json.RawMessage(key), Method: method, Params: body})
+	var reply RPCMessage
+	err := s.tr.send(ctx, RPCMessage{JSONRPC: "2.0", ID: json.RawMessage(key), Method: method, Params: body})
 	if err == nil {
 		select {
 		case reply = <-p.reply:
@@ -239,7 +239,7 @@ func (s *mcpSession) cancelRequest(method, key, reason string) {
 
 // notify sends a notification.
 func (s *mcpSession) notify(ctx context.Context, method string, params any) error {
-	msg := rpcMessage{JSONRPC: "2.0", Method: method}
+	msg := RPCMessage{JSONRPC: "2.0", Method: method}
 	if params != nil {
 		msg.Params, _ = json.Marshal(params) // maps of plain values
 	}
@@ -247,7 +247,7 @@ func (s *mcpSession) notify(ctx context.Context, method string, params any) erro
 }
 
 // receive routes one incoming message: a reply, a server request or a notification.
-func (s *mcpSession) receive(m rpcMessage) {
+func (s *mcpSession) receive(m RPCMessage) {
 	var p struct {
 		RequestID json.RawMessage `json:"requestId"`
 		Token     json.RawMessage `json:"progressToken"`
@@ -288,7 +288,7 @@ func (s *mcpSession) lookup(id json.RawMessage) *mcpPending {
 }
 
 // serve answers a server's request on its own goroutine, so a slow answer stalls nothing.
-func (s *mcpSession) serve(m rpcMessage) {
+func (s *mcpSession) serve(m RPCMessage) {
 	ctx, stop := context.WithCancel(s.life)
 	s.incoming.Store(idKey(m.ID), stop)
 	go func() {
@@ -298,7 +298,7 @@ func (s *mcpSession) serve(m rpcMessage) {
 		if ctx.Err() != nil {
 			return
 		}
-		reply := rpcMessage{JSONRPC: "2.0", ID: m.ID, Error: rerr}
+		reply := RPCMessage{JSONRPC: "2.0", ID: m.ID, Error: rerr}
 		if rerr == nil {
 			reply.Result, _ = json.Marshal(result)
 		}
@@ -309,7 +309,7 @@ func (s *mcpSession) serve(m rpcMessage) {
 }
 
 // answer computes the result of a server's ping, roots/list or elicitation/create.
-func (s *mcpSession) answer(ctx context.Context, m rpcMessage) (any, *rpcError) {
+func (s *mcpSession) answer(ctx context.Context, m RPCMessage) (any, *RPCError) {
 	switch {
 	case m.Method == "ping":
 		return struct{}{}, nil
@@ -319,7 +319,7 @@ func (s *mcpSession) answer(ctx context.Context, m rpcMessage) (any, *rpcError) 
 	case m.Method == "elicitation/create":
 		return s.elicit(ctx, m.Params)
 	}
-	return nil, &rpcError{Code: rpcMethodNotFound, Message: "method not found: " + m.Method}
+	return nil, &RPCError{Code: rpcMethodNotFound, Message: "method not found: " + m.Method}
 }
 
 // lost reports that the transport ended: by default it ends the session, an owner records the loss first.

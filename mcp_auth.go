@@ -14,8 +14,8 @@ import (
 	"time"
 )
 
-// MCPOAuthConfig is an HTTP server's "oauth" config, which sets up minicode's OAuth client; any field may be unset or use ${VAR}.
-type MCPOAuthConfig struct {
+// mcpOAuthConfig is an HTTP server's "oauth" config, which sets up minicode's OAuth client; any field may be unset or use ${VAR}.
+type mcpOAuthConfig struct {
 	ClientID          string `json:"clientId,omitempty"`          // a client registered by hand at the authorization server
 	ClientSecret      string `json:"clientSecret,omitempty"`      // its secret, if it has one
 	ClientMetadataURL string `json:"clientMetadataUrl,omitempty"` // an HTTPS Client ID Metadata Document that names minicode
@@ -36,7 +36,7 @@ const mcpTestBrowserEnv = "MINICODE_OAUTH_TEST_BROWSER"
 type mcpAuth struct {
 	server, url string
 	key         string // the entry in the token file: the server's name and URL
-	cfg         MCPOAuthConfig
+	cfg         mcpOAuthConfig
 	store       mcpTokenStore
 	browse      func(ctx context.Context, authURL string) error // shows the authorization URL to a browser
 	tell        func(string)                                    // where a login says what to do; nil: no login here
@@ -68,7 +68,7 @@ func (m *MCPManager) oauthFor(c MCPServerConfig) *mcpAuth {
 	if !c.isHTTP() || c.Type == "sdk" || m.opts.Home == "" {
 		return nil
 	}
-	cfg := *cmp.Or(c.OAuth, &MCPOAuthConfig{})
+	cfg := *cmp.Or(c.OAuth, &mcpOAuthConfig{})
 	for _, field := range []*string{&cfg.ClientID, &cfg.ClientSecret, &cfg.ClientMetadataURL, &cfg.PrivateKey, &cfg.IDPTokenEndpoint, &cfg.IDPClientID, &cfg.IDPIDToken} {
 		*field = expandVars(*field, os.Getenv)
 	}
@@ -240,7 +240,7 @@ func (m *MCPManager) loginCommand(ctx context.Context, name string) string {
 	}
 	msg, err := m.login(ctx, srv.cfg, func(s string) { m.notice("%s", s) })
 	if err == nil {
-		err = m.Restart(ctx, name)
+		err = m.restart(ctx, name)
 	}
 	if err != nil {
 		return fmt.Sprintf("MCP server %s: %v", name, err)

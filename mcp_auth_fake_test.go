@@ -77,7 +77,7 @@ func newOAuthFake(t *testing.T) *oauthFake {
 func (f *oauthFake) mcpURL() string { return f.rs.URL + "/mcp" }
 
 // config is the MCP server config of the protected server.
-func (f *oauthFake) config(oauth *MCPOAuthConfig) MCPServerConfig {
+func (f *oauthFake) config(oauth *mcpOAuthConfig) MCPServerConfig {
 	return MCPServerConfig{Name: "remote", Type: "http", URL: f.mcpURL(), OAuth: oauth}
 }
 
@@ -198,7 +198,7 @@ func (f *oauthFake) serveRS(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "not here", http.StatusNotFound)
 		return
 	}
-	var m rpcMessage
+	var m RPCMessage
 	json.NewDecoder(r.Body).Decode(&m)
 	header := r.Header.Get("Authorization")
 	f.mcpAuthHeader = append(f.mcpAuthHeader, header)

@@ -19,10 +19,10 @@ import (
 // authTestManager is a manager, as the command line's, with a fresh
 // home and the fake's server configured; its OAuth client logs in with
 // the automated browser, telling told.
-func authTestManager(t *testing.T, f *oauthFake, oauth *MCPOAuthConfig) (*MCPManager, MCPServerConfig, *mcpAuth, *[]string) {
+func authTestManager(t *testing.T, f *oauthFake, oauth *mcpOAuthConfig) (*MCPManager, MCPServerConfig, *mcpAuth, *[]string) {
 	t.Helper()
 	var told []string
-	m := NewMCPManager(nil, nil, MCPOptions{Home: t.TempDir(), Login: func(s string) { told = append(told, s) }})
+	m := newMCPManager(nil, nil, MCPOptions{Home: t.TempDir(), Login: func(s string) { told = append(told, s) }})
 	c := f.config(oauth)
 	a := m.oauthFor(c)
 	a.browse = followLoopbackRedirects
@@ -236,7 +236,7 @@ func TestMCPAuthPreRegisteredClient(t *testing.T) {
 	f := newOAuthFake(t)
 	f.noDCR, f.secret = true, "s3cret"
 	t.Setenv("MINICODE_TEST_CLIENT_SECRET", "s3cret")
-	m, c, a, _ := authTestManager(t, f, &MCPOAuthConfig{ClientID: "pre", ClientSecret: "${MINICODE_TEST_CLIENT_SECRET}"})
+	m, c, a, _ := authTestManager(t, f, &mcpOAuthConfig{ClientID: "pre", ClientSecret: "${MINICODE_TEST_CLIENT_SECRET}"})
 	if text, err := callOnce(t, m, c); err != nil || text != "you are alice" {
 		t.Fatalf("call = %q, %v", text, err)
 	}
@@ -342,7 +342,7 @@ func TestMCPAuthClientCredentials(t *testing.T) {
 	f := newOAuthFake(t)
 	f.noDCR, f.secret, f.scope = true, "machine", "read"
 	home := t.TempDir()
-	c := f.config(&MCPOAuthConfig{Grant: "client_credentials", ClientID: "pre", ClientSecret: "machine"})
+	c := f.config(&mcpOAuthConfig{Grant: "client_credentials", ClientID: "pre", ClientSecret: "machine"})
 	m, reg := startManager(t, []MCPServerConfig{c}, MCPOptions{Home: home})
 	if st := m.Status()[0]; st.State != MCPReady {
 		t.Fatalf("status %+v, want ready without a login", st)

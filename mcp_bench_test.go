@@ -21,7 +21,7 @@ import (
 func BenchmarkMCPConnectEverything(b *testing.B) {
 	c := everythingStdio(b)
 	for b.Loop() {
-		m := NewMCPManager(nil, nil, MCPOptions{})
+		m := newMCPManager(nil, nil, MCPOptions{})
 		sess := newMCPSession(c.Name, m.transport(c), m.opts)
 		if err := sess.connect(context.Background(), c.startupTimeout()); err != nil {
 			b.Fatal(err)

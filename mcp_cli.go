@@ -36,7 +36,7 @@ logout forgets its tokens, kept in $MINICODE_HOME/mcp-tokens.json.
 tools lists a server's tools with their input schemas; call runs one tool,
 prints its result, and exits with status 1 if the tool reports an error.`
 
-// runMCPCommand runs `minicode mcp ...`; usage mistakes come back as usageError.
+// runMCPCommand runs `minicode mcp ...`; usage mistakes come back as UsageError.
 func runMCPCommand(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, home, workspace string) error {
 	if len(args) == 0 {
 		return usageErrorf("%s", mcpUsage)
@@ -150,7 +150,7 @@ func parseNamed(fs *flag.FlagSet, args []string) (string, []string, error) {
 
 // mcpList prints the configured servers, and on stderr the broken entries left out.
 func mcpList(stdout, stderr io.Writer, home, workspace string) error {
-	configs := LoadMCPConfig(home, workspace, func(err error) { fmt.Fprintf(stderr, "minicode: %v; left out\n", err) })
+	configs := loadMCPConfig(home, workspace, func(err error) { fmt.Fprintf(stderr, "minicode: %v; left out\n", err) })
 	if len(configs) == 0 {
 		fmt.Fprintln(stdout, "No MCP servers configured. Add one with: minicode mcp add NAME -- COMMAND ARGS")
 		return nil
@@ -171,7 +171,7 @@ func resolveMCPTarget(target, home, workspace string) (MCPServerConfig, error) {
 		return MCPServerConfig{Name: nonNameChars.ReplaceAllString(u.Host, "_"), Type: "http", URL: target}, nil
 	}
 	var broken []error
-	configs := LoadMCPConfig(home, workspace, func(err error) { broken = append(broken, err) })
+	configs := loadMCPConfig(home, workspace, func(err error) { broken = append(broken, err) })
 	var names []string
 	for _, c := range configs {
 		if c.Name == target {
@@ -192,7 +192,7 @@ func mcpLogin(ctx context.Context, verb string, args []string, stdout, stderr io
 	if err != nil {
 		return err
 	}
-	m := NewMCPManager(nil, nil, MCPOptions{Workspace: workspace, Home: home})
+	m := newMCPManager(nil, nil, MCPOptions{Workspace: workspace, Home: home})
 	var msg string
 	if verb == "login" {
 		msg, err = m.login(ctx, c, func(s string) { fmt.Fprintln(stderr, s) })
@@ -211,7 +211,7 @@ func connectCLI(ctx context.Context, target string, elicitor Elicitor, stderr io
 	if err != nil {
 		return nil, c, err
 	}
-	m := NewMCPManager(nil, nil, MCPOptions{Workspace: workspace, Elicitor: elicitor, Home: home, Login: func(s string) { fmt.Fprintln(stderr, s) }})
+	m := newMCPManager(nil, nil, MCPOptions{Workspace: workspace, Elicitor: elicitor, Home: home, Login: func(s string) { fmt.Fprintln(stderr, s) }})
 	sess := newMCPSession(c.Name, m.transport(c), m.opts)
 	if err := sess.connect(ctx, c.startupTimeout()); err != nil {
 		return nil, c, err
@@ -292,7 +292,7 @@ func elicitorFor(mode string, stdin io.Reader, stderr io.Writer) (Elicitor, erro
 	case "defaults":
 		return elicitDefaults, nil
 	case "ask":
-		return NewLineElicitor(stdin, stderr).Elicit, nil
+		return newLineElicitor(stdin, stderr).Elicit, nil
 	}
 	return nil, usageErrorf("--mcp-elicitation must be decline, defaults or ask, not %q", mode)
 }

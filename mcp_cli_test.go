@@ -60,7 +60,7 @@ func TestLoadMCPConfig(t *testing.T) {
 	}
 	write(filepath.Join(home, "mcp.json"), `{"mcpServers":{"a":{"command":"user-a"},"b":{"command":"user-b","timeoutMs":5}}}`)
 	write(filepath.Join(ws, ".mcp.json"), `{"other":true,"mcpServers":{"a":{"type":"http","url":"http://x/mcp","headers":{"X":"1"}}}}`)
-	configs := LoadMCPConfig(home, ws, noneBroken(t))
+	configs := loadMCPConfig(home, ws, noneBroken(t))
 	if len(configs) != 2 || configs[0].URL != "http://x/mcp" || !configs[0].isHTTP() || configs[1].Command != "user-b" || configs[1].callTimeout().Milliseconds() != 5 {
 		t.Errorf("configs = %+v; want the project's a over the user's, and the user's b", configs)
 	}
@@ -74,7 +74,7 @@ func TestLoadMCPConfig(t *testing.T) {
 	for _, b := range bad {
 		write(filepath.Join(ws, ".mcp.json"), b.text)
 		var broken []error
-		LoadMCPConfig(home, ws, func(err error) { broken = append(broken, err) })
+		loadMCPConfig(home, ws, func(err error) { broken = append(broken, err) })
 		if err := errors.Join(broken...); err == nil || !strings.Contains(err.Error(), b.want) || !strings.Contains(err.Error(), ".mcp.json") {
 			t.Errorf("config %q: error %v, want the file and %q", b.text, err, b.want)
 		}
@@ -162,7 +162,7 @@ func TestMCPAddedServerStarts(t *testing.T) {
 	if _, err := runMCP(t, home, ws, "add", "fake", "--project", "--env", fakeMCPEnv+"=ndjson", "--", exe); err != nil {
 		t.Fatal(err)
 	}
-	configs := LoadMCPConfig(home, ws, noneBroken(t))
+	configs := loadMCPConfig(home, ws, noneBroken(t))
 	m, reg := startManager(t, configs, MCPOptions{})
 	if st := m.Status(); len(st) != 1 || st[0].State != MCPReady || len(reg.Tools()) != 6 {
 		t.Errorf("status %+v with tools %q, want fake ready with 6 tools", st, reg.names())
@@ -171,7 +171,7 @@ func TestMCPAddedServerStarts(t *testing.T) {
 		t.Fatal(err)
 	}
 	var broken error
-	if LoadMCPConfig(home, ws, func(err error) { broken = err }); broken == nil || !strings.Contains(broken.Error(), ".mcp.json") {
+	if loadMCPConfig(home, ws, func(err error) { broken = err }); broken == nil || !strings.Contains(broken.Error(), ".mcp.json") {
 		t.Errorf("a broken config: error %v, want one naming the file", err)
 	}
 }

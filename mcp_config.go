@@ -38,7 +38,7 @@ type MCPServerConfig struct {
 	Headers          map[string]string `json:"headers,omitempty"`
 	StartupTimeoutMs int               `json:"startupTimeoutMs,omitempty"`
 	TimeoutMs        int               `json:"timeoutMs,omitempty"`
-	OAuth            *MCPOAuthConfig   `json:"oauth,omitempty"`
+	OAuth            *mcpOAuthConfig   `json:"oauth,omitempty"`
 
 	Name     string           `json:"-"`
 	Source   string           `json:"-"` // the file it came from
@@ -75,8 +75,8 @@ func (c MCPServerConfig) validate() error {
 	return nil
 }
 
-// LoadMCPConfig reads the user's servers, then the project's, which replace those of their name; a broken file or entry goes to skip, left out.
-func LoadMCPConfig(home, workspace string, skip func(error)) []MCPServerConfig {
+// loadMCPConfig reads the user's servers, then the project's, which replace those of their name; a broken file or entry goes to skip, left out.
+func loadMCPConfig(home, workspace string, skip func(error)) []MCPServerConfig {
 	byName := map[string]MCPServerConfig{}
 	for _, project := range []bool{false, true} {
 		path := mcpConfigFile(home, workspace, project)
@@ -126,7 +126,7 @@ func parseMCPServers(data []byte, path string) (servers []MCPServerConfig, broke
 func loadRunMCPServers(home, workspace string, flagValues []string, strict bool, skip func(error)) ([]MCPServerConfig, error) {
 	var servers []MCPServerConfig
 	if !strict {
-		servers = LoadMCPConfig(home, workspace, skip)
+		servers = loadMCPConfig(home, workspace, skip)
 	}
 	for _, v := range flagValues {
 		data, path := []byte(v), "--mcp-config"
@@ -139,7 +139,7 @@ func loadRunMCPServers(home, workspace string, flagValues []string, strict bool,
 		}
 		given, broken := parseMCPServers(data, path)
 		if len(broken) > 0 {
-			return nil, usageError{broken[0]}
+			return nil, UsageError{broken[0]}
 		}
 		for _, c := range given {
 			c.Source = "--mcp-config"

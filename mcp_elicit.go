@@ -16,13 +16,13 @@ import (
 
 // Elicitation actions a user can take on a server's question.
 const (
-	ElicitAccept  = "accept"
-	ElicitDecline = "decline"
-	ElicitCancel  = "cancel"
+	elicitAccept  = "accept"
+	elicitDecline = "decline"
+	elicitCancel  = "cancel"
 )
 
-// ElicitField is one field of the form a server asks the user to fill in.
-type ElicitField struct {
+// elicitField is one field of the form a server asks the user to fill in.
+type elicitField struct {
 	Name        string `json:"-"`
 	Title       string
 	Description string
@@ -32,34 +32,34 @@ type ElicitField struct {
 	Required    bool `json:"-"`
 }
 
-// ElicitRequest is a server's elicitation/create in form mode.
-type ElicitRequest struct {
+// elicitRequest is a server's elicitation/create in form mode.
+type elicitRequest struct {
 	Server  string
 	Message string
-	Fields  []ElicitField
+	Fields  []elicitField
 }
 
-// ElicitResult is the user's answer, elicitation/create's result: an action and, on accept only, the values.
-type ElicitResult struct {
+// elicitResult is the user's answer, elicitation/create's result: an action and, on accept only, the values.
+type elicitResult struct {
 	Action  string         `json:"action"`
 	Content map[string]any `json:"content,omitzero"`
 }
 
 // Elicitor puts a server's question to the user.
-type Elicitor func(ctx context.Context, req ElicitRequest) ElicitResult
+type Elicitor func(ctx context.Context, req elicitRequest) elicitResult
 
 // elicitDefaults accepts with the schema's defaults, or declines if a required field has none.
-func elicitDefaults(_ context.Context, req ElicitRequest) ElicitResult {
+func elicitDefaults(_ context.Context, req elicitRequest) elicitResult {
 	content := map[string]any{}
 	for _, f := range req.Fields {
 		switch {
 		case f.Default != nil:
 			content[f.Name] = f.Default
 		case f.Required:
-			return ElicitResult{Action: ElicitDecline}
+			return elicitResult{Action: elicitDecline}
 		}
 	}
-	return ElicitResult{Action: ElicitAccept, Content: content}
+	return elicitResult{Action: elicitAccept, Content: content}
 }
 
 // LineElicitor asks field by field on a line terminal; ReadLine returns a line without its end.
@@ -68,8 +68,8 @@ type LineElicitor struct {
 	Out      io.Writer
 }
 
-// NewLineElicitor reads answers from in and writes prompts to out.
-func NewLineElicitor(in io.Reader, out io.Writer) *LineElicitor {
+// newLineElicitor reads answers from in and writes prompts to out.
+func newLineElicitor(in io.Reader, out io.Writer) *LineElicitor {
 	lines := bufio.NewScanner(in)
 	return &LineElicitor{Out: out, ReadLine: func(context.Context) (string, error) {
 		if lines.Scan() {
@@ -80,7 +80,7 @@ func NewLineElicitor(in io.Reader, out io.Writer) *LineElicitor {
 }
 
 // Elicit asks for each field in the schema's order.
-func (l *LineElicitor) Elicit(ctx context.Context, req ElicitRequest) ElicitResult {
+func (l *LineElicitor) Elicit(ctx context.Context, req elicitRequest) elicitResult {
 	fmt.Fprintf(l.Out, "MCP server %s asks: %s\n(press Enter to keep a [default]; type :decline or :cancel to refuse)\n", req.Server, req.Message)
 	content := map[string]any{}
 	for i := 0; i < len(req.Fields); {
@@ -91,9 +91,9 @@ func (l *LineElicitor) Elicit(ctx context.Context, req ElicitRequest) ElicitResu
 		value, problem := parseFieldAnswer(f, answer)
 		switch {
 		case err != nil || ctx.Err() != nil || answer == ":cancel":
-			return ElicitResult{Action: ElicitCancel}
+			return elicitResult{Action: elicitCancel}
 		case answer == ":decline":
-			return ElicitResult{Action: ElicitDecline}
+			return elicitResult{Action: elicitDecline}
 		case problem != "":
 			fmt.Fprintf(l.Out, "  %s\n", problem)
 			continue
@@ -102,11 +102,11 @@ func (l *LineElicitor) Elicit(ctx context.Context, req ElicitRequest) ElicitResu
 		}
 		i++
 	}
-	return ElicitResult{Action: ElicitAccept, Content: content}
+	return elicitResult{Action: elicitAccept, Content: content}
 }
 
 // fieldPrompt is the question for one field.
-func fieldPrompt(f ElicitField) string {
+func fieldPrompt(f elicitField) string {
 	s := cmp.Or(f.Title, f.Name)
 	if f.Description != "" {
 		s += " (" + f.Description + ")"
@@ -126,7 +126,7 @@ func fieldPrompt(f ElicitField) string {
 }
 
 // parseFieldAnswer converts an answer to the field's value (nil: none), or says what is wrong.
-func parseFieldAnswer(f ElicitField, answer string) (any, string) {
+func parseFieldAnswer(f elicitField, answer string) (any, string) {
 	bools := map[string]bool{"y": true, "yes": true, "true": true, "n": false, "no": false, "false": false}
 	switch {
 	case answer == "" && f.Required && f.Default == nil:
@@ -155,27 +155,27 @@ func parseFieldAnswer(f ElicitField, answer string) (any, string) {
 }
 
 // elicit answers a server's elicitation/create in form mode through the Elicitor, or declines.
-func (s *mcpSession) elicit(ctx context.Context, params json.RawMessage) (any, *rpcError) {
+func (s *mcpSession) elicit(ctx context.Context, params json.RawMessage) (any, *RPCError) {
 	var p struct {
 		Mode            string          `json:"mode"`
 		Message         string          `json:"message"`
 		RequestedSchema json.RawMessage `json:"requestedSchema"`
 	}
 	if err := json.Unmarshal(params, &p); err != nil {
-		return nil, &rpcError{Code: rpcInvalidParams, Message: "bad elicitation/create params: " + err.Error()}
+		return nil, &RPCError{Code: rpcInvalidParams, Message: "bad elicitation/create params: " + err.Error()}
 	}
 	if s.opts.Elicitor == nil || (p.Mode != "" && p.Mode != "form") {
-		return ElicitResult{Action: ElicitDecline}, nil
+		return elicitResult{Action: elicitDecline}, nil
 	}
 	fields, err := elicitFields(p.RequestedSchema)
 	if err != nil {
-		return nil, &rpcError{Code: rpcInvalidParams, Message: "bad requestedSchema: " + err.Error()}
+		return nil, &RPCError{Code: rpcInvalidParams, Message: "bad requestedSchema: " + err.Error()}
 	}
-	return s.opts.Elicitor(ctx, ElicitRequest{Server: s.server, Message: p.Message, Fields: fields}), nil
+	return s.opts.Elicitor(ctx, elicitRequest{Server: s.server, Message: p.Message, Fields: fields}), nil
 }
 
 // elicitFields reads a requested schema's properties in the order written, the form's order.
-func elicitFields(schema json.RawMessage) ([]ElicitField, error) {
+func elicitFields(schema json.RawMessage) ([]elicitField, error) {
 	var s struct {
 		Properties json.RawMessage `json:"properties"`
 		Required   []string        `json:"required"`
@@ -190,9 +190,9 @@ func elicitFields(schema json.RawMessage) ([]ElicitField, error) {
 	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
 		return nil, errors.New("properties is not an object")
 	}
-	var fields []ElicitField
+	var fields []elicitField
 	for dec.More() {
-		var f ElicitField
+		var f elicitField
 		name, err := dec.Token()
 		if err == nil {
 			err = dec.Decode(&f)

@@ -38,8 +38,8 @@ func TestLineElicitor(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			var prompts strings.Builder
-			e := NewLineElicitor(strings.NewReader(c.input), &prompts)
-			res := e.Elicit(t.Context(), ElicitRequest{Server: "s", Message: "Who are you?", Fields: fields})
+			e := newLineElicitor(strings.NewReader(c.input), &prompts)
+			res := e.Elicit(t.Context(), elicitRequest{Server: "s", Message: "Who are you?", Fields: fields})
 			content, _ := json.Marshal(res.Content)
 			if got := res.Action + " " + string(content); got != c.want {
 				t.Errorf("got %q, want %q", got, c.want)
@@ -57,11 +57,11 @@ func TestDefaultsElicitor(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := elicitDefaults(t.Context(), ElicitRequest{Fields: fields})
-	if res.Action != ElicitDecline {
+	res := elicitDefaults(t.Context(), elicitRequest{Fields: fields})
+	if res.Action != elicitDecline {
 		t.Errorf("a required field without default: action %q, want decline", res.Action)
 	}
-	res = elicitDefaults(t.Context(), ElicitRequest{Fields: fields[:4]})
+	res = elicitDefaults(t.Context(), elicitRequest{Fields: fields[:4]})
 	if got := fmt.Sprintln(res.Action, res.Content); got != "accept map[age:30 name:John Doe status:active]\n" {
 		t.Errorf("got %q", got)
 	}
@@ -75,7 +75,7 @@ func TestSessionElicit(t *testing.T) {
 		params   string
 		want     string
 	}{
-		{"accept", NewLineElicitor(strings.NewReader("\n\n\n\n\nme@x\n"), io.Discard).Elicit, `{"message":"m","requestedSchema":` + elicitSchema + `}`,
+		{"accept", newLineElicitor(strings.NewReader("\n\n\n\n\nme@x\n"), io.Discard).Elicit, `{"message":"m","requestedSchema":` + elicitSchema + `}`,
 			`{"action":"accept","content":{"age":30,"email":"me@x","name":"John Doe","status":"active"}}`},
 		{"no elicitor declines", nil, `{"message":"m","requestedSchema":{}}`, `{"action":"decline"}`},
 		{"url mode declined", elicitDefaults, `{"mode":"url","url":"https://x","message":"m"}`, `{"action":"decline"}`},

@@ -110,7 +110,7 @@ func runFakeMCPServer(mode string, in io.Reader, out io.Writer) int {
 		if body == nil {
 			continue
 		}
-		var m rpcMessage
+		var m RPCMessage
 		if err := json.Unmarshal(body, &m); err != nil {
 			s.write(map[string]any{"jsonrpc": "2.0", "id": nil, "error": map[string]any{"code": -32700, "message": "parse error"}})
 			continue
@@ -168,12 +168,12 @@ func (s *fakeServer) write(msg any) {
 }
 
 // reply answers request m with result.
-func (s *fakeServer) reply(m rpcMessage, result any) {
+func (s *fakeServer) reply(m RPCMessage, result any) {
 	s.write(map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": result})
 }
 
 // handle answers one message.
-func (s *fakeServer) handle(m rpcMessage) {
+func (s *fakeServer) handle(m RPCMessage) {
 	var p struct {
 		ProtocolVersion string          `json:"protocolVersion"`
 		Cursor          string          `json:"cursor"`
@@ -226,7 +226,7 @@ var fakeTools = [][]map[string]any{
 }
 
 // listTools serves one page; the cursor is the page number.
-func (s *fakeServer) listTools(m rpcMessage, cursor string) {
+func (s *fakeServer) listTools(m RPCMessage, cursor string) {
 	page, _ := strconv.Atoi(cursor)
 	tools := fakeTools[page]
 	if s.grown && page == len(fakeTools)-1 {
@@ -242,7 +242,7 @@ func (s *fakeServer) listTools(m rpcMessage, cursor string) {
 }
 
 // callTool runs one of the fake tools.
-func (s *fakeServer) callTool(m rpcMessage, name string, args, token json.RawMessage) {
+func (s *fakeServer) callTool(m RPCMessage, name string, args, token json.RawMessage) {
 	text := func(t string) map[string]any {
 		return map[string]any{"content": []map[string]any{{"type": "text", "text": t}}}
 	}

@@ -29,7 +29,7 @@ type mcpHTTP struct {
 	legacyOnly bool
 	auth       *mcpAuth // nil: no OAuth
 
-	deliver func(rpcMessage)
+	deliver func(RPCMessage)
 	lost    func(error)
 	life    context.Context // ends on close; every stream is bound to it
 	stop    context.CancelFunc
@@ -43,7 +43,7 @@ type mcpHTTP struct {
 }
 
 // open remembers where messages go; the first POST makes the connection.
-func (t *mcpHTTP) open(ctx context.Context, deliver func(rpcMessage), lost func(error)) error {
+func (t *mcpHTTP) open(ctx context.Context, deliver func(RPCMessage), lost func(error)) error {
 	t.deliver, t.lost = deliver, lost
 	if t.legacyOnly {
 		return t.connectLegacy(ctx)
@@ -52,7 +52,7 @@ func (t *mcpHTTP) open(ctx context.Context, deliver func(rpcMessage), lost func(
 }
 
 // send POSTs one message, to the HTTP+SSE endpoint once there is one.
-func (t *mcpHTTP) send(ctx context.Context, msg rpcMessage) error {
+func (t *mcpHTTP) send(ctx context.Context, msg RPCMessage) error {
 	body, _ := json.Marshal(msg) // its raw parts are valid JSON
 	t.mu.Lock()
 	legacy, expired := t.legacyPost, t.expired
@@ -87,7 +87,7 @@ func (t *mcpHTTP) send(ctx context.Context, msg rpcMessage) error {
 }
 
 // readReply delivers a JSON reply at once, an SSE one on its own goroutine; end releases the exchange.
-func (t *mcpHTTP) readReply(ctx context.Context, end context.CancelFunc, resp *http.Response, msg rpcMessage) error {
+func (t *mcpHTTP) readReply(ctx context.Context, end context.CancelFunc, resp *http.Response, msg RPCMessage) error {
 	if resp.StatusCode/100 != 2 {
 		defer end()
 		if err := statusError(resp); !t.sessionLost(resp, msg.Method, err) {
@@ -129,7 +129,7 @@ func (t *mcpHTTP) deliverJSON(body io.Reader) error {
 	if data[0] != '[' {
 		data = append(append([]byte{'['}, data...), ']')
 	}
-	var batch []rpcMessage
+	var batch []RPCMessage
 	if err := json.Unmarshal(data, &batch); err != nil {
 		return fmt.Errorf("bad JSON reply: %w", err)
 	}
@@ -157,8 +157,8 @@ func (t *mcpHTTP) follow(ctx context.Context, done func(), body io.ReadCloser, w
 		}
 		if wantID != "" && lastID == "" || failures >= mcpMaxReconnects {
 			if wantID != "" {
-				t.deliver(rpcMessage{JSONRPC: "2.0", ID: json.RawMessage(wantID),
-					Error: &rpcError{Code: rpcConnectionLost, Message: "the server closed the stream before answering"}})
+				t.deliver(RPCMessage{JSONRPC: "2.0", ID: json.RawMessage(wantID),
+					Error: &RPCError{Code: rpcConnectionLost, Message: "the server closed the stream before answering"}})
 			}
 			return
 		}
@@ -193,7 +193,7 @@ func (t *mcpHTTP) readEvents(body io.Reader, wantID string, endpoint chan<- stri
 			break
 		}
 		lastID, retry = ev.ID, ev.Retry
-		var m rpcMessage
+		var m RPCMessage
 		switch {
 		case ev.Event == "endpoint" && endpoint != nil:
 			select {

@@ -27,7 +27,7 @@ type fakeHTTPServer struct {
 	sessions    map[string]bool
 	inits       int
 	deleted     []string
-	replies     map[string]rpcMessage // the client's answers to our requests
+	replies     map[string]RPCMessage // the client's answers to our requests
 	lastEventID []string              // Last-Event-ID headers of GETs
 	problems    []string              // headers the client got wrong
 	pendingCall json.RawMessage       // a call whose stream was dropped
@@ -36,7 +36,7 @@ type fakeHTTPServer struct {
 
 // newFakeHTTPServer starts the server; it stops when the test ends.
 func newFakeHTTPServer(t *testing.T, useSSE bool) (*fakeHTTPServer, *httptest.Server) {
-	f := &fakeHTTPServer{t: t, useSSE: useSSE, sessions: map[string]bool{}, replies: map[string]rpcMessage{}}
+	f := &fakeHTTPServer{t: t, useSSE: useSSE, sessions: map[string]bool{}, replies: map[string]RPCMessage{}}
 	srv := httptest.NewServer(f)
 	t.Cleanup(srv.Close)
 	return f, srv
@@ -73,7 +73,7 @@ func (f *fakeHTTPServer) post(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "both content types must be accepted", http.StatusNotAcceptable)
 		return
 	}
-	var m rpcMessage
+	var m RPCMessage
 	if err := json.NewDecoder(r.Body).Decode(&m); err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
@@ -118,7 +118,7 @@ func (f *fakeHTTPServer) post(w http.ResponseWriter, r *http.Request) {
 // reply answers a request in JSON or in SSE. After the handshake, an SSE
 // reply starts with two requests of our own (ping, which the client must
 // answer, and sampling, which it must refuse) and a notification.
-func (f *fakeHTTPServer) reply(w http.ResponseWriter, m rpcMessage, asks bool, result string) {
+func (f *fakeHTTPServer) reply(w http.ResponseWriter, m RPCMessage, asks bool, result string) {
 	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":%s}`, m.ID, result)
 	if !f.useSSE {
 		w.Header().Set("Content-Type", "application/json")
@@ -139,7 +139,7 @@ func (f *fakeHTTPServer) reply(w http.ResponseWriter, m rpcMessage, asks bool, r
 
 // dropStream starts an SSE reply, then closes it before the result; the
 // result is sent when the client resumes with GET.
-func (f *fakeHTTPServer) dropStream(w http.ResponseWriter, m rpcMessage) {
+func (f *fakeHTTPServer) dropStream(w http.ResponseWriter, m RPCMessage) {
 	f.mu.Lock()
 	f.pendingCall = m.ID
 	f.mu.Unlock()
@@ -183,10 +183,10 @@ func (f *fakeHTTPServer) expire() {
 }
 
 // snapshot returns a copy of what the server recorded.
-func (f *fakeHTTPServer) snapshot() (inits int, deleted, lastIDs, problems []string, replies map[string]rpcMessage) {
+func (f *fakeHTTPServer) snapshot() (inits int, deleted, lastIDs, problems []string, replies map[string]RPCMessage) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	replies = map[string]rpcMessage{}
+	replies = map[string]RPCMessage{}
 	for k, v := range f.replies {
 		replies[k] = v
 	}
@@ -199,7 +199,7 @@ func TestMCPStreamableHTTP(t *testing.T) {
 		t.Run(fmt.Sprintf("sse=%v", useSSE), func(t *testing.T) {
 			fake, srv := newFakeHTTPServer(t, useSSE)
 			cfg := MCPServerConfig{Name: "web", Type: "http", URL: srv.URL, Headers: map[string]string{"Authorization": "Bearer ${MCP_TEST_TOKEN}"}}
-			m := NewMCPManager(nil, nil, MCPOptions{})
+			m := newMCPManager(nil, nil, MCPOptions{})
 			sess := newMCPSession(cfg.Name, m.transport(cfg), m.opts)
 			ctx := context.Background()
 			if err := sess.connect(ctx, 5*time.Second); err != nil {
@@ -298,7 +298,7 @@ func legacySSEServer(t *testing.T) *httptest.Server {
 		}
 	})
 	mux.HandleFunc("/messages", func(w http.ResponseWriter, r *http.Request) {
-		var m rpcMessage
+		var m RPCMessage
 		json.NewDecoder(r.Body).Decode(&m)
 		w.WriteHeader(http.StatusAccepted)
 		switch m.Method {
@@ -344,7 +344,7 @@ func (s *stallingHTTPServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	// Reading the body to its end lets the server notice when the client
 	// closes the connection, which is what ends a stalled request.
-	var m rpcMessage
+	var m RPCMessage
 	data, _ := io.ReadAll(r.Body)
 	_ = json.Unmarshal(data, &m)
 	switch {
@@ -415,7 +415,7 @@ func TestMCPLegacyStartupTimeoutClosesStream(t *testing.T) {
 	t.Cleanup(srv.Close)
 	t.Cleanup(func() { close(stop) })
 	c := MCPServerConfig{Name: "old", Type: "sse", URL: srv.URL}
-	sess := newMCPSession(c.Name, NewMCPManager(nil, nil, MCPOptions{}).transport(c), MCPOptions{})
+	sess := newMCPSession(c.Name, newMCPManager(nil, nil, MCPOptions{}).transport(c), MCPOptions{})
 	err := sess.connect(t.Context(), 300*time.Millisecond)
 	if err == nil || !strings.Contains(err.Error(), "waiting for the endpoint event") {
 		t.Fatalf("err = %v, want the endpoint wait to fail", err)
@@ -439,7 +439,7 @@ func (endlessSpaces) Read(p []byte) (int, error) {
 
 func TestMCPHTTPJSONReplyIsBounded(t *testing.T) {
 	t.Parallel()
-	tr := &mcpHTTP{deliver: func(rpcMessage) { t.Error("an oversized reply was delivered") }}
+	tr := &mcpHTTP{deliver: func(RPCMessage) { t.Error("an oversized reply was delivered") }}
 	err := tr.deliverJSON(endlessSpaces{})
 	if err == nil || !strings.Contains(err.Error(), "larger than 64 MB") {
 		t.Errorf("deliverJSON(endless body) = %v, want a size error", err)

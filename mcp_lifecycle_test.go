@@ -96,7 +96,7 @@ func TestMCPCloseWhileStarting(t *testing.T) {
 			t.Parallel()
 			mark, seen := newMark(t), t.TempDir()
 			var events eventLog
-			m := NewMCPManager([]MCPServerConfig{markedConfig(t, "fake", c.mode, mark, seen)}, NewRegistry(), MCPOptions{OnNotice: events.notice, OnProgress: events.progress})
+			m := newMCPManager([]MCPServerConfig{markedConfig(t, "fake", c.mode, mark, seen)}, newRegistry(), MCPOptions{OnNotice: events.notice, OnProgress: events.progress})
 			m.Start(t.Context())
 			if c.waitFor != "" {
 				waitFor(t, "the server to receive "+c.waitFor, func() bool {
@@ -126,7 +126,7 @@ func TestMCPCloseBeforeStart(t *testing.T) {
 	t.Parallel()
 	// A manager closed before it started starts nothing.
 	mark := newMark(t)
-	m := NewMCPManager([]MCPServerConfig{markedConfig(t, "fake", "ndjson", mark, "")}, NewRegistry(), MCPOptions{})
+	m := newMCPManager([]MCPServerConfig{markedConfig(t, "fake", "ndjson", mark, "")}, newRegistry(), MCPOptions{})
 	m.Close()
 	m.Start(t.Context())
 	m.Wait(t.Context())
@@ -134,7 +134,7 @@ func TestMCPCloseBeforeStart(t *testing.T) {
 	if st := m.Status()[0]; st.State != MCPStarting {
 		t.Errorf("state = %q, want a server that never started", st.State)
 	}
-	if err := m.Restart(t.Context(), "fake"); err == nil {
+	if err := m.restart(t.Context(), "fake"); err == nil {
 		t.Error("Restart after Close succeeded")
 	}
 }
@@ -150,7 +150,7 @@ func TestMCPStartCloseCycles(t *testing.T) {
 	mark := newMark(t)
 	configs := []MCPServerConfig{markedConfig(t, "a", "hang", mark, ""), markedConfig(t, "b", "hanglist", mark, "")}
 	for i := range cycles {
-		m := NewMCPManager(configs, NewRegistry(), MCPOptions{})
+		m := newMCPManager(configs, newRegistry(), MCPOptions{})
 		m.Start(t.Context())
 		time.Sleep(time.Duration(i%8) * time.Millisecond) // vary the moment of Close
 		m.Close()
@@ -165,7 +165,7 @@ func TestMCPRestartWhileStarting(t *testing.T) {
 	mark, seen := newMark(t), t.TempDir()
 	cfg := markedConfig(t, "fake", "hanglist", mark, seen)
 	cfg.TimeoutMs = 300
-	m := NewMCPManager([]MCPServerConfig{cfg}, NewRegistry(), MCPOptions{})
+	m := newMCPManager([]MCPServerConfig{cfg}, newRegistry(), MCPOptions{})
 	m.Start(t.Context())
 	defer m.Close()
 	waitFor(t, "tools/list", func() bool {
@@ -173,7 +173,7 @@ func TestMCPRestartWhileStarting(t *testing.T) {
 		return err == nil
 	})
 	first := markedProcesses(t, mark)
-	err := m.Restart(t.Context(), "fake")
+	err := m.restart(t.Context(), "fake")
 	if err == nil || !strings.Contains(err.Error(), "did not answer tools/list within 300ms") {
 		t.Errorf("restart = %v, want the new start's timeout", err)
 	}

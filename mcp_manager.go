@@ -51,7 +51,7 @@ type MCPOptions struct {
 type MCPManager struct {
 	reg      *Registry
 	opts     MCPOptions
-	servers  atomic.Pointer[[]*mcpServer] // replaced whole when a server is added
+	servers  atomic.Pointer[[]*MCPServer] // replaced whole when a server is added
 	framings sync.Map                     // server name → whether its stdio process spoke Content-Length framing
 	auths    sync.Map                     // server name and URL → its *mcpAuth
 
@@ -62,11 +62,11 @@ type MCPManager struct {
 	mu sync.Mutex // guards launching and adding servers and every registry change
 }
 
-// NewMCPManager prepares the servers; Start launches them.
-func NewMCPManager(configs []MCPServerConfig, reg *Registry, opts MCPOptions) *MCPManager {
+// newMCPManager prepares the servers; Start launches them.
+func newMCPManager(configs []MCPServerConfig, reg *Registry, opts MCPOptions) *MCPManager {
 	m := &MCPManager{reg: reg, opts: opts}
 	m.life, m.stop = context.WithCancel(context.Background())
-	servers := make([]*mcpServer, len(configs))
+	servers := make([]*MCPServer, len(configs))
 	for i, c := range configs {
 		servers[i] = newMCPServer(m, c, nil)
 	}
@@ -75,14 +75,14 @@ func NewMCPManager(configs []MCPServerConfig, reg *Registry, opts MCPOptions) *M
 }
 
 // newMCPServer prepares one server; a nil tr means the one its config asks for.
-func newMCPServer(m *MCPManager, c MCPServerConfig, tr mcpTransport) *mcpServer {
-	srv := &mcpServer{m: m, name: c.Name, cfg: c, tr: tr, restart: make(chan chan<- *mcpView), done: make(chan struct{})}
+func newMCPServer(m *MCPManager, c MCPServerConfig, tr mcpTransport) *MCPServer {
+	srv := &MCPServer{m: m, name: c.Name, cfg: c, tr: tr, restart: make(chan chan<- *mcpView), done: make(chan struct{})}
 	srv.view.Store(&mcpView{status: ServerStatus{Name: c.Name, State: MCPStarting}, replaced: make(chan struct{})})
 	return srv
 }
 
 // list returns the servers, in the order they were configured or added.
-func (m *MCPManager) list() []*mcpServer { return *m.servers.Load() }
+func (m *MCPManager) list() []*MCPServer { return *m.servers.Load() }
 
 // Start launches the servers but those a program runs (type "sdk"); they stop with ctx or on Close.
 func (m *MCPManager) Start(ctx context.Context) {
@@ -99,7 +99,7 @@ func (m *MCPManager) Start(ctx context.Context) {
 }
 
 // launch starts a server's owner; the caller holds m.mu.
-func (m *MCPManager) launch(ctx context.Context, srv *mcpServer) {
+func (m *MCPManager) launch(ctx context.Context, srv *MCPServer) {
 	ctx, cancel := context.WithCancel(ctx)
 	context.AfterFunc(m.life, cancel)
 	srv.launched = time.Now()
@@ -180,8 +180,8 @@ func (m *MCPManager) StatusLine() string {
 	return "MCP " + strings.Join(parts, ", ")
 }
 
-// Restart asks a server's owner to start its session again and waits for the outcome.
-func (m *MCPManager) Restart(ctx context.Context, name string) error {
+// restart asks a server's owner to start its session again and waits for the outcome.
+func (m *MCPManager) restart(ctx context.Context, name string) error {
 	srv, err := m.server(name)
 	if err != nil {
 		return err
@@ -207,7 +207,7 @@ func (m *MCPManager) SlashCommand(ctx context.Context, args string) string {
 	case fields[0] == "login" && len(fields) == 2:
 		return m.loginCommand(ctx, fields[1])
 	case fields[0] == "restart" && len(fields) == 2:
-		if err := m.Restart(ctx, fields[1]); err != nil {
+		if err := m.restart(ctx, fields[1]); err != nil {
 			return fmt.Sprintf("MCP server %s failed to restart: %v", fields[1], err)
 		}
 		srv, _ := m.server(fields[1])
@@ -237,7 +237,7 @@ func (m *MCPManager) describe() string {
 }
 
 // server finds a server by name, or says which names there are.
-func (m *MCPManager) server(name string) (*mcpServer, error) {
+func (m *MCPManager) server(name string) (*MCPServer, error) {
 	var names []string
 	for _, srv := range m.list() {
 		if srv.name == name {
@@ -256,7 +256,7 @@ func (m *MCPManager) notice(format string, args ...any) {
 }
 
 // register replaces a server's tools in the registry (a taken name gets a suffix and a warning).
-func (m *MCPManager) register(srv *mcpServer, old []string, tools []mcpToolInfo) (names, warnings []string) {
+func (m *MCPManager) register(srv *MCPServer, old []string, tools []mcpToolInfo) (names, warnings []string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	taken := func(name string) bool {
@@ -285,8 +285,8 @@ func errorSummary(err string) string {
 	return lines[0]
 }
 
-// mcpServer is one server: run owns its session, others read the views it publishes.
-type mcpServer struct {
+// MCPServer is one server: run owns its session, others read the views it publishes.
+type MCPServer struct {
 	m        *MCPManager
 	name     string
 	cfg      MCPServerConfig
@@ -305,7 +305,7 @@ type mcpView struct {
 }
 
 // session returns the server's session while it is ready, or explains why it is not.
-func (srv *mcpServer) session() (*mcpSession, error) {
+func (srv *MCPServer) session() (*mcpSession, error) {
 	v := srv.view.Load()
 	switch {
 	case v.session != nil:
@@ -319,7 +319,7 @@ func (srv *mcpServer) session() (*mcpSession, error) {
 }
 
 // outcome follows the server's views from v until a start is over: nil when ready, or the failure.
-func (srv *mcpServer) outcome(ctx context.Context, v *mcpView) error {
+func (srv *MCPServer) outcome(ctx context.Context, v *mcpView) error {
 	for v.status.State == MCPStarting {
 		select {
 		case <-v.replaced:
@@ -339,7 +339,7 @@ func (srv *mcpServer) outcome(ctx context.Context, v *mcpView) error {
 }
 
 // run owns the server until ctx ends, one session after another.
-func (srv *mcpServer) run(ctx context.Context) {
+func (srv *MCPServer) run(ctx context.Context) {
 	defer close(srv.done)
 	for ctx.Err() == nil {
 		srv.serve(ctx)
@@ -354,7 +354,7 @@ type mcpListing struct {
 
 // mcpRun is one session as its owner sees it, while a worker connects and lists the tools.
 type mcpRun struct {
-	srv      *mcpServer
+	srv      *MCPServer
 	ctx      context.Context // the worker's; ends with the session
 	cancel   context.CancelFunc
 	sess     *mcpSession
@@ -364,7 +364,7 @@ type mcpRun struct {
 }
 
 // serve runs one session until a restart request (answered with a view the next start replaces) or ctx ends.
-func (srv *mcpServer) serve(ctx context.Context) {
+func (srv *MCPServer) serve(ctx context.Context) {
 	tr := srv.tr
 	if tr == nil {
 		tr = srv.m.transport(srv.cfg)
@@ -404,7 +404,7 @@ func (m *MCPManager) transport(c MCPServerConfig) mcpTransport {
 	expand := func(s string) string { return expandVars(s, os.Getenv) }
 	switch {
 	case c.Type == "sdk":
-		return &mcpSDK{server: c.Name} // no program serves it
+		return &MCPSDK{server: c.Name} // no program serves it
 	case c.isHTTP():
 		headers := maps.Clone(c.Headers)
 		for k, v := range headers {
@@ -504,7 +504,7 @@ func (r *mcpRun) end() {
 }
 
 // publish replaces the server's view.
-func (srv *mcpServer) publish(r *mcpRun, state MCPState, errText string) *mcpView {
+func (srv *MCPServer) publish(r *mcpRun, state MCPState, errText string) *mcpView {
 	v := &mcpView{status: ServerStatus{Name: srv.name, State: state, Tools: len(r.tools), Error: errText, Warnings: r.warnings}, replaced: make(chan struct{})}
 	if state == MCPReady {
 		v.session = r.sess

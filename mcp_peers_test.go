@@ -147,8 +147,8 @@ func (l *eventLog) count(kind string) int {
 // startManager runs a manager over configs and waits until all settle.
 func startManager(t *testing.T, configs []MCPServerConfig, opts MCPOptions) (*MCPManager, *Registry) {
 	t.Helper()
-	reg := NewRegistry()
-	m := NewMCPManager(configs, reg, opts)
+	reg := newRegistry()
+	m := newMCPManager(configs, reg, opts)
 	t.Cleanup(m.Close)
 	m.Start(context.Background())
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
@@ -185,7 +185,7 @@ func TestMCPEverythingStdio(t *testing.T) {
 	m, reg := startManager(t, []MCPServerConfig{everythingStdio(t)},
 		MCPOptions{Workspace: workspace, OnNotice: events.notice, OnProgress: events.progress,
 			// The form's first field, name, is required; the rest keep defaults.
-			Elicitor: NewLineElicitor(strings.NewReader("Alice\n"+strings.Repeat("\n", 20)), io.Discard).Elicit})
+			Elicitor: newLineElicitor(strings.NewReader("Alice\n"+strings.Repeat("\n", 20)), io.Discard).Elicit})
 	if st := m.Status()[0]; st.State != MCPReady {
 		t.Fatalf("state = %q (%s), want ready", st.State, st.Error)
 	}
@@ -264,7 +264,7 @@ func TestMCPEverythingCancellation(t *testing.T) {
 // connectTestSession opens a session to c and closes it when the test ends.
 func connectTestSession(t *testing.T, c MCPServerConfig) *mcpSession {
 	t.Helper()
-	m := NewMCPManager(nil, nil, MCPOptions{Workspace: t.TempDir()})
+	m := newMCPManager(nil, nil, MCPOptions{Workspace: t.TempDir()})
 	sess := newMCPSession(c.Name, m.transport(c), m.opts)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

@@ -45,7 +45,7 @@ type mcpStdio struct {
 }
 
 // open starts the process; stopping it sends SIGTERM to its group, SIGKILL a moment later.
-func (t *mcpStdio) open(_ context.Context, deliver func(rpcMessage), lost func(error)) error {
+func (t *mcpStdio) open(_ context.Context, deliver func(RPCMessage), lost func(error)) error {
 	cmd := t.cmd
 	cmd.Stderr, cmd.SysProcAttr, cmd.WaitDelay = t.stderr, commandProcAttr(), 2*mcpExitGrace
 	stdin, errIn := cmd.StdinPipe()
@@ -74,7 +74,7 @@ func (t *mcpStdio) open(_ context.Context, deliver func(rpcMessage), lost func(e
 }
 
 // send writes one message in the current framing.
-func (t *mcpStdio) send(ctx context.Context, msg rpcMessage) error {
+func (t *mcpStdio) send(ctx context.Context, msg RPCMessage) error {
 	body, _ := json.Marshal(msg) // its raw parts are valid JSON
 	t.mu.Lock()
 	lsp := t.lsp
@@ -110,7 +110,7 @@ func (t *mcpStdio) write(ctx context.Context, body []byte, lsp bool) error {
 }
 
 // readLoop reads messages until stdout ends, then reports the exit; garbled output stops the server.
-func (t *mcpStdio) readLoop(stdout io.Reader, deliver func(rpcMessage), lost func(error)) {
+func (t *mcpStdio) readLoop(stdout io.Reader, deliver func(RPCMessage), lost func(error)) {
 	messages := bufio.NewScanner(stdout)
 	messages.Buffer(make([]byte, 0, 64<<10), maxMCPMessage+4096)
 	messages.Split(t.splitMessage)
@@ -174,8 +174,8 @@ func (t *mcpStdio) splitMessage(data []byte, atEOF bool) (int, []byte, error) {
 }
 
 // decode passes on one message; the first settles the framing and may resend initialize framed.
-func (t *mcpStdio) decode(body []byte, deliver func(rpcMessage)) {
-	var m rpcMessage
+func (t *mcpStdio) decode(body []byte, deliver func(RPCMessage)) {
+	var m RPCMessage
 	if err := json.Unmarshal(body, &m); err != nil || m.JSONRPC != "2.0" {
 		fmt.Fprintf(t.stderr, "\n[minicode] ignored a line on stdout that is not JSON-RPC: %s\n", cutBytes(string(body), 200, "..."))
 		return

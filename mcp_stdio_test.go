@@ -64,7 +64,7 @@ func TestMCPStdioFakeServers(t *testing.T) {
 			if probed != (c.mode == "lsp") {
 				t.Errorf("unframed probe seen by the server: %v, want %v", probed, c.mode == "lsp")
 			}
-			if err := m.Restart(t.Context(), "fake"); err != nil {
+			if err := m.restart(t.Context(), "fake"); err != nil {
 				t.Fatal(err)
 			}
 			if d := m.list()[0].view.Load().session.tr.(*mcpStdio).stderr.String(); strings.Contains(d, "without Content-Length") {
@@ -228,7 +228,7 @@ func readStdioStream(t *testing.T, data string, n int) []string {
 	messages.Split(tr.splitMessage)
 	var got []string
 	for messages.Scan() {
-		tr.decode(bytes.TrimSpace(messages.Bytes()), func(m rpcMessage) {
+		tr.decode(bytes.TrimSpace(messages.Bytes()), func(m RPCMessage) {
 			b, _ := json.Marshal(m)
 			got = append(got, string(b))
 		})
@@ -420,7 +420,7 @@ func TestMCPStdioMessageIsBounded(t *testing.T) {
 	}
 	tr := &mcpStdio{cmd: cmd, stop: func() {}, exited: make(chan struct{})}
 	var got error
-	tr.readLoop(endlessSpaces{}, func(rpcMessage) { t.Error("an oversized message was delivered") }, func(err error) { got = err })
+	tr.readLoop(endlessSpaces{}, func(RPCMessage) { t.Error("an oversized message was delivered") }, func(err error) { got = err })
 	if got == nil || got.Error() != "the server sent a message larger than 64 MB" {
 		t.Errorf("lost with %v, want the size named", got)
 	}

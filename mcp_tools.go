@@ -192,7 +192,7 @@ func uniqueToolName(name string, taken func(string) bool) string {
 }
 
 // newMCPTool builds a server tool's registry entry, whose calls ask for external access.
-func newMCPTool(srv *mcpServer, name string, info mcpToolInfo) *Tool {
+func newMCPTool(srv *MCPServer, name string, info mcpToolInfo) *Tool {
 	schema := info.InputSchema
 	if len(bytes.TrimSpace(schema)) == 0 || string(schema) == "null" {
 		schema = json.RawMessage(`{"type":"object","properties":{}}`)

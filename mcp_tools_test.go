@@ -90,8 +90,8 @@ func TestMCPToolNameCollisions(t *testing.T) {
 	// "a.b" and "a_b" both sanitise to mcp__a_b__...; the second server to
 	// register gets suffixed names and a warning. A built-in is never replaced.
 	builtin := &Tool{Name: "mcp__a_b__echo"}
-	reg := NewRegistry(builtin)
-	m := NewMCPManager([]MCPServerConfig{fakeStdioConfig(t, "a.b", "ndjson")}, reg, MCPOptions{})
+	reg := newRegistry(builtin)
+	m := newMCPManager([]MCPServerConfig{fakeStdioConfig(t, "a.b", "ndjson")}, reg, MCPOptions{})
 	m.Start(t.Context())
 	m.Wait(t.Context())
 	t.Cleanup(m.Close)
@@ -112,7 +112,7 @@ func TestMCPToolNameCollisions(t *testing.T) {
 
 func TestMCPToolPermission(t *testing.T) {
 	t.Parallel()
-	srv := &mcpServer{name: "gh"}
+	srv := &MCPServer{name: "gh"}
 	tool := newMCPTool(srv, "mcp__gh__create", mcpToolInfo{Name: "create", Description: "Create it"})
 	in, err := tool.Decode(json.RawMessage(`{"title":"x"}`))
 	if err != nil {

@@ -25,8 +25,8 @@ const (
 	maxIncludeDepth     = 5          // nested @includes followed
 )
 
-// MemoryFile is one memory file found, loaded or not.
-type MemoryFile struct {
+// memoryFile is one memory file found, loaded or not.
+type memoryFile struct {
 	Path         string
 	Level        string // "user" or "project"
 	IncludedFrom string // the file whose @include brought this one in
@@ -39,12 +39,12 @@ type MemoryFile struct {
 
 // Memory is the project memory of one workspace, with what waits for the model's reads.
 type Memory struct {
-	Files    []*MemoryFile // from the most general to the nearest
+	Files    []*memoryFile // from the most general to the nearest
 	Notes    []string      // includes not followed, files not readable
 	Searched []string      // the folders looked in
 
 	mu        sync.Mutex             // held by ForRead, which parallel tool calls run
-	loaded    map[string]*MemoryFile // by real path
+	loaded    map[string]*memoryFile // by real path
 	userHome  string                 // for @~/ includes
 	trusted   bool                   // project files may include absolute and @~/ paths
 	workspace string
@@ -52,9 +52,9 @@ type Memory struct {
 	rules     []pathRule      // rule files waiting for a file their paths match
 }
 
-// LoadMemory reads the memory files for ws (absolute, symlinks resolved); home is $MINICODE_HOME, "" for none.
-func LoadMemory(home, userHome, ws string, trusted bool) *Memory {
-	m := &Memory{loaded: map[string]*MemoryFile{}, userHome: userHome, trusted: trusted, workspace: ws, seen: map[string]bool{ws: true}}
+// loadMemory reads the memory files for ws (absolute, symlinks resolved); home is $MINICODE_HOME, "" for none.
+func loadMemory(home, userHome, ws string, trusted bool) *Memory {
+	m := &Memory{loaded: map[string]*memoryFile{}, userHome: userHome, trusted: trusted, workspace: ws, seen: map[string]bool{ws: true}}
 	names := []string{"AGENTS.md", "CLAUDE.md", filepath.Join(".claude", "CLAUDE.md"), "CLAUDE.local.md", "MINI.md"}
 	dirs := []string{ws} // from / down to the workspace
 	for d := ws; d != filepath.Dir(d); d = filepath.Dir(d) {
@@ -86,13 +86,13 @@ func (m *Memory) loadFiles(dir string, names []string, level, boundary string, r
 	for _, name := range names {
 		path := filepath.Join(dir, name)
 		if info, err := os.Stat(path); err == nil && info.Mode().IsRegular() {
-			m.loadFile(&MemoryFile{Path: path, Level: level, rank: rank}, boundary, nil)
+			m.loadFile(&memoryFile{Path: path, Level: level, rank: rank}, boundary, nil)
 		}
 	}
 }
 
 // loadFile reads one memory file, then those it includes; stack holds the real paths of the files including it.
-func (m *Memory) loadFile(f *MemoryFile, boundary string, stack []string) {
+func (m *Memory) loadFile(f *memoryFile, boundary string, stack []string) {
 	real, err := filepath.EvalSymlinks(f.Path)
 	if prev, ok := m.loaded[real]; err == nil && ok {
 		f.Skipped, f.Cut, f.Size = true, "not loaded: duplicate of "+prev.Path, prev.Size
@@ -144,7 +144,7 @@ func readMemoryFile(path string) (content string, size int, err error) {
 }
 
 // include follows one @ref found in f.
-func (m *Memory) include(f *MemoryFile, ref, boundary string, stack []string) {
+func (m *Memory) include(f *memoryFile, ref, boundary string, stack []string) {
 	if rest, ok := strings.CutPrefix(ref, "~/"); ok && m.userHome != "" {
 		ref = filepath.Join(m.userHome, rest)
 	}
@@ -164,7 +164,7 @@ func (m *Memory) include(f *MemoryFile, ref, boundary string, stack []string) {
 		m.note(f.Path, "@%s not included: includes nest deeper than %d levels", ref, maxIncludeDepth)
 		return
 	}
-	m.loadFile(&MemoryFile{Path: target, Level: f.Level, IncludedFrom: f.Path, rank: f.rank}, boundary, stack)
+	m.loadFile(&memoryFile{Path: target, Level: f.Level, IncludedFrom: f.Path, rank: f.rank}, boundary, stack)
 }
 
 // note records a problem with a memory file.
@@ -223,8 +223,8 @@ func resolveInclude(dir, ref, boundary string, external bool) (string, error) {
 // applyCaps decides what of each file goes into the prompt, nearest first, within maxMemoryTotalBytes and without repeats.
 func (m *Memory) applyCaps() {
 	order := slices.Clone(m.Files)
-	slices.SortStableFunc(order, func(a, b *MemoryFile) int { return a.rank - b.rank })
-	seen := map[string]*MemoryFile{} // by content
+	slices.SortStableFunc(order, func(a, b *memoryFile) int { return a.rank - b.rank })
+	seen := map[string]*memoryFile{} // by content
 	total := 0
 	for _, f := range order {
 		if f.Skipped || strings.TrimSpace(f.Content) == "" {
@@ -295,7 +295,7 @@ func (m *Memory) PromptSection() string {
 }
 
 // memoryText is the loaded files' paths and contents, for the model.
-func memoryText(files []*MemoryFile) string {
+func memoryText(files []*memoryFile) string {
 	var b strings.Builder
 	for _, f := range files {
 		if f.Skipped || strings.TrimSpace(f.Content) == "" {
@@ -317,7 +317,7 @@ func memoryText(files []*MemoryFile) string {
 
 // pathRule is a rule file that applies to the files its globs match.
 type pathRule struct {
-	file  *MemoryFile
+	file  *memoryFile
 	globs []string // relative to the workspace
 }
 
@@ -329,7 +329,7 @@ func (m *Memory) loadRules(dir, level, boundary string, rank int) {
 		if !strings.HasSuffix(e.Name(), ".md") || !e.Type().IsRegular() {
 			continue
 		}
-		f := &MemoryFile{Path: path, Level: level, rank: rank}
+		f := &memoryFile{Path: path, Level: level, rank: rank}
 		data, err := os.ReadFile(path)
 		switch globs := rulePaths(data); {
 		case err != nil:

@@ -48,7 +48,7 @@ func loadedPaths(t *testing.T, m *Memory, base string) []string {
 	return out
 }
 
-// realTempDir is t.TempDir with its symlinks resolved, as LoadMemory
+// realTempDir is t.TempDir with its symlinks resolved, as loadMemory
 // reports paths.
 func realTempDir(t *testing.T) string {
 	dir, err := filepath.EvalSymlinks(t.TempDir())
@@ -78,7 +78,7 @@ func TestLoadMemoryWalk(t *testing.T) {
 		"repo/a/b/docs/AGENTS.md/":  "",
 		"repo/a/b/MINI.md/ignored/": "",
 	})
-	m := LoadMemory(filepath.Join(base, "home"), "", filepath.Join(base, "repo", "a", "b"), false)
+	m := loadMemory(filepath.Join(base, "home"), "", filepath.Join(base, "repo", "a", "b"), false)
 	want := []string{"home/MINI.md", "AGENTS.md", "repo/AGENTS.md", "repo/CLAUDE.md", "repo/a/MINI.md", "repo/a/b/AGENTS.md", "repo/a/b/CLAUDE.local.md"}
 	if got := loadedPaths(t, m, base); !reflect.DeepEqual(got, want) {
 		t.Fatalf("loaded %q, want %q", got, want)
@@ -122,7 +122,7 @@ func TestLoadMemoryIncludes(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	m := LoadMemory("", "", root, false)
+	m := loadMemory("", "", root, false)
 	want := []string{"repo/AGENTS.md", "repo/docs/style.md", "repo/d1.md", "repo/d2.md", "repo/d3.md", "repo/d4.md", "repo/d5.md"}
 	if got := loadedPaths(t, m, base); !reflect.DeepEqual(got, want) {
 		t.Fatalf("loaded %q, want %q", got, want)
@@ -169,7 +169,7 @@ func TestLoadMemoryIncludesOutsideRepository(t *testing.T) {
 		"ws/docs/own.md": "OWN DOCS",
 	})
 	ws := filepath.Join(base, "ws")
-	m := LoadMemory("", "", ws, false)
+	m := loadMemory("", "", ws, false)
 	prompt := m.PromptSection()
 	if strings.Contains(prompt, "SECRET BESIDE") || !strings.Contains(prompt, "OWN DOCS") {
 		t.Errorf("PromptSection = %q, want docs/own.md in and ../secret.md out", prompt)
@@ -203,7 +203,7 @@ func TestLoadMemoryLinksOut(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, trusted := range []bool{false, true} {
-		m := LoadMemory("", "", ws, trusted)
+		m := loadMemory("", "", ws, trusted)
 		text := m.PromptSection() + m.ForRead(filepath.Join(ws, "sub", "x.go"))
 		if got := strings.Contains(text, "SECRET OUTSIDE"); got != trusted || !strings.Contains(text, "OWN DOCS") {
 			t.Errorf("trusted %v: the memory holds the outside file: %v, want %v; its own docs: %v", trusted, got, trusted, strings.Contains(text, "OWN DOCS"))
@@ -228,7 +228,7 @@ func TestLoadMemoryNamedPipes(t *testing.T) {
 	}
 	done := make(chan *Memory, 1)
 	go func() {
-		m := LoadMemory("", "", base, false)
+		m := loadMemory("", "", base, false)
 		done <- m
 	}()
 	var m *Memory
@@ -260,7 +260,7 @@ func TestLoadMemoryDuplicates(t *testing.T) {
 	if err := os.Symlink("AGENTS.md", filepath.Join(base, "repo", "ws", "CLAUDE.md")); err != nil {
 		t.Fatal(err)
 	}
-	m := LoadMemory("", "", filepath.Join(base, "repo", "ws"), false)
+	m := loadMemory("", "", filepath.Join(base, "repo", "ws"), false)
 	if got, want := loadedPaths(t, m, base), []string{"repo/ws/AGENTS.md", "repo/ws/MINI.md"}; !reflect.DeepEqual(got, want) {
 		t.Fatalf("loaded %q, want %q", got, want)
 	}
@@ -296,8 +296,8 @@ func TestLoadMemoryCaps(t *testing.T) {
 		"repo/a/b/c/MINI.md": "C " + kbOf(60) + "@late.md\n",
 		"repo/a/b/c/late.md": "LATE, included from past the cut",
 	})
-	m := LoadMemory(filepath.Join(base, "home"), "", filepath.Join(base, "repo", "a", "b", "c"), false)
-	byName := map[string]*MemoryFile{}
+	m := loadMemory(filepath.Join(base, "home"), "", filepath.Join(base, "repo", "a", "b", "c"), false)
+	byName := map[string]*memoryFile{}
 	total := 0
 	for _, f := range m.Files {
 		rel, _ := filepath.Rel(base, f.Path)
@@ -388,7 +388,7 @@ func TestLoadMemoryNone(t *testing.T) {
 	t.Parallel()
 	base := realTempDir(t)
 	writeFiles(t, base, map[string]string{".git/": ""})
-	m := LoadMemory("", "", base, false)
+	m := loadMemory("", "", base, false)
 	if m.PromptSection() != "" || !strings.HasPrefix(m.Describe(), "No memory files found") {
 		t.Errorf("PromptSection() = %q, Describe() = %q", m.PromptSection(), m.Describe())
 	}

@@ -69,7 +69,7 @@ type Message struct {
 	Content []Block `json:"content"`
 
 	// wire caches the encodings and token estimate, shared by every copy of the message.
-	wire *wireCache
+	wire *WireCache
 }
 
 // Usage counts tokens as the provider reports them.

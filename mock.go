@@ -28,14 +28,14 @@ type MockProvider struct {
 type ScriptedReply struct {
 	Thinking   string             `json:"thinking,omitempty"`
 	Text       string             `json:"text,omitempty"`
-	ToolCalls  []ScriptedToolCall `json:"tool_calls,omitempty"`
+	ToolCalls  []scriptedToolCall `json:"tool_calls,omitempty"`
 	StopReason string             `json:"stop_reason,omitempty"`
 	Usage      *Usage             `json:"usage,omitempty"`
 	Error      string             `json:"error,omitempty"` // makes this step fail with the given message
 }
 
-// ScriptedToolCall is a tool call in a scripted reply.
-type ScriptedToolCall struct {
+// scriptedToolCall is a tool call in a scripted reply.
+type scriptedToolCall struct {
 	ID    string          `json:"id,omitempty"`
 	Name  string          `json:"name"`
 	Input json.RawMessage `json:"input,omitempty"`
@@ -216,7 +216,7 @@ func demoFirstStep(request string) ScriptedReply {
 
 // demoCall is a reply that calls one tool with input.
 func demoCall(thinking, text, tool string, input any) ScriptedReply {
-	return ScriptedReply{Thinking: thinking, Text: text, ToolCalls: []ScriptedToolCall{demoInput(tool, input)}}
+	return ScriptedReply{Thinking: thinking, Text: text, ToolCalls: []scriptedToolCall{demoInput(tool, input)}}
 }
 
 // demoSummary answers after the tools ran: it reports the results.

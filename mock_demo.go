@@ -159,19 +159,19 @@ func demoMechanism(lower string, s *Session, msgs []Message) (ScriptedReply, boo
 	case "demo compaction":
 		return ScriptedReply{Thinking: "To show compaction I must fill my context window; the workspace's files will do.",
 			Text:      "<progress>I'll fill my context window by reading this workspace's files, some myself and some through subagents, and you will see each compaction layer run as the window fills.</progress>",
-			ToolCalls: []ScriptedToolCall{demoListCall}}, true
+			ToolCalls: []scriptedToolCall{demoListCall}}, true
 	case "demo big output":
-		calls := slices.Repeat([]ScriptedToolCall{{Name: "run_command", Input: json.RawMessage(`{"command":"seq 1 9000; seq 1 9000 >&2"}`)}}, 7)
+		calls := slices.Repeat([]scriptedToolCall{{Name: "run_command", Input: json.RawMessage(`{"command":"seq 1 9000; seq 1 9000 >&2"}`)}}, 7)
 		return ScriptedReply{Thinking: "Seven long outputs in one batch pass the batch limit.", Text: "<progress>Running seven commands that each print about 32,000 characters.</progress>", ToolCalls: calls}, true
 	case "demo error":
 		return ScriptedReply{Thinking: "Searching for TODO shows how a bad tool input is caught.", Text: "I'll search for TODO.",
-			ToolCalls: []ScriptedToolCall{{Name: "grep_files", Input: json.RawMessage(`{"patern":"TODO"}`)}}}, true
+			ToolCalls: []scriptedToolCall{{Name: "grep_files", Input: json.RawMessage(`{"patern":"TODO"}`)}}}, true
 	case "demo permissions":
 		return ScriptedReply{Thinking: "Writing a file needs approval; the diff is shown first.", Text: "I'll create minicode-demo.txt; you will see the diff and be asked.",
-			ToolCalls: []ScriptedToolCall{{Name: "write_file", Input: json.RawMessage(`{"path":"minicode-demo.txt","content":"written by the demo model\n"}`)}}}, true
+			ToolCalls: []scriptedToolCall{{Name: "write_file", Input: json.RawMessage(`{"path":"minicode-demo.txt","content":"written by the demo model\n"}`)}}}, true
 	case "demo image":
 		return ScriptedReply{Thinking: "An image in the workspace shows how read_file hands pictures to the model.", Text: "I'll look for a PNG.",
-			ToolCalls: []ScriptedToolCall{{Name: "glob_files", Input: json.RawMessage(`{"pattern":"**/*.png","limit":1}`)}}}, true
+			ToolCalls: []scriptedToolCall{{Name: "glob_files", Input: json.RawMessage(`{"pattern":"**/*.png","limit":1}`)}}}, true
 	case "demo resume":
 		if path, notSaved := s.Saving(); notSaved != nil {
 			return ScriptedReply{Text: fmt.Sprintf("This conversation is not saved: %v. It cannot be resumed; the sessions of this workspace that are saved are in %s.", notSaved, filepath.Dir(path))}, true
@@ -195,7 +195,7 @@ var demoLayerMarks = []struct{ layer, mark string }{
 }
 
 // demoListCall lists every file of the workspace, the files the compaction demo reads.
-var demoListCall = ScriptedToolCall{Name: "list_files", Input: json.RawMessage(`{"recursive":true,"limit":10000}`)}
+var demoListCall = scriptedToolCall{Name: "list_files", Input: json.RawMessage(`{"recursive":true,"limit":10000}`)}
 
 // demoCompactionStep is the compaction demo's next step after tools ran.
 func demoCompactionStep(msgs []Message) ScriptedReply {
@@ -209,7 +209,7 @@ func demoCompactionStep(msgs []Message) ScriptedReply {
 	files, listed := demoListedFiles(msgs)
 	if !listed {
 		return ScriptedReply{Thinking: "The file list is no longer in my context.", Text: "<progress>My file list was compacted away; I'll list the workspace again.</progress>",
-			ToolCalls: []ScriptedToolCall{demoListCall}}
+			ToolCalls: []scriptedToolCall{demoListCall}}
 	}
 	next := files[demoFilesRead(msgs, files):]
 	if len(next) == 0 {
@@ -225,7 +225,7 @@ func demoCompactionStep(msgs []Message) ScriptedReply {
 	// Once snip has run, ever larger batches push past the higher thresholds.
 	batch := max(2, min(20, 6*seen[LayerSnip]))
 	next = next[:min(len(next), batch)]
-	calls := []ScriptedToolCall{demoInput("read_file", map[string]string{"path": next[0]})}
+	calls := []scriptedToolCall{demoInput("read_file", map[string]string{"path": next[0]})}
 	for _, f := range next[1:] {
 		calls = append(calls, demoInput("task", map[string]string{"description": "read " + f, "prompt": "read " + f}))
 	}
@@ -234,9 +234,9 @@ func demoCompactionStep(msgs []Message) ScriptedReply {
 }
 
 // demoInput is a tool call with the given input.
-func demoInput(tool string, input any) ScriptedToolCall {
+func demoInput(tool string, input any) scriptedToolCall {
 	raw, _ := encodeJSON(input, 0)
-	return ScriptedToolCall{Name: tool, Input: raw}
+	return scriptedToolCall{Name: tool, Input: raw}
 }
 
 // orNone joins a list with sep, or says "none".

@@ -62,7 +62,7 @@ func demoStepsNext(lower string, calls []Block, result Block) ScriptedReply {
 
 // demoTodo writes the todo list of "demo todo", its two steps in the states given.
 func demoTodo(text, list, search string) ScriptedReply {
-	return ScriptedReply{Text: text, ToolCalls: []ScriptedToolCall{demoInput("todo_write", map[string]any{"todos": []map[string]string{
+	return ScriptedReply{Text: text, ToolCalls: []scriptedToolCall{demoInput("todo_write", map[string]any{"todos": []map[string]string{
 		{"content": "List the workspace", "activeForm": "Listing the workspace", "status": list},
 		{"content": "Search it for TODO", "activeForm": "Searching for TODO", "status": search}}})}}
 }

@@ -58,7 +58,7 @@ func TestDemoModelReportsToolResults(t *testing.T) {
 
 func TestMockProviderStreamsAndReplaysScript(t *testing.T) {
 	m := &MockProvider{script: []ScriptedReply{
-		{Thinking: "plan it", Text: "two words", ToolCalls: []ScriptedToolCall{{Name: "read_file", Input: json.RawMessage(`{"path":"x"}`)}}},
+		{Thinking: "plan it", Text: "two words", ToolCalls: []scriptedToolCall{{Name: "read_file", Input: json.RawMessage(`{"path":"x"}`)}}},
 		{Text: "cut", StopReason: StopMaxTokens, Usage: &Usage{InputTokens: 5, OutputTokens: 1}},
 	}}
 	var deltas []string

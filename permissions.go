@@ -71,19 +71,19 @@ const (
 	ModeDontAsk     PermissionMode = "dontAsk"
 )
 
-// Verdict is what the permission decision concludes.
-type Verdict int
+// verdict is what the permission decision concludes.
+type verdict int
 
 // The three verdicts: run it, refuse it, or let the user decide.
 const (
-	VerdictAllow Verdict = iota
-	VerdictDeny
-	VerdictAsk
+	verdictAllow verdict = iota
+	verdictDeny
+	verdictAsk
 )
 
-// Decision is the outcome of decide for one request or one part of it.
-type Decision struct {
-	Verdict Verdict
+// decision is the outcome of decide for one request or one part of it.
+type decision struct {
+	Verdict verdict
 	Reason  string   // why it is denied, or why it needs asking
 	Warning string   // what the prompt must stress, such as a write outside the workspace
 	Hint    string   // what would allow it without asking, for headless denials
@@ -125,15 +125,15 @@ func (req *PermissionRequest) planned() error {
 // Authorize allows, denies, or asks the user (headless: denies, naming a flag).
 func (p *Permissions) Authorize(ctx context.Context, req PermissionRequest) error {
 	d := hookAdjusted(p.decide(req), req.HookDecision)
-	if d.Verdict != VerdictDeny && req.Plan != nil {
-		if err := req.planned(); err != nil && p.decide(PermissionRequest{Tool: "read_file", Access: AccessRead, Paths: req.Paths, Named: req.Named}).Verdict != VerdictAllow {
+	if d.Verdict != verdictDeny && req.Plan != nil {
+		if err := req.planned(); err != nil && p.decide(PermissionRequest{Tool: "read_file", Access: AccessRead, Paths: req.Paths, Named: req.Named}).Verdict != verdictAllow {
 			return fmt.Errorf("%s cannot be carried out, and why is not shown because reading %s needs permission; read it with read_file first",
 				req.Tool, strings.Join(req.Paths, ", "))
 		} else if err != nil {
 			return err
 		}
 	}
-	if d.Verdict == VerdictAsk && p.asker != nil {
+	if d.Verdict == verdictAsk && p.asker != nil {
 		select {
 		case p.askSlot <- struct{}{}:
 		case <-ctx.Done():
@@ -143,9 +143,9 @@ func (p *Permissions) Authorize(ctx context.Context, req PermissionRequest) erro
 		d = hookAdjusted(p.decide(req), req.HookDecision) // an answer given while waiting may have settled it
 	}
 	switch {
-	case d.Verdict == VerdictAllow:
+	case d.Verdict == verdictAllow:
 		return nil
-	case d.Verdict == VerdictDeny:
+	case d.Verdict == verdictDeny:
 		return p.refuse(req, fmt.Sprintf("permission denied: %s: %s", describeCall(req), d.Reason))
 	case p.asker == nil:
 		return p.refuse(req, fmt.Sprintf("permission denied: %s needs approval (%s), and nobody can approve it in headless mode; to allow it, %s",
@@ -163,12 +163,12 @@ func (p *Permissions) Authorize(ctx context.Context, req PermissionRequest) erro
 }
 
 // hookAdjusted applies a PreToolUse hook's answer to d: a deny stays, "allow" settles an unforced question, "ask" asks.
-func hookAdjusted(d Decision, hookDecision string) Decision {
+func hookAdjusted(d decision, hookDecision string) decision {
 	switch {
-	case hookDecision == "allow" && d.Verdict == VerdictAsk && !d.Strict:
-		return Decision{Verdict: VerdictAllow}
-	case hookDecision == "ask" && d.Verdict == VerdictAllow:
-		return Decision{Verdict: VerdictAsk, Strict: true, Reason: "a PreToolUse hook asks for approval",
+	case hookDecision == "allow" && d.Verdict == verdictAsk && !d.Strict:
+		return decision{Verdict: verdictAllow}
+	case hookDecision == "ask" && d.Verdict == verdictAllow:
+		return decision{Verdict: verdictAsk, Strict: true, Reason: "a PreToolUse hook asks for approval",
 			Hint: "change the PreToolUse hook that asks"}
 	}
 	return d
@@ -197,29 +197,29 @@ func describeCall(req PermissionRequest) string {
 }
 
 // decide judges a request's parts without asking: one denied denies it all.
-func (p *Permissions) decide(req PermissionRequest) Decision {
+func (p *Permissions) decide(req PermissionRequest) decision {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	targets, err := p.targetsOf(req)
 	if err != nil {
-		return Decision{Verdict: VerdictDeny, Reason: err.Error()}
+		return decision{Verdict: verdictDeny, Reason: err.Error()}
 	}
-	d := Decision{Verdict: VerdictAllow}
+	d := decision{Verdict: verdictAllow}
 	var reasons, hints []string
 	for _, t := range targets {
 		v := p.judge(req, t)
-		if v.Verdict == VerdictDeny {
+		if v.Verdict == verdictDeny {
 			return v
 		}
-		if v.Verdict == VerdictAsk {
-			d.Verdict, d.Strict, d.asking = VerdictAsk, d.Strict || v.Strict, append(d.asking, t)
+		if v.Verdict == verdictAsk {
+			d.Verdict, d.Strict, d.asking = verdictAsk, d.Strict || v.Strict, append(d.asking, t)
 			reasons, hints = appendNew(reasons, v.Reason), appendNew(hints, v.Hint)
 			d.Warning = cmp.Or(v.Warning, d.Warning)
 		}
 	}
 	d.Reason, d.Hint = strings.Join(reasons, "; "), strings.Join(hints, " and ")
-	if d.Verdict == VerdictAsk && p.mode == ModeDontAsk {
-		return Decision{Verdict: VerdictDeny, Reason: d.Reason + " (the dontAsk mode denies what would ask)", Hint: d.Hint}
+	if d.Verdict == verdictAsk && p.mode == ModeDontAsk {
+		return decision{Verdict: verdictDeny, Reason: d.Reason + " (the dontAsk mode denies what would ask)", Hint: d.Hint}
 	}
 	return d
 }
@@ -236,39 +236,39 @@ func appendNew(list []string, s string) []string {
 // deny rules, plan mode, leaving the sandbox, protected paths, bypass mode,
 // what always asks, ask rules, sandboxed commands under auto-allow, allow
 // rules and grants, and the mode's default.
-func (p *Permissions) judge(req PermissionRequest, t target) Decision {
+func (p *Permissions) judge(req PermissionRequest, t target) decision {
 	if r, ok := p.firstRule(req, t, p.restricts, p.deny); ok {
-		return Decision{Verdict: VerdictDeny, Reason: fmt.Sprintf("denied by the rule %s (%s)%s", r, r.Source, unreadableNote(r, t))}
+		return decision{Verdict: verdictDeny, Reason: fmt.Sprintf("denied by the rule %s (%s)%s", r, r.Source, unreadableNote(r, t))}
 	}
 	verbs := map[Access]string{AccessWrite: "change files", AccessExecute: "run a command", AccessExternal: "call an MCP tool that may change things"}
 	if p.mode == ModePlan && verbs[req.Access] != "" && !readsOnly(req, t) {
-		return Decision{Verdict: VerdictDeny, Reason: fmt.Sprintf("plan mode allows only reading, and %s would %s; present the plan with exit_plan_mode instead, and the user will leave plan mode to carry it out", req.Tool, verbs[req.Access])}
+		return decision{Verdict: verdictDeny, Reason: fmt.Sprintf("plan mode allows only reading, and %s would %s; present the plan with exit_plan_mode instead, and the user will leave plan mode to carry it out", req.Tool, verbs[req.Access])}
 	}
 	if _, ok := t.(unsandboxedTarget); ok {
 		if _, ok := p.firstRule(req, t, p.allows, p.allow); ok {
-			return Decision{Verdict: VerdictAllow}
+			return decision{Verdict: verdictAllow}
 		}
-		return Decision{Verdict: VerdictAsk, Strict: true, Reason: "the model asks to run this command outside the sandbox, because: " + req.Unsandboxed,
+		return decision{Verdict: verdictAsk, Strict: true, Reason: "the model asks to run this command outside the sandbox, because: " + req.Unsandboxed,
 			Warning: "outside the sandbox the command can write anywhere, use the network and read secrets", Hint: flagHint(req.Tool, unsandboxedRule)}
 	}
 	if reason := p.protectedReason(req, t); reason != "" {
-		return Decision{Verdict: VerdictAsk, Reason: reason, Strict: true, Hint: "nothing allows it without asking: the user must approve it"}
+		return decision{Verdict: verdictAsk, Reason: reason, Strict: true, Hint: "nothing allows it without asking: the user must approve it"}
 	}
 	if p.mode == ModeBypass {
-		return Decision{Verdict: VerdictAllow}
+		return decision{Verdict: verdictAllow}
 	}
 	if reason := alwaysAsksReason(t); reason != "" {
-		return Decision{Verdict: VerdictAsk, Reason: reason, Strict: true, Hint: "rerun with --permission-mode bypassPermissions (nothing else allows it without asking)"}
+		return decision{Verdict: verdictAsk, Reason: reason, Strict: true, Hint: "rerun with --permission-mode bypassPermissions (nothing else allows it without asking)"}
 	}
 	if r, ok := p.firstRule(req, t, p.restricts, p.ask); ok {
-		return Decision{Verdict: VerdictAsk, Reason: fmt.Sprintf("the rule %s (%s) asks", r, r.Source), Strict: true,
+		return decision{Verdict: verdictAsk, Reason: fmt.Sprintf("the rule %s (%s) asks", r, r.Source), Strict: true,
 			Hint: fmt.Sprintf("remove the ask rule %s from %s", r, r.Source)}
 	}
 	if p.autoAllow && req.Access == AccessExecute {
-		return Decision{Verdict: VerdictAllow} // the sandbox holds what the command may do
+		return decision{Verdict: verdictAllow} // the sandbox holds what the command may do
 	}
 	if _, ok := p.firstRule(req, t, p.allows, p.allow, req.Grants, p.turn); ok {
-		return Decision{Verdict: VerdictAllow}
+		return decision{Verdict: verdictAllow}
 	}
 	return p.modeDefault(req, t)
 }
@@ -351,14 +351,14 @@ func (p *Permissions) allows(r Rule, t target) bool {
 }
 
 // modeDefault is the verdict when no rule or grant applies.
-func (p *Permissions) modeDefault(req PermissionRequest, t target) Decision {
-	d := Decision{Verdict: VerdictAsk}
+func (p *Permissions) modeDefault(req PermissionRequest, t target) decision {
+	d := decision{Verdict: verdictAsk}
 	switch t := t.(type) {
 	case pathTarget:
 		return p.pathDefault(req, t)
 	case commandTarget:
 		if readOnly(t.cmd) || p.mode == ModeAcceptEdits && slices.Contains([]string{"touch", "mkdir"}, t.cmd.Words[0]) && len(t.cmd.Redirects) == 0 {
-			return Decision{Verdict: VerdictAllow} // acceptEdits' touch and mkdir make files, as an edit does; their paths are judged on their own
+			return decision{Verdict: verdictAllow} // acceptEdits' touch and mkdir make files, as an edit does; their paths are judged on their own
 		}
 		d.Reason, d.Hint = "running a command needs approval", flagHint(req.Tool, suggestPrefix(t.cmd.Words))
 	case socketTarget:
@@ -371,11 +371,11 @@ func (p *Permissions) modeDefault(req PermissionRequest, t target) Decision {
 		}
 	case wholeCall:
 		if req.Access == AccessRead {
-			return Decision{Verdict: VerdictAllow}
+			return decision{Verdict: verdictAllow}
 		}
 		d.Reason, d.Hint = "calling "+req.Tool+" needs approval", flagHint(req.Tool, "")
 	default:
-		return Decision{Verdict: VerdictAllow}
+		return decision{Verdict: verdictAllow}
 	}
 	return d
 }

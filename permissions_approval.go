@@ -44,9 +44,9 @@ type SaveTarget string
 
 // The places an "always" answer can be kept.
 const (
-	SaveProject SaveTarget = "project" // <workspace>/.minicode/permissions.json
-	SaveUser    SaveTarget = "user"    // $MINICODE_HOME/permissions.json
-	SaveSession SaveTarget = "session" // in memory until the program ends
+	saveProject SaveTarget = "project" // <workspace>/.minicode/permissions.json
+	saveUser    SaveTarget = "user"    // $MINICODE_HOME/permissions.json
+	saveSession SaveTarget = "session" // in memory until the program ends
 )
 
 // Prompt is one permission question.
@@ -65,7 +65,7 @@ type Prompt struct {
 // SaveOption is one place an "always" answer can be kept.
 type SaveOption struct {
 	Target SaveTarget
-	File   string // "" for SaveSession
+	File   string // "" for saveSession
 }
 
 // Answer is the user's reply to a prompt.
@@ -83,13 +83,13 @@ type InputReplaced struct{ Input json.RawMessage }
 func (e *InputReplaced) Error() string { return "the call was approved with a changed input" }
 
 // prompt builds the question for a request that asks.
-func (p *Permissions) prompt(req PermissionRequest, d Decision) Prompt {
+func (p *Permissions) prompt(req PermissionRequest, d decision) Prompt {
 	var saved []string
-	for _, r := range p.grantRules(req, d.asking, SaveProject) {
+	for _, r := range p.grantRules(req, d.asking, saveProject) {
 		saved = append(saved, r.String())
 	}
-	targets := slices.DeleteFunc([]SaveOption{{SaveProject, p.projectFile}, {SaveUser, p.userFile}, {SaveSession, ""}},
-		func(o SaveOption) bool { return o.File == "" && o.Target != SaveSession })
+	targets := slices.DeleteFunc([]SaveOption{{saveProject, p.projectFile}, {saveUser, p.userFile}, {saveSession, ""}},
+		func(o SaveOption) bool { return o.File == "" && o.Target != saveSession })
 	return Prompt{Request: req, Title: cmp.Or(req.Summary, describeCall(req)), Reason: d.Reason, Warning: d.Warning,
 		Diff: req.Diff, Choices: choicesFor(req.Access == AccessWrite, d.Strict, strings.Join(saved, ", ")), SaveTargets: targets}
 }
@@ -122,7 +122,7 @@ func choicesFor(edit, strict bool, saved string) []Choice {
 }
 
 // apply carries out the user's answer for this call and what it promises.
-func (p *Permissions) apply(req PermissionRequest, d Decision, prompt Prompt, a Answer) error {
+func (p *Permissions) apply(req PermissionRequest, d decision, prompt Prompt, a Answer) error {
 	what := describeCall(req)
 	if !slices.ContainsFunc(prompt.Choices, func(c Choice) bool { return c.ID == a.Choice }) {
 		return p.refuse(req, fmt.Sprintf("permission not granted: %s: the answer %q was not one of the choices", what, a.Choice))
@@ -160,7 +160,7 @@ func (p *Permissions) grantRules(req PermissionRequest, asking []target, to Save
 		switch t := t.(type) {
 		case pathTarget:
 			r.Spec = "/" + globQuoter.Replace(t.abs)
-			if to == SaveProject {
+			if to == saveProject {
 				r.Spec = p.relGlob(t.abs)
 			}
 			if t.write {
@@ -199,7 +199,7 @@ func quoteWords(words []string) string {
 
 // save writes an "always" answer's rules to the chosen file, if it can, noting where each is kept.
 func (p *Permissions) save(to SaveTarget, rules []Rule, allow bool) {
-	file := map[SaveTarget]string{SaveProject: p.projectFile, SaveUser: p.userFile}[to]
+	file := map[SaveTarget]string{saveProject: p.projectFile, saveUser: p.userFile}[to]
 	for i, r := range rules {
 		rules[i].Source = "this session"
 		if file == "" {

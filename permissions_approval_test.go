@@ -26,7 +26,7 @@ func TestLineAsker(t *testing.T) {
 	t.Parallel()
 	edit := Prompt{Title: "edit_file big.txt", Reason: "edits need approval in default mode",
 		Diff: longDiff(), Choices: choicesFor(true, false, "Edit(big.txt)"),
-		SaveTargets: []SaveOption{{SaveProject, "/w/.minicode/permissions.json"}, {SaveUser, "/h/permissions.json"}, {SaveSession, ""}}}
+		SaveTargets: []SaveOption{{saveProject, "/w/.minicode/permissions.json"}, {saveUser, "/h/permissions.json"}, {saveSession, ""}}}
 	command := Prompt{Title: `run_command "rm -rf build"`, Reason: "rm -r deletes files and folders irrecoverably",
 		Warning: "be careful", Choices: choicesFor(false, true, "run_command(rm -rf build)"), SaveTargets: edit.SaveTargets}
 	tests := []struct {
@@ -40,9 +40,9 @@ func TestLineAsker(t *testing.T) {
 			[]string{"Permission needed: edit_file big.txt", "why: edits need approval", "… 53 more lines (press d to show all)", "f  allow this file this turn"}},
 		{"show the whole diff first", edit, "d\nf\n", Answer{Choice: ChoiceAllowFileTurn}, []string{"+LINE 29"}},
 		{"all edits this turn", edit, " e \n", Answer{Choice: ChoiceAllowEditsTurn}, nil},
-		{"always, user file", edit, "a\nu\n", Answer{Choice: ChoiceAllowAlways, SaveTo: SaveUser}, []string{"[p]roject (/w/.minicode/permissions.json)", "[u]ser (/h/permissions.json)"}},
-		{"always, default place", edit, "a\n\n", Answer{Choice: ChoiceAllowAlways, SaveTo: SaveProject}, nil},
-		{"always reject, session", edit, "x\nzz\nsession\n", Answer{Choice: ChoiceDenyAlways, SaveTo: SaveSession}, []string{`unknown place "zz"`}},
+		{"always, user file", edit, "a\nu\n", Answer{Choice: ChoiceAllowAlways, SaveTo: saveUser}, []string{"[p]roject (/w/.minicode/permissions.json)", "[u]ser (/h/permissions.json)"}},
+		{"always, default place", edit, "a\n\n", Answer{Choice: ChoiceAllowAlways, SaveTo: saveProject}, nil},
+		{"always reject, session", edit, "x\nzz\nsession\n", Answer{Choice: ChoiceDenyAlways, SaveTo: saveSession}, []string{`unknown place "zz"`}},
 		{"guidance on the same line", edit, "g use errors.Join\n", Answer{Choice: ChoiceDenyGuidance, Guidance: "use errors.Join"}, nil},
 		{"guidance on the next line", edit, "g\n keep the old name \n", Answer{Choice: ChoiceDenyGuidance, Guidance: "keep the old name"}, []string{"guidance for the model: "}},
 		{"unknown key, then reject", edit, "maybe\nn\n", Answer{Choice: ChoiceDenyOnce}, []string{`unknown choice "maybe"`}},
@@ -55,7 +55,7 @@ func TestLineAsker(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			var out strings.Builder
-			a := &LineAsker{In: NewLineReader(strings.NewReader(tt.input)), Out: &out, Fold: 10}
+			a := &lineAsker{In: newLineReader(strings.NewReader(tt.input)), Out: &out, Fold: 10}
 			got, err := a.Ask(context.Background(), tt.prompt)
 			if err != nil {
 				t.Fatalf("Ask: %v\noutput:\n%s", err, out.String())
@@ -81,7 +81,7 @@ func TestLineAskerEnd(t *testing.T) {
 	t.Parallel()
 	p := Prompt{Title: "x", Choices: choicesFor(false, false, "run_command(x)")}
 	for _, input := range []string{"", "zz\n", "g\n"} {
-		a := &LineAsker{In: NewLineReader(strings.NewReader(input)), Out: io.Discard}
+		a := &lineAsker{In: newLineReader(strings.NewReader(input)), Out: io.Discard}
 		if got, err := a.Ask(context.Background(), p); !errors.Is(err, io.EOF) {
 			t.Errorf("input %q: answer %+v error %v, want io.EOF", input, got, err)
 		}
@@ -93,7 +93,7 @@ func TestLineAskerEnd(t *testing.T) {
 func TestLineReaderCancel(t *testing.T) {
 	t.Parallel()
 	r, w := io.Pipe()
-	lines := NewLineReader(r)
+	lines := newLineReader(r)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
@@ -130,7 +130,7 @@ func TestLineAskerWithPermissions(t *testing.T) {
 	t.Parallel()
 	tr := newTestTree(t)
 	var out strings.Builder
-	asker := &LineAsker{In: NewLineReader(strings.NewReader("f\nn\n")), Out: &out}
+	asker := &lineAsker{In: newLineReader(strings.NewReader("f\nn\n")), Out: &out}
 	p := permsWith(t, tr, ModeDefault, asker)
 	ctx := context.Background()
 	req := editReq("b.go")

@@ -56,7 +56,7 @@ func newTestTree(t *testing.T) testTree {
 }
 
 // verdictNames shows verdicts in test messages.
-var verdictNames = map[Verdict]string{VerdictAllow: "allow", VerdictDeny: "deny", VerdictAsk: "ask"}
+var verdictNames = map[verdict]string{verdictAllow: "allow", verdictDeny: "deny", verdictAsk: "ask"}
 
 // decideCase is one row of a decision table: the settings, the request,
 // and the verdict, a part of its reason and whether it is strict.
@@ -65,7 +65,7 @@ type decideCase struct {
 	mode             PermissionMode
 	allow, ask, deny []string
 	req              PermissionRequest
-	want             Verdict
+	want             verdict
 	reason           string
 	strict           bool
 }
@@ -76,7 +76,7 @@ func runDecideCases(t *testing.T, tr testTree, tests []decideCase) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			p, err := NewPermissions(PermissionConfig{Mode: tt.mode, Workspace: tr.ws, ReadableDirs: []string{tr.results},
+			p, err := newPermissions(PermissionConfig{Mode: tt.mode, Workspace: tr.ws, ReadableDirs: []string{tr.results},
 				Home: tr.home(), UserFile: filepath.Join(tr.root, "mchome", "permissions.json"),
 				Settings: []RuleSet{{Source: "settings.json", Allow: tt.allow, Ask: tt.ask, Deny: tt.deny}}})
 			if err != nil {
@@ -86,7 +86,7 @@ func runDecideCases(t *testing.T, tr testTree, tests []decideCase) {
 			if d.Verdict != tt.want || !strings.Contains(d.Reason, tt.reason) {
 				t.Errorf("decide(%q %q) = %s %q, want %s with %q", tt.req.Command, tt.req.Paths, verdictNames[d.Verdict], d.Reason, verdictNames[tt.want], tt.reason)
 			}
-			if d.Verdict == VerdictAsk && d.Strict != tt.strict {
+			if d.Verdict == verdictAsk && d.Strict != tt.strict {
 				t.Errorf("strict = %v, want %v (reason %q)", d.Strict, tt.strict, d.Reason)
 			}
 		})
@@ -112,96 +112,96 @@ func TestDecide(t *testing.T) {
 		return PermissionRequest{Tool: "web_fetch", Access: AccessNetwork, URL: u}
 	}
 	runDecideCases(t, tr, []decideCase{
-		{name: "read inside", req: read("src/a.go"), want: VerdictAllow},
-		{name: "read inside, absolute", req: read(filepath.Join(tr.ws, "b.go")), want: VerdictAllow},
-		{name: "read inside through the symlinked workspace", req: read(filepath.Join(tr.wslink, "b.go")), want: VerdictAllow},
-		{name: "read inside through an inner link", req: read("inner/a.go"), want: VerdictAllow},
-		{name: "read with no path", req: read(), want: VerdictAllow},
-		{name: "read ../", req: read("../outside/secret.txt"), want: VerdictAsk, reason: "outside the workspace"},
-		{name: "read ../ that comes back", req: read("src/../../ws/b.go"), want: VerdictAllow},
-		{name: "read link/.. goes where the link leads", req: read("escape/../outside/secret.txt"), want: VerdictAsk, reason: "outside the workspace"},
-		{name: "read link/.. is not the workspace", req: read("escape/../ws/b.go"), want: VerdictAllow},
-		{name: "read inner/.. lands in the workspace", req: read("inner/../b.go"), want: VerdictAllow},
-		{name: "read absolute outside", req: read(filepath.Join(tr.outside, "secret.txt")), want: VerdictAsk, reason: "outside the workspace: " + tr.outside},
-		{name: "read through a link that escapes", req: read("escape/secret.txt"), want: VerdictAsk, reason: tr.outside},
-		{name: "read a new file under a link that escapes", req: read("escape/new.txt"), want: VerdictAsk, reason: "outside"},
-		{name: "read one inside one outside", req: read("b.go", "../outside/secret.txt"), want: VerdictAsk},
-		{name: "read the results folder", req: read(filepath.Join(tr.results, "r1.txt")), want: VerdictAllow},
-		{name: "read a hard link to an outside file", req: read("hard.txt"), want: VerdictAsk, reason: "2 hard links"},
-		{name: "unresolvable path", req: read("b.go/x"), want: VerdictDeny, reason: `cannot check path "b.go/x"`},
-		{name: "read outside in plan mode asks", mode: ModePlan, req: read("../outside/secret.txt"), want: VerdictAsk},
-		{name: "bare allow rule stays inside", allow: []string{"read_file"}, req: read("../outside/secret.txt"), want: VerdictAsk},
-		{name: "outside glob allows outside", allow: []string{"read_file(" + tr.outside + "/*)"}, req: read("../outside/secret.txt"), want: VerdictAllow},
-		{name: "Claude // glob allows outside", allow: []string{"Read(/" + tr.outside + "/**)"}, req: read("../outside/secret.txt"), want: VerdictAllow},
-		{name: "Claude / glob is relative to the project", allow: []string{"Read(" + tr.outside + "/**)"}, req: read("../outside/secret.txt"), want: VerdictAsk},
-		{name: "Read covers grep_files", deny: []string{"Read(./src/**)"}, req: PermissionRequest{Tool: "grep_files", Access: AccessRead, Paths: []string{"src"}}, want: VerdictDeny},
-		{name: "Read covers list_files", deny: []string{"Read(src)"}, req: PermissionRequest{Tool: "list_files", Access: AccessRead, Paths: []string{"src/a.go"}}, want: VerdictDeny},
-		{name: "a name without a slash matches at any depth", deny: []string{"Read(a.go)"}, req: read("src/a.go"), want: VerdictDeny},
-		{name: "~ in a rule is home", deny: []string{"Read(~/.ssh/**)"}, req: read(tr.home() + "/.ssh/id_rsa"), want: VerdictDeny},
-		{name: "relative ../ glob allows outside", allow: []string{"read_file(../outside/**)"}, req: read("escape/secret.txt"), want: VerdictAllow},
-		{name: "allow glob does not follow links lexically", allow: []string{"read_file(escape/**)"}, req: read("escape/secret.txt"), want: VerdictAsk},
-		{name: "deny glob matches the path as written", deny: []string{"read_file(escape/**)"}, req: read("escape/secret.txt"), want: VerdictDeny, reason: "read_file(escape/**)"},
-		{name: "deny glob matches the resolved path", deny: []string{"read_file(src/**)"}, req: read("inner/a.go"), want: VerdictDeny},
-		{name: "deny bare rule", deny: []string{"read_file"}, req: read("b.go"), want: VerdictDeny, reason: "(settings.json)"},
+		{name: "read inside", req: read("src/a.go"), want: verdictAllow},
+		{name: "read inside, absolute", req: read(filepath.Join(tr.ws, "b.go")), want: verdictAllow},
+		{name: "read inside through the symlinked workspace", req: read(filepath.Join(tr.wslink, "b.go")), want: verdictAllow},
+		{name: "read inside through an inner link", req: read("inner/a.go"), want: verdictAllow},
+		{name: "read with no path", req: read(), want: verdictAllow},
+		{name: "read ../", req: read("../outside/secret.txt"), want: verdictAsk, reason: "outside the workspace"},
+		{name: "read ../ that comes back", req: read("src/../../ws/b.go"), want: verdictAllow},
+		{name: "read link/.. goes where the link leads", req: read("escape/../outside/secret.txt"), want: verdictAsk, reason: "outside the workspace"},
+		{name: "read link/.. is not the workspace", req: read("escape/../ws/b.go"), want: verdictAllow},
+		{name: "read inner/.. lands in the workspace", req: read("inner/../b.go"), want: verdictAllow},
+		{name: "read absolute outside", req: read(filepath.Join(tr.outside, "secret.txt")), want: verdictAsk, reason: "outside the workspace: " + tr.outside},
+		{name: "read through a link that escapes", req: read("escape/secret.txt"), want: verdictAsk, reason: tr.outside},
+		{name: "read a new file under a link that escapes", req: read("escape/new.txt"), want: verdictAsk, reason: "outside"},
+		{name: "read one inside one outside", req: read("b.go", "../outside/secret.txt"), want: verdictAsk},
+		{name: "read the results folder", req: read(filepath.Join(tr.results, "r1.txt")), want: verdictAllow},
+		{name: "read a hard link to an outside file", req: read("hard.txt"), want: verdictAsk, reason: "2 hard links"},
+		{name: "unresolvable path", req: read("b.go/x"), want: verdictDeny, reason: `cannot check path "b.go/x"`},
+		{name: "read outside in plan mode asks", mode: ModePlan, req: read("../outside/secret.txt"), want: verdictAsk},
+		{name: "bare allow rule stays inside", allow: []string{"read_file"}, req: read("../outside/secret.txt"), want: verdictAsk},
+		{name: "outside glob allows outside", allow: []string{"read_file(" + tr.outside + "/*)"}, req: read("../outside/secret.txt"), want: verdictAllow},
+		{name: "Claude // glob allows outside", allow: []string{"Read(/" + tr.outside + "/**)"}, req: read("../outside/secret.txt"), want: verdictAllow},
+		{name: "Claude / glob is relative to the project", allow: []string{"Read(" + tr.outside + "/**)"}, req: read("../outside/secret.txt"), want: verdictAsk},
+		{name: "Read covers grep_files", deny: []string{"Read(./src/**)"}, req: PermissionRequest{Tool: "grep_files", Access: AccessRead, Paths: []string{"src"}}, want: verdictDeny},
+		{name: "Read covers list_files", deny: []string{"Read(src)"}, req: PermissionRequest{Tool: "list_files", Access: AccessRead, Paths: []string{"src/a.go"}}, want: verdictDeny},
+		{name: "a name without a slash matches at any depth", deny: []string{"Read(a.go)"}, req: read("src/a.go"), want: verdictDeny},
+		{name: "~ in a rule is home", deny: []string{"Read(~/.ssh/**)"}, req: read(tr.home() + "/.ssh/id_rsa"), want: verdictDeny},
+		{name: "relative ../ glob allows outside", allow: []string{"read_file(../outside/**)"}, req: read("escape/secret.txt"), want: verdictAllow},
+		{name: "allow glob does not follow links lexically", allow: []string{"read_file(escape/**)"}, req: read("escape/secret.txt"), want: verdictAsk},
+		{name: "deny glob matches the path as written", deny: []string{"read_file(escape/**)"}, req: read("escape/secret.txt"), want: verdictDeny, reason: "read_file(escape/**)"},
+		{name: "deny glob matches the resolved path", deny: []string{"read_file(src/**)"}, req: read("inner/a.go"), want: verdictDeny},
+		{name: "deny bare rule", deny: []string{"read_file"}, req: read("b.go"), want: verdictDeny, reason: "(settings.json)"},
 
-		{name: "edit in default", req: edit("edit_file", "b.go"), want: VerdictAsk, reason: "edits need approval in default mode"},
-		{name: "edit in acceptEdits", mode: ModeAcceptEdits, req: edit("edit_file", "src/a.go"), want: VerdictAllow},
-		{name: "new file in acceptEdits", mode: ModeAcceptEdits, req: edit("write_file", "src/new/c.go"), want: VerdictAllow},
-		{name: "edit ../ in acceptEdits", mode: ModeAcceptEdits, req: edit("edit_file", "../outside/secret.txt"), want: VerdictAsk, reason: "writes outside the workspace"},
-		{name: "edit through escaping link in acceptEdits", mode: ModeAcceptEdits, req: edit("write_file", "escape/new.txt"), want: VerdictAsk, reason: "writes outside"},
-		{name: "write through a dangling link that leaves", mode: ModeAcceptEdits, req: edit("write_file", "dangling"), want: VerdictAsk, reason: "writes outside the workspace: " + tr.outside},
-		{name: "write through a relative dangling link", mode: ModeAcceptEdits, req: edit("write_file", "reldangling"), want: VerdictAsk, reason: "writes outside the workspace: " + tr.outside},
-		{name: "write a hard-linked file", mode: ModeAcceptEdits, allow: []string{"Edit"}, req: edit("write_file", "hard.txt"), want: VerdictAsk, reason: "2 hard links", strict: true},
-		{name: "edit .git in acceptEdits", mode: ModeAcceptEdits, req: edit("edit_file", ".git/config"), want: VerdictAsk, reason: ".git", strict: true},
-		{name: "edit .git allowed by a rule", allow: []string{"Edit"}, req: edit("edit_file", ".git/config"), want: VerdictAsk, strict: true},
-		{name: "edit .git in bypass mode", mode: ModeBypass, req: edit("edit_file", ".git/config"), want: VerdictAsk, strict: true},
-		{name: "edit the permission rules", mode: ModeAcceptEdits, req: edit("write_file", ".minicode/permissions.json"), want: VerdictAsk, reason: "protected", strict: true},
-		{name: "edit the settings", mode: ModeAcceptEdits, req: edit("write_file", ".minicode/settings.json"), want: VerdictAsk, strict: true},
-		{name: "edit Claude's settings", mode: ModeAcceptEdits, req: edit("write_file", ".claude/settings.local.json"), want: VerdictAsk, strict: true},
-		{name: "edit a project skill", mode: ModeAcceptEdits, req: edit("edit_file", ".minicode/skills/x/SKILL.md"), want: VerdictAsk, strict: true},
-		{name: "edit a Claude skill", mode: ModeAcceptEdits, req: edit("edit_file", ".claude/skills/x/SKILL.md"), want: VerdictAsk, strict: true},
-		{name: "edit the MCP servers", mode: ModeAcceptEdits, req: edit("edit_file", ".mcp.json"), want: VerdictAsk, strict: true},
-		{name: "edit AGENTS.md", mode: ModeAcceptEdits, req: edit("edit_file", "AGENTS.md"), want: VerdictAsk, reason: "configures git, agents or editors", strict: true},
-		{name: "edit CLAUDE.md", mode: ModeBypass, req: edit("write_file", "CLAUDE.md"), want: VerdictAsk, strict: true},
-		{name: "edit CLAUDE.local.md and MINI.md", mode: ModeAcceptEdits, req: edit("write_file", "CLAUDE.local.md", "MINI.md"), want: VerdictAsk, strict: true},
-		{name: "edit a shell start-up file", mode: ModeBypass, req: edit("write_file", tr.home()+"/.bashrc"), want: VerdictAsk, reason: "every new shell", strict: true},
-		{name: "edit minicode's home", mode: ModeBypass, req: edit("write_file", tr.root+"/mchome/settings.json"), want: VerdictAsk, strict: true},
-		{name: "edit through a link into .git", mode: ModeAcceptEdits, req: edit("edit_file", "gitlink"), want: VerdictAsk, reason: ".git", strict: true},
-		{name: "edit allowed by glob", allow: []string{"edit_file(src/**)"}, req: edit("edit_file", "src/a.go"), want: VerdictAllow},
-		{name: "edit glob misses", allow: []string{"edit_file(src/**)"}, req: edit("edit_file", "b.go"), want: VerdictAsk},
-		{name: "edit rule is per tool", allow: []string{"edit_file(src/**)"}, req: edit("write_file", "src/a.go"), want: VerdictAsk},
-		{name: "Edit alias covers every writer", allow: []string{"Edit(src/**)"}, req: edit("patch_file", "src/a.go"), want: VerdictAllow},
-		{name: "Write alias covers every writer", allow: []string{"Write(./src/)"}, req: edit("edit_file", "src/a.go"), want: VerdictAllow},
-		{name: "edit ask rule beats acceptEdits", mode: ModeAcceptEdits, ask: []string{"edit_file(src/**)"}, req: edit("edit_file", "src/a.go"), want: VerdictAsk, reason: "the rule edit_file(src/**) (settings.json) asks", strict: true},
-		{name: "deny beats allow", allow: []string{"edit_file"}, deny: []string{"edit_file(b.go)"}, req: edit("edit_file", "b.go"), want: VerdictDeny},
+		{name: "edit in default", req: edit("edit_file", "b.go"), want: verdictAsk, reason: "edits need approval in default mode"},
+		{name: "edit in acceptEdits", mode: ModeAcceptEdits, req: edit("edit_file", "src/a.go"), want: verdictAllow},
+		{name: "new file in acceptEdits", mode: ModeAcceptEdits, req: edit("write_file", "src/new/c.go"), want: verdictAllow},
+		{name: "edit ../ in acceptEdits", mode: ModeAcceptEdits, req: edit("edit_file", "../outside/secret.txt"), want: verdictAsk, reason: "writes outside the workspace"},
+		{name: "edit through escaping link in acceptEdits", mode: ModeAcceptEdits, req: edit("write_file", "escape/new.txt"), want: verdictAsk, reason: "writes outside"},
+		{name: "write through a dangling link that leaves", mode: ModeAcceptEdits, req: edit("write_file", "dangling"), want: verdictAsk, reason: "writes outside the workspace: " + tr.outside},
+		{name: "write through a relative dangling link", mode: ModeAcceptEdits, req: edit("write_file", "reldangling"), want: verdictAsk, reason: "writes outside the workspace: " + tr.outside},
+		{name: "write a hard-linked file", mode: ModeAcceptEdits, allow: []string{"Edit"}, req: edit("write_file", "hard.txt"), want: verdictAsk, reason: "2 hard links", strict: true},
+		{name: "edit .git in acceptEdits", mode: ModeAcceptEdits, req: edit("edit_file", ".git/config"), want: verdictAsk, reason: ".git", strict: true},
+		{name: "edit .git allowed by a rule", allow: []string{"Edit"}, req: edit("edit_file", ".git/config"), want: verdictAsk, strict: true},
+		{name: "edit .git in bypass mode", mode: ModeBypass, req: edit("edit_file", ".git/config"), want: verdictAsk, strict: true},
+		{name: "edit the permission rules", mode: ModeAcceptEdits, req: edit("write_file", ".minicode/permissions.json"), want: verdictAsk, reason: "protected", strict: true},
+		{name: "edit the settings", mode: ModeAcceptEdits, req: edit("write_file", ".minicode/settings.json"), want: verdictAsk, strict: true},
+		{name: "edit Claude's settings", mode: ModeAcceptEdits, req: edit("write_file", ".claude/settings.local.json"), want: verdictAsk, strict: true},
+		{name: "edit a project skill", mode: ModeAcceptEdits, req: edit("edit_file", ".minicode/skills/x/SKILL.md"), want: verdictAsk, strict: true},
+		{name: "edit a Claude skill", mode: ModeAcceptEdits, req: edit("edit_file", ".claude/skills/x/SKILL.md"), want: verdictAsk, strict: true},
+		{name: "edit the MCP servers", mode: ModeAcceptEdits, req: edit("edit_file", ".mcp.json"), want: verdictAsk, strict: true},
+		{name: "edit AGENTS.md", mode: ModeAcceptEdits, req: edit("edit_file", "AGENTS.md"), want: verdictAsk, reason: "configures git, agents or editors", strict: true},
+		{name: "edit CLAUDE.md", mode: ModeBypass, req: edit("write_file", "CLAUDE.md"), want: verdictAsk, strict: true},
+		{name: "edit CLAUDE.local.md and MINI.md", mode: ModeAcceptEdits, req: edit("write_file", "CLAUDE.local.md", "MINI.md"), want: verdictAsk, strict: true},
+		{name: "edit a shell start-up file", mode: ModeBypass, req: edit("write_file", tr.home()+"/.bashrc"), want: verdictAsk, reason: "every new shell", strict: true},
+		{name: "edit minicode's home", mode: ModeBypass, req: edit("write_file", tr.root+"/mchome/settings.json"), want: verdictAsk, strict: true},
+		{name: "edit through a link into .git", mode: ModeAcceptEdits, req: edit("edit_file", "gitlink"), want: verdictAsk, reason: ".git", strict: true},
+		{name: "edit allowed by glob", allow: []string{"edit_file(src/**)"}, req: edit("edit_file", "src/a.go"), want: verdictAllow},
+		{name: "edit glob misses", allow: []string{"edit_file(src/**)"}, req: edit("edit_file", "b.go"), want: verdictAsk},
+		{name: "edit rule is per tool", allow: []string{"edit_file(src/**)"}, req: edit("write_file", "src/a.go"), want: verdictAsk},
+		{name: "Edit alias covers every writer", allow: []string{"Edit(src/**)"}, req: edit("patch_file", "src/a.go"), want: verdictAllow},
+		{name: "Write alias covers every writer", allow: []string{"Write(./src/)"}, req: edit("edit_file", "src/a.go"), want: verdictAllow},
+		{name: "edit ask rule beats acceptEdits", mode: ModeAcceptEdits, ask: []string{"edit_file(src/**)"}, req: edit("edit_file", "src/a.go"), want: verdictAsk, reason: "the rule edit_file(src/**) (settings.json) asks", strict: true},
+		{name: "deny beats allow", allow: []string{"edit_file"}, deny: []string{"edit_file(b.go)"}, req: edit("edit_file", "b.go"), want: verdictDeny},
 
-		{name: "plan mode refuses edits", mode: ModePlan, allow: []string{"edit_file"}, req: edit("edit_file", "b.go"), want: VerdictDeny, reason: "plan mode"},
-		{name: "plan mode refuses MCP", mode: ModePlan, req: mcp, want: VerdictDeny, reason: "plan mode"},
-		{name: "plan mode reads", mode: ModePlan, req: read("b.go"), want: VerdictAllow},
-		{name: "plan mode fetch asks", mode: ModePlan, req: fetch("https://go.dev/doc"), want: VerdictAsk},
-		{name: "bypass outside write", mode: ModeBypass, req: edit("write_file", "../outside/x"), want: VerdictAllow},
+		{name: "plan mode refuses edits", mode: ModePlan, allow: []string{"edit_file"}, req: edit("edit_file", "b.go"), want: verdictDeny, reason: "plan mode"},
+		{name: "plan mode refuses MCP", mode: ModePlan, req: mcp, want: verdictDeny, reason: "plan mode"},
+		{name: "plan mode reads", mode: ModePlan, req: read("b.go"), want: verdictAllow},
+		{name: "plan mode fetch asks", mode: ModePlan, req: fetch("https://go.dev/doc"), want: verdictAsk},
+		{name: "bypass outside write", mode: ModeBypass, req: edit("write_file", "../outside/x"), want: verdictAllow},
 
-		{name: "MCP asks", req: mcp, want: VerdictAsk, reason: "calling mcp__gh__create_issue"},
-		{name: "MCP server wildcard", allow: []string{"mcp__gh__*"}, req: mcp, want: VerdictAllow},
-		{name: "MCP server deny", deny: []string{"mcp__gh"}, req: mcp, want: VerdictDeny},
-		{name: "fetch asks", req: fetch("https://pkg.go.dev/x"), want: VerdictAsk, reason: "pkg.go.dev"},
-		{name: "fetch domain rule", allow: []string{"web_fetch(domain:go.dev)"}, req: fetch("https://pkg.go.dev/x"), want: VerdictAllow},
-		{name: "WebFetch domain rule", allow: []string{"WebFetch(domain:go.dev)"}, req: fetch("https://go.dev/x"), want: VerdictAllow},
-		{name: "WebFetch deny", allow: []string{"web_fetch"}, deny: []string{"WebFetch(domain:evil.test)"}, req: fetch("https://a.evil.test/x"), want: VerdictDeny},
-		{name: "WebSearch", allow: []string{"WebSearch"}, req: PermissionRequest{Tool: "web_search", Access: AccessNetwork, URL: "https://html.duckduckgo.com/html/?q=x"}, want: VerdictAllow},
-		{name: "fetch without host", req: fetch("not a url"), want: VerdictDeny, reason: "no host"},
-		{name: "loopback needs a rule naming it", allow: []string{"web_fetch"}, req: fetch("http://127.0.0.1:8080/"), want: VerdictAsk, reason: "loopback"},
-		{name: "localhost is loopback", allow: []string{"web_fetch"}, req: fetch("http://localhost/"), want: VerdictAsk, reason: "127.0.0.1"},
-		{name: "private address", allow: []string{"web_fetch"}, req: fetch("http://10.1.2.3/"), want: VerdictAsk, reason: "private"},
-		{name: "link-local address", allow: []string{"web_fetch"}, req: fetch("http://169.254.169.254/latest"), want: VerdictAsk, reason: "link-local"},
-		{name: "loopback allowed by a rule naming it", allow: []string{"web_fetch(domain:localhost)"}, req: fetch("http://[::ffff:127.0.0.1]/"), want: VerdictAllow},
-		{name: "a bare deny rule covers loopback too", deny: []string{"web_fetch"}, req: fetch("http://localhost/"), want: VerdictDeny},
-		{name: "deny on 127.0.0.1 covers localhost", allow: []string{"web_fetch"}, deny: []string{"web_fetch(domain:127.0.0.1)"}, req: fetch("http://localhost:9/"), want: VerdictDeny},
-		{name: "deny on 127.0.0.1 covers IPv4-mapped IPv6", deny: []string{"web_fetch(domain:127.0.0.1)"}, req: fetch("http://[::ffff:127.0.0.1]/"), want: VerdictDeny},
-		{name: "deny on 127.0.0.1 covers decimal", deny: []string{"WebFetch(domain:127.0.0.1)"}, req: fetch("http://2130706433/"), want: VerdictDeny},
-		{name: "deny on 127.0.0.1 covers octal", deny: []string{"web_fetch(domain:127.0.0.1)"}, req: fetch("http://0177.0.0.1/"), want: VerdictDeny},
-		{name: "deny on 127.0.0.1 covers short hex", deny: []string{"web_fetch(domain:127.0.0.1)"}, req: fetch("http://0x7f.1/"), want: VerdictDeny},
-		{name: "::1 is loopback", allow: []string{"web_fetch"}, req: fetch("http://[::1]/"), want: VerdictAsk, reason: "loopback"},
+		{name: "MCP asks", req: mcp, want: verdictAsk, reason: "calling mcp__gh__create_issue"},
+		{name: "MCP server wildcard", allow: []string{"mcp__gh__*"}, req: mcp, want: verdictAllow},
+		{name: "MCP server deny", deny: []string{"mcp__gh"}, req: mcp, want: verdictDeny},
+		{name: "fetch asks", req: fetch("https://pkg.go.dev/x"), want: verdictAsk, reason: "pkg.go.dev"},
+		{name: "fetch domain rule", allow: []string{"web_fetch(domain:go.dev)"}, req: fetch("https://pkg.go.dev/x"), want: verdictAllow},
+		{name: "WebFetch domain rule", allow: []string{"WebFetch(domain:go.dev)"}, req: fetch("https://go.dev/x"), want: verdictAllow},
+		{name: "WebFetch deny", allow: []string{"web_fetch"}, deny: []string{"WebFetch(domain:evil.test)"}, req: fetch("https://a.evil.test/x"), want: verdictDeny},
+		{name: "WebSearch", allow: []string{"WebSearch"}, req: PermissionRequest{Tool: "web_search", Access: AccessNetwork, URL: "https://html.duckduckgo.com/html/?q=x"}, want: verdictAllow},
+		{name: "fetch without host", req: fetch("not a url"), want: verdictDeny, reason: "no host"},
+		{name: "loopback needs a rule naming it", allow: []string{"web_fetch"}, req: fetch("http://127.0.0.1:8080/"), want: verdictAsk, reason: "loopback"},
+		{name: "localhost is loopback", allow: []string{"web_fetch"}, req: fetch("http://localhost/"), want: verdictAsk, reason: "127.0.0.1"},
+		{name: "private address", allow: []string{"web_fetch"}, req: fetch("http://10.1.2.3/"), want: verdictAsk, reason: "private"},
+		{name: "link-local address", allow: []string{"web_fetch"}, req: fetch("http://169.254.169.254/latest"), want: verdictAsk, reason: "link-local"},
+		{name: "loopback allowed by a rule naming it", allow: []string{"web_fetch(domain:localhost)"}, req: fetch("http://[::ffff:127.0.0.1]/"), want: verdictAllow},
+		{name: "a bare deny rule covers loopback too", deny: []string{"web_fetch"}, req: fetch("http://localhost/"), want: verdictDeny},
+		{name: "deny on 127.0.0.1 covers localhost", allow: []string{"web_fetch"}, deny: []string{"web_fetch(domain:127.0.0.1)"}, req: fetch("http://localhost:9/"), want: verdictDeny},
+		{name: "deny on 127.0.0.1 covers IPv4-mapped IPv6", deny: []string{"web_fetch(domain:127.0.0.1)"}, req: fetch("http://[::ffff:127.0.0.1]/"), want: verdictDeny},
+		{name: "deny on 127.0.0.1 covers decimal", deny: []string{"WebFetch(domain:127.0.0.1)"}, req: fetch("http://2130706433/"), want: verdictDeny},
+		{name: "deny on 127.0.0.1 covers octal", deny: []string{"web_fetch(domain:127.0.0.1)"}, req: fetch("http://0177.0.0.1/"), want: verdictDeny},
+		{name: "deny on 127.0.0.1 covers short hex", deny: []string{"web_fetch(domain:127.0.0.1)"}, req: fetch("http://0x7f.1/"), want: verdictDeny},
+		{name: "::1 is loopback", allow: []string{"web_fetch"}, req: fetch("http://[::1]/"), want: verdictAsk, reason: "loopback"},
 	})
 }
 
@@ -214,16 +214,16 @@ func TestDecideSymlinkedWorkspace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := NewPermissions(PermissionConfig{Workspace: ws, Mode: ModeAcceptEdits})
+	p, err := newPermissions(PermissionConfig{Workspace: ws, Mode: ModeAcceptEdits})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, path := range []string{"b.go", filepath.Join(tr.ws, "b.go"), filepath.Join(tr.wslink, "src/a.go")} {
-		if d := p.decide(PermissionRequest{Tool: "edit_file", Access: AccessWrite, Paths: []string{path}}); d.Verdict != VerdictAllow {
+		if d := p.decide(PermissionRequest{Tool: "edit_file", Access: AccessWrite, Paths: []string{path}}); d.Verdict != verdictAllow {
 			t.Errorf("edit %q in a symlinked workspace = %s %q, want allow", path, verdictNames[d.Verdict], d.Reason)
 		}
 	}
-	if d := p.decide(PermissionRequest{Tool: "edit_file", Access: AccessWrite, Paths: []string{"escape/secret.txt"}}); d.Verdict != VerdictAsk {
+	if d := p.decide(PermissionRequest{Tool: "edit_file", Access: AccessWrite, Paths: []string{"escape/secret.txt"}}); d.Verdict != verdictAsk {
 		t.Errorf("edit through an escaping link = %s, want ask", verdictNames[d.Verdict])
 	}
 }
@@ -236,7 +236,7 @@ func FuzzAuthorize(f *testing.F) {
 		f.Add(seed)
 	}
 	root := f.TempDir()
-	p, err := NewPermissions(PermissionConfig{Workspace: root, AllowedTools: []string{"run_command(ls:*),read_file"}})
+	p, err := newPermissions(PermissionConfig{Workspace: root, AllowedTools: []string{"run_command(ls:*),read_file"}})
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -16,8 +16,8 @@ import (
 // program reads and changes of it: the mode, the turn's grants, the denials,
 // the text of /permissions.
 
-// ParsePermissionMode checks a mode name; "" is the default mode.
-func ParsePermissionMode(name string) (PermissionMode, error) {
+// parsePermissionMode checks a mode name; "" is the default mode.
+func parsePermissionMode(name string) (PermissionMode, error) {
 	if m := cmp.Or(PermissionMode(name), ModeDefault); modeMeanings[m] != "" {
 		return m, nil
 	}
@@ -30,7 +30,7 @@ type RuleSet struct {
 	Allow, Ask, Deny []string
 }
 
-// PermissionConfig is what NewPermissions needs.
+// PermissionConfig is what newPermissions needs.
 type PermissionConfig struct {
 	Mode                          PermissionMode // "" is ModeDefault
 	Workspace                     string         // absolute, symlinks resolved
@@ -54,8 +54,8 @@ type Denial struct {
 	Reason    string          `json:"reason"`
 }
 
-// NewPermissions builds the check; a bad rule is an error naming where it is.
-func NewPermissions(cfg PermissionConfig) (*Permissions, error) {
+// newPermissions builds the check; a bad rule is an error naming where it is.
+func newPermissions(cfg PermissionConfig) (*Permissions, error) {
 	p := &Permissions{workspace: cfg.Workspace, asker: cfg.Asker, notice: cfg.Notice, mode: cmp.Or(cfg.Mode, ModeDefault), askSlot: make(chan struct{}, 1)}
 	if p.notice == nil {
 		p.notice = func(string) {}
@@ -100,15 +100,15 @@ func withFlagRules(sets []RuleSet, allowed, disallowed []string) []RuleSet {
 	return append(slices.Clone(sets), RuleSet{Source: "--allowedTools", Allow: allowed}, RuleSet{Source: "--disallowedTools", Deny: disallowed})
 }
 
-// ruleFile is the format of permissions.json, which keeps "always" answers.
-type ruleFile struct {
+// RuleFile is the format of permissions.json, which keeps "always" answers.
+type RuleFile struct {
 	Allow []string `json:"allow"`
 	Deny  []string `json:"deny"`
 }
 
 // readRuleFile reads a permissions.json; a missing or blank one holds no rules.
-func readRuleFile(file string) (ruleFile, error) {
-	rf := ruleFile{Allow: []string{}, Deny: []string{}} // shown as [] when empty
+func readRuleFile(file string) (RuleFile, error) {
+	rf := RuleFile{Allow: []string{}, Deny: []string{}} // shown as [] when empty
 	data, err := os.ReadFile(file)
 	if errors.Is(err, fs.ErrNotExist) || err == nil && strings.TrimSpace(string(data)) == "" {
 		return rf, nil
@@ -122,10 +122,10 @@ func readRuleFile(file string) (ruleFile, error) {
 	return rf, nil
 }
 
-// DenyFolders are the folders, not holding the workspace, that Read deny
+// denyFolders are the folders, not holding the workspace, that Read deny
 // rules name (or, with write, Edit and Write deny rules): the sandbox
 // enforces them on commands, which the check cannot always follow.
-func DenyFolders(sets []RuleSet, disallowed []string, workspace, home string, write bool) []string {
+func denyFolders(sets []RuleSet, disallowed []string, workspace, home string, write bool) []string {
 	tool, access := map[bool]string{false: "read_file", true: "write_file"}[write], map[bool]Access{false: AccessRead, true: AccessWrite}[write]
 	var out []string
 	for _, set := range withFlagRules(sets, nil, disallowed) {
@@ -177,7 +177,7 @@ func (p *Permissions) SetAutoAllow(on bool) {
 
 // SetMode switches the permission mode, as the UI does when the user asks.
 func (p *Permissions) SetMode(mode PermissionMode) error {
-	m, err := ParsePermissionMode(string(mode))
+	m, err := parsePermissionMode(string(mode))
 	if err != nil {
 		return err
 	}

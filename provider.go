@@ -136,15 +136,15 @@ func toolInput(raw string) json.RawMessage {
 	return quoted
 }
 
-// fallbackProvider asks another model when the first is overloaded or missing (--fallback-model).
-type fallbackProvider struct {
+// FallbackProvider asks another model when the first is overloaded or missing (--fallback-model).
+type FallbackProvider struct {
 	Provider
 	fallback string
 	notify   func(string)
 }
 
 // Stream sends req, and again with the fallback model after a 529 or 404.
-func (f *fallbackProvider) Stream(ctx context.Context, req ModelRequest, onDelta func(Delta)) (ModelResponse, error) {
+func (f *FallbackProvider) Stream(ctx context.Context, req ModelRequest, onDelta func(Delta)) (ModelResponse, error) {
 	resp, err := f.Provider.Stream(ctx, req, onDelta)
 	var apiErr *APIError
 	if err == nil || req.Model == f.fallback || !errors.As(err, &apiErr) || apiErr.Status != 529 && apiErr.Status != http.StatusNotFound {
@@ -160,7 +160,7 @@ func (f *fallbackProvider) Stream(ctx context.Context, req ModelRequest, onDelta
 // providerMedia is what a provider takes in an image or document, looking through a fallback.
 func providerMedia(p Provider) MediaLimits {
 	switch p := p.(type) {
-	case *fallbackProvider:
+	case *FallbackProvider:
 		return providerMedia(p.Provider)
 	case interface{ Media() MediaLimits }:
 		return p.Media()
@@ -173,7 +173,7 @@ type ProviderOptions struct {
 	BaseURL    string        // "" means the provider's default
 	APIKey     string        // sent as x-api-key (Anthropic) or Bearer (OpenAI)
 	AuthToken  string        // Anthropic only: sent as a Bearer token instead of the key
-	KeyHelper  *keyHelper    // gives the key instead, sent as both
+	KeyHelper  *KeyHelper    // gives the key instead, sent as both
 	Headers    http.Header   // Anthropic only: sent with every request
 	MaxRetries int           // 0 means the default (4), negative never
 	Timeout    time.Duration // for the first byte and for silence inside a stream; 0 means the default
@@ -198,10 +198,10 @@ func parseCustomHeaders(s string) (http.Header, error) {
 	return h, nil
 }
 
-// keyHelper runs the apiKeyHelper setting's shell command for the API key,
+// KeyHelper runs the apiKeyHelper setting's shell command for the API key,
 // as the user (it is the user's, or a trusted project's), as Claude Code
 // does: the key is kept for ttl, and fetched afresh after a 401.
-type keyHelper struct {
+type KeyHelper struct {
 	command, dir string
 	ttl          time.Duration
 
@@ -211,7 +211,7 @@ type keyHelper struct {
 }
 
 // Key returns the key, running the command when none is kept or it is older than the ttl.
-func (k *keyHelper) Key(ctx context.Context) (string, error) {
+func (k *KeyHelper) Key(ctx context.Context) (string, error) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	if k.key != "" && time.Since(k.fetched) < k.ttl {
@@ -229,7 +229,7 @@ func (k *keyHelper) Key(ctx context.Context) (string, error) {
 }
 
 // expire forgets the key, which the API refused.
-func (k *keyHelper) expire() {
+func (k *KeyHelper) expire() {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	k.key = ""

@@ -25,8 +25,8 @@ type Anthropic struct {
 	tools toolsCache
 }
 
-// NewAnthropic returns an Anthropic provider.
-func NewAnthropic(opts ProviderOptions) *Anthropic {
+// newAnthropic returns an Anthropic provider.
+func newAnthropic(opts ProviderOptions) *Anthropic {
 	h := http.Header{}
 	if opts.AuthToken != "" {
 		h.Set("Authorization", "Bearer "+opts.AuthToken)
@@ -51,7 +51,7 @@ type anthropicThinking struct {
 	Signature string `json:"signature"`
 }
 
-// anthropicWireBlock is one encoded content block, kept in its message's wireCache.
+// anthropicWireBlock is one encoded content block, kept in its message's WireCache.
 type anthropicWireBlock struct {
 	json     []byte
 	rank     int  // 0 for a tool_result, which the API wants first in its message; else 1
@@ -142,10 +142,10 @@ func writeAnthropicMessage(out *wireBody, role Role, group []anthropicWireBlock,
 			out.WriteByte(',')
 		}
 		if i != mark {
-			out.Ref(b.json)
+			out.ref(b.json)
 			continue
 		}
-		out.Ref(b.json[:len(b.json)-1])
+		out.ref(b.json[:len(b.json)-1])
 		out.WriteString(cacheBreakpoint)
 	}
 	out.WriteString("]}")

@@ -15,7 +15,7 @@ import (
 var anthropicKit = providerKit{
 	name: "anthropic",
 	new: func(opts ProviderOptions) (Provider, *streamClient) {
-		a := NewAnthropic(opts)
+		a := newAnthropic(opts)
 		return a, &a.streamClient
 	},
 	reply: func(text string) string { return anthropicTextStream(text, StopEndTurn) },
@@ -136,7 +136,7 @@ func TestAnthropicRequestGolden(t *testing.T) {
 			t.Parallel()
 			api := newFakeAPI(t, sseReply(anthropicKit.reply("ok")))
 			tt.opts.BaseURL = api.srv.URL + "/"
-			if _, err := NewAnthropic(tt.opts).Stream(context.Background(), tt.req, nil); err != nil {
+			if _, err := newAnthropic(tt.opts).Stream(context.Background(), tt.req, nil); err != nil {
 				t.Fatalf("Stream error: %v", err)
 			}
 			checkRequestGolden(t, filepath.Join("testdata", "anthropic", "request_"+tt.name+".json"), api.requests()[0])
@@ -153,7 +153,7 @@ func TestAnthropicThinkingRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	api := newFakeAPI(t, sseReply(string(stream)), sseReply(anthropicKit.reply("ok")))
-	p := NewAnthropic(ProviderOptions{BaseURL: api.srv.URL, APIKey: "k"})
+	p := newAnthropic(ProviderOptions{BaseURL: api.srv.URL, APIKey: "k"})
 	first, err := p.Stream(context.Background(), ModelRequest{Model: "m", Messages: []Message{userText("q")}}, nil)
 	if err != nil {
 		t.Fatalf("first Stream error: %v", err)
@@ -234,7 +234,7 @@ func runStreamFixtures(t *testing.T, dir string, newProvider func(ProviderOption
 // thinking with signatures, redacted thinking and an unknown block type.
 func TestAnthropicStreamFixtures(t *testing.T) {
 	t.Parallel()
-	runStreamFixtures(t, "anthropic", func(o ProviderOptions) Provider { return NewAnthropic(o) })
+	runStreamFixtures(t, "anthropic", func(o ProviderOptions) Provider { return newAnthropic(o) })
 }
 
 // TestAnthropicStopReasons checks that every stop reason comes through.
@@ -244,7 +244,7 @@ func TestAnthropicStopReasons(t *testing.T) {
 		t.Run(stop, func(t *testing.T) {
 			t.Parallel()
 			api := newFakeAPI(t, sseReply(anthropicTextStream("x", stop)))
-			resp, err := NewAnthropic(ProviderOptions{BaseURL: api.srv.URL}).Stream(context.Background(), ModelRequest{Model: "m"}, nil)
+			resp, err := newAnthropic(ProviderOptions{BaseURL: api.srv.URL}).Stream(context.Background(), ModelRequest{Model: "m"}, nil)
 			if err != nil || resp.StopReason != stop {
 				t.Fatalf("stop reason = %q, %v; want %q", resp.StopReason, err, stop)
 			}
@@ -305,7 +305,7 @@ func TestAnthropicThinkingBudget(t *testing.T) {
 			t.Parallel()
 			api := newFakeAPI(t, sseReply(anthropicKit.reply("ok")))
 			req := ModelRequest{Model: "claude-sonnet-4-5", MaxTokens: tt.maxOut, Thinking: tt.thinking, Messages: []Message{userText("think")}}
-			if _, err := NewAnthropic(ProviderOptions{BaseURL: api.srv.URL, APIKey: "k"}).Stream(context.Background(), req, nil); err != nil {
+			if _, err := newAnthropic(ProviderOptions{BaseURL: api.srv.URL, APIKey: "k"}).Stream(context.Background(), req, nil); err != nil {
 				t.Fatalf("Stream error: %v", err)
 			}
 			var sent struct {

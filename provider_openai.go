@@ -15,31 +15,31 @@ import (
 // openAIDefaultBase is the OpenAI API; the base URL reaches any compatible server.
 const openAIDefaultBase = "https://api.openai.com/v1"
 
-// OpenAI is a Provider speaking streaming OpenAI-compatible Chat Completions;
+// openAI is a Provider speaking streaming OpenAI-compatible Chat Completions;
 // thinking is not sent, and streamed reasoning comes back as a thinking block.
-type OpenAI struct {
+type openAI struct {
 	streamClient
 	maxCompletionTokens bool // send max_completion_tokens instead of max_tokens
 	tools               toolsCache
 	cacheKey            string // the Responses API's prompt_cache_key, one a provider
 }
 
-// NewOpenAI returns an OpenAI-compatible provider; api.openai.com gets max_completion_tokens.
-func NewOpenAI(opts ProviderOptions) *OpenAI {
+// newOpenAI returns an OpenAI-compatible provider; api.openai.com gets max_completion_tokens.
+func newOpenAI(opts ProviderOptions) *openAI {
 	base := cmp.Or(strings.TrimRight(opts.BaseURL, "/"), openAIDefaultBase)
 	u, err := url.Parse(base)
 	h := http.Header{}
 	if opts.APIKey != "" {
 		h.Set("Authorization", "Bearer "+opts.APIKey)
 	}
-	o := &OpenAI{streamClient: newStreamClient("openai", "OPENAI_BASE_URL", base+"/chat/completions", h, opts),
+	o := &openAI{streamClient: newStreamClient("openai", "OPENAI_BASE_URL", base+"/chat/completions", h, opts),
 		maxCompletionTokens: err == nil && u.Hostname() == "api.openai.com"}
 	o.build, o.parse, o.media = o.encodeRequest, parseOpenAIStream, mediaLimitsFor("openai", "chat")
 	return o
 }
 
 // encodeRequest encodes a model request; a zero MaxTokens is left to the server.
-func (o *OpenAI) encodeRequest(req ModelRequest) (*wireBody, error) {
+func (o *openAI) encodeRequest(req ModelRequest) (*wireBody, error) {
 	out := newWireBody(req.Messages, req.Model)
 	out.WriteString(`,"messages":`)
 	if err := openAIMessages(out, req.System, req.Messages); err != nil {

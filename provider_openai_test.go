@@ -13,7 +13,7 @@ import (
 var openAIKit = providerKit{
 	name: "openai",
 	new: func(opts ProviderOptions) (Provider, *streamClient) {
-		o := NewOpenAI(opts)
+		o := newOpenAI(opts)
 		return o, &o.streamClient
 	},
 	reply: func(text string) string {
@@ -66,7 +66,7 @@ func TestOpenAIRequestGolden(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			api := newFakeAPI(t, sseReply(openAIKit.reply("ok")))
-			p := NewOpenAI(ProviderOptions{BaseURL: api.srv.URL + "/v1/", APIKey: tt.key})
+			p := newOpenAI(ProviderOptions{BaseURL: api.srv.URL + "/v1/", APIKey: tt.key})
 			if _, err := p.Stream(context.Background(), tt.req, nil); err != nil {
 				t.Fatalf("Stream error: %v", err)
 			}
@@ -90,7 +90,7 @@ func TestOpenAIOutputLimitField(t *testing.T) {
 		{"https://openrouter.ai/api/v1", `"max_tokens":500`},
 	}
 	for _, tt := range tests {
-		p := NewOpenAI(ProviderOptions{BaseURL: tt.base})
+		p := newOpenAI(ProviderOptions{BaseURL: tt.base})
 		body, err := bodyBytes(p.encodeRequest(ModelRequest{Model: "m", MaxTokens: 500}))
 		if err != nil || !strings.Contains(string(body), tt.want) {
 			t.Errorf("base %q: body %q (%v), want it to hold %q", tt.base, body, err, tt.want)
@@ -104,7 +104,7 @@ func TestOpenAIOutputLimitField(t *testing.T) {
 // the same text), a finish without [DONE], and CRLF line ends.
 func TestOpenAIStreamFixtures(t *testing.T) {
 	t.Parallel()
-	runStreamFixtures(t, "openai", func(o ProviderOptions) Provider { return NewOpenAI(o) })
+	runStreamFixtures(t, "openai", func(o ProviderOptions) Provider { return newOpenAI(o) })
 }
 
 // TestOpenAIStopReasons checks the finish_reason mapping.
@@ -122,7 +122,7 @@ func TestOpenAIStopReasons(t *testing.T) {
 		t.Run(tt.finish, func(t *testing.T) {
 			t.Parallel()
 			api := newFakeAPI(t, sseReply(openAIChunks(openAIContent("x"), `{"choices":[{"index":0,"delta":{},"finish_reason":"`+tt.finish+`"}]}`, "[DONE]")))
-			resp, err := NewOpenAI(ProviderOptions{BaseURL: api.srv.URL}).Stream(context.Background(), ModelRequest{Model: "m"}, nil)
+			resp, err := newOpenAI(ProviderOptions{BaseURL: api.srv.URL}).Stream(context.Background(), ModelRequest{Model: "m"}, nil)
 			if err != nil || resp.StopReason != tt.want {
 				t.Fatalf("stop reason = %q, %v; want %q", resp.StopReason, err, tt.want)
 			}
@@ -145,7 +145,7 @@ func TestOpenAIIncompleteStreams(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			api := newFakeAPI(t, sseReply(tt.stream))
-			p := NewOpenAI(ProviderOptions{BaseURL: api.srv.URL, MaxRetries: -1})
+			p := newOpenAI(ProviderOptions{BaseURL: api.srv.URL, MaxRetries: -1})
 			_, err := p.Stream(context.Background(), ModelRequest{Model: "m"}, nil)
 			if (tt.wantErr == "" && err != nil) || (tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr))) {
 				t.Fatalf("Stream error = %v, want %q", err, tt.wantErr)
@@ -186,7 +186,7 @@ func TestOpenAIImageParts(t *testing.T) {
 	msg := Message{Role: RoleUser, Content: []Block{{Type: BlockText, Text: "compare"},
 		{Type: BlockImage, Source: &ImageSource{Type: "base64", MediaType: "image/png", Data: "AAAA"}},
 		{Type: BlockImage, Source: &ImageSource{Type: "url", URL: "https://example.com/b.jpg"}}}}
-	body, err := bodyBytes((&OpenAI{}).encodeRequest(ModelRequest{Model: "m", Messages: []Message{msg, userText("plain")}}))
+	body, err := bodyBytes((&openAI{}).encodeRequest(ModelRequest{Model: "m", Messages: []Message{msg, userText("plain")}}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -43,12 +43,12 @@ func (app *App) newOpenAI(ctx context.Context, name, model string, opts Provider
 	if p.keyVar != "" && opts.APIKey == "" && name != "openai" {
 		return nil, "", usageErrorf("the %s provider needs %s", name, p.keyVar)
 	}
-	var o *OpenAI
+	var o *openAI
 	switch api := cmp.Or(app.Opts.API, app.Settings.API, "chat"); api {
 	case "chat":
-		o = NewOpenAI(opts)
+		o = newOpenAI(opts)
 	case "responses":
-		o = NewOpenAIResponses(opts)
+		o = newOpenAIResponses(opts)
 	default:
 		return nil, "", usageErrorf("unknown API %q for the %s provider (use chat or responses)", api, name)
 	}
@@ -96,7 +96,7 @@ func (c *streamClient) ListModels(ctx context.Context) ([]string, error) {
 
 // ollamaContextWindow asks Ollama (POST /api/show) the context window it runs a model with: the
 // num_ctx of its parameters, else the model's own context length; 0 when it does not say.
-func ollamaContextWindow(ctx context.Context, c *OpenAI, model string) (int, error) {
+func ollamaContextWindow(ctx context.Context, c *openAI, model string) (int, error) {
 	var show struct {
 		Parameters string
 		ModelInfo  map[string]any `json:"model_info"`

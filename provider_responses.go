@@ -13,9 +13,9 @@ import (
 // model's reasoning comes back as an item with encrypted content, kept as a thinking block
 // (ID the item's, Signature the encrypted content) and sent back with the turns after it.
 
-// NewOpenAIResponses returns an openai provider speaking the Responses API.
-func NewOpenAIResponses(opts ProviderOptions) *OpenAI {
-	o := NewOpenAI(opts)
+// newOpenAIResponses returns an openai provider speaking the Responses API.
+func newOpenAIResponses(opts ProviderOptions) *openAI {
+	o := newOpenAI(opts)
 	o.url = strings.TrimSuffix(o.url, "/chat/completions") + "/responses"
 	o.build, o.parse, o.media = o.encodeResponses, parseResponsesStream, mediaLimitsFor(o.provider, "responses")
 	o.cacheKey = "minicode-" + rand.Text() // requests of one conversation share the cache
@@ -32,7 +32,7 @@ type responsesTool struct {
 
 // encodeResponses encodes a model request: instructions, the conversation as input items, the
 // tools, and for a reasoning model its effort and the request for encrypted reasoning.
-func (o *OpenAI) encodeResponses(req ModelRequest) (*wireBody, error) {
+func (o *openAI) encodeResponses(req ModelRequest) (*wireBody, error) {
 	out := newWireBody(req.Messages, req.Model)
 	if req.System != "" {
 		out.WriteString(`,"instructions":`)

@@ -15,7 +15,7 @@ import (
 // and an unknown event before a response cut off by max_output_tokens.
 func TestResponsesStreamFixtures(t *testing.T) {
 	t.Parallel()
-	runStreamFixtures(t, "responses", func(o ProviderOptions) Provider { return NewOpenAIResponses(o) })
+	runStreamFixtures(t, "responses", func(o ProviderOptions) Provider { return newOpenAIResponses(o) })
 }
 
 // TestResponsesStreamFaults checks a stream that ends early, response.failed and an error event.
@@ -37,7 +37,7 @@ func TestResponsesStreamFaults(t *testing.T) {
 				t.Fatal(err)
 			}
 			api := newFakeAPI(t, sseReply(string(stream)))
-			p := NewOpenAIResponses(ProviderOptions{BaseURL: api.srv.URL, APIKey: "k", MaxRetries: -1})
+			p := newOpenAIResponses(ProviderOptions{BaseURL: api.srv.URL, APIKey: "k", MaxRetries: -1})
 			_, err = p.Stream(context.Background(), ModelRequest{Model: "gpt-5", Messages: []Message{userText("q")}}, nil)
 			var apiErr *APIError
 			var streamErr *streamError
@@ -79,7 +79,7 @@ func TestResponsesRequestGolden(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			api := newFakeAPI(t, sseReply(responsesText("ok")))
-			p := NewOpenAIResponses(ProviderOptions{BaseURL: api.srv.URL, APIKey: "sk-test", Effort: tt.effort})
+			p := newOpenAIResponses(ProviderOptions{BaseURL: api.srv.URL, APIKey: "sk-test", Effort: tt.effort})
 			p.cacheKey = "minicode-test"
 			if _, err := p.Stream(context.Background(), tt.req, nil); err != nil {
 				t.Fatalf("Stream error: %v", err)

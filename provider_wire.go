@@ -10,11 +10,11 @@ import (
 	"sync"
 )
 
-// wireCache holds what is computed once per message, each provider's encoding and the token
+// WireCache holds what is computed once per message, each provider's encoding and the token
 // estimate. A request carries the whole conversation: encoded afresh, a step would cost more the
 // longer the session. Encoded once per message (and the tools once per change, in a body that
 // refers to those bytes), step 200 of BenchmarkLongSession costs what step 10 does.
-type wireCache struct {
+type WireCache struct {
 	anthropic []anthropicWireBlock // the content blocks; nil until encoded
 	openai    []byte               // the chat messages, joined by commas; nil until encoded
 	responses []byte               // the Responses API's input items, joined by commas; nil until encoded
@@ -25,7 +25,7 @@ type wireCache struct {
 func withWireCaches(msgs []Message) {
 	for i := range msgs {
 		if msgs[i].wire == nil {
-			msgs[i].wire = &wireCache{}
+			msgs[i].wire = &WireCache{}
 		}
 	}
 }
@@ -56,7 +56,7 @@ func (c *toolsCache) write(out *wireBody, specs []ToolSpec, encode func([]ToolSp
 		}
 		c.specs, c.json = slices.Clone(specs), data
 	}
-	out.Ref(c.json)
+	out.ref(c.json)
 	return nil
 }
 
@@ -75,8 +75,8 @@ type wireRef struct {
 	data []byte
 }
 
-// Ref adds data to the body without copying it.
-func (w *wireBody) Ref(data []byte) {
+// ref adds data to the body without copying it.
+func (w *wireBody) ref(data []byte) {
 	w.refs = append(w.refs, wireRef{w.Len(), data})
 	w.refBytes += len(data)
 }
@@ -113,7 +113,7 @@ func writeEncodings(out *wireBody, msgs []Message, encode func(Message) ([]byte,
 		if len(data) > 0 && sep {
 			out.WriteByte(',')
 		}
-		out.Ref(data)
+		out.ref(data)
 		sep = sep || len(data) > 0
 	}
 	return nil

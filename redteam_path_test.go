@@ -29,7 +29,7 @@ func TestWebFetchUnicodeHostsReachNoLoopback(t *testing.T) {
 	defer srv.Close()
 	port := srv.URL[strings.LastIndex(srv.URL, ":")+1:]
 	env := newTestEnv(t, nil)
-	perms, err := NewPermissions(PermissionConfig{Workspace: env.Workspace, AllowedTools: []string{"web_fetch", "web_fetch(domain:127.0.0.1)"}})
+	perms, err := newPermissions(PermissionConfig{Workspace: env.Workspace, AllowedTools: []string{"web_fetch", "web_fetch(domain:127.0.0.1)"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +53,7 @@ func TestDenyRulesNamingALinkHold(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	perms, err := NewPermissions(PermissionConfig{Workspace: env.Workspace, Mode: ModeAcceptEdits,
+	perms, err := newPermissions(PermissionConfig{Workspace: env.Workspace, Mode: ModeAcceptEdits,
 		DisallowedTools: []string{"Read(.env)", "Edit(.env)", "Read(./cfglink/**)", "Edit(./cfglink/**)"}})
 	if err != nil {
 		t.Fatal(err)
@@ -122,7 +122,7 @@ func TestGrepFolderSkipsHardLinkedFiles(t *testing.T) {
 	if err := os.Link(outside, filepath.Join(env.Workspace, "hard.txt")); err != nil {
 		t.Fatal(err)
 	}
-	perms, err := NewPermissions(PermissionConfig{Workspace: env.Workspace})
+	perms, err := newPermissions(PermissionConfig{Workspace: env.Workspace})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,7 +142,7 @@ func TestGrepFolderSkipsHardLinkedFiles(t *testing.T) {
 func TestDenyRulesWithPatternsCoverFolderSearches(t *testing.T) {
 	t.Parallel()
 	env := newTestEnv(t, map[string]string{"config/.env": "ENVPASS=1\n", "src/a/secret/k.txt": "APIKEY=2\n", "docs/a.md": "fine\n"})
-	perms, err := NewPermissions(PermissionConfig{Workspace: env.Workspace, DisallowedTools: []string{"Read(.env)", "Read(./src/*/secret/**)"}})
+	perms, err := newPermissions(PermissionConfig{Workspace: env.Workspace, DisallowedTools: []string{"Read(.env)", "Read(./src/*/secret/**)"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +156,7 @@ func TestDenyRulesWithPatternsCoverFolderSearches(t *testing.T) {
 			t.Errorf("read_file %s = %q, want a denial", input, out.Text)
 		}
 	}
-	if env.Perms, err = NewPermissions(PermissionConfig{Workspace: env.Workspace, DisallowedTools: []string{"Read(./src/*/secret/**)"}}); err != nil {
+	if env.Perms, err = newPermissions(PermissionConfig{Workspace: env.Workspace, DisallowedTools: []string{"Read(./src/*/secret/**)"}}); err != nil {
 		t.Fatal(err)
 	}
 	if out := callTool(t, env, grepFilesTool(), `{"pattern":"fine","path":"docs"}`); out.IsError {
@@ -169,7 +169,7 @@ func TestDenyRulesWithPatternsCoverFolderSearches(t *testing.T) {
 func TestShellStartupFilesInHomeAsk(t *testing.T) {
 	t.Parallel()
 	env := newTestEnv(t, nil)
-	perms, err := NewPermissions(PermissionConfig{Workspace: env.Workspace, Home: env.Workspace, Mode: ModeAcceptEdits})
+	perms, err := newPermissions(PermissionConfig{Workspace: env.Workspace, Home: env.Workspace, Mode: ModeAcceptEdits})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,7 +189,7 @@ func TestWebFetchThroughAProxyJudgesTheName(t *testing.T) {
 	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "internal page") }))
 	defer proxy.Close()
 	env := newTestEnv(t, nil)
-	perms, err := NewPermissions(PermissionConfig{Workspace: env.Workspace, AllowedTools: []string{"web_fetch"}})
+	perms, err := newPermissions(PermissionConfig{Workspace: env.Workspace, AllowedTools: []string{"web_fetch"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,16 +215,16 @@ func TestWebFetchThroughAProxyJudgesTheName(t *testing.T) {
 // of one's own network: like a private address, it needs a rule naming it.
 func TestSharedAddressSpaceNeedsARule(t *testing.T) {
 	t.Parallel()
-	perms, err := NewPermissions(PermissionConfig{Workspace: t.TempDir(), AllowedTools: []string{"web_fetch"}})
+	perms, err := newPermissions(PermissionConfig{Workspace: t.TempDir(), AllowedTools: []string{"web_fetch"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, u := range []string{"http://100.64.0.1/", "http://100.100.100.100/", "http://[::ffff:100.127.255.254]/"} {
-		if d := perms.decide(PermissionRequest{Tool: "web_fetch", Access: AccessNetwork, URL: u}); d.Verdict != VerdictAsk {
+		if d := perms.decide(PermissionRequest{Tool: "web_fetch", Access: AccessNetwork, URL: u}); d.Verdict != verdictAsk {
 			t.Errorf("fetch %s: verdict %d (%s), want it to ask", u, d.Verdict, d.Reason)
 		}
 	}
-	if d := perms.decide(PermissionRequest{Tool: "web_fetch", Access: AccessNetwork, URL: "http://100.128.0.1/"}); d.Verdict != VerdictAllow {
+	if d := perms.decide(PermissionRequest{Tool: "web_fetch", Access: AccessNetwork, URL: "http://100.128.0.1/"}); d.Verdict != verdictAllow {
 		t.Errorf("fetch 100.128.0.1: verdict %d (%s), want it allowed", d.Verdict, d.Reason)
 	}
 }
@@ -237,7 +237,7 @@ func TestStoredResultsFolderIsNotListed(t *testing.T) {
 	env := newTestEnv(t, nil)
 	results := filepath.Join(t.TempDir(), "tool-results")
 	writeTree(t, results, map[string]string{"other-session/toolu_1.txt": "SECRET of another project\n", "this-session/toolu_2.txt": "this result\n"})
-	perms, err := NewPermissions(PermissionConfig{Workspace: env.Workspace, ReadableDirs: []string{results}})
+	perms, err := newPermissions(PermissionConfig{Workspace: env.Workspace, ReadableDirs: []string{results}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -87,7 +87,7 @@ func (d *recordingDenier) Authorize(_ context.Context, req PermissionRequest) er
 
 func TestExecuteChecksPermissionBeforeRunning(t *testing.T) {
 	ran := false
-	reg := NewRegistry(ToolDef[echoInput]{Name: "touch", Description: "changes things",
+	reg := newRegistry(ToolDef[echoInput]{Name: "touch", Description: "changes things",
 		Permission: func(env *ToolEnv, in echoInput) (PermissionRequest, error) {
 			return PermissionRequest{Access: AccessWrite, Paths: []string{in.Text}}, nil
 		},

@@ -77,8 +77,8 @@ type supervisorPlan struct {
 	Caches    []buildCache
 }
 
-// NewSandbox starts the sandbox of a session, or says why there is none.
-func NewSandbox(cfg SandboxConfig) (*Sandbox, error) {
+// newSandbox starts the sandbox of a session, or says why there is none.
+func newSandbox(cfg SandboxConfig) (*Sandbox, error) {
 	s := &Sandbox{network: cfg.Settings.Network, passEnv: cfg.Settings.PassEnv}
 	if cfg.Settings.Enabled != nil && !*cfg.Settings.Enabled {
 		s.reason = sandboxDisabled

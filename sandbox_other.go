@@ -13,12 +13,12 @@ type supervisor struct{}
 // supervisorUnavailable says there is none here: commands run plainly, as Status says.
 func supervisorUnavailable() error { return errNoSandbox }
 
-// startSupervisor fails, as NewSandbox never asks for one here.
+// startSupervisor fails, as newSandbox never asks for one here.
 func startSupervisor(supervisorPlan) (*supervisor, sandboxReport, error) {
 	return nil, sandboxReport{}, errNoSandbox
 }
 
-// start fails: NewSandbox never makes a supervisor here.
+// start fails: newSandbox never makes a supervisor here.
 func (*supervisor) start(CommandSpec, []string) (*Process, error) { return nil, errNoSandbox }
 
 // close does nothing.

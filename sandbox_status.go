@@ -157,7 +157,7 @@ func runSandboxCommand(args []string, stdout io.Writer, getenv func(string) stri
 		return err
 	}
 	trusted, _ := workspaceTrust(home, userHome(getenv), ws, ignore)
-	sb, err := NewSandbox(SandboxConfig{Workspace: ws, UserHome: userHome(getenv), Home: home, Settings: mergeSettings(layers, ws, trusted).Sandbox, Getenv: getenv})
+	sb, err := newSandbox(SandboxConfig{Workspace: ws, UserHome: userHome(getenv), Home: home, Settings: mergeSettings(layers, ws, trusted).Sandbox, Getenv: getenv})
 	if err != nil {
 		return err
 	}

@@ -51,7 +51,7 @@ func (tr sandboxTree) sandbox(t *testing.T, settings SandboxSettings) *Sandbox {
 		}
 		return ""
 	}
-	sb, err := NewSandbox(SandboxConfig{Workspace: tr.ws, UserHome: tr.home, Home: tr.minicodeHome, Settings: settings, Getenv: getenv})
+	sb, err := newSandbox(SandboxConfig{Workspace: tr.ws, UserHome: tr.home, Home: tr.minicodeHome, Settings: settings, Getenv: getenv})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -252,7 +252,7 @@ func TestUnsandboxedRunAfterApproval(t *testing.T) {
 	t.Parallel()
 	tr := newSandboxTree(t)
 	sb := tr.sandbox(t, SandboxSettings{})
-	procs := &processManager{sandbox: sb}
+	procs := &ProcessManager{sandbox: sb}
 	defer procs.Close()
 	target := filepath.Join(tr.outside, "out")
 	input := fmt.Sprintf(`{"command":"echo hi > %s","sandbox":false,"reason":"write the release notes"}`, target)
@@ -263,7 +263,7 @@ func TestUnsandboxedRunAfterApproval(t *testing.T) {
 		wrote  bool
 	}{{"denied", ModeBypass, ChoiceDenyOnce, false}, {"approved", ModeBypass, ChoiceAllowOnce, true}} {
 		asker := &scriptedAsker{answers: []Answer{{Choice: tc.answer}}}
-		perms, err := NewPermissions(PermissionConfig{Mode: tc.mode, Workspace: tr.ws, Asker: asker})
+		perms, err := newPermissions(PermissionConfig{Mode: tc.mode, Workspace: tr.ws, Asker: asker})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -276,7 +276,7 @@ func TestUnsandboxedRunAfterApproval(t *testing.T) {
 			t.Errorf("%s: file written = %v, want %v; output %q", tc.name, err == nil, tc.wrote, out.Text)
 		}
 	}
-	perms, err := NewPermissions(PermissionConfig{Mode: ModeBypass, Workspace: tr.ws})
+	perms, err := newPermissions(PermissionConfig{Mode: ModeBypass, Workspace: tr.ws})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -288,7 +288,7 @@ func TestUnsandboxedRunAfterApproval(t *testing.T) {
 // sandbox against starting it plainly, in one run.
 func BenchmarkSandboxedCommand(b *testing.B) {
 	home, _ := os.UserHomeDir()
-	sb, err := NewSandbox(SandboxConfig{Workspace: b.TempDir(), UserHome: home, Home: b.TempDir(), Getenv: os.Getenv})
+	sb, err := newSandbox(SandboxConfig{Workspace: b.TempDir(), UserHome: home, Home: b.TempDir(), Getenv: os.Getenv})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -367,7 +367,7 @@ func TestReadDenyRuleHoldsInTheSandbox(t *testing.T) {
 func TestSandboxWithoutNamespaces(t *testing.T) {
 	t.Parallel()
 	tr := newSandboxTree(t)
-	sb, err := NewSandbox(SandboxConfig{Workspace: tr.ws, UserHome: tr.home, Home: tr.minicodeHome, bare: true,
+	sb, err := newSandbox(SandboxConfig{Workspace: tr.ws, UserHome: tr.home, Home: tr.minicodeHome, bare: true,
 		Getenv: func(name string) string { return map[string]string{"HOME": tr.home}[name] }})
 	if err != nil {
 		t.Fatal(err)
@@ -438,19 +438,19 @@ func TestAutoAllowBashIfSandboxed(t *testing.T) {
 		name string
 		auto bool
 		req  PermissionRequest
-		want Verdict
+		want verdict
 	}{
-		{"a command, auto-allow off", false, runReq("go test ./..."), VerdictAsk},
-		{"a command", true, runReq("go test ./... && cat /etc/hosts"), VerdictAllow},
-		{"a pattern the check cannot follow", true, runReq("python3 -c 'print(1)' > out.txt"), VerdictAllow},
-		{"destroys work", true, runReq("rm -rf build"), VerdictAsk},
-		{"leaves the sandbox", true, unsandboxed, VerdictAsk},
-		{"names a protected path", true, runReq("echo x > .mcp.json"), VerdictAsk},
-		{"an ask rule", true, runReq("git push"), VerdictAsk},
-		{"a deny rule", true, runReq("curl example.com"), VerdictDeny},
-		{"not a command", true, editReq("main.go"), VerdictAsk},
+		{"a command, auto-allow off", false, runReq("go test ./..."), verdictAsk},
+		{"a command", true, runReq("go test ./... && cat /etc/hosts"), verdictAllow},
+		{"a pattern the check cannot follow", true, runReq("python3 -c 'print(1)' > out.txt"), verdictAllow},
+		{"destroys work", true, runReq("rm -rf build"), verdictAsk},
+		{"leaves the sandbox", true, unsandboxed, verdictAsk},
+		{"names a protected path", true, runReq("echo x > .mcp.json"), verdictAsk},
+		{"an ask rule", true, runReq("git push"), verdictAsk},
+		{"a deny rule", true, runReq("curl example.com"), verdictDeny},
+		{"not a command", true, editReq("main.go"), verdictAsk},
 	} {
-		p, err := NewPermissions(PermissionConfig{Workspace: ws, Settings: []RuleSet{{Source: "settings.json", Ask: []string{"Bash(git push:*)"},
+		p, err := newPermissions(PermissionConfig{Workspace: ws, Settings: []RuleSet{{Source: "settings.json", Ask: []string{"Bash(git push:*)"},
 			Deny: []string{"Bash(curl:*)"}}}})
 		if err != nil {
 			t.Fatal(err)
@@ -509,13 +509,13 @@ func TestAutoAllowDailyCommands(t *testing.T) {
 		"sed -i 's/a/b/' main.go", "mkdir -p build && cp app build/", "python3 scripts/gen.py > gen.txt", "./run.sh", "echo $PATH", "mv old.go new.go", "rm build/app"}
 	asked := map[bool]int{}
 	for _, auto := range []bool{false, true} {
-		p, err := NewPermissions(PermissionConfig{Workspace: t.TempDir()})
+		p, err := newPermissions(PermissionConfig{Workspace: t.TempDir()})
 		if err != nil {
 			t.Fatal(err)
 		}
 		p.SetAutoAllow(auto)
 		for _, c := range daily {
-			if d := p.decide(runReq(c)); d.Verdict != VerdictAllow {
+			if d := p.decide(runReq(c)); d.Verdict != verdictAllow {
 				if asked[auto]++; auto && !strings.Contains(c, "$") {
 					t.Errorf("%q asks with auto-allow: %s", c, d.Reason)
 				}

@@ -33,8 +33,8 @@ const (
 	recordUsage        = "usage"         // Usage, Model, APIMillis: what a model call used
 )
 
-// Record is one line of a session journal, appended and linked to the one before it.
-type Record struct {
+// record is one line of a session journal, appended and linked to the one before it.
+type record struct {
 	Version  int           `json:"version"`
 	Type     string        `json:"type"`
 	ID       string        `json:"id"`
@@ -288,7 +288,7 @@ func (s *Session) write(typ string, p RecordPayload) {
 	if s.failed != nil {
 		return
 	}
-	r := Record{Version: journalVersion, Type: typ, ID: newSessionID(), ParentID: s.lastID, Time: time.Now().UTC(), Payload: withMediaFiles(mediaDir(s.Path), p)}
+	r := record{Version: journalVersion, Type: typ, ID: newSessionID(), ParentID: s.lastID, Time: time.Now().UTC(), Payload: withMediaFiles(mediaDir(s.Path), p)}
 	s.lastID = r.ID
 	if err := json.NewEncoder(&s.unsaved).Encode(r); err != nil {
 		s.fail(fmt.Errorf("encoding a %s record: %w", typ, err))
@@ -363,8 +363,8 @@ func addCheckpoint(list []Checkpoint, c Checkpoint, view []Message) []Checkpoint
 	return append(list, c)
 }
 
-// RecordCheckpoint journals a checkpoint, new or finished.
-func (s *Session) RecordCheckpoint(c Checkpoint) {
+// recordCheckpoint journals a checkpoint, new or finished.
+func (s *Session) recordCheckpoint(c Checkpoint) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.checkpoints = addCheckpoint(s.checkpoints, c, s.view)

@@ -18,8 +18,8 @@ const (
 	historyFileCap      = 2000 // entries the file holds before its oldest half is dropped
 )
 
-// historyEntry is one line of history.jsonl in Claude Code's layout: the input, when, and where.
-type historyEntry struct {
+// HistoryEntry is one line of history.jsonl in Claude Code's layout: the input, when, and where.
+type HistoryEntry struct {
 	Display   string `json:"display"`
 	Timestamp int64  `json:"timestamp"` // milliseconds since 1970
 	Project   string `json:"project"`
@@ -50,11 +50,11 @@ func openHistory(home, workspace string) (*InputHistory, []string) {
 }
 
 // read returns the file's entries, skipping lines that do not parse.
-func (h *InputHistory) read() []historyEntry {
+func (h *InputHistory) read() []HistoryEntry {
 	data, _ := os.ReadFile(h.path)
-	var out []historyEntry
+	var out []HistoryEntry
 	for line := range bytes.Lines(data) {
-		var e historyEntry
+		var e HistoryEntry
 		if json.Unmarshal(line, &e) == nil && e.Display != "" {
 			out = append(out, e)
 		}
@@ -67,7 +67,7 @@ func (h *InputHistory) Add(input string) error {
 	if strings.TrimSpace(input) == "" {
 		return nil
 	}
-	line, _ := json.Marshal(historyEntry{Display: input, Timestamp: time.Now().UnixMilli(), Project: h.workspace})
+	line, _ := json.Marshal(HistoryEntry{Display: input, Timestamp: time.Now().UnixMilli(), Project: h.workspace})
 	var f *os.File
 	err := os.MkdirAll(filepath.Dir(h.path), 0o700)
 	if err == nil {

@@ -65,7 +65,7 @@ func TestInputHistorySkipsBadLines(t *testing.T) {
 func TestLineModeRecordsInputHistory(t *testing.T) {
 	ws := t.TempDir()
 	app := testApp(t, ws, Options{})
-	app.lines = NewLineReader(strings.NewReader("help\n/status\n"))
+	app.lines = newLineReader(strings.NewReader("help\n/status\n"))
 	if err := app.runLineMode(t.Context(), nil); err != nil {
 		t.Fatal(err)
 	}

@@ -19,8 +19,8 @@ const (
 	notRunText = "The session ended before this tool call started; it had no effect."
 )
 
-// Journal is what a session file holds, as read back.
-type Journal struct {
+// LoadedSession is what a session's journal holds, read back: the conversation and what the journal says of it.
+type LoadedSession struct {
 	View        []Message // what the model saw last, compactions applied
 	Transcript  []Message // every message ever recorded, for export
 	Title       string
@@ -48,8 +48,8 @@ func (mk JournalMark) String() string {
 	return cmp.Or(map[string]string{"clear": "the conversation was cleared", "fork": "forked from session " + mk.ForkedFrom}[mk.Kind], layerNames[mk.Kind], mk.Kind)
 }
 
-// FirstPrompt returns the first thing the user typed in the session.
-func (j *Journal) FirstPrompt() string {
+// firstPrompt returns the first thing the user typed in the session.
+func (j *LoadedSession) firstPrompt() string {
 	for _, m := range j.Transcript {
 		if m.Role == RoleUser && m.Text() != "" {
 			return m.Text()
@@ -59,18 +59,18 @@ func (j *Journal) FirstPrompt() string {
 }
 
 // readJournal reads a session file, skipping a torn last line or a damaged one with a warning; a newer record format is an error.
-func readJournal(path string) (*Journal, error) {
+func readJournal(path string) (*LoadedSession, error) {
 	data, err := os.ReadFile(path)
 	info, statErr := os.Stat(path)
 	if err = cmp.Or(err, statErr); err != nil {
 		return nil, fmt.Errorf("reading session: %w", err)
 	}
-	j := &Journal{Modified: info.ModTime(), calls: map[string]*Block{}}
+	j := &LoadedSession{Modified: info.ModTime(), calls: map[string]*Block{}}
 	n := 0
 	for line := range bytes.Lines(data) {
 		n++
 		j.Torn = line[len(line)-1] != '\n'
-		var rec Record
+		var rec record
 		if line = bytes.TrimSpace(line); len(line) == 0 {
 			continue
 		}
@@ -94,7 +94,7 @@ func readJournal(path string) (*Journal, error) {
 }
 
 // add applies one record to the view and the journal's summary.
-func (j *Journal) add(rec Record, line int) {
+func (j *LoadedSession) add(rec record, line int) {
 	j.LastID = rec.ID
 	p := rec.Payload
 	switch rec.Type {
@@ -141,7 +141,7 @@ func (j *Journal) add(rec Record, line int) {
 }
 
 // finish gives every call of the view one result: its finish record's, or one saying its outcome is unknown or it never ran.
-func (j *Journal) finish() []Message {
+func (j *LoadedSession) finish() []Message {
 	answered := answeredCalls(j.View)
 	view := closeToolCalls(j.View)
 	for _, m := range view {
@@ -184,7 +184,7 @@ func listSessions(dir string) ([]SessionInfo, error) {
 		if err != nil || !isSessionID(id) {
 			continue
 		}
-		infos = append(infos, SessionInfo{ID: id, Title: j.Title, Modified: j.Modified, Messages: len(j.Transcript), FirstPrompt: j.FirstPrompt()})
+		infos = append(infos, SessionInfo{ID: id, Title: j.Title, Modified: j.Modified, Messages: len(j.Transcript), FirstPrompt: j.firstPrompt()})
 	}
 	slices.SortFunc(infos, func(a, b SessionInfo) int { return b.Modified.Compare(a.Modified) })
 	return infos, nil

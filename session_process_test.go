@@ -433,7 +433,7 @@ func TestSessionChoiceFlags(t *testing.T) {
 		t.Errorf("forking changed the original session")
 	}
 	fork, err := readJournal(filepath.Join(projectDir(home, ws), res.SessionID+".jsonl"))
-	if err != nil || fork.FirstPrompt() != "list files" || len(fork.View) < 5 || lastUserText(fork.View) != "read nothing" {
+	if err != nil || fork.firstPrompt() != "list files" || len(fork.View) < 5 || lastUserText(fork.View) != "read nothing" {
 		t.Errorf("fork view = %+v (%v), want the original conversation followed by the new prompt", fork, err)
 	}
 }
@@ -461,8 +461,8 @@ func TestResumeAfterCompactionSeesTheCompactedView(t *testing.T) {
 	}
 	files := sessionFiles(t, home)
 	j, err := readJournal(files[0])
-	if err != nil || len(files) != 1 || j.FirstPrompt() != "first question" {
-		t.Fatalf("session files %q, first prompt %q (%v); want one file keeping the whole history", files, j.FirstPrompt(), err)
+	if err != nil || len(files) != 1 || j.firstPrompt() != "first question" {
+		t.Fatalf("session files %q, first prompt %q (%v); want one file keeping the whole history", files, j.firstPrompt(), err)
 	}
 	var kinds []string
 	for _, rec := range readRecords(t, files[0]) {

@@ -31,18 +31,18 @@ func toolResultMessage(id, content string) Message {
 }
 
 // readRecords decodes every line of a journal.
-func readRecords(t *testing.T, path string) []Record {
+func readRecords(t *testing.T, path string) []record {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	var records []Record
+	var records []record
 	sc := bufio.NewScanner(f)
 	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
-		var r Record
+		var r record
 		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
 			t.Fatalf("line %q: %v", sc.Text(), err)
 		}
@@ -107,8 +107,8 @@ func TestJournalRoundTripOfEveryRecordType(t *testing.T) {
 	if !reflect.DeepEqual(j.Transcript, wantTranscript) {
 		t.Errorf("transcript = %+v, want every message %+v", j.Transcript, wantTranscript)
 	}
-	if j.Title != "reading files" || j.FirstPrompt() != "read a.txt" || len(j.Warnings) > 0 {
-		t.Errorf("title %q, first prompt %q, warnings %q", j.Title, j.FirstPrompt(), j.Warnings)
+	if j.Title != "reading files" || j.firstPrompt() != "read a.txt" || len(j.Warnings) > 0 {
+		t.Errorf("title %q, first prompt %q, warnings %q", j.Title, j.firstPrompt(), j.Warnings)
 	}
 }
 
@@ -362,7 +362,7 @@ func (panickingProvider) Stream(context.Context, ModelRequest, func(Delta)) (Mod
 func TestPanicInTurnStillCleansUp(t *testing.T) {
 	app := testApp(t, t.TempDir(), Options{})
 	app.Agent.Provider = panickingProvider{}
-	res := app.runPrompt(context.Background(), nil, slashPrompt{Prompt: "hello"})
+	res := app.runPrompt(context.Background(), nil, SlashPrompt{Prompt: "hello"})
 	if res.End != EndError || !strings.Contains(res.Text, "provider bug") {
 		t.Errorf("turn = %v %q, want an error naming the panic", res.End, res.Text)
 	}
@@ -374,7 +374,7 @@ func TestPanicInTurnStillCleansUp(t *testing.T) {
 
 func TestLoopPromptsAreJournaledAsTheyHappen(t *testing.T) {
 	s := newSession(t.TempDir(), newSessionID(), nil)
-	agent := &Agent{Provider: &MockProvider{script: []ScriptedReply{{Text: "<progress>looking</progress>"}, {Text: "done"}}}, Journal: s.Event}
+	agent := &Agent{Provider: &MockProvider{script: []ScriptedReply{{Text: "<progress>looking</progress>"}, {Text: "done"}}}, Record: s.Event}
 	agent.RunTurn(context.Background(), nil, TurnInput{Text: "task"})
 	s.Close()
 	var got []string

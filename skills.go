@@ -131,9 +131,9 @@ type SkillSet struct {
 	Searched []string            // the folders searched, in order
 }
 
-// DiscoverSkills finds the skills for a workspace, first match winning: .minicode/skills and
+// discoverSkills finds the skills for a workspace, first match winning: .minicode/skills and
 // .claude/skills from the workspace up to the repository root, then the user's (home and userHome may be "").
-func DiscoverSkills(home, userHome, workspace string) *SkillSet {
+func discoverSkills(home, userHome, workspace string) *SkillSet {
 	set := &SkillSet{Shadowed: map[string][]*Skill{}}
 	scan := func(source string, dirs ...string) {
 		for _, dir := range dirs {
@@ -145,7 +145,7 @@ func DiscoverSkills(home, userHome, workspace string) *SkillSet {
 				switch {
 				case s.Problem != "":
 					set.Invalid = append(set.Invalid, s)
-				case set.Find(s.Name) != nil:
+				case set.find(s.Name) != nil:
 					set.Shadowed[s.Name] = append(set.Shadowed[s.Name], s)
 				default:
 					set.Skills = append(set.Skills, s)
@@ -186,8 +186,8 @@ func scanSkillRoot(root, source string) []*Skill {
 	return skills
 }
 
-// Find returns the skill in use with the given name, or nil.
-func (set *SkillSet) Find(name string) *Skill { return skillNamed(set.Skills, name) }
+// find returns the skill in use with the given name, or nil.
+func (set *SkillSet) find(name string) *Skill { return skillNamed(set.Skills, name) }
 
 // skillNamed returns the first of skills with the given name, or nil.
 func skillNamed(skills []*Skill, name string) *Skill {
@@ -271,7 +271,7 @@ func (set *SkillSet) Tool() *Tool {
 // load is the work of load_skill.
 func (set *SkillSet) load(ctx context.Context, _ *ToolEnv, in loadSkillInput) (ToolOutput, error) {
 	name := in.Name
-	found := cmp.Or(set.Find(name), skillNamed(set.Invalid, name))
+	found := cmp.Or(set.find(name), skillNamed(set.Invalid, name))
 	if found == nil {
 		return ToolOutput{}, fmt.Errorf("no skill named %q; the skills are: %s", name, strings.Join(set.Names(), ", "))
 	}

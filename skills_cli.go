@@ -43,7 +43,7 @@ func runSkillsCommand(args []string, stdout, stderr io.Writer, home, userHome, w
 		if len(positional) > 0 || project {
 			return usageErrorf("minicode skills list takes no arguments")
 		}
-		fmt.Fprint(stdout, DiscoverSkills(home, userHome, workspace).Describe())
+		fmt.Fprint(stdout, discoverSkills(home, userHome, workspace).Describe())
 		return nil
 	case "add", "remove":
 		root := filepath.Join(workspace, ".minicode", "skills")
@@ -58,7 +58,7 @@ func runSkillsCommand(args []string, stdout, stderr io.Writer, home, userHome, w
 		if args[0] == "add" {
 			return addSkill(stdout, positional[0], root)
 		}
-		return removeSkill(stdout, positional[0], root, set["force"], DiscoverSkills(home, userHome, workspace))
+		return removeSkill(stdout, positional[0], root, set["force"], discoverSkills(home, userHome, workspace))
 	}
 	return usageErrorf("unknown skills subcommand %q; use list, add or remove", args[0])
 }
@@ -146,7 +146,7 @@ func removeSkill(stdout io.Writer, name, root string, force bool, found *SkillSe
 	if _, err := os.Stat(filepath.Join(dir, installedMark)); dir != "" && err != nil && !force {
 		return fmt.Errorf("%s was not installed by `minicode skills add`, so it may be the only copy of someone's work; add --force to delete it", dir)
 	}
-	if s := cmp.Or(found.Find(name), skillNamed(found.Invalid, name)); dir == "" && s != nil {
+	if s := cmp.Or(found.find(name), skillNamed(found.Invalid, name)); dir == "" && s != nil {
 		return fmt.Errorf("no skill named %q is installed in %s; the %s skill %s is at %s", name, root, s.Source, name, s.Dir)
 	} else if dir == "" {
 		return fmt.Errorf("no skill named %q is installed in %s", name, root)

@@ -192,7 +192,7 @@ func TestSkillsCLIErrors(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 				t.Fatalf("error = %v, want one containing %q", err, tt.wantErr)
 			}
-			var usage usageError
+			var usage UsageError
 			if errors.As(err, &usage) != tt.wantUsage {
 				t.Errorf("error %q: usage error = %v, want %v", err, !tt.wantUsage, tt.wantUsage)
 			}

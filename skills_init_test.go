@@ -189,7 +189,7 @@ func TestInitAgentsFileWithPermissions(t *testing.T) {
 	}{{ModePlan, nil, true}, {ModeDefault, nil, true}, {ModeAcceptEdits, nil, true}, {ModeBypass, nil, true},
 		{ModeDefault, &scriptedAsker{answers: []Answer{{Choice: ChoiceAllowOnce}}}, false}} {
 		dir := realTempDir(t)
-		perms, err := NewPermissions(PermissionConfig{Mode: tt.mode, Workspace: dir, Asker: tt.asker})
+		perms, err := newPermissions(PermissionConfig{Mode: tt.mode, Workspace: dir, Asker: tt.asker})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -194,7 +194,7 @@ func newSkillTree(t *testing.T) skillTree {
 func TestDiscoverSkillsPrecedence(t *testing.T) {
 	t.Parallel()
 	tr := newSkillTree(t)
-	set := DiscoverSkills(tr.home, tr.userHome, tr.workspace)
+	set := discoverSkills(tr.home, tr.userHome, tr.workspace)
 	if got, want := set.Names(), []string{"alpha", "beta", "delta", "epsilon"}; !reflect.DeepEqual(got, want) {
 		t.Fatalf("Names() = %q, want %q", got, want)
 	}
@@ -205,7 +205,7 @@ func TestDiscoverSkillsPrecedence(t *testing.T) {
 		"epsilon": filepath.Join(tr.userHome, ".claude", "skills", "epsilon"),
 	}
 	for name, dir := range wantDirs {
-		if got := set.Find(name).Dir; got != dir {
+		if got := set.find(name).Dir; got != dir {
 			t.Errorf("%s comes from %q, want %q", name, got, dir)
 		}
 	}
@@ -241,11 +241,11 @@ func TestDiscoverSkillsOutsideRepository(t *testing.T) {
 	ws := filepath.Join(base, "ws")
 	writeSkill(t, filepath.Join(base, ".minicode", "skills"), "parent", skillMD("parent", "d"))
 	writeSkill(t, filepath.Join(ws, ".claude", "skills"), "own", skillMD("own", "d"))
-	set := DiscoverSkills("", "", ws)
+	set := discoverSkills("", "", ws)
 	if got, want := set.Names(), []string{"own"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("Names() = %q, want %q", got, want)
 	}
-	empty := DiscoverSkills("", "", t.TempDir())
+	empty := discoverSkills("", "", t.TempDir())
 	if got := empty.Describe(); !strings.HasPrefix(got, "No skills found.") || empty.PromptSection() != "" {
 		t.Errorf("empty set: Describe() = %q, PromptSection() = %q", got, empty.PromptSection())
 	}
@@ -298,11 +298,11 @@ func TestLoadSkillTool(t *testing.T) {
 	if err := os.Symlink(shared, filepath.Join(root, ".minicode", "skills", "linked")); err != nil {
 		t.Fatal(err)
 	}
-	set := DiscoverSkills("", "", root)
+	set := discoverSkills("", "", root)
 	if err := os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte(skillMD("deploy", "Deploy the app.")+"Edited after discovery.\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	reg := NewRegistry(set.Tool())
+	reg := newRegistry(set.Tool())
 	env := &ToolEnv{Workspace: root}
 	tests := []struct {
 		name, input string

@@ -227,8 +227,8 @@ type Registry struct {
 	Withheld func(name string) bool // tools not offered to the model (denied whole); nil withholds none
 }
 
-// NewRegistry returns a registry holding tools in the given order.
-func NewRegistry(tools ...*Tool) *Registry {
+// newRegistry returns a registry holding tools in the given order.
+func newRegistry(tools ...*Tool) *Registry {
 	r := &Registry{}
 	for _, t := range tools {
 		r.Add(t)

@@ -11,8 +11,8 @@ import (
 
 // newBuiltins builds every built-in tool, web_search querying searchEndpoint ("" for
 // DuckDuckGo) and run_command running in sb (nil: plainly); procs.Close stops them.
-func newBuiltins(searchEndpoint string, sb *Sandbox) (tools []*Tool, procs *processManager) {
-	procs = &processManager{sandbox: sb}
+func newBuiltins(searchEndpoint string, sb *Sandbox) (tools []*Tool, procs *ProcessManager) {
+	procs = &ProcessManager{sandbox: sb}
 	web := newWebClient(searchEndpoint)
 	return []*Tool{
 		readFileTool(), writeFileTool(), editFileTool(), patchFileTool(),
@@ -63,19 +63,19 @@ func readPermission(env *ToolEnv, path, verb string) (PermissionRequest, error) 
 	return PermissionRequest{Access: AccessRead, Paths: []string{abs}, Named: []string{inputPath(env, path)}, Summary: verb + " " + displayPath(env, abs), Walks: verb != "read"}, nil
 }
 
-// AskUserInput is the input of ask_user.
-type AskUserInput struct {
+// askUserInput is the input of ask_user.
+type askUserInput struct {
 	Question string `json:"question" validate:"required" desc:"The question, complete in itself: the user sees only this text."`
 }
 
 // askUserTool lets the model ask the user; the answer is the next message.
 func askUserTool() *Tool {
-	return ToolDef[AskUserInput]{
+	return ToolDef[askUserInput]{
 		Name: "ask_user",
 		Description: "Ask the user a question when you cannot go on without their decision or information. " +
 			"The turn pauses after this batch of tool calls; the answer comes as the user's next message. Ask one clear question.",
 		ReadOnly: true,
-		Run: func(ctx context.Context, env *ToolEnv, in AskUserInput) (ToolOutput, error) {
+		Run: func(ctx context.Context, env *ToolEnv, in askUserInput) (ToolOutput, error) {
 			q := strings.TrimSpace(in.Question)
 			if q == "" {
 				return ToolOutput{Text: "the question is empty; write the question you want to ask", IsError: true}, nil

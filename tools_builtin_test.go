@@ -41,7 +41,7 @@ func writeTree(t *testing.T, root string, files map[string]string) {
 // loop does: decode, validate, describe the permission, run.
 func callTool(t *testing.T, env *ToolEnv, tool *Tool, input string) ToolOutput {
 	t.Helper()
-	reg := NewRegistry(tool)
+	reg := newRegistry(tool)
 	return reg.Execute(context.Background(), env, Block{Type: BlockToolUse, ID: "call_1", Name: tool.Name, Input: json.RawMessage(input)})
 }
 
@@ -154,7 +154,7 @@ func TestMalformedArgumentsSayWhere(t *testing.T) {
 			t.Fatalf("parsing the stream: %v, %d blocks", err, len(resp.Content))
 		}
 		env := newTestEnv(t, map[string]string{"a.txt": "alpha\n"})
-		if out := NewRegistry(readFileTool()).Execute(context.Background(), env, resp.Content[0]); !out.IsError || out.Text != tc.want {
+		if out := newRegistry(readFileTool()).Execute(context.Background(), env, resp.Content[0]); !out.IsError || out.Text != tc.want {
 			t.Errorf("result of %s = %q (error %v), want %q", tc.args, out.Text, out.IsError, tc.want)
 		}
 	}
@@ -166,7 +166,7 @@ func TestMalformedArgumentsSayWhere(t *testing.T) {
 func TestSpecsOrderIsStable(t *testing.T) {
 	t.Parallel()
 	names := func(order ...string) []string {
-		r := NewRegistry(readFileTool(), grepFilesTool())
+		r := newRegistry(readFileTool(), grepFilesTool())
 		for _, n := range order {
 			r.Add(&Tool{Name: n})
 		}

@@ -10,52 +10,52 @@ import (
 	"strings"
 )
 
-// EditFileInput is the input of edit_file.
-type EditFileInput struct {
+// editFileInput is the input of edit_file.
+type editFileInput struct {
 	Path       string  `json:"path" validate:"required" desc:"File to change, relative to the workspace or absolute."`
 	OldString  string  `json:"old_string" validate:"required" desc:"Exact text to replace, copied from the file (without read_file's line-number prefix). Must occur once unless replace_all is set."`
 	NewString  *string `json:"new_string" validate:"required" desc:"Text to put in its place, inserted literally. Empty deletes old_string."`
 	ReplaceAll bool    `json:"replace_all,omitempty" desc:"Replace every occurrence instead of requiring exactly one."`
 }
 
-// EditSpec is one replacement of a patch_file call.
-type EditSpec struct {
+// editSpec is one replacement of a patch_file call.
+type editSpec struct {
 	OldString  string  `json:"old_string" validate:"required" desc:"Exact text to replace, as the file reads after the edits before this one."`
 	NewString  *string `json:"new_string" validate:"required" desc:"Text to put in its place, inserted literally."`
 	ReplaceAll bool    `json:"replace_all,omitempty" desc:"Replace every occurrence instead of requiring exactly one."`
 }
 
-// PatchFileInput is the input of patch_file.
-type PatchFileInput struct {
+// patchFileInput is the input of patch_file.
+type patchFileInput struct {
 	Path  string     `json:"path" validate:"required" desc:"File to change, relative to the workspace or absolute."`
-	Edits []EditSpec `json:"edits" validate:"required,min=1,max=100,dive" desc:"Replacements applied in order; all must succeed or nothing is written."`
+	Edits []editSpec `json:"edits" validate:"required,min=1,max=100,dive" desc:"Replacements applied in order; all must succeed or nothing is written."`
 }
 
 // editFileTool replaces one exact piece of text in a file.
 func editFileTool() *Tool {
-	return ToolDef[EditFileInput]{
+	return ToolDef[editFileInput]{
 		Name: "edit_file",
 		Description: "Replace an exact piece of text in a file. old_string must match the file exactly (whitespace included) and occur once, " +
 			"or set replace_all. On a mismatch nothing is written and the error shows the closest text in the file.",
-		Permission: func(env *ToolEnv, in EditFileInput) (PermissionRequest, error) {
-			return planFileEdit(env, in.Path, []EditSpec{{in.OldString, in.NewString, in.ReplaceAll}})
+		Permission: func(env *ToolEnv, in editFileInput) (PermissionRequest, error) {
+			return planFileEdit(env, in.Path, []editSpec{{in.OldString, in.NewString, in.ReplaceAll}})
 		},
-		Run: func(ctx context.Context, env *ToolEnv, in EditFileInput) (ToolOutput, error) {
-			return applyFileEdit(ctx, env, in.Path, []EditSpec{{in.OldString, in.NewString, in.ReplaceAll}})
+		Run: func(ctx context.Context, env *ToolEnv, in editFileInput) (ToolOutput, error) {
+			return applyFileEdit(ctx, env, in.Path, []editSpec{{in.OldString, in.NewString, in.ReplaceAll}})
 		},
 	}.Tool()
 }
 
 // patchFileTool applies several replacements to one file at once.
 func patchFileTool() *Tool {
-	return ToolDef[PatchFileInput]{
+	return ToolDef[patchFileInput]{
 		Name: "patch_file",
 		Description: "Apply several exact replacements to one file in order, as one change: every edit is checked first and " +
 			"if any fails nothing is written and the error names the failing edit. Each edit works like edit_file.",
-		Permission: func(env *ToolEnv, in PatchFileInput) (PermissionRequest, error) {
+		Permission: func(env *ToolEnv, in patchFileInput) (PermissionRequest, error) {
 			return planFileEdit(env, in.Path, in.Edits)
 		},
-		Run: func(ctx context.Context, env *ToolEnv, in PatchFileInput) (ToolOutput, error) {
+		Run: func(ctx context.Context, env *ToolEnv, in patchFileInput) (ToolOutput, error) {
 			return applyFileEdit(ctx, env, in.Path, in.Edits)
 		},
 	}.Tool()
@@ -70,7 +70,7 @@ type fileEdit struct {
 
 // planEdits applies edits in memory, in order, to the text of the file found at abs; the permission check and
 // the run both call it, so the diff approved is made.
-func planEdits(env *ToolEnv, abs string, found fs.FileInfo, edits []EditSpec) (fileEdit, error) {
+func planEdits(env *ToolEnv, abs string, found fs.FileInfo, edits []editSpec) (fileEdit, error) {
 	p := fileEdit{abs: abs, name: displayPath(env, abs)}
 	before, exists, err := loadText(env, abs, found)
 	if err == nil && !exists {
@@ -91,7 +91,7 @@ func planEdits(env *ToolEnv, abs string, found fs.FileInfo, edits []EditSpec) (f
 }
 
 // planEdit applies one replacement to content, which it returns unchanged on failure.
-func planEdit(content string, e EditSpec) (string, int, error) {
+func planEdit(content string, e editSpec) (string, int, error) {
 	if e.OldString == *e.NewString {
 		return content, 0, errors.New("old_string and new_string are the same; nothing would change")
 	}
@@ -112,7 +112,7 @@ func planEdit(content string, e EditSpec) (string, int, error) {
 }
 
 // planFileEdit is the permission request of edit_file and patch_file.
-func planFileEdit(env *ToolEnv, path string, edits []EditSpec) (PermissionRequest, error) {
+func planFileEdit(env *ToolEnv, path string, edits []editSpec) (PermissionRequest, error) {
 	abs, err := resolveInput(env, path)
 	if err != nil {
 		return PermissionRequest{}, err
@@ -128,7 +128,7 @@ func planFileEdit(env *ToolEnv, path string, edits []EditSpec) (PermissionReques
 }
 
 // applyFileEdit plans the edits again and writes the result once.
-func applyFileEdit(ctx context.Context, env *ToolEnv, path string, edits []EditSpec) (ToolOutput, error) {
+func applyFileEdit(ctx context.Context, env *ToolEnv, path string, edits []editSpec) (ToolOutput, error) {
 	abs, found, err := judgedPath(ctx, env, path)
 	if err != nil {
 		return ToolOutput{}, err

@@ -161,7 +161,7 @@ func TestFileToolsNeverLeak(t *testing.T) {
 				if name == "write_file" && allow != nil {
 					continue // allowed to write it, the write itself is no leak
 				}
-				perms, err := NewPermissions(PermissionConfig{Mode: mode, Workspace: env.Workspace, AllowedTools: allow})
+				perms, err := newPermissions(PermissionConfig{Mode: mode, Workspace: env.Workspace, AllowedTools: allow})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -176,7 +176,7 @@ func TestFileToolsNeverLeak(t *testing.T) {
 			}
 		}
 	}
-	perms, err := NewPermissions(PermissionConfig{Mode: ModeAcceptEdits, Workspace: env.Workspace})
+	perms, err := newPermissions(PermissionConfig{Mode: ModeAcceptEdits, Workspace: env.Workspace})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,8 +26,8 @@ const (
 	readCountBytes   = 8 << 20  // past the lines shown, read at most this much to count the rest
 )
 
-// ReadFileInput is the input of read_file.
-type ReadFileInput struct {
+// readFileInput is the input of read_file.
+type readFileInput struct {
 	Path   string `json:"path" validate:"required" desc:"File to read, relative to the workspace or absolute."`
 	Offset int    `json:"offset,omitempty" default:"1" desc:"First line to return, counting from 1; a negative offset counts from the end (-20: the last 20 lines). Default 1."`
 	Limit  int    `json:"limit,omitempty" default:"2000" validate:"min=1,max=10000" desc:"Most lines to return. Default 2000, at most 10000."`
@@ -36,14 +36,14 @@ type ReadFileInput struct {
 
 // readFileTool reads a window of lines from a text file.
 func readFileTool() *Tool {
-	return ToolDef[ReadFileInput]{
+	return ToolDef[readFileInput]{
 		Name: "read_file",
 		Description: "Read a text file. Returns up to 2000 lines (change with offset and limit), each prefixed with its line number and a tab; " +
 			"lines over 2000 characters are cut. The header gives the line count (\"at least\" for a huge file) and, when there is more, the offset to continue from. " +
 			"Very long results keep their head and tail. Images (PNG, JPEG, GIF, WebP) are shown to you as images, scaled down if large; " +
 			"PDFs as documents where the provider takes them (pages reads part of a long one). Other binary files and folders are refused (use list_files for folders).",
 		ReadOnly: true,
-		Permission: func(env *ToolEnv, in ReadFileInput) (PermissionRequest, error) {
+		Permission: func(env *ToolEnv, in readFileInput) (PermissionRequest, error) {
 			return readPermission(env, in.Path, "read")
 		},
 		Run: runReadFile,
@@ -52,7 +52,7 @@ func readFileTool() *Tool {
 
 // runReadFile performs one read_file call, adding the memory that applies to the file; the
 // same lines of an unchanged file read again while their result is in view become a note.
-func runReadFile(ctx context.Context, env *ToolEnv, in ReadFileInput) (ToolOutput, error) {
+func runReadFile(ctx context.Context, env *ToolEnv, in readFileInput) (ToolOutput, error) {
 	abs, found, err := judgedPath(ctx, env, in.Path)
 	if err != nil {
 		return ToolOutput{}, err
@@ -118,7 +118,7 @@ func (r *FileReads) reread(ctx context.Context, read fileRead, name, text string
 // checked (a negative offset counts from the end, found by reading back from it), numbered under a
 // header, in one pass that keeps at most twice the budget and counts the lines after them only as
 // far as readCountBytes; an image or a PDF becomes a media block (readMedia).
-func readNumbered(ctx context.Context, env *ToolEnv, path string, info fs.FileInfo, name string, in ReadFileInput) (ToolOutput, error) {
+func readNumbered(ctx context.Context, env *ToolEnv, path string, info fs.FileInfo, name string, in readFileInput) (ToolOutput, error) {
 	offset, limit := cmp.Or(in.Offset, 1), in.Limit
 	f, err := openText(env, path, info)
 	if err != nil {
@@ -405,19 +405,19 @@ func requireRegular(info fs.FileInfo) error {
 // maxEditBytes bounds the files the writing tools load whole.
 const maxEditBytes = 10 << 20
 
-// WriteFileInput is the input of write_file.
-type WriteFileInput struct {
+// writeFileInput is the input of write_file.
+type writeFileInput struct {
 	Path    string  `json:"path" validate:"required" desc:"File to write, relative to the workspace or absolute. Missing folders are created."`
 	Content *string `json:"content" validate:"required" desc:"The complete new content of the file."`
 }
 
 // writeFileTool creates a file or replaces its whole content.
 func writeFileTool() *Tool {
-	return ToolDef[WriteFileInput]{
+	return ToolDef[writeFileInput]{
 		Name: "write_file",
 		Description: "Create a file, or replace the whole content of an existing one, creating missing folders. " +
 			"To change part of a file prefer edit_file or patch_file. Files keep their permissions.",
-		Permission: func(env *ToolEnv, in WriteFileInput) (PermissionRequest, error) {
+		Permission: func(env *ToolEnv, in writeFileInput) (PermissionRequest, error) {
 			abs, err := resolveInput(env, in.Path)
 			if err != nil {
 				return PermissionRequest{}, err
@@ -443,7 +443,7 @@ func writeFileTool() *Tool {
 }
 
 // runWriteFile performs one write_file call.
-func runWriteFile(ctx context.Context, env *ToolEnv, in WriteFileInput) (ToolOutput, error) {
+func runWriteFile(ctx context.Context, env *ToolEnv, in writeFileInput) (ToolOutput, error) {
 	abs, found, err := judgedPath(ctx, env, in.Path)
 	if err != nil {
 		return ToolOutput{}, err

@@ -52,7 +52,7 @@ func TestReadFileReread(t *testing.T) {
 			t.Parallel()
 			env := newTestEnv(t, map[string]string{"a.txt": text})
 			env.Reads = &FileReads{}
-			reg := NewRegistry(readFileTool())
+			reg := newRegistry(readFileTool())
 			first := reg.Execute(context.Background(), env, call("toolu_1", "read_file", `{"path":"a.txt"}`))
 			msgs := []Message{userText("read a.txt twice"),
 				{Role: RoleAssistant, Content: []Block{call("toolu_1", "read_file", `{"path":"a.txt"}`)}},
@@ -100,7 +100,7 @@ func TestLoopRereadNote(t *testing.T) {
 	t.Parallel()
 	read := func(id string) Block { return call(id, "read_file", `{"path":"a.txt"}`) }
 	a, p, _ := newTestAgent(t, calls("", read("r1")), calls("", read("r2")), calls("", read("r3")), text("done"))
-	a.Tools = NewRegistry(readFileTool())
+	a.Tools = newRegistry(readFileTool())
 	a.Env = newTestEnv(t, map[string]string{"a.txt": numberedLines(30)})
 	a.Env.Reads = &FileReads{}
 	res := a.RunTurn(context.Background(), nil, TurnInput{Text: "read a.txt"})

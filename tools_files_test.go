@@ -202,7 +202,7 @@ func TestReadFileBoundedMemory(t *testing.T) {
 	env := newTestEnv(t, nil)
 	const size = 16 << 20
 	lines := writeLargeFile(t, filepath.Join(env.Workspace, "big.txt"), size)
-	in := ReadFileInput{Path: "big.txt", Offset: lines / 2, Limit: 100}
+	in := readFileInput{Path: "big.txt", Offset: lines / 2, Limit: 100}
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	out, err := runReadFile(context.Background(), env, in)

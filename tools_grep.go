@@ -30,8 +30,8 @@ const (
 	grepBatchFiles   = 32        // files handed to a worker at a time
 )
 
-// GrepFilesInput is the input of grep_files.
-type GrepFilesInput struct {
+// grepFilesInput is the input of grep_files.
+type grepFilesInput struct {
 	Pattern    string `json:"pattern" validate:"required" desc:"Regular expression in Go (RE2) syntax, matched against each line."`
 	Path       string `json:"path,omitempty" desc:"File or folder to search, relative to the workspace or absolute. Default: the workspace."`
 	Glob       string `json:"glob,omitempty" desc:"Only search files matching this glob: *.go matches names at any depth, src/**/*.ts matches paths below the searched folder."`
@@ -41,13 +41,13 @@ type GrepFilesInput struct {
 
 // grepFilesTool searches file contents with a regular expression.
 func grepFilesTool() *Tool {
-	return ToolDef[GrepFilesInput]{
+	return ToolDef[grepFilesInput]{
 		Name: "grep_files",
 		Description: "Search file contents with a regular expression (Go RE2 syntax). Prints path:line:text for each matching line, " +
 			"sorted by path, at most 200 lines (change with limit), lines cut at 200 characters. " +
 			"Skips binary files, .git, node_modules and what .gitignore excludes.",
 		ReadOnly: true,
-		Permission: func(env *ToolEnv, in GrepFilesInput) (PermissionRequest, error) {
+		Permission: func(env *ToolEnv, in grepFilesInput) (PermissionRequest, error) {
 			return readPermission(env, in.Path, "search")
 		},
 		Run: runGrepFiles,
@@ -55,7 +55,7 @@ func grepFilesTool() *Tool {
 }
 
 // runGrepFiles performs one grep_files call.
-func runGrepFiles(ctx context.Context, env *ToolEnv, in GrepFilesInput) (ToolOutput, error) {
+func runGrepFiles(ctx context.Context, env *ToolEnv, in grepFilesInput) (ToolOutput, error) {
 	expr := "(?m)" + in.Pattern
 	if in.IgnoreCase {
 		expr = "(?i)" + expr

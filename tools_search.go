@@ -161,8 +161,8 @@ func (s ignoreSet) enter(dir, rel string) ignoreSet {
 	return append(s[:len(s):len(s)], parseGitignore(rel, string(data))...)
 }
 
-// ListFilesInput is the input of list_files.
-type ListFilesInput struct {
+// listFilesInput is the input of list_files.
+type listFilesInput struct {
 	Path      string `json:"path,omitempty" desc:"Folder to list, relative to the workspace or absolute. Default: the workspace."`
 	Recursive bool   `json:"recursive,omitempty" desc:"List everything below the folder, not just its own entries."`
 	Limit     int    `json:"limit,omitempty" default:"500" validate:"min=1,max=10000" desc:"Most entries to return. Default 500."`
@@ -170,12 +170,12 @@ type ListFilesInput struct {
 
 // listFilesTool lists the entries of a folder.
 func listFilesTool() *Tool {
-	return ToolDef[ListFilesInput]{
+	return ToolDef[listFilesInput]{
 		Name: "list_files",
 		Description: "List a folder's files and subfolders (subfolders end with /), sorted by name, optionally recursive. " +
 			"Skips .git, node_modules and what .gitignore excludes. Returns at most 500 entries (change with limit) and says how many more there are.",
 		ReadOnly: true,
-		Permission: func(env *ToolEnv, in ListFilesInput) (PermissionRequest, error) {
+		Permission: func(env *ToolEnv, in listFilesInput) (PermissionRequest, error) {
 			return readPermission(env, in.Path, "list")
 		},
 		Run: runListFiles,
@@ -183,7 +183,7 @@ func listFilesTool() *Tool {
 }
 
 // runListFiles performs one list_files call.
-func runListFiles(ctx context.Context, env *ToolEnv, in ListFilesInput) (ToolOutput, error) {
+func runListFiles(ctx context.Context, env *ToolEnv, in listFilesInput) (ToolOutput, error) {
 	root, err := resolveDir(ctx, env, "list_files", in.Path)
 	if err != nil {
 		return ToolOutput{}, err
@@ -250,8 +250,8 @@ func resolveDir(ctx context.Context, env *ToolEnv, tool, path string) (string, e
 	return root, nil
 }
 
-// GlobFilesInput is the input of glob_files.
-type GlobFilesInput struct {
+// globFilesInput is the input of glob_files.
+type globFilesInput struct {
 	Pattern string `json:"pattern" validate:"required" desc:"Glob matched against paths relative to path: * and ? within a name, ** for any number of folders. *.go matches only the top folder; **/*.go matches at any depth."`
 	Path    string `json:"path,omitempty" desc:"Folder to search, relative to the workspace or absolute. Default: the workspace."`
 	Limit   int    `json:"limit,omitempty" default:"200" validate:"min=1,max=10000" desc:"Most paths to return. Default 200."`
@@ -259,12 +259,12 @@ type GlobFilesInput struct {
 
 // globFilesTool finds files by name pattern.
 func globFilesTool() *Tool {
-	return ToolDef[GlobFilesInput]{
+	return ToolDef[globFilesInput]{
 		Name: "glob_files",
 		Description: "Find files whose paths match a glob such as **/*.go or src/**/test_*.py. Returns paths, most recently modified first, " +
 			"at most 200 (change with limit). Skips .git, node_modules and what .gitignore excludes.",
 		ReadOnly: true,
-		Permission: func(env *ToolEnv, in GlobFilesInput) (PermissionRequest, error) {
+		Permission: func(env *ToolEnv, in globFilesInput) (PermissionRequest, error) {
 			return readPermission(env, in.Path, "search")
 		},
 		Run: runGlobFiles,
@@ -299,7 +299,7 @@ func (f *firstN[T]) trim() {
 }
 
 // runGlobFiles performs one glob_files call.
-func runGlobFiles(ctx context.Context, env *ToolEnv, in GlobFilesInput) (ToolOutput, error) {
+func runGlobFiles(ctx context.Context, env *ToolEnv, in globFilesInput) (ToolOutput, error) {
 	if _, err := path.Match(in.Pattern, ""); err != nil {
 		return ToolOutput{}, fmt.Errorf("invalid glob %q: %v", in.Pattern, err)
 	}

@@ -19,8 +19,8 @@ const (
 	pipeGrace         = 2 * time.Second // how long output may lag behind a finished command
 )
 
-// RunCommandInput is the input of run_command.
-type RunCommandInput struct {
+// runCommandInput is the input of run_command.
+type runCommandInput struct {
 	Command         string `json:"command" validate:"required" desc:"Shell command, run with bash -c in the workspace folder."`
 	TimeoutMs       int    `json:"timeout_ms,omitempty" default:"120000" validate:"min=1,max=600000" desc:"Time limit in milliseconds. Default 120000 (2 minutes), at most 600000 (10 minutes)."`
 	RunInBackground bool   `json:"run_in_background,omitempty" desc:"Start the command and return at once with an id; read its output with command_output and stop it with command_kill. Use for servers and watchers."`
@@ -29,15 +29,15 @@ type RunCommandInput struct {
 }
 
 // runCommandTool runs shell commands, in the foreground or background.
-func runCommandTool(procs *processManager) *Tool {
-	return ToolDef[RunCommandInput]{
+func runCommandTool(procs *ProcessManager) *Tool {
+	return ToolDef[runCommandInput]{
 		Name: "run_command",
 		Description: "Run a shell command (bash -c) in the workspace folder, without a terminal or input. Returns the exit code, stdout and stderr, " +
 			"each cut to about 16000 characters keeping head and tail. Time limit 2 minutes by default (timeout_ms, at most 10 minutes); " +
 			"on timeout the command and everything it started is killed. Processes it leaves behind are stopped when it exits: " +
 			"use run_in_background for servers.",
 		Timeout: commandMaxTimeout + time.Minute,
-		Permission: func(env *ToolEnv, in RunCommandInput) (PermissionRequest, error) {
+		Permission: func(env *ToolEnv, in runCommandInput) (PermissionRequest, error) {
 			summary := map[bool]string{false: "run ", true: "run in the background: "}[in.RunInBackground] + in.Command
 			req := PermissionRequest{Access: AccessExecute, Command: in.Command, Summary: summary}
 			if !in.Sandbox && procs.sandbox.Sandboxed() {
@@ -49,7 +49,7 @@ func runCommandTool(procs *processManager) *Tool {
 			}
 			return req, nil
 		},
-		Run: func(ctx context.Context, env *ToolEnv, in RunCommandInput) (ToolOutput, error) {
+		Run: func(ctx context.Context, env *ToolEnv, in runCommandInput) (ToolOutput, error) {
 			spec := CommandSpec{Dir: env.Workspace, Command: in.Command, Unsandboxed: !in.Sandbox, Readable: env.ResultsDir}
 			if in.RunInBackground {
 				return procs.start(spec)
@@ -95,8 +95,8 @@ const (
 	killGrace       = 2 * time.Second // between SIGTERM and SIGKILL
 )
 
-// processManager keeps the commands run_command started in the background.
-type processManager struct {
+// ProcessManager keeps the commands run_command started in the background.
+type ProcessManager struct {
 	sandbox *Sandbox // where commands run; nil runs them plainly
 	mu      sync.Mutex
 	procs   []*backgroundProcess
@@ -108,19 +108,19 @@ type backgroundProcess struct {
 	id      string
 	started time.Time
 	proc    *Process
-	log     *boundedOutput // unread output
+	log     *BoundedOutput // unread output
 	done    chan struct{}  // closed when the command ended and its output is collected
 	killed  atomic.Bool    // stopped by command_kill or Close
 }
 
 // start runs a command in the background and reports its id.
-func (m *processManager) start(spec CommandSpec) (ToolOutput, error) {
+func (m *ProcessManager) start(spec CommandSpec) (ToolOutput, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.closed {
 		return ToolOutput{}, fmt.Errorf("cannot start background processes: shutting down")
 	}
-	log := &boundedOutput{tailMax: maxUnreadOutput}
+	log := &BoundedOutput{tailMax: maxUnreadOutput}
 	spec.Stdout, spec.Stderr = log, log
 	proc, err := m.sandbox.Start(context.Background(), spec)
 	if err != nil {
@@ -137,7 +137,7 @@ func (m *processManager) start(spec CommandSpec) (ToolOutput, error) {
 }
 
 // get finds the process with the given id.
-func (m *processManager) get(id string) (*backgroundProcess, error) {
+func (m *ProcessManager) get(id string) (*backgroundProcess, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	var ids []string
@@ -154,7 +154,7 @@ func (m *processManager) get(id string) (*backgroundProcess, error) {
 }
 
 // Close stops every background process and waits until they are gone.
-func (m *processManager) Close() {
+func (m *ProcessManager) Close() {
 	m.mu.Lock()
 	m.closed = true
 	procs := slices.Clone(m.procs)
@@ -200,18 +200,18 @@ func (p *backgroundProcess) report() string {
 	return fmt.Sprintf("%s: %s\n%s\n", p.id, p.status(), cutMiddleBytes(out, 2*commandStreamBudget))
 }
 
-// CommandIDInput names a background process.
-type CommandIDInput struct {
+// commandIDInput names a background process.
+type commandIDInput struct {
 	ID string `json:"id" validate:"required" desc:"Id that run_command returned, such as bg1."`
 }
 
 // commandOutputTool reads what a background process printed.
-func commandOutputTool(procs *processManager) *Tool {
-	return ToolDef[CommandIDInput]{
+func commandOutputTool(procs *ProcessManager) *Tool {
+	return ToolDef[commandIDInput]{
 		Name:        "command_output",
 		Description: "Show a background process's status (running, exited N, killed) and the output (stdout and stderr together) it printed since the last call.",
 		ReadOnly:    true,
-		Run: func(ctx context.Context, env *ToolEnv, in CommandIDInput) (ToolOutput, error) {
+		Run: func(ctx context.Context, env *ToolEnv, in commandIDInput) (ToolOutput, error) {
 			p, err := procs.get(in.ID)
 			if err != nil {
 				return ToolOutput{}, err
@@ -222,11 +222,11 @@ func commandOutputTool(procs *processManager) *Tool {
 }
 
 // commandKillTool stops a background process and everything it started.
-func commandKillTool(procs *processManager) *Tool {
-	return ToolDef[CommandIDInput]{
+func commandKillTool(procs *ProcessManager) *Tool {
+	return ToolDef[commandIDInput]{
 		Name:        "command_kill",
 		Description: "Stop a background process and every process it started (SIGTERM, then SIGKILL after 2 seconds). Returns its last output.",
-		Run: func(ctx context.Context, env *ToolEnv, in CommandIDInput) (ToolOutput, error) {
+		Run: func(ctx context.Context, env *ToolEnv, in commandIDInput) (ToolOutput, error) {
 			p, err := procs.get(in.ID)
 			if err != nil {
 				return ToolOutput{}, err

@@ -15,7 +15,7 @@ import (
 func TestRunCommand(t *testing.T) {
 	t.Parallel()
 	env := newTestEnv(t, map[string]string{"hello.txt": "hi there\n"})
-	procs := &processManager{}
+	procs := &ProcessManager{}
 	defer procs.Close()
 	tool := runCommandTool(procs)
 	tests := []struct {
@@ -56,7 +56,7 @@ func TestRunCommand(t *testing.T) {
 func TestRunCommandPermissionRequest(t *testing.T) {
 	t.Parallel()
 	env := newTestEnv(t, nil)
-	procs := &processManager{}
+	procs := &ProcessManager{}
 	defer procs.Close()
 	perms := &recordingPerms{}
 	env.Perms = perms
@@ -185,7 +185,7 @@ func TestRunCommandLeftoverProcesses(t *testing.T) {
 }
 
 // waitForOutput polls command_output until its text holds want.
-func waitForOutput(t *testing.T, env *ToolEnv, procs *processManager, id, want string) string {
+func waitForOutput(t *testing.T, env *ToolEnv, procs *ProcessManager, id, want string) string {
 	t.Helper()
 	seen := ""
 	deadline := time.Now().Add(15 * time.Second)
@@ -207,7 +207,7 @@ func waitForOutput(t *testing.T, env *ToolEnv, procs *processManager, id, want s
 func TestBackgroundCommands(t *testing.T) {
 	t.Parallel()
 	env := newTestEnv(t, nil)
-	procs := &processManager{}
+	procs := &ProcessManager{}
 	defer procs.Close()
 	run := runCommandTool(procs)
 
@@ -245,7 +245,7 @@ func TestBackgroundCommands(t *testing.T) {
 func TestBackgroundKillAfterExit(t *testing.T) {
 	t.Parallel()
 	env := newTestEnv(t, nil)
-	procs := &processManager{}
+	procs := &ProcessManager{}
 	defer procs.Close()
 	callTool(t, env, runCommandTool(procs), `{"command":"setsid bash -c 'echo $$ > escaped.pid; exec sleep 300' & while [ ! -s escaped.pid ]; do sleep 0.05; done; exit 4","run_in_background":true}`)
 	pid := readPid(t, filepath.Join(env.Workspace, "escaped.pid"))
@@ -292,7 +292,7 @@ func TestUnreadLog(t *testing.T) {
 		{"invalid utf-8", []string{"a\xffb"}, "a\uFFFDb"},
 	}
 	for _, tc := range tests {
-		l := &boundedOutput{tailMax: maxUnreadOutput}
+		l := &BoundedOutput{tailMax: maxUnreadOutput}
 		for _, w := range tc.writes {
 			l.Write([]byte(w))
 		}

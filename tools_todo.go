@@ -6,13 +6,13 @@ import (
 	"fmt"
 )
 
-// todoInput is todo_write's input, Claude Code's TodoWrite shape: the whole list, each time.
-type todoInput struct {
-	Todos []todoItem `json:"todos" validate:"required,dive" desc:"the whole list, replacing the previous one"`
+// TodoInput is todo_write's input, Claude Code's TodoWrite shape: the whole list, each time.
+type TodoInput struct {
+	Todos []TodoItem `json:"todos" validate:"required,dive" desc:"the whole list, replacing the previous one"`
 }
 
-// todoItem is one step of the task.
-type todoItem struct {
+// TodoItem is one step of the task.
+type TodoItem struct {
 	Content    string `json:"content" validate:"required" desc:"the step, in the imperative: Run the tests"`
 	Status     string `json:"status" validate:"required,oneof=pending in_progress completed"`
 	ActiveForm string `json:"activeForm" validate:"required" desc:"the step as it is being done: Running the tests"`
@@ -20,11 +20,11 @@ type todoItem struct {
 
 // todoWriteTool keeps the task's todo list, which the user sees while the turn runs.
 func todoWriteTool() *Tool {
-	return ToolDef[todoInput]{
+	return ToolDef[TodoInput]{
 		Name: "todo_write",
 		Description: "Write the todo list of a task of several steps (send the whole list each time). " +
 			"Mark a step in_progress before starting it and completed as soon as it is done; at most one step is in progress.",
-		Run: func(_ context.Context, _ *ToolEnv, in todoInput) (ToolOutput, error) {
+		Run: func(_ context.Context, _ *ToolEnv, in TodoInput) (ToolOutput, error) {
 			done, running := 0, 0
 			for _, t := range in.Todos {
 				done += map[string]int{"completed": 1}[t.Status]

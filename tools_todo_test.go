@@ -8,7 +8,7 @@ import (
 )
 
 func TestTodoWriteValidatesTheList(t *testing.T) {
-	reg := NewRegistry(todoWriteTool())
+	reg := newRegistry(todoWriteTool())
 	for _, tc := range []struct{ name, input, want string }{
 		{"two in progress", `{"todos":[{"content":"a","activeForm":"A","status":"in_progress"},{"content":"b","activeForm":"B","status":"in_progress"}]}`,
 			`field "todos" has more than one item with status "in_progress"`},
@@ -33,10 +33,10 @@ func TestTodoWriteValidatesTheList(t *testing.T) {
 
 func TestTodoLinesHighlightTheStepInProgress(t *testing.T) {
 	input := json.RawMessage(`{"todos":[{"content":"Read","activeForm":"Reading","status":"completed"},{"content":"Test","activeForm":"Testing","status":"in_progress"},{"content":"Ship","activeForm":"Shipping","status":"pending"}]}`)
-	if got, want := strings.Join(todoLines(input, &transcript{}), "\n"), "  ☒ Read\n  ▸ Testing\n  ☐ Ship"; got != want {
+	if got, want := strings.Join(todoLines(input, &Transcript{}), "\n"), "  ☒ Read\n  ▸ Testing\n  ☐ Ship"; got != want {
 		t.Errorf("todoLines = %q, want %q", got, want)
 	}
-	if lines := todoLines(input, &transcript{color: true}); lines[1] != ansiBold+ansiCyan+"  ▸ Testing"+ansiReset {
+	if lines := todoLines(input, &Transcript{color: true}); lines[1] != ansiBold+ansiCyan+"  ▸ Testing"+ansiReset {
 		t.Errorf("the step in progress is drawn %q", lines[1])
 	}
 }

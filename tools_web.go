@@ -189,21 +189,21 @@ func (w *webClient) get(ctx context.Context, env *ToolEnv, tool string, u *url.U
 	return page, nil
 }
 
-// WebFetchInput is the input of web_fetch.
-type WebFetchInput struct {
+// webFetchInput is the input of web_fetch.
+type webFetchInput struct {
 	URL      string `json:"url" validate:"required" desc:"The http or https address to fetch."`
 	MaxChars int    `json:"max_chars,omitempty" default:"40000" validate:"min=100,max=200000" desc:"Most characters of text to return. Default 40000."`
 }
 
 // webFetchTool fetches a page and returns it as readable text.
 func webFetchTool(w *webClient) *Tool {
-	return ToolDef[WebFetchInput]{
+	return ToolDef[webFetchInput]{
 		Name: "web_fetch",
 		Description: "Fetch an http(s) URL and return its content as text: HTML pages are turned into readable text (title, headings, " +
 			"lists, links as [text](url); no scripts or styles). Text, JSON and XML are returned as they are; images and other binary content are refused. " +
 			"At most 40000 characters (change with max_chars); follows up to 5 redirects; 30 second timeout.",
 		ReadOnly: true,
-		Permission: func(env *ToolEnv, in WebFetchInput) (PermissionRequest, error) {
+		Permission: func(env *ToolEnv, in webFetchInput) (PermissionRequest, error) {
 			u, err := checkWebURL(in.URL)
 			if err != nil {
 				return PermissionRequest{}, err
@@ -215,7 +215,7 @@ func webFetchTool(w *webClient) *Tool {
 }
 
 // fetch performs one web_fetch call.
-func (w *webClient) fetch(ctx context.Context, env *ToolEnv, in WebFetchInput) (ToolOutput, error) {
+func (w *webClient) fetch(ctx context.Context, env *ToolEnv, in webFetchInput) (ToolOutput, error) {
 	u, err := checkWebURL(in.URL)
 	if err != nil {
 		return ToolOutput{}, err
@@ -264,8 +264,8 @@ func decodeCharset(body []byte, charset string) string {
 	return string(runes)
 }
 
-// WebSearchInput is the input of web_search.
-type WebSearchInput struct {
+// webSearchInput is the input of web_search.
+type webSearchInput struct {
 	Query          string   `json:"query" validate:"required" desc:"What to search the web for."`
 	MaxResults     int      `json:"max_results,omitempty" default:"8" validate:"min=1,max=20" desc:"Most results to return. Default 8."`
 	AllowedDomains []string `json:"allowed_domains,omitempty" desc:"Only return results from these domains (and their subdomains)."`
@@ -279,12 +279,12 @@ type searchResult struct {
 
 // webSearchTool searches the web.
 func webSearchTool(w *webClient) *Tool {
-	return ToolDef[WebSearchInput]{
+	return ToolDef[webSearchInput]{
 		Name: "web_search",
 		Description: "Search the web. Returns up to 8 results (change with max_results, at most 20), each with title, URL and snippet; " +
 			"allowed_domains and blocked_domains filter them. Use web_fetch to read a result.",
 		ReadOnly: true,
-		Permission: func(env *ToolEnv, in WebSearchInput) (PermissionRequest, error) {
+		Permission: func(env *ToolEnv, in webSearchInput) (PermissionRequest, error) {
 			u, err := w.searchURL(in.Query)
 			if err != nil {
 				return PermissionRequest{}, err
@@ -308,7 +308,7 @@ func (w *webClient) searchURL(query string) (*url.URL, error) {
 }
 
 // search performs one web_search call.
-func (w *webClient) search(ctx context.Context, env *ToolEnv, in WebSearchInput) (ToolOutput, error) {
+func (w *webClient) search(ctx context.Context, env *ToolEnv, in webSearchInput) (ToolOutput, error) {
 	u, err := w.searchURL(in.Query)
 	if err != nil {
 		return ToolOutput{}, err

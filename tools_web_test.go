@@ -128,7 +128,7 @@ func TestWebFetchCancelAndPermission(t *testing.T) {
 	env := newTestEnv(t, nil)
 	perms := &recordingPerms{}
 	env.Perms = perms
-	reg := NewRegistry(webFetchTool(newWebClient("")))
+	reg := newRegistry(webFetchTool(newWebClient("")))
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(200*time.Millisecond, cancel)
 	start := time.Now()
@@ -255,7 +255,7 @@ func TestWebFetchRedirectsAreChecked(t *testing.T) {
 	}))
 	defer srv.Close()
 	env := newTestEnv(t, nil)
-	perms, err := NewPermissions(PermissionConfig{Workspace: env.Workspace, AllowedTools: []string{"web_fetch(domain:127.0.0.1)"}})
+	perms, err := newPermissions(PermissionConfig{Workspace: env.Workspace, AllowedTools: []string{"web_fetch(domain:127.0.0.1)"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -289,7 +289,7 @@ func TestWebFetchJudgesTheAddressANameResolvesTo(t *testing.T) {
 	}
 	for _, tc := range cases {
 		env := newTestEnv(t, nil)
-		perms, err := NewPermissions(PermissionConfig{Workspace: env.Workspace, AllowedTools: tc.allow})
+		perms, err := newPermissions(PermissionConfig{Workspace: env.Workspace, AllowedTools: tc.allow})
 		if err != nil {
 			t.Fatal(err)
 		}

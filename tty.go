@@ -43,7 +43,7 @@ type tui struct {
 	mu            sync.Mutex
 	width, height int
 	editor        lineEditor
-	tr            transcript
+	tr            Transcript
 	scroll        strings.Builder // finished lines not yet printed
 	screen        liveScreen
 	dialog        *approvalDialog
@@ -118,7 +118,7 @@ func newTUI(app *App, out io.Writer, width, height int) *tui {
 		ready: make(chan struct{}, 1), quit: make(chan struct{}), wake: make(chan struct{}, 1)}
 	u.exit = sync.OnceFunc(func() { close(u.quit) })
 	u.size = func() (int, int) { return width, height }
-	u.tr = transcript{out: &u.scroll, color: app.getenv("NO_COLOR") == "" && app.getenv("TERM") != "dumb", width: max(width-1, 10)}
+	u.tr = Transcript{out: &u.scroll, color: app.getenv("NO_COLOR") == "" && app.getenv("TERM") != "dumb", width: max(width-1, 10)}
 	u.hist, u.editor.history = openHistory(app.Home, app.Workspace)
 	u.usage = app.Session.Usage()
 	u.editor.reset()
@@ -231,7 +231,7 @@ func (u *tui) busy(ctx context.Context, activity string, fn func(context.Context
 }
 
 // turn sends one task to the model and shows the turn as it happens.
-func (u *tui) turn(ctx context.Context, prompt slashPrompt) {
+func (u *tui) turn(ctx context.Context, prompt SlashPrompt) {
 	if prompt.Input == "" { // a command's or skill's expansion attaches its own @files
 		if err := u.attach(ctx, &prompt); err != nil {
 			u.mu.Lock()
@@ -250,11 +250,11 @@ func (u *tui) turn(ctx context.Context, prompt slashPrompt) {
 }
 
 // command runs input if it is a slash command, printing what it says, and returns the prompt for a turn, if any.
-func (u *tui) command(ctx context.Context, input string) (prompt *slashPrompt) {
+func (u *tui) command(ctx context.Context, input string) (prompt *SlashPrompt) {
 	name, args, _ := strings.Cut(strings.TrimPrefix(input, "/"), " ")
 	switch {
 	case !strings.HasPrefix(input, "/"):
-		return &slashPrompt{Prompt: input}
+		return &SlashPrompt{Prompt: input}
 	case (name == "resume" || name == "rewind") && strings.TrimSpace(args) == "":
 		u.mu.Lock()
 		defer u.mu.Unlock()
@@ -298,7 +298,7 @@ func (u *tui) openMenu(command string) {
 }
 
 // echo prints what the user sent into the transcript.
-func (t *transcript) echo(input string) {
+func (t *Transcript) echo(input string) {
 	prefix := "› "
 	for _, line := range strings.Split(input, "\n") {
 		t.println(t.style(ansiBold, prefix+visibleControls(line)))

@@ -50,7 +50,7 @@ func (u *tui) Ask(ctx context.Context, p Prompt) (Answer, error) {
 // approvalDialog is the menu of one permission question, then of its follow-up (guidance, or where to save the rule).
 type approvalDialog struct {
 	prompt   Prompt
-	tr       *transcript
+	tr       *Transcript
 	sel      int // the highlighted choice (or save place)
 	answer   Answer
 	guidance lineEditor
@@ -59,7 +59,7 @@ type approvalDialog struct {
 }
 
 // printQuestion prints what a permission prompt asks, why, and its diff folded to fold lines; it returns the diff lines folded away.
-func (t *transcript) printQuestion(p Prompt, fold int) (hidden int) {
+func (t *Transcript) printQuestion(p Prompt, fold int) (hidden int) {
 	if p.Body != "" {
 		t.text(p.Body + "\n")
 		t.endText()

@@ -71,7 +71,7 @@ func readClipboardImage(ctx context.Context) ([]byte, error) {
 
 // attach adds to a prompt the images of its placeholders (a file read with read_file, clipboard bytes
 // checked and scaled as read_file would) and the files it mentions, saying which.
-func (u *tui) attach(ctx context.Context, prompt *slashPrompt) error {
+func (u *tui) attach(ctx context.Context, prompt *SlashPrompt) error {
 	u.mu.Lock()
 	attached := maps.Clone(u.attached)
 	u.mu.Unlock()

@@ -118,7 +118,7 @@ func commonPrefix(items []completion) string {
 }
 
 // lines draws up to six entries of the menu around the chosen one.
-func (m *completionMenu) lines(width int, tr *transcript) []string {
+func (m *completionMenu) lines(width int, tr *Transcript) []string {
 	const shown = 6
 	first := min(max(0, m.sel-shown/2), max(0, len(m.items)-shown))
 	var out []string

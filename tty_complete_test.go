@@ -63,7 +63,7 @@ func TestMentionAttachesTheFile(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(u.app.Workspace, "notes.txt"), []byte("remember the milk\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	u.turn(t.Context(), slashPrompt{Prompt: "summarise @notes.txt and @missing.txt."})
+	u.turn(t.Context(), SlashPrompt{Prompt: "summarise @notes.txt and @missing.txt."})
 	got := u.history[0].Text()
 	if want := "summarise @notes.txt and @missing.txt.\n\nContents of notes.txt:\nnotes.txt: 1 line\n1\tremember the milk\n"; got != want {
 		t.Errorf("message got %q, want %q", got, want)
@@ -76,20 +76,20 @@ func TestMentionAttachesTheFile(t *testing.T) {
 func TestApprovalDialog(t *testing.T) {
 	edit := Prompt{Title: "edit a.txt", Diff: "--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-old\n+new\n",
 		Choices:     choicesFor(true, false, "Edit(a.txt)"),
-		SaveTargets: []SaveOption{{SaveProject, "/ws/.minicode/permissions.json"}, {SaveUser, "/home/permissions.json"}, {SaveSession, ""}}}
+		SaveTargets: []SaveOption{{saveProject, "/ws/.minicode/permissions.json"}, {saveUser, "/home/permissions.json"}, {saveSession, ""}}}
 	tests := []struct {
 		keys string
 		want Answer
 	}{
 		{"<enter>", Answer{Choice: ChoiceAllowOnce}},
 		{"<down><down><enter>", Answer{Choice: ChoiceAllowEditsTurn}},
-		{"<up><enter><enter>", Answer{Choice: ChoiceDenyAlways, SaveTo: SaveProject}},
+		{"<up><enter><enter>", Answer{Choice: ChoiceDenyAlways, SaveTo: saveProject}},
 		{"5", Answer{Choice: ChoiceDenyOnce}},
 		{"<esc>", Answer{Choice: ChoiceDenyOnce}},
-		{"a<down>2", Answer{Choice: ChoiceAllowAlways, SaveTo: SaveUser}},
-		{"au", Answer{Choice: ChoiceAllowAlways, SaveTo: SaveUser}}, // the letters the menu shows
-		{"as", Answer{Choice: ChoiceAllowAlways, SaveTo: SaveSession}},
-		{"d<up><enter>p", Answer{Choice: ChoiceDenyAlways, SaveTo: SaveProject}},
+		{"a<down>2", Answer{Choice: ChoiceAllowAlways, SaveTo: saveUser}},
+		{"au", Answer{Choice: ChoiceAllowAlways, SaveTo: saveUser}}, // the letters the menu shows
+		{"as", Answer{Choice: ChoiceAllowAlways, SaveTo: saveSession}},
+		{"d<up><enter>p", Answer{Choice: ChoiceDenyAlways, SaveTo: saveProject}},
 		{"g<esc>y", Answer{Choice: ChoiceAllowOnce}},
 		{"guse a helper<ctrl-a>Please <enter>", Answer{Choice: ChoiceDenyGuidance, Guidance: "Please use a helper"}},
 	}

@@ -9,7 +9,7 @@ import (
 // textLine prints a line of reply text. With colour, its Markdown is styled: a fence opens or closes
 // a code block (labelled with its language, its tabs four columns), and table rows (which start and
 // end with a pipe) wait for the table's end to be laid out in columns. Without colour the Markdown is printed as written.
-func (t *transcript) textLine(s string) {
+func (t *Transcript) textLine(s string) {
 	s = visibleControls(stripTags(s, false))
 	if row := strings.TrimSpace(s); t.color && !t.inFence && len(row) > 1 && row[0] == '|' && row[len(row)-1] == '|' {
 		t.table = append(t.table, s)
@@ -30,7 +30,7 @@ func (t *transcript) textLine(s string) {
 
 // styleLine styles a line of reply text as textLine prints it, for the line still arriving too: code, or
 // prose with its heading, quote or list item and its inline spans.
-func (t *transcript) styleLine(s string) string {
+func (t *Transcript) styleLine(s string) string {
 	heading := strings.TrimLeft(s, "#")
 	level := len(s) - len(heading)
 	switch {
@@ -100,7 +100,7 @@ func tableCells(row string) []string {
 
 // endTable prints the table rows held back: laid out in columns when they are a table (a header, then
 // a rule of dashes), else as they were written.
-func (t *transcript) endTable() {
+func (t *Transcript) endTable() {
 	rows := t.table
 	isTable := len(rows) > 1 && !slices.ContainsFunc(tableCells(rows[1]), func(c string) bool { return c == "" || strings.Trim(c, ":-") != "" })
 	if t.table = nil; isTable {

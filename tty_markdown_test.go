@@ -41,7 +41,7 @@ func TestWrapWords(t *testing.T) {
 
 func TestCodeAndTablesAreNotWrapped(t *testing.T) {
 	var out strings.Builder
-	tr := transcript{out: &out, color: true, width: 20}
+	tr := Transcript{out: &out, color: true, width: 20}
 	tr.text("```go\nfunc main() { fmt.Println(\"a long line of code\") }\n```\n")
 	if got := out.String(); !strings.Contains(got, `func main() { fmt.Println("a long line of code") }`) {
 		t.Errorf("a code line was wrapped: %q", got)
@@ -75,7 +75,7 @@ func TestMarkdownTable(t *testing.T) {
 	}
 	for _, tt := range tests {
 		var out strings.Builder
-		tr := transcript{out: &out, color: true, width: tt.width}
+		tr := Transcript{out: &out, color: true, width: tt.width}
 		for i := 0; i < len(table); i += 7 { // as it streams
 			tr.text(table[i:min(i+7, len(table))])
 		}

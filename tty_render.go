@@ -82,7 +82,7 @@ func screenRows(lines []string, width int) int {
 }
 
 // menuEntry draws an entry of a menu, the chosen one marked and reversed.
-func (t *transcript) menuEntry(text string, chosen bool, width int) string {
+func (t *Transcript) menuEntry(text string, chosen bool, width int) string {
 	line := truncateWidth("  "+text, width)
 	if chosen {
 		return t.style(ansiReverse, ">"+line[1:])

@@ -126,7 +126,7 @@ func TestInputFrameWrapsAndPlacesTheCursor(t *testing.T) {
 
 func TestMarkdownLines(t *testing.T) {
 	var out strings.Builder
-	tr := transcript{out: &out, color: true}
+	tr := Transcript{out: &out, color: true}
 	tests := []struct{ in, want string }{
 		{"# Title", ansiBold + ansiUnderline + "Title" + ansiReset},
 		{"## Part", ansiBold + "Part" + ansiReset},

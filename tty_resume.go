@@ -23,7 +23,7 @@ func (u *tui) showResumed() {
 			failed[r.ToolUseID] = r.IsError
 		}
 	}
-	t := transcript{out: &strings.Builder{}, color: u.tr.color, width: u.tr.width} // keeps the newest lines
+	t := Transcript{out: &strings.Builder{}, color: u.tr.color, width: u.tr.width} // keeps the newest lines
 	for i := 0; i <= len(messages); i++ {
 		for ; len(marks) > 0 && marks[0].At <= i; marks = marks[1:] {
 			t.println(t.style(ansiDim, "· "+marks[0].String()))
@@ -49,7 +49,7 @@ var loopPrompts = []string{progressNudge, continuePrompt, halfToolCallPrompt, em
 
 // replay prints a recorded message as the transcript showed it: the user's prompt (without the files it
 // attached), the reply's text and thinking, its tool calls on one line each.
-func (t *transcript) replay(m Message, failed map[string]bool) {
+func (t *Transcript) replay(m Message, failed map[string]bool) {
 	for i, b := range m.Content {
 		switch {
 		case b.Type == BlockText && m.Role == RoleAssistant:

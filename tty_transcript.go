@@ -9,8 +9,8 @@ import (
 	"time"
 )
 
-// transcript turns the loop's events into lines: finished ones go to out, what still changes stays for the live region.
-type transcript struct {
+// Transcript turns the loop's events into lines: finished ones go to out, what still changes stays for the live region.
+type Transcript struct {
 	out      *strings.Builder
 	color    bool
 	width    int             // the columns prose is wrapped to; 0: not wrapped
@@ -34,7 +34,7 @@ type toolRun struct {
 }
 
 // toolLine is a tool call's mark, name, key argument, time taken and (for a task) subagent's calls.
-func (t *transcript) toolLine(mark string, r *toolRun, took string) string {
+func (t *Transcript) toolLine(mark string, r *toolRun, took string) string {
 	line := fmt.Sprintf("%s %s %s %s", mark, t.style(ansiBold, r.name), visibleControls(cutRunes(r.arg, 120)), t.style(ansiDim, took))
 	if r.subCalls > 0 {
 		line += fmt.Sprintf(" · %d tool calls", r.subCalls)
@@ -43,7 +43,7 @@ func (t *transcript) toolLine(mark string, r *toolRun, took string) string {
 }
 
 // style wraps s in an ANSI style when colour is on.
-func (t *transcript) style(code, s string) string {
+func (t *Transcript) style(code, s string) string {
 	if !t.color {
 		return s
 	}
@@ -60,13 +60,13 @@ type shownLine struct {
 const maxShown = 300
 
 // println prints lines of prose into the scrollback, wrapped at word boundaries.
-func (t *transcript) println(s string) { t.print(s, true) }
+func (t *Transcript) println(s string) { t.print(s, true) }
 
 // printRaw prints lines as they are: the terminal wraps them where they pass its width.
-func (t *transcript) printRaw(s string) { t.print(s, false) }
+func (t *Transcript) printRaw(s string) { t.print(s, false) }
 
 // print prints the lines of s into the scrollback and keeps them for re-wrapping.
-func (t *transcript) print(s string, prose bool) {
+func (t *Transcript) print(s string, prose bool) {
 	for line := range strings.SplitSeq(s, "\n") {
 		l := shownLine{line, prose}
 		if prose && len(line) > t.width && displayWidth(line) > t.width { // most lines fit
@@ -90,7 +90,7 @@ func (l shownLine) rows(width int) []string {
 }
 
 // event records a loop event and returns the activity it starts, if any; a subagent's events only count its task's tool calls.
-func (t *transcript) event(e Event, now time.Time) (activity string) {
+func (t *Transcript) event(e Event, now time.Time) (activity string) {
 	if e.Kind == EventToolStart {
 		activity = "running " + cutRunes(cmp.Or(keyArgument(e.Call.Input), e.Call.Name), 40)
 	}
@@ -141,7 +141,7 @@ func (t *transcript) event(e Event, now time.Time) (activity string) {
 }
 
 // text adds streamed reply text, printing each completed line.
-func (t *transcript) text(s string) {
+func (t *Transcript) text(s string) {
 	for line, rest, ok := strings.Cut(s, "\n"); ok; line, rest, ok = strings.Cut(s, "\n") {
 		t.partial.WriteString(line)
 		t.textLine(t.partial.String())
@@ -152,7 +152,7 @@ func (t *transcript) text(s string) {
 }
 
 // endText prints the last, unterminated line of a reply and a table it ends.
-func (t *transcript) endText() {
+func (t *Transcript) endText() {
 	if line := t.partial.String(); strings.TrimSpace(stripTags(line, false)) != "" {
 		t.textLine(line)
 	}
@@ -162,7 +162,7 @@ func (t *transcript) endText() {
 }
 
 // flushThinking prints finished thinking as one dimmed, folded line.
-func (t *transcript) flushThinking(now time.Time) {
+func (t *Transcript) flushThinking(now time.Time) {
 	text := strings.TrimSpace(t.thinking.String())
 	if text == "" {
 		return
@@ -175,7 +175,7 @@ func (t *transcript) flushThinking(now time.Time) {
 }
 
 // toolEnd prints a finished call and a preview: the result's first lines, or a command's last ones.
-func (t *transcript) toolEnd(e Event, now time.Time) {
+func (t *Transcript) toolEnd(e Event, now time.Time) {
 	run := &toolRun{name: e.Call.Name, arg: keyArgument(e.Call.Input), start: now}
 	if i := slices.IndexFunc(t.running, func(r *toolRun) bool { return r.id == e.Call.ID }); i >= 0 {
 		run = t.running[i]
@@ -237,8 +237,8 @@ func formatDuration(d time.Duration) string {
 }
 
 // todoLines draws a todo_write call's list, the step in progress highlighted; nil when the input is no list.
-func todoLines(input json.RawMessage, t *transcript) []string {
-	var in todoInput
+func todoLines(input json.RawMessage, t *Transcript) []string {
+	var in TodoInput
 	if json.Unmarshal(input, &in) != nil {
 		return nil
 	}
