@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -35,6 +36,9 @@ func (sv *supervisorState) setup() sandboxReport {
 		}
 	}
 	write := append(sv.mountCaches(&r, mounts), sv.plan.Write...)
+	if mounts {
+		sv.plan.DenyRead = sv.maskDenied(write)
+	}
 	if sv.plan.Flags&syscall.CLONE_NEWNET != 0 {
 		if err := loopbackUp(); err != nil {
 			r.Lost[layerNetNS] = "its loopback device is down: " + err.Error()
@@ -104,6 +108,28 @@ func protectPaths(anchors, paths []string) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// maskDenied mounts an empty read-only folder over each denied folder in
+// the workspace and returns the denied paths left to Landlock. Landlock
+// can only deny a folder by granting each of its neighbours on its own,
+// which would leave what a command makes later beside it (a build's
+// output, a new file in the workspace's top folder) unreadable; a folder
+// that holds what commands must reach stays with Landlock.
+func (sv *supervisorState) maskDenied(write []string) (left []string) {
+	var reached []string
+	for _, c := range sv.plan.Caches {
+		reached = append(reached, c.Upper, c.Work, c.Private)
+	}
+	reached = slices.Concat(reached, write, sv.plan.ReadAgain)
+	for _, p := range sv.plan.DenyRead {
+		st, err := os.Stat(p)
+		if err != nil || !st.IsDir() || !within(sv.plan.Workspace, p) || slices.ContainsFunc(reached, func(q string) bool { return within(p, q) }) ||
+			syscall.Mount("tmpfs", p, "tmpfs", syscall.MS_RDONLY|syscall.MS_NOSUID|syscall.MS_NODEV|syscall.MS_NOEXEC, "mode=000,size=4k") != nil {
+			left = append(left, p)
+		}
+	}
+	return left
 }
 
 // mountCaches lays an overlay over each shared build cache: reads see the
