@@ -73,7 +73,6 @@ import (
 	"log"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"strings"
@@ -107,15 +106,6 @@ func tuneRuntime() {
 	if os.Getenv("GOMAXPROCS") == "" {
 		runtime.GOMAXPROCS(1)
 	}
-}
-
-// selfCommand is how to start this minicode again: "go run ." when go run built it (in its build
-// folder), else "minicode", as the README installs it.
-func selfCommand() string {
-	if exe, _ := os.Executable(); strings.Contains(exe, string(filepath.Separator)+"go-build") {
-		return "go run ."
-	}
-	return "minicode"
 }
 
 // Exit codes.

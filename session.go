@@ -12,6 +12,7 @@ import (
 	"reflect"
 	"regexp"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 )
@@ -153,6 +154,15 @@ func (s *Session) ResumeHint() string {
 		return fmt.Sprintf("To resume: %s --resume %s", selfCommand(), s.ID)
 	}
 	return ""
+}
+
+// selfCommand is how to start this minicode again: "go run ." when go run built it (in its build
+// folder), else "minicode", as the README installs it.
+func selfCommand() string {
+	if exe, _ := os.Executable(); strings.Contains(exe, string(filepath.Separator)+"go-build") {
+		return "go run ."
+	}
+	return "minicode"
 }
 
 // Saving reports the journal's path, or why the session is not saved (a nil session is not).
