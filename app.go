@@ -180,12 +180,11 @@ func (app *App) additionalDirs() ([]string, error) {
 func (app *App) newSandbox(dirs []string) (*Sandbox, error) {
 	settings := app.Settings.Sandbox
 	settings.AllowWrite = append(slices.Clip(settings.AllowWrite), dirs...)
-	deny := func(write bool) []string {
-		return denyFolders(app.Settings.ruleSets, app.Opts.DisallowedTools, app.Workspace, userHome(app.getenv), write)
-	}
-	settings.DenyRead = append(slices.Clip(settings.DenyRead), deny(false)...)
+	denyRead, matching := denyFolders(app.Settings.ruleSets, app.Opts.DisallowedTools, app.Workspace, userHome(app.getenv), false)
+	denyWrite, _ := denyFolders(app.Settings.ruleSets, app.Opts.DisallowedTools, app.Workspace, userHome(app.getenv), true)
+	settings.DenyRead = append(slices.Clip(settings.DenyRead), denyRead...)
 	sandbox, err := newSandbox(SandboxConfig{Workspace: app.Workspace, UserHome: userHome(app.getenv), Home: app.Home, Settings: settings,
-		DenyWrite: deny(true), Getenv: app.getenv})
+		DenyWrite: denyWrite, DenyMatching: matching, Getenv: app.getenv})
 	if err != nil {
 		return nil, err
 	}

@@ -123,20 +123,24 @@ func readRuleFile(file string) (RuleFile, error) {
 }
 
 // denyFolders are the folders, not holding the workspace, that Read deny
-// rules name (or, with write, Edit and Write deny rules): the sandbox
+// rules name (or, with write, Edit and Write deny rules), and the patterns
+// of those over the workspace (Read(./.env) is **/.env): the sandbox
 // enforces them on commands, which the check cannot always follow.
-func denyFolders(sets []RuleSet, disallowed []string, workspace, home string, write bool) []string {
+func denyFolders(sets []RuleSet, disallowed []string, workspace, home string, write bool) (folders, patterns []string) {
 	tool, access := map[bool]string{false: "read_file", true: "write_file"}[write], map[bool]Access{false: AccessRead, true: AccessWrite}[write]
-	var out []string
 	for _, set := range withFlagRules(sets, nil, disallowed) {
 		rules, _ := parseRules(set.Deny, set.Source, set.Project)
 		for _, r := range rules {
-			if folder := globFolder(r.pathGlob(workspace, home)); r.Spec != "" && r.matchesTool(tool, access) && !within(folder, workspace) {
-				out = append(out, folder)
+			switch glob := r.pathGlob(workspace, home); {
+			case r.Spec == "" || !r.matchesTool(tool, access):
+			case within(globFolder(glob), workspace):
+				patterns = append(patterns, glob)
+			default:
+				folders = append(folders, globFolder(glob))
 			}
 		}
 	}
-	return out
+	return folders, patterns
 }
 
 // WarnUnknownTools warns about every rule naming none of the known tools.

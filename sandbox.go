@@ -32,6 +32,7 @@ type SandboxConfig struct {
 	Workspace, UserHome, Home string // Home is minicode's own folder ($MINICODE_HOME)
 	Settings                  SandboxSettings
 	DenyWrite                 []string // folders Edit and Write deny rules name
+	DenyMatching              []string // patterns over the workspace whose matches Read deny rules name
 	Getenv                    func(string) string
 	bare                      bool // no namespaces, as where none can be made (for tests)
 }
@@ -69,6 +70,7 @@ type supervisorPlan struct {
 	Network   bool
 	DenyRead  []string // paths commands may not read, ReadAgain aside
 	ReadAgain []string
+	Matching  []string // patterns of paths in the workspace commands may not read, matched at the start
 	Workspace string
 	KeptOut   []string // folders inside the workspace that stay read-only: the home folder a workspace above it holds
 	Write     []string // more folders commands may change
@@ -101,7 +103,7 @@ func newSandbox(cfg SandboxConfig) (*Sandbox, error) {
 	plan := supervisorPlan{Bare: cfg.bare, Network: s.network, ReadOnly: s.guard.readOnly(), Anchors: s.guard.anchors(),
 		DenyRead:  existingPaths(home, slices.Concat(secretPaths(), []string{cfg.Home}, cfg.Settings.DenyRead)),
 		ReadAgain: existingPaths(home, []string{filepath.Join(cfg.Home, "skills"), ".claude/skills"}),
-		Workspace: cfg.Workspace, KeptOut: keptOut(cfg.Workspace, home), Write: append(existingPaths(home, cfg.Settings.AllowWrite), s.TempDir)}
+		Matching:  cfg.DenyMatching, Workspace: cfg.Workspace, KeptOut: keptOut(cfg.Workspace, home), Write: append(existingPaths(home, cfg.Settings.AllowWrite), s.TempDir)}
 	for _, c := range buildCaches(home, getenv) {
 		if c.Make {
 			os.MkdirAll(c.Path, 0o755) // a fresh HOME: the tools need these folders

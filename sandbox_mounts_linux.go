@@ -4,7 +4,9 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -125,11 +127,55 @@ func (sv *supervisorState) maskDenied(write []string) (left []string) {
 	for _, p := range sv.plan.DenyRead {
 		st, err := os.Stat(p)
 		if err != nil || !st.IsDir() || !within(sv.plan.Workspace, p) || slices.ContainsFunc(reached, func(q string) bool { return within(p, q) }) ||
-			syscall.Mount("tmpfs", p, "tmpfs", syscall.MS_RDONLY|syscall.MS_NOSUID|syscall.MS_NODEV|syscall.MS_NOEXEC, "mode=000,size=4k") != nil {
+			mask(p, true) != nil {
 			left = append(left, p)
 		}
 	}
+	for _, p := range matchingPaths(sv.plan.Workspace, sv.plan.Matching) {
+		if !slices.ContainsFunc(reached, func(q string) bool { return within(p, q) }) {
+			mask(p, isDir(p)) // one that cannot be masked is left to the permission check, as Landlock would break its folder
+		}
+	}
 	return left
+}
+
+// mask hides the folder or file at path from commands: an empty read-only
+// folder over a folder; over a file /dev/null on a mount that opens no
+// device, so that opening it is refused.
+func mask(path string, dir bool) error {
+	const flags = syscall.MS_RDONLY | syscall.MS_NOSUID | syscall.MS_NODEV | syscall.MS_NOEXEC
+	if dir {
+		return syscall.Mount("tmpfs", path, "tmpfs", flags, "mode=000,size=4k")
+	}
+	if err := syscall.Mount("/dev/null", path, "", syscall.MS_BIND, ""); err != nil {
+		return err
+	}
+	return syscall.Mount("", path, "", syscall.MS_REMOUNT|syscall.MS_BIND|flags, "")
+}
+
+// matchingPaths walks the folder for the files and folders a glob matches,
+// passing over folders that cannot hold a match, and over .git and
+// node_modules, whose insides no deny rule is about and which can be vast.
+func matchingPaths(folder string, globs []string) []string {
+	var out []string
+	if len(globs) == 0 {
+		return nil
+	}
+	filepath.WalkDir(folder, func(path string, d fs.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			return nil // a folder it cannot read, nor can commands
+		case slices.ContainsFunc(globs, func(g string) bool { return matchGlob(g, path) }):
+			out = append(out, path)
+			if d.IsDir() {
+				return fs.SkipDir // masked whole
+			}
+		case d.IsDir() && (d.Name() == ".git" || d.Name() == "node_modules" || !slices.ContainsFunc(globs, func(g string) bool { return holdsMatch(g, path) })):
+			return fs.SkipDir
+		}
+		return nil
+	})
+	return out
 }
 
 // mountCaches lays an overlay over each shared build cache: reads see the

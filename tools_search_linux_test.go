@@ -26,9 +26,14 @@ func TestWalksPassOverWhatDenyRulesCover(t *testing.T) {
 		map[string]any{"name": "read_file", "input": map[string]any{"path": "sub/.env"}},
 		map[string]any{"name": "grep_files", "input": map[string]any{"pattern": "=", "path": "secrets/key.txt"}},
 		map[string]any{"name": "list_files", "input": map[string]any{"path": "secrets/more"}},
+		map[string]any{"name": "run_command", "input": map[string]any{"command": "cat .env secrets/key.txt"}},
+		map[string]any{"name": "run_command", "input": map[string]any{"command": "grep -r TOKEN ."}},
+		map[string]any{"name": "run_command", "input": map[string]any{"command": "cat s*/k* ./*env sub/.e*"}},
+		map[string]any{"name": "run_command", "input": map[string]any{"command": "cd secrets && cat key.txt"}},
+		map[string]any{"name": "run_command", "input": map[string]any{"command": "f=.en; cat ${f}v; for x in s e c r e t s; do :; done; cat $(printf secrets/key.txt)"}},
 	)
-	if len(results) != 8 {
-		t.Fatalf("got %d results, want 8: %q", len(results), results)
+	if len(results) != 13 {
+		t.Fatalf("got %d results, want 13: %q", len(results), results)
 	}
 	for i, want := range []string{"app.go", "app.go", "app.go:1:// TODO: ship", "secrets/: empty folder"} {
 		got := results[i]
@@ -44,7 +49,12 @@ func TestWalksPassOverWhatDenyRulesCover(t *testing.T) {
 	if !strings.Contains(results[3], "2 entries") {
 		t.Errorf("list secrets = %q, want 2 entries passed over", results[3])
 	}
-	for _, got := range results[4:] {
+	for _, got := range results[8:] {
+		if strings.Contains(got, "hunter2") || strings.Contains(got, "deep") || strings.Contains(got, "s3cret") {
+			t.Errorf("a command read a denied file: %q", got)
+		}
+	}
+	for _, got := range results[4:8] {
 		if !strings.Contains(got, "denied by the rule Read(./") || strings.Contains(got, "hunter2") || strings.Contains(got, "s3cret") {
 			t.Errorf("a call naming a denied path = %q, want it refused", got)
 		}
