@@ -97,9 +97,8 @@ type App struct {
 // in the order they depend on each other. MCP servers start in the
 // background and live until ctx ends or the app closes.
 func newApp(ctx context.Context, opts Options, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) (_ *App, err error) {
-	app := &App{Opts: opts, lines: newLineReader(stdin), stdout: &LineWriter{w: stdout, collect: opts.JSONArray}, stderr: stderr, getenv: getenv}
 	in, _ := stdin.(*os.File)
-	app.typed = isTerminal(in)
+	app := &App{Opts: opts, lines: newLineReader(stdin), stdout: &LineWriter{w: stdout, collect: opts.JSONArray}, stderr: stderr, getenv: getenv, typed: isTerminal(in)}
 	defer func() {
 		if err != nil {
 			app.Close()
@@ -133,14 +132,7 @@ func newApp(ctx context.Context, opts Options, stdin io.Reader, stdout, stderr i
 	if app.Sandbox, err = app.newSandbox(dirs); err != nil {
 		return nil, err
 	}
-	app.Env.Hooks = &Hooks{Config: map[bool]HookSettings{false: app.Settings.Hooks}[app.Settings.DisableAllHooks], SessionID: app.Session.ID, Workspace: app.Workspace,
-		Transcript: app.Session.Path, Notice: app.notice, Mode: func() PermissionMode { return app.Perms.Mode() }, Observe: app.observeHook}
-	if !opts.Print { // who answers permission questions: line mode's asker (the terminal UI puts its own in place)
-		app.asker = &lineAsker{In: app.lines, Out: app.stdout}
-	}
-	if strings.HasPrefix(opts.PermissionPromptTool, "mcp__") { // or an MCP tool
-		app.asker = mcpApprover{app: app, tool: opts.PermissionPromptTool}
-	}
+	app.Env.Hooks, app.asker = app.newHooks(), app.newAsker()
 	if app.Perms, err = app.newPermissions(dirs); err != nil {
 		return nil, err
 	}
@@ -161,6 +153,24 @@ func newApp(ctx context.Context, opts Options, stdin io.Reader, stdout, stderr i
 	app.Subagents = app.newSubagents()
 	app.startSession(ctx)
 	return app, nil
+}
+
+// newHooks runs the settings' hooks (none with disableAllHooks) for this session.
+func (app *App) newHooks() *Hooks {
+	return &Hooks{Config: map[bool]HookSettings{false: app.Settings.Hooks}[app.Settings.DisableAllHooks], SessionID: app.Session.ID, Workspace: app.Workspace,
+		Transcript: app.Session.Path, Notice: app.notice, Mode: func() PermissionMode { return app.Perms.Mode() }, Observe: app.observeHook}
+}
+
+// newAsker is who answers permission questions: an MCP tool (--permission-prompt-tool), else
+// line mode's asker (the terminal UI puts its own in place), and with -p nobody.
+func (app *App) newAsker() Asker {
+	switch {
+	case strings.HasPrefix(app.Opts.PermissionPromptTool, "mcp__"):
+		return mcpApprover{app: app, tool: app.Opts.PermissionPromptTool}
+	case !app.Opts.Print:
+		return &lineAsker{In: app.lines, Out: app.stdout}
+	}
+	return nil
 }
 
 // additionalDirs are the folders of --add-dir and additionalDirectories, absolute.

@@ -166,6 +166,12 @@ func readNumbered(ctx context.Context, env *ToolEnv, path string, info fs.FileIn
 	case offset > total:
 		return ToolOutput{}, fmt.Errorf("offset %d is past the end of the file (%s)", offset, plural(total, "line", "lines"))
 	}
+	return ToolOutput{Text: r.numbered(name, text, head, offset, last, total, counted)}, nil
+}
+
+// numbered is read_file's text: the header, then the lines read (from offset to last of total),
+// where lines were left out from head on saying which and how to read them.
+func (r *lineReader) numbered(name string, text []byte, head, offset, last, total int, counted bool) string {
 	if head >= 0 || len(text) > readBudgetChars {
 		text, head = keepEnds(text, head)
 	}
@@ -174,12 +180,12 @@ func readNumbered(ctx context.Context, env *ToolEnv, path string, info fs.FileIn
 	r.writeHeader(&b, name, offset, last, total, counted)
 	if head < 0 {
 		b.Write(text)
-		return ToolOutput{Text: b.String()}, nil
+		return b.String()
 	}
 	first, end := offset+bytes.Count(text[:head], []byte{'\n'}), last-bytes.Count(text[head:], []byte{'\n'})
 	fmt.Fprintf(&b, "%s[... lines %d-%d omitted to keep this result short; read them with offset=%d limit=%d ...]\n%s",
 		text[:head], first, end, first, end-first+1, text[head:])
-	return ToolOutput{Text: b.String()}, nil
+	return b.String()
 }
 
 // readMedia is read_file's answer for an image or a PDF read from r: the media block, within the
