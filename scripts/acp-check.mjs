@@ -119,7 +119,7 @@ const sessionId = await first.app.connectWith(first.stream, async (ctx) => {
     buffers.get(notes) === "alpha\ngamma\nunsaved\n" && fs.readFileSync(notes, "utf8") === "alpha\nbeta\n", JSON.stringify(edit));
   const kinds = first.seen.questions.map((q) => q.toolCall.toolCallId + ":" + q.options.map((o) => o.kind).join("/"));
   check("questions: the edit's and the command's, with their options", JSON.stringify(kinds) === JSON.stringify([
-    "e1:allow_once/allow_always/allow_always/allow_always/reject_once/reject_always", "c1:allow_once/allow_always/reject_once/reject_always"]), JSON.stringify(kinds));
+    "e1:allow_once/allow_always/allow_always/allow_always/reject_once/reject_always", "c1:allow_once/allow_always/allow_always/reject_once/reject_always"]), JSON.stringify(kinds));
   const ran = first.seen.updates.find((u) => u.toolCallId === "c1" && u.sessionUpdate === "tool_call_update");
   check("command: its output as text", JSON.stringify(ran.content).includes("checked"), JSON.stringify(ran));
 
