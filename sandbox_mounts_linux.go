@@ -156,21 +156,30 @@ func mask(path string, dir bool) error {
 // matchingPaths walks the folder for the files and folders a glob matches,
 // passing over folders that cannot hold a match, and over .git and
 // node_modules, whose insides no deny rule is about and which can be vast.
+// A matching link gives where it leads, if that is in the folder: a mount
+// on the link would cover its target, wherever that is.
 func matchingPaths(folder string, globs []string) []string {
-	var out []string
 	if len(globs) == 0 {
 		return nil
 	}
+	var out []string
 	filepath.WalkDir(folder, func(path string, d fs.DirEntry, err error) error {
 		switch {
 		case err != nil:
 			return nil // a folder it cannot read, nor can commands
-		case slices.ContainsFunc(globs, func(g string) bool { return matchGlob(g, path) }):
+		case !slices.ContainsFunc(globs, func(g string) bool { return matchGlob(g, path) }):
+		case d.Type()&fs.ModeSymlink != 0:
+			if real, err := filepath.EvalSymlinks(path); err == nil && within(folder, real) {
+				out = append(out, real)
+			}
+			return nil
+		default:
 			out = append(out, path)
 			if d.IsDir() {
 				return fs.SkipDir // masked whole
 			}
-		case d.IsDir() && (d.Name() == ".git" || d.Name() == "node_modules" || !slices.ContainsFunc(globs, func(g string) bool { return holdsMatch(g, path) })):
+		}
+		if d.IsDir() && (d.Name() == ".git" || d.Name() == "node_modules" || !slices.ContainsFunc(globs, func(g string) bool { return holdsMatch(g, path) })) {
 			return fs.SkipDir
 		}
 		return nil

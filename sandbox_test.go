@@ -136,6 +136,38 @@ func TestSandboxDenyReadInWorkspace(t *testing.T) {
 	}
 }
 
+// TestSandboxMasksWhatADenyPatternMatches starts a sandbox with the pattern
+// Read(./.env) gives (**/.env): a matching file, and the workspace file a
+// matching link leads to, cannot be read by commands; a matching link that
+// leads out of the workspace covers nothing there.
+func TestSandboxMasksWhatADenyPatternMatches(t *testing.T) {
+	t.Parallel()
+	tr := newSandboxTree(t)
+	writeTree(t, tr.ws, map[string]string{".env": "TOKEN=top\n", "real.txt": "TOKEN=linked\n"})
+	writeTree(t, tr.outside, map[string]string{"marker": "OUTSIDE MARKER\n"})
+	for link, to := range map[string]string{"sub/.env": filepath.Join(tr.ws, "real.txt"), "out/.env": tr.outside} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(tr.ws, link)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(to, filepath.Join(tr.ws, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sb, err := newSandbox(SandboxConfig{Workspace: tr.ws, UserHome: tr.home, Home: tr.minicodeHome, DenyMatching: []string{filepath.Join(tr.ws, "**", ".env")},
+		Getenv: func(name string) string { return map[string]string{"HOME": tr.home}[name] }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sb.Close()
+	out, err := runForeground(context.Background(), sb, CommandSpec{Dir: tr.ws, Command: "cat .env; cat real.txt; cat sub/.env; cat " + tr.outside + "/marker; echo done"}, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out.Text, "TOKEN") || !strings.Contains(out.Text, "OUTSIDE MARKER") || !strings.Contains(out.Text, "done") {
+		t.Errorf("commands under a deny pattern printed %q: want no TOKEN, and the folder a link leads to outside unchanged", out.Text)
+	}
+}
+
 func TestSandboxNetwork(t *testing.T) {
 	t.Parallel()
 	tr := newSandboxTree(t)
