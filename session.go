@@ -92,7 +92,7 @@ type Session struct {
 	failed  error         // why the journal is not being written; nil while it is
 	unsaved bytes.Buffer  // lines not written yet: a newline ending a torn file, settings and renames before the first message
 	warn    func(string)
-	// checkpoints are the session's, oldest first (checkpoint_rewind.go).
+	// checkpoints are the session's, oldest first (checkpoint.go).
 	checkpoints []Checkpoint
 	usage       SessionUsage // of the whole session, resumed parts included
 	call        Usage        // the tokens of the model call under way
