@@ -374,8 +374,6 @@ func (p *Permissions) modeDefault(req PermissionRequest, t target) decision {
 			return decision{Verdict: verdictAllow}
 		}
 		d.Reason, d.Hint = "calling "+req.Tool+" needs approval", flagHint(req.Tool, "")
-	default:
-		return decision{Verdict: verdictAllow}
 	}
 	return d
 }

@@ -47,23 +47,13 @@ type unsandboxedTarget struct{}
 // wholeCall is the call as a whole, for a call that names nothing else.
 type wholeCall struct{}
 
-// isTarget marks pathTarget as a kind of target.
-func (pathTarget) isTarget() {}
-
-// isTarget marks commandTarget as a kind of target.
-func (commandTarget) isTarget() {}
-
-// isTarget marks hostTarget as a kind of target.
-func (hostTarget) isTarget() {}
-
-// isTarget marks socketTarget as a kind of target.
-func (socketTarget) isTarget() {}
-
-// isTarget marks unsandboxedTarget as a kind of target.
+// isTarget marks the kinds of target; no other type is one.
+func (pathTarget) isTarget()        {}
+func (commandTarget) isTarget()     {}
+func (hostTarget) isTarget()        {}
+func (socketTarget) isTarget()      {}
 func (unsandboxedTarget) isTarget() {}
-
-// isTarget marks wholeCall as a kind of target.
-func (wholeCall) isTarget() {}
+func (wholeCall) isTarget()         {}
 
 // targetsOf splits a request into the parts it is judged by.
 func (p *Permissions) targetsOf(req PermissionRequest) ([]target, error) {
