@@ -120,6 +120,7 @@ func newApp(ctx context.Context, opts Options, stdin io.Reader, stdout, stderr i
 	if err != nil {
 		return nil, err
 	}
+	app.Demo = provider.Name() == "mock" && opts.MockScript == ""
 	app.Env = &ToolEnv{Workspace: app.Workspace, Media: providerMedia(provider), Reads: &FileReads{}}
 	if err := app.openSession(); err != nil {
 		return nil, err
@@ -428,11 +429,9 @@ func (app *App) newProvider(ctx context.Context) (provider Provider, model, summ
 		}
 	case "mock":
 		model = cmp.Or(model, "mock")
-		mock, err := app.newMockProvider()
-		if err != nil {
+		if provider, err = app.newMockProvider(); err != nil {
 			return nil, "", "", err
 		}
-		provider, app.Demo = mock, mock.script == nil
 	default:
 		return nil, "", "", usageErrorf("unknown provider %q (use anthropic, openai, ollama, lmstudio, openrouter, gemini or mock)", name)
 	}

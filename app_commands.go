@@ -208,7 +208,7 @@ func cmdSandbox(_ context.Context, app *App, args string, _ *[]Message) (string,
 	}
 	if args != "" {
 		path := filepath.Join(app.Workspace, ".claude", "settings.local.json")
-		if err := setJSONKey(path, args == "auto", "sandbox", "autoAllowBashIfSandboxed"); err != nil {
+		if err := saveAutoAllow(path, args == "auto"); err != nil {
 			return "", false, fmt.Errorf("saving the sandbox mode: %w", err)
 		}
 		app.Settings.Sandbox.AutoAllowBashIfSandboxed = args == "auto"
@@ -225,25 +225,21 @@ func cmdSandbox(_ context.Context, app *App, args string, _ *[]Message) (string,
 	return app.Sandbox.Describe() + "Mode: " + mode, false, nil
 }
 
-// setJSONKey sets the key at keys in the JSON object file path (made when
-// missing), keeping the rest, and replaces the file in one step.
-func setJSONKey(path string, value any, keys ...string) error {
+// saveAutoAllow sets sandbox.autoAllowBashIfSandboxed in the JSON object
+// file path (made when missing), keeping the rest, and replaces the file in one step.
+func saveAutoAllow(path string, auto bool) error {
 	root := map[string]any{}
 	if data, err := os.ReadFile(path); err == nil {
 		if err := json.Unmarshal(data, &root); err != nil {
 			return fmt.Errorf("%s: %w", path, err)
 		}
 	}
-	obj := root
-	for _, k := range keys[:len(keys)-1] {
-		inner, ok := obj[k].(map[string]any)
-		if !ok {
-			inner = map[string]any{}
-			obj[k] = inner
-		}
-		obj = inner
+	sandbox, ok := root["sandbox"].(map[string]any)
+	if !ok {
+		sandbox = map[string]any{}
+		root["sandbox"] = sandbox
 	}
-	obj[keys[len(keys)-1]] = value
+	sandbox["autoAllowBashIfSandboxed"] = auto
 	data, _ := json.MarshalIndent(root, "", "  ")
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
