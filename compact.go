@@ -175,7 +175,7 @@ func microCompact(msgs []Message, keep int, rerunnable func(string) bool) []Spli
 		var content []Block
 		for j, b := range msgs[i].Content {
 			var name, text string
-			if call, ok := callOfAt(msgs, i, b); ok && !b.IsError && rerunnable(call.Name) {
+			if call, ok := callOf(msgs[max(0, i-1)], b); i > 0 && ok && !b.IsError && rerunnable(call.Name) {
 				name = call.Name
 				text = fmt.Sprintf("%s%s %s cleared to save context; run the tool again if you need it.]", microPlaceholderPrefix, call.Name, cutRunes(string(call.Input), 300))
 			} else if b.Type == BlockImage && msgs[i].Role == RoleUser {
@@ -208,14 +208,6 @@ func microCompact(msgs []Message, keep int, rerunnable func(string) bool) []Spli
 	}
 	slices.Reverse(splices)
 	return splices
-}
-
-// callOfAt finds the call that result b of msgs[i] answers, reporting false if there is none.
-func callOfAt(msgs []Message, i int, b Block) (Block, bool) {
-	if i == 0 {
-		return Block{}, false
-	}
-	return callOf(msgs[i-1], b)
 }
 
 // callOf finds the call that result b answers in the message before it, reporting false if there is none.
