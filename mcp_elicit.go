@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"cmp"
 	"context"
@@ -70,13 +69,7 @@ type LineElicitor struct {
 
 // newLineElicitor reads answers from in and writes prompts to out.
 func newLineElicitor(in io.Reader, out io.Writer) *LineElicitor {
-	lines := bufio.NewScanner(in)
-	return &LineElicitor{Out: out, ReadLine: func(context.Context) (string, error) {
-		if lines.Scan() {
-			return lines.Text(), nil
-		}
-		return "", cmp.Or(lines.Err(), io.EOF)
-	}}
+	return &LineElicitor{Out: out, ReadLine: newLineReader(in).ReadLine}
 }
 
 // Elicit asks for each field in the schema's order.

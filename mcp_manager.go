@@ -138,12 +138,9 @@ func (m *MCPManager) Close() {
 	m.running.Wait()
 }
 
-// Wait blocks until every launched server (or every named one) is ready,
-// has failed or waits for a login, or ctx or the manager ends, but for none
-// past its startup timeout from its launch (and a second in which one that
-// timed out is reported failed): one still starting then joins later. A
-// task's first request waits here, so that it offers the tools of the
-// servers that start in time, and no tool joins later to rewrite the cache.
+// Wait blocks until every launched server (or every named one) is ready, has failed or waits for a login, or ctx or
+// the manager ends, but for none past its startup timeout and a second: one still starting then joins later. A task's
+// first request waits here, so that it offers the tools of the servers that start in time and none joins to rewrite the cache.
 func (m *MCPManager) Wait(ctx context.Context, names ...string) {
 	for _, srv := range m.list() {
 		m.mu.Lock()
