@@ -89,13 +89,12 @@ func runGrepFiles(ctx context.Context, env *ToolEnv, in grepFilesInput) (ToolOut
 			add(root)
 			return nil
 		}
-		passed, err := walkTree(ctx, env.Workspace, root, walkHidden(env, "grep_files"), func(rel string, d fs.DirEntry) error {
+		g.passed, err = walkTree(ctx, env.Workspace, root, walkHidden(env, "grep_files"), func(rel string, d fs.DirEntry) error {
 			if d.Type().IsRegular() && globMatches(in.Glob, rel) {
 				add(filepath.Join(root, filepath.FromSlash(rel)))
 			}
 			return nil
 		})
-		g.passed = passed
 		return err
 	})
 	if err != nil {
@@ -267,9 +266,10 @@ func (r *fdReader) Read(p []byte) (int, error) {
 	if r.left <= 0 {
 		return 0, io.EOF
 	}
-	n, err := syscall.Read(r.fd, p[:min(int64(len(p)), r.left)])
+	p = p[:min(int64(len(p)), r.left)]
+	n, err := syscall.Read(r.fd, p)
 	for err == syscall.EINTR {
-		n, err = syscall.Read(r.fd, p[:min(int64(len(p)), r.left)])
+		n, err = syscall.Read(r.fd, p)
 	}
 	switch {
 	case err != nil:

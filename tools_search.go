@@ -129,12 +129,6 @@ func parseGitignore(base, content string) []ignoreRule {
 	return rules
 }
 
-// matches reports whether the rule applies to the path of these names.
-func (r ignoreRule) matches(names []string, isDir bool) bool {
-	return (isDir || !r.dirOnly) && len(names) > len(r.base) && slices.Equal(names[:len(r.base)], r.base) &&
-		matchSegments(r.segments, names[len(r.base):])
-}
-
 // ignoreSet is the rules in force in one folder, outermost first.
 type ignoreSet []ignoreRule
 
@@ -144,9 +138,10 @@ func (s ignoreSet) ignored(rel string, isDir bool) bool {
 		return false
 	}
 	names := splitPattern(rel)
-	for i := len(s) - 1; i >= 0; i-- {
-		if s[i].matches(names, isDir) {
-			return !s[i].negate
+	for _, r := range slices.Backward(s) {
+		inBase := len(names) > len(r.base) && slices.Equal(names[:len(r.base)], r.base)
+		if (isDir || !r.dirOnly) && inBase && matchSegments(r.segments, names[len(r.base):]) {
+			return !r.negate
 		}
 	}
 	return false
