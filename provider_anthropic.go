@@ -161,7 +161,9 @@ func anthropicBlocksOf(m Message) ([]anthropicWireBlock, error) {
 		var wire any
 		switch b.Type {
 		case BlockText:
-			wire = Block{Type: b.Type, Text: b.Text}
+			if strings.TrimSpace(b.Text) != "" {
+				wire = Block{Type: b.Type, Text: b.Text}
+			}
 		case BlockThinking:
 			if b.ID == "" { // with an ID it is another API's reasoning, which the Messages API cannot check
 				wire = anthropicThinking{b.Type, b.Thinking, b.Signature}
@@ -173,9 +175,11 @@ func anthropicBlocksOf(m Message) ([]anthropicWireBlock, error) {
 		case BlockToolResult:
 			wire = anthropicToolResult(b)
 		case BlockImage, BlockDocument:
-			wire = anthropicMediaOf(b)
+			if b.Source != nil {
+				wire = anthropicMediaOf(b)
+			}
 		}
-		if wire == nil || b.Type == BlockText && strings.TrimSpace(b.Text) == "" || (b.Type == BlockImage || b.Type == BlockDocument) && b.Source == nil {
+		if wire == nil {
 			continue
 		}
 		data, err := encodeJSON(wire, len(b.Text)+len(b.Content)+len(b.Input)+len(b.Thinking)+len(b.Data))
@@ -194,22 +198,12 @@ func anthropicBlocksOf(m Message) ([]anthropicWireBlock, error) {
 	return blocks, nil
 }
 
-// anthropicMedia is an image or document block on the wire, without what minicode keeps beside its data.
-type anthropicMedia struct {
-	Type   string `json:"type"`
-	Source struct {
-		Type      string `json:"type"`
-		MediaType string `json:"media_type,omitempty"`
-		Data      string `json:"data,omitempty"`
-		URL       string `json:"url,omitempty"`
-	} `json:"source"`
-}
-
-// anthropicMediaOf encodes an image or document block.
-func anthropicMediaOf(b Block) anthropicMedia {
-	m := anthropicMedia{Type: b.Type}
-	m.Source.Type, m.Source.MediaType, m.Source.Data, m.Source.URL = b.Source.Type, b.Source.MediaType, b.Source.Data, b.Source.URL
-	return m
+// anthropicMediaOf is an image or document block as the API takes it: without the size and file
+// minicode keeps beside its data.
+func anthropicMediaOf(b Block) Block {
+	source := *b.Source
+	source.Width, source.Height, source.File = 0, 0, ""
+	return Block{Type: b.Type, Source: &source}
 }
 
 // anthropicToolResult encodes a tool result: its text, or its text and the images and documents it shows.
