@@ -75,22 +75,22 @@ type openAIToolCall struct {
 	} `json:"function"`
 }
 
-// openAITool declares a tool as a function.
-type openAITool struct {
-	Type     string `json:"type"`
-	Function struct {
-		Name        string          `json:"name"`
-		Description string          `json:"description"`
-		Parameters  json.RawMessage `json:"parameters"`
-	} `json:"function"`
+// openAIFunction declares a tool as a function, as both OpenAI APIs do.
+type openAIFunction struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Parameters  json.RawMessage `json:"parameters"`
 }
 
-// encodeOpenAITools declares the tools as functions.
+// encodeOpenAITools declares the tools as functions, nested under "function" as Chat Completions has them.
 func encodeOpenAITools(specs []ToolSpec) ([]byte, error) {
-	tools := make([]openAITool, len(specs))
+	type tool struct {
+		Type     string         `json:"type"`
+		Function openAIFunction `json:"function"`
+	}
+	tools := make([]tool, len(specs))
 	for i, t := range specs {
-		tools[i].Type = "function"
-		tools[i].Function.Name, tools[i].Function.Description, tools[i].Function.Parameters = t.Name, t.Description, t.InputSchema
+		tools[i] = tool{"function", openAIFunction{t.Name, t.Description, t.InputSchema}}
 	}
 	return encodeJSON(tools, 0)
 }

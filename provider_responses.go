@@ -22,14 +22,6 @@ func newOpenAIResponses(opts ProviderOptions) *openAI {
 	return o
 }
 
-// responsesTool declares a tool as a function, flat as the Responses API has it.
-type responsesTool struct {
-	Type        string          `json:"type"`
-	Name        string          `json:"name"`
-	Description string          `json:"description"`
-	Parameters  json.RawMessage `json:"parameters"`
-}
-
 // encodeResponses encodes a model request: instructions, the conversation as input items, the
 // tools, and for a reasoning model its effort and the request for encrypted reasoning.
 func (o *openAI) encodeResponses(req ModelRequest) (*wireBody, error) {
@@ -43,13 +35,7 @@ func (o *openAI) encodeResponses(req ModelRequest) (*wireBody, error) {
 		return nil, err
 	}
 	out.WriteByte(']')
-	if err := o.tools.write(out, req.Tools, func(specs []ToolSpec) ([]byte, error) {
-		tools := make([]responsesTool, len(specs))
-		for i, t := range specs {
-			tools[i] = responsesTool{"function", t.Name, t.Description, t.InputSchema}
-		}
-		return encodeJSON(tools, 0)
-	}); err != nil {
+	if err := o.tools.write(out, req.Tools, encodeResponsesTools); err != nil {
 		return nil, err
 	}
 	if req.MaxTokens > 0 {
@@ -61,6 +47,19 @@ func (o *openAI) encodeResponses(req ModelRequest) (*wireBody, error) {
 	}
 	fmt.Fprintf(out, `,"store":false,"stream":true,"prompt_cache_key":%q}`, o.cacheKey)
 	return out, nil
+}
+
+// encodeResponsesTools declares the tools as functions, flat as the Responses API has them.
+func encodeResponsesTools(specs []ToolSpec) ([]byte, error) {
+	type tool struct {
+		Type string `json:"type"`
+		openAIFunction
+	}
+	tools := make([]tool, len(specs))
+	for i, t := range specs {
+		tools[i] = tool{"function", openAIFunction{t.Name, t.Description, t.InputSchema}}
+	}
+	return encodeJSON(tools, 0)
 }
 
 // reasoningModel reports whether a model reasons, so that it takes reasoning settings.
