@@ -8,5 +8,5 @@ const (
 	ioctlSetTermios = syscall.TIOCSETA
 )
 
-// clipboardCommands print the clipboard's image; osascript as «data PNGf…» hex, which clipboardPNG decodes.
+// clipboardCommands print the clipboard's image; osascript as «data PNGf…» hex, which readClipboardImage decodes.
 var clipboardCommands = [][]string{{"osascript", "-e", "the clipboard as «class PNGf»"}}
