@@ -81,7 +81,7 @@ func (c *acpConn) receive(line []byte) {
 		c.reply(m.ID, nil, &RPCError{Code: rpcInvalidRequest, Message: "invalid request: a message needs a method, or an id and a result or error"})
 	case len(m.ID) == 0 && m.Method == "session/cancel": // other notifications are ignored, as the protocol asks
 		if s, err := c.session(m.Params); err == nil {
-			s.cancelTurn()
+			s.turn.interrupt()
 		}
 	case len(m.ID) == 0:
 	case m.Method == "session/prompt":

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
@@ -19,9 +18,9 @@ type acpSession struct {
 	id      string
 	meter   *MeteredProvider // the model calls, for the stop reason
 	servers []string         // the client's MCP servers, which a prompt waits for
+	turn    turnControl      // the running prompt, which session/cancel cancels
 
 	mu      sync.Mutex
-	cancel  context.CancelFunc // ends the running turn; nil between turns
 	mode    PermissionMode     // as the client last heard it
 	changes map[string]acpDiff // what running edits wrote, by path, for their tool_call_update
 
@@ -161,27 +160,6 @@ func (s *acpSession) update(u map[string]any) {
 	s.conn.notify("session/update", map[string]any{"sessionId": s.id, "update": u})
 }
 
-// startTurn begins a prompt's turn, whose context cancelTurn ends and done
-// releases; false: a turn is running.
-func (s *acpSession) startTurn() (ctx context.Context, done func(), ok bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.cancel != nil {
-		return nil, nil, false
-	}
-	ctx, s.cancel = context.WithCancel(s.conn.life)
-	return ctx, func() { s.cancelTurn(); s.mu.Lock(); s.cancel = nil; s.mu.Unlock() }, true
-}
-
-// cancelTurn stops the running turn as Esc does: the model request, the tools, open questions.
-func (s *acpSession) cancelTurn() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.cancel != nil {
-		s.cancel()
-	}
-}
-
 // prompt runs one prompt turn as line mode runs a line (a slash command, or a turn for the prompt, a
 // custom command's or skill's or the text with its @files attached) and answers with how the turn ended.
 func (s *acpSession) prompt(params json.RawMessage) (any, error) {
@@ -191,7 +169,7 @@ func (s *acpSession) prompt(params json.RawMessage) (any, error) {
 	if err := acpParams(params, &p, "prompt"); err != nil {
 		return nil, err
 	}
-	ctx, done, ok := s.startTurn()
+	ctx, done, ok := s.turn.start(s.conn.life)
 	if !ok {
 		return nil, &RPCError{Code: rpcInvalidRequest, Message: "a prompt is running in this session already; cancel it first (session/cancel)"}
 	}

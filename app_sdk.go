@@ -20,11 +20,11 @@ type sdkConn struct {
 	started bool             // initialize has been answered (read's goroutine only)
 
 	calls   PendingCalls[controlAnswer] // our requests awaiting an answer
+	turn    turnControl                 // the running turn, which interrupt cancels
 	mu      sync.Mutex
 	queue   []SlashPrompt      // user messages waiting for their turn
 	closed  bool               // stdin has ended
 	arrived *sync.Cond         // signalled when the queue or closed changes
-	cancel  context.CancelFunc // cancels the running (or last) turn
 	mcp     map[string]*MCPSDK // the MCP servers the program runs
 }
 
@@ -47,16 +47,17 @@ func (app *App) runStreamInput(ctx context.Context, meter *MeteredProvider) erro
 	defer stopReading()
 	go c.read(readCtx)
 	for n := 0; ; n++ {
-		p, turnCtx, ok := c.nextTurn(ctx)
+		p, ok := c.nextTurn()
 		if !ok {
 			break
 		}
+		turnCtx, done, _ := c.turn.start(ctx) // none runs: turns run one after another
 		if n == 0 {
 			app.MCP.Wait(ctx)                 // the program's servers (started by initialize) and the others
 			app.stdout.json(app.initRecord()) // after initialize, so it shows the program's setup
 		}
 		err := app.runHeadlessTask(turnCtx, p.Prompt, p.ID, meter, p.Images...)
-		c.interrupt() // the turn is over: this frees its context
+		done()
 		if ctx.Err() != nil || app.stdout.failed() != nil {
 			return cmp.Or(ctx.Err(), err)
 		}
@@ -131,22 +132,19 @@ func (c *sdkConn) handle(ctx context.Context, line string) error {
 	return nil
 }
 
-// nextTurn waits for the next user message and returns it with the context
-// of its turn, which interrupt cancels; false: stdin has ended.
-func (c *sdkConn) nextTurn(ctx context.Context) (SlashPrompt, context.Context, bool) {
+// nextTurn waits for the next user message; false: stdin has ended.
+func (c *sdkConn) nextTurn() (SlashPrompt, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for len(c.queue) == 0 && !c.closed {
 		c.arrived.Wait()
 	}
 	if len(c.queue) == 0 {
-		return SlashPrompt{}, nil, false
+		return SlashPrompt{}, false
 	}
 	p := c.queue[0]
 	c.queue = c.queue[1:]
-	turnCtx, cancel := context.WithCancel(ctx)
-	c.cancel = cancel
-	return p, turnCtx, true
+	return p, true
 }
 
 // end marks stdin as ended: queued turns still run, our requests fail.
@@ -158,12 +156,36 @@ func (c *sdkConn) end() {
 	c.arrived.Broadcast()
 }
 
-// interrupt cancels the running turn, as Ctrl-C does.
-func (c *sdkConn) interrupt() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.cancel != nil {
-		c.cancel()
+// turnControl is the running turn of a program or client, which another
+// goroutine (an interrupt request, session/cancel) may cancel as Esc does:
+// the model request, the tools, open questions.
+type turnControl struct {
+	mu     sync.Mutex
+	cancel context.CancelFunc // nil between turns
+}
+
+// start begins a turn, its context a child of ctx, which done ends; false: a turn is running.
+func (t *turnControl) start(ctx context.Context) (turnCtx context.Context, done func(), ok bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.cancel != nil {
+		return nil, nil, false
+	}
+	turnCtx, t.cancel = context.WithCancel(ctx)
+	return turnCtx, func() {
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		t.cancel()
+		t.cancel = nil
+	}, true
+}
+
+// interrupt cancels the running turn, if one is.
+func (t *turnControl) interrupt() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.cancel != nil {
+		t.cancel()
 	}
 }
 

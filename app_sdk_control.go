@@ -51,7 +51,7 @@ func (c *sdkConn) control(ctx context.Context, raw json.RawMessage) (any, error)
 	case "initialize":
 		return c.initialize(ctx, raw)
 	case "interrupt":
-		c.interrupt()
+		c.turn.interrupt()
 		return map[string]any{}, nil
 	case "set_permission_mode":
 		m := PermissionMode(head.Mode) // SetMode checks the name
@@ -226,7 +226,7 @@ func (c *sdkConn) Ask(ctx context.Context, p Prompt) (Answer, error) {
 	if err != nil {
 		return Answer{}, err
 	}
-	return permissionAnswer(raw, input, p.Request.Tool, "can_use_tool", c.interrupt)
+	return permissionAnswer(raw, input, p.Request.Tool, "can_use_tool", c.turn.interrupt)
 }
 
 // permissionAnswer reads a program's answer to a permission question about
