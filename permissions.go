@@ -7,18 +7,19 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"regexp"
+	"net/url"
+	"os"
 	"slices"
 	"strings"
 	"sync"
 )
 
 // The permission check, in the order a reader follows it: Authorize takes
-// a tool call's PermissionRequest, decide splits it into targets
-// (permissions_targets.go) and judges each with judge, and what asks is put
-// to the user as a Prompt (permissions_approval.go). Rules are parsed in
-// permissions_rules.go, paths judged in permissions_paths.go, commands read
-// in permissions_command.go; permissions_config.go builds the check.
+// a tool call's PermissionRequest, decide splits it into targets with
+// targetsOf and judges each with judge, and what asks is put to the user as
+// a Prompt (permissions_approval.go). Rules are parsed in
+// permissions_rules.go, paths resolved and judged in permissions_paths.go,
+// commands read in permissions_command.go; permissions_config.go builds the check.
 
 // Access is the kind of action a tool call wants to take.
 type Access string
@@ -90,6 +91,48 @@ type decision struct {
 	Strict  bool     // grants are not consulted (an ask rule, a destructive command)
 	asking  []target // the parts that ask, for the grants an answer makes
 }
+
+// target is one part of a request, judged on its own: a pathTarget,
+// commandTarget, hostTarget, socketTarget, unsandboxedTarget, or wholeCall
+// when the call names none of these. Each kind holds only what it means.
+type target interface{ isTarget() }
+
+// pathTarget is one path a call touches, or a command names.
+type pathTarget struct {
+	abs        string      // absolute, links resolved
+	lexical    string      // absolute, as written
+	inside     bool        // in the workspace (or, for commands, the private temp folder)
+	write, dir bool        // the call writes it; it is an existing folder
+	walked     bool        // a folder the tool walks, passing over what deny and ask rules cover
+	links      int         // hard links of an existing file
+	found      fs.FileInfo // what is there now; nil: nothing
+}
+
+// commandTarget is one simple command a line runs, or why the line is beyond the check.
+type commandTarget struct {
+	cmd        simpleCommand
+	unreadable error // why the line is beyond the check; cmd is then empty
+}
+
+// hostTarget is the host a call fetches from, normalised.
+type hostTarget struct{ host string }
+
+// socketTarget is a /dev/tcp or /dev/udp redirection, which opens a connection.
+type socketTarget struct{ device string }
+
+// unsandboxedTarget is the model's request to run a command outside the sandbox.
+type unsandboxedTarget struct{}
+
+// wholeCall is the call as a whole, for a call that names nothing else.
+type wholeCall struct{}
+
+// isTarget marks the kinds of target; no other type is one.
+func (pathTarget) isTarget()        {}
+func (commandTarget) isTarget()     {}
+func (hostTarget) isTarget()        {}
+func (socketTarget) isTarget()      {}
+func (unsandboxedTarget) isTarget() {}
+func (wholeCall) isTarget()         {}
 
 // Permissions is the check every tool call passes, asking one question at a time.
 type Permissions struct {
@@ -230,6 +273,89 @@ func appendNew(list []string, s string) []string {
 		return list
 	}
 	return append(list, s)
+}
+
+// targetsOf splits a request into the parts it is judged by.
+func (p *Permissions) targetsOf(req PermissionRequest) ([]target, error) {
+	var targets []target
+	paths := req.Paths
+	if len(req.Named) > 0 {
+		paths = req.Named // the same paths as named: each target keeps the name and where it leads
+	}
+	for i, given := range paths {
+		t, err := p.newPathTarget(p.workspace, given, req.Access == AccessWrite)
+		if err == nil && len(req.Found) == len(paths) && (t.abs != req.Paths[i] || (t.found == nil) != (req.Found[i] == nil) ||
+			t.found != nil && !os.SameFile(t.found, req.Found[i])) { // the tool uses the file judged, so it must be the one it found
+			err = errors.New("it changed while it was being checked (a link or another file took its place); try again")
+		}
+		if err != nil {
+			return nil, fmt.Errorf("cannot check path %q: %w", given, err)
+		}
+		t.walked = req.Walks
+		targets = append(targets, t)
+	}
+	if req.Access == AccessExecute {
+		targets = append(targets, p.commandTargets(req.Command)...)
+	}
+	if req.Access == AccessNetwork {
+		u, err := url.Parse(req.URL)
+		if err != nil || u.Hostname() == "" {
+			return nil, fmt.Errorf("address %q has no host", req.URL)
+		}
+		targets = append(targets, hostTarget{host: normalHost(u.Hostname())})
+	}
+	if req.Unsandboxed != "" {
+		targets = append(targets, unsandboxedTarget{})
+	}
+	if len(targets) == 0 {
+		targets = append(targets, wholeCall{})
+	}
+	return targets, nil
+}
+
+// commandTargets are a line's simple commands and the paths they name.
+func (p *Permissions) commandTargets(line string) []target {
+	cmds, err := parseCommandLine(line)
+	for _, c := range cmds {
+		err = cmp.Or(err, checkProgram(c))
+	}
+	if err == nil && len(cmds) == 0 {
+		err = errNotSimple("no command at all")
+	}
+	if err != nil {
+		return []target{commandTarget{unreadable: err}}
+	}
+	dirs := []string{p.workspace} // every folder an earlier cd may have moved to
+	var targets []target
+	named := func(paths []pathTarget) {
+		for _, t := range paths {
+			targets = append(targets, t)
+		}
+	}
+	for _, c := range cmds {
+		targets = append(targets, commandTarget{cmd: c})
+		for _, r := range c.Redirects {
+			switch file := r[1:]; {
+			case strings.HasPrefix(file, "/dev/tcp/"), strings.HasPrefix(file, "/dev/udp/"):
+				targets = append(targets, socketTarget{device: file})
+			case !strings.HasPrefix(file, "&"):
+				named(p.namedTargets(dirs, file, r[0] == '>'))
+			}
+		}
+		cdTo := []pathTarget{{abs: p.home}} // where a cd goes: the last path it names, or home
+		for _, w := range c.Words[1:] {
+			if v := pathInWord(w); v != "" {
+				cdTo = p.namedTargets(dirs, v, false)
+				named(cdTo)
+			}
+		}
+		for _, t := range cdTo {
+			if c.Words[0] == "cd" {
+				dirs = append(dirs, t.abs)
+			}
+		}
+	}
+	return targets
 }
 
 // judge runs one target through the stages of the decision, in order:
@@ -388,15 +514,4 @@ func readsOnly(req PermissionRequest, t target) bool {
 // flagHint says which --allowedTools flag allows a tool call.
 func flagHint(tool, spec string) string {
 	return fmt.Sprintf("rerun with --allowedTools %q", Rule{Tool: tool, Spec: spec}.String())
-}
-
-// subcommand matches words that read as a subcommand, such as "test".
-var subcommand = regexp.MustCompile(`^[a-z][a-z0-9-]*$`)
-
-// suggestPrefix proposes a prefix rule: the program and its subcommand.
-func suggestPrefix(words []string) string {
-	if len(words) >= 2 && subcommand.MatchString(words[1]) {
-		return words[0] + " " + words[1] + ":*"
-	}
-	return words[0] + ":*"
 }

@@ -302,3 +302,14 @@ func destructiveReason(words []string) string {
 	}
 	return ""
 }
+
+// subcommand matches words that read as a subcommand, such as "test".
+var subcommand = regexp.MustCompile(`^[a-z][a-z0-9-]*$`)
+
+// suggestPrefix proposes a prefix rule: the program and its subcommand.
+func suggestPrefix(words []string) string {
+	if len(words) >= 2 && subcommand.MatchString(words[1]) {
+		return words[0] + " " + words[1] + ":*"
+	}
+	return words[0] + ":*"
+}

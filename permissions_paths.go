@@ -3,14 +3,72 @@ package main
 import (
 	"cmp"
 	"fmt"
+	"os"
 	"path"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 )
 
-// The path rules: where a path leads, whether a rule's glob covers it,
-// which paths always ask, and what a path asks when no rule applies.
+// The path rules: where a path a call or a command names leads, whether a
+// rule's glob covers it, which paths always ask, and what a path asks when
+// no rule applies.
+
+// newPathTarget resolves a path named from folder dir.
+func (p *Permissions) newPathTarget(dir, given string, write bool) (pathTarget, error) {
+	lexical := expandHome(p.home, given) // another user's home (~user/x) resolves from / to somewhere outside
+	if !filepath.IsAbs(lexical) && !strings.HasPrefix(lexical, "~") {
+		lexical = dir + "/" + lexical
+	}
+	abs, err := resolveExisting(lexical)
+	if err != nil {
+		return pathTarget{}, err
+	}
+	inside := within(p.workspace, abs) || slices.ContainsFunc(p.addDirs, func(dir string) bool { return within(dir, abs) })
+	t := pathTarget{abs: abs, lexical: filepath.Clean(lexical), inside: inside, write: write, links: 1}
+	if info, err := os.Stat(abs); err == nil {
+		t.dir, t.links, t.found = info.IsDir(), hardLinks(info), info
+	}
+	return t, nil
+}
+
+// pathInWord is the path an argument may name (x, file://x, --out=x, -I/x, -t.git).
+func pathInWord(w string) string {
+	_, value, ok := strings.Cut(w, "=")
+	switch {
+	case !strings.HasPrefix(w, "-"):
+		return strings.TrimPrefix(w, "file://")
+	case ok:
+		return strings.TrimPrefix(value, "file://")
+	case len(w) > 2 && w[1] != '-':
+		return w[2:]
+	}
+	return ""
+}
+
+// harmlessDevice matches the files a command may name without reaching anything.
+var harmlessDevice = regexp.MustCompile(`^/dev/(null|zero|stdin|stdout|stderr|tty|random|urandom|fd/[0-9]+)$`)
+
+// dotPattern matches a path with a pattern that older shells let match "..".
+var dotPattern = regexp.MustCompile(`(^|/)\.[?*[]`)
+
+// namedTargets are the targets of a path a command names, from each folder.
+func (p *Permissions) namedTargets(dirs []string, name string, write bool) []pathTarget {
+	if harmlessDevice.MatchString(name) {
+		return nil
+	}
+	var targets []pathTarget
+	for _, dir := range dirs {
+		t, err := p.newPathTarget(dir, name, write)
+		if err != nil || dotPattern.MatchString(name) {
+			t = pathTarget{abs: name, lexical: name, write: write}
+		}
+		t.inside = t.inside || p.tempDir != "" && within(p.tempDir, t.abs)
+		targets = append(targets, t)
+	}
+	return targets
+}
 
 // pathGlob makes a rule's path absolute: `x`, `./x` from the project, `~/x` from home, `/x` too in Claude Code's names.
 func (r Rule) pathGlob(workspace, home string) string {
