@@ -15,12 +15,8 @@ import (
 	"unsafe"
 )
 
-// setup prepares the supervisor's namespaces once, recording each layer it
-// could not set up: the mounts (a /proc of its PID namespace, terminals and
-// /dev/shm of its own, read-only protected paths, the caches' overlays),
-// the loopback device, then the Landlock rules, which must name the
-// mounted folders, the seccomp filter, and a probe of per-command PID
-// namespaces.
+// setup prepares the supervisor's namespaces once and reports each layer it
+// could not set up; the Landlock rules follow the mounts, as they name the mounted folders.
 func (sv *supervisorState) setup() sandboxReport {
 	r := sandboxReport{Lost: map[string]string{}}
 	devices := []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty"}

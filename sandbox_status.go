@@ -80,8 +80,7 @@ func (s *Sandbox) Status() string {
 		}
 		return "no sandbox (" + reason + "): commands are limited by the permission check alone"
 	}
-	lost := s.lost()
-	if lost != nil {
+	if lost := s.lost(); lost != nil {
 		return "sandboxed, with guarantees lost: " + strings.Join(lost, "; ") + " (minicode sandbox tells why)"
 	}
 	return fmt.Sprintf("sandboxed: Landlock ABI %d, seccomp, user, mount, PID, network and IPC namespaces; every guarantee holds", s.report.ABI)
