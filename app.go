@@ -121,11 +121,12 @@ func newApp(ctx context.Context, opts Options, stdin io.Reader, stdout, stderr i
 		return nil, err
 	}
 	app.Demo = provider.Name() == "mock" && opts.MockScript == ""
-	app.Env = &ToolEnv{Workspace: app.Workspace, Media: providerMedia(provider), Reads: &FileReads{}}
-	if err := app.openSession(); err != nil {
+	app.Env = &ToolEnv{Workspace: app.Workspace, Media: providerMedia(provider), Reads: &FileReads{}, Memory: loadMemory(app.Home, userHome(app.getenv), app.Workspace, app.Trusted)}
+	session, err := app.openSession()
+	if err != nil {
 		return nil, err
 	}
-	app.closers = append(app.closers, func() { app.Session.Close() })
+	app.useSession(session)
 	dirs, err := app.additionalDirs()
 	if err != nil {
 		return nil, err
@@ -139,7 +140,6 @@ func newApp(ctx context.Context, opts Options, stdin io.Reader, stdout, stderr i
 	}
 	app.Env.Perms = app.Perms
 	app.Registry = app.newRegistry()
-	app.Env.Memory = loadMemory(app.Home, userHome(app.getenv), app.Workspace, app.Trusted)
 	if app.MCP, err = app.startMCP(ctx, servers); err != nil {
 		return nil, err
 	}
@@ -280,10 +280,17 @@ func (app *App) startSession(ctx context.Context) {
 	})
 }
 
-// Close stops what the app started and closes the session's journal.
+// Close stops what the app started, then closes the session's journal (and
+// with --no-session-persistence removes its checkpoints).
 func (app *App) Close() {
 	for _, close := range slices.Backward(app.closers) {
 		close()
+	}
+	if app.Session != nil {
+		app.Session.Close()
+	}
+	if app.Opts.NoSessionPersistence && app.Checkpoints != nil {
+		os.RemoveAll(app.Checkpoints.dir)
 	}
 }
 

@@ -14,11 +14,11 @@ import (
 	"time"
 )
 
-// openSession starts a new, newest (--continue), saved (--resume) or forked session, then prunes old ones.
-func (app *App) openSession() error {
+// openSession opens a new, newest (--continue), saved (--resume) or forked session, then prunes old ones.
+func (app *App) openSession() (*Session, error) {
 	dir, o := app.sessionsDir(), app.Opts
 	if o.ResumePick && o.Print {
-		return usageErrorf("--resume needs a session id with -p. Saved sessions:\n%s", savedSessions(dir))
+		return nil, usageErrorf("--resume needs a session id with -p. Saved sessions:\n%s", savedSessions(dir))
 	}
 	id := o.Resume
 	if o.Continue {
@@ -30,22 +30,20 @@ func (app *App) openSession() error {
 	}
 	s := newSession(dir, cmp.Or(o.SessionID, newSessionID()), app.warnSession)
 	if _, err := os.Stat(s.Path); err == nil && id == "" && o.SessionID != "" {
-		return usageErrorf("session %s already exists; continue it with --resume %s", o.SessionID, o.SessionID)
+		return nil, usageErrorf("session %s already exists; continue it with --resume %s", o.SessionID, o.SessionID)
 	}
 	if id != "" {
 		var err error
 		if s, err = app.loadSession(id, o.ForkSession, o.SessionID); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	if o.NoSessionPersistence {
 		s.failed = errors.New("the session is kept in memory only (--no-session-persistence)")
-		app.closers = append(app.closers, func() { os.RemoveAll(app.Checkpoints.dir) })
 	}
-	app.useSession(s)
 	days := cmp.Or(app.Settings.CleanupPeriodDays, new(30)) // days sessions are kept
 	pruneSessions(app.Home, time.Now().AddDate(0, 0, -*days), s.ID)
-	return nil
+	return s, nil
 }
 
 // loadSession reads saved session id (forked into newID with fork); an unreadable file gives an unsaved session.
