@@ -470,21 +470,17 @@ func (app *App) providerName() string {
 }
 
 // newMockProvider is the demo model, or the scripted replies of --mock-script.
-func (app *App) newMockProvider() (*MockProvider, error) {
-	mock := &MockProvider{session: func() *Session { return app.Session }}
+func (app *App) newMockProvider() (mock *MockProvider, err error) {
+	mock = &MockProvider{session: func() *Session { return app.Session }}
 	if d := app.getenv("MINICODE_DEMO_DELAY"); d != "" {
-		delay, err := time.ParseDuration(d)
-		if err != nil {
+		if mock.delay, err = time.ParseDuration(d); err != nil {
 			return nil, usageErrorf("MINICODE_DEMO_DELAY %q: %v (use e.g. 20ms)", d, err)
 		}
-		mock.delay = delay
 	}
 	if app.Opts.MockScript != "" {
-		script, err := loadMockScript(app.Opts.MockScript)
-		if err != nil {
+		if mock.script, err = loadMockScript(app.Opts.MockScript); err != nil {
 			return nil, err
 		}
-		mock.script = script
 	}
 	return mock, nil
 }
