@@ -15,7 +15,7 @@ import (
 )
 
 // openSession opens a new, newest (--continue), saved (--resume) or forked session, then prunes old ones.
-func (app *App) openSession() (*Session, error) {
+func (app *App) openSession() (s *Session, err error) {
 	dir, o := app.sessionsDir(), app.Opts
 	if o.ResumePick && o.Print {
 		return nil, usageErrorf("--resume needs a session id with -p. Saved sessions:\n%s", savedSessions(dir))
@@ -28,12 +28,11 @@ func (app *App) openSession() (*Session, error) {
 			fmt.Fprintln(app.stderr, "No earlier session in this workspace; starting a new one.")
 		}
 	}
-	s := newSession(dir, cmp.Or(o.SessionID, newSessionID()), app.warnSession)
+	s = newSession(dir, cmp.Or(o.SessionID, newSessionID()), app.warnSession)
 	if _, err := os.Stat(s.Path); err == nil && id == "" && o.SessionID != "" {
 		return nil, usageErrorf("session %s already exists; continue it with --resume %s", o.SessionID, o.SessionID)
 	}
 	if id != "" {
-		var err error
 		if s, err = app.loadSession(id, o.ForkSession, o.SessionID); err != nil {
 			return nil, err
 		}
@@ -231,11 +230,7 @@ func exportMarkdown(title, id string, messages []Message, marks []JournalMark) s
 	return b.String()
 }
 
-// codeBlock fences text with more backticks than any run inside it.
+// codeBlock fences text, its trailing newlines cut, as lines of their own.
 func codeBlock(text string) string {
-	ticks := "```"
-	for strings.Contains(text, ticks) {
-		ticks += "`"
-	}
-	return ticks + "\n" + strings.TrimRight(text, "\n") + "\n" + ticks + "\n"
+	return fenced("", strings.TrimRight(text, "\n")) + "\n"
 }
