@@ -105,15 +105,14 @@ func todoWriteTool() *Tool {
 		Description: "Write the todo list of a task of several steps (send the whole list each time). " +
 			"Mark a step in_progress before starting it and completed as soon as it is done; at most one step is in progress.",
 		Run: func(_ context.Context, _ *ToolEnv, in TodoInput) (ToolOutput, error) {
-			done, running := 0, 0
+			steps := map[string]int{} // by status
 			for _, t := range in.Todos {
-				done += map[string]int{"completed": 1}[t.Status]
-				running += map[string]int{"in_progress": 1}[t.Status]
+				steps[t.Status]++
 			}
-			if running > 1 {
+			if steps["in_progress"] > 1 {
 				return ToolOutput{}, errors.New(`invalid input: field "todos" has more than one item with status "in_progress"; at most one may be in progress`)
 			}
-			return ToolOutput{Text: fmt.Sprintf("The todo list is updated: %d of %d steps completed. Keep it current as you work.", done, len(in.Todos))}, nil
+			return ToolOutput{Text: fmt.Sprintf("The todo list is updated: %d of %d steps completed. Keep it current as you work.", steps["completed"], len(in.Todos))}, nil
 		},
 	}.Tool()
 }

@@ -169,15 +169,38 @@ func readNumbered(ctx context.Context, env *ToolEnv, path string, info fs.FileIn
 	return ToolOutput{Text: r.numbered(name, text, head, offset, last, total, counted)}, nil
 }
 
-// numbered is read_file's text: the header, then the lines read (from offset to last of total),
-// where lines were left out from head on saying which and how to read them.
+// numbered is read_file's text: a header saying which lines these are (from offset to last), of how
+// many (total, or at least that when not counted to the end), where to continue and what is not shown
+// as it is; then the lines read, where lines were left out from head on saying which and how to read them.
 func (r *lineReader) numbered(name string, text []byte, head, offset, last, total int, counted bool) string {
 	if head >= 0 || len(text) > readBudgetChars {
 		text, head = keepEnds(text, head)
 	}
 	var b strings.Builder
 	b.Grow(len(name) + 250 + len(text))
-	r.writeHeader(&b, name, offset, last, total, counted)
+	switch {
+	case offset < 0:
+		fmt.Fprintf(&b, "%s: lines %d to %d, numbered from the end (-1 is the last line)", name, offset, last)
+	case offset == 1 && last == total && counted:
+		fmt.Fprintf(&b, "%s: %s", name, plural(total, "line", "lines"))
+	case !counted:
+		fmt.Fprintf(&b, "%s: lines %d-%d of at least %d", name, offset, last, total)
+	default:
+		fmt.Fprintf(&b, "%s: lines %d-%d of %d", name, offset, last, total)
+	}
+	if last < total || !counted {
+		fmt.Fprintf(&b, "; more follows, continue with offset=%d", last+1)
+	}
+	if r.cut > 0 {
+		fmt.Fprintf(&b, "; %s cut at %d characters", plural(r.cut, "long line", "long lines"), readMaxLineChars)
+	}
+	if r.invalid {
+		b.WriteString("; not valid UTF-8, invalid bytes shown as \uFFFD")
+	}
+	if r.binaryAt >= 0 {
+		fmt.Fprintf(&b, "; binary data from byte %d on is not shown", r.binaryAt)
+	}
+	b.WriteByte('\n')
 	if head < 0 {
 		b.Write(text)
 		return b.String()
@@ -251,34 +274,6 @@ func keepEnds(text []byte, head int) ([]byte, int) {
 	}
 	tail += bytes.IndexByte(text[tail-1:], '\n')
 	return append(text[:head], text[tail:]...), head
-}
-
-// writeHeader writes the first line of read_file's answer: which lines these are, of how many
-// (at least, when not counted to the end), where to continue, and what is not shown as it is.
-func (r *lineReader) writeHeader(b *strings.Builder, name string, offset, last, total int, counted bool) {
-	switch {
-	case offset < 0:
-		fmt.Fprintf(b, "%s: lines %d to %d, numbered from the end (-1 is the last line)", name, offset, last)
-	case offset == 1 && last == total && counted:
-		fmt.Fprintf(b, "%s: %s", name, plural(total, "line", "lines"))
-	case !counted:
-		fmt.Fprintf(b, "%s: lines %d-%d of at least %d", name, offset, last, total)
-	default:
-		fmt.Fprintf(b, "%s: lines %d-%d of %d", name, offset, last, total)
-	}
-	if last < total || !counted {
-		fmt.Fprintf(b, "; more follows, continue with offset=%d", last+1)
-	}
-	if r.cut > 0 {
-		fmt.Fprintf(b, "; %s cut at %d characters", plural(r.cut, "long line", "long lines"), readMaxLineChars)
-	}
-	if r.invalid {
-		b.WriteString("; not valid UTF-8, invalid bytes shown as \uFFFD")
-	}
-	if r.binaryAt >= 0 {
-		fmt.Fprintf(b, "; binary data from byte %d on is not shown", r.binaryAt)
-	}
-	b.WriteByte('\n')
 }
 
 // lineReader reads a file's lines up to its first NUL byte, where its
