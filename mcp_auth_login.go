@@ -30,8 +30,7 @@ func (a *mcpAuth) authorize(ctx context.Context, challenge map[string]string, sc
 		return err
 	}
 	scope = a.scopeFor(as, scope)
-	client := mcpOAuthClient{ID: a.cfg.ClientID, Secret: a.cfg.ClientSecret, Issuer: as.Issuer,
-		Method: authMethod(as.AuthMethods, a.cfg.ClientSecret != "", a.cfg.PrivateKey != "")}
+	client := a.configuredClient(as)
 	grant := url.Values{"grant_type": {"client_credentials"}}
 	switch a.cfg.Grant {
 	case "":
@@ -109,8 +108,7 @@ func (a *mcpAuth) client(ctx context.Context, as *mcpAuthServer, redirect string
 	stored := a.entry.Client
 	switch {
 	case a.cfg.ClientID != "":
-		return mcpOAuthClient{ID: a.cfg.ClientID, Secret: a.cfg.ClientSecret, Method: authMethod(as.AuthMethods, a.cfg.ClientSecret != "", false),
-			Issuer: as.Issuer}, nil
+		return a.configuredClient(as), nil
 	case a.cfg.ClientMetadataURL != "" && as.CIMD:
 		if u, err := url.Parse(a.cfg.ClientMetadataURL); err != nil || u.Scheme != "https" || strings.Trim(u.Path, "/") == "" {
 			return mcpOAuthClient{}, fmt.Errorf("oauth.clientMetadataUrl %q must be an https URL with a path", a.cfg.ClientMetadataURL)
@@ -122,6 +120,12 @@ func (a *mcpAuth) client(ctx context.Context, as *mcpAuthServer, redirect string
 		return mcpOAuthClient{}, fmt.Errorf("the authorization server %s offers no dynamic client registration; register a client there and set its id as oauth.clientId of MCP server %s", as.Issuer, a.server)
 	}
 	return a.register(ctx, as, redirect)
+}
+
+// configuredClient is the client the config names, authenticating by its key, its secret or its id alone.
+func (a *mcpAuth) configuredClient(as *mcpAuthServer) mcpOAuthClient {
+	return mcpOAuthClient{ID: a.cfg.ClientID, Secret: a.cfg.ClientSecret, Issuer: as.Issuer,
+		Method: authMethod(as.AuthMethods, a.cfg.ClientSecret != "", a.cfg.PrivateKey != "")}
 }
 
 // authMethod picks how a client authenticates at the token endpoint (RFC 8414: client_secret_basic when none is listed).

@@ -2,8 +2,16 @@ package main
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/x509"
+	"encoding/base64"
 	"encoding/json"
+	"encoding/pem"
 	"maps"
+	"math/big"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -245,6 +253,37 @@ func TestMCPAuthPreRegisteredClient(t *testing.T) {
 	}
 	if data, _ := os.ReadFile(a.store.path); strings.Contains(string(data), "s3cret") {
 		t.Errorf("the configured secret was copied into the token file: %s", data)
+	}
+}
+
+// TestMCPAuthLoginWithPrivateKey: a configured client with a key logs in through the browser and
+// proves itself at the token endpoint with a JWT its key signed (private_key_jwt), as it does without
+// a browser; it sends no client_id, which the fake refuses for that client without HTTP Basic.
+func TestMCPAuthLoginWithPrivateKey(t *testing.T) {
+	f := newOAuthFake(t)
+	f.noDCR = true
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	der, _ := x509.MarshalPKCS8PrivateKey(key)
+	pemKey := string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}))
+	m, c, _, _ := authTestManager(t, f, &mcpOAuthConfig{ClientID: "pre", PrivateKey: pemKey})
+	if text, err := callOnce(t, m, c); err != nil || text != "you are alice" {
+		t.Fatalf("call = %q, %v", text, err)
+	}
+	form := f.seen().tokenReqs[0]
+	parts := strings.Split(form.Get("client_assertion"), ".")
+	if form.Get("grant_type") != "authorization_code" || form.Get("client_assertion_type") != "urn:ietf:params:oauth:client-assertion-type:jwt-bearer" || len(parts) != 3 {
+		t.Fatalf("token request %v; want the code grant with a client assertion", form)
+	}
+	var claims struct{ Iss, Sub, Aud string }
+	payload, _ := base64.RawURLEncoding.DecodeString(parts[1])
+	sig, _ := base64.RawURLEncoding.DecodeString(parts[2])
+	digest := sha256.Sum256([]byte(parts[0] + "." + parts[1]))
+	if json.Unmarshal(payload, &claims); claims.Iss != "pre" || claims.Sub != "pre" || claims.Aud != f.as.URL || len(sig) != 64 ||
+		!ecdsa.Verify(&key.PublicKey, digest[:], new(big.Int).SetBytes(sig[:32]), new(big.Int).SetBytes(sig[32:])) {
+		t.Errorf("assertion claims %+v, signature of %d bytes; want the client's, for the issuer, signed by its key", claims, len(sig))
 	}
 }
 
