@@ -160,8 +160,8 @@ func (s *acpSession) update(u map[string]any) {
 	s.conn.notify("session/update", map[string]any{"sessionId": s.id, "update": u})
 }
 
-// prompt runs one prompt turn as line mode runs a line (a slash command, or a turn for the prompt, a
-// custom command's or skill's or the text with its @files attached) and answers with how the turn ended.
+// prompt runs one prompt turn as -p runs its task (a slash command, or a turn for the prompt, a custom
+// command's or skill's or the text with its @files attached) and answers with how the turn ended.
 func (s *acpSession) prompt(params json.RawMessage) (any, error) {
 	var p struct {
 		Prompt []PromptBlock `json:"prompt"`
