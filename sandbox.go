@@ -50,7 +50,6 @@ const supervisorArg = "__minicode-sandbox-supervisor"
 type Sandbox struct {
 	TempDir  string       // the private temp folder (TMPDIR of every command)
 	Notice   func(string) // tells the user what the sandbox removed, or that it could not start
-	network  bool
 	passEnv  []string
 	guard    *protectedPaths
 	plan     *supervisorPlan // nil when turned off
@@ -81,7 +80,7 @@ type supervisorPlan struct {
 
 // newSandbox starts the sandbox of a session, or says why there is none.
 func newSandbox(cfg SandboxConfig) (*Sandbox, error) {
-	s := &Sandbox{network: cfg.Settings.Network, passEnv: cfg.Settings.PassEnv}
+	s := &Sandbox{passEnv: cfg.Settings.PassEnv}
 	if cfg.Settings.Enabled != nil && !*cfg.Settings.Enabled {
 		s.reason = sandboxDisabled
 		return s, nil
@@ -100,7 +99,7 @@ func newSandbox(cfg SandboxConfig) (*Sandbox, error) {
 	state := filepath.Join(cfg.Home, "sandbox", regexp.MustCompile(`[^a-zA-Z0-9]`).ReplaceAllString(cfg.Workspace, "-"))
 	s.guard = watchProtected(cfg.Workspace, state, cfg.DenyWrite)
 	home, getenv := cfg.UserHome, cfg.Getenv
-	plan := supervisorPlan{Bare: cfg.bare, Network: s.network, ReadOnly: s.guard.readOnly(), Anchors: s.guard.anchors(),
+	plan := supervisorPlan{Bare: cfg.bare, Network: cfg.Settings.Network, ReadOnly: s.guard.readOnly(), Anchors: s.guard.anchors(),
 		DenyRead:  existingPaths(home, slices.Concat(secretPaths(), []string{cfg.Home}, cfg.Settings.DenyRead)),
 		ReadAgain: existingPaths(home, []string{filepath.Join(cfg.Home, "skills"), ".claude/skills"}),
 		Matching:  cfg.DenyMatching, Workspace: cfg.Workspace, KeptOut: keptOut(cfg.Workspace, home), Write: append(existingPaths(home, cfg.Settings.AllowWrite), s.TempDir)}

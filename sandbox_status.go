@@ -89,7 +89,7 @@ func (s *Sandbox) Status() string {
 // lost lists the guarantees lost, each with what it lacks.
 func (s *Sandbox) lost() []string {
 	var lost []string
-	for _, g := range sandboxGuarantees(s.network) {
+	for _, g := range sandboxGuarantees(s.plan.Network) {
 		if ok, why := s.held(g); !ok {
 			lost = append(lost, why)
 		}
@@ -114,7 +114,7 @@ func (s *Sandbox) Describe() string {
 		switch {
 		case lost:
 			fmt.Fprintf(&b, "  lost  %s: %s\n", name, why)
-		case name == layerNetNS && s.network:
+		case name == layerNetNS && s.plan.Network:
 			fmt.Fprintf(&b, "  off   %s: sandbox.network allows the network\n", name)
 		case name == layerLandlock:
 			fmt.Fprintf(&b, "  held  %s (ABI %d)\n", name, s.report.ABI)
@@ -123,7 +123,7 @@ func (s *Sandbox) Describe() string {
 		}
 	}
 	b.WriteString("Guarantees:\n")
-	for _, g := range sandboxGuarantees(s.network) {
+	for _, g := range sandboxGuarantees(s.plan.Network) {
 		if ok, why := s.held(g); ok {
 			fmt.Fprintf(&b, "  held  %s\n", g.text)
 		} else {
