@@ -267,9 +267,7 @@ var destructiveGit = map[string][][]string{
 
 // destructiveReason returns why a command, or a script in its words (sh -c),
 // destroys work for good, or "". The sandbox lets commands write the workspace,
-// which is where the work is, so these ask whatever the rules say: rm -r or -f,
-// the git commands that discard uncommitted work or rewrite a remote, find
-// -delete, and the programs that overwrite data.
+// which is where the work is, so these ask whatever the rules say.
 func destructiveReason(words []string) string {
 	var tokens []string
 	for _, w := range words {
