@@ -108,18 +108,6 @@ func tuneRuntime() {
 	}
 }
 
-// UsageError is a mistake in how minicode was called. Any concern may return
-// it or errTaskFailed, which choose the exit code (exitCode).
-type UsageError struct{ error }
-
-// usageErrorf formats a UsageError.
-func usageErrorf(format string, args ...any) error {
-	return UsageError{fmt.Errorf(format, args...)}
-}
-
-// errTaskFailed marks a task that ran but failed, as its output said.
-var errTaskFailed = errors.New("the task failed")
-
 // Exit codes.
 const (
 	exitOK          = 0
