@@ -111,15 +111,6 @@ func (s *acpSession) abs(path string) string {
 	return path
 }
 
-// fenced puts text in a Markdown code block of the info string, fenced longer than any fence inside it.
-func fenced(info, text string) string {
-	fence := "```"
-	for strings.Contains(text, fence) {
-		fence += "`"
-	}
-	return fence + info + "\n" + strings.TrimSuffix(text, "\n") + "\n" + fence
-}
-
 // acpOptionKind is the ACP kind of an answer offered, "" for one not
 // offered: rejecting with guidance needs text, which ACP cannot ask for, so
 // it is a plain rejection where no other is offered (keep planning).

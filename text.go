@@ -106,3 +106,12 @@ func thousands(n int) string {
 	}
 	return s
 }
+
+// fenced puts text in a Markdown code block of the info string, fenced longer than any fence inside it.
+func fenced(info, text string) string {
+	fence := "```"
+	for strings.Contains(text, fence) {
+		fence += "`"
+	}
+	return fence + info + "\n" + strings.TrimSuffix(text, "\n") + "\n" + fence
+}
