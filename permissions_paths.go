@@ -164,6 +164,16 @@ func (p *Permissions) relGlob(abs string) string {
 var startupFiles = []string{".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".bash_aliases", ".profile", ".zshrc", ".zshenv",
 	".zprofile", ".zlogin", ".zlogout", ".cshrc", ".tcshrc", ".login", ".kshrc", ".mkshrc", ".inputrc", ".config/fish"}
 
+// protectedNames are the files and folders at the top of a workspace that
+// configure or instruct git, agents, direnv and editors: what a command
+// planted there would run outside the sandbox later (a git hook, .envrc,
+// an editor task) or steer a later session (settings, MCP servers, memory,
+// skills). The permission check asks before anything names them; the
+// sandbox keeps those that exist read-only and removes those a command makes.
+func protectedNames() []string {
+	return []string{".git", ".minicode", ".claude", ".mcp.json", "AGENTS.md", "CLAUDE.md", "CLAUDE.local.md", "MINI.md", ".envrc", ".vscode", ".idea"}
+}
+
 // protectedReason says why a path that configures agents asks when written or named by a command.
 func (p *Permissions) protectedReason(req PermissionRequest, t target) string {
 	pt, ok := t.(pathTarget)

@@ -12,16 +12,6 @@ import (
 	"time"
 )
 
-// protectedNames are the files and folders at the top of a workspace that
-// configure or instruct git, agents, direnv and editors: what a command
-// planted there would run outside the sandbox later (a git hook, .envrc,
-// an editor task) or steer a later session (settings, MCP servers, memory,
-// skills). The permission check asks before anything names them; the
-// sandbox keeps those that exist read-only and removes those a command makes.
-func protectedNames() []string {
-	return []string{".git", ".minicode", ".claude", ".mcp.json", "AGENTS.md", "CLAUDE.md", "CLAUDE.local.md", "MINI.md", ".envrc", ".vscode", ".idea"}
-}
-
 // gitProtected are the parts of a repository that run programs or set up
 // git; objects, the index and refs stay writable for git add and commit.
 func gitProtected() []string {
