@@ -28,7 +28,7 @@ func (app *App) openSession() (s *Session, err error) {
 			fmt.Fprintln(app.stderr, "No earlier session in this workspace; starting a new one.")
 		}
 	}
-	s = newSession(dir, cmp.Or(o.SessionID, newSessionID()), app.warnSession)
+	s = app.blankSession(cmp.Or(o.SessionID, newSessionID()))
 	if _, err := os.Stat(s.Path); err == nil && id == "" && o.SessionID != "" {
 		return nil, usageErrorf("session %s already exists; continue it with --resume %s", o.SessionID, o.SessionID)
 	}
@@ -36,9 +36,6 @@ func (app *App) openSession() (s *Session, err error) {
 		if s, err = app.loadSession(id, o.ForkSession, o.SessionID); err != nil {
 			return nil, err
 		}
-	}
-	if o.NoSessionPersistence {
-		s.failed = errors.New("the session is kept in memory only (--no-session-persistence)")
 	}
 	days := cmp.Or(app.Settings.CleanupPeriodDays, new(30)) // days sessions are kept
 	pruneSessions(app.Home, time.Now().AddDate(0, 0, -*days), s.ID)
@@ -61,9 +58,9 @@ func (app *App) loadSession(id string, fork bool, newID string) (*Session, error
 		app.warnSession(w)
 	}
 	if fork {
-		return forkSession(dir, cmp.Or(newID, newSessionID()), id, j.Title, j.View, app.warnSession), nil
+		return forkSession(app.blankSession(cmp.Or(newID, newSessionID())), id, j.Title, j.View), nil
 	}
-	s := newSession(dir, id, app.warnSession)
+	s := app.blankSession(id)
 	s.view, s.lastID, s.Title, s.checkpoints, s.usage = j.View, j.LastID, j.Title, j.Checkpoints, j.Usage
 	if j.Torn {
 		s.unsaved.WriteByte('\n')
@@ -71,9 +68,18 @@ func (app *App) loadSession(id string, fork bool, newID string) (*Session, error
 	return s, nil
 }
 
-// forkSession starts session id in dir with the conversation of session from as its first record.
-func forkSession(dir, id, from, title string, view []Message, warn func(string)) *Session {
-	s := newSession(dir, id, warn)
+// blankSession is a new, empty session of the workspace journalled as id; with --no-session-persistence
+// every session the app starts (the first, /new's, a fork) is kept in memory only.
+func (app *App) blankSession(id string) *Session {
+	s := newSession(app.sessionsDir(), id, app.warnSession)
+	if app.Opts.NoSessionPersistence {
+		s.failed = errors.New("the session is kept in memory only (--no-session-persistence)")
+	}
+	return s
+}
+
+// forkSession starts the empty session s with the conversation of session from as its first record.
+func forkSession(s *Session, from, title string, view []Message) *Session {
 	s.Title = title
 	s.view = append([]Message(nil), view...)
 	s.write(recordCompaction, RecordPayload{Kind: "fork", Messages: s.view, ForkedFrom: from})
@@ -163,7 +169,7 @@ func (app *App) newerSession(skip string) string {
 // cmdNew starts an empty session; the current one stays saved.
 func cmdNew(_ context.Context, app *App, _ string, history *[]Message) (string, bool, error) {
 	hint := app.Session.ResumeHint()
-	app.useSession(newSession(app.sessionsDir(), newSessionID(), app.warnSession))
+	app.useSession(app.blankSession(newSessionID()))
 	*history = nil
 	return strings.TrimSpace(hint + "\nStarted session " + app.Session.ID + "."), false, nil
 }
@@ -171,7 +177,7 @@ func cmdNew(_ context.Context, app *App, _ string, history *[]Message) (string, 
 // cmdFork continues the conversation in a new session.
 func cmdFork(_ context.Context, app *App, _ string, history *[]Message) (string, bool, error) {
 	from := app.Session
-	app.useSession(forkSession(app.sessionsDir(), newSessionID(), from.ID, from.Title, *history, app.warnSession))
+	app.useSession(forkSession(app.blankSession(newSessionID()), from.ID, from.Title, *history))
 	return fmt.Sprintf("Forked session %s into %s; you are now in the fork.", from.ID, app.Session.ID), false, nil
 }
 

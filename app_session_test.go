@@ -1,6 +1,8 @@
 package main
 
 import (
+	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -18,5 +20,39 @@ func TestExportMarkdown(t *testing.T) {
 		"\n---\n\n*the conversation was cleared: the model's view changed here; every message stays in this transcript*\n"
 	if got != want {
 		t.Errorf("export =\n%q\nwant\n%q", got, want)
+	}
+}
+
+// TestNoSessionPersistenceKeepsEverySessionInMemory: with --no-session-persistence no session
+// the run starts is written, /new's and /fork's included, nor the fork of a resumed one; the
+// same run without the flag writes one journal for each, so the count can tell.
+func TestNoSessionPersistenceKeepsEverySessionInMemory(t *testing.T) {
+	t.Parallel()
+	ws, home := t.TempDir(), t.TempDir()
+	journals := func() []string {
+		found, _ := filepath.Glob(filepath.Join(projectDir(home, ws), "*.jsonl"))
+		return found
+	}
+	run := func(stdin string, args ...string) {
+		t.Helper()
+		res := runMinicode(t, []string{"MINICODE_HOME=" + home}, stdin, append([]string{"--workspace", ws}, args...)...)
+		if res.code != 0 {
+			t.Fatalf("minicode %v: exit %d, stderr %q", args, res.code, res.stderr)
+		}
+	}
+	steps := "list files\n/new\nlist files\n/fork\nlist files\n"
+	run(steps, "--no-session-persistence")
+	if found := journals(); len(found) != 0 {
+		t.Fatalf("journals %q written with --no-session-persistence", found)
+	}
+	run(steps)
+	saved := journals()
+	if len(saved) != 3 {
+		t.Fatalf("journals %q without the flag, want one for the first session, /new's and the fork", saved)
+	}
+	id := strings.TrimSuffix(filepath.Base(saved[0]), ".jsonl")
+	run("list files\n", "--resume", id, "--fork-session", "--no-session-persistence")
+	if found := journals(); len(found) != 3 {
+		t.Errorf("journals %q after forking %s with --no-session-persistence, want the three there were", found, id)
 	}
 }
