@@ -280,17 +280,13 @@ func (app *App) startSession(ctx context.Context) {
 	})
 }
 
-// Close stops what the app started, then closes the session's journal (and
-// with --no-session-persistence removes its checkpoints).
+// Close stops what the app started, then closes the session's journal.
 func (app *App) Close() {
 	for _, close := range slices.Backward(app.closers) {
 		close()
 	}
 	if app.Session != nil {
 		app.Session.Close()
-	}
-	if app.Opts.NoSessionPersistence && app.Checkpoints != nil {
-		os.RemoveAll(app.Checkpoints.dir)
 	}
 }
 

@@ -94,6 +94,14 @@ func (app *App) useSession(s *Session) {
 	app.Session = s
 	app.Env.ResultsDir = filepath.Join(app.Home, "tool-results", s.ID)
 	app.Checkpoints = newCheckpointStore(app.Home, s.ID, app.Workspace, app.Settings.Checkpoints, app.warnSession)
+	if app.Opts.NoSessionPersistence { // kept in memory only: what the session stores on disk goes when the run ends
+		dirs := []string{app.Env.ResultsDir, app.Checkpoints.dir}
+		app.closers = append(app.closers, func() {
+			for _, dir := range dirs {
+				os.RemoveAll(dir)
+			}
+		})
+	}
 	if app.Env.Hooks != nil {
 		app.Env.Hooks.SessionID, app.Env.Hooks.Transcript = s.ID, s.Path
 	}

@@ -56,3 +56,32 @@ func TestNoSessionPersistenceKeepsEverySessionInMemory(t *testing.T) {
 		t.Errorf("journals %q after forking %s with --no-session-persistence, want the three there were", found, id)
 	}
 }
+
+// TestNoSessionPersistenceRemovesWhatSessionsStored: with --no-session-persistence the stored
+// large results and the checkpoints of every session of the run, /new's included, are gone when
+// it ends; without the flag both sessions keep theirs.
+func TestNoSessionPersistenceRemovesWhatSessionsStored(t *testing.T) {
+	t.Parallel()
+	entries := func(home, kind string) []string {
+		found, _ := filepath.Glob(filepath.Join(home, kind, "*"))
+		return found
+	}
+	for _, unsaved := range []bool{true, false} {
+		ws, home := t.TempDir(), t.TempDir()
+		args := []string{"--workspace", ws, "--dangerously-skip-permissions"}
+		if unsaved {
+			args = append(args, "--no-session-persistence")
+		}
+		res := runMinicode(t, []string{"MINICODE_HOME=" + home}, "demo big output\n/new\ndemo big output\n", args...)
+		if res.code != 0 || !strings.Contains(res.stdout, "stored the largest on disk") {
+			t.Fatalf("minicode %v: exit %d, stdout %q, stderr %q", args, res.code, res.stdout, res.stderr)
+		}
+		results, checkpoints := entries(home, "tool-results"), entries(home, "checkpoints")
+		if unsaved && len(results)+len(checkpoints) != 0 {
+			t.Errorf("with --no-session-persistence, left behind: stored results %q, checkpoints %q", results, checkpoints)
+		}
+		if !unsaved && (len(results) != 2 || len(checkpoints) != 2) {
+			t.Errorf("without the flag: stored results %q, checkpoints %q; want each of the two sessions'", results, checkpoints)
+		}
+	}
+}
