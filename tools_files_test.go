@@ -133,9 +133,9 @@ func TestReadFileRelativeToWorkspaceNotCwd(t *testing.T) {
 	mustContain(t, out.Text, "module elsewhere")
 }
 
-// rerunUnprivileged runs the calling test again as uid 65534, in a copy of the test binary that user
-// can run, when the tests run as root, and reports whether it did (the caller then returns): root reads
-// files and folders of mode 000, so what minicode does with an unreadable one shows only as another user.
+// rerunUnprivileged runs the calling test again as uid 65534 when the tests run as root, and reports
+// whether it did (the caller then returns): root reads files and folders of mode 000,
+// so what minicode does with an unreadable one shows only as another user.
 func rerunUnprivileged(t *testing.T) bool {
 	t.Helper()
 	if os.Geteuid() != 0 {
@@ -145,14 +145,12 @@ func rerunUnprivileged(t *testing.T) bool {
 		t.Fatal("still root in the run as uid 65534")
 	}
 	dir := t.TempDir()
-	exe, err := os.ReadFile(os.Args[0])
-	if err == nil {
-		err = errors.Join(os.Chmod(filepath.Dir(dir), 0o755), os.Chmod(dir, 0o755), os.WriteFile(filepath.Join(dir, "tests"), exe, 0o755))
-	}
-	if err != nil {
+	if err := errors.Join(os.Chmod(filepath.Dir(dir), 0o755), os.Chmod(dir, 0o755)); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(filepath.Join(dir, "tests"), "-test.run=^"+t.Name()+"$", "-test.count=1", "-test.v")
+	// /proc/self/exe is the test binary without walking the private build folder's path;
+	// a copy instead races other tests' forks, which may hold it open for writing (text file busy).
+	cmd := exec.Command("/proc/self/exe", "-test.run=^"+t.Name()+"$", "-test.count=1", "-test.v")
 	cmd.Dir, cmd.Env = dir, append(os.Environ(), "MINICODE_TEST_UID=65534", "HOME="+dir)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
 	out, err := cmd.CombinedOutput()
