@@ -112,8 +112,11 @@ func newApp(ctx context.Context, opts Options, stdin io.Reader, stdout, stderr i
 	}
 	app.Skills = discoverSkills(app.Home, userHome(getenv), app.Workspace)
 	app.Commands = loadCustomCommands(definitionDirs("commands", app.Home, userHome(getenv), app.Workspace))
-	servers, err := app.loadConfig(ctx) // the settings, whether the project is trusted, the settings' environment
-	if err != nil {
+	var servers []MCPServerConfig
+	if app.Settings, app.Trusted, servers, err = app.loadConfig(ctx); err != nil {
+		return nil, err
+	}
+	if app.getenv, err = withSettingsEnv(getenv, app.Settings.Env); err != nil {
 		return nil, err
 	}
 	provider, model, summaryModel, err := app.newProvider(ctx)
@@ -142,11 +145,6 @@ func newApp(ctx context.Context, opts Options, stdin io.Reader, stdout, stderr i
 	app.Registry = app.newRegistry()
 	if app.MCP, err = app.startMCP(ctx, servers); err != nil {
 		return nil, err
-	}
-	if opts.JSONSchema != "" { // the structured_output tool, and a line of the system prompt
-		if err := app.useJSONSchema(json.RawMessage(opts.JSONSchema)); err != nil {
-			return nil, usageErrorf("--json-schema: %v", err)
-		}
 	}
 	if app.Agent, err = app.newAgent(provider, model, summaryModel); err != nil {
 		return nil, err
@@ -221,8 +219,14 @@ func (app *App) newRegistry() *Registry {
 	return registry
 }
 
-// newAgent builds the agent loop, which answers with model (and summarises with summaryModel).
+// newAgent builds the agent loop, which answers with model (and summarises with summaryModel),
+// and with --json-schema adds the structured_output tool its system prompt speaks of.
 func (app *App) newAgent(provider Provider, model, summaryModel string) (*Agent, error) {
+	if app.Opts.JSONSchema != "" {
+		if err := app.useJSONSchema(json.RawMessage(app.Opts.JSONSchema)); err != nil {
+			return nil, usageErrorf("--json-schema: %v", err)
+		}
+	}
 	limits, err := contextLimits(model, app.Settings)
 	if err != nil {
 		return nil, err

@@ -234,48 +234,53 @@ func (app *App) reportBroken(err error) {
 	fmt.Fprintf(app.stderr, "minicode: %v; running without it\n", err)
 }
 
-// loadConfig reads the settings and MCP configuration, settles trust and returns the MCP servers to start.
-func (app *App) loadConfig(ctx context.Context) ([]MCPServerConfig, error) {
+// loadConfig reads the settings and MCP configuration, settles whether the project is trusted,
+// and returns the merged settings, that answer and the MCP servers to start.
+func (app *App) loadConfig(ctx context.Context) (Settings, bool, []MCPServerConfig, error) {
 	layers, err := loadSettings(app.Home, userHome(app.getenv), app.Workspace, app.Opts.Settings, app.Opts.SettingSources, app.reportBroken)
 	if err != nil {
-		return nil, err
+		return Settings{}, false, nil, err
 	}
 	servers, err := loadRunMCPServers(app.Home, app.Workspace, app.Opts.MCPConfig, app.Opts.StrictMCPConfig, app.reportBroken)
 	if err != nil {
-		return nil, err
+		return Settings{}, false, nil, err
 	}
 	for _, l := range layers {
 		app.debugf("settings read from %s", l.source)
 	}
 	trusted, err := app.decideTrust(ctx, app.projectEnables(layers, servers))
 	if err != nil {
-		return nil, err
+		return Settings{}, false, nil, err
 	}
 	app.debugf("workspace %s trusted: %v", app.Workspace, trusted)
-	app.Settings = mergeSettings(layers, app.Workspace, trusted)
-	if len(app.Settings.Unknown) > 0 {
-		fmt.Fprintf(app.stderr, "minicode: ignoring settings minicode does not use: %s\n", strings.Join(app.Settings.Unknown, ", "))
+	settings := mergeSettings(layers, app.Workspace, trusted)
+	if len(settings.Unknown) > 0 {
+		fmt.Fprintf(app.stderr, "minicode: ignoring settings minicode does not use: %s\n", strings.Join(settings.Unknown, ", "))
 	}
-	app.Trusted = trusted
-	if env := app.Settings.Env; len(env) > 0 {
-		base := app.getenv
-		app.getenv = func(name string) string {
-			if v, ok := env[name]; ok {
-				return v
-			}
-			return base(name)
-		}
-		for name, v := range env {
-			if err := os.Setenv(name, v); err != nil { // for the commands and servers minicode starts
-				return nil, fmt.Errorf("settings env %s: %w", name, err)
-			}
-		}
-	}
-	servers = selectProjectServers(servers, app.Settings, app.Workspace, trusted)
+	servers = selectProjectServers(servers, settings, app.Workspace, trusted)
 	for _, c := range servers {
 		app.debugf("MCP server %s from %s", c.Name, c.Source)
 	}
-	return servers, nil
+	return settings, trusted, servers, nil
+}
+
+// withSettingsEnv is getenv with the settings' env on top; the variables are also set in
+// minicode's own environment, for the commands and servers it starts.
+func withSettingsEnv(getenv func(string) string, env map[string]string) (func(string) string, error) {
+	for name, v := range env {
+		if err := os.Setenv(name, v); err != nil {
+			return nil, fmt.Errorf("settings env %s: %w", name, err)
+		}
+	}
+	if len(env) == 0 {
+		return getenv, nil
+	}
+	return func(name string) string {
+		if v, ok := env[name]; ok {
+			return v
+		}
+		return getenv(name)
+	}, nil
 }
 
 // selectProjectServers applies the enabled and disabled lists to the project's
