@@ -319,7 +319,9 @@ func (a *Agent) step(ctx context.Context, t *Turn, resp ModelResponse) (TurnResu
 	reply := Message{Role: RoleAssistant, Content: resp.Content}
 	calls := reply.ToolUses()
 	text := strings.TrimSpace(reply.Text())
-	thinking := hasThinking(reply)
+	thinking := slices.ContainsFunc(reply.Content, func(b Block) bool {
+		return b.Type == BlockThinking || b.Type == BlockRedactedThinking
+	})
 
 	switch {
 	case len(calls) > 0 && resp.StopReason == StopMaxTokens:
@@ -343,7 +345,7 @@ func (a *Agent) step(ctx context.Context, t *Turn, resp ModelResponse) (TurnResu
 		a.appendReply(t, reply)
 		a.appendUser(t, userText(continuePrompt))
 		return TurnResult{}, false
-	case isProgress(text):
+	case strings.HasPrefix(text, "<progress>") || strings.HasPrefix(text, "[PROGRESS]"): // a progress update, not an answer
 		a.appendReply(t, reply)
 		if t.progress++; t.progress > cmp.Or(max(a.MaxProgress, 0), defaultMaxProgress) {
 			return a.end(EndProgressCap, fmt.Sprintf("Stopped: the model sent %d progress updates in a row without acting or answering.", t.progress)), true
@@ -352,8 +354,9 @@ func (a *Agent) step(ctx context.Context, t *Turn, resp ModelResponse) (TurnResu
 		return TurnResult{}, false
 	default:
 		a.appendReply(t, reply)
-		// An answer continued after max_tokens is all of its parts.
-		return TurnResult{End: EndFinal, Text: finalText(strings.TrimSpace(t.cutText + reply.Text()))}, true
+		// An answer continued after max_tokens is all of its parts; the <final> tags around it are optional.
+		answer := strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(t.cutText+reply.Text()), "<final>"), "</final>")
+		return TurnResult{End: EndFinal, Text: strings.TrimSpace(answer)}, true
 	}
 }
 
@@ -477,21 +480,4 @@ func closeToolCalls(messages []Message) []Message {
 		}
 	}
 	return out
-}
-
-// hasThinking reports whether a message holds thinking blocks.
-func hasThinking(m Message) bool {
-	return slices.ContainsFunc(m.Content, func(b Block) bool { return b.Type == BlockThinking || b.Type == BlockRedactedThinking })
-}
-
-// isProgress reports whether text is marked as a progress update rather than an answer.
-func isProgress(text string) bool {
-	return strings.HasPrefix(text, "<progress>") || strings.HasPrefix(text, "[PROGRESS]")
-}
-
-// finalText strips the optional <final> tags from an answer.
-func finalText(text string) string {
-	text = strings.TrimPrefix(text, "<final>")
-	text = strings.TrimSuffix(text, "</final>")
-	return strings.TrimSpace(text)
 }
