@@ -116,8 +116,7 @@ func (a *Agent) emit(e Event) {
 	}
 }
 
-// TurnInput is what starts a turn: the user's text and images, and what
-// the skill or command that wrote it chose for its turn.
+// TurnInput starts a turn: the user's text and images, and the model and grants a skill or command chose.
 type TurnInput struct {
 	Text   string
 	Images []Block // image blocks sent after the text
@@ -278,8 +277,7 @@ func (a *Agent) callModel(ctx context.Context, t *Turn) (ModelResponse, error) {
 	return resp, err
 }
 
-// emitUsage announces the tokens of a reply that its running totals now count and those announced did
-// not; took > 0 says the call has ended.
+// emitUsage announces the tokens a reply's totals count beyond those announced; took > 0 ends the call.
 func (a *Agent) emitUsage(model string, reported *Usage, now Usage, took time.Duration) {
 	d := Usage{now.InputTokens - reported.InputTokens, now.OutputTokens - reported.OutputTokens,
 		now.CacheCreationInputTokens - reported.CacheCreationInputTokens, now.CacheReadInputTokens - reported.CacheReadInputTokens}

@@ -394,8 +394,7 @@ func (m *Memory) ForRead(abs string) string {
 	return ""
 }
 
-// cutAtLine returns at most n bytes of s, ending at a line break when one is in
-// the last fifth, so that memory does not end in half an instruction.
+// cutAtLine cuts s to n bytes, at a line break in the last fifth if any, not to end mid-instruction.
 func cutAtLine(s string, n int) string {
 	if len(s) <= n {
 		return s

@@ -51,8 +51,7 @@ type Block struct {
 	Media     []Block `json:"media,omitempty"` // images and documents the result shows the model
 }
 
-// ImageSource is an image or document block's content: base64 data with its media type, or a
-// URL; a journal keeps the data in a file of the session instead.
+// ImageSource is an image or document block's content: base64 data with its media type, or a URL.
 type ImageSource struct {
 	Type      string `json:"type"` // "base64" or "url"
 	MediaType string `json:"media_type,omitempty"`

@@ -63,8 +63,7 @@ type RecordPayload struct {
 	APIMillis       int64       `json:"api_ms,omitempty"` // how long a usage record's model call took
 }
 
-// SessionUsage is what a session's model calls used: tokens, their price where the model's is known,
-// and the time the calls took.
+// SessionUsage is what a session's model calls used: tokens, their price where known, and the time taken.
 type SessionUsage struct {
 	Tokens  Usage
 	CostUSD float64

@@ -145,7 +145,7 @@ func discoverSkills(home, userHome, workspace string) *SkillSet {
 				switch {
 				case s.Problem != "":
 					set.Invalid = append(set.Invalid, s)
-				case set.find(s.Name) != nil:
+				case skillNamed(set.Skills, s.Name) != nil:
 					set.Shadowed[s.Name] = append(set.Shadowed[s.Name], s)
 				default:
 					set.Skills = append(set.Skills, s)
@@ -176,7 +176,7 @@ func scanSkillRoot(root, source string) []*Skill {
 	var skills []*Skill
 	for _, e := range entries {
 		dir := filepath.Join(root, e.Name())
-		if info, err := os.Stat(dir); strings.HasPrefix(e.Name(), ".") || err != nil || !info.IsDir() {
+		if strings.HasPrefix(e.Name(), ".") || !isDir(dir) {
 			continue
 		}
 		if _, err := os.Stat(filepath.Join(dir, "SKILL.md")); !errors.Is(err, fs.ErrNotExist) {
@@ -186,8 +186,10 @@ func scanSkillRoot(root, source string) []*Skill {
 	return skills
 }
 
-// find returns the skill in use with the given name, or nil.
-func (set *SkillSet) find(name string) *Skill { return skillNamed(set.Skills, name) }
+// find returns the skill in use with the given name, else the invalid one, or nil.
+func (set *SkillSet) find(name string) *Skill {
+	return cmp.Or(skillNamed(set.Skills, name), skillNamed(set.Invalid, name))
+}
 
 // skillNamed returns the first of skills with the given name, or nil.
 func skillNamed(skills []*Skill, name string) *Skill {
@@ -271,7 +273,7 @@ func (set *SkillSet) Tool() *Tool {
 // load is the work of load_skill.
 func (set *SkillSet) load(ctx context.Context, _ *ToolEnv, in loadSkillInput) (ToolOutput, error) {
 	name := in.Name
-	found := cmp.Or(set.find(name), skillNamed(set.Invalid, name))
+	found := set.find(name)
 	if found == nil {
 		return ToolOutput{}, fmt.Errorf("no skill named %q; the skills are: %s", name, strings.Join(set.Names(), ", "))
 	}

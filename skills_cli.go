@@ -146,7 +146,7 @@ func removeSkill(stdout io.Writer, name, root string, force bool, found *SkillSe
 	if _, err := os.Stat(filepath.Join(dir, installedMark)); dir != "" && err != nil && !force {
 		return fmt.Errorf("%s was not installed by `minicode skills add`, so it may be the only copy of someone's work; add --force to delete it", dir)
 	}
-	if s := cmp.Or(found.find(name), skillNamed(found.Invalid, name)); dir == "" && s != nil {
+	if s := found.find(name); dir == "" && s != nil {
 		return fmt.Errorf("no skill named %q is installed in %s; the %s skill %s is at %s", name, root, s.Source, name, s.Dir)
 	} else if dir == "" {
 		return fmt.Errorf("no skill named %q is installed in %s", name, root)
