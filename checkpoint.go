@@ -379,9 +379,7 @@ func (app *App) changedOutside(ctx context.Context, c Checkpoint, now string) []
 		next := turns[i+1].Tree
 		changes, _ := app.Checkpoints.changes(ctx, cmp.Or(t.After, next), next)
 		for _, ch := range changes {
-			if !slices.Contains(names, ch.Path) {
-				names = append(names, ch.Path)
-			}
+			names = appendNew(names, ch.Path)
 		}
 	}
 	return names

@@ -474,7 +474,7 @@ func closeToolCalls(messages []Message) []Message {
 			// Results go first in the user message that follows the calls.
 			out[i+1] = Message{Role: RoleUser, Content: append(missing, out[i+1].Content...)}
 		default:
-			out = append(out[:i+1], append([]Message{{Role: RoleUser, Content: missing}}, out[i+1:]...)...)
+			out = slices.Insert(out, i+1, Message{Role: RoleUser, Content: missing})
 		}
 	}
 	return out
