@@ -13,13 +13,6 @@ import (
 	"strings"
 )
 
-// Elicitation actions a user can take on a server's question.
-const (
-	elicitAccept  = "accept"
-	elicitDecline = "decline"
-	elicitCancel  = "cancel"
-)
-
 // elicitField is one field of the form a server asks the user to fill in.
 type elicitField struct {
 	Name        string `json:"-"`
@@ -38,7 +31,7 @@ type elicitRequest struct {
 	Fields  []elicitField
 }
 
-// elicitResult is the user's answer, elicitation/create's result: an action and, on accept only, the values.
+// elicitResult is the user's answer, elicitation/create's result: accept, decline or cancel, and on accept the values.
 type elicitResult struct {
 	Action  string         `json:"action"`
 	Content map[string]any `json:"content,omitzero"`
@@ -55,10 +48,10 @@ func elicitDefaults(_ context.Context, req elicitRequest) elicitResult {
 		case f.Default != nil:
 			content[f.Name] = f.Default
 		case f.Required:
-			return elicitResult{Action: elicitDecline}
+			return elicitResult{Action: "decline"}
 		}
 	}
-	return elicitResult{Action: elicitAccept, Content: content}
+	return elicitResult{Action: "accept", Content: content}
 }
 
 // LineElicitor asks field by field on a line terminal; ReadLine returns a line without its end.
@@ -84,9 +77,9 @@ func (l *LineElicitor) Elicit(ctx context.Context, req elicitRequest) elicitResu
 		value, problem := parseFieldAnswer(f, answer)
 		switch {
 		case err != nil || ctx.Err() != nil || answer == ":cancel":
-			return elicitResult{Action: elicitCancel}
+			return elicitResult{Action: "cancel"}
 		case answer == ":decline":
-			return elicitResult{Action: elicitDecline}
+			return elicitResult{Action: "decline"}
 		case problem != "":
 			fmt.Fprintf(l.Out, "  %s\n", problem)
 			continue
@@ -95,7 +88,7 @@ func (l *LineElicitor) Elicit(ctx context.Context, req elicitRequest) elicitResu
 		}
 		i++
 	}
-	return elicitResult{Action: elicitAccept, Content: content}
+	return elicitResult{Action: "accept", Content: content}
 }
 
 // fieldPrompt is the question for one field.
@@ -158,7 +151,7 @@ func (s *mcpSession) elicit(ctx context.Context, params json.RawMessage) (any, *
 		return nil, &RPCError{Code: rpcInvalidParams, Message: "bad elicitation/create params: " + err.Error()}
 	}
 	if s.opts.Elicitor == nil || (p.Mode != "" && p.Mode != "form") {
-		return elicitResult{Action: elicitDecline}, nil
+		return elicitResult{Action: "decline"}, nil
 	}
 	fields, err := elicitFields(p.RequestedSchema)
 	if err != nil {

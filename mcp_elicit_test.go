@@ -58,7 +58,7 @@ func TestDefaultsElicitor(t *testing.T) {
 		t.Fatal(err)
 	}
 	res := elicitDefaults(t.Context(), elicitRequest{Fields: fields})
-	if res.Action != elicitDecline {
+	if res.Action != "decline" {
 		t.Errorf("a required field without default: action %q, want decline", res.Action)
 	}
 	res = elicitDefaults(t.Context(), elicitRequest{Fields: fields[:4]})

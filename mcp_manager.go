@@ -98,12 +98,17 @@ func (m *MCPManager) Start(ctx context.Context) {
 	}
 }
 
-// launch starts a server's owner; the caller holds m.mu.
+// launch starts a server's owner: one session after another until ctx or the manager ends; the caller holds m.mu.
 func (m *MCPManager) launch(ctx context.Context, srv *MCPServer) {
 	ctx, cancel := context.WithCancel(ctx)
 	context.AfterFunc(m.life, cancel)
 	srv.launched = time.Now()
-	m.running.Go(func() { srv.run(ctx) })
+	m.running.Go(func() {
+		defer close(srv.done)
+		for ctx.Err() == nil {
+			srv.serve(ctx)
+		}
+	})
 }
 
 // AddServer starts a server over tr: a configured "sdk" server not yet started, or a new name.
@@ -138,9 +143,8 @@ func (m *MCPManager) Close() {
 	m.running.Wait()
 }
 
-// Wait blocks until every launched server (or every named one) is ready, has failed or waits for a login, or ctx or
-// the manager ends, but for none past its startup timeout and a second: one still starting then joins later. A task's
-// first request waits here, so that it offers the tools of the servers that start in time and none joins to rewrite the cache.
+// Wait blocks until each launched (or named) server is ready, failed or waits for a login, or ctx ends, for none past its
+// startup timeout and a second: a task's first request offers what starts in time, and none joins to rewrite the cache.
 func (m *MCPManager) Wait(ctx context.Context, names ...string) {
 	for _, srv := range m.list() {
 		m.mu.Lock()
@@ -282,16 +286,16 @@ func errorSummary(err string) string {
 	return lines[0]
 }
 
-// MCPServer is one server: run owns its session, others read the views it publishes.
+// MCPServer is one server: its owner (see launch) runs its session, others read the views it publishes.
 type MCPServer struct {
 	m        *MCPManager
 	name     string
 	cfg      MCPServerConfig
 	tr       mcpTransport // given by AddServer; nil: built from cfg per session
-	launched time.Time    // when run was started; zero before (guarded by the manager's mu)
+	launched time.Time    // when its owner was started; zero before (guarded by the manager's mu)
 	view     atomic.Pointer[mcpView]
 	restart  chan chan<- *mcpView // a restart request, answered with the new start's view
-	done     chan struct{}        // closed when run returns
+	done     chan struct{}        // closed when its owner returns
 }
 
 // mcpView is what others may read of a server, replaced whole by its owner.
@@ -333,14 +337,6 @@ func (srv *MCPServer) outcome(ctx context.Context, v *mcpView) error {
 		return errors.New(v.status.Error)
 	}
 	return nil
-}
-
-// run owns the server until ctx ends, one session after another.
-func (srv *MCPServer) run(ctx context.Context) {
-	defer close(srv.done)
-	for ctx.Err() == nil {
-		srv.serve(ctx)
-	}
 }
 
 // mcpListing is the outcome of listing a server's tools.

@@ -54,16 +54,15 @@ func (t *mcpStdio) open(_ context.Context, deliver func(RPCMessage), lost func(e
 		return err
 	}
 	cmd.Cancel = func() error {
-		pid := cmd.Process.Pid
 		time.AfterFunc(mcpExitGrace, func() {
 			select {
 			case <-t.exited:
 			default:
-				_ = syscall.Kill(-pid, syscall.SIGKILL)
+				_ = killGroup(cmd, syscall.SIGKILL)
 				stdout.Close() // in case something outside the group holds it
 			}
 		})
-		return syscall.Kill(-pid, syscall.SIGTERM)
+		return killGroup(cmd, syscall.SIGTERM)
 	}
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("running %s: %w", cmd.Args[0], err)
@@ -120,11 +119,10 @@ func (t *mcpStdio) readLoop(stdout io.Reader, deliver func(RPCMessage), lost fun
 		}
 	}
 	err := messages.Err() // nil at the end of stdout
-	grace := mcpExitGrace
+	kill := time.AfterFunc(mcpExitGrace, t.stop)
 	if err != nil {
-		grace = 0
+		t.stop()
 	}
-	kill := time.AfterFunc(grace, t.stop)
 	waitErr := t.cmd.Wait()
 	killed := !kill.Stop()
 	t.stop()

@@ -154,9 +154,8 @@ func renderContent(c mcpContent) string {
 			return "[resource without contents]"
 		}
 		return renderResource(*c.Resource)
-	default:
-		return fmt.Sprintf("[%s content]", c.Type)
 	}
+	return fmt.Sprintf("[%s content]", c.Type)
 }
 
 // renderResource shows a resource's text with its URI, or describes a blob.
@@ -323,10 +322,7 @@ func (m *MCPManager) listEach(ctx context.Context, server, method, key string, f
 	if _, err := m.server(server); server != "" && err != nil {
 		return ToolOutput{}, err
 	}
-	if len(lines) == 0 {
-		return ToolOutput{Text: "(none)"}, nil
-	}
-	return ToolOutput{Text: strings.Join(lines, "\n")}, nil
+	return ToolOutput{Text: cmp.Or(strings.Join(lines, "\n"), "(none)")}, nil
 }
 
 // formatResource is one line of list_mcp_resources.
