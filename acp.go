@@ -26,9 +26,8 @@ const (
 // acpConn is minicode's end of one connection of the Agent Client Protocol, by which editors (Zed,
 // JetBrains IDEs, Neovim) drive it: JSON-RPC 2.0 on stdin and stdout, a message a line, stdout for
 // protocol messages only. A session is an App in the editor's folder, its turns sent as session/update
-// (acp_session.go), its questions as request_permission (acp_tools.go). The read loop
-// answers requests in order, but for prompts, which run on their own goroutines so cancellations and
-// answers get through.
+// (acp_session.go), its questions as request_permission (acp_tools.go). The read loop answers requests
+// in order, but for prompts, which run on their own goroutines so cancellations and answers get through.
 type acpConn struct {
 	opts   Options // the command line every session's App starts from
 	out    *LineWriter

@@ -99,9 +99,8 @@ func (s *acpSession) MarshalJSON() ([]byte, error) {
 	for _, m := range acpModes {
 		modes = append(modes, map[string]string{"id": string(m.id), "name": m.name, "description": modeMeanings[m.id]})
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return json.Marshal(map[string]any{"sessionId": s.id, "modes": map[string]any{"currentModeId": s.mode, "availableModes": modes}})
+	mode := s.app.Perms.Mode() // the client hears of it only now, before any turn
+	return json.Marshal(map[string]any{"sessionId": s.id, "modes": map[string]any{"currentModeId": mode, "availableModes": modes}})
 }
 
 // setMode switches the permission mode (session/set_mode), as /permissions MODE does.

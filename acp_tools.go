@@ -144,13 +144,10 @@ func (s *acpSession) Ask(ctx context.Context, p Prompt) (Answer, error) {
 	} else if out.Outcome.Outcome != "selected" {
 		return Answer{}, errors.New("the client cancelled the question")
 	}
-	i := slices.IndexFunc(p.Choices, func(c Choice) bool {
-		return string(c.ID) == out.Outcome.OptionID && acpOptionKind(p.Choices, c.ID) != ""
-	})
-	if i < 0 {
+	if !slices.ContainsFunc(options, func(o map[string]string) bool { return o["optionId"] == out.Outcome.OptionID }) {
 		return Answer{}, fmt.Errorf("the client chose %q, which was not offered", out.Outcome.OptionID)
 	}
-	a := Answer{Choice: p.Choices[i].ID}
+	a := Answer{Choice: ChoiceID(out.Outcome.OptionID)}
 	if savesRule(a.Choice) && len(p.SaveTargets) > 0 {
 		a.SaveTo = p.SaveTargets[0].Target
 	}
