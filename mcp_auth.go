@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -222,12 +223,9 @@ func (m *MCPManager) login(ctx context.Context, c MCPServerConfig, tell func(str
 func (m *MCPManager) logout(name string) (string, error) {
 	found := false
 	err := m.tokenStore().update(false, func(entries map[string]mcpTokenEntry) error {
-		for key, e := range entries {
-			if e.Server == name {
-				delete(entries, key)
-				found = true
-			}
-		}
+		before := len(entries)
+		maps.DeleteFunc(entries, func(_ string, e mcpTokenEntry) bool { return e.Server == name })
+		found = len(entries) < before
 		return nil
 	})
 	if !found {

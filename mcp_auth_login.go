@@ -22,14 +22,17 @@ import (
 // mcpLoginWait is how long a login waits for the browser to come back.
 const mcpLoginWait = 5 * time.Minute
 
-// authorize gets new tokens for the scope the server asked for, by the grant the config names: the authorization code
-// flow (a person logs in), client credentials, or cross-app access. The caller holds a.mu.
+// authorize gets new tokens for the scope the server and earlier 403s asked for, by the grant the config names: the
+// authorization code flow (a person logs in), client credentials, or cross-app access. The caller holds a.mu.
 func (a *mcpAuth) authorize(ctx context.Context, challenge map[string]string, scope string) error {
 	as, err := discoverMCPAuth(ctx, a.url, challenge)
 	if err != nil {
 		return err
 	}
-	scope = a.scopeFor(as, scope)
+	scope = cmp.Or(scopeUnion(scope, a.wanted), strings.Join(as.Scopes, " ")) // else the resource's scopes_supported
+	if slices.Contains(as.ScopesOffered, "offline_access") {
+		scope = scopeUnion(scope, "offline_access") // for a refresh token (SEP-2207)
+	}
 	client := a.configuredClient(as)
 	grant := url.Values{"grant_type": {"client_credentials"}}
 	switch a.cfg.Grant {
@@ -47,7 +50,7 @@ func (a *mcpAuth) authorize(ctx context.Context, challenge map[string]string, sc
 	if grant.Set("resource", as.Resource); scope != "" && a.cfg.Grant != "" {
 		grant.Set("scope", scope)
 	}
-	tokens, err := a.tokenRequest(ctx, as.TokenURL, client, as.Issuer, grant)
+	tokens, err := a.tokenRequest(ctx, as.TokenURL, client, grant)
 	if err != nil {
 		return err
 	}
@@ -90,16 +93,6 @@ func (a *mcpAuth) authorizationCode(ctx context.Context, as *mcpAuthServer, scop
 	authURL.RawQuery = query.Encode()
 	code, err := a.awaitCode(ctx, ln, state, authURL.String())
 	return client, url.Values{"grant_type": {"authorization_code"}, "code": {code}, "redirect_uri": {redirect}, "code_verifier": {verifier}}, err
-}
-
-// scopeFor is the scope to ask for: the challenge's and earlier 403s', else the resource's scopes_supported; with
-// offline_access (for a refresh token, SEP-2207) where the server lists it.
-func (a *mcpAuth) scopeFor(as *mcpAuthServer, challenged string) string {
-	scope := cmp.Or(scopeUnion(challenged, a.wanted), strings.Join(as.Scopes, " "))
-	if slices.Contains(as.ScopesOffered, "offline_access") {
-		scope = scopeUnion(scope, "offline_access")
-	}
-	return scope
 }
 
 // client picks who minicode is to the authorization server: the config's client, a Client ID Metadata Document where
@@ -268,9 +261,9 @@ func discoverMCPAuth(ctx context.Context, serverURL string, challenge map[string
 		return nil, err
 	}
 	path, base := strings.TrimSuffix(issuer.EscapedPath(), "/"), issuer.Scheme+"://"+issuer.Host
-	tried := []string{base + "/.well-known/oauth-authorization-server", base + "/.well-known/openid-configuration"}
+	tried := []string{base + "/.well-known/oauth-authorization-server" + path, base + "/.well-known/openid-configuration" + path}
 	if path != "" {
-		tried = []string{base + "/.well-known/oauth-authorization-server" + path, base + "/.well-known/openid-configuration" + path, base + path + "/.well-known/openid-configuration"}
+		tried = append(tried, base+path+"/.well-known/openid-configuration")
 	}
 	found := &mcpAuthServer{Resource: prm.Resource, Scopes: prm.ScopesSupported}
 	metaURL, err := fetchFirst(ctx, tried, found)

@@ -52,7 +52,7 @@ func (a *mcpAuth) refresh(ctx context.Context, stale string) error {
 		if a.cfg.ClientID != "" {
 			client.ID, client.Secret = a.cfg.ClientID, a.cfg.ClientSecret
 		}
-		tokens, err := a.tokenRequest(ctx, e.TokenURL, client, client.Issuer,
+		tokens, err := a.tokenRequest(ctx, e.TokenURL, client,
 			url.Values{"grant_type": {"refresh_token"}, "refresh_token": {e.RefreshToken}, "resource": {e.Resource}})
 		if err != nil {
 			return fmt.Errorf("refreshing the token failed: %w", err)
@@ -68,7 +68,7 @@ func (a *mcpAuth) exchangeIDToken(ctx context.Context, as *mcpAuthServer) (url.V
 	if _, err := secureURL(a.cfg.IDPTokenEndpoint, "the identity provider's token endpoint"); err != nil {
 		return nil, err
 	}
-	jag, err := a.tokenRequest(ctx, a.cfg.IDPTokenEndpoint, mcpOAuthClient{ID: a.cfg.IDPClientID}, "", url.Values{
+	jag, err := a.tokenRequest(ctx, a.cfg.IDPTokenEndpoint, mcpOAuthClient{ID: a.cfg.IDPClientID}, url.Values{
 		"grant_type":           {"urn:ietf:params:oauth:grant-type:token-exchange"},
 		"requested_token_type": {"urn:ietf:params:oauth:token-type:id-jag"},
 		"subject_token":        {a.cfg.IDPIDToken},
@@ -81,8 +81,8 @@ func (a *mcpAuth) exchangeIDToken(ctx context.Context, as *mcpAuthServer) (url.V
 	return url.Values{"grant_type": {"urn:ietf:params:oauth:grant-type:jwt-bearer"}, "assertion": {jag.AccessToken}}, nil
 }
 
-// tokenRequest asks for tokens as the client: by HTTP Basic, the secret in the form, a JWT for audience (RFC 7523), or its id.
-func (a *mcpAuth) tokenRequest(ctx context.Context, endpoint string, c mcpOAuthClient, audience string, form url.Values) (oauthTokens, error) {
+// tokenRequest asks for tokens as the client: by HTTP Basic, the secret in the form, a JWT for its issuer (RFC 7523), or its id.
+func (a *mcpAuth) tokenRequest(ctx context.Context, endpoint string, c mcpOAuthClient, form url.Values) (oauthTokens, error) {
 	var tokens oauthTokens
 	switch c.Method {
 	case "client_secret_basic": // in the header
@@ -90,7 +90,7 @@ func (a *mcpAuth) tokenRequest(ctx context.Context, endpoint string, c mcpOAuthC
 		form.Set("client_id", c.ID)
 		form.Set("client_secret", c.Secret)
 	case "private_key_jwt":
-		assertion, err := signClientAssertion(a.cfg.PrivateKey, c.ID, audience)
+		assertion, err := signClientAssertion(a.cfg.PrivateKey, c.ID, c.Issuer)
 		if err != nil {
 			return tokens, err
 		}
