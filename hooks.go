@@ -47,10 +47,8 @@ const (
 )
 
 // hookEvents lists the events in the order /hooks shows them.
-func hookEvents() []HookEvent {
-	return []HookEvent{HookSessionStart, HookUserPromptSubmit, HookPreToolUse, HookPermissionRequest, HookPostToolUse,
-		HookPostToolUseFailure, HookNotification, HookSubagentStart, HookSubagentStop, HookStop, HookPreCompact, HookSessionEnd}
-}
+var hookEvents = []HookEvent{HookSessionStart, HookUserPromptSubmit, HookPreToolUse, HookPermissionRequest, HookPostToolUse,
+	HookPostToolUseFailure, HookNotification, HookSubagentStart, HookSubagentStop, HookStop, HookPreCompact, HookSessionEnd}
 
 // defaultHookTimeout bounds a hook that sets no timeout of its own.
 const defaultHookTimeout = 60 * time.Second
@@ -85,7 +83,7 @@ func (hs HookSettings) check(data []byte, source string) (ignored []string, err 
 	}
 	_ = json.Unmarshal(data, &raw) // decoded into hs already
 	for _, event := range slices.Sorted(maps.Keys(hs)) {
-		if !slices.Contains(hookEvents(), event) {
+		if !slices.Contains(hookEvents, event) {
 			delete(hs, event)
 			ignored = append(ignored, "hooks."+string(event))
 			continue
@@ -352,7 +350,7 @@ func (h *Hooks) Describe() string {
 	}
 	var b strings.Builder
 	b.WriteString("Hooks:\n")
-	for _, e := range hookEvents() {
+	for _, e := range hookEvents {
 		for _, m := range h.Config[e] {
 			for _, c := range m.Hooks {
 				timeout := cmp.Or(c.Timeout, defaultHookTimeout.Seconds())

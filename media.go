@@ -35,13 +35,10 @@ type MediaLimits struct {
 
 // mediaLimitsFor returns the limits of a protocol: anthropic, chat (Chat Completions), responses or mock.
 func mediaLimitsFor(provider, protocol string) MediaLimits {
-	switch protocol {
-	case "anthropic", "mock":
+	if protocol == "anthropic" || protocol == "mock" {
 		return MediaLimits{Provider: provider, MaxEdge: 1568, MaxBytes: 5 << 20 * 3 / 4, PDF: protocol == "anthropic"}
-	case "responses":
-		return MediaLimits{Provider: provider, MaxEdge: 2048, MaxBytes: 20 << 20, PDF: true}
 	}
-	return MediaLimits{Provider: provider, MaxEdge: 2048, MaxBytes: 20 << 20}
+	return MediaLimits{Provider: provider, MaxEdge: 2048, MaxBytes: 20 << 20, PDF: protocol == "responses"}
 }
 
 // Bounds of the images minicode decodes and the PDFs it sends.
