@@ -19,10 +19,9 @@ const (
 // openHow is openat2's struct open_how.
 type openHow struct{ flags, mode, resolve uint64 }
 
-// openNoFollowFD opens the absolute path following no link in any of its
-// names, returning the file descriptor: with openat2 where the kernel has it
-// (Linux 5.6), else one name at a time. A name that has become a link is an
-// error (ELOOP).
+// openNoFollowFD opens the absolute path following no link in any of its names, returning the file
+// descriptor: with openat2 where the kernel has it (Linux 5.6), else one name at a time. A name that
+// has become a link is an error (ELOOP).
 func openNoFollowFD(path string, flag int, perm uint32) (int, error) {
 	name, err := syscall.BytePtrFromString(path)
 	if err != nil {

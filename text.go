@@ -57,7 +57,7 @@ func oneLine(s string, maxRunes int) string {
 }
 
 // runeFloor moves i back to the start of the rune it falls in.
-func runeFloor(s string, i int) int {
+func runeFloor[T string | []byte](s T, i int) int {
 	for i > 0 && i < len(s) && !utf8.RuneStart(s[i]) {
 		i--
 	}

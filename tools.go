@@ -271,9 +271,8 @@ func (r *Registry) Tools() []*Tool {
 	return slices.Clone(r.tools)
 }
 
-// Specs describes the tools for the model: the built-in ones in registration order, then the MCP
-// servers' by name, so that the list, where every request's cached prefix starts, is the same
-// whichever server answered first.
+// Specs describes the tools for the model: the built-in ones in registration order, then the MCP servers' by
+// name, so that the list, where every request's cached prefix starts, is the same whichever server answered first.
 func (r *Registry) Specs() []ToolSpec {
 	tools := r.Tools()
 	key := func(t *Tool) string { // the built-in tools tie, keeping their order

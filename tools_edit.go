@@ -63,15 +63,14 @@ func patchFileTool() *Tool {
 
 // fileEdit is a planned change of one file.
 type fileEdit struct {
-	abs, name     string
-	before, after string
-	replaced      int // occurrences replaced over all edits
+	name, before, after string
+	replaced            int // occurrences replaced over all edits
 }
 
 // planEdits applies edits in memory, in order, to the text of the file found at abs; the permission check and
 // the run both call it, so the diff approved is made.
 func planEdits(env *ToolEnv, abs string, found fs.FileInfo, edits []editSpec) (fileEdit, error) {
-	p := fileEdit{abs: abs, name: displayPath(env, abs)}
+	p := fileEdit{name: displayPath(env, abs)}
 	before, exists, err := loadText(env, abs, found)
 	if err == nil && !exists {
 		err = errors.New("no such file; use write_file to create it")
@@ -137,7 +136,7 @@ func applyFileEdit(ctx context.Context, env *ToolEnv, path string, edits []editS
 	if err != nil {
 		return ToolOutput{}, err
 	}
-	if err := writeText(env, p.abs, p.before, p.after); err != nil {
+	if err := writeText(env, abs, p.before, p.after); err != nil {
 		return ToolOutput{}, fmt.Errorf("writing %s: %w", p.name, err)
 	}
 	return ToolOutput{Text: fmt.Sprintf("Edited %s: %s, %s; the file now has %s",

@@ -87,9 +87,8 @@ type fileRead struct {
 // rereadNotePrefix starts the note that answers a re-read; the call id that holds the text follows.
 const rereadNotePrefix = "[Unchanged since read_file call "
 
-// reread records this call's read and returns its text, or a note when a result in the
-// conversation (from the context) holds this text whole and came from the same lines of the
-// same file, of the same size and modification time.
+// reread records this call's read and returns its text, or a note when a result in the conversation (from
+// the context) holds this text whole and came from the same lines of the same file, size and modification time.
 func (r *FileReads) reread(ctx context.Context, read fileRead, name, text string) string {
 	id := contextValue[string](ctx, keyToolUseID)
 	if r == nil || id == "" || read.info == nil {
@@ -114,10 +113,9 @@ func (r *FileReads) reread(ctx context.Context, read fileRead, name, text string
 	return text
 }
 
-// readNumbered returns lines offset to offset+limit-1 of the file found at path when the call was
-// checked (a negative offset counts from the end, found by reading back from it), numbered under a
-// header, in one pass that keeps at most twice the budget and counts the lines after them only as
-// far as readCountBytes; an image or a PDF becomes a media block (readMedia).
+// readNumbered returns lines offset to offset+limit-1 (a negative offset counts from the end) of the file found
+// at path when the call was checked, numbered under a header, in one pass that keeps at most twice the budget
+// and counts the lines after them only as far as readCountBytes; an image or a PDF becomes a media block.
 func readNumbered(ctx context.Context, env *ToolEnv, path string, info fs.FileInfo, name string, in readFileInput) (ToolOutput, error) {
 	offset, limit := cmp.Or(in.Offset, 1), in.Limit
 	f, err := openText(env, path, info)
@@ -169,9 +167,9 @@ func readNumbered(ctx context.Context, env *ToolEnv, path string, info fs.FileIn
 	return ToolOutput{Text: r.numbered(name, text, head, offset, last, total, counted)}, nil
 }
 
-// numbered is read_file's text: a header saying which lines these are (from offset to last), of how
-// many (total, or at least that when not counted to the end), where to continue and what is not shown
-// as it is; then the lines read, where lines were left out from head on saying which and how to read them.
+// numbered is read_file's text: a header saying which lines these are (offset to last) of how many (at
+// least total when not counted), where to continue and what is not shown as it is; then the lines read,
+// saying which were left out from head on and how to read them.
 func (r *lineReader) numbered(name string, text []byte, head, offset, last, total int, counted bool) string {
 	if head >= 0 || len(text) > readBudgetChars {
 		text, head = keepEnds(text, head)
@@ -240,9 +238,8 @@ func readMedia(ctx context.Context, r io.Reader, path, name, typ, pages string, 
 	return ToolOutput{Text: name + ": " + said, Media: []Block{block}}, nil
 }
 
-// tailStart is where the last n lines of a file of size bytes begin, found by reading back from
-// its end a buffer at a time, and the line number of the first of them counted from the end (-n,
-// or fewer when the file is shorter).
+// tailStart is where the last n lines of a file of size bytes begin, read back from its end, and the line
+// number of the first of them counted from the end (-n, or fewer when the file is shorter).
 func tailStart(f io.ReaderAt, size int64, n int) (start int64, line int, err error) {
 	buf, found := make([]byte, min(readBufferBytes, size)), 0
 	for end := max(0, size-1); end > 0; end -= int64(len(buf)) { // a final newline starts no line
@@ -343,11 +340,7 @@ func (r *lineReader) appendNumbered(dst []byte) []byte {
 	dst = append(strconv.AppendInt(dst, int64(r.n), 10), '\t')
 	text := r.line
 	if r.full > readMaxLineChars {
-		n := readMaxLineChars
-		for n > 0 && !utf8.RuneStart(text[n]) {
-			n--
-		}
-		text = text[:n]
+		text = text[:runeFloor(text, readMaxLineChars)]
 	}
 	if utf8.Valid(text) {
 		dst = append(dst, text...)

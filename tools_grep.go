@@ -327,7 +327,7 @@ func (w *grepWorker) searchChunk(chunk []byte, file string, line int) int {
 }
 
 // indexLiteral is the index of the literal's first instance in s, or -1: bytes.IndexByte finds its
-// rare byte, and the bytes around it are compared, regardless of ASCII case under fold.
+// rare byte, and the bytes around it are compared, regardless of case under fold (the literal is ASCII).
 func (g *grepSearch) indexLiteral(s []byte) int {
 	lit, k := g.literal, g.rare
 	for from := 0; from+len(lit) <= len(s); {
@@ -336,25 +336,12 @@ func (g *grepSearch) indexLiteral(s []byte) int {
 			return -1
 		}
 		start := from + i
-		if g.fold && asciiEqualLower(s[start:start+len(lit)], lit) || !g.fold && bytes.Equal(s[start:start+len(lit)], lit) {
+		if g.fold && bytes.EqualFold(s[start:start+len(lit)], lit) || !g.fold && bytes.Equal(s[start:start+len(lit)], lit) {
 			return start
 		}
 		from = start + 1
 	}
 	return -1
-}
-
-// asciiEqualLower reports whether b, its ASCII letters in lower case, is lower.
-func asciiEqualLower(b, lower []byte) bool {
-	for i, c := range b {
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		if c != lower[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // rarityOf ranks how seldom a byte appears in code and prose, higher for rarer: bytes.IndexByte
@@ -410,10 +397,9 @@ func globMatches(glob, rel string) bool {
 	return glob == "**/" || matchGlob(glob, rel)
 }
 
-// requiredLiteral returns text every match of expr contains, in lower case under ignore case
-// (fold), where only letters with ASCII variants count; of the pieces of text expr requires, the
-// one whose rarest byte is rarest (rarityOf), then the longest. rare is where that byte is, -1
-// when the literal is all letters under fold, or empty.
+// requiredLiteral returns text every match of expr contains, in lower case under ignore case (fold), where
+// only letters with ASCII variants count; of the pieces of text expr requires, the one whose rarest byte is
+// rarest (rarityOf), then the longest. rare is where that byte is, or -1 (all letters under fold, or none).
 func requiredLiteral(expr string) (lit []byte, fold bool, rare int) {
 	re, err := syntax.Parse(expr, syntax.Perl)
 	if err != nil {

@@ -17,9 +17,8 @@ import (
 // skippedDirs are huge folders no search looks into.
 var skippedDirs = map[string]bool{".git": true, "node_modules": true}
 
-// walkTree calls visit with the slash-separated path below root of each
-// entry, in name order, skipping .git, node_modules, unreadable folders,
-// what .gitignore files exclude and, counting them, the paths hidden reports
+// walkTree calls visit with the slash-separated path below root of each entry, in name order, skipping .git,
+// node_modules, unreadable folders, what .gitignore files exclude and, counting them, the paths hidden reports
 // (nil: none); fs.SkipDir and fs.SkipAll work as in WalkDir.
 func walkTree(ctx context.Context, workspace, root string, hidden func(abs string) bool, visit func(rel string, d fs.DirEntry) error) (passed int, err error) {
 	matchRoot, prefix := root, "" // where .gitignore paths start, and root's path from there
