@@ -79,11 +79,10 @@ func runGrepFiles(ctx context.Context, env *ToolEnv, in grepFilesInput) (ToolOut
 	if err != nil {
 		return ToolOutput{}, fmt.Errorf("grep_files %s: %w", displayPath(env, root), describeOpenError(err))
 	}
-	g := &grepSearch{re: re, shown: firstN[grepMatch]{n: in.Limit, cmp: func(a, b grepMatch) int {
+	g := &grepSearch{re: re, walked: info.IsDir(), shown: firstN[grepMatch]{n: in.Limit, cmp: func(a, b grepMatch) int {
 		return cmp.Or(strings.Compare(a.path, b.path), a.line-b.line)
 	}}}
 	g.literal, g.fold, g.rare = requiredLiteral(expr)
-	g.walked = info.IsDir()
 	err = g.run(ctx, func(add func(file string)) error {
 		if !info.IsDir() {
 			add(root)
