@@ -199,9 +199,8 @@ func cmdPermissions(_ context.Context, app *App, args string, _ *[]Message) (str
 	return app.Perms.Describe(), false, nil
 }
 
-// cmdSandbox shows the sandbox and how its commands are approved; /sandbox
-// auto or /sandbox regular switches, saving sandbox.autoAllowBashIfSandboxed
-// in .claude/settings.local.json, as Claude Code's /sandbox does.
+// cmdSandbox shows the sandbox and how its commands are approved; /sandbox auto or /sandbox regular
+// switches, saving sandbox.autoAllowBashIfSandboxed in .claude/settings.local.json as Claude Code does.
 func cmdSandbox(_ context.Context, app *App, args string, _ *[]Message) (string, bool, error) {
 	if args != "" && args != "auto" && args != "regular" {
 		return "", false, usageErrorf("/sandbox takes auto or regular, not %q", args)
@@ -225,8 +224,7 @@ func cmdSandbox(_ context.Context, app *App, args string, _ *[]Message) (string,
 	return app.Sandbox.Describe() + "Mode: " + mode, false, nil
 }
 
-// saveAutoAllow sets sandbox.autoAllowBashIfSandboxed in the JSON object
-// file path (made when missing), keeping the rest, and replaces the file in one step.
+// saveAutoAllow sets sandbox.autoAllowBashIfSandboxed in the JSON file path (made if missing); the rest stays.
 func saveAutoAllow(path string, auto bool) error {
 	root := map[string]any{}
 	if data, err := os.ReadFile(path); err == nil {

@@ -13,14 +13,11 @@ import (
 	"strings"
 )
 
-// Custom slash commands are Markdown files in Claude Code's format: the
-// file's path below a commands folder is the command (review.md is
-// /review, git/commit.md is /git:commit); optional front matter gives
-// description, argument-hint, allowed-tools and model; the body is the
-// prompt, with $ARGUMENTS (all arguments), $0, $1… (one each),
-// ${CLAUDE_SKILL_DIR} (the file's folder), ${CLAUDE_SESSION_ID}, @file (the
-// file's contents are attached) and !`command` (replaced by the command's
-// output, if allowed-tools allows it).
+// Custom slash commands are Markdown files in Claude Code's format: the file's path below a commands
+// folder is the command (review.md is /review, git/commit.md is /git:commit); optional front matter gives
+// description, argument-hint, allowed-tools and model; the body is the prompt, with $ARGUMENTS (all
+// arguments), $0, $1… (one each), ${CLAUDE_SKILL_DIR} (the file's folder), ${CLAUDE_SESSION_ID}, @file
+// (its contents are attached) and !`command` (replaced by its output, if allowed-tools allows it).
 
 // CustomCommand is one command file.
 type CustomCommand struct {
@@ -112,10 +109,9 @@ var (
 	filePattern     = regexp.MustCompile(`(?:^|\s)@([^\s@]+)`)
 )
 
-// expandBody fills a body's placeholders as Claude Code does: $ARGUMENTS is
-// args as typed, $ARGUMENTS[N] and $N the Nth word of args counting from 0
-// ($0 the first), split as the shell splits words (else at blanks). A body
-// that names none gets args appended.
+// expandBody fills a body's placeholders as Claude Code does: $ARGUMENTS is args as typed, $ARGUMENTS[N]
+// and $N the Nth word of args counting from 0 ($0 the first), split as the shell splits words (else at
+// blanks). A body that names none gets args appended.
 func expandBody(body, args string) string {
 	words := strings.Fields(args)
 	if cmds, err := parseCommandLine(args); err == nil && len(cmds) == 1 {
@@ -184,10 +180,9 @@ func commandPrinted(result string) (status, printed string, ran bool) {
 	return status, strings.Join(parts, "\n"), ran
 }
 
-// attachFiles appends to the prompt the contents of each file it mentions
-// as @path, read with read_file in env so that permissions and hooks apply
-// (an image or PDF joins the prompt's images), and tells note (if any) what
-// it attached; a mention of no file stays as it is written.
+// attachFiles appends to the prompt the contents of each file it mentions as @path, read with read_file
+// in env so that permissions and hooks apply (an image or PDF joins the prompt's images), and tells note
+// (if any) what it attached; a mention of no file stays as it is written.
 func (app *App) attachFiles(ctx context.Context, env *ToolEnv, p *SlashPrompt, note func(string)) error {
 	var attached strings.Builder
 	for _, m := range filePattern.FindAllStringSubmatch(p.Prompt, -1) {

@@ -17,10 +17,9 @@ import (
 	"time"
 )
 
-// The headless output follows Claude Code's field for field, so that
-// scripts and SDKs written for `claude -p` read minicode's as well: a
-// system/init line, assistant and user lines as the conversation grows,
-// optional stream_event lines with the streamed deltas, and a result.
+// The headless output follows Claude Code's field for field, so that scripts and SDKs written for
+// `claude -p` read minicode's as well: a system/init line, assistant and user lines as the conversation
+// grows, optional stream_event lines with the streamed deltas, and a result.
 
 // resultRecord is the final object of --output-format json and the last line of stream-json.
 type resultRecord struct {
@@ -125,9 +124,8 @@ func (app *App) headlessTurn(ctx context.Context, task, id string, images []Bloc
 	return app.runPrompt(ctx, history, *p)
 }
 
-// taskPrompt turns a task into the prompt of its turn: a command of
-// commands runs, saying out, and gives a prompt only if it is a custom
-// command or skill; any other text is the prompt, its @files attached.
+// taskPrompt turns a task into the prompt of its turn: a command of commands runs, saying out, and gives
+// a prompt only if it is a custom command or skill; any other text is the prompt, its @files attached.
 func (app *App) taskPrompt(ctx context.Context, p SlashPrompt, commands []SlashCommand, history *[]Message) (*SlashPrompt, string, error) {
 	if name, _, _ := strings.Cut(p.Prompt, " "); strings.HasPrefix(name, "/") && findSlashCommand(commands, name[1:]) != nil {
 		command, out, _, err := app.slashInput(ctx, p.Prompt, history)
@@ -261,9 +259,8 @@ func (app *App) structuredAnswer(ctx context.Context, res TurnResult) (json.RawM
 	return *v, res
 }
 
-// checkSchema checks v against JSON Schema's data-shape keywords (type,
-// enum, const, required, properties, additionalProperties, items, minItems,
-// maxItems); at names the place for the error message.
+// checkSchema checks v against JSON Schema's data-shape keywords (type, enum, const, required,
+// properties, additionalProperties, items, minItems, maxItems); at names the place for the error message.
 func checkSchema(schema, v any, at string) error {
 	s, _ := schema.(map[string]any) // true, or a schema form not checked, checks nothing
 	types, isList := s["type"].([]any)

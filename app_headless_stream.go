@@ -147,10 +147,9 @@ func (app *App) headlessEvents(meter *MeteredProvider) func(Event) {
 	}
 }
 
-// streamEvents starts the Messages API events of reply id from model, as
-// Claude Code streams them, passing its deltas on to onDelta; end, given the
-// reply, adds its tool calls (their input in one piece), the stop reason
-// and usage (message_delta), and message_stop.
+// streamEvents starts the Messages API events of reply id from model, as Claude Code streams them,
+// passing its deltas on to onDelta; end, given the reply, adds its tool calls (their input in one piece),
+// the stop reason and usage (message_delta), and message_stop.
 func streamEvents(emit func(map[string]any), id, model, workspace string, onDelta func(Delta)) (func(Delta), func(ModelResponse)) {
 	index, kind := -1, ""
 	open := func(name string, block map[string]any) {
@@ -274,24 +273,22 @@ func streamInputPrompt(message json.RawMessage) (SlashPrompt, error) {
 	if json.Unmarshal(msg.Content, &text) == nil {
 		blocks = []PromptBlock{{Type: BlockText, Text: text}}
 	} else if json.Unmarshal(msg.Content, &blocks) != nil {
-		return SlashPrompt{}, fmt.Errorf("message content must be a string or a list of blocks")
+		return SlashPrompt{}, errors.New("message content must be a string or a list of blocks")
 	}
 	return promptOf(blocks), nil
 }
 
-// PromptBlock is a block of a user's message as a program sends it (an
-// image as Anthropic's source) or an editor over ACP (an image's data, a
-// link to a resource, a resource with its text).
+// PromptBlock is a block of a user's message as a program sends it (an image as Anthropic's source) or an
+// editor over ACP (an image's data, a link to a resource, a resource with its text).
 type PromptBlock struct {
 	Type, Text, Data, MimeType, URI, Name string
 	Source                                *ImageSource
 	Resource                              *struct{ URI, Text string }
 }
 
-// promptOf turns a message's blocks into a prompt: its text and images. A
-// link to a file becomes an @mention, attached as read_file reads it (so
-// permissions apply); a resource an editor embedded, an unsaved buffer say,
-// is attached as it came; any other block is named as left out.
+// promptOf turns a message's blocks into a prompt: its text and images. A link to a file becomes an
+// @mention, attached as read_file reads it (so permissions apply); a resource an editor embedded, an
+// unsaved buffer say, is attached as it came; any other block is named as left out.
 func promptOf(blocks []PromptBlock) SlashPrompt {
 	var p SlashPrompt
 	var texts []string

@@ -50,11 +50,9 @@ var builtinOutputStyles = map[string]string{
 	"learning":    "Teach as you work, for a user who learns by doing: explain your reasoning and the codebase's patterns briefly as you go (lines starting with \"★ Insight\"). Where a change holds a small piece of logic worth writing oneself (a condition, a loop, a function of a few lines), write what surrounds it, leave that piece to the user as a TODO(human) comment, say exactly what it must do, and stop so they can write it; then review what they wrote.",
 }
 
-// outputStyle returns the instructions of the outputStyle setting, a
-// built-in style or one in an output-styles folder (.claude/output-styles,
-// ~/.claude/output-styles, or minicode's), and whether the built-in coding
-// instructions stay: a style file's front matter says so with
-// keep-coding-instructions: true.
+// outputStyle returns the instructions of the outputStyle setting, a built-in style or a file in an
+// output-styles folder (.claude/output-styles, ~/.claude/output-styles, or minicode's), and whether the
+// built-in coding instructions stay (the file's front matter says keep-coding-instructions: true).
 func (app *App) outputStyle() (instructions string, keepCoding bool) {
 	name := app.Settings.OutputStyle
 	switch text, builtin := builtinOutputStyles[strings.ToLower(name)]; {

@@ -16,16 +16,16 @@ import (
 // sdkConn is minicode's end of the program interface: user messages become turns, control requests go both ways.
 type sdkConn struct {
 	app     *App
-	meter   *MeteredProvider // the model calls: set_model changes their model
-	started bool             // initialize has been answered (read's goroutine only)
+	meter   *MeteredProvider   // the model calls: set_model changes their model
+	started bool               // initialize has been answered (read's goroutine only)
+	mcp     map[string]*MCPSDK // the MCP servers the program runs (read's goroutine only)
 
 	calls   PendingCalls[controlAnswer] // our requests awaiting an answer
 	turn    turnControl                 // the running turn, which interrupt cancels
 	mu      sync.Mutex
-	queue   []SlashPrompt      // user messages waiting for their turn
-	closed  bool               // stdin has ended
-	arrived *sync.Cond         // signalled when the queue or closed changes
-	mcp     map[string]*MCPSDK // the MCP servers the program runs
+	queue   []SlashPrompt // user messages waiting for their turn
+	closed  bool          // stdin has ended
+	arrived *sync.Cond    // signalled when the queue or closed changes
 }
 
 // controlAnswer is the response part of a control_response line.
@@ -156,9 +156,8 @@ func (c *sdkConn) end() {
 	c.arrived.Broadcast()
 }
 
-// turnControl is the running turn of a program or client, which another
-// goroutine (an interrupt request, session/cancel) may cancel as Esc does:
-// the model request, the tools, open questions.
+// turnControl is the running turn of a program or client, which another goroutine (an interrupt request,
+// session/cancel) may cancel as Esc does: the model request, the tools, open questions.
 type turnControl struct {
 	mu     sync.Mutex
 	cancel context.CancelFunc // nil between turns
@@ -205,9 +204,8 @@ func (c *sdkConn) request(ctx context.Context, body map[string]any) (json.RawMes
 	return a.Response, nil
 }
 
-// PendingCalls are the requests minicode sent to the program at the other
-// end of stdin and stdout (an SDK application, an ACP client), waiting for
-// their answers, by id.
+// PendingCalls are the requests minicode sent to the program at the other end of stdin and stdout (an SDK
+// application, an ACP client), waiting for their answers, by id.
 type PendingCalls[T any] struct {
 	prefix  string // of the ids, which are numbers
 	mu      sync.Mutex
@@ -322,14 +320,11 @@ func (c *sdkConn) serveMCP(ctx context.Context, named []string) {
 		}
 	}
 	for _, name := range named {
-		tr := &MCPSDK{conn: c, server: name}
-		c.mu.Lock()
-		if _, dup := c.mcp[name]; dup {
-			c.mu.Unlock()
+		if c.mcp[name] != nil {
 			continue
 		}
+		tr := &MCPSDK{conn: c, server: name}
 		c.mcp[name] = tr
-		c.mu.Unlock()
 		if err := c.app.MCP.AddServer(ctx, MCPServerConfig{Name: name, Type: "sdk", Source: "the program"}, tr); err != nil {
 			c.app.notice(fmt.Sprintf("MCP server %s from the program: %v", name, err))
 		}
@@ -338,9 +333,7 @@ func (c *sdkConn) serveMCP(ctx context.Context, named []string) {
 
 // mcpMessage takes a message one of the program's servers sends on its own.
 func (c *sdkConn) mcpMessage(server string, msg *RPCMessage) error {
-	c.mu.Lock()
 	tr := c.mcp[server]
-	c.mu.Unlock()
 	switch {
 	case tr == nil:
 		return fmt.Errorf("no SDK MCP server named %q", server)

@@ -95,11 +95,10 @@ func (app *App) useSession(s *Session) {
 	app.Env.ResultsDir = filepath.Join(app.Home, "tool-results", s.ID)
 	app.Checkpoints = newCheckpointStore(app.Home, s.ID, app.Workspace, app.Settings.Checkpoints, app.warnSession)
 	if app.Opts.NoSessionPersistence { // kept in memory only: what the session stores on disk goes when the run ends
-		dirs := []string{app.Env.ResultsDir, app.Checkpoints.dir}
+		results, checkpoints := app.Env.ResultsDir, app.Checkpoints.dir
 		app.closers = append(app.closers, func() {
-			for _, dir := range dirs {
-				os.RemoveAll(dir)
-			}
+			os.RemoveAll(results)
+			os.RemoveAll(checkpoints)
 		})
 	}
 	if app.Env.Hooks != nil {
@@ -219,17 +218,13 @@ func cmdExport(_ context.Context, app *App, args string, history *[]Message) (st
 func exportMarkdown(title, id string, messages []Message, marks []JournalMark) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# %s\n\nminicode session %s\n", cmp.Or(title, "minicode session"), id)
-	for i := 0; i <= len(messages); i++ {
+	for i, m := range append(slices.Clip(messages), Message{}) { // an empty last message takes the final marks
 		for ; len(marks) > 0 && marks[0].At <= i; marks = marks[1:] {
 			fmt.Fprintf(&b, "\n---\n\n*%s: the model's view changed here; every message stays in this transcript*\n", marks[0])
 			if marks[0].Summary != "" {
 				fmt.Fprintf(&b, "\n%s", codeBlock(marks[0].Summary))
 			}
 		}
-		if i == len(messages) {
-			break
-		}
-		m := messages[i]
 		for _, blk := range m.Content {
 			switch blk.Type {
 			case BlockText:

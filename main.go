@@ -116,8 +116,7 @@ const (
 	exitInterrupted = 130
 )
 
-// exitCode maps Run's result to the exit status, printing an error not
-// yet reported.
+// exitCode maps Run's result to the exit status, printing an error not yet reported.
 func exitCode(err error, stderr io.Writer) int {
 	var usage UsageError
 	switch {
@@ -136,8 +135,7 @@ func exitCode(err error, stderr io.Writer) int {
 	}
 }
 
-// Run is minicode with its arguments and standard streams: a subcommand,
-// or the app built from the flags.
+// Run is minicode with its arguments and standard streams: a subcommand, or the app built from the flags.
 func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) error {
 	if len(args) > 0 {
 		switch args[0] {
@@ -196,11 +194,9 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 // million tokens, more than any model's context window holds.
 const maxPipedBytes = 4 << 20
 
-// taskWithStdin is -p's task: the argument followed by what was piped in,
-// as Claude Code sends it (git diff | minicode -p "review this"), or stdin
-// alone. With an argument, stdin that sends nothing for 3 seconds counts as
-// empty, as in Claude Code, since a program may leave it open; a terminal is
-// not read.
+// taskWithStdin is -p's task: the argument followed by what was piped in (git diff | minicode -p
+// "review this"), or stdin alone. With an argument, stdin that sends nothing for 3 seconds counts as
+// empty, as in Claude Code, since a program may leave it open; a terminal is not read.
 func taskWithStdin(task string, stdin io.Reader) (string, error) {
 	in, _ := stdin.(*os.File)
 	if task != "" && isTerminal(in) {

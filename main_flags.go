@@ -52,15 +52,13 @@ func parseFlags(args []string, stderr io.Writer) (opts Options, showVersion bool
 	return opts, showVersion, nil
 }
 
-// newFlagSet defines every flag of the command line on opts; a flag's usage
-// is its line in --help, naming its value in back quotes, and a flag with no
-// usage is another name of the flag before it.
+// newFlagSet defines every flag of the command line on opts; a flag's usage is its line in --help, naming
+// its value in back quotes.
 func newFlagSet(opts *Options, skipPermissions, showVersion *bool) *flag.FlagSet {
 	fs := flag.NewFlagSet("minicode", flag.ContinueOnError)
 	fs.SetOutput(io.Discard) // errors are reported once, by exitCode
 	fs.Usage = func() {}
 	fs.BoolVar(&opts.Print, "print", false, "run one task to completion and exit (or -p)")
-	fs.BoolVar(&opts.Print, "p", false, "")
 	fs.StringVar(&opts.OutputFormat, "output-format", "text", "the output `FORMAT`: text (default), json or stream-json")
 	fs.StringVar(&opts.InputFormat, "input-format", "", "the input `FORMAT`: text, or stream-json (user messages as JSON lines on stdin)")
 	fs.BoolVar(&opts.IncludePartialMessages, "include-partial-messages", false, "stream-json: add stream_event lines with the streamed deltas")
@@ -79,9 +77,7 @@ func newFlagSet(opts *Options, skipPermissions, showVersion *bool) *flag.FlagSet
 	fs.StringVar(&opts.PermissionMode, "permission-mode", "", "the permission `MODE`: default, acceptEdits, plan, dontAsk or bypassPermissions")
 	fs.BoolVar(skipPermissions, "dangerously-skip-permissions", false, "the same as --permission-mode bypassPermissions")
 	fs.Func("allowedTools", "allow what `RULES` name, split by commas or spaces: \"Read Bash(go test:*)\" (or --allowed-tools)", appendTo(&opts.AllowedTools, splitRuleList))
-	fs.Func("allowed-tools", "", appendTo(&opts.AllowedTools, splitRuleList))
 	fs.Func("disallowedTools", "deny what `RULES` name (or --disallowed-tools)", appendTo(&opts.DisallowedTools, splitRuleList))
-	fs.Func("disallowed-tools", "", appendTo(&opts.DisallowedTools, splitRuleList))
 	oneValue := func(v string) []string { return []string{v} }
 	fs.Func("add-dir", "more folders `DIR...` the tools may use", appendTo(&opts.AddDirs, oneValue))
 	fs.Func("settings", "one more settings `FILE` or JSON, read last", appendTo(&opts.Settings, oneValue))
@@ -103,13 +99,16 @@ func newFlagSet(opts *Options, skipPermissions, showVersion *bool) *flag.FlagSet
 	fs.StringVar(&opts.Thinking, "thinking", "", "the thinking `MODE`: adaptive, enabled or disabled")
 	fs.IntVar(&opts.MaxThinkingTokens, "max-thinking-tokens", 0, "let the model think up to `N` tokens")
 	fs.StringVar(&opts.Effort, "effort", "", "the model's effort `LEVEL`: low, medium, high, xhigh or max")
+	for alias, name := range map[string]string{"p": "print", "c": "continue", "r": "resume",
+		"allowed-tools": "allowedTools", "disallowed-tools": "disallowedTools"} {
+		fs.Var(fs.Lookup(name).Value, alias, "") // another name of the flag, not in --help
+	}
 	return fs
 }
 
 // addSessionFlags defines -c/--continue, --resume/-r [ID], --session-id and --fork-session.
 func addSessionFlags(fs *flag.FlagSet, opts *Options) {
 	fs.BoolVar(&opts.Continue, "continue", false, "continue the newest session of this workspace (or -c)")
-	fs.BoolVar(&opts.Continue, "c", false, "")
 	// --resume alone (a boolean flag: "true") asks for the list; joinResumeValue has joined "--resume ID".
 	resume := func(value string) error {
 		opts.Resume, opts.ResumePick = value, value == "true"
@@ -119,7 +118,6 @@ func addSessionFlags(fs *flag.FlagSet, opts *Options) {
 		return nil
 	}
 	fs.BoolFunc("resume", "continue the session `[ID]`; without an ID, list the sessions to pick one (or -r)", resume)
-	fs.BoolFunc("r", "", resume)
 	fs.StringVar(&opts.SessionID, "session-id", "", "the `UUID` of the new session")
 	fs.BoolVar(&opts.ForkSession, "fork-session", false, "with --continue or --resume: continue into a new session")
 }
@@ -175,8 +173,7 @@ func checkSessionFlags(opts Options) error {
 // flagName is a flag as the flag package writes it in errors, with one dash.
 var flagName = regexp.MustCompile(` -+(\pL[\pL\pN-]*)`)
 
-// describeFlagError names the flag of a flag package error as it is
-// written, with two dashes.
+// describeFlagError names the flag of a flag package error as it is written, with two dashes.
 func describeFlagError(err error) error {
 	msg := flagName.ReplaceAllString(err.Error(), " --$1")
 	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: "); ok {
@@ -225,7 +222,7 @@ func spreadVariadic(args []string) []string {
 	for i := 0; i < len(args); i++ {
 		out = append(out, args[i])
 		accepts := variadicValue(args[i])
-		if args[i] == "--" || !strings.HasPrefix(args[i], "-") || accepts == nil || i+1 >= len(args) {
+		if !strings.HasPrefix(args[i], "-") || accepts == nil || i+1 >= len(args) {
 			continue
 		}
 		flagArg := args[i]
@@ -243,9 +240,8 @@ func spreadVariadic(args []string) []string {
 // name (Read, mcp__github), then maybe "(" and a specifier.
 var rulePattern = regexp.MustCompile(`(?s)^(?:\p{Lu}[\pL\pN_-]*|[\pL\pN-]*_[\pL\pN_-]*)(?:\(.*)?$`)
 
-// looksLikeRule reports whether s reads as permission rules (Read,
-// mcp__github, Bash(go test:*),Edit) rather than a task, which has spaces
-// outside parentheses.
+// looksLikeRule reports whether s reads as permission rules (Read, mcp__github, Bash(go test:*),Edit)
+// rather than a task, which has spaces outside parentheses.
 func looksLikeRule(s string) bool {
 	rules := splitRuleList(s)
 	return len(rules) > 0 && (len(rules) == len(strings.Split(s, ",")) || strings.Contains(s, "(")) &&
