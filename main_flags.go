@@ -106,7 +106,7 @@ func newFlagSet(opts *Options, skipPermissions, showVersion *bool) *flag.FlagSet
 	return fs
 }
 
-// addSessionFlags defines -c/--continue, --resume/-r [ID], --session-id and --fork-session.
+// addSessionFlags defines --continue, --resume [ID], --session-id and --fork-session.
 func addSessionFlags(fs *flag.FlagSet, opts *Options) {
 	fs.BoolVar(&opts.Continue, "continue", false, "continue the newest session of this workspace (or -c)")
 	// --resume alone (a boolean flag: "true") asks for the list; joinResumeValue has joined "--resume ID".
