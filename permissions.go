@@ -14,12 +14,9 @@ import (
 	"sync"
 )
 
-// The permission check, in the order a reader follows it: Authorize takes
-// a tool call's PermissionRequest, decide splits it into targets with
-// targetsOf and judges each with judge, and what asks is put to the user as
-// a Prompt (permissions_approval.go). Rules are parsed in
-// permissions_rules.go, paths resolved and judged in permissions_paths.go,
-// commands read in permissions_command.go; permissions_config.go builds the check.
+// The permission check, in reading order: Authorize takes a PermissionRequest, decide splits it
+// into targets (targetsOf) and judges each (judge); what asks becomes a Prompt (permissions_approval.go).
+// Rules, paths and commands are in permissions_rules, _paths and _command.go; _config.go builds the check.
 
 // Access is the kind of action a tool call wants to take.
 type Access string
@@ -92,9 +89,8 @@ type decision struct {
 	asking  []target // the parts that ask, for the grants an answer makes
 }
 
-// target is one part of a request, judged on its own: a pathTarget,
-// commandTarget, hostTarget, socketTarget, unsandboxedTarget, or wholeCall
-// when the call names none of these. Each kind holds only what it means.
+// target is one part of a request, judged on its own: a pathTarget, commandTarget, hostTarget,
+// socketTarget, unsandboxedTarget, or wholeCall when the call names none of these.
 type target interface{ isTarget() }
 
 // pathTarget is one path a call touches, or a command names.
@@ -327,11 +323,6 @@ func (p *Permissions) commandTargets(line string) []target {
 	}
 	dirs := []string{p.workspace} // every folder an earlier cd may have moved to
 	var targets []target
-	named := func(paths []pathTarget) {
-		for _, t := range paths {
-			targets = append(targets, t)
-		}
-	}
 	for _, c := range cmds {
 		targets = append(targets, commandTarget{cmd: c})
 		for _, r := range c.Redirects {
@@ -339,28 +330,24 @@ func (p *Permissions) commandTargets(line string) []target {
 			case strings.HasPrefix(file, "/dev/tcp/"), strings.HasPrefix(file, "/dev/udp/"):
 				targets = append(targets, socketTarget{device: file})
 			case !strings.HasPrefix(file, "&"):
-				named(p.namedTargets(dirs, file, r[0] == '>'))
+				targets, _ = p.namedTargets(targets, dirs, file, r[0] == '>')
 			}
 		}
-		cdTo := []pathTarget{{abs: p.home}} // where a cd goes: the last path it names, or home
+		cdTo := []string{p.home} // where a cd goes: the last path it names, or home
 		for _, w := range c.Words[1:] {
 			if v := pathInWord(w); v != "" {
-				cdTo = p.namedTargets(dirs, v, false)
-				named(cdTo)
+				targets, cdTo = p.namedTargets(targets, dirs, v, false)
 			}
 		}
-		for _, t := range cdTo {
-			if c.Words[0] == "cd" {
-				dirs = append(dirs, t.abs)
-			}
+		if c.Words[0] == "cd" {
+			dirs = append(dirs, cdTo...)
 		}
 	}
 	return targets
 }
 
-// judge runs one target through the stages of the decision, in order:
-// deny rules, plan mode, leaving the sandbox, protected paths, bypass mode,
-// what always asks, ask rules, sandboxed commands under auto-allow, allow
+// judge runs one target through the decision's stages in order: deny rules, plan mode, leaving the sandbox,
+// protected paths, bypass mode, what always asks, ask rules, sandboxed commands under auto-allow, allow
 // rules and grants, and the mode's default.
 func (p *Permissions) judge(req PermissionRequest, t target) decision {
 	if r, ok := p.firstRule(req, t, p.restricts, p.deny); ok {
@@ -448,8 +435,10 @@ func (p *Permissions) firstRule(req PermissionRequest, t target, covers func(Rul
 // the check cannot tell (a link, a pattern, a word it cannot read), the rule holds.
 func (p *Permissions) restricts(r Rule, t target) bool {
 	switch t := t.(type) {
-	case pathTarget:
-		return r.Spec == "" || p.pathMayMatch(r, t)
+	case pathTarget: // as written, where it leads, through links, or inside a folder the tool does not walk
+		return r.Spec == "" || slices.ContainsFunc(p.ruleGlobs(r), func(glob string) bool {
+			return globCovers(glob, t.abs) || globCovers(glob, t.lexical) || t.dir && !t.walked && holdsMatch(glob, t.abs)
+		})
 	case commandTarget:
 		return r.Spec == "" || t.unreadable != nil || t.cmd.Globbed || r.namesProgram(t.cmd)
 	case hostTarget:
@@ -465,7 +454,7 @@ func (p *Permissions) restricts(r Rule, t target) bool {
 func (p *Permissions) allows(r Rule, t target) bool {
 	switch t := t.(type) {
 	case pathTarget:
-		return r.Spec == "" && t.inside || r.Spec != "" && p.pathMatches(r, t)
+		return r.Spec == "" && t.inside || r.Spec != "" && globCovers(r.pathGlob(p.workspace, p.home), t.abs)
 	case commandTarget:
 		return r.matchesCommand(t.cmd)
 	case hostTarget:

@@ -23,8 +23,7 @@ type errNotSimple string
 // Error says what the check did not understand.
 func (e errNotSimple) Error() string { return "the command uses " + string(e) }
 
-// shellToken matches the tokens of a line, one after another; each
-// alternative is one named group, and the name says what the token is.
+// shellToken matches a line's tokens one after another; each alternative's group name says what it is.
 var shellToken = regexp.MustCompile(strings.Join([]string{
 	`(?P<blank>[ \t]+(?:#[^\n]*)?|^#[^\n]*)`, // blanks, and a comment after them
 	// a construct the check never reads: a here-document, <>, process substitution, &>, a descriptor
@@ -129,8 +128,7 @@ func (r *commandReader) take(kind, text string) error {
 	return nil
 }
 
-// endWord ends the word being read before a token of the given kind: it is
-// the file of a pending redirection, or the command's next word.
+// endWord ends the word being read before a token of kind: a pending redirection's file, or the next word.
 func (r *commandReader) endWord(kind string) error {
 	if !r.inWord {
 		return nil
@@ -149,10 +147,9 @@ func (r *commandReader) endWord(kind string) error {
 	return nil
 }
 
-// unanalysedPrograms are keywords and builtins that run unknown commands or
-// set variables (PATH, CDPATH, BASH_CMDS) that change what later ones do. The
-// sandbox confines what a command can reach, not which command a rule vouches
-// for: a rule allowing "eval x" would vouch for whatever x turns out to be.
+// unanalysedPrograms are keywords and builtins that run unknown commands or set variables (PATH,
+// CDPATH, BASH_CMDS) that change what later ones do. The sandbox confines what a command can reach,
+// not which command a rule vouches for: a rule allowing "eval x" vouches for whatever x turns out to be.
 var unanalysedPrograms = strings.Fields(`if then else elif fi for while until do done case esac select function time coproc [[
 	eval source . exec trap alias unalias builtin command enable set shopt declare typeset local export readonly unset hash let pushd popd fc
 	read mapfile readarray getopts`)
@@ -174,15 +171,12 @@ func checkProgram(c simpleCommand) error {
 	return nil
 }
 
-// flagSet names flags without their dashes: long ones (also written with one
-// dash, or with two abbreviated) and short ones (also in a cluster).
+// flagSet names flags without dashes: long (also with one dash, or two abbreviated) and short (also clustered).
 type flagSet struct{ long, short string }
 
-// riskyFlags are the flags that make programs run others or write files. The
-// sandbox keeps such a program inside the workspace, but not from running a
-// program or rewriting a file the user never meant a prefix rule such as "go
-// test:*" to allow, and where there is no sandbox (macOS, or sandbox:false)
-// the rule is all there is; so prefix rules do not cover these flags.
+// riskyFlags make programs run others or write files, so prefix rules such as "go test:*" do not cover
+// them: the sandbox keeps such a program in the workspace, not from running or rewriting what the user never
+// meant the rule to allow, and where there is no sandbox (macOS, or sandbox:false) the rule is all there is.
 var riskyFlags = map[string]flagSet{
 	"go":   {long: "exec toolexec vettool ldflags compiler o C coverprofile cpuprofile memprofile blockprofile mutexprofile trace outputdir modfile overlay pkgdir w"},
 	"git":  {long: "c config-env exec-path output output-directory o upload-pack receive-pack exec extcmd open-files-in-pager ext-diff git-dir work-tree template C", short: "xO"},
@@ -193,8 +187,8 @@ var riskyFlags = map[string]flagSet{
 	"rg":   {long: "pre"},
 }
 
-// riskyFlag returns the first of a command's flags in riskyFlags or more, or
-// the program when it runs others whatever its flags (xargs, awk, sed's w, e and r).
+// riskyFlag returns a command's first flag in riskyFlags or more, or the program when it runs
+// others whatever its flags (xargs, awk, sed's w, e and r).
 func riskyFlag(words []string, more flagSet) string {
 	prog, flags := filepath.Base(words[0]), riskyFlags[filepath.Base(words[0])]
 	flags.long, flags.short = flags.long+" "+more.long, flags.short+more.short
@@ -220,11 +214,10 @@ func riskyFlag(words []string, more flagSet) string {
 	return ""
 }
 
-// readOnlyPrograms are the commands that run without asking in every mode, as
-// Claude Code's read-only commands do: one that only reads changes nothing,
-// and its paths are judged as a file tool's are (the sandbox bounds it too). Each
-// lists the flags that would have it write, run programs, follow links out of
-// the workspace or read files the check does not see (besides riskyFlags), which ask.
+// readOnlyPrograms run without asking in every mode, as Claude Code's read-only commands do: they
+// change nothing, and their paths are judged as a file tool's (the sandbox bounds them too). Each lists
+// the flags, besides riskyFlags, that would have it write, run programs, follow links out of the
+// workspace or read files the check does not see, which ask.
 var readOnlyPrograms = map[string]flagSet{
 	"ls": {"dereference", "L"}, "cat": {}, "head": {}, "tail": {}, "wc": {long: "files0-from"}, "echo": {}, "printf": {},
 	"pwd": {}, "cd": {}, "true": {}, "false": {}, "grep": {"dereference-recursive", "R"}, "rg": {"follow search-zip hostname-bin", "Lz"},
@@ -234,9 +227,9 @@ var readOnlyPrograms = map[string]flagSet{
 	"git show": {}, "git blame": {}, "git grep": {}, "git ls-files": {}, "git rev-parse": {}, "git shortlog": {}, "git describe": {},
 }
 
-// readOnly reports whether a command only reads: a program of readOnlyPrograms by its bare name (git
-// by its subcommand, after any --no-pager), without the flags that ask, uniq's output file, or
-// redirections that write (but to /dev/null); its paths are judged apart.
+// readOnly reports whether a command only reads: a program of readOnlyPrograms by its bare name (git by its
+// subcommand, after any --no-pager), without the flags that ask, uniq's output file or redirections that
+// write (but to /dev/null); its paths are judged apart.
 func readOnly(c simpleCommand) bool {
 	if len(c.Words) == 0 {
 		return false
@@ -251,23 +244,20 @@ func readOnly(c simpleCommand) bool {
 		!slices.ContainsFunc(c.Redirects, func(r string) bool { return r[0] == '>' && r[1] != '&' && r != ">/dev/null" })
 }
 
-// sedDelimited matches the s, y and /address/ parts of a sed script, its
-// first operand (the flags that take a value, -e among them, are risky).
+// sedDelimited matches the s, y and /address/ parts of a sed script, its first operand (-e is risky).
 var sedDelimited = regexp.MustCompile(`[sy]/(?:[^\\/]|\\.)*/(?:[^\\/]|\\.)*/[gpiImM0-9]*|/(?:[^\\/]|\\.)*/`)
 
-// destructiveGit are the git subcommands that discard uncommitted work for
-// good, which the sandbox lets a command do inside the workspace; each is
-// destructive always (nil) or with any one of its lists of words, each word
-// there (a|b: either). The words may come anywhere after git.
+// destructiveGit are the git subcommands that discard uncommitted work for good, which the sandbox lets
+// a command do inside the workspace: always (nil) or with all the words of one of its lists, anywhere
+// after git (a|b: either).
 var destructiveGit = map[string][][]string{
 	"reset": {{"--hard"}}, "clean": nil, "restore": nil, "filter-branch": nil,
 	"checkout": {{"--|."}, {"-f|--force|--discard-changes"}}, "switch": {{"--|."}, {"-f|--force|--discard-changes"}},
 	"branch": {{"-D"}, {"-d|--delete", "-f|--force"}}, "stash": {{"drop|clear"}},
 }
 
-// destructiveReason returns why a command, or a script in its words (sh -c),
-// destroys work for good, or "". The sandbox lets commands write the workspace,
-// which is where the work is, so these ask whatever the rules say.
+// destructiveReason returns why a command, or a script in its words (sh -c), destroys work for good, or "".
+// The sandbox lets commands write the workspace, where the work is, so these ask whatever the rules say.
 func destructiveReason(words []string) string {
 	var tokens []string
 	for _, w := range words {

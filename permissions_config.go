@@ -12,9 +12,8 @@ import (
 	"strings"
 )
 
-// Building the permission check from its settings, and what the rest of the
-// program reads and changes of it: the mode, the turn's grants, the denials,
-// the text of /permissions.
+// Building the permission check from its settings, and what the rest of the program reads and changes
+// of it: the mode, the turn's grants, the denials, the text of /permissions.
 
 // parsePermissionMode checks a mode name; "" is the default mode.
 func parsePermissionMode(name string) (PermissionMode, error) {
@@ -122,10 +121,9 @@ func readRuleFile(file string) (RuleFile, error) {
 	return rf, nil
 }
 
-// denyFolders are the folders, not holding the workspace, that Read deny
-// rules name (or, with write, Edit and Write deny rules), and the patterns
-// of those over the workspace (Read(./.env) is **/.env): the sandbox
-// enforces them on commands, which the check cannot always follow.
+// denyFolders are the folders, not holding the workspace, that Read deny rules name (or, with write, Edit
+// and Write deny rules), and the patterns of those over the workspace (Read(./.env) is **/.env): the
+// sandbox enforces them on commands, which the check cannot always follow.
 func denyFolders(sets []RuleSet, disallowed []string, workspace, home string, write bool) (folders, patterns []string) {
 	tool, access := map[bool]string{false: "read_file", true: "write_file"}[write], map[bool]Access{false: AccessRead, true: AccessWrite}[write]
 	for _, set := range withFlagRules(sets, nil, disallowed) {
@@ -149,7 +147,8 @@ func (p *Permissions) WarnUnknownTools(known []string) {
 	rules := slices.Concat(p.deny, p.ask, p.allow)
 	p.mu.Unlock()
 	for _, r := range rules {
-		if !r.knownTool(known) {
+		matches := func(tool string) bool { return r.matchesTool(tool, AccessWrite) }
+		if !strings.HasPrefix(r.Tool, "mcp__") && !slices.ContainsFunc(known, matches) {
 			p.notice(fmt.Sprintf("warning: the rule %s (%s) names no known tool, so it matches nothing; tools: %s",
 				r, r.Source, strings.Join(known, ", ")))
 		}
@@ -170,9 +169,8 @@ func (p *Permissions) Mode() PermissionMode {
 	return p.mode
 }
 
-// SetAutoAllow lets sandboxed commands run without asking, but those that
-// destroy work, leave the sandbox or meet an ask rule (on: the sandbox
-// holds every guarantee), or makes them ask as the rules say.
+// SetAutoAllow lets sandboxed commands run without asking, but those that destroy work, leave the
+// sandbox or meet an ask rule (on: the sandbox holds every guarantee), or makes them ask as the rules say.
 func (p *Permissions) SetAutoAllow(on bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()

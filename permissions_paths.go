@@ -11,9 +11,7 @@ import (
 	"strings"
 )
 
-// The path rules: where a path a call or a command names leads, whether a
-// rule's glob covers it, which paths always ask, and what a path asks when
-// no rule applies.
+// The path rules: where a named path leads, whether a glob covers it, what always asks, and the default.
 
 // newPathTarget resolves a path named from folder dir.
 func (p *Permissions) newPathTarget(dir, given string, write bool) (pathTarget, error) {
@@ -53,21 +51,21 @@ var harmlessDevice = regexp.MustCompile(`^/dev/(null|zero|stdin|stdout|stderr|tt
 // dotPattern matches a path with a pattern that older shells let match "..".
 var dotPattern = regexp.MustCompile(`(^|/)\.[?*[]`)
 
-// namedTargets are the targets of a path a command names, from each folder.
-func (p *Permissions) namedTargets(dirs []string, name string, write bool) []pathTarget {
+// namedTargets appends the targets of a path a command names, from each folder, and returns where they lead.
+func (p *Permissions) namedTargets(targets []target, dirs []string, name string, write bool) ([]target, []string) {
 	if harmlessDevice.MatchString(name) {
-		return nil
+		return targets, nil
 	}
-	var targets []pathTarget
+	var leads []string
 	for _, dir := range dirs {
 		t, err := p.newPathTarget(dir, name, write)
 		if err != nil || dotPattern.MatchString(name) {
 			t = pathTarget{abs: name, lexical: name, write: write}
 		}
 		t.inside = t.inside || p.tempDir != "" && within(p.tempDir, t.abs)
-		targets = append(targets, t)
+		targets, leads = append(targets, t), append(leads, t.abs)
 	}
-	return targets
+	return targets, leads
 }
 
 // pathGlob makes a rule's path absolute: `x`, `./x` from the project, `~/x` from home, `/x` too in Claude Code's names.
@@ -91,19 +89,6 @@ func (r Rule) pathGlob(workspace, home string) string {
 		spec += "**"
 	}
 	return filepath.Clean(spec)
-}
-
-// pathMatches reports whether a rule's glob covers where the path leads, or what is inside it.
-func (p *Permissions) pathMatches(r Rule, t pathTarget) bool {
-	return globCovers(r.pathGlob(p.workspace, p.home), t.abs)
-}
-
-// pathMayMatch reports whether a deny or ask rule's glob may cover the path: as written, where it
-// leads, through the links the glob's folder names, or somewhere inside a folder the tool does not walk itself.
-func (p *Permissions) pathMayMatch(r Rule, t pathTarget) bool {
-	return slices.ContainsFunc(p.ruleGlobs(r), func(glob string) bool {
-		return globCovers(glob, t.abs) || globCovers(glob, t.lexical) || t.dir && !t.walked && holdsMatch(glob, t.abs)
-	})
 }
 
 // ruleGlobs are a rule's glob as written, through the links its folder names and, for a bare
@@ -164,12 +149,10 @@ func (p *Permissions) relGlob(abs string) string {
 var startupFiles = []string{".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".bash_aliases", ".profile", ".zshrc", ".zshenv",
 	".zprofile", ".zlogin", ".zlogout", ".cshrc", ".tcshrc", ".login", ".kshrc", ".mkshrc", ".inputrc", ".config/fish"}
 
-// protectedNames are the files and folders at the top of a workspace that
-// configure or instruct git, agents, direnv and editors: what a command
-// planted there would run outside the sandbox later (a git hook, .envrc,
-// an editor task) or steer a later session (settings, MCP servers, memory,
-// skills). The permission check asks before anything names them; the
-// sandbox keeps those that exist read-only and removes those a command makes.
+// protectedNames are the files and folders at a workspace's top that configure git, agents, direnv
+// and editors: what a command planted there would run outside the sandbox later (a git hook, .envrc, an
+// editor task) or steer a later session (settings, MCP servers, memory, skills). The check asks before
+// anything names them; the sandbox keeps those that exist read-only and removes those a command makes.
 func protectedNames() []string {
 	return []string{".git", ".minicode", ".claude", ".mcp.json", "AGENTS.md", "CLAUDE.md", "CLAUDE.local.md", "MINI.md", ".envrc", ".vscode", ".idea"}
 }
@@ -221,8 +204,7 @@ func (p *Permissions) pathDefault(req PermissionRequest, t pathTarget) decision 
 	return d
 }
 
-// readable are the folders outside the workspace whose files are read
-// without asking: the skills' and this session's stored results.
+// readable are the folders outside the workspace read without asking: the skills' and this session's results.
 func (p *Permissions) readable() []string {
 	if p.resultsDir == nil || p.resultsDir() == "" {
 		return p.readableDirs
@@ -231,9 +213,8 @@ func (p *Permissions) readable() []string {
 	return append(slices.Clip(p.readableDirs), cmp.Or(results, p.resultsDir()))
 }
 
-// matchGlob reports whether the slash-separated path name matches glob:
-// `*`, `?` and `[…]` work within one name, and `**` stands for any number
-// of names, at least one at the end ("src/**" is what is inside src).
+// matchGlob reports whether the slash-separated path name matches glob: `*`, `?` and `[…]` work within
+// one name, and `**` stands for any number of names, at least one at the end ("src/**" is inside src).
 func matchGlob(glob, name string) bool {
 	return matchSegments(splitPattern(filepath.ToSlash(glob)), splitPattern(filepath.ToSlash(name)))
 }
@@ -254,8 +235,7 @@ func splitPattern(pattern string) []string {
 	return slices.DeleteFunc(strings.Split(pattern, "/"), func(s string) bool { return s == "" })
 }
 
-// matchSegments matches path names against glob names, backtracking only
-// to the latest "**", in time within the product of the two lengths.
+// matchSegments matches names to glob names, backtracking only to the latest "**" (time: the lengths' product).
 func matchSegments(glob, names []string) bool {
 	if len(glob) > 0 && glob[len(glob)-1] == "**" {
 		glob = append(glob[:len(glob)-1:len(glob)-1], "*", "**")

@@ -68,8 +68,7 @@ func parseRule(text, source string) (Rule, error) {
 	return r, nil
 }
 
-// splitRuleList splits a list of rules at commas and spaces outside
-// parentheses: "Read Bash(go test:*),Edit" is three rules.
+// splitRuleList splits rules at commas and spaces outside parentheses: "Read Bash(go test:*),Edit" is three.
 func splitRuleList(s string) []string {
 	var rules []string
 	depth, start := 0, 0
@@ -116,11 +115,6 @@ func (r Rule) matchesTool(tool string, access Access) bool {
 	}
 	ok, _ := path.Match(r.Tool, tool) // a name without * matches only itself
 	return ok
-}
-
-// knownTool reports whether a rule's name can match a known tool.
-func (r Rule) knownTool(known []string) bool {
-	return strings.HasPrefix(r.Tool, "mcp__") || slices.ContainsFunc(known, func(t string) bool { return r.matchesTool(t, AccessWrite) })
 }
 
 // matchesCommand reports whether an allow rule covers a simple command.
@@ -276,8 +270,7 @@ func claudeName(tool string) string {
 	return tool
 }
 
-// claudeCall is a call of a minicode tool as Claude Code names it: its tool
-// name and input keys, a relative file_path made absolute from workspace.
+// claudeCall is a minicode call in Claude Code's tool name and input keys, a relative file_path made absolute.
 func claudeCall(tool string, input json.RawMessage, workspace string) (string, json.RawMessage) {
 	name := claudeName(tool)
 	fields, ok := renamedKeys(input, claudeTools()[name].keys, 0)

@@ -43,10 +43,9 @@ const sandboxDisabled = "turned off by the setting sandbox.enabled"
 // supervisorArg, as minicode's first argument, makes it the sandbox's supervisor.
 const supervisorArg = "__minicode-sandbox-supervisor"
 
-// Sandbox runs commands in the sandbox, on Linux through a supervisor
-// process started once per session (sandbox_supervisor_linux.go) when
-// first needed: a session that runs no command does not wait for it.
-// Without one, commands run plainly and reason says why.
+// Sandbox runs commands in the sandbox, on Linux through a supervisor process started once per session
+// (sandbox_supervisor_linux.go) when first needed, so that a session running no command does not wait
+// for it. Without one, commands run plainly and reason says why.
 type Sandbox struct {
 	TempDir  string       // the private temp folder (TMPDIR of every command)
 	Notice   func(string) // tells the user what the sandbox removed, or that it could not start
@@ -117,9 +116,8 @@ func newSandbox(cfg SandboxConfig) (*Sandbox, error) {
 	return s, nil
 }
 
-// start starts the supervisor, once; a failure is told (outside the
-// once, which the notice's listeners may ask about the sandbox), as
-// commands then run without the sandbox.
+// start starts the supervisor, once; a failure is told (outside the once, as the notice's listeners
+// may ask about the sandbox), as commands then run without it.
 func (s *Sandbox) start() {
 	var err error
 	s.once.Do(func() {
@@ -140,18 +138,16 @@ func (s *Sandbox) start() {
 	}
 }
 
-// keptOut are the folders of a workspace above them that commands may not
-// change: the home folder, whose dotfiles run outside the sandbox (.bashrc,
-// .gitconfig, ~/.local/bin), and the system's.
+// keptOut are the folders inside a workspace above them that commands may not change: the home
+// folder, whose dotfiles run outside the sandbox (.bashrc, .gitconfig, ~/.local/bin), and the system's.
 func keptOut(workspace, home string) []string {
 	return slices.DeleteFunc(existingPaths(home, []string{home, "/etc", "/usr", "/var", "/boot", "/opt", "/root", "/srv", "/bin", "/sbin", "/lib", "/lib64"}),
 		func(p string) bool { return !within(workspace, p) })
 }
 
-// secretPaths are what commands may not read (from the home folder): keys
-// and credentials, the password store, keyrings, browser profiles, shell
-// histories, Claude Code's sessions and settings; the system's password
-// hashes and host keys (readable to root); the devices but those allowed.
+// secretPaths are what commands may not read (from the home folder): keys and credentials, the password
+// store, keyrings, browser profiles, shell histories, Claude Code's sessions and settings; the system's
+// password hashes and host keys (readable to root); the devices but those allowed.
 func secretPaths() []string {
 	return []string{".ssh", ".aws", ".gnupg", ".config/gcloud", ".azure", ".netrc", ".git-credentials", ".config/gh", ".config/hub",
 		".docker/config.json", ".config/containers/auth.json", ".kube", ".pypirc", ".npmrc", ".gem/credentials", ".cargo/credentials",
@@ -161,18 +157,16 @@ func secretPaths() []string {
 		"/etc/shadow", "/etc/gshadow", "/etc/ssh/ssh_host_rsa_key", "/etc/ssh/ssh_host_ecdsa_key", "/etc/ssh/ssh_host_ed25519_key", "/dev"}
 }
 
-// buildCache is a build tool's cache, which every project on the machine
-// shares. A sandboxed command sees it through an overlay with a writable
-// layer of the workspace's own (Upper, Work); without overlays it stays
-// read-only, and the tool's variable (Env) points at a private folder.
+// buildCache is a build tool's cache, which every project on the machine shares. A sandboxed command sees
+// it through an overlay with a writable layer of the workspace's own (Upper, Work); without overlays it
+// stays read-only, and the tool's variable (Env) points at a private folder.
 type buildCache struct {
 	Name, Path, Env      string
 	Make                 bool // create it when missing
 	Upper, Work, Private string
 }
 
-// buildCaches are the caches of Go, Node, Python and Rust, but not the
-// programs beside some of them, which run outside the sandbox.
+// buildCaches are the caches of Go, Node, Python and Rust, not the programs beside some, which run outside.
 func buildCaches(home string, getenv func(string) string) []buildCache {
 	cache := cmp.Or(getenv("XDG_CACHE_HOME"), filepath.Join(home, ".cache"))
 	gopath := cmp.Or(strings.Split(getenv("GOPATH"), ":")[0], filepath.Join(home, "go"))
@@ -200,8 +194,7 @@ func (s *Sandbox) Close() {
 	os.RemoveAll(s.TempDir) // nothing when there is none
 }
 
-// Sandboxed reports whether commands run in the sandbox unless asked not
-// to; it starts the supervisor if none did yet.
+// Sandboxed reports whether commands run in the sandbox unless asked not to; it starts the supervisor.
 func (s *Sandbox) Sandboxed() bool {
 	if s == nil {
 		return false
@@ -226,9 +219,8 @@ type CommandSpec struct {
 	Readable       string // the session's stored results, which a sandboxed command may read
 }
 
-// Start starts a command under bash in the sandbox, or plainly when
-// spec.Unsandboxed is set or there is none, either way without minicode's
-// credentials in its environment. Cancelling ctx kills it and all it started.
+// Start starts a command under bash in the sandbox, or plainly when spec.Unsandboxed is set or there is
+// none, either way without minicode's credentials in its environment. Cancelling ctx kills all it started.
 func (s *Sandbox) Start(ctx context.Context, spec CommandSpec) (p *Process, err error) {
 	if s.Sandboxed() && !spec.Unsandboxed {
 		s.guard.commandStarted()
@@ -262,8 +254,7 @@ func (s *Sandbox) Start(ctx context.Context, spec CommandSpec) (p *Process, err 
 	return p, nil
 }
 
-// commandEnv is minicode's environment without the variables that hold
-// credentials, unless the settings pass them on.
+// commandEnv is minicode's environment without the variables that hold credentials, but those passed on.
 func (s *Sandbox) commandEnv() []string {
 	var env, passEnv []string
 	if s != nil {
@@ -283,8 +274,7 @@ func (s *Sandbox) commandEnv() []string {
 // urlPassword matches a URL with a password in it (DATABASE_URL, a proxy).
 var urlPassword = regexp.MustCompile(`://[^/@\s:]*:[^/@\s]+@`)
 
-// credentialVariable reports whether a variable's name says it holds a
-// credential: an API key, a token, a password, a secret.
+// credentialVariable reports whether a name says its variable holds a credential (key, token, password, secret).
 func credentialVariable(name string) bool {
 	upper := strings.ToUpper(name)
 	words := strings.Split(upper, "_") // GIT_AUTHOR_NAME is no AUTH

@@ -59,10 +59,9 @@ func (sv *supervisorState) setup() sandboxReport {
 	return r
 }
 
-// mountDevices mounts a /proc showing only the sandbox's processes, a
-// devpts instance of its own (no other terminal is reachable) and a private
-// /dev/shm; it returns the devices commands may use and the terminals they
-// may also send ioctls.
+// mountDevices mounts a /proc showing only the sandbox's processes, a devpts instance of its own (no
+// other terminal is reachable) and a private /dev/shm; it returns the devices commands may use and the
+// terminals they may also send ioctls.
 func (sv *supervisorState) mountDevices(r *sandboxReport, devices []string) (usable, terminals []string) {
 	if sv.plan.Flags&syscall.CLONE_NEWPID == 0 {
 		r.Lost[layerProc] = "no PID namespace"
@@ -83,9 +82,8 @@ func (sv *supervisorState) mountDevices(r *sandboxReport, devices []string) (usa
 	return append(devices, "/dev/shm"), terminals
 }
 
-// protectPaths binds each anchor onto itself (a mount point cannot be
-// renamed or removed), then makes each path read-only with a bind mount;
-// the remount keeps the flags a user namespace locks.
+// protectPaths binds each anchor onto itself (a mount point cannot be renamed or removed), then makes
+// each path read-only with a bind mount; the remount keeps the flags a user namespace locks.
 func protectPaths(anchors, paths []string) error {
 	var errs []error
 	for _, a := range anchors {
@@ -108,12 +106,10 @@ func protectPaths(anchors, paths []string) error {
 	return errors.Join(errs...)
 }
 
-// maskDenied mounts an empty read-only folder over each denied folder in
-// the workspace and returns the denied paths left to Landlock. Landlock
-// can only deny a folder by granting each of its neighbours on its own,
-// which would leave what a command makes later beside it (a build's
-// output, a new file in the workspace's top folder) unreadable; a folder
-// that holds what commands must reach stays with Landlock.
+// maskDenied mounts an empty read-only folder over each denied folder in the workspace and returns the
+// denied paths left to Landlock. Landlock can only deny a folder by granting each of its neighbours on its
+// own, which would leave what a command makes later beside it (a build's output, a new file in the
+// workspace's top folder) unreadable; a folder holding what commands must reach stays with Landlock.
 func (sv *supervisorState) maskDenied(write []string) (left []string) {
 	var reached []string
 	for _, c := range sv.plan.Caches {
@@ -135,9 +131,8 @@ func (sv *supervisorState) maskDenied(write []string) (left []string) {
 	return left
 }
 
-// mask hides the folder or file at path from commands: an empty read-only
-// folder over a folder; over a file /dev/null on a mount that opens no
-// device, so that opening it is refused.
+// mask hides the folder or file at path from commands: an empty read-only folder over a folder; over a
+// file /dev/null on a mount that opens no device, so that opening it is refused.
 func mask(path string, dir bool) error {
 	const flags = syscall.MS_RDONLY | syscall.MS_NOSUID | syscall.MS_NODEV | syscall.MS_NOEXEC
 	if dir {
@@ -149,11 +144,9 @@ func mask(path string, dir bool) error {
 	return syscall.Mount("", path, "", syscall.MS_REMOUNT|syscall.MS_BIND|flags, "")
 }
 
-// matchingPaths walks the folder for the files and folders a glob matches,
-// passing over folders that cannot hold a match, and over .git and
-// node_modules, whose insides no deny rule is about and which can be vast.
-// A matching link gives where it leads, if that is in the folder: a mount
-// on the link would cover its target, wherever that is.
+// matchingPaths walks the folder for the files and folders a glob matches, passing over folders that
+// cannot hold a match, and .git and node_modules, whose insides no deny rule is about and which can be
+// vast. A matching link gives where it leads, if in the folder: a mount on it would cover its target.
 func matchingPaths(folder string, globs []string) []string {
 	if len(globs) == 0 {
 		return nil
@@ -183,11 +176,9 @@ func matchingPaths(folder string, globs []string) []string {
 	return out
 }
 
-// mountCaches lays an overlay over each shared build cache: reads see the
-// shared files, writes land in the workspace's own layer, which nothing
-// outside this workspace's sandbox reads. Where that is impossible the
-// shared cache stays read-only and a private folder takes the writes. It
-// returns the folders commands may write.
+// mountCaches lays an overlay over each shared build cache: reads see the shared files, writes land in
+// the workspace's own layer, which nothing outside this workspace's sandbox reads. Where that is impossible
+// the shared cache stays read-only and a private folder takes the writes. It returns the folders to write.
 func (sv *supervisorState) mountCaches(r *sandboxReport, mounts bool) (write []string) {
 	errs := make([]error, len(sv.plan.Caches))
 	var wg sync.WaitGroup
@@ -222,8 +213,7 @@ func (sv *supervisorState) mountCaches(r *sandboxReport, mounts bool) (write []s
 	return write
 }
 
-// loopbackUp brings up the loopback device, the only one of a new network
-// namespace, so that a test may reach a server it started itself.
+// loopbackUp brings up a new network namespace's only device, loopback, so a test may reach its own server.
 func loopbackUp() error {
 	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_DGRAM|syscall.SOCK_CLOEXEC, 0)
 	if err != nil {
@@ -239,9 +229,8 @@ func loopbackUp() error {
 	return nil
 }
 
-// landlock builds the rules every fork thread starts from: read all but
-// the denied paths (ReadAgain aside), change the write folders, use the
-// devices, send ioctls to its own terminals; never make device files.
+// landlock builds the rules every fork thread starts from: read all but the denied paths (ReadAgain aside),
+// change the write folders, use the devices, send ioctls to its own terminals; never make device files.
 func (sv *supervisorState) landlock(r *sandboxReport, write, devices, terminals []string) {
 	abi, reason := landlockABI()
 	if r.ABI = abi; abi == 0 {

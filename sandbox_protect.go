@@ -18,12 +18,10 @@ func gitProtected() []string {
 	return []string{"hooks", "config", "config.worktree", "info", "modules", "commondir"}
 }
 
-// protectedPaths watches a workspace's protected paths and the folders of
-// Edit and Write deny rules. Those that exist are read-only in the sandbox
-// (.git itself is bound onto itself, so that it cannot be renamed away);
-// one that appears while a sandboxed command runs is moved out of the
-// workspace when the command ends, a new repository too (git init then runs
-// outside the sandbox, with the user's approval).
+// protectedPaths watches a workspace's protected paths and the folders of Edit and Write deny rules.
+// Those that exist are read-only in the sandbox (.git is bound onto itself, so it cannot be renamed away);
+// one that appears while a sandboxed command runs is moved out of the workspace when the command ends, a
+// new repository too (git init then runs outside the sandbox, with the user's approval).
 type protectedPaths struct {
 	workspace, quarantine string
 	denyWrite             []string
@@ -45,9 +43,8 @@ func watchProtected(workspace, state string, denyWrite []string) *protectedPaths
 	return g
 }
 
-// gitConfigPaths are the workspace's paths that the repository's settings
-// name, such as core.hooksPath = .husky or a core.fsmonitor script: what a
-// command changed there would run at the user's next git command.
+// gitConfigPaths are the workspace's paths the repository's settings name, such as core.hooksPath = .husky
+// or a core.fsmonitor script: what a command changed there would run at the user's next git command.
 func gitConfigPaths(workspace string) []string {
 	config, _ := os.ReadFile(filepath.Join(workspace, ".git", "config"))
 	var out []string
@@ -63,9 +60,8 @@ func gitConfigPaths(workspace string) []string {
 	return out
 }
 
-// present returns the watched paths that exist, each with its inode, type
-// and a file's time (a file made anew can get the inode of one removed):
-// the protected names, the repository's parts, the deny rules' folders.
+// present returns the watched paths that exist (the protected names, the repository's parts, the deny
+// rules' folders), each with its inode, type and a file's time (a new file can get a removed one's inode).
 func (g *protectedPaths) present() map[string]string {
 	paths := slices.Clone(g.denyWrite)
 	for _, name := range protectedNames() {
@@ -94,9 +90,8 @@ func (g *protectedPaths) present() map[string]string {
 	return found
 }
 
-// folders are the workspace and its folders one level down but the
-// protected ones: where a repository may be (a vendored clone; editors
-// look for repositories there and run git) and a CLAUDE.md, which minicode
+// folders are the workspace and its folders one level down but the protected ones: where a repository may
+// be (a vendored clone; editors look for repositories there and run git) and a CLAUDE.md, which minicode
 // and Claude Code read with a file beside it.
 func (g *protectedPaths) folders() []string {
 	dirs := []string{g.workspace}
@@ -125,8 +120,7 @@ func (g *protectedPaths) readOnly() []string {
 	return slices.DeleteFunc(slices.Sorted(maps.Keys(g.present())), func(p string) bool { return slices.Contains(g.anchors(), p) })
 }
 
-// commandStarted notes a sandboxed command's start; when none ran, what
-// exists now (the user's or minicode's doing) is accepted.
+// commandStarted notes a sandboxed command's start; if none was running, what exists now is accepted.
 func (g *protectedPaths) commandStarted() {
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -142,8 +136,7 @@ func (g *protectedPaths) commandEnded() {
 	g.running--
 }
 
-// sweep moves every watched path that appeared while sandboxed commands
-// ran into the quarantine, and tells what it moved.
+// sweep moves every watched path that appeared while sandboxed commands ran to quarantine, telling which.
 func (g *protectedPaths) sweep() string {
 	g.mu.Lock()
 	defer g.mu.Unlock()

@@ -6,13 +6,11 @@ import (
 	"syscall"
 )
 
-// The seccomp filter closes what namespaces and Landlock leave open: Unix
-// sockets by path (ssh-agent, Docker, D-Bus, a tmux server that would run
-// any command), io_uring (which acts out of the filter's sight), new user
-// namespaces, mounts, keyrings, bpf, ptrace, typing into a terminal; and
-// without a network namespace every socket but TCP, which Landlock limits.
-// Refused calls fail with EPERM; clone3, whose flags it cannot read, with
-// ENOSYS, so that the C library falls back to clone.
+// The seccomp filter closes what namespaces and Landlock leave open: Unix sockets by path (ssh-agent,
+// Docker, D-Bus, a tmux server that would run any command), io_uring (which acts out of the filter's
+// sight), new user namespaces, mounts, keyrings, bpf, ptrace, typing into a terminal; and without a network
+// namespace every socket but TCP, which Landlock limits. Refused calls fail with EPERM; clone3, whose
+// flags it cannot read, with ENOSYS, so that the C library falls back to clone.
 
 // bpfInsn is one classic BPF instruction (struct sock_filter).
 type bpfInsn struct {
@@ -21,9 +19,8 @@ type bpfInsn struct {
 	k      uint32
 }
 
-// BPF opcodes (load word, and, jump if equal, greater or equal, any bit
-// set, return), the offsets of struct seccomp_data's number, architecture
-// and arguments' low words (little-endian), and the verdicts.
+// BPF opcodes (load word, and, jump if equal, greater or equal, any bit set, return), the offsets of
+// struct seccomp_data's number, architecture and arguments' low words (little-endian), and the verdicts.
 const (
 	bpfLoad, bpfAnd, bpfJumpEq, bpfJumpGE, bpfJumpSet, bpfReturn = 0x20, 0x54, 0x15, 0x35, 0x45, 0x06
 	dataNr, dataArch, dataArg0, dataArg1, dataArg2               = 0, 4, 16, 24, 32
@@ -108,8 +105,7 @@ func seccompProgram(strict bool) ([]bpfInsn, error) {
 	return b.program(), nil
 }
 
-// bpfBuilder assembles a BPF program whose jumps name labels ahead ("" is
-// the next instruction).
+// bpfBuilder assembles a BPF program whose jumps name labels ahead ("" is the next instruction).
 type bpfBuilder struct {
 	insns   []bpfInsn
 	targets [][2]string

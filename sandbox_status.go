@@ -32,8 +32,7 @@ type sandboxReport struct {
 	Fallback []string
 }
 
-// sandboxGuarantee is a promise of the sandbox and the layers it rests
-// on: all of one alternative (none: it always holds).
+// sandboxGuarantee is a promise and the layers it rests on: all of one alternative (none: it always holds).
 type sandboxGuarantee struct {
 	text  string
 	needs [][]string
@@ -100,8 +99,7 @@ func (s *Sandbox) lost() []string {
 // Holds reports whether commands run in the sandbox and every guarantee holds.
 func (s *Sandbox) Holds() bool { return s.Sandboxed() && s.lost() == nil }
 
-// Describe lists each layer and each guarantee as held or lost: the text
-// of minicode sandbox and /sandbox.
+// Describe lists each layer and each guarantee as held or lost: the text of minicode sandbox and /sandbox.
 func (s *Sandbox) Describe() string {
 	if !s.Sandboxed() {
 		return s.Status() + "\n"
@@ -136,8 +134,7 @@ func (s *Sandbox) Describe() string {
 	return b.String()
 }
 
-// runSandboxCommand is minicode sandbox [DIR]: it starts the sandbox a
-// session in DIR (default: here) gets and prints its layers and guarantees.
+// runSandboxCommand is minicode sandbox [DIR]: it starts DIR's sandbox (default: here's) and describes it.
 func runSandboxCommand(args []string, stdout io.Writer, getenv func(string) string) error {
 	if len(args) > 1 || len(args) == 1 && strings.HasPrefix(args[0], "-") {
 		return usageErrorf("usage: minicode sandbox [DIR]")

@@ -16,15 +16,13 @@ import (
 	"unsafe"
 )
 
-// The supervisor is minicode re-executed once per session (supervisorArg),
-// PID 1 of new user, mount, PID, network and IPC namespaces as far as the
-// system allows. It sets up mounts and Landlock once (sandbox_mounts_linux.go)
-// and forks each command from a confined thread: re-executing per command
-// would cost 5 ms. The two speak JSON packets over a SOCK_SEQPACKET pair
-// (fd 3 there): the plan and its report, then per command a request
-// carrying its output pipes and a socket of its own, over which minicode
-// sends signals and hears that it started and how it ended. This file
-// holds minicode's end (supervisor), then the supervisor's (supervisorState).
+// The supervisor is minicode re-executed once per session (supervisorArg), PID 1 of new user, mount, PID,
+// network and IPC namespaces as far as the system allows. It sets up mounts and Landlock once
+// (sandbox_mounts_linux.go) and forks each command from a confined thread: re-executing per command would
+// cost 5 ms. The two speak JSON packets over a SOCK_SEQPACKET pair (fd 3 there): the plan and its report,
+// then per command a request carrying its output pipes and a socket of its own, over which minicode sends
+// signals and hears that it started and how it ended. This file holds minicode's end (supervisor), then
+// the supervisor's (supervisorState).
 
 // commandRequest asks the supervisor to run one command.
 type commandRequest struct {
@@ -32,8 +30,7 @@ type commandRequest struct {
 	Env                    []string
 }
 
-// commandEvent is a signal to send (from minicode), or news of a command:
-// that it started (or could not: Error), or that it ended.
+// commandEvent is a signal to send (from minicode), or news that a command started (or not: Error) or ended.
 type commandEvent struct {
 	Signal int
 	Error  string
@@ -47,13 +44,11 @@ type supervisor struct {
 	conn *net.UnixConn
 }
 
-// supervisorUnavailable is nil: Linux has the supervisor; startSupervisor
-// says which of its layers the system lacks.
+// supervisorUnavailable is nil: Linux has the supervisor; startSupervisor says which layers are lacking.
 func supervisorUnavailable() error { return nil }
 
-// startSupervisor starts the supervisor in the strongest set of namespaces
-// the system grants (with a user namespace; as root without one; none) and
-// hands it the plan; the report names each layer missing.
+// startSupervisor starts the supervisor in the strongest set of namespaces the system grants (with a user
+// namespace; as root without one; none) and hands it the plan; the report names each layer missing.
 func startSupervisor(plan supervisorPlan) (*supervisor, sandboxReport, error) {
 	report := sandboxReport{Lost: map[string]string{}}
 	shell, err := exec.LookPath("bash")
@@ -97,9 +92,8 @@ func startSupervisor(plan supervisorPlan) (*supervisor, sandboxReport, error) {
 	return sv, report, nil
 }
 
-// launchSupervisor starts the supervisor in the namespaces flags name, the
-// user mapped to root in a new user namespace (root keeps every user's
-// files as they are); with no environment, no terminal, dying with minicode.
+// launchSupervisor starts the supervisor in the namespaces flags name, the user mapped to root in a new user
+// namespace (root keeps every user's files as they are); with no environment or terminal, dying with minicode.
 func launchSupervisor(flags uintptr) (*supervisor, error) {
 	conn, remote, err := socketPair()
 	if err != nil {
@@ -122,8 +116,7 @@ func launchSupervisor(flags uintptr) (*supervisor, error) {
 	return &supervisor{cmd: cmd, conn: conn}, nil
 }
 
-// socketPair makes a SOCK_SEQPACKET pair: this end as a connection, the
-// other as a file to hand over.
+// socketPair makes a SOCK_SEQPACKET pair: this end as a connection, the other as a file to hand over.
 func socketPair() (*net.UnixConn, *os.File, error) {
 	pair, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_SEQPACKET|syscall.SOCK_CLOEXEC, 0)
 	if err != nil {
@@ -139,16 +132,14 @@ func socketPair() (*net.UnixConn, *os.File, error) {
 	return c.(*net.UnixConn), remote, nil
 }
 
-// close ends the supervisor, and with it every process in its PID
-// namespace; the kernel tears the namespaces down meanwhile.
+// close ends the supervisor, and with it every process in its PID namespace; the kernel removes the namespaces.
 func (sv *supervisor) close() {
 	sv.conn.Close()
 	sv.cmd.Process.Kill()
 	go sv.cmd.Wait()
 }
 
-// start runs a command in the sandbox with env: the supervisor forks it,
-// minicode copies its output and learns how it ended.
+// start runs a command in the sandbox with env: the supervisor forks it; minicode copies its output.
 func (sv *supervisor) start(spec CommandSpec, env []string) (*Process, error) {
 	if spec.Readable != "" {
 		os.MkdirAll(spec.Readable, 0o700) // a Landlock rule needs the folder
@@ -207,8 +198,7 @@ func sendMessage(conn *net.UnixConn, v any, files ...*os.File) error {
 	return err
 }
 
-// receive reads one JSON packet of at most size bytes into v, and the
-// files attached; the peer closing is an error.
+// receive reads one JSON packet of at most size bytes into v, and the files attached; a close is an error.
 func receive(conn *net.UnixConn, size int, v any) ([]*os.File, error) {
 	buf, oob := make([]byte, size), make([]byte, syscall.CmsgSpace(3*4))
 	n, oobn, _, _, err := conn.ReadMsgUnix(buf, oob)
@@ -229,8 +219,7 @@ func receive(conn *net.UnixConn, size int, v any) ([]*os.File, error) {
 	return files, json.Unmarshal(buf[:n], v)
 }
 
-// supervisorState is the supervisor process: its plan, what it set up,
-// and the confined threads that fork the commands.
+// supervisorState is the supervisor process: its plan, what it set up, the threads that fork the commands.
 type supervisorState struct {
 	plan      supervisorPlan
 	abi       int               // the Landlock ABI in use, 0 for none
@@ -242,9 +231,8 @@ type supervisorState struct {
 	running   map[int]*exec.Cmd
 }
 
-// runSupervisor is the supervisor's main: it reads the plan on fd 3, sets
-// up and reports, then starts each command asked for until minicode closes
-// the socket. Its exit ends every process in its PID namespace.
+// runSupervisor is the supervisor's main: it reads the plan on fd 3, sets up and reports, then starts each
+// command asked for until minicode closes the socket. Its exit ends every process in its PID namespace.
 func runSupervisor() int {
 	sv := &supervisorState{threads: map[string]chan func(){}, running: map[int]*exec.Cmd{}}
 	fds, _ := os.ReadDir("/proc/self/fd")
@@ -278,8 +266,7 @@ func runSupervisor() int {
 	}
 }
 
-// run starts one command, forwards minicode's signals to it (SIGKILL when
-// minicode lets go of it), and reports its end.
+// run starts one command, forwards minicode's signals to it (SIGKILL when minicode lets go), reports its end.
 func (sv *supervisorState) run(req commandRequest, stdout, stderr, events *os.File) {
 	c, err := net.FileConn(events)
 	events.Close()
@@ -300,7 +287,9 @@ func (sv *supervisorState) run(req commandRequest, stdout, stderr, events *os.Fi
 		sendMessage(conn, commandEvent{Error: err.Error()})
 		return
 	}
-	sv.track(cmd, true)
+	sv.mu.Lock()
+	sv.running[cmd.Process.Pid] = cmd
+	sv.mu.Unlock()
 	sendMessage(conn, commandEvent{})
 	go func() {
 		for {
@@ -313,24 +302,14 @@ func (sv *supervisorState) run(req commandRequest, stdout, stderr, events *os.Fi
 		}
 	}()
 	cmd.Wait()
-	sv.track(cmd, false)
+	sv.mu.Lock()
+	delete(sv.running, cmd.Process.Pid)
+	sv.mu.Unlock()
 	sendMessage(conn, commandEvent{Ended: true, Status: uint32(cmd.ProcessState.Sys().(syscall.WaitStatus))})
 }
 
-// track records whether cmd runs.
-func (sv *supervisorState) track(cmd *exec.Cmd, running bool) {
-	sv.mu.Lock()
-	defer sv.mu.Unlock()
-	if running {
-		sv.running[cmd.Process.Pid] = cmd
-	} else {
-		delete(sv.running, cmd.Process.Pid)
-	}
-}
-
-// signal sends sig to a running command's process group; SIGKILL also to
-// the command, the first process of its PID namespace, whose end ends the
-// rest. Once it ended nothing is sent: its process id may be another's.
+// signal sends sig to a running command's process group; SIGKILL also to the command, the first process of
+// its PID namespace, whose end ends the rest. Once it ended nothing is sent: its process id may be another's.
 func (sv *supervisorState) signal(cmd *exec.Cmd, sig syscall.Signal) {
 	sv.mu.Lock()
 	defer sv.mu.Unlock()
@@ -342,10 +321,9 @@ func (sv *supervisorState) signal(cmd *exec.Cmd, sig syscall.Signal) {
 	}
 }
 
-// fork starts cmd from the confined thread of the session whose stored
-// results it may read, confining a new thread the first time: Landlock
-// rules name the folder. A fork thread stays locked and confined for good;
-// it is the parent of its commands.
+// fork starts cmd from the confined thread of the session whose stored results it may read, confining a
+// new thread the first time, as Landlock rules name the folder. A fork thread stays locked and confined for
+// good; it is the parent of its commands.
 func (sv *supervisorState) fork(readable string, cmd *exec.Cmd) error {
 	sv.mu.Lock()
 	thread, ok := sv.threads[readable]
@@ -385,9 +363,8 @@ const (
 	seccompFilter   = 2                         // SECCOMP_MODE_FILTER
 )
 
-// confineThread confines the calling thread for good: what it executes
-// gains no privileges (and as root no capabilities), Landlock applies the
-// rules, seccomp the filter.
+// confineThread confines the calling thread for good: what it executes gains no privileges (and as root
+// no capabilities), Landlock applies the rules, seccomp the filter.
 func (sv *supervisorState) confineThread(rules map[string]uint64) error {
 	if _, _, errno := syscall.RawSyscall(syscall.SYS_PRCTL, prSetNoNewPrivs, 1, 0); errno != 0 {
 		return fmt.Errorf("setting no_new_privs: %w", errno)
