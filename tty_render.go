@@ -130,17 +130,13 @@ func (u *tui) frame(now time.Time) frame {
 	if u.dialog != nil {
 		below, row, col = u.dialog.lines(w)
 	}
-	if row >= 0 {
-		row += len(lines)
-	}
+	top := len(lines)
 	lines = append(lines, below...)
-	if extra := len(lines) - max(u.height-1, 1); extra > 0 {
-		lines = lines[extra:]
-		if row >= 0 {
-			row = max(row-extra, 0)
-		}
+	extra := max(len(lines)-max(u.height-1, 1), 0)
+	if row >= 0 {
+		row = max(row+top-extra, 0)
 	}
-	return frame{lines, row, col}
+	return frame{lines[extra:], row, col}
 }
 
 // statusLine shows the activity, model, context use, tokens, cost, session, MCP, mode and sandbox;
