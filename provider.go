@@ -200,9 +200,8 @@ func parseCustomHeaders(s string) (http.Header, error) {
 	return h, nil
 }
 
-// KeyHelper runs the apiKeyHelper setting's shell command for the API key,
-// as the user (it is the user's, or a trusted project's), as Claude Code
-// does: the key is kept for ttl, and fetched afresh after a 401.
+// KeyHelper runs the apiKeyHelper setting's shell command for the API key, as the user (it is the user's,
+// or a trusted project's), as Claude Code does: the key is kept for ttl, and fetched afresh after a 401.
 type KeyHelper struct {
 	command, dir string
 	ttl          time.Duration
@@ -264,8 +263,7 @@ type toolsCache struct {
 	json  []byte
 }
 
-// write writes the request's "tools" key unless specs is empty, encoding them only when they differ from the
-// previous request's.
+// write writes the request's "tools" key unless specs is empty, encoding them only when they changed.
 func (c *toolsCache) write(out *wireBody, specs []ToolSpec, encode func([]ToolSpec) ([]byte, error)) error {
 	if len(specs) == 0 {
 		return nil

@@ -128,9 +128,7 @@ func anthropicMessages(out *wireBody, msgs []Message) error {
 // newest, a cache breakpoint on the last block that is not thinking.
 func writeAnthropicMessage(out *wireBody, role Role, group []anthropicWireBlock, newest bool) {
 	out.WriteString(`{"role":"` + string(role) + `","content":[`)
-	if len(group) > 1 {
-		slices.SortStableFunc(group, func(a, b anthropicWireBlock) int { return a.rank - b.rank })
-	}
+	slices.SortStableFunc(group, func(a, b anthropicWireBlock) int { return a.rank - b.rank })
 	mark := -1
 	for i, b := range group {
 		if newest && !b.thinking {

@@ -41,10 +41,16 @@ func newOpenAI(opts ProviderOptions) *openAI {
 // encodeRequest encodes a model request; a zero MaxTokens is left to the server.
 func (o *openAI) encodeRequest(req ModelRequest) (*wireBody, error) {
 	out := newWireBody(req.Messages, req.Model)
-	out.WriteString(`,"messages":`)
-	if err := openAIMessages(out, req.System, req.Messages); err != nil {
+	out.WriteString(`,"messages":[`)
+	if req.System != "" {
+		out.WriteString(`{"role":"system","content":`)
+		out.writeJSONString(req.System)
+		out.WriteByte('}')
+	}
+	if err := writeEncodings(out, req.Messages, openAIMessagesOf, req.System != ""); err != nil {
 		return nil, err
 	}
+	out.WriteByte(']')
 	if err := o.tools.write(out, req.Tools, encodeOpenAITools); err != nil {
 		return nil, err
 	}
@@ -93,21 +99,6 @@ func encodeOpenAITools(specs []ToolSpec) ([]byte, error) {
 		tools[i] = tool{"function", openAIFunction{t.Name, t.Description, t.InputSchema}}
 	}
 	return encodeJSON(tools, 0)
-}
-
-// openAIMessages writes the system prompt and each message's cached encoding as a JSON array.
-func openAIMessages(out *wireBody, system string, msgs []Message) error {
-	out.WriteByte('[')
-	sep := system != ""
-	if sep {
-		text, _ := encodeJSON(system, len(system))
-		out.WriteString(`{"role":"system","content":` + string(text) + `}`)
-	}
-	if err := writeEncodings(out, msgs, openAIMessagesOf, sep); err != nil {
-		return err
-	}
-	out.WriteByte(']')
-	return nil
 }
 
 // openAIMessagesOf returns the chat messages one message becomes, joined by

@@ -71,8 +71,12 @@ func rejectsMedia(err error) bool {
 	if !errors.As(err, &apiErr) || apiErr.Status < 400 || apiErr.Status >= 500 || apiErr.Status == 429 {
 		return false
 	}
-	msg := strings.ToLower(apiErr.Message)
-	return strings.Contains(msg, "image") || strings.Contains(msg, "pdf") || strings.Contains(msg, "document") || strings.Contains(msg, "vision")
+	return containsAny(strings.ToLower(apiErr.Message), "image", "pdf", "document", "vision")
+}
+
+// containsAny reports whether s contains any of words.
+func containsAny(s string, words ...string) bool {
+	return slices.ContainsFunc(words, func(w string) bool { return strings.Contains(s, w) })
 }
 
 // streamError is a failure of the connection or the stream, worth a retry (a stall only once).
@@ -430,10 +434,8 @@ func readAPIError(provider string, resp *http.Response) *APIError {
 	e.RetryAfter = retryAfter(resp.Header, time.Now())
 	switch resp.StatusCode {
 	case http.StatusTooManyRequests: // unless it is about money, which waiting does not fix
-		kind, message := strings.ToLower(e.Type), strings.ToLower(e.Message)
-		e.Retryable = !strings.Contains(kind, "insufficient_quota") && !strings.Contains(kind, "billing") &&
-			!slices.ContainsFunc([]string{"current quota", "credit balance", "spend limit", "spending limit", "usage limit"},
-				func(phrase string) bool { return strings.Contains(message, phrase) })
+		e.Retryable = !containsAny(strings.ToLower(e.Type), "insufficient_quota", "billing") &&
+			!containsAny(strings.ToLower(e.Message), "current quota", "credit balance", "spend limit", "spending limit", "usage limit")
 	case 500, 502, 503, 504, 529:
 		e.Retryable = true
 	}
@@ -466,9 +468,8 @@ func parseErrorBody(body []byte) *APIError {
 func streamErrorEvent(provider, data string) error {
 	e := parseErrorBody([]byte(data))
 	e.Provider, e.Message = provider, cmp.Or(e.Message, "unknown error")
-	kind := strings.ToLower(e.Type)
-	e.Retryable = slices.ContainsFunc([]string{"overloaded", "api_error", "rate_limit_error", "server_error", "internal", "500", "502", "503", "504", "529"},
-		func(word string) bool { return strings.Contains(kind, word) })
+	e.Retryable = containsAny(strings.ToLower(e.Type),
+		"overloaded", "api_error", "rate_limit_error", "server_error", "internal", "500", "502", "503", "504", "529")
 	return e
 }
 
