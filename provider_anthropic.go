@@ -20,10 +20,7 @@ const (
 )
 
 // Anthropic is a Provider for the streaming Messages API; it caches the system prompt, the last tool and the newest message.
-type Anthropic struct {
-	streamClient
-	tools toolsCache
-}
+type Anthropic struct{ streamClient }
 
 // newAnthropic returns an Anthropic provider.
 func newAnthropic(opts ProviderOptions) *Anthropic {

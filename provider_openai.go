@@ -19,8 +19,7 @@ const openAIDefaultBase = "https://api.openai.com/v1"
 // thinking is not sent, and streamed reasoning comes back as a thinking block.
 type openAI struct {
 	streamClient
-	maxCompletionTokens bool // send max_completion_tokens instead of max_tokens
-	tools               toolsCache
+	maxCompletionTokens bool   // send max_completion_tokens instead of max_tokens
 	cacheKey            string // the Responses API's prompt_cache_key, one a provider
 }
 

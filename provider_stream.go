@@ -101,6 +101,7 @@ type streamClient struct {
 	header                  http.Header
 	client                  *http.Client
 	build                   func(ModelRequest) (*wireBody, error)                // the API's request body
+	tools                   toolsCache                                           // the newest request's, which build reuses
 	parse                   func(*SSEReader, func(Delta)) (ModelResponse, error) // the API's stream
 	backoffBase, backoffMax time.Duration
 	sleep                   func(ctx context.Context, d time.Duration) error // tests record the waits instead
