@@ -207,7 +207,7 @@ func demoFirstStep(request string) ScriptedReply {
 		return demoCall("Running the command in the workspace.", "<progress>Running `"+command+"`.</progress>", "run_command", map[string]any{"command": command})
 	case strings.HasPrefix(lower, "ask me"):
 		return demoCall("I need something from the user before I can go on.", "", "ask_user", map[string]any{"question": "Which word should I search the workspace for?"})
-	case strings.Contains(lower, "explain yourself") || strings.Contains(lower, "how do you work"):
+	case containsAny(lower, "explain yourself", "how do you work"):
 		return ScriptedReply{Thinking: "Explaining the mechanism.", Text: "I am a deterministic demo model. Your message went through the same loop a real model uses: the loop sent the conversation to me, I streamed this reply (thinking first, then text), and because it has no tool calls it ended the turn as a final answer."}
 	default:
 		return demoSuggest(request)
