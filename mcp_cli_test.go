@@ -178,6 +178,30 @@ func TestMCPAddedServerStarts(t *testing.T) {
 
 // TestMCPAddAndRemoveThroughTheBinary: add never replaces a server silently, remove names the file the
 // server is really in, the last server removed takes its file along, and what is saved reads as written.
+// TestMCPAddToANullFile: a file or an mcpServers holding null has no servers yet; adding
+// to it and removing from it work, and the other keys stay.
+func TestMCPAddToANullFile(t *testing.T) {
+	t.Parallel()
+	for _, body := range []string{"null", `{"mcpServers": null, "other": 1}`} {
+		home, ws := t.TempDir(), t.TempDir()
+		path := filepath.Join(home, "mcp.json")
+		writeFile(t, path, body)
+		if out, err := runMCP(t, home, ws, "list"); err != nil || !strings.Contains(out, "No MCP servers configured") {
+			t.Errorf("%s: list gave %q, %v", body, out, err)
+		}
+		if _, err := runMCP(t, home, ws, "add", "files", "--", "echo", "hi"); err != nil {
+			t.Fatalf("%s: add: %v", body, err)
+		}
+		data, _ := os.ReadFile(path)
+		if !strings.Contains(string(data), `"files"`) || strings.Contains(body, "other") && !strings.Contains(string(data), `"other"`) {
+			t.Errorf("%s: after add the file holds %s", body, data)
+		}
+		if _, err := runMCP(t, home, ws, "remove", "files"); err != nil {
+			t.Errorf("%s: remove: %v", body, err)
+		}
+	}
+}
+
 func TestMCPAddAndRemoveThroughTheBinary(t *testing.T) {
 	t.Parallel()
 	n := newNewcomer(t)

@@ -177,6 +177,12 @@ func editMCPFile(path, name string, c *MCPServerConfig, force bool) (found bool,
 			return false, fmt.Errorf("%s: mcpServers: %s", path, jsonError(err, data, int64(bytes.Index(data, raw))))
 		}
 	}
+	if top == nil { // the file is null: nothing yet
+		top = map[string]json.RawMessage{}
+	}
+	if servers == nil { // so is its mcpServers
+		servers = map[string]json.RawMessage{}
+	}
 	old, found := servers[name]
 	switch {
 	case found && c != nil && !force:
