@@ -183,6 +183,7 @@ func runListFiles(ctx context.Context, env *ToolEnv, in listFilesInput) (ToolOut
 		return ToolOutput{}, err
 	}
 	name := displayPath(env, root)
+	label := strings.TrimSuffix(name, "/") + "/" // "/" stays "/"
 	var shown []string
 	total := 0
 	passed, err := walkTree(ctx, env.Workspace, root, walkHidden(env, "list_files"), func(rel string, d fs.DirEntry) error {
@@ -202,9 +203,9 @@ func runListFiles(ctx context.Context, env *ToolEnv, in listFilesInput) (ToolOut
 		return ToolOutput{}, fmt.Errorf("list_files %s: %w", name, err)
 	}
 	if total == 0 {
-		return ToolOutput{Text: name + "/: empty folder (or everything in it is ignored)\n" + passedNote(passed)}, nil
+		return ToolOutput{Text: label + ": empty folder (or everything in it is ignored)\n" + passedNote(passed)}, nil
 	}
-	text := fmt.Sprintf("%s/: %s\n%s\n", strings.TrimSuffix(name, "/"), plural(total, "entry", "entries"), strings.Join(shown, "\n"))
+	text := fmt.Sprintf("%s: %s\n%s\n", label, plural(total, "entry", "entries"), strings.Join(shown, "\n"))
 	if more := total - len(shown); more > 0 {
 		text += fmt.Sprintf("[... %d more not shown; raise limit or list a subfolder ...]\n", more)
 	}
