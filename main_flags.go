@@ -267,6 +267,7 @@ Usage:
   minicode skills list|add|remove ...            manage skills
   minicode trust [--revoke] [DIR]                trust a workspace's project files (or stop)
   minicode acp [flags]                           serve an editor over the Agent Client Protocol (stdio)
+  minicode sandbox [DIR]                         what the sandbox holds here: each layer and guarantee
 
 With no API key, minicode runs its offline demo model: try "help" or "list files".
 Exit codes: 0 success, 1 task failed, 2 usage error, 130 interrupted.

@@ -2,7 +2,9 @@ package main
 
 import (
 	"io"
+	"os"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -230,5 +232,23 @@ func TestSessionFlags(t *testing.T) {
 				t.Errorf("options = %+v, want %+v", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestHelpListsEverySubcommand: --help's usage names each command the package doc (the manual) names.
+func TestHelpListsEverySubcommand(t *testing.T) {
+	t.Parallel()
+	doc, err := os.ReadFile("main.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	commands := regexp.MustCompile(`(?m)^//\tminicode ([a-z]+) `).FindAllSubmatch(doc, -1)
+	if len(commands) < 5 {
+		t.Fatalf("the package doc names %d commands; want mcp, skills, trust, acp and sandbox at least", len(commands))
+	}
+	for _, c := range commands {
+		if !strings.Contains(usageText, "\n  minicode "+string(c[1])+" ") {
+			t.Errorf("--help does not list minicode %s", c[1])
+		}
 	}
 }
