@@ -253,6 +253,8 @@ func runSupervisor() int {
 		var req commandRequest
 		files, err := receive(conn, 1<<20, &req) // the files come close-on-exec: no command forked meanwhile gets them
 		if err != nil {
+			// The lock is held to the exit: no command starts or is tracked while they are ended.
+			sv.mu.Lock()
 			for _, cmd := range sv.running { // without a PID namespace nothing else would end them
 				syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 			}
