@@ -231,7 +231,7 @@ func TestUpAndDownMoveByRowsOfAWrappedLine(t *testing.T) {
 
 func TestHistorySearch(t *testing.T) {
 	u := plainTUI(t, io.Discard)
-	for _, input := range []string{"run the tests", "read main.go", "run go vet"} {
+	for _, input := range []string{"ȺȺȺx", "run the tests", "read main.go", "run go vet"} {
 		if err := u.hist.Add(input); err != nil {
 			t.Fatal(err)
 		}
@@ -253,6 +253,8 @@ func TestHistorySearch(t *testing.T) {
 		{"draft<ctrl-r>run<esc>", "draft", false},                                     // Esc puts the draft back
 		{"draft<ctrl-r>read<enter>", "", true},                                        // Enter runs the match
 		{"draft<ctrl-r>reax<backspace>d<end>!", "read main.go!", false},               // another key edits it
+		{"draft<ctrl-r>x<ctrl-b>!", "ȺȺ!Ⱥx", false},                                   // the cursor on the match, in runes
+		{"draft<ctrl-r>ⱥⱥx<ctrl-b>!", "!ȺȺȺx", false},                                 // Ⱥ is longer in lower case
 	}
 	for _, tt := range tests {
 		u.editor.reset()

@@ -396,13 +396,24 @@ func (s *historySearch) handle(k key, e *lineEditor) bool {
 
 // find shows the first entry from index from that holds the query, ignoring case, the cursor on the match.
 func (s *historySearch) find(e *lineEditor, from int) {
-	query := strings.ToLower(s.query)
-	i := slices.IndexFunc(s.entries[min(from, len(s.entries)):], func(entry string) bool { return strings.Contains(strings.ToLower(entry), query) })
-	if s.failed = i < 0 || query == ""; !s.failed {
+	i := slices.IndexFunc(s.entries[min(from, len(s.entries)):], func(entry string) bool { return foldRuneIndex(entry, s.query) >= 0 })
+	if s.failed = i < 0 || s.query == ""; !s.failed {
 		s.at = from + i
 		e.set(s.entries[s.at])
-		e.cursor = utf8.RuneCountInString(s.entries[s.at][:strings.Index(strings.ToLower(s.entries[s.at]), query)])
+		e.cursor = foldRuneIndex(s.entries[s.at], s.query)
 	}
+}
+
+// foldRuneIndex is the offset in runes where sub first stands in s, ignoring case, or -1. It compares
+// rune by rune: the lower-cased text's byte offsets are not s's, as some letters change length ("Ⱥ").
+func foldRuneIndex(s, sub string) int {
+	runes, n := []rune(s), utf8.RuneCountInString(sub)
+	for i := 0; i+n <= len(runes); i++ {
+		if strings.EqualFold(string(runes[i:i+n]), sub) {
+			return i
+		}
+	}
+	return -1
 }
 
 // line is what the search shows under the input box.
