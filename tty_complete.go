@@ -111,7 +111,8 @@ func commonPrefix(items []completion) string {
 	p := items[0].value
 	for _, it := range items[1:] {
 		for !strings.HasPrefix(it.value, p) {
-			p = p[:len(p)-1]
+			_, size := utf8.DecodeLastRuneInString(p) // whole characters: é and è share a first byte
+			p = p[:len(p)-size]
 		}
 	}
 	return p

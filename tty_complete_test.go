@@ -11,6 +11,16 @@ import (
 	"time"
 )
 
+// TestCommonPrefixKeepsWholeCharacters: Tab completes to the completions' common prefix in
+// characters, not bytes, where two of them differ in a letter sharing its first byte.
+func TestCommonPrefixKeepsWholeCharacters(t *testing.T) {
+	for _, tt := range []struct{ a, b, want string }{{"@é1", "@è2", "@"}, {"@café", "@cafè", "@caf"}, {"@a", "@a", "@a"}, {"@日本", "@日曜", "@日"}} {
+		if got := commonPrefix([]completion{{value: tt.a}, {value: tt.b}}); got != tt.want {
+			t.Errorf("commonPrefix(%q, %q) = %q, want %q", tt.a, tt.b, got, tt.want)
+		}
+	}
+}
+
 func TestCompletionMenu(t *testing.T) {
 	u := plainTUI(t, io.Discard)
 	for _, f := range []string{"main.go", "main_test.go", "docs/guide.md"} {
