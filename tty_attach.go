@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 )
@@ -76,10 +77,11 @@ func (u *tui) attach(ctx context.Context, prompt *SlashPrompt) error {
 	attached := maps.Clone(u.attached)
 	u.mu.Unlock()
 	env := u.app.Env
-	for placeholder, a := range attached {
-		if !strings.Contains(prompt.Prompt, placeholder) {
-			continue
-		}
+	at := func(placeholder string) int { return strings.Index(prompt.Prompt, placeholder) }
+	placeholders := slices.DeleteFunc(slices.Collect(maps.Keys(attached)), func(p string) bool { return at(p) < 0 })
+	slices.SortFunc(placeholders, func(a, b string) int { return at(a) - at(b) }) // the images in the prompt's order
+	for _, placeholder := range placeholders {
+		a := attached[placeholder]
 		if a.path != "" {
 			out := u.app.runTool(ctx, env, "read_file", map[string]string{"path": a.path})
 			if out.IsError {

@@ -2,9 +2,13 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -45,5 +49,32 @@ func TestClipboardWithoutTools(t *testing.T) {
 	_, err := readClipboardImage(context.Background())
 	if err == nil || !strings.Contains(err.Error(), "tried "+clipboardCommands[0][0]) {
 		t.Errorf("error = %v, want one naming the tools tried", err)
+	}
+}
+
+// TestAttachKeepsThePromptsOrder: the images of several placeholders go with the prompt in the
+// order the prompt names them, whatever the order they were pasted in.
+func TestAttachKeepsThePromptsOrder(t *testing.T) {
+	u := plainTUI(t, io.Discard)
+	u.attached = map[string]attachment{}
+	var names []string
+	for i := range 6 {
+		name := fmt.Sprintf("[image: clipboard-%d.png %d×10]", i, i+1)
+		u.attached[name] = attachment{data: testPNG(t, i+1, 10)}
+		names = append(names, name)
+	}
+	slices.Reverse(names)
+	prompt := &SlashPrompt{Prompt: "compare " + strings.Join(names, " and ")}
+	if err := u.attach(context.Background(), prompt); err != nil {
+		t.Fatal(err)
+	}
+	if len(prompt.Images) != len(names) {
+		t.Fatalf("%d images attached, want %d", len(prompt.Images), len(names))
+	}
+	for i, name := range names {
+		want, _, _ := mediaBlock(u.attached[name].data, "image/png", u.app.Env.Media)
+		if !reflect.DeepEqual(prompt.Images[i], want) {
+			t.Errorf("image %d is not %s's", i, name)
+		}
 	}
 }
