@@ -72,19 +72,29 @@ func plural(n int, one, many string) string {
 	return fmt.Sprintf("%d %s", n, many)
 }
 
-// visibleControls writes control characters but tab in caret notation.
+// visibleControls writes control characters but tab in caret notation, and the C1 controls (U+0080 to
+// U+009F, which some terminals obey as ESC and a letter: U+009B as "ESC [") as ^[ and that letter.
 func visibleControls(line string) string {
-	isControl := func(c byte) bool { return c != '\t' && (c < 0x20 || c == 0x7f) } // a byte: in UTF-8 no character holds one
+	isControl := func(i int) bool { // a byte: in UTF-8 no character holds one, and C1 controls start with 0xC2
+		c := line[i]
+		return c != '\t' && (c < 0x20 || c == 0x7f) || c == 0xc2 && i+1 < len(line) && line[i+1] >= 0x80 && line[i+1] < 0xa0
+	}
 	i := 0
-	for i < len(line) && !isControl(line[i]) { // as fast as the scan can be: every line shown passes here
+	for i < len(line) && !isControl(i) { // as fast as the scan can be: every line shown passes here
 		i++
 	}
 	if i == len(line) {
 		return line
 	}
 	var b strings.Builder
-	for _, c := range []byte(line) {
-		if isControl(c) {
+	for i := 0; i < len(line); i++ {
+		c := line[i]
+		switch {
+		case !isControl(i):
+		case c == 0xc2:
+			i, c = i+1, line[i+1]-0x40
+			b.WriteString("^[")
+		default:
 			b.WriteByte('^')
 			c = (c + '@') & 0x7f // DEL becomes ^?
 		}
