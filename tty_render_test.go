@@ -237,3 +237,45 @@ func TestLongLineStreamsInLinearSpace(t *testing.T) {
 		t.Errorf("printed %d of the %d characters", got, len(text))
 	}
 }
+
+// hostileText holds what a file or a prompt-injected model could send the terminal: a retitle (OSC ended
+// by BEL), a screen clear, and the same as C1 controls.
+const hostileText = "a\x1b]0;pwned\x07b\x1b[2Jc\u009b2Jd\u009d0;pwned\u009c"
+
+// checkNoRawControls fails when the bytes sent to the terminal hold a piece of hostileText as it was.
+func checkNoRawControls(t *testing.T, what, out string) {
+	t.Helper()
+	for _, raw := range []string{"\x1b]", "\x07", "\x1b[2J", "\u009b", "\u009d"} {
+		if i := strings.Index(out, raw); i >= 0 {
+			t.Errorf("%s: %q reached the terminal raw: %q", what, raw, out[max(0, i-20):min(len(out), i+20)])
+		}
+	}
+}
+
+// TestUntrustedTextReachesTheTerminalVisible sends hostile text through each event the transcript
+// shows (a tool's name and command, a notice, a compaction, a todo list), coloured and not: its
+// control characters reach the terminal in caret notation.
+func TestUntrustedTextReachesTheTerminalVisible(t *testing.T) {
+	input, _ := json.Marshal(map[string]string{"command": hostileText})
+	todos, _ := json.Marshal(map[string]any{"todos": []map[string]string{
+		{"content": hostileText, "activeForm": hostileText, "status": "in_progress"}, {"content": hostileText, "status": "pending"}}})
+	events := []Event{
+		{Kind: EventToolStart, Call: &Block{ID: "1", Name: "run_" + hostileText, Input: input}},
+		{Kind: EventToolEnd, Call: &Block{ID: "1", Name: "run_" + hostileText, Input: input}, Result: &Block{Content: hostileText}},
+		{Kind: EventNotice, Text: hostileText + "\n" + hostileText},
+		{Kind: EventCompact, Text: hostileText, Compaction: &Compaction{Trigger: "auto"}},
+		{Kind: EventToolEnd, Call: &Block{ID: "2", Name: "todo_write", Input: todos}, Result: &Block{Content: "ok"}},
+		{Kind: EventTextDelta, Text: hostileText + "\n| " + hostileText + " |\n|---|\n\n" + hostileText},
+	}
+	for _, color := range []bool{false, true} {
+		var out strings.Builder
+		u := plainTUI(t, &out)
+		u.tr.color, u.activity = color, "thinking"
+		for _, e := range events {
+			out.Reset()
+			u.event(e)
+			u.draw()
+			checkNoRawControls(t, fmt.Sprintf("colour %v, %s", color, e.Kind), out.String())
+		}
+	}
+}

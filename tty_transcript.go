@@ -35,7 +35,7 @@ type toolRun struct {
 
 // toolLine is a tool call's mark, name, key argument, time taken and (for a task) subagent's calls.
 func (t *Transcript) toolLine(mark string, r *toolRun, took string) string {
-	line := fmt.Sprintf("%s %s %s %s", mark, t.style(ansiBold, r.name), visibleControls(cutRunes(r.arg, 120)), t.style(ansiDim, took))
+	line := fmt.Sprintf("%s %s %s %s", mark, t.style(ansiBold, visibleControls(r.name)), visibleControls(cutRunes(r.arg, 120)), t.style(ansiDim, took))
 	if r.subCalls > 0 {
 		line += fmt.Sprintf(" · %d tool calls", r.subCalls)
 	}
@@ -44,7 +44,7 @@ func (t *Transcript) toolLine(mark string, r *toolRun, took string) string {
 
 // style wraps s in an ANSI style when colour is on.
 func (t *Transcript) style(code, s string) string {
-	if !t.color {
+	if !t.color || code == "" {
 		return s
 	}
 	return code + s + ansiReset
@@ -58,6 +58,14 @@ type shownLine struct {
 
 // maxShown is how many printed lines are kept for re-wrapping: more than any screen holds.
 const maxShown = 300
+
+// printOutside prints text from outside the transcript (a notice, a command's output, an error) as prose,
+// each line in the style code ("" for none) and its control characters made visible.
+func (t *Transcript) printOutside(code, s string) {
+	for line := range strings.SplitSeq(s, "\n") {
+		t.println(t.style(code, visibleControls(line)))
+	}
+}
 
 // println prints lines of prose into the scrollback, wrapped at word boundaries.
 func (t *Transcript) println(s string) { t.print(s, true) }
@@ -92,7 +100,7 @@ func (l shownLine) rows(width int) []string {
 // event records a loop event and returns the activity it starts, if any; a subagent's events only count its task's tool calls.
 func (t *Transcript) event(e Event, now time.Time) (activity string) {
 	if e.Kind == EventToolStart {
-		activity = "running " + cutRunes(cmp.Or(keyArgument(e.Call.Input), e.Call.Name), 40)
+		activity = "running " + visibleControls(cutRunes(cmp.Or(keyArgument(e.Call.Input), e.Call.Name), 40))
 	}
 	if e.ParentToolUseID != "" {
 		for _, r := range t.running {
@@ -130,11 +138,11 @@ func (t *Transcript) event(e Event, now time.Time) (activity string) {
 		t.toolEnd(e, now)
 	case EventNotice:
 		t.endText()
-		t.println(t.style(ansiYellow, "! "+e.Text))
+		t.printOutside(ansiYellow, "! "+e.Text)
 	case EventCompact:
 		if e.Compaction.Trigger != "manual" { // a command says what it did
 			t.endText()
-			t.println(t.style(ansiDim, "· "+e.Text))
+			t.printOutside(ansiDim, "· "+e.Text)
 		}
 	}
 	return activity
@@ -244,8 +252,9 @@ func todoLines(input json.RawMessage, t *Transcript) []string {
 	}
 	var lines []string
 	for _, item := range in.Todos {
-		line := map[string]string{"completed": t.style(ansiDim, "  ☒ "+item.Content), "in_progress": t.style(ansiBold+ansiCyan, "  ▸ "+item.ActiveForm)}[item.Status]
-		lines = append(lines, cmp.Or(line, "  ☐ "+item.Content))
+		content, active := visibleControls(item.Content), visibleControls(item.ActiveForm)
+		line := map[string]string{"completed": t.style(ansiDim, "  ☒ "+content), "in_progress": t.style(ansiBold+ansiCyan, "  ▸ "+active)}[item.Status]
+		lines = append(lines, cmp.Or(line, "  ☐ "+content))
 	}
 	return lines
 }
