@@ -68,6 +68,24 @@ func TestCompletionMenu(t *testing.T) {
 	}
 }
 
+// TestCompletionMenuShowsControlsVisibly lists a file whose name holds escapes, as a cloned repository
+// may: the menu shows them in caret notation.
+func TestCompletionMenuShowsControlsVisibly(t *testing.T) {
+	var out strings.Builder
+	u := plainTUI(t, &out)
+	if err := os.WriteFile(filepath.Join(u.app.Workspace, hostileText), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range typeKeys("@") {
+		u.handleKey(k)
+	}
+	u.draw()
+	checkNoRawControls(t, "the menu of files", out.String())
+	if !strings.Contains(out.String(), "@a^[]0;pwned^G") {
+		t.Errorf("the menu lacks the file, its escapes visible: %q", out.String())
+	}
+}
+
 func TestMentionAttachesTheFile(t *testing.T) {
 	u := plainTUI(t, io.Discard)
 	if err := os.WriteFile(filepath.Join(u.app.Workspace, "notes.txt"), []byte("remember the milk\n"), 0o644); err != nil {

@@ -81,9 +81,9 @@ func screenRows(lines []string, width int) int {
 	return rows
 }
 
-// menuEntry draws an entry of a menu, the chosen one marked and reversed.
+// menuEntry draws an entry of a menu (a file's name, a session's title), the chosen one marked and reversed.
 func (t *Transcript) menuEntry(text string, chosen bool, width int) string {
-	line := truncateWidth("  "+text, width)
+	line := truncateWidth("  "+visibleControls(text), width)
 	if chosen {
 		return t.style(ansiReverse, ">"+line[1:])
 	}
