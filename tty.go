@@ -236,7 +236,7 @@ func (u *tui) turn(ctx context.Context, prompt SlashPrompt) {
 		if err := u.attach(ctx, &prompt); err != nil {
 			u.mu.Lock()
 			defer u.mu.Unlock()
-			u.tr.println(u.tr.style(ansiRed, "error: "+err.Error()))
+			u.tr.printOutside(ansiRed, "error: "+err.Error())
 			return
 		}
 	}
@@ -270,10 +270,10 @@ func (u *tui) command(ctx context.Context, input string) (prompt *SlashPrompt) {
 		case err != nil && ctx.Err() != nil: // interrupted, as busy says
 			p, out = nil, ""
 		case err != nil:
-			p, out = nil, u.tr.style(ansiRed, "error: "+err.Error())
+			p, out = nil, "error: "+err.Error()
 		}
 		if out != "" {
-			u.tr.println(out)
+			u.tr.printOutside(map[bool]string{true: ansiRed}[err != nil], out)
 		}
 		if u.app.Session != session { // /resume, /new or /fork
 			u.usage = u.app.Session.Usage()
@@ -436,9 +436,7 @@ func (u *tui) Write(p []byte) (int, error) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	u.tr.endText()
-	for _, line := range strings.Split(strings.TrimRight(string(p), "\n"), "\n") {
-		u.tr.println(visibleControls(line))
-	}
+	u.tr.printOutside("", strings.TrimRight(string(p), "\n"))
 	u.changed()
 	return len(p), nil
 }

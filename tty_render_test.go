@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -277,5 +279,26 @@ func TestUntrustedTextReachesTheTerminalVisible(t *testing.T) {
 			u.draw()
 			checkNoRawControls(t, fmt.Sprintf("colour %v, %s", color, e.Kind), out.String())
 		}
+	}
+}
+
+// TestCommandOutputReachesTheTerminalVisible lists, with /help, a custom command of the workspace
+// whose description holds escapes: the output shows them in caret notation.
+func TestCommandOutputReachesTheTerminalVisible(t *testing.T) {
+	var out strings.Builder
+	u := plainTUI(t, &out)
+	u.tr.color = true
+	dir := filepath.Join(u.app.Workspace, ".minicode", "commands")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "x.md"), []byte("---\ndescription: "+hostileText+"\n---\nbody\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	u.app.Commands = loadCustomCommands([]string{dir})
+	u.command(context.Background(), "/help")
+	checkNoRawControls(t, "/help", out.String())
+	if !strings.Contains(out.String(), "a^[]0;pwned^G") {
+		t.Errorf("/help lacks the description, its escapes visible: %q", out.String())
 	}
 }
