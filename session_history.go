@@ -29,7 +29,8 @@ type HistoryEntry struct {
 type InputHistory struct {
 	path      string
 	workspace string
-	lines     int // entries in the file
+	lines     int  // entries in the file
+	torn      bool // the file's last line has no newline (minicode stopped while writing it)
 }
 
 // openHistory returns workspace's history and its earlier inputs, oldest first, each once at its newest.
@@ -52,6 +53,7 @@ func openHistory(home, workspace string) (*InputHistory, []string) {
 // read returns the file's entries, skipping lines that do not parse.
 func (h *InputHistory) read() []HistoryEntry {
 	data, _ := os.ReadFile(h.path)
+	h.torn = len(data) > 0 && data[len(data)-1] != '\n'
 	var out []HistoryEntry
 	for line := range bytes.Lines(data) {
 		var e HistoryEntry
@@ -68,6 +70,9 @@ func (h *InputHistory) Add(input string) error {
 		return nil
 	}
 	line, _ := json.Marshal(HistoryEntry{Display: input, Timestamp: time.Now().UnixMilli(), Project: h.workspace})
+	if h.torn { // so that the new entry does not join the torn line
+		line = append([]byte("\n"), line...)
+	}
 	var f *os.File
 	err := os.MkdirAll(filepath.Dir(h.path), 0o700)
 	if err == nil {
@@ -76,6 +81,7 @@ func (h *InputHistory) Add(input string) error {
 	if err == nil {
 		_, err = f.Write(append(line, '\n'))
 		err = errors.Join(err, f.Close())
+		h.torn = h.torn && err != nil
 	}
 	if err != nil {
 		return fmt.Errorf("saving input history: %w", err)

@@ -57,8 +57,15 @@ func TestInputHistorySkipsBadLines(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(home, "history.jsonl"), []byte(content), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, got := openHistory(home, "/ws"); fmt.Sprint(got) != "[good]" {
+	h, got := openHistory(home, "/ws")
+	if fmt.Sprint(got) != "[good]" {
 		t.Errorf("got %q, want [good]", got)
+	}
+	if err := h.Add("after the crash"); err != nil {
+		t.Fatal(err)
+	}
+	if _, got := openHistory(home, "/ws"); fmt.Sprint(got) != "[good after the crash]" {
+		t.Errorf("after an input following the torn line: got %q, want [good after the crash]", got)
 	}
 }
 
