@@ -239,7 +239,8 @@ func pruneSessions(home string, cutoff time.Time, keep string) int {
 	}
 	stores, _ := filepath.Glob(filepath.Join(home, "checkpoints", "*"))
 	for _, dir := range stores { // those of the sessions removed, and of sessions kept in memory only
-		if info, err := os.Stat(dir); err == nil && filepath.Base(dir) != keep && info.ModTime().Before(cutoff) {
+		journals, _ := filepath.Glob(filepath.Join(home, "projects", "*", filepath.Base(dir)+".jsonl"))
+		if info, err := os.Stat(dir); err == nil && filepath.Base(dir) != keep && len(journals) == 0 && info.ModTime().Before(cutoff) {
 			os.RemoveAll(dir)
 		}
 	}

@@ -317,13 +317,13 @@ func TestSyncRecordsWhatTheEventsMissed(t *testing.T) {
 
 func TestPruneSessions(t *testing.T) {
 	home := t.TempDir()
-	old, current, recent, inMemory := newSessionID(), newSessionID(), newSessionID(), newSessionID()
-	for _, id := range []string{old, current, recent} {
+	old, current, recent, inMemory, resumed := newSessionID(), newSessionID(), newSessionID(), newSessionID(), newSessionID()
+	for _, id := range []string{old, current, recent, resumed} {
 		writeFile(t, filepath.Join(home, "projects", "-ws", id+".jsonl"), "{}\n")
 		writeFile(t, filepath.Join(home, "tool-results", id, "result.txt"), "big")
 	}
 	long := time.Now().Add(-40 * 24 * time.Hour)
-	for _, id := range []string{old, current, recent, inMemory} { // checkpoint stores, unused since, but recent's
+	for _, id := range []string{old, current, recent, inMemory, resumed} { // checkpoint stores, unused since, but recent's
 		writeFile(t, filepath.Join(home, "checkpoints", id, "HEAD"), "ref: refs/heads/main\n")
 		if id != recent {
 			os.Chtimes(filepath.Join(home, "checkpoints", id), long, long)
@@ -335,7 +335,7 @@ func TestPruneSessions(t *testing.T) {
 	if n := pruneSessions(home, time.Now().AddDate(0, 0, -30), current); n != 1 {
 		t.Errorf("pruned %d sessions, want 1", n)
 	}
-	for id, want := range map[string]bool{old: false, current: true, recent: true} {
+	for id, want := range map[string]bool{old: false, current: true, recent: true, resumed: true} { // resumed: its journal is recent
 		_, errFile := os.Stat(filepath.Join(home, "projects", "-ws", id+".jsonl"))
 		_, errResults := os.Stat(filepath.Join(home, "tool-results", id))
 		_, errStore := os.Stat(filepath.Join(home, "checkpoints", id))
