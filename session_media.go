@@ -25,7 +25,7 @@ func mediaDir(path string) string {
 func withMediaFiles(dir string, p RecordPayload) RecordPayload {
 	return mapPayloadMedia(p, func(src *ImageSource) *ImageSource {
 		data, err := base64.StdEncoding.DecodeString(src.Data)
-		name := fmt.Sprintf("%x.%s", sha256.Sum256(data), src.MediaType[strings.IndexByte(src.MediaType, '/')+1:])
+		name := fmt.Sprintf("%x.%s", sha256.Sum256(data), filepath.Base(src.MediaType)) // "image/png": png; never a folder
 		if err == nil {
 			err = os.MkdirAll(dir, 0o700)
 		}

@@ -515,3 +515,19 @@ func TestSessionListOrdersByRecordTime(t *testing.T) {
 		}
 	}
 }
+
+// TestMediaFileStaysInTheMediaFolder stores a picture whose media type names other folders (as a
+// stream-json client may send it): its file is named by the last part, inside the media folder.
+func TestMediaFileStaysInTheMediaFolder(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, "a", "session", "media")
+	img := Block{Type: BlockImage, Source: &ImageSource{Type: "base64", MediaType: "image/x/../../../escaped", Data: "iVBORw0KGgo="}}
+	p := withMediaFiles(dir, RecordPayload{Message: &Message{Role: RoleUser, Content: []Block{img}}})
+	name := p.Message.Content[0].Source.File
+	if _, err := os.Stat(filepath.Join(dir, name)); err != nil || filepath.Base(name) != name {
+		t.Errorf("the picture is stored as %q in %s (%v), want a file of that folder", name, dir, err)
+	}
+	if found, _ := filepath.Glob(filepath.Join(root, "a", "*escaped")); len(found) > 0 {
+		t.Errorf("a file was written outside the media folder: %v", found)
+	}
+}
