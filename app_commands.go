@@ -4,7 +4,9 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -227,10 +229,17 @@ func cmdSandbox(_ context.Context, app *App, args string, _ *[]Message) (string,
 // saveAutoAllow sets sandbox.autoAllowBashIfSandboxed in the JSON file path (made if missing); the rest stays.
 func saveAutoAllow(path string, auto bool) error {
 	root := map[string]any{}
-	if data, err := os.ReadFile(path); err == nil {
+	data, err := os.ReadFile(path)
+	switch {
+	case err == nil:
 		if err := json.Unmarshal(data, &root); err != nil {
 			return fmt.Errorf("%s: %w", path, err)
 		}
+	case !errors.Is(err, fs.ErrNotExist): // not replaced by a file of this one setting
+		return err
+	}
+	if root == nil { // the file is null
+		root = map[string]any{}
 	}
 	sandbox, ok := root["sandbox"].(map[string]any)
 	if !ok {
@@ -238,7 +247,7 @@ func saveAutoAllow(path string, auto bool) error {
 		root["sandbox"] = sandbox
 	}
 	sandbox["autoAllowBashIfSandboxed"] = auto
-	data, _ := json.MarshalIndent(root, "", "  ")
+	data, _ = json.MarshalIndent(root, "", "  ")
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}

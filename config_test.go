@@ -174,3 +174,27 @@ func TestBrokenFilesAreReportedAndSkipped(t *testing.T) {
 		}
 	}
 }
+
+// TestSaveAutoAllowKeepsTheFile runs what /sandbox auto saves over a local settings file holding null or other
+// settings, which stay; one that cannot be read is an error, and is left as it was.
+func TestSaveAutoAllowKeepsTheFile(t *testing.T) {
+	for content, want := range map[string]string{"null": "{}", `{"model": "local"}`: `"model": "local"`} {
+		path := filepath.Join(t.TempDir(), "settings.local.json")
+		writeFile(t, path, content)
+		if err := saveAutoAllow(path, true); err != nil {
+			t.Fatalf("%s: %v", content, err)
+		}
+		if got := readFileString(t, path); !strings.Contains(got, `"autoAllowBashIfSandboxed": true`) || want != "{}" && !strings.Contains(got, want) {
+			t.Errorf("%s became %s", content, got)
+		}
+	}
+	if os.Geteuid() == 0 {
+		return // root reads every file
+	}
+	path := filepath.Join(t.TempDir(), "settings.local.json")
+	writeFile(t, path, `{"model": "local"}`)
+	os.Chmod(path, 0)
+	if err := saveAutoAllow(path, true); err == nil {
+		t.Error("an unreadable file was replaced")
+	}
+}
