@@ -77,8 +77,13 @@ func planEdits(env *ToolEnv, abs string, found fs.FileInfo, edits []editSpec) (f
 	}
 	p.before, p.after = before, before
 	for i := 0; err == nil && i < len(edits); i++ {
-		n := 0
-		if p.after, n, err = planEdit(p.after, edits[i]); err != nil && len(edits) > 1 {
+		n, e := 0, edits[i]
+		newString := withLineEndingsOf(before, *e.NewString)
+		if old := withLineEndingsOf(before, e.OldString); strings.Contains(p.after, old) { // else a file of mixed endings may hold it as given
+			e.OldString = old
+		}
+		e.NewString = &newString
+		if p.after, n, err = planEdit(p.after, e); err != nil && len(edits) > 1 {
 			err = fmt.Errorf("edit %d of %d (edits[%d]) failed, nothing was written: %w", i+1, len(edits), i, err)
 		}
 		p.replaced += n

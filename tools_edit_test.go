@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -182,4 +183,36 @@ func TestFileToolsNeverLeak(t *testing.T) {
 	}
 	out := callTool(t, &ToolEnv{Workspace: env.Workspace, Perms: perms}, editFileTool(), `{"path":"inside.txt","old_string":"inside texx","new_string":"y"}`)
 	mustContain(t, out.Text, "inside text") // a file the model may read still gets the helpful error
+}
+
+// TestEditsKeepCRLF checks that a file whose lines end in "\r\n" keeps them when the model,
+// which read_file shows no "\r", writes "\n" in edit_file, patch_file and write_file.
+func TestEditsKeepCRLF(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		tool   *Tool
+		input  string
+		after  string
+		before string // the file before; "" for three CRLF lines
+	}{
+		{"edit across lines", editFileTool(), `{"path":"w.txt","old_string":"one\ntwo\n","new_string":"1\n2\n"}`, "1\r\n2\r\nthree\r\n", ""},
+		{"edit adds a line", editFileTool(), `{"path":"w.txt","old_string":"two","new_string":"2\nzwei"}`, "one\r\n2\r\nzwei\r\nthree\r\n", ""},
+		{"edit written with CRLF", editFileTool(), `{"path":"w.txt","old_string":"one\r\ntwo","new_string":"1\r\n2"}`, "1\r\n2\r\nthree\r\n", ""},
+		{"patch", patchFileTool(), `{"path":"w.txt","edits":[{"old_string":"one\ntwo","new_string":"1"},{"old_string":"1\nthree\n","new_string":"x\ny\n"}]}`, "x\r\ny\r\n", ""},
+		{"write", writeFileTool(), `{"path":"w.txt","content":"a\nb\n"}`, "a\r\nb\r\n", ""},
+		{"mixed endings", editFileTool(), `{"path":"w.txt","old_string":"two\nthree","new_string":"2\n3"}`, "one\r\n2\r\n3\n", "one\r\ntwo\nthree\n"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			env := newTestEnv(t, map[string]string{"w.txt": cmp.Or(tc.before, "one\r\ntwo\r\nthree\r\n")})
+			if out := callTool(t, env, tc.tool, tc.input); out.IsError {
+				t.Fatalf("error %q", out.Text)
+			}
+			if got, _ := os.ReadFile(filepath.Join(env.Workspace, "w.txt")); string(got) != tc.after {
+				t.Errorf("file afterwards = %q, want %q", got, tc.after)
+			}
+		})
+	}
 }

@@ -428,7 +428,7 @@ func writeFileTool() *Tool {
 					if err != nil {
 						err = fmt.Errorf("%s: %w", name, err)
 					}
-					return PlannedWrite{Name: name, Before: before, After: *in.Content}, err
+					return PlannedWrite{Name: name, Before: before, After: withLineEndingsOf(before, *in.Content)}, err
 				},
 			}, nil
 		},
@@ -447,7 +447,7 @@ func runWriteFile(ctx context.Context, env *ToolEnv, in writeFileInput) (ToolOut
 	if err != nil {
 		return ToolOutput{}, fmt.Errorf("%s: %w", name, err)
 	}
-	after := *in.Content
+	after := withLineEndingsOf(before, *in.Content)
 	lines := plural(countTextLines(after), "line", "lines")
 	if existed && before == after {
 		return ToolOutput{Text: fmt.Sprintf("%s unchanged: it already has this content (%s)", name, lines)}, nil
@@ -520,6 +520,15 @@ func writeText(env *ToolEnv, abs, before, after string) error {
 		}
 	}
 	return writeJudged(abs, []byte(after), 0o644)
+}
+
+// withLineEndingsOf returns text with the line endings of before, the file it goes into: read_file shows no
+// "\r", so a model writes "\n" where a file whose first line ends in "\r\n" needs "\r\n". Text holding a "\r" is kept.
+func withLineEndingsOf(before, text string) string {
+	if i := strings.IndexByte(before, '\n'); i <= 0 || before[i-1] != '\r' || strings.Contains(text, "\r") {
+		return text
+	}
+	return strings.ReplaceAll(text, "\n", "\r\n")
 }
 
 // countTextLines counts lines the way read_file numbers them.
