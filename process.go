@@ -150,11 +150,12 @@ func (o *BoundedOutput) Write(p []byte) (int, error) {
 func (o *BoundedOutput) take() string {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	head, tail, dropped := strings.ToValidUTF8(string(o.head), "\uFFFD"), strings.ToValidUTF8(string(o.tail), "\uFFFD"), o.dropped
+	whole, dropped := strings.ToValidUTF8(string(o.head)+string(o.tail), "\uFFFD"), o.dropped // a letter may straddle head and tail
+	head, tail := strings.ToValidUTF8(string(o.head), "\uFFFD"), strings.ToValidUTF8(string(o.tail), "\uFFFD")
 	o.head, o.tail, o.dropped = nil, nil, 0
 	switch {
 	case dropped == 0:
-		return head + tail
+		return whole
 	case o.headMax == 0:
 		return fmt.Sprintf("[... %d older bytes of output dropped ...]\n%s", dropped, tail)
 	}
