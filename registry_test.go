@@ -56,6 +56,7 @@ func TestSchemaFromStruct(t *testing.T) {
 func TestDecodeInputErrors(t *testing.T) {
 	cases := []struct{ input, want string }{
 		{``, `invalid input: field "path" is required; field "edits" is required`},
+		{`null`, `invalid input: field "path" is required; field "edits" is required`},
 		{`{"path":"a","edits":[{"new_string":"x"}]}`, `invalid input: field "edits[0].old_string" is required`},
 		{`{"path":"a","edits":[{"old_string":"x"}],"limit":0}`, `invalid input: field "limit" must be at least 1`},
 		{`{"path":"a","edits":[{"old_string":"x"}],"mode":"medium"}`, `invalid input: field "mode" must be one of: fast slow`},

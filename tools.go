@@ -130,7 +130,7 @@ func (d ToolDef[T]) Tool() *Tool {
 
 // decodeInput unmarshals and validates a call's input, naming field and rule.
 func decodeInput(raw json.RawMessage, in any) error {
-	if len(strings.TrimSpace(string(raw))) == 0 {
+	if trimmed := strings.TrimSpace(string(raw)); trimmed == "" || trimmed == "null" { // no arguments
 		raw = json.RawMessage("{}")
 	}
 	v := reflect.ValueOf(in).Elem()
