@@ -393,7 +393,7 @@ func globMatches(glob, rel string) bool {
 	if !strings.Contains(glob, "/") {
 		glob = "**/" + glob
 	}
-	return glob == "**/" || matchGlob(glob, rel)
+	return glob == "**/" || matchGlob(strings.TrimPrefix(glob, "./"), rel) // ./ is the folder searched
 }
 
 // requiredLiteral returns text every match of expr contains, in lower case under ignore case (fold), where
