@@ -412,6 +412,9 @@ func writeFileTool() *Tool {
 		Description: "Create a file, or replace the whole content of an existing one, creating missing folders. " +
 			"To change part of a file prefer edit_file or patch_file. Files keep their permissions.",
 		Permission: func(env *ToolEnv, in writeFileInput) (PermissionRequest, error) {
+			if strings.HasSuffix(in.Path, "/") { // resolving would drop the slash and write a file of the folder's name
+				return PermissionRequest{}, fmt.Errorf("invalid input: path %q ends in /, so it names a folder; give the path of a file", in.Path)
+			}
 			abs, err := resolveInput(env, in.Path)
 			if err != nil {
 				return PermissionRequest{}, err

@@ -285,6 +285,7 @@ func TestWriteFile(t *testing.T) {
 		{"unchanged", `{"path":"dir/x","content":"x"}`, false, "dir/x unchanged: it already has this content (1 line)", "dir/x", "x"},
 		{"keeps mode", `{"path":"run.sh","content":"#!/bin/sh\necho hi\n"}`, false, "Changed run.sh: now 2 lines (was 1)", "run.sh", "#!/bin/sh\necho hi\n"},
 		{"folder", `{"path":"dir","content":"x"}`, true, "dir: is a folder, not a file; use list_files to see its contents", "", ""},
+		{"path of a folder", `{"path":"newdir/","content":"x"}`, true, `invalid input: path "newdir/" ends in /, so it names a folder; give the path of a file`, "", ""},
 		{"missing content", `{"path":"a.txt"}`, true, `invalid input: field "content" is required`, "", ""},
 		{"content wrong type", `{"path":"a.txt","content":["x"]}`, true, `invalid input: field "content" must be a string, got array`, "", ""},
 	}
@@ -306,6 +307,9 @@ func TestWriteFile(t *testing.T) {
 	}
 	entries, _ := os.ReadDir(env.Workspace)
 	for _, e := range entries {
+		if e.Name() == "newdir" {
+			t.Errorf("write_file newdir/ wrote %v newdir", e.Type())
+		}
 		if strings.Contains(e.Name(), ".tmp-") {
 			t.Errorf("temporary file %q left behind", e.Name())
 		}
