@@ -156,11 +156,11 @@ func (r *lineRenderer) event(e Event) {
 	}
 	switch e.Kind {
 	case EventTextDelta:
-		fmt.Fprint(r.w, e.Text)
+		fmt.Fprint(r.w, visibleLines(e.Text)) // the model's text may carry what a file held
 		r.streamed, r.midLine = true, !strings.HasSuffix(e.Text, "\n")
 	case EventAssistant:
 		if text := e.Message.Text(); !r.streamed && text != "" {
-			fmt.Fprintln(r.w, text)
+			fmt.Fprintln(r.w, visibleLines(text))
 		}
 		r.newline()
 		r.streamed = false
@@ -168,17 +168,17 @@ func (r *lineRenderer) event(e Event) {
 		r.newline()
 		fmt.Fprintf(r.w, "→ %s %s\n", e.Call.Name, compactJSON(e.Call.Input, 200))
 	case EventToolEnd:
-		fmt.Fprintf(r.w, "  %s: %s\n", map[bool]string{false: "ok", true: "error"}[e.Result.IsError], firstLine(e.Result.Content, 200))
+		fmt.Fprintf(r.w, "  %s: %s\n", map[bool]string{false: "ok", true: "error"}[e.Result.IsError], visibleControls(firstLine(e.Result.Content, 200)))
 		if e.Call.Name == "todo_write" && !e.Result.IsError {
 			fmt.Fprintln(r.w, strings.Join(todoLines(e.Call.Input, &Transcript{}), "\n"))
 		}
 	case EventNotice:
 		r.newline()
-		fmt.Fprintf(r.w, "! %s\n", e.Text)
+		fmt.Fprintf(r.w, "! %s\n", visibleLines(e.Text))
 	case EventCompact:
 		if e.Compaction.Trigger != "manual" { // a command says what it did
 			r.newline()
-			fmt.Fprintf(r.w, "· %s (context now %s)\n", e.Text, r.usage())
+			fmt.Fprintf(r.w, "· %s (context now %s)\n", visibleLines(e.Text), r.usage())
 		}
 	}
 }

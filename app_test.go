@@ -135,3 +135,24 @@ func TestHooksFollowTheSession(t *testing.T) {
 		t.Errorf("stdout %q, want it to hold %q", res.stdout, want)
 	}
 }
+
+// TestLineModeShowsControlsVisibly: in line mode too, escapes in a file's name and
+// in the model's own text reach the output in caret notation, never raw to a terminal.
+func TestLineModeShowsControlsVisibly(t *testing.T) {
+	t.Parallel()
+	ws := t.TempDir()
+	writeFile(t, filepath.Join(ws, "t\x1b]0;pwned\x07.txt"), "title\n") // a cloned repository may name a file so
+	replies := writeScript(t, `[
+		{"text":"reading\u009b2J","tool_calls":[{"name":"read_file","input":{"path":"t\u001b]0;pwned\u0007.txt"}}]},
+		{"text":"\u001b[2Jcleared\r\nline two"}
+	]`)
+	r := runMinicode(t, nil, "go\n", "--mock-script", replies, "--workspace", ws)
+	if strings.ContainsAny(r.stdout, "\x1b\x07\r") || strings.Contains(r.stdout, "\u009b") {
+		t.Errorf("stdout holds raw controls: %q", r.stdout)
+	}
+	for _, want := range []string{"reading^[[2J", "ok: t^[]0;pwned^G.txt", "^[[2Jcleared\nline two"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("stdout %q lacks %q", r.stdout, want)
+		}
+	}
+}

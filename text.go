@@ -72,6 +72,15 @@ func plural(n int, one, many string) string {
 	return fmt.Sprintf("%d %s", n, many)
 }
 
+// visibleLines is visibleControls on each line of s, keeping its line breaks (a CR before one goes).
+func visibleLines(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, line := range lines {
+		lines[i] = visibleControls(strings.TrimSuffix(line, "\r"))
+	}
+	return strings.Join(lines, "\n")
+}
+
 // visibleControls writes control characters but tab in caret notation, and the C1 controls (U+0080 to
 // U+009F, which some terminals obey as ESC and a letter: U+009B as "ESC [") as ^[ and that letter.
 func visibleControls(line string) string {
