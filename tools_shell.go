@@ -196,8 +196,9 @@ func (p *backgroundProcess) status() string {
 
 // report is the process's status and its output since the last report.
 func (p *backgroundProcess) report() string {
+	status := p.status() // first: once it says exited, done is closed and all the output is in the log
 	out := cmp.Or(p.log.take(), "(no new output)")
-	return fmt.Sprintf("%s: %s\n%s\n", p.id, p.status(), cutMiddleBytes(out, 2*commandStreamBudget))
+	return fmt.Sprintf("%s: %s\n%s\n", p.id, status, cutMiddleBytes(out, 2*commandStreamBudget))
 }
 
 // commandIDInput names a background process.
