@@ -61,6 +61,7 @@ type tui struct {
 	answers       chan string           // set while a question (an MCP server's) waits for a typed answer
 	attached      map[string]attachment // the images of the input's placeholders (tty_attach.go)
 	usage         SessionUsage          // what this session's model calls used, as the status line shows it
+	session       string                // the session's id, as the status line shows it (commands replace app.Session unlocked)
 	lastDraw      time.Time
 	dirty         bool // something changed that the next tick draws
 }
@@ -120,7 +121,7 @@ func newTUI(app *App, out io.Writer, width, height int) *tui {
 	u.size = func() (int, int) { return width, height }
 	u.tr = Transcript{out: &u.scroll, color: app.getenv("NO_COLOR") == "" && app.getenv("TERM") != "dumb", width: max(width-1, 10)}
 	u.hist, u.editor.history = openHistory(app.Home, app.Workspace)
-	u.usage = app.Session.Usage()
+	u.usage, u.session = app.Session.Usage(), app.Session.ID
 	u.editor.reset()
 	return u
 }
@@ -276,7 +277,7 @@ func (u *tui) command(ctx context.Context, input string) (prompt *SlashPrompt) {
 			u.tr.printOutside(map[bool]string{true: ansiRed}[err != nil], out)
 		}
 		if u.app.Session != session { // /resume, /new or /fork
-			u.usage = u.app.Session.Usage()
+			u.usage, u.session = u.app.Session.Usage(), u.app.Session.ID
 			if name == "resume" {
 				u.showResumed()
 			}

@@ -151,7 +151,7 @@ func (u *tui) statusLine(now time.Time, spin string, width int) string {
 		tokens += fmt.Sprintf(" $%.2f", u.usage.CostUSD)
 	}
 	parts := []string{activity, fmt.Sprintf("%s (%s)", app.Agent.Model, app.Agent.Provider.Name()), fmt.Sprintf("ctx %.0f%%", app.Agent.ContextUsage().Percent),
-		tokens, "session " + app.Session.ID[:min(8, len(app.Session.ID))], app.MCP.StatusLine(), string(app.Perms.Mode()), app.Sandbox.Label()}
+		tokens, "session " + u.session[:min(8, len(u.session))], app.MCP.StatusLine(), string(app.Perms.Mode()), app.Sandbox.Label()}
 	line := func() string {
 		return strings.Join(slices.DeleteFunc(slices.Clone(parts), func(p string) bool { return p == "" }), " · ")
 	}

@@ -302,3 +302,33 @@ func TestCommandOutputReachesTheTerminalVisible(t *testing.T) {
 		t.Errorf("/help lacks the description, its escapes visible: %q", out.String())
 	}
 }
+
+// TestStatusLineWhileNewSessionStarts runs /new while another goroutine draws, as the frame clock does
+// while a command runs: under -race, the status line must not read the session the command replaces.
+func TestStatusLineWhileNewSessionStarts(t *testing.T) {
+	u := plainTUI(t, io.Discard)
+	stop, stopped := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(stopped)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				u.mu.Lock()
+				u.draw()
+				u.mu.Unlock()
+			}
+		}
+	}()
+	for range 20 {
+		u.command(context.Background(), "/new")
+	}
+	close(stop)
+	<-stopped
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if got, want := u.statusLine(time.Now(), "*", 200), "session "+u.app.Session.ID[:8]; !strings.Contains(got, want) {
+		t.Errorf("status line %q does not name the new session (%q)", got, want)
+	}
+}
