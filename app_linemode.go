@@ -11,6 +11,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // runLineMode reads tasks and commands line by line and prints answers without terminal escapes; Ctrl-C cancels a turn.
@@ -218,12 +219,21 @@ type LineSource interface {
 	ReadLine(ctx context.Context) (string, error)
 }
 
-// LineReader reads lines for several users in turn (tasks, then answers): a line a cancelled caller gave up on goes to the next.
+// LineReader reads lines for several users (tasks, then answers), who may wait at once: the next line goes
+// to the newest caller waiting, as an MCP server's question asked while the prompt waits takes its answer;
+// a line a cancelled caller gave up on goes to the next.
 type LineReader struct {
-	r     *bufio.Reader
-	ready chan struct{} // while a line is being read; closed once line and err hold it
-	line  string
-	err   error
+	r       *bufio.Reader
+	mu      sync.Mutex
+	waiting []chan lineRead // the callers waiting, newest last
+	unread  *lineRead       // a line read when nobody waited any more
+	reading bool            // a goroutine reads the next line
+}
+
+// lineRead is one line without its line ending, or why there is none.
+type lineRead struct {
+	line string
+	err  error
 }
 
 // newLineReader returns a LineReader reading r.
@@ -233,25 +243,57 @@ func newLineReader(r io.Reader) *LineReader {
 
 // ReadLine returns the next line without its line ending, io.EOF at the end of input, or ctx's error when ctx ends first.
 func (l *LineReader) ReadLine(ctx context.Context) (string, error) {
-	if l.ready == nil {
-		ready := make(chan struct{})
-		l.ready = ready
-		go func() {
-			line, err := l.r.ReadString('\n')
-			if err == io.EOF && line != "" {
-				err = nil
-			}
-			l.line, l.err = strings.TrimRight(line, "\r\n"), err
-			close(ready)
-		}()
+	l.mu.Lock()
+	if r := l.unread; r != nil {
+		l.unread = nil
+		l.mu.Unlock()
+		return r.line, r.err
 	}
+	me := make(chan lineRead, 1)
+	l.waiting = append(l.waiting, me)
+	if !l.reading {
+		l.reading = true
+		go l.read()
+	}
+	l.mu.Unlock()
 	select {
-	case <-l.ready:
-		l.ready = nil
-		return l.line, l.err
+	case r := <-me:
+		return r.line, r.err
 	case <-ctx.Done():
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		if i := slices.Index(l.waiting, me); i >= 0 {
+			l.waiting = slices.Delete(l.waiting, i, i+1)
+		} else {
+			l.pass(<-me) // handed over as ctx ended
+		}
 		return "", ctx.Err()
 	}
+}
+
+// read reads lines while callers wait.
+func (l *LineReader) read() {
+	for more := true; more; {
+		line, err := l.r.ReadString('\n')
+		if err == io.EOF && line != "" {
+			err = nil
+		}
+		l.mu.Lock()
+		l.pass(lineRead{strings.TrimRight(line, "\r\n"), err})
+		more = len(l.waiting) > 0
+		l.reading = more
+		l.mu.Unlock()
+	}
+}
+
+// pass gives r to the newest caller waiting, or keeps it for the next; the caller holds l.mu.
+func (l *LineReader) pass(r lineRead) {
+	if n := len(l.waiting); n > 0 {
+		l.waiting[n-1] <- r // buffered
+		l.waiting = l.waiting[:n-1]
+		return
+	}
+	l.unread = &r
 }
 
 // lineAsker asks permission questions in line mode, answered by a line ("d" shows the whole diff).

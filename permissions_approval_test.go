@@ -124,6 +124,30 @@ func TestLineReaderCancel(t *testing.T) {
 	}
 }
 
+// TestLineReaderNewestCallerTakesTheLine has two callers wait at once, as the prompt waiting for a task
+// and an MCP server's question do: the line goes to the question, the next to the prompt, each once.
+func TestLineReaderNewestCallerTakesTheLine(t *testing.T) {
+	t.Parallel()
+	r, w := io.Pipe()
+	lines := newLineReader(r)
+	got := make([]chan string, 2)
+	for i := range got {
+		got[i] = make(chan string, 1)
+		go func() {
+			line, err := lines.ReadLine(context.Background())
+			got[i] <- fmt.Sprint(line, err)
+		}()
+		time.Sleep(50 * time.Millisecond) // the first caller waits before the second starts
+	}
+	go fmt.Fprint(w, "the answer\nthe task\n")
+	if answer := <-got[1]; answer != "the answer<nil>" {
+		t.Errorf("the question got %q, want %q", answer, "the answer<nil>")
+	}
+	if task := <-got[0]; task != "the task<nil>" {
+		t.Errorf("the prompt got %q, want %q", task, "the task<nil>")
+	}
+}
+
 // TestLineAskerWithPermissions runs a whole question through Authorize:
 // the typed answer decides the call and its scope.
 func TestLineAskerWithPermissions(t *testing.T) {
