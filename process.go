@@ -150,14 +150,14 @@ func (o *BoundedOutput) Write(p []byte) (int, error) {
 func (o *BoundedOutput) take() string {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	whole, dropped := strings.ToValidUTF8(string(o.head)+string(o.tail), "\uFFFD"), o.dropped // a letter may straddle head and tail
-	head, tail := strings.ToValidUTF8(string(o.head), "\uFFFD"), strings.ToValidUTF8(string(o.tail), "\uFFFD")
+	head, tail, dropped := string(o.head), string(o.tail), o.dropped
 	o.head, o.tail, o.dropped = nil, nil, 0
+	valid := func(s string) string { return strings.ToValidUTF8(s, "\uFFFD") }
 	switch {
 	case dropped == 0:
-		return whole
+		return valid(head + tail) // whole: a letter may straddle head and tail
 	case o.headMax == 0:
-		return fmt.Sprintf("[... %d older bytes of output dropped ...]\n%s", dropped, tail)
+		return fmt.Sprintf("[... %d older bytes of output dropped ...]\n%s", dropped, valid(tail))
 	}
-	return fmt.Sprintf("%s\n[... %d bytes of output omitted ...]\n%s", head, dropped, tail)
+	return fmt.Sprintf("%s\n[... %d bytes of output omitted ...]\n%s", valid(head), dropped, valid(tail))
 }
