@@ -222,25 +222,23 @@ func formatAge(d time.Duration) string {
 // pruneSessions removes every workspace's sessions (with stored results and checkpoints) written before cutoff, but keep, and counts them.
 func pruneSessions(home string, cutoff time.Time, keep string) int {
 	paths, _ := filepath.Glob(filepath.Join(home, "projects", "*", "*.jsonl"))
-	removed := 0
+	removed, kept := 0, map[string]bool{keep: true}
 	for _, path := range paths {
 		id := strings.TrimSuffix(filepath.Base(path), ".jsonl")
 		info, err := os.Stat(path)
-		if err != nil || id == keep || !info.ModTime().Before(cutoff) {
+		if err != nil || id == keep || !info.ModTime().Before(cutoff) || os.Remove(path) != nil {
+			kept[id] = true
 			continue
 		}
-		if os.Remove(path) == nil {
-			removed++
-			if isSessionID(id) {
-				os.RemoveAll(filepath.Join(home, "tool-results", id))
-				os.RemoveAll(filepath.Dir(mediaDir(path)))
-			}
+		removed++
+		if isSessionID(id) {
+			os.RemoveAll(filepath.Join(home, "tool-results", id))
+			os.RemoveAll(filepath.Dir(mediaDir(path)))
 		}
 	}
 	stores, _ := filepath.Glob(filepath.Join(home, "checkpoints", "*"))
 	for _, dir := range stores { // those of the sessions removed, and of sessions kept in memory only
-		journals, _ := filepath.Glob(filepath.Join(home, "projects", "*", filepath.Base(dir)+".jsonl"))
-		if info, err := os.Stat(dir); err == nil && filepath.Base(dir) != keep && len(journals) == 0 && info.ModTime().Before(cutoff) {
+		if info, err := os.Stat(dir); err == nil && !kept[filepath.Base(dir)] && info.ModTime().Before(cutoff) {
 			os.RemoveAll(dir)
 		}
 	}
