@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -73,8 +74,15 @@ func (h *InputHistory) Add(input string) error {
 	if h.torn { // so that the new entry does not join the torn line
 		line = append([]byte("\n"), line...)
 	}
-	var f *os.File
+	var lock, f *os.File
 	err := os.MkdirAll(filepath.Dir(h.path), 0o700)
+	if err == nil { // held until the trim is written, so that no other minicode appends to what the trim replaces
+		lock, err = os.OpenFile(h.path+".lock", os.O_CREATE|os.O_WRONLY, 0o600)
+	}
+	if err == nil {
+		defer lock.Close() // which releases the lock
+		err = syscall.Flock(int(lock.Fd()), syscall.LOCK_EX)
+	}
 	if err == nil {
 		f, err = os.OpenFile(h.path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
 	}

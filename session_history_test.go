@@ -1,10 +1,12 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -78,5 +80,76 @@ func TestLineModeRecordsInputHistory(t *testing.T) {
 	}
 	if _, got := openHistory(app.Home, app.Workspace); fmt.Sprint(got) != "[help /status]" {
 		t.Errorf("got %q, want [help /status]", got)
+	}
+}
+
+// TestInputHistoryTrimKeepsConcurrentAppends trims the file while other
+// histories of it append: none of their entries may be lost.
+func TestInputHistoryTrimKeepsConcurrentAppends(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	var appenders []*InputHistory
+	for range 4 {
+		h, _ := openHistory(home, "/ws") // opened empty, so they never trim
+		appenders = append(appenders, h)
+	}
+	var full strings.Builder
+	for i := range historyFileCap {
+		fmt.Fprintf(&full, "{\"display\":\"old %d\",\"timestamp\":1,\"project\":\"/ws\"}\n", i)
+	}
+	if err := os.WriteFile(filepath.Join(home, "history.jsonl"), []byte(full.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	trimmer, _ := openHistory(home, "/ws")
+	trimmed := make(chan struct{})
+	go func() {
+		defer close(trimmed)
+		if err := trimmer.Add("trim now"); err != nil {
+			t.Error(err)
+		}
+	}()
+	var wg sync.WaitGroup
+	counts := make([]int, len(appenders))
+	for a, h := range appenders {
+		wg.Go(func() {
+			for done := false; !done && counts[a] < 200; counts[a]++ { // one more after the trim; 800 at most fit its newest half
+				select {
+				case <-trimmed:
+					done = true
+				default:
+				}
+				if err := h.Add(fmt.Sprintf("appender %d entry %d", a, counts[a])); err != nil {
+					t.Error(err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	<-trimmed
+	data, err := os.ReadFile(filepath.Join(home, "history.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	present := map[string]bool{}
+	for line := range strings.Lines(string(data)) {
+		var e HistoryEntry
+		if err := json.Unmarshal([]byte(line), &e); err != nil || !strings.HasSuffix(line, "\n") {
+			t.Fatalf("line %q of the trimmed file is no entry: %v", line, err)
+		}
+		present[e.Display] = true
+	}
+	if len(present) > historyFileCap {
+		t.Errorf("the file holds %d entries, want it trimmed", len(present))
+	}
+	var lost []string
+	for a, n := range counts {
+		for i := range n {
+			if want := fmt.Sprintf("appender %d entry %d", a, i); !present[want] {
+				lost = append(lost, want)
+			}
+		}
+	}
+	if lost != nil {
+		t.Errorf("%d appended entries were lost, such as %q", len(lost), lost[0])
 	}
 }
