@@ -10,6 +10,7 @@ import (
 	"sync"
 	"syscall"
 	"time"
+	"unicode/utf8"
 )
 
 // shellEnv are the variables every command and hook gets: no pager waits for a
@@ -147,11 +148,18 @@ func (o *BoundedOutput) Write(p []byte) (int, error) {
 }
 
 // take empties the collector, returning what it kept with a note where bytes were dropped.
-func (o *BoundedOutput) take() string {
+func (o *BoundedOutput) take() string { return o.takeLetters(false) }
+
+// takeLetters is take that, if more is to come, leaves an incomplete letter ending the tail for the next take.
+func (o *BoundedOutput) takeLetters(moreToCome bool) string {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	head, tail, dropped := string(o.head), string(o.tail), o.dropped
-	o.head, o.tail, o.dropped = nil, nil, 0
+	var rest []byte
+	if moreToCome {
+		rest = slices.Clone(o.tail[len(o.tail)-partialLetterBytes(o.tail):])
+	}
+	head, tail, dropped := string(o.head), string(o.tail[:len(o.tail)-len(rest)]), o.dropped
+	o.head, o.tail, o.dropped = nil, rest, 0
 	valid := func(s string) string { return strings.ToValidUTF8(s, "\uFFFD") }
 	switch {
 	case dropped == 0:
@@ -160,4 +168,16 @@ func (o *BoundedOutput) take() string {
 		return fmt.Sprintf("[... %d older bytes of output dropped ...]\n%s", dropped, valid(tail))
 	}
 	return fmt.Sprintf("%s\n[... %d bytes of output omitted ...]\n%s", valid(head), dropped, valid(tail))
+}
+
+// partialLetterBytes is how many bytes at the end of b begin a UTF-8 letter without completing it.
+func partialLetterBytes(b []byte) int {
+	i := len(b) - 1 // goes back to the last letter's first byte, at most three bytes from the end
+	for i > 0 && i > len(b)-utf8.UTFMax && !utf8.RuneStart(b[i]) {
+		i--
+	}
+	if i < 0 || utf8.FullRune(b[i:]) {
+		return 0
+	}
+	return len(b) - i
 }

@@ -197,7 +197,7 @@ func (p *backgroundProcess) status() string {
 // report is the process's status and its output since the last report.
 func (p *backgroundProcess) report() string {
 	status := p.status() // first: once it says exited, done is closed and all the output is in the log
-	out := cmp.Or(p.log.take(), "(no new output)")
+	out := cmp.Or(p.log.takeLetters(strings.HasPrefix(status, "running")), "(no new output)")
 	return fmt.Sprintf("%s: %s\n%s\n", p.id, status, cutMiddleBytes(out, 2*commandStreamBudget))
 }
 

@@ -304,3 +304,33 @@ func TestUnreadLog(t *testing.T) {
 		}
 	}
 }
+
+// TestBackgroundOutputKeepsLettersWhole reads a background command's output
+// while a letter of it is half printed: the read that sees the first half
+// leaves it for the next, so no letter is broken into U+FFFD.
+func TestBackgroundOutputKeepsLettersWhole(t *testing.T) {
+	t.Parallel()
+	env := newTestEnv(t, nil)
+	procs := &ProcessManager{}
+	defer procs.Close()
+	// € is \342\202\254; the command prints its first two bytes with the a, and the rest once the file go exists.
+	callTool(t, env, runCommandTool(procs), `{"command":"printf 'a\\342\\202'; until [ -e go ]; do sleep 0.01; done; printf '\\254b\\n'","run_in_background":true}`)
+	seen, running := "", true
+	read := func() {
+		text := callTool(t, env, commandOutputTool(procs), `{"id":"bg1"}`).Text
+		status, out, _ := strings.Cut(strings.TrimSuffix(text, "\n"), "\n")
+		seen, running = seen+strings.TrimPrefix(out, "(no new output)"), strings.HasPrefix(status, "bg1: running")
+	}
+	for deadline := time.Now().Add(15 * time.Second); seen == "" && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		read() // the a and the first half come in one write, so seeing the a means the half is there too
+	}
+	if err := os.WriteFile(filepath.Join(env.Workspace, "go"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(15 * time.Second); running && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		read()
+	}
+	if seen != "a€b\n" {
+		t.Errorf("the reads joined are %q, want %q", seen, "a€b\n")
+	}
+}
