@@ -3,13 +3,13 @@ package main
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -228,30 +228,15 @@ func cmdSandbox(_ context.Context, app *App, args string, _ *[]Message) (string,
 
 // saveAutoAllow sets sandbox.autoAllowBashIfSandboxed in the JSON file path (made if missing); the rest stays.
 func saveAutoAllow(path string, auto bool) error {
-	root := map[string]any{}
 	data, err := os.ReadFile(path)
-	switch {
-	case err == nil:
-		if err := json.Unmarshal(data, &root); err != nil {
-			return fmt.Errorf("%s: %w", path, err)
-		}
-	case !errors.Is(err, fs.ErrNotExist): // not replaced by a file of this one setting
+	if err != nil && !errors.Is(err, fs.ErrNotExist) { // not replaced by a file of this one setting
 		return err
 	}
-	if root == nil { // the file is null
-		root = map[string]any{}
+	edited, _, err := editJSON(data, strconv.AppendBool(nil, auto), "sandbox", "autoAllowBashIfSandboxed")
+	if err != nil {
+		return fmt.Errorf("%s: %s", path, jsonError(err, data, 0))
 	}
-	sandbox, ok := root["sandbox"].(map[string]any)
-	if !ok {
-		sandbox = map[string]any{}
-		root["sandbox"] = sandbox
-	}
-	sandbox["autoAllowBashIfSandboxed"] = auto
-	data, _ = json.MarshalIndent(root, "", "  ")
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	return writeFileAtomic(path, append(data, '\n'), 0o644)
+	return cmp.Or(os.MkdirAll(filepath.Dir(path), 0o755), writeFileAtomic(path, edited, 0o644))
 }
 
 // cmdCompact runs one context layer now and says what it saved.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -176,8 +177,18 @@ func TestBrokenFilesAreReportedAndSkipped(t *testing.T) {
 }
 
 // TestSaveAutoAllowKeepsTheFile runs what /sandbox auto saves over a local settings file holding null or other
-// settings, which stay; one that cannot be read is an error, and is left as it was.
+// settings, which stay as written and in their order; one that cannot be read is an error, and is left as it was.
 func TestSaveAutoAllowKeepsTheFile(t *testing.T) {
+	ws := t.TempDir()
+	path := filepath.Join(ws, ".claude", "settings.local.json")
+	settings := "{\n  \"permissions\": {\n    \"deny\": [],\n    \"allow\": [\n      \"Read\"\n    ]\n  },\n" +
+		"  \"sandbox\": {\n    \"passEnv\": [\n      \"B\",\n      \"A\"\n    ],\n    \"allowWrite\": [\n      \"/tmp/x\"\n    ]%s\n  },\n" +
+		"  \"feedbackSurveyState\": {\n    \"lastShownTime\": 12345678901234567890\n  }\n}\n"
+	writeFile(t, path, fmt.Sprintf(settings, ""))
+	runMinicode(t, nil, "/sandbox auto\n", "--provider", "mock", "--workspace", ws)
+	if got, want := readFileString(t, path), fmt.Sprintf(settings, ",\n    \"autoAllowBashIfSandboxed\": true"); got != want {
+		t.Errorf("after /sandbox auto the settings are\n%s\nwant\n%s", got, want)
+	}
 	for content, want := range map[string]string{"null": "{}", `{"model": "local"}`: `"model": "local"`} {
 		path := filepath.Join(t.TempDir(), "settings.local.json")
 		writeFile(t, path, content)
@@ -191,7 +202,7 @@ func TestSaveAutoAllowKeepsTheFile(t *testing.T) {
 	if os.Geteuid() == 0 {
 		return // root reads every file
 	}
-	path := filepath.Join(t.TempDir(), "settings.local.json")
+	path = filepath.Join(t.TempDir(), "settings.local.json")
 	writeFile(t, path, `{"model": "local"}`)
 	os.Chmod(path, 0)
 	if err := saveAutoAllow(path, true); err == nil {

@@ -118,3 +118,43 @@ func readableJSON(v any) []byte {
 	enc.Encode(v) // the callers' values always encode
 	return b.Bytes()
 }
+
+// editJSON returns the JSON object doc (nothing or null: none), readable, with the member at path set to value or
+// removed when value is nil, and the value it replaced. Objects on the path are made when missing; all else keeps
+// its order and is written as it was, numbers too (12345678901234567890 would round as a float).
+func editJSON(doc []byte, value json.RawMessage, path ...string) (edited []byte, old json.RawMessage, err error) {
+	if s := bytes.TrimSpace(doc); len(s) == 0 || string(s) == "null" {
+		doc = []byte("{}")
+	}
+	if err := json.Unmarshal(doc, new(json.RawMessage)); err != nil {
+		return nil, nil, err
+	}
+	var keys []string
+	var values []json.RawMessage
+	dec := json.NewDecoder(bytes.NewReader(doc))
+	if t, _ := dec.Token(); t != json.Delim('{') {
+		return nil, nil, errors.New("not a JSON object")
+	}
+	for dec.More() { // the syntax is checked above
+		key, _ := dec.Token()
+		keys, values = append(keys, key.(string)), append(values, nil)
+		dec.Decode(&values[len(values)-1])
+	}
+	i := slices.Index(keys, path[0])
+	if i < 0 {
+		i, keys, values = len(keys), append(keys, path[0]), append(values, nil)
+	}
+	if old = values[i]; len(path) > 1 {
+		if value, old, err = editJSON(old, value, path[1:]...); err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", path[0], err)
+		}
+	}
+	values[i] = value
+	var b bytes.Buffer
+	for j, v := range values {
+		if key, _ := encodeJSON(keys[j], 0); v != nil { // a string always encodes
+			fmt.Fprintf(&b, ",%s:%s", key, v)
+		}
+	}
+	return readableJSON(json.RawMessage("{" + strings.TrimPrefix(b.String(), ",") + "}")), old, nil
+}

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -233,5 +234,31 @@ func TestMCPAddAndRemoveThroughTheBinary(t *testing.T) {
 	n.mustRun(1, "mcp", "remove", "web", "--project")
 	if _, err := os.Stat(projectFile); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("removing a server that is not there created %s", projectFile)
+	}
+}
+
+// TestMCPAddAndRemoveKeepTheFile: mcp add and remove change only their server; the other keys and
+// servers keep their order, and numbers stay as written.
+func TestMCPAddAndRemoveKeepTheFile(t *testing.T) {
+	t.Parallel()
+	home, ws := t.TempDir(), t.TempDir()
+	path := filepath.Join(home, "mcp.json")
+	file := "{\n  \"zeta\": {\n    \"b\": 1,\n    \"a\": 12345678901234567890\n  },\n  \"mcpServers\": {\n" +
+		"    \"web\": {\n      \"url\": \"https://example.com/mcp\",\n      \"type\": \"http\"\n    }%s\n  }\n}\n"
+	writeFile(t, path, fmt.Sprintf(file, ",\n    \"files\": {\n      \"command\": \"echo\"\n    }"))
+	if _, err := runMCP(t, home, ws, "add", "api", "--", "echo", "hi"); err != nil {
+		t.Fatal(err)
+	}
+	added := fmt.Sprintf(file, ",\n    \"files\": {\n      \"command\": \"echo\"\n    },\n    \"api\": {\n      \"command\": \"echo\",\n      \"args\": [\n        \"hi\"\n      ]\n    }")
+	if got := readFileString(t, path); got != added {
+		t.Errorf("after mcp add the file is\n%s\nwant\n%s", got, added)
+	}
+	for _, name := range []string{"files", "api"} {
+		if _, err := runMCP(t, home, ws, "remove", name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, want := readFileString(t, path), fmt.Sprintf(file, ""); got != want {
+		t.Errorf("after mcp remove the file is\n%s\nwant\n%s", got, want)
 	}
 }

@@ -161,45 +161,27 @@ func mcpConfigFile(home, workspace string, project bool) string {
 // editMCPFile saves c as server name in a config file (replacing one only with force), or removes
 // the server when c is nil, and the file with it when nothing else is left in it.
 func editMCPFile(path, name string, c *MCPServerConfig, force bool) (found bool, err error) {
-	top := map[string]json.RawMessage{}
 	data, err := os.ReadFile(path)
-	switch {
-	case err == nil:
-		if err := json.Unmarshal(data, &top); err != nil {
-			return false, fmt.Errorf("%s: %s", path, jsonError(err, data, 0))
-		}
-	case !errors.Is(err, fs.ErrNotExist):
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return false, fmt.Errorf("reading %s: %w", path, err)
 	}
-	servers := map[string]json.RawMessage{}
-	if raw, ok := top["mcpServers"]; ok {
-		if err := json.Unmarshal(raw, &servers); err != nil {
-			return false, fmt.Errorf("%s: mcpServers: %s", path, jsonError(err, data, int64(bytes.Index(data, raw))))
-		}
+	var entry json.RawMessage // nil removes the server
+	if c != nil {
+		entry, _ = encodeJSON(c, 0)
 	}
-	if top == nil { // the file is null: nothing yet
-		top = map[string]json.RawMessage{}
-	}
-	if servers == nil { // so is its mcpServers
-		servers = map[string]json.RawMessage{}
-	}
-	old, found := servers[name]
+	edited, old, err := editJSON(data, entry, "mcpServers", name)
 	switch {
-	case found && c != nil && !force:
-		var entry bytes.Buffer
-		json.Compact(&entry, old)
-		return true, fmt.Errorf("an MCP server named %q is already in %s: %s; add --force to replace it, or remove it first with minicode mcp remove %s", name, path, entry.String(), name)
-	case c != nil:
-		servers[name], _ = encodeJSON(c, 0)
-	case !found:
+	case err != nil:
+		return false, fmt.Errorf("%s: %s", path, jsonError(err, data, 0))
+	case old != nil && c != nil && !force:
+		compact, _ := encodeJSON(old, 0) // valid JSON
+		return true, fmt.Errorf("an MCP server named %q is already in %s: %s; add --force to replace it, or remove it first with minicode mcp remove %s", name, path, compact, name)
+	case old == nil && c == nil:
 		return false, nil
-	case len(servers) == 1 && len(top) == 1:
+	case c == nil && string(edited) == "{\n  \"mcpServers\": {}\n}\n":
 		return true, os.Remove(path)
-	default:
-		delete(servers, name)
 	}
-	top["mcpServers"], _ = encodeJSON(servers, 0)
-	return found, writeFileAtomic(path, readableJSON(top), 0o600)
+	return old != nil, writeFileAtomic(path, edited, 0o600)
 }
 
 // varRef matches a ${VAR} or ${VAR:-default} reference.
