@@ -74,12 +74,16 @@ func (s *Skill) applyFrontMatter(body string) error {
 		s.Warnings = append(s.Warnings, err.Error())
 	}
 	desc, _ := s.Meta["description"].(string)
+	missing, fix := "the front matter has no description", "add one saying what the skill does and when to use it"
+	if _, isList := s.Meta["description"].([]any); isList {
+		missing, fix = "the description in "+s.Path+" is a list, not text", "write it on one line, or as a | or > block"
+	}
 	if desc = strings.TrimSpace(desc); desc == "" {
 		desc = strings.TrimSpace(strings.TrimLeft(strings.SplitN(strings.TrimSpace(body), "\n", 2)[0], "# "))
-		s.Warnings = append(s.Warnings, "the front matter has no description: add one saying what the skill does and when to use it")
+		s.Warnings = append(s.Warnings, missing+": "+fix)
 	}
 	if desc == "" {
-		return errors.New("the front matter has no description, and the body no text to take one from")
+		return errors.New(missing + ", and the body no text to take one from")
 	}
 	if n := utf8.RuneCountInString(desc); n > maxSkillDescriptionLen {
 		s.Warnings = append(s.Warnings, fmt.Sprintf("the description is %d characters long; the limit is %d", n, maxSkillDescriptionLen))

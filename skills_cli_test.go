@@ -279,3 +279,21 @@ func TestSkillsRemoveThroughTheBinary(t *testing.T) {
 		}
 	}
 }
+
+// TestSkillsCLIListBlockAndListDescriptions lists skills whose description is a | or > block, which give their
+// text, and one whose description is a YAML list, which is not text: a warning names its file.
+func TestSkillsCLIListBlockAndListDescriptions(t *testing.T) {
+	t.Parallel()
+	h := newCLIHomes(t)
+	root := filepath.Join(h.workspace, ".minicode", "skills")
+	writeSkill(t, root, "literal", "---\nname: literal\ndescription: |\n  Fill PDF forms.\n  Use for any form.\n---\nBody.\n")
+	writeSkill(t, root, "folded", "---\nname: folded\ndescription: >\n  Read git\n  history.\n---\nBody.\n")
+	listed := writeSkill(t, root, "listed", "---\nname: listed\ndescription:\n  - Tidy imports\n  - in Go\n---\n# Imports\n")
+	out, err := h.run("list")
+	for _, want := range []string{"Fill PDF forms. Use for any form.", "Read git history.",
+		"warning: the description in " + filepath.Join(listed, "SKILL.md") + " is a list, not text: write it on one line, or as a | or > block"} {
+		if err != nil || !strings.Contains(out, want) {
+			t.Errorf("list = %q, %v; want it to contain %q", out, err, want)
+		}
+	}
+}
