@@ -90,15 +90,29 @@ func (g *protectedPaths) present() map[string]string {
 	return found
 }
 
-// folders are the workspace and its folders one level down but the protected ones: where a repository may
-// be (a vendored clone; editors look for repositories there and run git) and a CLAUDE.md, which minicode
-// and Claude Code read with a file beside it.
+// folders are the workspace, its folders one level down but the protected ones (where a repository may
+// be: a vendored clone; editors look for repositories there and run git, and a CLAUDE.md there is read
+// with a file beside it) and every folder a repository's index links as a submodule (sandbox_gitlinks.go).
 func (g *protectedPaths) folders() []string {
 	dirs := []string{g.workspace}
 	entries, _ := os.ReadDir(g.workspace)
 	for _, e := range entries {
 		if e.IsDir() && !slices.Contains(protectedNames(), e.Name()) {
 			dirs = append(dirs, filepath.Join(g.workspace, e.Name()))
+		}
+	}
+	seen := map[string]bool{}
+	for _, dir := range dirs {
+		seen[dir] = true
+	}
+	for i := 0; i < len(dirs) && len(dirs) < maxRepoFolders; i++ {
+		if git := repoGitDir(dirs[i]); git != "" {
+			for _, link := range gitlinks(git) {
+				if p := filepath.Join(dirs[i], link); within(g.workspace, p) && !seen[p] {
+					seen[p] = true
+					dirs = append(dirs, p)
+				}
+			}
 		}
 	}
 	return dirs
@@ -117,7 +131,8 @@ func (g *protectedPaths) anchors() []string {
 
 // readOnly lists the existing watched paths but the anchors.
 func (g *protectedPaths) readOnly() []string {
-	return slices.DeleteFunc(slices.Sorted(maps.Keys(g.present())), func(p string) bool { return slices.Contains(g.anchors(), p) })
+	anchors := g.anchors()
+	return slices.DeleteFunc(slices.Sorted(maps.Keys(g.present())), func(p string) bool { return slices.Contains(anchors, p) })
 }
 
 // commandStarted notes a sandboxed command's start; if none was running, what exists now is accepted.
