@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"syscall"
+	"time"
 	"unsafe"
 )
 
@@ -126,4 +127,10 @@ func expandRule(rules map[string]uint64, root string, access uint64, denied, kep
 	for _, e := range entries {
 		expandRule(rules, filepath.Join(real, e.Name()), access, denied, keptOut)
 	}
+}
+
+// fileIdentity is a file's inode and change time (ctime), which only the kernel's clock sets.
+func fileIdentity(info os.FileInfo) (uint64, time.Time) {
+	st := info.Sys().(*syscall.Stat_t)
+	return st.Ino, time.Unix(st.Ctim.Unix())
 }

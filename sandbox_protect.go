@@ -26,6 +26,7 @@ type protectedPaths struct {
 	workspace, quarantine string
 	denyWrite             []string
 	mu                    sync.Mutex
+	tree                  *folderTree
 	known                 map[string]string // what existed (inode, type, time) while no sandboxed command ran
 	running               int               // sandboxed commands running now
 }
@@ -34,7 +35,7 @@ type protectedPaths struct {
 // folders it makes them (git init would), so that they can be read-only.
 func watchProtected(workspace, state string, denyWrite []string) *protectedPaths {
 	g := &protectedPaths{workspace: workspace, denyWrite: append(slices.Clip(denyWrite), gitConfigPaths(workspace)...),
-		quarantine: filepath.Join(state, "removed")}
+		quarantine: filepath.Join(state, "removed"), tree: &folderTree{root: workspace}}
 	if git := filepath.Join(workspace, ".git"); isDir(git) {
 		os.Mkdir(filepath.Join(git, "hooks"), 0o755)
 		os.Mkdir(filepath.Join(git, "info"), 0o755)
@@ -60,73 +61,57 @@ func gitConfigPaths(workspace string) []string {
 	return out
 }
 
-// present returns the watched paths that exist (the protected names, the repository's parts, the deny
-// rules' folders), each with its inode, type and a file's time (a new file can get a removed one's inode).
+// present returns the watched paths that exist (the protected names, the watched names in every folder,
+// the repositories' parts, the deny rules' folders), each with its inode, type and a file's time (a new
+// file can get a removed one's inode).
 func (g *protectedPaths) present() map[string]string {
 	paths := slices.Clone(g.denyWrite)
 	for _, name := range protectedNames() {
 		paths = append(paths, filepath.Join(g.workspace, name))
 	}
-	for i, dir := range g.folders() {
-		if i > 0 { // one planted there is swept
-			paths = append(paths, filepath.Join(dir, ".git"), filepath.Join(dir, "CLAUDE.md"), filepath.Join(dir, ".claude"))
-		}
+	found := g.tree.look()
+	for _, git := range g.gitDirs(found) {
 		for _, part := range gitProtected() {
-			paths = append(paths, filepath.Join(dir, ".git", part))
+			paths = append(paths, filepath.Join(git, part))
 		}
 	}
-	found := map[string]string{}
-	for _, p := range paths {
+	result := map[string]string{}
+	for _, p := range append(paths, found...) {
 		if dir, err := filepath.EvalSymlinks(filepath.Dir(p)); err != nil || dir != filepath.Dir(p) {
 			continue // a folder on the way is a link now: what it leads to is outside the workspace, not the sweep's
 		}
 		if info, err := os.Lstat(p); err == nil {
-			found[p] = fmt.Sprint(info.Sys().(*syscall.Stat_t).Ino, info.Mode())
+			result[p] = fmt.Sprint(info.Sys().(*syscall.Stat_t).Ino, info.Mode())
 			if !info.IsDir() { // a folder's time changes with what is made in it
-				found[p] += info.ModTime().String()
+				result[p] += info.ModTime().String()
 			}
 		}
 	}
-	return found
+	return result
 }
 
-// folders are the workspace, its folders one level down but the protected ones (where a repository may
-// be: a vendored clone; editors look for repositories there and run git, and a CLAUDE.md there is read
-// with a file beside it) and every folder a repository's index links as a submodule (sandbox_gitlinks.go).
-func (g *protectedPaths) folders() []string {
-	dirs := []string{g.workspace}
-	entries, _ := os.ReadDir(g.workspace)
-	for _, e := range entries {
-		if e.IsDir() && !slices.Contains(protectedNames(), e.Name()) {
-			dirs = append(dirs, filepath.Join(g.workspace, e.Name()))
+// maxRepos bounds the repositories whose parts are watched: past it, a workspace's further ones are not.
+const maxRepos = 1000
+
+// gitDirs are the git folders in the workspace of its repository and of those found in its folders, but
+// those within the workspace's .git (its modules are watched whole).
+func (g *protectedPaths) gitDirs(found []string) []string {
+	dirs := []string{repoGitDir(g.workspace)}
+	for _, p := range found {
+		if filepath.Base(p) == ".git" && len(dirs) < maxRepos {
+			dirs = append(dirs, repoGitDir(filepath.Dir(p)))
 		}
 	}
-	seen := map[string]bool{}
-	for _, dir := range dirs {
-		seen[dir] = true
-	}
-	for i := 0; i < len(dirs) && len(dirs) < maxRepoFolders; i++ {
-		if git := repoGitDir(dirs[i]); git != "" {
-			for _, link := range gitlinks(git) {
-				if p := filepath.Join(dirs[i], link); within(g.workspace, p) && !seen[p] {
-					seen[p] = true
-					dirs = append(dirs, p)
-				}
-			}
-		}
-	}
-	return dirs
+	top := filepath.Join(g.workspace, ".git")
+	slices.Sort(dirs)
+	return slices.DeleteFunc(slices.Compact(dirs), func(d string) bool {
+		return d == "" || !within(g.workspace, d) || d != top && within(top, d)
+	})
 }
 
-// anchors are the folders bound onto themselves: the repositories.
+// anchors are the folders bound onto themselves: the repositories' git folders.
 func (g *protectedPaths) anchors() []string {
-	var repos []string
-	for _, dir := range g.folders() {
-		if git := filepath.Join(dir, ".git"); isDir(git) {
-			repos = append(repos, git)
-		}
-	}
-	return repos
+	return slices.DeleteFunc(g.gitDirs(g.tree.look()), func(d string) bool { return !isDir(d) })
 }
 
 // readOnly lists the existing watched paths but the anchors.
