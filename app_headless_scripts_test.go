@@ -277,7 +277,11 @@ func TestAPIKeyHelperKeyIsKeptForItsTTL(t *testing.T) {
 		{nil, []string{"key-1", "key-1"}}, // five minutes by default
 		{[]string{"CLAUDE_CODE_API_KEY_HELPER_TTL_MS=1"}, []string{"key-1", "key-2"}},
 	} {
-		srv, keys := keyCheckingServer(t, "", toolThenText("list_files", `{}`, "done"))
+		reply := toolThenText("list_files", `{}`, "done")
+		srv, keys := keyCheckingServer(t, "", func(r *http.Request, req modelRequest) string {
+			time.Sleep(5 * time.Millisecond) // the 1 ms TTL has passed by the next request, on any machine
+			return reply(r, req)
+		})
 		env := append([]string{"HOME=" + keyHelperHome(t), "ANTHROPIC_BASE_URL=" + srv.URL}, tc.env...)
 		if r := runMinicode(t, env, "", "-p", "list", "--workspace", t.TempDir()); r.code != 0 || !slices.Equal(keys(), tc.want) {
 			t.Errorf("%q: exit %d, keys sent %q, stderr %q; want %q", tc.env, r.code, keys(), r.stderr, tc.want)
