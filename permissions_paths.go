@@ -153,8 +153,11 @@ var startupFiles = []string{".bashrc", ".bash_profile", ".bash_login", ".bash_lo
 // and editors: what a command planted there would run outside the sandbox later (a git hook, .envrc, an
 // editor task) or steer a later session (settings, MCP servers, memory, skills). The check asks before
 // anything names them; the sandbox keeps those that exist read-only and removes those a command makes.
+// The hook frameworks' files are among them: an installed hook runs what they say (husky's .husky, whose
+// core.hooksPath is .husky/_, pre-commit's and lefthook's configurations).
 func protectedNames() []string {
-	return []string{".git", ".minicode", ".claude", ".mcp.json", "AGENTS.md", "CLAUDE.md", "CLAUDE.local.md", "MINI.md", ".envrc", ".vscode", ".idea"}
+	return []string{".git", ".minicode", ".claude", ".mcp.json", "AGENTS.md", "CLAUDE.md", "CLAUDE.local.md", "MINI.md", ".envrc", ".vscode", ".idea",
+		".husky", ".pre-commit-config.yaml", ".pre-commit-config.yml", "lefthook.yml", "lefthook.yaml", ".lefthook.yml", ".lefthook.yaml", "lefthook-local.yml", ".lefthook"}
 }
 
 // protectedReason says why a path that configures agents asks when written or named by a command.

@@ -375,3 +375,45 @@ echo PLANTED
 		}
 	})
 }
+
+// TestSandboxProtectsHookFrameworks covers the files git hook frameworks
+// run at the user's next commit: a hook installed in .git/hooks or under
+// core.hooksPath is read-only, but what it runs is the work tree's (husky's
+// .husky/pre-commit under a hooksPath of .husky/_, pre-commit's and
+// lefthook's configurations). Those that exist stay as they were, those a
+// command makes are removed.
+func TestSandboxProtectsHookFrameworks(t *testing.T) {
+	t.Parallel()
+	forEachUser(t, func(t *testing.T, r *escapeRun) {
+		writeTree(t, r.ws, map[string]string{".husky/_/pre-commit": "#!/bin/sh\n. \"$(dirname \"$0\")/h\"\n", ".husky/_/h": "#!/bin/sh\n",
+			".husky/pre-commit": "npm test\n", ".pre-commit-config.yaml": "repos: []\n"})
+		r.chown(t)
+		r.shell(t, "git config core.hooksPath .husky/_")
+		attack := `
+try() { if (eval "$1") 2>/dev/null; then echo "ESCAPED: $1"; fi; }
+try 'echo "touch PWNED" >> .husky/pre-commit'
+try 'echo "touch PWNED" > .husky/post-checkout'
+try 'echo "- repo: local" >> .pre-commit-config.yaml'
+echo 'pre-commit: {commands: {x: {run: touch PWNED}}}' > lefthook.yml
+mkdir -p .lefthook/pre-commit && echo 'touch PWNED' > .lefthook/pre-commit/x.sh
+echo PLANTED
+`
+		writeFile(t, filepath.Join(r.ws, "attack.sh"), attack)
+		r.chown(t)
+		out := strings.Join(r.minicode(t, nil, "bash attack.sh"), "\n")
+		if strings.Contains(out, "ESCAPED") || !strings.Contains(out, "PLANTED") {
+			t.Errorf("attack output: %s", out)
+		}
+		mustContain(t, out, "The sandbox removed", "lefthook.yml", ".lefthook")
+		for path, want := range map[string]string{".husky/pre-commit": "npm test\n", ".pre-commit-config.yaml": "repos: []\n"} {
+			if got := readFileString(t, filepath.Join(r.ws, path)); got != want {
+				t.Errorf("%s = %q, want %q", path, got, want)
+			}
+		}
+		for _, planted := range []string{".husky/post-checkout", "lefthook.yml", ".lefthook"} {
+			if _, err := os.Lstat(filepath.Join(r.ws, planted)); err == nil {
+				t.Errorf("%s exists after the attack", planted)
+			}
+		}
+	})
+}
