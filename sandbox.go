@@ -98,7 +98,7 @@ func newSandbox(cfg SandboxConfig) (*Sandbox, error) {
 	state := filepath.Join(cfg.Home, "sandbox", regexp.MustCompile(`[^a-zA-Z0-9]`).ReplaceAllString(cfg.Workspace, "-"))
 	s.guard = watchProtected(cfg.Workspace, state, cfg.DenyWrite)
 	home, getenv := cfg.UserHome, cfg.Getenv
-	plan := supervisorPlan{Bare: cfg.bare, Network: cfg.Settings.Network, ReadOnly: s.guard.readOnly(), Anchors: s.guard.anchors(),
+	plan := supervisorPlan{Bare: cfg.bare, Network: cfg.Settings.Network,
 		DenyRead:  existingPaths(home, slices.Concat(secretPaths(), []string{cfg.Home}, cfg.Settings.DenyRead)),
 		ReadAgain: existingPaths(home, []string{filepath.Join(cfg.Home, "skills"), ".claude/skills"}),
 		Matching:  cfg.DenyMatching, Workspace: cfg.Workspace, KeptOut: keptOut(cfg.Workspace, home), Write: append(existingPaths(home, cfg.Settings.AllowWrite), s.TempDir)}
@@ -124,7 +124,9 @@ func (s *Sandbox) start() {
 		defer s.done.Store(true)
 		if s.plan == nil {
 			return
-		} else if s.super, s.report, err = startSupervisor(*s.plan); err != nil {
+		}
+		s.plan.ReadOnly, s.plan.Anchors = s.guard.mounts()
+		if s.super, s.report, err = startSupervisor(*s.plan); err != nil {
 			s.reason = err.Error()
 		}
 		for _, c := range s.plan.Caches {

@@ -40,7 +40,7 @@ func watchProtected(workspace, state string, denyWrite []string) *protectedPaths
 		os.Mkdir(filepath.Join(git, "hooks"), 0o755)
 		os.Mkdir(filepath.Join(git, "info"), 0o755)
 	}
-	g.known = g.present()
+	g.known = map[string]string{} // the first command's start fills it
 	return g
 }
 
@@ -109,15 +109,14 @@ func (g *protectedPaths) gitDirs(found []string) []string {
 	})
 }
 
-// anchors are the folders bound onto themselves: the repositories' git folders.
-func (g *protectedPaths) anchors() []string {
-	return slices.DeleteFunc(g.gitDirs(g.tree.look()), func(d string) bool { return !isDir(d) })
-}
-
-// readOnly lists the existing watched paths but the anchors.
-func (g *protectedPaths) readOnly() []string {
-	anchors := g.anchors()
-	return slices.DeleteFunc(slices.Sorted(maps.Keys(g.present())), func(p string) bool { return slices.Contains(anchors, p) })
+// mounts are the watched paths that exist, to be read-only, and the repositories' git folders, to be bound
+// onto themselves (read-only they would stop git add): a walk of the workspace, so the first command makes it.
+func (g *protectedPaths) mounts() (readOnly, anchors []string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	present := g.present()
+	anchors = slices.DeleteFunc(g.gitDirs(g.tree.look()), func(d string) bool { return !isDir(d) })
+	return slices.DeleteFunc(slices.Sorted(maps.Keys(present)), func(p string) bool { return slices.Contains(anchors, p) }), anchors
 }
 
 // commandStarted notes a sandboxed command's start; if none was running, what exists now is accepted.
