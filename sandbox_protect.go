@@ -93,13 +93,18 @@ func (g *protectedPaths) present() map[string]string {
 // maxRepos bounds the repositories whose parts are watched: past it, a workspace's further ones are not.
 const maxRepos = 1000
 
-// gitDirs are the git folders in the workspace of its repository and of those found in its folders, but
-// those within the workspace's .git (its modules are watched whole).
+// gitDirs are the git folders in the workspace of its repository and of those found in its folders (a
+// .git, or a git folder found itself), but those within the workspace's .git (its modules are watched whole).
 func (g *protectedPaths) gitDirs(found []string) []string {
 	dirs := []string{repoGitDir(g.workspace)}
 	for _, p := range found {
-		if filepath.Base(p) == ".git" && len(dirs) < maxRepos {
+		base := filepath.Base(p)
+		switch {
+		case len(dirs) >= maxRepos:
+		case base == ".git":
 			dirs = append(dirs, repoGitDir(filepath.Dir(p)))
+		case !slices.ContainsFunc(watchedNames(), func(w string) bool { return strings.EqualFold(w, base) }):
+			dirs = append(dirs, p)
 		}
 	}
 	top := filepath.Join(g.workspace, ".git")

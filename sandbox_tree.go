@@ -9,8 +9,9 @@ import (
 )
 
 // A command can plant a repository in any folder of the workspace, however deep (git init, a .git file
-// naming one, a submodule linked through the writable index): the user's git in that folder runs its hooks
-// and core.fsmonitor outside the sandbox. A CLAUDE.md planted there reaches the model on its next read
+// naming one, a submodule linked through the writable index, a folder that is itself a repository's git
+// folder, as a bare one is): the user's git in that folder runs its hooks, core.fsmonitor or core.pager
+// outside the sandbox. A CLAUDE.md planted there reaches the model on its next read
 // there. So the protected paths look for these names in every folder. Reading every folder before and
 // after each command would cost a readdir each; a folderTree reads again only the folders whose change
 // time (ctime) moved since its last look, which a command cannot set back as it can a modification time.
@@ -62,10 +63,14 @@ func (t *folderTree) look() []string {
 }
 
 // readTreeFolder lists a folder's subfolders to look into and its watched names; the workspace's own
-// protected folders are read-only or swept whole, and so is a watched name's folder.
+// protected folders are read-only or swept whole, and so is a watched name's folder and a git folder,
+// which is found itself.
 func readTreeFolder(dir string, root bool) treeFolder {
 	var f treeFolder
 	entries, _ := os.ReadDir(dir) // unreadable: nothing of it is the sandbox's to write either
+	if !root && isGitFolder(entries) {
+		return treeFolder{found: []string{dir}}
+	}
 	for _, e := range entries {
 		name := e.Name()
 		watched := slices.ContainsFunc(watchedNames(), func(w string) bool { return strings.EqualFold(w, name) }) // as a case-folding file system finds them
@@ -78,6 +83,15 @@ func readTreeFolder(dir string, root bool) treeFolder {
 		}
 	}
 	return f
+}
+
+// isGitFolder reports whether a folder holds what git takes for a repository's git folder: a HEAD, and
+// objects and refs or a commondir naming where they are. Git run there uses it, with its own config.
+func isGitFolder(entries []os.DirEntry) bool {
+	has := func(name string) bool {
+		return slices.ContainsFunc(entries, func(e os.DirEntry) bool { return e.Name() == name })
+	}
+	return has("HEAD") && (has("objects") && has("refs") || has("commondir"))
 }
 
 // repoGitDir is the git folder of the repository whose work tree is dir: dir/.git, or where a .git file
