@@ -67,17 +67,9 @@ func runGrepFiles(ctx context.Context, env *ToolEnv, in grepFilesInput) (ToolOut
 	if _, err := path.Match(in.Glob, ""); err != nil {
 		return ToolOutput{}, fmt.Errorf("invalid glob %q: %v", in.Glob, err)
 	}
-	root, info, err := judgedPath(ctx, env, in.Path)
+	root, info, err := searchRoot(ctx, env, "grep_files", in.Path, true)
 	if err != nil {
 		return ToolOutput{}, err
-	}
-	if info == nil {
-		err = fs.ErrNotExist
-	} else if !info.IsDir() {
-		err = requireRegular(info)
-	}
-	if err != nil {
-		return ToolOutput{}, fmt.Errorf("grep_files %s: %w", displayPath(env, root), describeOpenError(err))
 	}
 	g := &grepSearch{re: re, walked: info.IsDir(), shown: firstN[grepMatch]{n: in.Limit, cmp: func(a, b grepMatch) int {
 		return cmp.Or(strings.Compare(a.path, b.path), a.line-b.line)

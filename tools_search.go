@@ -178,7 +178,7 @@ func listFilesTool() *Tool {
 
 // runListFiles performs one list_files call.
 func runListFiles(ctx context.Context, env *ToolEnv, in listFilesInput) (ToolOutput, error) {
-	root, err := resolveDir(ctx, env, "list_files", in.Path)
+	root, _, err := searchRoot(ctx, env, "list_files", in.Path, false)
 	if err != nil {
 		return ToolOutput{}, err
 	}
@@ -228,21 +228,27 @@ func passedNote(n int) string {
 	return fmt.Sprintf("[not shown, as permission rules deny or ask for reading: %s]\n", plural(n, "entry", "entries"))
 }
 
-// resolveDir is the folder that tool lists or searches, as judged.
-func resolveDir(ctx context.Context, env *ToolEnv, tool, path string) (string, error) {
+// searchRoot is the folder that tool lists or searches, as judged, and what was found there; with
+// files, a regular file passes too, searched alone.
+func searchRoot(ctx context.Context, env *ToolEnv, tool, path string, files bool) (string, fs.FileInfo, error) {
 	root, info, err := judgedPath(ctx, env, path)
 	switch {
 	case err != nil:
-		return "", err
+		return "", nil, err
+	case info == nil && files:
+		err = errors.New("no such file")
 	case info == nil:
 		err = errors.New("no such folder")
-	case !info.IsDir():
+	case info.IsDir():
+	case files:
+		err = requireRegular(info)
+	default:
 		err = errors.New("is a file, not a folder; use read_file to read it")
 	}
 	if err != nil {
-		return "", fmt.Errorf("%s %s: %w", tool, displayPath(env, root), err)
+		return "", nil, fmt.Errorf("%s %s: %w", tool, displayPath(env, root), err)
 	}
-	return root, nil
+	return root, info, nil
 }
 
 // globFilesInput is the input of glob_files.
@@ -299,7 +305,7 @@ func runGlobFiles(ctx context.Context, env *ToolEnv, in globFilesInput) (ToolOut
 		return ToolOutput{}, fmt.Errorf("invalid glob %q: %v", in.Pattern, err)
 	}
 	pattern := splitPattern(strings.TrimPrefix(in.Pattern, "./"))
-	root, err := resolveDir(ctx, env, "glob_files", in.Path)
+	root, _, err := searchRoot(ctx, env, "glob_files", in.Path, false)
 	if err != nil {
 		return ToolOutput{}, err
 	}
