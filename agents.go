@@ -199,10 +199,11 @@ func (s *Subagents) child(ctx context.Context, env *ToolEnv, def *AgentDef, dept
 	if env != nil {
 		system, turnModel = system+"Workspace: "+env.Workspace+"\n", env.Model
 	}
+	model, limits := parent.CurrentModel()
 	return &Agent{
 		Provider: parent.Provider, Tools: tools, Env: env, MaxTokens: parent.MaxTokens,
-		Limits: parent.Limits, Compaction: parent.Compaction, SummaryModel: parent.SummaryModel,
-		Model:    cmp.Or(resolveModelAlias(strings.TrimPrefix(def.Model, "inherit")), turnModel, parent.Model),
+		Limits: limits, Compaction: parent.Compaction, SummaryModel: parent.SummaryModel,
+		Model:    cmp.Or(resolveModelAlias(strings.TrimPrefix(def.Model, "inherit")), turnModel, model),
 		System:   system,
 		MaxSteps: cmp.Or(s.MaxSteps, defaultSubagentSteps), Depth: depth, AgentID: parentCall, AgentType: def.Name,
 		Emit:   tagged(parent.Emit, parentCall),

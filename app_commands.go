@@ -50,7 +50,7 @@ func slashCommands() []SlashCommand {
 		}},
 		{name: "exit", help: "leave minicode", run: func(context.Context, *App, string, *[]Message) (string, bool, error) { return "", true, nil }},
 	}, sessionCommands(), []SlashCommand{
-		{name: "cost", help: "show the session's cost, tokens by kind, cache hit rate and API time", run: describeWith(func(app *App) string { return costSummary(app.Session.Usage(), app.Agent.Model) })},
+		{name: "cost", help: "show the session's cost, tokens by kind, cache hit rate and API time", run: describeWith(func(app *App) string { return costSummary(app.Session.Usage(), app.Agent.ModelName()) })},
 		{name: "context", help: "show what fills the context window: system prompt, tools, memory files, messages, tool results", run: cmdContext},
 	})
 }
@@ -126,11 +126,11 @@ func cmdTools(_ context.Context, app *App, _ string, _ *[]Message) (string, bool
 
 // cmdStatus shows the session's settings.
 func cmdStatus(_ context.Context, app *App, _ string, h *[]Message) (string, bool, error) {
-	mcp := cmp.Or(app.MCP.StatusLine(), "no servers configured")
+	mcp, u := cmp.Or(app.MCP.StatusLine(), "no servers configured"), app.Agent.ContextUsage()
 	status := fmt.Sprintf("model: %s (%s)\nworkspace: %s\npermission mode: %s\nsandbox: %s\nmessages: %d\nsession: %s\nMCP: %s\n%s",
-		app.Agent.Model, app.Agent.Provider.Name(), app.Workspace, app.Perms.Mode(), app.Sandbox.Status(), len(*h), app.Session.ID, mcp,
-		costSummary(app.Session.Usage(), app.Agent.Model)+"\ncontext: "+app.Agent.ContextUsage().String())
-	status += "\n" + windowNote(app.Agent.Model, app.Settings)
+		u.Model, app.Agent.Provider.Name(), app.Workspace, app.Perms.Mode(), app.Sandbox.Status(), len(*h), app.Session.ID, mcp,
+		costSummary(app.Session.Usage(), u.Model)+"\ncontext: "+u.String())
+	status += "\n" + windowNote(u.Model, app.Settings)
 	if len(app.Settings.Unknown) > 0 {
 		status += "\nsettings minicode does not use: " + strings.Join(app.Settings.Unknown, ", ")
 	}
@@ -178,7 +178,7 @@ func cmdContext(_ context.Context, app *App, _ string, history *[]Message) (stri
 		fmt.Fprintf(&legend, "\n%s %-19s %7s tokens (%.1f%%)", p.glyph, p.name, countTokens(p.tokens), 100*float64(p.tokens)/float64(max(u.Window, 1)))
 	}
 	return fmt.Sprintf("Context: %s · %s of %s tokens (%.0f%% of what requests may use)\n%s\nestimated by part:%s",
-		app.Agent.Model, countTokens(u.Tokens), countTokens(u.Window), u.Percent, bar.String(), legend.String()), false, nil
+		u.Model, countTokens(u.Tokens), countTokens(u.Window), u.Percent, bar.String(), legend.String()), false, nil
 }
 
 // cmdInit writes a starter AGENTS.md after showing it for approval.
@@ -263,18 +263,23 @@ func cmdCompact(layer string) func(context.Context, *App, string, *[]Message) (s
 // summaryShownLines is how much of what a compaction wrote /compact shows.
 const summaryShownLines = 20
 
+// useModel switches the agent to model from its next turn on, with the model's limits and the contextWindow setting.
+func (app *App) useModel(model string) error {
+	limits, err := contextLimits(model, app.Settings)
+	if err == nil {
+		app.Agent.SetModel(model, limits)
+	}
+	return err
+}
+
 // cmdModel shows the model in use and those the provider offers, or switches to the one named.
-func cmdModel(ctx context.Context, app *App, args string, h *[]Message) (string, bool, error) {
+func cmdModel(ctx context.Context, app *App, args string, _ *[]Message) (string, bool, error) {
 	if args != "" {
-		model := resolveModelAlias(args)
-		limits, err := contextLimits(model, app.Settings)
-		if err != nil {
+		if err := app.useModel(resolveModelAlias(args)); err != nil {
 			return "", false, err
 		}
-		app.Agent.Model, app.Agent.Limits = model, limits
-		app.Agent.estimate(*h) // the context's share of the new model's window
 	}
-	text := fmt.Sprintf("model: %s (%s)", app.Agent.Model, app.Agent.Provider.Name())
+	text := fmt.Sprintf("model: %s (%s)", app.Agent.ModelName(), app.Agent.Provider.Name())
 	if lister, ok := app.Agent.Provider.(interface {
 		ListModels(context.Context) ([]string, error)
 	}); ok && args == "" {

@@ -59,7 +59,7 @@ type assistantMessage struct {
 
 // initRecord describes the session before the task runs.
 func (app *App) initRecord() initRecord {
-	r := initRecord{Type: "system", Subtype: "init", CWD: app.Workspace, SessionID: app.Session.ID, Model: app.Agent.Model,
+	r := initRecord{Type: "system", Subtype: "init", CWD: app.Workspace, SessionID: app.Session.ID, Model: app.Agent.ModelName(),
 		PermissionMode: string(app.Perms.Mode()), APIKeySource: app.apiKeySource(), Sandbox: app.Sandbox.Status(), OutputStyle: cmp.Or(app.Settings.OutputStyle, "default"),
 		Tools: []string{}, MCPServers: []map[string]string{}, SlashCommands: []string{}, Skills: app.Skills.Names(), UUID: newSessionID()}
 	for _, t := range app.Registry.Specs() {
@@ -124,7 +124,7 @@ func (app *App) headlessEvents(meter *MeteredProvider) func(Event) {
 		case stream && e.Kind == EventAssistant:
 			_, _, last := meter.totals()
 			msg := assistantMessage{ID: last.ID, Type: "message", Role: RoleAssistant,
-				Model: cmp.Or(last.Model, app.Agent.Model), Content: append([]Block(nil), e.Message.Content...), Usage: last.Usage}
+				Model: cmp.Or(last.Model, app.Agent.ModelName()), Content: append([]Block(nil), e.Message.Content...), Usage: last.Usage}
 			for i, b := range msg.Content { // the calls as Claude Code names them
 				msg.Content[i].Name, msg.Content[i].Input = claudeCall(b.Name, b.Input, app.Workspace)
 			}
@@ -208,7 +208,6 @@ type MeteredProvider struct {
 	apiTime time.Duration
 	usage   map[string]Usage // by the model that answered
 	last    ModelResponse    // the latest reply, with the model that answered
-	model   string           // replaces the request's model when set (a program's set_model)
 	budget  float64          // dollars the session may spend; 0 is no limit
 	spent   float64          // dollars spent in the session
 }
@@ -219,7 +218,6 @@ var errBudgetSpent = errors.New("the session has used up its budget (--max-budge
 // Stream calls the model and records the reply.
 func (m *MeteredProvider) Stream(ctx context.Context, req ModelRequest, onDelta func(Delta)) (ModelResponse, error) {
 	m.mu.Lock()
-	req.Model = cmp.Or(m.model, req.Model)
 	over := m.budget > 0 && m.spent >= m.budget
 	m.mu.Unlock()
 	if over {

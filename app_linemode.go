@@ -124,7 +124,7 @@ func withInterrupts(ctx context.Context, interrupts <-chan os.Signal, fn func(co
 
 // banner is the first thing an interactive session shows.
 func (app *App) banner() string {
-	s := fmt.Sprintf("minicode %s · %s (%s) · %s", version, app.Agent.Model, app.Agent.Provider.Name(), app.Workspace)
+	s := fmt.Sprintf("minicode %s · %s (%s) · %s", version, app.Agent.ModelName(), app.Agent.Provider.Name(), app.Workspace)
 	if app.Demo {
 		s += "\nNo API key is configured, so the offline demo model is answering. Type \"help\" to see what it understands." +
 			"\nTo use a real model, set ANTHROPIC_API_KEY or OPENAI_API_KEY (or put \"provider\" and \"model\" in ~/.minicode/settings.json)."

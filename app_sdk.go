@@ -16,7 +16,7 @@ import (
 // sdkConn is minicode's end of the program interface: user messages become turns, control requests go both ways.
 type sdkConn struct {
 	app     *App
-	meter   *MeteredProvider   // the model calls: set_model changes their model
+	model   string             // the session's model at the start, which set_model "default" goes back to
 	started bool               // initialize has been answered (read's goroutine only)
 	mcp     map[string]*MCPSDK // the MCP servers the program runs (read's goroutine only)
 
@@ -38,7 +38,7 @@ type controlAnswer struct {
 
 // runStreamInput runs the turns that arrive on stdin until it ends; only a failed write or an interrupt is an error.
 func (app *App) runStreamInput(ctx context.Context, meter *MeteredProvider) error {
-	c := &sdkConn{app: app, meter: meter, calls: PendingCalls[controlAnswer]{prefix: "minicode-"}, mcp: map[string]*MCPSDK{}}
+	c := &sdkConn{app: app, model: app.Agent.ModelName(), calls: PendingCalls[controlAnswer]{prefix: "minicode-"}, mcp: map[string]*MCPSDK{}}
 	c.arrived = sync.NewCond(&c.mu)
 	if app.Opts.PermissionPromptTool == "stdio" {
 		app.asker = c

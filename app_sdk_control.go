@@ -60,22 +60,16 @@ func (c *sdkConn) control(ctx context.Context, raw json.RawMessage) (any, error)
 		}
 		return map[string]any{}, app.Perms.SetMode(m)
 	case "set_model":
-		model := app.Agent.Model
+		model := c.model
 		if head.Model != "" && head.Model != "default" {
 			model = resolveModelAlias(head.Model)
 		}
-		c.meter.mu.Lock()
-		c.meter.model = model
-		c.meter.mu.Unlock()
-		return map[string]any{}, nil
+		return map[string]any{}, app.useModel(model)
 	case "mcp_status":
 		return map[string]any{"mcpServers": c.mcpStatus()}, nil
 	case "get_context_usage":
 		u := app.Agent.ContextUsage()
-		c.meter.mu.Lock()
-		model := cmp.Or(c.meter.model, app.Agent.Model) // as set_model left it
-		c.meter.mu.Unlock()
-		return map[string]any{"totalTokens": u.Tokens, "maxTokens": u.Window, "rawMaxTokens": u.Window, "percentage": u.Percent, "model": model}, nil
+		return map[string]any{"totalTokens": u.Tokens, "maxTokens": u.Window, "rawMaxTokens": u.Window, "percentage": u.Percent, "model": u.Model}, nil
 	case "mcp_message":
 		return map[string]any{}, c.mcpMessage(head.Server, head.Message)
 	case "rewind_files":

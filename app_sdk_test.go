@@ -49,20 +49,23 @@ func startSDK(t *testing.T, url string, args ...string) *sdkProcess {
 		t.Fatal(err)
 	}
 	p := &sdkProcess{t: t, cmd: cmd, stdin: stdin, lines: make(chan map[string]any, 100), ws: ws}
-	go func() {
-		defer close(p.lines)
-		sc := bufio.NewScanner(stdout)
-		sc.Buffer(nil, 1<<20)
-		for sc.Scan() {
-			var m map[string]any
-			if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
-				m = map[string]any{"type": "not-json", "text": sc.Text()}
-			}
-			p.lines <- m
-		}
-	}()
+	go p.readLines(stdout)
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
 	return p
+}
+
+// readLines passes minicode's stdout to lines, a line at a time, and closes it at the end.
+func (p *sdkProcess) readLines(stdout io.Reader) {
+	defer close(p.lines)
+	sc := bufio.NewScanner(stdout)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		var m map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+			m = map[string]any{"type": "not-json", "text": sc.Text()}
+		}
+		p.lines <- m
+	}
 }
 
 // send writes one JSON line to minicode.

@@ -32,7 +32,7 @@ func (app *App) runPrompt(ctx context.Context, history []Message, sp SlashPrompt
 		res.Messages, res.Err = history, err
 		return res
 	}
-	app.Session.RecordSettings(app.Agent.Model, app.Perms.Mode())
+	app.Session.RecordSettings(app.Agent.ModelName(), app.Perms.Mode())
 	app.Session.Sync(history)
 	checkpoint := app.checkpoint(ctx, sp.ID, false, cmp.Or(sp.Input, sp.Prompt))
 	app.Session.AddUser(userPrompt(sp.Prompt, sp.Images))

@@ -38,6 +38,7 @@ type CompactThresholds struct {
 
 // ContextUsage says how full the window is: the next request's estimated tokens, the window, the part kept for output, and Percent = Tokens / (Window − Reserve).
 type ContextUsage struct {
+	Model   string // whose window it is
 	Tokens  int
 	Window  int
 	Reserve int

@@ -12,8 +12,8 @@ import (
 
 // ContextState is the agent's context accounting and model-call layers' failures, spanning turns; a UI may read it during one.
 type ContextState struct {
-	mu    sync.Mutex
-	usage ContextUsage // as of the newest request or compaction
+	mu     sync.Mutex
+	tokens int // the context's, as of the newest request or compaction
 	// anchor is the newest reported usage: the first n messages (the last with cache last) and the reply.
 	anchor struct {
 		tokens, n int
@@ -23,23 +23,20 @@ type ContextState struct {
 	failures map[string]int // failed collapses and compacts in a row
 }
 
-// ContextUsage returns how full the window is, as of the newest request or compaction; it is safe during a turn.
+// ContextUsage returns how full the current model's window is, as of the newest request or compaction; it is safe during a turn.
 func (a *Agent) ContextUsage() ContextUsage {
 	a.context.mu.Lock()
 	defer a.context.mu.Unlock()
-	if a.context.usage.Window == 0 {
-		return a.measure(0)
-	}
-	return a.context.usage
+	return a.measure(a.context.tokens)
 }
 
-// measure turns a token count into a usage of this agent's window.
+// measure turns a token count into a usage of the current model's window.
 func (a *Agent) measure(tokens int) ContextUsage {
-	limits := a.Limits
+	model, limits := a.CurrentModel()
 	if limits.ContextWindow == 0 {
-		limits = limitsFor(a.Model, nil)
+		limits = limitsFor(model, nil)
 	}
-	u := ContextUsage{Tokens: tokens, Window: limits.ContextWindow, Reserve: min(limits.MaxOutput, maxOutputReserve)}
+	u := ContextUsage{Model: model, Tokens: tokens, Window: limits.ContextWindow, Reserve: min(limits.MaxOutput, maxOutputReserve)}
 	u.Percent = 100 * float64(tokens) / float64(max(1, u.usable()))
 	return u
 }
@@ -55,13 +52,12 @@ func (a *Agent) estimate(msgs []Message) ContextUsage {
 		}
 		tokens = an.tokens + tokenCount(rest)
 	} else {
-		tokens = requestTokenCount(a.request(a.Model, msgs))
+		tokens = requestTokenCount(a.request(a.ModelName(), msgs))
 	}
-	u := a.measure(tokens)
 	a.context.mu.Lock()
-	a.context.usage = u
+	a.context.tokens = tokens
 	a.context.mu.Unlock()
-	return u
+	return a.measure(tokens)
 }
 
 // anchorUsage records what the provider reported for a request and its reply, for later estimates to start from.
@@ -101,7 +97,7 @@ func (a *Agent) manageContext(ctx context.Context, t *Turn) error {
 
 // promptFits refuses a prompt that no compaction could make room for: with the system prompt and the tools, it passes the window.
 func (a *Agent) promptFits(prompt Message) error {
-	room := a.measure(0).usable() - requestTokenCount(a.request(a.Model, nil))
+	room := a.measure(0).usable() - requestTokenCount(a.request(a.ModelName(), nil))
 	if n := messageTokenCount(prompt); n > room {
 		return fmt.Errorf("this prompt (%s characters, about %s tokens) is larger than the %s tokens the context window has room for, so it was not sent; "+
 			"attach a large file with @path instead (read_file reads it in pieces), or send the text in parts", thousands(len(prompt.Text())), thousands(n), thousands(room))
@@ -249,7 +245,7 @@ func (a *Agent) summarize(ctx context.Context, msgs []Message, focus string, usa
 	if focus != "" {
 		ask += "\nFocus the summary on: " + focus
 	}
-	resp, err := a.Provider.Stream(ctx, ModelRequest{Model: cmp.Or(a.SummaryModel, a.Model), System: summarySystemPrompt, Messages: []Message{userText(ask)}, MaxTokens: budget}, nil)
+	resp, err := a.Provider.Stream(ctx, ModelRequest{Model: cmp.Or(a.SummaryModel, a.ModelName()), System: summarySystemPrompt, Messages: []Message{userText(ask)}, MaxTokens: budget}, nil)
 	if err != nil {
 		return "", err
 	}

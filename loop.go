@@ -89,7 +89,7 @@ type Agent struct {
 	Provider     Provider
 	Tools        *Registry
 	Env          *ToolEnv
-	Model        string
+	Model        string // the model that answers, and Limits its limits: once turns run, SetModel changes them and CurrentModel reads them
 	SummaryModel string // writes compaction summaries; "" means Model
 	System       string
 	MaxTokens    int
@@ -104,6 +104,27 @@ type Agent struct {
 	Limits       ModelLimits       // zero means the model's entry in the limits table
 	Compaction   CompactThresholds // of the context layers
 	context      ContextState
+	modelMu      sync.Mutex // guards Model and Limits, which /model and a program's set_model change while a turn may run
+}
+
+// SetModel switches the model that answers, from the next turn on, and its limits.
+func (a *Agent) SetModel(model string, limits ModelLimits) {
+	a.modelMu.Lock()
+	defer a.modelMu.Unlock()
+	a.Model, a.Limits = model, limits
+}
+
+// CurrentModel returns the model that answers and its limits; any goroutine may ask, during a turn too.
+func (a *Agent) CurrentModel() (string, ModelLimits) {
+	a.modelMu.Lock()
+	defer a.modelMu.Unlock()
+	return a.Model, a.Limits
+}
+
+// ModelName is the model that answers, as CurrentModel returns it.
+func (a *Agent) ModelName() string {
+	model, _ := a.CurrentModel()
+	return model
 }
 
 // emit passes an event to the journal and whoever draws the loop.
@@ -156,7 +177,7 @@ func (a *Agent) RunTurn(ctx context.Context, history []Message, in TurnInput) Tu
 			prompt.Content = append(prompt.Content, Block{Type: BlockText, Text: v.Context})
 		}
 	}
-	t := &Turn{model: cmp.Or(in.Model, a.Model), env: a.Env.forTurn(in.Model, in.Grants), messages: append(append([]Message(nil), history...), prompt)}
+	t := &Turn{model: cmp.Or(in.Model, a.ModelName()), env: a.Env.forTurn(in.Model, in.Grants), messages: append(append([]Message(nil), history...), prompt)}
 	res := a.run(ctx, t)
 	if res.End == EndAskUser && a.Depth == 0 {
 		a.hooks().Run(ctx, HookInput{HookEventName: HookNotification, NotificationType: "idle_prompt", Message: "minicode is waiting for your answer: " + res.Text})

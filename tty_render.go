@@ -150,12 +150,13 @@ func (u *tui) statusLine(now time.Time, spin string, width int) string {
 	if u.usage.CostUSD > 0 {
 		tokens += fmt.Sprintf(" $%.2f", u.usage.CostUSD)
 	}
-	parts := []string{activity, fmt.Sprintf("%s (%s)", app.Agent.Model, app.Agent.Provider.Name()), fmt.Sprintf("ctx %.0f%%", app.Agent.ContextUsage().Percent),
+	window := app.Agent.ContextUsage()
+	parts := []string{activity, fmt.Sprintf("%s (%s)", window.Model, app.Agent.Provider.Name()), fmt.Sprintf("ctx %.0f%%", window.Percent),
 		tokens, "session " + u.session[:min(8, len(u.session))], app.MCP.StatusLine(), string(app.Perms.Mode()), app.Sandbox.Label()}
 	line := func() string {
 		return strings.Join(slices.DeleteFunc(slices.Clone(parts), func(p string) bool { return p == "" }), " · ")
 	}
-	for _, drop := range []func(){func() { parts[4] = "" }, func() { parts[1] = app.Agent.Model }, func() { parts[5] = "" }, func() { parts[1] = "" }, func() { parts[3] = "" }} {
+	for _, drop := range []func(){func() { parts[4] = "" }, func() { parts[1] = window.Model }, func() { parts[5] = "" }, func() { parts[1] = "" }, func() { parts[3] = "" }} {
 		if displayWidth(line()) <= width {
 			break
 		}
