@@ -101,7 +101,7 @@ func (c *sdkConn) mcpStatus() []map[string]any {
 // initialize applies the program's setup and describes the session.
 func (c *sdkConn) initialize(ctx context.Context, raw json.RawMessage) (any, error) {
 	if c.started {
-		return nil, errors.New("already initialized")
+		return nil, errors.New("initialize comes first, before any user message, and once")
 	}
 	c.started = true
 	var in initializeRequest

@@ -112,3 +112,24 @@ func TestSDKSetModelAndSlashModelAgree(t *testing.T) {
 		}
 	}
 }
+
+// TestSDKInitializeComesFirst sends initialize after a user message, and a second time: both are
+// refused, as the session's setup is fixed once its first turn has started.
+func TestSDKInitializeComesFirst(t *testing.T) {
+	p := startSDKHere(t)
+	p.user("hello")
+	p.control("late", map[string]any{"subtype": "initialize", "appendSystemPrompt": "Always be brief."})
+	if a := p.answerTo("late"); a["subtype"] != "error" || !strings.Contains(fmt.Sprint(a["error"]), "first") {
+		t.Errorf("initialize after a user message: %v; want an error that says initialize comes first", a)
+	}
+	p = startSDKHere(t)
+	for _, id := range []string{"init1", "init2"} {
+		p.control(id, map[string]any{"subtype": "initialize"})
+	}
+	if a := p.answerTo("init1"); a["subtype"] != "success" {
+		t.Errorf("first initialize: %v", a)
+	}
+	if a := p.answerTo("init2"); a["subtype"] != "error" {
+		t.Errorf("second initialize: %v; want an error", a)
+	}
+}
