@@ -225,7 +225,9 @@ type CommandSpec struct {
 // none, either way without minicode's credentials in its environment. Cancelling ctx kills all it started.
 func (s *Sandbox) Start(ctx context.Context, spec CommandSpec) (p *Process, err error) {
 	if s.Sandboxed() && !spec.Unsandboxed {
-		s.guard.commandStarted()
+		if s.guard.commandStarted() {
+			go s.guard.patrol(s.Notice)
+		}
 		if p, err = s.super.start(spec, append(s.commandEnv(), s.extraEnv...)); err == nil {
 			p.finish = func() string { // moves out what it made among the protected paths, and says so
 				s.guard.commandEnded()

@@ -124,12 +124,35 @@ func (g *protectedPaths) mounts() (readOnly, anchors []string) {
 	return slices.DeleteFunc(slices.Sorted(maps.Keys(present)), func(p string) bool { return slices.Contains(anchors, p) }), anchors
 }
 
-// commandStarted notes a sandboxed command's start; if none was running, what exists now is accepted.
-func (g *protectedPaths) commandStarted() {
+// commandStarted notes a sandboxed command's start; if none was running, what exists now is accepted,
+// and it reports true.
+func (g *protectedPaths) commandStarted() (first bool) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.running++; g.running == 1 {
 		maps.Copy(g.known, g.present())
+	}
+	return g.running == 1
+}
+
+// patrolEvery is how often the protected paths are swept while sandboxed commands run.
+const patrolEvery = 2 * time.Second
+
+// patrol sweeps every patrolEvery until no sandboxed command runs: a background command may run for hours,
+// and meanwhile the user's git in another terminal, a hook or the file tools would use what it planted.
+func (g *protectedPaths) patrol(notice func(string)) {
+	tick := time.NewTicker(patrolEvery)
+	defer tick.Stop()
+	for range tick.C {
+		g.mu.Lock()
+		idle := g.running == 0
+		g.mu.Unlock()
+		if idle {
+			return
+		}
+		if note := g.sweep(); note != "" && notice != nil {
+			notice(note)
+		}
 	}
 }
 
