@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"maps"
 	"os"
@@ -22,7 +23,8 @@ import (
 // turn changed, by file tools or commands alike. Each session has a git directory of its own,
 // $MINICODE_HOME/checkpoints/<session>, driven with GIT_DIR, GIT_WORK_TREE and GIT_INDEX_FILE:
 // the user's repository is never opened, .gitignore holds as for the user's git, each version
-// of a file is stored once, and the index makes a snapshot cost about a stat per file.
+// of a file is stored once, and the index makes a snapshot cost about a stat per file, the first
+// of a session's too when an earlier session's store of the workspace seeds it.
 
 // The bounds of a workspace that checkpoints cover, unless settings change them.
 const (
@@ -83,7 +85,7 @@ func (s *CheckpointStore) Snapshot(ctx context.Context) (tree string, modes map[
 
 // snapshot checks the workspace against the bounds, then adds it to the store's index and writes its tree.
 func (s *CheckpointStore) snapshot(ctx context.Context) (string, map[string]fs.FileMode, error) {
-	if err := s.open(); err != nil {
+	if err := s.open(ctx); err != nil {
 		return "", nil, err
 	}
 	listed, err := s.git(ctx, append([]string{"ls-files", "-z", "--cached", "--others", "--exclude-standard"}, s.paths...)...)
@@ -113,19 +115,102 @@ func (s *CheckpointStore) snapshot(ctx context.Context) (string, map[string]fs.F
 	return strings.TrimSpace(tree), modes, err
 }
 
-// open creates the git directory if it is missing and removes a lock a killed minicode left.
-func (s *CheckpointStore) open() error {
+// open creates the git directory if it is missing, seeded when it can be, and removes a lock a killed minicode left.
+func (s *CheckpointStore) open(ctx context.Context) error {
 	if _, err := exec.LookPath("git"); err != nil {
 		return errors.New("checkpoints need the git program, which is not installed or not on the PATH")
 	}
-	if _, err := os.Stat(filepath.Join(s.dir, "HEAD")); err != nil { // what git init makes, without its process
-		err = errors.Join(os.MkdirAll(filepath.Join(s.dir, "objects"), 0o700), os.MkdirAll(filepath.Join(s.dir, "refs"), 0o700))
-		if err = cmp.Or(err, os.WriteFile(filepath.Join(s.dir, "HEAD"), []byte("ref: refs/heads/main\n"), 0o600)); err != nil {
+	if _, err := os.Lstat(s.dir); errors.Is(err, fs.ErrNotExist) {
+		s.seed(ctx) // or a fresh store, whose first snapshot hashes every file
+	}
+	if _, err := os.Stat(filepath.Join(s.dir, "HEAD")); err != nil {
+		if err := create(s.dir, s.workspace); err != nil {
 			return fmt.Errorf("creating the checkpoint store: %w", err)
 		}
 	}
 	os.Remove(filepath.Join(s.dir, "index.lock")) // the store is this process's alone, under s.mu
 	return nil
+}
+
+// create makes a git directory (what git init makes, without its process) that names its workspace.
+func create(dir, workspace string) error {
+	err := errors.Join(os.MkdirAll(filepath.Join(dir, "objects"), 0o700), os.MkdirAll(filepath.Join(dir, "refs"), 0o700))
+	err = cmp.Or(err, os.WriteFile(filepath.Join(dir, "workspace"), []byte(workspace), 0o600))
+	return cmp.Or(err, os.WriteFile(filepath.Join(dir, "HEAD"), []byte("ref: refs/heads/main\n"), 0o600))
+}
+
+// seed makes a new store from the workspace's newest one (by its index), so that the first
+// snapshot hashes only the files changed since, not the whole workspace: it copies the index,
+// whose stat data tell git which files are unchanged (its time kept, for git's check of files
+// changed in the second the index was written), and hard-links the blobs the index names, the
+// only objects an index and the trees made from it need. The links make the stores independent:
+// removing one leaves the other whole, as alternates would not. A blob that cannot be linked
+// (gone, packed, another filesystem) leaves no store, and open makes a fresh one. Seeding is
+// chosen over putting off the first snapshot until a tool changes a file, which would record the
+// workspace as it is then, with what changed outside minicode since the prompt.
+func (s *CheckpointStore) seed(ctx context.Context) error {
+	from := newestStore(filepath.Dir(s.dir), s.workspace)
+	if from == "" {
+		return errors.New("no earlier store of the workspace")
+	}
+	seeded := &CheckpointStore{dir: s.dir + ".seeding", workspace: s.workspace} // renamed when whole
+	defer os.RemoveAll(seeded.dir)
+	if err := cmp.Or(create(seeded.dir, s.workspace), copyIndex(from, seeded.dir)); err != nil {
+		return err
+	}
+	listed, err := seeded.git(ctx, "ls-files", "-s", "-z")
+	if err = cmp.Or(err, linkBlobs(from, seeded.dir, listed)); err != nil {
+		return err
+	}
+	return os.Rename(seeded.dir, s.dir)
+}
+
+// linkBlobs hard-links into the store to the blobs of the store from that the entries of
+// git ls-files -s -z name.
+func linkBlobs(from, to, entries string) error {
+	for entry := range strings.SplitSeq(entries, "\x00") {
+		f := strings.Fields(entry) // mode, blob, stage and path; a submodule's commit (160000) is in no store
+		if len(f) < 3 || f[0] == "160000" {
+			continue
+		}
+		object := filepath.Join("objects", f[1][:2], f[1][2:])
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(to, object)), 0o700); err != nil {
+			return err
+		}
+		if err := os.Link(filepath.Join(from, object), filepath.Join(to, object)); err != nil && !errors.Is(err, fs.ErrExist) { // ErrExist: the same contents in two files
+			return err
+		}
+	}
+	return nil
+}
+
+// newestStore returns the store in checkpoints of workspace whose index was written last, or "".
+func newestStore(checkpoints, workspace string) string {
+	from, newest := "", time.Time{}
+	stores, _ := filepath.Glob(filepath.Join(checkpoints, "*"))
+	for _, dir := range stores {
+		info, err := os.Stat(filepath.Join(dir, "index"))
+		if named, _ := os.ReadFile(filepath.Join(dir, "workspace")); err == nil && string(named) == workspace && info.ModTime().After(newest) {
+			from, newest = dir, info.ModTime()
+		}
+	}
+	return from
+}
+
+// copyIndex copies the index of the store from into the store to, with its modification time.
+func copyIndex(from, to string) error {
+	f, err := os.Open(filepath.Join(from, "index"))
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	info, err := f.Stat() // git replaces an index whole, so this is the time of what is read
+	if err != nil {
+		return err
+	}
+	data, err := io.ReadAll(f)
+	index := filepath.Join(to, "index")
+	return cmp.Or(err, os.WriteFile(index, data, 0o600), os.Chtimes(index, info.ModTime(), info.ModTime()))
 }
 
 // changes lists how the tree to differs from the tree from, line counts included.
