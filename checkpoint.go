@@ -6,7 +6,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"maps"
 	"os"
@@ -139,23 +138,25 @@ func create(dir, workspace string) error {
 	return cmp.Or(err, os.WriteFile(filepath.Join(dir, "HEAD"), []byte("ref: refs/heads/main\n"), 0o600))
 }
 
-// seed makes a new store from the workspace's newest one (by its index), so that the first
-// snapshot hashes only the files changed since, not the whole workspace: it copies the index,
-// whose stat data tell git which files are unchanged (its time kept, for git's check of files
-// changed in the second the index was written), and hard-links the blobs the index names, the
-// only objects an index and the trees made from it need. The links make the stores independent:
-// removing one leaves the other whole, as alternates would not. A blob that cannot be linked
-// (gone, packed, another filesystem) leaves no store, and open makes a fresh one. Seeding is
-// chosen over putting off the first snapshot until a tool changes a file, which would record the
-// workspace as it is then, with what changed outside minicode since the prompt.
+// seed makes a new store from the workspace's newest one, so that its first snapshot hashes
+// only the files changed since: it copies the index, whose stat data tell git which files are
+// unchanged (with its time, which git needs to doubt files changed as the index was written), and
+// hard-links the blobs the index names, all that the index and the trees made from it need. With
+// links, unlike alternates, removing either store leaves the other whole. A blob that cannot be
+// linked (gone, packed, on another filesystem) leaves no store, and open makes a fresh one.
+// Seeding is chosen over putting the first snapshot off until a tool changes a file: that would
+// record the workspace as it is then, with whatever changed outside minicode since the prompt.
 func (s *CheckpointStore) seed(ctx context.Context) error {
-	from := newestStore(filepath.Dir(s.dir), s.workspace)
+	from, written := newestStore(filepath.Dir(s.dir), s.workspace)
 	if from == "" {
 		return errors.New("no earlier store of the workspace")
 	}
+	// Read after its time was: an index written in between only makes git check more files.
+	data, err := os.ReadFile(filepath.Join(from, "index"))
 	seeded := &CheckpointStore{dir: s.dir + ".seeding", workspace: s.workspace} // renamed when whole
 	defer os.RemoveAll(seeded.dir)
-	if err := cmp.Or(create(seeded.dir, s.workspace), copyIndex(from, seeded.dir)); err != nil {
+	index := filepath.Join(seeded.dir, "index")
+	if err = cmp.Or(err, create(seeded.dir, s.workspace), os.WriteFile(index, data, 0o600), os.Chtimes(index, written, written)); err != nil {
 		return err
 	}
 	listed, err := seeded.git(ctx, "ls-files", "-s", "-z")
@@ -184,8 +185,8 @@ func linkBlobs(from, to, entries string) error {
 	return nil
 }
 
-// newestStore returns the store in checkpoints of workspace whose index was written last, or "".
-func newestStore(checkpoints, workspace string) string {
+// newestStore returns the store in checkpoints of workspace whose index was written last, and when; "" if none.
+func newestStore(checkpoints, workspace string) (string, time.Time) {
 	from, newest := "", time.Time{}
 	stores, _ := filepath.Glob(filepath.Join(checkpoints, "*"))
 	for _, dir := range stores {
@@ -194,23 +195,7 @@ func newestStore(checkpoints, workspace string) string {
 			from, newest = dir, info.ModTime()
 		}
 	}
-	return from
-}
-
-// copyIndex copies the index of the store from into the store to, with its modification time.
-func copyIndex(from, to string) error {
-	f, err := os.Open(filepath.Join(from, "index"))
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	info, err := f.Stat() // git replaces an index whole, so this is the time of what is read
-	if err != nil {
-		return err
-	}
-	data, err := io.ReadAll(f)
-	index := filepath.Join(to, "index")
-	return cmp.Or(err, os.WriteFile(index, data, 0o600), os.Chtimes(index, info.ModTime(), info.ModTime()))
+	return from, newest
 }
 
 // changes lists how the tree to differs from the tree from, line counts included.
