@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // elicitField is one field of the form a server asks the user to fill in.
@@ -58,6 +59,7 @@ func elicitDefaults(_ context.Context, req elicitRequest) elicitResult {
 type LineElicitor struct {
 	ReadLine func(ctx context.Context) (string, error)
 	Out      io.Writer
+	asking   sync.Mutex // one form at a time on the terminal
 }
 
 // newLineElicitor reads answers from in and writes prompts to out.
@@ -65,8 +67,13 @@ func newLineElicitor(in io.Reader, out io.Writer) *LineElicitor {
 	return &LineElicitor{Out: out, ReadLine: newLineReader(in).ReadLine}
 }
 
-// Elicit asks for each field in the schema's order.
+// Elicit asks for each field in the schema's order, one form at a time.
 func (l *LineElicitor) Elicit(ctx context.Context, req elicitRequest) elicitResult {
+	l.asking.Lock() // two servers asking at once would mix their questions and answers
+	defer l.asking.Unlock()
+	if ctx.Err() != nil {
+		return elicitResult{Action: "cancel"} // given up while another form was filled in
+	}
 	fmt.Fprintf(l.Out, "MCP server %s asks: %s\n(press Enter to keep a [default]; type :decline or :cancel to refuse)\n", req.Server, req.Message)
 	content := map[string]any{}
 	for i := 0; i < len(req.Fields); {

@@ -1,10 +1,12 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -48,6 +50,77 @@ func TestLineElicitor(t *testing.T) {
 				t.Errorf("prompts = %q", prompts.String())
 			}
 		})
+	}
+}
+
+// shownWrites is a terminal's screen: it passes on each write, whole, without blocking the writer.
+type shownWrites chan string
+
+func (w shownWrites) Write(p []byte) (int, error) {
+	w <- string(p)
+	return len(p), nil
+}
+
+func TestLineElicitorOneFormAtATime(t *testing.T) {
+	t.Parallel()
+	inR, inW := io.Pipe()
+	screen := make(shownWrites, 64)
+	e := &LineElicitor{ReadLine: newLineReader(inR).ReadLine, Out: screen}
+	// The user reads the screen and answers each question with the name
+	// of its field.
+	var shown []string
+	userDone := make(chan struct{})
+	go func() {
+		defer close(userDone)
+		for s := range screen {
+			shown = append(shown, s)
+			if field, ok := strings.CutSuffix(s, ": "); ok {
+				fmt.Fprintln(inW, field)
+			}
+		}
+	}()
+	// Servers a and b ask at the same moment; c asks for a request
+	// cancelled while it waits its turn.
+	cancelled, cancel := context.WithCancel(t.Context())
+	cancel()
+	start := make(chan struct{})
+	results := map[string]*elicitResult{"a": {}, "b": {}, "c": {}}
+	var asking sync.WaitGroup
+	for server, res := range results {
+		ctx := t.Context()
+		if server == "c" {
+			ctx = cancelled
+		}
+		req := elicitRequest{Server: server, Message: "?"}
+		for i := 1; i <= 3; i++ {
+			req.Fields = append(req.Fields, elicitField{Name: fmt.Sprint(server, i), Type: "string"})
+		}
+		asking.Go(func() {
+			<-start
+			*res = e.Elicit(ctx, req)
+		})
+	}
+	close(start)
+	asking.Wait()
+	inR.Close() // unblocks the user if an answer found nobody to take it
+	close(screen)
+	<-userDone
+	var askers string // who wrote each thing shown
+	for _, s := range shown {
+		askers += strings.TrimPrefix(s, "MCP server ")[:1]
+	}
+	if askers != "aaaabbbb" && askers != "bbbbaaaa" {
+		t.Errorf("the terminal showed %q, from %q; want one whole form (message and three questions) after the other", shown, askers)
+	}
+	for server, res := range results {
+		content, _ := json.Marshal(res.Content)
+		got, want := res.Action+" "+string(content), fmt.Sprintf(`accept {"%[1]s1":"%[1]s1","%[1]s2":"%[1]s2","%[1]s3":"%[1]s3"}`, server)
+		if server == "c" {
+			want = "cancel null"
+		}
+		if got != want {
+			t.Errorf("server %s got %q, want %q", server, got, want)
+		}
 	}
 }
 
