@@ -33,6 +33,7 @@ type mcpHTTP struct {
 	lost    func(error)
 	life    context.Context // ends on close; every stream is bound to it
 	stop    context.CancelFunc
+	streams sync.WaitGroup         // the goroutines reading streams, started under mu while life lasts; close waits for them
 	version atomic.Pointer[string] // the protocol version negotiated, sent with every later request
 
 	mu         sync.Mutex
@@ -102,8 +103,7 @@ func (t *mcpHTTP) readReply(ctx context.Context, end context.CancelFunc, resp *h
 	}
 	accepted := resp.StatusCode == http.StatusAccepted || resp.StatusCode == http.StatusNoContent
 	if mediaType, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); !accepted && mediaType == "text/event-stream" {
-		go t.follow(ctx, end, resp.Body, idKey(msg.ID))
-		return nil
+		return t.goStream(resp.Body, func() { t.follow(ctx, end, resp.Body, idKey(msg.ID)) })
 	}
 	defer end()
 	defer drain(resp)
@@ -223,7 +223,7 @@ func (t *mcpHTTP) listen(ctx context.Context) {
 	case resp.StatusCode != http.StatusOK:
 		drain(resp)
 	default:
-		go t.follow(listenCtx, stop, resp.Body, "")
+		_ = t.goStream(resp.Body, func() { t.follow(listenCtx, stop, resp.Body, "") })
 	}
 }
 
@@ -305,14 +305,17 @@ func (t *mcpHTTP) connectLegacy(ctx context.Context) error {
 		return err
 	}
 	endpoint := make(chan string, 1)
-	go func() {
+	err = t.goStream(resp.Body, func() {
 		defer end()
 		t.readEvents(resp.Body, "", endpoint)
 		resp.Body.Close()
 		if t.life.Err() == nil {
 			t.lost(errors.New("the server closed its event stream"))
 		}
-	}()
+	})
+	if err != nil {
+		return err
+	}
 	select {
 	case ref := <-endpoint:
 		post, err := resp.Request.URL.Parse(strings.TrimSpace(ref))
@@ -330,7 +333,19 @@ func (t *mcpHTTP) connectLegacy(ctx context.Context) error {
 	}
 }
 
-// close ends the streams and, when there is a session, DELETEs it.
+// goStream reads a stream's body on a goroutine that close waits for; after close, it closes the body instead.
+func (t *mcpHTTP) goStream(body io.Closer, read func()) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.life.Err() != nil {
+		body.Close()
+		return errors.New("the connection to the MCP server is closed")
+	}
+	t.streams.Go(read)
+	return nil
+}
+
+// close DELETEs the session if there is one, ends the streams and returns once their goroutines have.
 func (t *mcpHTTP) close() {
 	t.mu.Lock()
 	id := t.sessionID
@@ -342,5 +357,8 @@ func (t *mcpHTTP) close() {
 		}
 		cancel()
 	}
+	t.mu.Lock()
 	t.stop()
+	t.mu.Unlock()
+	t.streams.Wait()
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"runtime/pprof"
 	"slices"
 	"strings"
 	"sync"
@@ -443,5 +444,47 @@ func TestMCPHTTPJSONReplyIsBounded(t *testing.T) {
 	err := tr.deliverJSON(endlessSpaces{})
 	if err == nil || !strings.Contains(err.Error(), "larger than 64 MB") {
 		t.Errorf("deliverJSON(endless body) = %v, want a size error", err)
+	}
+}
+
+// mcpHTTPGoroutines returns the stacks of the goroutines labelled with the
+// test's name that are running the HTTP transport's code.
+func mcpHTTPGoroutines(t *testing.T) []string {
+	var profile strings.Builder
+	if err := pprof.Lookup("goroutine").WriteTo(&profile, 1); err != nil {
+		t.Fatal(err)
+	}
+	var running []string
+	for _, g := range strings.Split(profile.String(), "\n\n") {
+		if strings.Contains(g, `"test":"`+t.Name()+`"`) && strings.Contains(g, "minicode.(*mcpHTTP).") {
+			running = append(running, g)
+		}
+	}
+	return running
+}
+
+func TestMCPHTTPCloseWaitsForStreams(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name string
+		url  func(t *testing.T) string
+		kind string
+	}{
+		{"HTTP+SSE event stream", func(t *testing.T) string { return legacySSEServer(t).URL + "/mcp" }, "sse"},
+		{"Streamable HTTP GET stream", func(t *testing.T) string { _, srv := newFakeHTTPServer(t, false); return srv.URL }, "http"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			// The goroutines the session starts carry the label, so that
+			// other tests' goroutines are not counted.
+			pprof.Do(t.Context(), pprof.Labels("test", t.Name()), func(context.Context) {
+				sess := connectTestSession(t, MCPServerConfig{Name: "s", Type: c.kind, URL: c.url(t)})
+				sess.close()
+				if running := mcpHTTPGoroutines(t); len(running) > 0 {
+					t.Errorf("after close returned, the transport still runs:\n%s", strings.Join(running, "\n\n"))
+				}
+			})
+		})
 	}
 }
