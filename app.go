@@ -304,7 +304,7 @@ func (app *App) startMCP(ctx context.Context, servers []MCPServerConfig) (*MCPMa
 	for i := range servers {
 		servers[i].StartupTimeoutMs = cmp.Or(servers[i].StartupTimeoutMs, int(timeout.Milliseconds()))
 	}
-	elicitor := Elicitor((&LineElicitor{ReadLine: func(ctx context.Context) (string, error) { return app.lines.ReadLine(ctx) }, Out: app.stdout}).Elicit)
+	elicitor := Elicitor(newLineElicitor(func(ctx context.Context) (string, error) { return app.lines.ReadLine(ctx) }, app.stdout).Elicit)
 	var notices io.Writer = app.stdout
 	if app.Opts.Print {
 		elicitor, _ = elicitorFor(app.Opts.MCPElicitation, nil, app.stderr) // checked with the flags

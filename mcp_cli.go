@@ -292,7 +292,7 @@ func elicitorFor(mode string, stdin io.Reader, stderr io.Writer) (Elicitor, erro
 	case "defaults":
 		return elicitDefaults, nil
 	case "ask":
-		return newLineElicitor(stdin, stderr).Elicit, nil
+		return newLineElicitor(newLineReader(stdin).ReadLine, stderr).Elicit, nil
 	}
 	return nil, usageErrorf("--mcp-elicitation must be decline, defaults or ask, not %q", mode)
 }

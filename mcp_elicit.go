@@ -11,7 +11,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 )
 
 // elicitField is one field of the form a server asks the user to fill in.
@@ -59,20 +58,24 @@ func elicitDefaults(_ context.Context, req elicitRequest) elicitResult {
 type LineElicitor struct {
 	ReadLine func(ctx context.Context) (string, error)
 	Out      io.Writer
-	asking   sync.Mutex // one form at a time on the terminal
+	turn     chan struct{} // holds one token while a form is on the terminal
 }
 
-// newLineElicitor reads answers from in and writes prompts to out.
-func newLineElicitor(in io.Reader, out io.Writer) *LineElicitor {
-	return &LineElicitor{Out: out, ReadLine: newLineReader(in).ReadLine}
+// newLineElicitor reads answers with readLine and writes prompts to out.
+func newLineElicitor(readLine func(context.Context) (string, error), out io.Writer) *LineElicitor {
+	return &LineElicitor{Out: out, ReadLine: readLine, turn: make(chan struct{}, 1)}
 }
 
 // Elicit asks for each field in the schema's order, one form at a time.
 func (l *LineElicitor) Elicit(ctx context.Context, req elicitRequest) elicitResult {
-	l.asking.Lock() // two servers asking at once would mix their questions and answers
-	defer l.asking.Unlock()
-	if ctx.Err() != nil {
+	select { // two servers asking at once would mix their questions and answers
+	case l.turn <- struct{}{}:
+		defer func() { <-l.turn }()
+	case <-ctx.Done():
 		return elicitResult{Action: "cancel"} // given up while another form was filled in
+	}
+	if ctx.Err() != nil {
+		return elicitResult{Action: "cancel"}
 	}
 	fmt.Fprintf(l.Out, "MCP server %s asks: %s\n(press Enter to keep a [default]; type :decline or :cancel to refuse)\n", req.Server, req.Message)
 	content := map[string]any{}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // elicitSchema is the form used by the elicitation tests, in the shape a
@@ -40,7 +41,7 @@ func TestLineElicitor(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			var prompts strings.Builder
-			e := newLineElicitor(strings.NewReader(c.input), &prompts)
+			e := newLineElicitor(newLineReader(strings.NewReader(c.input)).ReadLine, &prompts)
 			res := e.Elicit(t.Context(), elicitRequest{Server: "s", Message: "Who are you?", Fields: fields})
 			content, _ := json.Marshal(res.Content)
 			if got := res.Action + " " + string(content); got != c.want {
@@ -65,7 +66,7 @@ func TestLineElicitorOneFormAtATime(t *testing.T) {
 	t.Parallel()
 	inR, inW := io.Pipe()
 	screen := make(shownWrites, 64)
-	e := &LineElicitor{ReadLine: newLineReader(inR).ReadLine, Out: screen}
+	e := newLineElicitor(newLineReader(inR).ReadLine, screen)
 	// The user reads the screen and answers each question with the name
 	// of its field.
 	var shown []string
@@ -148,7 +149,7 @@ func TestSessionElicit(t *testing.T) {
 		params   string
 		want     string
 	}{
-		{"accept", newLineElicitor(strings.NewReader("\n\n\n\n\nme@x\n"), io.Discard).Elicit, `{"message":"m","requestedSchema":` + elicitSchema + `}`,
+		{"accept", newLineElicitor(newLineReader(strings.NewReader("\n\n\n\n\nme@x\n")).ReadLine, io.Discard).Elicit, `{"message":"m","requestedSchema":` + elicitSchema + `}`,
 			`{"action":"accept","content":{"age":30,"email":"me@x","name":"John Doe","status":"active"}}`},
 		{"no elicitor declines", nil, `{"message":"m","requestedSchema":{}}`, `{"action":"decline"}`},
 		{"url mode declined", elicitDefaults, `{"mode":"url","url":"https://x","message":"m"}`, `{"action":"decline"}`},
@@ -160,5 +161,42 @@ func TestSessionElicit(t *testing.T) {
 		if rerr != nil || string(got) != c.want {
 			t.Errorf("%s: got %s (%v), want %s", c.name, got, rerr, c.want)
 		}
+	}
+}
+
+// A form given up while another is on the terminal returns at once: it
+// does not wait for the user to finish the other form.
+func TestLineElicitorCancelledWhileWaiting(t *testing.T) {
+	t.Parallel()
+	inR, inW := io.Pipe()
+	defer inW.Close()
+	screen := make(shownWrites, 64)
+	e := newLineElicitor(newLineReader(inR).ReadLine, screen)
+	first := make(chan elicitResult)
+	go func() {
+		first <- e.Elicit(t.Context(), elicitRequest{Server: "a", Message: "?", Fields: []elicitField{{Name: "a1", Type: "string"}}})
+	}()
+	for s := range screen { // the first form's question is shown and waits for the user
+		if strings.HasSuffix(s, ": ") {
+			break
+		}
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	second := make(chan elicitResult)
+	go func() {
+		second <- e.Elicit(ctx, elicitRequest{Server: "b", Message: "?", Fields: []elicitField{{Name: "b1", Type: "string"}}})
+	}()
+	cancel()
+	select {
+	case res := <-second:
+		if res.Action != "cancel" {
+			t.Errorf("the cancelled form got %q, want cancel", res.Action)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("a cancelled form still waits for the form on the terminal")
+	}
+	fmt.Fprintln(inW, "x")
+	if res := <-first; res.Action != "accept" || res.Content["a1"] != "x" {
+		t.Errorf("the first form got %+v, want its answer", res)
 	}
 }

@@ -185,7 +185,7 @@ func TestMCPEverythingStdio(t *testing.T) {
 	m, reg := startManager(t, []MCPServerConfig{everythingStdio(t)},
 		MCPOptions{Workspace: workspace, OnNotice: events.notice, OnProgress: events.progress,
 			// The form's first field, name, is required; the rest keep defaults.
-			Elicitor: newLineElicitor(strings.NewReader("Alice\n"+strings.Repeat("\n", 20)), io.Discard).Elicit})
+			Elicitor: newLineElicitor(newLineReader(strings.NewReader("Alice\n"+strings.Repeat("\n", 20))).ReadLine, io.Discard).Elicit})
 	if st := m.Status()[0]; st.State != MCPReady {
 		t.Fatalf("state = %q (%s), want ready", st.State, st.Error)
 	}
