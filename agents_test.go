@@ -355,3 +355,25 @@ func TestTerminalShowsASubagentAsOneLine(t *testing.T) {
 		t.Errorf("completions of /hel: %q, want only the built-in /help", got)
 	}
 }
+
+// A subagent whose definition names another model runs with that model's
+// limits, so its compaction fits its own window; "inherit" keeps the parent's.
+func TestSubagentOfAnotherModelHasItsLimits(t *testing.T) {
+	t.Parallel()
+	parent := &Agent{Tools: newRegistry(), Model: "claude-sonnet-5", Limits: ModelLimits{ContextWindow: 1_000_000, MaxOutput: 64_000}}
+	for _, tc := range []struct {
+		model     string
+		limitsFor func(string) ModelLimits
+		want      ModelLimits
+	}{
+		{"haiku", nil, limitsFor("claude-haiku-4-5", nil)},
+		{"haiku", func(string) ModelLimits { return ModelLimits{ContextWindow: 50_000, MaxOutput: 4_000} }, ModelLimits{ContextWindow: 50_000, MaxOutput: 4_000}},
+		{"inherit", nil, parent.Limits},
+	} {
+		s := &Subagents{Parent: parent, LimitsFor: tc.limitsFor}
+		child := s.child(t.Context(), nil, &AgentDef{Name: "x", Model: tc.model}, 1)
+		if child.Limits != tc.want {
+			t.Errorf("model %q: the subagent's limits are %+v, want %+v", tc.model, child.Limits, tc.want)
+		}
+	}
+}

@@ -254,7 +254,8 @@ func (app *App) newAgent(provider Provider, model, summaryModel string) (*Agent,
 // newSubagents loads the agents the task tool starts, and adds the tool.
 func (app *App) newSubagents() *Subagents {
 	s := &Subagents{Parent: app.Agent, MaxDepth: app.Settings.SubagentDepth,
-		Agents: loadAgents(definitionDirs("agents", app.Home, userHome(app.getenv), app.Workspace))}
+		LimitsFor: func(model string) ModelLimits { limits, _ := contextLimits(model, app.Settings); return limits },
+		Agents:    loadAgents(definitionDirs("agents", app.Home, userHome(app.getenv), app.Workspace))}
 	for _, d := range s.Agents {
 		if !app.Trusted && within(app.Workspace, d.Path) {
 			d.Model = "" // gated (trustTable): the parent's model runs it
