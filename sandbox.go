@@ -235,7 +235,7 @@ func (s *Sandbox) Start(ctx context.Context, spec CommandSpec) (p *Process, err 
 				if note != "" && s.Notice != nil {
 					s.Notice(note)
 				}
-				return note
+				return s.guard.told(note)
 			}
 		} else {
 			s.guard.commandEnded()

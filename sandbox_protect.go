@@ -29,6 +29,7 @@ type protectedPaths struct {
 	tree                  *folderTree
 	known                 map[string]string // what existed (inode, type, time) while no sandboxed command ran
 	running               int               // sandboxed commands running now
+	untold                []string          // what patrols removed that no command's result has said yet
 }
 
 // watchProtected starts watching; in a repository without hooks or info
@@ -150,10 +151,25 @@ func (g *protectedPaths) patrol(notice func(string)) {
 		if idle {
 			return
 		}
-		if note := g.sweep(); note != "" && notice != nil {
-			notice(note)
+		if note := g.sweep(); note != "" {
+			g.mu.Lock()
+			g.untold = append(g.untold, note)
+			g.mu.Unlock()
+			if notice != nil {
+				notice(note)
+			}
 		}
 	}
+}
+
+// told returns what patrols removed since a command's result last said so, then note, and forgets them:
+// the model hears of a removal in the next command's result.
+func (g *protectedPaths) told(note string) string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	all := strings.Join(slices.DeleteFunc(append(g.untold, note), func(s string) bool { return s == "" }), "\n")
+	g.untold = nil
+	return all
 }
 
 // commandEnded notes a sandboxed command's end; a sweep follows.

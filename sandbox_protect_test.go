@@ -35,6 +35,13 @@ func TestProtectedPathsPatrolWhileCommandsRun(t *testing.T) {
 	if _, err := os.Lstat(filepath.Join(ws, "a/b/evil/.git")); err == nil {
 		t.Error("the planted repository is still there")
 	}
+	// The model hears of it in the next command's result, once.
+	if told := g.told("second"); !strings.Contains(told, filepath.Join("a", "b", "evil", ".git")) || !strings.HasSuffix(told, "\nsecond") {
+		t.Errorf("the next command's result says %q, want the patrol's removal, then its own note", told)
+	}
+	if told := g.told(""); told != "" {
+		t.Errorf("a later command's result says %q again", told)
+	}
 	g.commandEnded()
 	g.commandEnded()
 	select {
