@@ -74,7 +74,7 @@ func (l *LineElicitor) Elicit(ctx context.Context, req elicitRequest) elicitResu
 	case <-ctx.Done():
 		return elicitResult{Action: "cancel"} // given up while another form was filled in
 	}
-	if ctx.Err() != nil {
+	if ctx.Err() != nil { // the select may take the turn though ctx was already done
 		return elicitResult{Action: "cancel"}
 	}
 	fmt.Fprintf(l.Out, "MCP server %s asks: %s\n(press Enter to keep a [default]; type :decline or :cancel to refuse)\n", req.Server, req.Message)
