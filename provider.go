@@ -148,8 +148,8 @@ type FallbackProvider struct {
 // Stream sends req, and again with the fallback model after a 529 or 404.
 func (f *FallbackProvider) Stream(ctx context.Context, req ModelRequest, onDelta func(Delta)) (ModelResponse, error) {
 	resp, err := f.Provider.Stream(ctx, req, onDelta)
-	var apiErr *APIError
-	if err == nil || req.Model == f.fallback || !errors.As(err, &apiErr) || apiErr.Status != 529 && apiErr.Status != http.StatusNotFound {
+	apiErr, ok := errors.AsType[*APIError](err)
+	if !ok || req.Model == f.fallback || apiErr.Status != 529 && apiErr.Status != http.StatusNotFound {
 		return resp, err
 	}
 	f.notify(fmt.Sprintf("%s is unavailable (%v); answering with %s", req.Model, err, f.fallback))

@@ -67,8 +67,8 @@ func (e *APIError) Error() string {
 
 // rejectsMedia reports whether err is an API refusing an image or document of the request.
 func rejectsMedia(err error) bool {
-	var apiErr *APIError
-	if !errors.As(err, &apiErr) || apiErr.Status < 400 || apiErr.Status >= 500 || apiErr.Status == 429 {
+	apiErr, ok := errors.AsType[*APIError](err)
+	if !ok || apiErr.Status < 400 || apiErr.Status >= 500 || apiErr.Status == 429 {
 		return false
 	}
 	return containsAny(strings.ToLower(apiErr.Message), "image", "pdf", "document", "vision")
@@ -143,14 +143,12 @@ func (c *streamClient) Stream(ctx context.Context, req ModelRequest, onDelta fun
 		if ctx.Err() != nil {
 			return ModelResponse{}, ctx.Err()
 		}
-		var apiErr *APIError
-		if c.KeyHelper != nil && !renewed && errors.As(err, &apiErr) && apiErr.Status == http.StatusUnauthorized {
+		if apiErr, ok := errors.AsType[*APIError](err); ok && apiErr.Status == http.StatusUnauthorized && c.KeyHelper != nil && !renewed {
 			c.KeyHelper.expire() // the key has been revoked or has expired: ask the helper again, once
 			renewed, attempt = true, attempt-1
 			continue
 		}
-		var streamErr *streamError
-		if errors.As(err, &streamErr) && streamErr.stalled {
+		if streamErr, ok := errors.AsType[*streamError](err); ok && streamErr.stalled {
 			stalls++
 		}
 		wait, ok := c.retryWait(err, attempt)
@@ -173,20 +171,15 @@ func (c *streamClient) Stream(ctx context.Context, req ModelRequest, onDelta fun
 // retryWait decides whether err is worth retrying after attempt (from 0), and
 // how long to wait: what a 429 asks, else doubling from base to max, its upper half random.
 func (c *streamClient) retryWait(err error, attempt int) (time.Duration, bool) {
-	var apiErr *APIError
-	var streamErr *streamError
+	apiErr, isAPI := errors.AsType[*APIError](err)
+	_, isStream := errors.AsType[*streamError](err)
 	switch {
-	case attempt >= c.MaxRetries:
+	case attempt >= c.MaxRetries, !isAPI && !isStream:
 		return 0, false
-	case errors.As(err, &apiErr):
-		if !apiErr.Retryable || apiErr.RetryAfter > maxRetryAfter {
-			return 0, false
-		}
-		if apiErr.RetryAfter > 0 {
-			return apiErr.RetryAfter, true
-		}
-	case !errors.As(err, &streamErr):
+	case isAPI && (!apiErr.Retryable || apiErr.RetryAfter > maxRetryAfter):
 		return 0, false
+	case isAPI && apiErr.RetryAfter > 0:
+		return apiErr.RetryAfter, true
 	}
 	d := c.backoffMax
 	if attempt < 30 && c.backoffBase<<attempt < c.backoffMax {
@@ -201,9 +194,8 @@ func (c *streamClient) attempt(ctx context.Context, body *wireBody, onDelta func
 	actx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	defer func() { // a stall detected by the timer is the real reason of the failure
-		var stalled *streamError
-		if cause := context.Cause(actx); err != nil && errors.As(cause, &stalled) {
-			err = cause
+		if _, stalled := errors.AsType[*streamError](context.Cause(actx)); stalled && err != nil {
+			err = context.Cause(actx)
 		}
 	}()
 	var responded atomic.Bool
@@ -389,22 +381,19 @@ func (s *SSEReader) processField(line []byte) error {
 
 // connectionError makes a reset, EOF or timeout retryable, and names the address for the rest.
 func (c *streamClient) connectionError(err error) error {
-	var netErr net.Error
-	var urlErr *url.Error
-	switch {
-	case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) ||
-		errors.Is(err, syscall.ECONNABORTED) || errors.Is(err, syscall.EPIPE) || (errors.As(err, &netErr) && netErr.Timeout()):
+	netErr, isNet := errors.AsType[net.Error](err)
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) ||
+		errors.Is(err, syscall.ECONNABORTED) || errors.Is(err, syscall.EPIPE) || (isNet && netErr.Timeout()) {
 		return &streamError{error: fmt.Errorf("connection failed: %w", err)}
-	case !errors.As(err, &urlErr):
+	}
+	urlErr, ok := errors.AsType[*url.Error](err)
+	if !ok {
 		return err
 	}
 	reason := urlErr.Err
-	var errno syscall.Errno
-	var dnsErr *net.DNSError
-	switch {
-	case errors.As(reason, &errno):
+	if errno, ok := errors.AsType[syscall.Errno](reason); ok {
 		reason = errno
-	case errors.As(reason, &dnsErr):
+	} else if dnsErr, ok := errors.AsType[*net.DNSError](reason); ok {
 		reason = fmt.Errorf("%s: %s", dnsErr.Name, dnsErr.Err)
 	}
 	hint := ""
