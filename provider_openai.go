@@ -211,7 +211,7 @@ type openAIChunk struct {
 		PromptTokens         int `json:"prompt_tokens"`
 		CompletionTokens     int `json:"completion_tokens"`
 		PromptCacheHitTokens int `json:"prompt_cache_hit_tokens"`
-		PromptTokensDetails  *struct {
+		PromptTokensDetails  struct {
 			CachedTokens int `json:"cached_tokens"`
 		} `json:"prompt_tokens_details"`
 	} `json:"usage"`
@@ -256,10 +256,7 @@ func parseOpenAIStream(events *SSEReader, emit func(Delta)) (ModelResponse, erro
 // apply takes one chunk into the reply; only the first choice counts.
 func (s *openAIStream) apply(chunk openAIChunk) {
 	if u := chunk.Usage; u != nil {
-		cached := u.PromptCacheHitTokens
-		if u.PromptTokensDetails != nil && u.PromptTokensDetails.CachedTokens > 0 {
-			cached = u.PromptTokensDetails.CachedTokens
-		}
+		cached := cmp.Or(u.PromptTokensDetails.CachedTokens, u.PromptCacheHitTokens)
 		s.resp.Usage = Usage{InputTokens: u.PromptTokens - cached, OutputTokens: u.CompletionTokens, CacheReadInputTokens: cached}
 	}
 	if len(chunk.Choices) == 0 {
