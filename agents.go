@@ -88,9 +88,7 @@ type Subagents struct {
 	MaxSteps int // model steps of each subagent; 0 means defaultSubagentSteps
 	// Checkpoint records the workspace before a subagent's turn, and end what it changed; nil records nothing.
 	Checkpoint func(ctx context.Context, label string) (end func())
-	// LimitsFor gives the limits of a model other than the parent's, with the settings' overrides; nil uses the table's.
-	LimitsFor func(model string) ModelLimits
-	slots     chan struct{}
+	slots      chan struct{}
 }
 
 // taskInput is the input of the task tool.
@@ -203,14 +201,11 @@ func (s *Subagents) child(ctx context.Context, env *ToolEnv, def *AgentDef, dept
 	}
 	model, limits := parent.CurrentModel()
 	if m := cmp.Or(resolveModelAlias(strings.TrimPrefix(def.Model, "inherit")), turnModel, model); m != model {
-		model, limits = m, limitsFor(m, nil)
-		if s.LimitsFor != nil {
-			limits = s.LimitsFor(m)
-		}
+		model, limits = m, ModelLimits{} // the parent's LimitsFor gives them
 	}
 	return &Agent{
 		Provider: parent.Provider, Tools: tools, Env: env, MaxTokens: parent.MaxTokens,
-		Limits: limits, Compaction: parent.Compaction, SummaryModel: parent.SummaryModel,
+		Limits: limits, LimitsFor: parent.LimitsFor, Compaction: parent.Compaction, SummaryModel: parent.SummaryModel,
 		Model:    model,
 		System:   system,
 		MaxSteps: cmp.Or(s.MaxSteps, defaultSubagentSteps), Depth: depth, AgentID: parentCall, AgentType: def.Name,

@@ -357,10 +357,10 @@ func TestTerminalShowsASubagentAsOneLine(t *testing.T) {
 }
 
 // A subagent whose definition names another model runs with that model's
-// limits, so its compaction fits its own window; "inherit" keeps the parent's.
+// limits, so its compaction fits its own window and it asks for no more output
+// than that model gives; "inherit" keeps the parent's.
 func TestSubagentOfAnotherModelHasItsLimits(t *testing.T) {
 	t.Parallel()
-	parent := &Agent{Tools: newRegistry(), Model: "claude-sonnet-5", Limits: ModelLimits{ContextWindow: 1_000_000, MaxOutput: 64_000}}
 	for _, tc := range []struct {
 		model     string
 		limitsFor func(string) ModelLimits
@@ -368,12 +368,15 @@ func TestSubagentOfAnotherModelHasItsLimits(t *testing.T) {
 	}{
 		{"haiku", nil, limitsFor("claude-haiku-4-5", nil)},
 		{"haiku", func(string) ModelLimits { return ModelLimits{ContextWindow: 50_000, MaxOutput: 4_000} }, ModelLimits{ContextWindow: 50_000, MaxOutput: 4_000}},
-		{"inherit", nil, parent.Limits},
+		{"inherit", nil, ModelLimits{ContextWindow: 1_000_000, MaxOutput: 128_000}},
 	} {
-		s := &Subagents{Parent: parent, LimitsFor: tc.limitsFor}
-		child := s.child(t.Context(), nil, &AgentDef{Name: "x", Model: tc.model}, 1)
-		if child.Limits != tc.want {
-			t.Errorf("model %q: the subagent's limits are %+v, want %+v", tc.model, child.Limits, tc.want)
+		parent := &Agent{Tools: newRegistry(), Model: "claude-sonnet-5", Limits: ModelLimits{ContextWindow: 1_000_000, MaxOutput: 128_000}, LimitsFor: tc.limitsFor}
+		child := (&Subagents{Parent: parent}).child(t.Context(), nil, &AgentDef{Name: "x", Model: tc.model}, 1)
+		if got := child.limitsOf(child.Model); got != tc.want {
+			t.Errorf("model %q: the subagent's limits are %+v, want %+v", tc.model, got, tc.want)
+		}
+		if got := child.request(child.Model, nil).MaxTokens; got != tc.want.MaxOutput {
+			t.Errorf("model %q: the subagent asks for %d output tokens, want its model's %d", tc.model, got, tc.want.MaxOutput)
 		}
 	}
 }

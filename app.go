@@ -231,7 +231,7 @@ func (app *App) newAgent(provider Provider, model, summaryModel string) (*Agent,
 	if err != nil {
 		return nil, err
 	}
-	maxTokens, err := maxOutputTokens(app.getenv("CLAUDE_CODE_MAX_OUTPUT_TOKENS"), app.Settings.MaxTokens, limits.MaxOutput)
+	maxTokens, err := maxOutputTokens(app.getenv("CLAUDE_CODE_MAX_OUTPUT_TOKENS"), app.Settings.MaxTokens)
 	if err != nil {
 		return nil, err
 	}
@@ -247,6 +247,7 @@ func (app *App) newAgent(provider Provider, model, summaryModel string) (*Agent,
 		MaxSteps:     cmp.Or(app.Opts.MaxTurns, app.Settings.MaxTurns),
 		Record:       func(e Event) { app.Session.Event(e) },
 		Limits:       limits,
+		LimitsFor:    func(model string) ModelLimits { limits, _ := contextLimits(model, app.Settings); return limits },
 		Compaction:   app.Settings.Compaction,
 	}, nil
 }
@@ -254,8 +255,7 @@ func (app *App) newAgent(provider Provider, model, summaryModel string) (*Agent,
 // newSubagents loads the agents the task tool starts, and adds the tool.
 func (app *App) newSubagents() *Subagents {
 	s := &Subagents{Parent: app.Agent, MaxDepth: app.Settings.SubagentDepth,
-		LimitsFor: func(model string) ModelLimits { limits, _ := contextLimits(model, app.Settings); return limits },
-		Agents:    loadAgents(definitionDirs("agents", app.Home, userHome(app.getenv), app.Workspace))}
+		Agents: loadAgents(definitionDirs("agents", app.Home, userHome(app.getenv), app.Workspace))}
 	for _, d := range s.Agents {
 		if !app.Trusted && within(app.Workspace, d.Path) {
 			d.Model = "" // gated (trustTable): the parent's model runs it
@@ -274,7 +274,7 @@ func (app *App) startSession(ctx context.Context) {
 	source := "startup"
 	if view := app.Session.View(); len(view) > 0 {
 		source = "resume"
-		app.Agent.estimate(view) // the context's use, before the first request measures it
+		app.Agent.estimate("", view) // the context's use, before the first request measures it
 	}
 	v := app.Env.Hooks.Run(ctx, HookInput{HookEventName: HookSessionStart, Source: source})
 	if v.Context != "" {

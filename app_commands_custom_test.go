@@ -125,8 +125,8 @@ func TestCustomCommandsInHeadlessMode(t *testing.T) {
 			if got := reqs[0].Messages[0].Text(); !strings.Contains(got, tc.wantPrompt) || strings.Contains(got, "${CLAUDE_") {
 				t.Errorf("prompt %q, want it to hold %q", got, tc.wantPrompt)
 			}
-			if tc.wantModel != "" && reqs[0].Model != tc.wantModel {
-				t.Errorf("model %q, want %q", reqs[0].Model, tc.wantModel)
+			if want := limitsFor(tc.wantModel, nil).MaxOutput; tc.wantModel != "" && (reqs[0].Model != tc.wantModel || reqs[0].MaxTokens != want) {
+				t.Errorf("model %q asked for %d output tokens, want %q and its %d", reqs[0].Model, reqs[0].MaxTokens, tc.wantModel, want)
 			}
 		})
 	}

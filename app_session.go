@@ -159,7 +159,7 @@ func cmdResume(ctx context.Context, app *App, args string, history *[]Message) (
 	from := app.Session.ID
 	app.useSession(s)
 	*history = s.View()
-	app.Agent.estimate(*history)
+	app.Agent.estimate("", *history)
 	return fmt.Sprintf("Resumed session %s (%d messages).", s.ID, len(*history)) + app.newerSession(from), false, nil
 }
 

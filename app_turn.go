@@ -27,7 +27,7 @@ func (app *App) runPrompt(ctx context.Context, history []Message, sp SlashPrompt
 	if sp.Fork {
 		return app.runForked(ctx, history, sp)
 	}
-	if err := app.Agent.promptFits(userPrompt(sp.Prompt, sp.Images)); err != nil { // refused before it joins the history
+	if err := app.Agent.promptFits(resolveModelAlias(sp.Model), userPrompt(sp.Prompt, sp.Images)); err != nil { // refused before it joins the history
 		res = app.Agent.end(EndError, "Not sent: "+err.Error())
 		res.Messages, res.Err = history, err
 		return res

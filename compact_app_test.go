@@ -137,7 +137,7 @@ func BenchmarkCompact(b *testing.B) {
 		b.Run(layer, func(b *testing.B) {
 			b.ReportAllocs()
 			for i := 0; i < b.N; i++ {
-				out, c, err := a.compactWith(context.Background(), msgs, layer, "auto", "", false)
+				out, c, err := a.compactWith(context.Background(), "", msgs, layer, "auto", "", false)
 				if err != nil || len(c.Splices) == 0 || len(out) >= len(msgs)+1 {
 					b.Fatalf("%s: %v, %d splices", layer, err, len(c.Splices))
 				}

@@ -13,7 +13,8 @@ import (
 // ContextState is the agent's context accounting and model-call layers' failures, spanning turns; a UI may read it during one.
 type ContextState struct {
 	mu     sync.Mutex
-	tokens int // the context's, as of the newest request or compaction
+	tokens int    // the context's, as of the newest request or compaction
+	model  string // the model those tokens were measured against, when a turn's model is not the agent's; "" is the agent's
 	// anchor is the newest reported usage: the first n messages (the last with cache last) and the reply.
 	anchor struct {
 		tokens, n int
@@ -23,26 +24,39 @@ type ContextState struct {
 	failures map[string]int // failed collapses and compacts in a row
 }
 
-// ContextUsage returns how full the current model's window is, as of the newest request or compaction; it is safe during a turn.
+// ContextUsage returns how full the answering model's window is, as of the newest request or compaction; it is safe during a turn.
 func (a *Agent) ContextUsage() ContextUsage {
 	a.context.mu.Lock()
 	defer a.context.mu.Unlock()
-	return a.measure(a.context.tokens)
+	return a.measure(cmp.Or(a.context.model, a.ModelName()), a.context.tokens)
 }
 
-// measure turns a token count into a usage of the current model's window.
-func (a *Agent) measure(tokens int) ContextUsage {
-	model, limits := a.CurrentModel()
-	if limits.ContextWindow == 0 {
-		limits = limitsFor(model, nil)
+// limitsOf returns a model's limits: the agent's own for its model, else LimitsFor's, else the table's.
+// A turn may answer with another model than the agent's (a command's or skill's), and its window is that model's.
+func (a *Agent) limitsOf(model string) ModelLimits {
+	current, limits := a.CurrentModel()
+	switch {
+	case model == current && limits.ContextWindow != 0:
+		return limits
+	case a.LimitsFor != nil:
+		return a.LimitsFor(model)
 	}
+	return limitsFor(model, nil)
+}
+
+// measure turns a token count into a usage of a model's window.
+func (a *Agent) measure(model string, tokens int) ContextUsage {
+	limits := a.limitsOf(model)
 	u := ContextUsage{Model: model, Tokens: tokens, Window: limits.ContextWindow, Reserve: min(limits.MaxOutput, maxOutputReserve)}
 	u.Percent = 100 * float64(tokens) / float64(max(1, u.usable()))
 	return u
 }
 
-// estimate is the usage a request with msgs would have: the newest reported usage plus an estimate of what came after (all estimated after a compaction).
-func (a *Agent) estimate(msgs []Message) ContextUsage {
+// estimate is the usage a request to model ("" is the agent's) with msgs would have:
+// the newest reported usage plus an estimate of what came after (all estimated after a compaction).
+func (a *Agent) estimate(model string, msgs []Message) ContextUsage {
+	current := a.ModelName()
+	model = cmp.Or(model, current)
 	an := &a.context.anchor
 	var tokens int
 	if an.last != nil && an.n <= len(msgs) && msgs[an.n-1].wire == an.last {
@@ -52,12 +66,15 @@ func (a *Agent) estimate(msgs []Message) ContextUsage {
 		}
 		tokens = an.tokens + tokenCount(rest)
 	} else {
-		tokens = requestTokenCount(a.request(a.ModelName(), msgs))
+		tokens = requestTokenCount(a.request(model, msgs))
 	}
 	a.context.mu.Lock()
-	a.context.tokens = tokens
+	a.context.tokens, a.context.model = tokens, ""
+	if model != current {
+		a.context.model = model
+	}
 	a.context.mu.Unlock()
-	return a.measure(tokens)
+	return a.measure(model, tokens)
 }
 
 // anchorUsage records what the provider reported for a request and its reply, for later estimates to start from.
@@ -79,25 +96,26 @@ func (a *Agent) manageContext(ctx context.Context, t *Turn) error {
 	th := a.Compaction
 	percents := []int{cmp.Or(th.Micro, 50), cmp.Or(th.Snip, 70), cmp.Or(th.Collapse, 75), cmp.Or(th.Auto, 85)}
 	for i, layer := range []string{LayerMicro, LayerSnip, LayerCollapse, LayerCompact} {
-		u := a.estimate(t.messages)
+		u := a.estimate(t.model, t.messages)
 		due := u.Percent >= float64(percents[i]) || layer == LayerCompact && u.Tokens > u.usable()
 		if !due || a.context.failures[layer] >= maxCompactFailures {
 			continue
 		}
-		t.messages, _, _ = a.compactWith(ctx, t.messages, layer, "auto", "", false) // unchanged when it fails
+		t.messages, _, _ = a.compactWith(ctx, t.model, t.messages, layer, "auto", "", false) // unchanged when it fails
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
 	}
-	if u := a.estimate(t.messages); u.Tokens > u.usable() {
+	if u := a.estimate(t.model, t.messages); u.Tokens > u.usable() {
 		return fmt.Errorf("the conversation (%s tokens) no longer fits the model's context window of %s tokens and could not be compacted; use /compact or /clear", thousands(u.Tokens), thousands(u.usable()))
 	}
 	return nil
 }
 
-// promptFits refuses a prompt that no compaction could make room for: with the system prompt and the tools, it passes the window.
-func (a *Agent) promptFits(prompt Message) error {
-	room := a.measure(0).usable() - requestTokenCount(a.request(a.ModelName(), nil))
+// promptFits refuses a prompt to model ("" is the agent's) that no compaction could make room for: with the system prompt and the tools, it passes the window.
+func (a *Agent) promptFits(model string, prompt Message) error {
+	model = cmp.Or(model, a.ModelName())
+	room := a.measure(model, 0).usable() - requestTokenCount(a.request(model, nil))
 	if n := messageTokenCount(prompt); n > room {
 		return fmt.Errorf("this prompt (%s characters, about %s tokens) is larger than the %s tokens the context window has room for, so it was not sent; "+
 			"attach a large file with @path instead (read_file reads it in pieces), or send the text in parts", thousands(len(prompt.Text())), thousands(n), thousands(room))
@@ -111,7 +129,7 @@ func (a *Agent) compactForRetry(ctx context.Context, t *Turn) bool {
 		return false
 	}
 	a.emit(Event{Kind: EventNotice, Text: "The request did not fit the model's context window; compacting to try once more."})
-	msgs, c, err := a.compactWith(ctx, t.messages, LayerCompact, "auto", "", true)
+	msgs, c, err := a.compactWith(ctx, t.model, t.messages, LayerCompact, "auto", "", true)
 	t.messages = msgs
 	return err == nil && len(c.Splices) > 0
 }
@@ -132,13 +150,14 @@ func (a *Agent) countFailure(layer string, err error) {
 
 // Compact runs one layer now, whatever the usage, as /compact, /snip and /collapse do; no splices means no change.
 func (a *Agent) Compact(ctx context.Context, history []Message, layer, focus string) ([]Message, Compaction, error) {
-	return a.compactWith(ctx, history, layer, "manual", focus, true)
+	return a.compactWith(ctx, "", history, layer, "manual", focus, true)
 }
 
-// compactWith applies one layer, emitting its event if it changed anything and counting automatic failures; with keepLittle, compact keeps only the newest round.
-func (a *Agent) compactWith(ctx context.Context, msgs []Message, layer, trigger, focus string, keepLittle bool) ([]Message, Compaction, error) {
+// compactWith applies one layer to a conversation with model ("" is the agent's), emitting its event if it changed anything
+// and counting automatic failures; with keepLittle, compact keeps only the newest round.
+func (a *Agent) compactWith(ctx context.Context, model string, msgs []Message, layer, trigger, focus string, keepLittle bool) ([]Message, Compaction, error) {
 	withWireCaches(msgs)
-	pre := a.estimate(msgs)
+	pre := a.estimate(model, msgs)
 	c := Compaction{Layer: layer, Trigger: trigger, PreTokens: pre.Tokens}
 	var err error
 	switch layer {
@@ -172,7 +191,7 @@ func (a *Agent) compactWith(ctx context.Context, msgs []Message, layer, trigger,
 		return msgs, c, nil
 	}
 	a.context.anchor.last = nil // the provider's count is stale now
-	c.PostTokens, c.View = a.estimate(out).Tokens, out
+	c.PostTokens, c.View = a.estimate(model, out).Tokens, out
 	a.emit(Event{Kind: EventCompact, Compaction: &c, Text: c.String()})
 	return out, c, nil
 }

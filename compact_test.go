@@ -473,7 +473,7 @@ func TestContextUsage(t *testing.T) {
 	resp.Usage = Usage{InputTokens: 1000, CacheReadInputTokens: 50_000, CacheCreationInputTokens: 9000, OutputTokens: 100}
 	a.anchorUsage(ModelRequest{Messages: msgs}, resp)
 	next := append(msgs, Message{Role: RoleAssistant, Content: resp.Content}, userText(strings.Repeat("y", 400)))
-	u := a.estimate(next)
+	u := a.estimate("", next)
 	if want := 60_100 + messageTokenCount(next[len(next)-1]); u.Tokens != want {
 		t.Errorf("tokens = %d, want the reported 60,100 plus %d estimated", u.Tokens, want-60_100)
 	}
@@ -481,7 +481,7 @@ func TestContextUsage(t *testing.T) {
 		t.Errorf("usage = %+v (%s); want about 33%% of 180,000", u, u)
 	}
 	a.context.anchor.last = nil
-	if u := a.estimate(next); u.Tokens > 1000 {
+	if u := a.estimate("", next); u.Tokens > 1000 {
 		t.Errorf("after the count went stale, tokens = %d; want an estimate of the small history", u.Tokens)
 	}
 }
@@ -501,6 +501,37 @@ func TestSubagentInheritsContextSettings(t *testing.T) {
 	}
 }
 
+// TestTurnOfAnotherModelFitsItsWindow checks a turn that answers with another model than the
+// agent's (a command's or skill's model): the context is measured against that model's window,
+// so a history filling a fifth of the agent's window but most of the turn's is compacted before
+// the request, and the request asks for no more output than that model gives.
+func TestTurnOfAnotherModelFitsItsWindow(t *testing.T) {
+	t.Parallel()
+	p := &scriptedProvider{replies: []ModelResponse{textReply("done", StopEndTurn)}}
+	a := &Agent{Provider: p, Model: "claude-sonnet-5", Limits: ModelLimits{ContextWindow: 1_000_000, MaxOutput: 128_000},
+		LimitsFor: func(string) ModelLimits { return ModelLimits{ContextWindow: 200_000, MaxOutput: 64_000} }}
+	var rounds [][]tcall
+	for i := range 40 {
+		rounds = append(rounds, read(fmt.Sprintf("f%d.txt", i), 12_000)) // about 160,000 tokens
+	}
+	h := history("task", rounds...)
+	if u := a.estimate("", h); u.Percent > 20 {
+		t.Fatalf("the history fills %.0f%% of the agent's window, want a fifth at most", u.Percent)
+	}
+	res := a.RunTurn(t.Context(), h, TurnInput{Text: "review", Model: "claude-haiku-4-5"})
+	if res.End != EndFinal || len(p.requests) != 1 {
+		t.Fatalf("turn ended %s (%q) after %d requests, want one answer", res.End, res.Text, len(p.requests))
+	}
+	req := p.requests[0]
+	if n := requestTokenCount(req); req.Model != "claude-haiku-4-5" || n > 100_000 || req.MaxTokens != 64_000 {
+		t.Errorf("request to %s of %d tokens asking for %d output tokens; want the turn's model, micro compacted under half its window of 200,000, and its 64,000",
+			req.Model, n, req.MaxTokens)
+	}
+	if u := a.ContextUsage(); u.Window != 1_000_000 {
+		t.Errorf("after the turn the usage is of a window of %d, want the agent's 1,000,000", u.Window)
+	}
+}
+
 // TestAutoMicroCompactClearsInBatches checks micro compact's hysteresis: run automatically, it
 // leaves the history alone while it could clear less than a tenth of the window (each run makes
 // the next request write the prompt cache again after its first change), and clears the whole
@@ -512,8 +543,8 @@ func TestAutoMicroCompactClearsInBatches(t *testing.T) {
 	for i := range 4 {
 		rounds = append(rounds, read(fmt.Sprintf("f%d.txt", i), 2_000))
 	}
-	usable := a.measure(0).usable()
-	if _, c, _ := a.compactWith(t.Context(), history("task", rounds...), LayerMicro, "auto", "", false); len(c.Splices) != 0 {
+	usable := a.measure(a.Model, 0).usable()
+	if _, c, _ := a.compactWith(t.Context(), "", history("task", rounds...), LayerMicro, "auto", "", false); len(c.Splices) != 0 {
 		t.Errorf("automatic micro compact cleared one result (%d tokens of a usable %d): %+v", c.PreTokens-c.PostTokens, usable, c.Splices)
 	}
 	if _, c, _ := a.Compact(t.Context(), history("task", rounds...), LayerMicro, ""); len(c.Splices) != 1 {
@@ -522,7 +553,7 @@ func TestAutoMicroCompactClearsInBatches(t *testing.T) {
 	for i := 4; i < 20; i++ {
 		rounds = append(rounds, read(fmt.Sprintf("f%d.txt", i), 2_000))
 	}
-	_, c, _ := a.compactWith(t.Context(), history("task", rounds...), LayerMicro, "auto", "", false)
+	_, c, _ := a.compactWith(t.Context(), "", history("task", rounds...), LayerMicro, "auto", "", false)
 	if len(c.Splices) != 17 || c.PreTokens-c.PostTokens < usable/microMinSavedShare {
 		t.Errorf("automatic micro compact of 17 old results made %d splices, saving %d tokens of a usable %d", len(c.Splices), c.PreTokens-c.PostTokens, usable)
 	}

@@ -20,10 +20,11 @@ import (
 
 // modelRequest is a Messages API request as a fake server decodes it.
 type modelRequest struct {
-	Model    string    `json:"model"`
-	System   []Block   `json:"system"`
-	Messages []Message `json:"messages"`
-	Tools    []struct {
+	Model     string    `json:"model"`
+	MaxTokens int       `json:"max_tokens"`
+	System    []Block   `json:"system"`
+	Messages  []Message `json:"messages"`
+	Tools     []struct {
 		Name string `json:"name"`
 	} `json:"tools"`
 }

@@ -92,17 +92,18 @@ type Agent struct {
 	Model        string // the model that answers, and Limits its limits: once turns run, SetModel changes them and CurrentModel reads them
 	SummaryModel string // writes compaction summaries; "" means Model
 	System       string
-	MaxTokens    int
+	MaxTokens    int // output tokens per step; 0 means the answering model's output limit
 	Thinking     int // tokens the model may think per step; 0 leaves it to the model
 	MaxSteps     int
 	MaxProgress  int
-	Depth        int               // 0 for the main agent, which alone runs the prompt hooks
-	AgentID      string            // a subagent's id (its task call's), for its hooks
-	AgentType    string            // a subagent's agent definition, for its hooks
-	Emit         func(Event)       // receives every event; may be nil
-	Record       func(Event)       // receives every event before Emit, to record it in the session's journal; may be nil
-	Limits       ModelLimits       // zero means the model's entry in the limits table
-	Compaction   CompactThresholds // of the context layers
+	Depth        int                            // 0 for the main agent, which alone runs the prompt hooks
+	AgentID      string                         // a subagent's id (its task call's), for its hooks
+	AgentType    string                         // a subagent's agent definition, for its hooks
+	Emit         func(Event)                    // receives every event; may be nil
+	Record       func(Event)                    // receives every event before Emit, to record it in the session's journal; may be nil
+	Limits       ModelLimits                    // of Model; zero means LimitsFor's
+	LimitsFor    func(model string) ModelLimits // the limits of any model, with the settings' overrides; nil means the limits table's
+	Compaction   CompactThresholds              // of the context layers
 	context      ContextState
 	modelMu      sync.Mutex // guards Model and Limits, which /model and a program's set_model change while a turn may run
 }
@@ -184,7 +185,7 @@ func (a *Agent) RunTurn(ctx context.Context, history []Message, in TurnInput) Tu
 	}
 	res.Messages = closeToolCalls(t.messages)
 	res.Steps, res.Usage = t.steps, t.usage
-	a.estimate(res.Messages) // what ContextUsage shows until the next turn
+	a.estimate("", res.Messages) // what ContextUsage shows until the next turn
 	return res
 }
 
@@ -326,7 +327,7 @@ func (a *Agent) request(model string, messages []Message) ModelRequest {
 			plan = modes.Mode() == ModePlan
 		}
 	}
-	req := ModelRequest{Model: modelForMode(model, plan), System: a.System, Messages: messages, MaxTokens: a.MaxTokens, Thinking: a.Thinking}
+	req := ModelRequest{Model: modelForMode(model, plan), System: a.System, Messages: messages, MaxTokens: cmp.Or(a.MaxTokens, a.limitsOf(model).MaxOutput), Thinking: a.Thinking}
 	if a.Tools != nil {
 		req.Tools = a.Tools.Specs()
 	}

@@ -149,10 +149,10 @@ func costUSD(model string, u Usage) float64 {
 		float64(u.CacheCreationInputTokens)*p.input*1.25 + float64(u.CacheReadInputTokens)*p.input*0.1) / 1e6
 }
 
-// maxOutputTokens is CLAUDE_CODE_MAX_OUTPUT_TOKENS, else the setting, else the model's limit.
-func maxOutputTokens(env string, setting, limit int) (int, error) {
+// maxOutputTokens is CLAUDE_CODE_MAX_OUTPUT_TOKENS, else the setting; 0 leaves it to each request's model (its output limit).
+func maxOutputTokens(env string, setting int) (int, error) {
 	if env == "" {
-		return cmp.Or(setting, limit), nil
+		return setting, nil
 	}
 	n, err := strconv.Atoi(env)
 	if err != nil || n <= 0 {
