@@ -4,7 +4,10 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"slices"
 	"strings"
 
@@ -213,11 +216,17 @@ func (p *Permissions) save(to SaveTarget, rules []Rule, allow bool) {
 	}
 }
 
-// addToRuleFile adds a rule to a permissions.json, replacing it in one step.
+// addToRuleFile adds a rule to a permissions.json (a missing or blank one holds no rules), replacing it in one step.
 func addToRuleFile(file string, r Rule, allow bool) error {
-	rf, err := readRuleFile(file)
-	if err != nil {
-		return err
+	rf := RuleFile{Allow: []string{}, Deny: []string{}} // shown as [] when empty
+	data, err := os.ReadFile(file)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("reading %s: %w", file, err)
+	}
+	if strings.TrimSpace(string(data)) != "" {
+		if err := decodeJSON(data, &rf, true); err != nil {
+			return fmt.Errorf("permissions file %s: %w", file, err)
+		}
 	}
 	if list := map[bool]*[]string{true: &rf.Allow, false: &rf.Deny}[allow]; !slices.Contains(*list, r.String()) {
 		*list = append(*list, r.String())

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -103,22 +102,6 @@ func withFlagRules(sets []RuleSet, allowed, disallowed []string) []RuleSet {
 type RuleFile struct {
 	Allow []string `json:"allow"`
 	Deny  []string `json:"deny"`
-}
-
-// readRuleFile reads a permissions.json; a missing or blank one holds no rules.
-func readRuleFile(file string) (RuleFile, error) {
-	rf := RuleFile{Allow: []string{}, Deny: []string{}} // shown as [] when empty
-	data, err := os.ReadFile(file)
-	if errors.Is(err, fs.ErrNotExist) || err == nil && strings.TrimSpace(string(data)) == "" {
-		return rf, nil
-	}
-	if err != nil {
-		return rf, fmt.Errorf("reading %s: %w", file, err)
-	}
-	if err := decodeJSON(data, &rf, true); err != nil {
-		return rf, fmt.Errorf("permissions file %s: %w", file, err)
-	}
-	return rf, nil
 }
 
 // denyFolders are the folders, not holding the workspace, that Read deny rules name (or, with write, Edit
