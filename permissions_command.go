@@ -48,7 +48,7 @@ func tokenAt(line string, m []int) (kind, text string) {
 	return "", ""
 }
 
-// stopReasons say what stops the check, by the first character of the token.
+// stopReasons say what stops the check, by the first character of the token after any digits.
 var stopReasons = map[byte]string{
 	'<': "here-documents, <>, process substitution or a descriptor copy that is not &0 to &9 or &-",
 	'>': "process substitution or a descriptor copy that is not &0 to &9 or &-", '|': "|&",
@@ -57,11 +57,6 @@ var stopReasons = map[byte]string{
 	'(': "parentheses (subshells, functions, arithmetic or process substitution)", ')': "parentheses (subshells, functions, arithmetic)",
 	'{': "braces (groups or brace expansion)", '}': "braces (groups or brace expansion)", '\\': "a line continuation",
 	'\'': "an unclosed quote", '"': "an unclosed quote, or $, backquotes or a line continuation inside double quotes",
-}
-
-// stopReason is the error for a token that stops the check, by its first character after any digits.
-func stopReason(token string) error {
-	return errNotSimple(cmp.Or(stopReasons[strings.TrimLeft(token, "0123456789")[0]], "the character "+strconv.Quote(token)))
 }
 
 // parseCommandLine splits a line into simple commands joined by ;, &&, ||, | and newlines; else errNotSimple.
@@ -91,7 +86,7 @@ type commandReader struct {
 func (r *commandReader) take(kind, text string) error {
 	switch kind {
 	case "stop", "other":
-		return stopReason(text)
+		return errNotSimple(cmp.Or(stopReasons[strings.TrimLeft(text, "0123456789")[0]], "the character "+strconv.Quote(text)))
 	case "single", "escaped":
 		r.word, r.inWord = r.word+text, true
 		return nil
