@@ -289,6 +289,23 @@ func TestAPIKeyHelperKeyIsKeptForItsTTL(t *testing.T) {
 	}
 }
 
+// A helper that fails after its key was refused gives no key, however soon
+// it is asked again: what it printed while failing is never sent as a key.
+func TestAPIKeyHelperThatFailsGivesNoKey(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	k := &KeyHelper{command: "if [ -e ran ]; then echo 'cannot reach the vault'; exit 1; fi; touch ran; echo key-1", dir: dir, ttl: time.Hour}
+	if key, err := k.Key(t.Context()); key != "key-1" || err != nil {
+		t.Fatalf("first key %q, %v; want key-1", key, err)
+	}
+	k.expire()
+	for range 2 {
+		if key, err := k.Key(t.Context()); key != "" || err == nil || !strings.Contains(err.Error(), "exit status 1") {
+			t.Errorf("after the helper failed: key %q, error %v; want no key and the helper's failure", key, err)
+		}
+	}
+}
+
 func TestAPIKeyHelperOfAnUntrustedProjectDoesNotRun(t *testing.T) {
 	t.Parallel()
 	ws := t.TempDir()

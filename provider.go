@@ -222,11 +222,12 @@ func (k *KeyHelper) Key(ctx context.Context) (string, error) {
 	var stderr bytes.Buffer
 	cmd.Dir, cmd.Stderr = k.dir, &stderr
 	out, err := cmd.Output()
-	if k.key = strings.TrimSpace(string(out)); err != nil || k.key == "" {
+	key := strings.TrimSpace(string(out))
+	if err != nil || key == "" { // what a failing helper printed is no key
 		return "", fmt.Errorf("apiKeyHelper %q gave no key (%v): %s", k.command, cmp.Or(err, errors.New("it printed nothing")), firstLine(stderr.String(), 200))
 	}
-	k.fetched = time.Now()
-	return k.key, nil
+	k.key, k.fetched = key, time.Now()
+	return key, nil
 }
 
 // expire forgets the key, which the API refused.
