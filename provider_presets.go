@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -109,20 +110,21 @@ func ollamaContextWindow(ctx context.Context, c *openAI, model string) (int, err
 			return strconv.Atoi(f[1])
 		}
 	}
-	for key, v := range show.ModelInfo {
-		if n, ok := v.(float64); ok && strings.HasSuffix(key, ".context_length") {
-			return int(n), nil
-		}
-	}
-	return 0, nil
+	arch, _ := show.ModelInfo["general.architecture"].(string) // the model's own window is its architecture's context_length
+	n, _ := show.ModelInfo[arch+".context_length"].(float64)
+	return int(n), nil
 }
 
 // askJSON sends one request to the API (with body as JSON, if any) and decodes the JSON answer into v.
 func (c *streamClient) askJSON(ctx context.Context, method, url string, body, v any) error {
 	ctx, cancel := context.WithTimeout(ctx, c.Timeout)
 	defer cancel()
-	data, _ := json.Marshal(body)
-	r, err := http.NewRequestWithContext(ctx, method, url, bytes.NewReader(data))
+	var data io.Reader // a GET has no body
+	if body != nil {
+		encoded, _ := json.Marshal(body)
+		data = bytes.NewReader(encoded)
+	}
+	r, err := http.NewRequestWithContext(ctx, method, url, data)
 	if err != nil {
 		return err
 	}

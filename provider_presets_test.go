@@ -27,8 +27,9 @@ func fakeOllama(t *testing.T, parameters string) (*httptest.Server, func() []str
 			fmt.Fprint(w, `{"object":"list","data":[{"id":"qwen3-coder:30b","object":"model","created":1754000000,"owned_by":"library"},{"id":"llama3.2:3b","object":"model","created":1753000000,"owned_by":"library"}]}`)
 		case "/api/show":
 			show, _ := json.Marshal(map[string]any{"parameters": parameters, "capabilities": []string{"completion", "tools"},
-				"details":    map[string]string{"family": "qwen3moe", "parameter_size": "30.5B", "quantization_level": "Q4_K_M"},
-				"model_info": map[string]any{"general.architecture": "qwen3moe", "qwen3moe.context_length": 262144, "qwen3moe.block_count": 48}})
+				"details": map[string]string{"family": "qwen3moe", "parameter_size": "30.5B", "quantization_level": "Q4_K_M"},
+				"model_info": map[string]any{"general.architecture": "qwen3moe", "qwen3moe.context_length": 262144, "qwen3moe.block_count": 48,
+					"clip.context_length": 4096, "bert.context_length": 512}})
 			w.Write(show)
 		case "/v1/chat/completions":
 			w.Header().Set("Content-Type", "text/event-stream")
@@ -59,7 +60,7 @@ func TestOllamaPresetNeedsNoSettings(t *testing.T) {
 		if r.code != 0 || !strings.Contains(r.stdout, "Hello from Ollama.") || !strings.Contains(r.stdout, `"qwen3-coder:30b":{`) || !strings.Contains(r.stdout, tc.window) {
 			t.Errorf("exit %d: %s %s", r.code, r.stdout, r.stderr)
 		}
-		if got := strings.Join(paths(), "\n"); !strings.Contains(got, `POST /api/show {"model":"qwen3-coder:30b"}`) || !strings.Contains(got, `"model":"qwen3-coder:30b"`) {
+		if got := strings.Join(paths(), "\n"); !strings.Contains(got, `POST /api/show {"model":"qwen3-coder:30b"}`) || !strings.Contains(got, "GET /v1/models \n") || !strings.Contains(got, `"model":"qwen3-coder:30b"`) {
 			t.Errorf("requests:\n%s", got)
 		}
 	}
