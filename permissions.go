@@ -143,7 +143,7 @@ type Permissions struct {
 	mode                     PermissionMode
 	autoAllow                bool   // sandbox.autoAllowBashIfSandboxed, while the sandbox holds every guarantee
 	deny, ask, allow         []Rule // from settings, flags, permissions.json and "always" answers
-	turn                     []Rule // edits allowed until the turn ends
+	turn                     []Rule // what "allow this turn" answers allowed, until the turn ends
 	denials                  []Denial
 }
 

@@ -208,7 +208,11 @@ func (p *Permissions) Describe() string {
 		b.WriteString("  (nothing)\n")
 	}
 	for _, r := range p.turn {
-		fmt.Fprintf(&b, "  edits to %s\n", cmp.Or(strings.TrimPrefix(r.Spec, "/"), "every file inside the workspace"))
+		if r.Tool == editAlias {
+			fmt.Fprintf(&b, "  edits to %s\n", cmp.Or(strings.TrimPrefix(r.Spec, "/"), "every file inside the workspace"))
+		} else {
+			fmt.Fprintf(&b, "  %s\n", r) // a command, a host, a tool
+		}
 	}
 	for _, f := range []struct{ name, path string }{{"Project", p.projectFile}, {"User", p.userFile}} {
 		if f.path != "" {

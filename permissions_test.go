@@ -477,7 +477,7 @@ func TestNewPermissionsErrors(t *testing.T) {
 func TestDescribe(t *testing.T) {
 	t.Parallel()
 	tr := newTestTree(t)
-	p, err := newPermissions(PermissionConfig{Workspace: tr.ws, Mode: ModeAcceptEdits, Asker: &scriptedAsker{answers: []Answer{{Choice: ChoiceAllowFileTurn}}},
+	p, err := newPermissions(PermissionConfig{Workspace: tr.ws, Mode: ModeAcceptEdits, Asker: &scriptedAsker{answers: []Answer{{Choice: ChoiceAllowFileTurn}, {Choice: ChoiceAllowTurn}}},
 		Settings:     []RuleSet{{Source: "settings.json", Deny: []string{"run_command(rm:*)"}, Ask: []string{"run_command(git push:*)"}}},
 		AllowedTools: []string{"read_file,run_command(go test:*)"}})
 	if err != nil {
@@ -486,7 +486,13 @@ func TestDescribe(t *testing.T) {
 	if err := p.Authorize(context.Background(), editReq("../outside/secret.txt")); err != nil {
 		t.Fatal(err)
 	}
+	if err := p.Authorize(context.Background(), runReq("make deploy")); err != nil {
+		t.Fatal(err)
+	}
 	text := p.Describe()
+	if strings.Contains(text, "edits to make") || !strings.Contains(text, "  run_command(make deploy") {
+		t.Errorf("Describe() = %q, want the command allowed this turn shown as a command rule", text)
+	}
 	for _, want := range []string{"Permission mode: acceptEdits", "run_command(rm:*)", "from settings.json", "run_command(git push:*)",
 		"run_command(go test:*)", "from --allowedTools", "edits to " + filepath.Join(tr.outside, "secret.txt")} {
 		if !strings.Contains(text, want) {
