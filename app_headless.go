@@ -77,15 +77,15 @@ func (app *App) runHeadless(ctx context.Context, task string) error {
 	if app.Opts.OutputFormat == "stream-json" {
 		app.stdout.json(app.initRecord())
 	}
-	return app.runHeadlessTask(ctx, task, "", meter)
+	return app.runHeadlessTask(ctx, SlashPrompt{Prompt: task}, meter)
 }
 
-// runHeadlessTask runs one task, which may be a custom command, and prints its result; id names its checkpoint ("" for a new one).
-func (app *App) runHeadlessTask(ctx context.Context, task, id string, meter *MeteredProvider, images ...Block) error {
+// runHeadlessTask runs one task, which may be a custom command, and prints its result; its ID names its checkpoint ("" for a new one).
+func (app *App) runHeadlessTask(ctx context.Context, task SlashPrompt, meter *MeteredProvider) error {
 	start := time.Now()
 	meter.reset()
 	denied := len(app.Perms.Denials())
-	structured, res := app.structuredAnswer(ctx, app.headlessTurn(ctx, task, id, images))
+	structured, res := app.structuredAnswer(ctx, app.headlessTurn(ctx, task))
 	record := app.resultOf(res, structured, meter, denied)
 	record.DurationMS = time.Since(start).Milliseconds()
 	switch {
@@ -110,9 +110,9 @@ func (app *App) runHeadlessTask(ctx context.Context, task, id string, meter *Met
 // headlessTurn runs the task: a built-in command (/compact, say) as the
 // terminal would, its text the answer; else its prompt (a custom command's
 // or skill's, or the task with its @files attached) goes to the model.
-func (app *App) headlessTurn(ctx context.Context, task, id string, images []Block) TurnResult {
+func (app *App) headlessTurn(ctx context.Context, task SlashPrompt) TurnResult {
 	history := app.Session.View()
-	p, out, err := app.taskPrompt(ctx, SlashPrompt{Prompt: task}, app.slashCommandList(), &history)
+	p, out, err := app.taskPrompt(ctx, SlashPrompt{Prompt: task.Prompt}, app.slashCommandList(), &history)
 	switch {
 	case err != nil: // the prompt is not sent: say why
 		fmt.Fprintf(app.stderr, "minicode: %v\n", err)
@@ -120,7 +120,7 @@ func (app *App) headlessTurn(ctx context.Context, task, id string, images []Bloc
 	case p == nil: // a built-in command ran
 		return TurnResult{Messages: history, End: EndFinal, Text: out}
 	}
-	p.ID, p.Images = id, append(images, p.Images...)
+	p.ID, p.Images = task.ID, append(task.Images, p.Images...)
 	return app.runPrompt(ctx, history, *p)
 }
 

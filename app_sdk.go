@@ -49,20 +49,19 @@ func (app *App) runStreamInput(ctx context.Context, meter *MeteredProvider) erro
 	for n := 0; ; n++ {
 		p, ok := c.nextTurn()
 		if !ok {
-			break
+			return ctx.Err()
 		}
 		turnCtx, done, _ := c.turn.start(ctx) // none runs: turns run one after another
 		if n == 0 {
 			app.MCP.Wait(ctx)                 // the program's servers (started by initialize) and the others
 			app.stdout.json(app.initRecord()) // after initialize, so it shows the program's setup
 		}
-		err := app.runHeadlessTask(turnCtx, p.Prompt, p.ID, meter, p.Images...)
+		err := app.runHeadlessTask(turnCtx, p, meter)
 		done()
 		if ctx.Err() != nil || app.stdout.failed() != nil {
 			return cmp.Or(ctx.Err(), err)
 		}
 	}
-	return ctx.Err()
 }
 
 // read handles the lines of stdin until it ends.
@@ -262,10 +261,10 @@ func (p *PendingCalls[T]) end(err error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.ended = err
-	for id, ch := range p.waiting {
+	for _, ch := range p.waiting {
 		close(ch)
-		delete(p.waiting, id)
 	}
+	clear(p.waiting)
 }
 
 // MCPSDK reaches a server the driving program runs through mcp_message control requests.
