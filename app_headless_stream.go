@@ -176,8 +176,7 @@ func streamEvents(emit func(map[string]any), id, model, workspace string, onDelt
 		emit(map[string]any{"type": "message_delta", "delta": delta, "usage": resp.Usage})
 		emit(map[string]any{"type": "message_stop"})
 	}
-	emit(map[string]any{"type": "message_start", "message": map[string]any{"id": id, "type": "message", "role": RoleAssistant, "model": model,
-		"content": []any{}, "stop_reason": nil, "stop_sequence": nil, "usage": Usage{}}})
+	emit(map[string]any{"type": "message_start", "message": assistantMessage{ID: id, Type: "message", Role: RoleAssistant, Model: model, Content: []Block{}}})
 	if onDelta == nil {
 		return nil, end // nobody shows this reply (a summary)
 	}
