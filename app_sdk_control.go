@@ -134,9 +134,7 @@ func (c *sdkConn) initialize(ctx context.Context, raw json.RawMessage) (any, err
 	if err := c.addMCPServers(ctx, in.MCPServers); err != nil {
 		return nil, err
 	}
-	answer := c.describe()
-	answer["mcp_servers_applied"] = in.MCPServers != nil
-	return answer, nil
+	return c.describe(in.MCPServers != nil), nil
 }
 
 // addMCPServers starts the servers a program sent in its initialize request,
@@ -152,8 +150,8 @@ func (c *sdkConn) addMCPServers(ctx context.Context, servers map[string]any) err
 	return errors.Join(broken...)
 }
 
-// describe is the answer to initialize: what the session offers.
-func (c *sdkConn) describe() map[string]any {
+// describe is the answer to initialize: what the session offers, and whether the request's MCP servers were applied.
+func (c *sdkConn) describe(serversApplied bool) map[string]any {
 	app := c.app
 	commands := []map[string]any{}
 	for _, s := range app.slashCommandList() {
@@ -171,7 +169,7 @@ func (c *sdkConn) describe() map[string]any {
 		"commands": commands, "agents": agents, "models": models,
 		"output_style": "default", "available_output_styles": []string{"default"},
 		"account": map[string]any{"apiKeySource": app.apiKeySource()},
-		"pid":     os.Getpid(),
+		"pid":     os.Getpid(), "mcp_servers_applied": serversApplied,
 	}
 }
 

@@ -199,7 +199,7 @@ func cmdRename(_ context.Context, app *App, args string, _ *[]Message) (string, 
 
 // cmdExport writes the whole recorded conversation, compacted parts included, to a Markdown file.
 func cmdExport(_ context.Context, app *App, args string, history *[]Message) (string, bool, error) {
-	messages, title, marks := *history, app.Session.Title, []JournalMark(nil)
+	messages, marks := *history, []JournalMark(nil)
 	if j, err := readJournal(app.Session.Path); err == nil && app.Session.Started() {
 		messages, marks = j.Transcript, j.Marks
 	}
@@ -207,7 +207,7 @@ func cmdExport(_ context.Context, app *App, args string, history *[]Message) (st
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(app.Workspace, path)
 	}
-	if err := writeFileAtomic(path, []byte(exportMarkdown(title, app.Session.ID, messages, marks)), 0o644); err != nil {
+	if err := writeFileAtomic(path, []byte(exportMarkdown(app.Session.Title, app.Session.ID, messages, marks)), 0o644); err != nil {
 		return "", false, fmt.Errorf("exporting the session: %w", err)
 	}
 	return fmt.Sprintf("Wrote %d messages to %s.", len(messages), path), false, nil
