@@ -93,9 +93,8 @@ type App struct {
 	closers []func()
 }
 
-// newApp builds an App from options and the environment, one part at a time
-// in the order they depend on each other. MCP servers start in the
-// background and live until ctx ends or the app closes.
+// newApp builds an App from options and the environment, one part at a time in the order they depend
+// on each other. MCP servers start in the background and live until ctx ends or the app closes.
 func newApp(ctx context.Context, opts Options, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) (_ *App, err error) {
 	in, _ := stdin.(*os.File)
 	app := &App{Opts: opts, lines: newLineReader(stdin), stdout: &LineWriter{w: stdout, collect: opts.JSONArray}, stderr: stderr, getenv: getenv, typed: isTerminal(in)}

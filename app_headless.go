@@ -107,9 +107,8 @@ func (app *App) runHeadlessTask(ctx context.Context, task SlashPrompt, meter *Me
 	return nil
 }
 
-// headlessTurn runs the task: a built-in command (/compact, say) as the
-// terminal would, its text the answer; else its prompt (a custom command's
-// or skill's, or the task with its @files attached) goes to the model.
+// headlessTurn runs the task: a built-in command (/compact, say) as the terminal would, its text the answer;
+// else its prompt (a custom command's or skill's, or the task with its @files attached) goes to the model.
 func (app *App) headlessTurn(ctx context.Context, task SlashPrompt) TurnResult {
 	history := app.Session.View()
 	p, out, err := app.taskPrompt(ctx, SlashPrompt{Prompt: task.Prompt}, app.slashCommandList(), &history)
@@ -134,9 +133,8 @@ func (app *App) taskPrompt(ctx context.Context, p SlashPrompt, commands []SlashC
 	return &p, "", app.attachFiles(ctx, app.Env, &p, nil)
 }
 
-// resultOf builds the result record of a turn, listing the calls denied
-// after the first denied ones. A turn the model answered is a success even
-// if some calls were denied, unless it owes a structured answer.
+// resultOf builds the result record of a turn, listing the calls denied after the first denied ones. A turn
+// the model answered is a success even if some calls were denied, unless it owes a structured answer.
 func (app *App) resultOf(res TurnResult, structured json.RawMessage, meter *MeteredProvider, denied int) resultRecord {
 	r := resultRecord{
 		Type: "result", Result: res.Text, SessionID: app.Session.ID, StructuredOutput: structured,

@@ -256,9 +256,8 @@ func jsonEqual(a, b json.RawMessage) bool {
 	return json.Unmarshal(a, &x) == nil && json.Unmarshal(b, &y) == nil && reflect.DeepEqual(x, y)
 }
 
-// mcpApprover puts permission questions to an MCP tool, as Claude Code's
-// --permission-prompt-tool mcp__server__tool does: the tool is given
-// tool_name, input and tool_use_id, and answers as can_use_tool does, in text.
+// mcpApprover puts permission questions to an MCP tool, as Claude Code's --permission-prompt-tool
+// mcp__server__tool does: the tool is given tool_name, input and tool_use_id, and answers as can_use_tool does, in text.
 type mcpApprover struct {
 	app  *App
 	tool string
