@@ -67,18 +67,27 @@ func TestLineModeSlashCommands(t *testing.T) {
 	}
 }
 
-func TestBadRuleInSettingsNamesTheFile(t *testing.T) {
-	ws := workspaceWith(t, map[string]string{".minicode/settings.json": `{"permissions": {"deny": ["run_command(go test"]}}`})
+// A rule that does not parse is named with its file and left out; the file's other rules hold,
+// so a typo in one rule does not take the file's deny rules with it.
+func TestBadRuleInSettingsIsLeftOutAlone(t *testing.T) {
+	ws := workspaceWith(t, map[string]string{"secret.txt": "s\n",
+		".minicode/settings.json": `{"permissions": {"deny": ["run_command(go test", "read_file(secret.txt)"], "allow": ["edit_file((x"]}}`})
 	var stderr strings.Builder
 	app, err := newApp(context.Background(), Options{Workspace: ws, Print: true}, strings.NewReader(""), io.Discard, &stderr,
 		func(k string) string { return map[string]string{"MINICODE_HOME": t.TempDir()}[k] })
 	if err != nil {
-		t.Fatalf("newApp: %v, want the file skipped", err)
+		t.Fatalf("newApp: %v, want the bad rules left out", err)
 	}
-	app.Close()
+	defer app.Close()
 	path := filepath.Join(ws, ".minicode", "settings.json")
-	if !strings.Contains(stderr.String(), path) || !strings.Contains(stderr.String(), "run_command(go test") || !strings.Contains(stderr.String(), "running without it") {
-		t.Errorf("stderr %q, want it to name %s and the rule, and that the file is skipped", stderr.String(), path)
+	for _, rule := range []string{"run_command(go test", "edit_file((x"} {
+		if !strings.Contains(stderr.String(), path+": line 1: rule \""+rule) || strings.Count(stderr.String(), "running without it") != 2 {
+			t.Errorf("stderr %q, want it to name %s and the rule %s, each on its own line", stderr.String(), path, rule)
+		}
+	}
+	read := PermissionRequest{Tool: "read_file", Access: AccessRead, Paths: []string{filepath.Join(ws, "secret.txt")}}
+	if err := app.Perms.Authorize(context.Background(), read); err == nil {
+		t.Errorf("reading secret.txt was allowed; want the file's good deny rule to hold")
 	}
 }
 

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -62,8 +61,8 @@ type PermissionsSettings struct {
 }
 
 // loadSettings reads the settings files that exist, the user's then the project's, of the kinds asked for
-// (user, project, local; nil: all), then each --settings value (a file or inline JSON). A broken file is
-// passed to skip and left out; only a broken --settings value is an error.
+// (user, project, local; nil: all), then each --settings value (a file or inline JSON). A broken file or rule is
+// passed to skip and left out (a file's other rules hold); only a broken --settings value is an error.
 func loadSettings(home, userHome, workspace string, flagValues, kinds []string, skip func(error)) ([]Settings, error) {
 	var layers []Settings
 	seen := map[string]bool{}
@@ -89,10 +88,11 @@ func loadSettings(home, userHome, workspace string, flagValues, kinds []string, 
 			s, err = f.parse(data, f.path, f.kind != "user")
 		}
 		if err != nil {
-			skip(err)
-			continue
+			skip(err) // a bad rule is left out, a file that does not decode as a whole
 		}
-		layers = append(layers, s)
+		if s.source != "" {
+			layers = append(layers, s)
+		}
 	}
 	for _, v := range flagValues {
 		data, source, err := []byte(v), "--settings", error(nil)
@@ -119,7 +119,7 @@ func parseRuleFile(data []byte, source string, project bool) (Settings, error) {
 		return Settings{}, fmt.Errorf("permissions file %s: %w", source, err)
 	}
 	s := Settings{Permissions: PermissionsSettings{Allow: rf.Allow, Deny: rf.Deny}, source: source, project: project}
-	return s, s.checkRules(data)
+	return s, s.dropBadRules(data)
 }
 
 // parseSettings decodes one settings file, listing the keys it does not know in Unknown.
@@ -138,22 +138,25 @@ func parseSettings(data []byte, source string, project bool) (Settings, error) {
 	for _, k := range append(unknown, ignored...) {
 		s.Unknown = append(s.Unknown, fmt.Sprintf("%s (%s)", k, source))
 	}
-	if err := cmp.Or(checkContextSettings(source, data, &s), s.checkRules(data)); err != nil {
+	if err := checkContextSettings(source, data, &s); err != nil {
 		return Settings{}, err
 	}
-	return s, nil
+	return s, s.dropBadRules(data)
 }
 
-// checkRules parses the permission rules of the file holding data, so
-// that a bad one, named with its line, breaks the file.
-func (s *Settings) checkRules(data []byte) error {
-	for _, rule := range slices.Concat(s.Permissions.Allow, s.Permissions.Ask, s.Permissions.Deny) {
-		at := fmt.Sprintf("%s: line %d", s.source, lineOf(data, int64(max(0, bytes.Index(data, []byte(rule))))))
-		if _, err := parseRules([]string{rule}, at, ""); err != nil {
-			return err
-		}
+// dropBadRules removes the permission rules that do not parse, returning each one's error with its line:
+// the file's other rules hold, so one typo in an allow rule does not take the file's deny rules with it.
+func (s *Settings) dropBadRules(data []byte) error {
+	var errs []error
+	for _, list := range []*[]string{&s.Permissions.Allow, &s.Permissions.Ask, &s.Permissions.Deny} {
+		*list = slices.DeleteFunc(*list, func(rule string) bool {
+			at := fmt.Sprintf("%s: line %d", s.source, lineOf(data, int64(max(0, bytes.Index(data, []byte(rule))))))
+			_, err := parseRules([]string{rule}, at, "")
+			errs = append(errs, err)
+			return err != nil
+		})
 	}
-	return nil
+	return errors.Join(errs...)
 }
 
 // mergeSettings lays the layers over one another, keeping each file's rules

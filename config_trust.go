@@ -229,9 +229,15 @@ func (app *App) decideTrust(ctx context.Context, wide []string) (bool, error) {
 	return false, nil
 }
 
-// reportBroken tells the user of a broken file, which minicode runs without.
+// reportBroken tells the user of a broken file or rule (each of a joined error), which minicode runs without.
 func (app *App) reportBroken(err error) {
-	fmt.Fprintf(app.stderr, "minicode: %v; running without it\n", err)
+	errs := []error{err}
+	if joined, ok := err.(interface{ Unwrap() []error }); ok {
+		errs = joined.Unwrap()
+	}
+	for _, err := range errs {
+		fmt.Fprintf(app.stderr, "minicode: %v; running without it\n", err)
+	}
 }
 
 // loadConfig reads the settings and MCP configuration, settles whether the project is trusted,
