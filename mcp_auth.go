@@ -65,12 +65,8 @@ func (e *mcpLoginNeeded) Error() string {
 // oauthFor returns the OAuth client of an HTTP server, shared by its sessions and logins; nil for other servers,
 // for one whose config sets an Authorization header, and when no home keeps tokens.
 func (m *MCPManager) oauthFor(c MCPServerConfig) *mcpAuth {
-	for k := range c.Headers {
-		if strings.EqualFold(k, "Authorization") {
-			return nil
-		}
-	}
-	if !c.isHTTP() || c.Type == "sdk" || m.opts.Home == "" {
+	authorization := func(header string) bool { return strings.EqualFold(header, "Authorization") }
+	if !c.isHTTP() || c.Type == "sdk" || m.opts.Home == "" || slices.ContainsFunc(slices.Collect(maps.Keys(c.Headers)), authorization) {
 		return nil
 	}
 	cfg := *cmp.Or(c.OAuth, &mcpOAuthConfig{})
