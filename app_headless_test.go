@@ -255,6 +255,23 @@ func TestSettingsErrorIsReportedAndSkipped(t *testing.T) {
 	}
 }
 
+// A file broken as a whole is left out but for what restricts: its deny and ask rules, when they
+// decode, still hold, so a wrong type elsewhere in it never makes a denied file readable.
+func TestBrokenFileKeepsItsDenyRules(t *testing.T) {
+	t.Parallel()
+	for name, data := range map[string]string{
+		"settings.json":    "{\n  \"maxTurns\": \"ten\",\n  \"permissions\": {\"deny\": [\"read_file(secret.txt)\"], \"allow\": [\"read_file\"]}\n}\n",
+		"permissions.json": `{"deny": ["read_file(secret.txt)"], "allow": ["read_file"], "unknown": 1}`,
+	} {
+		home, ws := t.TempDir(), workspaceWith(t, map[string]string{"secret.txt": "the secret\n"})
+		writeFile(t, filepath.Join(home, name), data)
+		r := runMinicode(t, []string{"MINICODE_HOME=" + home}, "", "-p", "read secret.txt", "--workspace", ws)
+		if strings.Contains(r.stdout, "the secret") || !strings.Contains(r.stderr, filepath.Join(home, name)) || !strings.Contains(r.stderr, "running without it but for its deny and ask rules") {
+			t.Errorf("%s: stdout %q, stderr %q; want the read denied and the file reported as kept for its deny rules", name, r.stdout, r.stderr)
+		}
+	}
+}
+
 func TestLineModeRunsTasksLineByLine(t *testing.T) {
 	t.Parallel()
 	ws := workspaceWith(t, map[string]string{"hello.txt": "hi there\n"})

@@ -116,7 +116,7 @@ func loadSettings(home, userHome, workspace string, flagValues, kinds []string, 
 func parseRuleFile(data []byte, source string, project bool) (Settings, error) {
 	var rf RuleFile
 	if err := decodeJSON(data, &rf, true); err != nil && strings.TrimSpace(string(data)) != "" {
-		return Settings{}, fmt.Errorf("permissions file %s: %w", source, err)
+		return keepRestrictions(data, source, project, fmt.Errorf("permissions file %s: %w", source, err))
 	}
 	s := Settings{Permissions: PermissionsSettings{Allow: rf.Allow, Deny: rf.Deny}, source: source, project: project}
 	return s, s.dropBadRules(data)
@@ -126,11 +126,11 @@ func parseRuleFile(data []byte, source string, project bool) (Settings, error) {
 func parseSettings(data []byte, source string, project bool) (Settings, error) {
 	s := Settings{source: source, project: project}
 	if err := decodeJSON(data, &s, false); err != nil {
-		return Settings{}, fmt.Errorf("settings file %s: %w", source, err)
+		return keepRestrictions(data, source, project, fmt.Errorf("settings file %s: %w", source, err))
 	}
 	ignored, err := s.Hooks.check(data, source)
 	if err != nil {
-		return Settings{}, fmt.Errorf("settings file %s: %w", source, err)
+		return keepRestrictions(data, source, project, fmt.Errorf("settings file %s: %w", source, err))
 	}
 	var keys map[string]json.RawMessage
 	_ = json.Unmarshal(data, &keys) // decodeJSON has checked the syntax and types
@@ -139,9 +139,26 @@ func parseSettings(data []byte, source string, project bool) (Settings, error) {
 		s.Unknown = append(s.Unknown, fmt.Sprintf("%s (%s)", k, source))
 	}
 	if err := checkContextSettings(source, data, &s); err != nil {
-		return Settings{}, err
+		return keepRestrictions(data, source, project, err)
 	}
 	return s, s.dropBadRules(data)
+}
+
+// errKeptRestrictions ends the report of a broken file of which minicode keeps the rules that restrict.
+var errKeptRestrictions = errors.New("running without it but for its deny and ask rules")
+
+// keepRestrictions is what a file that is broken as a whole (err) still holds back: its deny and ask
+// rules, when they decode. Leaving a broken file out must never let more run without asking.
+func keepRestrictions(data []byte, source string, project bool, err error) (Settings, error) {
+	var f struct {
+		Permissions struct{ Ask, Deny []string }
+		Deny        []string // a permissions.json's
+	}
+	if json.Unmarshal(data, &f) != nil || len(f.Permissions.Ask)+len(f.Permissions.Deny)+len(f.Deny) == 0 {
+		return Settings{}, err
+	}
+	s := Settings{Permissions: PermissionsSettings{Ask: f.Permissions.Ask, Deny: slices.Concat(f.Permissions.Deny, f.Deny)}, source: source, project: project}
+	return s, errors.Join(fmt.Errorf("%w; %w", err, errKeptRestrictions), s.dropBadRules(data))
 }
 
 // dropBadRules removes the permission rules that do not parse, returning each one's error with its line:

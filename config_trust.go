@@ -236,7 +236,11 @@ func (app *App) reportBroken(err error) {
 		errs = joined.Unwrap()
 	}
 	for _, err := range errs {
-		fmt.Fprintf(app.stderr, "minicode: %v; running without it\n", err)
+		if errors.Is(err, errKeptRestrictions) {
+			fmt.Fprintf(app.stderr, "minicode: %v\n", err)
+		} else {
+			fmt.Fprintf(app.stderr, "minicode: %v; running without it\n", err)
+		}
 	}
 }
 
