@@ -301,9 +301,6 @@ func (app *App) startMCP(ctx context.Context, servers []MCPServerConfig) (*MCPMa
 	if err != nil {
 		return nil, err
 	}
-	for i := range servers {
-		servers[i].StartupTimeoutMs = cmp.Or(servers[i].StartupTimeoutMs, int(timeout.Milliseconds()))
-	}
 	elicitor := Elicitor(newLineElicitor(func(ctx context.Context) (string, error) { return app.lines.ReadLine(ctx) }, app.stdout).Elicit)
 	var notices io.Writer = app.stdout
 	if app.Opts.Print {
@@ -311,12 +308,13 @@ func (app *App) startMCP(ctx context.Context, servers []MCPServerConfig) (*MCPMa
 		notices = app.stderr
 	}
 	m := newMCPManager(servers, app.Registry, MCPOptions{
-		Workspace:     app.Workspace,
-		ClientVersion: version,
-		Elicitor:      elicitor,
-		Home:          app.Home,
-		Program:       app.Opts.InputFormat == "stream-json",
-		OnNotice:      func(text string) { fmt.Fprintf(notices, "! %s\n", text) },
+		Workspace:      app.Workspace,
+		StartupTimeout: timeout,
+		ClientVersion:  version,
+		Elicitor:       elicitor,
+		Home:           app.Home,
+		Program:        app.Opts.InputFormat == "stream-json",
+		OnNotice:       func(text string) { fmt.Fprintf(notices, "! %s\n", text) },
 		OnProgress: func(p MCPProgress) {
 			if !app.Opts.Print {
 				fmt.Fprintf(notices, "  … %s: %s\n", p.Server, formatProgress(p))

@@ -142,9 +142,7 @@ func (c *sdkConn) initialize(ctx context.Context, raw json.RawMessage) (any, err
 func (c *sdkConn) addMCPServers(ctx context.Context, servers map[string]any) error {
 	doc, _ := json.Marshal(map[string]any{"mcpServers": servers}) // decoded JSON always encodes
 	configs, broken := parseMCPServers(doc, "the initialize request")
-	timeout, _ := c.app.envMillis("MCP_TIMEOUT") // checked at start
 	for _, cfg := range configs {
-		cfg.StartupTimeoutMs = cmp.Or(cfg.StartupTimeoutMs, int(timeout.Milliseconds()))
 		broken = append(broken, c.app.MCP.AddServer(ctx, cfg, nil))
 	}
 	return errors.Join(broken...)

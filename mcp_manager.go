@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -37,14 +38,15 @@ type ServerStatus struct {
 
 // MCPOptions configure a manager.
 type MCPOptions struct {
-	Workspace     string // offered as the servers' root; relative cwd starts here
-	ClientVersion string
-	Elicitor      Elicitor          // answers servers' questions; nil declines
-	OnNotice      func(string)      // told what the user should know; may be nil; must not block
-	OnProgress    func(MCPProgress) // told a tool call's progress; may be nil; must not block
-	Program       bool              // a program drives minicode and runs the "sdk" servers
-	Home          string            // $MINICODE_HOME, which keeps the OAuth tokens; "" keeps none
-	Login         func(string)      // set where a person waits: a server that asks for a login gets one, with what to do told here
+	Workspace      string // offered as the servers' root; relative cwd starts here
+	ClientVersion  string
+	Elicitor       Elicitor          // answers servers' questions; nil declines
+	OnNotice       func(string)      // told what the user should know; may be nil; must not block
+	OnProgress     func(MCPProgress) // told a tool call's progress; may be nil; must not block
+	Program        bool              // a program drives minicode and runs the "sdk" servers
+	Home           string            // $MINICODE_HOME, which keeps the OAuth tokens; "" keeps none
+	Login          func(string)      // set where a person waits: a server that asks for a login gets one, with what to do told here
+	StartupTimeout time.Duration     // of the servers whose config sets none (MCP_TIMEOUT); 0 means defaultMCPStartupTimeout
 }
 
 // MCPManager runs the MCP servers, each owned by one goroutine, and keeps their tools in the registry.
@@ -76,6 +78,7 @@ func newMCPManager(configs []MCPServerConfig, reg *Registry, opts MCPOptions) *M
 
 // newMCPServer prepares one server; a nil tr means the one its config asks for.
 func newMCPServer(m *MCPManager, c MCPServerConfig, tr mcpTransport) *MCPServer {
+	c.StartupTimeoutMs = cmp.Or(c.StartupTimeoutMs, int(m.opts.StartupTimeout.Milliseconds()))
 	srv := &MCPServer{m: m, name: c.Name, cfg: c, tr: tr, restart: make(chan chan<- *mcpView), done: make(chan struct{})}
 	srv.view.Store(&mcpView{status: ServerStatus{Name: c.Name, State: MCPStarting}, replaced: make(chan struct{})})
 	return srv
