@@ -88,7 +88,7 @@ func loadSettings(home, userHome, workspace string, flagValues, kinds []string, 
 			s, err = f.parse(data, f.path, f.kind != "user")
 		}
 		if err != nil {
-			skip(err) // a bad rule is left out, a file that does not decode as a whole
+			skip(err) // its bad rules are left out, or all of it but what restricts
 		}
 		if s.source != "" {
 			layers = append(layers, s)
@@ -158,7 +158,7 @@ func keepRestrictions(data []byte, source string, project bool, err error) (Sett
 		return Settings{}, err
 	}
 	s := Settings{Permissions: PermissionsSettings{Ask: f.Permissions.Ask, Deny: slices.Concat(f.Permissions.Deny, f.Deny)}, source: source, project: project}
-	return s, errors.Join(fmt.Errorf("%w; %w", err, errKeptRestrictions), s.dropBadRules(data))
+	return s, errors.Join(fmt.Errorf("%v; %w", err, errKeptRestrictions), s.dropBadRules(data)) // one wrapped error, which reportBroken does not split
 }
 
 // dropBadRules removes the permission rules that do not parse, returning each one's error with its line:
