@@ -123,7 +123,7 @@ func newApp(ctx context.Context, opts Options, stdin io.Reader, stdout, stderr i
 		return nil, err
 	}
 	app.Demo = provider.Name() == "mock" && opts.MockScript == ""
-	app.Env = &ToolEnv{Workspace: app.Workspace, Media: providerMedia(provider), Reads: &FileReads{}, Memory: loadMemory(app.Home, userHome(app.getenv), app.Workspace, app.Trusted)}
+	app.Env = &ToolEnv{Workspace: app.Workspace, Media: providerMedia(provider), Reads: &FileReads{}}
 	session, err := app.openSession()
 	if err != nil {
 		return nil, err
@@ -141,6 +141,7 @@ func newApp(ctx context.Context, opts Options, stdin io.Reader, stdout, stderr i
 		return nil, err
 	}
 	app.Env.Perms = app.Perms
+	app.Env.Memory = loadMemory(app.Home, userHome(app.getenv), app.Workspace, app.Trusted, app.Perms.WalkFilter("read_file"))
 	app.Registry = app.newRegistry()
 	if app.MCP, err = app.startMCP(ctx, servers); err != nil {
 		return nil, err

@@ -48,13 +48,15 @@ type Memory struct {
 	userHome  string                 // for @~/ includes
 	trusted   bool                   // project files may include absolute and @~/ paths
 	workspace string
-	seen      map[string]bool // folders whose CLAUDE.md was looked for
-	rules     []pathRule      // rule files waiting for a file their paths match
+	seen      map[string]bool       // folders whose CLAUDE.md was looked for
+	rules     []pathRule            // rule files waiting for a file their paths match
+	hidden    func(abs string) bool // the files the permission rules keep from the model; nil: none
 }
 
 // loadMemory reads the memory files for ws (absolute, symlinks resolved); home is $MINICODE_HOME, "" for none.
-func loadMemory(home, userHome, ws string, trusted bool) *Memory {
-	m := &Memory{loaded: map[string]*memoryFile{}, userHome: userHome, trusted: trusted, workspace: ws, seen: map[string]bool{ws: true}}
+// It passes over the files hidden reports (those the permission rules deny or ask before reading; nil: none).
+func loadMemory(home, userHome, ws string, trusted bool, hidden func(abs string) bool) *Memory {
+	m := &Memory{loaded: map[string]*memoryFile{}, userHome: userHome, trusted: trusted, workspace: ws, seen: map[string]bool{ws: true}, hidden: hidden}
 	names := []string{"AGENTS.md", "CLAUDE.md", filepath.Join(".claude", "CLAUDE.md"), "CLAUDE.local.md", "MINI.md"}
 	dirs := []string{ws} // from / down to the workspace
 	for d := ws; d != filepath.Dir(d); d = filepath.Dir(d) {
@@ -101,6 +103,10 @@ func (m *Memory) loadFile(f *memoryFile, boundary string, stack []string) {
 	}
 	if err == nil && f.Level == "project" && !m.trusted && !within(boundary, real) {
 		m.note(f.Path, "not loaded: it links to %s, outside %s; links out are followed only in a trusted workspace (minicode trust)", real, boundary)
+		return
+	}
+	if err == nil && m.hidden != nil && (m.hidden(f.Path) || m.hidden(real)) {
+		m.note(f.Path, "not loaded: the permission rules deny or ask before reading it")
 		return
 	}
 	content, size := "", 0

@@ -78,7 +78,7 @@ func TestLoadMemoryWalk(t *testing.T) {
 		"repo/a/b/docs/AGENTS.md/":  "",
 		"repo/a/b/MINI.md/ignored/": "",
 	})
-	m := loadMemory(filepath.Join(base, "home"), "", filepath.Join(base, "repo", "a", "b"), false)
+	m := loadMemory(filepath.Join(base, "home"), "", filepath.Join(base, "repo", "a", "b"), false, nil)
 	want := []string{"home/MINI.md", "AGENTS.md", "repo/AGENTS.md", "repo/CLAUDE.md", "repo/a/MINI.md", "repo/a/b/AGENTS.md", "repo/a/b/CLAUDE.local.md"}
 	if got := loadedPaths(t, m, base); !reflect.DeepEqual(got, want) {
 		t.Fatalf("loaded %q, want %q", got, want)
@@ -122,7 +122,7 @@ func TestLoadMemoryIncludes(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	m := loadMemory("", "", root, false)
+	m := loadMemory("", "", root, false, nil)
 	want := []string{"repo/AGENTS.md", "repo/docs/style.md", "repo/d1.md", "repo/d2.md", "repo/d3.md", "repo/d4.md", "repo/d5.md"}
 	if got := loadedPaths(t, m, base); !reflect.DeepEqual(got, want) {
 		t.Fatalf("loaded %q, want %q", got, want)
@@ -169,7 +169,7 @@ func TestLoadMemoryIncludesOutsideRepository(t *testing.T) {
 		"ws/docs/own.md": "OWN DOCS",
 	})
 	ws := filepath.Join(base, "ws")
-	m := loadMemory("", "", ws, false)
+	m := loadMemory("", "", ws, false, nil)
 	prompt := m.PromptSection()
 	if strings.Contains(prompt, "SECRET BESIDE") || !strings.Contains(prompt, "OWN DOCS") {
 		t.Errorf("PromptSection = %q, want docs/own.md in and ../secret.md out", prompt)
@@ -203,7 +203,7 @@ func TestLoadMemoryLinksOut(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, trusted := range []bool{false, true} {
-		m := loadMemory("", "", ws, trusted)
+		m := loadMemory("", "", ws, trusted, nil)
 		text := m.PromptSection() + m.ForRead(filepath.Join(ws, "sub", "x.go"))
 		if got := strings.Contains(text, "SECRET OUTSIDE"); got != trusted || !strings.Contains(text, "OWN DOCS") {
 			t.Errorf("trusted %v: the memory holds the outside file: %v, want %v; its own docs: %v", trusted, got, trusted, strings.Contains(text, "OWN DOCS"))
@@ -228,7 +228,7 @@ func TestLoadMemoryNamedPipes(t *testing.T) {
 	}
 	done := make(chan *Memory, 1)
 	go func() {
-		m := loadMemory("", "", base, false)
+		m := loadMemory("", "", base, false, nil)
 		done <- m
 	}()
 	var m *Memory
@@ -260,7 +260,7 @@ func TestLoadMemoryDuplicates(t *testing.T) {
 	if err := os.Symlink("AGENTS.md", filepath.Join(base, "repo", "ws", "CLAUDE.md")); err != nil {
 		t.Fatal(err)
 	}
-	m := loadMemory("", "", filepath.Join(base, "repo", "ws"), false)
+	m := loadMemory("", "", filepath.Join(base, "repo", "ws"), false, nil)
 	if got, want := loadedPaths(t, m, base), []string{"repo/ws/AGENTS.md", "repo/ws/MINI.md"}; !reflect.DeepEqual(got, want) {
 		t.Fatalf("loaded %q, want %q", got, want)
 	}
@@ -296,7 +296,7 @@ func TestLoadMemoryCaps(t *testing.T) {
 		"repo/a/b/c/MINI.md": "C " + kbOf(60) + "@late.md\n",
 		"repo/a/b/c/late.md": "LATE, included from past the cut",
 	})
-	m := loadMemory(filepath.Join(base, "home"), "", filepath.Join(base, "repo", "a", "b", "c"), false)
+	m := loadMemory(filepath.Join(base, "home"), "", filepath.Join(base, "repo", "a", "b", "c"), false, nil)
 	byName := map[string]*memoryFile{}
 	total := 0
 	for _, f := range m.Files {
@@ -388,7 +388,7 @@ func TestLoadMemoryNone(t *testing.T) {
 	t.Parallel()
 	base := realTempDir(t)
 	writeFiles(t, base, map[string]string{".git/": ""})
-	m := loadMemory("", "", base, false)
+	m := loadMemory("", "", base, false, nil)
 	if m.PromptSection() != "" || !strings.HasPrefix(m.Describe(), "No memory files found") {
 		t.Errorf("PromptSection() = %q, Describe() = %q", m.PromptSection(), m.Describe())
 	}
@@ -401,5 +401,20 @@ func TestIncludeRefs(t *testing.T) {
 	want := []string{"a.md", "b/c.md", "d.md"}
 	if got := includeRefs(in); !reflect.DeepEqual(got, want) {
 		t.Errorf("includeRefs = %q, want %q", got, want)
+	}
+}
+
+// A memory file the permission rules deny (or ask) before reading is not put into the prompt, whether
+// a CLAUDE.md includes it or it is a memory file itself: an "@.env" in a cloned project's CLAUDE.md
+// never sends the user's secrets to the model.
+func TestMemoryPassesOverWhatRulesDeny(t *testing.T) {
+	t.Parallel()
+	ws := workspaceWith(t, map[string]string{"CLAUDE.md": "Notes\nSee @.env and @docs/style.md\n", ".env": "API_KEY=sk-live-secret\n",
+		"docs/style.md": "Use tabs.\n", "CLAUDE.local.md": "private plans\n",
+		".claude/settings.json": `{"permissions": {"deny": ["Read(./.env)"], "ask": ["Read(./CLAUDE.local.md)"]}}`})
+	r := runMinicode(t, []string{"MINICODE_HOME=" + t.TempDir()}, "", "-p", "/memory", "--workspace", ws)
+	if strings.Contains(r.stdout, "  project  "+filepath.Join(ws, ".env")) || strings.Contains(r.stdout, "  project  "+filepath.Join(ws, "CLAUDE.local.md")) ||
+		!strings.Contains(r.stdout, filepath.Join(ws, "docs", "style.md")) || strings.Count(r.stdout, "not loaded: the permission rules deny or ask before reading it") != 2 {
+		t.Errorf("/memory: %s; want .env and CLAUDE.local.md passed over, each with a note, and docs/style.md loaded", r.stdout)
 	}
 }

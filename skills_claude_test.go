@@ -34,7 +34,7 @@ func TestClaudeMemoryFiles(t *testing.T) {
 	t.Parallel()
 	userHome, ws := claudeMemoryProject(t)
 	for _, trusted := range []bool{true, false} {
-		m := loadMemory("", userHome, ws, trusted)
+		m := loadMemory("", userHome, ws, trusted, nil)
 		prompt := m.PromptSection()
 		for _, want := range []string{"user claude", "extra from home", "dot claude", "root claude", "rule for everything"} {
 			if !strings.Contains(prompt, want) {
@@ -58,7 +58,7 @@ func TestClaudeMemoryFiles(t *testing.T) {
 func TestMemoryForReadAddsFolderAndRuleMemoryOnce(t *testing.T) {
 	t.Parallel()
 	userHome, ws := claudeMemoryProject(t)
-	m := loadMemory("", userHome, ws, false)
+	m := loadMemory("", userHome, ws, false, nil)
 	steps := []struct{ file, want string }{
 		{"cmd/README.md", ""},
 		{"sub/deeper/notes.txt", "deeper instructions"},
