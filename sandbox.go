@@ -225,10 +225,12 @@ type CommandSpec struct {
 // none, either way without minicode's credentials in its environment. Cancelling ctx kills all it started.
 func (s *Sandbox) Start(ctx context.Context, spec CommandSpec) (p *Process, err error) {
 	if s.Sandboxed() && !spec.Unsandboxed {
-		if s.guard.commandStarted() {
+		var readOnly, anchors []string
+		if s.guard.commandStarted() { // and what the user's git made or replaced since the last is protected too
 			go s.guard.patrol(s.Notice)
+			readOnly, anchors = s.guard.mounts()
 		}
-		if p, err = s.super.start(spec, append(s.commandEnv(), s.extraEnv...)); err == nil {
+		if p, err = s.super.start(spec, append(s.commandEnv(), s.extraEnv...), readOnly, anchors); err == nil {
 			p.finish = func() string { // moves out what it made among the protected paths, and says so
 				s.guard.commandEnded()
 				note := s.guard.sweep()

@@ -421,3 +421,86 @@ echo PLANTED
 		}
 	})
 }
+
+// plantScript is a script that adds a core.fsmonitor to each file it is
+// given, by means the command check cannot see, and sets the file's times
+// back as they were.
+const plantScript = `import os, sys
+for p in sys.argv[1:]:
+    st = os.stat(p)
+    open(p, "a").write("[core]\n\tfsmonitor = touch PWNED\n")
+    os.utime(p, ns=(st.st_atime_ns, st.st_mtime_ns))
+print("ATTACKED")
+`
+
+// TestSandboxProtectsWhatGitChangedSince changes the repository outside the
+// sandbox after its first command, as the user's git does: git init of a
+// nested repository, and git config, which writes a new file and so ends
+// the read-only mount on the one it replaced. The next command finds both
+// read-only, and the user's git then runs nothing planted.
+func TestSandboxProtectsWhatGitChangedSince(t *testing.T) {
+	t.Parallel()
+	forEachUser(t, func(t *testing.T, r *escapeRun) {
+		writeFile(t, filepath.Join(r.ws, "plant.py"), plantScript)
+		r.chown(t)
+		r.args = []string{"--allowedTools", "run_command(sandbox:false)"}
+		out := strings.Join(r.minicodeCalls(t, map[string]any{"name": "run_command", "input": map[string]any{"command": "true"}},
+			map[string]any{"name": "run_command", "input": map[string]any{"command": "git init -q sub && git config user.name u", "sandbox": false, "reason": "the user's git"}},
+			map[string]any{"name": "run_command", "input": map[string]any{"command": `g=.gi; g=${g}t; echo "touch PWNED" > sub/$g/hooks/pre-commit; chmod +x sub/$g/hooks/pre-commit
+python3 plant.py $g/config sub/$g/config`}}), "\n")
+		mustContain(t, out, "Read-only file system")
+		r.shell(t, "git status >/dev/null 2>&1; git -C sub status >/dev/null 2>&1; git -C sub commit -q --allow-empty -m x >/dev/null 2>&1; true")
+		for _, planted := range []string{"PWNED", "sub/PWNED", "sub/.git/hooks/pre-commit"} {
+			if _, err := os.Lstat(filepath.Join(r.ws, planted)); err == nil {
+				t.Errorf("%s exists after the attack and git status: %s", planted, out)
+			}
+		}
+		for _, config := range []string{".git/config", "sub/.git/config"} {
+			if data := readFileString(t, filepath.Join(r.ws, config)); strings.Contains(data, "fsmonitor") {
+				t.Errorf("%s = %q: %s", config, data, out)
+			}
+		}
+	})
+}
+
+// TestSandboxSeesThroughSetBackTimes changes a protected file through
+// another hard link to it and sets its times back: the change is still
+// seen, and the file removed.
+func TestSandboxSeesThroughSetBackTimes(t *testing.T) {
+	t.Parallel()
+	forEachUser(t, func(t *testing.T, r *escapeRun) {
+		writeTree(t, r.ws, map[string]string{"plant.py": plantScript, "docs/guide.txt": "ORIGINAL\n"})
+		os.Link(filepath.Join(r.ws, "docs/guide.txt"), filepath.Join(r.ws, "AGENTS.md"))
+		r.chown(t)
+		out := strings.Join(r.minicode(t, nil, "python3 plant.py docs/guide.txt"), "\n")
+		mustContain(t, out, "ATTACKED", "The sandbox removed", "AGENTS.md")
+		if data, err := os.ReadFile(filepath.Join(r.ws, "AGENTS.md")); err == nil {
+			t.Errorf("AGENTS.md = %q after the attack: %s", data, out)
+		}
+	})
+}
+
+// TestSandboxProtectsWorktreesAndBareFolders plants what git takes for a
+// repository where the sandbox did not look: a linked work tree's commondir
+// (the work tree, outside the workspace, would use the config it names),
+// and the workspace itself made a git folder (a folder of a larger
+// repository, run in: git there would use it).
+func TestSandboxProtectsWorktreesAndBareFolders(t *testing.T) {
+	t.Parallel()
+	forEachUser(t, func(t *testing.T, r *escapeRun) {
+		feature := filepath.Join(r.home, "feature")
+		r.shell(t, "git worktree add -q "+feature+" && mkdir pkg")
+		config := `printf '[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tworktree = %s\n\tfsmonitor = touch %s/PWNED\n' "$PWD" "$PWD" > config`
+		out := strings.Join(r.minicode(t, nil, `g=.gi; g=${g}t; mkdir -p common/objects common/refs && cd common && `+config+`
+echo "$PWD" > ../$g/worktrees/feature/commondir; echo PLANTED`), "\n")
+		r.ws = filepath.Join(r.ws, "pkg")
+		out += strings.Join(r.minicode(t, nil, `mkdir objects refs && echo "ref: refs/heads/main" > HEAD && `+config+` && echo PLANTED`), "\n")
+		mustContain(t, out, "PLANTED")
+		r.shell(t, "git -C "+feature+" status >/dev/null 2>&1; git status >/dev/null 2>&1; true")
+		for _, planted := range []string{"../common/PWNED", "PWNED"} {
+			if _, err := os.Lstat(filepath.Join(r.ws, planted)); err == nil {
+				t.Errorf("the user's git ran what the attack planted (%s): %s", planted, out)
+			}
+		}
+	})
+}

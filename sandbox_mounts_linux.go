@@ -27,9 +27,9 @@ func (sv *supervisorState) setup() sandboxReport {
 			r.Lost[layerMountNS], mounts = "making its mounts private: "+err.Error(), false
 		}
 	}
-	if mounts {
+	if sv.mounts = mounts; mounts {
 		devices, terminals = sv.mountDevices(&r, devices)
-		if err := protectPaths(sv.plan.Anchors, sv.plan.ReadOnly); err != nil {
+		if err := sv.protect(sv.plan.Anchors, sv.plan.ReadOnly); err != nil {
 			r.Lost[layerProtect] = err.Error()
 		}
 	}
@@ -82,15 +82,29 @@ func (sv *supervisorState) mountDevices(r *sandboxReport, devices []string) (usa
 	return append(devices, "/dev/shm"), terminals
 }
 
-// protectPaths binds each anchor onto itself (a mount point cannot be renamed or removed), then makes
-// each path read-only with a bind mount; the remount keeps the flags a user namespace locks.
-func protectPaths(anchors, paths []string) error {
+// protect binds each anchor onto itself (a mount point cannot be renamed or removed), then makes each
+// path read-only with a bind mount; the remount keeps the flags a user namespace locks. It skips what is
+// so already: it runs at setup and again as each command starts while none runs, as the user's git may
+// have made a repository since, or replaced a file (git config writes a new one), which ends the mount
+// on the one replaced.
+func (sv *supervisorState) protect(anchors, paths []string) error {
+	if !sv.mounts {
+		return nil // no mount namespace of its own: the sweep alone protects
+	}
 	var errs []error
+	sv.mu.Lock()
+	defer sv.mu.Unlock()
 	for _, a := range anchors {
-		errs = append(errs, syscall.Mount(a, a, "", syscall.MS_BIND, ""))
+		if !sv.anchored[a] {
+			sv.anchored[a] = true
+			errs = append(errs, syscall.Mount(a, a, "", syscall.MS_BIND, ""))
+		}
 	}
 	for _, p := range paths {
 		var st syscall.Statfs_t
+		if syscall.Statfs(p, &st) == nil && st.Flags&syscall.MS_RDONLY != 0 {
+			continue
+		}
 		err := syscall.Mount(p, p, "", syscall.MS_BIND|syscall.MS_REC, "")
 		if err == nil {
 			err = syscall.Statfs(p, &st)

@@ -23,7 +23,9 @@ func startSupervisor(supervisorPlan) (*supervisor, sandboxReport, error) {
 }
 
 // start fails: newSandbox never makes a supervisor here.
-func (*supervisor) start(CommandSpec, []string) (*Process, error) { return nil, errNoSandbox }
+func (*supervisor) start(CommandSpec, []string, []string, []string) (*Process, error) {
+	return nil, errNoSandbox
+}
 
 // close does nothing.
 func (*supervisor) close() {}

@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 )
 
@@ -63,8 +62,9 @@ func gitConfigPaths(workspace string) []string {
 }
 
 // present returns the watched paths that exist (the protected names, the watched names in every folder,
-// the repositories' parts, the deny rules' folders), each with its inode, type and a file's time (a new
-// file can get a removed one's inode).
+// the repositories' parts and their linked work trees' (whose commondir names the config), the deny rules'
+// folders), each with its inode, type and a file's change time (a new file can get a removed one's inode,
+// and a command can set a modification time back).
 func (g *protectedPaths) present() map[string]string {
 	paths := slices.Clone(g.denyWrite)
 	for _, name := range protectedNames() {
@@ -72,8 +72,11 @@ func (g *protectedPaths) present() map[string]string {
 	}
 	found := g.tree.look()
 	for _, git := range g.gitDirs(found) {
-		for _, part := range gitProtected() {
-			paths = append(paths, filepath.Join(git, part))
+		worktrees, _ := filepath.Glob(filepath.Join(git, "worktrees", "*"))
+		for _, dir := range append(worktrees, git) {
+			for _, part := range gitProtected() {
+				paths = append(paths, filepath.Join(dir, part))
+			}
 		}
 	}
 	result := map[string]string{}
@@ -82,10 +85,11 @@ func (g *protectedPaths) present() map[string]string {
 			continue // a folder on the way is a link now: what it leads to is outside the workspace, not the sweep's
 		}
 		if info, err := os.Lstat(p); err == nil {
-			result[p] = fmt.Sprint(info.Sys().(*syscall.Stat_t).Ino, info.Mode())
-			if !info.IsDir() { // a folder's time changes with what is made in it
-				result[p] += info.ModTime().String()
+			ino, changed := fileIdentity(info)
+			if info.IsDir() {
+				changed = time.Time{} // a folder's moves with what is made in it
 			}
+			result[p] = fmt.Sprint(ino, info.Mode(), changed)
 		}
 	}
 	return result

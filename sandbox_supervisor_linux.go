@@ -24,10 +24,10 @@ import (
 // signals and hears that it started and how it ended. This file holds minicode's end (supervisor), then
 // the supervisor's (supervisorState).
 
-// commandRequest asks the supervisor to run one command.
+// commandRequest asks the supervisor to run one command, after protecting the paths not yet protected.
 type commandRequest struct {
 	Dir, Command, Readable string
-	Env                    []string
+	Env, ReadOnly, Anchors []string
 }
 
 // commandEvent is a signal to send (from minicode), or news that a command started (or not: Error) or ended.
@@ -139,8 +139,9 @@ func (sv *supervisor) close() {
 	go sv.cmd.Wait()
 }
 
-// start runs a command in the sandbox with env: the supervisor forks it; minicode copies its output.
-func (sv *supervisor) start(spec CommandSpec, env []string) (*Process, error) {
+// start runs a command in the sandbox with env, once the protected paths are read-only and the git folders
+// anchored (those not yet so): the supervisor forks it; minicode copies its output.
+func (sv *supervisor) start(spec CommandSpec, env, readOnly, anchors []string) (*Process, error) {
 	if spec.Readable != "" {
 		os.MkdirAll(spec.Readable, 0o700) // a Landlock rule needs the folder
 	}
@@ -151,7 +152,8 @@ func (sv *supervisor) start(spec CommandSpec, env []string) (*Process, error) {
 	}
 	conn, remote, err := socketPair()
 	if err == nil {
-		err = sendMessage(sv.conn, commandRequest{Dir: spec.Dir, Command: spec.Command, Readable: spec.Readable, Env: env}, ends[0], ends[1], remote)
+		req := commandRequest{Dir: spec.Dir, Command: spec.Command, Readable: spec.Readable, Env: env, ReadOnly: readOnly, Anchors: anchors}
+		err = sendMessage(sv.conn, req, ends[0], ends[1], remote)
 		remote.Close()
 	}
 	closeFiles(ends)
@@ -226,7 +228,9 @@ type supervisorState struct {
 	rules     map[string]uint64 // Landlock: path → the rights granted beneath it
 	filter    []bpfInsn         // the seccomp filter, nil without one
 	nestedPID bool              // each command gets a PID namespace of its own
+	mounts    bool              // it has a mount namespace of its own
 	mu        sync.Mutex
+	anchored  map[string]bool        // the git folders bound onto themselves
 	threads   map[string]chan func() // by the stored results folder its commands may read
 	running   map[int]*exec.Cmd
 }
@@ -234,7 +238,7 @@ type supervisorState struct {
 // runSupervisor is the supervisor's main: it reads the plan on fd 3, sets up and reports, then starts each
 // command asked for until minicode closes the socket. Its exit ends every process in its PID namespace.
 func runSupervisor() int {
-	sv := &supervisorState{threads: map[string]chan func(){}, running: map[int]*exec.Cmd{}}
+	sv := &supervisorState{threads: map[string]chan func(){}, running: map[int]*exec.Cmd{}, anchored: map[string]bool{}}
 	fds, _ := os.ReadDir("/proc/self/fd")
 	for _, fd := range fds { // what minicode's parent left open must not reach the commands
 		if n, err := strconv.Atoi(fd.Name()); err == nil && n > 2 {
@@ -283,7 +287,9 @@ func (sv *supervisorState) run(req commandRequest, stdout, stderr, events *os.Fi
 	if sv.nestedPID {
 		cmd.SysProcAttr.Cloneflags = syscall.CLONE_NEWPID // when it ends, all it started ends
 	}
-	err = sv.fork(req.Readable, cmd)
+	if err = sv.protect(req.Anchors, req.ReadOnly); err == nil {
+		err = sv.fork(req.Readable, cmd)
+	}
 	closeFiles([]*os.File{stdout, stderr})
 	if err != nil {
 		sendMessage(conn, commandEvent{Error: err.Error()})
