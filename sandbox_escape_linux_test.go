@@ -504,3 +504,4 @@ echo "$PWD" > ../$g/worktrees/feature/commondir; echo PLANTED`), "\n")
 		}
 	})
 }
+

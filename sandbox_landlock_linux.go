@@ -129,6 +129,16 @@ func expandRule(rules map[string]uint64, root string, access uint64, denied, kep
 	}
 }
 
+// renameBeneath renames name, beneath root, to the absolute path to, from its folder as opened within root.
+func renameBeneath(root *os.Root, name, to string) error {
+	dir, err := root.Open(filepath.Dir(name))
+	if err != nil {
+		return err
+	}
+	defer dir.Close()
+	return syscall.Renameat(int(dir.Fd()), filepath.Base(name), int(dir.Fd()), to)
+}
+
 // fileIdentity is a file's inode and change time (ctime), which only the kernel's clock sets.
 func fileIdentity(info os.FileInfo) (uint64, time.Time) {
 	st := info.Sys().(*syscall.Stat_t)

@@ -36,5 +36,8 @@ func landlockABI() (int, string) { return 0, "Landlock exists only on Linux" }
 // runSupervisor fails: there is no supervisor to be.
 func runSupervisor() int { return 1 }
 
+// renameBeneath fails: the sandbox never runs here.
+func renameBeneath(*os.Root, string, string) error { return errNoSandbox }
+
 // fileIdentity has no change time here: every folder counts as changed (the sandbox never runs here).
 func fileIdentity(os.FileInfo) (uint64, time.Time) { return 0, time.Now() }

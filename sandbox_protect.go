@@ -183,6 +183,22 @@ func (g *protectedPaths) commandEnded() {
 	g.running--
 }
 
+// moveOut moves p to kept, or removes it, through its folder as opened from the workspace's top (from /
+// for a deny rule's folder elsewhere): a folder on the way that a running command replaced with a link
+// since present looked leads nowhere out of it.
+func (g *protectedPaths) moveOut(p, kept string) {
+	top := map[bool]string{true: g.workspace, false: "/"}[within(g.workspace, p)]
+	root, err := os.OpenRoot(top)
+	if err != nil {
+		return
+	}
+	defer root.Close()
+	rel, _ := filepath.Rel(top, p)
+	if os.MkdirAll(filepath.Dir(kept), 0o700) != nil || renameBeneath(root, rel, kept) != nil {
+		root.RemoveAll(rel)
+	}
+}
+
 // sweep moves every watched path that appeared while sandboxed commands ran to quarantine, telling which.
 func (g *protectedPaths) sweep() string {
 	g.mu.Lock()
@@ -193,10 +209,7 @@ func (g *protectedPaths) sweep() string {
 		if id, ok := g.known[p]; ok && id == present[p] || slices.ContainsFunc(removed, func(r string) bool { return within(filepath.Join(g.workspace, r), p) }) {
 			continue // as it was (not replaced, as a link can be), or inside what was moved
 		}
-		kept := filepath.Join(g.quarantine, time.Now().Format("20060102-150405.000000"), p)
-		if os.MkdirAll(filepath.Dir(kept), 0o700) != nil || os.Rename(p, kept) != nil {
-			os.RemoveAll(p)
-		}
+		g.moveOut(p, filepath.Join(g.quarantine, time.Now().Format("20060102-150405.000000"), p))
 		rel, _ := filepath.Rel(g.workspace, p)
 		removed = append(removed, rel)
 	}

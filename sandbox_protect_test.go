@@ -50,3 +50,44 @@ func TestProtectedPathsPatrolWhileCommandsRun(t *testing.T) {
 		t.Fatal("the patrol goes on with no command running")
 	}
 }
+
+// TestSweepFollowsNoLinkOut sweeps, again and again, a new .claude in a
+// folder that a running command keeps swapping with a link to a folder
+// outside the workspace that holds a .claude: the one outside is never
+// moved, whichever state the sweep meets.
+func TestSweepFollowsNoLinkOut(t *testing.T) {
+	ws, outside := t.TempDir(), t.TempDir()
+	writeTree(t, outside, map[string]string{".claude/settings.json": "{}\n"})
+	g := watchProtected(ws, t.TempDir(), nil)
+	g.commandStarted()
+	stop, stopped := make(chan struct{}), make(chan struct{})
+	folder, aside := filepath.Join(ws, "a"), filepath.Join(ws, "a.aside")
+	go func() {
+		defer close(stopped)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			os.MkdirAll(filepath.Join(aside, ".claude"), 0o755)
+			os.Rename(aside, folder)
+			for range 20 { // a while as a folder, then as a link
+				os.Lstat(folder)
+			}
+			os.Rename(folder, aside)
+			os.Symlink(outside, folder)
+			for range 20 {
+				os.Lstat(folder)
+			}
+			os.Remove(folder)
+		}
+	}()
+	defer func() { close(stop); <-stopped }()
+	for i := range 3000 {
+		g.sweep()
+		if _, err := os.Lstat(filepath.Join(outside, ".claude")); err != nil {
+			t.Fatalf("sweep %d moved the .claude outside the workspace: %v", i, err)
+		}
+	}
+}
