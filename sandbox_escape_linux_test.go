@@ -505,3 +505,26 @@ echo "$PWD" > ../$g/worktrees/feature/commondir; echo PLANTED`), "\n")
 	})
 }
 
+// TestSandboxProtectsIncludedGitConfig includes config files of the work
+// tree in the repository's config, one by a path from the config's folder
+// (include.path = ../shared.gitconfig), one by an absolute path: both are
+// read-only, and the user's git runs nothing planted there.
+func TestSandboxProtectsIncludedGitConfig(t *testing.T) {
+	t.Parallel()
+	forEachUser(t, func(t *testing.T, r *escapeRun) {
+		writeTree(t, r.ws, map[string]string{"shared.gitconfig": "", "team/git.conf": ""})
+		r.chown(t)
+		r.shell(t, "git config include.path ../shared.gitconfig && git config --add include.path $PWD/team/git.conf")
+		out := strings.Join(r.minicode(t, nil, `for f in shared.gitconfig team/git.conf; do printf '[core]\n\tfsmonitor = touch %s/PWNED\n' "$PWD" >> $f; done; echo TRIED`), "\n")
+		mustContain(t, out, "TRIED", "Read-only file system")
+		r.shell(t, "git status >/dev/null 2>&1; true")
+		if _, err := os.Lstat(filepath.Join(r.ws, "PWNED")); err == nil {
+			t.Errorf("the user's git ran what the attack planted: %s", out)
+		}
+		for _, f := range []string{"shared.gitconfig", "team/git.conf"} {
+			if got := readFileString(t, filepath.Join(r.ws, f)); got != "" {
+				t.Errorf("%s = %q: %s", f, got, out)
+			}
+		}
+	})
+}

@@ -44,15 +44,20 @@ func watchProtected(workspace, state string, denyWrite []string) *protectedPaths
 	return g
 }
 
-// gitConfigPaths are the workspace's paths the repository's settings name, such as core.hooksPath = .husky
-// or a core.fsmonitor script: what a command changed there would run at the user's next git command.
+// gitConfigPaths are the workspace's paths the repository's settings name, such as core.hooksPath = .husky,
+// a core.fsmonitor script or a config file included (include.path, from the config's folder; any may be
+// absolute): what a command changed there would run at the user's next git command.
 func gitConfigPaths(workspace string) []string {
 	config, _ := os.ReadFile(filepath.Join(workspace, ".git", "config"))
 	var out []string
 	for _, line := range strings.Split(string(config), "\n") {
-		_, value, _ := strings.Cut(line, "=")
+		key, value, _ := strings.Cut(line, "=")
+		from := map[bool]string{true: filepath.Join(workspace, ".git"), false: workspace}[strings.TrimSpace(key) == "path"]
 		for _, word := range strings.Fields(value) {
-			p := filepath.Join(workspace, strings.Trim(word, `"'!`))
+			p := filepath.Clean(strings.Trim(word, `"'!`))
+			if !filepath.IsAbs(p) {
+				p = filepath.Join(from, p)
+			}
 			if _, err := os.Lstat(p); err == nil && p != workspace && within(workspace, p) {
 				out = append(out, p)
 			}
