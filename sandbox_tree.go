@@ -63,15 +63,17 @@ func (t *folderTree) look() []string {
 }
 
 // readTreeFolder lists a folder's subfolders to look into and its watched names; the workspace's own
-// protected folders are read-only or swept whole, and so is a watched name's folder and a git folder,
-// which is found itself (the workspace by its HEAD: without a .git, git in it would use it).
+// protected folders are read-only or swept whole, and so is a watched name's folder, a git folder and a
+// folder it cannot read (git and agents may still reach into it), each found itself; the workspace, a git
+// folder, by its HEAD (without a .git, git in it would use it).
 func readTreeFolder(dir string, root bool) treeFolder {
 	var f treeFolder
-	entries, _ := os.ReadDir(dir) // unreadable: nothing of it is the sandbox's to write either
-	if isGitFolder(entries) && !root {
-		return treeFolder{found: []string{dir}}
-	} else if isGitFolder(entries) {
+	entries, err := os.ReadDir(dir)
+	switch {
+	case root && isGitFolder(entries):
 		f.found = []string{filepath.Join(dir, "HEAD")}
+	case !root && (err != nil || isGitFolder(entries)):
+		return treeFolder{found: []string{dir}}
 	}
 	for _, e := range entries {
 		name := e.Name()
