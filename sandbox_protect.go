@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -200,8 +201,21 @@ func (g *protectedPaths) moveOut(p, kept string) {
 	defer root.Close()
 	rel, _ := filepath.Rel(top, p)
 	if os.MkdirAll(filepath.Dir(kept), 0o700) != nil || renameBeneath(root, rel, kept) != nil {
-		root.RemoveAll(rel)
+		removeAll(root, rel)
 	}
+}
+
+// removeAll removes rel beneath root where it cannot be moved (the quarantine is on another file system),
+// letting its owner list each folder first: what a folder made unreadable holds would stay.
+func removeAll(root *os.Root, rel string) {
+	if info, err := root.Lstat(rel); err == nil && info.IsDir() {
+		root.Chmod(rel, 0o700)
+		entries, _ := fs.ReadDir(root.FS(), rel)
+		for _, e := range entries {
+			removeAll(root, filepath.Join(rel, e.Name()))
+		}
+	}
+	root.RemoveAll(rel)
 }
 
 // sweep moves every watched path that appeared while sandboxed commands ran to quarantine, telling which.
