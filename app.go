@@ -136,6 +136,7 @@ func newApp(ctx context.Context, opts Options, stdin io.Reader, stdout, stderr i
 	if app.Sandbox, err = app.newSandbox(dirs); err != nil {
 		return nil, err
 	}
+	app.Env.Wrote = app.Sandbox.Accept
 	app.Env.Hooks, app.asker = app.newHooks(), app.newAsker()
 	if app.Perms, err = app.newPermissions(dirs); err != nil {
 		return nil, err

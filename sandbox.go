@@ -196,6 +196,13 @@ func (s *Sandbox) Close() {
 	os.RemoveAll(s.TempDir) // nothing when there is none
 }
 
+// Accept is told of a file a file tool wrote, which the patrol of protected paths then leaves in place.
+func (s *Sandbox) Accept(path string, data []byte) {
+	if s != nil && s.guard != nil {
+		s.guard.accept(path, data)
+	}
+}
+
 // Sandboxed reports whether commands run in the sandbox unless asked not to; it starts the supervisor.
 func (s *Sandbox) Sandboxed() bool {
 	if s == nil {

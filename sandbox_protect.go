@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
+	"io"
 	"io/fs"
 	"maps"
 	"os"
@@ -9,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -91,14 +94,40 @@ func (g *protectedPaths) present() map[string]string {
 			continue // a folder on the way is a link now: what it leads to is outside the workspace, not the sweep's
 		}
 		if info, err := os.Lstat(p); err == nil {
-			ino, changed := fileIdentity(info)
-			if info.IsDir() {
-				changed = time.Time{} // a folder's moves with what is made in it
-			}
-			result[p] = fmt.Sprint(ino, info.Mode(), changed)
+			result[p] = identity(info)
 		}
 	}
 	return result
+}
+
+// identity is what present keeps of a path: its inode, type and a file's change time.
+func identity(info fs.FileInfo) string {
+	ino, changed := fileIdentity(info)
+	if info.IsDir() {
+		changed = time.Time{} // a folder's moves with what is made in it
+	}
+	return fmt.Sprint(ino, info.Mode(), changed)
+}
+
+// accept takes the file a file tool wrote at path as it is, when it still holds data: the user approved the
+// write (a protected path always asks), so a patrol while commands run must not move it out. The identity
+// kept is of the file read back, so a change made through any name of it later is still seen.
+func (g *protectedPaths) accept(path string, data []byte) {
+	f, err := openNoFollow(path, syscall.O_RDONLY, 0)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	got, readErr := io.ReadAll(io.LimitReader(f, int64(len(data))+1))
+	if err != nil || readErr != nil || !bytes.Equal(got, data) {
+		return
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.running > 0 { // else the next command's start takes what exists
+		g.known[path] = identity(info)
+	}
 }
 
 // maxRepos bounds the repositories whose parts are watched: past it, a workspace's further ones are not.

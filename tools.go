@@ -40,13 +40,14 @@ type ToolEnv struct {
 	Workspace  string // absolute, symlinks resolved
 	ResultsDir string // where results over maxResultChars are stored
 	Perms      Authorizer
-	Hooks      *Hooks      // PreToolUse and PostToolUse hooks; nil runs none
-	Memory     *Memory     // memory read_file adds for the files it reads; nil adds none
-	Files      TextFiles   // an editor's buffers, read and written in place of the disk; nil: the disk
-	Model      string      // the model answering the turn, which subagents inherit; "" is the agent's
-	Grants     []Rule      // allow rules of the running skill or command: calls they cover run without asking
-	Media      MediaLimits // what the provider accepts in an image or document
-	Reads      *FileReads  // what read_file read, to answer a re-read with a note; nil: always the text
+	Hooks      *Hooks                        // PreToolUse and PostToolUse hooks; nil runs none
+	Memory     *Memory                       // memory read_file adds for the files it reads; nil adds none
+	Files      TextFiles                     // an editor's buffers, read and written in place of the disk; nil: the disk
+	Model      string                        // the model answering the turn, which subagents inherit; "" is the agent's
+	Grants     []Rule                        // allow rules of the running skill or command: calls they cover run without asking
+	Media      MediaLimits                   // what the provider accepts in an image or document
+	Reads      *FileReads                    // what read_file read, to answer a re-read with a note; nil: always the text
+	Wrote      func(abs string, data []byte) // told of each file a file tool wrote on the disk; may be nil
 }
 
 // TextFiles is an editor's view of the files (acp_tools.go), through which

@@ -522,7 +522,13 @@ func writeText(env *ToolEnv, abs, before, after string) error {
 			return err
 		}
 	}
-	return writeJudged(abs, []byte(after), 0o644)
+	if err := writeJudged(abs, []byte(after), 0o644); err != nil {
+		return err
+	}
+	if env.Wrote != nil {
+		env.Wrote(abs, []byte(after))
+	}
+	return nil
 }
 
 // withLineEndingsOf returns text with the line endings of before, the file it goes into: read_file shows no
