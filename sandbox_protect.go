@@ -220,18 +220,20 @@ func (g *protectedPaths) commandEnded() {
 
 // moveOut moves p to kept, or removes it, through its folder as opened from the workspace's top (from /
 // for a deny rule's folder elsewhere): a folder on the way that a running command replaced with a link
-// since present looked leads nowhere out of it.
-func (g *protectedPaths) moveOut(p, kept string) {
+// since present looked leads nowhere out of it. It reports whether p was kept.
+func (g *protectedPaths) moveOut(p, kept string) bool {
 	top := map[bool]string{true: g.workspace, false: "/"}[within(g.workspace, p)]
 	root, err := os.OpenRoot(top)
 	if err != nil {
-		return
+		return false
 	}
 	defer root.Close()
 	rel, _ := filepath.Rel(top, p)
 	if os.MkdirAll(filepath.Dir(kept), 0o700) != nil || renameBeneath(root, rel, kept) != nil {
 		removeAll(root, rel)
+		return false
 	}
+	return true
 }
 
 // removeAll removes rel beneath root where it cannot be moved (the quarantine is on another file system),
@@ -252,19 +254,24 @@ func (g *protectedPaths) sweep() string {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	var removed []string
+	lost := false // what could not be kept was deleted
 	present := g.present()
 	for _, p := range slices.Sorted(maps.Keys(present)) {
 		if id, ok := g.known[p]; ok && id == present[p] || slices.ContainsFunc(removed, func(r string) bool { return within(filepath.Join(g.workspace, r), p) }) {
 			continue // as it was (not replaced, as a link can be), or inside what was moved
 		}
-		g.moveOut(p, filepath.Join(g.quarantine, time.Now().Format("20060102-150405.000000"), p))
+		lost = !g.moveOut(p, filepath.Join(g.quarantine, time.Now().Format("20060102-150405.000000"), p)) || lost
 		rel, _ := filepath.Rel(g.workspace, p)
 		removed = append(removed, rel)
 	}
 	if removed == nil {
 		return ""
 	}
+	kept := "kept in " + g.quarantine
+	if lost {
+		kept = "deleted where it could not be moved to " + g.quarantine
+	}
 	return fmt.Sprintf("The sandbox removed what a command made among the protected paths, which configure git, agents or editors "+
-		"and would take effect outside the sandbox: %s (kept in %s). A new repository (git init) is made outside the sandbox.",
-		strings.Join(removed, ", "), g.quarantine)
+		"and would take effect outside the sandbox: %s (%s). A new repository (git init) is made outside the sandbox.",
+		strings.Join(removed, ", "), kept)
 }
