@@ -380,6 +380,25 @@ echo PLANTED
 	})
 }
 
+// TestSandboxProtectsLinkedHooks installs a hook as a link to a script of the
+// work tree, as some projects do: the script is read-only to commands, so the
+// user's next commit runs nothing a command wrote into it.
+func TestSandboxProtectsLinkedHooks(t *testing.T) {
+	t.Parallel()
+	forEachUser(t, func(t *testing.T, r *escapeRun) {
+		writeTree(t, r.ws, map[string]string{"tools/pre-commit.sh": "#!/bin/sh\nexit 0\n"})
+		r.chown(t)
+		r.shell(t, "chmod +x tools/pre-commit.sh && ln -s ../../tools/pre-commit.sh .git/hooks/pre-commit")
+		out := strings.Join(r.minicode(t, nil, `if echo "touch $PWD/PWNED" >> tools/pre-commit.sh; then echo ESCAPED; fi; echo PLANTED`), "\n")
+		if strings.Contains(out, "ESCAPED") || !strings.Contains(out, "PLANTED") {
+			t.Errorf("attack output: %s", out)
+		}
+		if got := readFileString(t, filepath.Join(r.ws, "tools/pre-commit.sh")); got != "#!/bin/sh\nexit 0\n" {
+			t.Errorf("the linked hook's script is now %q", got)
+		}
+	})
+}
+
 // TestSandboxProtectsHookFrameworks covers the files git hook frameworks
 // run at the user's next commit: a hook installed in .git/hooks or under
 // core.hooksPath is read-only, but what it runs is the work tree's (husky's

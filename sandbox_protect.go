@@ -86,6 +86,7 @@ func (g *protectedPaths) present() map[string]string {
 			for _, part := range gitProtected() {
 				paths = append(paths, filepath.Join(dir, part))
 			}
+			paths = append(paths, hookLinks(filepath.Join(dir, "hooks"))...)
 		}
 	}
 	result := map[string]string{}
@@ -98,6 +99,20 @@ func (g *protectedPaths) present() map[string]string {
 		}
 	}
 	return result
+}
+
+// hookLinks are the hooks that are links to a file that exists (a script of the work tree, say): read-only
+// as protected paths are, a link is read-only where it leads, so a command cannot rewrite what git runs.
+func hookLinks(hooks string) []string {
+	entries, _ := os.ReadDir(hooks)
+	var links []string
+	for _, e := range entries {
+		p := filepath.Join(hooks, e.Name())
+		if info, err := os.Stat(p); e.Type()&fs.ModeSymlink != 0 && err == nil && info.Mode().IsRegular() {
+			links = append(links, p)
+		}
+	}
+	return links
 }
 
 // identity is what present keeps of a path: its inode, type and a file's change time.
