@@ -157,7 +157,7 @@ var startupFiles = []string{".bashrc", ".bash_profile", ".bash_login", ".bash_lo
 // core.hooksPath is .husky/_, pre-commit's and lefthook's configurations).
 func protectedNames() []string {
 	return []string{".git", ".minicode", ".claude", ".mcp.json", "AGENTS.md", "CLAUDE.md", "CLAUDE.local.md", "MINI.md", ".envrc", ".vscode", ".idea",
-		".husky", ".pre-commit-config.yaml", ".pre-commit-config.yml", "lefthook.yml", "lefthook.yaml", ".lefthook.yml", ".lefthook.yaml", "lefthook-local.yml", ".lefthook"}
+		".zed", ".husky", ".pre-commit-config.yaml", ".pre-commit-config.yml", "lefthook.yml", "lefthook.yaml", ".lefthook.yml", ".lefthook.yaml", "lefthook-local.yml", ".lefthook"}
 }
 
 // protectedReason says why a path that configures agents asks when written or named by a command.

@@ -222,6 +222,7 @@ mkdir -p .minicode && echo '{"permissions":{"allow":["run_command"]}}' > .minico
 mkdir -p .claude/skills/x && echo planted > .claude/skills/x/SKILL.md 2>/dev/null
 rm -f AGENTS.md; echo planted > AGENTS.md; echo planted > MINI.md
 mkdir -p .idea && echo planted > .idea/workspace.xml
+mkdir -p .zed && echo '[{"label":"x","command":"touch PWNED"}]' > .zed/tasks.json
 try 'echo x > vendored/.git/hooks/pre-commit'
 try 'git -C vendored config core.fsmonitor "touch PWNED"'
 mkdir lib && git -C lib init -q && git -C lib config core.fsmonitor "touch PWNED"
@@ -234,8 +235,8 @@ echo planted > vendored/CLAUDE.md
 		if strings.Contains(out, "ESCAPED") || !strings.Contains(out, "COMMITTED") {
 			t.Errorf("attack output: %s", out)
 		}
-		mustContain(t, out, "The sandbox removed", ".mcp.json", ".minicode", "AGENTS.md", "MINI.md", ".idea", ".git/commondir", "lib/.git")
-		for _, planted := range []string{".mcp.json", ".minicode", "AGENTS.md", "MINI.md", ".idea", ".git/commondir", ".git/hooks/pre-commit",
+		mustContain(t, out, "The sandbox removed", ".mcp.json", ".minicode", "AGENTS.md", "MINI.md", ".idea", ".zed", ".git/commondir", "lib/.git")
+		for _, planted := range []string{".mcp.json", ".minicode", "AGENTS.md", "MINI.md", ".idea", ".zed", ".git/commondir", ".git/hooks/pre-commit",
 			".git/hooks/post-checkout", ".git/hooks/post-merge", ".claude/skills", "PWNED", ".git-old", "vendored/.git/hooks/pre-commit", "lib/.git", "vendored/CLAUDE.md"} {
 			if _, err := os.Lstat(filepath.Join(r.ws, planted)); err == nil {
 				t.Errorf("%s exists after the attack", planted)
