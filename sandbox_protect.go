@@ -28,6 +28,7 @@ func gitProtected() []string {
 type protectedPaths struct {
 	workspace, quarantine string
 	denyWrite             []string
+	named                 []string // what the repository's config names, read again when a command starts while none runs
 	mu                    sync.Mutex
 	tree                  *folderTree
 	known                 map[string]string // what existed (inode, type, time) while no sandboxed command ran
@@ -38,7 +39,7 @@ type protectedPaths struct {
 // watchProtected starts watching; in a repository without hooks or info
 // folders it makes them (git init would), so that they can be read-only.
 func watchProtected(workspace, state string, denyWrite []string) *protectedPaths {
-	g := &protectedPaths{workspace: workspace, denyWrite: append(slices.Clip(denyWrite), gitConfigPaths(workspace)...),
+	g := &protectedPaths{workspace: workspace, denyWrite: denyWrite, named: gitConfigPaths(workspace),
 		quarantine: filepath.Join(state, "removed"), tree: &folderTree{root: workspace}}
 	if git := filepath.Join(workspace, ".git"); isDir(git) {
 		os.Mkdir(filepath.Join(git, "hooks"), 0o755)
@@ -75,7 +76,7 @@ func gitConfigPaths(workspace string) []string {
 // folders), each with its inode, type and a file's change time (a new file can get a removed one's inode,
 // and a command can set a modification time back).
 func (g *protectedPaths) present() map[string]string {
-	paths := slices.Clone(g.denyWrite)
+	paths := slices.Concat(g.denyWrite, g.named)
 	for _, name := range protectedNames() {
 		paths = append(paths, filepath.Join(g.workspace, name))
 	}
@@ -185,6 +186,7 @@ func (g *protectedPaths) commandStarted() (first bool) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.running++; g.running == 1 {
+		g.named = gitConfigPaths(g.workspace) // the user may have set core.hooksPath since
 		maps.Copy(g.known, g.present())
 	}
 	return g.running == 1

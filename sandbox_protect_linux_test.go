@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -62,5 +63,21 @@ func TestAppFileToolsTellTheSandbox(t *testing.T) {
 	}
 	if note := app.Sandbox.guard.sweep(); note != "" {
 		t.Errorf("the sweep moved what the app's file tool wrote: %s", note)
+	}
+}
+
+// TestProtectedPathsFollowTheConfig sets core.hooksPath after the first command, as the user may
+// between commands: the next command that starts while none runs has the hooks folder read-only.
+func TestProtectedPathsFollowTheConfig(t *testing.T) {
+	ws := t.TempDir()
+	writeTree(t, ws, map[string]string{".git/config": "[core]\n", ".githooks/pre-commit": "#!/bin/sh\n"})
+	g := watchProtected(ws, t.TempDir(), nil)
+	g.commandStarted()
+	g.commandEnded()
+	writeTree(t, ws, map[string]string{".git/config": "[core]\n\thooksPath = .githooks\n"})
+	g.commandStarted()
+	defer g.commandEnded()
+	if readOnly, _ := g.mounts(); !slices.Contains(readOnly, filepath.Join(ws, ".githooks")) {
+		t.Errorf("read-only: %q, want the hooks folder the config now names", readOnly)
 	}
 }
