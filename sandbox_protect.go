@@ -128,7 +128,14 @@ func identity(info fs.FileInfo) string {
 // accept takes the file a file tool wrote at path as it is, when it still holds data: the user approved the
 // write (a protected path always asks), so a patrol while commands run must not move it out. The identity
 // kept is of the file read back, so a change made through any name of it later is still seen.
+// With no command running it reads nothing: the next command's start takes what exists.
 func (g *protectedPaths) accept(path string, data []byte) {
+	g.mu.Lock()
+	idle := g.running == 0
+	g.mu.Unlock()
+	if idle {
+		return
+	}
 	f, err := openNoFollow(path, syscall.O_RDONLY, 0)
 	if err != nil {
 		return
@@ -141,9 +148,7 @@ func (g *protectedPaths) accept(path string, data []byte) {
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if g.running > 0 { // else the next command's start takes what exists
-		g.known[path] = identity(info)
-	}
+	g.known[path] = identity(info)
 }
 
 // maxRepos bounds the repositories whose parts are watched: past it, a workspace's further ones are not.
