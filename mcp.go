@@ -111,6 +111,10 @@ type mcpSession struct {
 	info      atomic.Pointer[mcpServerInfo]
 	handshake sync.Mutex // one (re)initialization at a time
 
+	inboxMu sync.Mutex
+	inbox   []RPCMessage // received, in order, not yet routed
+	routing bool         // a goroutine is routing the inbox
+
 	life    context.Context // ends when the session ends
 	end     context.CancelCauseFunc
 	closing sync.Once
@@ -246,8 +250,37 @@ func (s *mcpSession) notify(ctx context.Context, method string, params any) erro
 	return s.tr.send(ctx, msg)
 }
 
-// receive routes one incoming message: a reply, a server request or a notification.
+// receive takes one incoming message from the transport and routes it on a goroutine that lives
+// while the inbox has messages: a progress callback that blocks holds up later messages, in order,
+// but never the transport's reader, which close waits for.
 func (s *mcpSession) receive(m RPCMessage) {
+	s.inboxMu.Lock()
+	defer s.inboxMu.Unlock()
+	s.inbox = append(s.inbox, m)
+	if !s.routing {
+		s.routing = true
+		go s.routeInbox()
+	}
+}
+
+// routeInbox routes the inbox's messages until it is empty.
+func (s *mcpSession) routeInbox() {
+	for {
+		s.inboxMu.Lock()
+		if len(s.inbox) == 0 {
+			s.routing = false
+			s.inboxMu.Unlock()
+			return
+		}
+		m := s.inbox[0]
+		s.inbox = s.inbox[1:]
+		s.inboxMu.Unlock()
+		s.route(m)
+	}
+}
+
+// route acts on one incoming message: a reply, a server request or a notification.
+func (s *mcpSession) route(m RPCMessage) {
 	var p struct {
 		RequestID json.RawMessage `json:"requestId"`
 		Token     json.RawMessage `json:"progressToken"`
