@@ -17,7 +17,7 @@ import (
 type sdkConn struct {
 	app     *App
 	model   string             // the session's model at the start, which set_model "default" goes back to
-	started bool               // initialize has been answered or a user message came, so the setup is fixed (read's goroutine only)
+	started bool               // initialize was received or a user message came: the setup is fixed, control requests are answered (read's goroutine only)
 	mcp     map[string]*MCPSDK // the MCP servers the program runs (read's goroutine only)
 
 	calls   PendingCalls[controlAnswer] // our requests awaiting an answer

@@ -46,6 +46,11 @@ func (c *sdkConn) control(ctx context.Context, raw json.RawMessage) (any, error)
 	if err := json.Unmarshal(raw, &head); err != nil {
 		return nil, fmt.Errorf("malformed request: %s", jsonError(err, nil, 0))
 	}
+	if !c.started && head.Subtype != "initialize" {
+		// A session starts with initialize, or with a user message for a script that pipes
+		// those alone (the session then is as the command line set it up): either comes first.
+		return nil, fmt.Errorf("%s before initialize: send initialize first", head.Subtype)
+	}
 	app := c.app
 	switch head.Subtype {
 	case "initialize":

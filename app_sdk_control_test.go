@@ -133,3 +133,33 @@ func TestSDKInitializeComesFirst(t *testing.T) {
 		t.Errorf("second initialize: %v; want an error", a)
 	}
 }
+
+// TestSDKControlBeforeInitialize sends control requests before initialize: each gets an error
+// that says initialize comes first, and changes nothing. A user message without initialize
+// still runs its turn with the session as the command line set it up, as scripts that pipe
+// user messages expect, and control requests are answered after it.
+func TestSDKControlBeforeInitialize(t *testing.T) {
+	p := startSDKHere(t)
+	early := []map[string]any{
+		{"subtype": "interrupt"}, {"subtype": "set_permission_mode", "mode": "acceptEdits"},
+		{"subtype": "set_model", "model": "opus"}, {"subtype": "mcp_status"}, {"subtype": "get_context_usage"},
+		{"subtype": "mcp_message", "server_name": "s", "message": map[string]any{"jsonrpc": "2.0", "method": "x"}},
+		{"subtype": "rewind_files", "user_message_id": "u1"},
+	}
+	for i, req := range early {
+		id := fmt.Sprint("early", i)
+		p.control(id, req)
+		if a := p.answerTo(id); a["subtype"] != "error" || !strings.Contains(fmt.Sprint(a["error"]), "initialize") {
+			t.Errorf("%v before initialize: %v; want an error that says initialize comes first", req["subtype"], a)
+		}
+	}
+	p.user("hello")
+	if r := p.await("the result of hello", isType("result", ""), nil); r["is_error"] != false {
+		t.Errorf("a user message without initialize: %v", r)
+	}
+	p.control("usage", map[string]any{"subtype": "get_context_usage"})
+	a := p.answerTo("usage")
+	if u, _ := a["response"].(map[string]any); a["subtype"] != "success" || u["model"] != "mock" {
+		t.Errorf("get_context_usage after the first turn: %v; want a success naming the command line's model", a)
+	}
+}

@@ -297,6 +297,8 @@ func TestSDKInterruptStopsTheCommandAndTheSessionGoesOn(t *testing.T) {
 func TestSDKSetPermissionMode(t *testing.T) {
 	srv, requests := anthropicServer(t, toolThenText("run_command", `{"command":"touch hi"}`, "ran"))
 	p := startSDK(t, srv.URL, "--permission-prompt-tool=stdio")
+	p.control("init", map[string]any{"subtype": "initialize"})
+	p.answerTo("init")
 	p.control("m1", map[string]any{"subtype": "set_permission_mode", "mode": "bypassPermissions"})
 	if r := p.await("the refusal", isType("control_response", ""), nil)["response"].(map[string]any); r["subtype"] != "error" {
 		t.Errorf("bypass without --allow-dangerously-skip-permissions: %v", r)
