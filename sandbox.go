@@ -128,6 +128,8 @@ func (s *Sandbox) start() {
 		s.plan.ReadOnly, s.plan.Anchors = s.guard.mounts()
 		if s.super, s.report, err = startSupervisor(*s.plan); err != nil {
 			s.reason = err.Error()
+		} else {
+			s.guard.sealed = s.super.sealed
 		}
 		for _, c := range s.plan.Caches {
 			if slices.Contains(s.report.Fallback, c.Path) && c.Env != "" {

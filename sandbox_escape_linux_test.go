@@ -485,7 +485,7 @@ python3 plant.py $g/config sub/$g/config`}}), "\n")
 
 // TestSandboxSeesThroughSetBackTimes changes a protected file through
 // another hard link to it and sets its times back: the change is still
-// seen, and the file removed.
+// seen, and the file put back as it was.
 func TestSandboxSeesThroughSetBackTimes(t *testing.T) {
 	t.Parallel()
 	forEachUser(t, func(t *testing.T, r *escapeRun) {
@@ -494,8 +494,8 @@ func TestSandboxSeesThroughSetBackTimes(t *testing.T) {
 		r.chown(t)
 		out := strings.Join(r.minicode(t, nil, "python3 plant.py docs/guide.txt"), "\n")
 		mustContain(t, out, "ATTACKED", "The sandbox removed", "AGENTS.md")
-		if data, err := os.ReadFile(filepath.Join(r.ws, "AGENTS.md")); err == nil {
-			t.Errorf("AGENTS.md = %q after the attack: %s", data, out)
+		if data, err := os.ReadFile(filepath.Join(r.ws, "AGENTS.md")); err != nil || string(data) != "ORIGINAL\n" {
+			t.Errorf("AGENTS.md = %q, %v after the attack, want it put back as it was: %s", data, err, out)
 		}
 	})
 }

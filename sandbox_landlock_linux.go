@@ -144,3 +144,6 @@ func fileIdentity(info os.FileInfo) (uint64, time.Time) {
 	st := info.Sys().(*syscall.Stat_t)
 	return st.Ino, time.Unix(st.Ctim.Unix())
 }
+
+// links is how many names a file has.
+func links(info os.FileInfo) uint64 { return uint64(info.Sys().(*syscall.Stat_t).Nlink) }

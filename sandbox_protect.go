@@ -31,9 +31,11 @@ type protectedPaths struct {
 	named                 []string // what the repository's config names, read again when a command starts while none runs
 	mu                    sync.Mutex
 	tree                  *folderTree
-	known                 map[string]string // what existed (inode, type, time) while no sandboxed command ran
-	running               int               // sandboxed commands running now
-	untold                []string          // what patrols removed that no command's result has said yet
+	known                 map[string]string                           // what existed (inode, type, time) while no sandboxed command ran
+	kept                  map[string]keptFile                         // of what known holds that is a file: to judge a change and put it back
+	sealed                func(path string, outside fs.FileInfo) bool // whether commands see it read-only (set as the sandbox starts)
+	running               int                                         // sandboxed commands running now
+	untold                []string                                    // what patrols removed that no command's result has said yet
 }
 
 // watchProtected starts watching; in a repository without hooks or info
@@ -45,7 +47,7 @@ func watchProtected(workspace, state string, denyWrite []string) *protectedPaths
 		os.Mkdir(filepath.Join(git, "hooks"), 0o755)
 		os.Mkdir(filepath.Join(git, "info"), 0o755)
 	}
-	g.known = map[string]string{} // the first command's start fills it
+	g.known, g.kept = map[string]string{}, map[string]keptFile{} // the first command's start fills them
 	return g
 }
 
@@ -148,7 +150,7 @@ func (g *protectedPaths) accept(path string, data []byte) {
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	g.known[path] = identity(info)
+	g.known[path], g.kept[path] = identity(info), keptFile{got, info.Mode().Perm(), links(info) == 1}
 }
 
 // maxRepos bounds the repositories whose parts are watched: past it, a workspace's further ones are not.
@@ -192,7 +194,11 @@ func (g *protectedPaths) commandStarted() (first bool) {
 	defer g.mu.Unlock()
 	if g.running++; g.running == 1 {
 		g.named = gitConfigPaths(g.workspace) // the user may have set core.hooksPath since
-		maps.Copy(g.known, g.present())
+		present := g.present()
+		maps.Copy(g.known, present)
+		for p, id := range present {
+			g.keep(p, id)
+		}
 	}
 	return g.running == 1
 }
@@ -251,11 +257,12 @@ func (g *protectedPaths) moveOut(p, kept string) bool {
 	}
 	defer root.Close()
 	rel, _ := filepath.Rel(top, p)
-	if os.MkdirAll(filepath.Dir(kept), 0o700) != nil || renameBeneath(root, rel, kept) != nil {
+	moved := os.MkdirAll(filepath.Dir(kept), 0o700) == nil && renameBeneath(root, rel, kept) == nil
+	if !moved {
 		removeAll(root, rel)
-		return false
 	}
-	return true
+	g.putBack(root, rel, p)
+	return moved
 }
 
 // removeAll removes rel beneath root where it cannot be moved (the quarantine is on another file system),
@@ -279,8 +286,9 @@ func (g *protectedPaths) sweep() string {
 	lost := false // what could not be kept was deleted
 	present := g.present()
 	for _, p := range slices.Sorted(maps.Keys(present)) {
-		if id, ok := g.known[p]; ok && id == present[p] || slices.ContainsFunc(removed, func(r string) bool { return within(filepath.Join(g.workspace, r), p) }) {
-			continue // as it was (not replaced, as a link can be), or inside what was moved
+		if id, ok := g.known[p]; ok && (id == present[p] || g.usersOwn(p, present[p])) ||
+			slices.ContainsFunc(removed, func(r string) bool { return within(filepath.Join(g.workspace, r), p) }) {
+			continue // as it was (not replaced, as a link can be), changed by the user, or inside what was moved
 		}
 		lost = !g.moveOut(p, filepath.Join(g.quarantine, time.Now().Format("20060102-150405.000000"), p)) || lost
 		rel, _ := filepath.Rel(g.workspace, p)
@@ -294,6 +302,6 @@ func (g *protectedPaths) sweep() string {
 		kept = "deleted where it could not be moved to " + g.quarantine
 	}
 	return fmt.Sprintf("The sandbox removed what a command made among the protected paths, which configure git, agents or editors "+
-		"and would take effect outside the sandbox: %s (%s). A new repository (git init) is made outside the sandbox.",
+		"and would take effect outside the sandbox: %s (%s); a file that was there before is back as it was. A new repository (git init) is made outside the sandbox.",
 		strings.Join(removed, ", "), kept)
 }

@@ -183,6 +183,22 @@ func (sv *supervisor) start(spec CommandSpec, env, readOnly, anchors []string) (
 	return p, nil
 }
 
+// sealed reports whether commands see the file at path as the file outside is, on a read-only mount:
+// then no command can have changed it through that name. Looked up through the supervisor's root, the
+// path leads to what its mounts show; opened and not followed, it cannot be swapped between the looks.
+func (sv *supervisor) sealed(path string, outside os.FileInfo) bool {
+	fd, err := syscall.Open(fmt.Sprintf("/proc/%d/root%s", sv.cmd.Process.Pid, path), oPath|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return false
+	}
+	defer syscall.Close(fd)
+	var st syscall.Stat_t
+	var fs syscall.Statfs_t
+	out := outside.Sys().(*syscall.Stat_t)
+	return syscall.Fstat(fd, &st) == nil && st.Dev == out.Dev && st.Ino == out.Ino &&
+		syscall.Fstatfs(fd, &fs) == nil && fs.Flags&syscall.MS_RDONLY != 0 // ST_RDONLY is MS_RDONLY
+}
+
 // sendMessage sends v as one JSON packet, with files attached.
 func sendMessage(conn *net.UnixConn, v any, files ...*os.File) error {
 	data, err := json.Marshal(v)
