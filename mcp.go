@@ -256,12 +256,18 @@ func (s *mcpSession) notify(ctx context.Context, method string, params any) erro
 func (s *mcpSession) receive(m RPCMessage) {
 	s.inboxMu.Lock()
 	defer s.inboxMu.Unlock()
+	if m.ID == nil && len(s.inbox) >= maxInbox {
+		return // a server flooding notifications while the callback is held up loses them, not minicode its memory
+	}
 	s.inbox = append(s.inbox, m)
 	if !s.routing {
 		s.routing = true
 		go s.routeInbox()
 	}
 }
+
+// maxInbox bounds the notifications waiting to be routed; replies and requests always wait.
+const maxInbox = 1024
 
 // routeInbox routes the inbox's messages until it is empty.
 func (s *mcpSession) routeInbox() {

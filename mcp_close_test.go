@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"runtime/pprof"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -99,5 +100,27 @@ func TestMCPCloseWhileProgressBlocks(t *testing.T) {
 				}
 			})
 		})
+	}
+}
+
+// TestMCPInboxIsBounded floods a session with notifications while the routing of the first is held up:
+// past the bound they are dropped, a reply still waits its turn.
+func TestMCPInboxIsBounded(t *testing.T) {
+	held, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	s := &mcpSession{onChange: func() { once.Do(func() { held <- struct{}{}; <-release }) }}
+	note := RPCMessage{JSONRPC: "2.0", Method: "notifications/tools/list_changed"}
+	s.receive(note)
+	<-held
+	for range 10 * maxInbox {
+		s.receive(note)
+	}
+	s.receive(RPCMessage{JSONRPC: "2.0", ID: json.RawMessage(`7`), Result: json.RawMessage(`{}`)})
+	s.inboxMu.Lock()
+	n, last := len(s.inbox), s.inbox[len(s.inbox)-1]
+	s.inboxMu.Unlock()
+	close(release)
+	if n != maxInbox+1 || string(last.ID) != "7" {
+		t.Errorf("inbox holds %d, last %s; want %d notifications and the reply", n, last.ID, maxInbox)
 	}
 }
