@@ -17,8 +17,12 @@ import (
 
 // gitProtected are the parts of a repository that run programs or set up
 // git; objects, the index and refs stay writable for git add and commit.
+// The state of a stopped rebase, git am or cherry-pick sequence is among them: its todo list's exec lines
+// run at the user's --continue. One the user left stopped is read-only (a command cannot continue it, the
+// user can); one a command leaves stopped is moved out as a planted repository is, as nothing tells a
+// command's own from a planted one.
 func gitProtected() []string {
-	return []string{"hooks", "config", "config.worktree", "info", "modules", "commondir"}
+	return []string{"hooks", "config", "config.worktree", "info", "modules", "commondir", "rebase-merge", "rebase-apply", "sequencer"}
 }
 
 // protectedPaths watches a workspace's protected paths and the folders of Edit and Write deny rules.

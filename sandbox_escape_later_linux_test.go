@@ -1,0 +1,53 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The tests in this file plant what takes effect outside the sandbox only
+// later: at the user's next git command in a repository's state of a
+// rebase or a nested repository's settings, or when the user's editor or
+// tool manager opens the workspace.
+
+// tryScript is the start of an attack script: try runs a command and
+// prints ESCAPED when it succeeds.
+const tryScript = `try() { if (eval "$1") 2>/dev/null; then echo "ESCAPED: $1"; fi; }
+`
+
+// TestSandboxProtectsRebasesInProgress plants exec lines in a rebase's
+// todo list, which the user's git rebase --continue runs: in the user's
+// rebase stopped before the command, the list is read-only; a rebase, a
+// cherry-pick's sequence or a git am the command leaves stopped itself is
+// moved out, so the user's git continues nothing planted.
+func TestSandboxProtectsRebasesInProgress(t *testing.T) {
+	t.Parallel()
+	forEachUser(t, func(t *testing.T, r *escapeRun) {
+		stop := `GIT_SEQUENCE_EDITOR="sed -i s/^pick/edit/" git rebase -q -i HEAD~1`
+		r.shell(t, `git config user.name t && git config user.email t@t && echo two >> main.go && git commit -qam two && `+stop+` &&
+mkdir vendored && cd vendored && git init -q && git config user.name t && git config user.email t@t && echo v > v && git add v &&
+git commit -qm v1 && echo w >> v && git commit -qam v2 && git init -q ../lib`)
+		todo := readFileString(t, filepath.Join(r.ws, ".git/rebase-merge/git-rebase-todo"))
+		writeFile(t, filepath.Join(r.ws, "attack.sh"), tryScript+`try 'echo "exec touch $PWD/PWNED" >> .git/rebase-merge/git-rebase-todo'
+g=.gi; g=${g}t; mkdir -p lib/$g/rebase-apply && echo "touch $PWD/PWNED" > lib/$g/rebase-apply/patch
+cd vendored && `+stop+` && echo "exec touch $PWD/PWNED" >> .git/rebase-merge/git-rebase-todo && echo STOPPED
+mkdir -p $g/sequencer && echo "exec touch $PWD/PWNED" > $g/sequencer/todo`)
+		r.chown(t)
+		out := strings.Join(r.minicode(t, nil, "bash attack.sh"), "\n")
+		if strings.Contains(out, "ESCAPED") || !strings.Contains(out, "STOPPED") {
+			t.Errorf("attack output: %s", out)
+		}
+		mustContain(t, out, "The sandbox removed", "vendored/.git/rebase-merge", "vendored/.git/sequencer", "lib/.git/rebase-apply")
+		if got := readFileString(t, filepath.Join(r.ws, ".git/rebase-merge/git-rebase-todo")); got != todo {
+			t.Errorf("the user's rebase's todo list = %q, want %q", got, todo)
+		}
+		r.shell(t, "git rebase --continue >/dev/null 2>&1; git -C vendored rebase --continue >/dev/null 2>&1; git -C vendored cherry-pick --continue >/dev/null 2>&1; true")
+		for _, planted := range []string{"PWNED", "vendored/PWNED"} {
+			if _, err := os.Lstat(filepath.Join(r.ws, planted)); err == nil {
+				t.Errorf("the user's git ran what the attack planted (%s): %s", planted, out)
+			}
+		}
+	})
+}
