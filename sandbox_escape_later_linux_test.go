@@ -51,3 +51,28 @@ mkdir -p $g/sequencer && echo "exec touch $PWD/PWNED" > $g/sequencer/todo`)
 		}
 	})
 }
+
+// TestSandboxFollowsNestedRepositoriesConfig gives a nested repository
+// its own hooks folder (core.hooksPath, from its work tree) and an
+// included config file (include.path, from its git folder): both are
+// read-only, and the user's git there runs nothing planted.
+func TestSandboxFollowsNestedRepositoriesConfig(t *testing.T) {
+	t.Parallel()
+	forEachUser(t, func(t *testing.T, r *escapeRun) {
+		writeTree(t, r.ws, map[string]string{"vendored/.githooks/pre-commit": "#!/bin/sh\nexit 0\n", "vendored/shared.gitconfig": ""})
+		r.chown(t)
+		r.shell(t, `cd vendored && git init -q && chmod +x .githooks/pre-commit && git config core.hooksPath .githooks && git config include.path ../shared.gitconfig`)
+		writeFile(t, filepath.Join(r.ws, "attack.sh"), tryScript+`try 'echo "touch $PWD/PWNED" >> vendored/.githooks/pre-commit'
+try 'printf "[core]\n\tfsmonitor = touch %s/PWNED\n" "$PWD" >> vendored/shared.gitconfig'
+echo TRIED`)
+		r.chown(t)
+		out := strings.Join(r.minicode(t, nil, "bash attack.sh"), "\n")
+		if strings.Contains(out, "ESCAPED") || !strings.Contains(out, "TRIED") {
+			t.Errorf("attack output: %s", out)
+		}
+		r.shell(t, "cd vendored && git status >/dev/null 2>&1; git -c user.name=t -c user.email=t@t commit -q --allow-empty -m x >/dev/null 2>&1; true")
+		if _, err := os.Lstat(filepath.Join(r.ws, "PWNED")); err == nil {
+			t.Errorf("the user's git ran what the attack planted: %s", out)
+		}
+	})
+}

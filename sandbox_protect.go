@@ -56,22 +56,45 @@ func watchProtected(workspace, state string, denyWrite []string) *protectedPaths
 }
 
 // gitConfigPaths are the workspace's paths the repository's settings name, such as core.hooksPath = .husky,
-// a core.fsmonitor script or a config file included (include.path, from the config's folder; any may be
-// absolute): what a command changed there would run at the user's next git command.
+// a core.fsmonitor script or a config file included: what a command changed there would run at the user's
+// next git command.
 func gitConfigPaths(workspace string) []string {
-	config, _ := os.ReadFile(filepath.Join(workspace, ".git", "config"))
+	return configNamed(workspace, filepath.Join(workspace, ".git"), workspace)
+}
+
+// configNamed are the workspace's paths that the config in gitDir names, from its work tree or, a file
+// included (include.path), from gitDir; any may be absolute. The work tree and the folders above it are
+// not among them.
+func configNamed(workspace, gitDir, workTree string) []string {
+	config, _ := os.ReadFile(filepath.Join(gitDir, "config"))
 	var out []string
 	for _, line := range strings.Split(string(config), "\n") {
 		key, value, _ := strings.Cut(line, "=")
-		from := map[bool]string{true: filepath.Join(workspace, ".git"), false: workspace}[strings.TrimSpace(key) == "path"]
+		from := map[bool]string{true: gitDir, false: workTree}[strings.TrimSpace(key) == "path"]
 		for _, word := range strings.Fields(value) {
 			p := filepath.Clean(strings.Trim(word, `"'!`))
 			if !filepath.IsAbs(p) {
 				p = filepath.Join(from, p)
 			}
-			if _, err := os.Lstat(p); err == nil && p != workspace && within(workspace, p) {
+			if _, err := os.Lstat(p); err == nil && !within(p, workTree) && within(workspace, p) {
 				out = append(out, p)
 			}
+		}
+	}
+	return out
+}
+
+// nestedConfigPaths are the workspace's paths that the config of each repository found in its folders
+// names (a .git, or a git folder found itself). They are read only when no command runs, for the mounts:
+// the sweep would move out what a planted repository's config names, which a command cannot change.
+func nestedConfigPaths(workspace string, found []string) []string {
+	var out []string
+	for _, p := range found {
+		switch base := filepath.Base(p); {
+		case base == ".git":
+			out = append(out, configNamed(workspace, repoGitDir(filepath.Dir(p)), filepath.Dir(p))...)
+		case !slices.ContainsFunc(watchedNames(), func(w string) bool { return strings.EqualFold(w, base) }):
+			out = append(out, configNamed(workspace, p, p)...)
 		}
 	}
 	return out
@@ -181,14 +204,17 @@ func (g *protectedPaths) gitDirs(found []string) []string {
 	})
 }
 
-// mounts are the watched paths that exist, to be read-only, and the repositories' git folders, to be bound
-// onto themselves (read-only they would stop git add): a walk of the workspace, so the first command makes it.
+// mounts are the watched paths that exist and what nested repositories' config names, to be read-only,
+// and the repositories' git folders, to be bound onto themselves (read-only they would stop git add): a
+// walk of the workspace, so the first command makes it.
 func (g *protectedPaths) mounts() (readOnly, anchors []string) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	present := g.present()
-	anchors = slices.DeleteFunc(g.gitDirs(g.tree.look()), func(d string) bool { return !isDir(d) })
-	return slices.DeleteFunc(slices.Sorted(maps.Keys(present)), func(p string) bool { return slices.Contains(anchors, p) }), anchors
+	present, found := g.present(), g.tree.look()
+	anchors = slices.DeleteFunc(g.gitDirs(found), func(d string) bool { return !isDir(d) })
+	readOnly = slices.Concat(slices.Collect(maps.Keys(present)), nestedConfigPaths(g.workspace, found))
+	slices.Sort(readOnly)
+	return slices.DeleteFunc(slices.Compact(readOnly), func(p string) bool { return slices.Contains(anchors, p) }), anchors
 }
 
 // commandStarted notes a sandboxed command's start; if none was running, what exists now is accepted,
