@@ -154,10 +154,22 @@ var startupFiles = []string{".bashrc", ".bash_profile", ".bash_login", ".bash_lo
 // editor task) or steer a later session (settings, MCP servers, memory, skills). The check asks before
 // anything names them; the sandbox keeps those that exist read-only and removes those a command makes.
 // The hook frameworks' files are among them: an installed hook runs what they say (husky's .husky, whose
-// core.hooksPath is .husky/_, pre-commit's and lefthook's configurations).
+// core.hooksPath is .husky/_, pre-commit's and lefthook's configurations). So are the files editors and
+// tools act on when the user opens or enters the workspace: an editor's workspace file (a pattern), a dev
+// container's configuration (its initializeCommand runs on the host) and mise's (its hooks run on entering).
 func protectedNames() []string {
 	return []string{".git", ".minicode", ".claude", ".mcp.json", "AGENTS.md", "CLAUDE.md", "CLAUDE.local.md", "MINI.md", ".envrc", ".vscode", ".idea",
-		".zed", ".husky", ".pre-commit-config.yaml", ".pre-commit-config.yml", "lefthook.yml", "lefthook.yaml", ".lefthook.yml", ".lefthook.yaml", "lefthook-local.yml", ".lefthook"}
+		".zed", ".husky", ".pre-commit-config.yaml", ".pre-commit-config.yml", "lefthook.yml", "lefthook.yaml", ".lefthook.yml", ".lefthook.yaml", "lefthook-local.yml", ".lefthook",
+		"*.code-workspace", ".devcontainer", ".devcontainer.json", "mise.toml", ".mise.toml", "mise.local.toml", ".mise.local.toml", ".mise", ".rtx.toml"}
+}
+
+// isProtectedName reports whether a name is one of protectedNames, in any letter case, as case-insensitive
+// file systems take them.
+func isProtectedName(name string) bool {
+	return slices.ContainsFunc(protectedNames(), func(p string) bool {
+		ok, _ := filepath.Match(strings.ToLower(p), strings.ToLower(name))
+		return ok
+	})
 }
 
 // protectedReason says why a path that configures agents asks when written or named by a command.
@@ -167,8 +179,8 @@ func (p *Permissions) protectedReason(req PermissionRequest, t target) string {
 		return ""
 	}
 	for _, path := range []string{pt.abs, pt.lexical} {
-		for _, elem := range strings.Split(path, "/") { // the sandbox's list; in any letter case, as case-insensitive file systems take them
-			if slices.ContainsFunc(protectedNames(), func(name string) bool { return strings.EqualFold(name, elem) }) {
+		for _, elem := range strings.Split(path, "/") { // the sandbox's list
+			if isProtectedName(elem) {
 				return fmt.Sprintf("%s is protected (%s configures git, agents or editors): changes there always ask", path, elem)
 			}
 		}

@@ -106,8 +106,11 @@ func nestedConfigPaths(workspace string, found []string) []string {
 // and a command can set a modification time back).
 func (g *protectedPaths) present() map[string]string {
 	paths := slices.Concat(g.denyWrite, g.named)
-	for _, name := range protectedNames() {
-		paths = append(paths, filepath.Join(g.workspace, name))
+	top, _ := os.ReadDir(g.workspace)
+	for _, e := range top {
+		if isProtectedName(e.Name()) {
+			paths = append(paths, filepath.Join(g.workspace, e.Name()))
+		}
 	}
 	found := g.tree.look()
 	for _, git := range g.gitDirs(found) {
