@@ -129,7 +129,7 @@ func (s *Sandbox) start() {
 		if s.super, s.report, err = startSupervisor(*s.plan); err != nil {
 			s.reason = err.Error()
 		} else {
-			s.guard.sealed = s.super.sealed
+			s.guard.sealed, s.guard.reprotect = s.super.sealed, s.super.protect
 		}
 		for _, c := range s.plan.Caches {
 			if slices.Contains(s.report.Fallback, c.Path) && c.Env != "" {

@@ -47,3 +47,6 @@ func links(os.FileInfo) uint64 { return 0 }
 
 // sealed is false here: there is no mount to make a file read-only.
 func (*supervisor) sealed(string, os.FileInfo) bool { return false }
+
+// protect has nothing to do here.
+func (*supervisor) protect([]string) {}

@@ -38,6 +38,7 @@ type protectedPaths struct {
 	known                 map[string]string                           // what existed (inode, type, time) while no sandboxed command ran
 	kept                  map[string]keptFile                         // of what known holds that is a file: to judge a change and put it back
 	sealed                func(path string, outside fs.FileInfo) bool // whether commands see it read-only (set as the sandbox starts)
+	reprotect             func(paths []string)                        // makes them read-only to the commands running now
 	running               int                                         // sandboxed commands running now
 	untold                []string                                    // what patrols removed that no command's result has said yet
 }
@@ -315,17 +316,23 @@ func removeAll(root *os.Root, rel string) {
 func (g *protectedPaths) sweep() string {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	var removed []string
-	lost := false // what could not be kept was deleted
+	var removed, again []string // again: files now there that commands may see writable, a mount on the one replaced gone
+	lost := false               // what could not be kept was deleted
 	present := g.present()
 	for _, p := range slices.Sorted(maps.Keys(present)) {
-		if id, ok := g.known[p]; ok && (id == present[p] || g.usersOwn(p, present[p])) ||
-			slices.ContainsFunc(removed, func(r string) bool { return within(filepath.Join(g.workspace, r), p) }) {
-			continue // as it was (not replaced, as a link can be), changed by the user, or inside what was moved
+		id, ok := g.known[p]
+		if ok && id == present[p] || slices.ContainsFunc(removed, func(r string) bool { return within(filepath.Join(g.workspace, r), p) }) {
+			continue // as it was (not replaced, as a link can be), or inside what was moved
+		}
+		if again = append(again, p); ok && g.usersOwn(p, present[p]) {
+			continue
 		}
 		lost = !g.moveOut(p, filepath.Join(g.quarantine, time.Now().Format("20060102-150405.000000"), p)) || lost
 		rel, _ := filepath.Rel(g.workspace, p)
 		removed = append(removed, rel)
+	}
+	if again != nil && g.reprotect != nil {
+		g.reprotect(again)
 	}
 	if removed == nil {
 		return ""

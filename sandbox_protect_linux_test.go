@@ -89,7 +89,8 @@ func TestProtectedPathsFollowTheConfig(t *testing.T) {
 // as the user does in another terminal: an edit in place of a file commands see read-only and a git config
 // that only sets a branch's upstream stay. A change that cannot be told from a command's (a file saved
 // anew, a config with a program to run, one written by a command once the user's git had replaced it, an
-// edit through a second name) is moved out and the file put back as it was.
+// edit through a second name) is moved out and the file put back as it was. What is there then, the
+// user's or put back, is read-only to the commands still running.
 func TestSandboxKeepsTheUsersOwnChanges(t *testing.T) {
 	t.Parallel()
 	tr := newSandboxTree(t)
@@ -132,14 +133,21 @@ func TestSandboxKeepsTheUsersOwnChanges(t *testing.T) {
 		t.Fatalf("the user's edit and upstream were not kept: sweep %q, CLAUDE.md %q", note, readFileString(t, claude))
 	}
 
+	run("printf '[core]\\n\\tfsmonitor = touch PWNED\\n' >> .git/config") // the file git made is read-only again
+	if note := sweep(); !strings.Contains(note, "Read-only file system") || readFileString(t, config) != upstream {
+		t.Errorf("a command changed the config the user's git wrote: %q; %s", readFileString(t, config), note)
+	}
 	for _, change := range []func(){
-		func() { git("config", "core.fsmonitor", "touch PWNED") },               // the user's, or a command's in the gap
-		func() { run("git config core.fsmonitor 'touch PWNED'") },               // no mount on the file git replaced
+		func() { git("config", "core.fsmonitor", "touch PWNED") },               // the user's, or a command's in a gap
 		func() { git("config", "branch.main.remote", "https://example.com/x") }, // an address of its own
 	} {
 		change()
 		if note := sweep(); !strings.Contains(note, ".git/config") || readFileString(t, config) != upstream {
 			t.Errorf("config now %q, want it put back as %q; sweep %q", readFileString(t, config), upstream, note)
+		}
+		run("git config core.fsmonitor 'touch PWNED'") // what was put back is read-only too
+		if note := sweep(); readFileString(t, config) != upstream || strings.Contains(note, "removed") {
+			t.Errorf("a command changed the config put back: %q; %s", readFileString(t, config), note)
 		}
 	}
 

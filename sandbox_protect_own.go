@@ -71,7 +71,7 @@ func (g *protectedPaths) usersOwn(p, id string) bool {
 	if !sealed && (filepath.Base(p) != "config" || !had || before.data == nil || data == nil || !followsBranches(before.data, data)) {
 		return false
 	}
-	g.known[p], g.kept[p] = id, keptFile{data, info.Mode().Perm(), links(info) == 1}
+	g.known[p], g.kept[p] = id, keptFile{data, info.Mode().Perm(), sealed} // a config commands could change is made read-only again
 	return true
 }
 

@@ -183,6 +183,10 @@ func (sv *supervisor) start(spec CommandSpec, env, readOnly, anchors []string) (
 	return p, nil
 }
 
+// protect makes paths read-only to the commands running now, before any command starts after: files the
+// sweep put back, or the user's own that replaced a protected one.
+func (sv *supervisor) protect(paths []string) { sendMessage(sv.conn, commandRequest{ReadOnly: paths}) }
+
 // sealed reports whether commands see the file at path as the file outside is, on a read-only mount:
 // then no command can have changed it through that name. Looked up through the supervisor's root, the
 // path leads to what its mounts show; opened and not followed, it cannot be swapped between the looks.
@@ -280,9 +284,12 @@ func runSupervisor() int {
 			}
 			return 0
 		}
-		if len(files) == 3 {
+		switch {
+		case len(files) == 3:
 			go sv.run(req, files[0], files[1], files[2])
-		} else {
+		case len(files) == 0 && req.Command == "":
+			sv.protect(nil, req.ReadOnly) // what replaced a protected file while commands run
+		default:
 			closeFiles(files)
 		}
 	}
