@@ -270,10 +270,10 @@ func (u *tui) showResumed() {
 	if j, err := readJournal(u.app.Session.Path); err == nil {
 		messages, marks = j.Transcript, j.Marks
 	}
-	failed := map[string]bool{}
+	done := map[string]bool{} // a call with no result (minicode was killed while it ran) is not done
 	for _, m := range messages {
 		for _, r := range m.ToolResults() {
-			failed[r.ToolUseID] = r.IsError
+			done[r.ToolUseID] = !r.IsError
 		}
 	}
 	t := Transcript{out: &strings.Builder{}, color: u.tr.color, width: u.tr.width} // keeps the newest lines
@@ -282,7 +282,7 @@ func (u *tui) showResumed() {
 			t.println(t.style(ansiDim, "· "+marks[0].String()))
 		}
 		if i < len(messages) {
-			t.replay(messages[i], failed)
+			t.replay(messages[i], done)
 		}
 	}
 	from := len(t.shown)
@@ -302,7 +302,7 @@ var loopPrompts = []string{progressNudge, continuePrompt, halfToolCallPrompt, em
 
 // replay prints a recorded message as the transcript showed it: the user's prompt (without the files it
 // attached), the reply's text and thinking, its tool calls on one line each.
-func (t *Transcript) replay(m Message, failed map[string]bool) {
+func (t *Transcript) replay(m Message, done map[string]bool) {
 	for i, b := range m.Content {
 		switch {
 		case b.Type == BlockText && m.Role == RoleAssistant:
@@ -316,7 +316,7 @@ func (t *Transcript) replay(m Message, failed map[string]bool) {
 		case b.Type == BlockThinking:
 			t.println(t.style(ansiDim, visibleControls("∴ "+firstLine(b.Thinking, 200))))
 		case b.Type == BlockToolUse:
-			mark := map[bool]string{false: t.style(ansiGreen, "✓"), true: t.style(ansiRed, "✗")}[failed[b.ID]]
+			mark := map[bool]string{true: t.style(ansiGreen, "✓"), false: t.style(ansiRed, "✗")}[done[b.ID]]
 			t.println(t.toolLine(mark, &toolRun{name: b.Name, arg: keyArgument(b.Input)}, ""))
 		}
 	}

@@ -1,0 +1,31 @@
+package main
+
+import (
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestResumedCallOfUnknownOutcomeIsNotShownAsDone resumes, in the terminal UI, a
+// session whose journal ends in a tool call that began and never finished, as
+// minicode killed during a command leaves it. The model is told the outcome is
+// unknown, so the screen must not mark the call as done.
+func TestResumedCallOfUnknownOutcomeIsNotShownAsDone(t *testing.T) {
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux is not installed")
+	}
+	dir := tuiDir(t)
+	s := newSession(projectDir(filepath.Join(dir, "home"), filepath.Join(dir, "ws")), newSessionID(), nil)
+	s.AddUser(userText("start the server"))
+	call := Block{Type: BlockToolUse, ID: "toolu_slow", Name: "run_command", Input: []byte(`{"command":"sleep 300"}`)}
+	s.Event(Event{Kind: EventAssistant, Message: &Message{Role: RoleAssistant, Content: []Block{{Type: BlockText, Text: "Starting the server."}, call}}})
+	s.Event(Event{Kind: EventToolStart, Call: &call})
+	s.Close()
+
+	tm := startTUIIn(t, dir, minicodeBinary(t), 100, 30, nil, "-c")
+	screen := tm.waitFor("Resumed session")
+	if !strings.Contains(screen, "✗ run_command sleep 300") {
+		t.Errorf("the call whose outcome is unknown is not marked as failed:\n%s", screen)
+	}
+}
