@@ -133,7 +133,7 @@ func (s *CheckpointStore) open(ctx context.Context) error {
 
 // create makes a git directory (what git init makes, without its process) that names its workspace.
 func create(dir, workspace string) error {
-	err := errors.Join(os.MkdirAll(filepath.Join(dir, "objects"), 0o700), os.MkdirAll(filepath.Join(dir, "refs"), 0o700))
+	err := cmp.Or(os.MkdirAll(filepath.Join(dir, "objects"), 0o700), os.MkdirAll(filepath.Join(dir, "refs"), 0o700))
 	err = cmp.Or(err, os.WriteFile(filepath.Join(dir, "workspace"), []byte(workspace), 0o600))
 	return cmp.Or(err, os.WriteFile(filepath.Join(dir, "HEAD"), []byte("ref: refs/heads/main\n"), 0o600))
 }
