@@ -136,7 +136,7 @@ func streamWords(kind, text string, onDelta func(Delta)) {
 // The demo model's request patterns, and those it finds stored results and transcript paths by.
 var (
 	demoFindFirst = regexp.MustCompile(`(?i)^(?:find|search for)\s+(.+?)\s+and\s+(?:show|read|open)\s+(?:me\s+)?the\s+first\s+file$`)
-	demoStored    = regexp.MustCompile(`[^\s;,()]*tool-results[^\s;,()]*`)
+	demoStored    = regexp.MustCompile(`is stored in ([^\s;]*tool-results[^\s;]*)|storing it failed: [^\]]*`)
 	demoPath      = regexp.MustCompile(`"path":\s*"([^"]+)"`)
 	demoRead      = regexp.MustCompile(`(?i)^(?:read|show|cat|open)\s+(?:the\s+)?(?:file\s+)?(\S+)$`)
 	demoSearch    = regexp.MustCompile(`(?i)^(?:search|grep|find)\s+(?:for\s+)?(.+?)$`)

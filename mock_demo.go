@@ -132,7 +132,12 @@ func demoFollowUp(req ModelRequest, results []Block) ScriptedReply {
 	case lower == "demo big output":
 		var stored []string
 		for _, r := range results {
-			stored = append(stored, demoStored.FindAllString(r.Content, -1)...)
+			for _, m := range demoStored.FindAllStringSubmatch(r.Content, -1) {
+				if m[1] == "" { // a full disk, say
+					return ScriptedReply{Text: "The outputs were too large for the context, and minicode cut them to a preview, as " + m[0] + "."}
+				}
+				stored = append(stored, m[1])
+			}
 		}
 		return ScriptedReply{Text: fmt.Sprintf("Together the outputs passed the %d characters one batch may add to the context (a single result may hold %d), so minicode stored the largest on disk and handed me only a preview of each: %s. read_file can page through them.",
 			maxBatchResultChars, maxResultChars, strings.Join(stored, ", "))}

@@ -137,6 +137,12 @@ func TestDemosReportWhatHappened(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(n.ws, "minicode-demo.txt")); err == nil {
 		t.Error("demo permissions left minicode-demo.txt in the workspace")
 	}
+	n = newNewcomer(t)
+	writeFile(t, filepath.Join(n.home, ".minicode", "tool-results"), "a file where the folder should be, as storing fails on a full disk")
+	r = n.mustRun(0, "-p", "demo big output", "--provider", "mock", "--allowedTools", "run_command")
+	if strings.Contains(r.stdout, "stored the largest on disk") || !strings.Contains(r.stdout, "storing it failed: ") {
+		t.Errorf("demo big output when storing fails: %q, want it to say so", r.stdout)
+	}
 }
 
 // TestCompactShowsAndExportMarksTheSummary runs /compact in line mode, which prints the summary
