@@ -72,11 +72,12 @@ func (m *MockProvider) Stream(ctx context.Context, req ModelRequest, onDelta fun
 	if m.delay > 0 && onDelta != nil {
 		forward := onDelta
 		onDelta = func(d Delta) {
-			_ = sleepContext(ctx, m.delay)
-			forward(d)
+			if sleepContext(ctx, m.delay) == nil { // once interrupted, the rest is not streamed
+				forward(d)
+			}
 		}
 	}
-	return replyResponse(reply, req, onDelta), nil
+	return replyResponse(reply, req, onDelta), ctx.Err()
 }
 
 // reply picks the reply to req: a summary, the script's next reply, or the demo model's answer.

@@ -29,3 +29,20 @@ func TestResumedCallOfUnknownOutcomeIsNotShownAsDone(t *testing.T) {
 		t.Errorf("the call whose outcome is unknown is not marked as failed:\n%s", screen)
 	}
 }
+
+// TestEscStopsTheDemoReply interrupts the demo model while it streams a long
+// reply with a pause before each word: the rest of the reply is not shown, as
+// a network model's would not be.
+func TestEscStopsTheDemoReply(t *testing.T) {
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux is not installed")
+	}
+	tm := startTUI(t, "MINICODE_DEMO_DELAY=100ms "+minicodeBinary(t), 100, 30)
+	tm.send("help", "Enter")
+	tm.waitFor("I am minicode's")
+	tm.send("Escape")
+	screen := tm.waitFor("interrupted")
+	if strings.Contains(screen, "this list") {
+		t.Errorf("the whole reply was shown after Esc:\n%s", screen)
+	}
+}
