@@ -207,14 +207,14 @@ func (app *App) newSandbox(dirs []string) (*Sandbox, error) {
 func (app *App) newRegistry() *Registry {
 	builtins, procs := newBuiltins(app.Settings.WebSearchURL, app.Sandbox)
 	app.closers = append(app.closers, procs.Close)
-	registry := newRegistry(keepTools(append(builtins, app.exitPlanModeTool()), app.Opts.Tools, app.notice)...)
+	registry := newRegistry(keepTools(append(builtins, app.exitPlanModeTool()), app.Opts, app.notice)...)
 	registry.Withheld = func(tool string) bool { // a bare --disallowedTools name (Bash, mcp__github) denies the tool whole
 		return slices.ContainsFunc(app.Opts.DisallowedTools, func(n string) bool {
 			return slices.Contains(minicodeToolNames(n), tool) || strings.HasPrefix(n, "mcp__") && Rule{Tool: n}.matchesTool(tool, AccessRead)
 		})
 	}
 	app.Perms.WarnUnknownTools(append(registry.names(), "task", "load_skill"))
-	if len(app.Skills.Skills) > 0 {
+	if len(app.Skills.Skills) > 0 && app.Opts.offersTool("load_skill") {
 		registry.Add(app.Skills.Tool())
 	}
 	return registry
@@ -266,7 +266,9 @@ func (app *App) newSubagents() *Subagents {
 		c := app.checkpoint(ctx, "", true, label)
 		return func() { app.endCheckpoint(ctx, c, nil) }
 	}
-	app.Registry.Add(s.Tool())
+	if app.Opts.offersTool("task") {
+		app.Registry.Add(s.Tool())
+	}
 	return s
 }
 
@@ -390,20 +392,23 @@ func (o Options) thinkingBudget() int {
 	return 0
 }
 
-// keepTools keeps the tools --tools names (minicode's or Claude Code's) and warns of unknown names.
-func keepTools(tools []*Tool, names []string, warn func(string)) []*Tool {
-	if names == nil || slices.Contains(names, "default") {
-		return tools
+// offersTool reports whether --tools (minicode's or Claude Code's names; none: all) offers the built-in tool name.
+func (o Options) offersTool(name string) bool {
+	return o.Tools == nil || slices.ContainsFunc(o.Tools, func(n string) bool { return n == "default" || slices.Contains(minicodeToolNames(n), name) })
+}
+
+// keepTools keeps the tools --tools names and warns of names that are no tool, counting those added later (task, load_skill).
+func keepTools(tools []*Tool, opts Options, warn func(string)) []*Tool {
+	known := []string{"task", "load_skill"}
+	for _, t := range tools {
+		known = append(known, t.Name)
 	}
-	var want []string
-	for _, n := range names {
-		named := minicodeToolNames(n)
-		if !slices.ContainsFunc(tools, func(t *Tool) bool { return slices.Contains(named, t.Name) }) {
+	for _, n := range opts.Tools {
+		if n != "default" && !slices.ContainsFunc(minicodeToolNames(n), func(name string) bool { return slices.Contains(known, name) }) {
 			warn(fmt.Sprintf("--tools: there is no tool %q", n))
 		}
-		want = append(want, named...)
 	}
-	return slices.DeleteFunc(slices.Clone(tools), func(t *Tool) bool { return !slices.Contains(want, t.Name) })
+	return slices.DeleteFunc(slices.Clone(tools), func(t *Tool) bool { return !opts.offersTool(t.Name) })
 }
 
 // newProvider picks the provider, the model and the summary model from flags, environment and settings.

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"encoding/json"
 	"io"
 	"os"
+	"path/filepath"
 	"reflect"
 	"regexp"
 	"strings"
@@ -249,6 +251,27 @@ func TestHelpListsEverySubcommand(t *testing.T) {
 	for _, c := range commands {
 		if !strings.Contains(usageText, "\n  minicode "+string(c[1])+" ") {
 			t.Errorf("--help does not list minicode %s", c[1])
+		}
+	}
+}
+
+// TestToolsFlagOffersWhatItNames runs -p with --tools and reads the init event's
+// tool list: the subagent and skill tools are offered only when named, like every
+// other built-in tool, and naming them is no mistake.
+func TestToolsFlagOffersWhatItNames(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	writeFile(t, filepath.Join(home, "skills", "notes", "SKILL.md"), "---\nname: notes\ndescription: Take notes.\n---\nWrite them down.\n")
+	for _, tc := range []struct{ tools, want string }{
+		{"Read,LS", "Read LS"},
+		{"Read,Task,Skill", "Read Skill Task"},
+		{"", ""},
+	} {
+		r := runMinicode(t, []string{"MINICODE_HOME=" + home}, "", "-p", "list files", "--provider", "mock", "--tools", tc.tools, "--output-format", "stream-json")
+		var init struct{ Tools []string }
+		first, _, _ := strings.Cut(r.stdout, "\n")
+		if err := json.Unmarshal([]byte(first), &init); err != nil || r.code != 0 || strings.Join(init.Tools, " ") != tc.want || strings.Contains(r.stderr, "--tools") {
+			t.Errorf("--tools %q: exit %d, tools %q, stderr %q; want %q and no warning", tc.tools, r.code, init.Tools, r.stderr, tc.want)
 		}
 	}
 }
