@@ -211,6 +211,10 @@ func TestMaxTurnsMessageGoesToStdout(t *testing.T) {
 	if !strings.Contains(r.stdout, `"errors":["Reached maximum number of turns (2)"]`) || !strings.Contains(r.stdout, `"terminal_reason":"max_turns"`) {
 		t.Errorf("json result = %s, want Claude Code's errors", r.stdout)
 	}
+	r = runMinicode(t, anthropicEnv(srv.URL), "", "-p", "loop", "--max-turns", "1", "--workspace", t.TempDir())
+	if !strings.Contains(r.stderr, "Stopped after 1 model step (the --max-turns limit)") {
+		t.Errorf("stderr with --max-turns 1 = %q, want one model step", r.stderr)
+	}
 }
 
 // keyCheckingServer is a Messages API that answers only requests with the

@@ -223,7 +223,7 @@ func (a *Agent) run(ctx context.Context, t *Turn) TurnResult {
 			return res
 		}
 	}
-	return a.end(EndMaxSteps, fmt.Sprintf("Stopped after %d model steps (the --max-turns limit) before the task was finished.", maxSteps))
+	return a.end(EndMaxSteps, fmt.Sprintf("Stopped after %s (the --max-turns limit) before the task was finished.", plural(maxSteps, "model step", "model steps")))
 }
 
 // end ends the turn the way end says, telling the user msg.
