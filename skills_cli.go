@@ -120,7 +120,7 @@ func addSkill(stdout io.Writer, src, root string) error {
 		return fmt.Errorf("installing into %s: %w", dest, err)
 	}
 	fmt.Fprintf(stdout, "Added skill %q to %s\n", skill.Name, dest)
-	for _, w := range skill.Warnings {
+	for _, w := range readSkill(dest, "installed").Warnings { // of the copy that loads, which is named after the skill
 		fmt.Fprintf(stdout, "warning: %s\n", w)
 	}
 	return nil

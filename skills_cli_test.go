@@ -297,3 +297,16 @@ func TestSkillsCLIListBlockAndListDescriptions(t *testing.T) {
 		}
 	}
 }
+
+// TestSkillsCLIAddWarnsOfTheInstalledSkill adds a skill from a folder named
+// otherwise: it is installed under its name, so add warns of no mismatch, while
+// a warning the installed skill still has is printed.
+func TestSkillsCLIAddWarnsOfTheInstalledSkill(t *testing.T) {
+	t.Parallel()
+	h := newCLIHomes(t)
+	src := writeSkill(t, t.TempDir(), "download", "---\nname: notes\ndescription: [Take notes.]\n---\nWrite them down.\n")
+	out, err := h.run("add", src)
+	if err != nil || strings.Contains(out, "does not match the folder name") || !strings.Contains(out, "warning: the description") {
+		t.Errorf("add: %v, printed %q; want the description's warning alone", err, out)
+	}
+}
