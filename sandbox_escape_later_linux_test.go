@@ -111,3 +111,32 @@ echo PLANTED`)
 		}
 	})
 }
+
+// TestSandboxFollowsGitConfigAsGitReadsIt sets what git takes from
+// outside a repository's config or in any letter case: a relative
+// core.hooksPath in the user's global config (each repository runs the
+// hooks of that folder of its own work tree, a nested one's too), and an
+// include written [include] Path. Each named file is read-only, and the
+// user's git runs nothing planted.
+func TestSandboxFollowsGitConfigAsGitReadsIt(t *testing.T) {
+	t.Parallel()
+	forEachUser(t, func(t *testing.T, r *escapeRun) {
+		hook := "#!/bin/sh\nexit 0\n"
+		writeTree(t, r.home, map[string]string{".gitconfig": "[core]\n\thooksPath = .githooks\n"})
+		writeTree(t, r.ws, map[string]string{".githooks/pre-commit": hook, "vendored/.githooks/pre-commit": hook, "shared.gitconfig": ""})
+		r.chown(t)
+		r.shell(t, `chmod +x .githooks/pre-commit vendored/.githooks/pre-commit && git -C vendored init -q && printf '[include]\n\tPath = ../shared.gitconfig\n' >> .git/config`)
+		writeFile(t, filepath.Join(r.ws, "attack.sh"), tryScript+`for f in .githooks/pre-commit vendored/.githooks/pre-commit; do try "echo 'touch $PWD/PWNED' >> $f"; done
+try 'printf "[core]\n\tfsmonitor = touch %s/PWNED\n" "$PWD" >> shared.gitconfig'
+echo TRIED`)
+		r.chown(t)
+		out := strings.Join(r.minicode(t, nil, "bash attack.sh"), "\n")
+		if strings.Contains(out, "ESCAPED") || !strings.Contains(out, "TRIED") {
+			t.Errorf("attack output: %s", out)
+		}
+		r.shell(t, "for d in . vendored; do git -C $d -c user.name=t -c user.email=t@t commit -q --allow-empty -m x >/dev/null 2>&1; done; true")
+		if _, err := os.Lstat(filepath.Join(r.ws, "PWNED")); err == nil {
+			t.Errorf("the user's git ran what the attack planted: %s", out)
+		}
+	})
+}

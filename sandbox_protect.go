@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"io"
 	"io/fs"
@@ -60,18 +61,40 @@ func watchProtected(workspace, state string, denyWrite []string) *protectedPaths
 // a core.fsmonitor script or a config file included: what a command changed there would run at the user's
 // next git command.
 func gitConfigPaths(workspace string) []string {
-	return configNamed(workspace, filepath.Join(workspace, ".git"), workspace)
+	return repoConfigPaths(workspace, filepath.Join(workspace, ".git"), workspace)
 }
 
-// configNamed are the workspace's paths that the config in gitDir names, from its work tree or, a file
-// included (include.path), from gitDir; any may be absolute. The work tree and the folders above it are
-// not among them.
-func configNamed(workspace, gitDir, workTree string) []string {
-	config, _ := os.ReadFile(filepath.Join(gitDir, "config"))
+// repoConfigPaths are the workspace's paths that the config in gitDir names, and the hooks folder of its
+// work tree that a relative core.hooksPath of the user's global or the system's config names (git takes
+// it from each repository's work tree).
+func repoConfigPaths(workspace, gitDir, workTree string) []string {
+	home, _ := os.UserHomeDir()
+	out := configNamed(workspace, filepath.Join(gitDir, "config"), workTree, "")
+	for _, config := range []string{"/etc/gitconfig", filepath.Join(cmp.Or(os.Getenv("XDG_CONFIG_HOME"), filepath.Join(home, ".config")), "git", "config"),
+		filepath.Join(home, ".gitconfig")} {
+		if gitDir != "" && filepath.IsAbs(config) {
+			out = append(out, configNamed(workspace, config, workTree, "hookspath")...)
+		}
+	}
+	return out
+}
+
+// configNamed are the workspace's paths that a config file names (only the key only, if given), from
+// workTree or, a file included (include.path), from the config's folder; any may be absolute. The work
+// tree and the folders above it are not among them. Keys are in any letter case, as git takes them.
+func configNamed(workspace, config, workTree, only string) []string {
+	data, err := os.ReadFile(config)
+	if err != nil || !filepath.IsAbs(config) {
+		return nil
+	}
 	var out []string
-	for _, line := range strings.Split(string(config), "\n") {
+	for _, line := range strings.Split(string(data), "\n") {
 		key, value, _ := strings.Cut(line, "=")
-		from := map[bool]string{true: gitDir, false: workTree}[strings.TrimSpace(key) == "path"]
+		key = strings.ToLower(strings.TrimSpace(key[strings.LastIndex(key, "]")+1:])) // a key may follow its section's name
+		if only != "" && key != only {
+			continue
+		}
+		from := map[bool]string{true: filepath.Dir(config), false: workTree}[key == "path"]
 		for _, word := range strings.Fields(value) {
 			p := filepath.Clean(strings.Trim(word, `"'!`))
 			if !filepath.IsAbs(p) {
@@ -93,9 +116,9 @@ func nestedConfigPaths(workspace string, found []string) []string {
 	for _, p := range found {
 		switch base := filepath.Base(p); {
 		case base == ".git":
-			out = append(out, configNamed(workspace, repoGitDir(filepath.Dir(p)), filepath.Dir(p))...)
+			out = append(out, repoConfigPaths(workspace, repoGitDir(filepath.Dir(p)), filepath.Dir(p))...)
 		case !slices.ContainsFunc(watchedNames(), func(w string) bool { return strings.EqualFold(w, base) }):
-			out = append(out, configNamed(workspace, p, p)...)
+			out = append(out, repoConfigPaths(workspace, p, p)...)
 		}
 	}
 	return out
