@@ -129,20 +129,36 @@ func (sv *supervisorState) maskDenied(write []string) (left []string) {
 	for _, c := range sv.plan.Caches {
 		reached = append(reached, c.Upper, c.Work, c.Private)
 	}
-	reached = slices.Concat(reached, write, sv.plan.ReadAgain)
+	sv.reached = slices.Concat(reached, write, sv.plan.ReadAgain)
 	for _, p := range sv.plan.DenyRead {
 		st, err := os.Stat(p)
-		if err != nil || !st.IsDir() || !within(sv.plan.Workspace, p) || slices.ContainsFunc(reached, func(q string) bool { return within(p, q) }) ||
+		if err != nil || !st.IsDir() || !within(sv.plan.Workspace, p) || slices.ContainsFunc(sv.reached, func(q string) bool { return within(p, q) }) ||
 			mask(p, true) != nil {
 			left = append(left, p)
 		}
 	}
+	sv.maskMatching()
+	return left
+}
+
+// maskMatching hides what the Read deny rules' patterns match in the workspace but what is hidden already:
+// it runs at setup and again as each command starts while none runs, as a match may have been made since,
+// or a hidden file replaced (an editor's save renames a new file over it), which ends the mask on the old one.
+// One that cannot be masked is left to the permission check, as Landlock would break its folder.
+func (sv *supervisorState) maskMatching() {
 	for _, p := range matchingPaths(sv.plan.Workspace, sv.plan.Matching) {
-		if !slices.ContainsFunc(reached, func(q string) bool { return within(p, q) }) {
-			mask(p, isDir(p)) // one that cannot be masked is left to the permission check, as Landlock would break its folder
+		if id, ok := fileID(p); ok && sv.masked[p] != id && !slices.ContainsFunc(sv.reached, func(q string) bool { return within(p, q) }) &&
+			mask(p, isDir(p)) == nil {
+			sv.masked[p], _ = fileID(p)
 		}
 	}
-	return left
+}
+
+// fileID is what a path leads to now: its device and inode.
+func fileID(p string) ([2]uint64, bool) {
+	var st syscall.Stat_t
+	err := syscall.Stat(p, &st)
+	return [2]uint64{st.Dev, st.Ino}, err == nil
 }
 
 // mask hides the folder or file at path from commands: an empty read-only folder over a folder; over a

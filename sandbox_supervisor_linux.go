@@ -251,6 +251,8 @@ type supervisorState struct {
 	mounts    bool              // it has a mount namespace of its own
 	mu        sync.Mutex
 	anchored  map[string]bool        // the git folders bound onto themselves
+	masked    map[string][2]uint64   // what maskMatching hid, by what it hid it with
+	reached   []string               // the folders commands must reach, which no mask may cover
 	threads   map[string]chan func() // by the stored results folder its commands may read
 	running   map[int]*exec.Cmd
 }
@@ -258,7 +260,7 @@ type supervisorState struct {
 // runSupervisor is the supervisor's main: it reads the plan on fd 3, sets up and reports, then starts each
 // command asked for until minicode closes the socket. Its exit ends every process in its PID namespace.
 func runSupervisor() int {
-	sv := &supervisorState{threads: map[string]chan func(){}, running: map[int]*exec.Cmd{}, anchored: map[string]bool{}}
+	sv := &supervisorState{threads: map[string]chan func(){}, running: map[int]*exec.Cmd{}, anchored: map[string]bool{}, masked: map[string][2]uint64{}}
 	fds, _ := os.ReadDir("/proc/self/fd")
 	for _, fd := range fds { // what minicode's parent left open must not reach the commands
 		if n, err := strconv.Atoi(fd.Name()); err == nil && n > 2 {
@@ -310,6 +312,11 @@ func (sv *supervisorState) run(req commandRequest, stdout, stderr, events *os.Fi
 	if sv.nestedPID {
 		cmd.SysProcAttr.Cloneflags = syscall.CLONE_NEWPID // when it ends, all it started ends
 	}
+	sv.mu.Lock()
+	if sv.mounts && len(sv.running) == 0 {
+		sv.maskMatching()
+	}
+	sv.mu.Unlock()
 	if err = sv.protect(req.Anchors, req.ReadOnly); err == nil {
 		err = sv.fork(req.Readable, cmd)
 	}
