@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -135,18 +136,21 @@ func (sv *supervisorState) maskDenied(write []string) (left []string) {
 		if err != nil || !st.IsDir() || !within(sv.plan.Workspace, p) || slices.ContainsFunc(sv.reached, func(q string) bool { return within(p, q) }) ||
 			mask(p, true) != nil {
 			left = append(left, p)
+		} else {
+			sv.masked[p], _ = fileID(p)
 		}
 	}
-	sv.maskMatching()
+	sv.maskAgain()
 	return left
 }
 
-// maskMatching hides what the Read deny rules' patterns match in the workspace but what is hidden already:
-// it runs at setup and again as each command starts while none runs, as a match may have been made since,
-// or a hidden file replaced (an editor's save renames a new file over it), which ends the mask on the old one.
-// One that cannot be masked is left to the permission check, as Landlock would break its folder.
-func (sv *supervisorState) maskMatching() {
-	for _, p := range matchingPaths(sv.plan.Workspace, sv.plan.Matching) {
+// maskAgain hides what the Read deny rules' patterns match in the workspace and the denied folders hidden
+// before, but what is hidden already: it runs at setup and again as each command starts while none runs,
+// as a match may have been made since, or a hidden file or folder replaced (an editor's save renames a new
+// file over it), which ends the mask on the old one. A match that cannot be masked is left to the permission
+// check, as Landlock would break its folder.
+func (sv *supervisorState) maskAgain() {
+	for _, p := range append(slices.Collect(maps.Keys(sv.masked)), matchingPaths(sv.plan.Workspace, sv.plan.Matching)...) {
 		if id, ok := fileID(p); ok && sv.masked[p] != id && !slices.ContainsFunc(sv.reached, func(q string) bool { return within(p, q) }) &&
 			mask(p, isDir(p)) == nil {
 			sv.masked[p], _ = fileID(p)

@@ -118,23 +118,25 @@ func TestStoredResultsOfOtherSessionsAsk(t *testing.T) {
 }
 
 // TestSandboxHidesDeniedFilesMadeOrReplacedLater denies reading .env
-// anywhere: after the first command, the user's tools replace the hidden
-// .env (a save that renames a new file over it) and make another in a
-// folder. The next command, which names neither, reads neither.
+// anywhere and the folder secrets: after the first command, the user's
+// tools replace the hidden .env (a save that renames a new file over it)
+// and the folder, and make another .env in a folder. The next command,
+// which names none, reads none.
 func TestSandboxHidesDeniedFilesMadeOrReplacedLater(t *testing.T) {
 	t.Parallel()
 	forEachUser(t, func(t *testing.T, r *escapeRun) {
-		writeTree(t, r.minicodeHome, map[string]string{"settings.json": `{"permissions": {"deny": ["Read(./**/.env)"]}}`})
-		writeTree(t, r.ws, map[string]string{".env": "SECRET-A\n", "sub/keep.txt": "",
-			"read.py":  "import glob\nfor p in glob.glob('**/.e*', recursive=True, include_hidden=True):\n    try: print(p, open(p).read())\n    except OSError as e: print(p, e)\n",
-			"write.py": "import os\nopen('new', 'w').write('SECRET-B')\nos.rename('new', '.e' + 'nv')\nopen('sub/.e' + 'nv', 'w').write('SECRET-C')\nprint('WRITTEN')\n"})
+		writeTree(t, r.minicodeHome, map[string]string{"settings.json": `{"permissions": {"deny": ["Read(./**/.env)", "Read(./secrets/**)"]}}`})
+		writeTree(t, r.ws, map[string]string{".env": "SECRET-A\n", "sub/keep.txt": "", "secrets/key": "SECRET-D\n",
+			"read.py": "import glob\nfor p in glob.glob('**/.e*', recursive=True, include_hidden=True):\n    try: print(p, open(p).read())\n    except OSError as e: print(p, e)\n",
+			"write.py": "import os\nopen('new', 'w').write('SECRET-B')\nos.rename('new', '.e' + 'nv')\nopen('sub/.e' + 'nv', 'w').write('SECRET-C')\n" +
+				"os.rename('secre' + 'ts', 'old')\nos.mkdir('secre' + 'ts')\nos.rename('old/key', 'secre' + 'ts/key')\nprint('WRITTEN')\n"})
 		r.chown(t)
 		r.args = []string{"--allowedTools", "run_command(sandbox:false)"}
 		out := strings.Join(r.minicodeCalls(t, map[string]any{"name": "run_command", "input": map[string]any{"command": "python3 read.py"}},
 			map[string]any{"name": "run_command", "input": map[string]any{"command": "python3 write.py", "sandbox": false, "reason": "the user's tools"}},
-			map[string]any{"name": "run_command", "input": map[string]any{"command": "python3 read.py && echo READ"}}), "\n")
+			map[string]any{"name": "run_command", "input": map[string]any{"command": "python3 read.py && cat */key; echo READ"}}), "\n")
 		mustContain(t, out, "WRITTEN", "READ")
-		for _, secret := range []string{"SECRET-A", "SECRET-B", "SECRET-C"} {
+		for _, secret := range []string{"SECRET-A", "SECRET-B", "SECRET-C", "SECRET-D"} {
 			if strings.Contains(out, secret) {
 				t.Errorf("a command read %s: %s", secret, out)
 			}

@@ -251,7 +251,7 @@ type supervisorState struct {
 	mounts    bool              // it has a mount namespace of its own
 	mu        sync.Mutex
 	anchored  map[string]bool        // the git folders bound onto themselves
-	masked    map[string][2]uint64   // what maskMatching hid, by what it hid it with
+	masked    map[string][2]uint64   // what maskDenied and maskAgain hid, by what it hid it with
 	reached   []string               // the folders commands must reach, which no mask may cover
 	threads   map[string]chan func() // by the stored results folder its commands may read
 	running   map[int]*exec.Cmd
@@ -314,7 +314,7 @@ func (sv *supervisorState) run(req commandRequest, stdout, stderr, events *os.Fi
 	}
 	sv.mu.Lock()
 	if sv.mounts && len(sv.running) == 0 {
-		sv.maskMatching()
+		sv.maskAgain()
 	}
 	sv.mu.Unlock()
 	if err = sv.protect(req.Anchors, req.ReadOnly); err == nil {
