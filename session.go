@@ -304,7 +304,9 @@ func (s *Session) write(typ string, p RecordPayload) {
 		return
 	}
 	if s.file == nil && (typ == recordSettings || typ == recordRename) {
-		return
+		if _, err := os.Lstat(s.Path); typ == recordSettings || err != nil {
+			return // they wait for the first message, but a resumed session's name is saved at once
+		}
 	}
 	if err := s.open(); err != nil {
 		s.fail(err)

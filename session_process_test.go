@@ -424,6 +424,12 @@ func TestSessionChoiceFlags(t *testing.T) {
 	if _, r := run("--session-id", id, "-p", "list files"); r.code != exitUsage || !strings.Contains(r.stderr, "already exists") {
 		t.Errorf("reusing --session-id: exit %d, stderr %q; want a usage error", r.code, r.stderr)
 	}
+	if _, r := run("--resume", id, "-p", "/rename alpha"); r.code != 0 {
+		t.Errorf("/rename: exit %d, stderr %q", r.code, r.stderr)
+	}
+	if j, err := readJournal(filepath.Join(projectDir(home, ws), id+".jsonl")); err != nil || j.Title != "alpha" {
+		t.Errorf("after /rename alpha of the resumed session: title %q (%v), want it saved", j.Title, err)
+	}
 	original, _ := os.ReadFile(filepath.Join(projectDir(home, ws), id+".jsonl"))
 	res, r := run("--resume", id, "--fork-session", "-p", "read nothing")
 	if res.SessionID == id || !isSessionID(res.SessionID) {
