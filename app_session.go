@@ -83,6 +83,9 @@ func forkSession(s *Session, from, title string, view []Message) *Session {
 	s.Title = title
 	s.view = append([]Message(nil), view...)
 	s.write(recordCompaction, RecordPayload{Kind: "fork", Messages: s.view, ForkedFrom: from})
+	if title != "" {
+		s.write(recordRename, RecordPayload{Title: title})
+	}
 	return s
 }
 

@@ -439,8 +439,8 @@ func TestSessionChoiceFlags(t *testing.T) {
 		t.Errorf("forking changed the original session")
 	}
 	fork, err := readJournal(filepath.Join(projectDir(home, ws), res.SessionID+".jsonl"))
-	if err != nil || fork.firstPrompt() != "list files" || len(fork.View) < 5 || lastUserText(fork.View) != "read nothing" {
-		t.Errorf("fork view = %+v (%v), want the original conversation followed by the new prompt", fork, err)
+	if err != nil || fork.firstPrompt() != "list files" || len(fork.View) < 5 || lastUserText(fork.View) != "read nothing" || fork.Title != "alpha" {
+		t.Errorf("fork view = %+v (%v), want the original conversation, named as it was, followed by the new prompt", fork, err)
 	}
 }
 
