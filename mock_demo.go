@@ -362,7 +362,7 @@ func demoStepsNext(lower string, calls []Block, result Block) ScriptedReply {
 	case last == "todo_write":
 		return ScriptedReply{Text: "Both steps are done. The list above the input (in line mode, the lines printed when it changed) is todo_write's input: the whole list each time, one step in progress at most."}
 	case last == "exit_plan_mode" && result.IsError:
-		return ScriptedReply{Text: "exit_plan_mode refused: " + result.Content + ". Press Shift-Tab until the status line says plan (or type /permissions plan), then ask `demo plan` again."}
+		return ScriptedReply{Text: "exit_plan_mode refused: " + result.Content + ". Press Shift-Tab until the status line says plan (or type /permissions plan; with -p, add --permission-mode plan), then ask `demo plan` again."}
 	case revise:
 		return demoCall("The user wants changes.", "I revised the plan.", "exit_plan_mode",
 			map[string]string{"plan": "## Plan, revised\n\n1. Take your feedback into account: " + feedback + "\n2. Report what happened."})

@@ -137,6 +137,9 @@ func TestDemosReportWhatHappened(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(n.ws, "minicode-demo.txt")); err == nil {
 		t.Error("demo permissions left minicode-demo.txt in the workspace")
 	}
+	if r = n.mustRun(0, "-p", "demo plan", "--provider", "mock"); !strings.Contains(r.stdout, "with -p, add --permission-mode plan") {
+		t.Errorf("demo plan outside plan mode with -p: %q, want the flag that turns plan mode on", r.stdout)
+	}
 	n = newNewcomer(t)
 	writeFile(t, filepath.Join(n.home, ".minicode", "tool-results"), "a file where the folder should be, as storing fails on a full disk")
 	r = n.mustRun(0, "-p", "demo big output", "--provider", "mock", "--allowedTools", "run_command")
