@@ -34,7 +34,11 @@ func slashCommands() []SlashCommand {
 		{name: "skills", help: "list the skills found, what they shadow, and invalid ones", run: describeWith(func(app *App) string { return app.Skills.Describe() })},
 		{name: "memory", help: "list the memory files loaded (AGENTS.md, CLAUDE.md, MINI.md) and what was cut", run: describeWith(func(app *App) string { return app.Env.Memory.Describe() })},
 		{name: "mcp", help: "show the MCP servers and their state; /mcp restart NAME restarts one", run: func(ctx context.Context, app *App, args string, _ *[]Message) (string, bool, error) {
-			return app.MCP.SlashCommand(ctx, args), false, nil
+			out := app.MCP.SlashCommand(ctx, args)
+			if _, err := os.Lstat(filepath.Join(app.Workspace, projectMCPFile)); args == "" && err == nil && !app.Trusted {
+				out += "\nThe servers of " + projectMCPFile + " are off: this workspace is not trusted (minicode trust turns them on)."
+			}
+			return out, false, nil
 		}},
 		{name: "agents", help: "list the subagents the task tool can start", run: describeWith(func(app *App) string { return app.Subagents.Describe() })},
 		{name: "hooks", help: "list the hooks in force, by event", run: describeWith(func(app *App) string { return app.Env.Hooks.Describe() })},

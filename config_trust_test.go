@@ -363,3 +363,16 @@ func TestUntrustedProjectKeepsKeyAndRulesHome(t *testing.T) {
 		t.Errorf("trusted: the project's server was not used (exit %d, stderr %q)", r.code, r.stderr)
 	}
 }
+
+// TestMCPCommandSaysWhyProjectServersAreOff runs /mcp in line mode in an untrusted
+// workspace whose .mcp.json names a server: it says the server is off for want of
+// trust, not only that none is configured.
+func TestMCPCommandSaysWhyProjectServersAreOff(t *testing.T) {
+	t.Parallel()
+	ws := t.TempDir()
+	writeFile(t, filepath.Join(ws, ".mcp.json"), `{"mcpServers": {"files": {"command": "true"}}}`)
+	r := runIn(t, ws, []string{"HOME=" + t.TempDir(), "MINICODE_HOME=" + t.TempDir()}, "/mcp\n", "--provider", "mock")
+	if !strings.Contains(r.stdout, "The servers of .mcp.json are off: this workspace is not trusted") {
+		t.Errorf("/mcp in an untrusted workspace printed %q", r.stdout)
+	}
+}
