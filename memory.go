@@ -109,6 +109,10 @@ func (m *Memory) loadFile(f *memoryFile, boundary string, stack []string) {
 		m.note(f.Path, "not loaded: the permission rules deny or ask before reading it")
 		return
 	}
+	if info, statErr := os.Stat(real); err == nil && statErr == nil && within(m.workspace, real) && hardLinks(info) > 1 { // as read_file asks
+		m.note(f.Path, "not loaded: it has %d hard links, so it may be a file the permission rules deny or one outside the workspace", hardLinks(info))
+		return
+	}
 	content, size := "", 0
 	if err == nil {
 		content, size, err = readMemoryFile(real)

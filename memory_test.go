@@ -418,3 +418,22 @@ func TestMemoryPassesOverWhatRulesDeny(t *testing.T) {
 		t.Errorf("/memory: %s; want .env and CLAUDE.local.md passed over, each with a note, and docs/style.md loaded", r.stdout)
 	}
 }
+
+// TestMemoryPassesOverHardLinks loads a project whose memory imports a hard link to the denied .env, and
+// whose CLAUDE.md is one: read_file asks before reading a file with other names, and memory loads neither.
+func TestMemoryPassesOverHardLinks(t *testing.T) {
+	t.Parallel()
+	for name, memory := range map[string]string{"import": "notes.md", "memory file": "CLAUDE.md"} {
+		t.Run(name, func(t *testing.T) {
+			ws := workspaceWith(t, map[string]string{"AGENTS.md": "See @notes.md\n", ".env": "API_KEY=sk-live-secret\n",
+				".claude/settings.json": `{"permissions": {"deny": ["Read(./.env)"]}}`})
+			if err := os.Link(filepath.Join(ws, ".env"), filepath.Join(ws, memory)); err != nil {
+				t.Fatal(err)
+			}
+			r := runMinicode(t, []string{"MINICODE_HOME=" + t.TempDir()}, "", "-p", "/memory", "--workspace", ws)
+			if strings.Contains(r.stdout, "  project  "+filepath.Join(ws, memory)) || !strings.Contains(r.stdout, "not loaded: it has 2 hard links") {
+				t.Errorf("/memory: %s; want %s passed over with a note", r.stdout, memory)
+			}
+		})
+	}
+}
