@@ -353,6 +353,10 @@ func (p *Permissions) judge(req PermissionRequest, t target) decision {
 	if r, ok := p.firstRule(req, t, p.restricts, p.deny); ok {
 		return decision{Verdict: verdictDeny, Reason: fmt.Sprintf("denied by the rule %s (%s)%s", r, r.Source, unreadableNote(r, t))}
 	}
+	if r, ok := p.historyRule(t); ok {
+		return decision{Verdict: verdictAsk, Strict: true, Hint: "nothing allows it without asking: the user must approve it",
+			Reason: fmt.Sprintf("git may print what the repository's history holds of files the rule %s (%s) denies; the sandbox hides the files, not their history", r, r.Source)}
+	}
 	verbs := map[Access]string{AccessWrite: "change files", AccessExecute: "run a command", AccessExternal: "call an MCP tool that may change things"}
 	if p.mode == ModePlan && verbs[req.Access] != "" && !readsOnly(req, t) {
 		return decision{Verdict: verdictDeny, Reason: fmt.Sprintf("plan mode allows only reading, and %s would %s; present the plan with exit_plan_mode instead, and the user will leave plan mode to carry it out", req.Tool, verbs[req.Access])}
@@ -384,6 +388,20 @@ func (p *Permissions) judge(req PermissionRequest, t target) decision {
 		return decision{Verdict: verdictAllow}
 	}
 	return p.modeDefault(req, t)
+}
+
+// historyRule returns a deny or ask rule for reading that covers paths in the workspace, when the target is
+// a git command that may print what the repository holds of them.
+func (p *Permissions) historyRule(t target) (Rule, bool) {
+	if c, ok := t.(commandTarget); !ok || c.unreadable != nil || !showsHistory(c.cmd.Words) {
+		return Rule{}, false
+	}
+	for _, r := range slices.Concat(p.deny, p.ask) {
+		if r.Spec != "" && r.matchesTool("read_file", AccessRead) && slices.ContainsFunc(p.ruleGlobs(r), func(glob string) bool { return holdsMatch(glob, p.workspace) }) {
+			return r, true
+		}
+	}
+	return Rule{}, false
 }
 
 // unsandboxedRule is the rule that lets commands leave the sandbox.

@@ -242,6 +242,22 @@ func readOnly(c simpleCommand) bool {
 // sedDelimited matches the s, y and /address/ parts of a sed script, its first operand (-e is risky).
 var sedDelimited = regexp.MustCompile(`[sy]/(?:[^\\/]|\\.)*/(?:[^\\/]|\\.)*/[gpiImM0-9]*|/(?:[^\\/]|\\.)*/`)
 
+// historyReaders are the git subcommands that print what the repository holds of files, its history, the
+// index or stashes; a verbose status or commit shows the staged changes too.
+var historyReaders = strings.Fields("log show diff diff-tree diff-index diff-files blame annotate grep cat-file archive stash reflog whatchanged format-patch range-diff")
+
+// showsHistory reports whether a command, or the git command it runs (env git …), may print files' contents
+// from the repository; git with an option before its subcommand may.
+func showsHistory(words []string) bool {
+	i := slices.IndexFunc(words, func(w string) bool { return filepath.Base(w) == "git" })
+	if i < 0 {
+		return false
+	}
+	args := slices.DeleteFunc(slices.Clone(words[i+1:]), func(w string) bool { return w == "--no-pager" })
+	verbose := slices.ContainsFunc(args, func(w string) bool { return w == "--verbose" || strings.HasPrefix(w, "-v") })
+	return len(args) > 0 && (strings.HasPrefix(args[0], "-") || slices.Contains(historyReaders, args[0]) || verbose && (args[0] == "status" || args[0] == "commit"))
+}
+
 // destructiveGit are the git subcommands that discard uncommitted work for good, which the sandbox lets
 // a command do inside the workspace: always (nil) or with all the words of one of its lists, anywhere
 // after git (a|b: either).
