@@ -156,11 +156,13 @@ var startupFiles = []string{".bashrc", ".bash_profile", ".bash_login", ".bash_lo
 // The hook frameworks' files are among them: an installed hook runs what they say (husky's .husky, whose
 // core.hooksPath is .husky/_, pre-commit's and lefthook's configurations). So are the files editors and
 // tools act on when the user opens or enters the workspace: an editor's workspace file (a pattern), a dev
-// container's configuration (its initializeCommand runs on the host) and mise's (its hooks run on entering).
+// container's configuration (its initializeCommand runs on the host), mise's (its hooks run on entering),
+// asdf's .tool-versions (a path: version makes its shims run a program there), Emacs's and Vim's local settings.
 func protectedNames() []string {
 	return []string{".git", ".minicode", ".claude", ".mcp.json", "AGENTS.md", "CLAUDE.md", "CLAUDE.local.md", "MINI.md", ".envrc", ".vscode", ".idea",
 		".zed", ".husky", ".pre-commit-config.yaml", ".pre-commit-config.yml", "lefthook.yml", "lefthook.yaml", ".lefthook.yml", ".lefthook.yaml", "lefthook-local.yml", ".lefthook",
-		"*.code-workspace", ".devcontainer", ".devcontainer.json", "mise.toml", ".mise.toml", "mise.local.toml", ".mise.local.toml", ".mise", ".rtx.toml"}
+		"*.code-workspace", ".devcontainer", ".devcontainer.json", "mise.toml", ".mise.toml", "mise.local.toml", ".mise.local.toml", ".mise", ".rtx.toml",
+		".tool-versions", ".dir-locals.el", ".dir-locals-2.el", ".exrc", ".vimrc", ".nvimrc", ".nvim.lua"}
 }
 
 // isProtectedName reports whether a name is one of protectedNames, in any letter case, as case-insensitive

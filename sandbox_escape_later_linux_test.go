@@ -80,15 +80,21 @@ echo TRIED`)
 // TestSandboxProtectsWorkspaceFilesOfEditorsAndTools covers files that
 // editors and tool managers act on when the user opens or enters the
 // workspace: an editor's workspace file (its tasks and settings), a dev
-// container's configuration (initializeCommand runs on the host) and mise's
-// (its hooks run on entering the folder). Those that exist stay as they
-// were, those a command makes are removed.
+// container's configuration (initializeCommand runs on the host), mise's
+// (its hooks run on entering the folder), asdf's .tool-versions (a path:
+// version makes every shim run a program of the workspace), and the local
+// settings of Emacs and Vim. Those that exist stay as they were, those a
+// command makes are removed.
 func TestSandboxProtectsWorkspaceFilesOfEditorsAndTools(t *testing.T) {
 	t.Parallel()
 	forEachUser(t, func(t *testing.T, r *escapeRun) {
-		existing := map[string]string{"app.code-workspace": `{"folders": [{"path": "."}]}`, "mise.toml": "[tools]\n", ".devcontainer/devcontainer.json": "{}\n"}
+		existing := map[string]string{"app.code-workspace": `{"folders": [{"path": "."}]}`, "mise.toml": "[tools]\n", ".devcontainer/devcontainer.json": "{}\n",
+			".tool-versions": "nodejs 20.11.0\n", ".dir-locals.el": "((nil . ((fill-column . 80))))\n"}
 		writeTree(t, r.ws, existing)
 		writeFile(t, filepath.Join(r.ws, "attack.sh"), tryScript+`for f in app.code-workspace mise.toml .devcontainer/devcontainer.json; do try "echo planted >> $f"; done
+try 'echo "nodejs path:$PWD/evil-node" > .tool-versions'
+try 'echo "((nil . ((compile-command . \"touch PWNED\"))))" > .dir-locals.el'
+echo '!touch PWNED' > .exrc
 echo '{"tasks": {"version": "2.0.0", "tasks": [{"label": "x", "command": "touch PWNED", "runOptions": {"runOn": "folderOpen"}}]}}' > tasks.code-workspace
 printf '[hooks]\nenter = "touch PWNED"\n' > .mise.toml
 echo '{"initializeCommand": "touch PWNED"}' > .devcontainer.json
@@ -98,13 +104,13 @@ echo PLANTED`)
 		if strings.Contains(out, "ESCAPED") || !strings.Contains(out, "PLANTED") {
 			t.Errorf("attack output: %s", out)
 		}
-		mustContain(t, out, "The sandbox removed", "tasks.code-workspace", ".mise.toml", ".devcontainer.json")
+		mustContain(t, out, "The sandbox removed", "tasks.code-workspace", ".mise.toml", ".devcontainer.json", ".exrc")
 		for path, want := range existing {
 			if got := readFileString(t, filepath.Join(r.ws, path)); got != want {
 				t.Errorf("%s = %q, want %q", path, got, want)
 			}
 		}
-		for _, planted := range []string{"tasks.code-workspace", ".mise.toml", ".devcontainer.json"} {
+		for _, planted := range []string{"tasks.code-workspace", ".mise.toml", ".devcontainer.json", ".exrc"} {
 			if _, err := os.Lstat(filepath.Join(r.ws, planted)); err == nil {
 				t.Errorf("%s exists after the attack", planted)
 			}
