@@ -397,7 +397,7 @@ func (p *Permissions) historyRule(t target) (Rule, bool) {
 		return Rule{}, false
 	}
 	for _, r := range slices.Concat(p.deny, p.ask) {
-		if r.Spec != "" && r.matchesTool("read_file", AccessRead) && slices.ContainsFunc(p.ruleGlobs(r), func(glob string) bool { return holdsMatch(glob, p.workspace) }) {
+		if r.Spec != "" && r.matchesTool("read_file", AccessRead) && slices.ContainsFunc(p.ruleGlobs(r), func(glob string) bool { return holdsMatch(glob, strings.ToLower(p.workspace)) }) {
 			return r, true
 		}
 	}
@@ -454,8 +454,9 @@ func (p *Permissions) firstRule(req PermissionRequest, t target, covers func(Rul
 func (p *Permissions) restricts(r Rule, t target) bool {
 	switch t := t.(type) {
 	case pathTarget: // as written, where it leads, through links, or inside a folder the tool does not walk
+		abs, lexical := strings.ToLower(t.abs), strings.ToLower(t.lexical)
 		return r.Spec == "" || slices.ContainsFunc(p.ruleGlobs(r), func(glob string) bool {
-			return globCovers(glob, t.abs) || globCovers(glob, t.lexical) || t.dir && !t.walked && holdsMatch(glob, t.abs)
+			return globCovers(glob, abs) || globCovers(glob, lexical) || t.dir && !t.walked && holdsMatch(glob, abs)
 		})
 	case commandTarget:
 		return r.Spec == "" || t.unreadable != nil || t.cmd.Globbed || r.namesProgram(t.cmd)

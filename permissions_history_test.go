@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -33,4 +35,22 @@ func TestGitHistoryOfDeniedFilesAsks(t *testing.T) {
 	if d := p.decide(runReq("git log -p")); d.Verdict != verdictAllow {
 		t.Errorf("git log -p with a rule for a folder outside the workspace = %s (%s), want allow", verdictNames[d.Verdict], d.Reason)
 	}
+}
+
+// TestDenyRulesHoldInAnyLetterCase reads denied files by names in other letter cases, as a case-insensitive
+// file system (macOS's, Windows') opens them: the rules deny each, and walks pass over them.
+func TestDenyRulesHoldInAnyLetterCase(t *testing.T) {
+	t.Parallel()
+	env := newTestEnv(t, map[string]string{".ENV": "DBPASS=1\n", "Secrets/api.txt": "TOKEN=2\n", "sub/KEY.PEM": "PEM=3\n", "a.txt": "A=4\n"})
+	perms, err := newPermissions(PermissionConfig{Workspace: env.Workspace, DisallowedTools: []string{"Read(.env)", "Read(secrets/**)", "Read(**/*.pem)"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	env.Perms = perms
+	for _, path := range []string{".ENV", "Secrets/api.txt", "sub/KEY.PEM"} {
+		if out := callTool(t, env, readFileTool(), fmt.Sprintf(`{"path":%q}`, path)); !out.IsError || !strings.Contains(out.Text, "denied") {
+			t.Errorf("read_file %s = %q, want a denial", path, out.Text)
+		}
+	}
+	checkWalkPassesOver(t, env, grepFilesTool(), `{"pattern":"="}`, "DBPASS", "TOKEN", "PEM")
 }

@@ -92,7 +92,9 @@ func (r Rule) pathGlob(workspace, home string) string {
 }
 
 // ruleGlobs are a rule's glob as written, through the links its folder names and, for a bare
-// name, where that name at the project's top leads: the rule holds for each.
+// name, where that name at the project's top leads: the rule holds for each. They are in lower case, to
+// match lower-cased paths: a deny or ask rule holds in any letter case, as case-insensitive file systems
+// (macOS's, Windows') open .ENV as .env.
 func (p *Permissions) ruleGlobs(r Rule) []string {
 	glob := r.pathGlob(p.workspace, p.home)
 	folder := globFolder(glob)
@@ -101,6 +103,9 @@ func (p *Permissions) ruleGlobs(r Rule) []string {
 	if name, ok := strings.CutPrefix(glob, folder+"/**/"); ok && globFolder(name) == name {
 		top, _ := resolveExisting(filepath.Join(folder, name))
 		globs = append(globs, globQuoter.Replace(top))
+	}
+	for i := range globs {
+		globs[i] = strings.ToLower(globs[i])
 	}
 	return globs
 }
@@ -117,7 +122,7 @@ func (p *Permissions) WalkFilter(tool string) func(abs string) bool {
 		}
 	}
 	return func(abs string) bool {
-		return slices.ContainsFunc(globs, func(glob string) bool { return globCovers(glob, abs) })
+		return slices.ContainsFunc(globs, func(glob string) bool { return globCovers(glob, strings.ToLower(abs)) })
 	}
 }
 
