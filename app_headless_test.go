@@ -346,3 +346,19 @@ func TestLineModeAsksBeforeEditing(t *testing.T) {
 		t.Errorf("other.txt was created though the write was rejected")
 	}
 }
+
+// TestUnwritableHomeStillRuns runs minicode with a MINICODE_HOME that cannot be made (in /proc, where
+// not even root can make a folder): it says that nothing is saved and answers, as the README says,
+// instead of stopping before it starts.
+func TestUnwritableHomeStillRuns(t *testing.T) {
+	t.Parallel()
+	home := "/proc/minicode-cannot-be-made/home"
+	if err := os.MkdirAll(home, 0o700); err == nil || !os.IsNotExist(err) {
+		t.Skipf("%s can be made here (%v)", home, err)
+	}
+	ws := workspaceWith(t, map[string]string{"main.go": "package main\n"})
+	r := runIn(t, ws, []string{"HOME=" + t.TempDir(), "MINICODE_HOME=" + home}, "", "-p", "list files")
+	if r.code != 0 || !strings.Contains(r.stdout, "main.go") || !strings.Contains(r.stderr, "not being saved") {
+		t.Errorf("exit %d\nstdout %q\nstderr %q", r.code, r.stdout, r.stderr)
+	}
+}

@@ -3,8 +3,10 @@ package main
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -77,6 +79,12 @@ type supervisorPlan struct {
 	Caches    []buildCache
 }
 
+// missing reports whether nothing is at path.
+func missing(path string) bool {
+	_, err := os.Lstat(path)
+	return errors.Is(err, fs.ErrNotExist)
+}
+
 // newSandbox starts the sandbox of a session, or says why there is none.
 func newSandbox(cfg SandboxConfig) (*Sandbox, error) {
 	s := &Sandbox{passEnv: cfg.Settings.PassEnv}
@@ -84,7 +92,9 @@ func newSandbox(cfg SandboxConfig) (*Sandbox, error) {
 		s.reason = sandboxDisabled
 		return s, nil
 	}
-	if err := os.MkdirAll(cfg.Home, 0o700); err != nil { // to deny it, it must exist: sessions and tokens come later
+	// To deny it, it must exist: sessions and tokens come later. One minicode may not make (a folder it
+	// cannot write, a read-only system) holds nothing to deny, nor will; a full disk may free up.
+	if err := os.MkdirAll(cfg.Home, 0o700); err != nil && (errors.Is(err, syscall.ENOSPC) || !missing(cfg.Home)) {
 		return nil, fmt.Errorf("creating %s: %w", cfg.Home, err)
 	}
 	var err error
