@@ -146,3 +146,30 @@ echo TRIED`)
 		}
 	})
 }
+
+// TestSandboxTellsWhatGitHoldsOfProtectedPaths has commands make git hold a planted version of a
+// protected file they cannot write: staged in the index, and committed on a new branch; the user's
+// checkout of either would write it. Each command's result says which path and where; a command that
+// commits other work says nothing, though the user's own change to the file is not committed.
+func TestSandboxTellsWhatGitHoldsOfProtectedPaths(t *testing.T) {
+	t.Parallel()
+	forEachUser(t, func(t *testing.T, r *escapeRun) {
+		writeTree(t, r.ws, map[string]string{".husky/pre-commit": "npm test\n"})
+		r.chown(t)
+		r.shell(t, "git config user.name t && git config user.email t@t && git add .husky && git commit -qm husky && echo 'npm run lint' >> .husky/pre-commit")
+		out := r.minicode(t, nil, "echo more >> main.go && git commit -qam more && git checkout -qb work && git commit -q --allow-empty -m empty",
+			`b=$(echo 'touch PWNED' | git hash-object -w --stdin) && git update-index --cacheinfo 100755,$b,.husky/pre-commit && echo STAGED`,
+			`git update-ref refs/heads/fix $(git commit-tree $(git write-tree) -p HEAD -m fix) && git reset -q && echo BRANCHED`)
+		if len(out) != 3 {
+			t.Fatalf("results: %q", out)
+		}
+		if strings.Contains(out[0], "Git now holds") {
+			t.Errorf("a commit of other work was reported: %s", out[0])
+		}
+		mustContain(t, out[1], "STAGED", "Git now holds", ".husky/pre-commit (the index)")
+		mustContain(t, out[2], "BRANCHED", ".husky/pre-commit (fix)")
+		if strings.Contains(out[2], "the index") {
+			t.Errorf("the index, reset, was reported: %s", out[2])
+		}
+	})
+}

@@ -42,6 +42,7 @@ type protectedPaths struct {
 	reprotect             func(paths []string)                        // makes them read-only to the commands running now
 	running               int                                         // sandboxed commands running now
 	untold                []string                                    // what patrols removed that no command's result has said yet
+	held                  map[string]string                           // the workspace repository's refs and index as last seen
 }
 
 // watchProtected starts watching; in a repository without hooks or info
@@ -256,6 +257,7 @@ func (g *protectedPaths) commandStarted() (first bool) {
 		for p, id := range present {
 			g.keep(p, id)
 		}
+		g.held = heldState(filepath.Join(g.workspace, ".git"))
 	}
 	return g.running == 1
 }
@@ -336,7 +338,7 @@ func removeAll(root *os.Root, rel string) {
 }
 
 // sweep moves every watched path that appeared while sandboxed commands ran to quarantine, telling which.
-func (g *protectedPaths) sweep() string {
+func (g *protectedPaths) sweep() (note string) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	var removed, again []string // again: files now there that commands may see writable, a mount on the one replaced gone
@@ -357,14 +359,18 @@ func (g *protectedPaths) sweep() string {
 	if again != nil && g.reprotect != nil {
 		g.reprotect(again)
 	}
+	held := g.held
+	if g.held = heldState(filepath.Join(g.workspace, ".git")); !maps.Equal(held, g.held) && held != nil {
+		note = g.heldNote(held, g.held)
+	}
 	if removed == nil {
-		return ""
+		return note
 	}
 	kept := "kept in " + g.quarantine
 	if lost {
 		kept = "deleted where it could not be moved to " + g.quarantine
 	}
-	return fmt.Sprintf("The sandbox removed what a command made among the protected paths, which configure git, agents or editors "+
-		"and would take effect outside the sandbox: %s (%s); a file that was there before is back as it was. A new repository (git init) is made outside the sandbox.",
-		strings.Join(removed, ", "), kept)
+	return strings.TrimSpace(fmt.Sprintf("The sandbox removed what a command made among the protected paths, which configure git, agents or editors "+
+		"and would take effect outside the sandbox: %s (%s); a file that was there before is back as it was. A new repository (git init) is made outside the sandbox.\n%s",
+		strings.Join(removed, ", "), kept, note))
 }
