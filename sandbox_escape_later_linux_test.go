@@ -173,3 +173,28 @@ func TestSandboxTellsWhatGitHoldsOfProtectedPaths(t *testing.T) {
 		}
 	})
 }
+
+// TestSandboxRemovesWhatGitConfigNamesOnceMade has the repository's and
+// the user's global config name paths of the work tree that do not exist
+// yet: a hooks folder (core.hooksPath), an fsmonitor script and an
+// included config file. A command that makes them has them moved out when
+// it ends, and the user's git then runs nothing planted.
+func TestSandboxRemovesWhatGitConfigNamesOnceMade(t *testing.T) {
+	t.Parallel()
+	forEachUser(t, func(t *testing.T, r *escapeRun) {
+		writeTree(t, r.home, map[string]string{".gitconfig": "[core]\n\thooksPath = .globalhooks\n"})
+		r.chown(t)
+		r.shell(t, `git config core.fsmonitor .fsmonitor.sh && git config include.path ../extra.gitconfig && git -C vendored init -q 2>/dev/null || (mkdir vendored && git -C vendored init -q) && git -C vendored config core.hooksPath .githooks`)
+		writeFile(t, filepath.Join(r.ws, "attack.sh"), `for d in .globalhooks vendored/.githooks; do mkdir -p $d && printf '#!/bin/sh\ntouch %s/PWNED\n' "$PWD" > $d/pre-commit && chmod +x $d/pre-commit; done
+printf '#!/bin/sh\ntouch %s/PWNED\n' "$PWD" > .fsmonitor.sh && chmod +x .fsmonitor.sh
+printf '[core]\n\tsshCommand = touch %s/PWNED\n' "$PWD" > .git/../extra.gitconfig
+echo PLANTED`)
+		r.chown(t)
+		out := strings.Join(r.minicode(t, nil, "bash attack.sh"), "\n")
+		mustContain(t, out, "PLANTED", "The sandbox removed", ".globalhooks", "vendored/.githooks", ".fsmonitor.sh", "extra.gitconfig")
+		r.shell(t, "for d in . vendored; do git -C $d status >/dev/null 2>&1; git -C $d -c user.name=t -c user.email=t@t commit -q --allow-empty -m x >/dev/null 2>&1; done; true")
+		if _, err := os.Lstat(filepath.Join(r.ws, "PWNED")); err == nil {
+			t.Errorf("the user's git ran what the attack planted: %s", out)
+		}
+	})
+}

@@ -33,7 +33,7 @@ func gitProtected() []string {
 type protectedPaths struct {
 	workspace, quarantine string
 	denyWrite             []string
-	named                 []string // what the repository's config names, read again when a command starts while none runs
+	named                 []string // what the repositories' configs name, read again when a command starts while none runs
 	mu                    sync.Mutex
 	tree                  *folderTree
 	known                 map[string]string                           // what existed (inode, type, time) while no sandboxed command ran
@@ -101,7 +101,7 @@ func configNamed(workspace, config, workTree, only string) []string {
 			if !filepath.IsAbs(p) {
 				p = filepath.Join(from, p)
 			}
-			if _, err := os.Lstat(p); err == nil && !within(p, workTree) && within(workspace, p) {
+			if _, err := os.Lstat(p); (err == nil || namesCode(key, word)) && !within(p, workTree) && within(workspace, p) {
 				out = append(out, p)
 			}
 		}
@@ -109,9 +109,16 @@ func configNamed(workspace, config, workTree, only string) []string {
 	return out
 }
 
+// namesCode reports whether a config's key names, in word, a path git runs or reads settings from even
+// before it exists: a hooks folder, an fsmonitor script, an included file. A command must not make it.
+// Other words are paths only if they exist (a name, an editor, a URL are not).
+func namesCode(key, word string) bool {
+	return key == "hookspath" || key == "path" || key == "fsmonitor" && !slices.Contains([]string{"true", "false", "yes", "no", "on", "off", "1", "0"}, strings.ToLower(word))
+}
+
 // nestedConfigPaths are the workspace's paths that the config of each repository found in its folders
-// names (a .git, or a git folder found itself). They are read only when no command runs, for the mounts:
-// the sweep would move out what a planted repository's config names, which a command cannot change.
+// names (a .git, or a git folder found itself). They are read only when no command runs: what a planted
+// repository's config names is not the sweep's to move out.
 func nestedConfigPaths(workspace string, found []string) []string {
 	var out []string
 	for _, p := range found {
@@ -240,8 +247,7 @@ func (g *protectedPaths) mounts() (readOnly, anchors []string) {
 	defer g.mu.Unlock()
 	present, found := g.present(), g.tree.look()
 	anchors = slices.DeleteFunc(g.gitDirs(found), func(d string) bool { return !isDir(d) })
-	readOnly = slices.Concat(slices.Collect(maps.Keys(present)), nestedConfigPaths(g.workspace, found))
-	slices.Sort(readOnly)
+	readOnly = slices.Sorted(maps.Keys(present))
 	return slices.DeleteFunc(slices.Compact(readOnly), func(p string) bool { return slices.Contains(anchors, p) }), anchors
 }
 
@@ -251,7 +257,7 @@ func (g *protectedPaths) commandStarted() (first bool) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.running++; g.running == 1 {
-		g.named = gitConfigPaths(g.workspace) // the user may have set core.hooksPath since
+		g.named = slices.Concat(gitConfigPaths(g.workspace), nestedConfigPaths(g.workspace, g.tree.look())) // the user may have set core.hooksPath since
 		present := g.present()
 		maps.Copy(g.known, present)
 		for p, id := range present {
