@@ -165,6 +165,8 @@ func TestDecide(t *testing.T) {
 		{name: "edit CLAUDE.md", mode: ModeBypass, req: edit("write_file", "CLAUDE.md"), want: verdictAsk, strict: true},
 		{name: "edit CLAUDE.local.md and MINI.md", mode: ModeAcceptEdits, req: edit("write_file", "CLAUDE.local.md", "MINI.md"), want: verdictAsk, strict: true},
 		{name: "edit an editor's workspace file", mode: ModeBypass, req: edit("write_file", "App.Code-Workspace"), want: verdictAsk, reason: "configures git, agents or editors", strict: true},
+		{name: "edit another repository's settings", mode: ModeBypass, req: edit("write_file", ".hg/hgrc"), want: verdictAsk, reason: "configures a repository", strict: true},
+		{name: "edit another agent's settings", mode: ModeAcceptEdits, req: edit("write_file", ".cursor/mcp.json"), want: verdictAsk, reason: "configures git, agents or editors", strict: true},
 		{name: "edit a shell start-up file", mode: ModeBypass, req: edit("write_file", tr.home()+"/.bashrc"), want: verdictAsk, reason: "every new shell", strict: true},
 		{name: "edit minicode's home", mode: ModeBypass, req: edit("write_file", tr.root+"/mchome/settings.json"), want: verdictAsk, strict: true},
 		{name: "edit through a link into .git", mode: ModeAcceptEdits, req: edit("edit_file", "gitlink"), want: verdictAsk, reason: ".git", strict: true},

@@ -162,12 +162,14 @@ var startupFiles = []string{".bashrc", ".bash_profile", ".bash_login", ".bash_lo
 // core.hooksPath is .husky/_, pre-commit's and lefthook's configurations). So are the files editors and
 // tools act on when the user opens or enters the workspace: an editor's workspace file (a pattern), a dev
 // container's configuration (its initializeCommand runs on the host), mise's (its hooks run on entering),
-// asdf's .tool-versions (a path: version makes its shims run a program there), Emacs's and Vim's local settings.
+// asdf's .tool-versions (a path: version makes its shims run a program there), Emacs's and Vim's local settings,
+// and other coding agents' project folders and files, whose hooks, MCP servers and plugins start programs.
 func protectedNames() []string {
 	return []string{".git", ".minicode", ".claude", ".mcp.json", "AGENTS.md", "CLAUDE.md", "CLAUDE.local.md", "MINI.md", ".envrc", ".vscode", ".idea",
 		".zed", ".husky", ".pre-commit-config.yaml", ".pre-commit-config.yml", "lefthook.yml", "lefthook.yaml", ".lefthook.yml", ".lefthook.yaml", "lefthook-local.yml", ".lefthook",
 		"*.code-workspace", ".devcontainer", ".devcontainer.json", "mise.toml", ".mise.toml", "mise.local.toml", ".mise.local.toml", ".mise", ".rtx.toml",
-		".tool-versions", ".dir-locals.el", ".dir-locals-2.el", ".exrc", ".vimrc", ".nvimrc", ".nvim.lua"}
+		".tool-versions", ".dir-locals.el", ".dir-locals-2.el", ".exrc", ".vimrc", ".nvimrc", ".nvim.lua",
+		".cursor", ".gemini", ".codex", ".continue", ".windsurf", ".kiro", ".roo", ".amazonq", ".opencode", "opencode.json", "opencode.jsonc", ".aider.conf.yml"}
 }
 
 // isProtectedName reports whether a name is one of protectedNames, in any letter case, as case-insensitive
@@ -190,6 +192,9 @@ func (p *Permissions) protectedReason(req PermissionRequest, t target) string {
 			if isProtectedName(elem) {
 				return fmt.Sprintf("%s is protected (%s configures git, agents or editors): changes there always ask", path, elem)
 			}
+		}
+		if slices.ContainsFunc(otherRepoConfigs(), func(c string) bool { return strings.HasSuffix(strings.ToLower(path), "/"+c) }) {
+			return fmt.Sprintf("%s is protected (it configures a repository): changes there always ask", path)
 		}
 		if dir := filepath.Dir(p.userFile); p.userFile != "" && within(dir, path) {
 			return fmt.Sprintf("%s is in %s, which is protected: changes there always ask", path, dir)

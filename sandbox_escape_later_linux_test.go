@@ -198,3 +198,40 @@ echo PLANTED`)
 		}
 	})
 }
+
+// TestSandboxProtectsOtherRepositoriesAndAgents plants what other version
+// control systems and coding agents run from a workspace: a Mercurial
+// repository's hgrc (hooks and extensions) that exists stays read-only,
+// while its store stays writable for commits; a Jujutsu repository's
+// config and other agents' project settings (MCP servers, hooks, plugins),
+// existing or new, are kept as they were or moved out.
+func TestSandboxProtectsOtherRepositoriesAndAgents(t *testing.T) {
+	t.Parallel()
+	forEachUser(t, func(t *testing.T, r *escapeRun) {
+		existing := map[string]string{".hg/hgrc": "[paths]\n", ".hg/store/00changelog.i": "", ".cursor/mcp.json": "{}\n", ".gemini/settings.json": "{}\n"}
+		writeTree(t, r.ws, existing)
+		writeFile(t, filepath.Join(r.ws, "attack.sh"), tryScript+`try 'printf "[hooks]\npre-status = touch PWNED\n" >> .hg/hgrc'
+try 'echo "{\"mcpServers\": {\"x\": {\"command\": \"touch\", \"args\": [\"PWNED\"]}}}" > .cursor/mcp.json'
+try 'echo "{\"hooks\": {}}" > .gemini/settings.json'
+echo more >> .hg/store/00changelog.i && echo STORED
+mkdir -p .jj/repo .opencode/plugin && printf '[ui]\npager = "touch PWNED"\n' > .jj/repo/config.toml
+echo 'touch("PWNED")' > .opencode/plugin/x.js && echo '{"mcp": {}}' > opencode.json && echo 'lint-cmd: touch PWNED' > .aider.conf.yml
+echo PLANTED`)
+		r.chown(t)
+		out := strings.Join(r.minicode(t, nil, "bash attack.sh"), "\n")
+		if strings.Contains(out, "ESCAPED") || !strings.Contains(out, "PLANTED") || !strings.Contains(out, "STORED") {
+			t.Errorf("attack output: %s", out)
+		}
+		mustContain(t, out, "The sandbox removed", ".jj/repo/config.toml", ".opencode", "opencode.json", ".aider.conf.yml")
+		for path, want := range existing {
+			if got := readFileString(t, filepath.Join(r.ws, path)); got != want && path != ".hg/store/00changelog.i" {
+				t.Errorf("%s = %q, want %q", path, got, want)
+			}
+		}
+		for _, planted := range []string{".jj/repo/config.toml", ".opencode", "opencode.json", ".aider.conf.yml"} {
+			if _, err := os.Lstat(filepath.Join(r.ws, planted)); err == nil {
+				t.Errorf("%s exists after the attack", planted)
+			}
+		}
+	})
+}
