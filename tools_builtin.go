@@ -55,13 +55,14 @@ func displayPath(env *ToolEnv, abs string) string {
 	return abs
 }
 
-// readPermission is the permission request of a tool that only reads path.
+// readPermission is the permission request of a tool that only reads path. A folder is judged without what
+// lies inside (Walks): the tools that walk one pass over what the rules cover, and read_file refuses it.
 func readPermission(env *ToolEnv, path, verb string) (PermissionRequest, error) {
 	abs, err := resolveInput(env, path)
 	if err != nil {
 		return PermissionRequest{}, err
 	}
-	return PermissionRequest{Access: AccessRead, Paths: []string{abs}, Named: []string{inputPath(env, path)}, Summary: verb + " " + displayPath(env, abs), Walks: verb != "read"}, nil
+	return PermissionRequest{Access: AccessRead, Paths: []string{abs}, Named: []string{inputPath(env, path)}, Summary: verb + " " + displayPath(env, abs), Walks: true}, nil
 }
 
 // askUserInput is the input of ask_user.

@@ -421,3 +421,31 @@ func TestReplaceFileKeepsOldFileOnFailure(t *testing.T) {
 
 // WalkFilter hides nothing.
 func (denyAll) WalkFilter(string) func(string) bool { return nil }
+
+// TestReadFileOfAFolderSaysUseListFiles reads folders under deny and ask rules for paths inside
+// them: read_file reads nothing in a folder, so only a rule covering the folder itself denies it;
+// elsewhere the model learns it named a folder and that list_files shows what it holds.
+func TestReadFileOfAFolderSaysUseListFiles(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		deny, ask  []string
+		path, want string
+	}{
+		{path: "src", want: "is a folder"},
+		{deny: []string{"Read(secrets/**)"}, path: "secrets", want: "is a folder"},
+		{deny: []string{"Read(secrets/**)"}, path: ".", want: "is a folder"},
+		{deny: []string{"Read(**/*.pem)"}, path: "src", want: "is a folder"},
+		{ask: []string{"Read(./src/*.pem)"}, path: "src", want: "is a folder"},
+		{deny: []string{"Read(secrets)"}, path: "secrets", want: "denied by the rule Read(secrets)"},
+	} {
+		env := newTestEnv(t, map[string]string{"src/main.go": "package main\n", "secrets/api.txt": "API_KEY=1\n"})
+		perms, err := newPermissions(PermissionConfig{Workspace: env.Workspace, Settings: []RuleSet{{Deny: tc.deny, Ask: tc.ask, Source: "test"}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		env.Perms = perms
+		if out := callTool(t, env, readFileTool(), fmt.Sprintf(`{"path":%q}`, tc.path)); !out.IsError || !strings.Contains(out.Text, tc.want) {
+			t.Errorf("deny %q, ask %q: read_file %s = %q, want an error saying %q", tc.deny, tc.ask, tc.path, out.Text, tc.want)
+		}
+	}
+}
