@@ -109,7 +109,7 @@ func newApp(ctx context.Context, opts Options, stdin io.Reader, stdout, stderr i
 	if app.Workspace, err = resolveWorkspace(opts.Workspace); err != nil {
 		return nil, err
 	}
-	app.Skills = discoverSkills(app.Home, userHome(getenv), app.Workspace)
+	app.Skills = discoverSkills(app.Home, userHome(getenv), app.Workspace, nil) // for the trust question and the permissions
 	app.Commands = loadCustomCommands(definitionDirs("commands", app.Home, userHome(getenv), app.Workspace))
 	var servers []MCPServerConfig
 	if app.Settings, app.Trusted, servers, err = app.loadConfig(ctx); err != nil {
@@ -142,6 +142,7 @@ func newApp(ctx context.Context, opts Options, stdin io.Reader, stdout, stderr i
 		return nil, err
 	}
 	app.Env.Perms = app.Perms
+	app.Skills = discoverSkills(app.Home, userHome(getenv), app.Workspace, app.Perms.WalkFilter("read_file")) // those the model may see
 	app.Env.Memory = loadMemory(app.Home, userHome(app.getenv), app.Workspace, app.Trusted, app.Perms.WalkFilter("read_file"))
 	app.Registry = app.newRegistry()
 	if app.MCP, err = app.startMCP(ctx, servers); err != nil {

@@ -225,7 +225,7 @@ func (app *App) customSlashCommands() []SlashCommand {
 	}
 	for _, s := range app.Skills.Skills {
 		out = append(out, SlashCommand{name: s.Name, help: "skill: " + oneLine(s.Description, 80), prompt: func(ctx context.Context, args string) (SlashPrompt, error) {
-			s := readSkill(s.Dir, s.Source)
+			s := app.Skills.read(s.Dir, s.Source)
 			model, _ := s.Meta["model"].(string)
 			p, err := app.expandCommand(ctx, &CustomCommand{Name: s.Name, Path: s.Path, AllowedTools: s.AllowedTools, Model: model, Problem: s.Problem,
 				Body: fmt.Sprintf("Follow the skill %q. Its folder is %s; paths in it are relative to that folder.\n\n%s", s.Name, s.Dir, s.Body)}, args)

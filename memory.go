@@ -105,12 +105,8 @@ func (m *Memory) loadFile(f *memoryFile, boundary string, stack []string) {
 		m.note(f.Path, "not loaded: it links to %s, outside %s; links out are followed only in a trusted workspace (minicode trust)", real, boundary)
 		return
 	}
-	if err == nil && m.hidden != nil && (m.hidden(f.Path) || m.hidden(real)) {
-		m.note(f.Path, "not loaded: the permission rules deny or ask before reading it")
-		return
-	}
-	if info, statErr := os.Stat(real); err == nil && statErr == nil && within(m.workspace, real) && hardLinks(info) > 1 { // as read_file asks
-		m.note(f.Path, "not loaded: it has %d hard links, so it may be a file the permission rules deny or one outside the workspace", hardLinks(info))
+	if why := hiddenReason(m.hidden, m.workspace, f.Path, real); err == nil && why != "" {
+		m.note(f.Path, "not loaded: %s", why)
 		return
 	}
 	content, size := "", 0
@@ -135,6 +131,19 @@ func (m *Memory) loadFile(f *memoryFile, boundary string, stack []string) {
 	for _, ref := range includeRefs(f.Content) {
 		m.include(f, ref, boundary, stack)
 	}
+}
+
+// hiddenReason says why the model may not see the file at path (real: where its links lead), or "": hidden
+// reports it (the permission rules deny or ask before reading it; nil: none), or it is in the workspace with
+// more than one hard link, as read_file asks before reading such a file.
+func hiddenReason(hidden func(abs string) bool, workspace, path, real string) string {
+	if hidden != nil && (hidden(path) || hidden(real)) {
+		return "the permission rules deny or ask before reading it"
+	}
+	if info, err := os.Stat(real); err == nil && within(workspace, real) && hardLinks(info) > 1 {
+		return fmt.Sprintf("it has %d hard links, so it may be a file the permission rules deny or one outside the workspace", hardLinks(info))
+	}
+	return ""
 }
 
 // readMemoryFile reads a memory file cut at a line break to maxMemoryFileBytes, and its size on disk.

@@ -133,19 +133,24 @@ type SkillSet struct {
 	Shadowed map[string][]*Skill // by name: skills hidden by the one in use
 	Invalid  []*Skill            // Problem says why
 	Searched []string            // the folders searched, in order
+
+	hidden    func(abs string) bool // the files the permission rules keep from the model; nil: none
+	workspace string                // where a file with more than one hard link is kept from it too
 }
 
 // discoverSkills finds the skills for a workspace, first match winning: .minicode/skills and
 // .claude/skills from the workspace up to the repository root, then the user's (home and userHome may be "").
-func discoverSkills(home, userHome, workspace string) *SkillSet {
-	set := &SkillSet{Shadowed: map[string][]*Skill{}}
+// Like memory, it passes over the SKILL.md files the model may not see (hiddenReason).
+func discoverSkills(home, userHome, workspace string, hidden func(abs string) bool) *SkillSet {
+	workspace = filepath.Clean(workspace)
+	set := &SkillSet{Shadowed: map[string][]*Skill{}, hidden: hidden, workspace: workspace}
 	scan := func(source string, dirs ...string) {
 		for _, dir := range dirs {
 			if dir = filepath.Clean(dir); slices.Contains(set.Searched, dir) {
 				continue
 			}
 			set.Searched = append(set.Searched, dir)
-			for _, s := range scanSkillRoot(dir, source) {
+			for _, s := range set.scanRoot(dir, source) {
 				switch {
 				case s.Problem != "":
 					set.Invalid = append(set.Invalid, s)
@@ -157,7 +162,6 @@ func discoverSkills(home, userHome, workspace string) *SkillSet {
 			}
 		}
 	}
-	workspace = filepath.Clean(workspace)
 	root, inRepo := findRepoRoot(workspace)
 	for d := workspace; ; d = filepath.Dir(d) {
 		scan("project", filepath.Join(d, ".minicode", "skills"), filepath.Join(d, ".claude", "skills"))
@@ -174,8 +178,8 @@ func discoverSkills(home, userHome, workspace string) *SkillSet {
 	return set
 }
 
-// scanSkillRoot reads every skill folder directly inside root, in name order.
-func scanSkillRoot(root, source string) []*Skill {
+// scanRoot reads every skill folder directly inside root, in name order.
+func (set *SkillSet) scanRoot(root, source string) []*Skill {
 	entries, _ := os.ReadDir(root) // a missing folder holds no skills
 	var skills []*Skill
 	for _, e := range entries {
@@ -184,10 +188,20 @@ func scanSkillRoot(root, source string) []*Skill {
 			continue
 		}
 		if _, err := os.Stat(filepath.Join(dir, "SKILL.md")); !errors.Is(err, fs.ErrNotExist) {
-			skills = append(skills, readSkill(dir, source))
+			skills = append(skills, set.read(dir, source))
 		}
 	}
 	return skills
+}
+
+// read reads the skill in dir, unless its SKILL.md is a file the model may not see: Problem then says so.
+func (set *SkillSet) read(dir, source string) *Skill {
+	path := filepath.Join(dir, "SKILL.md")
+	real, _ := filepath.EvalSymlinks(path)
+	if why := hiddenReason(set.hidden, set.workspace, path, real); why != "" {
+		return &Skill{Dir: dir, Path: path, Source: source, Name: filepath.Base(dir), Problem: "SKILL.md is not read: " + why}
+	}
+	return readSkill(dir, source)
 }
 
 // find returns the skill in use with the given name, else the invalid one, or nil.
@@ -281,11 +295,11 @@ func (set *SkillSet) load(ctx context.Context, _ *ToolEnv, in loadSkillInput) (T
 	if found == nil {
 		return ToolOutput{}, fmt.Errorf("no skill named %q; the skills are: %s", name, strings.Join(set.Names(), ", "))
 	}
-	s := readSkill(found.Dir, found.Source)
+	s := set.read(found.Dir, found.Source)
 	if s.Problem != "" {
 		return ToolOutput{}, fmt.Errorf("skill %q cannot be loaded: %s", name, s.Problem)
 	}
-	files, err := listSkillFiles(ctx, s.Dir)
+	files, err := set.listFiles(ctx, s.Dir)
 	if err != nil {
 		return ToolOutput{}, fmt.Errorf("listing the files of skill %q: %w", name, err)
 	}
@@ -299,30 +313,35 @@ func (set *SkillSet) load(ctx context.Context, _ *ToolEnv, in loadSkillInput) (T
 	return ToolOutput{Text: b.String()}, nil
 }
 
-// listSkillFiles lists the visible files under dir, relative to it, up to maxSkillListedFiles.
-func listSkillFiles(ctx context.Context, dir string) ([]string, error) {
-	dir, err := filepath.EvalSymlinks(dir)
+// listFiles lists the files under the skill folder dir, relative to it, up to maxSkillListedFiles, passing
+// over dot files and what the permission rules hide, by its path through dir or where that leads.
+func (set *SkillSet) listFiles(ctx context.Context, dir string) ([]string, error) {
+	real, err := filepath.EvalSymlinks(dir)
 	if err != nil {
 		return nil, err
 	}
 	var files []string
-	err = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+	err = filepath.WalkDir(real, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(real, path)
+		passed := rel != "." && (strings.HasPrefix(d.Name(), ".") || set.hidden != nil && (set.hidden(path) || set.hidden(filepath.Join(dir, rel))))
 		switch {
 		case err != nil:
 			return err
 		case ctx.Err() != nil:
 			return ctx.Err()
-		case path != dir && strings.HasPrefix(d.Name(), ".") && d.IsDir():
+		case passed && d.IsDir():
 			return filepath.SkipDir
-		case path != dir && strings.HasPrefix(d.Name(), ".") || d.IsDir():
+		case passed || d.IsDir():
 			return nil
 		case len(files) == maxSkillListedFiles:
 			files = append(files, fmt.Sprintf("(more files not listed; the first %d are shown)", maxSkillListedFiles))
 			return filepath.SkipAll
 		}
-		rel, err := filepath.Rel(dir, path)
 		files = append(files, filepath.ToSlash(rel))
-		return err
+		return nil
 	})
 	return files, err
 }

@@ -43,7 +43,7 @@ func runSkillsCommand(args []string, stdout, stderr io.Writer, home, userHome, w
 		if len(positional) > 0 || project {
 			return usageErrorf("minicode skills list takes no arguments")
 		}
-		fmt.Fprint(stdout, discoverSkills(home, userHome, workspace).Describe())
+		fmt.Fprint(stdout, discoverSkills(home, userHome, workspace, nil).Describe())
 		return nil
 	case "add", "remove":
 		root := filepath.Join(workspace, ".minicode", "skills")
@@ -58,7 +58,7 @@ func runSkillsCommand(args []string, stdout, stderr io.Writer, home, userHome, w
 		if args[0] == "add" {
 			return addSkill(stdout, positional[0], root)
 		}
-		return removeSkill(stdout, positional[0], root, set["force"], discoverSkills(home, userHome, workspace))
+		return removeSkill(stdout, positional[0], root, set["force"], discoverSkills(home, userHome, workspace, nil))
 	}
 	return usageErrorf("unknown skills subcommand %q; use list, add or remove", args[0])
 }
@@ -140,7 +140,7 @@ func removeSkill(stdout io.Writer, name, root string, force bool, found *SkillSe
 	dir := ""
 	if _, err := os.Stat(filepath.Join(root, name, "SKILL.md")); err == nil && filepath.Base(name) == name && name != "." && name != ".." {
 		dir = filepath.Join(root, name)
-	} else if s := skillNamed(scanSkillRoot(root, ""), name); s != nil {
+	} else if s := skillNamed(new(SkillSet).scanRoot(root, ""), name); s != nil {
 		dir = s.Dir
 	}
 	if _, err := os.Stat(filepath.Join(dir, installedMark)); dir != "" && err != nil && !force {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -114,7 +115,7 @@ func TestReadSkillNotAFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	done := make(chan []*Skill, 1)
-	go func() { done <- scanSkillRoot(root, "") }()
+	go func() { done <- new(SkillSet).scanRoot(root, "") }()
 	var skills []*Skill
 	select {
 	case skills = <-done:
@@ -194,7 +195,7 @@ func newSkillTree(t *testing.T) skillTree {
 func TestDiscoverSkillsPrecedence(t *testing.T) {
 	t.Parallel()
 	tr := newSkillTree(t)
-	set := discoverSkills(tr.home, tr.userHome, tr.workspace)
+	set := discoverSkills(tr.home, tr.userHome, tr.workspace, nil)
 	if got, want := set.Names(), []string{"alpha", "beta", "delta", "epsilon"}; !reflect.DeepEqual(got, want) {
 		t.Fatalf("Names() = %q, want %q", got, want)
 	}
@@ -241,11 +242,11 @@ func TestDiscoverSkillsOutsideRepository(t *testing.T) {
 	ws := filepath.Join(base, "ws")
 	writeSkill(t, filepath.Join(base, ".minicode", "skills"), "parent", skillMD("parent", "d"))
 	writeSkill(t, filepath.Join(ws, ".claude", "skills"), "own", skillMD("own", "d"))
-	set := discoverSkills("", "", ws)
+	set := discoverSkills("", "", ws, nil)
 	if got, want := set.Names(), []string{"own"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("Names() = %q, want %q", got, want)
 	}
-	empty := discoverSkills("", "", t.TempDir())
+	empty := discoverSkills("", "", t.TempDir(), nil)
 	if got := empty.Describe(); !strings.HasPrefix(got, "No skills found.") || empty.PromptSection() != "" {
 		t.Errorf("empty set: Describe() = %q, PromptSection() = %q", got, empty.PromptSection())
 	}
@@ -298,7 +299,7 @@ func TestLoadSkillTool(t *testing.T) {
 	if err := os.Symlink(shared, filepath.Join(root, ".minicode", "skills", "linked")); err != nil {
 		t.Fatal(err)
 	}
-	set := discoverSkills("", "", root)
+	set := discoverSkills("", "", root, nil)
 	if err := os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte(skillMD("deploy", "Deploy the app.")+"Edited after discovery.\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -336,5 +337,62 @@ func TestLoadSkillTool(t *testing.T) {
 	}
 	if tool, _ := reg.Get("load_skill"); !tool.ReadOnly {
 		t.Error("load_skill is not read-only")
+	}
+}
+
+// TestSkillsPassOverWhatRulesHide runs a session whose project has skills the deny rules reach: a skill
+// folder linked into the denied secrets/, a SKILL.md that is a link to the denied .env and one that is a
+// hard link to it, and an allowed skill holding a denied key.pem. The system prompt lists only the allowed
+// skill, load_skill loads only it, and nothing of the denied files reaches the model, not even a name.
+func TestSkillsPassOverWhatRulesHide(t *testing.T) {
+	t.Parallel()
+	ws := realTempDir(t)
+	writeFiles(t, ws, map[string]string{".env": "---\ndescription: ENV-DESCRIPTION\n---\nENV-BODY\n",
+		"secrets/vault/SKILL.md": skillMD("vault", "VAULT-DESCRIPTION"), "secrets/vault/creds.txt": "x",
+		".claude/skills/deploy/SKILL.md": skillMD("deploy", "Deploy the app."), ".claude/skills/deploy/run.sh": "x", ".claude/skills/deploy/key.pem": "x",
+		".claude/skills/envlink/": "", ".claude/skills/hardlink/": "",
+		".claude/settings.json": `{"permissions": {"deny": ["Read(./.env)", "Read(secrets/**)", "Read(**/*.pem)"]}}`})
+	skills := filepath.Join(ws, ".claude", "skills")
+	for _, err := range []error{os.Symlink("../../secrets/vault", filepath.Join(skills, "vault")),
+		os.Symlink("../../../.env", filepath.Join(skills, "envlink", "SKILL.md")), os.Link(filepath.Join(ws, ".env"), filepath.Join(skills, "hardlink", "SKILL.md"))} {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	names := []string{"vault", "envlink", "hardlink", "deploy"}
+	srv, requests := anthropicServer(t, func(_ *http.Request, req modelRequest) string {
+		if len(req.Messages) > 1 {
+			return anthropicTextStream("done", StopEndTurn)
+		}
+		var calls []Block
+		for _, name := range names {
+			calls = append(calls, Block{ID: "toolu_" + name, Name: "load_skill", Input: json.RawMessage(`{"name":"` + name + `"}`)})
+		}
+		return anthropicToolStream(calls...)
+	})
+	if r := runMinicode(t, anthropicEnv(srv.URL), "", "-p", "deploy", "--workspace", ws); r.code != 0 {
+		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+	}
+	seen := requests()
+	if len(seen) != 2 {
+		t.Fatalf("got %d model requests, want 2", len(seen))
+	}
+	system, _ := json.Marshal(seen[0].System)
+	results := map[string]string{}
+	for _, b := range toolResultsOf(seen[1]) {
+		results[strings.TrimPrefix(b.ToolUseID, "toolu_")] = b.Content
+	}
+	for _, name := range names[:3] {
+		if strings.Contains(string(system), "- "+name+":") || !strings.Contains(results[name], "cannot be loaded") {
+			t.Errorf("skill %s: listed in the system prompt or loaded; load_skill said %q", name, results[name])
+		}
+	}
+	for _, leak := range []string{"ENV-DESCRIPTION", "ENV-BODY", "VAULT-DESCRIPTION", "creds.txt", "key.pem"} {
+		if inResults := strings.Contains(fmt.Sprint(results), leak); inResults || strings.Contains(string(system), leak) {
+			t.Errorf("the model saw %q (in load_skill's results: %v, else in the system prompt)", leak, inResults)
+		}
+	}
+	if !strings.Contains(string(system), "- deploy: Deploy the app.") || !strings.Contains(results["deploy"], "  run.sh\n") {
+		t.Errorf("deploy: system prompt %s, load_skill said %q; want it listed and loaded with run.sh", system, results["deploy"])
 	}
 }
