@@ -97,7 +97,8 @@ func (app *App) useSession(s *Session) {
 	app.Session = s
 	app.Env.ResultsDir = filepath.Join(app.Home, "tool-results", s.ID)
 	app.Checkpoints = newCheckpointStore(app.Home, s.ID, app.Workspace, app.Settings.Checkpoints, app.warnSession)
-	if app.Opts.NoSessionPersistence { // kept in memory only: what the session stores on disk goes when the run ends
+	app.Checkpoints.planted = func() []string { return app.Sandbox.Planted() } // the sandbox comes after the session
+	if app.Opts.NoSessionPersistence {                                         // kept in memory only: what the session stores on disk goes when the run ends
 		results, checkpoints := app.Env.ResultsDir, app.Checkpoints.dir
 		app.closers = append(app.closers, func() {
 			os.RemoveAll(results)

@@ -41,8 +41,9 @@ type CheckpointSettings struct {
 type CheckpointStore struct {
 	dir, workspace string
 	limits         CheckpointSettings
-	paths          []string     // the pathspec recorded: all, but minicode's home when it is inside
-	warn           func(string) // tells the user once why checkpoints stopped
+	paths          []string        // the pathspec recorded: all, but minicode's home when it is inside
+	warn           func(string)    // tells the user once why checkpoints stopped
+	planted        func() []string // protected paths a running command may have made, not recorded (a rewind would write them)
 
 	mu  sync.Mutex
 	off string // why checkpoints are off for the session; "" while they are on
@@ -57,9 +58,10 @@ type fileChange struct {
 
 // newCheckpointStore returns the store of session id; it is created with the first snapshot.
 func newCheckpointStore(home, id, workspace string, limits CheckpointSettings, warn func(string)) *CheckpointStore {
-	s := &CheckpointStore{dir: filepath.Join(home, "checkpoints", id), workspace: workspace, limits: limits, warn: warn}
+	s := &CheckpointStore{dir: filepath.Join(home, "checkpoints", id), workspace: workspace, limits: limits, warn: warn,
+		paths: []string{"--", ":/"}, planted: func() []string { return nil }}
 	if rel, err := filepath.Rel(workspace, home); err == nil && within(workspace, home) {
-		s.paths = []string{"--", ":/", ":(exclude,top)" + filepath.ToSlash(rel)}
+		s.paths = append(s.paths, ":(exclude,top)"+filepath.ToSlash(rel))
 	}
 	return s
 }
@@ -87,7 +89,11 @@ func (s *CheckpointStore) snapshot(ctx context.Context) (string, map[string]fs.F
 	if err := s.open(ctx); err != nil {
 		return "", nil, err
 	}
-	listed, err := s.git(ctx, append([]string{"ls-files", "-z", "--cached", "--others", "--exclude-standard"}, s.paths...)...)
+	paths := s.paths
+	for _, rel := range s.planted() {
+		paths = append(slices.Clip(paths), ":(exclude,top,literal)"+rel)
+	}
+	listed, err := s.git(ctx, append([]string{"ls-files", "-z", "--cached", "--others", "--exclude-standard"}, paths...)...)
 	if err != nil {
 		return "", nil, err
 	}
@@ -107,7 +113,7 @@ func (s *CheckpointStore) snapshot(ctx context.Context) (string, map[string]fs.F
 		return "", nil, fmt.Errorf("the workspace holds %d files and %d MB outside .gitignore, more than the %d files or %d MB checkpoints cover (settings: checkpoints.maxFiles, checkpoints.maxBytes)",
 			files, size>>20, maxFiles, maxBytes>>20)
 	}
-	if _, err := s.git(ctx, append([]string{"add", "-A"}, s.paths...)...); err != nil {
+	if _, err := s.git(ctx, append([]string{"add", "-A"}, paths...)...); err != nil {
 		return "", nil, err
 	}
 	tree, err := s.git(ctx, "write-tree")

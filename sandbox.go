@@ -215,6 +215,15 @@ func (s *Sandbox) Accept(path string, data []byte) {
 	}
 }
 
+// Planted are the protected paths, relative to the workspace, that differ from what was there while no command
+// ran: what a running command may have planted, which a checkpoint must not keep (a rewind writes outside the sandbox).
+func (s *Sandbox) Planted() []string {
+	if s == nil || s.guard == nil {
+		return nil
+	}
+	return s.guard.planted()
+}
+
 // Sandboxed reports whether commands run in the sandbox unless asked not to; it starts the supervisor.
 func (s *Sandbox) Sandboxed() bool {
 	if s == nil {

@@ -278,6 +278,20 @@ func (g *protectedPaths) commandStarted() (first bool) {
 	return g.running == 1
 }
 
+// planted are the watched paths, relative to the workspace, that are not as they were when no command ran,
+// while commands run (none when none does: the sweep has moved them out).
+func (g *protectedPaths) planted() []string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	var out []string
+	for p, id := range g.present() {
+		if rel, err := filepath.Rel(g.workspace, p); g.running > 0 && g.known[p] != id && err == nil {
+			out = append(out, filepath.ToSlash(rel))
+		}
+	}
+	return out
+}
+
 // patrolEvery is how often the protected paths are swept while sandboxed commands run.
 const patrolEvery = 2 * time.Second
 
