@@ -29,6 +29,7 @@ type CustomCommand struct {
 	Body         string
 	Path         string
 	Problem      string // why the file cannot be used; "" when it can
+	project      bool   // a project skill's, which may lie in a folder above the workspace
 }
 
 // definitionDirs lists the folders of "commands" or "agents", the project's before the user's.
@@ -139,7 +140,7 @@ func (app *App) expandCommand(ctx context.Context, c *CustomCommand, args string
 		return SlashPrompt{}, fmt.Errorf("/%s cannot be used: %s: %s", c.Name, c.Path, cmp.Or(c.Problem, fmt.Sprint(err)))
 	}
 	why, model := "its allowed-tools do not include Bash", c.Model
-	if !app.Trusted && within(app.Workspace, c.Path) { // allowed-tools and model are gated (trustTable)
+	if !app.Trusted && (c.project || within(app.Workspace, c.Path)) { // allowed-tools and model are gated (trustTable)
 		grants, model, why = nil, "", "this workspace is not trusted, so its commands run nothing ('minicode trust' allows it)"
 	}
 	env := app.Env.forTurn("", grants)
@@ -227,7 +228,7 @@ func (app *App) customSlashCommands() []SlashCommand {
 		out = append(out, SlashCommand{name: s.Name, help: "skill: " + oneLine(s.Description, 80), prompt: func(ctx context.Context, args string) (SlashPrompt, error) {
 			s := app.Skills.read(s.Dir, s.Source)
 			model, _ := s.Meta["model"].(string)
-			p, err := app.expandCommand(ctx, &CustomCommand{Name: s.Name, Path: s.Path, AllowedTools: s.AllowedTools, Model: model, Problem: s.Problem,
+			p, err := app.expandCommand(ctx, &CustomCommand{Name: s.Name, Path: s.Path, AllowedTools: s.AllowedTools, Model: model, Problem: s.Problem, project: s.Source == "project",
 				Body: fmt.Sprintf("Follow the skill %q. Its folder is %s; paths in it are relative to that folder.\n\n%s", s.Name, s.Dir, s.Body)}, args)
 			p.Fork = s.Meta["context"] == "fork"
 			return p, err

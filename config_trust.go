@@ -193,7 +193,7 @@ func (app *App) projectEnables(layers []Settings, servers []MCPServerConfig) []s
 		}
 	}
 	for _, s := range app.Skills.Skills {
-		if len(s.AllowedTools) > 0 && within(app.Workspace, s.Dir) {
+		if len(s.AllowedTools) > 0 && s.Source == "project" { // also of a folder above the workspace, up to the repository's root
 			out = append(out, fmt.Sprintf("skill %s allows %s", s.Name, strings.Join(s.AllowedTools, ", ")))
 		}
 	}
