@@ -12,12 +12,15 @@ import (
 // naming one, a submodule linked through the writable index, a folder that is itself a repository's git
 // folder, as a bare one is): the user's git in that folder runs its hooks, core.fsmonitor or core.pager
 // outside the sandbox. A CLAUDE.md planted there reaches the model on its next read
-// there. So the protected paths look for these names in every folder. Reading every folder before and
+// there; a .claude, .minicode or .mcp.json runs its hooks and servers when the user opens the folder,
+// trusted as the workspace is. So the protected paths look for these names in every folder. Reading every folder before and
 // after each command would cost a readdir each; a folderTree reads again only the folders whose change
 // time (ctime) moved since its last look, which a command cannot set back as it can a modification time.
 
 // watchedNames are the names looked for in every folder.
-func watchedNames() []string { return []string{".git", "CLAUDE.md", ".claude"} }
+func watchedNames() []string {
+	return []string{".git", "CLAUDE.md", ".claude", ".minicode", ".mcp.json"}
+}
 
 // folderTree is the workspace's folders as last read.
 type folderTree struct {
