@@ -90,7 +90,9 @@ func settingsKeys(v reflect.Value, prefix string, visit func(key string, v refle
 const trustFileName = "trust.json"
 
 // workspaceTrust reports whether the workspace is trusted and whether the user has answered: the nearest
-// answer, minicode's before Claude Code's, wins. A broken trust file is passed to skip, and trusts nothing.
+// answer, minicode's before Claude Code's, wins. The answer for the home folder or a folder above it covers
+// that folder alone, as every repository the user clones is inside. A broken trust file is passed to skip,
+// and trusts nothing.
 func workspaceTrust(home, userHome, workspace string, skip func(error)) (trusted, answered bool) {
 	mine, err := readTrustAnswers(home)
 	if err != nil {
@@ -104,11 +106,16 @@ func workspaceTrust(home, userHome, workspace string, skip func(error)) (trusted
 	if data, err := os.ReadFile(filepath.Join(userHome, ".claude.json")); err == nil {
 		_ = json.Unmarshal(data, &claude) // a file we cannot read trusts nothing
 	}
+	homeDir, err := filepath.EvalSymlinks(userHome) // as the workspace is resolved
+	if err != nil {
+		homeDir = userHome
+	}
 	for dir := workspace; ; dir = filepath.Dir(dir) {
-		if t, ok := mine[dir]; ok {
+		covers := dir == workspace || !within(dir, homeDir)
+		if t, ok := mine[dir]; ok && covers {
 			return t, true
 		}
-		if claude.Projects[dir].HasTrustDialogAccepted {
+		if claude.Projects[dir].HasTrustDialogAccepted && covers {
 			return true, true
 		}
 		if dir == filepath.Dir(dir) {

@@ -30,3 +30,38 @@ func TestUntrustedRepositorySkillAboveTheWorkspace(t *testing.T) {
 		}
 	}
 }
+
+// TestHomeFolderTrustCoversItAlone trusts the home folder, in minicode's
+// trust file and in Claude Code's: every repository the user clones is
+// inside it, so that answer trusts the home folder alone, and a clone in
+// it is not trusted until the user says so. A folder below the home
+// folder still covers the folders inside it.
+func TestHomeFolderTrustCoversItAlone(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	clone, code, work := filepath.Join(home, "src", "clone"), filepath.Join(home, "code"), filepath.Join(home, "work")
+	for _, dir := range []string{clone, filepath.Join(code, "app"), filepath.Join(work, "app")} {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mine := t.TempDir()
+	for _, dir := range []string{home, code} {
+		if err := saveTrust(mine, dir, true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeFile(t, filepath.Join(home, ".claude.json"), `{"projects": {"`+home+`": {"hasTrustDialogAccepted": true}, "/": {"hasTrustDialogAccepted": true}, "`+work+`": {"hasTrustDialogAccepted": true}}}`)
+	for _, tt := range []struct {
+		minicodeHome, workspace string
+		trusted, answered       bool
+	}{
+		{mine, home, true, true}, {mine, clone, false, false}, {t.TempDir(), clone, false, false},
+		{t.TempDir(), home, true, true}, {mine, filepath.Join(code, "app"), true, true}, {mine, filepath.Join(work, "app"), true, true},
+	} {
+		trusted, answered := workspaceTrust(tt.minicodeHome, home, tt.workspace, noneBroken(t))
+		if trusted != tt.trusted || answered != tt.answered {
+			t.Errorf("workspace %s: trusted %v, answered %v; want %v, %v", tt.workspace, trusted, answered, tt.trusted, tt.answered)
+		}
+	}
+}

@@ -166,9 +166,8 @@ func TestPipedInputIsNoTrustAnswer(t *testing.T) {
 
 func TestClaudeCodeTrustCounts(t *testing.T) {
 	t.Parallel()
-	ws, home := untrustedProject(t), t.TempDir()
-	parent := filepath.Dir(ws)
-	writeFile(t, filepath.Join(home, ".claude.json"), `{"projects": {"`+parent+`": {"hasTrustDialogAccepted": true}}}`)
+	ws, home := untrustedProject(t), t.TempDir() // ws's parent is above home, which covers itself alone (TestHomeFolderTrustCoversItAlone)
+	writeFile(t, filepath.Join(home, ".claude.json"), `{"projects": {"`+ws+`": {"hasTrustDialogAccepted": true}}}`)
 	r := runMinicode(t, append([]string{"HOME=" + home}, modelAwaitingMarker(t, ws)...), "", "-p", "help", "--workspace", ws)
 	if !markerAppears(ws, 0) || strings.Contains(r.stderr, "not trusted") {
 		t.Errorf("a folder Claude Code trusted was not trusted: stderr %q", r.stderr)
