@@ -78,7 +78,7 @@ func loadSettings(home, userHome, workspace string, flagValues, kinds []string, 
 		{"project", filepath.Join(workspace, ".minicode", "permissions.json"), parseRuleFile},
 		{"local", filepath.Join(workspace, ".claude", "settings.local.json"), parseSettings},
 	} {
-		data, err := os.ReadFile(f.path)
+		data, err := readConfigFile(f.path)
 		if seen[f.path] || errors.Is(err, fs.ErrNotExist) || kinds != nil && !slices.Contains(kinds, f.kind) {
 			continue // the workspace may be the home folder
 		}
@@ -109,6 +109,15 @@ func loadSettings(home, userHome, workspace string, flagValues, kinds []string, 
 		layers = append(layers, s)
 	}
 	return layers, nil
+}
+
+// readConfigFile reads a settings, MCP or definition file. One that is not a regular file is an error: a
+// repository's link to /dev/zero would never end, one to /proc/self/fd/0 would eat the tasks piped in.
+func readConfigFile(path string) ([]byte, error) {
+	if info, err := os.Stat(path); err == nil && !info.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", path)
+	}
+	return os.ReadFile(path)
 }
 
 // parseRuleFile decodes a permissions.json, which keeps "always" answers,

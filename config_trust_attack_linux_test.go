@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -34,4 +35,27 @@ func TestSandboxedCommandPlantsNoSubfolderProjectFiles(t *testing.T) {
 			t.Error("the hook a sandboxed command planted ran when the subfolder was opened")
 		}
 	})
+}
+
+// TestProjectConfigLinkedToADeviceIsNotRead opens a repository whose
+// settings, MCP, command, agent or output style file is a link to
+// /proc/self/fd/0: reading it would eat the tasks piped in (a link to
+// /dev/zero would never end). minicode leaves it out, as not a regular
+// file, and answers the task.
+func TestProjectConfigLinkedToADeviceIsNotRead(t *testing.T) {
+	t.Parallel()
+	for _, file := range []string{".claude/settings.json", ".minicode/permissions.json", ".mcp.json", ".claude/commands/x.md", ".claude/agents/x.md", ".claude/output-styles/x.md"} {
+		t.Run(file, func(t *testing.T) {
+			t.Parallel()
+			ws := workspaceWith(t, map[string]string{".claude/settings.local.json": `{"outputStyle": "x"}`})
+			os.MkdirAll(filepath.Dir(filepath.Join(ws, file)), 0o755)
+			if err := os.Symlink("/proc/self/fd/0", filepath.Join(ws, file)); err != nil {
+				t.Fatal(err)
+			}
+			r := runMinicode(t, nil, "/help\n", "--provider", "mock", "--workspace", ws)
+			if !strings.Contains(r.stdout, "Commands:") {
+				t.Errorf("exit %d, stdout %q, stderr %q; want /help answered", r.code, r.stdout, r.stderr)
+			}
+		})
+	}
 }

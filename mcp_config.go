@@ -80,7 +80,7 @@ func loadMCPConfig(home, workspace string, skip func(error)) []MCPServerConfig {
 	byName := map[string]MCPServerConfig{}
 	for _, project := range []bool{false, true} {
 		path := mcpConfigFile(home, workspace, project)
-		data, err := os.ReadFile(path)
+		data, err := readConfigFile(path)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		} else if err != nil {
