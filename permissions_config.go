@@ -183,7 +183,7 @@ func (p *Permissions) Denials() []Denial {
 var modeMeanings = map[PermissionMode]string{
 	ModeDefault:     "reads inside the workspace are free; edits, commands, web fetches, MCP calls and anything outside the workspace ask",
 	ModeAcceptEdits: "reads and edits inside the workspace are free (touch and mkdir too); other commands, web fetches, MCP calls and anything outside the workspace ask",
-	ModePlan:        "only reading is possible; edits, commands and MCP calls are refused",
+	ModePlan:        "reads inside the workspace and read-only commands (ls, git status) run; edits, other commands and MCP calls are refused; web fetches and anything outside the workspace ask",
 	ModeBypass:      "everything runs without asking, destructive commands included; only deny rules still hold",
 	ModeDontAsk:     "what the rules allow runs; whatever would ask is denied",
 }
