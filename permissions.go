@@ -49,6 +49,7 @@ type PermissionRequest struct {
 	HookDecision string                       // a PreToolUse hook's "allow" or "ask"
 	Grants       []Rule                       // allow rules of the running skill or command (ToolEnv.Grants)
 	Walks        bool                         // the tool walks the folder of Paths, passing over what WalkFilter names
+	ByUser       bool                         // asked for the user's own command (/init), whose answer reaches the user, not the model
 }
 
 // Authorizer decides whether a tool call may run (an error denies it), and which paths a walk of a folder passes over.

@@ -93,8 +93,12 @@ func (p *Permissions) prompt(req PermissionRequest, d decision) Prompt {
 	}
 	targets := slices.DeleteFunc([]SaveOption{{saveProject, p.projectFile}, {saveUser, p.userFile}, {saveSession, ""}},
 		func(o SaveOption) bool { return o.File == "" && o.Target != saveSession })
+	choices := choicesFor(req.Access == AccessWrite, d.Strict, strings.Join(saved, ", "))
+	if req.ByUser { // no model would hear the guidance
+		choices = slices.DeleteFunc(choices, func(c Choice) bool { return c.ID == ChoiceDenyGuidance })
+	}
 	return Prompt{Request: req, Title: cmp.Or(req.Summary, describeCall(req)), Reason: d.Reason, Warning: d.Warning,
-		Diff: req.Diff, Choices: choicesFor(req.Access == AccessWrite, d.Strict, strings.Join(saved, ", ")), SaveTargets: targets}
+		Diff: req.Diff, Choices: choices, SaveTargets: targets}
 }
 
 // choicesFor lists the answers to a question about an edit or another call; a strict one offers no grant.
@@ -127,7 +131,8 @@ func choicesFor(edit, strict bool, saved string) []Choice {
 // apply carries out the user's answer for this call and what it promises.
 func (p *Permissions) apply(req PermissionRequest, d decision, prompt Prompt, a Answer) error {
 	what := describeCall(req)
-	if !slices.ContainsFunc(prompt.Choices, func(c Choice) bool { return c.ID == a.Choice }) {
+	// A refusal with a reason, such as a hook's or an SDK host's, is an answer even where guidance is not offered.
+	if !slices.ContainsFunc(prompt.Choices, func(c Choice) bool { return c.ID == a.Choice }) && a.Choice != ChoiceDenyGuidance {
 		return p.refuse(req, fmt.Sprintf("permission not granted: %s: the answer %q was not one of the choices", what, a.Choice))
 	}
 	rules := p.grantRules(req, d.asking, a.SaveTo)

@@ -176,3 +176,33 @@ func TestLineAskerWithPermissions(t *testing.T) {
 		t.Errorf("the diff was not shown:\n%s", out.String())
 	}
 }
+
+// TestGuidanceIsOfferedOnlyToTheModel checks that "reject with guidance" is offered where the answer
+// reaches the model (its edit), not for /init, whose refusal only the user sees; a refusal with a reason,
+// as a hook or an SDK host gives, still refuses /init and keeps the reason.
+func TestGuidanceIsOfferedOnlyToTheModel(t *testing.T) {
+	t.Parallel()
+	dir := realTempDir(t)
+	guidance := Answer{Choice: ChoiceDenyGuidance, Guidance: "the hook says no"}
+	asker := &scriptedAsker{answers: []Answer{guidance, guidance}}
+	perms, err := newPermissions(PermissionConfig{Workspace: dir, Asker: asker})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, initErr := initAgentsFile(context.Background(), &ToolEnv{Workspace: dir, Perms: perms}, dir)
+	editErr := perms.Authorize(context.Background(), editReq("a.txt"))
+	for i, err := range []error{initErr, editErr} {
+		if err == nil || !strings.Contains(err.Error(), "said: the hook says no") {
+			t.Errorf("answer %d: error %v, want a refusal with the hook's reason", i, err)
+		}
+	}
+	if len(asker.prompts) != 2 {
+		t.Fatalf("%d prompts, want 2", len(asker.prompts))
+	}
+	for i, want := range []bool{false, true} {
+		_, offered := findChoice(asker.prompts[i].Choices, "g")
+		if offered != want {
+			t.Errorf("%s: guidance offered = %v, want %v", asker.prompts[i].Title, offered, want)
+		}
+	}
+}

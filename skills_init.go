@@ -165,7 +165,7 @@ func initAgentsFile(ctx context.Context, env *ToolEnv, workspace string) (string
 	}
 	content := starterAgents(ctx, workspace)
 	req := PermissionRequest{Tool: "init", Access: AccessWrite, Paths: []string{path}, Diff: unifiedDiff("AGENTS.md", "", content),
-		Summary: fmt.Sprintf("write a starter AGENTS.md (%d lines)", strings.Count(content, "\n"))}
+		Summary: fmt.Sprintf("write a starter AGENTS.md (%d lines)", strings.Count(content, "\n")), ByUser: true}
 	if err := env.Perms.Authorize(ctx, req); err != nil {
 		return "", err
 	}
