@@ -20,6 +20,7 @@ func (u *tui) Ask(ctx context.Context, p Prompt) (Answer, error) {
 	u.dialog = d
 	activity := u.activity
 	u.activity, u.activityAt = "waiting for approval", time.Now()
+	d.quietSince = u.typedAt
 	u.draw()
 	u.mu.Unlock()
 	select {
@@ -56,6 +57,21 @@ type approvalDialog struct {
 	guidance lineEditor
 	folded   bool          // the diff was shown folded, so d shows it whole
 	done     chan struct{} // closed when answered, and the dialog closes
+
+	quietSince time.Time // the last key typed before the menu came, or since, as part of that typing
+}
+
+// typeAheadPause is how long the keyboard must rest before a key answers a menu that came while the user
+// typed: keys that come sooner belong to that typing (the next prompt, as a turn runs) and go to the input.
+const typeAheadPause = 400 * time.Millisecond
+
+// typedAhead reports whether a key pressed at now belongs to typing begun before the menu came.
+func (d *approvalDialog) typedAhead(now time.Time) bool {
+	if now.Sub(d.quietSince) >= typeAheadPause {
+		return false
+	}
+	d.quietSince = now
+	return true
 }
 
 // printQuestion prints what a permission prompt asks, why, and its diff folded to fold lines; it returns the diff lines folded away.
@@ -156,6 +172,9 @@ func (d *approvalDialog) lines(width int) (lines []string, row, col int) {
 			lines = append(lines, tr.menuEntry(fmt.Sprintf("%d. %-*s  %s", i+1, labelWidth, c.Label+" ("+c.Key+")", c.Meaning), i == d.sel, width))
 		}
 		help := "↑↓ Enter, a number or a letter picks · Esc rejects" + map[bool]string{true: " · d shows the whole diff"}[d.folded]
+		if time.Since(d.quietSince) < typeAheadPause {
+			help = "you were typing: keys go to the input until you pause"
+		}
 		return append(lines, tr.style(ansiDim, truncateWidth(help, width))), -1, 0
 	}
 	lines = append(lines, tr.style(ansiBold, "Save the rule where? (Esc goes back)"))

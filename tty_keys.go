@@ -92,13 +92,16 @@ func (u *tui) readKeys(in *os.File) {
 	}
 }
 
-// handleKey applies a key to the approval dialog when one is open, else to the input, its menu or the turn.
+// handleKey applies a key to the approval dialog when one is open (unless typed ahead of it), else to the input, its menu or the turn.
 func (u *tui) handleKey(k key) {
 	u.hint = ""
+	if u.cancel != nil && u.dialog == nil {
+		u.typedAt = time.Now()
+	}
 	switch {
 	case k.name == "ctrl-c":
 		u.interrupt()
-	case u.dialog != nil:
+	case u.dialog != nil && !u.dialog.typedAhead(time.Now()):
 		if u.dialog.handle(k) {
 			close(u.dialog.done)
 			u.dialog = nil
