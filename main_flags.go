@@ -131,6 +131,8 @@ func checkFlagValues(opts Options) error {
 		return usageErrorf("unknown --input-format %q (use text or stream-json)", opts.InputFormat)
 	case opts.InputFormat == "stream-json" && opts.OutputFormat != "stream-json":
 		return usageErrorf("--input-format stream-json needs --output-format stream-json")
+	case opts.OutputFormat != "text" && !opts.Print:
+		return usageErrorf("--output-format %s needs -p (or --input-format stream-json): the terminal UI prints text", opts.OutputFormat)
 	case !slices.Contains([]string{"", "decline", "defaults"}, opts.MCPElicitation):
 		return usageErrorf("--mcp-elicitation must be decline or defaults, not %q", opts.MCPElicitation)
 	case opts.MaxTurns < 0:

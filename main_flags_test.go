@@ -275,3 +275,26 @@ func TestToolsFlagOffersWhatItNames(t *testing.T) {
 		}
 	}
 }
+
+// TestOutputFormatNeedsPrintMode runs the binary with --output-format json or stream-json and no -p: the
+// terminal UI and line mode print text, so it is a usage error (exit 2), not a flag silently ignored. With
+// -p, or as the SDK runs it (--input-format stream-json), the format is used.
+func TestOutputFormatNeedsPrintMode(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		args []string
+		code int
+	}{
+		{[]string{"--output-format", "json"}, 2},
+		{[]string{"--output-format", "stream-json", "--verbose"}, 2},
+		{[]string{"--output-format", "text"}, 0},
+		{[]string{"-p", "help", "--output-format", "json"}, 0},
+		{sdkArgs, 0},
+	} {
+		r := runMinicode(t, nil, "", append([]string{"--provider", "mock", "--workspace", t.TempDir()}, tc.args...)...)
+		said := strings.Contains(r.stderr, "needs -p")
+		if r.code != tc.code || said != (tc.code == 2) {
+			t.Errorf("minicode %q: exit %d, stderr %q; want exit %d", tc.args, r.code, r.stderr, tc.code)
+		}
+	}
+}
