@@ -34,6 +34,7 @@ type mcpStdio struct {
 	stdin   io.WriteCloser // set once the process runs
 	stderr  *lineTail
 	exited  chan struct{} // closed once the process is reaped
+	ended   error         // why the connection ended, set before exited closes
 	closing atomic.Bool
 	writeMu sync.Mutex
 
@@ -99,10 +100,16 @@ func (t *mcpStdio) write(ctx context.Context, body []byte, lsp bool) error {
 	}()
 	select {
 	case err := <-written:
-		if err != nil {
-			return fmt.Errorf("writing to the server: %w", err)
+		if err == nil {
+			return nil
 		}
-		return nil
+		select { // a server that exited closed its stdin: say how it exited, not that the pipe broke
+		case <-t.exited:
+			return t.ended
+		case <-time.After(mcpExitGrace):
+		case <-ctx.Done():
+		}
+		return fmt.Errorf("writing to the server: %w", err)
 	case <-ctx.Done():
 		return fmt.Errorf("writing to the server: %w", ctx.Err())
 	}
@@ -126,21 +133,21 @@ func (t *mcpStdio) readLoop(stdout io.Reader, deliver func(RPCMessage), lost fun
 	waitErr := t.cmd.Wait()
 	killed := !kill.Stop()
 	t.stop()
-	close(t.exited)
-	if t.closing.Load() {
-		return
-	}
 	switch {
 	case errors.Is(err, bufio.ErrTooLong):
-		lost(fmt.Errorf("the server sent a message larger than %d MB", maxMCPMessage>>20))
+		t.ended = fmt.Errorf("the server sent a message larger than %d MB", maxMCPMessage>>20)
 	case err != nil:
-		lost(fmt.Errorf("reading from the server: %w", err))
+		t.ended = fmt.Errorf("reading from the server: %w", err)
 	case killed:
-		lost(errors.New("the server closed its output but did not exit"))
+		t.ended = errors.New("the server closed its output but did not exit")
 	case waitErr != nil:
-		lost(fmt.Errorf("the server exited: %w", waitErr))
+		t.ended = fmt.Errorf("the server exited: %w", waitErr)
 	default:
-		lost(errors.New("the server exited"))
+		t.ended = errors.New("the server exited")
+	}
+	close(t.exited)
+	if !t.closing.Load() {
+		lost(t.ended)
 	}
 }
 

@@ -425,3 +425,28 @@ func TestMCPStdioMessageIsBounded(t *testing.T) {
 		t.Errorf("lost with %v, want the size named", got)
 	}
 }
+
+// TestMCPStdioServerThatExitsAtOnce starts servers that exit before reading a byte: the write of
+// initialize fails, and the error must say the server exited, with its status and stderr, not
+// that a pipe broke.
+func TestMCPStdioServerThatExitsAtOnce(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"false"}, []string{"the server exited: exit status 1"}},
+		{[]string{"sh", "-c", "echo oops >&2; exit 3"}, []string{"the server exited: exit status 3", "oops"}},
+	} {
+		t.Run(tc.args[0], func(t *testing.T) {
+			t.Parallel()
+			m, _ := startManager(t, []MCPServerConfig{{Name: "quick", Command: tc.args[0], Args: tc.args[1:], StartupTimeoutMs: 20000}}, MCPOptions{})
+			st := m.Status()[0]
+			for _, w := range tc.want {
+				if st.State != MCPFailed || !strings.Contains(st.Error, w) || strings.Contains(st.Error, "broken pipe") {
+					t.Errorf("state %q, error %q; want failed, saying %q", st.State, st.Error, w)
+				}
+			}
+		})
+	}
+}
