@@ -30,13 +30,14 @@ var trustTable = map[string]bool{
 	"settings: provider": gated, "settings: api": gated, "settings: model": gated, "settings: baseUrl": gated, "settings: webSearchUrl": gated,
 	"settings: env": gated, "settings: hooks": gated, "settings: disableAllHooks": gated, // the user's hooks may be guards
 	"settings: cleanupPeriodDays": gated,                                    // it prunes every project's sessions
+	"settings: subagentDepth":     gated,                                    // nesting without end would spend tokens without end
 	"settings: apiKeyHelper":      gated, "settings: outputStyle": harmless, // a style is text for the model, as memory is
 	"settings: permissions.allow": gated, "settings: permissions.defaultMode": gated, "settings: permissions.additionalDirectories": gated,
 	"settings: sandbox.enabled": gated, "settings: sandbox.network": gated, "settings: sandbox.allowWrite": gated,
 	"settings: sandbox.passEnv": gated, "settings: sandbox.autoAllowBashIfSandboxed": gated, "settings: enabledMcpjsonServers": gated, "settings: enableAllProjectMcpServers": gated,
 	"settings: permissions.ask": harmless, "settings: permissions.deny": harmless, "settings: sandbox.denyRead": harmless,
 	"settings: disabledMcpjsonServers": harmless, "settings: maxTurns": harmless, "settings: maxTokens": harmless,
-	"settings: modelLimits": harmless, "settings: contextWindow": harmless, "settings: subagentDepth": harmless,
+	"settings: modelLimits": harmless, "settings: contextWindow": harmless,
 	"settings: compaction.micro": harmless, "settings: compaction.snip": harmless, "settings: compaction.collapse": harmless,
 	"settings: compaction.auto": harmless, "settings: checkpoints.maxFiles": harmless, "settings: checkpoints.maxBytes": harmless,
 	"settings: $schema": harmless,

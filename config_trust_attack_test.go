@@ -65,3 +65,22 @@ func TestHomeFolderTrustCoversItAlone(t *testing.T) {
 		}
 	}
 }
+
+// TestUntrustedProjectNestsNoSubagents merges a cloned repository's
+// settings that let subagents start subagents fifty levels deep, which a
+// prompt in the repository could use to spend the user's tokens without
+// end: untrusted, subagents nest as deep as the user's settings say.
+func TestUntrustedProjectNestsNoSubagents(t *testing.T) {
+	t.Parallel()
+	ws := workspaceWith(t, map[string]string{".claude/settings.json": `{"subagentDepth": 50}`})
+	layers, err := loadSettings(t.TempDir(), t.TempDir(), ws, nil, nil, noneBroken(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := mergeSettings(layers, ws, false); got.SubagentDepth != 0 || len(got.Ignored) != 1 || !strings.HasPrefix(got.Ignored[0], "subagentDepth (") {
+		t.Errorf("untrusted: subagentDepth %d, ignored %q; want 0 and it named", got.SubagentDepth, got.Ignored)
+	}
+	if got := mergeSettings(layers, ws, true); got.SubagentDepth != 50 {
+		t.Errorf("trusted: subagentDepth %d, want the project's 50", got.SubagentDepth)
+	}
+}
