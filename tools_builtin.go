@@ -106,9 +106,17 @@ func todoWriteTool() *Tool {
 		Description: "Write the todo list of a task of several steps (send the whole list each time). " +
 			"Mark a step in_progress before starting it and completed as soon as it is done; at most one step is in progress.",
 		Run: func(_ context.Context, _ *ToolEnv, in TodoInput) (ToolOutput, error) {
-			steps := map[string]int{} // by status
-			for _, t := range in.Todos {
+			steps, seen := map[string]int{}, map[string]int{} // by status; the index of each step
+			for i, t := range in.Todos {
 				steps[t.Status]++
+				step := strings.TrimSpace(t.Content)
+				if step == "" || strings.TrimSpace(t.ActiveForm) == "" {
+					return ToolOutput{}, fmt.Errorf(`invalid input: field "todos[%d]" has a blank content or activeForm; write the step in words`, i)
+				}
+				if j, twice := seen[step]; twice {
+					return ToolOutput{}, fmt.Errorf(`invalid input: todos[%d] and todos[%d] are the same step %q; list each step once`, j, i, step)
+				}
+				seen[step] = i
 			}
 			if steps["in_progress"] > 1 {
 				return ToolOutput{}, errors.New(`invalid input: field "todos" has more than one item with status "in_progress"; at most one may be in progress`)
