@@ -58,7 +58,7 @@ type tui struct {
 	armedAt       time.Time             // the first Ctrl-C at an idle prompt
 	escAt         time.Time             // the first Esc at an empty, idle prompt: a second opens /rewind
 	typedAt       time.Time             // the last key typed while a turn ran, which a question may interrupt
-	todos         []byte                // the newest todo_write list, shown while a turn runs
+	todos         []byte                // the newest todo_write list with steps to do, shown while a turn runs
 	answers       chan string           // set while a question (an MCP server's) waits for a typed answer
 	attached      map[string]attachment // the images of the input's placeholders (tty_attach.go)
 	usage         SessionUsage          // what this session's model calls used, as the status line shows it
@@ -145,6 +145,7 @@ func (app *App) runTUI(ctx context.Context, in, out *os.File) error {
 	u.tr.println(u.tr.style(ansiBold, app.banner()))
 	if u.history = app.Session.View(); len(u.history) > 0 {
 		u.showResumed()
+		u.todos = unfinishedTodos(u.history)
 	}
 	u.draw()
 	u.mu.Unlock()
@@ -246,9 +247,7 @@ func (u *tui) turn(ctx context.Context, prompt SlashPrompt) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	u.history, u.asked = res.Messages, res.End == EndAskUser
-	if !strings.Contains(string(u.todos), `"pending"`) && !strings.Contains(string(u.todos), `"in_progress"`) {
-		u.todos = nil // all done: the next turn shows a list once it writes one
-	}
+	u.todos = unfinishedTodos(u.history) // all done: the next turn shows a list once it writes one
 }
 
 // command runs input if it is a slash command, printing what it says, and returns the prompt for a turn, if any.
@@ -268,6 +267,7 @@ func (u *tui) command(ctx context.Context, input string) (prompt *SlashPrompt) {
 		p, out, quit, err := u.app.slashInput(ctx, input, &u.history)
 		u.mu.Lock()
 		defer u.mu.Unlock()
+		u.todos = unfinishedTodos(u.history) // the list of the conversation /rewind, /clear or /resume left
 		switch {
 		case err != nil && ctx.Err() != nil: // interrupted, as busy says
 			p, out = nil, ""

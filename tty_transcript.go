@@ -197,6 +197,10 @@ func (t *Transcript) toolEnd(e Event, now time.Time) {
 	} else if len(preview) > 3 {
 		preview = append(preview[:2], fmt.Sprintf("… %d more lines (Ctrl-O shows all)", len(preview)-2))
 	}
+	if run.name == "todo_write" && !e.Result.IsError {
+		preview = nil
+		t.printTodos(e.Call.Input)
+	}
 	for _, line := range preview {
 		t.println(t.style(ansiDim, "  │ "+visibleControls(cutRunes(line, 160))))
 	}
@@ -211,6 +215,9 @@ func keyArgument(raw json.RawMessage) string {
 		if s, ok := in[name].(string); ok && s != "" {
 			return strings.ReplaceAll(s, "\n", "↵")
 		}
+	}
+	if todos, ok := in["todos"].([]any); ok {
+		return plural(len(todos), "step", "steps") // the list follows, on lines of its own
 	}
 	if err == nil && len(in) == 0 {
 		return ""
@@ -257,6 +264,33 @@ func todoLines(input json.RawMessage, t *Transcript) []string {
 		lines = append(lines, cmp.Or(line, "  ☐ "+content))
 	}
 	return lines
+}
+
+// printTodos prints a todo_write call's list under the call.
+func (t *Transcript) printTodos(input json.RawMessage) {
+	for _, line := range todoLines(input, t) {
+		t.println(line)
+	}
+}
+
+// unfinishedTodos returns the newest list todo_write took in messages if a step of it is not completed, else nil.
+func unfinishedTodos(messages []Message) json.RawMessage {
+	failed := map[string]bool{}
+	for _, m := range slices.Backward(messages) {
+		for _, r := range m.ToolResults() {
+			failed[r.ToolUseID] = r.IsError
+		}
+		for _, call := range slices.Backward(m.ToolUses()) {
+			var in TodoInput
+			if call.Name == "todo_write" && !failed[call.ID] && json.Unmarshal(call.Input, &in) == nil {
+				if slices.ContainsFunc(in.Todos, func(t TodoItem) bool { return t.Status != "completed" }) {
+					return call.Input
+				}
+				return nil
+			}
+		}
+	}
+	return nil
 }
 
 // resumedScreens is how many screenfuls of a resumed conversation are shown; /export writes all of it.
@@ -318,6 +352,9 @@ func (t *Transcript) replay(m Message, done map[string]bool) {
 		case b.Type == BlockToolUse:
 			mark := map[bool]string{true: t.style(ansiGreen, "✓"), false: t.style(ansiRed, "✗")}[done[b.ID]]
 			t.println(t.toolLine(mark, &toolRun{name: b.Name, arg: keyArgument(b.Input)}, ""))
+			if b.Name == "todo_write" && done[b.ID] {
+				t.printTodos(b.Input)
+			}
 		}
 	}
 }
