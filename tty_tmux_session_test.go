@@ -9,8 +9,9 @@ import (
 
 // TestResumedCallOfUnknownOutcomeIsNotShownAsDone resumes, in the terminal UI, a
 // session whose journal ends in a tool call that began and never finished, as
-// minicode killed during a command leaves it. The model is told the outcome is
-// unknown, so the screen must not mark the call as done.
+// minicode killed during a command leaves it, after a call of the same reply that
+// finished. The model is told the outcome of the second is unknown, so the screen
+// must not mark it as done; the first is done.
 func TestResumedCallOfUnknownOutcomeIsNotShownAsDone(t *testing.T) {
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("tmux is not installed")
@@ -18,8 +19,11 @@ func TestResumedCallOfUnknownOutcomeIsNotShownAsDone(t *testing.T) {
 	dir := tuiDir(t)
 	s := newSession(projectDir(filepath.Join(dir, "home"), filepath.Join(dir, "ws")), newSessionID(), nil)
 	s.AddUser(userText("start the server"))
+	write := Block{Type: BlockToolUse, ID: "toolu_write", Name: "write_file", Input: []byte(`{"path":"a.txt","content":"x"}`)}
 	call := Block{Type: BlockToolUse, ID: "toolu_slow", Name: "run_command", Input: []byte(`{"command":"sleep 300"}`)}
-	s.Event(Event{Kind: EventAssistant, Message: &Message{Role: RoleAssistant, Content: []Block{{Type: BlockText, Text: "Starting the server."}, call}}})
+	s.Event(Event{Kind: EventAssistant, Message: &Message{Role: RoleAssistant, Content: []Block{{Type: BlockText, Text: "Starting the server."}, write, call}}})
+	s.Event(Event{Kind: EventToolStart, Call: &write})
+	s.Event(Event{Kind: EventToolEnd, Call: &write, Result: &Block{Type: BlockToolResult, ToolUseID: write.ID, Content: "Changed a.txt"}})
 	s.Event(Event{Kind: EventToolStart, Call: &call})
 	s.Close()
 
@@ -27,6 +31,9 @@ func TestResumedCallOfUnknownOutcomeIsNotShownAsDone(t *testing.T) {
 	screen := tm.waitFor("Resumed session")
 	if !strings.Contains(screen, "✗ run_command sleep 300") {
 		t.Errorf("the call whose outcome is unknown is not marked as failed:\n%s", screen)
+	}
+	if !strings.Contains(screen, "✓ write_file a.txt") {
+		t.Errorf("the call that finished before minicode was killed is not marked as done:\n%s", screen)
 	}
 }
 

@@ -300,11 +300,13 @@ const resumedScreens = 2
 // replies, tool calls on their one line, compactions), from the session's journal: its last
 // screenfuls, after a line saying how much came before.
 func (u *tui) showResumed() {
-	messages, marks := u.history, []JournalMark(nil)
+	messages, marks, done := u.history, []JournalMark(nil), map[string]bool{} // a call with no result (minicode was killed while it ran) is not done
 	if j, err := readJournal(u.app.Session.Path); err == nil {
 		messages, marks = j.Transcript, j.Marks
+		for id, r := range j.calls { // ended before minicode was killed: their results are in no message
+			done[id] = r != nil && !r.IsError
+		}
 	}
-	done := map[string]bool{} // a call with no result (minicode was killed while it ran) is not done
 	for _, m := range messages {
 		for _, r := range m.ToolResults() {
 			done[r.ToolUseID] = !r.IsError
