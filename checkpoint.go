@@ -368,6 +368,7 @@ func cmdRewind(ctx context.Context, app *App, args string, history *[]Message) (
 	}
 	if a.Choice != choiceRewindCode {
 		*history = slices.Clone(c.view)
+		app.Session.Rewind(*history, c.Label)
 		done = append(done, fmt.Sprintf("the conversation is back to before #%d", n))
 	}
 	return fmt.Sprintf("%s. /rewind %d undoes this.", strings.Join(done, "; "), len(cps)+1), false, nil

@@ -49,12 +49,12 @@ type RecordPayload struct {
 	Message *Message `json:"message,omitempty"`
 	Call    *Block   `json:"call,omitempty"`
 	Result  *Block   `json:"result,omitempty"`
-	// Kind says what changed the view (a layer, fork, clear or sync); Splices say how, or Messages hold the new view.
+	// Kind says what changed the view (a layer, fork, clear, rewind or sync); Splices say how, or Messages hold the new view.
 	Kind            string      `json:"kind,omitempty"`
 	Splices         []Splice    `json:"splices,omitempty"`
 	Messages        []Message   `json:"messages,omitempty"`
 	ForkedFrom      string      `json:"forked_from,omitempty"`
-	Title           string      `json:"title,omitempty"`
+	Title           string      `json:"title,omitempty"` // a rename's, or the prompt a rewind went back to before
 	Model           string      `json:"model,omitempty"`
 	PermissionMode  string      `json:"permission_mode,omitempty"`    // for the reader: never restored on resume
 	ParentToolUseID string      `json:"parent_tool_use_id,omitempty"` // the task call of a sidechain record's subagent
@@ -245,6 +245,14 @@ func (s *Session) Sync(messages []Message) {
 	}
 	s.view = append([]Message(nil), messages...)
 	s.write(recordCompaction, RecordPayload{Kind: map[bool]string{false: "sync", true: "clear"}[len(messages) == 0], Messages: s.view})
+}
+
+// Rewind records that the conversation went back to view, as it was before the prompt label.
+func (s *Session) Rewind(view []Message, label string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.view = slices.Clone(view)
+	s.write(recordCompaction, RecordPayload{Kind: "rewind", Messages: s.view, Title: label})
 }
 
 // sameMessage reports whether two messages say the same thing.

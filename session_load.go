@@ -34,18 +34,20 @@ type LoadedSession struct {
 	calls       map[string]*Block // tool calls that began, with their results once they ended
 }
 
-// JournalMark is a change of the model's view in a journal's transcript: a compaction layer, "clear"
-// or "fork", after the first At messages, with what a compaction wrote in place of what it removed.
+// JournalMark is a change of the model's view in a journal's transcript: a compaction layer, "clear",
+// "rewind" or "fork", after the first At messages, with what a compaction wrote in place of what it removed.
 type JournalMark struct {
 	At         int
 	Kind       string
 	ForkedFrom string
 	Summary    string
+	Prompt     string // the prompt a rewind went back to before
 }
 
 // String names the change: "compaction", "the conversation was cleared".
 func (mk JournalMark) String() string {
-	return cmp.Or(map[string]string{"clear": "the conversation was cleared", "fork": "forked from session " + mk.ForkedFrom}[mk.Kind], layerNames[mk.Kind], mk.Kind)
+	return cmp.Or(map[string]string{"clear": "the conversation was cleared", "fork": "forked from session " + mk.ForkedFrom,
+		"rewind": "/rewind: the conversation went back to before “" + mk.Prompt + "”"}[mk.Kind], layerNames[mk.Kind], mk.Kind)
 }
 
 // firstPrompt returns the first thing the user typed in the session.
@@ -125,7 +127,7 @@ func (j *LoadedSession) add(rec record, line int) {
 			j.Transcript = append(j.Transcript, p.Messages...)
 		}
 		if p.Kind != "sync" {
-			j.Marks = append(j.Marks, JournalMark{At: len(j.Transcript), Kind: p.Kind, ForkedFrom: p.ForkedFrom, Summary: Compaction{Splices: p.Splices}.Summary()})
+			j.Marks = append(j.Marks, JournalMark{At: len(j.Transcript), Kind: p.Kind, ForkedFrom: p.ForkedFrom, Summary: Compaction{Splices: p.Splices}.Summary(), Prompt: p.Title})
 		}
 	case recordRename:
 		j.Title = p.Title

@@ -89,3 +89,37 @@ func TestRewindTodoPlanInTmux(t *testing.T) {
 	tm.send("BTab", "BTab")
 	waitMode("default")
 }
+
+// TestResumeAfterRewindInTmux rewinds the conversation of three turns to before the second,
+// then resumes: the screen shows where the conversation went back, and the model's view holds
+// the first turn alone.
+func TestResumeAfterRewindInTmux(t *testing.T) {
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux is not installed")
+	}
+	dir := tuiDir(t)
+	script := filepath.Join(dir, "script.json")
+	if err := os.WriteFile(script, []byte(`[{"text": "answer one"}, {"text": "answer two"}, {"text": "answer three"}]`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tm := startTUIIn(t, dir, minicodeBinary(t), 100, 30, nil, "--mock-script", script)
+	for _, prompt := range []string{"one", "two", "three"} {
+		tm.send(prompt, "Enter")
+		tm.waitFor("answer " + prompt)
+		tm.waitIdle()
+	}
+	tm.send("/rewind 2", "Enter")
+	tm.waitFor("? Rewind: #2")
+	tm.send("c")
+	tm.waitFor("the conversation is back to before #2")
+	tm.waitIdle() // Ctrl-D ends minicode at an idle prompt
+	tm.send("C-d")
+	tm.waitFor("MINICODE-EXITED")
+	tm.tmux("kill-server")
+
+	tm = startTUIIn(t, dir, minicodeBinary(t), 100, 30, nil, "-c")
+	s := tm.waitFor("Resumed session")
+	if !strings.Contains(s, "(2 messages)") || !strings.Contains(s, "answer three\n· /rewind: the conversation went back to before “two”\n") {
+		t.Errorf("the resumed screen does not show the rewind:\n%s", s)
+	}
+}
