@@ -420,7 +420,8 @@ func (app *App) confirmRestore(ctx context.Context, n int, c Checkpoint, now str
 	var lines []string
 	for _, ch := range changes[:min(len(changes), 30)] {
 		what := map[byte]string{'A': "brought back (deleted since)", 'D': "removed (made since)"}[ch.Status]
-		lines = append(lines, fmt.Sprintf("- `%s` %s", ch.Path, cmp.Or(what, fmt.Sprintf("changed (+%d -%d)", ch.Added, ch.Deleted))))
+		counts := map[bool]string{true: fmt.Sprintf(" (+%d -%d)", ch.Added, ch.Deleted)}[ch.Added+ch.Deleted > 0] // none for a binary file or a mode
+		lines = append(lines, fmt.Sprintf("- `%s` %s", ch.Path, cmp.Or(what, "changed"+counts)))
 	}
 	if len(changes) > 30 {
 		lines = append(lines, fmt.Sprintf("- and %d more files", len(changes)-30))

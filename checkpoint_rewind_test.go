@@ -35,10 +35,13 @@ func TestRewindRestoresWhatFileToolsAndCommandsChanged(t *testing.T) {
 			}
 			r := runMinicode(t, nil, "change things\n/rewind 1\nf\ny\n", "--provider", "mock", "--mock-script", writeScript(t, rewindTurnScript),
 				"--workspace", ws, "--dangerously-skip-permissions")
-			for _, want := range []string{"`a.txt` changed (+1 -1)", "`made.txt` removed (made since)", "`out/y` removed", "`sub/b.txt` brought back", "Restored 5 files. /rewind 2 undoes this."} {
+			for _, want := range []string{"`a.txt` changed (+1 -1)", "`made.txt` removed (made since)", "`out/y` removed", "`sub/b.txt` brought back", "`run.sh` changed", "Restored 5 files. /rewind 2 undoes this."} {
 				if !strings.Contains(r.stdout, want) {
 					t.Errorf("the output lacks %q:\n%s\nstderr: %s", want, r.stdout, r.stderr)
 				}
+			}
+			if strings.Contains(r.stdout, "(+0 -0)") { // run.sh's mode changed, no line of it
+				t.Errorf("a change of no lines is counted as one:\n%s", r.stdout)
 			}
 			if after := treeState(t, ws); after != before {
 				t.Errorf("after /rewind the workspace is\n%s\nwant\n%s", after, before)
