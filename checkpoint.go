@@ -343,6 +343,9 @@ func cmdRewind(ctx context.Context, app *App, args string, history *[]Message) (
 	if err != nil || n < 1 || n > len(cps) {
 		return "", false, fmt.Errorf("no checkpoint %q: pick 1 to %d (/rewind lists them)", args, len(cps))
 	}
+	if app.asker == nil {
+		return "", false, fmt.Errorf("/rewind %d asks what to restore, and -p has nobody to answer: run it in minicode --resume %s", n, app.Session.ID)
+	}
 	c := cps[n-1]
 	a, err := app.Ask(ctx, rewindPrompt(n, c))
 	if err != nil || a.Choice == ChoiceDenyOnce {

@@ -194,3 +194,24 @@ func TestCheckpointsOfASessionInMemoryGoWithIt(t *testing.T) {
 		t.Errorf("the checkpoints outlive the session: %q", stores)
 	}
 }
+
+// TestRewindInPrintMode lists the checkpoints with -p "/rewind", and refuses -p "/rewind N",
+// whose questions nobody can answer there, saying where it can run; the files stay.
+func TestRewindInPrintMode(t *testing.T) {
+	t.Parallel()
+	ws, home, id := workspaceWith(t, map[string]string{"a.txt": "one\n"}), []string{"MINICODE_HOME=" + t.TempDir()}, newSessionID()
+	script := writeScript(t, `[{"tool_calls": [{"name": "write_file", "input": {"path": "a.txt", "content": "two\n"}}]}, {"text": "done"}]`)
+	if r := runMinicode(t, home, "", "-p", "change a.txt", "--provider", "mock", "--mock-script", script, "--workspace", ws, "--session-id", id, "--dangerously-skip-permissions"); r.code != 0 {
+		t.Fatalf("the turn: exit %d, stderr %q", r.code, r.stderr)
+	}
+	if r := runMinicode(t, home, "", "-p", "/rewind", "--provider", "mock", "--workspace", ws, "--resume", id); r.code != 0 || !strings.Contains(r.stdout, "files changed: 1 · change a.txt") {
+		t.Errorf("-p /rewind: exit %d, stdout %q, stderr %q; want the list", r.code, r.stdout, r.stderr)
+	}
+	r := runMinicode(t, home, "", "-p", "/rewind 1", "--provider", "mock", "--workspace", ws, "--resume", id)
+	if r.code != 1 || !strings.Contains(r.stdout+r.stderr, "-p has nobody to answer: run it in minicode --resume "+id) || strings.Contains(r.stderr, "panic") {
+		t.Errorf("-p /rewind 1: exit %d, stdout %q, stderr %q; want exit 1 and where to run it", r.code, r.stdout, r.stderr)
+	}
+	if data, _ := os.ReadFile(filepath.Join(ws, "a.txt")); string(data) != "two\n" {
+		t.Errorf("a.txt = %q after -p /rewind 1", data)
+	}
+}
