@@ -498,7 +498,7 @@ func (app *App) newPermissions(dirs []string) (*Permissions, error) {
 	if err != nil {
 		return nil, UsageError{err}
 	}
-	cfg := PermissionConfig{Mode: mode, Workspace: app.Workspace, Home: userHome(app.getenv), TempDir: app.Sandbox.TempDir,
+	cfg := PermissionConfig{Mode: mode, Workspace: app.Workspace, Home: userHome(app.getenv), TempDir: app.Sandbox.TempDir, HidesDenied: app.Sandbox.Holds,
 		ResultsDir: func() string { return app.Env.ResultsDir }, Settings: app.Settings.ruleSets,
 		ProjectFile: filepath.Join(app.Workspace, ".minicode", "permissions.json"), UserFile: filepath.Join(app.Home, "permissions.json"),
 		AllowedTools: app.Opts.AllowedTools, DisallowedTools: app.Opts.DisallowedTools, AddDirs: dirs,

@@ -142,9 +142,10 @@ type Permissions struct {
 	askSlot                  chan struct{} // held while a question is open
 	mu                       sync.Mutex    // guards the fields below
 	mode                     PermissionMode
-	autoAllow                bool   // sandbox.autoAllowBashIfSandboxed, while the sandbox holds every guarantee
-	deny, ask, allow         []Rule // from settings, flags, permissions.json and "always" answers
-	turn                     []Rule // what "allow this turn" answers allowed, until the turn ends
+	autoAllow                bool        // sandbox.autoAllowBashIfSandboxed, while the sandbox holds every guarantee
+	hidesDenied              func() bool // whether commands run in the sandbox, which hides from them what Read deny rules cover
+	deny, ask, allow         []Rule      // from settings, flags, permissions.json and "always" answers
+	turn                     []Rule      // what "allow this turn" answers allowed, until the turn ends
 	denials                  []Denial
 }
 
@@ -347,16 +348,20 @@ func (p *Permissions) commandTargets(line string) []target {
 	return targets
 }
 
-// judge runs one target through the decision's stages in order: deny rules, plan mode, leaving the sandbox,
+// judge runs one target through the decision's stages in order: deny rules, what may reveal what they cover, plan mode, leaving the sandbox,
 // protected paths, bypass mode, what always asks, ask rules, sandboxed commands under auto-allow, allow
 // rules and grants, and the mode's default.
 func (p *Permissions) judge(req PermissionRequest, t target) decision {
-	if r, ok := p.firstRule(req, t, p.restricts, p.deny); ok {
+	denied := t // a folder a command reads is not denied for what it holds: the sandbox hides that, or revealReason asks
+	if path, ok := t.(pathTarget); ok && req.Access == AccessExecute && !path.write {
+		path.walked = true
+		denied = path
+	}
+	if r, ok := p.firstRule(req, denied, p.restricts, p.deny); ok {
 		return decision{Verdict: verdictDeny, Reason: fmt.Sprintf("denied by the rule %s (%s)%s", r, r.Source, unreadableNote(r, t))}
 	}
-	if r, ok := p.historyRule(t); ok {
-		return decision{Verdict: verdictAsk, Strict: true, Hint: "nothing allows it without asking: the user must approve it",
-			Reason: fmt.Sprintf("git may print what the repository's history holds of files the rule %s (%s) denies; the sandbox hides the files, not their history", r, r.Source)}
+	if reason := p.revealReason(req, t); reason != "" {
+		return decision{Verdict: verdictAsk, Strict: true, Hint: "nothing allows it without asking: the user must approve it", Reason: reason}
 	}
 	verbs := map[Access]string{AccessWrite: "change files", AccessExecute: "run a command", AccessExternal: "call an MCP tool that may change things"}
 	if p.mode == ModePlan && verbs[req.Access] != "" && !readsOnly(req, t) {
@@ -391,18 +396,31 @@ func (p *Permissions) judge(req PermissionRequest, t target) decision {
 	return p.modeDefault(req, t)
 }
 
-// historyRule returns a deny or ask rule for reading that covers paths in the workspace, when the target is
-// a git command that may print what the repository holds of them.
-func (p *Permissions) historyRule(t target) (Rule, bool) {
-	if c, ok := t.(commandTarget); !ok || c.unreadable != nil || !showsHistory(c.cmd.Words) {
-		return Rule{}, false
+// revealReason says why a command may print what a Read deny or ask rule covers though none covers what it names,
+// or "": a git command printing what the repository holds of paths in the workspace (the sandbox hides files,
+// not their history), or one reading a folder that holds files a deny rule covers, outside the sandbox that
+// hides them.
+func (p *Permissions) revealReason(req PermissionRequest, t target) string {
+	rules, at, why := slices.Concat(p.deny, p.ask), p.workspace, "git may print what the repository's history holds of files the rule %[1]s (%[2]s) covers; the sandbox hides the files, not their history"
+	switch t := t.(type) {
+	case commandTarget:
+		if t.unreadable != nil || !showsHistory(t.cmd.Words) {
+			return ""
+		}
+	case pathTarget:
+		if req.Access != AccessExecute || t.write || !t.dir || req.Unsandboxed == "" && p.hidesDenied != nil && p.hidesDenied() {
+			return ""
+		}
+		rules, at, why = p.deny, t.abs, "%[3]s may hold files the rule %[1]s (%[2]s) denies, which the command may read: no sandbox hides them from it"
+	default:
+		return ""
 	}
-	for _, r := range slices.Concat(p.deny, p.ask) {
-		if r.Spec != "" && r.matchesTool("read_file", AccessRead) && slices.ContainsFunc(p.ruleGlobs(r), func(glob string) bool { return holdsMatch(glob, strings.ToLower(p.workspace)) }) {
-			return r, true
+	for _, r := range rules {
+		if r.Spec != "" && r.matchesTool("read_file", AccessRead) && slices.ContainsFunc(p.ruleGlobs(r), func(glob string) bool { return holdsMatch(glob, strings.ToLower(at)) }) {
+			return fmt.Sprintf(why, r, r.Source, at)
 		}
 	}
-	return Rule{}, false
+	return ""
 }
 
 // unsandboxedRule is the rule that lets commands leave the sandbox.

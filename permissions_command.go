@@ -242,20 +242,32 @@ func readOnly(c simpleCommand) bool {
 // sedDelimited matches the s, y and /address/ parts of a sed script, its first operand (-e is risky).
 var sedDelimited = regexp.MustCompile(`[sy]/(?:[^\\/]|\\.)*/(?:[^\\/]|\\.)*/[gpiImM0-9]*|/(?:[^\\/]|\\.)*/`)
 
-// historyReaders are the git subcommands that print what the repository holds of files, its history, the
-// index or stashes; a verbose status or commit shows the staged changes too.
-var historyReaders = strings.Fields("log show diff diff-tree diff-index diff-files blame annotate grep cat-file archive stash reflog whatchanged format-patch range-diff")
+// historyReaders are the git subcommands that print what the repository holds of files (their contents or
+// names), its history, the index or stashes; a verbose status or commit shows the staged changes too, and
+// git log does with an option not among quietLogFlags.
+var historyReaders = strings.Fields("show diff diff-tree diff-index diff-files blame annotate grep cat-file archive stash reflog whatchanged format-patch range-diff ls-files ls-tree rev-list fast-export")
+
+// quietLogFlags are the options of git log that leave it printing only what commits say of themselves (hash,
+// message, author, date, refs, graph), with -<count>, -n<count> and --; any other may print diffs or file names
+// (-p, --stat, --name-only, -L), or find commits by what a file held (-S, -G).
+var quietLogFlags = regexp.MustCompile(`^(-[0-9]+|-n[0-9]*|-[iEFPs]|--|--(oneline|graph|(no-)?decorate|all|branches|tags|remotes|max-count|skip|since|after|until|before|` +
+	`author|committer|grep|invert-grep|all-match|regexp-ignore-case|extended-regexp|fixed-strings|perl-regexp|pretty|format|(no-)?abbrev-commit|abbrev|` +
+	`date|relative-date|(no-)?merges|first-parent|reverse|(topo|date|author-date)-order|(no-)?color|parents|children|left-right|boundary|no-walk|` +
+	`ancestry-path|simplify-by-decoration|full-history|show-signature|(use-)?mailmap|no-patch|follow)(=.*)?)$`)
 
 // showsHistory reports whether a command, or the git command it runs (env git …), may print files' contents
-// from the repository; git with an option before its subcommand may.
+// or names from the repository; git with an option before its subcommand may.
 func showsHistory(words []string) bool {
 	i := slices.IndexFunc(words, func(w string) bool { return filepath.Base(w) == "git" })
 	if i < 0 {
 		return false
 	}
 	args := slices.DeleteFunc(slices.Clone(words[i+1:]), func(w string) bool { return w == "--no-pager" })
-	verbose := slices.ContainsFunc(args, func(w string) bool { return w == "--verbose" || strings.HasPrefix(w, "-v") })
-	return len(args) > 0 && (strings.HasPrefix(args[0], "-") || slices.Contains(historyReaders, args[0]) || verbose && (args[0] == "status" || args[0] == "commit"))
+	has := func(flag func(string) bool) bool { return slices.ContainsFunc(args, flag) }
+	verbose := has(func(w string) bool { return w == "--verbose" || strings.HasPrefix(w, "-v") })
+	patch := has(func(w string) bool { return strings.HasPrefix(w, "-") && !quietLogFlags.MatchString(w) })
+	return len(args) > 0 && (strings.HasPrefix(args[0], "-") || slices.Contains(historyReaders, args[0]) ||
+		verbose && (args[0] == "status" || args[0] == "commit") || patch && args[0] == "log")
 }
 
 // destructiveGit are the git subcommands that discard uncommitted work for good, which the sandbox lets

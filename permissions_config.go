@@ -37,6 +37,7 @@ type PermissionConfig struct {
 	AddDirs                       []string       // treated as part of the workspace
 	Home                          string         // for ~ and the shell start-up files; "" is $HOME
 	TempDir                       string         // the sandbox's, which commands may name
+	HidesDenied                   func() bool    // whether commands run in the sandbox, which hides from them what Read deny rules cover; nil: no
 	Settings                      []RuleSet
 	AllowedTools, DisallowedTools []string // values of --allowedTools and --disallowedTools
 	Asker                         Asker    // nil: headless, what would ask is denied
@@ -79,7 +80,7 @@ func newPermissions(cfg PermissionConfig) (*Permissions, error) {
 		dirs[i] = resolve(dirs[i])
 	}
 	p.readableDirs, p.addDirs = dirs[:len(cfg.ReadableDirs):len(cfg.ReadableDirs)], dirs[len(cfg.ReadableDirs):]
-	p.resultsDir = cfg.ResultsDir
+	p.resultsDir, p.hidesDenied = cfg.ResultsDir, cfg.HidesDenied
 	for _, set := range withFlagRules(cfg.Settings, cfg.AllowedTools, cfg.DisallowedTools) {
 		allow, err := parseRules(set.Allow, set.Source, set.Project)
 		ask, askErr := parseRules(set.Ask, set.Source, set.Project)
