@@ -69,40 +69,50 @@ func watchProtected(workspace, state string, denyWrite []string) *protectedPaths
 // a core.fsmonitor script or a config file included: what a command changed there would run at the user's
 // next git command.
 func gitConfigPaths(workspace string) []string {
-	return repoConfigPaths(workspace, filepath.Join(workspace, ".git"), workspace)
+	return repoConfigPaths(workspace, filepath.Join(workspace, ".git"), workspace, userGitConfig())
+}
+
+// userGitConfig is the text of the system's and the user's global git config, read once for all the
+// repositories a pass looks at: of these only core.hooksPath counts, which git takes from each work tree.
+func userGitConfig() string {
+	home, _ := os.UserHomeDir()
+	var text []string
+	for _, config := range []string{"/etc/gitconfig", filepath.Join(cmp.Or(os.Getenv("XDG_CONFIG_HOME"), filepath.Join(home, ".config")), "git", "config"),
+		filepath.Join(home, ".gitconfig")} {
+		if data, err := os.ReadFile(config); err == nil && filepath.IsAbs(config) {
+			text = append(text, string(data))
+		}
+	}
+	return strings.Join(text, "\n")
 }
 
 // repoConfigPaths are the workspace's paths that the config in gitDir names, and the hooks folder of its
-// work tree that a relative core.hooksPath of the user's global or the system's config names (git takes
-// it from each repository's work tree).
-func repoConfigPaths(workspace, gitDir, workTree string) []string {
-	home, _ := os.UserHomeDir()
-	out := configNamed(workspace, filepath.Join(gitDir, "config"), workTree, "")
-	for _, config := range []string{"/etc/gitconfig", filepath.Join(cmp.Or(os.Getenv("XDG_CONFIG_HOME"), filepath.Join(home, ".config")), "git", "config"),
-		filepath.Join(home, ".gitconfig")} {
-		if gitDir != "" && filepath.IsAbs(config) {
-			out = append(out, configNamed(workspace, config, workTree, "hookspath")...)
-		}
-	}
-	return out
-}
-
-// configNamed are the workspace's paths that a config file names (only the key only, if given), from
-// workTree or, a file included (include.path), from the config's folder; any may be absolute. The work
-// tree and the folders above it are not among them. Keys are in any letter case, as git takes them.
-func configNamed(workspace, config, workTree, only string) []string {
-	data, err := os.ReadFile(config)
-	if err != nil || !filepath.IsAbs(config) {
+// work tree that a relative core.hooksPath of userConfig (the user's global and the system's) names (git
+// takes it from each repository's work tree).
+func repoConfigPaths(workspace, gitDir, workTree, userConfig string) []string {
+	if gitDir == "" {
 		return nil
 	}
+	config := filepath.Join(gitDir, "config")
+	data, err := os.ReadFile(config)
+	if err != nil || !filepath.IsAbs(config) {
+		data = nil
+	}
+	return append(configNamed(workspace, string(data), gitDir, workTree, ""), configNamed(workspace, userConfig, "", workTree, "hookspath")...)
+}
+
+// configNamed are the workspace's paths that a config's text names (only the key only, if given), from
+// workTree or, a file included (include.path), from the config's folder; any may be absolute. The work
+// tree and the folders above it are not among them. Keys are in any letter case, as git takes them.
+func configNamed(workspace, text, configDir, workTree, only string) []string {
 	var out []string
-	for _, line := range strings.Split(string(data), "\n") {
+	for _, line := range strings.Split(text, "\n") {
 		key, value, _ := strings.Cut(line, "=")
 		key = strings.ToLower(strings.TrimSpace(key[strings.LastIndex(key, "]")+1:])) // a key may follow its section's name
 		if only != "" && key != only {
 			continue
 		}
-		from := map[bool]string{true: filepath.Dir(config), false: workTree}[key == "path"]
+		from := map[bool]string{true: configDir, false: workTree}[key == "path"]
 		for _, word := range strings.Fields(value) {
 			p := filepath.Clean(strings.Trim(word, `"'!`))
 			if !filepath.IsAbs(p) {
@@ -128,12 +138,13 @@ func namesCode(key, word string) bool {
 // repository's config names is not the sweep's to move out.
 func nestedConfigPaths(workspace string, found []string) []string {
 	var out []string
+	user := userGitConfig()
 	for _, p := range found {
 		switch base := filepath.Base(p); {
 		case base == ".git":
-			out = append(out, repoConfigPaths(workspace, repoGitDir(filepath.Dir(p)), filepath.Dir(p))...)
+			out = append(out, repoConfigPaths(workspace, repoGitDir(filepath.Dir(p)), filepath.Dir(p), user)...)
 		case !slices.ContainsFunc(watchedNames(), func(w string) bool { return strings.EqualFold(w, base) }):
-			out = append(out, repoConfigPaths(workspace, p, p)...)
+			out = append(out, repoConfigPaths(workspace, p, p, user)...)
 		}
 	}
 	return out
