@@ -133,7 +133,7 @@ func newApp(ctx context.Context, opts Options, stdin io.Reader, stdout, stderr i
 	if err != nil {
 		return nil, err
 	}
-	if app.Sandbox, err = app.newSandbox(dirs); err != nil {
+	if app.Sandbox, err = app.newSandbox(dirs, servers); err != nil {
 		return nil, err
 	}
 	app.Env.Wrote = app.Sandbox.Accept
@@ -187,12 +187,25 @@ func (app *App) additionalDirs() ([]string, error) {
 	return dirs, nil
 }
 
-// newSandbox builds the sandbox of commands, where the additional folders are writable.
-func (app *App) newSandbox(dirs []string) (*Sandbox, error) {
+// newSandbox builds the sandbox of commands, where the additional folders are writable, and the workspace's
+// files that the hooks, the MCP servers and the API key helper run are not.
+func (app *App) newSandbox(dirs []string, servers []MCPServerConfig) (*Sandbox, error) {
 	settings := app.Settings.Sandbox
 	settings.AllowWrite = append(slices.Clip(settings.AllowWrite), dirs...)
 	denyRead, matching := denyFolders(app.Settings.ruleSets, app.Opts.DisallowedTools, app.Workspace, userHome(app.getenv), false)
 	denyWrite, _ := denyFolders(app.Settings.ruleSets, app.Opts.DisallowedTools, app.Workspace, userHome(app.getenv), true)
+	runs := []string{app.Settings.APIKeyHelper}
+	for _, matchers := range app.Settings.Hooks {
+		for _, m := range matchers {
+			for _, h := range m.Hooks {
+				runs = append(runs, h.Command)
+			}
+		}
+	}
+	for _, s := range servers {
+		runs = append(runs, strings.Join(append([]string{s.Command}, s.Args...), " "))
+	}
+	denyWrite = append(denyWrite, runFromWorkspace(app.Workspace, runs)...)
 	settings.DenyRead = append(slices.Clip(settings.DenyRead), denyRead...)
 	sandbox, err := newSandbox(SandboxConfig{Workspace: app.Workspace, UserHome: userHome(app.getenv), Home: app.Home, Settings: settings,
 		DenyWrite: denyWrite, DenyMatching: matching, Getenv: app.getenv})

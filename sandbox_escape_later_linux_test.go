@@ -235,3 +235,28 @@ echo PLANTED`)
 		}
 	})
 }
+
+// TestSandboxKeepsWhatMinicodeRunsReadOnly names workspace scripts in what
+// minicode itself runs outside the sandbox: a hook (through the project
+// folder's variable and plainly) and an MCP server's script. A command
+// cannot rewrite them, so the hook that runs after it runs nothing planted.
+func TestSandboxKeepsWhatMinicodeRunsReadOnly(t *testing.T) {
+	t.Parallel()
+	forEachUser(t, func(t *testing.T, r *escapeRun) {
+		writeTree(t, r.ws, map[string]string{"hooks/after.sh": "true\n", "hooks/before.sh": "true\n", "mcp/server.sh": "exit 0\n"})
+		writeTree(t, r.minicodeHome, map[string]string{"settings.json": `{"hooks": {
+			"PostToolUse": [{"matcher": "*", "hooks": [{"type": "command", "command": "bash \"$CLAUDE_PROJECT_DIR\"/hooks/after.sh"}]}],
+			"PreToolUse": [{"matcher": "*", "hooks": [{"type": "command", "command": "bash hooks/before.sh"}]}]}}`})
+		r.args = []string{"--mcp-config", `{"mcpServers": {"s": {"command": "sh", "args": ["mcp/server.sh"]}}}`}
+		writeFile(t, filepath.Join(r.ws, "attack.sh"), tryScript+`for f in hooks/after.sh hooks/before.sh mcp/server.sh; do try "echo 'touch $PWD/PWNED' >> $f"; done
+echo TRIED`)
+		r.chown(t)
+		out := strings.Join(r.minicode(t, nil, "bash attack.sh"), "\n")
+		if strings.Contains(out, "ESCAPED") || !strings.Contains(out, "TRIED") {
+			t.Errorf("attack output: %s", out)
+		}
+		if _, err := os.Lstat(filepath.Join(r.ws, "PWNED")); err == nil {
+			t.Errorf("a hook ran what the attack planted: %s", out)
+		}
+	})
+}

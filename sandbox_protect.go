@@ -133,6 +133,28 @@ func namesCode(key, word string) bool {
 	return key == "hookspath" || key == "path" || key == "fsmonitor" && !slices.Contains([]string{"true", "false", "yes", "no", "on", "off", "1", "0"}, strings.ToLower(word))
 }
 
+// runFromWorkspace are the workspace's files that commands minicode runs outside the sandbox name (a hook's
+// script, an MCP server's program or script, the API key helper), with the project folder's variables
+// expanded: a command must not rewrite what runs next outside the sandbox, so they are read-only to
+// commands. A hook that runs the project's own tooling (npm test, make) still runs what commands changed.
+func runFromWorkspace(workspace string, commands []string) []string {
+	vars := strings.NewReplacer("${CLAUDE_PROJECT_DIR}", workspace, "$CLAUDE_PROJECT_DIR", workspace, "${MINICODE_PROJECT_DIR}", workspace,
+		"$MINICODE_PROJECT_DIR", workspace, `"`, "", "'", "") // "$CLAUDE_PROJECT_DIR"/hooks/x.sh is one path
+	var out []string
+	for _, c := range commands {
+		for _, word := range strings.FieldsFunc(vars.Replace(c), func(r rune) bool { return strings.ContainsRune(" \t\n`=;&|()<>", r) }) {
+			p := word
+			if !filepath.IsAbs(p) {
+				p = filepath.Join(workspace, p)
+			}
+			if info, err := os.Stat(p); err == nil && info.Mode().IsRegular() && within(workspace, p) {
+				out = append(out, filepath.Clean(p))
+			}
+		}
+	}
+	return out
+}
+
 // nestedConfigPaths are the workspace's paths that the config of each repository found in its folders
 // names (a .git, or a git folder found itself). They are read only when no command runs: what a planted
 // repository's config names is not the sweep's to move out.
