@@ -341,6 +341,9 @@ func (p *Permissions) commandTargets(line string) []target {
 				targets, cdTo = p.namedTargets(targets, dirs, v, false)
 			}
 		}
+		if readsHere(c, dirs) {
+			targets, _ = p.namedTargets(targets, dirs, ".", false) // it reads where it runs
+		}
 		if c.Words[0] == "cd" {
 			dirs = append(dirs, cdTo...)
 		}

@@ -3,6 +3,7 @@ package main
 import (
 	"cmp"
 	"maps"
+	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -15,6 +16,34 @@ type simpleCommand struct {
 	Words     []string
 	Redirects []string // ">file" or "<file", or a descriptor copy such as ">&1"
 	Globbed   bool     // some word or file holds an unquoted *, ? or [, which the shell expands
+}
+
+// walksHere are the programs that read the whole folder they run in when no operand names a path, with the
+// number of operands that come first and are not paths (the pattern); grep and ls only when told to recurse.
+var walksHere = map[string]int{"rg": 1, "ag": 1, "ack": 1, "fd": 1, "fdfind": 1, "grep": 1, "egrep": 1, "fgrep": 1, "find": 0, "tree": 0, "du": 0, "ls": 0}
+
+// readsHere reports whether c reads the folder it runs in, all of it, as it names no path that exists from
+// any of dirs past its pattern: rg KEY, grep -rn KEY, find -name '*.env', ls -R.
+func readsHere(c simpleCommand, dirs []string) bool {
+	skip, ok := walksHere[filepath.Base(c.Words[0])]
+	recurses := slices.ContainsFunc(c.Words[1:], func(w string) bool {
+		return w == "--recursive" || w == "--dereference-recursive" || len(w) > 1 && w[0] == '-' && w[1] != '-' && strings.ContainsAny(w, "rR")
+	})
+	if !ok || slices.Contains([]string{"grep", "egrep", "fgrep", "ls"}, filepath.Base(c.Words[0])) && !recurses {
+		return false
+	}
+	var operands []string
+	for _, w := range c.Words[1:] {
+		if !strings.HasPrefix(w, "-") {
+			operands = append(operands, w)
+		}
+	}
+	return !slices.ContainsFunc(operands[min(skip, len(operands)):], func(name string) bool {
+		return slices.ContainsFunc(dirs, func(d string) bool {
+			_, err := os.Lstat(filepath.Join(map[bool]string{false: d}[filepath.IsAbs(name)], name))
+			return err == nil
+		})
+	})
 }
 
 // errNotSimple says why a line is beyond the check; such a line asks.

@@ -55,7 +55,8 @@ func TestGitHistoryOfDeniedFilesAsks(t *testing.T) {
 func TestFoldersHoldingDeniedFilesAskOutsideTheSandbox(t *testing.T) {
 	t.Parallel()
 	tr := newTestTree(t)
-	lines := []string{"grep -r KEY .", "rg KEY .", "grep -rl KEY src", "find . -name '*.txt'", "ls -R " + tr.ws}
+	lines := []string{"grep -r KEY .", "rg KEY .", "grep -rl KEY src", "find . -name '*.txt'", "ls -R " + tr.ws,
+		"rg KEY", "rg -g '*.env' -i KEY", "grep -rn KEY", "grep -r -e KEY", "find -name '*.env'", "cd src && rg KEY", "ls -R", "rg --files", "du -a"}
 	for _, rule := range []string{"Read(.env)", "Read(**/.env)"} {
 		for _, sandbox := range []bool{true, false} {
 			for _, mode := range []PermissionMode{ModeDefault, ModeBypass} {
@@ -75,6 +76,9 @@ func TestFoldersHoldingDeniedFilesAskOutsideTheSandbox(t *testing.T) {
 								rule, sandbox, mode, req.Unsandboxed != "", line, verdictNames[d.Verdict], d.Reason, verdictNames[want])
 						}
 					}
+				}
+				if d := p.decide(runReq("cd /etc && rg KEY")); mode == ModeDefault && d.Verdict != verdictAsk {
+					t.Errorf("%s: rg in a folder outside the workspace = %s (%s), want ask", rule, verdictNames[d.Verdict], d.Reason)
 				}
 				if d := p.decide(runReq("grep KEY .env")); d.Verdict != verdictDeny {
 					t.Errorf("%s, sandbox %v: grep KEY .env = %s (%s), want deny", rule, sandbox, verdictNames[d.Verdict], d.Reason)
