@@ -49,15 +49,18 @@ func (o *openAI) encodeResponses(req ModelRequest) (*wireBody, error) {
 	return out, nil
 }
 
-// encodeResponsesTools declares the tools as functions, flat as the Responses API has them.
+// encodeResponsesTools declares the tools as functions, flat as the Responses API has them, and
+// not strict: the API makes a function without "strict" strict, so every optional parameter
+// of a tool (read_file's offset, an MCP tool's options) would become one the model must pass.
 func encodeResponsesTools(specs []ToolSpec) ([]byte, error) {
 	type tool struct {
 		Type string `json:"type"`
 		openAIFunction
+		Strict bool `json:"strict"`
 	}
 	tools := make([]tool, len(specs))
 	for i, t := range specs {
-		tools[i] = tool{"function", openAIFunction{t.Name, t.Description, t.InputSchema}}
+		tools[i] = tool{"function", openAIFunction{t.Name, t.Description, t.InputSchema}, false}
 	}
 	return encodeJSON(tools, 0)
 }
