@@ -179,7 +179,10 @@ type responsesEvent struct {
 		Name             string `json:"name"`
 		EncryptedContent string `json:"encrypted_content"`
 	} `json:"item"`
-	SummaryIndex int `json:"summary_index"`
+	SummaryIndex int             `json:"summary_index"`
+	Code         string          `json:"code"` // an error event's, which is the error object
+	Message      string          `json:"message"`
+	Error        json.RawMessage `json:"error"` // an error event's from servers that nest the object
 	Response     struct {
 		Usage struct {
 			InputTokens        int `json:"input_tokens"`
@@ -214,7 +217,8 @@ func parseResponsesStream(events *SSEReader, emit func(Delta)) (ModelResponse, e
 		}
 		switch data.Type {
 		case "error":
-			return ModelResponse{}, streamErrorEvent("openai", `{"error":`+ev.Data+`}`)
+			flat, _ := json.Marshal(map[string]string{"code": data.Code, "message": data.Message})
+			return ModelResponse{}, streamErrorEvent("openai", `{"error":`+cmp.Or(string(data.Error), string(flat))+`}`)
 		case "response.failed":
 			return ModelResponse{}, streamErrorEvent("openai", `{"error":`+cmp.Or(string(data.Response.Error), `{}`)+`}`)
 		case "response.completed", "response.incomplete":

@@ -4,10 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestResponsesStreamFixtures parses Responses API streams recorded from the API reference's event
@@ -18,7 +20,8 @@ func TestResponsesStreamFixtures(t *testing.T) {
 	runStreamFixtures(t, "responses", func(o ProviderOptions) Provider { return newOpenAIResponses(o) })
 }
 
-// TestResponsesStreamFaults checks a stream that ends early, response.failed and an error event.
+// TestResponsesStreamFaults checks a stream that ends early, response.failed and error events (as the
+// reference has them, and with the error object nested): a rate limit is retried, a bad request is not.
 func TestResponsesStreamFaults(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
@@ -28,6 +31,9 @@ func TestResponsesStreamFaults(t *testing.T) {
 		{"fail_early_end.sse", "the stream ended before the reply was complete", true},
 		{"fail_response_failed.sse", "openai API error: The model failed to generate a response. (error event in the stream, server_error)", true},
 		{"fail_error_event.sse", "Invalid prompt: your prompt was flagged.", false},
+		{"fail_rate_limited.sse", "Rate limit reached for gpt-5 on tokens per min (TPM).", true},
+		{"fail_error_event_rate_limit.sse", "Rate limit reached for gpt-5 on requests per min (RPM).", true},
+		{"fail_error_event_nested.sse", "Your input exceeds the context window of this model.", false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.file, func(t *testing.T) {
@@ -149,5 +155,28 @@ func TestResponsesReasoningAcrossTurns(t *testing.T) {
 	if second.Reasoning["effort"] != "high" || len(second.Include) != 1 || second.Include[0] != "reasoning.encrypted_content" || second.Store == nil || *second.Store ||
 		second.PromptCacheKey == "" || second.PromptCacheKey != firstBody.PromptCacheKey {
 		t.Errorf("reasoning %v, include %v, store %v, cache keys %q and %q", second.Reasoning, second.Include, second.Store, firstBody.PromptCacheKey, second.PromptCacheKey)
+	}
+}
+
+// TestResponsesRetries sends a request answered by a 429 with Retry-After, then by a stream that
+// fails with rate_limit_exceeded, then by the reply: both failures are waited out and retried,
+// the first for as long as the server asked.
+func TestResponsesRetries(t *testing.T) {
+	t.Parallel()
+	failed, err := os.ReadFile(filepath.Join("testdata", "responses", "fail_rate_limited.sse"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rate429 := `{"error":{"message":"Rate limit reached for gpt-5 on requests per min (RPM): Limit 500, Used 500.","type":"requests","param":null,"code":"rate_limit_exceeded"}}`
+	api := newFakeAPI(t, statusReply(http.StatusTooManyRequests, rate429, "Retry-After", "7"), sseReply(string(failed)), sseReply(responsesText("done")))
+	log := &retryLog{}
+	p := newOpenAIResponses(log.options(api.srv.URL))
+	log.instrument(&p.streamClient)
+	text, _, err := collectText(context.Background(), p)
+	if err != nil || text != "done" || len(api.requests()) != 3 {
+		t.Fatalf("reply %q, error %v after %d requests; want done after 3", text, err, len(api.requests()))
+	}
+	if len(log.waits) != 2 || log.waits[0] != 7*time.Second || len(log.notices) != 2 || !strings.Contains(log.notices[1], "tokens per min") {
+		t.Errorf("waits %v, notices %q; want 7s first and a notice for each failure", log.waits, log.notices)
 	}
 }

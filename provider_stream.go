@@ -459,7 +459,7 @@ func streamErrorEvent(provider, data string) error {
 	e := parseErrorBody([]byte(data))
 	e.Provider, e.Message = provider, cmp.Or(e.Message, "unknown error")
 	e.Retryable = containsAny(strings.ToLower(e.Type),
-		"overloaded", "api_error", "rate_limit_error", "server_error", "internal", "500", "502", "503", "504", "529")
+		"overloaded", "api_error", "rate_limit", "server_error", "internal", "500", "502", "503", "504", "529")
 	return e
 }
 
