@@ -199,13 +199,16 @@ type responsesEvent struct {
 }
 
 // responsesStream reads a Responses API stream into the reply it builds, blocks keyed by output index.
-type responsesStream struct{ replyBuilder }
+type responsesStream struct {
+	replyBuilder
+	refused bool // a message held a refusal part, whose text is the reply's
+}
 
 // parseResponsesStream reads a Responses API stream up to response.completed or response.incomplete;
 // an error event or response.failed is an error, an unknown event is skipped, and a stream that
 // ends before the response does is truncated (and retried).
 func parseResponsesStream(events *SSEReader, emit func(Delta)) (ModelResponse, error) {
-	s := &responsesStream{newReplyBuilder(emit)}
+	s := &responsesStream{replyBuilder: newReplyBuilder(emit)}
 	for {
 		ev, err := events.Next()
 		if err != nil {
@@ -242,6 +245,7 @@ func (s *responsesStream) apply(ev responsesEvent) {
 			s.open(key, Block{Type: BlockToolUse, ID: it.CallID, Name: it.Name})
 		}
 	case "response.output_text.delta", "response.refusal.delta":
+		s.refused = s.refused || ev.Type == "response.refusal.delta"
 		s.add(key, BlockText, ev.Delta)
 	case "response.reasoning_summary_part.added":
 		if ev.SummaryIndex > 0 {
@@ -270,6 +274,9 @@ func (s *responsesStream) response(final responsesEvent) ModelResponse {
 	cached := u.InputTokensDetails.CachedTokens
 	resp.Usage = Usage{InputTokens: u.InputTokens - cached, OutputTokens: u.OutputTokens, CacheReadInputTokens: cached}
 	unnamed := map[bool]string{false: StopEndTurn, true: StopToolUse}[len((Message{Content: resp.Content}).ToolUses()) > 0]
+	if s.refused {
+		unnamed = StopRefusal
+	}
 	resp.StopReason = cmp.Or(map[string]string{"max_output_tokens": StopMaxTokens, "content_filter": StopRefusal}[final.Response.IncompleteDetails.Reason], unnamed)
 	return resp
 }

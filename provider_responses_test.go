@@ -180,3 +180,43 @@ func TestResponsesRetries(t *testing.T) {
 		t.Errorf("waits %v, notices %q; want 7s first and a notice for each failure", log.waits, log.notices)
 	}
 }
+
+// TestResponsesCutOffByMaxOutputTokens runs the binary against a Responses API whose replies end
+// with response.incomplete (max_output_tokens): text cut off is continued and joined to the rest,
+// and a call cut off is not run but asked for again; the answer is the whole text.
+func TestResponsesCutOffByMaxOutputTokens(t *testing.T) {
+	t.Parallel()
+	var replies []http.HandlerFunc
+	for _, file := range []string{"stream_unknown_event_and_incomplete.sse", "stream_call_cut_by_max_output_tokens.sse"} {
+		stream, err := os.ReadFile(filepath.Join("testdata", "responses", file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		replies = append(replies, sseReply(string(stream)))
+	}
+	api := newFakeAPI(t, append(replies, sseReply(responsesText(" off here.")))...)
+	r := runMinicode(t, []string{"OPENAI_API_KEY=k", "OPENAI_BASE_URL=" + api.srv.URL}, "",
+		"--provider", "openai", "--api", "responses", "--model", "gpt-4.1", "-p", "answer", "--output-format", "json", "--workspace", t.TempDir())
+	if r.code != 0 || !strings.Contains(r.stdout, `"result":"The answer is cut off here."`) {
+		t.Fatalf("exit %d: %s %s", r.code, r.stdout, r.stderr)
+	}
+	reqs := api.requests()
+	if len(reqs) != 3 {
+		t.Fatalf("%d requests, want 3", len(reqs))
+	}
+	for i, want := range []string{continuePrompt, halfToolCallPrompt} {
+		var body struct {
+			Input []struct {
+				Type    string
+				Content json.RawMessage
+			}
+		}
+		if err := json.Unmarshal(reqs[i+1].Body, &body); err != nil {
+			t.Fatal(err)
+		}
+		last := body.Input[len(body.Input)-1]
+		if last.Type != "message" || !strings.Contains(string(last.Content), want) || strings.Contains(string(reqs[i+1].Body), "function_call") {
+			t.Errorf("request %d ends with %s %s, want the prompt %q and no call", i+2, last.Type, last.Content, want)
+		}
+	}
+}
