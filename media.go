@@ -61,6 +61,9 @@ func mediaType(name string, head []byte) (string, error) {
 	}
 	switch ext := strings.ToLower(filepath.Ext(name)); ext {
 	case ".png", ".jpg", ".jpeg", ".gif", ".webp", ".pdf":
+		if len(head) == 0 {
+			return "", fmt.Errorf("is empty (0 bytes), so it is no %s file; check how it was made", strings.ToUpper(ext[1:]))
+		}
 		return "", fmt.Errorf("is named %s but its content is not a %s file (it is %s); read it as text with another name, or check how it was made",
 			ext, strings.ToUpper(ext[1:]), strings.TrimSuffix(sniffed, "; charset=utf-8"))
 	}
@@ -123,7 +126,11 @@ func mediaBlock(data []byte, typ string, limits MediaLimits) (Block, string, err
 	if err != nil {
 		return Block{}, "", err
 	}
-	return scaled, fmt.Sprintf("image %s scaled down to %d×%d, %s", orig, scaled.Source.Width, scaled.Source.Height, sizeText(len(scaled.Source.Data)*3/4)), nil
+	how := fmt.Sprintf("scaled down to %d×%d", scaled.Source.Width, scaled.Source.Height)
+	if scaled.Source.Width == w { // small enough, but too many bytes
+		how = fmt.Sprintf("of %s, over %s's %s, re-encoded", sizeText(len(data)), limits.Provider, sizeText(limits.MaxBytes))
+	}
+	return scaled, fmt.Sprintf("image %s %s as %s, %s", orig, how, strings.ToUpper(strings.TrimPrefix(scaled.Source.MediaType, "image/")), sizeText(len(scaled.Source.Data)*3/4)), nil
 }
 
 // imageBlock is an image block of base64 data that knows its size.

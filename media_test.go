@@ -10,6 +10,7 @@ import (
 	"image"
 	"image/color"
 	"image/png"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"strconv"
@@ -55,18 +56,35 @@ func webpHeader(w, h int) string {
 	return string(b)
 }
 
-// decodedSize decodes the image of a media block.
+// decodedSize decodes the image of a media block, whose media type must be what its data is.
 func decodedSize(t *testing.T, b Block) (int, int) {
 	t.Helper()
 	data, err := base64.StdEncoding.DecodeString(b.Source.Data)
 	if err != nil {
 		t.Fatal(err)
 	}
-	img, _, err := image.Decode(bytes.NewReader(data))
+	img, format, err := image.Decode(bytes.NewReader(data))
 	if err != nil {
 		t.Fatalf("the image sent does not decode: %v", err)
 	}
+	if b.Source.MediaType != "image/"+format {
+		t.Errorf("the image sent is a %s labelled %s", format, b.Source.MediaType)
+	}
 	return img.Bounds().Dx(), img.Bounds().Dy()
+}
+
+// noisePNG is a w×h PNG of random pixels, which do not compress.
+func noisePNG(t *testing.T, w, h int) []byte {
+	img := image.NewNRGBA(image.Rect(0, 0, w, h))
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := range img.Pix {
+		img.Pix[i] = uint8(r.Uint32())
+	}
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, img); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
 }
 
 func TestReadFileMedia(t *testing.T) {
@@ -83,6 +101,11 @@ func TestReadFileMedia(t *testing.T) {
 		"small.webp":  webpHeader(800, 600) + "rest",
 		"large.webp":  webpHeader(6000, 4000) + "rest",
 		"broken.webp": "RIFF\x00\x00\x00\x00WEBPVP8Z",
+		"empty.png":   "",
+		"noise.png":   string(noisePNG(t, 1100, 1100)),
+		"png.jpg":     string(testPNG(t, 20, 10)),
+		"drawing.svg": `<svg xmlns="http://www.w3.org/2000/svg" width="8" height="8"><rect width="8" height="8"/></svg>`,
+		"shots.png/a": "a folder named like an image",
 	})
 	env.Media = mediaLimitsFor("anthropic", "anthropic")
 	cases := []struct {
@@ -101,6 +124,11 @@ func TestReadFileMedia(t *testing.T) {
 		{"webp too large", `{"path":"large.webp"}`, 0, 0, "6000×4000 WebP image"},
 		{"webp damaged", `{"path":"broken.webp"}`, 0, 0, "header is damaged"},
 		{"pages of an image", `{"path":"small.png","pages":"1"}`, 0, 0, "pages is for PDF files"},
+		{"empty", `{"path":"empty.png"}`, 0, 0, "is empty (0 bytes), so it is no PNG file"},
+		{"too many bytes, not too many pixels", `{"path":"noise.png"}`, 1100, 1100, "image 1100×1100 of 4.6 MB, over anthropic's 3.8 MB, re-encoded as JPEG"},
+		{"named .jpg, holds a PNG", `{"path":"png.jpg"}`, 20, 10, "png.jpg: image 20×10, 1 KB, sent as it is"},
+		{"svg", `{"path":"drawing.svg"}`, -1, 0, `1	<svg xmlns=`}, // text the model reads
+		{"folder", `{"path":"shots.png"}`, 0, 0, "is a folder, not a file"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
