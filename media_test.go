@@ -73,6 +73,19 @@ func decodedSize(t *testing.T, b Block) (int, int) {
 	return img.Bounds().Dx(), img.Bounds().Dy()
 }
 
+// TestImageOfTooManyBytes sends an image with few enough pixels but too many bytes for the
+// provider re-encoded at its size, and says so.
+func TestImageOfTooManyBytes(t *testing.T) {
+	t.Parallel()
+	block, said, err := mediaBlock(noisePNG(t, 200, 100), "image/png", MediaLimits{Provider: "tiny", MaxEdge: 1568, MaxBytes: 40 << 10})
+	if want := "image 200×100 of 79 KB, over tiny's 40 KB, re-encoded as JPEG, "; err != nil || !strings.HasPrefix(said, want) {
+		t.Fatalf("mediaBlock = %q, %v; want %q", said, err, want)
+	}
+	if w, h := decodedSize(t, block); w != 200 || h != 100 || block.Source.Width != w || block.Source.Height != h {
+		t.Errorf("sent %d×%d (recorded %d×%d), want 200×100", w, h, block.Source.Width, block.Source.Height)
+	}
+}
+
 // noisePNG is a w×h PNG of random pixels, which do not compress.
 func noisePNG(t *testing.T, w, h int) []byte {
 	img := image.NewNRGBA(image.Rect(0, 0, w, h))
@@ -102,7 +115,6 @@ func TestReadFileMedia(t *testing.T) {
 		"large.webp":  webpHeader(6000, 4000) + "rest",
 		"broken.webp": "RIFF\x00\x00\x00\x00WEBPVP8Z",
 		"empty.png":   "",
-		"noise.png":   string(noisePNG(t, 1100, 1100)),
 		"png.jpg":     string(testPNG(t, 20, 10)),
 		"drawing.svg": `<svg xmlns="http://www.w3.org/2000/svg" width="8" height="8"><rect width="8" height="8"/></svg>`,
 		"shots.png/a": "a folder named like an image",
@@ -125,7 +137,6 @@ func TestReadFileMedia(t *testing.T) {
 		{"webp damaged", `{"path":"broken.webp"}`, 0, 0, "header is damaged"},
 		{"pages of an image", `{"path":"small.png","pages":"1"}`, 0, 0, "pages is for PDF files"},
 		{"empty", `{"path":"empty.png"}`, 0, 0, "is empty (0 bytes), so it is no PNG file"},
-		{"too many bytes, not too many pixels", `{"path":"noise.png"}`, 1100, 1100, "image 1100×1100 of 4.6 MB, over anthropic's 3.8 MB, re-encoded as JPEG"},
 		{"named .jpg, holds a PNG", `{"path":"png.jpg"}`, 20, 10, "png.jpg: image 20×10, 1 KB, sent as it is"},
 		{"svg", `{"path":"drawing.svg"}`, -1, 0, `1	<svg xmlns=`}, // text the model reads
 		{"folder", `{"path":"shots.png"}`, 0, 0, "is a folder, not a file"},
