@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync/atomic"
 )
 
 // openAIDefaultBase is the OpenAI API; the base URL reaches any compatible server.
@@ -19,8 +20,9 @@ const openAIDefaultBase = "https://api.openai.com/v1"
 // thinking is not sent, and streamed reasoning comes back as a thinking block.
 type openAI struct {
 	streamClient
-	maxCompletionTokens bool   // send max_completion_tokens instead of max_tokens
-	cacheKey            string // the Responses API's prompt_cache_key, one a provider
+	maxCompletionTokens bool        // send max_completion_tokens instead of max_tokens
+	cacheKey            string      // the Responses API's prompt_cache_key, one a provider
+	noSummary           atomic.Bool // the Responses API gives this organization no reasoning summaries
 }
 
 // newOpenAI returns an OpenAI-compatible provider; api.openai.com gets max_completion_tokens.

@@ -4,7 +4,9 @@ import (
 	"cmp"
 	"crypto/rand"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 )
 
@@ -18,6 +20,7 @@ func newOpenAIResponses(opts ProviderOptions) *openAI {
 	o := newOpenAI(opts)
 	o.url = strings.TrimSuffix(o.url, "/chat/completions") + "/responses"
 	o.build, o.parse, o.media = o.encodeResponses, parseResponsesStream, mediaLimitsFor(o.provider, "responses")
+	o.rebuild = o.refusesSummaries
 	o.cacheKey = "minicode-" + rand.Text() // requests of one conversation share the cache
 	return o
 }
@@ -43,10 +46,24 @@ func (o *openAI) encodeResponses(req ModelRequest) (*wireBody, error) {
 	}
 	if o.Effort != "" || reasoningModel(req.Model) { // Claude Code's highest effort, max, is the Responses API's xhigh
 		effort := cmp.Or(map[string]string{"max": "xhigh"}[o.Effort], o.Effort, "medium")
-		fmt.Fprintf(out, `,"reasoning":{"effort":%q,"summary":"auto"},"include":["reasoning.encrypted_content"]`, effort)
+		summary := map[bool]string{false: `,"summary":"auto"`}[o.noSummary.Load()]
+		fmt.Fprintf(out, `,"reasoning":{"effort":%q%s},"include":["reasoning.encrypted_content"]`, effort, summary)
 	}
 	fmt.Fprintf(out, `,"store":false,"stream":true,"prompt_cache_key":%q}`, o.cacheKey)
 	return out, nil
+}
+
+// refusesSummaries reports whether err is the API refusing reasoning summaries, as it does to an
+// organization it has not verified: the requests from then on go without them, and the user is told.
+func (o *openAI) refusesSummaries(err error) bool {
+	apiErr, ok := errors.AsType[*APIError](err)
+	if !ok || apiErr.Status != http.StatusBadRequest || !strings.Contains(apiErr.Message, "reasoning summar") {
+		return false
+	}
+	if !o.noSummary.Swap(true) && o.Notify != nil {
+		o.Notify("the API gives this organization no reasoning summaries until it is verified (platform.openai.com/settings/organization/general); asking without them, so the model's thinking is not shown")
+	}
+	return true
 }
 
 // encodeResponsesTools declares the tools as functions, flat as the Responses API has them, and

@@ -220,3 +220,35 @@ func TestResponsesCutOffByMaxOutputTokens(t *testing.T) {
 		}
 	}
 }
+
+// TestResponsesWithoutSummaries answers the first request with the 400 the API gives an organization
+// it has not verified when reasoning summaries are asked for: the request is sent again without
+// them (retries or not), the user is told once, and later requests go without them too.
+func TestResponsesWithoutSummaries(t *testing.T) {
+	t.Parallel()
+	unverified := `{"error":{"message":"Your organization must be verified to generate reasoning summaries. Please go to: https://platform.openai.com/settings/organization/general and click on Verify Organization. If you just verified, it can take up to 15 minutes for access to propagate.","type":"invalid_request_error","param":"reasoning.summary","code":"unsupported_value"}}`
+	api := newFakeAPI(t, statusReply(http.StatusBadRequest, unverified), sseReply(responsesText("ok")), sseReply(responsesText("again")))
+	log := &retryLog{}
+	opts := log.options(api.srv.URL)
+	opts.MaxRetries = -1
+	p := newOpenAIResponses(opts)
+	for _, want := range []string{"ok", "again"} {
+		resp, err := p.Stream(context.Background(), ModelRequest{Model: "gpt-5", Messages: []Message{userText("q")}}, nil)
+		if got := (Message{Content: resp.Content}).Text(); err != nil || got != want {
+			t.Fatalf("reply %q, error %v; want %q", got, err, want)
+		}
+	}
+	reqs := api.requests()
+	for i, wantSummary := range []bool{true, false, false} {
+		var body struct{ Reasoning map[string]string }
+		if err := json.Unmarshal(reqs[i].Body, &body); err != nil {
+			t.Fatal(err)
+		}
+		if _, asked := body.Reasoning["summary"]; asked != wantSummary || body.Reasoning["effort"] != "medium" {
+			t.Errorf("request %d asks for reasoning %v, want a summary %v", i+1, body.Reasoning, wantSummary)
+		}
+	}
+	if len(log.notices) != 1 || !strings.Contains(log.notices[0], "until it is verified") {
+		t.Errorf("notices %q, want one saying why the thinking is not shown", log.notices)
+	}
+}

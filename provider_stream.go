@@ -102,6 +102,7 @@ type streamClient struct {
 	client                  *http.Client
 	build                   func(ModelRequest) (*wireBody, error)                // the API's request body
 	tools                   toolsCache                                           // the newest request's, which build reuses
+	rebuild                 func(error) bool                                     // whether to build the request again after an error, once
 	parse                   func(*SSEReader, func(Delta)) (ModelResponse, error) // the API's stream
 	backoffBase, backoffMax time.Duration
 	sleep                   func(ctx context.Context, d time.Duration) error // tests record the waits instead
@@ -134,7 +135,7 @@ func (c *streamClient) Stream(ctx context.Context, req ModelRequest, onDelta fun
 	if err != nil {
 		return ModelResponse{}, fmt.Errorf("encoding the %s request: %w", c.provider, err)
 	}
-	stalls, renewed := 0, false
+	stalls, renewed, rebuilt := 0, false, false
 	for attempt := 0; ; attempt++ {
 		resp, shown, err := c.attempt(ctx, body, onDelta)
 		if err == nil {
@@ -146,6 +147,13 @@ func (c *streamClient) Stream(ctx context.Context, req ModelRequest, onDelta fun
 		if apiErr, ok := errors.AsType[*APIError](err); ok && apiErr.Status == http.StatusUnauthorized && c.KeyHelper != nil && !renewed {
 			c.KeyHelper.expire() // the key has been revoked or has expired: ask the helper again, once
 			renewed, attempt = true, attempt-1
+			continue
+		}
+		if c.rebuild != nil && !rebuilt && c.rebuild(err) { // the API refused a setting the request can go without
+			if body, err = c.build(req); err != nil {
+				return ModelResponse{}, fmt.Errorf("encoding the %s request: %w", c.provider, err)
+			}
+			rebuilt, attempt = true, attempt-1
 			continue
 		}
 		if streamErr, ok := errors.AsType[*streamError](err); ok && streamErr.stalled {
