@@ -179,7 +179,7 @@ func scaleImage(src image.Image, typ string, limits MediaLimits) (Block, error) 
 		case quality == 0:
 			err = (&png.Encoder{CompressionLevel: png.BestSpeed}).Encode(&out, dst)
 		default:
-			outType, err = "image/jpeg", jpeg.Encode(&out, dst, &jpeg.Options{Quality: quality})
+			outType, err = "image/jpeg", jpeg.Encode(&out, onWhite(dst), &jpeg.Options{Quality: quality})
 		}
 		if err != nil {
 			return Block{}, fmt.Errorf("encoding the scaled image: %w", err)
@@ -189,6 +189,16 @@ func scaleImage(src image.Image, typ string, limits MediaLimits) (Block, error) 
 		}
 	}
 	return Block{}, fmt.Errorf("is still over %s's %s once scaled down; crop or compress it first", limits.Provider, sizeText(limits.MaxBytes))
+}
+
+// onWhite is img laid on white: JPEG has no transparency, and a transparent pixel's colour is black.
+func onWhite(img *image.RGBA) *image.RGBA {
+	out := &image.RGBA{Pix: slices.Clone(img.Pix), Stride: img.Stride, Rect: img.Rect}
+	for i := 0; i+3 < len(out.Pix); i += 4 {
+		gap := 255 - out.Pix[i+3] // the colours are premultiplied: white fills what alpha leaves
+		out.Pix[i], out.Pix[i+1], out.Pix[i+2], out.Pix[i+3] = out.Pix[i]+gap, out.Pix[i+1]+gap, out.Pix[i+2]+gap, 255
+	}
+	return out
 }
 
 // boxScale shrinks src to w×h by averaging each block of source pixels (a box filter): one pass
@@ -246,8 +256,12 @@ func rgbaRow(src image.Image, y int, buf []uint8) []uint8 {
 	switch s := src.(type) {
 	case *image.RGBA:
 		return s.Pix[s.PixOffset(b.Min.X, y):][:len(buf)]
-	case *image.NRGBA:
-		return s.Pix[s.PixOffset(b.Min.X, y):][:len(buf)]
+	case *image.NRGBA: // premultiplied, as the sums and image.RGBA take colours
+		row := s.Pix[s.PixOffset(b.Min.X, y):][:len(buf)]
+		for i := 0; i < len(row); i += 4 {
+			a := uint32(row[i+3])
+			buf[i], buf[i+1], buf[i+2], buf[i+3] = uint8(uint32(row[i])*a/255), uint8(uint32(row[i+1])*a/255), uint8(uint32(row[i+2])*a/255), row[i+3]
+		}
 	case *image.YCbCr:
 		for x := range b.Dx() {
 			c := s.YCbCrAt(b.Min.X+x, y)

@@ -9,6 +9,7 @@ import (
 	"hash/crc32"
 	"image"
 	"image/color"
+	"image/jpeg"
 	"image/png"
 	"math/rand/v2"
 	"os"
@@ -286,4 +287,36 @@ func BenchmarkScaleScreenshot(b *testing.B) {
 	syscall.Getrusage(syscall.RUSAGE_SELF, &after) // CPU time, which a busy machine inflates less than wall time
 	cpu := time.Duration(after.Utime.Nano() + after.Stime.Nano() - before.Utime.Nano() - before.Stime.Nano())
 	b.ReportMetric(float64(cpu.Milliseconds())/float64(b.N), "cpu-ms/op")
+}
+
+// TestTransparentImageReencodedAsJPEGOnWhite re-encodes a PNG whose left half is transparent as JPEG,
+// which has no transparency: that half comes out white, not black.
+func TestTransparentImageReencodedAsJPEGOnWhite(t *testing.T) {
+	t.Parallel()
+	img := image.NewNRGBA(image.Rect(0, 0, 200, 100))
+	r := rand.New(rand.NewPCG(3, 4))
+	for i := range img.Pix {
+		img.Pix[i] = uint8(r.Uint32())
+		if i%4 == 3 {
+			img.Pix[i] = map[bool]uint8{true: 0, false: 255}[i/4%200 < 100]
+		}
+	}
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, img); err != nil {
+		t.Fatal(err)
+	}
+	block, said, err := mediaBlock(buf.Bytes(), "image/png", MediaLimits{Provider: "tiny", MaxEdge: 1568, MaxBytes: 20 << 10})
+	if err != nil || !strings.Contains(said, "re-encoded as JPEG") {
+		t.Fatalf("mediaBlock = %q, %v; want it re-encoded as JPEG", said, err)
+	}
+	data, _ := base64.StdEncoding.DecodeString(block.Source.Data)
+	sent, err := jpeg.Decode(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, x := range []int{5, 50, 95} {
+		if c := color.GrayModel.Convert(sent.At(x, 50)).(color.Gray); c.Y < 200 {
+			t.Errorf("a transparent pixel (%d, 50) came out grey %d, want white", x, c.Y)
+		}
+	}
 }
