@@ -77,6 +77,7 @@ type App struct {
 	Skills      *SkillSet
 	Commands    []*CustomCommand  // custom slash commands, first of a name
 	structured  *structuredOutput // the schema of the final answer (--json-schema); nil for plain text
+	runOutside  []string          // the workspace's files the hooks, MCP servers and API key helper run
 	Subagents   *Subagents        // the agents the task tool starts
 	Trusted     bool              // the project's files may run code and widen permissions (config_trust.go)
 	MCP         *MCPManager
@@ -205,7 +206,8 @@ func (app *App) newSandbox(dirs []string, servers []MCPServerConfig) (*Sandbox, 
 	for _, s := range servers {
 		runs = append(runs, strings.Join(append([]string{s.Command}, s.Args...), " "))
 	}
-	denyWrite = append(denyWrite, runFromWorkspace(app.Workspace, runs)...)
+	app.runOutside = runFromWorkspace(app.Workspace, runs)
+	denyWrite = append(denyWrite, app.runOutside...)
 	settings.DenyRead = append(slices.Clip(settings.DenyRead), denyRead...)
 	sandbox, err := newSandbox(SandboxConfig{Workspace: app.Workspace, UserHome: userHome(app.getenv), Home: app.Home, Settings: settings,
 		DenyWrite: denyWrite, DenyMatching: matching, Getenv: app.getenv})
@@ -514,7 +516,7 @@ func (app *App) newPermissions(dirs []string) (*Permissions, error) {
 	cfg := PermissionConfig{Mode: mode, Workspace: app.Workspace, Home: userHome(app.getenv), TempDir: app.Sandbox.TempDir, HidesDenied: app.Sandbox.Holds,
 		ResultsDir: func() string { return app.Env.ResultsDir }, Settings: app.Settings.ruleSets,
 		ProjectFile: filepath.Join(app.Workspace, ".minicode", "permissions.json"), UserFile: filepath.Join(app.Home, "permissions.json"),
-		AllowedTools: app.Opts.AllowedTools, DisallowedTools: app.Opts.DisallowedTools, AddDirs: dirs,
+		AllowedTools: app.Opts.AllowedTools, DisallowedTools: app.Opts.DisallowedTools, AddDirs: dirs, RunOutside: app.runOutside,
 		Notice: func(msg string) { fmt.Fprintln(app.stderr, msg) }}
 	for _, skill := range app.Skills.Skills {
 		cfg.ReadableDirs = append(cfg.ReadableDirs, skill.Dir)

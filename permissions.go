@@ -135,6 +135,7 @@ func (wholeCall) isTarget()         {}
 type Permissions struct {
 	workspace, home, tempDir string
 	readableDirs, addDirs    []string
+	runOutside               []string      // files run outside the sandbox (hooks' scripts), which edits ask for
 	resultsDir               func() string // the session's stored results
 	projectFile, userFile    string
 	notice                   func(string)

@@ -33,6 +33,7 @@ type PermissionConfig struct {
 	Mode                          PermissionMode // "" is ModeDefault
 	Workspace                     string         // absolute, symlinks resolved
 	ReadableDirs                  []string       // outside the workspace, readable without asking
+	RunOutside                    []string       // the workspace's files hooks and MCP servers run outside the sandbox: edits ask
 	ResultsDir                    func() string  // the session's stored results, readable without asking (not other sessions')
 	AddDirs                       []string       // treated as part of the workspace
 	Home                          string         // for ~ and the shell start-up files; "" is $HOME
@@ -80,7 +81,7 @@ func newPermissions(cfg PermissionConfig) (*Permissions, error) {
 		dirs[i] = resolve(dirs[i])
 	}
 	p.readableDirs, p.addDirs = dirs[:len(cfg.ReadableDirs):len(cfg.ReadableDirs)], dirs[len(cfg.ReadableDirs):]
-	p.resultsDir, p.hidesDenied = cfg.ResultsDir, cfg.HidesDenied
+	p.resultsDir, p.hidesDenied, p.runOutside = cfg.ResultsDir, cfg.HidesDenied, cfg.RunOutside
 	for _, set := range withFlagRules(cfg.Settings, cfg.AllowedTools, cfg.DisallowedTools) {
 		allow, err := parseRules(set.Allow, set.Source, set.Project)
 		ask, askErr := parseRules(set.Ask, set.Source, set.Project)

@@ -196,6 +196,9 @@ func (p *Permissions) protectedReason(req PermissionRequest, t target) string {
 		if slices.ContainsFunc(otherRepoConfigs(), func(c string) bool { return strings.HasSuffix(strings.ToLower(path), "/"+c) }) {
 			return fmt.Sprintf("%s is protected (it configures a repository): changes there always ask", path)
 		}
+		if slices.Contains(p.runOutside, path) {
+			return fmt.Sprintf("%s is run outside the sandbox by a hook, an MCP server or the API key helper: changes there always ask", path)
+		}
 		if dir := filepath.Dir(p.userFile); p.userFile != "" && within(dir, path) {
 			return fmt.Sprintf("%s is in %s, which is protected: changes there always ask", path, dir)
 		}
