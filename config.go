@@ -50,6 +50,17 @@ type Settings struct {
 	contextWindowAt string    // the file and line of ContextWindow, for later errors
 }
 
+// SandboxSettings are the "sandbox" settings; Enabled false turns it off.
+type SandboxSettings struct {
+	Enabled    *bool    `json:"enabled,omitempty"`
+	Network    bool     `json:"network,omitempty"`    // allow the network
+	AllowWrite []string `json:"allowWrite,omitempty"` // more folders commands may write
+	DenyRead   []string `json:"denyRead,omitempty"`   // more paths commands may not read
+	PassEnv    []string `json:"passEnv,omitempty"`    // credential variables commands still get
+	// AutoAllowBashIfSandboxed runs sandboxed commands without asking, as in Claude Code.
+	AutoAllowBashIfSandboxed bool `json:"autoAllowBashIfSandboxed,omitempty"`
+}
+
 // PermissionsSettings are the permission mode and rules from settings.
 type PermissionsSettings struct {
 	DefaultMode string   `json:"defaultMode,omitempty"`
@@ -109,15 +120,6 @@ func loadSettings(home, userHome, workspace string, flagValues, kinds []string, 
 		layers = append(layers, s)
 	}
 	return layers, nil
-}
-
-// readConfigFile reads a settings, MCP or definition file. One that is not a regular file is an error: a
-// repository's link to /dev/zero would never end, one to /proc/self/fd/0 would eat the tasks piped in.
-func readConfigFile(path string) ([]byte, error) {
-	if info, err := os.Stat(path); err == nil && !info.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file", path)
-	}
-	return os.ReadFile(path)
 }
 
 // parseRuleFile decodes a permissions.json, which keeps "always" answers,

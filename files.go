@@ -232,3 +232,12 @@ func resolveWorkspace(dir string) (string, error) {
 	}
 	return real, nil
 }
+
+// readConfigFile reads a settings, MCP or definition file. One that is not a regular file is an error: a
+// repository's link to /dev/zero would never end, one to /proc/self/fd/0 would eat the tasks piped in.
+func readConfigFile(path string) ([]byte, error) {
+	if info, err := os.Stat(path); err == nil && !info.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", path)
+	}
+	return os.ReadFile(path)
+}

@@ -133,19 +133,6 @@ func (m *Memory) loadFile(f *memoryFile, boundary string, stack []string) {
 	}
 }
 
-// hiddenReason says why the model may not see the file at path (real: where its links lead), or "": hidden
-// reports it (the permission rules deny or ask before reading it; nil: none), or it is in the workspace with
-// more than one hard link, as read_file asks before reading such a file.
-func hiddenReason(hidden func(abs string) bool, workspace, path, real string) string {
-	if hidden != nil && (hidden(path) || hidden(real)) {
-		return "the permission rules deny or ask before reading it"
-	}
-	if info, err := os.Stat(real); err == nil && within(workspace, real) && hardLinks(info) > 1 {
-		return fmt.Sprintf("it has %d hard links, so it may be a file the permission rules deny or one outside the workspace", hardLinks(info))
-	}
-	return ""
-}
-
 // readMemoryFile reads a memory file cut at a line break to maxMemoryFileBytes, and its size on disk.
 func readMemoryFile(path string) (content string, size int, err error) {
 	file, err := os.Open(path)

@@ -172,6 +172,13 @@ func protectedNames() []string {
 		".cursor", ".gemini", ".codex", ".continue", ".windsurf", ".kiro", ".roo", ".amazonq", ".opencode", "opencode.json", "opencode.jsonc", ".aider.conf.yml"}
 }
 
+// otherRepoConfigs are the settings files of the workspace's repository of other version control systems
+// (Mercurial's, Sapling's, Jujutsu's), whose hooks, extensions and pagers run at the user's next command
+// there; the rest of their folders stays writable, as .git's does, for commits.
+func otherRepoConfigs() []string {
+	return []string{".hg/hgrc", ".sl/config", ".jj/repo/config.toml"}
+}
+
 // isProtectedName reports whether a name is one of protectedNames, in any letter case, as case-insensitive
 // file systems take them.
 func isProtectedName(name string) bool {
@@ -294,4 +301,17 @@ func matchSegments(glob, names []string) bool {
 func matchName(glob, name string) bool {
 	ok, err := path.Match(glob, name)
 	return ok && err == nil
+}
+
+// hiddenReason says why the model may not see the file at path (real: where its links lead), or "": hidden
+// reports it (the permission rules deny or ask before reading it; nil: none), or it is in the workspace with
+// more than one hard link, as read_file asks before reading such a file.
+func hiddenReason(hidden func(abs string) bool, workspace, path, real string) string {
+	if hidden != nil && (hidden(path) || hidden(real)) {
+		return "the permission rules deny or ask before reading it"
+	}
+	if info, err := os.Stat(real); err == nil && within(workspace, real) && hardLinks(info) > 1 {
+		return fmt.Sprintf("it has %d hard links, so it may be a file the permission rules deny or one outside the workspace", hardLinks(info))
+	}
+	return ""
 }

@@ -48,13 +48,6 @@ type anthropicThinking struct {
 	Signature string `json:"signature"`
 }
 
-// anthropicWireBlock is one encoded content block, kept in its message's WireCache.
-type anthropicWireBlock struct {
-	json     []byte
-	rank     int  // 0 for a tool_result, which the API wants first in its message; else 1
-	thinking bool // thinking never carries a cache breakpoint
-}
-
 // encode encodes a model request; a zero MaxTokens means the model's output ceiling.
 func (a *Anthropic) encode(req ModelRequest) (*wireBody, error) {
 	maxTokens := cmp.Or(max(req.MaxTokens, 0), limitsFor(req.Model, nil).MaxOutput)

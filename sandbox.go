@@ -18,17 +18,6 @@ import (
 	"syscall"
 )
 
-// SandboxSettings are the "sandbox" settings; Enabled false turns it off.
-type SandboxSettings struct {
-	Enabled    *bool    `json:"enabled,omitempty"`
-	Network    bool     `json:"network,omitempty"`    // allow the network
-	AllowWrite []string `json:"allowWrite,omitempty"` // more folders commands may write
-	DenyRead   []string `json:"denyRead,omitempty"`   // more paths commands may not read
-	PassEnv    []string `json:"passEnv,omitempty"`    // credential variables commands still get
-	// AutoAllowBashIfSandboxed runs sandboxed commands without asking, as in Claude Code.
-	AutoAllowBashIfSandboxed bool `json:"autoAllowBashIfSandboxed,omitempty"`
-}
-
 // SandboxConfig is what a session's sandbox is made from.
 type SandboxConfig struct {
 	Workspace, UserHome, Home string // Home is minicode's own folder ($MINICODE_HOME)

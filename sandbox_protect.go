@@ -26,13 +26,6 @@ func gitProtected() []string {
 	return []string{"hooks", "config", "config.worktree", "info", "modules", "commondir", "rebase-merge", "rebase-apply", "sequencer"}
 }
 
-// otherRepoConfigs are the settings files of the workspace's repository of other version control systems
-// (Mercurial's, Sapling's, Jujutsu's), whose hooks, extensions and pagers run at the user's next command
-// there; the rest of their folders stays writable, as .git's does, for commits.
-func otherRepoConfigs() []string {
-	return []string{".hg/hgrc", ".sl/config", ".jj/repo/config.toml"}
-}
-
 // protectedPaths watches a workspace's protected paths and the folders of Edit and Write deny rules.
 // Those that exist are read-only in the sandbox (.git is bound onto itself, so it cannot be renamed away);
 // one that appears while a sandboxed command runs is moved out of the workspace when the command ends, a
