@@ -89,10 +89,7 @@ func (s *CheckpointStore) snapshot(ctx context.Context) (string, map[string]fs.F
 	if err := s.open(ctx); err != nil {
 		return "", nil, err
 	}
-	paths := s.paths
-	for _, rel := range s.planted() {
-		paths = append(slices.Clip(paths), ":(exclude,top,literal)"+rel)
-	}
+	paths := s.pathspec()
 	listed, err := s.git(ctx, append([]string{"ls-files", "-z", "--cached", "--others", "--exclude-standard"}, paths...)...)
 	if err != nil {
 		return "", nil, err
@@ -116,8 +113,43 @@ func (s *CheckpointStore) snapshot(ctx context.Context) (string, map[string]fs.F
 	if _, err := s.git(ctx, append([]string{"add", "-A"}, paths...)...); err != nil {
 		return "", nil, err
 	}
+	if err := s.folders(ctx, paths, modes); err != nil {
+		return "", nil, err
+	}
 	tree, err := s.git(ctx, "write-tree")
 	return strings.TrimSpace(tree), modes, err
+}
+
+// pathspec is what a snapshot records: s.paths, less the protected paths a running command may have made.
+func (s *CheckpointStore) pathspec() []string {
+	paths := s.paths
+	for _, rel := range s.planted() {
+		paths = append(slices.Clip(paths), ":(exclude,top,literal)"+rel)
+	}
+	return paths
+}
+
+// folders adds to modes, as fs.ModeDir, the folders that git does not record, once every file is
+// added: those that hold only folders or ignored files. "." marks a snapshot that lists them, as
+// older ones did not, so that restore can tell which folders a turn made.
+func (s *CheckpointStore) folders(ctx context.Context, paths []string, modes map[string]fs.FileMode) error {
+	listed, err := s.git(ctx, append([]string{"ls-files", "-z", "--others", "--directory", "--exclude-standard"}, paths...)...)
+	if err != nil {
+		return err
+	}
+	modes["."] = fs.ModeDir
+	for top := range strings.SplitSeq(listed, "\x00") {
+		if !strings.HasSuffix(top, "/") {
+			continue // the end, or a file made since the files were added
+		}
+		filepath.WalkDir(filepath.Join(s.workspace, filepath.FromSlash(top)), func(path string, d fs.DirEntry, err error) error {
+			if rel, _ := filepath.Rel(s.workspace, path); err == nil && d.IsDir() {
+				modes[filepath.ToSlash(rel)] = fs.ModeDir
+			}
+			return nil
+		})
+	}
+	return nil
 }
 
 // open creates the git directory if it is missing, seeded when it can be, and removes a lock a killed minicode left.
@@ -232,13 +264,16 @@ func (s *CheckpointStore) changes(ctx context.Context, from, to string) ([]fileC
 }
 
 // restore makes the workspace, whose snapshot from was just taken with the permissions current,
-// the tree to with the permissions modes: git's two-tree merge writes the changes (those between
-// the two trees) into the workspace, removing the files to lacks and the folders left empty.
+// the tree to with the permissions and folders modes: git's two-tree merge writes the changes
+// (those between the two trees) into the workspace, removing the files to lacks and the folders
+// they leave empty; then go the empty folders that to did not have.
 func (s *CheckpointStore) restore(ctx context.Context, changes []fileChange, from, to string, modes, current map[string]fs.FileMode) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if _, err := s.git(ctx, "read-tree", "-m", "-u", from, to); err != nil {
-		return err
+	if len(changes) > 0 {
+		if _, err := s.git(ctx, "read-tree", "-m", "-u", from, to); err != nil {
+			return err
+		}
 	}
 	var restore []string
 	for _, c := range changes {
@@ -254,6 +289,23 @@ func (s *CheckpointStore) restore(ctx context.Context, changes []fileChange, fro
 		perm := map[bool]fs.FileMode{false: 0o644, true: 0o755}[info.Mode()&0o100 != 0]
 		if err := os.Chmod(full, cmp.Or(modes[path], perm)); err != nil {
 			return fmt.Errorf("restoring the mode of %s: %w", path, err)
+		}
+	}
+	return s.removeFolders(ctx, modes)
+}
+
+// removeFolders removes the folders git does not record that the snapshot of modes did not have
+// (none if it did not list them), deepest first; os.Remove leaves a folder that holds anything.
+func (s *CheckpointStore) removeFolders(ctx context.Context, modes map[string]fs.FileMode) error {
+	now := map[string]fs.FileMode{}
+	if modes["."] != fs.ModeDir {
+		return nil
+	} else if err := s.folders(ctx, s.pathspec(), now); err != nil {
+		return err
+	}
+	for _, dir := range slices.Backward(slices.Sorted(maps.Keys(now))) { // a folder sorts before what it holds
+		if _, had := modes[dir]; !had {
+			os.Remove(filepath.Join(s.workspace, filepath.FromSlash(dir)))
 		}
 	}
 	return nil
@@ -358,7 +410,7 @@ func cmdRewind(ctx context.Context, app *App, args string, history *[]Message) (
 	if ok, err := app.confirmRestore(ctx, n, c, undo.Tree, changes); !ok || err != nil {
 		return "Nothing was changed.", false, err
 	}
-	if err := app.restoreFiles(ctx, n, c, undo, changes); err != nil {
+	if err := app.restoreFiles(ctx, n, c, undo, changes, a.Choice != choiceRewindConversation); err != nil {
 		return "", false, err
 	}
 	var done []string
@@ -438,10 +490,10 @@ func (app *App) confirmRestore(ctx context.Context, n int, c Checkpoint, now str
 	return a.Choice == ChoiceAllowOnce, err
 }
 
-// restoreFiles records undo (taken before a rewind to checkpoint n), then restores n's files, if any changed.
-func (app *App) restoreFiles(ctx context.Context, n int, c, undo Checkpoint, changes []fileChange) error {
+// restoreFiles records undo (taken before a rewind to checkpoint n), then restores n's files and folders, for code.
+func (app *App) restoreFiles(ctx context.Context, n int, c, undo Checkpoint, changes []fileChange, code bool) error {
 	app.Session.recordCheckpoint(undo)
-	if len(changes) == 0 {
+	if !code {
 		return nil
 	} else if err := app.Checkpoints.restore(ctx, changes, undo.Tree, c.Tree, c.Modes, undo.Modes); err != nil {
 		return fmt.Errorf("restoring the files of #%d: %w", n, err)
@@ -476,7 +528,7 @@ func (app *App) rewindFiles(ctx context.Context, id string, dryRun bool) map[str
 	}
 	undo, changes, err := app.prepareRewind(ctx, n, cps[n-1], "before rewind_files to "+id, true)
 	if err == nil && !dryRun {
-		err = app.restoreFiles(ctx, n, cps[n-1], undo, changes)
+		err = app.restoreFiles(ctx, n, cps[n-1], undo, changes, true)
 	}
 	if err != nil {
 		return map[string]any{"canRewind": false, "error": err.Error()}

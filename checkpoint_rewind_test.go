@@ -53,6 +53,30 @@ func TestRewindRestoresWhatFileToolsAndCommandsChanged(t *testing.T) {
 	}
 }
 
+// TestRewindRemovesTheFoldersATurnMade rewinds a turn that made a file in a new folder beside
+// empty ones, and a folder inside an empty one that was there before: the new folders go, but
+// not the one that was there, nor a new one that holds a file git ignores.
+func TestRewindRemovesTheFoldersATurnMade(t *testing.T) {
+	t.Parallel()
+	ws := workspaceWith(t, map[string]string{"a.txt": "one\n", ".gitignore": "*.log\n"})
+	if err := os.Mkdir(filepath.Join(ws, "keep"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	before := treeState(t, ws)
+	script := writeScript(t, `[{"tool_calls": [{"name": "run_command", "input": {"command": "echo two > a.txt && mkdir -p out/empty/deeper keep/inner held && echo x > out/made.txt && touch held/run.log"}}]}, {"text": "done"}]`)
+	r := runMinicode(t, nil, "change things\n/rewind 1\nf\ny\n", "--provider", "mock", "--mock-script", script, "--workspace", ws, "--dangerously-skip-permissions")
+	if !strings.Contains(r.stdout, "Restored 2 files") {
+		t.Fatalf("/rewind said:\n%s\nstderr: %s", r.stdout, r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "held", "run.log")); err != nil {
+		t.Errorf("a new folder that holds an ignored file was removed: %v", err)
+	}
+	os.RemoveAll(filepath.Join(ws, "held"))
+	if after := treeState(t, ws); after != before {
+		t.Errorf("after /rewind the workspace is\n%s\nwant\n%s", after, before)
+	}
+}
+
 func TestRewindAfterKillAndResume(t *testing.T) {
 	t.Parallel()
 	ws, home, id := workspaceWith(t, map[string]string{"a.txt": "one\n"}), t.TempDir(), newSessionID()

@@ -109,8 +109,8 @@ func TestCheckpointStoreRestoresTheTree(t *testing.T) {
 	before, userGit := treeState(t, ws), gitState(t, ws)
 	ctx := context.Background()
 	tree, modes := s.Snapshot(ctx)
-	if tree == "" || modes["secret.txt"] != 0o600 || len(modes) != 1 {
-		t.Fatalf("snapshot = %q with modes %v (warnings %q), want a tree and secret.txt's 0600 alone", tree, modes, warnings)
+	if tree == "" || modes["secret.txt"] != 0o600 || modes["."] != fs.ModeDir || len(modes) != 2 {
+		t.Fatalf("snapshot = %q with modes %v (warnings %q), want a tree, secret.txt's 0600 and the mark of a snapshot of folders alone", tree, modes, warnings)
 	}
 	// A turn edits, creates (in a new folder), deletes, changes modes and kinds.
 	writeFile(t, filepath.Join(ws, "a.txt"), "one\nTWO\nthree\n")
