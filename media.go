@@ -31,14 +31,18 @@ type MediaLimits struct {
 	MaxEdge  int    // pixels on the long edge of an image sent
 	MaxBytes int    // bytes of one encoded image
 	PDF      bool   // PDF documents are accepted
+	StillGIF bool   // only still GIFs are accepted: of an animated one, the first frame is sent as PNG
 }
 
 // mediaLimitsFor returns the limits of a protocol: anthropic, chat (Chat Completions), responses or mock.
+// OpenAI's vision docs take PNG, JPEG, WEBP and non-animated GIF. Anthropic's list GIF among the
+// formats it takes (JPEG, PNG, GIF, WebP) and say nothing against animation, so an animated GIF
+// goes to it as it is.
 func mediaLimitsFor(provider, protocol string) MediaLimits {
 	if protocol == "anthropic" || protocol == "mock" {
 		return MediaLimits{Provider: provider, MaxEdge: 1568, MaxBytes: 5 << 20 * 3 / 4, PDF: protocol == "anthropic"}
 	}
-	return MediaLimits{Provider: provider, MaxEdge: 2048, MaxBytes: 20 << 20, PDF: protocol == "responses"}
+	return MediaLimits{Provider: provider, MaxEdge: 2048, MaxBytes: 20 << 20, PDF: protocol == "responses", StillGIF: true}
 }
 
 // Bounds of the images minicode decodes and the PDFs it sends.
@@ -104,7 +108,8 @@ func mediaBlock(data []byte, typ string, limits MediaLimits) (Block, string, err
 	if err != nil {
 		return Block{}, "", err
 	}
-	orig, fits := fmt.Sprintf("%d×%d", w, h), max(w, h) <= limits.MaxEdge && len(data) <= limits.MaxBytes
+	animated := typ == "image/gif" && limits.StillGIF && gifAnimated(data)
+	orig, fits := fmt.Sprintf("%d×%d", w, h), max(w, h) <= limits.MaxEdge && len(data) <= limits.MaxBytes && !animated
 	switch {
 	case typ == "image/webp" && fits:
 		return imageBlock(typ, data, w, h), fmt.Sprintf("image %s, %s, sent as it is (WebP is not checked)", orig, sizeText(len(data))), nil
@@ -127,10 +132,38 @@ func mediaBlock(data []byte, typ string, limits MediaLimits) (Block, string, err
 		return Block{}, "", err
 	}
 	how := fmt.Sprintf("scaled down to %d×%d", scaled.Source.Width, scaled.Source.Height)
-	if scaled.Source.Width == w { // small enough, but too many bytes
+	switch {
+	case animated:
+		how = "animated: only its first frame is shown, " + map[bool]string{true: "re-encoded", false: how}[scaled.Source.Width == w]
+	case scaled.Source.Width == w: // small enough, but too many bytes
 		how = fmt.Sprintf("of %s, over %s's %s, re-encoded", sizeText(len(data)), limits.Provider, sizeText(limits.MaxBytes))
 	}
 	return scaled, fmt.Sprintf("image %s %s as %s, %s", orig, how, strings.ToUpper(strings.TrimPrefix(scaled.Source.MediaType, "image/")), sizeText(len(scaled.Source.Data)*3/4)), nil
+}
+
+// gifAnimated reports whether a GIF holds more than one frame, walking its blocks without decoding them.
+func gifAnimated(data []byte) bool {
+	table := func(flags byte) int { return int(flags>>7) * 3 << (flags&7 + 1) } // a colour table's bytes, when the flags have one
+	if len(data) < 13 {
+		return false
+	}
+	for frames, i := 0, 13+table(data[10]); i < len(data); i++ {
+		switch data[i] {
+		case 0x2c: // an image: its descriptor, colour table and LZW code size, then its data
+			if frames++; frames > 1 || i+10 >= len(data) {
+				return frames > 1
+			}
+			i += 11 + table(data[i+9])
+		case 0x21: // an extension: its label, then its data
+			i += 2
+		default: // the trailer
+			return false
+		}
+		for i < len(data) && data[i] != 0 { // the data's sub-blocks, each led by its length, up to an empty one
+			i += int(data[i]) + 1
+		}
+	}
+	return false
 }
 
 // imageBlock is an image block of base64 data that knows its size.

@@ -9,6 +9,7 @@ import (
 	"hash/crc32"
 	"image"
 	"image/color"
+	"image/gif"
 	"image/jpeg"
 	"image/png"
 	"math/rand/v2"
@@ -99,6 +100,55 @@ func noisePNG(t *testing.T, w, h int) []byte {
 		t.Fatal(err)
 	}
 	return buf.Bytes()
+}
+
+// testGIF encodes a w×h GIF of one frame for each colour.
+func testGIF(t *testing.T, w, h int, colours ...color.Color) []byte {
+	anim := &gif.GIF{}
+	for _, c := range colours {
+		frame := image.NewPaletted(image.Rect(0, 0, w, h), color.Palette{c})
+		anim.Image, anim.Delay = append(anim.Image, frame), append(anim.Delay, 10)
+	}
+	var buf bytes.Buffer
+	if err := gif.EncodeAll(&buf, anim); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// TestAnimatedGIFs reads an animated GIF for each protocol: OpenAI's take still GIFs only, so they
+// get its first frame as PNG and are told so; Anthropic's takes GIFs as they are, and a still GIF
+// goes as it is everywhere.
+func TestAnimatedGIFs(t *testing.T) {
+	t.Parallel()
+	red, blue := color.RGBA{0xff, 0, 0, 0xff}, color.RGBA{0, 0, 0xff, 0xff}
+	env := newTestEnv(t, map[string]string{"anim.gif": string(testGIF(t, 40, 30, red, blue)), "still.gif": string(testGIF(t, 40, 30, blue))})
+	for _, tc := range []struct{ protocol, path, typ, want string }{
+		{"chat", "anim.gif", "image/png", "anim.gif: image 40×30 animated: only its first frame is shown, re-encoded as PNG, "},
+		{"responses", "anim.gif", "image/png", "anim.gif: image 40×30 animated: only its first frame is shown, re-encoded as PNG, "},
+		{"anthropic", "anim.gif", "image/gif", "anim.gif: image 40×30, 1 KB, sent as it is"},
+		{"chat", "still.gif", "image/gif", "still.gif: image 40×30, 1 KB, sent as it is"},
+	} {
+		env.Media = mediaLimitsFor("p", tc.protocol)
+		out := callTool(t, env, readFileTool(), `{"path":"`+tc.path+`"}`)
+		if out.IsError || len(out.Media) != 1 || !strings.HasPrefix(out.Text, tc.want) || out.Media[0].Source.MediaType != tc.typ {
+			t.Errorf("%s, %s: %q, %+v; want %q and one %s", tc.protocol, tc.path, out.Text, out.Media, tc.want, tc.typ)
+			continue
+		}
+		if w, h := decodedSize(t, out.Media[0]); w != 40 || h != 30 {
+			t.Errorf("%s, %s: sent %d×%d, want 40×30", tc.protocol, tc.path, w, h)
+		}
+		if seen := describeImage(out.Media[0].Source); tc.path == "anim.gif" && !strings.HasSuffix(seen, "#ff0000") {
+			t.Errorf("%s: the image sent is %s, want the first frame's red", tc.protocol, seen)
+		}
+	}
+	anim := testGIF(t, 40, 30, red, blue)
+	if _, said, err := mediaBlock(anim, "image/gif", MediaLimits{Provider: "tiny", MaxEdge: 20, MaxBytes: 1 << 20, StillGIF: true}); err != nil || !strings.HasPrefix(said, "image 40×30 animated: only its first frame is shown, scaled down to 20×15 as PNG") {
+		t.Errorf("an animated GIF over the size: %q, %v", said, err)
+	}
+	for n := range anim { // a GIF cut short anywhere is walked without a panic
+		gifAnimated(anim[:n])
+	}
 }
 
 func TestReadFileMedia(t *testing.T) {
