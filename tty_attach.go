@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"image"
 	"maps"
+	"net/http"
 	"net/url"
 	"os"
 	"os/exec"
@@ -21,10 +22,11 @@ import (
 // a pasted or dropped path to an image (read with read_file when the input is sent, so
 // permissions and hooks apply, as for an @ mention), or Ctrl-V's image from the clipboard.
 
-// attachment is what an image placeholder of the input stands for: a file, or clipboard bytes.
+// attachment is what an image placeholder of the input stands for: a file, or clipboard bytes of media type typ.
 type attachment struct {
 	path string
 	data []byte
+	typ  string
 }
 
 // attachPasted puts pasted text into the input as an image's placeholder when it is the path of one
@@ -47,9 +49,10 @@ func (u *tui) attachPasted(text string) bool {
 	return err == nil
 }
 
-// readClipboardImage returns the clipboard's image as PNG, from the first clipboard tool of this
-// system that is installed (clipboardCommands), or an error naming those it tried.
-func readClipboardImage(ctx context.Context) ([]byte, error) {
+// readClipboardImage returns the clipboard's image and its media type, as its bytes tell (a tool
+// asked for PNG may give what it has), from the first clipboard tool of this system that is
+// installed (clipboardCommands), or an error naming those it tried.
+func readClipboardImage(ctx context.Context) ([]byte, string, error) {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	var tried []string
@@ -62,12 +65,16 @@ func readClipboardImage(ctx context.Context) ([]byte, error) {
 		if digits, ok := bytes.CutPrefix(bytes.TrimSpace(out), []byte("«data PNGf")); ok { // osascript's form
 			out, _ = hex.DecodeString(string(bytes.TrimSuffix(digits, []byte("»"))))
 		}
-		if _, _, derr := image.DecodeConfig(bytes.NewReader(out)); err != nil || derr != nil {
-			return nil, fmt.Errorf("the clipboard holds no image (asked %s)", args[0])
+		typ := strings.TrimSuffix(http.DetectContentType(out), "; charset=utf-8")
+		switch {
+		case err != nil || len(out) == 0:
+			return nil, "", fmt.Errorf("the clipboard holds no image (asked %s)", args[0])
+		case !slices.Contains([]string{"image/png", "image/jpeg", "image/gif", "image/webp"}, typ):
+			return nil, "", fmt.Errorf("the clipboard holds %s, not an image (asked %s); copy the image again, or paste its path", typ, args[0])
 		}
-		return out, nil
+		return out, typ, nil
 	}
-	return nil, errors.New("no clipboard tool to read an image with: tried " + strings.Join(tried, ", ") + "; install one, or paste the image's path")
+	return nil, "", errors.New("no clipboard tool to read an image with: tried " + strings.Join(tried, ", ") + "; install one, or paste the image's path")
 }
 
 // attach adds to a prompt the images of its placeholders (a file read with read_file, clipboard bytes
@@ -77,6 +84,11 @@ func (u *tui) attach(ctx context.Context, prompt *SlashPrompt) error {
 	attached := maps.Clone(u.attached)
 	u.mu.Unlock()
 	env := u.app.Env
+	note := func(msg string) {
+		u.mu.Lock()
+		defer u.mu.Unlock()
+		u.tr.println(u.tr.style(ansiDim, "  "+msg))
+	}
 	at := func(placeholder string) int { return strings.Index(prompt.Prompt, placeholder) }
 	placeholders := slices.DeleteFunc(slices.Collect(maps.Keys(attached)), func(p string) bool { return at(p) < 0 })
 	slices.SortFunc(placeholders, func(a, b string) int { return at(a) - at(b) }) // the images in the prompt's order
@@ -88,31 +100,35 @@ func (u *tui) attach(ctx context.Context, prompt *SlashPrompt) error {
 				return fmt.Errorf("%s: %s", placeholder, out.Text)
 			}
 			prompt.Images = append(prompt.Images, out.Media...)
+			note(out.Text)
 			continue
 		}
-		block, _, err := mediaBlock(a.data, "image/png", env.Media)
+		block, said, err := mediaBlock(a.data, a.typ, env.Media)
 		if err != nil {
 			return fmt.Errorf("the clipboard's image %w", err)
 		}
 		prompt.Images = append(prompt.Images, block)
+		note(placeholder + ": " + said)
 	}
-	return u.app.attachFiles(ctx, env, prompt, func(msg string) {
-		u.mu.Lock()
-		defer u.mu.Unlock()
-		u.tr.println(u.tr.style(ansiDim, "  "+msg))
-	})
+	return u.app.attachFiles(ctx, env, prompt, note)
 }
 
 // pasteClipboard puts the clipboard's image into the input, or says why there is none.
 func (u *tui) pasteClipboard() {
-	data, err := readClipboardImage(context.Background())
+	data, typ, err := readClipboardImage(context.Background())
+	w, h := 0, 0
+	if err == nil {
+		if w, h, err = imageSize(data, typ); err != nil {
+			err = fmt.Errorf("the clipboard's image %w", err)
+		}
+	}
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	if err != nil {
 		u.hint = err.Error()
 	} else {
-		cfg, _, _ := image.DecodeConfig(bytes.NewReader(data))
-		u.remember(fmt.Sprintf("[image: clipboard-%d.png %d×%d]", len(u.attached)+1, cfg.Width, cfg.Height), attachment{data: data})
+		name := fmt.Sprintf("clipboard-%d.%s", len(u.attached)+1, strings.TrimPrefix(typ, "image/"))
+		u.remember(fmt.Sprintf("[image: %s %d×%d]", name, w, h), attachment{data: data, typ: typ})
 	}
 	u.draw()
 }

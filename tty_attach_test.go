@@ -1,8 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"image"
+	"image/jpeg"
 	"io"
 	"os"
 	"os/exec"
@@ -46,7 +49,7 @@ func TestTUIImageAttachments(t *testing.T) {
 // TestClipboardWithoutTools names the clipboard tools it looked for.
 func TestClipboardWithoutTools(t *testing.T) {
 	t.Setenv("PATH", t.TempDir())
-	_, err := readClipboardImage(context.Background())
+	_, _, err := readClipboardImage(context.Background())
 	if err == nil || !strings.Contains(err.Error(), "tried "+clipboardCommands[0][0]) {
 		t.Errorf("error = %v, want one naming the tools tried", err)
 	}
@@ -60,7 +63,7 @@ func TestAttachKeepsThePromptsOrder(t *testing.T) {
 	var names []string
 	for i := range 6 {
 		name := fmt.Sprintf("[image: clipboard-%d.png %d×10]", i, i+1)
-		u.attached[name] = attachment{data: testPNG(t, i+1, 10)}
+		u.attached[name] = attachment{data: testPNG(t, i+1, 10), typ: "image/png"}
 		names = append(names, name)
 	}
 	slices.Reverse(names)
@@ -76,5 +79,40 @@ func TestAttachKeepsThePromptsOrder(t *testing.T) {
 		if !reflect.DeepEqual(prompt.Images[i], want) {
 			t.Errorf("image %d is not %s's", i, name)
 		}
+	}
+}
+
+// TestClipboardImageIsWhatItsBytesSay pastes with Ctrl-V a JPEG that the clipboard tool gave for
+// PNG: it is labelled and sent as JPEG; text on the clipboard is refused, saying what it is.
+// (Not parallel: the fake clipboard tool is found through PATH.)
+func TestClipboardImageIsWhatItsBytesSay(t *testing.T) {
+	tools := t.TempDir()
+	t.Setenv("PATH", tools)
+	var photo bytes.Buffer
+	if err := jpeg.Encode(&photo, image.NewRGBA(image.Rect(0, 0, 30, 20)), nil); err != nil {
+		t.Fatal(err)
+	}
+	u := plainTUI(t, io.Discard)
+	for _, clip := range []string{photo.String(), "some copied text\n"} {
+		writeFile(t, filepath.Join(tools, "clip"), clip)
+		writeFile(t, filepath.Join(tools, clipboardCommands[0][0]), "#!/bin/sh\nexec /bin/cat "+filepath.Join(tools, "clip")+"\n")
+		if err := os.Chmod(filepath.Join(tools, clipboardCommands[0][0]), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		u.pasteClipboard()
+	}
+	if got, want := u.editor.text(), "[image: clipboard-1.jpeg 30×20]"; got != want {
+		t.Fatalf("the input is %q, want %q", got, want)
+	}
+	if want := "the clipboard holds text/plain, not an image (asked " + clipboardCommands[0][0] + ")"; !strings.HasPrefix(u.hint, want) {
+		t.Errorf("the hint for text is %q, want %q", u.hint, want)
+	}
+	prompt := &SlashPrompt{Prompt: "what is " + u.editor.text()}
+	if err := u.attach(context.Background(), prompt); err != nil || len(prompt.Images) != 1 {
+		t.Fatalf("attach: %v, %d images", err, len(prompt.Images))
+	}
+	decodedSize(t, prompt.Images[0]) // fails when the label is not what the bytes are
+	if said := "[image: clipboard-1.jpeg 30×20]: image 30×20, 1 KB, sent as it is"; !strings.Contains(u.scroll.String(), said) {
+		t.Errorf("the screen lacks %q:\n%s", said, u.scroll.String())
 	}
 }
