@@ -2,10 +2,10 @@
 // Anthropic Messages API, and prints what the session sent and the CPU the agent used. Any agent that
 // takes ANTHROPIC_BASE_URL can be measured the same way, so two agents compare side by side.
 //
-//   node scripts/session-cost.mjs [--steps 10] [--files 5] [--read read_file:path] -- AGENT ARGS...
+//   node scripts/session-cost.mjs [--steps 10] [--files 5] [--lines 20] [--read read_file:path] -- AGENT ARGS...
 //
-// The workspace (a new temporary folder, the agent's working folder and HOME) holds FILES files of 20
-// lines (about 670 bytes each); the model asks for one file a step, in turn, so with steps > files each
+// The workspace (a new temporary folder, the agent's working folder and HOME) holds FILES files of LINES
+// lines (20 lines are about 670 bytes); the model asks for one file a step, in turn, so with steps > files each
 // file is read again unchanged, then answers "done". --read names the agent's read tool and its path
 // key (an absolute path is sent). Only requests that carry tools count: an agent's side requests (a
 // title, a quota check) are listed apart. Examples:
@@ -13,7 +13,7 @@
 //   node scripts/session-cost.mjs --steps 50 --files 25 -- ./minicode --provider anthropic -p "read the files" --max-turns 100
 //   node scripts/session-cost.mjs --steps 50 --files 25 --read Read:file_path -- claude -p "read the files" --allowedTools Read
 import { spawn } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -21,7 +21,7 @@ import { join } from "node:path";
 const args = process.argv.slice(2);
 const dash = args.indexOf("--");
 if (dash < 0 || dash === args.length - 1) {
-  console.error("usage: node scripts/session-cost.mjs [--steps N] [--files N] [--read TOOL:KEY] -- AGENT ARGS...");
+  console.error("usage: node scripts/session-cost.mjs [--steps N] [--files N] [--lines N] [--read TOOL:KEY] -- AGENT ARGS...");
   process.exit(2);
 }
 const opt = (name, def) => {
@@ -30,12 +30,13 @@ const opt = (name, def) => {
 };
 const steps = Number(opt("--steps", "10"));
 const files = Number(opt("--files", "5"));
+const lines = Number(opt("--lines", "20"));
 const [tool, key] = opt("--read", "read_file:path").split(":");
 
 const ws = mkdtempSync(join(tmpdir(), "session-cost-"));
 for (let i = 0; i < files; i++) {
   let text = "";
-  for (let j = 0; j < 20; j++) text += `line ${j} of file ${i}: some text here\n`;
+  for (let j = 0; j < lines; j++) text += `line ${j} of file ${i}: some text here\n`;
   writeFileSync(join(ws, `f${i}.txt`), text);
 }
 
@@ -93,6 +94,7 @@ server.listen(0, "127.0.0.1", () => {
     });
     console.log(`exit ${code}; ${sent.main} model requests with tools, ${sent.mainBytes} bytes; ${sent.side} side requests, ${sent.sideBytes} bytes; CPU ${((user + sys) * 1000).toFixed(0)} ms (user ${user}s, sys ${sys}s)`);
     if (code !== 0) console.log(`the agent failed; its stderr is in ${join(ws, ".agent-stderr")}`);
+    else rmSync(ws, { recursive: true, force: true });
     process.exit(code === 0 && sent.main > 0 ? 0 : 1);
   });
 });
