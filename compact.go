@@ -13,9 +13,13 @@ import (
 const (
 	maxOutputReserve   = 20_000 // output tokens kept free, at most
 	microKeepPerTool   = 3      // newest results of each tool left whole
-	microMinSavedShare = 10     // automatic micro compact waits until it clears 1/10 of the window: each run rewrites the prompt cache after its first change
-	keepNewestMessages = 12     // never snipped or collapsed
-	minRunMessages     = 6      // a snip or collapse span, at least
+	microMinSavedShare = 10     // automatic micro compact waits until it clears 1/10 of the window (microMaxTokens/5 at most): each run rewrites the prompt cache after its first change
+	// microMaxTokens is where automatic micro compact runs at the latest, whatever the window, unless settings
+	// set its threshold: every request reads the whole context again, so a session on a window of a million
+	// tokens that let old results fill half of it would read four times as many tokens a step as under this.
+	microMaxTokens     = 100_000
+	keepNewestMessages = 12 // never snipped or collapsed
+	minRunMessages     = 6  // a snip or collapse span, at least
 	minRunTokens       = 2_000
 	maxCompactFailures = 3 // model-call layers give up after this many in a row
 )

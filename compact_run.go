@@ -97,7 +97,8 @@ func (a *Agent) manageContext(ctx context.Context, t *Turn) error {
 	percents := []int{cmp.Or(th.Micro, 50), cmp.Or(th.Snip, 70), cmp.Or(th.Collapse, 75), cmp.Or(th.Auto, 85)}
 	for i, layer := range []string{LayerMicro, LayerSnip, LayerCollapse, LayerCompact} {
 		u := a.estimate(t.model, t.messages)
-		due := u.Percent >= float64(percents[i]) || layer == LayerCompact && u.Tokens > u.usable()
+		due := u.Percent >= float64(percents[i]) || layer == LayerMicro && th.Micro == 0 && u.Tokens >= microMaxTokens ||
+			layer == LayerCompact && u.Tokens > u.usable()
 		if !due || a.context.failures[layer] >= maxCompactFailures {
 			continue
 		}
@@ -185,7 +186,7 @@ func (a *Agent) compactWith(ctx context.Context, model string, msgs []Message, l
 	delete(a.context.failures, layer)
 	out := applySplices(msgs, c.Splices)
 	saved := tokenCount(msgs) - tokenCount(out)
-	if len(c.Splices) == 0 || saved <= 0 || layer == LayerMicro && trigger == "auto" && saved < pre.usable()/microMinSavedShare {
+	if len(c.Splices) == 0 || saved <= 0 || layer == LayerMicro && trigger == "auto" && saved < min(pre.usable()/microMinSavedShare, microMaxTokens/5) {
 		// Nothing to do, a summary as long as what it replaces, or too little to pay for the cache it rewrites: keep the history.
 		c.Splices, c.PostTokens = nil, c.PreTokens
 		return msgs, c, nil

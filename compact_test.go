@@ -558,3 +558,33 @@ func TestAutoMicroCompactClearsInBatches(t *testing.T) {
 		t.Errorf("automatic micro compact of 17 old results made %d splices, saving %d tokens of a usable %d", len(c.Splices), c.PreTokens-c.PostTokens, usable)
 	}
 }
+
+// On a window of a million tokens automatic micro compact clears old results once the context passes
+// microMaxTokens, not only at half the window, which would let every request read five times as much; a
+// threshold the settings set is kept as it is.
+func TestAutoMicroCompactCapsLargeWindows(t *testing.T) {
+	t.Parallel()
+	var rounds [][]tcall
+	for i := range 40 {
+		rounds = append(rounds, read(fmt.Sprintf("f%d.txt", i), 12_000))
+	}
+	for _, tc := range []struct {
+		name      string
+		set       CompactThresholds
+		wantClear bool
+	}{{"the default threshold", CompactThresholds{}, true}, {"a threshold from the settings", CompactThresholds{Micro: 50}, false}} {
+		a := &Agent{Model: "m", Limits: ModelLimits{ContextWindow: 1_000_000, MaxOutput: 64_000}, Compaction: tc.set}
+		turn := &Turn{model: "m", messages: history("task", rounds...)}
+		before := a.estimate("m", turn.messages)
+		if before.Tokens < microMaxTokens || before.Percent >= 50 {
+			t.Fatalf("the history holds %s; want over %d tokens and under half the window", before, microMaxTokens)
+		}
+		if err := a.manageContext(t.Context(), turn); err != nil {
+			t.Fatal(err)
+		}
+		after := a.estimate("m", turn.messages)
+		if cleared := after.Tokens < microMaxTokens/2; cleared != tc.wantClear {
+			t.Errorf("%s: %s before, %s after; want cleared %v", tc.name, before, after, tc.wantClear)
+		}
+	}
+}

@@ -8,7 +8,8 @@
 // lines (20 lines are about 670 bytes); the model asks for one file a step, in turn, so with steps > files each
 // file is read again unchanged, then answers "done". --read names the agent's read tool and its path
 // key (an absolute path is sent). Only requests that carry tools count: an agent's side requests (a
-// title, a quota check) are listed apart. Examples:
+// title, a quota check, a compaction's summary, answered with text) are listed apart. SESSION_COST_DUMP=DIR
+// writes each request's body there. Examples:
 //
 //   node scripts/session-cost.mjs --steps 50 --files 25 -- ./minicode --provider anthropic -p "read the files" --max-turns 100
 //   node scripts/session-cost.mjs --steps 50 --files 25 --read Read:file_path -- claude -p "read the files" --allowedTools Read
@@ -44,13 +45,15 @@ const sent = { main: 0, mainBytes: 0, side: 0, sideBytes: 0 };
 const event = (res, type, data) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
 
 // reply streams one step: a tool call reading the next file, or the final answer.
-function reply(res, step) {
+// The usage it reports counts a token for each 4 bytes of the request, as agents size their context by it.
+function reply(res, step, bytes, text = "done") {
   res.writeHead(200, { "content-type": "text/event-stream" });
-  event(res, "message_start", { message: { id: `msg_${step}`, type: "message", role: "assistant", model: "fake", content: [], stop_reason: null, usage: { input_tokens: 1, output_tokens: 1 } } });
+  const usage = { input_tokens: Math.ceil(bytes / 4), output_tokens: 1 };
+  event(res, "message_start", { message: { id: `msg_${step}`, type: "message", role: "assistant", model: "fake", content: [], stop_reason: null, usage } });
   const call = step >= 0 && step < steps;
   const block = call ? { type: "tool_use", id: `toolu_${step}`, name: tool, input: {} } : { type: "text", text: "" };
   event(res, "content_block_start", { index: 0, content_block: block });
-  const delta = call ? { type: "input_json_delta", partial_json: JSON.stringify({ [key]: join(ws, `f${step % files}.txt`) }) } : { type: "text_delta", text: "done" };
+  const delta = call ? { type: "input_json_delta", partial_json: JSON.stringify({ [key]: join(ws, `f${step % files}.txt`) }) } : { type: "text_delta", text };
   event(res, "content_block_delta", { index: 0, delta });
   event(res, "content_block_stop", { index: 0 });
   event(res, "message_delta", { delta: { stop_reason: call ? "tool_use" : "end_turn" }, usage: { output_tokens: 1 } });
@@ -58,22 +61,37 @@ function reply(res, step) {
   res.end();
 }
 
+// asksForSummary tells an agent's compaction request from a step: it holds the whole conversation (no fewer
+// messages than the step before) and the user's side of it ends with text (the request for a summary), not
+// with the results of the calls.
+let stepMessages = 0;
+function asksForSummary(req) {
+  const msgs = req.messages ?? [];
+  const user = msgs.findLast((m) => m.role === "user")?.content;
+  const endsWithText = !Array.isArray(user) || user.at(-1)?.type === "text";
+  if (stepMessages > 0 && msgs.length >= stepMessages && endsWithText) return true;
+  stepMessages = msgs.length;
+  return false;
+}
+
 const server = http.createServer((req, res) => {
   const chunks = [];
   req.on("data", (c) => chunks.push(c));
   req.on("end", () => {
     const body = Buffer.concat(chunks);
+    if (process.env.SESSION_COST_DUMP) writeFileSync(join(process.env.SESSION_COST_DUMP, `${sent.main + sent.side}.json`), body);
     let tools = false;
     try {
-      tools = (JSON.parse(body).tools ?? []).length > 0;
+      const req = JSON.parse(body);
+      tools = (req.tools ?? []).length > 0 && !asksForSummary(req);
     } catch {}
     if (!req.url.startsWith("/v1/messages") || req.url.includes("count_tokens")) {
       sent.side++, (sent.sideBytes += body.length);
       res.writeHead(404).end();
       return;
     }
-    if (tools) reply(res, sent.main++), (sent.mainBytes += body.length);
-    else reply(res, -1), sent.side++, (sent.sideBytes += body.length);
+    if (tools) reply(res, sent.main++, body.length), (sent.mainBytes += body.length);
+    else reply(res, -1, body.length, "Summary: the task is to read the files; the files read so far are in the results above."), sent.side++, (sent.sideBytes += body.length);
   });
 });
 
