@@ -35,6 +35,7 @@ type Skill struct {
 	Source       string   // "project" or "user": which skills folder it came from
 	Problem      string   // why the skill cannot be used; "" when it is valid
 	Warnings     []string // things worth fixing that do not stop it loading
+	passed       bool     // Problem is why the model may not see it (SkillSet.read), not a fault of the skill
 }
 
 // readSkill reads the SKILL.md in dir; a skill that cannot be used has Problem set.
@@ -132,6 +133,7 @@ type SkillSet struct {
 	Skills   []*Skill            // in use, in discovery order
 	Shadowed map[string][]*Skill // by name: skills hidden by the one in use
 	Invalid  []*Skill            // Problem says why
+	Passed   []*Skill            // passed over, as the model may not see them: Problem says why
 	Searched []string            // the folders searched, in order
 
 	hidden    func(abs string) bool // the files the permission rules keep from the model; nil: none
@@ -152,6 +154,8 @@ func discoverSkills(home, userHome, workspace string, hidden func(abs string) bo
 			set.Searched = append(set.Searched, dir)
 			for _, s := range set.scanRoot(dir, source) {
 				switch {
+				case s.passed:
+					set.Passed = append(set.Passed, s)
 				case s.Problem != "":
 					set.Invalid = append(set.Invalid, s)
 				case skillNamed(set.Skills, s.Name) != nil:
@@ -194,19 +198,19 @@ func (set *SkillSet) scanRoot(root, source string) []*Skill {
 	return skills
 }
 
-// read reads the skill in dir, unless its SKILL.md is a file the model may not see: Problem then says so.
+// read reads the skill in dir, unless its SKILL.md is a file the model may not see: Problem then says why.
 func (set *SkillSet) read(dir, source string) *Skill {
 	path := filepath.Join(dir, "SKILL.md")
 	real, _ := filepath.EvalSymlinks(path)
 	if why := hiddenReason(set.hidden, set.workspace, path, real); why != "" {
-		return &Skill{Dir: dir, Path: path, Source: source, Name: filepath.Base(dir), Problem: "SKILL.md is not read: " + why}
+		return &Skill{Dir: dir, Path: path, Source: source, Name: filepath.Base(dir), Problem: why, passed: true}
 	}
 	return readSkill(dir, source)
 }
 
-// find returns the skill in use with the given name, else the invalid one, or nil.
+// find returns the skill in use with the given name, else the invalid or passed over one, or nil.
 func (set *SkillSet) find(name string) *Skill {
-	return cmp.Or(skillNamed(set.Skills, name), skillNamed(set.Invalid, name))
+	return cmp.Or(skillNamed(set.Skills, name), skillNamed(set.Invalid, name), skillNamed(set.Passed, name))
 }
 
 // skillNamed returns the first of skills with the given name, or nil.
@@ -243,12 +247,16 @@ func (set *SkillSet) Describe() string {
 			fmt.Fprintf(&b, "      shadows %s (%s)\n", hidden.Dir, hidden.Source)
 		}
 	}
-	if len(set.Invalid) > 0 {
-		fmt.Fprintf(&b, "Invalid skills (%d), not loaded:\n", len(set.Invalid))
+	list := func(head string, skills []*Skill) {
+		if len(skills) > 0 {
+			fmt.Fprintf(&b, head, len(skills))
+		}
+		for _, s := range skills {
+			fmt.Fprintf(&b, "  %s: %s\n", s.Path, s.Problem)
+		}
 	}
-	for _, s := range set.Invalid {
-		fmt.Fprintf(&b, "  %s: %s\n", s.Path, s.Problem)
-	}
+	list("Invalid skills (%d), not loaded:\n", set.Invalid)
+	list("Passed over (%d), as the model may not see them:\n", set.Passed)
 	if len(set.Skills) == 0 {
 		fmt.Fprintf(&b, "Searched: %s\nA skill is a folder <name>/SKILL.md in one of these; add one with `minicode skills add <path>`.\n", strings.Join(set.Searched, ", "))
 	}

@@ -43,7 +43,11 @@ func runSkillsCommand(args []string, stdout, stderr io.Writer, home, userHome, w
 		if len(positional) > 0 || project {
 			return usageErrorf("minicode skills list takes no arguments")
 		}
-		fmt.Fprint(stdout, discoverSkills(home, userHome, workspace, nil).Describe())
+		hidden, err := readHidden(home, userHome, workspace, stderr)
+		if err != nil {
+			return err
+		}
+		fmt.Fprint(stdout, discoverSkills(home, userHome, workspace, hidden).Describe())
 		return nil
 	case "add", "remove":
 		root := filepath.Join(workspace, ".minicode", "skills")
@@ -61,6 +65,17 @@ func runSkillsCommand(args []string, stdout, stderr io.Writer, home, userHome, w
 		return removeSkill(stdout, positional[0], root, set["force"], discoverSkills(home, userHome, workspace, nil))
 	}
 	return usageErrorf("unknown skills subcommand %q; use list, add or remove", args[0])
+}
+
+// readHidden is what the model may not read here by the permission rules of the settings files, as the agent
+// reads them: the project's deny and ask rules hold whether or not it is trusted. A broken file is told of.
+func readHidden(home, userHome, workspace string, stderr io.Writer) (func(abs string) bool, error) {
+	layers, _ := loadSettings(home, userHome, workspace, nil, nil, func(err error) { fmt.Fprintf(stderr, "minicode: %v; running without it\n", err) })
+	perms, err := newPermissions(PermissionConfig{Workspace: workspace, Home: userHome, Settings: mergeSettings(layers, workspace, false).ruleSets})
+	if err != nil {
+		return nil, err
+	}
+	return perms.WalkFilter("read_file"), nil
 }
 
 // commandArgs separates a subcommand's boolean flags, --name for each of names, from its other arguments.

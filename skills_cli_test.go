@@ -310,3 +310,23 @@ func TestSkillsCLIAddWarnsOfTheInstalledSkill(t *testing.T) {
 		t.Errorf("add: %v, printed %q; want the description's warning alone", err, out)
 	}
 }
+
+// TestSkillsCLIListPassesOverWhatRulesHide lists a project whose skills the agent passes over: a SKILL.md
+// that links to the .env the project's rules deny, and a skill the user's ask rule covers. The list shows
+// only the skill the agent would use, and how many it passed over and why.
+func TestSkillsCLIListPassesOverWhatRulesHide(t *testing.T) {
+	t.Parallel()
+	h := newCLIHomes(t)
+	writeFiles(t, h.workspace, map[string]string{".env": skillMD("envlink", "ENV-DESCRIPTION"), ".claude/skills/envlink/": "",
+		".claude/skills/wip/SKILL.md": skillMD("wip", "Work in progress."), ".claude/skills/deploy/SKILL.md": skillMD("deploy", "Deploy the app."),
+		".claude/settings.json": `{"permissions": {"deny": ["Read(./.env)"]}}`})
+	writeFiles(t, h.userHome, map[string]string{".claude/settings.json": `{"permissions": {"ask": ["Read(./.claude/skills/wip/**)"]}}`})
+	if err := os.Symlink("../../../.env", filepath.Join(h.workspace, ".claude", "skills", "envlink", "SKILL.md")); err != nil {
+		t.Fatal(err)
+	}
+	out, err := h.run("list")
+	if err != nil || !strings.HasPrefix(out, "Skills (1):\n  deploy (project)") || strings.Contains(out, "ENV-DESCRIPTION") ||
+		!strings.Contains(out, "Passed over (2), as the model may not see them:\n") || strings.Count(out, ": the permission rules deny or ask before reading it\n") != 2 {
+		t.Errorf("list = %q, %v; want deploy alone in use, and envlink and wip passed over for the permission rules", out, err)
+	}
+}
