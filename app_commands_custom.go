@@ -140,7 +140,7 @@ func (app *App) expandCommand(ctx context.Context, c *CustomCommand, args string
 		return SlashPrompt{}, fmt.Errorf("/%s cannot be used: %s: %s", c.Name, c.Path, cmp.Or(c.Problem, fmt.Sprint(err)))
 	}
 	why, model := "its allowed-tools do not include Bash", c.Model
-	if !app.Trusted && (c.project || within(app.Workspace, c.Path)) { // allowed-tools and model are gated (trustTable)
+	if !app.Trusted && (c.project || app.projectFile(c.Path)) { // allowed-tools and model are gated (trustTable)
 		grants, model, why = nil, "", "this workspace is not trusted, so its commands run nothing ('minicode trust' allows it)"
 	}
 	env := app.Env.forTurn("", grants)

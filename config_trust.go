@@ -206,11 +206,22 @@ func (app *App) projectEnables(layers []Settings, servers []MCPServerConfig) []s
 		}
 	}
 	for _, c := range app.Commands {
-		if len(c.AllowedTools) > 0 && c.Problem == "" && within(app.Workspace, c.Path) {
+		if len(c.AllowedTools) > 0 && c.Problem == "" && app.projectFile(c.Path) {
 			out = append(out, fmt.Sprintf("command /%s allows %s", c.Name, strings.Join(c.AllowedTools, ", ")))
 		}
 	}
 	return out
+}
+
+// projectFile reports whether a command or skill file is the project's: in the workspace, and not in the user's
+// own folders, which a workspace at the home folder holds.
+func (app *App) projectFile(path string) bool {
+	for _, dir := range []string{app.Home, filepath.Join(userHome(app.getenv), ".claude")} {
+		if real, _ := resolveExisting(dir); within(dir, path) || within(real, path) {
+			return false
+		}
+	}
+	return within(app.Workspace, path)
 }
 
 // decideTrust settles whether the workspace is trusted, asking once if the project would enable something and

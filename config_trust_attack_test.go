@@ -84,3 +84,23 @@ func TestUntrustedProjectNestsNoSubagents(t *testing.T) {
 		t.Errorf("trusted: subagentDepth %d, want the project's 50", got.SubagentDepth)
 	}
 }
+
+// TestHomeWorkspaceSkillsAreTheUsers opens the home folder, untrusted, as
+// the workspace: its .claude/skills and .minicode/skills are the user's
+// own, so `skills list` shows each skill once, as the user's, and a
+// user's skill runs the command its allowed-tools allow.
+func TestHomeWorkspaceSkillsAreTheUsers(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	writeFiles(t, home, map[string]string{".minicode/skills/notes/SKILL.md": skillMD("notes", "Take notes."),
+		".claude/skills/greet/SKILL.md": "---\nname: greet\ndescription: Greet.\nallowed-tools: Bash(echo:*)\n---\nSay: !`echo hello-from-greet`\n"})
+	env := []string{"HOME=" + home, "MINICODE_HOME=" + filepath.Join(home, ".minicode")}
+	if r := runIn(t, home, env, "", "skills", "list"); r.code != 0 || !strings.HasPrefix(r.stdout, "Skills (2):\n") || strings.Count(r.stdout, " (user) ") != 2 {
+		t.Errorf("skills list: exit %d, stdout %q; want notes and greet, each once, as the user's", r.code, r.stdout)
+	}
+	srv, requests := anthropicServer(t, answerOnce())
+	r := runMinicode(t, append(anthropicEnv(srv.URL), env...), "", "-p", "/greet", "--workspace", home)
+	if reqs := requests(); len(reqs) != 1 || !strings.Contains(reqs[0].Messages[0].Text(), "Say: hello-from-greet") || strings.Contains(r.stderr, "greet") {
+		t.Errorf("/greet: %d requests, stderr %q; want the user's skill to run its command, and no notice of it", len(reqs), r.stderr)
+	}
+}

@@ -142,17 +142,23 @@ type SkillSet struct {
 
 // discoverSkills finds the skills for a workspace, first match winning: .minicode/skills and
 // .claude/skills from the workspace up to the repository root, then the user's (home and userHome may be "").
-// Like memory, it passes over the SKILL.md files the model may not see (hiddenReason).
+// Like memory, it passes over the SKILL.md files the model may not see (SkillSet.read). A folder that is
+// both the project's and the user's (the workspace is the home folder) is the user's.
 func discoverSkills(home, userHome, workspace string, hidden func(abs string) bool) *SkillSet {
 	workspace = filepath.Clean(workspace)
+	realDir := func(dir string) string { real, _ := resolveExisting(dir); return cmp.Or(real, dir) }
+	root, inRepo := findRepoRoot(workspace)
 	set := &SkillSet{Shadowed: map[string][]*Skill{}, hidden: hidden, workspace: workspace}
+	users := slices.DeleteFunc([]string{filepath.Join(home, "skills"), filepath.Join(userHome, ".claude", "skills")}, func(dir string) bool { return !filepath.IsAbs(dir) })
 	scan := func(source string, dirs ...string) {
 		for _, dir := range dirs {
-			if dir = filepath.Clean(dir); slices.Contains(set.Searched, dir) {
+			dir, real := filepath.Clean(dir), realDir(dir)
+			same := func(d string) bool { return realDir(d) == real }
+			if slices.ContainsFunc(set.Searched, same) {
 				continue
 			}
 			set.Searched = append(set.Searched, dir)
-			for _, s := range set.scanRoot(dir, source) {
+			for _, s := range set.scanRoot(dir, map[bool]string{false: source, true: "user"}[slices.ContainsFunc(users, same)]) {
 				switch {
 				case s.passed:
 					set.Passed = append(set.Passed, s)
@@ -166,19 +172,13 @@ func discoverSkills(home, userHome, workspace string, hidden func(abs string) bo
 			}
 		}
 	}
-	root, inRepo := findRepoRoot(workspace)
 	for d := workspace; ; d = filepath.Dir(d) {
 		scan("project", filepath.Join(d, ".minicode", "skills"), filepath.Join(d, ".claude", "skills"))
 		if !inRepo || d == root || d == filepath.Dir(d) {
 			break
 		}
 	}
-	if home != "" {
-		scan("user", filepath.Join(home, "skills"))
-	}
-	if userHome != "" {
-		scan("user", filepath.Join(userHome, ".claude", "skills"))
-	}
+	scan("user", users...)
 	return set
 }
 
