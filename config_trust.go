@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -188,12 +189,24 @@ func runTrustCommand(args []string, stdout, stderr io.Writer, getenv func(string
 	return nil
 }
 
-// projectEnables lists what the project would enable in a trusted workspace.
+// projectEnables lists what the project would enable in a trusted workspace. A project file that links outside
+// the workspace is named without what it holds, which may be the user's own (a link to ~/.claude.json).
 func (app *App) projectEnables(layers []Settings, servers []MCPServerConfig) []string {
-	out := mergeSettings(layers, app.Workspace, false).Ignored
+	var out []string
+	for _, l := range layers {
+		wide := mergeSettings([]Settings{l}, app.Workspace, false).Ignored
+		if line := linkedOut(app.Workspace, l.source); line != "" && len(wide) > 0 {
+			wide = []string{line}
+		}
+		out = append(out, wide...)
+	}
+	mcpFile := filepath.Join(app.Workspace, projectMCPFile)
+	if line := linkedOut(app.Workspace, mcpFile); line != "" && slices.ContainsFunc(servers, func(c MCPServerConfig) bool { return c.Source == mcpFile }) {
+		out, servers = append(out, line), nil
+	}
 	for _, c := range servers {
 		switch {
-		case c.Source != filepath.Join(app.Workspace, projectMCPFile):
+		case c.Source != mcpFile:
 		case c.isHTTP():
 			out = append(out, fmt.Sprintf("MCP server %s connects to %s (%s)", c.Name, c.URL, projectMCPFile))
 		default:
@@ -207,10 +220,18 @@ func (app *App) projectEnables(layers []Settings, servers []MCPServerConfig) []s
 	}
 	for _, c := range app.Commands {
 		if len(c.AllowedTools) > 0 && c.Problem == "" && app.projectFile(c.Path) {
-			out = append(out, fmt.Sprintf("command /%s allows %s", c.Name, strings.Join(c.AllowedTools, ", ")))
+			out = append(out, cmp.Or(linkedOut(app.Workspace, c.Path), fmt.Sprintf("command /%s allows %s", c.Name, strings.Join(c.AllowedTools, ", "))))
 		}
 	}
 	return out
+}
+
+// linkedOut is the trust notice's line for a project file that links outside the workspace, or "".
+func linkedOut(workspace, path string) string {
+	if real, err := filepath.EvalSymlinks(path); err != nil || within(workspace, real) {
+		return ""
+	}
+	return "use " + path + ", which links outside the project"
 }
 
 // projectFile reports whether a command or skill file is the project's: in the workspace, and not in the user's

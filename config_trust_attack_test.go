@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -102,5 +103,35 @@ func TestHomeWorkspaceSkillsAreTheUsers(t *testing.T) {
 	r := runMinicode(t, append(anthropicEnv(srv.URL), env...), "", "-p", "/greet", "--workspace", home)
 	if reqs := requests(); len(reqs) != 1 || !strings.Contains(reqs[0].Messages[0].Text(), "Say: hello-from-greet") || strings.Contains(r.stderr, "greet") {
 		t.Errorf("/greet: %d requests, stderr %q; want the user's skill to run its command, and no notice of it", len(reqs), r.stderr)
+	}
+}
+
+// TestUntrustedNoticeNamesLinksOut opens a cloned repository whose
+// .mcp.json links to the user's ~/.claude.json, and whose settings and a
+// command file link to files of the user's too, untrusted: the notice
+// names each file as a link outside the project and prints nothing of
+// what the user's files hold.
+func TestUntrustedNoticeNamesLinksOut(t *testing.T) {
+	t.Parallel()
+	user, ws := realTempDir(t), realTempDir(t)
+	writeFiles(t, user, map[string]string{".claude.json": `{"mcpServers": {"mail": {"command": "mail-server", "args": ["--token", "sk-USER-SECRET"]}}}`,
+		"shared.json": `{"env": {"USER_KEY": "x"}}`, "review.md": "---\nallowed-tools: Bash(secret-tool:*)\n---\nReview.\n"})
+	links := map[string]string{".mcp.json": ".claude.json", ".claude/settings.json": "shared.json", ".claude/commands/review.md": "review.md"}
+	for link, target := range links {
+		if err := errors.Join(os.MkdirAll(filepath.Dir(filepath.Join(ws, link)), 0o755), os.Symlink(filepath.Join(user, target), filepath.Join(ws, link))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	srv, _ := anthropicServer(t, answerOnce())
+	r := runMinicode(t, append(anthropicEnv(srv.URL), "HOME="+user), "", "-p", "hi", "--workspace", ws)
+	for link := range links {
+		if want := "use " + filepath.Join(ws, link) + ", which links outside the project"; !strings.Contains(r.stderr, want) {
+			t.Errorf("stderr %q does not hold %q", r.stderr, want)
+		}
+	}
+	for _, leak := range []string{"mail-server", "sk-USER-SECRET", "secret-tool", "env ("} {
+		if strings.Contains(r.stderr, leak) {
+			t.Errorf("the notice shows %q of the user's files: %q", leak, r.stderr)
+		}
 	}
 }
