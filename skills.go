@@ -138,6 +138,7 @@ type SkillSet struct {
 
 	hidden    func(abs string) bool // the files the permission rules keep from the model; nil: none
 	workspace string                // where a file with more than one hard link is kept from it too
+	project   string                // the folder a project skill must stay in: the repository root, else the workspace
 }
 
 // discoverSkills finds the skills for a workspace, first match winning: .minicode/skills and
@@ -148,7 +149,7 @@ func discoverSkills(home, userHome, workspace string, hidden func(abs string) bo
 	workspace = filepath.Clean(workspace)
 	realDir := func(dir string) string { real, _ := resolveExisting(dir); return cmp.Or(real, dir) }
 	root, inRepo := findRepoRoot(workspace)
-	set := &SkillSet{Shadowed: map[string][]*Skill{}, hidden: hidden, workspace: workspace}
+	set := &SkillSet{Shadowed: map[string][]*Skill{}, hidden: hidden, workspace: workspace, project: realDir(cmp.Or(root, workspace))}
 	users := slices.DeleteFunc([]string{filepath.Join(home, "skills"), filepath.Join(userHome, ".claude", "skills")}, func(dir string) bool { return !filepath.IsAbs(dir) })
 	scan := func(source string, dirs ...string) {
 		for _, dir := range dirs {
@@ -198,11 +199,20 @@ func (set *SkillSet) scanRoot(root, source string) []*Skill {
 	return skills
 }
 
-// read reads the skill in dir, unless its SKILL.md is a file the model may not see: Problem then says why.
+// read reads the skill in dir, unless the model may not see it: Problem then says why. Its SKILL.md is a file
+// the permission rules hide (hiddenReason), or a project skill's folder or SKILL.md links outside its project.
+// Such a link is not followed, as the permissions let the model read a skill's real folder without asking:
+// a repository's link to a folder of the user's would open all of it. A skill shared by projects belongs in
+// the user's skills folder.
 func (set *SkillSet) read(dir, source string) *Skill {
 	path := filepath.Join(dir, "SKILL.md")
 	real, _ := filepath.EvalSymlinks(path)
-	if why := hiddenReason(set.hidden, set.workspace, path, real); why != "" {
+	realDir, _ := filepath.EvalSymlinks(dir)
+	why := hiddenReason(set.hidden, set.workspace, path, real)
+	if why == "" && source == "project" && real != "" && !(within(set.project, real) && within(set.project, realDir)) {
+		why = "its folder or SKILL.md links outside the project"
+	}
+	if why != "" {
 		return &Skill{Dir: dir, Path: path, Source: source, Name: filepath.Base(dir), Problem: why, passed: true}
 	}
 	return readSkill(dir, source)

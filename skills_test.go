@@ -396,3 +396,45 @@ func TestSkillsPassOverWhatRulesHide(t *testing.T) {
 		t.Errorf("deploy: system prompt %s, load_skill said %q; want it listed and loaded with run.sh", system, results["deploy"])
 	}
 }
+
+// TestProjectSkillsStayInTheProject runs a trusted project whose skills folder holds two links: notes, to a
+// skill folder of the user's outside the project, and lint, to a folder of the project's own. notes is passed
+// over, so the model sees nothing of it and may not read the folder it links to without asking; lint is used.
+func TestProjectSkillsStayInTheProject(t *testing.T) {
+	t.Parallel()
+	outside, ws := realTempDir(t), realTempDir(t)
+	writeFiles(t, outside, map[string]string{"notes/SKILL.md": skillMD("notes", "NOTES-DESCRIPTION"), "notes/private.txt": "USER-PRIVATE\n"})
+	writeFiles(t, ws, map[string]string{"tools/lint/SKILL.md": skillMD("lint", "Lint the code."), "tools/lint/rules.txt": "x", ".claude/skills/": ""})
+	for link, target := range map[string]string{"notes": filepath.Join(outside, "notes"), "lint": "../../tools/lint"} {
+		if err := os.Symlink(target, filepath.Join(ws, ".claude", "skills", link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	srv, requests := anthropicServer(t, func(_ *http.Request, req modelRequest) string {
+		if len(req.Messages) > 1 {
+			return anthropicTextStream("done", StopEndTurn)
+		}
+		return anthropicToolStream(Block{ID: "toolu_notes", Name: "load_skill", Input: json.RawMessage(`{"name":"notes"}`)},
+			Block{ID: "toolu_lint", Name: "load_skill", Input: json.RawMessage(`{"name":"lint"}`)},
+			Block{ID: "toolu_read", Name: "read_file", Input: json.RawMessage(`{"path":"` + filepath.Join(outside, "notes", "private.txt") + `"}`)})
+	})
+	if r := runMinicode(t, append(anthropicEnv(srv.URL), "MINICODE_HOME="+trustingHome(t, ws)), "", "-p", "lint", "--workspace", ws); r.code != 0 {
+		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+	}
+	seen := requests()
+	if len(seen) != 2 {
+		t.Fatalf("got %d model requests, want 2", len(seen))
+	}
+	system, _ := json.Marshal(seen[0].System)
+	results := map[string]string{}
+	for _, b := range toolResultsOf(seen[1]) {
+		results[strings.TrimPrefix(b.ToolUseID, "toolu_")] = b.Content
+	}
+	if strings.Contains(string(system)+fmt.Sprint(results), "NOTES-DESCRIPTION") || strings.Contains(results["read"], "USER-PRIVATE") ||
+		!strings.Contains(results["notes"], "links outside the project") {
+		t.Errorf("the model saw the linked folder: system prompt %s, results %q", system, results)
+	}
+	if !strings.Contains(string(system), "- lint: Lint the code.") || !strings.Contains(results["lint"], "  rules.txt\n") {
+		t.Errorf("lint: system prompt %s, load_skill said %q; want it listed and loaded with rules.txt", system, results["lint"])
+	}
+}
