@@ -41,11 +41,7 @@ type Skill struct {
 // readSkill reads the SKILL.md in dir; a skill that cannot be used has Problem set.
 func readSkill(dir, source string) *Skill {
 	s := &Skill{Dir: dir, Path: filepath.Join(dir, "SKILL.md"), Source: source, Name: filepath.Base(dir)}
-	if info, err := os.Stat(s.Path); err == nil && !info.Mode().IsRegular() {
-		s.Problem = "SKILL.md is not a regular file"
-		return s
-	}
-	data, err := os.ReadFile(s.Path)
+	data, err := readConfigFile(s.Path)
 	if err != nil {
 		s.Problem = fmt.Sprintf("reading SKILL.md: %v", err)
 		return s

@@ -126,8 +126,8 @@ func TestReadSkillNotAFile(t *testing.T) {
 		t.Fatalf("got %d skills, want 2", len(skills))
 	}
 	for _, s := range skills {
-		if s.Problem != "SKILL.md is not a regular file" {
-			t.Errorf("%s: Problem = %q, want %q", s.Path, s.Problem, "SKILL.md is not a regular file")
+		if want := "reading SKILL.md: " + s.Path + " is not a regular file"; s.Problem != want {
+			t.Errorf("%s: Problem = %q, want %q", s.Path, s.Problem, want)
 		}
 	}
 }
