@@ -89,11 +89,12 @@ func TestUntrustedProjectNestsNoSubagents(t *testing.T) {
 // TestHomeWorkspaceSkillsAreTheUsers opens the home folder, untrusted, as
 // the workspace: its .claude/skills and .minicode/skills are the user's
 // own, so `skills list` shows each skill once, as the user's, and a
-// user's skill runs the command its allowed-tools allow.
+// user's skill runs the command its allowed-tools allow. The notice
+// names neither it nor a command of the user's.
 func TestHomeWorkspaceSkillsAreTheUsers(t *testing.T) {
 	t.Parallel()
 	home := t.TempDir()
-	writeFiles(t, home, map[string]string{".minicode/skills/notes/SKILL.md": skillMD("notes", "Take notes."),
+	writeFiles(t, home, map[string]string{".minicode/skills/notes/SKILL.md": skillMD("notes", "Take notes."), ".claude/commands/hi.md": "---\nallowed-tools: Bash(echo:*)\n---\nSay: !`echo hi`\n",
 		".claude/skills/greet/SKILL.md": "---\nname: greet\ndescription: Greet.\nallowed-tools: Bash(echo:*)\n---\nSay: !`echo hello-from-greet`\n"})
 	env := []string{"HOME=" + home, "MINICODE_HOME=" + filepath.Join(home, ".minicode")}
 	if r := runIn(t, home, env, "", "skills", "list"); r.code != 0 || !strings.HasPrefix(r.stdout, "Skills (2):\n") || strings.Count(r.stdout, " (user) ") != 2 {
@@ -101,8 +102,8 @@ func TestHomeWorkspaceSkillsAreTheUsers(t *testing.T) {
 	}
 	srv, requests := anthropicServer(t, answerOnce())
 	r := runMinicode(t, append(anthropicEnv(srv.URL), env...), "", "-p", "/greet", "--workspace", home)
-	if reqs := requests(); len(reqs) != 1 || !strings.Contains(reqs[0].Messages[0].Text(), "Say: hello-from-greet") || strings.Contains(r.stderr, "greet") {
-		t.Errorf("/greet: %d requests, stderr %q; want the user's skill to run its command, and no notice of it", len(reqs), r.stderr)
+	if reqs := requests(); len(reqs) != 1 || !strings.Contains(reqs[0].Messages[0].Text(), "Say: hello-from-greet") || strings.Contains(r.stderr, "not trusted") {
+		t.Errorf("/greet: %d requests, stderr %q; want the user's skill to run its command, and no notice", len(reqs), r.stderr)
 	}
 }
 
