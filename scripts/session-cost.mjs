@@ -14,6 +14,7 @@
 //   node scripts/session-cost.mjs --steps 50 --files 25 -- ./minicode --provider anthropic -p "read the files" --max-turns 100
 //   node scripts/session-cost.mjs --steps 50 --files 25 --read Read:file_path -- claude -p "read the files" --allowedTools Read
 import { spawn } from "node:child_process";
+import { createHash } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import { tmpdir } from "node:os";
@@ -42,13 +43,49 @@ for (let i = 0; i < files; i++) {
 }
 
 const sent = { main: 0, mainBytes: 0, side: 0, sideBytes: 0 };
+
+// The prompt cache, as Anthropic's API documents it: a request's blocks (tools, system, then each message's
+// blocks) form a prefix; a block marked with cache_control writes the prefix up to it, and a later request
+// reads from the cache the longest prefix written, found at one of its own marks or up to 20 blocks before.
+// Read tokens cost 0.1 of an input token, written ones 1.25 (the 5-minute cache), the rest 1.
+const cache = { written: new Set(), tokens: 0, weighted: 0 };
+function price(req) {
+  const blocks = [...(req.tools ?? []), ...(typeof req.system === "string" ? [{ type: "text", text: req.system }] : (req.system ?? []))];
+  for (const m of req.messages ?? []) {
+    blocks.push({ role: m.role }, ...(typeof m.content === "string" ? [{ type: "text", text: m.content }] : m.content));
+  }
+  let prefix = "", tokens = 0;
+  const prefixes = [], ends = [], marks = [];
+  blocks.forEach((b, i) => {
+    const { cache_control, ...plain } = b;
+    const text = JSON.stringify(plain);
+    prefix = createHash("sha256").update(prefix + text).digest("hex");
+    tokens += Math.ceil(text.length / 4);
+    prefixes.push(prefix), ends.push(tokens);
+    if (cache_control) marks.push(i);
+  });
+  let read = 0;
+  for (const i of marks) {
+    for (let j = i; j >= Math.max(0, i - 20); j--) {
+      if (cache.written.has(prefixes[j])) {
+        read = Math.max(read, ends[j]);
+        break;
+      }
+    }
+  }
+  marks.forEach((i) => cache.written.add(prefixes[i]));
+  const upTo = marks.length ? ends[marks.at(-1)] : 0;
+  cache.tokens += tokens;
+  cache.weighted += 0.1 * read + 1.25 * (upTo - read) + (tokens - upTo);
+  return { input_tokens: tokens - upTo, cache_creation_input_tokens: upTo - read, cache_read_input_tokens: read };
+}
 const event = (res, type, data) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
 
-// reply streams one step: a tool call reading the next file, or the final answer.
-// The usage it reports counts a token for each 4 bytes of the request, as agents size their context by it.
-function reply(res, step, bytes, text = "done") {
+// reply streams one step: a tool call reading the next file, or the final answer, with the usage of
+// price (a token for each 4 bytes of a block), as agents size their context by it.
+function reply(res, step, usage, text = "done") {
   res.writeHead(200, { "content-type": "text/event-stream" });
-  const usage = { input_tokens: Math.ceil(bytes / 4), output_tokens: 1 };
+  usage = { ...usage, output_tokens: 1 };
   event(res, "message_start", { message: { id: `msg_${step}`, type: "message", role: "assistant", model: "fake", content: [], stop_reason: null, usage } });
   const call = step >= 0 && step < steps;
   const block = call ? { type: "tool_use", id: `toolu_${step}`, name: tool, input: {} } : { type: "text", text: "" };
@@ -80,18 +117,19 @@ const server = http.createServer((req, res) => {
   req.on("end", () => {
     const body = Buffer.concat(chunks);
     if (process.env.SESSION_COST_DUMP) writeFileSync(join(process.env.SESSION_COST_DUMP, `${sent.main + sent.side}.json`), body);
-    let tools = false;
+    let tools = false, usage = { input_tokens: Math.ceil(body.length / 4) };
     try {
       const req = JSON.parse(body);
       tools = (req.tools ?? []).length > 0 && !asksForSummary(req);
+      usage = price(req);
     } catch {}
     if (!req.url.startsWith("/v1/messages") || req.url.includes("count_tokens")) {
       sent.side++, (sent.sideBytes += body.length);
       res.writeHead(404).end();
       return;
     }
-    if (tools) reply(res, sent.main++, body.length), (sent.mainBytes += body.length);
-    else reply(res, -1, body.length, "Summary: the task is to read the files; the files read so far are in the results above."), sent.side++, (sent.sideBytes += body.length);
+    if (tools) reply(res, sent.main++, usage), (sent.mainBytes += body.length);
+    else reply(res, -1, usage, "Summary: the task is to read the files; the files read so far are in the results above."), sent.side++, (sent.sideBytes += body.length);
   });
 });
 
@@ -110,7 +148,9 @@ server.listen(0, "127.0.0.1", () => {
       const m = /^(\d+)m([\d.]+)s$/.exec(t);
       return m ? Number(m[1]) * 60 + Number(m[2]) : NaN;
     });
-    console.log(`exit ${code}; ${sent.main} model requests with tools, ${sent.mainBytes} bytes; ${sent.side} side requests, ${sent.sideBytes} bytes; CPU ${((user + sys) * 1000).toFixed(0)} ms (user ${user}s, sys ${sys}s)`);
+    const ratio = (cache.weighted / Math.max(1, cache.tokens)).toFixed(3);
+    console.log(`exit ${code}; ${sent.main} model requests with tools, ${sent.mainBytes} bytes; ${sent.side} side requests, ${sent.sideBytes} bytes; ` +
+      `input ${cache.tokens} tokens, ${Math.round(cache.weighted)} at cache prices (${ratio}x); CPU ${((user + sys) * 1000).toFixed(0)} ms (user ${user}s, sys ${sys}s)`);
     if (code !== 0) console.log(`the agent failed; its stderr is in ${join(ws, ".agent-stderr")}`);
     else rmSync(ws, { recursive: true, force: true });
     process.exit(code === 0 && sent.main > 0 ? 0 : 1);
