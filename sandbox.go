@@ -128,7 +128,7 @@ func (s *Sandbox) start() {
 		if s.super, s.report, err = startSupervisor(*s.plan); err != nil {
 			s.reason = err.Error()
 		} else {
-			s.guard.sealed, s.guard.reprotect = s.super.sealed, s.super.protect
+			s.guard.sealed, s.guard.reprotect, s.guard.stopAll = s.super.sealed, s.super.protect, s.super.stopAll
 		}
 		for _, c := range s.plan.Caches {
 			if slices.Contains(s.report.Fallback, c.Path) && c.Env != "" {

@@ -50,3 +50,6 @@ func (*supervisor) sealed(string, os.FileInfo) bool { return false }
 
 // protect has nothing to do here.
 func (*supervisor) protect([]string) {}
+
+// stopAll has nothing to do here.
+func (*supervisor) stopAll() {}

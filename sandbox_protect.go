@@ -40,6 +40,8 @@ type protectedPaths struct {
 	kept                  map[string]keptFile                         // of what known holds that is a file: to judge a change and put it back
 	sealed                func(path string, outside fs.FileInfo) bool // whether commands see it read-only (set as the sandbox starts)
 	reprotect             func(paths []string)                        // makes them read-only to the commands running now
+	stopAll               func()                                      // kills the commands running now
+	removedNew            map[string]bool                             // new paths removed while commands run, since none ran
 	running               int                                         // sandboxed commands running now
 	untold                []string                                    // what patrols removed that no command's result has said yet
 	held                  map[string]string                           // the workspace repository's refs and index as last seen
@@ -293,6 +295,7 @@ func (g *protectedPaths) commandStarted() (first bool) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.running++; g.running == 1 {
+		g.removedNew = map[string]bool{}
 		g.named = slices.Concat(gitConfigPaths(g.workspace), nestedConfigPaths(g.workspace, g.tree.look())) // the user may have set core.hooksPath since
 		present := g.present()
 		maps.Copy(g.known, present)
@@ -397,8 +400,8 @@ func removeAll(root *os.Root, rel string) {
 func (g *protectedPaths) sweep() (note string) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	var removed, again []string // again: files now there that commands may see writable, a mount on the one replaced gone
-	lost := false               // what could not be kept was deleted
+	var removed, again, planting []string // again: files now there that commands may see writable, a mount on the one replaced gone
+	lost := false                         // what could not be kept was deleted
 	present := g.present()
 	for _, p := range slices.Sorted(maps.Keys(present)) {
 		id, ok := g.known[p]
@@ -411,13 +414,23 @@ func (g *protectedPaths) sweep() (note string) {
 		lost = !g.moveOut(p, filepath.Join(g.quarantine, time.Now().Format("20060102-150405.000000"), p)) || lost
 		rel, _ := filepath.Rel(g.workspace, p)
 		removed = append(removed, rel)
+		if !ok && g.running > 0 && g.removedNew != nil {
+			if g.removedNew[rel] {
+				planting = append(planting, rel)
+			}
+			g.removedNew[rel] = true
+		}
+	}
+	if planting != nil && g.stopAll != nil {
+		g.stopAll()
+		note = "A command running now kept making what the sandbox removes, so every sandboxed command running was stopped: " + strings.Join(planting, ", ") + " came back after it was removed."
 	}
 	if again != nil && g.reprotect != nil {
 		g.reprotect(again)
 	}
 	held := g.held
 	if g.held = heldState(filepath.Join(g.workspace, ".git")); !maps.Equal(held, g.held) && held != nil {
-		note = g.heldNote(held, g.held)
+		note = strings.TrimSpace(note + "\n" + g.heldNote(held, g.held))
 	}
 	if removed == nil {
 		return note

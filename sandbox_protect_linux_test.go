@@ -191,3 +191,48 @@ func TestFollowsBranches(t *testing.T) {
 		}
 	}
 }
+
+// TestSandboxStopsCommandsThatPlantAgain runs a background command that makes .envrc (which a tool
+// outside the sandbox would run) again as soon as the patrol removes it, so that it would be there
+// between two patrols: the patrol that finds it made again stops the command, and .envrc is gone.
+// A path made once and removed stops nothing.
+func TestSandboxStopsCommandsThatPlantAgain(t *testing.T) {
+	t.Parallel()
+	tr := newSandboxTree(t)
+	sb := tr.sandbox(t, SandboxSettings{})
+	notices := make(chan string, 10)
+	sb.Notice = func(note string) { notices <- note }
+	once, err := sb.Start(context.Background(), CommandSpec{Dir: tr.ws, Command: "mkdir .vscode; exec sleep 600", Stdout: io.Discard, Stderr: io.Discard})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer once.Wait(time.Second)
+	defer once.Signal(syscall.SIGKILL)
+	again, err := sb.Start(context.Background(), CommandSpec{Dir: tr.ws, Command: "while :; do echo 'touch PWNED' > .envrc; sleep 0.05; done", Stdout: io.Discard, Stderr: io.Discard})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer again.Signal(syscall.SIGKILL)
+	select {
+	case <-again.exited:
+	case <-time.After(10 * patrolEvery):
+		t.Fatal("the command that makes .envrc again and again still runs")
+	}
+	again.Wait(time.Second)
+	var said []string
+	for len(notices) > 0 {
+		said = append(said, <-notices)
+	}
+	if len(said) < 2 || !strings.Contains(said[0], ".vscode") || !strings.Contains(said[0], ".envrc") || strings.Contains(said[0], "stopped") {
+		t.Fatalf("the first patrol said %q, want .vscode and .envrc removed and nothing stopped", said)
+	}
+	mustContain(t, said[len(said)-1], "every sandboxed command running was stopped: .envrc came back")
+	if _, err := os.Lstat(filepath.Join(tr.ws, ".envrc")); err == nil {
+		t.Errorf(".envrc is there after the command was stopped: %q", said)
+	}
+	select {
+	case <-once.exited:
+	case <-time.After(5 * time.Second):
+		t.Error("the other sandboxed command still runs after one made .envrc again")
+	}
+}

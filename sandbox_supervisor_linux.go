@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"sync"
 	"syscall"
@@ -28,6 +29,7 @@ import (
 type commandRequest struct {
 	Dir, Command, Readable string
 	Env, ReadOnly, Anchors []string
+	StopAll                bool // instead, kill every command running
 }
 
 // commandEvent is a signal to send (from minicode), or news that a command started (or not: Error) or ended.
@@ -187,6 +189,9 @@ func (sv *supervisor) start(spec CommandSpec, env, readOnly, anchors []string) (
 // sweep put back, or the user's own that replaced a protected one.
 func (sv *supervisor) protect(paths []string) { sendMessage(sv.conn, commandRequest{ReadOnly: paths}) }
 
+// stopAll kills every command running now, with all they started.
+func (sv *supervisor) stopAll() { sendMessage(sv.conn, commandRequest{StopAll: true}) }
+
 // sealed reports whether commands see the file at path as the file outside is, on a read-only mount:
 // then no command can have changed it through that name. Looked up through the supervisor's root, the
 // path leads to what its mounts show; opened and not followed, it cannot be swapped between the looks.
@@ -289,6 +294,10 @@ func runSupervisor() int {
 		switch {
 		case len(files) == 3:
 			go sv.run(req, files[0], files[1], files[2])
+		case len(files) == 0 && req.StopAll:
+			for _, cmd := range sv.runningNow() {
+				sv.signal(cmd, syscall.SIGKILL)
+			}
 		case len(files) == 0 && req.Command == "":
 			sv.protect(nil, req.ReadOnly) // what replaced a protected file while commands run
 		default:
@@ -344,6 +353,13 @@ func (sv *supervisorState) run(req commandRequest, stdout, stderr, events *os.Fi
 	delete(sv.running, cmd.Process.Pid)
 	sv.mu.Unlock()
 	sendMessage(conn, commandEvent{Ended: true, Status: uint32(cmd.ProcessState.Sys().(syscall.WaitStatus))})
+}
+
+// runningNow lists the commands running.
+func (sv *supervisorState) runningNow() []*exec.Cmd {
+	sv.mu.Lock()
+	defer sv.mu.Unlock()
+	return slices.Collect(maps.Values(sv.running))
 }
 
 // signal sends sig to a running command's process group; SIGKILL also to the command, the first process of
