@@ -291,12 +291,13 @@ func (s *CheckpointStore) restore(ctx context.Context, changes []fileChange, fro
 			return fmt.Errorf("restoring the mode of %s: %w", path, err)
 		}
 	}
-	return s.removeFolders(ctx, modes)
+	return s.restoreFolders(ctx, modes)
 }
 
-// removeFolders removes the folders git does not record that the snapshot of modes did not have
-// (none if it did not list them), deepest first; os.Remove leaves a folder that holds anything.
-func (s *CheckpointStore) removeFolders(ctx context.Context, modes map[string]fs.FileMode) error {
+// restoreFolders makes the folders git does not record as the snapshot of modes had them (nothing if it
+// did not list them): it makes those missing and removes the others, deepest first; os.Remove leaves a
+// folder that holds anything.
+func (s *CheckpointStore) restoreFolders(ctx context.Context, modes map[string]fs.FileMode) error {
 	now := map[string]fs.FileMode{}
 	if modes["."] != fs.ModeDir {
 		return nil
@@ -308,7 +309,28 @@ func (s *CheckpointStore) removeFolders(ctx context.Context, modes map[string]fs
 			os.Remove(filepath.Join(s.workspace, filepath.FromSlash(dir)))
 		}
 	}
+	for dir, mode := range modes {
+		if mode == fs.ModeDir && now[dir] != fs.ModeDir {
+			if err := os.MkdirAll(filepath.Join(s.workspace, filepath.FromSlash(dir)), 0o755); err != nil {
+				return err
+			}
+		}
+	}
 	return nil
+}
+
+// folderChanges counts the folders git does not record that a rewind to the snapshot of modes makes or
+// removes, now being those of the snapshot just taken.
+func folderChanges(modes, now map[string]fs.FileMode) int {
+	n := 0
+	for _, pair := range [][2]map[string]fs.FileMode{{modes, now}, {now, modes}} {
+		for dir, mode := range pair[0] {
+			if mode == fs.ModeDir && pair[1][dir] != fs.ModeDir && modes["."] == fs.ModeDir {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // git runs a git command on the store, with the workspace as its work tree and none of the
@@ -416,8 +438,10 @@ func cmdRewind(ctx context.Context, app *App, args string, history *[]Message) (
 	var done []string
 	switch {
 	case a.Choice == choiceRewindConversation:
-	case len(changes) == 0:
+	case len(changes) == 0 && folderChanges(c.Modes, undo.Modes) == 0:
 		done = append(done, fmt.Sprintf("The files are already as they were at #%d", n))
+	case len(changes) == 0:
+		done = append(done, fmt.Sprintf("Restored the empty folders as they were at #%d", n))
 	default:
 		done = append(done, fmt.Sprintf("Restored %d files", len(changes)))
 	}

@@ -77,6 +77,29 @@ func TestRewindRemovesTheFoldersATurnMade(t *testing.T) {
 	}
 }
 
+// TestRewindOfFoldersOnly rewinds a turn that made only empty folders: they go, the message says the
+// folders were restored (not that the files were already as they were), and undoing the rewind makes
+// them again.
+func TestRewindOfFoldersOnly(t *testing.T) {
+	t.Parallel()
+	ws := workspaceWith(t, map[string]string{"a.txt": "one\n"})
+	before := treeState(t, ws)
+	script := writeScript(t, `[{"tool_calls": [{"name": "run_command", "input": {"command": "mkdir -p out/empty/deeper"}}]}, {"text": "done"}]`)
+	env := []string{"HOME=" + t.TempDir(), "MINICODE_HOME=" + t.TempDir()}
+	args := []string{"--provider", "mock", "--mock-script", script, "--workspace", ws, "--dangerously-skip-permissions"}
+	r := runMinicode(t, env, "make folders\n/rewind 1\nf\n", args...)
+	if !strings.Contains(r.stdout, "Restored the empty folders as they were at #1") {
+		t.Fatalf("/rewind said:\n%s\nstderr: %s", r.stdout, r.stderr)
+	}
+	if after := treeState(t, ws); after != before {
+		t.Errorf("after /rewind the workspace is\n%s\nwant\n%s", after, before)
+	}
+	r = runMinicode(t, env, "/rewind 2\nf\n", append(args, "--continue")...)
+	if info, err := os.Stat(filepath.Join(ws, "out", "empty", "deeper")); err != nil || !info.IsDir() {
+		t.Errorf("undoing the rewind did not make the folders again: %v\n%s\nstderr: %s", err, r.stdout, r.stderr)
+	}
+}
+
 func TestRewindAfterKillAndResume(t *testing.T) {
 	t.Parallel()
 	ws, home, id := workspaceWith(t, map[string]string{"a.txt": "one\n"}), t.TempDir(), newSessionID()
