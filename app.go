@@ -274,7 +274,7 @@ func (app *App) newSubagents() *Subagents {
 	s := &Subagents{Parent: app.Agent, MaxDepth: app.Settings.SubagentDepth,
 		Agents: loadAgents(definitionDirs("agents", app.Home, userHome(app.getenv), app.Workspace))}
 	for _, d := range s.Agents {
-		if !app.Trusted && within(app.Workspace, d.Path) {
+		if !app.Trusted && app.projectFile(d.Path) {
 			d.Model = "" // gated (trustTable): the parent's model runs it
 		}
 	}

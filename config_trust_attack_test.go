@@ -1,10 +1,14 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
+	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -134,5 +138,32 @@ func TestUntrustedNoticeNamesLinksOut(t *testing.T) {
 		if strings.Contains(r.stderr, leak) {
 			t.Errorf("the notice shows %q of the user's files: %q", leak, r.stderr)
 		}
+	}
+}
+
+// TestHomeWorkspaceAgentsAreTheUsers opens the home folder, untrusted: an agent of ~/.claude/agents is the
+// user's, so its model runs it; a project's agent would run on the parent's model.
+func TestHomeWorkspaceAgentsAreTheUsers(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	writeFiles(t, home, map[string]string{".claude/agents/fast.md": "---\nname: fast\ndescription: Quick lookups.\nmodel: haiku\n---\nAnswer briefly.\n"})
+	var mu sync.Mutex
+	n := 0
+	srv, requests := anthropicServer(t, func(*http.Request, modelRequest) string {
+		mu.Lock()
+		defer mu.Unlock()
+		if n++; n == 1 {
+			return anthropicToolStream(Block{ID: "toolu_1", Name: "task", Input: json.RawMessage(`{"description":"look","prompt":"look it up","subagent_type":"fast"}`)})
+		}
+		return anthropicTextStream("done", StopEndTurn)
+	})
+	r := runMinicode(t, append(anthropicEnv(srv.URL), "HOME="+home, "MINICODE_HOME="+filepath.Join(home, ".minicode")), "", "-p", "ask the fast agent", "--workspace", home)
+	reqs := requests()
+	if len(reqs) < 2 || !slices.ContainsFunc(reqs, func(q modelRequest) bool { return q.Model == "claude-haiku-4-5" }) {
+		models := []string{}
+		for _, q := range reqs {
+			models = append(models, q.Model)
+		}
+		t.Errorf("the requests' models are %q; want the user's agent on its own model, haiku\nstderr: %s", models, r.stderr)
 	}
 }
