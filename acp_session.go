@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // acpSession is one session of an ACP connection: an App working in the client's folder, whose journal
@@ -19,9 +20,9 @@ type acpSession struct {
 	meter   *MeteredProvider // the model calls, for the stop reason
 	servers []string         // the client's MCP servers, which a prompt waits for
 	turn    turnControl      // the running prompt, which session/cancel cancels
+	mode    atomic.Value     // the PermissionMode the client last heard of
 
 	mu      sync.Mutex
-	mode    PermissionMode     // as the client last heard it
 	changes map[string]acpDiff // what running edits wrote, by path, for their tool_call_update
 
 	streamed bool // the reply's text went out as chunks (the turn's goroutine only)
@@ -65,7 +66,8 @@ func (c *acpConn) openSession(load bool, params json.RawMessage) (*acpSession, e
 	if err != nil { // the folder, the saved session or the settings there
 		return nil, invalidParams("%v", err)
 	}
-	s := &acpSession{conn: c, app: app, id: app.Session.ID, servers: names, mode: app.Perms.Mode(), changes: map[string]acpDiff{}}
+	s := &acpSession{conn: c, app: app, id: app.Session.ID, servers: names, changes: map[string]acpDiff{}}
+	s.mode.Store(app.Perms.Mode())
 	s.meter = &MeteredProvider{Provider: app.Agent.Provider, usage: map[string]Usage{}, budget: app.Opts.MaxBudgetUSD}
 	app.Agent.Provider, app.Agent.Emit, app.asker, app.Env.Files = s.meter, s.event, s, s
 	if load {
@@ -113,9 +115,7 @@ func (s *acpSession) setMode(params json.RawMessage) (any, error) {
 	} else if p.ModeID == "" || s.app.Perms.SetMode(p.ModeID) != nil {
 		return nil, invalidParams("modeId %q is not a mode of minicode (default, acceptEdits, plan, bypassPermissions, dontAsk)", p.ModeID)
 	}
-	s.mu.Lock()
-	s.mode = p.ModeID
-	s.mu.Unlock()
+	s.mode.Store(p.ModeID)
 	return map[string]any{}, nil
 }
 
@@ -126,10 +126,9 @@ func (s *acpSession) commands() []SlashCommand {
 
 // announceCommands sends the slash commands and skills as an available_commands_update.
 func (s *acpSession) announceCommands() {
-	list := []map[string]string{}
-	for _, c := range s.commands() {
-		list = append(list, map[string]string{"name": c.name, "description": c.help})
-	}
+	list := mapped(s.commands(), func(c SlashCommand) map[string]string {
+		return map[string]string{"name": c.name, "description": c.help}
+	})
 	s.update(map[string]any{"sessionUpdate": "available_commands_update", "availableCommands": list})
 }
 
@@ -230,11 +229,7 @@ func (s *acpSession) event(e Event) {
 		}
 	case e.Kind == EventToolEnd:
 		s.update(s.toolDone(*e.Call, *e.Result))
-		s.mu.Lock()
-		mode, was := s.app.Perms.Mode(), s.mode
-		s.mode = mode
-		s.mu.Unlock()
-		if mode != was {
+		if mode := s.app.Perms.Mode(); s.mode.Swap(mode) != mode {
 			s.update(map[string]any{"sessionUpdate": "current_mode_update", "currentModeId": mode})
 		}
 	case e.Kind == EventNotice, e.Kind == EventCompact:

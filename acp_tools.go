@@ -92,15 +92,11 @@ func (s *acpSession) toolDone(call Block, result Block) map[string]any {
 
 // acpPlan is the plan update of a todo_write call that succeeded: its todos as the plan's entries.
 func acpPlan(input json.RawMessage) map[string]any {
-	var in struct {
-		Todos []struct{ Content, Status string }
-	}
+	var in TodoInput
 	json.Unmarshal(input, &in) // valid, as the call succeeded
-	entries := []map[string]string{}
-	for _, t := range in.Todos {
-		entries = append(entries, map[string]string{"content": t.Content, "status": t.Status, "priority": "medium"})
-	}
-	return map[string]any{"sessionUpdate": "plan", "entries": entries}
+	return map[string]any{"sessionUpdate": "plan", "entries": mapped(in.Todos, func(t TodoItem) map[string]string {
+		return map[string]string{"content": t.Content, "status": t.Status, "priority": "medium"}
+	})}
 }
 
 // abs is a tool's path as the client names files: absolute.

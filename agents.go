@@ -139,17 +139,21 @@ func (s *Subagents) Describe() string {
 	return strings.TrimRight(b.String(), "\n")
 }
 
+// usable names the agents whose definitions can be used.
+func (s *Subagents) usable() (names []string) {
+	for _, d := range s.Agents {
+		if d.Problem == "" {
+			names = append(names, d.Name)
+		}
+	}
+	return names
+}
+
 // run runs one subagent to its end, its calls in env, and returns its answer and usage.
 func (s *Subagents) run(ctx context.Context, env *ToolEnv, name, prompt string) (ToolOutput, error) {
 	i := slices.IndexFunc(s.Agents, func(d *AgentDef) bool { return d.Name == name })
 	if i < 0 {
-		var names []string
-		for _, d := range s.Agents {
-			if d.Problem == "" {
-				names = append(names, d.Name)
-			}
-		}
-		return ToolOutput{}, fmt.Errorf("no agent named %q; the agents are: %s", name, strings.Join(names, ", "))
+		return ToolOutput{}, fmt.Errorf("no agent named %q; the agents are: %s", name, strings.Join(s.usable(), ", "))
 	}
 	def := s.Agents[i]
 	if def.Problem != "" {

@@ -61,22 +61,23 @@ type assistantMessage struct {
 func (app *App) initRecord() initRecord {
 	r := initRecord{Type: "system", Subtype: "init", CWD: app.Workspace, SessionID: app.Session.ID, Model: app.Agent.ModelName(),
 		PermissionMode: string(app.Perms.Mode()), APIKeySource: app.apiKeySource(), Sandbox: app.Sandbox.Status(), OutputStyle: cmp.Or(app.Settings.OutputStyle, "default"),
-		Tools: []string{}, MCPServers: []map[string]string{}, SlashCommands: []string{}, Skills: app.Skills.Names(), UUID: newSessionID()}
-	for _, t := range app.Registry.Specs() {
-		r.Tools = append(r.Tools, claudeName(t.Name))
-	}
-	for _, s := range app.MCP.Status() {
-		r.MCPServers = append(r.MCPServers, map[string]string{"name": s.Name, "status": sdkServerStatus(s.State)})
-	}
-	for _, c := range app.slashCommandList() {
-		r.SlashCommands = append(r.SlashCommands, c.name)
-	}
-	for _, d := range app.Subagents.Agents {
-		if d.Problem == "" {
-			r.Agents = append(r.Agents, d.Name)
-		}
-	}
+		Skills: app.Skills.Names(), UUID: newSessionID()}
+	r.Tools = mapped(app.Registry.Specs(), func(t ToolSpec) string { return claudeName(t.Name) })
+	r.MCPServers = mapped(app.MCP.Status(), func(s ServerStatus) map[string]string {
+		return map[string]string{"name": s.Name, "status": sdkServerStatus(s.State)}
+	})
+	r.SlashCommands = mapped(app.slashCommandList(), func(c SlashCommand) string { return c.name })
+	r.Agents = app.Subagents.usable()
 	return r
+}
+
+// mapped applies f to each element of list, in order; the result is never nil, so it encodes as a JSON array.
+func mapped[T, U any](list []T, f func(T) U) []U {
+	out := make([]U, 0, len(list))
+	for _, v := range list {
+		out = append(out, f(v))
+	}
+	return out
 }
 
 // sdkServerStatus names a server's state as init and mcp_status do.

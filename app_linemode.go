@@ -362,10 +362,7 @@ func (a *lineAsker) complete(ctx context.Context, p Prompt, ans Answer) (Answer,
 		return ans, nil
 	}
 	ans.SaveTo = p.SaveTargets[0].Target
-	var places []string
-	for _, o := range p.SaveTargets {
-		places = append(places, saveOptionText(o))
-	}
+	places := mapped(p.SaveTargets, saveOptionText)
 	for len(p.SaveTargets) > 1 {
 		line, err := a.read(ctx, fmt.Sprintf("save to %s (Enter: %s)? ", strings.Join(places, ", "), ans.SaveTo), "where to save")
 		if err != nil {

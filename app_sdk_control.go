@@ -156,18 +156,15 @@ func (c *sdkConn) addMCPServers(ctx context.Context, servers map[string]any) err
 // describe is the answer to initialize: what the session offers, and whether the request's MCP servers were applied.
 func (c *sdkConn) describe(serversApplied bool) map[string]any {
 	app := c.app
-	commands := []map[string]any{}
-	for _, s := range app.slashCommandList() {
-		commands = append(commands, map[string]any{"name": strings.TrimPrefix(s.name, "/"), "description": s.help, "argumentHint": ""})
-	}
-	agents := []map[string]any{}
-	for _, a := range app.Subagents.Agents {
-		agents = append(agents, map[string]any{"name": a.Name, "description": a.Description, "model": a.Model})
-	}
-	models := []map[string]any{}
-	for _, alias := range []string{"sonnet", "opus", "haiku"} {
-		models = append(models, map[string]any{"value": alias, "resolvedModel": resolveModelAlias(alias), "displayName": alias, "description": resolveModelAlias(alias)})
-	}
+	commands := mapped(app.slashCommandList(), func(s SlashCommand) map[string]any {
+		return map[string]any{"name": strings.TrimPrefix(s.name, "/"), "description": s.help, "argumentHint": ""}
+	})
+	agents := mapped(app.Subagents.Agents, func(a *AgentDef) map[string]any {
+		return map[string]any{"name": a.Name, "description": a.Description, "model": a.Model}
+	})
+	models := mapped([]string{"sonnet", "opus", "haiku"}, func(alias string) map[string]any {
+		return map[string]any{"value": alias, "resolvedModel": resolveModelAlias(alias), "displayName": alias, "description": resolveModelAlias(alias)}
+	})
 	return map[string]any{
 		"commands": commands, "agents": agents, "models": models,
 		"output_style": "default", "available_output_styles": []string{"default"},

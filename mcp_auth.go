@@ -267,9 +267,7 @@ func parseBearerChallenge(values []string) map[string]string {
 func scopeUnion(a, b string) string {
 	scopes := strings.Fields(a)
 	for _, s := range strings.Fields(b) {
-		if !slices.Contains(scopes, s) {
-			scopes = append(scopes, s)
-		}
+		scopes = appendNew(scopes, s)
 	}
 	return strings.Join(scopes, " ")
 }

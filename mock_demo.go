@@ -62,10 +62,7 @@ func demoSuggest(request string) ScriptedReply {
 	}
 	ranked := demoRequests()
 	slices.SortStableFunc(ranked, func(a, b demoRequest) int { return score(b) - score(a) })
-	var picks []string
-	for _, r := range ranked[:3] {
-		picks = append(picks, "`"+r.example+"`")
-	}
+	picks := mapped(ranked[:3], func(r demoRequest) string { return "`" + r.example + "`" })
 	return ScriptedReply{Text: "I am the offline demo model and did not understand that; the closest things I can do are " +
 		strings.Join(picks, ", ") + " (type help for the full list)."}
 }
