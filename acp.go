@@ -64,8 +64,7 @@ func runACP(ctx context.Context, opts Options, stdin io.Reader, stdout, stderr i
 	return ctx.Err()
 }
 
-// receive acts on one message; one that is not JSON-RPC gets an error
-// response (with a null id if it has none), and the connection goes on.
+// receive acts on one message; one not JSON-RPC gets an error response (a null id if it has none), and the connection goes on.
 func (c *acpConn) receive(line []byte) {
 	var m RPCMessage
 	err := json.Unmarshal(line, &m)
@@ -189,8 +188,7 @@ func (c *acpConn) notify(method string, params any) {
 	c.out.json(RPCMessage{JSONRPC: "2.0", Method: method, Params: body})
 }
 
-// call sends the client a request and decodes its result into out (if not
-// nil); when ctx ends first, the request is withdrawn with $/cancel_request.
+// call sends the client a request and decodes its result into out (if not nil); ctx ending first withdraws it ($/cancel_request).
 func (c *acpConn) call(ctx context.Context, method string, params, out any) error {
 	body, _ := json.Marshal(params) // maps of plain values
 	send := func(id string) {

@@ -64,8 +64,7 @@ func (s *acpSession) toolCall(call Block) map[string]any {
 	return u
 }
 
-// toolDone is the tool_call_update of a finished call: an edit's diff, or
-// its result as text (as a code block for what reads, searches or runs).
+// toolDone is a finished call's tool_call_update: an edit's diff, or its result as text (fenced if it read, searched or ran).
 func (s *acpSession) toolDone(call Block, result Block) map[string]any {
 	u := map[string]any{"sessionUpdate": "tool_call_update", "toolCallId": call.ID, "status": map[bool]string{false: "completed", true: "failed"}[result.IsError]}
 	var in acpToolInput
@@ -150,8 +149,7 @@ func (s *acpSession) Ask(ctx context.Context, p Prompt) (Answer, error) {
 	return a, nil
 }
 
-// ReadText reads a file through the client (fs/read_text_file), so that the
-// model sees the editor's unsaved buffers; errors.ErrUnsupported: the disk.
+// ReadText reads a file through the client (fs/read_text_file): the model sees unsaved buffers; errors.ErrUnsupported: the disk.
 func (s *acpSession) ReadText(path string) (string, error) {
 	if !s.conn.fs.ReadTextFile {
 		return "", errors.ErrUnsupported

@@ -11,8 +11,7 @@ import (
 	"time"
 )
 
-// A subagent is a second agent loop, started with the task tool: its own
-// conversation, prompt and tools; only its final answer goes back.
+// A subagent is a second agent loop started by the task tool: its own conversation, prompt and tools; only its answer goes back.
 
 // Defaults of subagents.
 const (

@@ -63,8 +63,7 @@ type modelUsage struct {
 	MaxOutputTokens          int     `json:"maxOutputTokens"`
 }
 
-// runHeadless runs the task, or the turns a program sends (app_sdk.go), and
-// prints the outcome; it returns errTaskFailed when the task failed.
+// runHeadless runs the task, or the turns a program sends (app_sdk.go), prints the outcome and returns errTaskFailed on failure.
 func (app *App) runHeadless(ctx context.Context, task string) error {
 	meter := &MeteredProvider{Provider: app.Agent.Provider, usage: map[string]Usage{}, budget: app.Opts.MaxBudgetUSD, workspace: app.Workspace}
 	app.Agent.Provider = meter

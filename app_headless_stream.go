@@ -98,8 +98,7 @@ func (app *App) apiKeySource() string {
 	return "none"
 }
 
-// headlessEvents returns the loop's event handler for -p: notices go to
-// stderr; with stream-json, replies, tool results and deltas become lines.
+// headlessEvents handles the loop's events for -p: notices go to stderr; with stream-json, replies, results and deltas are lines.
 func (app *App) headlessEvents(meter *MeteredProvider) func(Event) {
 	out := app.stdout
 	stream := app.Opts.OutputFormat == "stream-json"

@@ -213,8 +213,7 @@ type PendingCalls[T any] struct {
 	waiting map[string]chan T
 }
 
-// call registers a request, sends it with send(id) and waits for its
-// answer; if ctx ends first, withdraw(id) tells the program so.
+// call registers a request, sends it with send(id) and waits for its answer; if ctx ends first, withdraw(id) tells the program.
 func (p *PendingCalls[T]) call(ctx context.Context, send, withdraw func(id string)) (T, error) {
 	var zero T
 	p.mu.Lock()

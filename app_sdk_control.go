@@ -142,8 +142,7 @@ func (c *sdkConn) initialize(ctx context.Context, raw json.RawMessage) (any, err
 	return c.describe(in.MCPServers != nil), nil
 }
 
-// addMCPServers starts the servers a program sent in its initialize request,
-// as it would have given them with --mcp-config (MCP_TIMEOUT applies alike).
+// addMCPServers starts the servers of a program's initialize request as --mcp-config would (MCP_TIMEOUT applies alike).
 func (c *sdkConn) addMCPServers(ctx context.Context, servers map[string]any) error {
 	doc, _ := json.Marshal(map[string]any{"mcpServers": servers}) // decoded JSON always encodes
 	configs, broken := parseMCPServers(doc, "the initialize request")

@@ -162,9 +162,7 @@ func (t *mcpHTTP) follow(ctx context.Context, done func(), body io.ReadCloser, w
 			}
 			return
 		}
-		select {
-		case <-time.After(retry):
-		case <-ctx.Done():
+		if sleepContext(ctx, retry) != nil {
 			return
 		}
 		resp, err := t.do(ctx, http.MethodGet, t.url, nil, false, lastID)

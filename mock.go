@@ -14,8 +14,7 @@ import (
 	"time"
 )
 
-// MockProvider is the offline demo model, deterministic replies picked by
-// patterns, or with a script a fixed list of replies that tests drive the binary with.
+// MockProvider is the offline demo model, replying by patterns, or, with a script, the fixed replies that tests drive it with.
 type MockProvider struct {
 	mu      sync.Mutex
 	script  []ScriptedReply

@@ -285,11 +285,10 @@ func demoListedFiles(msgs []Message) ([]string, bool) {
 
 // demoFilesRead is the position in files after the newest one a read_file or task call named.
 func demoFilesRead(msgs []Message, files []string) int {
-	for i := len(msgs) - 1; i >= 0; i-- {
-		calls := msgs[i].ToolUses()
-		for j := len(calls) - 1; j >= 0; j-- {
+	for _, m := range slices.Backward(msgs) {
+		for _, call := range slices.Backward(m.ToolUses()) {
 			var in struct{ Path, Prompt string }
-			_ = json.Unmarshal(calls[j].Input, &in)
+			_ = json.Unmarshal(call.Input, &in)
 			if k := slices.Index(files, cmp.Or(in.Path, strings.TrimPrefix(in.Prompt, "read "))); k >= 0 {
 				return k + 1
 			}

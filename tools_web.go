@@ -44,8 +44,7 @@ func newWebClient(searchEndpoint string) *webClient {
 	}
 }
 
-// dialChecked connects to addr, judging each private address a host name
-// resolves to as the literal address would be, before dialing it.
+// dialChecked connects to addr, judging each private address a host name resolves to as its literal address, before dialing.
 func (w *webClient) dialChecked(ctx context.Context, env *ToolEnv, tool, network, addr string) (net.Conn, error) {
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
@@ -133,8 +132,7 @@ type webPage struct {
 	cut       bool // the body was longer than webMaxBodyBytes
 }
 
-// get fetches u for tool with a client that judges each redirect again and
-// dials by dialChecked, refusing error statuses; the body becomes UTF-8.
+// get fetches u for tool, judging each redirect again, dialing by dialChecked, refusing error statuses; the body becomes UTF-8.
 func (w *webClient) get(ctx context.Context, env *ToolEnv, tool string, u *url.URL) (webPage, error) {
 	transport := http.DefaultTransport.(*http.Transport).Clone()
 	transport.DisableKeepAlives = true

@@ -443,8 +443,7 @@ func (u *tui) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// ReadLine gives a question asked line by line (an MCP server's) the next line entered in the
-// input box; when ctx ends first, the box takes tasks again.
+// ReadLine gives a question asked line by line (an MCP server's) the input box's next line; once ctx ends, it takes tasks again.
 func (u *tui) ReadLine(ctx context.Context) (string, error) {
 	answers := make(chan string, 1)
 	u.mu.Lock()

@@ -14,13 +14,12 @@ import (
 func (u *tui) Ask(ctx context.Context, p Prompt) (Answer, error) {
 	u.asking.Lock()
 	defer u.asking.Unlock()
-	d := &approvalDialog{prompt: p, tr: &u.tr, done: make(chan struct{})}
 	u.mu.Lock()
+	d := &approvalDialog{prompt: p, tr: &u.tr, done: make(chan struct{}), quietSince: u.typedAt}
 	d.folded = u.tr.printQuestion(p, max(5, u.height-16)) > 0
 	u.dialog = d
 	activity := u.activity
 	u.activity, u.activityAt = "waiting for approval", time.Now()
-	d.quietSince = u.typedAt
 	u.draw()
 	u.mu.Unlock()
 	select {

@@ -52,9 +52,7 @@ func completionsFor(head, word string, app *App) []completion {
 			}
 		}
 	case head == "" && strings.HasPrefix(word, "/"):
-		for _, c := range app.slashCommandList() {
-			all = append(all, completion{"/" + c.name, c.help})
-		}
+		all = mapped(app.slashCommandList(), func(c SlashCommand) completion { return completion{"/" + c.name, c.help} })
 	case command == "/resume": // the workspace's sessions, newest first, numbered as /resume N takes them
 		infos, _ := listSessions(app.sessionsDir())
 		for i, s := range infos {
@@ -73,9 +71,7 @@ func completionsFor(head, word string, app *App) []completion {
 	case command == "/mcp":
 		all = []completion{{value: "restart"}, {value: "login"}}
 	case command == "/mcp restart" || command == "/mcp login":
-		for _, s := range app.MCP.Status() {
-			all = append(all, completion{value: s.Name})
-		}
+		all = mapped(app.MCP.Status(), func(s ServerStatus) completion { return completion{value: s.Name} })
 	}
 	return slices.DeleteFunc(all, func(c completion) bool { return !strings.HasPrefix(c.value, word) })
 }

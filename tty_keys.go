@@ -314,8 +314,7 @@ func isWord(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) || r
 // notWord reports whether r separates words.
 func notWord(r rune) bool { return !isWord(r) }
 
-// verticalMove moves between the rows of a line wrapped in the box, the lines of the input, and past
-// its first or last through the history.
+// verticalMove moves between a wrapped line's rows, the input's lines, and past its first or last through the history.
 func (e *lineEditor) verticalMove(up bool) {
 	start, end := e.back(e.cursor, inLine), e.forward(e.cursor, inLine)
 	at, width := displayWidth(string(e.buf[start:e.cursor])), displayWidth(string(e.buf[start:end]))

@@ -98,8 +98,7 @@ func tableCells(row string) []string {
 	return cells
 }
 
-// endTable prints the table rows held back: laid out in columns when they are a table (a header, then
-// a rule of dashes), else as they were written.
+// endTable prints the rows held back: in columns when they are a table (a header, a rule of dashes), else as written.
 func (t *Transcript) endTable() {
 	rows := t.table
 	isTable := len(rows) > 1 && !slices.ContainsFunc(tableCells(rows[1]), func(c string) bool { return c == "" || strings.Trim(c, ":-") != "" })

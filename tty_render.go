@@ -336,8 +336,7 @@ func wordEnd(s string, i int) (end, width int) {
 	return end, width
 }
 
-// hangingIndent is the column a wrapped line's later rows start at: past its leading spaces and a
-// list number, bullet, quote bar, mark or prompt.
+// hangingIndent is where a wrapped line's later rows start: past its indent and a list number, bullet, quote bar, mark or prompt.
 func hangingIndent(s string) int {
 	plain := ansiEscape.ReplaceAllString(cutBytes(s, 64, ""), "")
 	text := strings.TrimLeft(plain, " ")
