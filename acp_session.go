@@ -41,9 +41,8 @@ type acpMCPServer struct {
 	Env, Headers             []struct{ Name, Value string }
 }
 
-// openSession starts a session in the client's folder, or with session/load
-// the saved session named, whose history it replays; the client's MCP
-// servers start as those of --mcp-config do, under the same rules.
+// openSession starts a session in the client's folder, or with session/load the saved session named, whose history
+// it replays; the client's MCP servers start as those of --mcp-config do, under the same rules.
 func (c *acpConn) openSession(load bool, params json.RawMessage) (*acpSession, error) {
 	var p struct {
 		CWD        string         `json:"cwd"`

@@ -106,9 +106,8 @@ func (s *acpSession) abs(path string) string {
 	return path
 }
 
-// acpOptionKind is the ACP kind of an answer offered, "" for one not
-// offered: rejecting with guidance needs text, which ACP cannot ask for, so
-// it is a plain rejection where no other is offered (keep planning).
+// acpOptionKind is the ACP kind of an answer offered, "" for one not offered: rejecting with guidance needs text, which
+// ACP cannot ask for, so it is a plain rejection where no other is offered (keep planning).
 func acpOptionKind(choices []Choice, id ChoiceID) string {
 	if id == ChoiceDenyGuidance && !slices.ContainsFunc(choices, func(c Choice) bool { return c.ID == ChoiceDenyOnce }) {
 		return "reject_once"

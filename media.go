@@ -336,8 +336,7 @@ func sizeText(n int) string {
 	return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
 }
 
-// mediaTokens estimates what an image or document costs: an image by imageTokens, a PDF
-// (each page an image and its text) at about a token for every 30 bytes of its base64.
+// mediaTokens estimates an image's cost by imageTokens, a PDF's (each page an image and its text) at a token per 30 base64 bytes.
 func mediaTokens(b Block) int {
 	if b.Type == BlockDocument {
 		return max(1500, len(b.Source.Data)/30)

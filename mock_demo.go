@@ -166,8 +166,7 @@ func demoMechanism(lower string, s *Session, msgs []Message) (ScriptedReply, boo
 		calls := slices.Repeat([]scriptedToolCall{{Name: "run_command", Input: json.RawMessage(`{"command":"seq 1 9000; seq 1 9000 >&2"}`)}}, 7)
 		return ScriptedReply{Thinking: "Seven long outputs in one batch pass the batch limit.", Text: "<progress>Running seven commands that each print about 32,000 characters.</progress>", ToolCalls: calls}, true
 	case "demo error":
-		return ScriptedReply{Thinking: "Searching for TODO shows how a bad tool input is caught.", Text: "I'll search for TODO.",
-			ToolCalls: []scriptedToolCall{{Name: "grep_files", Input: json.RawMessage(`{"patern":"TODO"}`)}}}, true
+		return demoCall("Searching for TODO shows how a bad tool input is caught.", "I'll search for TODO.", "grep_files", map[string]string{"patern": "TODO"}), true
 	case "demo permissions":
 		return ScriptedReply{Thinking: "Writing a file needs approval; the diff is shown first.", Text: "I'll create minicode-demo.txt; you will see the diff and be asked.",
 			ToolCalls: []scriptedToolCall{{Name: "write_file", Input: json.RawMessage(`{"path":"minicode-demo.txt","content":"written by the demo model\n"}`)}}}, true

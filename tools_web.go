@@ -117,8 +117,7 @@ func checkWebURL(raw string) (*url.URL, error) {
 	return u, nil
 }
 
-// foreignHost reports whether a URL's host holds other than ASCII, which
-// the HTTP client folds to another name (①②⑦.0.0.1 to 127.0.0.1) before dialing.
+// foreignHost reports whether a URL's host is not ASCII, which the HTTP client folds to another (①②⑦.0.0.1 to 127.0.0.1).
 func foreignHost(u *url.URL) bool {
 	return strings.ContainsFunc(u.Host, func(r rune) bool { return r >= utf8.RuneSelf })
 }

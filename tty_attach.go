@@ -55,9 +55,7 @@ func (u *tui) attachPasted(text string) bool {
 func readClipboardImage(ctx context.Context) ([]byte, string, error) {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	var tried []string
 	for _, args := range clipboardCommands {
-		tried = append(tried, args[0])
 		if _, err := exec.LookPath(args[0]); err != nil {
 			continue
 		}
@@ -74,6 +72,7 @@ func readClipboardImage(ctx context.Context) ([]byte, string, error) {
 		}
 		return out, typ, nil
 	}
+	tried := mapped(clipboardCommands, func(args []string) string { return args[0] })
 	return nil, "", errors.New("no clipboard tool to read an image with: tried " + strings.Join(tried, ", ") + "; install one, or paste the image's path")
 }
 

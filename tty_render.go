@@ -322,8 +322,7 @@ func wrapWords(s string, width int) []string {
 	return append(rows, row)
 }
 
-// wordEnd returns where the word starting at i ends, and its columns: a run of characters up to a
-// space, or one wide character and the zero-width marks after it.
+// wordEnd returns where the word at i ends and its columns: characters up to a space, or one wide one and its zero-width marks.
 func wordEnd(s string, i int) (end, width int) {
 	wide := false
 	for end = i; end < len(s) && s[end] != ' '; {
