@@ -10,9 +10,8 @@ import (
 	"sync/atomic"
 )
 
-// acpSession is one session of an ACP connection: an App working in the client's folder, whose journal
-// is the session's, and the turn running in it. It answers the App's permission questions and is the
-// file tools' view of the editor's buffers (acp_tools.go).
+// acpSession is one session of an ACP connection: an App in the client's folder, whose journal is the session's, and
+// its running turn. It answers the App's permission questions and gives the file tools the editor's buffers (acp_tools.go).
 type acpSession struct {
 	conn    *acpConn
 	app     *App

@@ -220,9 +220,8 @@ func (c *sdkConn) Ask(ctx context.Context, p Prompt) (Answer, error) {
 	return permissionAnswer(raw, input, p.Request.Tool, "can_use_tool", c.turn.interrupt)
 }
 
-// permissionAnswer reads a program's answer to a permission question about a call of tool (minicode's
-// name) with input (Claude Code's keys), as can_use_tool and a permission prompt tool give it; a denial
-// that interrupts calls interrupt.
+// permissionAnswer reads a program's answer to a permission question about a call of tool (minicode's name) with input
+// (Claude Code's keys), as can_use_tool and a permission prompt tool give it; a denial that interrupts calls interrupt.
 func permissionAnswer(raw, input json.RawMessage, tool, asked string, interrupt func()) (Answer, error) {
 	var r struct {
 		Behavior     string          `json:"behavior"`

@@ -97,9 +97,8 @@ func pdfPages(ctx context.Context, path, pages string) ([]byte, error) {
 	return os.ReadFile(tmp.Name())
 }
 
-// mediaBlock turns a file's bytes of media type typ into a block within limits, and says in
-// words what was sent. An image is decoded whole, so a damaged one is refused here rather
-// than by the API; one too large is scaled down.
+// mediaBlock turns a file's bytes of media type typ into a block within limits, and says in words what was sent. An
+// image is decoded whole, so a damaged one is refused here rather than by the API; one too large is scaled down.
 func mediaBlock(data []byte, typ string, limits MediaLimits) (Block, string, error) {
 	if typ == "application/pdf" {
 		return pdfBlock(data, limits)
@@ -344,9 +343,8 @@ func mediaTokens(b Block) int {
 	return imageTokens(b.Source.Width, b.Source.Height)
 }
 
-// imageTokens is what an image costs by Anthropic's published formula: one token for each
-// 28×28 patch of what the model sees, at most 1568 pixels on the long edge; other providers
-// charge about as much. An image of unknown size counts as a large one.
+// imageTokens is an image's cost by Anthropic's published formula: a token for each 28×28 patch of what the model sees,
+// at most 1568 pixels on the long edge; other providers charge about as much. An image of unknown size counts as large.
 func imageTokens(w, h int) int {
 	if w <= 0 || h <= 0 {
 		return 1600

@@ -49,9 +49,8 @@ func (u *tui) attachPasted(text string) bool {
 	return err == nil
 }
 
-// readClipboardImage returns the clipboard's image and its media type, as its bytes tell (a tool
-// asked for PNG may give what it has), from the first clipboard tool of this system that is
-// installed (clipboardCommands), or an error naming those it tried.
+// readClipboardImage returns the clipboard's image and its media type, as its bytes tell (a tool asked for PNG may give
+// what it has), from the first clipboard tool installed (clipboardCommands), or an error naming those it tried.
 func readClipboardImage(ctx context.Context) ([]byte, string, error) {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()

@@ -296,9 +296,8 @@ func unfinishedTodos(messages []Message) json.RawMessage {
 // resumedScreens is how many screenfuls of a resumed conversation are shown; /export writes all of it.
 const resumedScreens = 2
 
-// showResumed prints the conversation of the session resumed as the transcript showed it (prompts,
-// replies, tool calls on their one line, compactions), from the session's journal: its last
-// screenfuls, after a line saying how much came before.
+// showResumed prints the resumed session's conversation as the transcript showed it (prompts, replies, tool calls on one
+// line, compactions), from its journal: the last screenfuls, after a line saying how much came before.
 func (u *tui) showResumed() {
 	messages, marks, done := u.history, []JournalMark(nil), map[string]bool{} // a call with no result (minicode was killed while it ran) is not done
 	if j, err := readJournal(u.app.Session.Path); err == nil {
