@@ -85,9 +85,8 @@ func (c *sdkConn) control(ctx context.Context, raw json.RawMessage) (any, error)
 
 // mcpStatus describes every MCP server for mcp_status: its state, why it failed, and its tools.
 func (c *sdkConn) mcpStatus() []map[string]any {
-	states := []map[string]any{}
 	tools := c.app.Registry.Tools()
-	for _, s := range c.app.MCP.Status() {
+	return mapped(c.app.MCP.Status(), func(s ServerStatus) map[string]any {
 		own := []map[string]string{}
 		for _, t := range tools {
 			if name, ok := strings.CutPrefix(t.Name, "mcp__"+s.Name+"__"); ok {
@@ -98,9 +97,8 @@ func (c *sdkConn) mcpStatus() []map[string]any {
 		if s.Error != "" {
 			st["error"] = s.Error
 		}
-		states = append(states, st)
-	}
-	return states
+		return st
+	})
 }
 
 // initialize applies the program's setup and describes the session.

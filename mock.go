@@ -221,11 +221,10 @@ func demoCall(thinking, text, tool string, input any) ScriptedReply {
 
 // demoSummary answers after the tools ran: it reports the results.
 func demoSummary(history []Message, results []Block) ScriptedReply {
-	var reports []string
-	for _, r := range results {
+	reports := mapped(results, func(r Block) string {
 		format := map[bool]string{false: "Result of %s:\n%s", true: "%s failed: %s"}[r.IsError]
-		reports = append(reports, fmt.Sprintf(format, toolNameOf(history, r.ToolUseID), r.Content))
-	}
+		return fmt.Sprintf(format, toolNameOf(history, r.ToolUseID), r.Content)
+	})
 	return ScriptedReply{Text: strings.Join(reports, "\n\n")}
 }
 

@@ -257,13 +257,11 @@ func todoLines(input json.RawMessage, t *Transcript) []string {
 	if json.Unmarshal(input, &in) != nil {
 		return nil
 	}
-	var lines []string
-	for _, item := range in.Todos {
+	return mapped(in.Todos, func(item TodoItem) string {
 		content, active := visibleControls(item.Content), visibleControls(item.ActiveForm)
 		line := map[string]string{"completed": t.style(ansiDim, "  ☒ "+content), "in_progress": t.style(ansiBold+ansiCyan, "  ▸ "+active)}[item.Status]
-		lines = append(lines, cmp.Or(line, "  ☐ "+content))
-	}
-	return lines
+		return cmp.Or(line, "  ☐ "+content)
+	})
 }
 
 // printTodos prints a todo_write call's list under the call.
