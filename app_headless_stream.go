@@ -71,15 +71,6 @@ func (app *App) initRecord() initRecord {
 	return r
 }
 
-// mapped applies f to each element of list, in order; the result is never nil, so it encodes as a JSON array.
-func mapped[T, U any](list []T, f func(T) U) []U {
-	out := make([]U, 0, len(list))
-	for _, v := range list {
-		out = append(out, f(v))
-	}
-	return out
-}
-
 // sdkServerStatus names a server's state as init and mcp_status do.
 func sdkServerStatus(s MCPState) string {
 	return cmp.Or(map[MCPState]string{MCPReady: "connected", MCPStarting: "pending", MCPNeedsLogin: "needs-auth"}[s], "failed")

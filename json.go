@@ -158,3 +158,12 @@ func editJSON(doc []byte, value json.RawMessage, path ...string) (edited []byte,
 	}
 	return readableJSON(json.RawMessage("{" + strings.TrimPrefix(b.String(), ",") + "}")), old, nil
 }
+
+// mapped applies f to each element of list, in order; the result is never nil, so it encodes as a JSON array.
+func mapped[T, U any](list []T, f func(T) U) []U {
+	out := make([]U, 0, len(list))
+	for _, v := range list {
+		out = append(out, f(v))
+	}
+	return out
+}
