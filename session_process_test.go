@@ -306,6 +306,9 @@ func TestLineModeCtrlCInterruptsTheTurn(t *testing.T) {
 	term.waitOutput("(context: ", 3) // the turn is over: this Ctrl-C is at the prompt
 	term.keys("C-c")
 	term.waitOutput("press Ctrl-C again", 1)
+	term.keys("Enter") // an empty line in between: the next Ctrl-C is a first one again
+	term.keys("C-c")
+	term.waitOutput("press Ctrl-C again", 2)
 	term.keys("C-c")
 	term.waitOutput("To resume: minicode --resume ", 1)
 
