@@ -88,7 +88,8 @@ func (app *App) readInput(ctx context.Context, interrupts <-chan os.Signal) (str
 			fmt.Fprintln(app.stdout, "(press Ctrl-C again to exit)")
 			continue
 		}
-		armed = false                                                   // the two presses that exit come in a row, with no line between
+		// The two presses that exit come in a row, with no line between.
+		armed = false
 		if err != nil && (len(lines) == 0 || !errors.Is(err, io.EOF)) { // the end of input ends a continued line
 			return "", err
 		}
