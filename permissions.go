@@ -312,46 +312,6 @@ func (p *Permissions) targetsOf(req PermissionRequest) ([]target, error) {
 	return targets, nil
 }
 
-// commandTargets are a line's simple commands and the paths they name.
-func (p *Permissions) commandTargets(line string) []target {
-	cmds, err := parseCommandLine(line)
-	for _, c := range cmds {
-		err = cmp.Or(err, checkProgram(c))
-	}
-	if err == nil && len(cmds) == 0 {
-		err = errNotSimple("no command at all")
-	}
-	if err != nil {
-		return []target{commandTarget{unreadable: err}}
-	}
-	dirs := []string{p.workspace} // every folder an earlier cd may have moved to
-	var targets []target
-	for _, c := range cmds {
-		targets = append(targets, commandTarget{cmd: c})
-		for _, r := range c.Redirects {
-			switch file := r[1:]; {
-			case strings.HasPrefix(file, "/dev/tcp/"), strings.HasPrefix(file, "/dev/udp/"):
-				targets = append(targets, socketTarget{device: file})
-			case !strings.HasPrefix(file, "&"):
-				targets, _ = p.namedTargets(targets, dirs, file, r[0] == '>')
-			}
-		}
-		cdTo := []string{p.home} // where a cd goes: the last path it names, or home
-		for _, w := range c.Words[1:] {
-			if v := pathInWord(w); v != "" {
-				targets, cdTo = p.namedTargets(targets, dirs, v, false)
-			}
-		}
-		if readsHere(c, dirs) {
-			targets, _ = p.namedTargets(targets, dirs, ".", false) // it reads where it runs
-		}
-		if c.Words[0] == "cd" {
-			dirs = append(dirs, cdTo...)
-		}
-	}
-	return targets
-}
-
 // judge runs one target through the decision's stages in order: deny rules, what may reveal what they cover, plan mode, leaving the sandbox,
 // protected paths, bypass mode, what always asks, ask rules, sandboxed commands under auto-allow, allow
 // rules and grants, and the mode's default.

@@ -11,11 +11,92 @@ import (
 	"strings"
 )
 
+// The command reader: commandTargets turns a command line into the targets the check judges, each simple
+// command parseCommandLine reads and each path it names; a line it cannot read is one target that asks.
+// Below it, what a command is: read-only (readOnly), destructive (destructiveReason), showing git history.
+
 // simpleCommand is one command of a line: plain words and redirections.
 type simpleCommand struct {
 	Words     []string
 	Redirects []string // ">file" or "<file", or a descriptor copy such as ">&1"
 	Globbed   bool     // some word or file holds an unquoted *, ? or [, which the shell expands
+}
+
+// commandTargets are a line's simple commands and the paths they name.
+func (p *Permissions) commandTargets(line string) []target {
+	cmds, err := parseCommandLine(line)
+	for _, c := range cmds {
+		err = cmp.Or(err, checkProgram(c))
+	}
+	if err == nil && len(cmds) == 0 {
+		err = errNotSimple("no command at all")
+	}
+	if err != nil {
+		return []target{commandTarget{unreadable: err}}
+	}
+	dirs := []string{p.workspace} // every folder an earlier cd may have moved to
+	var targets []target
+	for _, c := range cmds {
+		targets = append(targets, commandTarget{cmd: c})
+		for _, r := range c.Redirects {
+			switch file := r[1:]; {
+			case strings.HasPrefix(file, "/dev/tcp/"), strings.HasPrefix(file, "/dev/udp/"):
+				targets = append(targets, socketTarget{device: file})
+			case !strings.HasPrefix(file, "&"):
+				targets, _ = p.namedTargets(targets, dirs, file, r[0] == '>')
+			}
+		}
+		cdTo := []string{p.home} // where a cd goes: the last path it names, or home
+		for _, w := range c.Words[1:] {
+			if v := pathInWord(w); v != "" {
+				targets, cdTo = p.namedTargets(targets, dirs, v, false)
+			}
+		}
+		if readsHere(c, dirs) {
+			targets, _ = p.namedTargets(targets, dirs, ".", false) // it reads where it runs
+		}
+		if c.Words[0] == "cd" {
+			dirs = append(dirs, cdTo...)
+		}
+	}
+	return targets
+}
+
+// pathInWord is the path an argument may name (x, file://x, --out=x, -I/x, -t.git).
+func pathInWord(w string) string {
+	_, value, ok := strings.Cut(w, "=")
+	switch {
+	case !strings.HasPrefix(w, "-"):
+		return strings.TrimPrefix(w, "file://")
+	case ok:
+		return strings.TrimPrefix(value, "file://")
+	case len(w) > 2 && w[1] != '-':
+		return w[2:]
+	}
+	return ""
+}
+
+// harmlessDevice matches the files a command may name without reaching anything.
+var harmlessDevice = regexp.MustCompile(`^/dev/(null|zero|stdin|stdout|stderr|tty|random|urandom|fd/[0-9]+)$`)
+
+// dotPattern matches a path with a pattern that older shells let match "..".
+var dotPattern = regexp.MustCompile(`(^|/)\.[?*[]`)
+
+// namedTargets appends the targets of a path a command names, from each folder, and returns where they lead.
+func (p *Permissions) namedTargets(targets []target, dirs []string, name string, write bool) ([]target, []string) {
+	if harmlessDevice.MatchString(name) {
+		return targets, nil
+	}
+	var leads []string
+	for _, dir := range dirs {
+		t, err := p.newPathTarget(dir, name, write)
+		if err != nil || dotPattern.MatchString(name) {
+			t = pathTarget{abs: name, lexical: name, write: write}
+		}
+		t.inside = t.inside || p.tempDir != "" && within(p.tempDir, t.abs)
+		targets, leads = append(targets, t), append(leads, t.abs)
+	}
+	return targets, leads
 }
 
 // walksHere are the programs that read the whole folder they run in when no operand names a path, with the

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 )
@@ -29,43 +28,6 @@ func (p *Permissions) newPathTarget(dir, given string, write bool) (pathTarget, 
 		t.dir, t.links, t.found = info.IsDir(), hardLinks(info), info
 	}
 	return t, nil
-}
-
-// pathInWord is the path an argument may name (x, file://x, --out=x, -I/x, -t.git).
-func pathInWord(w string) string {
-	_, value, ok := strings.Cut(w, "=")
-	switch {
-	case !strings.HasPrefix(w, "-"):
-		return strings.TrimPrefix(w, "file://")
-	case ok:
-		return strings.TrimPrefix(value, "file://")
-	case len(w) > 2 && w[1] != '-':
-		return w[2:]
-	}
-	return ""
-}
-
-// harmlessDevice matches the files a command may name without reaching anything.
-var harmlessDevice = regexp.MustCompile(`^/dev/(null|zero|stdin|stdout|stderr|tty|random|urandom|fd/[0-9]+)$`)
-
-// dotPattern matches a path with a pattern that older shells let match "..".
-var dotPattern = regexp.MustCompile(`(^|/)\.[?*[]`)
-
-// namedTargets appends the targets of a path a command names, from each folder, and returns where they lead.
-func (p *Permissions) namedTargets(targets []target, dirs []string, name string, write bool) ([]target, []string) {
-	if harmlessDevice.MatchString(name) {
-		return targets, nil
-	}
-	var leads []string
-	for _, dir := range dirs {
-		t, err := p.newPathTarget(dir, name, write)
-		if err != nil || dotPattern.MatchString(name) {
-			t = pathTarget{abs: name, lexical: name, write: write}
-		}
-		t.inside = t.inside || p.tempDir != "" && within(p.tempDir, t.abs)
-		targets, leads = append(targets, t), append(leads, t.abs)
-	}
-	return targets, leads
 }
 
 // pathGlob makes a rule's path absolute: `x`, `./x` from the project, `~/x` from home, `/x` too in Claude Code's names.
