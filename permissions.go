@@ -14,9 +14,10 @@ import (
 	"sync"
 )
 
-// The permission check, in reading order: Authorize takes a PermissionRequest, decide splits it
-// into targets (targetsOf) and judges each (judge); what asks becomes a Prompt (permissions_approval.go).
-// Rules, paths and commands are in permissions_rules, _paths and _command.go; _config.go builds the check.
+// The permission check, in reading order: Authorize takes a PermissionRequest, decide splits it into
+// targets (targetsOf; a command line's are read by commandTargets, permissions_command.go) and judges
+// each (judge); what asks is put to the user by askApproval (permissions_approval.go). Path rules are in
+// permissions_paths.go, rules in permissions_rules.go; permissions_config.go builds the check.
 
 // Access is the kind of action a tool call wants to take.
 type Access string
@@ -164,7 +165,7 @@ func (req *PermissionRequest) planned() error {
 	return err
 }
 
-// Authorize allows, denies, or asks the user (headless: denies, naming a flag).
+// Authorize allows, denies, or asks the user (askApproval, in permissions_approval.go); headless, what would ask is denied, naming a flag.
 func (p *Permissions) Authorize(ctx context.Context, req PermissionRequest) error {
 	d := hookAdjusted(p.decide(req), req.HookDecision)
 	if d.Verdict != verdictDeny && req.Plan != nil {
@@ -176,32 +177,21 @@ func (p *Permissions) Authorize(ctx context.Context, req PermissionRequest) erro
 		}
 	}
 	if d.Verdict == verdictAsk && p.asker != nil {
-		select {
-		case p.askSlot <- struct{}{}:
-		case <-ctx.Done():
-			return p.refuse(req, "permission not granted: "+ctx.Err().Error())
-		}
-		defer func() { <-p.askSlot }()
-		d = hookAdjusted(p.decide(req), req.HookDecision) // an answer given while waiting may have settled it
+		return p.askApproval(ctx, req)
 	}
-	switch {
-	case d.Verdict == verdictAllow:
+	return p.settle(req, d)
+}
+
+// settle carries out a decision nobody is asked about: allow, deny, or, with nobody to ask, deny naming what would allow it.
+func (p *Permissions) settle(req PermissionRequest, d decision) error {
+	switch d.Verdict {
+	case verdictAllow:
 		return nil
-	case d.Verdict == verdictDeny:
+	case verdictDeny:
 		return p.refuse(req, fmt.Sprintf("permission denied: %s: %s", describeCall(req), d.Reason))
-	case p.asker == nil:
-		return p.refuse(req, fmt.Sprintf("permission denied: %s needs approval (%s), and nobody can approve it in headless mode; to allow it, %s",
-			describeCall(req), d.Reason, d.Hint))
 	}
-	prompt := p.prompt(req, d)
-	answer, err := p.asker.Ask(ctx, prompt)
-	if err != nil {
-		return p.refuse(req, fmt.Sprintf("permission not granted: %s: %v", describeCall(req), err))
-	}
-	if answer.Choice == ChoiceAllowOnce && answer.Input != "" {
-		return &InputReplaced{Input: json.RawMessage(answer.Input)}
-	}
-	return p.apply(req, d, prompt, answer)
+	return p.refuse(req, fmt.Sprintf("permission denied: %s needs approval (%s), and nobody can approve it in headless mode; to allow it, %s",
+		describeCall(req), d.Reason, d.Hint))
 }
 
 // hookAdjusted applies a PreToolUse hook's answer to d: a deny stays, "allow" settles an unforced question, "ask" asks.

@@ -14,7 +14,8 @@ import (
 	"github.com/pmezard/go-difflib/difflib"
 )
 
-// Asker puts a permission question to the user and returns the answer.
+// Asker puts a permission question to the user and returns the answer. The app's, App.Ask (app.go), runs the
+// PermissionRequest hooks, then shows the terminal's menu (tui.Ask, tty_approval.go) or line mode's question.
 type Asker interface {
 	Ask(ctx context.Context, p Prompt) (Answer, error)
 }
@@ -84,6 +85,29 @@ type InputReplaced struct{ Input json.RawMessage }
 
 // Error says what happened, for a caller that does not look.
 func (e *InputReplaced) Error() string { return "the call was approved with a changed input" }
+
+// askApproval puts a request that asks to the user, one question at a time, and carries out the answer.
+func (p *Permissions) askApproval(ctx context.Context, req PermissionRequest) error {
+	select {
+	case p.askSlot <- struct{}{}:
+	case <-ctx.Done():
+		return p.refuse(req, "permission not granted: "+ctx.Err().Error())
+	}
+	defer func() { <-p.askSlot }()
+	d := hookAdjusted(p.decide(req), req.HookDecision) // an answer given while waiting may have settled it
+	if d.Verdict != verdictAsk {
+		return p.settle(req, d)
+	}
+	prompt := p.prompt(req, d)
+	answer, err := p.asker.Ask(ctx, prompt)
+	if err != nil {
+		return p.refuse(req, fmt.Sprintf("permission not granted: %s: %v", describeCall(req), err))
+	}
+	if answer.Choice == ChoiceAllowOnce && answer.Input != "" {
+		return &InputReplaced{Input: json.RawMessage(answer.Input)}
+	}
+	return p.apply(req, d, prompt, answer)
+}
 
 // prompt builds the question for a request that asks.
 func (p *Permissions) prompt(req PermissionRequest, d decision) Prompt {
