@@ -22,7 +22,9 @@ import (
 )
 
 // A model's reply streams back over one HTTP POST as Server-Sent Events: streamClient sends the
-// request, with timeouts and retries, and SSEReader cuts the bytes into events for the protocol's parser.
+// request, with timeouts and retries, SSEReader cuts the bytes into events for the protocol's parser
+// (parseAnthropicStream, parseOpenAIStream, parseResponsesStream), which assembles the reply in a
+// replyBuilder (after SSEReader) that shows text and thinking as they come.
 
 // Defaults of the HTTP providers' retries and timeouts (API_TIMEOUT_MS sets the timeout).
 const (
@@ -385,6 +387,75 @@ func (s *SSEReader) processField(line []byte) error {
 		}
 	}
 	return nil
+}
+
+// replyBuilder assembles a reply from streamed pieces, showing text and thinking as they come.
+type replyBuilder struct {
+	resp  ModelResponse
+	parts []strings.Builder // per block: its text, thinking or tool input so far
+	at    map[int]int       // the stream's key for a block → its position
+	emit  func(Delta)
+}
+
+// newReplyBuilder returns an empty reply whose text and thinking go to emit as they come.
+func newReplyBuilder(emit func(Delta)) replyBuilder {
+	return replyBuilder{at: map[int]int{}, emit: emit}
+}
+
+// open starts block b under key (in place of the block the key named before) and returns its position.
+func (r *replyBuilder) open(key int, b Block) int {
+	r.resp.Content = append(r.resp.Content, b)
+	r.parts = append(r.parts, strings.Builder{})
+	r.at[key] = len(r.parts) - 1
+	return len(r.parts) - 1
+}
+
+// add appends a streamed piece to the block under key if it is open and of type kind.
+func (r *replyBuilder) add(key int, kind, piece string) {
+	i, ok := r.at[key]
+	if piece == "" || !ok || r.resp.Content[i].Type != kind {
+		return
+	}
+	r.parts[i].WriteString(piece)
+	if kind != BlockToolUse {
+		r.emit(Delta{Kind: kind, Text: piece})
+	}
+}
+
+// addOpening adds a piece to the block of kind under key, opening it first.
+func (r *replyBuilder) addOpening(key int, kind, piece string) {
+	if _, ok := r.at[key]; !ok && piece != "" {
+		r.open(key, Block{Type: kind})
+	}
+	r.add(key, kind, piece)
+}
+
+// finish sets every block's text, thinking or tool input from what was streamed.
+func (r *replyBuilder) finish() ModelResponse {
+	for i := range r.resp.Content {
+		switch b := &r.resp.Content[i]; b.Type {
+		case BlockText:
+			b.Text = r.parts[i].String()
+		case BlockThinking:
+			b.Thinking = r.parts[i].String()
+		case BlockToolUse:
+			b.Input = toolInput(r.parts[i].String())
+		}
+	}
+	return r.resp
+}
+
+// toolInput turns streamed tool arguments into an input: empty is {}, invalid JSON a JSON string.
+func toolInput(raw string) json.RawMessage {
+	trimmed := strings.TrimSpace(raw)
+	switch {
+	case trimmed == "":
+		return json.RawMessage("{}")
+	case json.Valid([]byte(trimmed)):
+		return json.RawMessage(trimmed)
+	}
+	quoted, _ := json.Marshal(raw)
+	return quoted
 }
 
 // connectionError makes a reset, EOF or timeout retryable, and names the address for the rest.
