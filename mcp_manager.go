@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"maps"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -410,24 +408,7 @@ func (m *MCPManager) transport(c MCPServerConfig) mcpTransport {
 		t.life, t.stop = context.WithCancel(context.Background())
 		return t
 	}
-	ctx, stop := context.WithCancel(context.Background())
-	cmd := exec.CommandContext(ctx, expand(c.Command))
-	for _, a := range c.Args {
-		cmd.Args = append(cmd.Args, expand(a))
-	}
-	cmd.Env = os.Environ()
-	for _, k := range slices.Sorted(maps.Keys(c.Env)) {
-		cmd.Env = append(cmd.Env, k+"="+expand(c.Env[k]))
-	}
-	if cmd.Dir = expand(c.Cwd); cmd.Dir != "" && !filepath.IsAbs(cmd.Dir) {
-		cmd.Dir = filepath.Join(m.opts.Workspace, cmd.Dir)
-	}
-	t := &mcpStdio{cmd: cmd, stop: stop, stderr: &lineTail{}, exited: make(chan struct{}),
-		remember: func(lsp bool) { m.framings.Store(c.Name, lsp) }}
-	if lsp, known := m.framings.Load(c.Name); known {
-		t.lsp, t.settled = lsp.(bool), true
-	}
-	return t
+	return newMCPStdio(c, m.opts.Workspace, expand, &m.framings)
 }
 
 // list is the worker: connect and list the tools, again after each list_changed, until a first failure.

@@ -8,7 +8,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"os"
 	"os/exec"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -43,6 +47,29 @@ type mcpStdio struct {
 	settled bool   // framing is known (first valid message seen)
 	initMsg []byte // initialize, sent while the framing was unknown
 	initID  string
+}
+
+// newMCPStdio prepares the process of server c, its command, arguments, environment and folder (relative to
+// workspace) filled in by expand, in the framing framings remembers it spoke (server name → Content-Length).
+func newMCPStdio(c MCPServerConfig, workspace string, expand func(string) string, framings *sync.Map) *mcpStdio {
+	ctx, stop := context.WithCancel(context.Background())
+	cmd := exec.CommandContext(ctx, expand(c.Command))
+	for _, a := range c.Args {
+		cmd.Args = append(cmd.Args, expand(a))
+	}
+	cmd.Env = os.Environ()
+	for _, k := range slices.Sorted(maps.Keys(c.Env)) {
+		cmd.Env = append(cmd.Env, k+"="+expand(c.Env[k]))
+	}
+	if cmd.Dir = expand(c.Cwd); cmd.Dir != "" && !filepath.IsAbs(cmd.Dir) {
+		cmd.Dir = filepath.Join(workspace, cmd.Dir)
+	}
+	t := &mcpStdio{cmd: cmd, stop: stop, stderr: &lineTail{}, exited: make(chan struct{}),
+		remember: func(lsp bool) { framings.Store(c.Name, lsp) }}
+	if lsp, known := framings.Load(c.Name); known {
+		t.lsp, t.settled = lsp.(bool), true
+	}
+	return t
 }
 
 // open starts the process; stopping it sends SIGTERM to its group, SIGKILL a moment later.
