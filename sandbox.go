@@ -18,6 +18,18 @@ import (
 	"syscall"
 )
 
+// How the sandbox confines a command (Linux; elsewhere the permission check alone limits commands):
+// Sandbox.Start hands it, with an environment stripped of credentials, to the supervisor
+// (sandbox_supervisor_linux.go), minicode run again in new namespaces (user, mount, PID, network, IPC, as
+// far as the system allows), which forks it from a confined thread. The supervisor's setup
+// (sandbox_mounts_linux.go) makes the mounts once: its own /proc and devices, build caches as overlays, the
+// denied paths (secrets) masked and the protected paths read-only; it builds the Landlock rules
+// (sandbox_landlock_linux.go: read all but the denied, write only the workspace, TMPDIR and the caches) and
+// the seccomp filter (sandbox_seccomp_linux.go: no Unix sockets by path, no io_uring, no new user
+// namespaces or mounts). The protected paths (sandbox_protect*.go, sandbox_tree.go) are what configures git
+// and agents, which a command may not change even in the workspace; what it plants among them is moved out
+// when it ends. sandbox_status.go reports which layers hold.
+
 // SandboxConfig is what a session's sandbox is made from.
 type SandboxConfig struct {
 	Workspace, UserHome, Home string // Home is minicode's own folder ($MINICODE_HOME)

@@ -77,7 +77,8 @@ func (u *SessionUsage) add(model string, tokens Usage, took time.Duration) {
 	u.API += took
 }
 
-// Session is one conversation: the messages the model sees and the journal recording them.
+// Session is one conversation: the messages the model sees and the journal recording them, one record
+// per line (Event, write); readJournal (session_load.go) reads a journal back for --resume.
 type Session struct {
 	ID    string
 	Path  string // the journal file

@@ -20,6 +20,8 @@ const (
 )
 
 // LoadedSession is what a session's journal holds, read back: the conversation and what the journal says of it.
+// --resume continues it in App.loadSession (app_session.go): the Session takes its View, LastID, Title,
+// checkpoints and usage, and appends to the same file.
 type LoadedSession struct {
 	View        []Message // what the model saw last, compactions applied
 	Transcript  []Message // every message ever recorded, for export

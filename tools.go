@@ -88,6 +88,7 @@ type Tool struct {
 
 // ToolDef declares a built-in tool whose input is the struct T: its json, desc,
 // validate and default tags make the JSON schema, check calls and fill gaps.
+// ask_user (askUserTool, tools_builtin.go) is a short example; run_command (tools_shell.go) one with a Permission.
 type ToolDef[T any] struct {
 	Name        string
 	Description string
@@ -406,7 +407,9 @@ func (r *Registry) isParallel(name string) bool {
 }
 
 // storeLargeResults moves to dir each result over maxResultChars, then the
-// largest until the batch fits maxBatchResultChars, leaving previews.
+// largest until the batch fits maxBatchResultChars, leaving previews. The dir is the session's
+// ~/.minicode/tool-results/<session-id> (App.useSession, app_session.go); read_file reads it without
+// asking (Permissions.readable, permissions_paths.go), as do sandboxed commands (CommandSpec.Readable).
 func storeLargeResults(dir string, results []Block) {
 	order, total := make([]*Block, len(results)), 0
 	for i := range results {

@@ -37,6 +37,8 @@ func runCommandTool(procs *ProcessManager) *Tool {
 			"on timeout the command and everything it started is killed. Processes it leaves behind are stopped when it exits: " +
 			"use run_in_background for servers.",
 		Timeout: commandMaxTimeout + time.Minute,
+		// Registry.execute (tools.go) passes this request to Permissions.Authorize (permissions.go),
+		// and calls Run only once the call is allowed.
 		Permission: func(env *ToolEnv, in runCommandInput) (PermissionRequest, error) {
 			summary := map[bool]string{false: "run ", true: "run in the background: "}[in.RunInBackground] + in.Command
 			req := PermissionRequest{Access: AccessExecute, Command: in.Command, Summary: summary}
