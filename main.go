@@ -44,22 +44,23 @@
 //	$ minicode -p "list files" --output-format json
 //	{"type":"result","subtype":"success","is_error":false,"result":"...","session_id":"...",...}
 //
-// Reading the code: each concern's files share a prefix; open them in
-// this order.
+// Reading the code: README.md's "How it works" follows one turn through
+// the files, function by function. Each concern's files share a prefix;
+// open them in this order.
 //
 //	main.go          Run and exit codes; main_flags.go: the command line
 //	loop.go          the agent loop: one turn, step by step (message.go: the history)
-//	provider*.go     the model: requests, streaming, retries; mock*.go is the demo model
+//	provider*.go     the model; provider_stream.go: streaming, retries, the reply assembled; mock*.go: the demo
 //	tools*.go        the tools the model calls and their registry
-//	permissions*.go  modes, rules, path safety, the command check, approvals
-//	sandbox*.go      the Landlock sandbox; process*.go: process groups, bounded output
+//	permissions*.go  the check: permissions.go decides, _command.go reads command lines, _approval.go asks
+//	sandbox*.go      the sandbox, its layers told atop sandbox.go; process*.go: process groups, bounded output
 //	compact*.go      keeping the history inside the context window
 //	session*.go      the journal on disk and the input history
 //	app*.go          wiring it together: line mode, -p output, slash commands, sessions, the program interface
 //	tty*.go          the terminal UI: the transcript in the scrollback, a live region redrawn below it
 //	mcp*.go          the MCP client and the "minicode mcp" commands
 //	acp*.go          the Agent Client Protocol: editors driving minicode
-//	skills*.go       skills, memory files and /init; hooks.go: hooks
+//	skills*.go       skills and /init; memory.go: memory files; hooks.go: hooks
 //	config*.go       settings files and workspace trust; files.go, text.go: small helpers
 package main
 
