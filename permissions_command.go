@@ -330,6 +330,7 @@ var readOnlyPrograms = map[string]flagSet{
 	"tac": {}, "comm": {}, "diff": {"recursive", "r"}, "stat": {}, "du": {"dereference files0-from", "L"}, "sed": {},
 	"basename": {}, "dirname": {}, "realpath": {}, "which": {}, "git status": {}, "git log": {}, "git diff": {long: "no-index"},
 	"git show": {}, "git blame": {}, "git grep": {}, "git ls-files": {}, "git rev-parse": {}, "git shortlog": {}, "git describe": {},
+	"git reflog": {}, // but not its expire, delete and drop, which change the reflog
 }
 
 // readOnly reports whether a command only reads: a program of readOnlyPrograms by its bare name (git by its
@@ -345,7 +346,8 @@ func readOnly(c simpleCommand) bool {
 	}
 	flags, known := readOnlyPrograms[name]
 	operands := slices.DeleteFunc(args, func(w string) bool { return strings.HasPrefix(w, "-") })
-	return known && riskyFlag(c.Words, flags) == "" && (name != "uniq" || len(operands) <= 1) &&
+	changesReflog := name == "git reflog" && len(operands) > 1 && slices.Contains([]string{"expire", "delete", "drop"}, operands[1])
+	return known && riskyFlag(c.Words, flags) == "" && (name != "uniq" || len(operands) <= 1) && !changesReflog &&
 		!slices.ContainsFunc(c.Redirects, func(r string) bool { return r[0] == '>' && r[1] != '&' && r != ">/dev/null" })
 }
 
@@ -354,8 +356,8 @@ var sedDelimited = regexp.MustCompile(`[sy]/(?:[^\\/]|\\.)*/(?:[^\\/]|\\.)*/[gpi
 
 // historyReaders are the git subcommands that print what the repository holds of files (their contents or
 // names), its history, the index or stashes; a verbose status or commit shows the staged changes too, and
-// git log does with an option not among quietLogFlags.
-var historyReaders = strings.Fields("show diff diff-tree diff-index diff-files blame annotate grep cat-file archive stash reflog whatchanged format-patch range-diff ls-files ls-tree rev-list fast-export")
+// git log and git reflog (a log of the reflog) do with an option not among quietLogFlags.
+var historyReaders = strings.Fields("show diff diff-tree diff-index diff-files blame annotate grep cat-file archive stash whatchanged format-patch range-diff ls-files ls-tree rev-list fast-export")
 
 // quietLogFlags are the options of git log that leave it printing only what commits say of themselves (hash,
 // message, author, date, refs, graph), with -<count>, -n<count> and --; any other may print diffs or file names
@@ -377,7 +379,7 @@ func showsHistory(words []string) bool {
 	verbose := has(func(w string) bool { return w == "--verbose" || strings.HasPrefix(w, "-v") })
 	patch := has(func(w string) bool { return strings.HasPrefix(w, "-") && !quietLogFlags.MatchString(w) })
 	return len(args) > 0 && (strings.HasPrefix(args[0], "-") || slices.Contains(historyReaders, args[0]) ||
-		verbose && (args[0] == "status" || args[0] == "commit") || patch && args[0] == "log")
+		verbose && (args[0] == "status" || args[0] == "commit") || patch && (args[0] == "log" || args[0] == "reflog"))
 }
 
 // destructiveGit are the git subcommands that discard uncommitted work for good, which the sandbox lets

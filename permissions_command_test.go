@@ -217,13 +217,13 @@ func TestReadOnlyCommandsRunWithoutAsking(t *testing.T) {
 	readOnly := []string{"ls -la", "pwd", "echo hi", "printf 'x\\n'", "cat a.txt", "head -n 1 a.txt", "tail -n 1 a.txt", "wc -l a.txt",
 		"grep -rn alpha .", "git status", "git log --oneline -3", "git diff", "git --no-pager show HEAD", "sort a.txt | uniq -c",
 		"cut -c1-3 a.txt", "diff a.txt sub/b.txt", "find . -name '*.txt'", "sed -n 1p a.txt", "ls nothing 2>/dev/null", "cd sub && cat b.txt",
-		"stat a.txt", "du -s .", "ls 2>&1 | head", "tr a b < a.txt", "true && false || pwd"}
+		"stat a.txt", "du -s .", "ls 2>&1 | head", "tr a b < a.txt", "true && false || pwd", "git reflog", "git reflog show -n 2 HEAD"}
 	asking := []string{"find . -delete", "find . -exec cat {} +", "find -L .", "git diff --ext-diff", "git diff --output=x", "git -c core.pager=cat log",
 		"git -C sub log", "git branch new", "git push", "git grep -O alpha", "git diff --no-index a.txt sub/b.txt", "sort -o out a.txt", "sort --out=x a.txt",
 		"sort -T . a.txt", "sed -i s/a/b/ a.txt", "sed 's/a/b/w out' a.txt", "sed -n 1e a.txt", "cat /etc/hostname", "cat ../a.txt", "ls ~",
 		"echo hi > out.txt", "echo hi >> out.txt", "cat a.txt | tee out.txt", "grep -R alpha .", "rg --pre cat alpha", "rg -z alpha", "rg --follow alpha",
 		"ls -L", "du -L .", "wc --files0-from=a.txt", "diff -r . sub", "uniq a.txt out.txt", "xargs ls", "awk 1 a.txt", "less a.txt", "cat out-link",
-		"env", "ls *.txt", "echo $HOME", "/bin/ls", "LC_ALL=C ls", "cat .git/config", "cat a.txt > /dev/tty"}
+		"env", "ls *.txt", "echo $HOME", "/bin/ls", "LC_ALL=C ls", "cat .git/config", "cat a.txt > /dev/tty", "git reflog expire --all", "git reflog delete HEAD@{0}"}
 	ws := workspaceWith(t, map[string]string{"a.txt": "alpha\nbeta\n", "sub/b.txt": "beta\n", ".git/config": "[core]\n"})
 	if err := os.Symlink(t.TempDir(), filepath.Join(ws, "out-link")); err != nil {
 		t.Fatal(err)

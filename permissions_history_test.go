@@ -17,10 +17,11 @@ func TestGitHistoryOfDeniedFilesAsks(t *testing.T) {
 		"env git cat-file -p HEAD:.env", "git -P show", "git show --stat", "git show -s HEAD:.env", "git log --patch", "git log -u",
 		"git log -L 1,2:.env", "git log --stat", "git log --numstat", "git log --name-only", "git log --name-status", "git log --raw",
 		"git log --oneline -p", "git log -S KEY", "git log -G KEY", "git log --follow -p -- src/a.go", "git log -pn1", "git log --format=%H --stat",
-		"git ls-files", "git ls-files secrets", "git ls-tree -r HEAD", "git grep -l KEY", "git rev-list --objects --all"}
+		"git ls-files", "git ls-files secrets", "git ls-tree -r HEAD", "git grep -l KEY", "git rev-list --objects --all",
+		"git reflog -p", "git reflog show --stat HEAD"}
 	runs := []string{"git status", "git rev-parse HEAD", "git log", "git log --oneline", "git --no-pager log --oneline -5",
 		"git log -n 3 --graph --decorate --all", "git log --format=%H%n%s --author=ann --since=2.weeks", "git log -n5 -- src",
-		"git log --grep=fix -i --no-merges --first-parent", "git log --no-patch --pretty=oneline main..HEAD"}
+		"git log --grep=fix -i --no-merges --first-parent", "git log --no-patch --pretty=oneline main..HEAD", "git reflog", "git reflog show -n 5 main"}
 	for _, mode := range []PermissionMode{ModeDefault, ModeBypass} {
 		p, err := newPermissions(PermissionConfig{Workspace: tr.ws, Mode: mode, AllowedTools: []string{"Bash(git:*)", "Bash(env:*)"},
 			DisallowedTools: []string{"Read(.env)"}, HidesDenied: func() bool { return true }})
