@@ -60,12 +60,7 @@ func (app *App) loadSession(id string, fork bool, newID string) (*Session, error
 	if fork {
 		return forkSession(app.blankSession(cmp.Or(newID, newSessionID())), id, j.Title, j.View), nil
 	}
-	s := app.blankSession(id)
-	s.view, s.lastID, s.Title, s.checkpoints, s.usage = j.View, j.LastID, j.Title, j.Checkpoints, j.Usage
-	if j.Torn {
-		s.unsaved.WriteByte('\n')
-	}
-	return s, nil
+	return j.resume(app.blankSession(id)), nil
 }
 
 // blankSession is a new, empty session of the workspace journalled as id; with --no-session-persistence

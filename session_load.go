@@ -20,8 +20,7 @@ const (
 )
 
 // LoadedSession is what a session's journal holds, read back: the conversation and what the journal says of it.
-// --resume continues it in App.loadSession (app_session.go): the Session takes its View, LastID, Title,
-// checkpoints and usage, and appends to the same file.
+// --resume continues it (resume, called by App.loadSession in app_session.go).
 type LoadedSession struct {
 	View        []Message // what the model saw last, compactions applied
 	Transcript  []Message // every message ever recorded, for export
@@ -34,6 +33,16 @@ type LoadedSession struct {
 	Usage       SessionUsage      // what the model calls recorded used
 	Marks       []JournalMark     // the compactions, in the order of the transcript
 	calls       map[string]*Block // tool calls that began, with their results once they ended
+}
+
+// resume makes s, a new Session journalled in the same file, continue j: it takes j's view, title,
+// checkpoints and usage, and appends after j's newest record (after a line break, where the file was torn).
+func (j *LoadedSession) resume(s *Session) *Session {
+	s.view, s.lastID, s.Title, s.checkpoints, s.usage = j.View, j.LastID, j.Title, j.Checkpoints, j.Usage
+	if j.Torn {
+		s.unsaved.WriteByte('\n')
+	}
+	return s
 }
 
 // JournalMark is a change of the model's view in a journal's transcript: a compaction layer, "clear",
