@@ -25,7 +25,7 @@
 //
 // Each session is saved as it happens in
 // ~/.minicode/projects/<workspace>/<session-id>.jsonl; -c or --resume
-// continues one. In line mode, Ctrl-C stops the turn; twice, minicode.
+// continues one. In line mode, Ctrl-C stops the turn; twice in a row, minicode.
 //
 // Settings come from ~/.claude/settings.json, ~/.minicode/settings.json,
 // the project's .claude/settings.json, .minicode/settings.json and
@@ -61,7 +61,8 @@
 //	mcp*.go          the MCP client and the "minicode mcp" commands
 //	acp*.go          the Agent Client Protocol: editors driving minicode
 //	skills*.go       skills and /init; memory.go: memory files; hooks.go: hooks
-//	config*.go       settings files and workspace trust; files.go, text.go: small helpers
+//	agents.go        subagents; checkpoint.go: snapshots and /rewind; media.go: images and PDFs
+//	config*.go       settings files and workspace trust; files.go, text.go, json.go, exit.go: small helpers
 package main
 
 import (
