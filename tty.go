@@ -58,6 +58,7 @@ type tui struct {
 	armedAt       time.Time             // the first Ctrl-C at an idle prompt
 	escAt         time.Time             // the first Esc at an empty, idle prompt: a second opens /rewind
 	typedAt       time.Time             // the last key typed while a turn ran, which a question may interrupt
+	keysReadAt    time.Time             // when the keys being handled were read from the terminal
 	todos         []byte                // the newest todo_write list with steps to do, shown while a turn runs
 	answers       chan string           // set while a question (an MCP server's) waits for a typed answer
 	attached      map[string]attachment // the images of the input's placeholders (tty_attach.go)

@@ -15,7 +15,7 @@ func (u *tui) Ask(ctx context.Context, p Prompt) (Answer, error) {
 	u.asking.Lock()
 	defer u.asking.Unlock()
 	u.mu.Lock()
-	d := &approvalDialog{prompt: p, tr: &u.tr, done: make(chan struct{}), quietSince: u.typedAt}
+	d := &approvalDialog{prompt: p, tr: &u.tr, done: make(chan struct{}), quietSince: u.typedAt, opened: time.Now()}
 	d.folded = u.tr.printQuestion(p, max(5, u.height-16)) > 0
 	u.dialog = d
 	activity := u.activity
@@ -58,15 +58,17 @@ type approvalDialog struct {
 	done     chan struct{} // closed when answered, and the dialog closes
 
 	quietSince time.Time // the last key typed before the menu came, or since, as part of that typing
+	opened     time.Time
 }
 
 // typeAheadPause is how long the keyboard must rest before a key answers a menu that came while the user
 // typed: keys that come sooner belong to that typing (the next prompt, as a turn runs) and go to the input.
 const typeAheadPause = 400 * time.Millisecond
 
-// typedAhead reports whether a key pressed at now belongs to typing begun before the menu came.
-func (d *approvalDialog) typedAhead(now time.Time) bool {
-	if now.Sub(d.quietSince) >= typeAheadPause {
+// typedAhead reports whether a key handled at now, read from the terminal at read (zero: now), belongs to
+// typing begun before the menu came: it was read before the menu opened, or the keyboard has not rested since.
+func (d *approvalDialog) typedAhead(now, read time.Time) bool {
+	if (read.IsZero() || !read.Before(d.opened)) && now.Sub(d.quietSince) >= typeAheadPause {
 		return false
 	}
 	d.quietSince = now

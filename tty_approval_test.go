@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // updateDiffGolden rewrites testdata/diff/*.golden from the current
@@ -86,5 +87,27 @@ func checkGolden(t *testing.T, path, got string) {
 	}
 	if got != string(want) {
 		t.Errorf("%s differs\n got %q\nwant %q", path, got, want)
+	}
+}
+
+// TestKeysReadBeforeTheMenuDoNotAnswerIt: a key read from the terminal before a question opened, and
+// handled only after (it waited for the lock the question held), belongs to the input, however long the
+// keyboard had rested; a key read once the menu is open, after a rest, answers it.
+func TestKeysReadBeforeTheMenuDoNotAnswerIt(t *testing.T) {
+	t.Parallel()
+	opened := time.Now()
+	menu := func() *approvalDialog { return &approvalDialog{opened: opened, quietSince: opened.Add(-time.Hour)} }
+	if !menu().typedAhead(opened.Add(time.Millisecond), opened.Add(-time.Millisecond)) {
+		t.Error("a key read before the menu opened answered it")
+	}
+	if menu().typedAhead(opened.Add(time.Second), opened.Add(time.Second)) {
+		t.Error("a key read after the menu opened, the keyboard at rest, went to the input")
+	}
+	if menu().typedAhead(opened.Add(time.Second), time.Time{}) {
+		t.Error("a key of no read time, the keyboard at rest, went to the input")
+	}
+	typing := &approvalDialog{opened: opened, quietSince: opened.Add(-100 * time.Millisecond)}
+	if !typing.typedAhead(opened.Add(50*time.Millisecond), opened.Add(50*time.Millisecond)) {
+		t.Error("a key typed while the keyboard had not rested answered the menu")
 	}
 }

@@ -82,7 +82,9 @@ func (u *tui) readKeys(in *os.File) {
 			return
 		}
 		buf = append(buf, chunk[:n]...)
+		read := time.Now() // a question that opens while this waits for the lock came after these keys
 		u.mu.Lock()
+		u.keysReadAt = read
 		for k, used := decodeKey(buf); used > 0; k, used = decodeKey(buf) {
 			buf = buf[used:]
 			u.handleKey(k)
@@ -101,7 +103,7 @@ func (u *tui) handleKey(k key) {
 	switch {
 	case k.name == "ctrl-c":
 		u.interrupt()
-	case u.dialog != nil && !u.dialog.typedAhead(time.Now()):
+	case u.dialog != nil && !u.dialog.typedAhead(time.Now(), u.keysReadAt):
 		if u.dialog.handle(k) {
 			close(u.dialog.done)
 			u.dialog = nil
