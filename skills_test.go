@@ -373,15 +373,7 @@ func TestSkillsPassOverWhatRulesHide(t *testing.T) {
 	if r := runMinicode(t, anthropicEnv(srv.URL), "", "-p", "deploy", "--workspace", ws); r.code != 0 {
 		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
 	}
-	seen := requests()
-	if len(seen) != 2 {
-		t.Fatalf("got %d model requests, want 2", len(seen))
-	}
-	system, _ := json.Marshal(seen[0].System)
-	results := map[string]string{}
-	for _, b := range toolResultsOf(seen[1]) {
-		results[strings.TrimPrefix(b.ToolUseID, "toolu_")] = b.Content
-	}
+	system, results := systemAndResults(t, requests())
 	for _, name := range names[:3] {
 		if strings.Contains(string(system), "- "+name+":") || !strings.Contains(results[name], "cannot be loaded") {
 			t.Errorf("skill %s: listed in the system prompt or loaded; load_skill said %q", name, results[name])
@@ -421,7 +413,20 @@ func TestProjectSkillsStayInTheProject(t *testing.T) {
 	if r := runMinicode(t, append(anthropicEnv(srv.URL), "MINICODE_HOME="+trustingHome(t, ws)), "", "-p", "lint", "--workspace", ws); r.code != 0 {
 		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
 	}
-	seen := requests()
+	system, results := systemAndResults(t, requests())
+	if strings.Contains(string(system)+fmt.Sprint(results), "NOTES-DESCRIPTION") || strings.Contains(results["read"], "USER-PRIVATE") ||
+		!strings.Contains(results["notes"], "links outside the project") {
+		t.Errorf("the model saw the linked folder: system prompt %s, results %q", system, results)
+	}
+	if !strings.Contains(string(system), "- lint: Lint the code.") || !strings.Contains(results["lint"], "  rules.txt\n") {
+		t.Errorf("lint: system prompt %s, load_skill said %q; want it listed and loaded with rules.txt", system, results["lint"])
+	}
+}
+
+// systemAndResults returns, of a run that made two model requests, the first one's system prompt as JSON and
+// the second one's tool results by call id (less its "toolu_").
+func systemAndResults(t *testing.T, seen []modelRequest) ([]byte, map[string]string) {
+	t.Helper()
 	if len(seen) != 2 {
 		t.Fatalf("got %d model requests, want 2", len(seen))
 	}
@@ -430,11 +435,5 @@ func TestProjectSkillsStayInTheProject(t *testing.T) {
 	for _, b := range toolResultsOf(seen[1]) {
 		results[strings.TrimPrefix(b.ToolUseID, "toolu_")] = b.Content
 	}
-	if strings.Contains(string(system)+fmt.Sprint(results), "NOTES-DESCRIPTION") || strings.Contains(results["read"], "USER-PRIVATE") ||
-		!strings.Contains(results["notes"], "links outside the project") {
-		t.Errorf("the model saw the linked folder: system prompt %s, results %q", system, results)
-	}
-	if !strings.Contains(string(system), "- lint: Lint the code.") || !strings.Contains(results["lint"], "  rules.txt\n") {
-		t.Errorf("lint: system prompt %s, load_skill said %q; want it listed and loaded with rules.txt", system, results["lint"])
-	}
+	return system, results
 }
