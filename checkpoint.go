@@ -319,18 +319,20 @@ func (s *CheckpointStore) restoreFolders(ctx context.Context, modes map[string]f
 	return nil
 }
 
-// folderChanges counts the folders git does not record that a rewind to the snapshot of modes makes or
-// removes, now being those of the snapshot just taken.
-func folderChanges(modes, now map[string]fs.FileMode) int {
-	n := 0
+// foldersDiffer reports whether a rewind to the snapshot of modes makes or removes folders git does not
+// record, now being the modes of the snapshot just taken (never, for a snapshot that did not list them).
+func foldersDiffer(modes, now map[string]fs.FileMode) bool {
+	if modes["."] != fs.ModeDir {
+		return false
+	}
 	for _, pair := range [][2]map[string]fs.FileMode{{modes, now}, {now, modes}} {
 		for dir, mode := range pair[0] {
-			if mode == fs.ModeDir && pair[1][dir] != fs.ModeDir && modes["."] == fs.ModeDir {
-				n++
+			if mode == fs.ModeDir && pair[1][dir] != fs.ModeDir {
+				return true
 			}
 		}
 	}
-	return n
+	return false
 }
 
 // git runs a git command on the store, with the workspace as its work tree and none of the
@@ -438,10 +440,10 @@ func cmdRewind(ctx context.Context, app *App, args string, history *[]Message) (
 	var done []string
 	switch {
 	case a.Choice == choiceRewindConversation:
-	case len(changes) == 0 && folderChanges(c.Modes, undo.Modes) == 0:
-		done = append(done, fmt.Sprintf("The files are already as they were at #%d", n))
-	case len(changes) == 0:
+	case len(changes) == 0 && foldersDiffer(c.Modes, undo.Modes):
 		done = append(done, fmt.Sprintf("Restored the empty folders as they were at #%d", n))
+	case len(changes) == 0:
+		done = append(done, fmt.Sprintf("The files are already as they were at #%d", n))
 	default:
 		done = append(done, fmt.Sprintf("Restored %d files", len(changes)))
 	}
