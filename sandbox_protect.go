@@ -51,7 +51,7 @@ type protectedPaths struct {
 // folders it makes them (git init would), so that they can be read-only.
 func watchProtected(workspace, state string, denyWrite []string) *protectedPaths {
 	g := &protectedPaths{workspace: workspace, denyWrite: denyWrite, named: gitConfigPaths(workspace),
-		quarantine: filepath.Join(state, "removed"), tree: &folderTree{root: workspace}}
+		quarantine: filepath.Join(state, "removed"), tree: &folderTree{root: workspace}, removedNew: map[string]bool{}}
 	if git := filepath.Join(workspace, ".git"); isDir(git) {
 		os.Mkdir(filepath.Join(git, "hooks"), 0o755)
 		os.Mkdir(filepath.Join(git, "info"), 0o755)
@@ -295,7 +295,7 @@ func (g *protectedPaths) commandStarted() (first bool) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.running++; g.running == 1 {
-		g.removedNew = map[string]bool{}
+		clear(g.removedNew)
 		g.named = slices.Concat(gitConfigPaths(g.workspace), nestedConfigPaths(g.workspace, g.tree.look())) // the user may have set core.hooksPath since
 		present := g.present()
 		maps.Copy(g.known, present)
@@ -414,7 +414,7 @@ func (g *protectedPaths) sweep() (note string) {
 		lost = !g.moveOut(p, filepath.Join(g.quarantine, time.Now().Format("20060102-150405.000000"), p)) || lost
 		rel, _ := filepath.Rel(g.workspace, p)
 		removed = append(removed, rel)
-		if !ok && g.running > 0 && g.removedNew != nil {
+		if !ok && g.running > 0 {
 			if g.removedNew[rel] {
 				planting = append(planting, rel)
 			}
